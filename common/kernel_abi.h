@@ -1,0 +1,51 @@
+// The binary interface between a compiled CPU kernel (a shared object made by
+// builder_worker) and whoever loads it (device_agent's runner). Plain C so the
+// layout is fixed and both sides agree without sharing any C++ code.
+//
+// A kernel exports one entry point:
+//
+//   int32_t <entry>(void** args, const TfRuntime* runtime);
+//
+// `args` holds one pointer per tensor argument, inputs first, then outputs,
+// in the order of the workload's ArgSpecs(). The kernel owns no threads: every
+// parallel loop calls runtime->parallel_for, which runs body(i, closure) for
+// each i in [0, n) on the loader's thread pool and returns when all are done.
+// Large scratch buffers (packed operands) come from runtime->alloc_workspace.
+// The entry returns 0 on success, non-zero if a workspace allocation failed.
+#ifndef TUNEFLEET_COMMON_KERNEL_ABI_H_
+#define TUNEFLEET_COMMON_KERNEL_ABI_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TF_KERNEL_ABI_VERSION 1
+
+typedef void (*TfParallelBody)(int64_t index, void* closure);
+
+typedef struct TfRuntime {
+  int32_t abi_version;  // TF_KERNEL_ABI_VERSION
+  int32_t num_threads;
+  void* context;        // opaque, passed back to the callbacks below
+  void (*parallel_for)(void* context, int64_t n, TfParallelBody body, void* closure);
+  // Returns 64-byte aligned memory or NULL.
+  void* (*alloc_workspace)(void* context, int64_t bytes);
+  void (*free_workspace)(void* context, void* ptr);
+} TfRuntime;
+
+typedef int32_t (*TfKernelEntry)(void** args, const TfRuntime* runtime);
+
+// Field indices of TfRuntime, for code generators that address it as a struct
+// {i32, i32, ptr, ptr, ptr, ptr}.
+#define TF_RUNTIME_FIELD_CONTEXT 2
+#define TF_RUNTIME_FIELD_PARALLEL_FOR 3
+#define TF_RUNTIME_FIELD_ALLOC_WORKSPACE 4
+#define TF_RUNTIME_FIELD_FREE_WORKSPACE 5
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
+#endif  // TUNEFLEET_COMMON_KERNEL_ABI_H_

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package TuneFleet needs to build, test and benchmark,
+# skipping the ones already present. Safe to run repeatedly.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap
+  build-essential
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev
+  llvm-19-dev lld-19
+  libxgboost-dev
+  prometheus-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev nlohmann-json3-dev
+  libopenblas-dev libdnnl-dev
+  zlib1g-dev libzstd-dev libcurl4-openssl-dev libedit-dev libxml2-dev libffi-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "install_deps: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "install_deps: all packages present"
+fi

@@ -1,0 +1,162 @@
+// Config spaces: the tunable knobs of a kernel template, and the configs that
+// pick one choice per knob. Same meaning and JSON shape as AutoTVM's
+// ConfigSpace / ConfigEntity, so records and indices carry over.
+//
+// A template defines its knobs once, in a fixed order, then reads the choices
+// of whatever config it is asked to build:
+//
+//   ConfigSpace space;
+//   TF_RETURN_IF_ERROR(space.DefineSplit("tile_y", 1024));          // [-1, y]
+//   TF_RETURN_IF_ERROR(space.DefineKnob("unroll_k", std::vector<int64_t>{0, 1}));
+//   TF_ASSIGN_OR_RETURN(Config config, space.Get(17));
+//   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_y, config.GetSplit("tile_y"));
+//
+// Knob kinds and their choices:
+//   "ot"  DefineKnob: an explicit list of ints or strings.
+//   "sp"  DefineSplit: ways to split one loop of `extent` into `num_outputs`
+//         nested loops; a choice is the list of loop sizes, outermost first.
+//         Policies: "factors" (inner sizes whose product divides the extent),
+//         "power2" (inner sizes are powers of two, outer = ceil-div), and
+//         "verbose" (inner sizes from factors and powers of two together).
+//   "re"  DefineReorder: loop orders, each a permutation of 0..num_axes-1.
+//   "an"  DefineAnnotate: one of "none" | "unroll" | "vec" per axis.
+//
+// A config's index is mixed radix over the knobs in definition order, with the
+// FIRST-defined knob varying fastest (AutoTVM's convention), so index i names
+// the same configuration here and in AutoTVM for the same knob definitions.
+//
+// ConfigSpace is cheap to copy: its knob table is immutable and shared. Config
+// values share it too, so they stay valid after the space is moved, copied or
+// destroyed, and after more knobs are defined (a definition makes a new table).
+#ifndef TUNEFLEET_TUNER_CORE_SPACE_CONFIG_SPACE_H_
+#define TUNEFLEET_TUNER_CORE_SPACE_CONFIG_SPACE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace tunefleet {
+
+enum class KnobKind {
+  kOther,     // "ot"
+  kSplit,     // "sp"
+  kReorder,   // "re"
+  kAnnotate,  // "an"
+};
+
+// The two-letter tag of a kind in config JSON: "ot", "sp", "re" or "an".
+const char* KnobKindTag(KnobKind kind);
+
+struct SplitOptions {
+  std::string policy = "factors";  // factors | power2 | verbose
+  int num_outputs = 2;             // number of nested loops (>= 2)
+  int64_t max_factor = 0;          // largest inner size allowed; 0 = no limit
+  // Keeps a choice when it returns true. Receives the full sizes, outer first,
+  // with the real (ceil-div) outer extent. Empty = keep everything.
+  std::function<bool(const std::vector<int64_t>&)> filter;
+};
+
+namespace config_space_internal {
+struct Knob;       // defined in config_space.cc
+struct KnobTable;  // defined in config_space.cc
+}  // namespace config_space_internal
+
+class ConfigSpace;
+
+// One point of a config space: a choice for each knob. A value type.
+class Config {
+ public:
+  // An empty config (of a space with no knobs), index 0.
+  Config();
+
+  int64_t index() const { return index_; }
+  // Per-knob choice index, in definition order (the mixed-radix digits).
+  std::vector<int64_t> choice_indices() const { return choices_; }
+
+  // The choice of one knob. NotFound for an unknown name, InvalidArgument
+  // when the knob is of another kind (or an "ot" knob of the other type).
+  absl::StatusOr<int64_t> GetInt(const std::string& name) const;
+  absl::StatusOr<std::string> GetString(const std::string& name) const;
+  // Loop sizes, outer first; the outer size is the real (ceil-div) extent,
+  // not the -1 that JSON stores.
+  absl::StatusOr<std::vector<int64_t>> GetSplit(const std::string& name) const;
+  absl::StatusOr<std::vector<int>> GetReorder(const std::string& name) const;
+  // "none" | "unroll" | "vec" per axis.
+  absl::StatusOr<std::vector<std::string>> GetAnnotate(const std::string& name) const;
+
+  // {"index": i, "code_hash": null, "entity": [[name, "sp", [-1, 4]], ...]},
+  // AutoTVM's ConfigEntity.to_json_dict(); split outer sizes written as -1.
+  nlohmann::json ToJson() const;
+  // "[('tile_y', [-1, 4]), ('mr', 6)]", like AutoTVM's printout.
+  std::string ToString() const;
+
+ private:
+  friend class ConfigSpace;
+  Config(std::shared_ptr<const config_space_internal::KnobTable> table, int64_t index,
+         std::vector<int64_t> choices);
+
+  std::shared_ptr<const config_space_internal::KnobTable> table_;
+  int64_t index_ = 0;
+  std::vector<int64_t> choices_;
+};
+
+class ConfigSpace {
+ public:
+  ConfigSpace();
+
+  // Each Define* appends one knob. InvalidArgument (naming the knob) for a
+  // duplicate name, no candidates, bad parameters, or a space whose size would
+  // overflow int64; the space is unchanged then.
+  absl::Status DefineKnob(const std::string& name, std::vector<int64_t> candidates);
+  absl::Status DefineKnob(const std::string& name, std::vector<std::string> candidates);
+  absl::Status DefineSplit(const std::string& name, int64_t extent,
+                           const SplitOptions& options = {});
+  // policy: "identity" (one choice), "all" (every permutation, num_axes <= 8)
+  // or "candidate" (exactly `candidates`, each a permutation of 0..num_axes-1).
+  absl::Status DefineReorder(const std::string& name, int num_axes, const std::string& policy,
+                             std::vector<std::vector<int>> candidates = {});
+  // policy: "try_unroll" (each axis none|unroll), "try_vec" (last axis
+  // none|vec, others none) or "try_unroll_vec" (others none|unroll, last
+  // none|unroll|vec). num_axes <= 16.
+  absl::Status DefineAnnotate(const std::string& name, int num_axes, const std::string& policy);
+
+  // Number of configs: the product of the knob sizes (1 with no knobs).
+  int64_t size() const;
+  int num_knobs() const;
+  // Knob i in definition order; i must be in [0, num_knobs()).
+  const std::string& knob_name(int i) const;
+  KnobKind knob_kind(int i) const;
+  int64_t knob_size(int i) const;
+  // Number of choices of each knob, in definition order.
+  std::vector<int64_t> KnobDims() const;
+
+  // The config with this index; OutOfRange outside [0, size()).
+  absl::StatusOr<Config> Get(int64_t index) const;
+  // Parses AutoTVM config JSON and checks every entity against this space:
+  // each knob exactly once, with its kind and one of its choices. The index is
+  // recomputed from the entity; an "index" in the JSON must agree with it.
+  // InvalidArgument naming what is wrong.
+  absl::StatusOr<Config> FromJson(const nlohmann::json& config_json) const;
+  // Same, from text; a JSON parse error is InvalidArgument.
+  absl::StatusOr<Config> FromJsonString(const std::string& text) const;
+
+  // One line per knob: "  0 tile_y: split(policy=factors, extent=32, num_outputs=2) size=6".
+  std::string Describe() const;
+
+ private:
+  // Checks the name and the new size, then installs a new table with `knob`
+  // appended (configs made earlier keep the old table).
+  absl::Status AddKnob(std::shared_ptr<const config_space_internal::Knob> knob);
+
+  std::shared_ptr<const config_space_internal::KnobTable> table_;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_SPACE_CONFIG_SPACE_H_

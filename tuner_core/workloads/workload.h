@@ -1,0 +1,66 @@
+// A workload is one tensor operator at fixed shapes: its name, its tensor
+// arguments (inputs first, then outputs), its FLOP count and a naive
+// reference implementation used to check candidate kernels.
+//
+// Workloads are made from (name, args) through MakeWorkload(), so the same
+// description travels in records, build requests and measure requests:
+//
+//   auto dense = MakeWorkload("dense", {{"M", 1024}, {"N", 1024}, {"K", 1024}});
+//
+// The args object is JSON; each workload documents the keys it takes and
+// rejects unknown keys and out-of-range values with InvalidArgument.
+#ifndef TUNEFLEET_TUNER_CORE_WORKLOADS_WORKLOAD_H_
+#define TUNEFLEET_TUNER_CORE_WORKLOADS_WORKLOAD_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace tunefleet {
+
+struct TensorArg {
+  std::string name;            // e.g. "A"
+  std::vector<int64_t> shape;  // row-major
+  bool is_output = false;
+
+  int64_t NumElements() const;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+
+  // Operator name, e.g. "dense".
+  virtual const std::string& name() const = 0;
+  // The arguments this workload was made from (canonical: every key present).
+  virtual const nlohmann::json& args() const = 0;
+  // Tensors in kernel-argument order: inputs, then outputs. All fp32.
+  virtual const std::vector<TensorArg>& tensors() const = 0;
+  // Floating-point operations of one run (a multiply-add counts as 2).
+  virtual double flops() const = 0;
+  // Computes the outputs from the inputs with straightforward loops.
+  // `buffers` follows tensors() order; only outputs are written.
+  virtual void ComputeReference(const std::vector<float*>& buffers) const = 0;
+  // Number of terms summed into each output element: sets the tolerance of
+  // the correctness check (fp32 error grows with the accumulation length).
+  virtual int64_t ReductionLength() const = 0;
+
+  // "dense(M=1024,N=1024,K=1024,layout=NK)": for logs and progress lines.
+  std::string Describe() const;
+};
+
+// Makes a registered workload. InvalidArgument names the problem for an
+// unknown name, a missing/unknown key or a bad value.
+absl::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
+                                                       const nlohmann::json& args);
+
+// Names of every registered workload, sorted.
+std::vector<std::string> WorkloadNames();
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_WORKLOADS_WORKLOAD_H_
