@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,6 +101,8 @@ class Config {
   friend class ConfigSpace;
   Config(std::shared_ptr<const config_space_internal::KnobTable> table, int64_t index,
          std::vector<int64_t> choices);
+  // The knob table; an empty one for a moved-from config.
+  const config_space_internal::KnobTable& table() const;
 
   std::shared_ptr<const config_space_internal::KnobTable> table_;
   int64_t index_ = 0;
@@ -109,12 +112,26 @@ class Config {
 class ConfigSpace {
  public:
   ConfigSpace();
+  // Copies share the immutable knob table. There are deliberately no move
+  // operations: a "moved-from" space stays a valid copy of the original.
+  ConfigSpace(const ConfigSpace&) = default;
+  ConfigSpace& operator=(const ConfigSpace&) = default;
 
   // Each Define* appends one knob. InvalidArgument (naming the knob) for a
   // duplicate name, no candidates, bad parameters, or a space whose size would
   // overflow int64; the space is unchanged then.
   absl::Status DefineKnob(const std::string& name, std::vector<int64_t> candidates);
   absl::Status DefineKnob(const std::string& name, std::vector<std::string> candidates);
+  // Let braced lists pick the right overload: DefineKnob("mr", {4, 6, 8}),
+  // DefineKnob("layout", {"NK", "KN"}) (both vector overloads alone would be
+  // ambiguous for a list of string literals).
+  absl::Status DefineKnob(const std::string& name, std::initializer_list<int64_t> candidates) {
+    return DefineKnob(name, std::vector<int64_t>(candidates));
+  }
+  absl::Status DefineKnob(const std::string& name,
+                          std::initializer_list<std::string> candidates) {
+    return DefineKnob(name, std::vector<std::string>(candidates));
+  }
   absl::Status DefineSplit(const std::string& name, int64_t extent,
                            const SplitOptions& options = {});
   // policy: "identity" (one choice), "all" (every permutation, num_axes <= 8)

@@ -1,0 +1,103 @@
+#include "builder_worker/builder.h"
+
+#include <chrono>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "builder_worker/codegen/codegen_llvm.h"
+#include "builder_worker/codegen/llvm_backend.h"
+#include "builder_worker/codegen/llvm_headers.h"
+#include "builder_worker/lower.h"
+
+namespace tunefleet {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string HexSha256(const std::string& bytes) {
+  llvm::SHA256 sha;
+  sha.update(llvm::StringRef(bytes));
+  std::array<uint8_t, 32> digest = sha.final();
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : digest) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+BuildResult Failure(MeasureErrorNo error_no, std::string message, const BuildTimings& timings) {
+  BuildResult result;
+  result.error_no = error_no;
+  result.error_msg = std::move(message);
+  result.timings = timings;
+  return result;
+}
+
+}  // namespace
+
+BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const Config& config,
+                           const TargetSpec& target, const BuildOptions& options) {
+  BuildTimings timings;
+  const Clock::time_point build_start = Clock::now();
+  auto finish = [&](BuildResult r) {
+    r.timings.total_seconds = SecondsSince(build_start);
+    return r;
+  };
+
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<ir::LoweredFunc> func = tmpl.Instantiate(workload, config);
+  timings.instantiate_seconds = SecondsSince(start);
+  if (!func.ok()) {
+    return finish(Failure(MeasureErrorNo::kInstantiationError,
+                          absl::StrCat("template ", tmpl.name(), ": ", func.status().message()), timings));
+  }
+
+  start = Clock::now();
+  absl::StatusOr<ir::LoweredFunc> lowered = Lower(*func);
+  timings.lower_seconds = SecondsSince(start);
+  if (!lowered.ok()) {
+    return finish(Failure(MeasureErrorNo::kInstantiationError, std::string(lowered.status().message()), timings));
+  }
+
+  start = Clock::now();
+  llvm::LLVMContext context;
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module = CodegenLLVM(*lowered, target, context);
+  timings.codegen_seconds = SecondsSince(start);
+  if (!module.ok()) {
+    const MeasureErrorNo code = module.status().code() == absl::StatusCode::kInvalidArgument
+                                    ? MeasureErrorNo::kInstantiationError
+                                    : MeasureErrorNo::kCompileHost;
+    return finish(Failure(code, std::string(module.status().message()), timings));
+  }
+
+  BackendTimings backend;
+  absl::StatusOr<std::string> object = OptimizeAndEmitObject(**module, target, options.opt_level, &backend);
+  timings.optimize_seconds = backend.optimize_seconds;
+  timings.emit_seconds = backend.emit_seconds;
+  if (!object.ok()) {
+    return finish(Failure(MeasureErrorNo::kCompileHost, std::string(object.status().message()), timings));
+  }
+  BuildResult result;
+  if (options.keep_llvm_ir) result.llvm_ir = ModuleToString(**module);
+
+  start = Clock::now();
+  absl::StatusOr<std::string> shared_object = LinkSharedObject(*object, target, options.link);
+  timings.link_seconds = SecondsSince(start);
+  if (!shared_object.ok()) {
+    return finish(Failure(MeasureErrorNo::kCompileHost, std::string(shared_object.status().message()), timings));
+  }
+  result.artifact.target = target.original;
+  result.artifact.entry_name = func->name;
+  result.artifact.hash = HexSha256(*shared_object);
+  result.artifact.shared_object = std::move(*shared_object);
+  result.timings = timings;
+  return finish(std::move(result));
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,61 @@
+// Builds one candidate kernel: template + workload + config -> loop nest ->
+// lowered IR -> LLVM IR -> optimised object -> shared object (lld), with the
+// time of every stage. Failures come back as AutoTVM error codes with the
+// reason: a config the template or the target cannot take is
+// INSTANTIATION_ERROR, a compiler or linker failure COMPILE_HOST.
+//
+// Thread-safe: each call uses its own LLVMContext, so a pool of threads can
+// build a batch in parallel.
+#ifndef TUNEFLEET_BUILDER_WORKER_BUILDER_H_
+#define TUNEFLEET_BUILDER_WORKER_BUILDER_H_
+
+#include <string>
+
+#include "builder_worker/codegen/target.h"
+#include "builder_worker/linker.h"
+#include "tuner_core/measure/measure.h"
+#include "tuner_core/space/config_space.h"
+#include "tuner_core/templates/template.h"
+#include "tuner_core/workloads/workload.h"
+
+namespace tunefleet {
+
+struct BuildOptions {
+  int opt_level = 2;
+  LinkOptions link;
+  bool keep_llvm_ir = false;  // fill BuildResult::llvm_ir (debugging)
+};
+
+struct Artifact {
+  std::string target;         // the target string it was built for
+  std::string entry_name;     // exported kernel symbol
+  std::string shared_object;  // the .so bytes
+  std::string hash;           // hex SHA-256 of shared_object
+};
+
+struct BuildTimings {
+  double instantiate_seconds = 0;  // template -> loop nest
+  double lower_seconds = 0;        // IR passes
+  double codegen_seconds = 0;      // IR -> LLVM IR
+  double optimize_seconds = 0;     // LLVM pass pipeline
+  double emit_seconds = 0;         // object emission
+  double link_seconds = 0;         // lld
+  double total_seconds = 0;
+};
+
+struct BuildResult {
+  MeasureErrorNo error_no = MeasureErrorNo::kNoError;
+  std::string error_msg;
+  Artifact artifact;
+  BuildTimings timings;
+  std::string llvm_ir;
+
+  bool ok() const { return error_no == MeasureErrorNo::kNoError; }
+};
+
+BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const Config& config,
+                           const TargetSpec& target, const BuildOptions& options = {});
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_BUILDER_WORKER_BUILDER_H_

@@ -1,0 +1,84 @@
+#include "builder_worker/codegen/llvm_backend.h"
+
+#include <chrono>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "builder_worker/codegen/llvm_headers.h"
+
+namespace tunefleet {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+llvm::OptimizationLevel ToLevel(int opt_level) {
+  switch (opt_level) {
+    case 0: return llvm::OptimizationLevel::O0;
+    case 1: return llvm::OptimizationLevel::O1;
+    case 3: return llvm::OptimizationLevel::O3;
+    default: return llvm::OptimizationLevel::O2;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> OptimizeAndEmitObject(llvm::Module& module, const TargetSpec& target,
+                                                  int opt_level, BackendTimings* timings) {
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (llvm_target == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown triple ", target.triple, ": ", error));
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(llvm_target->createTargetMachine(
+      target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
+      opt_level >= 2 ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::Default));
+  if (machine == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot create a target machine for ", target.original));
+  }
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(target.triple);
+
+  auto start = std::chrono::steady_clock::now();
+  if (opt_level > 0) {
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopVectorization = false;
+    tuning.SLPVectorization = false;
+    tuning.LoopUnrolling = false;
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(machine.get(), tuning);
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(ToLevel(opt_level));
+    passes.run(module, mam);
+  }
+  if (timings) timings->optimize_seconds = SecondsSince(start);
+
+  start = std::chrono::steady_clock::now();
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, stream, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    return absl::InternalError(absl::StrCat("target ", target.original, " cannot emit objects"));
+  }
+  codegen.run(module);
+  if (timings) timings->emit_seconds = SecondsSince(start);
+  return std::string(buffer.data(), buffer.size());
+}
+
+std::string ModuleToString(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return os.str();
+}
+
+}  // namespace tunefleet

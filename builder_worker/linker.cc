@@ -1,0 +1,123 @@
+#include "builder_worker/linker.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+extern char** environ;
+
+namespace tunefleet {
+namespace {
+
+std::string FindLld(const LinkOptions& options) {
+  if (!options.lld_path.empty()) return options.lld_path;
+  for (const char* candidate : {"/usr/bin/ld.lld-19", "/usr/lib/llvm-19/bin/ld.lld", "/usr/bin/ld.lld"}) {
+    if (access(candidate, X_OK) == 0) return candidate;
+  }
+  return "ld.lld";
+}
+
+std::string TempDir() {
+  const char* dir = std::getenv("TMPDIR");
+  return (dir && *dir) ? dir : "/tmp";
+}
+
+absl::Status WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return absl::InternalError(absl::StrCat("write failed: ", std::strerror(errno)));
+    done += n;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  std::string data;
+  char buf[65536];
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      close(fd);
+      return absl::InternalError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+    }
+    if (n == 0) break;
+    data.append(buf, n);
+  }
+  close(fd);
+  return data;
+}
+
+// Removes the temporary files whatever path the function leaves by.
+struct TempFiles {
+  std::vector<std::string> paths;
+  ~TempFiles() {
+    for (const std::string& p : paths) unlink(p.c_str());
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
+                                             const TargetSpec& target, const LinkOptions& options) {
+  TempFiles temps;
+  std::string object_path = TempDir() + "/tunefleet-XXXXXX.o";
+  int object_fd = mkstemps(object_path.data(), 2);
+  if (object_fd < 0) {
+    return absl::InternalError(absl::StrCat("cannot create a temporary object file in ", TempDir(),
+                                            ": ", std::strerror(errno)));
+  }
+  temps.paths.push_back(object_path);
+  absl::Status written = WriteAll(object_fd, object_bytes);
+  close(object_fd);
+  if (!written.ok()) return written;
+  const std::string so_path = object_path.substr(0, object_path.size() - 2) + ".so";
+  temps.paths.push_back(so_path);
+  std::string log_path = object_path.substr(0, object_path.size() - 2) + ".log";
+  temps.paths.push_back(log_path);
+
+  const std::string lld = FindLld(options);
+  std::vector<std::string> args = {lld, "-shared", "--hash-style=gnu", "-O1", "--as-needed",
+                                   "-o", so_path, object_path};
+  (void)target;  // lld infers the machine from the object file
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, lld.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot start the linker ", lld, ": ", std::strerror(rc),
+                     " (install lld-19: scripts/install_deps.sh)"));
+  }
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0) {
+    if (errno != EINTR) return absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
+  }
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+    auto log = ReadFile(log_path);
+    return absl::InternalError(absl::StrCat("linker ", lld, " failed: ", log.ok() ? *log : ""));
+  }
+  return ReadFile(so_path);
+}
+
+}  // namespace tunefleet

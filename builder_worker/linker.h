@@ -1,0 +1,26 @@
+// Links one relocatable object into a shared object with LLVM's lld
+// (`ld.lld-19 -shared`), run as a child process through posix_spawn so the
+// builder's large address space is never copied. The kernel needs no libc
+// at link time: any libc symbol LLVM introduced (memset, memcpy) is resolved
+// when the device agent dlopens the result.
+#ifndef TUNEFLEET_BUILDER_WORKER_LINKER_H_
+#define TUNEFLEET_BUILDER_WORKER_LINKER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "builder_worker/codegen/target.h"
+
+namespace tunefleet {
+
+struct LinkOptions {
+  // Empty: the first of ld.lld-19, ld.lld found on PATH or in /usr/bin.
+  std::string lld_path;
+};
+
+absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
+                                             const TargetSpec& target, const LinkOptions& options);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_BUILDER_WORKER_LINKER_H_

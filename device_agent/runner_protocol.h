@@ -1,0 +1,98 @@
+// The wire between the agent (Runner, parent side) and its measurement child
+// (tunefleet_runner): framing over pipes, the start-up handshake, and a shared
+// status page that says what the child is doing.
+//
+// Only runner.cc and runner_child.cc use this; nothing else should need it.
+//
+// Framing: each message is a 4-byte little-endian length followed by that
+// many bytes of a serialized proto (tunefleet.proto.RunRequest parent ->
+// child, RunResult child -> parent). Before its first message the child
+// writes kRunnerHello, so the parent knows the binary started, is the right
+// one, and is ready (its thread pool is up).
+//
+// Status page: one shared memory page (a memfd the parent creates and passes
+// as a descriptor) where the child publishes its current stage. The child may
+// die or hang at any instant; the page is how the parent can still say
+// "killed by SIGSEGV while running the kernel (timing runs)" rather than
+// just "the child died".
+#ifndef TUNEFLEET_DEVICE_AGENT_RUNNER_PROTOCOL_H_
+#define TUNEFLEET_DEVICE_AGENT_RUNNER_PROTOCOL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tunefleet {
+
+inline constexpr absl::string_view kRunnerHello = "TFRUN001";
+// Larger frames are refused: a corrupt length must not allocate gigabytes.
+inline constexpr uint32_t kMaxRunnerFrameBytes = 1u << 30;
+// For "no deadline" in the functions below.
+inline constexpr int64_t kNoDeadline = std::numeric_limits<int64_t>::max();
+
+// Descriptor numbers the child finds its pipes and status page on.
+inline constexpr int kRunnerRequestFd = 3;
+inline constexpr int kRunnerResultFd = 4;
+inline constexpr int kRunnerStatusFd = 5;
+
+// What the child is doing, in the order a request goes through.
+enum class RunnerStage : uint32_t {
+  kIdle = 0,               // waiting for a request
+  kReadingRequest = 1,     // a request is arriving
+  kPreparingWorkload = 2,  // tensors, inputs, reference (once per task)
+  kLoadingKernel = 3,      // dlopen (runs the object's constructors) + dlsym
+  kCheckRun = 4,           // the kernel's correctness run
+  kComparing = 5,          // comparing outputs with the reference
+  kTimingRuns = 6,         // the time evaluator
+  kWritingResult = 7,
+};
+
+// "running the kernel (timing runs)": completes "... while <description>".
+const char* RunnerStageDescription(RunnerStage stage);
+
+// The shared page's layout. Lock-free atomics are address-free, so they
+// work across processes through a MAP_SHARED mapping.
+struct RunnerStatusPage {
+  std::atomic<uint32_t> stage;  // a RunnerStage
+  // Requests the child has read completely: tells the parent whether a
+  // child that died had started on the request just sent.
+  std::atomic<uint64_t> requests_received;
+  // Time the current request spent in kPreparingWorkload, published when
+  // that stage ends; the parent does not count it against timeout_s.
+  std::atomic<int64_t> prepare_nanos;
+};
+static_assert(std::atomic<uint32_t>::is_always_lock_free &&
+                  std::atomic<uint64_t>::is_always_lock_free &&
+                  std::atomic<int64_t>::is_always_lock_free,
+              "the status page needs lock-free (address-free) atomics");
+
+// Maps the page behind `fd` (read-write, shared). nullptr on failure.
+RunnerStatusPage* MapRunnerStatusPage(int fd);
+void UnmapRunnerStatusPage(RunnerStatusPage* page);
+// A new memfd sized for the page, close-on-exec. -1 on failure.
+int CreateRunnerStatusFd();
+
+// Monotonic nanoseconds, the time base of every deadline below.
+int64_t RunnerNowNanos();
+
+// Writes all of `bytes` to `fd` (blocking or not) by `deadline_nanos`.
+// Never raises SIGPIPE: a closed reader is reported as Unavailable.
+// DeadlineExceeded when the deadline passes, Internal on other I/O errors.
+[[nodiscard]] absl::Status WriteAllBytes(int fd, absl::string_view bytes, int64_t deadline_nanos);
+// Reads exactly `size` bytes. Unavailable when the writer closed (EOF)
+// first, DeadlineExceeded, Internal.
+[[nodiscard]] absl::StatusOr<std::string> ReadExactBytes(int fd, size_t size,
+                                                         int64_t deadline_nanos);
+
+// One length-prefixed frame each way. ReadFrame adds DataLoss for a length
+// above kMaxRunnerFrameBytes.
+[[nodiscard]] absl::Status WriteFrame(int fd, absl::string_view payload, int64_t deadline_nanos);
+[[nodiscard]] absl::StatusOr<std::string> ReadFrame(int fd, int64_t deadline_nanos);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_DEVICE_AGENT_RUNNER_PROTOCOL_H_

@@ -1,0 +1,33 @@
+// Picking winners from tuning records: the best config of one workload on one
+// target (what "apply history best" and `tunefleet best` answer), and the best
+// of every (task, workload, target) in a log.
+//
+// Only NO_ERROR records compete; lower MeanCost() wins, and on a tie the
+// earlier record wins (so the answer does not depend on later duplicates).
+#ifndef TUNEFLEET_TUNER_CORE_RECORDS_BEST_RECORD_H_
+#define TUNEFLEET_TUNER_CORE_RECORDS_BEST_RECORD_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "tuner_core/records/record.h"
+
+namespace tunefleet {
+
+// The fastest successful record matching every given filter: `task_name`
+// (empty = any), `workload_args` (null = any; compared as JSON values, so key
+// order does not matter) and `target` (empty = any). NotFound when no
+// successful record matches.
+absl::StatusOr<Record> BestRecord(const std::vector<Record>& records, const std::string& task_name,
+                                  const nlohmann::json* workload_args, const std::string& target);
+
+// The fastest successful record of each distinct (task_name, workload_name,
+// workload_args, target), in the order each group first appears. Groups with
+// no successful record are left out.
+std::vector<Record> BestPerTask(const std::vector<Record>& records);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_RECORDS_BEST_RECORD_H_

@@ -1,0 +1,111 @@
+#include "tuner_core/records/record.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+Record DenseRecord() {
+  Record record;
+  record.target = "llvm -mcpu=znver3";
+  record.task_name = "dense_pack.x86";
+  record.workload_name = "dense";
+  record.workload_args = {{"M", 512}, {"N", 256}, {"K", 128}, {"layout", "NK"}};
+  record.config = nlohmann::json::parse(
+      R"({"index": 8, "code_hash": null, "entity": [["tile_y", "sp", [-1, 4]], ["mr", "ot", 6]]})");
+  record.result.costs = {0.0012, 0.0011, 0.0013};
+  record.result.all_cost = 1.83;
+  record.result.timestamp = 1700000000.5;
+  return record;
+}
+
+TEST(RecordTest, LineHasAutoTvmShapeAndKeyOrder) {
+  const std::string line = DenseRecord().ToLine();
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(line,
+            R"({"input":["llvm -mcpu=znver3","dense_pack.x86",["dense",{"K":128,"M":512,"N":256,)"
+            R"("layout":"NK"}],{}],"config":{"index":8,"code_hash":null,"entity":[["tile_y","sp",)"
+            R"([-1,4]],["mr","ot",6]]},"result":[[0.0012,0.0011,0.0013],0,1.83,1700000000.5],)"
+            R"("version":0.2,"tvm_version":"tunefleet-0.1"})");
+}
+
+TEST(RecordTest, RoundTripsThroughALine) {
+  const Record original = DenseRecord();
+  absl::StatusOr<Record> parsed = Record::FromLine(original.ToLine());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->target, original.target);
+  EXPECT_EQ(parsed->task_name, original.task_name);
+  EXPECT_EQ(parsed->workload_name, original.workload_name);
+  EXPECT_EQ(parsed->workload_args, original.workload_args);
+  EXPECT_EQ(parsed->config, original.config);
+  EXPECT_EQ(parsed->result.costs, original.result.costs);
+  EXPECT_EQ(parsed->result.error_no, MeasureErrorNo::kNoError);
+  EXPECT_EQ(parsed->result.all_cost, original.result.all_cost);
+  EXPECT_EQ(parsed->result.timestamp, original.result.timestamp);
+}
+
+TEST(RecordTest, FailedTrialIsWrittenWithCost1e9AndKeepsItsMessage) {
+  Record record = DenseRecord();
+  record.result.error_no = MeasureErrorNo::kWrongAnswer;
+  record.result.error_msg = "max abs error 0.5 at C[3, 7]";
+  const std::string line = record.ToLine();
+  EXPECT_THAT(line, HasSubstr(R"("result":[[1000000000.0],5,1.83,)"));
+
+  absl::StatusOr<Record> parsed = Record::FromLine(line);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->result.error_no, MeasureErrorNo::kWrongAnswer);
+  EXPECT_EQ(parsed->result.costs, std::vector<double>{1e9});
+  EXPECT_EQ(parsed->result.error_msg, "max abs error 0.5 at C[3, 7]");
+  EXPECT_EQ(parsed->Gflops(1e9), 0.0);
+}
+
+TEST(RecordTest, GflopsUsesAutoTvmMeanCost) {
+  Record record = DenseRecord();
+  // Three costs: min and max dropped, mean cost 0.0012 s.
+  EXPECT_NEAR(record.Gflops(2.0 * 512 * 256 * 128), 2.0 * 512 * 256 * 128 / 0.0012 / 1e9, 1e-9);
+}
+
+TEST(RecordTest, ReadsALineWrittenByPythonJsonDumps) {
+  // Python's json.dumps puts spaces after separators; kwargs may be absent.
+  absl::StatusOr<Record> parsed = Record::FromLine(
+      R"({"input": ["llvm", "dense_pack.x86", ["dense", {"M": 8, "N": 8, "K": 8}]], )"
+      R"("config": {"index": 0, "code_hash": null, "entity": []}, )"
+      R"("result": [[1e-06], 0, 0.5, 1.0], "version": 0.2, "tvm_version": "0.18.0"})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->workload_args["M"], 8);
+}
+
+void ExpectBadField(const std::string& line, const std::string& field) {
+  absl::StatusOr<Record> parsed = Record::FromLine(line);
+  ASSERT_FALSE(parsed.ok()) << line;
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(field)) << parsed.status();
+}
+
+TEST(RecordTest, FromLineNamesTheBadField) {
+  const std::string config = R"("config": {"index": 0, "entity": []})";
+  const std::string input = R"("input": ["llvm", "t", ["dense", {}], {}])";
+  const std::string result = R"("result": [[1.0], 0, 0.5, 1.0])";
+  ExpectBadField("{" + config + ", " + result + "}", "\"input\"");
+  ExpectBadField(R"({"input": ["llvm", 3, ["dense", {}], {}], )" + config + ", " + result + "}",
+                 "task_name");
+  ExpectBadField(R"({"input": ["llvm", "t", "dense", {}], )" + config + ", " + result + "}",
+                 "args");
+  ExpectBadField("{" + input + ", " + result + "}", "\"config\"");
+  ExpectBadField("{" + input + ", " + config + "}", "\"result\"");
+  ExpectBadField("{" + input + ", " + config + R"(, "result": [[1.0], 9, 0.5, 1.0]})",
+                 "error_no");
+  ExpectBadField("{" + input + ", " + config + R"(, "result": [[], 0, 0.5, 1.0]})", "costs");
+  ExpectBadField("{" + input + ", " + config + R"(, "result": [[1.0], 0, "x", 1.0]})",
+                 "all_cost");
+  ExpectBadField(R"({"input": ["llvm", "t")", "JSON");
+  ExpectBadField("[1, 2]", "object");
+}
+
+}  // namespace
+}  // namespace tunefleet

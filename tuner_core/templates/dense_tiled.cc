@@ -1,0 +1,61 @@
+#include "tuner_core/templates/dense_tiled.h"
+
+#include "common/status_macros.h"
+#include "tuner_core/workloads/dense.h"
+
+namespace tunefleet {
+namespace {
+
+using namespace ir;  // NOLINT
+
+absl::StatusOr<const DenseWorkload*> AsDense(const Workload& workload) {
+  const auto* dense = dynamic_cast<const DenseWorkload*>(&workload);
+  if (dense == nullptr) {
+    return absl::InvalidArgumentError("dense_tiled: workload " + workload.name() + " is not dense");
+  }
+  return dense;
+}
+
+}  // namespace
+
+absl::StatusOr<ConfigSpace> DenseTiledTemplate::DefineSpace(const Workload& workload) const {
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, AsDense(workload));
+  ConfigSpace space;
+  TF_RETURN_IF_ERROR(space.DefineSplit("tile_y", dense->m()));
+  TF_RETURN_IF_ERROR(space.DefineSplit("tile_x", dense->n()));
+  return space;
+}
+
+absl::StatusOr<LoweredFunc> DenseTiledTemplate::Instantiate(const Workload& workload,
+                                                            const Config& config) const {
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, AsDense(workload));
+  TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_y, config.GetSplit("tile_y"));
+  TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_x, config.GetSplit("tile_x"));
+  const int64_t M = dense->m(), N = dense->n(), K = dense->k();
+  const int64_t yi_extent = tile_y[1], xi_extent = tile_x[1];
+  if (tile_y[0] * yi_extent != M || tile_x[0] * xi_extent != N) {
+    return absl::InvalidArgumentError("dense_tiled: splits must divide M and N exactly");
+  }
+  Expr yo = Var::Make("yo"), xo = Var::Make("xo"), k = Var::Make("k");
+  Expr yi = Var::Make("yi"), xi = Var::Make("xi"), y = Var::Make("y"), x = Var::Make("x");
+  Expr row = yo * yi_extent + yi, col = xo * xi_extent + xi;
+  Expr b_index = dense->layout() == DenseWorkload::Layout::kNK ? col * K + k : k * N + col;
+
+  Stmt zero = For::Make("y", 0, M, ForKind::kSerial,
+                        For::Make("x", 0, N, ForKind::kSerial, Store::Make("C", 0.0, y * N + x)));
+  Stmt update = Store::Make("C", Load::Make("C", row * N + col) + Load::Make("A", row * K + k) * Load::Make("B", b_index),
+                            row * N + col);
+  Stmt nest = For::Make("xi", 0, xi_extent, ForKind::kSerial, update);
+  nest = For::Make("yi", 0, yi_extent, ForKind::kSerial, nest);
+  nest = For::Make("k", 0, K, ForKind::kSerial, nest);
+  nest = For::Make("xo", 0, tile_x[0], ForKind::kSerial, nest);
+  nest = For::Make("yo", 0, tile_y[0], ForKind::kSerial, nest);
+
+  LoweredFunc func;
+  func.name = KernelEntryName(*this);
+  func.args = BufferArgsOf(workload);
+  func.body = Block::Make({zero, nest});
+  return func;
+}
+
+}  // namespace tunefleet

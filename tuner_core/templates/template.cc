@@ -1,0 +1,47 @@
+#include "tuner_core/templates/template.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tuner_core/templates/dense_pack_x86.h"
+#include "tuner_core/templates/dense_tiled.h"
+
+namespace tunefleet {
+
+std::vector<const Template*> AllTemplates() {
+  static const DensePackX86Template dense_pack;
+  static const DenseTiledTemplate dense_tiled;
+  return {&dense_pack, &dense_tiled};
+}
+
+absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
+  std::vector<std::string> names;
+  for (const Template* t : AllTemplates()) {
+    if (t->name() == name) return t;
+    names.push_back(t->name());
+  }
+  return absl::NotFoundError(
+      absl::StrCat("unknown template \"", name, "\" (known: ", absl::StrJoin(names, ", "), ")"));
+}
+
+absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name) {
+  for (const Template* t : AllTemplates()) {
+    if (t->workload_name() == workload_name) return t;  // the first listed is the best one
+  }
+  return absl::NotFoundError(absl::StrCat("no template for workload \"", workload_name, "\""));
+}
+
+std::string KernelEntryName(const Template& tmpl) {
+  std::string name = absl::StrCat("tf_", tmpl.name());
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;
+}
+
+std::vector<ir::BufferArg> BufferArgsOf(const Workload& workload) {
+  std::vector<ir::BufferArg> args;
+  for (const TensorArg& t : workload.tensors()) args.push_back({t.name, t.shape, t.is_output});
+  return args;
+}
+
+}  // namespace tunefleet

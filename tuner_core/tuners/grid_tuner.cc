@@ -1,0 +1,26 @@
+#include "tuner_core/tuners/grid_tuner.h"
+
+#include <utility>
+
+#include "common/check.h"
+
+namespace tunefleet {
+
+GridTuner::GridTuner(const ConfigSpace& space) : Tuner(space) {}
+
+bool GridTuner::HasNext() const { return num_unvisited() > 0; }
+
+std::vector<Config> GridTuner::NextBatch(int batch_size) {
+  std::vector<Config> batch;
+  while (static_cast<int>(batch.size()) < batch_size && next_index_ < space().size()) {
+    const int64_t index = next_index_++;
+    if (IsVisited(index)) continue;
+    absl::StatusOr<Config> config = space().Get(index);
+    TF_CHECK(config.ok());  // index is inside the space
+    MarkVisited(index);
+    batch.push_back(*std::move(config));
+  }
+  return batch;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,63 @@
+#include "tuner_core/tuners/random_tuner.h"
+
+#include <utility>
+
+#include "common/check.h"
+
+namespace tunefleet {
+
+RandomTuner::RandomTuner(const ConfigSpace& space, uint64_t seed) : Tuner(space), engine_(seed) {}
+
+bool RandomTuner::HasNext() const { return num_unvisited() > 0; }
+
+uint64_t RandomTuner::UniformBelow(uint64_t bound) {
+  // Reject the lowest (2^64 mod bound) values so every residue is equally
+  // likely; at most half of all draws are rejected, usually almost none.
+  const uint64_t threshold = (0 - bound) % bound;
+  while (true) {
+    const uint64_t r = engine_();
+    if (r >= threshold) return r % bound;
+  }
+}
+
+int64_t RandomTuner::DrawUnvisited() {
+  TF_CHECK(num_unvisited() > 0);
+  const int64_t size = space().size();
+  if (!listed_remaining_ && num_visited() >= size - num_visited()) {
+    // At least half visited: rejection sampling would need two or more draws
+    // per index and degrade towards the end. List the rest once instead.
+    for (int64_t index = 0; index < size; ++index) {
+      if (!IsVisited(index)) remaining_.push_back(index);
+    }
+    for (size_t i = remaining_.size(); i > 1; --i) {  // Fisher-Yates
+      std::swap(remaining_[i - 1], remaining_[UniformBelow(i)]);
+    }
+    listed_remaining_ = true;
+  }
+  if (listed_remaining_) {
+    while (true) {
+      TF_CHECK(!remaining_.empty());  // num_unvisited() > 0
+      const int64_t index = remaining_.back();
+      remaining_.pop_back();
+      if (!IsVisited(index)) return index;
+    }
+  }
+  while (true) {
+    const int64_t index = static_cast<int64_t>(UniformBelow(static_cast<uint64_t>(size)));
+    if (!IsVisited(index)) return index;
+  }
+}
+
+std::vector<Config> RandomTuner::NextBatch(int batch_size) {
+  std::vector<Config> batch;
+  while (static_cast<int>(batch.size()) < batch_size && HasNext()) {
+    const int64_t index = DrawUnvisited();
+    absl::StatusOr<Config> config = space().Get(index);
+    TF_CHECK(config.ok());  // index is inside the space
+    MarkVisited(index);
+    batch.push_back(*std::move(config));
+  }
+  return batch;
+}
+
+}  // namespace tunefleet

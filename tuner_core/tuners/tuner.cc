@@ -1,0 +1,128 @@
+#include "tuner_core/tuners/tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/check.h"
+#include "common/logging.h"
+
+namespace tunefleet {
+namespace {
+
+// AutoTVM warns after this many failed trials in a row: by then the cause is
+// almost always systematic (bad target string, dead device), and a long run
+// of "0.00 GFLOPS" with no reason is what users complain about.
+constexpr int64_t kConsecutiveErrorWarning = 150;
+
+// 1 / mean cost of a successful result; 0 for a failure (never the best).
+double Score(const MeasureResult& result) {
+  if (!result.ok()) return 0.0;
+  const double mean = result.MeanCost();
+  return mean > 0.0 ? 1.0 / mean : 0.0;
+}
+
+}  // namespace
+
+Tuner::Tuner(const ConfigSpace& space) : space_(space) {}
+
+Tuner::~Tuner() = default;
+
+void Tuner::MarkVisited(int64_t index) {
+  // Records from an older version of a template can name indices the space
+  // no longer has; they simply cannot be proposed anyway.
+  if (index < 0 || index >= space_.size()) return;
+  visited_.insert(index);
+}
+
+void Tuner::RecordBatch(const std::vector<TrialResult>& batch, double flops) {
+  for (size_t k = 0; k < batch.size(); ++k) {
+    const MeasureResult& result = batch[k].result;
+    if (result.ok()) {
+      consecutive_errors_ = 0;
+    } else if (++consecutive_errors_ == kConsecutiveErrorWarning) {
+      TF_LOG(WARNING) << kConsecutiveErrorWarning
+                      << " trials in a row failed; the last: config=" << batch[k].config.index()
+                      << " error=" << MeasureErrorName(result.error_no) << " msg=\""
+                      << result.error_msg << "\"";
+    }
+    const double score = Score(result);
+    if (score > best_score_) {  // strictly better: the earlier trial wins ties
+      best_score_ = score;
+      best_flops_ = flops * score;
+      best_config_ = batch[k].config;
+      best_trial_ = trials_done_ + static_cast<int64_t>(k);
+    }
+  }
+  trials_done_ += static_cast<int64_t>(batch.size());
+}
+
+absl::Status Tuner::Tune(MeasurerInterface& measurer, const TuneOptions& options,
+                         const std::vector<TuneCallback>& callbacks) {
+  if (options.n_trial < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("n_trial must be >= 0, got ", options.n_trial));
+  }
+  if (options.batch_size < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch_size must be >= 1, got ", options.batch_size));
+  }
+  if (options.flops < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("flops must be >= 0, got ", options.flops));
+  }
+  std::ostream& progress = options.progress_stream ? *options.progress_stream : std::cerr;
+  // Wall time only feeds the progress display, never a decision.
+  const auto start = std::chrono::steady_clock::now();
+  bool progress_shown = false;
+
+  int64_t done = 0;  // trials of this call
+  while (done < options.n_trial && HasNext()) {
+    const int64_t wanted = std::min<int64_t>(options.batch_size, options.n_trial - done);
+    std::vector<Config> configs = NextBatch(static_cast<int>(wanted));
+    TF_CHECK(static_cast<int64_t>(configs.size()) <= wanted);
+    if (configs.empty()) break;  // the strategy ran out after all
+
+    std::vector<MeasureResult> results = measurer.Measure(configs);
+    if (results.size() != configs.size()) {
+      return absl::InternalError(absl::StrCat("measurer returned ", results.size(),
+                                              " results for ", configs.size(), " configs"));
+    }
+    std::vector<TrialResult> batch;
+    batch.reserve(configs.size());
+    // AutoTVM's progress bar shows the last successful trial of the batch.
+    double current_gflops = 0.0;
+    for (size_t k = 0; k < configs.size(); ++k) {
+      if (results[k].ok()) current_gflops = options.flops * Score(results[k]) / 1e9;
+      batch.push_back(TrialResult{std::move(configs[k]), std::move(results[k])});
+    }
+    RecordBatch(batch, options.flops);
+    done += static_cast<int64_t>(batch.size());
+
+    Update(batch);
+    for (const TuneCallback& callback : callbacks) callback(batch);
+
+    if (options.show_progress) {
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      progress << '\r'
+               << ProgressLine(options.task_label, current_gflops, best_flops_ / 1e9, done,
+                               options.n_trial, elapsed)
+               << std::flush;
+      progress_shown = true;
+    }
+    if (options.early_stopping >= 0 && trials_done_ - best_trial_ >= options.early_stopping) {
+      break;
+    }
+  }
+  if (progress_shown) progress << '\n' << std::flush;
+  return absl::OkStatus();
+}
+
+std::string ProgressLine(const std::string& task_label, double current_gflops, double best_gflops,
+                         int64_t done, int64_t total, double elapsed_s) {
+  return absl::StrFormat("%s  Current/Best: %7.2f/%7.2f GFLOPS | Progress: (%d/%d) | %.2f s",
+                         task_label, current_gflops, best_gflops, done, total, elapsed_s);
+}
+
+}  // namespace tunefleet

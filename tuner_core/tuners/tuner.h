@@ -1,0 +1,137 @@
+// The tuning loop (AutoTVM's Tuner.tune()) and the interface every search
+// strategy implements. A tuner proposes batches of configs from a
+// ConfigSpace, a measurer times them, and the tuner keeps the best so far:
+//
+//   GridTuner tuner(space);
+//   TuneOptions options;
+//   options.n_trial = 200;
+//   options.flops = workload.flops();
+//   TuneCallback log = [&](const std::vector<TrialResult>& batch) { ... };
+//   TF_RETURN_IF_ERROR(tuner.Tune(measurer, options, {log}));
+//   const std::optional<Config>& best = tuner.best_config();
+//
+// Search strategies derive from Tuner and implement HasNext / NextBatch (and
+// Update, if they learn from results). One strategy per file: grid_tuner.h,
+// random_tuner.h; MakeTuner (tuner_factory.h) builds one by name.
+//
+// Threading: a Tuner is used from one thread at a time.
+#ifndef TUNEFLEET_TUNER_CORE_TUNERS_TUNER_H_
+#define TUNEFLEET_TUNER_CORE_TUNERS_TUNER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "tuner_core/measure/measure.h"
+#include "tuner_core/space/config_space.h"
+
+namespace tunefleet {
+
+struct TrialResult {
+  Config config;
+  MeasureResult result;
+};
+
+// Builds and times a batch of configs (locally, or through the fleet).
+class MeasurerInterface {
+ public:
+  virtual ~MeasurerInterface() = default;
+  // Returns exactly one result per config, in the same order. A config that
+  // fails to build or run yields a result with its error_no set, never a
+  // missing entry.
+  virtual std::vector<MeasureResult> Measure(const std::vector<Config>& configs) = 0;
+};
+
+struct TuneOptions {
+  int64_t n_trial = 100;         // trials to run in this Tune() call (at most)
+  // Stop once this many trials have passed since the best one, i.e. when
+  // trials_done() - best_trial() >= early_stopping (AutoTVM's rule).
+  // Negative = never stop early.
+  int64_t early_stopping = -1;
+  int batch_size = 8;            // configs per Measure() call
+  std::string task_label = "[Task 1/1]";  // prefix of the progress line
+  // FLOPs of one run of the workload, for GFLOPS. With 0 the best config is
+  // still the one with the lowest mean cost, but GFLOPS show as 0.
+  double flops = 0;
+  bool show_progress = true;
+  std::ostream* progress_stream = nullptr;  // default std::cerr
+};
+
+// Called after every measured batch, with that batch's trials (e.g. to
+// append records, or to report progress elsewhere).
+using TuneCallback = std::function<void(const std::vector<TrialResult>& batch)>;
+
+class Tuner {
+ public:
+  explicit Tuner(const ConfigSpace& space);
+  virtual ~Tuner();
+
+  Tuner(const Tuner&) = delete;
+  Tuner& operator=(const Tuner&) = delete;
+
+  // Runs trials until options.n_trial trials of this call are done, the
+  // strategy has nothing left to propose, or early stopping triggers. May be
+  // called again to continue: the best-so-far state, trials_done() and the
+  // visited set carry over. InvalidArgument for bad options; Internal if the
+  // measurer breaks its contract (wrong number of results).
+  absl::Status Tune(MeasurerInterface& measurer, const TuneOptions& options,
+                    const std::vector<TuneCallback>& callbacks = {});
+
+  // Whether the strategy can propose another config.
+  virtual bool HasNext() const = 0;
+  // Up to `batch_size` new configs, each never proposed or marked visited
+  // before. Fewer (or none) only when the strategy runs out.
+  virtual std::vector<Config> NextBatch(int batch_size) = 0;
+  // Sees every measured batch; model-based strategies learn here.
+  virtual void Update(const std::vector<TrialResult>& results) {}
+
+  // FLOP/s of the best config so far (AutoTVM's Tuner.best_flops; divide by
+  // 1e9 for GFLOPS); 0 before any success or when options.flops is 0.
+  double best_flops() const { return best_flops_; }
+  // The best config so far: highest FLOP/s, i.e. lowest mean cost, among
+  // NO_ERROR trials. Empty before any success.
+  const std::optional<Config>& best_config() const { return best_config_; }
+  // 0-based number of the trial that found best_config() (0 before any).
+  int64_t best_trial() const { return best_trial_; }
+  // Trials measured by all Tune() calls so far.
+  int64_t trials_done() const { return trials_done_; }
+
+  // Never propose this config index (e.g. it was measured in an earlier run
+  // whose records were loaded). Indices outside the space are ignored.
+  void MarkVisited(int64_t index);
+
+ protected:
+  const ConfigSpace& space() const { return space_; }
+  bool IsVisited(int64_t index) const { return visited_.contains(index); }
+  int64_t num_visited() const { return static_cast<int64_t>(visited_.size()); }
+  int64_t num_unvisited() const { return space_.size() - num_visited(); }
+
+ private:
+  // Folds one measured batch into the best-so-far state and error count.
+  void RecordBatch(const std::vector<TrialResult>& batch, double flops);
+
+  const ConfigSpace space_;
+  // Proposed or marked visited; every proposal goes through MarkVisited.
+  absl::flat_hash_set<int64_t> visited_;
+
+  double best_score_ = 0.0;  // 1 / mean cost of the best config (0 = none yet)
+  double best_flops_ = 0.0;
+  std::optional<Config> best_config_;
+  int64_t best_trial_ = 0;
+  int64_t trials_done_ = 0;
+  int64_t consecutive_errors_ = 0;
+};
+
+// One progress line in AutoTVM's format (no '\r' or newline):
+// "[Task 1/1]  Current/Best:   12.34/  56.78 GFLOPS | Progress: (40/500) | 12.34 s"
+std::string ProgressLine(const std::string& task_label, double current_gflops, double best_gflops,
+                         int64_t done, int64_t total, double elapsed_s);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_TUNERS_TUNER_H_
