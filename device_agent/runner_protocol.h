@@ -41,14 +41,13 @@ inline constexpr int kRunnerStatusFd = 5;
 
 // What the child is doing, in the order a request goes through.
 enum class RunnerStage : uint32_t {
-  kIdle = 0,               // waiting for a request
-  kReadingRequest = 1,     // a request is arriving
-  kPreparingWorkload = 2,  // tensors, inputs, reference (once per task)
-  kLoadingKernel = 3,      // dlopen (runs the object's constructors) + dlsym
-  kCheckRun = 4,           // the kernel's correctness run
-  kComparing = 5,          // comparing outputs with the reference
-  kTimingRuns = 6,         // the time evaluator
-  kWritingResult = 7,
+  kIdle = 0,               // waiting for (or reading) a request
+  kPreparingWorkload = 1,  // tensors, inputs, reference (once per task)
+  kLoadingKernel = 2,      // dlopen (runs the object's constructors) + dlsym
+  kCheckRun = 3,           // the kernel's correctness run
+  kComparing = 4,          // comparing outputs with the reference
+  kTimingRuns = 5,         // the time evaluator
+  kWritingResult = 6,
 };
 
 // "running the kernel (timing runs)": completes "... while <description>".

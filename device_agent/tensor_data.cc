@@ -155,7 +155,7 @@ void PreparedWorkload::PrepareCheckRun() {
   }
 }
 
-void PreparedWorkload::EnsureReference() {
+void PreparedWorkload::ComputeReferenceIfNeeded() {
   if (reference_ready_) return;
   // The reference reads the pristine inputs and writes the reference
   // buffers, so it never disturbs the kernel's buffers.
@@ -183,7 +183,7 @@ std::optional<std::string> PreparedWorkload::FindWrongAnswer() {
       }
     }
   }
-  EnsureReference();
+  ComputeReferenceIfNeeded();
   for (size_t t = 0; t < tensors.size(); ++t) {
     if (!tensors[t].is_output) continue;
     const float* reference = reference_[t].get();

@@ -99,9 +99,12 @@ class PreparedWorkload {
   // RestoreInputs, then fill every output with NaN, so that a kernel that
   // writes nothing (or skips a tile) fails the check.
   void PrepareCheckRun();
+  // Computes the reference outputs unless done already. Slow (naive loops),
+  // so the runner calls it while preparing, outside the kernel's timeout;
+  // FindWrongAnswer calls it too.
+  void ComputeReferenceIfNeeded();
   // After a check run: why the outputs are wrong (see CompareTensor), or
-  // that the kernel wrote into an input; empty when correct. Computes the
-  // reference on first use and keeps it.
+  // that the kernel wrote into an input; empty when correct.
   std::optional<std::string> FindWrongAnswer();
 
   // The input buffers, for the cache flush before each timing repeat.
@@ -110,7 +113,6 @@ class PreparedWorkload {
  private:
   PreparedWorkload(std::unique_ptr<Workload> workload, uint64_t seed)
       : workload_(std::move(workload)), seed_(seed) {}
-  void EnsureReference();
 
   std::unique_ptr<Workload> workload_;
   uint64_t seed_;

@@ -1,0 +1,44 @@
+#include "builder_worker/codegen/target.h"
+
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+TEST(TargetTest, ParsesTripleCpuAndAttributes) {
+  auto t = ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3 -mattr=+avx2,+fma");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->is_x86());
+  EXPECT_EQ(t->cpu, "znver3");
+  EXPECT_EQ(t->features, "+avx2,+fma");
+  EXPECT_EQ(t->vector_bits, 256);
+}
+
+TEST(TargetTest, VectorWidthFollowsTheCpu) {
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512")->vector_bits, 512);
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64")->vector_bits, 128);
+  auto arm = ParseTarget("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
+  ASSERT_TRUE(arm.ok()) << arm.status();
+  EXPECT_TRUE(arm->is_aarch64());
+  EXPECT_EQ(arm->vector_bits, 128);
+}
+
+TEST(TargetTest, NativeResolvesToTheHostCpu) {
+  auto t = ParseTarget("llvm -mcpu=native");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_NE(t->cpu, "native");
+  EXPECT_FALSE(t->features.empty());
+  EXPECT_EQ(HostTargetString().rfind("llvm -mcpu=", 0), 0u);
+}
+
+TEST(TargetTest, BadTargetsNameTheProblem) {
+  EXPECT_NE(ParseTarget("cuda").status().message().find("must start with \"llvm\""), std::string::npos);
+  EXPECT_NE(ParseTarget("llvm -O3").status().message().find("unknown option \"-O3\""), std::string::npos);
+  EXPECT_NE(ParseTarget("llvm -mtriple=z80-none").status().message().find("unknown triple"), std::string::npos);
+  EXPECT_NE(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=pentium9").status().message().find("unknown CPU"),
+            std::string::npos);
+  EXPECT_NE(ParseTarget("llvm -mattr=avx2").status().message().find("+feature"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tunefleet

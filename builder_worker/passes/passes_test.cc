@@ -1,0 +1,60 @@
+#include "builder_worker/passes/unroll_loops.h"
+#include "builder_worker/passes/vectorize_loops.h"
+#include "gtest/gtest.h"
+#include "tuner_core/ir/ir_printer.h"
+
+namespace tunefleet {
+namespace {
+
+using namespace ir;  // NOLINT
+
+TEST(VectorizeLoopsTest, UnitStrideAccessBecomesRampLoadAndStore) {
+  Expr j = Var::Make("j"), r = Var::Make("r");
+  Stmt s = For::Make("j", 0, 8, ForKind::kVectorized,
+                     Store::Make("C", Load::Make("A", r * 64 + j) * Load::Make("S", r), r * 64 + j));
+  auto v = VectorizeLoops(s);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(ToString(*v), "C[ramp((r*64), 1, 8)] = (A[ramp((r*64), 1, 8)]*x8(S[r]))\n");
+}
+
+TEST(VectorizeLoopsTest, ReductionAcrossLanesIsRejectedWithReason) {
+  Expr j = Var::Make("j");
+  Stmt s = For::Make("j", 0, 8, ForKind::kVectorized,
+                     Store::Make("sum", Load::Make("sum", 0) + Load::Make("A", j), 0));
+  auto v = VectorizeLoops(s);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(v.status().message().find("reduces across the vectorized loop 'j'"), std::string::npos)
+      << v.status();
+}
+
+TEST(VectorizeLoopsTest, LaneDependentConditionIsRejected) {
+  Expr j = Var::Make("j");
+  Stmt s = For::Make("j", 0, 4, ForKind::kVectorized,
+                     IfThenElse::Make(j < 3, Store::Make("A", 0.0, j)));
+  EXPECT_FALSE(VectorizeLoops(s).ok());
+}
+
+TEST(VectorizeLoopsTest, NonConstantExtentIsRejected) {
+  Stmt s = For::Make("j", 0, Var::Make("n"), ForKind::kVectorized, Store::Make("A", 0.0, Var::Make("j")));
+  auto v = VectorizeLoops(s);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find("non-constant extent"), std::string::npos);
+}
+
+TEST(UnrollLoopsTest, ReplicatesBodyWithConstants) {
+  Stmt s = For::Make("i", 2, 3, ForKind::kUnrolled, Store::Make("A", 1.0, Var::Make("i") * 2));
+  auto u = UnrollLoops(s);
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(ToString(*u), "A[4] = 1f\nA[6] = 1f\nA[8] = 1f\n");
+}
+
+TEST(UnrollLoopsTest, ExtentAboveLimitIsRejected) {
+  Stmt s = For::Make("i", 0, 1000, ForKind::kUnrolled, Store::Make("A", 1.0, Var::Make("i")));
+  auto u = UnrollLoops(s, 256);
+  ASSERT_FALSE(u.ok());
+  EXPECT_NE(u.status().message().find("above the limit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tunefleet

@@ -1,0 +1,123 @@
+// Runs kernels in an isolated child process: the agent's (and the local
+// tuning loop's) way to measure a built artifact without letting a crashing
+// or hanging kernel take the caller down.
+//
+//   TF_ASSIGN_OR_RETURN(std::unique_ptr<Runner> runner, Runner::Create({}));
+//   proto::RunResult result = runner->Run(request);
+//   if (result.error_no() == static_cast<int>(MeasureErrorNo::kNoError)) ...
+//
+// Runner starts a tunefleet_runner child with posix_spawn (cheap even from a
+// large parent: no page-table copy) and keeps it across trials, so the child's
+// thread pool, pinned threads and cached tensors and reference outputs
+// survive from one trial to the next. Requests and results travel as
+// length-prefixed protos over two pipes (runner_protocol.h).
+//
+// When the child dies (a kernel crashed) the trial is RUNTIME_DEVICE with the
+// signal and what the child was doing; when it overruns timeout_s the Runner
+// SIGKILLs it and the trial is RUN_TIMEOUT. Either way the child is reaped at
+// once and a fresh one is spawned on the next Run. A child that dies before
+// it has taken a request (so no kernel of this trial ran) is replaced and the
+// request resent once, transparently.
+//
+// The child also dies with its parent: it watches its request pipe for
+// hang-up, and sets PR_SET_PDEATHSIG(SIGKILL). The latter fires when the
+// *thread* that spawned the child exits, so call Run from long-lived threads
+// (a thread that exits costs a respawn on the next Run, nothing worse).
+#ifndef TUNEFLEET_DEVICE_AGENT_RUNNER_H_
+#define TUNEFLEET_DEVICE_AGENT_RUNNER_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "device_agent/runner_protocol.h"
+#include "proto/runner.pb.h"
+
+namespace tunefleet {
+
+// Measures one artifact per call. Implementations never throw and never
+// fail as a call: every outcome is in the RunResult (error_no is a
+// MeasureErrorNo value from tuner_core/measure/measure.h).
+class RunnerInterface {
+ public:
+  virtual ~RunnerInterface() = default;
+  virtual proto::RunResult Run(const proto::RunRequest& request) = 0;
+};
+
+struct RunnerOptions {
+  // The tunefleet_runner binary. Empty: "tunefleet_runner" in the directory
+  // of this process's executable, else $TUNEFLEET_RUNNER.
+  std::string runner_path;
+  // Kernel threads in the child; 0 = the machine's hardware concurrency.
+  int num_threads = 0;
+  // Pin the child's kernel threads to CPUs (repeatable timings).
+  bool pin_threads = true;
+  // From spawning a child until it reports ready.
+  double startup_timeout_s = 10.0;
+  // Preparing a workload (allocating tensors and computing the naive
+  // reference, once per workload and seed) is not counted against a
+  // request's timeout_s, which is meant for the kernel; it gets this long.
+  double prepare_timeout_s = 300.0;
+};
+
+class Runner final : public RunnerInterface {
+ public:
+  // Resolves the runner binary (NotFound naming every place tried) and
+  // validates the options (InvalidArgument). The child starts on the first
+  // Run.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Runner>> Create(RunnerOptions options);
+
+  // Kills and reaps the child.
+  ~Runner() override;
+
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Measures `request` in the child; one call at a time (concurrent calls
+  // queue). Error codes, beyond those of RunnerChild::Handle (runner_child.h):
+  //   RUN_TIMEOUT     no result within options.timeout_s (plus the workload's
+  //                   preparation time); the child was killed;
+  //   RUNTIME_DEVICE  the child died (the message names the signal or exit
+  //                   status and the stage), or could not be started;
+  //   UNKNOWN         timeout_s is not > 0, or the child's answer was garbage.
+  proto::RunResult Run(const proto::RunRequest& request) override;
+
+  // The live child's pid, if any (for tests and diagnostics).
+  std::optional<pid_t> child_pid() const;
+  const std::string& runner_path() const { return options_.runner_path; }
+
+ private:
+  struct Child {
+    pid_t pid = -1;
+    int request_fd = -1;  // parent's write end, non-blocking
+    int result_fd = -1;   // parent's read end, non-blocking
+    RunnerStatusPage* status_page = nullptr;  // may be null (no memfd)
+    uint64_t requests_sent = 0;
+  };
+
+  explicit Runner(RunnerOptions options) : options_(std::move(options)) {}
+
+  absl::Status SpawnChild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // SIGKILLs and reaps the child; returns how it ended.
+  std::string KillChild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Reaps a child that closed its pipe (normally: it died), killing it if it
+  // lingers; returns how it ended.
+  std::string ReapExitingChild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReleaseChildResources() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What the child was doing, for error messages.
+  std::string ChildStage() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const RunnerOptions options_;
+  mutable absl::Mutex mu_;
+  std::optional<Child> child_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_DEVICE_AGENT_RUNNER_H_

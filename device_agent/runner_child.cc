@@ -1,0 +1,210 @@
+#include "device_agent/runner_child.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "device_agent/kernel_loader.h"
+#include "device_agent/time_evaluator.h"
+#include "tuner_core/measure/measure.h"
+
+namespace tunefleet {
+namespace {
+
+int DefaultThreads(int requested) {
+  if (requested > 0) return requested;
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return hardware > 0 ? static_cast<int>(hardware) : 2;
+}
+
+proto::RunResult Failure(proto::RunResult result, MeasureErrorNo error_no, std::string message) {
+  result.clear_costs();
+  result.set_error_no(static_cast<int>(error_no));
+  result.set_error_msg(std::move(message));
+  return result;
+}
+
+// The request's measure options, or why they are unusable. Proto3 sends 0
+// for an unset field, so a caller that forgets the options gets told here
+// rather than silently measuring with number = 0.
+absl::Status ValidateMeasureOptions(const proto::MeasureOptions& options) {
+  if (options.number() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("number must be >= 1, got ", options.number()));
+  }
+  if (options.repeat() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("repeat must be >= 1, got ", options.repeat()));
+  }
+  if (options.min_repeat_ms() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("min_repeat_ms must be >= 0, got ", options.min_repeat_ms()));
+  }
+  if (!(options.cooldown_interval_s() >= 0) || !std::isfinite(options.cooldown_interval_s())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cooldown_interval_s must be finite and >= 0, got ", options.cooldown_interval_s()));
+  }
+  return absl::OkStatus();
+}
+
+double SecondsSince(ClockInterface& clock, int64_t start_nanos) {
+  return (clock.NowNanos() - start_nanos) / 1e9;
+}
+
+}  // namespace
+
+RunnerChild::RunnerChild(const RunnerChildOptions& options, ClockInterface* clock,
+                         RunnerStatusPage* status_page)
+    : clock_(clock),
+      status_page_(status_page),
+      thread_pool_(ThreadPoolOptions{.num_threads = DefaultThreads(options.num_threads),
+                                     .pin_threads = options.pin_threads}),
+      workloads_(options.workload_cache_capacity) {}
+
+void RunnerChild::SetStage(RunnerStage stage) {
+  if (status_page_ != nullptr) {
+    status_page_->stage.store(static_cast<uint32_t>(stage), std::memory_order_release);
+  }
+}
+
+proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
+  proto::RunResult result;
+  const proto::MeasureOptions& options = request.options();
+  if (absl::Status valid = ValidateMeasureOptions(options); !valid.ok()) {
+    return Failure(std::move(result), MeasureErrorNo::kUnknown,
+                   absl::StrCat("invalid measure options: ", valid.message()));
+  }
+
+  // Tensors, inputs and (when checking) the reference: once per task, and
+  // published so the parent does not count it against the kernel's timeout.
+  SetStage(RunnerStage::kPreparingWorkload);
+  const int64_t prepare_start = clock_->NowNanos();
+  absl::StatusOr<PreparedWorkload*> prepared = workloads_.Get(
+      request.workload_name(), request.workload_args_json(), options.input_seed());
+  if (prepared.ok() && options.check_correctness()) (*prepared)->ComputeReferenceIfNeeded();
+  if (status_page_ != nullptr) {
+    status_page_->prepare_nanos.store(clock_->NowNanos() - prepare_start,
+                                      std::memory_order_release);
+  }
+  if (!prepared.ok()) {
+    const bool bad_request = prepared.status().code() == absl::StatusCode::kInvalidArgument;
+    return Failure(std::move(result),
+                   bad_request ? MeasureErrorNo::kUnknown : MeasureErrorNo::kRuntimeDevice,
+                   absl::StrCat(bad_request ? "invalid workload in request: " : "",
+                                prepared.status().message()));
+  }
+  PreparedWorkload& workload = **prepared;
+
+  SetStage(RunnerStage::kLoadingKernel);
+  const int64_t load_start = clock_->NowNanos();
+  const std::string artifact_name =
+      request.artifact_hash().empty() ? request.entry_name() : request.artifact_hash();
+  absl::StatusOr<SharedObject> shared_object =
+      SharedObject::LoadFromBytes(request.shared_object(), artifact_name);
+  if (!shared_object.ok()) {
+    result.set_load_seconds(SecondsSince(*clock_, load_start));
+    return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
+                   absl::StrCat("cannot load the kernel: ", shared_object.status().message()));
+  }
+  absl::StatusOr<TfKernelEntry> entry = shared_object->FindKernelEntry(request.entry_name());
+  result.set_load_seconds(SecondsSince(*clock_, load_start));
+  if (!entry.ok()) {
+    return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
+                   absl::StrCat("cannot find the kernel entry: ", entry.status().message()));
+  }
+  void** args = workload.kernel_args();
+  const TfRuntime* runtime = thread_pool_.runtime();
+  workload.RestoreInputs();
+
+  if (options.check_correctness()) {
+    SetStage(RunnerStage::kCheckRun);
+    const int64_t check_start = clock_->NowNanos();
+    workload.PrepareCheckRun();
+    const int32_t rc = (*entry)(args, runtime);
+    if (rc != 0) {
+      result.set_check_seconds(SecondsSince(*clock_, check_start));
+      return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
+                     absl::StrCat("kernel returned ", rc,
+                                  " on the correctness check run (non-zero means failure in the "
+                                  "kernel ABI, e.g. a workspace allocation failed)"));
+    }
+    SetStage(RunnerStage::kComparing);
+    std::optional<std::string> wrong = workload.FindWrongAnswer();
+    result.set_check_seconds(SecondsSince(*clock_, check_start));
+    if (wrong.has_value()) {
+      return Failure(std::move(result), MeasureErrorNo::kWrongAnswer,
+                     absl::StrCat("wrong answer for ", workload.workload().Describe(), " (seed ",
+                                  options.input_seed(), "): ", *wrong));
+    }
+  }
+
+  SetStage(RunnerStage::kTimingRuns);
+  const int64_t run_start = clock_->NowNanos();
+  TimeEvaluatorOptions timing{.number = options.number(),
+                              .repeat = options.repeat(),
+                              .min_repeat_ms = options.min_repeat_ms(),
+                              .cooldown_interval_s = options.cooldown_interval_s()};
+  if (options.enable_cpu_cache_flush()) {
+    timing.before_repeat = [ranges = workload.InputRanges()] { FlushCpuCache(ranges); };
+  }
+  TfKernelEntry kernel = *entry;
+  absl::StatusOr<std::vector<double>> costs =
+      EvaluateTime([kernel, args, runtime] { return kernel(args, runtime); }, timing, *clock_);
+  result.set_run_seconds(SecondsSince(*clock_, run_start));
+  if (!costs.ok()) {
+    return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
+                   std::string(costs.status().message()));
+  }
+  for (double cost : *costs) result.add_costs(cost);
+  result.set_error_no(static_cast<int>(MeasureErrorNo::kNoError));
+  return result;
+}
+
+absl::Status RunnerChild::Serve(int request_fd, int result_fd) {
+  thread_pool_.PinCallingThread();
+  absl::Status hello = WriteAllBytes(result_fd, kRunnerHello, kNoDeadline);
+  if (!hello.ok()) return hello;
+  for (;;) {
+    SetStage(RunnerStage::kIdle);
+    absl::StatusOr<std::string> frame = ReadFrame(request_fd, kNoDeadline);
+    if (!frame.ok()) {
+      // The parent closing the pipe between requests is a normal shutdown.
+      if (absl::IsUnavailable(frame.status())) return absl::OkStatus();
+      return frame.status();
+    }
+    proto::RunRequest request;
+    proto::RunResult result;
+    if (!request.ParseFromString(*frame)) {
+      result = Failure(std::move(result), MeasureErrorNo::kUnknown,
+                       absl::StrCat("runner child could not parse a RunRequest of ",
+                                    frame->size(), " bytes"));
+    } else {
+      if (status_page_ != nullptr) {
+        status_page_->prepare_nanos.store(0, std::memory_order_relaxed);
+        status_page_->requests_received.fetch_add(1, std::memory_order_acq_rel);
+      }
+      result = Handle(request);
+    }
+    SetStage(RunnerStage::kWritingResult);
+    absl::Status written = WriteFrame(result_fd, result.SerializeAsString(), kNoDeadline);
+    if (!written.ok()) return written;
+  }
+}
+
+void ExitWhenParentHangsUp(int request_fd) {
+  std::thread([request_fd] {
+    for (;;) {
+      // No events requested: poll still reports POLLHUP (no writers left)
+      // and POLLERR/POLLNVAL, and never consumes request bytes.
+      struct pollfd pfd = {request_fd, 0, 0};
+      if (poll(&pfd, 1, -1) > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+        _exit(0);
+      }
+    }
+  }).detach();
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,86 @@
+// The measurement child's logic: takes a RunRequest (workload, shared object,
+// entry name, measure options), loads and checks the kernel, times it, and
+// answers a RunResult. tunefleet_runner (runner_main.cc) serves it over
+// pipes; the parent side is Runner (runner.h).
+//
+// Kernels run in this process and may crash or hang it: that is the point of
+// the separate process. Everything that outlives one request and is
+// expensive to rebuild stays here across requests: the thread pool (threads
+// pinned once) and the last few workloads' tensors and reference outputs.
+//
+// Handle() is usable in-process too (tests, or a caller that trusts its
+// kernels), with no pipes involved:
+//
+//   SteadyClock clock;
+//   RunnerChild child(RunnerChildOptions{.num_threads = 2}, &clock);
+//   proto::RunResult result = child.Handle(request);
+#ifndef TUNEFLEET_DEVICE_AGENT_RUNNER_CHILD_H_
+#define TUNEFLEET_DEVICE_AGENT_RUNNER_CHILD_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "device_agent/clock.h"
+#include "device_agent/runner_protocol.h"
+#include "device_agent/tensor_data.h"
+#include "device_agent/thread_pool.h"
+#include "proto/runner.pb.h"
+
+namespace tunefleet {
+
+struct RunnerChildOptions {
+  // Kernel threads; 0 means std::thread::hardware_concurrency().
+  int num_threads = 0;
+  // Pin the pool's threads (and the serving thread) to CPUs; see
+  // ThreadPoolOptions::pin_threads.
+  bool pin_threads = true;
+  // Workloads (x seeds) whose tensors and references are kept.
+  size_t workload_cache_capacity = 4;
+};
+
+class RunnerChild {
+ public:
+  // `clock` times the kernel and the stages, and must outlive this object.
+  // `status_page` (may be null) receives the current stage for the parent.
+  RunnerChild(const RunnerChildOptions& options, ClockInterface* clock,
+              RunnerStatusPage* status_page = nullptr);
+
+  // Measures one request. Never fails as a call: every problem is in the
+  // result's error_no (a MeasureErrorNo value) and error_msg:
+  //   UNKNOWN         the request itself is bad (unknown workload or args,
+  //                   measure options out of range);
+  //   RUNTIME_DEVICE  the artifact does not load, lacks the entry symbol, the
+  //                   kernel returns non-zero, or tensors cannot be allocated;
+  //   WRONG_ANSWER    outputs differ from the reference (first index named),
+  //                   or the kernel wrote into an input.
+  // On success, costs holds one mean seconds-per-call per repeat. The stage
+  // times (load_seconds, check_seconds, run_seconds) are filled as far as
+  // the request got.
+  proto::RunResult Handle(const proto::RunRequest& request);
+
+  // Writes kRunnerHello, then answers framed requests from `request_fd` on
+  // `result_fd` until the request pipe closes (returns OK) or I/O fails.
+  // Pins the calling thread when pinning is on.
+  absl::Status Serve(int request_fd, int result_fd);
+
+  const ThreadPool& thread_pool() const { return thread_pool_; }
+
+ private:
+  void SetStage(RunnerStage stage);
+
+  ClockInterface* clock_;
+  RunnerStatusPage* status_page_;
+  ThreadPool thread_pool_;
+  PreparedWorkloadCache workloads_;
+};
+
+// Starts a detached thread that ends the process (_exit) as soon as every
+// writer of `request_fd` is gone, i.e. the parent died, even while the main
+// thread is stuck in a kernel that never returns. Complements
+// PR_SET_PDEATHSIG, which fires when the parent *thread* that spawned this
+// process exits rather than the parent process.
+void ExitWhenParentHangsUp(int request_fd);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_DEVICE_AGENT_RUNNER_CHILD_H_
