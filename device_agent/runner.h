@@ -36,23 +36,18 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "device_agent/runner_interface.h"
 #include "device_agent/runner_protocol.h"
 #include "proto/runner.pb.h"
 
 namespace tunefleet {
 
-// Measures one artifact per call. Implementations never throw and never
-// fail as a call: every outcome is in the RunResult (error_no is a
-// MeasureErrorNo value from tuner_core/measure/measure.h).
-class RunnerInterface {
- public:
-  virtual ~RunnerInterface() = default;
-  virtual proto::RunResult Run(const proto::RunRequest& request) = 0;
-};
-
 struct RunnerOptions {
   // The tunefleet_runner binary. Empty: "tunefleet_runner" in the directory
-  // of this process's executable, else $TUNEFLEET_RUNNER.
+  // of this process's executable, else $TUNEFLEET_RUNNER, else in Bazel
+  // runfiles (<exe>.runfiles, $RUNFILES_DIR, $TEST_SRCDIR, under
+  // tunefleet/device_agent/): a binary with //device_agent:tunefleet_runner
+  // in its `data` finds it with no configuration.
   std::string runner_path;
   // Kernel threads in the child; 0 = the machine's hardware concurrency.
   int num_threads = 0;
@@ -86,6 +81,8 @@ class Runner final : public RunnerInterface {
   //   RUNTIME_DEVICE  the child died (the message names the signal or exit
   //                   status and the stage), or could not be started;
   //   UNKNOWN         timeout_s is not > 0, or the child's answer was garbage.
+  // For these parent-made results run_seconds is the wall time from sending
+  // the request to giving up: the time the trial cost.
   proto::RunResult Run(const proto::RunRequest& request) override;
 
   // The live child's pid, if any (for tests and diagnostics).

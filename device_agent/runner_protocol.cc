@@ -119,6 +119,10 @@ int64_t RunnerNowNanos() {
       .count();
 }
 
+absl::Status WaitUntilReadable(int fd, int64_t deadline_nanos) {
+  return WaitUntilReady(fd, POLLIN, deadline_nanos);
+}
+
 absl::Status WriteAllBytes(int fd, absl::string_view bytes, int64_t deadline_nanos) {
   ScopedSigpipeSuppression no_sigpipe;
   while (!bytes.empty()) {

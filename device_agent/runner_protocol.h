@@ -87,6 +87,10 @@ int64_t RunnerNowNanos();
 [[nodiscard]] absl::StatusOr<std::string> ReadExactBytes(int fd, size_t size,
                                                          int64_t deadline_nanos);
 
+// Waits until `fd` has data to read or its writer has closed (the next read
+// tells which). DeadlineExceeded when the deadline passes first.
+[[nodiscard]] absl::Status WaitUntilReadable(int fd, int64_t deadline_nanos);
+
 // One length-prefixed frame each way. ReadFrame adds DataLoss for a length
 // above kMaxRunnerFrameBytes.
 [[nodiscard]] absl::Status WriteFrame(int fd, absl::string_view payload, int64_t deadline_nanos);

@@ -20,7 +20,7 @@ typedef struct DenseArgs {
 } DenseArgs;
 
 /* One output row per parallel_for index. */
-static void DenseRow(int64_t m, void* closure) {
+static inline void DenseRow(int64_t m, void* closure) {
   const DenseArgs* args = (const DenseArgs*)closure;
   for (int64_t n = 0; n < TEST_DENSE_N; ++n) {
     float sum = 0.0f;
@@ -31,7 +31,7 @@ static void DenseRow(int64_t m, void* closure) {
   }
 }
 
-static int32_t DenseParallel(void** buffers, const TfRuntime* runtime) {
+static inline int32_t DenseParallel(void** buffers, const TfRuntime* runtime) {
   DenseArgs args = {(const float*)buffers[0], (const float*)buffers[1], (float*)buffers[2]};
   runtime->parallel_for(runtime->context, TEST_DENSE_M, DenseRow, &args);
   return 0;

@@ -1,5 +1,6 @@
 #include "tuner_core/records/record_file.h"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>

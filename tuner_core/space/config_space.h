@@ -7,7 +7,7 @@
 //
 //   ConfigSpace space;
 //   TF_RETURN_IF_ERROR(space.DefineSplit("tile_y", 1024));          // [-1, y]
-//   TF_RETURN_IF_ERROR(space.DefineKnob("unroll_k", std::vector<int64_t>{0, 1}));
+//   TF_RETURN_IF_ERROR(space.DefineKnob("unroll_k", {0, 1}));
 //   TF_ASSIGN_OR_RETURN(Config config, space.Get(17));
 //   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_y, config.GetSplit("tile_y"));
 //
@@ -22,8 +22,9 @@
 //   "an"  DefineAnnotate: one of "none" | "unroll" | "vec" per axis.
 //
 // A config's index is mixed radix over the knobs in definition order, with the
-// FIRST-defined knob varying fastest (AutoTVM's convention), so index i names
-// the same configuration here and in AutoTVM for the same knob definitions.
+// FIRST-defined knob varying fastest (AutoTVM's convention). Within a knob,
+// choices are listed in AutoTVM's order too (e.g. split choices by ascending
+// inner size, the innermost loop's size varying slowest).
 //
 // ConfigSpace is cheap to copy: its knob table is immutable and shared. Config
 // values share it too, so they stay valid after the space is moved, copied or

@@ -55,7 +55,8 @@ TEST(ConfigSpaceTest, TwoSplitKnobsMultiply) {
 TEST(ConfigSpaceTest, TwoOtherKnobsOfFiveMakeTwentyFive) {
   ConfigSpace space;
   ASSERT_TRUE(space.DefineKnob("a", std::vector<int64_t>{1, 2, 3, 4, 5}).ok());
-  ASSERT_TRUE(space.DefineKnob("b", std::vector<std::string>{"p", "q", "r", "s", "t"}).ok());
+  // Braced lists pick the right overload.
+  ASSERT_TRUE(space.DefineKnob("b", {"p", "q", "r", "s", "t"}).ok());
   EXPECT_EQ(space.size(), 25);
   EXPECT_EQ(space.num_knobs(), 2);
   EXPECT_EQ(space.knob_name(1), "b");

@@ -1,0 +1,143 @@
+#include "cli/local_measurer.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace tunefleet {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+proto::MeasureOptions ToProto(const MeasureOptions& o) {
+  proto::MeasureOptions p;
+  p.set_number(o.number);
+  p.set_repeat(o.repeat);
+  p.set_min_repeat_ms(o.min_repeat_ms);
+  p.set_cooldown_interval_s(o.cooldown_interval_s);
+  p.set_enable_cpu_cache_flush(o.enable_cpu_cache_flush);
+  p.set_timeout_s(o.timeout_s);
+  p.set_check_correctness(o.check_correctness);
+  p.set_input_seed(o.input_seed);
+  return p;
+}
+
+bool IsExecutable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+
+}  // namespace
+
+double LocalTimings::OverheadPerTrialSeconds() const {
+  if (trials == 0) return 0;
+  const double outside = measure_wall_seconds - run_seconds - check_seconds;
+  return outside / trials;
+}
+
+std::string FindRunnerBinary() {
+  if (const char* env = std::getenv("TUNEFLEET_RUNNER"); env && *env) return env;
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  buf[n] = 0;
+  std::string exe(buf);
+  std::string dir = exe.substr(0, exe.rfind('/'));
+  for (const std::string& candidate :
+       {dir + "/tunefleet_runner", exe + ".runfiles/tunefleet/device_agent/tunefleet_runner",
+        dir + "/../device_agent/tunefleet_runner"}) {
+    if (IsExecutable(candidate)) return candidate;
+  }
+  return "";
+}
+
+absl::StatusOr<std::unique_ptr<LocalMeasurer>> LocalMeasurer::Create(const Task& task,
+                                                                      LocalMeasurerOptions options) {
+  TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
+  if (options.runner.runner_path.empty()) options.runner.runner_path = FindRunnerBinary();
+  if (options.build_parallelism <= 0) {
+    options.build_parallelism = std::max(1u, std::thread::hardware_concurrency());
+  }
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Runner> runner, Runner::Create(options.runner));
+  return std::unique_ptr<LocalMeasurer>(
+      new LocalMeasurer(task, std::move(target), std::move(options), std::move(runner)));
+}
+
+std::vector<BuildResult> LocalMeasurer::BuildAll(const std::vector<Config>& configs) {
+  std::vector<BuildResult> results(configs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < configs.size(); i = next.fetch_add(1)) {
+      results[i] = BuildCandidate(task_.tmpl(), task_.workload(), configs[i], target_, options_.build);
+    }
+  };
+  const int threads = std::min<int>(options_.build_parallelism, static_cast<int>(configs.size()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return results;
+}
+
+std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& configs) {
+  Clock::time_point start = Clock::now();
+  std::vector<BuildResult> builds = BuildAll(configs);
+  timings_.build_wall_seconds += SecondsSince(start);
+
+  start = Clock::now();
+  std::vector<MeasureResult> results(configs.size());
+  const std::string args_json = task_.workload().args().dump();
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const BuildResult& build = builds[i];
+    MeasureResult& result = results[i];
+    timings_.build_cpu_seconds += build.timings.total_seconds;
+    if (!build.ok()) {
+      result.costs = {1e9};
+      result.error_no = build.error_no;
+      result.error_msg = build.error_msg;
+      result.all_cost = build.timings.total_seconds;
+      result.timestamp = Now();
+      continue;
+    }
+    ++timings_.built;
+    timings_.build_seconds_each.push_back(build.timings.total_seconds);
+    proto::RunRequest request;
+    request.set_workload_name(task_.workload().name());
+    request.set_workload_args_json(args_json);
+    request.set_shared_object(build.artifact.shared_object);
+    request.set_entry_name(build.artifact.entry_name);
+    request.set_artifact_hash(build.artifact.hash);
+    *request.mutable_options() = ToProto(options_.measure);
+    const Clock::time_point run_start = Clock::now();
+    proto::RunResult run = runner_->Run(request);
+    const double run_wall = SecondsSince(run_start);
+    timings_.run_seconds += run.run_seconds();
+    timings_.check_seconds += run.check_seconds();
+    timings_.load_seconds += run.load_seconds();
+    result.error_no = static_cast<MeasureErrorNo>(run.error_no());
+    result.error_msg = run.error_msg();
+    if (result.ok()) {
+      result.costs.assign(run.costs().begin(), run.costs().end());
+    } else {
+      result.costs = {1e9};
+    }
+    result.all_cost = build.timings.total_seconds + run_wall;
+    result.timestamp = Now();
+  }
+  timings_.measure_wall_seconds += SecondsSince(start);
+  timings_.trials += static_cast<int64_t>(configs.size());
+  return results;
+}
+
+}  // namespace tunefleet

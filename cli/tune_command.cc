@@ -1,0 +1,159 @@
+#include "cli/tune_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "tuner_core/records/best_record.h"
+#include "tuner_core/records/record_file.h"
+#include "tuner_core/tuners/tuner_factory.h"
+
+namespace tunefleet {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
+                                                     const std::string& shape,
+                                                     const std::string& layout) {
+  if (workload != "dense") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown workload \"", workload, "\" (known: dense)"));
+  }
+  std::vector<std::string> parts = absl::StrSplit(shape, ',');
+  std::vector<int64_t> dims;
+  for (const std::string& p : parts) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(p, &v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shape \"", shape, "\": \"", p, "\" is not an integer (dense wants M,N,K)"));
+    }
+    dims.push_back(v);
+  }
+  if (dims.size() != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": dense wants M,N,K"));
+  }
+  return nlohmann::json{{"M", dims[0]}, {"N", dims[1]}, {"K", dims[2]}, {"layout", layout}};
+}
+
+absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostream& progress,
+                                    std::ostream& out) {
+  const auto start = std::chrono::steady_clock::now();
+  TF_ASSIGN_OR_RETURN(nlohmann::json args, WorkloadArgsFromShape(options.workload, options.shape, options.layout));
+  const std::string target = options.target.empty() ? HostTargetString() : options.target;
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task,
+                      Task::Make(options.template_name, options.workload, args, target));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<LocalMeasurer> measurer,
+                      LocalMeasurer::Create(*task, options.local));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner(options.tuner, task->space(), options.seed));
+
+  TuneSummary summary;
+  summary.task_name = task->name();
+  summary.workload = task->workload().Describe();
+  summary.target = target;
+
+  std::unique_ptr<RecordWriter> writer;
+  if (!options.log.empty()) {
+    if (options.resume) {
+      absl::StatusOr<ReadReport> earlier = ReadRecords(options.log);
+      if (earlier.ok()) {
+        for (const Record& r : earlier->records) {
+          if (r.task_name != task->name() || r.target != target || r.workload_args != task->workload().args()) continue;
+          absl::StatusOr<Config> config = task->space().FromJson(r.config);
+          if (!config.ok()) continue;  // a record of an older space: measure again
+          tuner->MarkVisited(config->index());
+          ++summary.resumed;
+        }
+      } else if (earlier.status().code() != absl::StatusCode::kNotFound) {
+        return earlier.status();
+      }
+    }
+    TF_ASSIGN_OR_RETURN(writer, RecordWriter::Open(options.log));
+  }
+
+  out << "Tuning " << summary.workload << " with " << task->name() << " (" << task->space().size()
+      << " configs) on \"" << target << "\", tuner " << options.tuner << ", " << options.trials
+      << " trials";
+  if (summary.resumed > 0) out << ", " << summary.resumed << " configs already in " << options.log << " skipped";
+  out << "\n";
+
+  absl::Status write_status;
+  std::vector<TuneCallback> callbacks;
+  if (writer) {
+    callbacks.push_back([&](const std::vector<TrialResult>& batch) {
+      for (const TrialResult& trial : batch) {
+        Record record;
+        record.target = target;
+        record.task_name = task->name();
+        record.workload_name = task->workload().name();
+        record.workload_args = task->workload().args();
+        record.config = trial.config.ToJson();
+        record.result = trial.result;
+        absl::Status s = writer->Append(record);
+        if (!s.ok() && write_status.ok()) write_status = s;
+      }
+    });
+  }
+  TuneOptions tune_options;
+  tune_options.n_trial = options.trials;
+  tune_options.early_stopping = options.early_stopping;
+  tune_options.batch_size = options.batch_size;
+  tune_options.flops = task->workload().flops();
+  tune_options.progress_stream = &progress;
+  TF_RETURN_IF_ERROR(tuner->Tune(*measurer, tune_options, callbacks));
+  TF_RETURN_IF_ERROR(write_status);
+
+  summary.trials = tuner->trials_done();
+  summary.best_gflops = tuner->best_flops() / 1e9;
+  if (tuner->best_config().has_value()) summary.best_config = tuner->best_config()->ToJson();
+  if (summary.best_gflops > 0) summary.best_cost_seconds = task->workload().flops() / tuner->best_flops();
+  summary.timings = measurer->timings();
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  const LocalTimings& t = summary.timings;
+  if (summary.best_config.is_null()) {
+    out << "No config succeeded.\n";
+  } else {
+    out << absl::StrFormat("Best: %.2f GFLOPS (%.3f ms) config %s\n", summary.best_gflops,
+                           summary.best_cost_seconds * 1e3, summary.best_config.dump());
+  }
+  out << absl::StrFormat(
+      "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
+      "kernel runs %.1f s | checks %.1f s | overhead %.2f ms per trial\n",
+      summary.wall_seconds, summary.trials, t.build_wall_seconds, Median(t.build_seconds_each) * 1e3,
+      t.run_seconds, t.check_seconds, t.OverheadPerTrialSeconds() * 1e3);
+  return summary;
+}
+
+absl::Status RunBest(const std::string& log, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(ReadReport report, ReadRecords(log));
+  for (const std::string& w : report.warnings) out << "warning: " << w << "\n";
+  std::vector<Record> best = BestPerTask(report.records);
+  if (best.empty()) {
+    return absl::NotFoundError(absl::StrCat(log, ": no successful record among ", report.records.size()));
+  }
+  for (const Record& r : best) {
+    absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(r.workload_name, r.workload_args);
+    out << r.task_name << " " << (workload.ok() ? (*workload)->Describe() : r.workload_args.dump())
+        << " on \"" << r.target << "\"\n";
+    if (workload.ok()) {
+      out << absl::StrFormat("  %.2f GFLOPS, %.4f ms\n", r.Gflops((*workload)->flops()),
+                             r.result.MeanCost() * 1e3);
+    }
+    out << "  config " << r.config.dump() << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

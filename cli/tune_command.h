@@ -1,0 +1,63 @@
+// The local-mode commands of the `tunefleet` CLI as library functions, so the
+// benchmark and tests call exactly what users run:
+//
+//   tunefleet tune --workload dense --shape 1024,1024,1024 --tuner random
+//       --trials 500 --log records.jsonl
+//   tunefleet best --log records.jsonl
+#ifndef TUNEFLEET_CLI_TUNE_COMMAND_H_
+#define TUNEFLEET_CLI_TUNE_COMMAND_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cli/local_measurer.h"
+#include "nlohmann/json.hpp"
+
+namespace tunefleet {
+
+struct TuneCommandOptions {
+  std::string workload = "dense";
+  std::string shape;            // "M,N,K" for dense
+  std::string layout = "NK";    // dense: NK (B is [N,K]) or KN
+  std::string template_name;    // empty: the workload's default template
+  std::string tuner = "random";
+  int64_t trials = 500;
+  int64_t early_stopping = -1;
+  int batch_size = 8;
+  std::string log;              // records file (appended); empty: none
+  std::string target;           // empty: the host ("llvm -mcpu=<host cpu>")
+  uint64_t seed = 0;
+  bool resume = true;           // skip configs already in --log for this task
+  LocalMeasurerOptions local;
+};
+
+struct TuneSummary {
+  std::string task_name;
+  std::string workload;         // Describe()
+  std::string target;
+  int64_t trials = 0;
+  int64_t resumed = 0;          // configs skipped because --log had them
+  double best_gflops = 0;
+  double best_cost_seconds = 0;
+  nlohmann::json best_config;   // null when nothing succeeded
+  double wall_seconds = 0;
+  LocalTimings timings;
+};
+
+// Workload args from the CLI's --workload/--shape/--layout.
+absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
+                                                     const std::string& shape,
+                                                     const std::string& layout);
+
+// Runs the tuning job; progress lines go to `progress`, the summary to `out`.
+absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostream& progress,
+                                    std::ostream& out);
+
+// Prints the best record per task in `log` with its GFLOPS.
+absl::Status RunBest(const std::string& log, std::ostream& out);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_CLI_TUNE_COMMAND_H_

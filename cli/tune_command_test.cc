@@ -1,0 +1,102 @@
+// Local mode end to end: real builds, the real runner child, records on disk.
+#include "cli/tune_command.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "tuner_core/records/record_file.h"
+
+namespace tunefleet {
+namespace {
+
+class TuneCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* srcdir = std::getenv("TEST_SRCDIR");
+    ASSERT_NE(srcdir, nullptr);
+    setenv("TUNEFLEET_RUNNER", (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
+    log_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl";
+    std::remove(log_.c_str());
+  }
+
+  TuneCommandOptions SmallJob(int64_t trials) {
+    TuneCommandOptions o;
+    o.shape = "37,45,29";  // divides no tile
+    o.trials = trials;
+    o.log = log_;
+    o.seed = 7;
+    o.local.runner.num_threads = 2;
+    o.local.measure.number = 2;
+    o.local.measure.repeat = 2;
+    o.local.measure.cooldown_interval_s = 0;
+    return o;
+  }
+
+  std::string log_;
+};
+
+TEST_F(TuneCommandTest, TunesRecordsEveryTrialAndReportsTheBest) {
+  std::ostringstream progress, out;
+  auto summary = RunTune(SmallJob(24), progress, out);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->trials, 24);
+  EXPECT_GT(summary->best_gflops, 0.0);
+  EXPECT_FALSE(summary->best_config.is_null());
+  EXPECT_NE(progress.str().find("[Task 1/1]"), std::string::npos);
+  EXPECT_NE(progress.str().find("Progress: (24/24)"), std::string::npos) << progress.str();
+
+  auto report = ReadRecords(log_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->records.size(), 24u);
+  int ok = 0;
+  for (const Record& r : report->records) {
+    EXPECT_EQ(r.task_name, "dense_pack.x86");
+    // Every config either runs correctly or is a vector width this host lacks.
+    if (r.result.ok()) {
+      ++ok;
+    } else {
+      EXPECT_EQ(r.result.error_no, MeasureErrorNo::kInstantiationError) << r.result.error_msg;
+    }
+  }
+  EXPECT_GT(ok, 0);
+
+  std::ostringstream best;
+  ASSERT_TRUE(RunBest(log_, best).ok());
+  EXPECT_NE(best.str().find("GFLOPS"), std::string::npos) << best.str();
+}
+
+TEST_F(TuneCommandTest, ResumeSkipsConfigsAlreadyInTheLog) {
+  std::ostringstream progress, out;
+  ASSERT_TRUE(RunTune(SmallJob(10), progress, out).ok());
+  auto second = RunTune(SmallJob(10), progress, out);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->resumed, 10);
+  auto report = ReadRecords(log_);
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->records.size(), 20u);
+  std::set<int64_t> indices;
+  for (const Record& r : report->records) indices.insert(r.config["index"].get<int64_t>());
+  EXPECT_EQ(indices.size(), 20u) << "a config was measured twice";
+}
+
+TEST_F(TuneCommandTest, BadInputsAreClearErrors) {
+  std::ostringstream progress, out;
+  TuneCommandOptions o = SmallJob(1);
+  o.shape = "12,x,4";
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("\"x\" is not an integer"), std::string::npos);
+  o = SmallJob(1);
+  o.tuner = "annealing-magic";
+  EXPECT_EQ(RunTune(o, progress, out).status().code(), absl::StatusCode::kInvalidArgument);
+  o = SmallJob(1);
+  o.target = "llvm -mcpu=pentium9";
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("unknown CPU"), std::string::npos);
+  std::ostringstream best;
+  EXPECT_EQ(RunBest(log_ + ".missing", best).code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace tunefleet

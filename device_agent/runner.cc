@@ -1,0 +1,436 @@
+#include "device_agent/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/logging.h"
+#include "tuner_core/measure/measure.h"
+
+extern char** environ;
+
+namespace tunefleet {
+namespace {
+
+constexpr char kRunnerBinaryName[] = "tunefleet_runner";
+constexpr char kWorkspaceName[] = "tunefleet";
+// While the child prepares a workload, how often to look at its progress.
+constexpr int64_t kPreparePollNanos = 100'000'000;
+// How long a child that closed its result pipe may take to exit on its own.
+constexpr int64_t kExitGraceNanos = 2'000'000'000;
+
+// A result the parent makes up because the child gave none. `elapsed_s`
+// goes into run_seconds: it is what the trial cost.
+proto::RunResult Failure(MeasureErrorNo error_no, std::string message, double elapsed_s = 0) {
+  proto::RunResult result;
+  result.set_error_no(static_cast<int>(error_no));
+  result.set_error_msg(std::move(message));
+  result.set_run_seconds(elapsed_s);
+  return result;
+}
+
+int64_t SecondsToNanos(double seconds) {
+  return static_cast<int64_t>(std::min(seconds, 1e9) * 1e9);
+}
+
+std::string DescribeWaitStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = sigabbrev_np(sig);
+    return absl::StrCat("killed by signal ", sig, " (SIG", abbrev != nullptr ? abbrev : "?", ")");
+  }
+  if (WIFEXITED(status)) return absl::StrCat("exited with status ", WEXITSTATUS(status));
+  return absl::StrCat("ended with wait status ", status);
+}
+
+// Blocking waitpid that survives signals. Returns how the child ended.
+std::string WaitForExit(pid_t pid) {
+  int status = 0;
+  for (;;) {
+    const pid_t reaped = waitpid(pid, &status, 0);
+    if (reaped == pid) return DescribeWaitStatus(status);
+    if (reaped < 0 && errno == EINTR) continue;
+    // ECHILD: the host process ignores SIGCHLD, so the kernel reaped it.
+    return absl::StrCat("ended (exit status unavailable: ", std::strerror(errno), ")");
+  }
+}
+
+absl::Status IsExecutableFile(const std::string& path) {
+  if (path.empty()) return absl::NotFoundError("empty path");
+  if (access(path.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ResolveRunnerPath(const std::string& configured) {
+  if (!configured.empty()) {
+    if (absl::Status ok = IsExecutableFile(configured); !ok.ok()) {
+      return absl::NotFoundError(
+          absl::StrCat("runner binary is not an executable file: ", ok.message()));
+    }
+    return configured;
+  }
+  std::vector<std::string> tried;
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length > 0) {
+    std::string dir(self, static_cast<size_t>(length));
+    dir = dir.substr(0, dir.rfind('/') + 1);
+    const std::string beside = absl::StrCat(dir, kRunnerBinaryName);
+    absl::Status ok = IsExecutableFile(beside);
+    if (ok.ok()) return beside;
+    tried.push_back(std::string(ok.message()));
+  }
+  const char* from_env = std::getenv("TUNEFLEET_RUNNER");
+  if (from_env != nullptr && *from_env != '\0') {
+    absl::Status ok = IsExecutableFile(from_env);
+    if (ok.ok()) return std::string(from_env);
+    tried.push_back(absl::StrCat("$TUNEFLEET_RUNNER=", ok.message()));
+  } else {
+    tried.push_back("$TUNEFLEET_RUNNER is not set");
+  }
+  // Bazel runfiles, for a binary or test with //device_agent:tunefleet_runner
+  // in its `data`.
+  std::vector<std::string> runfiles_roots;
+  if (length > 0) runfiles_roots.push_back(absl::StrCat(std::string(self, length), ".runfiles"));
+  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
+    const char* root = std::getenv(variable);
+    if (root != nullptr && *root != '\0') runfiles_roots.push_back(root);
+  }
+  for (const std::string& root : runfiles_roots) {
+    const std::string in_runfiles =
+        absl::StrCat(root, "/", kWorkspaceName, "/device_agent/", kRunnerBinaryName);
+    absl::Status ok = IsExecutableFile(in_runfiles);
+    if (ok.ok()) return in_runfiles;
+    tried.push_back(std::string(ok.message()));
+  }
+  return absl::NotFoundError(absl::StrCat("cannot find the ", kRunnerBinaryName,
+                                          " binary; tried: ", absl::StrJoin(tried, "; ")));
+}
+
+// A duplicate of `fd` numbered >= 10 (close-on-exec), replacing it. Keeps
+// the child's dup2 onto 3, 4 and 5 from overwriting a source still needed.
+int LiftDescriptor(int fd) {
+  const int lifted = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  close(fd);
+  return lifted;
+}
+
+bool SetNonBlocking(int fd) {
+  const int flags = fcntl(fd, F_GETFL);
+  return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
+  if (options.num_threads < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("runner: num_threads must be >= 0, got ", options.num_threads));
+  }
+  if (!(options.startup_timeout_s > 0) || !(options.prepare_timeout_s > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "runner: startup_timeout_s and prepare_timeout_s must be > 0, got ",
+        options.startup_timeout_s, " and ", options.prepare_timeout_s));
+  }
+  absl::StatusOr<std::string> path = ResolveRunnerPath(options.runner_path);
+  if (!path.ok()) return path.status();
+  options.runner_path = *std::move(path);
+  return std::unique_ptr<Runner>(new Runner(std::move(options)));
+}
+
+Runner::~Runner() {
+  absl::MutexLock lock(&mu_);
+  if (child_.has_value()) KillChild();
+}
+
+std::optional<pid_t> Runner::child_pid() const {
+  absl::MutexLock lock(&mu_);
+  if (!child_.has_value()) return std::nullopt;
+  return child_->pid;
+}
+
+absl::Status Runner::SpawnChild() {
+  int request_pipe[2];
+  int result_pipe[2];
+  if (pipe2(request_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe2 failed: ", std::strerror(errno)));
+  }
+  if (pipe2(result_pipe, O_CLOEXEC) != 0) {
+    const int error = errno;
+    close(request_pipe[0]);
+    close(request_pipe[1]);
+    return absl::InternalError(absl::StrCat("pipe2 failed: ", std::strerror(error)));
+  }
+  // The status page is a nicety for error messages; run without it if the
+  // memfd cannot be made.
+  int status_fd = CreateRunnerStatusFd();
+  RunnerStatusPage* status_page = MapRunnerStatusPage(status_fd);
+  if (status_page == nullptr && status_fd >= 0) {
+    close(status_fd);
+    status_fd = -1;
+  }
+  const int child_request_fd = LiftDescriptor(request_pipe[0]);
+  const int child_result_fd = LiftDescriptor(result_pipe[1]);
+  const int child_status_fd = status_fd >= 0 ? LiftDescriptor(status_fd) : -1;
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, child_request_fd, kRunnerRequestFd);
+  posix_spawn_file_actions_adddup2(&actions, child_result_fd, kRunnerResultFd);
+  if (child_status_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, child_status_fd, kRunnerStatusFd);
+  }
+  // Descriptors the agent forgot to mark close-on-exec stay out of the child.
+  posix_spawn_file_actions_addclosefrom_np(&actions, kRunnerStatusFd + 1);
+
+  // The child starts with no blocked signals and default dispositions
+  // whatever this thread and process had (an ignored SIGPIPE, say).
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t no_signals, all_signals;
+  sigemptyset(&no_signals);
+  sigfillset(&all_signals);
+  posix_spawnattr_setsigmask(&attributes, &no_signals);
+  posix_spawnattr_setsigdefault(&attributes, &all_signals);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<std::string> args = {
+      options_.runner_path,
+      absl::StrCat("--request_fd=", kRunnerRequestFd),
+      absl::StrCat("--result_fd=", kRunnerResultFd),
+      absl::StrCat("--status_fd=", child_status_fd >= 0 ? kRunnerStatusFd : -1),
+      absl::StrCat("--parent_pid=", getpid()),
+      absl::StrCat("--num_threads=", options_.num_threads),
+      absl::StrCat("--pin_threads=", options_.pin_threads ? "true" : "false"),
+  };
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = -1;
+  const int spawn_error = posix_spawn(&pid, options_.runner_path.c_str(), &actions, &attributes,
+                                      argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  close(child_request_fd);
+  close(child_result_fd);
+  if (child_status_fd >= 0) close(child_status_fd);
+  if (spawn_error != 0) {
+    close(request_pipe[1]);
+    close(result_pipe[0]);
+    UnmapRunnerStatusPage(status_page);
+    return absl::UnavailableError(absl::StrCat("posix_spawn of ", options_.runner_path,
+                                               " failed: ", std::strerror(spawn_error)));
+  }
+  child_ = Child{.pid = pid,
+                 .request_fd = request_pipe[1],
+                 .result_fd = result_pipe[0],
+                 .status_page = status_page};
+  if (!SetNonBlocking(child_->request_fd) || !SetNonBlocking(child_->result_fd)) {
+    const int error = errno;
+    KillChild();
+    return absl::InternalError(
+        absl::StrCat("cannot make the runner pipes non-blocking: ", std::strerror(error)));
+  }
+
+  absl::StatusOr<std::string> hello =
+      ReadExactBytes(child_->result_fd, kRunnerHello.size(),
+                     RunnerNowNanos() + SecondsToNanos(options_.startup_timeout_s));
+  if (!hello.ok()) {
+    const std::string ended =
+        absl::IsUnavailable(hello.status()) ? ReapExitingChild() : KillChild();
+    return absl::UnavailableError(absl::StrCat(options_.runner_path, " (pid ", pid,
+                                               ") did not report ready: ",
+                                               hello.status().message(), "; it ", ended));
+  }
+  if (*hello != kRunnerHello) {
+    KillChild();
+    return absl::FailedPreconditionError(
+        absl::StrCat(options_.runner_path, " is not a compatible ", kRunnerBinaryName,
+                     ": it greeted with \"", absl::CEscape(*hello), "\""));
+  }
+  return absl::OkStatus();
+}
+
+std::string Runner::ChildStage() const {
+  if (!child_.has_value() || child_->status_page == nullptr) {
+    return "in an unknown stage (no status page)";
+  }
+  return RunnerStageDescription(
+      static_cast<RunnerStage>(child_->status_page->stage.load(std::memory_order_acquire)));
+}
+
+void Runner::ReleaseChildResources() {
+  if (!child_.has_value()) return;
+  close(child_->request_fd);
+  close(child_->result_fd);
+  UnmapRunnerStatusPage(child_->status_page);
+  child_.reset();
+}
+
+std::string Runner::KillChild() {
+  kill(child_->pid, SIGKILL);
+  std::string ended = WaitForExit(child_->pid);
+  ReleaseChildResources();
+  return ended;
+}
+
+std::string Runner::ReapExitingChild() {
+  const int64_t give_up = RunnerNowNanos() + kExitGraceNanos;
+  for (;;) {
+    int status = 0;
+    const pid_t reaped = waitpid(child_->pid, &status, WNOHANG);
+    if (reaped == child_->pid) {
+      ReleaseChildResources();
+      return DescribeWaitStatus(status);
+    }
+    if (reaped < 0 && errno == EINTR) continue;
+    if (reaped < 0) {
+      const int error = errno;
+      ReleaseChildResources();
+      return absl::StrCat("ended (exit status unavailable: ", std::strerror(error), ")");
+    }
+    if (RunnerNowNanos() >= give_up) {
+      return absl::StrCat("closed its result pipe but did not exit, so was ", KillChild());
+    }
+    usleep(1000);
+  }
+}
+
+proto::RunResult Runner::Run(const proto::RunRequest& request) {
+  absl::MutexLock lock(&mu_);
+  const double timeout_s = request.options().timeout_s();
+  if (!(timeout_s > 0) || !std::isfinite(timeout_s)) {
+    return Failure(MeasureErrorNo::kUnknown,
+                   absl::StrCat("invalid measure options: timeout_s must be > 0, got ", timeout_s));
+  }
+  const int64_t timeout_nanos = SecondsToNanos(timeout_s);
+  const int64_t prepare_timeout_nanos = SecondsToNanos(options_.prepare_timeout_s);
+  const std::string payload = request.SerializeAsString();
+
+  // A second attempt happens only when the first child died before taking
+  // the request, i.e. before any of this trial's code ran.
+  for (int attempt = 1;; ++attempt) {
+    const bool may_retry = attempt == 1;
+    if (!child_.has_value()) {
+      if (absl::Status spawned = SpawnChild(); !spawned.ok()) {
+        return Failure(MeasureErrorNo::kRuntimeDevice,
+                       absl::StrCat("cannot start the runner child: ", spawned.message()));
+      }
+    }
+    const pid_t pid = child_->pid;
+    const uint64_t sequence = ++child_->requests_sent;
+    const int64_t sent_at = RunnerNowNanos();
+
+    absl::Status written = WriteFrame(child_->request_fd, payload, sent_at + timeout_nanos);
+    if (!written.ok()) {
+      const std::string ended =
+          absl::IsUnavailable(written) ? ReapExitingChild() : KillChild();
+      if (may_retry) {
+        TF_LOG(WARNING) << "runner: child pid=" << pid << " " << ended
+                        << " before taking a request; starting a new one";
+        continue;
+      }
+      return Failure(MeasureErrorNo::kRuntimeDevice,
+                     absl::StrCat("runner child (pid ", pid, ") could not take the request (",
+                                  written.message(), "); it ", ended));
+    }
+
+    // Wait for the result. The deadline is timeout_s after sending, plus the
+    // time the child spent preparing the workload (published on the status
+    // page; up to prepare_timeout_s), which is not the kernel's doing.
+    // Only the wait for the first byte is extended: a frame is then read in
+    // one go, never split across deadlines.
+    RunnerStatusPage* page = child_->status_page;
+    int64_t deadline = sent_at + timeout_nanos;
+    int64_t prepare_nanos = 0;
+    absl::Status readable;
+    for (;;) {
+      readable = WaitUntilReadable(child_->result_fd, deadline);
+      if (!absl::IsDeadlineExceeded(readable)) break;
+      if (page == nullptr ||
+          page->requests_received.load(std::memory_order_acquire) != sequence) {
+        break;
+      }
+      const int64_t now = RunnerNowNanos();
+      if (static_cast<RunnerStage>(page->stage.load(std::memory_order_acquire)) ==
+          RunnerStage::kPreparingWorkload) {
+        if (now - sent_at >= prepare_timeout_nanos) break;
+        deadline = std::min(now + kPreparePollNanos, sent_at + prepare_timeout_nanos);
+        continue;
+      }
+      prepare_nanos = page->prepare_nanos.load(std::memory_order_acquire);
+      const int64_t extended = sent_at + prepare_nanos + timeout_nanos;
+      if (now >= extended) break;
+      deadline = extended;
+    }
+    // Once the result starts arriving, the rest is at most a timeout away.
+    absl::StatusOr<std::string> frame =
+        readable.ok() ? ReadFrame(child_->result_fd, RunnerNowNanos() + timeout_nanos)
+                      : absl::StatusOr<std::string>(readable);
+
+    if (frame.ok()) {
+      proto::RunResult result;
+      if (!result.ParseFromString(*frame)) {
+        KillChild();
+        return Failure(MeasureErrorNo::kUnknown,
+                       absl::StrCat("runner child (pid ", pid, ") sent an unparsable RunResult of ",
+                                    frame->size(), " bytes; killed it"));
+      }
+      return result;
+    }
+    const std::string stage = ChildStage();
+    // The trial's cost in time, for the caller's all_cost.
+    const double elapsed_s = (RunnerNowNanos() - sent_at) / 1e9;
+    if (absl::IsDeadlineExceeded(frame.status())) {
+      KillChild();
+      const std::string preparation =
+          prepare_nanos >= 1'000'000
+              ? absl::StrFormat(" (plus %.3f s of workload preparation, not counted)",
+                                prepare_nanos / 1e9)
+              : "";
+      return Failure(MeasureErrorNo::kRunTimeout,
+                     absl::StrFormat("no result within timeout_s = %g s%s; the runner child "
+                                     "(pid %d) was %s and was killed; a new one starts on the "
+                                     "next run",
+                                     timeout_s, preparation, pid, stage),
+                     elapsed_s);
+    }
+    if (absl::IsUnavailable(frame.status())) {
+      const bool took_request =
+          page == nullptr || page->requests_received.load(std::memory_order_acquire) >= sequence;
+      const std::string ended = ReapExitingChild();
+      if (!took_request && may_retry) {
+        TF_LOG(WARNING) << "runner: child pid=" << pid << " " << ended
+                        << " before taking a request; starting a new one";
+        continue;
+      }
+      return Failure(MeasureErrorNo::kRuntimeDevice,
+                     absl::StrCat("runner child (pid ", pid, ") ", ended, " while ", stage),
+                     elapsed_s);
+    }
+    KillChild();
+    return Failure(MeasureErrorNo::kRuntimeDevice,
+                   absl::StrCat("reading the result from the runner child (pid ", pid,
+                                ") failed: ", frame.status().message(), "; killed it"),
+                   elapsed_s);
+  }
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,124 @@
+#include "device_agent/runner_child.h"
+
+#include "device_agent/clock.h"
+#include "device_agent/test_kernels.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner_core/measure/measure.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+using ::tunefleet::testing::DenseTestRequest;
+
+int Code(MeasureErrorNo error_no) { return static_cast<int>(error_no); }
+
+class RunnerChildTest : public ::testing::Test {
+ protected:
+  SteadyClock clock_;
+  RunnerChild child_{RunnerChildOptions{.num_threads = 2, .pin_threads = false}, &clock_};
+};
+
+TEST_F(RunnerChildTest, CorrectKernelGivesOneCostPerRepeat) {
+  proto::RunResult result = child_.Handle(DenseTestRequest("libdense_ok.so"));
+  ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  ASSERT_EQ(result.costs_size(), 3);
+  for (double cost : result.costs()) EXPECT_GT(cost, 0.0);
+  EXPECT_GE(result.load_seconds(), 0.0);
+  EXPECT_GE(result.check_seconds(), 0.0);
+  EXPECT_GT(result.run_seconds(), 0.0);
+}
+
+TEST_F(RunnerChildTest, SameWorkloadIsServedAgainFromTheCache) {
+  for (int trial = 0; trial < 3; ++trial) {
+    proto::RunResult result = child_.Handle(DenseTestRequest("libdense_ok.so"));
+    ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  }
+}
+
+TEST_F(RunnerChildTest, WrongAnswerNamesTheElement) {
+  proto::RunResult result = child_.Handle(DenseTestRequest("libdense_wrong.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kWrongAnswer));
+  EXPECT_THAT(result.error_msg(), HasSubstr("dense(K=64,M=48,N=40,layout=NK)"));
+  EXPECT_THAT(result.error_msg(), HasSubstr("at index 83 [2, 3]"));
+  EXPECT_THAT(result.error_msg(), HasSubstr("1 of 1920 elements mismatch"));
+  EXPECT_EQ(result.costs_size(), 0);
+}
+
+TEST_F(RunnerChildTest, WrongKernelIsTimedWhenCheckingIsOff) {
+  proto::RunRequest request = DenseTestRequest("libdense_wrong.so");
+  request.mutable_options()->set_check_correctness(false);
+  proto::RunResult result = child_.Handle(request);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  EXPECT_EQ(result.costs_size(), 3);
+}
+
+TEST_F(RunnerChildTest, CorrectKernelAfterAWrongOneStillPasses) {
+  ASSERT_EQ(child_.Handle(DenseTestRequest("libdense_wrong.so")).error_no(),
+            Code(MeasureErrorNo::kWrongAnswer));
+  proto::RunResult result = child_.Handle(DenseTestRequest("libdense_ok.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+}
+
+TEST_F(RunnerChildTest, MissingEntryIsRuntimeDeviceNamingTheSymbol) {
+  proto::RunResult result = child_.Handle(DenseTestRequest("libdense_missing_entry.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(result.error_msg(), HasSubstr("symbol \"dense_kernel\" not found"));
+  EXPECT_THAT(result.error_msg(), HasSubstr("libdense_missing_entry.so"));
+}
+
+TEST_F(RunnerChildTest, UnloadableObjectIsRuntimeDevice) {
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  request.set_shared_object("definitely not ELF");
+  proto::RunResult result = child_.Handle(request);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(result.error_msg(), HasSubstr("cannot load the kernel: dlopen of shared object"));
+}
+
+TEST_F(RunnerChildTest, NonZeroReturnIsRuntimeDevice) {
+  proto::RunResult result = child_.Handle(DenseTestRequest("libdense_returns_error.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(result.error_msg(), HasSubstr("kernel returned 7 on the correctness check run"));
+
+  proto::RunRequest unchecked = DenseTestRequest("libdense_returns_error.so");
+  unchecked.mutable_options()->set_check_correctness(false);
+  result = child_.Handle(unchecked);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(result.error_msg(), HasSubstr("kernel returned 7 during the warm-up call"));
+}
+
+TEST_F(RunnerChildTest, BadWorkloadIsUnknown) {
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  request.set_workload_name("conv9d");
+  proto::RunResult result = child_.Handle(request);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kUnknown));
+  EXPECT_THAT(result.error_msg(), HasSubstr("invalid workload in request: unknown workload"));
+
+  request = DenseTestRequest("libdense_ok.so");
+  request.set_workload_args_json(R"({"M": 48})");
+  result = child_.Handle(request);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kUnknown));
+  EXPECT_THAT(result.error_msg(), HasSubstr("missing argument \"N\""));
+}
+
+TEST_F(RunnerChildTest, UnsetMeasureOptionsAreUnknown) {
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  request.clear_options();
+  proto::RunResult result = child_.Handle(request);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kUnknown));
+  EXPECT_THAT(result.error_msg(), HasSubstr("invalid measure options: number must be >= 1"));
+}
+
+TEST(RunnerChildStatusPageTest, PublishesStageAndPreparationTime) {
+  SteadyClock clock;
+  RunnerStatusPage page{};
+  RunnerChild child(RunnerChildOptions{.num_threads = 1, .pin_threads = false}, &clock, &page);
+  proto::RunResult result = child.Handle(DenseTestRequest("libdense_ok.so"));
+  ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  EXPECT_EQ(static_cast<RunnerStage>(page.stage.load()), RunnerStage::kTimingRuns);
+  EXPECT_GT(page.prepare_nanos.load(), 0);
+}
+
+}  // namespace
+}  // namespace tunefleet

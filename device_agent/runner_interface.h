@@ -1,0 +1,24 @@
+// RunnerInterface: "measure this artifact", the one call the tuning loop and
+// the agent service need from a runner. Its own target so that users (and
+// FakeRunner, fake_runner.h) do not link the process-spawning Runner
+// (runner.h).
+#ifndef TUNEFLEET_DEVICE_AGENT_RUNNER_INTERFACE_H_
+#define TUNEFLEET_DEVICE_AGENT_RUNNER_INTERFACE_H_
+
+#include "proto/runner.pb.h"
+
+namespace tunefleet {
+
+// Measures one artifact per call. Implementations never throw and never
+// fail as a call: every outcome is in the RunResult (error_no is a
+// MeasureErrorNo value from tuner_core/measure/measure.h; on success, costs
+// holds one mean seconds-per-run per repeat).
+class RunnerInterface {
+ public:
+  virtual ~RunnerInterface() = default;
+  virtual proto::RunResult Run(const proto::RunRequest& request) = 0;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_DEVICE_AGENT_RUNNER_INTERFACE_H_

@@ -1,0 +1,217 @@
+#include "device_agent/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "device_agent/runner_protocol.h"
+#include "device_agent/test_kernels.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner_core/measure/measure.h"
+
+extern char** environ;
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+using ::tunefleet::testing::DenseTestRequest;
+using ::tunefleet::testing::RunfilePath;
+
+int Code(MeasureErrorNo error_no) { return static_cast<int>(error_no); }
+
+std::string RunnerBinary() { return RunfilePath("device_agent/tunefleet_runner"); }
+
+std::unique_ptr<Runner> MakeRunner() {
+  auto runner = Runner::Create(RunnerOptions{.runner_path = RunnerBinary(), .num_threads = 2});
+  EXPECT_TRUE(runner.ok()) << runner.status();
+  return std::move(runner).value();
+}
+
+void ExpectSuccess(const proto::RunResult& result) {
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  ASSERT_EQ(result.costs_size(), 3);
+  for (double cost : result.costs()) EXPECT_GT(cost, 0.0);
+}
+
+// Polls waitpid for up to `seconds`; true when `pid` exited (and is reaped).
+bool WaitForExitWithin(pid_t pid, double seconds) {
+  for (int i = 0; i < seconds * 100; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) return true;
+    usleep(10'000);
+  }
+  return false;
+}
+
+TEST(RunnerTest, CorrectKernelSucceedsAndTheChildIsReused) {
+  auto runner = MakeRunner();
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+  const std::optional<pid_t> first_child = runner->child_pid();
+  ASSERT_TRUE(first_child.has_value());
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+  EXPECT_EQ(runner->child_pid(), first_child);
+}
+
+TEST(RunnerTest, SegfaultIsRuntimeDeviceAndTheNextRunGetsANewChild) {
+  auto runner = MakeRunner();
+  proto::RunResult crashed = runner->Run(DenseTestRequest("libdense_segfault.so"));
+  EXPECT_EQ(crashed.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(crashed.error_msg(), HasSubstr("killed by signal 11 (SIGSEGV)"));
+  EXPECT_THAT(crashed.error_msg(), HasSubstr("while running the kernel (correctness check run)"));
+  EXPECT_FALSE(runner->child_pid().has_value());  // reaped, not a zombie
+
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+}
+
+TEST(RunnerTest, SegfaultInTimingRunsNamesThatStage) {
+  auto runner = MakeRunner();
+  proto::RunRequest request = DenseTestRequest("libdense_segfault.so");
+  request.mutable_options()->set_check_correctness(false);
+  proto::RunResult crashed = runner->Run(request);
+  EXPECT_EQ(crashed.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(crashed.error_msg(),
+              HasSubstr("(SIGSEGV) while running the kernel (timing runs)"));
+}
+
+TEST(RunnerTest, HangIsRunTimeoutAndTheNextRunSucceeds) {
+  auto runner = MakeRunner();
+  proto::RunRequest hang = DenseTestRequest("libdense_hang.so");
+  hang.mutable_options()->set_timeout_s(1);
+  proto::RunResult timed_out = runner->Run(hang);
+  EXPECT_EQ(timed_out.error_no(), Code(MeasureErrorNo::kRunTimeout));
+  EXPECT_THAT(timed_out.error_msg(), HasSubstr("no result within timeout_s = 1 s"));
+  EXPECT_THAT(timed_out.error_msg(), HasSubstr("running the kernel (correctness check run)"));
+  EXPECT_GT(timed_out.run_seconds(), 0.0);  // the time the trial cost
+  EXPECT_FALSE(runner->child_pid().has_value());
+
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+}
+
+TEST(RunnerTest, WrongAnswerNamesTheIndex) {
+  auto runner = MakeRunner();
+  proto::RunResult result = runner->Run(DenseTestRequest("libdense_wrong.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kWrongAnswer));
+  EXPECT_THAT(result.error_msg(), HasSubstr("at index 83 [2, 3]"));
+  // A wrong answer is an ordinary result: the child lives on.
+  EXPECT_TRUE(runner->child_pid().has_value());
+}
+
+TEST(RunnerTest, MissingEntryNamesTheSymbol) {
+  auto runner = MakeRunner();
+  proto::RunResult result = runner->Run(DenseTestRequest("libdense_missing_entry.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(result.error_msg(), HasSubstr("symbol \"dense_kernel\" not found"));
+}
+
+TEST(RunnerTest, ChildKilledBetweenTrialsIsReplacedTransparently) {
+  auto runner = MakeRunner();
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+  const pid_t first_child = *runner->child_pid();
+  ASSERT_EQ(kill(first_child, SIGKILL), 0);
+  // No kernel of the next trial ran in the dead child, so the trial is not
+  // charged with its death.
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+  EXPECT_NE(runner->child_pid(), first_child);
+}
+
+TEST(RunnerTest, NonPositiveTimeoutIsUnknown) {
+  auto runner = MakeRunner();
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  request.mutable_options()->set_timeout_s(0);
+  proto::RunResult result = runner->Run(request);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kUnknown));
+  EXPECT_THAT(result.error_msg(), HasSubstr("timeout_s must be > 0"));
+}
+
+TEST(RunnerTest, DestroyingTheRunnerKillsAndReapsTheChild) {
+  auto runner = MakeRunner();
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+  const pid_t child = *runner->child_pid();
+  runner.reset();
+  EXPECT_EQ(kill(child, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+}
+
+TEST(RunnerTest, CreateFindsTheRunnerInRunfilesWithoutAPath) {
+  auto runner = Runner::Create(RunnerOptions{.num_threads = 1});
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  EXPECT_THAT((*runner)->runner_path(), HasSubstr("tunefleet_runner"));
+  ExpectSuccess((*runner)->Run(DenseTestRequest("libdense_ok.so")));
+}
+
+TEST(RunnerTest, CreateRejectsAMissingBinary) {
+  auto runner = Runner::Create(RunnerOptions{.runner_path = "/nonexistent/tunefleet_runner"});
+  EXPECT_EQ(runner.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(runner.status().message(), HasSubstr("/nonexistent/tunefleet_runner"));
+}
+
+TEST(RunnerTest, ABinaryThatIsNotARunnerFailsTheTrialNotTheCaller) {
+  auto runner = Runner::Create(RunnerOptions{.runner_path = "/bin/true", .startup_timeout_s = 5});
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  proto::RunResult result = (*runner)->Run(DenseTestRequest("libdense_ok.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(result.error_msg(), HasSubstr("did not report ready"));
+  EXPECT_THAT(result.error_msg(), HasSubstr("exited with status 0"));
+}
+
+// The parent side of the protocol by hand: start a child, make it hang in
+// a kernel, then close its request pipe as a dying parent would. The child
+// must exit on its own although its main thread never returns.
+TEST(RunnerChildProcessTest, ExitsWhenTheParentGoesAwayEvenWhileHung) {
+  int request_pipe[2], result_pipe[2];
+  ASSERT_EQ(pipe2(request_pipe, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(result_pipe, O_CLOEXEC), 0);
+  const int status_fd = CreateRunnerStatusFd();
+  ASSERT_GE(status_fd, 0);
+  RunnerStatusPage* page = MapRunnerStatusPage(status_fd);
+  ASSERT_NE(page, nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, request_pipe[0], kRunnerRequestFd);
+  posix_spawn_file_actions_adddup2(&actions, result_pipe[1], kRunnerResultFd);
+  posix_spawn_file_actions_adddup2(&actions, status_fd, kRunnerStatusFd);
+  std::string binary = RunnerBinary();
+  std::string arg_status = "--status_fd=5";
+  std::string arg_threads = "--num_threads=1";
+  std::string arg_pin = "--pin_threads=false";
+  char* argv[] = {binary.data(), arg_status.data(), arg_threads.data(), arg_pin.data(), nullptr};
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(request_pipe[0]);
+  close(result_pipe[1]);
+  close(status_fd);
+
+  const int64_t deadline = RunnerNowNanos() + int64_t{30} * 1'000'000'000;
+  auto hello = ReadExactBytes(result_pipe[0], kRunnerHello.size(), deadline);
+  ASSERT_TRUE(hello.ok()) << hello.status();
+  EXPECT_EQ(*hello, kRunnerHello);
+  proto::RunRequest hang = DenseTestRequest("libdense_hang.so");
+  ASSERT_TRUE(WriteFrame(request_pipe[1], hang.SerializeAsString(), deadline).ok());
+  // Wait (bounded) until the child is stuck in the kernel.
+  while (static_cast<RunnerStage>(page->stage.load()) != RunnerStage::kCheckRun &&
+         RunnerNowNanos() < deadline) {
+    usleep(1000);
+  }
+  EXPECT_EQ(static_cast<RunnerStage>(page->stage.load()), RunnerStage::kCheckRun);
+
+  close(request_pipe[1]);  // as the OS does when the parent dies
+  const bool exited = WaitForExitWithin(pid, 10);
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  close(result_pipe[0]);
+  UnmapRunnerStatusPage(page);
+  EXPECT_TRUE(exited) << "the runner child outlived its parent's pipe";
+}
+
+}  // namespace
+}  // namespace tunefleet
