@@ -42,7 +42,7 @@ bool IsExecutable(const std::string& path) { return access(path.c_str(), X_OK) =
 
 double LocalTimings::OverheadPerTrialSeconds() const {
   if (trials == 0) return 0;
-  const double outside = measure_wall_seconds - run_seconds - check_seconds;
+  const double outside = measure_wall_seconds - run_seconds - check_seconds - prepare_seconds;
   return outside / trials;
 }
 
@@ -125,6 +125,7 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
     timings_.run_seconds += run.run_seconds();
     timings_.check_seconds += run.check_seconds();
     timings_.load_seconds += run.load_seconds();
+    timings_.prepare_seconds += run.prepare_seconds();
     result.error_no = static_cast<MeasureErrorNo>(run.error_no());
     result.error_msg = run.error_msg();
     if (result.ok()) {

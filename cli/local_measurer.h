@@ -36,11 +36,13 @@ struct LocalTimings {
   double run_seconds = 0;         // time evaluator, incl. warm-up and cooldown
   double check_seconds = 0;       // correctness run and comparison
   double load_seconds = 0;        // dlopen in the child
+  double prepare_seconds = 0;     // tensors + reference, once per workload
   double measure_wall_seconds = 0;  // wall time of the measure phases
   std::vector<double> build_seconds_each;  // per built candidate
 
-  // Per-trial time outside the build and the kernel's own runs: request
-  // transfer, loading, workload preparation, result handling.
+  // Per-trial time outside the build, the kernel's own runs (timing and the
+  // correctness run) and the once-per-task workload preparation: request
+  // transfer, loading, result handling.
   double OverheadPerTrialSeconds() const;
 };
 

@@ -130,9 +130,9 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
   }
   out << absl::StrFormat(
       "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
-      "kernel runs %.1f s | checks %.1f s | overhead %.2f ms per trial\n",
+      "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial\n",
       summary.wall_seconds, summary.trials, t.build_wall_seconds, Median(t.build_seconds_each) * 1e3,
-      t.run_seconds, t.check_seconds, t.OverheadPerTrialSeconds() * 1e3);
+      t.run_seconds, t.check_seconds, t.prepare_seconds, t.OverheadPerTrialSeconds() * 1e3);
   return summary;
 }
 

@@ -85,9 +85,10 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
   absl::StatusOr<PreparedWorkload*> prepared = workloads_.Get(
       request.workload_name(), request.workload_args_json(), options.input_seed());
   if (prepared.ok() && options.check_correctness()) (*prepared)->ComputeReferenceIfNeeded();
+  const int64_t prepare_nanos = clock_->NowNanos() - prepare_start;
+  result.set_prepare_seconds(static_cast<double>(prepare_nanos) * 1e-9);
   if (status_page_ != nullptr) {
-    status_page_->prepare_nanos.store(clock_->NowNanos() - prepare_start,
-                                      std::memory_order_release);
+    status_page_->prepare_nanos.store(prepare_nanos, std::memory_order_release);
   }
   if (!prepared.ok()) {
     const bool bad_request = prepared.status().code() == absl::StatusCode::kInvalidArgument;
