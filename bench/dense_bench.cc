@@ -34,6 +34,9 @@ ABSL_FLAG(int64_t, trials, 500, "tuning trials per case");
 ABSL_FLAG(int32_t, rounds, 5, "interleaved re-measurement rounds (medians)");
 ABSL_FLAG(std::string, json, "", "write the figures here as JSON");
 ABSL_FLAG(uint64_t, seed, 1, "tuner seed");
+ABSL_FLAG(bool, openblas, true, "measure the OpenBLAS reference");
+ABSL_FLAG(int32_t, remeasure_number, 1, "time evaluator number for the re-measurement");
+ABSL_FLAG(int32_t, remeasure_min_repeat_ms, 200, "time evaluator min_repeat_ms for the re-measurement");
 
 namespace tunefleet {
 namespace {
@@ -114,9 +117,9 @@ int Main() {
       auto config = (*task)->space().FromJson(summary->best_config);
       LocalMeasurerOptions remeasure;
       remeasure.runner.num_threads = threads;
-      remeasure.measure.number = 1;
+      remeasure.measure.number = absl::GetFlag(FLAGS_remeasure_number);
       remeasure.measure.repeat = 1;
-      remeasure.measure.min_repeat_ms = 200;
+      remeasure.measure.min_repeat_ms = absl::GetFlag(FLAGS_remeasure_min_repeat_ms);
       remeasure.measure.cooldown_interval_s = 0;
       auto measurer = LocalMeasurer::Create(**task, remeasure);
       std::vector<double> ours, ob_default, ob_core;
@@ -124,6 +127,7 @@ int Main() {
       for (int r = 0; r < absl::GetFlag(FLAGS_rounds); ++r) {
         std::vector<MeasureResult> result = (*measurer)->Measure({*config});
         if (result[0].ok()) ours.push_back((*task)->workload().flops() / result[0].MeanCost() / 1e9);
+        if (!absl::GetFlag(FLAGS_openblas)) continue;
         nlohmann::json d = RunOpenBlas("", m, n, k, threads);
         if (d.contains("gflops")) {
           ob_default.push_back(d["gflops"].get<double>());
@@ -172,10 +176,11 @@ int Main() {
           {"kernel_run_seconds", t.run_seconds}, {"check_seconds", t.check_seconds},
           {"reference_prepare_seconds", t.prepare_seconds}, {"build_wall_seconds", t.build_wall_seconds},
       });
+      // Written after every case, so an interrupted run keeps what it measured.
+      if (!absl::GetFlag(FLAGS_json).empty()) {
+        std::ofstream(absl::GetFlag(FLAGS_json)) << report.dump(2) << "\n";
+      }
     }
-  }
-  if (!absl::GetFlag(FLAGS_json).empty()) {
-    std::ofstream(absl::GetFlag(FLAGS_json)) << report.dump(2) << "\n";
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "device_agent/measure_conversions.h"
 
 namespace tunefleet {
 namespace {
@@ -21,19 +22,6 @@ double Now() {
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-proto::MeasureOptions ToProto(const MeasureOptions& o) {
-  proto::MeasureOptions p;
-  p.set_number(o.number);
-  p.set_repeat(o.repeat);
-  p.set_min_repeat_ms(o.min_repeat_ms);
-  p.set_cooldown_interval_s(o.cooldown_interval_s);
-  p.set_enable_cpu_cache_flush(o.enable_cpu_cache_flush);
-  p.set_timeout_s(o.timeout_s);
-  p.set_check_correctness(o.check_correctness);
-  p.set_input_seed(o.input_seed);
-  return p;
 }
 
 bool IsExecutable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
@@ -97,7 +85,6 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
 
   start = Clock::now();
   std::vector<MeasureResult> results(configs.size());
-  const std::string args_json = task_.workload().args().dump();
   for (size_t i = 0; i < configs.size(); ++i) {
     const BuildResult& build = builds[i];
     MeasureResult& result = results[i];
@@ -112,13 +99,9 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
     }
     ++timings_.built;
     timings_.build_seconds_each.push_back(build.timings.total_seconds);
-    proto::RunRequest request;
-    request.set_workload_name(task_.workload().name());
-    request.set_workload_args_json(args_json);
-    request.set_shared_object(build.artifact.shared_object);
-    request.set_entry_name(build.artifact.entry_name);
-    request.set_artifact_hash(build.artifact.hash);
-    *request.mutable_options() = ToProto(options_.measure);
+    proto::RunRequest request =
+        MakeRunRequest(task_.workload(), build.artifact.shared_object, build.artifact.entry_name,
+                       build.artifact.hash, options_.measure);
     const Clock::time_point run_start = Clock::now();
     proto::RunResult run = runner_->Run(request);
     const double run_wall = SecondsSince(run_start);
@@ -126,15 +109,8 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
     timings_.check_seconds += run.check_seconds();
     timings_.load_seconds += run.load_seconds();
     timings_.prepare_seconds += run.prepare_seconds();
-    result.error_no = static_cast<MeasureErrorNo>(run.error_no());
-    result.error_msg = run.error_msg();
-    if (result.ok()) {
-      result.costs.assign(run.costs().begin(), run.costs().end());
-    } else {
-      result.costs = {1e9};
-    }
+    result = ToMeasureResult(run, Now());
     result.all_cost = build.timings.total_seconds + run_wall;
-    result.timestamp = Now();
   }
   timings_.measure_wall_seconds += SecondsSince(start);
   timings_.trials += static_cast<int64_t>(configs.size());

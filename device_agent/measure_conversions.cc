@@ -48,7 +48,8 @@ MeasureResult ToMeasureResult(const proto::RunResult& result, double timestamp_u
     }
     measure.costs = {1e9};
   }
-  measure.all_cost = result.load_seconds() + result.check_seconds() + result.run_seconds();
+  measure.all_cost = result.prepare_seconds() + result.load_seconds() + result.check_seconds() +
+                     result.run_seconds();
   measure.timestamp = timestamp_unix_s;
   return measure;
 }

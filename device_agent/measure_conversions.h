@@ -28,9 +28,9 @@ proto::RunRequest MakeRunRequest(const Workload& workload, std::string shared_ob
 
 // The result as the tuner and records see it: costs, or {1e9} when the run
 // failed (AutoTVM's convention in records); error_no (UNKNOWN for a value
-// outside MeasureErrorNo) and error_msg; all_cost = the runner's load +
-// check + run seconds (the caller adds build time); `timestamp_unix_s` as
-// given.
+// outside MeasureErrorNo) and error_msg; all_cost = the runner's prepare +
+// load + check + run seconds (the caller adds build time);
+// `timestamp_unix_s` as given.
 MeasureResult ToMeasureResult(const proto::RunResult& result, double timestamp_unix_s);
 
 }  // namespace tunefleet

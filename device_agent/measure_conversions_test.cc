@@ -43,10 +43,11 @@ TEST(MeasureConversionsTest, SuccessKeepsCostsAndSumsStageTimes) {
   run.set_load_seconds(0.5);
   run.set_check_seconds(0.25);
   run.set_run_seconds(1.0);
+  run.set_prepare_seconds(2.0);
   MeasureResult result = ToMeasureResult(run, 1234.5);
   EXPECT_TRUE(result.ok());
   EXPECT_THAT(result.costs, ElementsAre(1e-3, 2e-3));
-  EXPECT_DOUBLE_EQ(result.all_cost, 1.75);
+  EXPECT_DOUBLE_EQ(result.all_cost, 3.75);
   EXPECT_EQ(result.timestamp, 1234.5);
 }
 

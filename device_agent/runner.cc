@@ -360,6 +360,7 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     RunnerStatusPage* page = child_->status_page;
     int64_t deadline = sent_at + timeout_nanos;
     int64_t prepare_nanos = 0;
+    bool preparation_too_slow = false;
     absl::Status readable;
     for (;;) {
       readable = WaitUntilReadable(child_->result_fd, deadline);
@@ -371,7 +372,8 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
       const int64_t now = RunnerNowNanos();
       if (static_cast<RunnerStage>(page->stage.load(std::memory_order_acquire)) ==
           RunnerStage::kPreparingWorkload) {
-        if (now - sent_at >= prepare_timeout_nanos) break;
+        preparation_too_slow = now - sent_at >= prepare_timeout_nanos;
+        if (preparation_too_slow) break;
         deadline = std::min(now + kPreparePollNanos, sent_at + prepare_timeout_nanos);
         continue;
       }
@@ -400,6 +402,14 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     const double elapsed_s = (RunnerNowNanos() - sent_at) / 1e9;
     if (absl::IsDeadlineExceeded(frame.status())) {
       KillChild();
+      if (preparation_too_slow) {
+        return Failure(MeasureErrorNo::kRunTimeout,
+                       absl::StrFormat("the runner child (pid %d) was still preparing the "
+                                       "workload's tensors and reference after "
+                                       "prepare_timeout_s = %g s and was killed",
+                                       pid, options_.prepare_timeout_s),
+                       elapsed_s);
+      }
       const std::string preparation =
           prepare_nanos >= 1'000'000
               ? absl::StrFormat(" (plus %.3f s of workload preparation, not counted)",

@@ -118,14 +118,14 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
   }
   void** args = workload.kernel_args();
   const TfRuntime* runtime = thread_pool_.runtime();
-  // Inputs an earlier kernel overwrote would skew this one's check and
-  // timings (PrepareCheckRun restores them too).
-  if (!options.check_correctness()) workload.RestoreInputs();
 
-  if (options.check_correctness()) {
+  if (!options.check_correctness()) {
+    // Inputs an earlier kernel overwrote would skew this one's timings.
+    workload.RestoreInputs();
+  } else {
     SetStage(RunnerStage::kCheckRun);
     const int64_t check_start = clock_->NowNanos();
-    workload.PrepareCheckRun();
+    workload.PrepareCheckRun();  // restores inputs, poisons outputs
     const int32_t rc = (*entry)(args, runtime);
     if (rc != 0) {
       result.set_check_seconds(SecondsSince(*clock_, check_start));

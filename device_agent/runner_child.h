@@ -54,14 +54,14 @@ class RunnerChild {
   //   WRONG_ANSWER    outputs differ from the reference (first index named),
   //                   or the kernel wrote into an input.
   // On success, costs holds one mean seconds-per-call per repeat. The stage
-  // times (load_seconds, check_seconds, run_seconds) are filled as far as
-  // the request got.
+  // times (prepare_seconds, load_seconds, check_seconds, run_seconds) are
+  // filled as far as the request got.
   proto::RunResult Handle(const proto::RunRequest& request);
 
   // Writes kRunnerHello, then answers framed requests from `request_fd` on
   // `result_fd` until the request pipe closes (returns OK) or I/O fails.
   // Pins the calling thread when pinning is on.
-  absl::Status Serve(int request_fd, int result_fd);
+  [[nodiscard]] absl::Status Serve(int request_fd, int result_fd);
 
   const ThreadPool& thread_pool() const { return thread_pool_; }
 

@@ -94,6 +94,20 @@ TEST(RunnerTest, HangIsRunTimeoutAndTheNextRunSucceeds) {
   ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
 }
 
+TEST(RunnerTest, WorkloadPreparationDoesNotCountAgainstTheTimeout) {
+  // The naive reference of dense 768^3 takes ~0.65 s here, far over 0.2 s; the
+  // kernel's own work (a check run and a few timed runs of a 48x40x64
+  // kernel) takes milliseconds. The test kernel computes the wrong shape,
+  // so the expected outcome is WRONG_ANSWER, not RUN_TIMEOUT.
+  auto runner = MakeRunner();
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  request.set_workload_args_json(R"({"M": 768, "N": 768, "K": 768})");
+  request.mutable_options()->set_timeout_s(0.2);
+  proto::RunResult result = runner->Run(request);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kWrongAnswer)) << result.error_msg();
+  EXPECT_GT(result.prepare_seconds(), 0.0);
+}
+
 TEST(RunnerTest, WrongAnswerNamesTheIndex) {
   auto runner = MakeRunner();
   proto::RunResult result = runner->Run(DenseTestRequest("libdense_wrong.so"));
