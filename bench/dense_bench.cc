@@ -81,10 +81,6 @@ nlohmann::json RunOpenBlas(const std::string& coretype, int64_t m, int64_t n, in
 }
 
 int Main() {
-  setenv("TUNEFLEET_RUNNER", (ExeDir() + "/tunefleet_runner").c_str(), 0);
-  if (access((ExeDir() + "/tunefleet_runner").c_str(), X_OK) != 0) {
-    setenv("TUNEFLEET_RUNNER", (ExeDir() + "/dense_bench.runfiles/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
-  }
   const std::string coretype = OpenBlasCoreTypeForThisCpu();
   nlohmann::json report = {{"benchmark", "dense"}, {"target", HostTargetString()}, {"cases", nlohmann::json::array()}};
   std::vector<std::string> shapes = absl::StrSplit(absl::GetFlag(FLAGS_shapes), ';');

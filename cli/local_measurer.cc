@@ -1,10 +1,7 @@
 #include "cli/local_measurer.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -24,8 +21,6 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-bool IsExecutable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
-
 }  // namespace
 
 double LocalTimings::OverheadPerTrialSeconds() const {
@@ -34,26 +29,9 @@ double LocalTimings::OverheadPerTrialSeconds() const {
   return outside / trials;
 }
 
-std::string FindRunnerBinary() {
-  if (const char* env = std::getenv("TUNEFLEET_RUNNER"); env && *env) return env;
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "";
-  buf[n] = 0;
-  std::string exe(buf);
-  std::string dir = exe.substr(0, exe.rfind('/'));
-  for (const std::string& candidate :
-       {dir + "/tunefleet_runner", exe + ".runfiles/tunefleet/device_agent/tunefleet_runner",
-        dir + "/../device_agent/tunefleet_runner"}) {
-    if (IsExecutable(candidate)) return candidate;
-  }
-  return "";
-}
-
 absl::StatusOr<std::unique_ptr<LocalMeasurer>> LocalMeasurer::Create(const Task& task,
                                                                       LocalMeasurerOptions options) {
   TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
-  if (options.runner.runner_path.empty()) options.runner.runner_path = FindRunnerBinary();
   if (options.build_parallelism <= 0) {
     options.build_parallelism = std::max(1u, std::thread::hardware_concurrency());
   }

@@ -70,11 +70,6 @@ class LocalMeasurer final : public MeasurerInterface {
   LocalTimings timings_;
 };
 
-// The tunefleet_runner binary: $TUNEFLEET_RUNNER, else next to this
-// executable or in its Bazel runfiles. Empty when none is found (the Runner
-// then reports where it looked).
-std::string FindRunnerBinary();
-
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_CLI_LOCAL_MEASURER_H_

@@ -185,14 +185,6 @@ Stmt Compute(const Params& p) {
   return For::Make("blk", 0, MB * NB, ForKind::kParallel, body);
 }
 
-absl::StatusOr<const DenseWorkload*> AsDense(const Workload& workload) {
-  const auto* dense = dynamic_cast<const DenseWorkload*>(&workload);
-  if (dense == nullptr) {
-    return absl::InvalidArgumentError("dense_pack.x86: workload " + workload.name() + " is not dense");
-  }
-  return dense;
-}
-
 // Candidates <= limit, plus limit itself when it is not already there.
 std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit) {
   std::vector<int64_t> out;
@@ -206,7 +198,7 @@ std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit
 }  // namespace
 
 absl::StatusOr<ConfigSpace> DensePackX86Template::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, AsDense(workload));
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
   TF_RETURN_IF_ERROR(space.DefineKnob("nr_vecs", std::vector<int64_t>{1, 2, 3, 4}));
@@ -224,7 +216,7 @@ absl::StatusOr<ConfigSpace> DensePackX86Template::DefineSpace(const Workload& wo
 
 absl::StatusOr<LoweredFunc> DensePackX86Template::Instantiate(const Workload& workload,
                                                               const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, AsDense(workload));
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
   Params p;
   p.M = dense->m();
   p.N = dense->n();

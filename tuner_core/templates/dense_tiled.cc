@@ -8,18 +8,10 @@ namespace {
 
 using namespace ir;  // NOLINT
 
-absl::StatusOr<const DenseWorkload*> AsDense(const Workload& workload) {
-  const auto* dense = dynamic_cast<const DenseWorkload*>(&workload);
-  if (dense == nullptr) {
-    return absl::InvalidArgumentError("dense_tiled: workload " + workload.name() + " is not dense");
-  }
-  return dense;
-}
-
 }  // namespace
 
 absl::StatusOr<ConfigSpace> DenseTiledTemplate::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, AsDense(workload));
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_y", dense->m()));
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_x", dense->n()));
@@ -28,7 +20,7 @@ absl::StatusOr<ConfigSpace> DenseTiledTemplate::DefineSpace(const Workload& work
 
 absl::StatusOr<LoweredFunc> DenseTiledTemplate::Instantiate(const Workload& workload,
                                                             const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, AsDense(workload));
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_y, config.GetSplit("tile_y"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_x, config.GetSplit("tile_x"));
   const int64_t M = dense->m(), N = dense->n(), K = dense->k();

@@ -58,6 +58,15 @@ absl::StatusOr<std::unique_ptr<DenseWorkload>> DenseWorkload::Make(const nlohman
   return std::unique_ptr<DenseWorkload>(new DenseWorkload(*m, *n, *k, layout));
 }
 
+absl::StatusOr<const DenseWorkload*> DenseWorkload::From(const Workload& workload,
+                                                         const std::string& user) {
+  const auto* dense = dynamic_cast<const DenseWorkload*>(&workload);
+  if (dense == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(user, ": workload ", workload.name(), " is not dense"));
+  }
+  return dense;
+}
+
 DenseWorkload::DenseWorkload(int64_t m, int64_t n, int64_t k, Layout layout)
     : m_(m), n_(n), k_(k), layout_(layout) {
   args_ = {{"M", m}, {"N", n}, {"K", k}, {"layout", layout == Layout::kNK ? "NK" : "KN"}};
