@@ -1,0 +1,80 @@
+// The tracker's persistent state behind one interface: jobs, their trials and
+// the tuning records of finished trials. The tracker writes every change here
+// before it acknowledges it to anyone, so a restarted tracker (on the same
+// store) resumes every unfinished job with nothing lost or duplicated.
+//
+//   TF_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenSqliteStore(path));
+//   TF_RETURN_IF_ERROR(store->PutJob(job));
+//   TF_RETURN_IF_ERROR(store->PutTrials({trial}));
+//
+// What is stored of a trial is what survives a restart: its config, how many
+// times a worker holding it was lost, and, once done, its result and record.
+// Transient states (building, measuring) are not stored: after a restart an
+// unfinished trial is built again.
+//
+// Implementations: OpenSqliteStore (sqlite_store.h, the default, WAL mode) and
+// MemoryStore (memory_store.h, tests). Thread-safe: calls may come from any
+// thread. A row that cannot be read back (a spec or result that does not
+// parse) makes the whole load fail with DataLoss naming the job or trial;
+// nothing is skipped silently.
+#ifndef TUNEFLEET_TRACKER_STORE_H_
+#define TUNEFLEET_TRACKER_STORE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/fleet.pb.h"
+
+namespace tunefleet {
+
+struct StoredJob {
+  std::string job_id;
+  int64_t sequence = 0;        // submission order; job ids are unique per store
+  proto::JobSpec spec;
+  proto::JobState state = proto::QUEUED;
+  std::string message;         // why it failed / ended
+  double created_at = 0;       // unix seconds
+  double started_at = 0;
+  double finished_at = 0;
+};
+
+struct StoredTrial {
+  std::string job_id;
+  int64_t trial_id = 0;        // 0..n_trial-1 within its job
+  std::string config_json;
+  int64_t config_index = 0;
+  int32_t attempts = 0;        // times a worker holding it was lost
+  bool done = false;
+  proto::TrialResult result;   // when done
+  std::string record_line;     // when done: the AutoTVM-format record
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Inserts or replaces the job with this job_id (its trials stay).
+  // InvalidArgument for an empty job_id.
+  virtual absl::Status PutJob(const StoredJob& job) = 0;
+  // Inserts or replaces each (job_id, trial_id), all in one transaction: all
+  // are written or none. NotFound if a trial's job was never put. The tracker
+  // calls this under its scheduler lock on every trial transition, so a
+  // one-trial call must stay cheap.
+  virtual absl::Status PutTrials(const std::vector<StoredTrial>& trials) = 0;
+
+  // Every job, in sequence order (ties by job_id).
+  virtual absl::StatusOr<std::vector<StoredJob>> LoadJobs() = 0;
+  // The trials of one job, in trial_id order (empty for an unknown job).
+  virtual absl::StatusOr<std::vector<StoredTrial>> LoadTrials(const std::string& job_id) = 0;
+  // Non-empty record lines of done trials, of one job (trial_id order) or,
+  // with an empty job_id, of every job (sequence, job_id, then trial_id
+  // order).
+  virtual absl::StatusOr<std::vector<std::string>> LoadRecordLines(const std::string& job_id) = 0;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRACKER_STORE_H_
