@@ -11,6 +11,7 @@ PACKAGES=(
   llvm-19-dev lld-19
   libxgboost-dev
   prometheus-cpp-dev
+  prometheus  # promtool, for `promtool check metrics` in tracker/metrics_test
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev nlohmann-json3-dev
   libopenblas-dev libdnnl-dev
