@@ -1,0 +1,325 @@
+#include "builder_worker/build_service.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "builder_worker/codegen/target.h"
+#include "common/logging.h"
+#include "common/sha256.h"
+#include "nlohmann/json.hpp"
+#include "tuner_core/templates/task.h"
+
+namespace tunefleet {
+namespace {
+
+int Code(MeasureErrorNo error_no) { return static_cast<int>(error_no); }
+
+// Key order and whitespace must not split the cache: JSON is re-dumped
+// (nlohmann objects are sorted maps). Text that does not parse is keyed as is.
+std::string CanonicalJson(const std::string& text) {
+  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? text : parsed.dump();
+}
+
+// Length-prefixed, so that no two field lists hash the same bytes.
+void AddField(Sha256& sha, const std::string& field) {
+  sha.Update(absl::StrCat(field.size(), ":"));
+  sha.Update(field);
+}
+
+std::string Abbreviate(const std::string& text, size_t limit = 200) {
+  return text.size() <= limit ? text : absl::StrCat(text.substr(0, limit), "...");
+}
+
+}  // namespace
+
+absl::Status BuildServiceOptions::Validate() const {
+  if (parallelism < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("parallelism must be >= 0 (0 = all cores), got ",
+                                                   parallelism));
+  }
+  if (cache_capacity_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cache capacity must be >= 0 bytes, got ", cache_capacity_bytes));
+  }
+  if (build.opt_level < 0 || build.opt_level > 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("opt_level must be in [0, 3], got ", build.opt_level));
+  }
+  return absl::OkStatus();
+}
+
+BuildService::BuildService(BuildServiceOptions options)
+    : options_(std::move(options)),
+      parallelism_(options_.parallelism > 0
+                       ? options_.parallelism
+                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {
+  workers_.reserve(parallelism_);
+  for (int i = 0; i < parallelism_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  watchdog_ = std::thread([this] { WatchdogLoop(); });
+}
+
+BuildService::~BuildService() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    queue_.clear();
+    work_ready_.SignalAll();
+    deadlines_changed_.SignalAll();
+  }
+  for (std::thread& worker : workers_) worker.join();
+  watchdog_.join();
+}
+
+std::string BuildService::CacheKey(const proto::BuildRequest& request) const {
+  const proto::TaskSpec& task = request.task();
+  Sha256 sha;
+  AddField(sha, options_.builder_version);
+  AddField(sha, absl::StrCat("O", options_.build.opt_level));
+  AddField(sha, task.template_name());
+  AddField(sha, task.workload_name());
+  AddField(sha, CanonicalJson(task.workload_args_json()));
+  AddField(sha, task.target());
+  AddField(sha, CanonicalJson(request.config_json()));
+  return sha.FinishHex();
+}
+
+void BuildService::Handle(const proto::BuildRequest& request, Done done) {
+  auto job = std::make_shared<Job>();
+  job->request = request;
+  job->done = std::move(done);
+  job->cache_key = CacheKey(request);
+  job->arrived = absl::Now();
+
+  proto::BuildResult cached;
+  if (CacheLookup(job->cache_key, &cached)) {
+    cached.set_lease_id(request.lease_id());
+    Answer(*job, std::move(cached));
+    return;
+  }
+
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return;
+  if (request.timeout_s() > 0) {
+    job->deadline = job->arrived + absl::Seconds(request.timeout_s());
+    watched_.push_back(job);
+    deadlines_changed_.Signal();
+  }
+  queue_.push_back(std::move(job));
+  work_ready_.Signal();
+}
+
+bool BuildService::Answer(Job& job, proto::BuildResult result) {
+  {
+    absl::MutexLock lock(&job.mu);
+    if (job.answered) return false;
+    job.answered = true;
+  }
+  job.done(std::move(result));
+  return true;
+}
+
+void BuildService::WorkerLoop() {
+  while (true) {
+    std::shared_ptr<Job> job;
+    {
+      absl::MutexLock lock(&mu_);
+      while (!stopping_ && queue_.empty()) work_ready_.Wait(&mu_);
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      ++busy_slots_;
+    }
+    bool already_answered;
+    {
+      absl::MutexLock lock(&job->mu);
+      already_answered = job->answered;  // timed out while queued
+      job->started = true;
+    }
+    if (!already_answered) {
+      proto::BuildResult result;
+      // An identical request may have been built while this one queued.
+      if (!CacheLookup(job->cache_key, &result)) result = Build(job->request);
+      result.set_lease_id(job->request.lease_id());
+      bool timed_out;
+      {
+        absl::MutexLock lock(&job->mu);
+        timed_out = job->answered;
+      }
+      if (timed_out) {
+        TF_LOG(INFO) << "build lease=" << job->request.lease_id() << " job=" << job->request.job_id()
+                     << " trial=" << job->request.trial_id() << " finished after its timeout ("
+                     << absl::StrFormat("%.2f", absl::ToDoubleSeconds(absl::Now() - job->arrived))
+                     << " s); result discarded";
+      } else {
+        if (result.error_no() == Code(MeasureErrorNo::kNoError) && !result.from_cache()) {
+          CacheInsert(job->cache_key, result);
+        }
+        Answer(*job, std::move(result));
+      }
+    }
+    absl::MutexLock lock(&mu_);
+    --busy_slots_;
+    watched_.erase(std::remove(watched_.begin(), watched_.end(), job), watched_.end());
+  }
+}
+
+void BuildService::WatchdogLoop() {
+  absl::MutexLock lock(&mu_);
+  while (!stopping_) {
+    const absl::Time now = absl::Now();
+    absl::Time earliest = absl::InfiniteFuture();
+    std::vector<std::shared_ptr<Job>> expired;
+    for (auto it = watched_.begin(); it != watched_.end();) {
+      if ((*it)->deadline <= now) {
+        expired.push_back(std::move(*it));
+        it = watched_.erase(it);
+      } else {
+        earliest = std::min(earliest, (*it)->deadline);
+        ++it;
+      }
+    }
+    if (expired.empty()) {
+      deadlines_changed_.WaitWithDeadline(&mu_, earliest);
+      continue;
+    }
+    const int busy = busy_slots_;
+    mu_.Unlock();
+    for (const std::shared_ptr<Job>& job : expired) {
+      bool started;
+      {
+        absl::MutexLock job_lock(&job->mu);
+        started = job->started;
+      }
+      proto::BuildResult result;
+      result.set_lease_id(job->request.lease_id());
+      result.set_error_no(Code(MeasureErrorNo::kBuildTimeout));
+      result.set_error_msg(absl::StrCat(
+          "build did not finish within timeout_s=", job->request.timeout_s(), " s",
+          started ? "" : absl::StrCat(" (still queued behind ", busy, " busy build slots)")));
+      result.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - job->arrived));
+      if (Answer(*job, std::move(result))) {
+        TF_LOG(WARNING) << "build lease=" << job->request.lease_id()
+                        << " job=" << job->request.job_id() << " trial=" << job->request.trial_id()
+                        << " timed out after " << job->request.timeout_s() << " s"
+                        << (started ? "; its thread stays busy until the build ends" : "");
+      }
+    }
+    mu_.Lock();
+  }
+}
+
+proto::BuildResult BuildService::Build(const proto::BuildRequest& request) const {
+  const absl::Time start = absl::Now();
+  proto::BuildResult result;
+  result.set_lease_id(request.lease_id());
+  auto fail = [&](MeasureErrorNo error_no, std::string message) {
+    result.set_error_no(Code(error_no));
+    result.set_error_msg(std::move(message));
+    result.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+    return result;
+  };
+  const proto::TaskSpec& spec = request.task();
+  try {
+    const std::string& args_text =
+        spec.workload_args_json().empty() ? std::string("{}") : spec.workload_args_json();
+    const nlohmann::json args = nlohmann::json::parse(args_text, nullptr, /*allow_exceptions=*/false);
+    if (args.is_discarded()) {
+      return fail(MeasureErrorNo::kInstantiationError,
+                  absl::StrCat("workload_args_json is not valid JSON: ", Abbreviate(args_text)));
+    }
+    absl::StatusOr<std::unique_ptr<Task>> task =
+        Task::Make(spec.template_name(), spec.workload_name(), args, spec.target());
+    if (!task.ok()) {
+      return fail(MeasureErrorNo::kInstantiationError,
+                  absl::StrCat("task (template \"", spec.template_name(), "\", workload \"",
+                               spec.workload_name(), "\"): ", task.status().message()));
+    }
+    absl::StatusOr<TargetSpec> target = ParseTarget(spec.target());
+    if (!target.ok()) {
+      return fail(MeasureErrorNo::kCompileHost,
+                  absl::StrCat("target \"", spec.target(), "\": ", target.status().message()));
+    }
+    absl::StatusOr<Config> config = (*task)->space().FromJsonString(request.config_json());
+    if (!config.ok()) {
+      return fail(MeasureErrorNo::kInstantiationError,
+                  absl::StrCat("config_json is not in the space of ", (*task)->name(), ": ",
+                               config.status().message()));
+    }
+    BuildResult built =
+        BuildCandidate((*task)->tmpl(), (*task)->workload(), *config, *target, options_.build);
+    if (!built.ok()) return fail(built.error_no, std::move(built.error_msg));
+    result.set_entry_name(built.artifact.entry_name);
+    result.set_shared_object(std::move(built.artifact.shared_object));
+    result.set_artifact_hash(built.artifact.hash);
+    result.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+    return result;
+  } catch (const std::exception& e) {
+    return fail(MeasureErrorNo::kCompileHost, absl::StrCat("builder internal error: ", e.what()));
+  } catch (...) {
+    return fail(MeasureErrorNo::kCompileHost, "builder internal error: unknown exception");
+  }
+}
+
+bool BuildService::CacheLookup(const std::string& key, proto::BuildResult* result) {
+  absl::MutexLock lock(&cache_mu_);
+  auto it = index_.find(key);
+  if (it == index_.end()) return false;
+  lru_.splice(lru_.begin(), lru_, it->second);
+  const CachedArtifact& artifact = *it->second;
+  result->set_error_no(Code(MeasureErrorNo::kNoError));
+  result->set_entry_name(artifact.entry_name);
+  result->set_shared_object(artifact.shared_object);
+  result->set_artifact_hash(artifact.hash);
+  result->set_from_cache(true);
+  ++cache_hits_;
+  return true;
+}
+
+void BuildService::CacheInsert(const std::string& key, const proto::BuildResult& result) {
+  const int64_t bytes = static_cast<int64_t>(result.shared_object().size());
+  if (bytes > options_.cache_capacity_bytes) return;
+  absl::MutexLock lock(&cache_mu_);
+  if (index_.contains(key)) return;
+  lru_.push_front(
+      CachedArtifact{key, result.entry_name(), result.shared_object(), result.artifact_hash()});
+  index_[key] = lru_.begin();
+  cache_bytes_ += bytes;
+  while (cache_bytes_ > options_.cache_capacity_bytes) {
+    const CachedArtifact& oldest = lru_.back();
+    cache_bytes_ -= static_cast<int64_t>(oldest.shared_object.size());
+    index_.erase(oldest.key);
+    lru_.pop_back();
+  }
+}
+
+int BuildService::busy_slots() const {
+  absl::MutexLock lock(&mu_);
+  return busy_slots_;
+}
+
+int64_t BuildService::queued() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(queue_.size());
+}
+
+int64_t BuildService::cache_hits() const {
+  absl::MutexLock lock(&cache_mu_);
+  return cache_hits_;
+}
+
+int64_t BuildService::cache_bytes() const {
+  absl::MutexLock lock(&cache_mu_);
+  return cache_bytes_;
+}
+
+int64_t BuildService::cache_entries() const {
+  absl::MutexLock lock(&cache_mu_);
+  return static_cast<int64_t>(lru_.size());
+}
+
+}  // namespace tunefleet
