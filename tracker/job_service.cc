@@ -1,0 +1,188 @@
+#include "tracker/job_service.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace tunefleet {
+namespace {
+
+grpc::Status ToGrpc(const absl::Status& s) {
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+}
+
+bool IsFinal(proto::JobState state) {
+  return state == proto::SUCCEEDED || state == proto::FAILED || state == proto::CANCELLED;
+}
+
+// Events of one WatchJob call, from the Scheduler (which must not block) to
+// the handler thread that writes them. Bounded: a watcher that cannot keep
+// up loses trial events, never the final state.
+class EventQueue {
+ public:
+  static constexpr size_t kMaxQueued = 10000;
+
+  bool Push(const proto::JobEvent& event) {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return false;
+    if (queue_.size() >= kMaxQueued && event.trial_id() >= 0) {
+      ++dropped_;
+      return true;
+    }
+    queue_.push_back(event);
+    return true;
+  }
+  // Waits up to `timeout` for an event.
+  std::optional<proto::JobEvent> Pop(absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty(); };
+    mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
+    if (queue_.empty()) return std::nullopt;
+    proto::JobEvent e = std::move(queue_.front());
+    queue_.pop_front();
+    return e;
+  }
+  void Close() {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::deque<proto::JobEvent> queue_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace
+
+grpc::Status JobServiceImpl::Check(const grpc::ServerContext& context, Action action) const {
+  absl::StatusOr<Role> role = AuthenticateContext(tokens_, context);
+  if (!role.ok()) return ToGrpc(role.status());
+  if (!Allowed(*role, action)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "this token is not allowed to do that");
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context, const proto::SubmitJobRequest* request,
+                                       proto::SubmitJobResponse* response) {
+  grpc::Status auth = Check(*context, Action::kSubmit);
+  if (!auth.ok()) return auth;
+  absl::StatusOr<proto::JobStatus> status = scheduler_->SubmitJob(request->spec());
+  if (!status.ok()) return ToGrpc(status.status());
+  response->set_job_id(status->job_id());
+  *response->mutable_status() = *std::move(status);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context, const proto::GetJobRequest* request,
+                                    proto::JobStatus* response) {
+  grpc::Status auth = Check(*context, Action::kQuery);
+  if (!auth.ok()) return auth;
+  absl::StatusOr<proto::JobStatus> status = scheduler_->GetJob(request->job_id());
+  if (!status.ok()) return ToGrpc(status.status());
+  *response = *std::move(status);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context, const proto::WatchJobRequest* request,
+                                      grpc::ServerWriter<proto::JobEvent>* writer) {
+  grpc::Status auth = Check(*context, Action::kQuery);
+  if (!auth.ok()) return auth;
+  auto queue = std::make_shared<EventQueue>();
+  absl::StatusOr<int64_t> subscription =
+      scheduler_->WatchJob(request->job_id(), [queue](const proto::JobEvent& e) { return queue->Push(e); });
+  if (!subscription.ok()) return ToGrpc(subscription.status());
+  grpc::Status result = grpc::Status::OK;
+  while (true) {
+    if (context->IsCancelled() || shutdown_) {
+      result = grpc::Status(grpc::StatusCode::CANCELLED, "watch ended");
+      break;
+    }
+    std::optional<proto::JobEvent> event = queue->Pop(absl::Milliseconds(200));
+    if (!event.has_value()) continue;
+    const bool final_event = event->trial_id() < 0 && IsFinal(event->status().state());
+    if (!writer->Write(*event)) break;
+    if (final_event) break;
+  }
+  queue->Close();
+  scheduler_->Unwatch(*subscription);
+  return result;
+}
+
+grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context, const proto::CancelJobRequest* request,
+                                       proto::JobStatus* response) {
+  grpc::Status auth = Check(*context, Action::kCancel);
+  if (!auth.ok()) return auth;
+  absl::StatusOr<proto::JobStatus> status = scheduler_->CancelJob(request->job_id());
+  if (!status.ok()) return ToGrpc(status.status());
+  *response = *std::move(status);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context, const proto::ListJobsRequest* request,
+                                      proto::ListJobsResponse* response) {
+  grpc::Status auth = Check(*context, Action::kQuery);
+  if (!auth.ok()) return auth;
+  for (proto::JobStatus& s : scheduler_->ListJobs(request->include_finished())) {
+    *response->add_jobs() = std::move(s);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::BestConfig(grpc::ServerContext* context, const proto::BestConfigRequest* request,
+                                        proto::BestConfigResponse* response) {
+  grpc::Status auth = Check(*context, Action::kQuery);
+  if (!auth.ok()) return auth;
+  absl::StatusOr<proto::BestConfigResponse> best = scheduler_->BestConfig(*request);
+  if (!best.ok()) return ToGrpc(best.status());
+  *response = *std::move(best);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::ExportRecords(grpc::ServerContext* context, const proto::ExportRecordsRequest* request,
+                                           grpc::ServerWriter<proto::RecordLines>* writer) {
+  grpc::Status auth = Check(*context, Action::kQuery);
+  if (!auth.ok()) return auth;
+  absl::StatusOr<std::vector<std::string>> lines = scheduler_->ExportRecords(request->job_id());
+  if (!lines.ok()) return ToGrpc(lines.status());
+  constexpr size_t kChunkBytes = 1 << 20;
+  proto::RecordLines chunk;
+  size_t bytes = 0;
+  for (std::string& line : *lines) {
+    bytes += line.size();
+    chunk.add_lines(std::move(line));
+    if (bytes >= kChunkBytes) {
+      if (!writer->Write(chunk)) return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+      chunk.Clear();
+      bytes = 0;
+    }
+  }
+  if (chunk.lines_size() > 0 && !writer->Write(chunk)) {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::ListDevices(grpc::ServerContext* context, const proto::ListDevicesRequest*,
+                                         proto::ListDevicesResponse* response) {
+  grpc::Status auth = Check(*context, Action::kQuery);
+  if (!auth.ok()) return auth;
+  *response = scheduler_->ListDevices();
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::QueueSummary(grpc::ServerContext* context, const proto::QueueSummaryRequest*,
+                                          proto::QueueSummaryResponse* response) {
+  grpc::Status auth = Check(*context, Action::kQuery);
+  if (!auth.ok()) return auth;
+  *response = scheduler_->QueueSummary();
+  return grpc::Status::OK;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,439 @@
+#include "tracker/scheduler.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tracker/fake_metrics.h"
+#include "tracker/memory_store.h"
+#include "tuner_core/templates/task.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+class FakeOutbox final : public Outbox {
+ public:
+  void Send(proto::TrackerMessage message) override { sent.push_back(std::move(message)); }
+  void Close(const absl::Status& status) override { closed = status; }
+
+  // Removes and returns the messages of one kind.
+  std::vector<proto::TrackerMessage> Take(proto::TrackerMessage::KindCase kind) {
+    std::vector<proto::TrackerMessage> out, keep;
+    for (auto& m : sent) (m.kind_case() == kind ? out : keep).push_back(std::move(m));
+    sent = std::move(keep);
+    return out;
+  }
+
+  std::vector<proto::TrackerMessage> sent;
+  std::optional<absl::Status> closed;
+};
+
+struct FakeWorker {
+  std::string id;
+  std::shared_ptr<FakeOutbox> outbox = std::make_shared<FakeOutbox>();
+};
+
+constexpr char kArgs[] = R"({"M":32,"N":32,"K":32,"layout":"NK"})";
+
+proto::JobSpec DenseJob(int64_t n_trial, const std::string& key = "cpu") {
+  proto::JobSpec spec;
+  spec.set_device_key(key);
+  spec.mutable_task()->set_workload_name("dense");
+  spec.mutable_task()->set_workload_args_json(kArgs);
+  spec.mutable_task()->set_target("llvm");
+  spec.set_tuner("random");
+  spec.set_n_trial(n_trial);
+  return spec;
+}
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Restart(); }
+
+  void Restart() {
+    SchedulerOptions options;
+    options.worker_timeout_s = 5;
+    SchedulerClock clock;
+    clock.steady = [this] { return now_; };
+    clock.wall = [this] { return 1.7e9 + now_; };
+    scheduler_ = std::move(Scheduler::Create(&store_, &metrics_, options, clock)).value();
+  }
+
+  FakeWorker Register(proto::WorkerRole role, const std::string& name, const std::string& key = "",
+                      int parallelism = 1) {
+    FakeWorker w;
+    proto::Register r;
+    r.set_role(role);
+    r.set_name(name);
+    r.set_device_key(key);
+    r.set_parallelism(parallelism);
+    absl::StatusOr<std::string> id = scheduler_->RegisterWorker(r, "test", w.outbox);
+    EXPECT_TRUE(id.ok()) << id.status();
+    w.id = id.value_or("");
+    EXPECT_EQ(w.outbox->Take(proto::TrackerMessage::kRegistered).size(), 1u);
+    return w;
+  }
+
+  std::string ConfigJson(int64_t index) {
+    auto task = Task::Make("", "dense", nlohmann::json::parse(kArgs), "llvm").value();
+    return task->space().Get(index).value().ToJson().dump();
+  }
+
+  void Propose(FakeWorker& tuner, const std::string& job_id, const std::vector<int64_t>& indices,
+               bool finished = false) {
+    proto::WorkerMessage m;
+    m.mutable_propose()->set_job_id(job_id);
+    for (int64_t i : indices) {
+      proto::ProposedConfig* c = m.mutable_propose()->add_configs();
+      c->set_config_json(ConfigJson(i));
+      c->set_config_index(i);
+    }
+    m.mutable_propose()->set_finished(finished);
+    scheduler_->OnMessage(tuner.id, m);
+  }
+
+  // Answers every build request the builder holds with a fake artifact.
+  int CompleteBuilds(FakeWorker& builder, int error_no = 0) {
+    auto builds = builder.outbox->Take(proto::TrackerMessage::kBuild);
+    for (const auto& b : builds) {
+      proto::WorkerMessage m;
+      proto::BuildResult* r = m.mutable_build_result();
+      r->set_lease_id(b.build().lease_id());
+      r->set_error_no(error_no);
+      if (error_no == 0) {
+        r->set_shared_object("ELF" + b.build().config_json());
+        r->set_entry_name("kernel");
+        r->set_artifact_hash("hash-" + std::to_string(b.build().trial_id()) + "-" + b.build().job_id());
+      } else {
+        r->set_error_msg("bad config");
+      }
+      r->set_build_seconds(0.05);
+      scheduler_->OnMessage(builder.id, m);
+    }
+    return static_cast<int>(builds.size());
+  }
+
+  // Answers every measure request the agent holds with `cost`.
+  std::vector<proto::MeasureRequest> CompleteMeasures(FakeWorker& agent, double cost = 1e-3) {
+    std::vector<proto::MeasureRequest> done;
+    auto requests = agent.outbox->Take(proto::TrackerMessage::kMeasure);
+    for (const auto& q : requests) {
+      proto::WorkerMessage m;
+      m.mutable_measure_result()->set_lease_id(q.measure().lease_id());
+      m.mutable_measure_result()->mutable_run()->add_costs(cost);
+      m.mutable_measure_result()->mutable_run()->add_costs(cost);
+      m.mutable_measure_result()->set_measure_seconds(0.01);
+      scheduler_->OnMessage(agent.id, m);
+      done.push_back(q.measure());
+    }
+    return done;
+  }
+
+  double now_ = 100;
+  MemoryStore store_;
+  FakeTrackerMetrics metrics_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
+TEST_F(SchedulerTest, RejectsBadJobsWithReasons) {
+  proto::JobSpec spec = DenseJob(10);
+  spec.mutable_task()->set_workload_name("conv9d");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("conv9d"));
+  spec = DenseJob(10);
+  spec.mutable_task()->set_workload_args_json("{not json");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("not valid JSON"));
+  spec = DenseJob(10);
+  spec.mutable_task()->set_target("cuda -arch=sm_90");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("unsupported target"));
+  spec = DenseJob(10);
+  spec.mutable_task()->set_target("llvm -mtriple=riscv64-linux");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("riscv64"));
+  spec = DenseJob(10);
+  spec.set_tuner("oracle");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("unknown tuner \"oracle\""));
+  EXPECT_EQ(scheduler_->SubmitJob(DenseJob(0)).status().code(), absl::StatusCode::kInvalidArgument);
+  spec = DenseJob(10);
+  spec.set_device_key("");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("device_key"));
+  EXPECT_TRUE(scheduler_->ListJobs(true).empty());
+}
+
+TEST_F(SchedulerTest, RunsAJobThroughBuildAndMeasure) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 4);
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(3)).value();
+  auto assignments = tuner.outbox->Take(proto::TrackerMessage::kAssignment);
+  ASSERT_EQ(assignments.size(), 1u);
+  EXPECT_EQ(assignments[0].assignment().job_id(), job.job_id());
+  EXPECT_EQ(assignments[0].assignment().trials_size(), 0);
+
+  Propose(tuner, job.job_id(), {5, 7, 9});
+  auto accepted = tuner.outbox->Take(proto::TrackerMessage::kAccepted);
+  ASSERT_EQ(accepted.size(), 1u);
+  EXPECT_EQ(accepted[0].accepted().trial_ids_size(), 3);
+  EXPECT_EQ(CompleteBuilds(builder), 3);
+  // One measurement at a time per agent.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(CompleteMeasures(agent).size(), 1u);
+  EXPECT_EQ(tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate).size(), 3u);
+  EXPECT_EQ(tuner.outbox->Take(proto::TrackerMessage::kReleased).size(), 1u);
+
+  proto::JobStatus done = scheduler_->GetJob(job.job_id()).value();
+  EXPECT_EQ(done.state(), proto::SUCCEEDED);
+  EXPECT_EQ(done.trials_done(), 3);
+  EXPECT_GT(done.best_gflops(), 0);
+  std::vector<std::string> records = scheduler_->ExportRecords(job.job_id()).value();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_THAT(records[0], HasSubstr("\"dense\""));
+  proto::BestConfigRequest best;
+  best.set_job_id(job.job_id());
+  EXPECT_GT(scheduler_->BestConfig(best).value().gflops(), 0);
+  EXPECT_EQ(metrics_.trials_finished(0), 3);
+}
+
+TEST_F(SchedulerTest, RefusesProposalsOutsideTheSpaceOrBeyondNTrial) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  tuner.outbox->Take(proto::TrackerMessage::kAssignment);
+  proto::WorkerMessage m;
+  m.mutable_propose()->set_job_id(job.job_id());
+  proto::ProposedConfig* bad = m.mutable_propose()->add_configs();
+  bad->set_config_json(R"({"index": 0, "code_hash": null, "entity": [["no_such_knob", "ot", 3]]})");
+  bad->set_config_index(0);
+  scheduler_->OnMessage(tuner.id, m);
+  auto accepted = tuner.outbox->Take(proto::TrackerMessage::kAccepted);
+  ASSERT_EQ(accepted.size(), 1u);
+  ASSERT_EQ(accepted[0].accepted().rejected_size(), 1);
+  EXPECT_THAT(accepted[0].accepted().rejected(0), HasSubstr("outside the space"));
+
+  Propose(tuner, job.job_id(), {1, 1, 2, 3});
+  accepted = tuner.outbox->Take(proto::TrackerMessage::kAccepted);
+  EXPECT_EQ(accepted[0].accepted().trial_ids_size(), 2);
+  ASSERT_EQ(accepted[0].accepted().rejected_size(), 2);
+  EXPECT_THAT(accepted[0].accepted().rejected(0), HasSubstr("already proposed"));
+  EXPECT_THAT(accepted[0].accepted().rejected(1), HasSubstr("all 2 trials"));
+}
+
+TEST_F(SchedulerTest, ResultForALeaseNotHeldIsAnError) {
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::WorkerMessage m;
+  m.mutable_measure_result()->set_lease_id("L999");
+  scheduler_->OnMessage(agent.id, m);
+  auto errors = agent.outbox->Take(proto::TrackerMessage::kError);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].error().message(), HasSubstr("L999"));
+  EXPECT_FALSE(errors[0].error().fatal());
+  // A builder result from an agent is refused too.
+  proto::WorkerMessage b;
+  b.mutable_build_result()->set_lease_id("L1");
+  scheduler_->OnMessage(agent.id, b);
+  EXPECT_EQ(agent.outbox->Take(proto::TrackerMessage::kError).size(), 1u);
+}
+
+TEST_F(SchedulerTest, DuplicateWorkerNameIsRefusedWhileAlive) {
+  Register(proto::AGENT, "agent", "cpu");
+  proto::Register r;
+  r.set_role(proto::AGENT);
+  r.set_name("agent");
+  r.set_device_key("cpu");
+  auto outbox = std::make_shared<FakeOutbox>();
+  EXPECT_EQ(scheduler_->RegisterWorker(r, "test", outbox).status().code(), absl::StatusCode::kAlreadyExists);
+  // Once the old session has gone quiet, the new one replaces it.
+  now_ += 4;
+  EXPECT_TRUE(scheduler_->RegisterWorker(r, "test", outbox).ok());
+  EXPECT_EQ(scheduler_->ListDevices().workers_size(), 1);
+}
+
+TEST_F(SchedulerTest, LostAgentsWorkIsRequeuedAndDoneExactlyOnce) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 2);
+  FakeWorker a1 = Register(proto::AGENT, "a1", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  Propose(tuner, job.job_id(), {1, 2});
+  CompleteBuilds(builder);
+  auto held = a1.outbox->Take(proto::TrackerMessage::kMeasure);
+  ASSERT_EQ(held.size(), 1u);
+  scheduler_->OnDisconnect(a1.id, absl::UnavailableError("killed"));
+  FakeWorker a2 = Register(proto::AGENT, "a2", "cpu");
+  // The requeued trial goes first, with its artifact bytes (a2 never saw it).
+  auto requests = CompleteMeasures(a2);
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].trial_id(), held[0].measure().trial_id());
+  EXPECT_FALSE(requests[0].run().shared_object().empty());
+  CompleteMeasures(a2);
+  // The dead agent's late result is refused, not counted.
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+  EXPECT_EQ(scheduler_->ExportRecords(job.job_id())->size(), 2u);
+  EXPECT_EQ(tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate).size(), 2u);
+}
+
+TEST_F(SchedulerTest, GivesUpAfterMaxAttemptsWithAReason) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  proto::JobSpec spec = DenseJob(1);
+  spec.set_max_attempts(2);
+  proto::JobStatus job = scheduler_->SubmitJob(spec).value();
+  Propose(tuner, job.job_id(), {4});
+  for (int i = 0; i < 2; ++i) {
+    FakeWorker agent = Register(proto::AGENT, "agent-" + std::to_string(i), "cpu");
+    if (i == 0) CompleteBuilds(builder);
+    ASSERT_EQ(agent.outbox->Take(proto::TrackerMessage::kMeasure).size(), 1u);
+    scheduler_->OnDisconnect(agent.id, absl::UnavailableError("kill -9"));
+  }
+  proto::JobStatus status = scheduler_->GetJob(job.job_id()).value();
+  EXPECT_EQ(status.state(), proto::SUCCEEDED);
+  EXPECT_EQ(status.trials_failed(), 1);
+  auto updates = tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].trial_update().result().error_no(), 4);  // RUNTIME_DEVICE
+  EXPECT_THAT(updates[0].trial_update().result().error_msg(), HasSubstr("after 2 attempts"));
+  EXPECT_THAT(updates[0].trial_update().result().error_msg(), HasSubstr("kill -9"));
+}
+
+TEST_F(SchedulerTest, SilentWorkerIsDroppedOnTick) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(1)).value();
+  Propose(tuner, job.job_id(), {3});
+  ASSERT_EQ(builder.outbox->sent.size(), 1u);
+  now_ += 6;
+  proto::WorkerMessage hb;
+  hb.mutable_heartbeat();
+  scheduler_->OnMessage(tuner.id, hb);
+  scheduler_->Tick();
+  ASSERT_TRUE(builder.outbox->closed.has_value());
+  EXPECT_THAT(builder.outbox->closed->message(), HasSubstr("silent"));
+  // Its build goes to the next builder.
+  FakeWorker b2 = Register(proto::BUILDER, "builder2");
+  EXPECT_EQ(b2.outbox->Take(proto::TrackerMessage::kBuild).size(), 1u);
+}
+
+TEST_F(SchedulerTest, JobsOnOneKeyShareItByPriority) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner", "", 2);
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 64);
+  proto::JobSpec low = DenseJob(20);
+  proto::JobSpec high = DenseJob(20);
+  high.set_priority(3);
+  std::string j1 = scheduler_->SubmitJob(low)->job_id();
+  std::string j2 = scheduler_->SubmitJob(high)->job_id();
+  std::vector<int64_t> configs;
+  for (int i = 0; i < 20; ++i) configs.push_back(i);
+  Propose(tuner, j1, configs);
+  Propose(tuner, j2, configs);
+  CompleteBuilds(builder);
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  std::map<std::string, int> served;
+  for (int i = 0; i < 16; ++i) {
+    for (const auto& r : CompleteMeasures(agent)) ++served[r.job_id()];
+  }
+  EXPECT_EQ(served[j1] + served[j2], 16);
+  EXPECT_EQ(served[j2], 12);  // 3:1
+  EXPECT_EQ(served[j1], 4);
+}
+
+TEST_F(SchedulerTest, JobForAKeyWithNoDeviceIsPendingNotAnError) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 2);
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2, "rk3399")).value();
+  Propose(tuner, job.job_id(), {1, 2});
+  CompleteBuilds(builder);
+  proto::QueueSummaryResponse q = scheduler_->QueueSummary();
+  ASSERT_EQ(q.keys_size(), 1);
+  EXPECT_EQ(q.keys(0).device_key(), "rk3399");
+  EXPECT_EQ(q.keys(0).total(), 0);
+  EXPECT_EQ(q.keys(0).pending(), 2);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::RUNNING);
+}
+
+TEST_F(SchedulerTest, CancelReleasesTheTunerAndDropsQueuedWork) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(5)).value();
+  Propose(tuner, job.job_id(), {1, 2});
+  EXPECT_EQ(scheduler_->CancelJob(job.job_id())->state(), proto::CANCELLED);
+  EXPECT_EQ(tuner.outbox->Take(proto::TrackerMessage::kReleased).size(), 1u);
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  EXPECT_TRUE(builder.outbox->Take(proto::TrackerMessage::kBuild).empty());
+  EXPECT_EQ(scheduler_->CancelJob("job-77").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SchedulerTest, RestartResumesFromTheStore) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 4);
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(4)).value();
+  Propose(tuner, job.job_id(), {1, 2, 3});
+  CompleteBuilds(builder);
+  CompleteMeasures(agent);  // trial 0 done; 1 measuring; 2 built
+  Restart();                // the tracker "crashed"
+  FakeWorker tuner2 = Register(proto::TUNER, "tuner");
+  auto assignments = tuner2.outbox->Take(proto::TrackerMessage::kAssignment);
+  ASSERT_EQ(assignments.size(), 1u);
+  const proto::JobAssignment& a = assignments[0].assignment();
+  ASSERT_EQ(a.trials_size(), 3);
+  int done = 0;
+  for (const auto& t : a.trials()) done += t.done();
+  EXPECT_EQ(done, 1);
+  Propose(tuner2, job.job_id(), {4});
+  FakeWorker builder2 = Register(proto::BUILDER, "builder", "", 4);
+  EXPECT_EQ(CompleteBuilds(builder2), 3);  // 2 unfinished + 1 new
+  FakeWorker agent2 = Register(proto::AGENT, "agent", "cpu");
+  for (int i = 0; i < 3; ++i) CompleteMeasures(agent2);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+  std::vector<std::string> records = scheduler_->ExportRecords(job.job_id()).value();
+  EXPECT_EQ(records.size(), 4u);
+}
+
+TEST_F(SchedulerTest, BuildErrorsEndTheTrialWithTheBuildersReason) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(1)).value();
+  Propose(tuner, job.job_id(), {1});
+  CompleteBuilds(builder, /*error_no=*/1);
+  auto updates = tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].trial_update().result().error_no(), 1);
+  EXPECT_EQ(updates[0].trial_update().result().error_msg(), "bad config");
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+}
+
+TEST_F(SchedulerTest, TunerEndingTheSearchFinishesTheJobWhenTheWindowDrains) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(10)).value();
+  Propose(tuner, job.job_id(), {1}, /*finished=*/true);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::RUNNING);
+  CompleteBuilds(builder);
+  CompleteMeasures(agent);
+  proto::JobStatus status = scheduler_->GetJob(job.job_id()).value();
+  EXPECT_EQ(status.state(), proto::SUCCEEDED);
+  EXPECT_EQ(status.trials_done(), 1);
+}
+
+TEST_F(SchedulerTest, WatchersSeeEveryTrialAndTheEnd) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 2);
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  std::vector<proto::JobEvent> events;
+  ASSERT_TRUE(scheduler_->WatchJob(job.job_id(), [&](const proto::JobEvent& e) {
+    events.push_back(e);
+    return true;
+  }).ok());
+  Propose(tuner, job.job_id(), {1, 2});
+  CompleteBuilds(builder);
+  CompleteMeasures(agent);
+  CompleteMeasures(agent);
+  ASSERT_EQ(events.size(), 4u);  // initial, 2 trials, end
+  EXPECT_EQ(events[0].trial_id(), -1);
+  EXPECT_GE(events[1].trial_id(), 0);
+  EXPECT_EQ(events[3].status().state(), proto::SUCCEEDED);
+}
+
+}  // namespace
+}  // namespace tunefleet

@@ -1,0 +1,68 @@
+// tunefleet_tracker: the fleet's daemon. See tracker/tracker_server.h.
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "common/logging.h"
+#include "tracker/tracker_server.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "host:port of the gRPC server (port 0: any free port)");
+ABSL_FLAG(std::string, store, "tunefleet-tracker.db", "SQLite store (created if missing); empty: in memory");
+ABSL_FLAG(bool, store_sync_full, false, "fsync every commit (survives power loss, slower)");
+ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464", "host:port of /metrics; empty: off");
+ABSL_FLAG(std::string, token_file, "", "role tokens file (lines '<role> <token>'); required off loopback");
+ABSL_FLAG(std::string, tls_cert, "", "server certificate (PEM)");
+ABSL_FLAG(std::string, tls_key, "", "server key (PEM)");
+ABSL_FLAG(std::string, tls_client_ca, "", "CA that client certificates must be signed by (PEM)");
+ABSL_FLAG(std::string, port_file, "", "write the bound port here once listening (for scripts and tests)");
+ABSL_FLAG(double, heartbeat_s, 1.0, "heartbeat interval asked of workers");
+ABSL_FLAG(double, worker_timeout_s, 10.0, "a worker silent this long is dropped and its work requeued");
+ABSL_FLAG(double, measure_lease_grace_s, 120.0, "measurement lease: the job's timeout plus this");
+
+namespace {
+sigset_t g_signals;
+}
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("tunefleet_tracker: owns the fleet, its queues and the job store");
+  absl::ParseCommandLine(argc, argv);
+  sigemptyset(&g_signals);
+  sigaddset(&g_signals, SIGINT);
+  sigaddset(&g_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &g_signals, nullptr);  // before any thread starts
+
+  tunefleet::TrackerServerOptions options;
+  options.listen = absl::GetFlag(FLAGS_listen);
+  options.store_path = absl::GetFlag(FLAGS_store);
+  options.store_synchronous_full = absl::GetFlag(FLAGS_store_sync_full);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  options.token_file = absl::GetFlag(FLAGS_token_file);
+  options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  options.tls_key = absl::GetFlag(FLAGS_tls_key);
+  options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
+  options.scheduler.heartbeat_interval_s = absl::GetFlag(FLAGS_heartbeat_s);
+  options.scheduler.worker_timeout_s = absl::GetFlag(FLAGS_worker_timeout_s);
+  options.scheduler.measure_lease_grace_s = absl::GetFlag(FLAGS_measure_lease_grace_s);
+  absl::StatusOr<std::unique_ptr<tunefleet::TrackerServer>> tracker = tunefleet::TrackerServer::Start(options);
+  if (!tracker.ok()) {
+    std::cerr << "tunefleet_tracker: " << tracker.status() << "\n";
+    return 1;
+  }
+  if (const std::string port_file = absl::GetFlag(FLAGS_port_file); !port_file.empty()) {
+    std::ofstream(port_file + ".tmp") << (*tracker)->port() << "\n";
+    std::rename((port_file + ".tmp").c_str(), port_file.c_str());
+  }
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&g_signals, &sig);
+    TF_LOG(INFO) << "signal " << sig << ": shutting down";
+    (*tracker)->Shutdown();
+  });
+  (*tracker)->Wait();
+  signals.detach();
+  return 0;
+}

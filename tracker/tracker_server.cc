@@ -1,0 +1,134 @@
+#include "tracker/tracker_server.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "tracker/memory_store.h"
+#include "tracker/sqlite_store.h"
+
+namespace tunefleet {
+namespace {
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+bool IsLoopbackAddress(const std::string& address) {
+  std::string host = address;
+  if (absl::StartsWith(host, "[")) {
+    host = host.substr(1, host.find(']') - 1);
+  } else if (size_t colon = host.rfind(':'); colon != std::string::npos) {
+    host = host.substr(0, colon);
+  }
+  return absl::StartsWith(host, "127.") || host == "::1" || host == "localhost";
+}
+
+absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServerOptions options) {
+  std::unique_ptr<TrackerServer> t(new TrackerServer());
+  t->options_ = options;
+  const bool loopback = IsLoopbackAddress(options.listen);
+  if (!options.token_file.empty()) {
+    TF_ASSIGN_OR_RETURN(TokenSet tokens, LoadTokenFile(options.token_file));
+    t->tokens_ = std::make_unique<TokenSet>(std::move(tokens));
+  } else if (!loopback) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("refusing to listen on ", options.listen,
+                     " without authentication: agents run the code they are sent. Pass --token_file "
+                     "(and TLS), or listen on 127.0.0.1"));
+  }
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    return absl::InvalidArgumentError("--tls_cert and --tls_key go together");
+  }
+  if (options.tls_cert.empty() && !loopback) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("refusing to listen on ", options.listen, " in plaintext: tokens would travel in clear. "
+                     "Pass --tls_cert and --tls_key, or listen on 127.0.0.1"));
+  }
+  if (options.store_path.empty()) {
+    t->store_ = std::make_unique<MemoryStore>();
+  } else {
+    SqliteStoreOptions so;
+    so.synchronous_full = options.store_synchronous_full;
+    TF_ASSIGN_OR_RETURN(t->store_, OpenSqliteStore(options.store_path, so));
+  }
+  t->metrics_ = std::make_unique<TrackerMetrics>();
+  if (!options.metrics_listen.empty()) {
+    TF_ASSIGN_OR_RETURN(t->metrics_server_, StartMetricsServer(options.metrics_listen, t->metrics_->registry()));
+    t->metrics_port_ = t->metrics_server_->port();
+  }
+  TF_ASSIGN_OR_RETURN(t->scheduler_, Scheduler::Create(t->store_.get(), t->metrics_.get(), options.scheduler));
+  t->gateway_ = std::make_unique<WorkerGatewayService>(t->scheduler_.get(), t->tokens_.get(), t->metrics_.get());
+  t->jobs_ = std::make_unique<JobServiceImpl>(t->scheduler_.get(), t->tokens_.get());
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options.tls_cert.empty()) {
+    grpc::SslServerCredentialsOptions ssl;
+    TF_ASSIGN_OR_RETURN(std::string cert, ReadFile(options.tls_cert));
+    TF_ASSIGN_OR_RETURN(std::string key, ReadFile(options.tls_key));
+    ssl.pem_key_cert_pairs.push_back({key, cert});
+    if (!options.tls_client_ca.empty()) {
+      TF_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFile(options.tls_client_ca));
+      ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    }
+    credentials = grpc::SslServerCredentials(ssl);
+  }
+  builder.AddListeningPort(options.listen, credentials, &t->port_);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  builder.SetMaxSendMessageSize(options.max_message_bytes);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  builder.RegisterService(t->gateway_.get());
+  builder.RegisterService(t->jobs_.get());
+  t->server_ = builder.BuildAndStart();
+  if (t->server_ == nullptr || t->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen,
+                                               " (address in use, or not an address of this host)"));
+  }
+  t->server_->GetHealthCheckService()->SetServingStatus(true);
+  t->ticker_ = std::thread([p = t.get()] { p->TickLoop(); });
+  TF_LOG(INFO) << "tracker listening on " << options.listen << " (port " << t->port_ << ")"
+               << (t->tokens_ ? ", tokens required" : ", no authentication (loopback)")
+               << (options.store_path.empty() ? ", in-memory store" : ", store " + options.store_path)
+               << (t->metrics_port_ ? absl::StrCat(", metrics on port ", t->metrics_port_) : "");
+  return t;
+}
+
+void TrackerServer::TickLoop() {
+  while (!stopping_) {
+    scheduler_->Tick();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+void TrackerServer::Wait() {
+  if (server_ != nullptr) server_->Wait();
+}
+
+void TrackerServer::Shutdown() {
+  if (stopping_.exchange(true)) return;
+  if (jobs_ != nullptr) jobs_->Shutdown();
+  if (server_ != nullptr) {
+    server_->GetHealthCheckService()->SetServingStatus(false);
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  }
+  if (ticker_.joinable()) ticker_.join();
+}
+
+TrackerServer::~TrackerServer() { Shutdown(); }
+
+}  // namespace tunefleet

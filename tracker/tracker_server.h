@@ -1,0 +1,90 @@
+// The tracker daemon as a library: the store, the scheduler, the gRPC
+// server (WorkerGateway + JobService + health checking), the metrics
+// endpoint and the tick thread, started and stopped together. main.cc and
+// the in-process tests use exactly this.
+//
+//   TrackerServerOptions options;
+//   options.listen = "127.0.0.1:0";
+//   options.store_path = "/var/lib/tunefleet/tracker.db";
+//   TF_ASSIGN_OR_RETURN(std::unique_ptr<TrackerServer> tracker, TrackerServer::Start(options));
+//   std::cout << tracker->port();
+//   tracker->Wait();
+#ifndef TUNEFLEET_TRACKER_TRACKER_SERVER_H_
+#define TUNEFLEET_TRACKER_TRACKER_SERVER_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
+#include "tracker/auth.h"
+#include "tracker/job_service.h"
+#include "tracker/metrics.h"
+#include "tracker/scheduler.h"
+#include "tracker/store.h"
+#include "tracker/worker_gateway.h"
+
+namespace tunefleet {
+
+struct TrackerServerOptions {
+  // host:port; port 0 lets the kernel pick (see port()).
+  std::string listen = "127.0.0.1:7070";
+  // SQLite file (created if missing). Empty: an in-memory store (nothing
+  // survives a restart; tests only).
+  std::string store_path;
+  bool store_synchronous_full = false;
+  // host:port for /metrics; empty: no metrics endpoint.
+  std::string metrics_listen;
+  // Role tokens (tracker/auth.h). Empty: no authentication, which is only
+  // allowed when `listen` is a loopback address.
+  std::string token_file;
+  // TLS: server certificate and key (PEM files); with tls_client_ca, client
+  // certificates signed by that CA are required. Empty: plaintext, which is
+  // only allowed on loopback.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  int max_message_bytes = 128 << 20;
+  SchedulerOptions scheduler;
+};
+
+class TrackerServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<TrackerServer>> Start(TrackerServerOptions options);
+  ~TrackerServer();  // Shutdown()
+
+  int port() const { return port_; }
+  int metrics_port() const { return metrics_port_; }
+  Scheduler& scheduler() { return *scheduler_; }
+
+  // Blocks until Shutdown() (from another thread or a signal handler thread).
+  void Wait();
+  void Shutdown();
+
+ private:
+  TrackerServer() = default;
+  void TickLoop();
+
+  TrackerServerOptions options_;
+  std::unique_ptr<TokenSet> tokens_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<TrackerMetrics> metrics_;
+  std::unique_ptr<MetricsServer> metrics_server_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<WorkerGatewayService> gateway_;
+  std::unique_ptr<JobServiceImpl> jobs_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  int metrics_port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread ticker_;
+};
+
+// Whether `host:port` names a loopback address (127.0.0.0/8, ::1, localhost).
+bool IsLoopbackAddress(const std::string& address);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRACKER_TRACKER_SERVER_H_

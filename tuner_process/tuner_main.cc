@@ -1,0 +1,53 @@
+// tunefleet_tuner: claims jobs from the tracker and runs their search.
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/logging.h"
+#include "tuner_process/tuner_service.h"
+
+ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address");
+ABSL_FLAG(std::string, token_file, "", "file holding this tuner's token");
+ABSL_FLAG(std::string, name, "", "unique name (default tuner-<host>-<pid>)");
+ABSL_FLAG(int, max_jobs, 4, "jobs run at once");
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  tunefleet::TunerServiceOptions options;
+  options.tracker_address = absl::GetFlag(FLAGS_tracker);
+  options.max_jobs = absl::GetFlag(FLAGS_max_jobs);
+  options.name = absl::GetFlag(FLAGS_name);
+  if (options.name.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    options.name = absl::StrCat("tuner-", host, "-", getpid());
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_token_file); !path.empty()) {
+    std::ifstream in(path);
+    if (!in) {
+      std::cerr << "tunefleet_tuner: cannot read --token_file " << path << "\n";
+      return 1;
+    }
+    std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    options.token = std::string(absl::StripAsciiWhitespace(token));
+  }
+  tunefleet::TunerService service(options);
+  service.Start();
+  int sig = 0;
+  sigwait(&signals, &sig);
+  TF_LOG(INFO) << "signal " << sig << ": stopping";
+  service.Stop();
+  return 0;
+}

@@ -1,0 +1,100 @@
+#include "tuner_process/tuner_service.h"
+
+#include "common/logging.h"
+
+namespace tunefleet {
+
+TunerService::TunerService(TunerServiceOptions options) : options_(std::move(options)) {
+  WorkerConnectionOptions c;
+  c.tracker_address = options_.tracker_address;
+  c.token = options_.token;
+  c.registration.set_role(proto::TUNER);
+  c.registration.set_name(options_.name);
+  c.registration.set_parallelism(options_.max_jobs);
+  c.registration.set_version("tunefleet-0.1");
+  connection_ = std::make_unique<WorkerConnection>(
+      c, [this](const proto::TrackerMessage& m) { OnMessage(m); },
+      [this](const std::string& id) { OnSession(id); });
+}
+
+TunerService::~TunerService() { Stop(); }
+
+void TunerService::Start() { connection_->Start(); }
+void TunerService::Stop() { connection_->Stop(); }
+
+int TunerService::jobs() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(runners_.size());
+}
+
+void TunerService::OnSession(const std::string& worker_id) {
+  absl::MutexLock lock(&mu_);
+  if (!runners_.empty()) {
+    TF_LOG(INFO) << "new session " << worker_id << ": dropping " << runners_.size()
+                 << " job(s); the tracker reassigns them";
+  }
+  runners_.clear();
+}
+
+void TunerService::Propose(JobRunner& runner) {
+  proto::ProposeTrials p = runner.NextProposals();
+  if (p.configs_size() == 0 && !p.finished()) return;
+  proto::WorkerMessage m;
+  *m.mutable_propose() = std::move(p);
+  connection_->Send(m);
+}
+
+void TunerService::OnMessage(const proto::TrackerMessage& message) {
+  absl::MutexLock lock(&mu_);
+  switch (message.kind_case()) {
+    case proto::TrackerMessage::kAssignment: {
+      const proto::JobAssignment& a = message.assignment();
+      absl::StatusOr<std::unique_ptr<JobRunner>> runner = JobRunner::Create(a);
+      if (!runner.ok()) {
+        TF_LOG(ERROR) << "cannot run job " << a.job_id() << ": " << runner.status();
+        proto::WorkerMessage m;
+        m.mutable_propose()->set_job_id(a.job_id());
+        m.mutable_propose()->set_finished(true);
+        m.mutable_propose()->set_finish_reason(absl::StrCat("the tuner cannot run it: ", runner.status().message()));
+        connection_->Send(m);
+        return;
+      }
+      TF_LOG(INFO) << "took job " << a.job_id() << " (" << a.spec().tuner() << ", " << a.spec().n_trial()
+                   << " trials, " << (*runner)->done() << " done, " << (*runner)->in_flight() << " in flight, window "
+                   << a.suggested_window() << ")";
+      JobRunner& ref = **runner;
+      runners_[a.job_id()] = *std::move(runner);
+      Propose(ref);
+      break;
+    }
+    case proto::TrackerMessage::kTrialUpdate: {
+      auto it = runners_.find(message.trial_update().job_id());
+      if (it == runners_.end()) return;
+      it->second->OnTrialUpdate(message.trial_update());
+      if (options_.log_progress && (it->second->done() % 8 == 0 || it->second->done() < 8)) {
+        TF_LOG(INFO) << it->second->Progress();
+      }
+      Propose(*it->second);
+      break;
+    }
+    case proto::TrackerMessage::kAccepted: {
+      auto it = runners_.find(message.accepted().job_id());
+      if (it == runners_.end()) return;
+      it->second->OnAccepted(message.accepted());
+      if (message.accepted().rejected_size() > 0) Propose(*it->second);
+      break;
+    }
+    case proto::TrackerMessage::kReleased:
+      if (runners_.erase(message.released().job_id()) > 0) {
+        TF_LOG(INFO) << "job " << message.released().job_id() << " released: " << message.released().reason();
+      }
+      break;
+    case proto::TrackerMessage::kError:
+      TF_LOG(WARNING) << "tracker: " << message.error().code() << ": " << message.error().message();
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace tunefleet
