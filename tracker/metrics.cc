@@ -1,0 +1,301 @@
+#include "tracker/metrics.h"
+
+#include <exception>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "prometheus/exposer.h"
+#include "prometheus/text_serializer.h"
+
+namespace tunefleet {
+namespace {
+
+using prometheus::Counter;
+using prometheus::Gauge;
+using prometheus::Histogram;
+
+// AutoTVM's MeasureErrorNo names in label form, indexed by number.
+constexpr std::array<const char*, kNumTrialResults> kTrialResultLabels = {
+    "no_error",       "instantiation_error", "compile_host",
+    "compile_device", "runtime_device",      "wrong_answer",
+    "build_timeout",  "run_timeout",         "unknown",
+};
+constexpr int kUnknownResult = kNumTrialResults - 1;
+
+// Builds with LLVM take tens of milliseconds to minutes.
+Histogram::BucketBoundaries BuildBuckets() {
+  return {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
+}
+
+// A measurement is number x repeat runs plus cooldowns: milliseconds to
+// the per-trial timeout.
+Histogram::BucketBoundaries MeasureBuckets() {
+  return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
+}
+
+// Queueing plus scheduling: 50 microseconds on an idle fleet to a second when
+// the queue is long.
+Histogram::BucketBoundaries DispatchBuckets() {
+  return {50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 0.1, 0.25, 0.5, 1};
+}
+
+std::string ToString(absl::string_view view) { return std::string(view.data(), view.size()); }
+
+}  // namespace
+
+TrackerMetrics::TrackerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
+  prometheus::Registry& registry = *registry_;
+
+  workers_family_ = &prometheus::BuildGauge()
+                         .Name("tunefleet_workers")
+                         .Help("Connected workers by role, device key and state (free or busy).")
+                         .Register(registry);
+  queue_depth_family_ = &prometheus::BuildGauge()
+                             .Name("tunefleet_queue_depth")
+                             .Help("Trials waiting in a queue: the build queue, or a device key's "
+                                   "measure queue.")
+                             .Register(registry);
+  queue_age_family_ = &prometheus::BuildGauge()
+                           .Name("tunefleet_queue_oldest_age_seconds")
+                           .Help("Age of the oldest trial waiting in a queue (0 when empty).")
+                           .Register(registry);
+
+  auto& trials = prometheus::BuildCounter()
+                     .Name("tunefleet_trials_total")
+                     .Help("Trials finished, by result (AutoTVM MeasureErrorNo, lower case).")
+                     .Register(registry);
+  for (int i = 0; i < kNumTrialResults; ++i) {
+    trials_by_result_[i] = &trials.Add({{"result", kTrialResultLabels[i]}});
+  }
+
+  auto& requeues = prometheus::BuildCounter()
+                       .Name("tunefleet_trial_requeues_total")
+                       .Help("Trials put back in their queue, by reason.")
+                       .Register(registry);
+  for (int i = 0; i < kNumRequeueReasons; ++i) {
+    requeues_by_reason_[i] =
+        &requeues.Add({{"reason", ToString(LabelValue(static_cast<RequeueReason>(i)))}});
+  }
+
+  build_duration_ = &prometheus::BuildHistogram()
+                         .Name("tunefleet_build_duration_seconds")
+                         .Help("Time a builder spent on one build.")
+                         .Register(registry)
+                         .Add({}, BuildBuckets());
+  measure_family_ = &prometheus::BuildHistogram()
+                         .Name("tunefleet_measure_duration_seconds")
+                         .Help("Time an agent spent measuring one trial, by device key.")
+                         .Register(registry);
+  auto& dispatch = prometheus::BuildHistogram()
+                       .Name("tunefleet_dispatch_latency_seconds")
+                       .Help("From a trial entering a queue to its dispatch to a worker, by stage.")
+                       .Register(registry);
+  for (int i = 0; i < kNumQueueStages; ++i) {
+    dispatch_by_stage_[i] =
+        &dispatch.Add({{"stage", ToString(LabelValue(static_cast<QueueStage>(i)))}}, DispatchBuckets());
+  }
+
+  auto& jobs = prometheus::BuildGauge()
+                   .Name("tunefleet_jobs")
+                   .Help("Jobs known to the tracker, by state.")
+                   .Register(registry);
+  jobs_queued_ = &jobs.Add({{"state", "queued"}});
+  jobs_running_ = &jobs.Add({{"state", "running"}});
+  jobs_succeeded_ = &jobs.Add({{"state", "succeeded"}});
+  jobs_failed_ = &jobs.Add({{"state", "failed"}});
+  jobs_cancelled_ = &jobs.Add({{"state", "cancelled"}});
+  auto& job_trials = prometheus::BuildGauge()
+                         .Name("tunefleet_job_trials")
+                         .Help("Trials of running jobs: done, and the target (sum of n_trial).")
+                         .Register(registry);
+  job_trials_done_ = &job_trials.Add({{"state", "done"}});
+  job_trials_target_ = &job_trials.Add({{"state", "target"}});
+  best_gflops_family_ = &prometheus::BuildGauge()
+                             .Name("tunefleet_job_best_gflops")
+                             .Help("Best GFLOPS reached among running and finished jobs, by target.")
+                             .Register(registry);
+
+  auto& messages = prometheus::BuildCounter()
+                       .Name("tunefleet_stream_messages_total")
+                       .Help("Messages on workers' Connect streams, by role and direction.")
+                       .Register(registry);
+  for (int i = 0; i < kNumWorkerRoles; ++i) {
+    const std::string role = ToString(LabelValue(static_cast<WorkerRole>(i)));
+    messages_in_by_role_[i] = &messages.Add({{"role", role}, {"direction", "in"}});
+    messages_out_by_role_[i] = &messages.Add({{"role", role}, {"direction", "out"}});
+  }
+  rejected_family_ = &prometheus::BuildCounter()
+                          .Name("tunefleet_rejected_messages_total")
+                          .Help("Messages and calls refused, by reason.")
+                          .Register(registry);
+}
+
+std::string TrackerMetrics::Serialize() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+void TrackerMetrics::SetWorkers(const std::vector<WorkerCount>& workers) {
+  // Totals first (several entries for one (role, key) add up), then one Set
+  // per series, so a scrape never sees a half-applied snapshot's zeros.
+  absl::flat_hash_map<WorkerKey, std::pair<int64_t, int64_t>> totals;
+  for (const WorkerCount& count : workers) {
+    auto& [free, busy] = totals[WorkerKey(count.role, count.device_key)];
+    free += count.free;
+    busy += count.busy;
+  }
+  absl::MutexLock lock(&mutex_);
+  for (auto& [key, gauges] : workers_) {
+    if (totals.contains(key)) continue;
+    gauges.free->Set(0);
+    gauges.busy->Set(0);
+  }
+  for (const auto& [key, total] : totals) {
+    StateGauges& gauges = workers_[key];
+    if (gauges.free == nullptr) {
+      const std::string role = ToString(LabelValue(std::get<0>(key)));
+      const std::string& device_key = std::get<1>(key);
+      gauges.free = &workers_family_->Add({{"role", role}, {"device_key", device_key}, {"state", "free"}});
+      gauges.busy = &workers_family_->Add({{"role", role}, {"device_key", device_key}, {"state", "busy"}});
+    }
+    gauges.free->Set(static_cast<double>(total.first));
+    gauges.busy->Set(static_cast<double>(total.second));
+  }
+}
+
+void TrackerMetrics::SetQueues(const std::vector<QueueStat>& queues) {
+  absl::flat_hash_map<QueueKey, const QueueStat*> latest;  // the last entry for a queue wins
+  for (const QueueStat& queue : queues) latest[QueueKey(queue.stage, queue.device_key)] = &queue;
+  absl::MutexLock lock(&mutex_);
+  for (auto& [key, gauges] : queues_) {
+    if (latest.contains(key)) continue;
+    gauges.depth->Set(0);
+    gauges.oldest_age->Set(0);
+  }
+  for (const auto& [key, queue] : latest) {
+    QueueGauges& gauges = queues_[key];
+    if (gauges.depth == nullptr) {
+      const prometheus::Labels labels = {{"stage", ToString(LabelValue(queue->stage))},
+                                         {"device_key", queue->device_key}};
+      gauges.depth = &queue_depth_family_->Add(labels);
+      gauges.oldest_age = &queue_age_family_->Add(labels);
+    }
+    gauges.depth->Set(static_cast<double>(queue->depth));
+    gauges.oldest_age->Set(queue->oldest_age_seconds);
+  }
+}
+
+void TrackerMetrics::SetJobs(const JobStats& jobs) {
+  jobs_queued_->Set(static_cast<double>(jobs.queued));
+  jobs_running_->Set(static_cast<double>(jobs.running));
+  jobs_succeeded_->Set(static_cast<double>(jobs.succeeded));
+  jobs_failed_->Set(static_cast<double>(jobs.failed));
+  jobs_cancelled_->Set(static_cast<double>(jobs.cancelled));
+  job_trials_done_->Set(static_cast<double>(jobs.trials_done));
+  job_trials_target_->Set(static_cast<double>(jobs.trials_target));
+
+  absl::MutexLock lock(&mutex_);
+  absl::flat_hash_set<std::string> present;
+  for (const TargetBest& best : jobs.best_gflops) {
+    present.insert(best.target);
+    prometheus::Gauge*& gauge = best_gflops_by_target_[best.target];
+    if (gauge == nullptr) gauge = &best_gflops_family_->Add({{"target", best.target}});
+    gauge->Set(best.gflops);
+  }
+  // A best of 0 GFLOPS would be a lie: drop targets no longer reported.
+  for (auto it = best_gflops_by_target_.begin(); it != best_gflops_by_target_.end();) {
+    if (present.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    best_gflops_family_->Remove(it->second);
+    best_gflops_by_target_.erase(it++);
+  }
+}
+
+void TrackerMetrics::TrialFinished(int error_no) {
+  const int index = error_no >= 0 && error_no < kNumTrialResults ? error_no : kUnknownResult;
+  trials_by_result_[index]->Increment();
+}
+
+void TrackerMetrics::Requeued(RequeueReason reason) {
+  requeues_by_reason_[static_cast<int>(reason)]->Increment();
+}
+
+void TrackerMetrics::ObserveBuild(double seconds) { build_duration_->Observe(seconds); }
+
+void TrackerMetrics::ObserveMeasure(absl::string_view device_key, double seconds) {
+  prometheus::Histogram* histogram = nullptr;
+  {
+    absl::ReaderMutexLock lock(&mutex_);
+    auto it = measure_by_key_.find(device_key);
+    if (it != measure_by_key_.end()) histogram = it->second;
+  }
+  if (histogram == nullptr) {
+    absl::MutexLock lock(&mutex_);
+    prometheus::Histogram*& slot = measure_by_key_[device_key];
+    if (slot == nullptr) slot = &measure_family_->Add({{"device_key", ToString(device_key)}}, MeasureBuckets());
+    histogram = slot;
+  }
+  histogram->Observe(seconds);
+}
+
+void TrackerMetrics::ObserveDispatch(QueueStage stage, double seconds) {
+  dispatch_by_stage_[static_cast<int>(stage)]->Observe(seconds);
+}
+
+void TrackerMetrics::MessageIn(WorkerRole role) { messages_in_by_role_[static_cast<int>(role)]->Increment(); }
+
+void TrackerMetrics::MessageOut(WorkerRole role) { messages_out_by_role_[static_cast<int>(role)]->Increment(); }
+
+void TrackerMetrics::Rejected(absl::string_view reason) {
+  prometheus::Counter* counter = nullptr;
+  {
+    absl::ReaderMutexLock lock(&mutex_);
+    auto it = rejected_by_reason_.find(reason);
+    if (it != rejected_by_reason_.end()) counter = it->second;
+  }
+  if (counter == nullptr) {
+    absl::MutexLock lock(&mutex_);
+    prometheus::Counter*& slot = rejected_by_reason_[reason];
+    if (slot == nullptr) slot = &rejected_family_->Add({{"reason", ToString(reason)}});
+    counter = slot;
+  }
+  counter->Increment();
+}
+
+// ---------------------------------------------------------------- server
+
+MetricsServer::MetricsServer(std::unique_ptr<prometheus::Exposer> exposer,
+                             std::shared_ptr<prometheus::Registry> registry, int port)
+    : exposer_(std::move(exposer)), registry_(std::move(registry)), port_(port) {}
+
+MetricsServer::~MetricsServer() = default;
+
+absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
+    const std::string& bind_address, std::shared_ptr<prometheus::Registry> registry) {
+  if (registry == nullptr) return absl::InvalidArgumentError("StartMetricsServer: no registry");
+  const size_t colon = bind_address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == bind_address.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("metrics address '", bind_address,
+                                                   "' is not host:port (e.g. 127.0.0.1:9464)"));
+  }
+  // prometheus-cpp (civetweb underneath) reports bind failures by throwing.
+  try {
+    auto exposer = std::make_unique<prometheus::Exposer>(bind_address, /*num_threads=*/2);
+    exposer->RegisterCollectable(registry, "/metrics");
+    const std::vector<int> ports = exposer->GetListeningPorts();
+    if (ports.empty()) {
+      return absl::UnavailableError(absl::StrCat("metrics server on ", bind_address, ": no port bound"));
+    }
+    return std::make_unique<MetricsServer>(std::move(exposer), std::move(registry), ports.front());
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("metrics server: cannot listen on ", bind_address, ": ", e.what()));
+  } catch (...) {
+    return absl::UnavailableError(absl::StrCat("metrics server: cannot listen on ", bind_address));
+  }
+}
+
+}  // namespace tunefleet
