@@ -113,6 +113,16 @@ void BuildService::Handle(const proto::BuildRequest& request, Done done) {
   work_ready_.Signal();
 }
 
+int64_t BuildService::DropQueued() {
+  absl::MutexLock lock(&mu_);
+  const int64_t dropped = static_cast<int64_t>(queue_.size());
+  for (const std::shared_ptr<Job>& job : queue_) {
+    watched_.erase(std::remove(watched_.begin(), watched_.end(), job), watched_.end());
+  }
+  queue_.clear();
+  return dropped;
+}
+
 bool BuildService::Answer(Job& job, proto::BuildResult result) {
   {
     absl::MutexLock lock(&job.mu);

@@ -84,6 +84,11 @@ class BuildService {
   // Answers `request` exactly once through `done` (lease_id copied).
   void Handle(const proto::BuildRequest& request, Done done);
 
+  // Forgets queued requests without answering them (their session broke and
+  // the tracker requeued them); builds in progress still answer. Returns how
+  // many were dropped.
+  int64_t DropQueued();
+
   int parallelism() const { return parallelism_; }
   // Threads running a build (a timed-out one too, until it really ends).
   int busy_slots() const;

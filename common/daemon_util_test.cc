@@ -1,0 +1,52 @@
+#include "common/daemon_util.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+std::string WriteTemp(const std::string& content) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/token_XXXXXX";
+  const int fd = mkstemp(path.data());
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(write(fd, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+  close(fd);
+  return path;
+}
+
+TEST(DaemonUtilTest, TokenFileIsTrimmed) {
+  auto token = ReadTokenFile(WriteTemp("  s3cret\n"));
+  ASSERT_TRUE(token.ok()) << token.status();
+  EXPECT_EQ(*token, "s3cret");
+}
+
+TEST(DaemonUtilTest, EmptyPathMeansNoToken) {
+  auto token = ReadTokenFile("");
+  ASSERT_TRUE(token.ok());
+  EXPECT_EQ(*token, "");
+}
+
+TEST(DaemonUtilTest, MissingOrBlankTokenFileIsAnErrorNamingThePath) {
+  auto missing = ReadTokenFile("/nonexistent/token");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/token"), std::string::npos);
+  const std::string blank = WriteTemp(" \n");
+  auto empty = ReadTokenFile(blank);
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DaemonUtilTest, DefaultNameCarriesPrefixAndPid) {
+  const std::string name = DefaultWorkerName("builder");
+  EXPECT_EQ(name.rfind("builder-", 0), 0u);
+  EXPECT_NE(name.find(std::to_string(getpid())), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tunefleet
