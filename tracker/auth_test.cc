@@ -1,0 +1,372 @@
+#include "tracker/auth.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/support/byte_buffer.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kUserToken[] = "user-token-0123456789";
+constexpr char kAgentToken[] = "agent-token-0123456789";
+constexpr char kAdminToken[] = "admin-token-0123456789";
+
+std::string TempPath(const std::string& name) {
+  const char* base = getenv("TEST_TMPDIR");
+  return absl::StrCat(base != nullptr ? base : "/tmp", "/", name);
+}
+
+// Writes a file with the given mode (chmod'ed after writing, so the umask
+// does not matter).
+std::string WriteFile(const std::string& name, const std::string& text, mode_t mode = 0600) {
+  const std::string path = TempPath(name);
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+  }
+  EXPECT_EQ(chmod(path.c_str(), mode), 0);
+  return path;
+}
+
+TokenSet ThreeTokens() {
+  TokenSet tokens;
+  EXPECT_TRUE(tokens.Add(Role::kUser, kUserToken).ok());
+  EXPECT_TRUE(tokens.Add(Role::kAgent, kAgentToken).ok());
+  EXPECT_TRUE(tokens.Add(Role::kAdmin, kAdminToken).ok());
+  return tokens;
+}
+
+// ---------------------------------------------------------------- roles
+
+TEST(AllowedTest, AdminMayDoEverything) {
+  for (Action action : {Action::kSubmit, Action::kQuery, Action::kCancel, Action::kRegisterBuilder,
+                        Action::kRegisterAgent, Action::kRegisterTuner}) {
+    EXPECT_TRUE(Allowed(Role::kAdmin, action));
+  }
+}
+
+TEST(AllowedTest, UserMaySubmitQueryAndCancelButNotRegister) {
+  EXPECT_TRUE(Allowed(Role::kUser, Action::kSubmit));
+  EXPECT_TRUE(Allowed(Role::kUser, Action::kQuery));
+  EXPECT_TRUE(Allowed(Role::kUser, Action::kCancel));
+  EXPECT_FALSE(Allowed(Role::kUser, Action::kRegisterAgent));
+  EXPECT_FALSE(Allowed(Role::kUser, Action::kRegisterBuilder));
+  EXPECT_FALSE(Allowed(Role::kUser, Action::kRegisterTuner));
+}
+
+TEST(AllowedTest, WorkersRegisterOnlyAsThemselves) {
+  EXPECT_TRUE(Allowed(Role::kBuilder, Action::kRegisterBuilder));
+  EXPECT_FALSE(Allowed(Role::kBuilder, Action::kRegisterAgent));
+  EXPECT_TRUE(Allowed(Role::kAgent, Action::kRegisterAgent));
+  EXPECT_FALSE(Allowed(Role::kAgent, Action::kRegisterTuner));
+  EXPECT_TRUE(Allowed(Role::kTuner, Action::kRegisterTuner));
+  EXPECT_FALSE(Allowed(Role::kTuner, Action::kRegisterBuilder));
+  for (Role role : {Role::kBuilder, Role::kAgent, Role::kTuner}) {
+    EXPECT_FALSE(Allowed(role, Action::kSubmit));
+    EXPECT_FALSE(Allowed(role, Action::kCancel));
+    EXPECT_FALSE(Allowed(role, Action::kQuery));
+  }
+}
+
+TEST(RoleTest, NamesRoundTrip) {
+  for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner, Role::kAdmin}) {
+    auto parsed = ParseRole(RoleName(role));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, role);
+  }
+  EXPECT_FALSE(ParseRole("root").ok());
+}
+
+// ---------------------------------------------------------------- tokens
+
+TEST(TokenSetTest, AuthenticatesEachRolesToken) {
+  TokenSet tokens = ThreeTokens();
+  auto user = tokens.Authenticate(BearerHeader(kUserToken));
+  ASSERT_TRUE(user.ok()) << user.status();
+  EXPECT_EQ(*user, Role::kUser);
+  auto agent = tokens.Authenticate(absl::StrCat("bearer  ", kAgentToken, " "));
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  EXPECT_EQ(*agent, Role::kAgent);
+  auto admin = tokens.Authenticate(BearerHeader(kAdminToken));
+  ASSERT_TRUE(admin.ok()) << admin.status();
+  EXPECT_EQ(*admin, Role::kAdmin);
+}
+
+TEST(TokenSetTest, RefusesUnknownTokensWithoutEchoingThem) {
+  TokenSet tokens = ThreeTokens();
+  const std::string guess = "user-token-0123456780";  // one character off
+  auto role = tokens.Authenticate(BearerHeader(guess));
+  ASSERT_FALSE(role.ok());
+  EXPECT_EQ(role.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(role.status().message(), HasSubstr("not recognized"));
+  EXPECT_THAT(role.status().message(), Not(HasSubstr(guess)));
+
+  // A prefix or an extension of a real token is not that token.
+  EXPECT_FALSE(tokens.Authenticate(BearerHeader("user-token-012345678")).ok());
+  EXPECT_FALSE(tokens.Authenticate(BearerHeader(absl::StrCat(kUserToken, "9"))).ok());
+}
+
+TEST(TokenSetTest, RefusesMissingOrMalformedHeaders) {
+  TokenSet tokens = ThreeTokens();
+  for (const std::string& header : {std::string(""), std::string("   "), std::string(kUserToken),
+                                    absl::StrCat("Basic ", kUserToken), std::string("Bearer "),
+                                    std::string("Bearer")}) {
+    auto role = tokens.Authenticate(header);
+    ASSERT_FALSE(role.ok()) << "header '" << header << "'";
+    EXPECT_EQ(role.status().code(), absl::StatusCode::kUnauthenticated);
+    EXPECT_THAT(role.status().message(), Not(HasSubstr(kUserToken)));
+  }
+  EXPECT_THAT(tokens.Authenticate("").status().message(), HasSubstr("Bearer <token>"));
+}
+
+TEST(TokenSetTest, EmptySetAuthenticatesNobody) {
+  TokenSet tokens;
+  EXPECT_FALSE(tokens.Authenticate(BearerHeader(kAdminToken)).ok());
+}
+
+TEST(TokenSetTest, AddRefusesShortDuplicateAndWhitespaceTokens) {
+  TokenSet tokens;
+  absl::Status short_token = tokens.Add(Role::kUser, "short");
+  EXPECT_EQ(short_token.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(short_token.message(), HasSubstr("at least 16"));
+  EXPECT_TRUE(tokens.Add(Role::kUser, kUserToken).ok());
+  EXPECT_FALSE(tokens.Add(Role::kAdmin, kUserToken).ok());
+  EXPECT_FALSE(tokens.Add(Role::kUser, "has a space in the middle").ok());
+}
+
+TEST(TokenSetTest, GenerateMakesDistinctLongHexTokensForEveryRole) {
+  auto first = TokenSet::Generate();
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = TokenSet::Generate();
+  ASSERT_TRUE(second.ok()) << second.status();
+  for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner, Role::kAdmin}) {
+    const std::string token = first->TokenFor(role);
+    EXPECT_EQ(token.size(), 64u);
+    EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos) << token;
+    EXPECT_NE(token, second->TokenFor(role));
+    auto authenticated = first->Authenticate(BearerHeader(token));
+    ASSERT_TRUE(authenticated.ok()) << authenticated.status();
+    EXPECT_EQ(*authenticated, role);
+  }
+}
+
+// ---------------------------------------------------------------- files
+
+TEST(TokenFileTest, WrittenFileIsPrivateAndLoadsBack) {
+  auto generated = TokenSet::Generate();
+  ASSERT_TRUE(generated.ok()) << generated.status();
+  const std::string path = TempPath("written_tokens");
+  ASSERT_TRUE(generated->WriteTokenFile(path).ok());
+
+  struct stat info;
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+
+  auto loaded = LoadTokenFile(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->size(), 5u);
+  auto tuner = loaded->Authenticate(BearerHeader(generated->TokenFor(Role::kTuner)));
+  ASSERT_TRUE(tuner.ok()) << tuner.status();
+  EXPECT_EQ(*tuner, Role::kTuner);
+
+  // Writing again replaces the file.
+  ASSERT_TRUE(ThreeTokens().WriteTokenFile(path).ok());
+  auto replaced = LoadTokenFile(path);
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  EXPECT_EQ(replaced->size(), 3u);
+}
+
+TEST(TokenFileTest, ReadsCommentsBlankLinesAndSeveralTokensPerRole) {
+  const std::string path = WriteFile("tokens_ok",
+                                     "# fleet tokens\n"
+                                     "\n"
+                                     "user   user-token-0123456789\n"
+                                     "  agent\tagent-board-1-0123456789   # rk3399 #1\n"
+                                     "agent agent-board-2-0123456789\n"
+                                     "admin admin-token-0123456789");  // no final newline
+  auto tokens = LoadTokenFile(path);
+  ASSERT_TRUE(tokens.ok()) << tokens.status();
+  EXPECT_EQ(tokens->size(), 4u);
+  auto board2 = tokens->Authenticate(BearerHeader("agent-board-2-0123456789"));
+  ASSERT_TRUE(board2.ok()) << board2.status();
+  EXPECT_EQ(*board2, Role::kAgent);
+}
+
+TEST(TokenFileTest, RefusesAWorldReadableFile) {
+  const std::string path = WriteFile("tokens_world_readable", "admin admin-token-0123456789\n", 0644);
+  auto tokens = LoadTokenFile(path);
+  ASSERT_FALSE(tokens.ok());
+  EXPECT_EQ(tokens.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(tokens.status().message(), HasSubstr("chmod 600"));
+  EXPECT_THAT(tokens.status().message(), HasSubstr(path));
+}
+
+TEST(TokenFileTest, ErrorsNameTheLineAndNeverTheToken) {
+  struct Case {
+    std::string text;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"user user-token-0123456789\nroot root-token-0123456789\n", "line 2: unknown role 'root'"},
+      {"# c\n\nagent tooshort\n", "line 3: role agent: token is 8 characters; at least 16"},
+      {"user\n", "line 1: expected '<role> <token>', found 1 fields"},
+      {"user a-token-0123456789 extra\n", "line 1: expected '<role> <token>', found 3 fields"},
+      {"user same-token-0123456789\nadmin same-token-0123456789\n", "line 2: role admin: the same token"},
+      {"# only comments\n\n", "holds no tokens"},
+  };
+  int index = 0;
+  for (const Case& c : cases) {
+    const std::string path = WriteFile(absl::StrCat("tokens_bad_", index++), c.text);
+    auto tokens = LoadTokenFile(path);
+    ASSERT_FALSE(tokens.ok()) << c.text;
+    EXPECT_EQ(tokens.status().code(), absl::StatusCode::kInvalidArgument) << tokens.status();
+    EXPECT_THAT(tokens.status().message(), HasSubstr(c.expected));
+    EXPECT_THAT(tokens.status().message(), Not(HasSubstr("0123456789"))) << "a token leaked";
+    EXPECT_THAT(tokens.status().message(), Not(HasSubstr("tooshort"))) << "a token leaked";
+  }
+}
+
+TEST(TokenFileTest, MissingFileIsNotFound) {
+  auto tokens = LoadTokenFile(TempPath("no_such_token_file"));
+  ASSERT_FALSE(tokens.ok());
+  EXPECT_EQ(tokens.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(tokens.status().message(), HasSubstr("no_such_token_file"));
+}
+
+// ---------------------------------------------------------------- gRPC
+
+// Answers any method with the caller's role name, or fails the call with
+// UNAUTHENTICATED and AuthenticateContext's message.
+class WhoAmIService final : public grpc::CallbackGenericService {
+ public:
+  explicit WhoAmIService(const TokenSet* tokens) : tokens_(tokens) {}
+
+  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override {
+    class Reactor final : public grpc::ServerGenericBidiReactor {
+     public:
+      explicit Reactor(absl::StatusOr<Role> role) {
+        if (!role.ok()) {
+          Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(role.status().message())));
+          return;
+        }
+        grpc::Slice slice{std::string(RoleName(*role))};
+        response_ = grpc::ByteBuffer(&slice, 1);
+        StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
+      }
+      void OnDone() override { delete this; }
+
+     private:
+      grpc::ByteBuffer response_;
+    };
+    return new Reactor(AuthenticateContext(tokens_, *context));
+  }
+
+ private:
+  const TokenSet* tokens_;
+};
+
+class AuthenticateContextTest : public ::testing::Test {
+ protected:
+  void StartServer(const TokenSet* tokens) {
+    service_ = std::make_unique<WhoAmIService>(tokens);
+    grpc::ServerBuilder builder;
+    builder.RegisterCallbackGenericService(service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+  }
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+
+  // The role name the server saw, or the failed call's status.
+  absl::StatusOr<std::string> Call(const std::vector<std::string>& authorization_values) {
+    grpc::GenericStub stub(server_->InProcessChannel(grpc::ChannelArguments()));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    for (const std::string& value : authorization_values) context.AddMetadata(kAuthorizationMetadataKey, value);
+    grpc::Slice empty{std::string()};
+    grpc::ByteBuffer request(&empty, 1);  // a default ByteBuffer is not a valid message
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    absl::Notification done;
+    stub.UnaryCall(&context, "/tunefleet.test.WhoAmI/Call", grpc::StubOptions(), &request, &response,
+                   [&](grpc::Status s) {
+                     status = std::move(s);
+                     done.Notify();
+                   });
+    done.WaitForNotification();
+    if (!status.ok()) {
+      return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+    }
+    std::vector<grpc::Slice> slices;
+    if (!response.Dump(&slices).ok()) return absl::InternalError("response does not dump");
+    std::string text;
+    for (const grpc::Slice& slice : slices) text.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    return text;
+  }
+
+  std::unique_ptr<WhoAmIService> service_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+TEST_F(AuthenticateContextTest, ReadsTheRoleFromAuthorizationMetadata) {
+  TokenSet tokens = ThreeTokens();
+  StartServer(&tokens);
+  auto role = Call({BearerHeader(kAgentToken)});
+  ASSERT_TRUE(role.ok()) << role.status();
+  EXPECT_EQ(*role, "agent");
+}
+
+TEST_F(AuthenticateContextTest, RefusesACallWithoutCredentials) {
+  TokenSet tokens = ThreeTokens();
+  StartServer(&tokens);
+  auto role = Call({});
+  ASSERT_FALSE(role.ok());
+  EXPECT_EQ(role.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(role.status().message(), HasSubstr("no credentials"));
+}
+
+TEST_F(AuthenticateContextTest, RefusesAWrongToken) {
+  TokenSet tokens = ThreeTokens();
+  StartServer(&tokens);
+  auto role = Call({BearerHeader("wrong-token-0123456789")});
+  ASSERT_FALSE(role.ok());
+  EXPECT_EQ(role.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(role.status().message(), Not(HasSubstr("wrong-token")));
+}
+
+TEST_F(AuthenticateContextTest, RefusesTwoAuthorizationEntries) {
+  TokenSet tokens = ThreeTokens();
+  StartServer(&tokens);
+  auto role = Call({BearerHeader(kUserToken), BearerHeader(kAdminToken)});
+  ASSERT_FALSE(role.ok());
+  EXPECT_EQ(role.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(role.status().message(), HasSubstr("more than one"));
+}
+
+TEST_F(AuthenticateContextTest, NoTokenSetMeansEveryCallerIsAdmin) {
+  StartServer(nullptr);
+  auto role = Call({});
+  ASSERT_TRUE(role.ok()) << role.status();
+  EXPECT_EQ(*role, "admin");
+}
+
+}  // namespace
+}  // namespace tunefleet
