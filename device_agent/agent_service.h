@@ -1,0 +1,118 @@
+// AgentService: what a device agent does with the MeasureRequests the tracker
+// sends it. One measurement at a time, in arrival order, on one long-lived
+// measuring thread (the Runner must be called from a long-lived thread: its
+// child dies with the thread that spawned it, see runner.h), so timings never
+// disturb each other. Artifacts are kept by hash, so the tracker sends each
+// one's bytes once.
+//
+//   AgentService service(runner.get(), AgentServiceOptions{});
+//   service.Handle(request, [&](proto::MeasureResult result) {
+//     ... send it; called on the measuring thread ...
+//   });
+//
+// A request with run.shared_object set stores the bytes under
+// run.artifact_hash after checking that they hash (SHA-256, hex) to it; a
+// mismatch is answered UNKNOWN naming both hashes, nothing is run. A request
+// without bytes uses the cached artifact, or is answered need_artifact=true
+// (with run.error_no UNKNOWN, so that nobody mistakes it for a measurement):
+// the tracker resends it with the bytes.
+//
+// Simulated devices (test and bench only): with simulated_measure_s > 0
+// nothing is loaded or run; each request sleeps that long and answers
+// NO_ERROR with `repeat` costs of simulated_measure_s. The runner may then be
+// null.
+//
+// Thread-safe. The destructor drops queued requests unanswered (the tracker
+// requeues them when the stream breaks) and waits for the measurement in
+// progress.
+#ifndef TUNEFLEET_DEVICE_AGENT_AGENT_SERVICE_H_
+#define TUNEFLEET_DEVICE_AGENT_AGENT_SERVICE_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "device_agent/runner_interface.h"
+#include "proto/fleet.pb.h"
+
+namespace tunefleet {
+
+struct AgentServiceOptions {
+  int64_t artifact_cache_capacity_bytes = int64_t{512} << 20;
+  // Test-only device kind: > 0 means sleep this long instead of measuring.
+  double simulated_measure_s = 0;
+
+  [[nodiscard]] absl::Status Validate() const;
+};
+
+class AgentService {
+ public:
+  using Done = std::function<void(proto::MeasureResult)>;
+
+  // `runner` (not owned) must outlive the service; it may be null only when
+  // options.simulated_measure_s > 0. `options` must be valid (Validate()).
+  AgentService(RunnerInterface* runner, AgentServiceOptions options);
+  ~AgentService();
+
+  AgentService(const AgentService&) = delete;
+  AgentService& operator=(const AgentService&) = delete;
+
+  // Queues `request`; `done` is called once, on the measuring thread, unless
+  // the request is dropped (DropQueued, destruction) before it starts.
+  void Handle(const proto::MeasureRequest& request, Done done);
+
+  // Forgets queued requests without answering them (their session broke and
+  // the tracker requeued them); returns how many.
+  int64_t DropQueued();
+
+  int64_t queued() const;
+  int64_t measured() const;  // requests answered so far
+  int64_t cache_entries() const;
+  int64_t cache_bytes() const;
+  bool HasArtifact(const std::string& hash) const;
+
+ private:
+  struct Pending {
+    proto::MeasureRequest request;
+    Done done;
+  };
+
+  void MeasureLoop();
+  proto::MeasureResult Measure(proto::MeasureRequest& request);
+  proto::MeasureResult Simulate(const proto::MeasureRequest& request);
+
+  // Returns false (and leaves `bytes` alone) when `hash` is not cached.
+  bool CacheLookup(const std::string& hash, std::string* bytes);
+  void CacheInsert(const std::string& hash, const std::string& bytes);
+
+  RunnerInterface* const runner_;
+  const AgentServiceOptions options_;
+
+  mutable absl::Mutex mu_;
+  absl::CondVar changed_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
+  int64_t measured_ ABSL_GUARDED_BY(mu_) = 0;
+
+  // Artifact bytes by hash, most recently used first. Touched by the
+  // measuring thread; locked for the observers.
+  mutable absl::Mutex cache_mu_;
+  std::list<std::pair<std::string, std::string>> lru_ ABSL_GUARDED_BY(cache_mu_);
+  absl::flat_hash_map<std::string, std::list<std::pair<std::string, std::string>>::iterator>
+      index_ ABSL_GUARDED_BY(cache_mu_);
+  int64_t cache_bytes_ ABSL_GUARDED_BY(cache_mu_) = 0;
+
+  std::thread measuring_thread_;  // the Runner's long-lived caller
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_DEVICE_AGENT_AGENT_SERVICE_H_

@@ -1,0 +1,239 @@
+// AgentService with a FakeRunner (artifact cache, hash checks, ordering, one
+// long-lived measuring thread), in simulated mode, and once with the real
+// Runner on a testdata kernel.
+#include "device_agent/agent_service.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/sha256.h"
+#include "device_agent/fake_runner.h"
+#include "device_agent/runner.h"
+#include "device_agent/test_kernels.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner_core/measure/measure.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+int Code(MeasureErrorNo error_no) { return static_cast<int>(error_no); }
+
+proto::MeasureRequest Request(const std::string& lease_id, const std::string& bytes,
+                              bool send_bytes = true) {
+  proto::MeasureRequest request;
+  request.set_lease_id(lease_id);
+  request.set_job_id("job-1");
+  proto::RunRequest* run = request.mutable_run();
+  run->set_workload_name("dense");
+  run->set_workload_args_json(R"({"M": 4, "N": 4, "K": 4})");
+  run->set_entry_name("dense_kernel");
+  run->set_artifact_hash(Sha256Hex(bytes));
+  if (send_bytes) run->set_shared_object(bytes);
+  run->mutable_options()->set_repeat(3);
+  run->mutable_options()->set_number(1);
+  run->mutable_options()->set_timeout_s(30);
+  return request;
+}
+
+// Collects answers; waits (bounded) for a number of them.
+class Results {
+ public:
+  AgentService::Done Callback() {
+    return [this](proto::MeasureResult result) {
+      absl::MutexLock lock(&mu_);
+      results_.push_back(std::move(result));
+    };
+  }
+  std::vector<proto::MeasureResult> WaitFor(size_t count) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return results_.size() >= count;
+    };
+    EXPECT_TRUE(mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(60)))
+        << "got " << results_.size() << " of " << count << " answers";
+    return results_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<proto::MeasureResult> results_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST(AgentServiceTest, StoresArtifactBytesAndReusesThemByHash) {
+  FakeRunner runner;
+  AgentService service(&runner, {});
+  Results results;
+  service.Handle(Request("with-bytes", "ELF-bytes-1"), results.Callback());
+  service.Handle(Request("by-hash", "ELF-bytes-1", /*send_bytes=*/false), results.Callback());
+  const auto answers = results.WaitFor(2);
+  ASSERT_EQ(answers.size(), 2u);
+  for (const proto::MeasureResult& answer : answers) {
+    EXPECT_EQ(answer.run().error_no(), Code(MeasureErrorNo::kNoError)) << answer.run().error_msg();
+    EXPECT_THAT(answer.run().costs(), ElementsAre(1e-3, 1e-3, 1e-3));
+    EXPECT_FALSE(answer.need_artifact());
+    EXPECT_GE(answer.measure_seconds(), 0.0);
+  }
+  EXPECT_EQ(answers[0].lease_id(), "with-bytes");
+  EXPECT_EQ(answers[1].lease_id(), "by-hash");
+  // The runner always gets the bytes, from the request or from the cache.
+  ASSERT_EQ(runner.requests().size(), 2u);
+  EXPECT_EQ(runner.requests()[1].shared_object(), "ELF-bytes-1");
+  EXPECT_TRUE(service.HasArtifact(Sha256Hex("ELF-bytes-1")));
+  EXPECT_EQ(service.cache_entries(), 1);
+}
+
+TEST(AgentServiceTest, UnknownHashWithoutBytesAsksForTheArtifact) {
+  FakeRunner runner;
+  AgentService service(&runner, {});
+  Results results;
+  service.Handle(Request("lease", "never-sent", /*send_bytes=*/false), results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_TRUE(answers[0].need_artifact());
+  EXPECT_NE(answers[0].run().error_no(), Code(MeasureErrorNo::kNoError));
+  EXPECT_TRUE(answers[0].run().costs().empty());
+  EXPECT_TRUE(runner.requests().empty());
+}
+
+TEST(AgentServiceTest, BytesThatDoNotMatchTheHashAreRefusedUnrun) {
+  FakeRunner runner;
+  AgentService service(&runner, {});
+  Results results;
+  proto::MeasureRequest request = Request("lease", "real-bytes");
+  request.mutable_run()->set_shared_object("tampered-bytes");
+  service.Handle(request, results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kUnknown));
+  EXPECT_THAT(answers[0].run().error_msg(), HasSubstr("hash mismatch"));
+  EXPECT_THAT(answers[0].run().error_msg(), HasSubstr(Sha256Hex("tampered-bytes")));
+  EXPECT_TRUE(runner.requests().empty());
+  EXPECT_EQ(service.cache_entries(), 0);
+}
+
+TEST(AgentServiceTest, MeasuresOneAtATimeInOrderOnOneLongLivedThread) {
+  std::atomic<int> in_flight{0}, max_in_flight{0};
+  absl::Mutex mu;
+  std::vector<std::thread::id> threads;
+  FakeRunner runner([&](const proto::RunRequest& request) {
+    const int now = ++in_flight;
+    int seen = max_in_flight.load();
+    while (now > seen && !max_in_flight.compare_exchange_weak(seen, now)) {
+    }
+    {
+      absl::MutexLock lock(&mu);
+      threads.push_back(std::this_thread::get_id());
+    }
+    --in_flight;
+    proto::RunResult result;
+    result.add_costs(1e-4);
+    return result;
+  });
+  AgentService service(&runner, {});
+  Results results;
+  for (int i = 0; i < 6; ++i) {
+    service.Handle(Request(std::to_string(i), "kernel-" + std::to_string(i)), results.Callback());
+  }
+  const auto answers = results.WaitFor(6);
+  ASSERT_EQ(answers.size(), 6u);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(answers[i].lease_id(), std::to_string(i));
+  EXPECT_EQ(max_in_flight.load(), 1);
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(threads.size(), 6u);
+  for (const std::thread::id& id : threads) EXPECT_EQ(id, threads[0]);
+  EXPECT_NE(threads[0], std::this_thread::get_id());
+}
+
+TEST(AgentServiceTest, LeastRecentlyUsedArtifactIsEvictedFirst) {
+  FakeRunner runner;
+  AgentServiceOptions options;
+  options.artifact_cache_capacity_bytes = 10;  // one 6-byte artifact fits
+  AgentService service(&runner, options);
+  Results results;
+  service.Handle(Request("a", "AAAAAA"), results.Callback());
+  service.Handle(Request("b", "BBBBBB"), results.Callback());
+  service.Handle(Request("a-again", "AAAAAA", /*send_bytes=*/false), results.Callback());
+  const auto answers = results.WaitFor(3);
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_TRUE(answers[2].need_artifact());
+  EXPECT_TRUE(service.HasArtifact(Sha256Hex("BBBBBB")));
+  EXPECT_EQ(service.cache_bytes(), 6);
+}
+
+TEST(AgentServiceTest, DropQueuedForgetsWaitingRequestsButNotTheRunningOne) {
+  absl::Notification release;
+  FakeRunner runner([&](const proto::RunRequest&) {
+    release.WaitForNotificationWithTimeout(absl::Seconds(60));
+    proto::RunResult result;
+    result.add_costs(1e-3);
+    return result;
+  });
+  AgentService service(&runner, {});
+  Results results;
+  service.Handle(Request("running", "k"), results.Callback());
+  // Wait until the first request left the queue (it is in the runner).
+  for (int i = 0; i < 6000 && runner.requests().empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_EQ(runner.requests().size(), 1u);
+  service.Handle(Request("queued-1", "k"), results.Callback());
+  service.Handle(Request("queued-2", "k"), results.Callback());
+  EXPECT_EQ(service.DropQueued(), 2);
+  release.Notify();
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].lease_id(), "running");
+}
+
+TEST(AgentServiceTest, SimulatedDeviceSleepsAndAnswersTheSimulatedCost) {
+  AgentServiceOptions options;
+  options.simulated_measure_s = 0.005;
+  AgentService service(/*runner=*/nullptr, options);
+  Results results;
+  service.Handle(Request("sim", "anything", /*send_bytes=*/false), results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kNoError));
+  EXPECT_THAT(answers[0].run().costs(), ElementsAre(0.005, 0.005, 0.005));
+  EXPECT_FALSE(answers[0].need_artifact());
+  EXPECT_GT(answers[0].measure_seconds(), 0.0);
+}
+
+TEST(AgentServiceTest, OptionsValidate) {
+  AgentServiceOptions options;
+  EXPECT_TRUE(options.Validate().ok());
+  options.simulated_measure_s = -1;
+  EXPECT_THAT(std::string(options.Validate().message()), HasSubstr("simulated_measure_s"));
+}
+
+TEST(AgentServiceTest, RealRunnerMeasuresATestdataKernel) {
+  auto runner = Runner::Create(RunnerOptions{
+      .runner_path = testing::RunfilePath("device_agent/tunefleet_runner"), .num_threads = 2});
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  AgentService service(runner->get(), {});
+  proto::MeasureRequest request;
+  request.set_lease_id("real");
+  *request.mutable_run() = testing::DenseTestRequest("libdense_ok.so");
+  request.mutable_run()->set_artifact_hash(Sha256Hex(request.run().shared_object()));
+  Results results;
+  service.Handle(request, results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kNoError))
+      << answers[0].run().error_msg();
+  EXPECT_EQ(answers[0].run().costs_size(), 3);
+  EXPECT_GT(answers[0].measure_seconds(), 0.0);
+}
+
+}  // namespace
+}  // namespace tunefleet
