@@ -2,6 +2,8 @@
 //   tunefleet tune --workload dense --shape 1024,1024,1024 --trials 500 --log records.jsonl
 //   tunefleet best --log records.jsonl
 //   tunefleet templates
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -9,6 +11,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "cli/fleet_client.h"
+#include "cli/fleet_commands.h"
 #include "cli/tune_command.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload to tune");
@@ -30,13 +34,41 @@ ABSL_FLAG(double, cooldown, 0.0, "seconds to sleep between repeats (AutoTVM defa
 ABSL_FLAG(bool, cache_flush, false, "flush the inputs from the CPU caches before each repeat");
 ABSL_FLAG(double, timeout, 10.0, "seconds one measurement may take before RUN_TIMEOUT");
 ABSL_FLAG(bool, resume, true, "skip configs already recorded in --log for this task");
+// The fleet.
+ABSL_FLAG(std::string, tracker, "", "tracker host:port (default: the fleet of --fleet_dir)");
+ABSL_FLAG(std::string, token_file, "", "file holding your token (default: <fleet_dir>/user.token)");
+ABSL_FLAG(std::string, fleet_dir, "", "directory of a `tunefleet up` fleet (default $TUNEFLEET_DIR or .tunefleet)");
+ABSL_FLAG(std::string, key, "local", "device key of the agents that measure the job");
+ABSL_FLAG(std::string, job, "", "job id (watch, best, export, cancel)");
+ABSL_FLAG(std::string, name, "", "job name (free text)");
+ABSL_FLAG(int32_t, priority, 1, "job weight when jobs share a device key");
+ABSL_FLAG(int32_t, window, 0, "trials the tuner keeps in flight (0: the tracker's suggestion)");
+ABSL_FLAG(bool, watch, false, "submit: then watch the job until it ends");
+ABSL_FLAG(bool, all, false, "jobs: include finished jobs");
+ABSL_FLAG(int32_t, agents, 1, "up: device agents to start");
+ABSL_FLAG(int32_t, builders, 1, "up: builders to start");
+ABSL_FLAG(int32_t, tuners, 1, "up: tuner processes to start");
+ABSL_FLAG(int32_t, builder_parallelism, 0, "up: builds at once per builder (0: every core)");
+ABSL_FLAG(int32_t, port, 0, "up: tracker port (0: any free port)");
+ABSL_FLAG(int32_t, metrics_port, 0, "up: tracker /metrics port (0: any free port)");
+ABSL_FLAG(double, simulate_measure_ms, 0, "up: test-only agents that sleep this long instead of measuring");
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "tunefleet <tune|best|templates> [flags]\n"
-      "  tune       build and measure configs locally (no RPC) and record them\n"
-      "  best       print the best record per task in --log\n"
-      "  templates  list the kernel templates");
+      "tunefleet <command> [flags]\n"
+      "local mode (one process, no RPC):\n"
+      "  tune       build and measure configs locally and record them in --log\n"
+      "  best       print the best record per task in --log (or of --job on the fleet)\n"
+      "  templates  list the kernel templates\n"
+      "the fleet:\n"
+      "  up         start tracker, builders, agents and tuners on 127.0.0.1\n"
+      "  submit     submit a tuning job (--key, --shape, --trials, --tuner, ...)\n"
+      "  watch      follow a job (--job), AutoTVM's progress line\n"
+      "  jobs       list jobs (--all: finished ones too)\n"
+      "  devices    list connected builders, agents and tuners\n"
+      "  queue      per device key: total/free/busy/pending; per job: in flight and done\n"
+      "  export     write a job's records (--job; all jobs without) to --log or stdout\n"
+      "  cancel     cancel a job (--job)");
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   const std::string command = positional.size() > 1 ? positional[1] : "";
 
@@ -63,8 +95,78 @@ int main(int argc, char** argv) {
     o.local.measure.enable_cpu_cache_flush = absl::GetFlag(FLAGS_cache_flush);
     o.local.measure.timeout_s = absl::GetFlag(FLAGS_timeout);
     status = tunefleet::RunTune(o, std::cerr, std::cout).status();
-  } else if (command == "best") {
+  } else if (command == "best" && absl::GetFlag(FLAGS_job).empty()) {
     status = tunefleet::RunBest(absl::GetFlag(FLAGS_log), std::cout);
+  } else if (command == "up") {
+    tunefleet::UpOptions o;
+    const std::string dir = absl::GetFlag(FLAGS_fleet_dir);
+    if (!dir.empty()) o.dir = dir;
+    o.port = absl::GetFlag(FLAGS_port);
+    o.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    o.builders = absl::GetFlag(FLAGS_builders);
+    o.builder_parallelism = absl::GetFlag(FLAGS_builder_parallelism);
+    o.agents = absl::GetFlag(FLAGS_agents);
+    o.device_key = absl::GetFlag(FLAGS_key);
+    o.agent_threads = absl::GetFlag(FLAGS_threads);
+    o.tuners = absl::GetFlag(FLAGS_tuners);
+    o.simulate_measure_ms = absl::GetFlag(FLAGS_simulate_measure_ms);
+    status = tunefleet::RunUp(o, std::cout);
+  } else if (command == "submit" || command == "watch" || command == "jobs" || command == "devices" ||
+             command == "queue" || command == "best" || command == "export" || command == "cancel") {
+    absl::StatusOr<tunefleet::FleetAddress> fleet = tunefleet::ResolveFleet(
+        absl::GetFlag(FLAGS_tracker), absl::GetFlag(FLAGS_token_file), absl::GetFlag(FLAGS_fleet_dir));
+    if (!fleet.ok()) {
+      status = fleet.status();
+    } else {
+      tunefleet::FleetClient client(*fleet);
+      const std::string job = absl::GetFlag(FLAGS_job);
+      auto need_job = [&]() { return job.empty() ? absl::InvalidArgumentError("--job is required") : absl::OkStatus(); };
+      if (command == "submit") {
+        tunefleet::SubmitOptions o;
+        o.name = absl::GetFlag(FLAGS_name);
+        o.device_key = absl::GetFlag(FLAGS_key);
+        o.workload = absl::GetFlag(FLAGS_workload);
+        o.shape = absl::GetFlag(FLAGS_shape);
+        o.layout = absl::GetFlag(FLAGS_layout);
+        o.template_name = absl::GetFlag(FLAGS_template_name);
+        o.target = absl::GetFlag(FLAGS_target);
+        o.tuner = absl::GetFlag(FLAGS_tuner);
+        o.trials = absl::GetFlag(FLAGS_trials);
+        o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
+        o.priority = absl::GetFlag(FLAGS_priority);
+        o.seed = absl::GetFlag(FLAGS_seed);
+        o.window = absl::GetFlag(FLAGS_window);
+        o.measure.set_number(absl::GetFlag(FLAGS_number));
+        o.measure.set_repeat(absl::GetFlag(FLAGS_repeat));
+        o.measure.set_min_repeat_ms(absl::GetFlag(FLAGS_min_repeat_ms));
+        o.measure.set_cooldown_interval_s(absl::GetFlag(FLAGS_cooldown));
+        o.measure.set_enable_cpu_cache_flush(absl::GetFlag(FLAGS_cache_flush));
+        o.measure.set_timeout_s(absl::GetFlag(FLAGS_timeout));
+        o.measure.set_check_correctness(true);
+        o.measure.set_input_seed(1);
+        absl::StatusOr<tunefleet::proto::JobStatus> submitted = tunefleet::RunSubmit(client, o, std::cout);
+        status = submitted.status();
+        if (submitted.ok() && absl::GetFlag(FLAGS_watch)) {
+          status = tunefleet::RunWatch(client, submitted->job_id(), isatty(2), std::cerr);
+        }
+      } else if (command == "watch") {
+        status = need_job();
+        if (status.ok()) status = tunefleet::RunWatch(client, job, isatty(1), std::cout);
+      } else if (command == "jobs") {
+        status = tunefleet::RunJobs(client, absl::GetFlag(FLAGS_all), std::cout);
+      } else if (command == "devices") {
+        status = tunefleet::RunDevices(client, std::cout);
+      } else if (command == "queue") {
+        status = tunefleet::RunQueue(client, std::cout);
+      } else if (command == "best") {
+        status = tunefleet::RunFleetBest(client, job, std::cout);
+      } else if (command == "export") {
+        status = tunefleet::RunExport(client, job, absl::GetFlag(FLAGS_log), std::cout);
+      } else if (command == "cancel") {
+        status = need_job();
+        if (status.ok()) status = tunefleet::RunCancel(client, job, std::cout);
+      }
+    }
   } else if (command == "templates") {
     for (const tunefleet::Template* t : tunefleet::AllTemplates()) {
       std::cout << t->name() << " (" << t->workload_name() << "): " << t->description() << "\n";

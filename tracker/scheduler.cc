@@ -571,7 +571,7 @@ void Scheduler::DropWorker(const std::string& worker_id, const absl::Status& why
 }
 
 void Scheduler::SendError(Worker& worker, const absl::Status& status, bool fatal) {
-  if (metrics_ != nullptr) metrics_->Rejected(absl::StatusCodeToString(status.code()));
+  if (metrics_ != nullptr) metrics_->Rejected("refused_message");
   TF_LOG(WARNING) << "refused a message from worker " << worker.id << " \"" << worker.registration.name()
                   << "\": " << status.ToString();
   proto::TrackerMessage m;

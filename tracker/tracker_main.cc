@@ -63,6 +63,6 @@ int main(int argc, char** argv) {
     (*tracker)->Shutdown();
   });
   (*tracker)->Wait();
-  signals.detach();
+  signals.join();  // Shutdown() runs there; let it finish before tearing down
   return 0;
 }

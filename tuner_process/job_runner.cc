@@ -79,7 +79,7 @@ proto::ProposeTrials JobRunner::NextProposals() {
   p.set_job_id(job_id_);
   if (finished_sent_) return p;
   const int64_t n = spec_.n_trial();
-  if (spec_.early_stopping() >= 0 && best_trial_ >= 0 && done_ - 1 - best_trial_ >= spec_.early_stopping()) {
+  if (spec_.early_stopping() >= 0 && best_trial_ >= 0 && done_ - best_trial_ >= spec_.early_stopping()) {
     finished_sent_ = true;
     p.set_finished(true);
     p.set_finish_reason(absl::StrCat("early stopping: no better config in the last ", spec_.early_stopping(),

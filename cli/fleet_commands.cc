@@ -1,0 +1,272 @@
+#include "cli/fleet_commands.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/process.h"
+#include "common/status_macros.h"
+#include "cli/tune_command.h"
+#include "tracker/auth.h"
+#include "tuner_core/tuners/tuner.h"
+
+namespace tunefleet {
+namespace {
+
+double MeanCost(const proto::TrialResult& r) {
+  std::vector<double> c(r.costs().begin(), r.costs().end());
+  if (c.empty()) return 0;
+  std::sort(c.begin(), c.end());
+  if (c.size() > 2) c = std::vector<double>(c.begin() + 1, c.end() - 1);
+  double sum = 0;
+  for (double x : c) sum += x;
+  return sum / static_cast<double>(c.size());
+}
+
+const char* ErrorName(int error_no) {
+  static const char* kNames[] = {"NO_ERROR",       "INSTANTIATION_ERROR", "COMPILE_HOST",
+                                 "COMPILE_DEVICE", "RUNTIME_DEVICE",      "WRONG_ANSWER",
+                                 "BUILD_TIMEOUT",  "RUN_TIMEOUT",         "UNKNOWN"};
+  return error_no >= 0 && error_no <= 8 ? kNames[error_no] : "UNKNOWN";
+}
+
+bool IsFinal(proto::JobState s) { return s == proto::SUCCEEDED || s == proto::FAILED || s == proto::CANCELLED; }
+
+std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
+
+absl::Status WriteSecret(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return absl::InternalError(absl::StrCat("cannot write ", tmp));
+    out << content << "\n";
+  }
+  chmod(tmp.c_str(), 0600);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
+  TF_ASSIGN_OR_RETURN(nlohmann::json args, WorkloadArgsFromShape(o.workload, o.shape, o.layout));
+  proto::JobSpec spec;
+  spec.set_name(o.name);
+  spec.set_device_key(o.device_key);
+  spec.mutable_task()->set_template_name(o.template_name);
+  spec.mutable_task()->set_workload_name(o.workload);
+  spec.mutable_task()->set_workload_args_json(args.dump());
+  spec.mutable_task()->set_target(o.target.empty() ? "llvm -mcpu=native" : o.target);
+  spec.set_tuner(o.tuner);
+  spec.set_n_trial(o.trials);
+  spec.set_early_stopping(o.early_stopping);
+  spec.set_priority(o.priority);
+  spec.set_seed(o.seed);
+  spec.set_window(o.window);
+  spec.set_max_attempts(o.max_attempts);
+  spec.set_build_timeout_s(o.build_timeout_s);
+  *spec.mutable_measure() = o.measure;
+  return spec;
+}
+
+absl::StatusOr<proto::JobStatus> RunSubmit(FleetClient& client, const SubmitOptions& options, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(proto::JobSpec spec, MakeJobSpec(options));
+  TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Submit(spec));
+  out << status.job_id() << "\n";
+  return status;
+}
+
+absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live, std::ostream& out) {
+  proto::JobStatus last;
+  double current = 0;
+  TF_RETURN_IF_ERROR(client.Watch(job_id, [&](const proto::JobEvent& e) {
+    last = e.status();
+    const proto::JobStatus& s = e.status();
+    if (e.trial_id() >= 0) {
+      // GFLOPS of this trial from the best one's: flops = best_gflops * best_cost.
+      double cost = MeanCost(e.result());
+      current = (e.result().error_no() == 0 && cost > 0) ? s.best_gflops() * s.best_cost_s() / cost : 0;
+      const double elapsed = s.started_at() > 0 ? e.result().timestamp() - s.started_at() : 0;
+      out << ProgressLine(absl::StrCat("[", job_id, "]"), current, s.best_gflops(), s.trials_done(),
+                          s.spec().n_trial(), elapsed);
+      if (e.result().error_no() != 0 && !live) {
+        out << "  (" << ErrorName(e.result().error_no()) << ": " << e.result().error_msg().substr(0, 120) << ")";
+      }
+      out << (live ? "\r" : "\n") << std::flush;
+    } else if (IsFinal(s.state()) || !live) {
+      if (live) out << "\n";
+      out << job_id << " " << StateName(s.state()) << (s.message().empty() ? "" : ": " + s.message()) << "\n";
+    }
+  }));
+  if (last.state() == proto::SUCCEEDED) {
+    out << "best: " << absl::StrFormat("%.2f", last.best_gflops()) << " GFLOPS, " << last.trials_done()
+        << " trials (" << last.trials_failed() << " failed)\n";
+    return absl::OkStatus();
+  }
+  if (last.state() == proto::FAILED) return absl::AbortedError(absl::StrCat("job ", job_id, " failed: ", last.message()));
+  if (last.state() == proto::CANCELLED) return absl::CancelledError(absl::StrCat("job ", job_id, " was cancelled"));
+  return absl::OkStatus();
+}
+
+absl::Status RunDevices(FleetClient& client, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(proto::ListDevicesResponse devices, client.Devices());
+  out << absl::StrFormat("%-8s %-24s %-10s %-6s %6s %9s  %s\n", "ROLE", "NAME", "KEY", "STATE", "LEASES", "COMPLETED",
+                         "DEVICE");
+  for (const proto::WorkerStatus& w : devices.workers()) {
+    std::string device;
+    if (w.role() == proto::AGENT) {
+      device = absl::StrCat(w.device().cpu_model(), w.device().gpu_name(), ", ", w.device().cores(), " cores");
+    }
+    std::string role = proto::WorkerRole_Name(w.role());
+    for (char& c : role) c = static_cast<char>(std::tolower(c));
+    out << absl::StrFormat("%-8s %-24s %-10s %-6s %6d %9d  %s\n", role, w.name(), w.device_key(), w.state(),
+                           w.leases(), w.completed(), device);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunQueue(FleetClient& client, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(proto::QueueSummaryResponse q, client.Queue());
+  out << "Device keys\n" << absl::StrFormat("%-12s %6s %6s %6s %8s %12s\n", "KEY", "TOTAL", "FREE", "BUSY", "PENDING", "OLDEST(s)");
+  for (const proto::KeySummary& k : q.keys()) {
+    out << absl::StrFormat("%-12s %6d %6d %6d %8d %12.1f\n", k.device_key(), k.total(), k.free(), k.busy(), k.pending(),
+                           k.oldest_pending_s());
+  }
+  out << "Jobs\n" << absl::StrFormat("%-10s %-10s %8s %8s %10s %9s %8s\n", "JOB", "KEY", "TO_BUILD", "BUILDING",
+                                     "TO_MEASURE", "MEASURING", "DONE");
+  for (const proto::JobQueueSummary& j : q.jobs()) {
+    out << absl::StrFormat("%-10s %-10s %8d %8d %10d %9d %4d/%-4d\n", j.job_id(), j.device_key(), j.to_build(),
+                           j.building(), j.to_measure(), j.measuring(), j.done(), j.n_trial());
+  }
+  out << absl::StrFormat("builders %d (%d slots free, %d builds pending), tuners %d\n", q.builders(),
+                         q.build_slots_free(), q.builds_pending(), q.tuners());
+  if (q.dispatch_samples() > 0) {
+    out << absl::StrFormat("dispatch latency p50 %.3f ms, p99 %.3f ms (%d samples)\n", q.dispatch_p50_s() * 1e3,
+                           q.dispatch_p99_s() * 1e3, q.dispatch_samples());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunJobs(FleetClient& client, bool all, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(std::vector<proto::JobStatus> jobs, client.List(all));
+  out << absl::StrFormat("%-10s %-10s %-8s %-10s %11s %10s  %s\n", "JOB", "STATE", "TUNER", "KEY", "TRIALS", "BEST", "TASK");
+  for (const proto::JobStatus& j : jobs) {
+    out << absl::StrFormat("%-10s %-10s %-8s %-10s %5d/%-5d %10.2f  %s %s\n", j.job_id(), StateName(j.state()),
+                           j.spec().tuner(), j.spec().device_key(), j.trials_done(), j.spec().n_trial(), j.best_gflops(),
+                           j.spec().task().workload_name(), j.spec().task().workload_args_json());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunFleetBest(FleetClient& client, const std::string& job_id, std::ostream& out) {
+  proto::BestConfigRequest request;
+  request.set_job_id(job_id);
+  TF_ASSIGN_OR_RETURN(proto::BestConfigResponse best, client.Best(request));
+  out << absl::StrFormat("%.2f GFLOPS\n", best.gflops()) << best.record_line() << "\n";
+  return absl::OkStatus();
+}
+
+absl::Status RunExport(FleetClient& client, const std::string& job_id, const std::string& path, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, client.Export(job_id));
+  if (path.empty()) {
+    for (const std::string& l : lines) out << l << "\n";
+    return absl::OkStatus();
+  }
+  std::ofstream file(path, std::ios::app);
+  if (!file) return absl::InternalError(absl::StrCat("cannot write ", path));
+  for (const std::string& l : lines) file << l << "\n";
+  file.flush();
+  if (!file) return absl::InternalError(absl::StrCat("write to ", path, " failed"));
+  out << "wrote " << lines.size() << " records to " << path << "\n";
+  return absl::OkStatus();
+}
+
+absl::Status RunCancel(FleetClient& client, const std::string& job_id, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Cancel(job_id));
+  out << job_id << " " << StateName(status.state()) << "\n";
+  return absl::OkStatus();
+}
+
+absl::Status RunUp(const UpOptions& o, std::ostream& out) {
+  if (o.agents < 0 || o.builders < 0 || o.tuners < 0) return absl::InvalidArgumentError("negative process count");
+  mkdir(o.dir.c_str(), 0700);
+  struct stat st;
+  if (stat(o.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot create the fleet directory ", o.dir));
+  }
+  // Block SIGINT/SIGTERM here (children get an empty mask) and wait for them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  TF_ASSIGN_OR_RETURN(TokenSet tokens, TokenSet::Generate());
+  TF_RETURN_IF_ERROR(tokens.WriteTokenFile(o.dir + "/tokens"));
+  for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner}) {
+    TF_RETURN_IF_ERROR(WriteSecret(absl::StrCat(o.dir, "/", RoleName(role), ".token"), tokens.TokenFor(role)));
+  }
+  TF_ASSIGN_OR_RETURN(std::string tracker_bin, FindFleetBinary("tracker", "tunefleet_tracker"));
+  TF_ASSIGN_OR_RETURN(std::string builder_bin, FindFleetBinary("builder_worker", "tunefleet_builder"));
+  TF_ASSIGN_OR_RETURN(std::string agent_bin, FindFleetBinary("device_agent", "tunefleet_agent"));
+  TF_ASSIGN_OR_RETURN(std::string tuner_bin, FindFleetBinary("tuner_process", "tunefleet_tuner"));
+
+  const std::string port_file = o.dir + "/tracker.port";
+  std::remove(port_file.c_str());
+  std::vector<Process> processes;
+  TF_ASSIGN_OR_RETURN(Process tracker,
+                      Process::Spawn({tracker_bin, absl::StrCat("--listen=127.0.0.1:", o.port),
+                                      "--store=" + o.dir + "/tracker.db",
+                                      absl::StrCat("--metrics_listen=127.0.0.1:", o.metrics_port),
+                                      "--token_file=" + o.dir + "/tokens", "--port_file=" + port_file},
+                                     o.dir + "/tracker.log"));
+  TF_ASSIGN_OR_RETURN(int port, WaitForPortFile(port_file, 30, &tracker));
+  processes.push_back(std::move(tracker));
+  const std::string address = absl::StrCat("127.0.0.1:", port);
+  TF_RETURN_IF_ERROR(WriteSecret(o.dir + "/address", address));
+  const std::string pid = std::to_string(getpid());
+  for (int i = 0; i < o.builders; ++i) {
+    TF_ASSIGN_OR_RETURN(Process p, Process::Spawn({builder_bin, "--tracker=" + address,
+                                                   "--token_file=" + o.dir + "/builder.token",
+                                                   absl::StrCat("--name=builder-", pid, "-", i),
+                                                   absl::StrCat("--parallelism=", o.builder_parallelism)},
+                                                  absl::StrCat(o.dir, "/builder-", i, ".log")));
+    processes.push_back(std::move(p));
+  }
+  for (int i = 0; i < o.agents; ++i) {
+    std::vector<std::string> argv = {agent_bin, "--tracker=" + address, "--token_file=" + o.dir + "/agent.token",
+                                     "--key=" + o.device_key, absl::StrCat("--name=agent-", pid, "-", i),
+                                     absl::StrCat("--threads=", o.agent_threads)};
+    if (o.simulate_measure_ms > 0) argv.push_back(absl::StrCat("--simulate_measure_ms=", o.simulate_measure_ms));
+    TF_ASSIGN_OR_RETURN(Process p, Process::Spawn(argv, absl::StrCat(o.dir, "/agent-", i, ".log")));
+    processes.push_back(std::move(p));
+  }
+  for (int i = 0; i < o.tuners; ++i) {
+    TF_ASSIGN_OR_RETURN(Process p, Process::Spawn({tuner_bin, "--tracker=" + address,
+                                                   "--token_file=" + o.dir + "/tuner.token",
+                                                   absl::StrCat("--name=tuner-", pid, "-", i)},
+                                                  absl::StrCat(o.dir, "/tuner-", i, ".log")));
+    processes.push_back(std::move(p));
+  }
+  out << "tunefleet up: tracker " << address << " (store " << o.dir << "/tracker.db), " << o.builders
+      << " builder(s), " << o.agents << " agent(s) on key \"" << o.device_key << "\", " << o.tuners
+      << " tuner(s); logs and tokens in " << o.dir << "/\n"
+      << "  submit with: tunefleet submit --key " << o.device_key << " --shape 512,512,512 --trials 100\n"
+      << "  stop with Ctrl-C (or kill " << getpid() << ")\n"
+      << std::flush;
+  int sig = 0;
+  sigwait(&signals, &sig);
+  out << "tunefleet up: stopping\n";
+  // Workers first, the tracker last.
+  for (auto it = processes.rbegin(); it != processes.rend(); ++it) it->Stop(5.0);
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,74 @@
+// The fleet commands of the `tunefleet` CLI as library functions (so tests
+// and benchmarks run exactly what users run):
+//
+//   tunefleet up --agents 2                      # a one-machine fleet on 127.0.0.1
+//   tunefleet submit --shape 512,512,512 --trials 200 --key local
+//   tunefleet watch --job job-1                  # AutoTVM's progress line, live
+//   tunefleet devices | queue | jobs
+//   tunefleet best --job job-1 | export --job job-1 --log out.jsonl | cancel --job job-1
+#ifndef TUNEFLEET_CLI_FLEET_COMMANDS_H_
+#define TUNEFLEET_CLI_FLEET_COMMANDS_H_
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cli/fleet_client.h"
+#include "proto/fleet.pb.h"
+
+namespace tunefleet {
+
+struct SubmitOptions {
+  std::string name;
+  std::string device_key = "local";
+  std::string workload = "dense";
+  std::string shape;           // "M,N,K" for dense
+  std::string layout = "NK";
+  std::string template_name;
+  std::string target;          // empty: "llvm -mcpu=native"
+  std::string tuner = "random";
+  int64_t trials = 200;
+  int64_t early_stopping = -1;
+  int32_t priority = 1;
+  uint64_t seed = 0;
+  int32_t window = 0;
+  int32_t max_attempts = 0;
+  double build_timeout_s = 0;
+  proto::MeasureOptions measure;
+};
+
+absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& options);
+
+absl::StatusOr<proto::JobStatus> RunSubmit(FleetClient& client, const SubmitOptions& options, std::ostream& out);
+// Prints one AutoTVM progress line per finished trial ("\r"-updated on a
+// terminal when `live`), then the final state. Error if the job failed.
+absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live, std::ostream& out);
+absl::Status RunDevices(FleetClient& client, std::ostream& out);
+absl::Status RunQueue(FleetClient& client, std::ostream& out);
+absl::Status RunJobs(FleetClient& client, bool all, std::ostream& out);
+absl::Status RunFleetBest(FleetClient& client, const std::string& job_id, std::ostream& out);
+// Writes the job's records (all jobs' when job_id is empty) to `path`
+// (appended), or to `out` when path is empty.
+absl::Status RunExport(FleetClient& client, const std::string& job_id, const std::string& path, std::ostream& out);
+absl::Status RunCancel(FleetClient& client, const std::string& job_id, std::ostream& out);
+
+struct UpOptions {
+  std::string dir = ".tunefleet";  // tokens, store, logs, address
+  int port = 0;                    // tracker port; 0 = any free one
+  int metrics_port = 0;            // 0 = any free one
+  int builders = 1;
+  int builder_parallelism = 0;     // 0 = every core
+  int agents = 1;
+  std::string device_key = "local";
+  int agent_threads = 0;           // kernel threads per agent; 0 = every core
+  int tuners = 1;
+  double simulate_measure_ms = 0;  // test-only agents that sleep
+};
+
+// Starts tracker, builders, agents and tuners on 127.0.0.1, prints where
+// everything is, and runs until SIGINT/SIGTERM, then stops them all.
+absl::Status RunUp(const UpOptions& options, std::ostream& out);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_CLI_FLEET_COMMANDS_H_
