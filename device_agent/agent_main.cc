@@ -1,0 +1,66 @@
+// tunefleet_agent: dials the tracker and measures what it is sent on this
+// device.
+//
+//   tunefleet_agent --tracker=127.0.0.1:7070 --token_file=agent.token --key=x86-avx2
+//   tunefleet_agent --key=sim --simulate_measure_ms=5 --agents=64   # bench only
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "common/daemon_util.h"
+#include "common/logging.h"
+#include "device_agent/agent_daemon.h"
+#include "device_agent/device_info.h"
+
+ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address (host:port)");
+ABSL_FLAG(std::string, token_file, "", "file holding the agent token (empty: no token)");
+ABSL_FLAG(std::string, key, "", "device key (required), e.g. x86-avx2 or rk3399");
+ABSL_FLAG(std::string, name, "", "worker name (default agent-<hostname>-<pid>)");
+ABSL_FLAG(int, threads, 0, "kernel threads (0 = all cores)");
+ABSL_FLAG(double, simulate_measure_ms, 0, "test only: > 0 sleeps this long instead of measuring");
+ABSL_FLAG(int, agents, 1, "test/bench only: simulated agents in this process (<name>-<i>)");
+ABSL_FLAG(int64_t, cache_mb, 512, "artifact cache size in MiB");
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "tunefleet_agent: %s\n", message.c_str());
+  return 2;
+}
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  tunefleet::BlockTerminationSignals();
+  absl::StatusOr<std::string> token = tunefleet::ReadTokenFile(absl::GetFlag(FLAGS_token_file));
+  if (!token.ok()) return Fail(std::string(token.status().message()));
+  const int agents = absl::GetFlag(FLAGS_agents);
+  const double simulate_ms = absl::GetFlag(FLAGS_simulate_measure_ms);
+  if (agents < 1) return Fail("--agents must be >= 1");
+  if (agents > 1 && simulate_ms <= 0) return Fail("--agents > 1 needs --simulate_measure_ms > 0");
+
+  tunefleet::AgentDaemonOptions options;
+  options.tracker_address = absl::GetFlag(FLAGS_tracker);
+  options.token = *token;
+  options.device_key = absl::GetFlag(FLAGS_key);
+  options.kernel_threads = absl::GetFlag(FLAGS_threads);
+  options.simulated_measure_s = simulate_ms / 1000.0;
+  options.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
+  std::string name = absl::GetFlag(FLAGS_name);
+  if (name.empty()) name = tunefleet::DefaultWorkerName("agent");
+
+  const tunefleet::proto::DeviceInfo device = tunefleet::DetectHostDevice();
+  std::vector<std::unique_ptr<tunefleet::AgentDaemon>> daemons;
+  for (int i = 0; i < agents; ++i) {
+    options.name = agents == 1 ? name : absl::StrCat(name, "-", i);
+    auto daemon = tunefleet::AgentDaemon::Create(options, device);
+    if (!daemon.ok()) return Fail(std::string(daemon.status().message()));
+    daemons.push_back(std::move(daemon).value());
+  }
+  for (auto& daemon : daemons) daemon->Start();
+  const int signal = tunefleet::WaitForTerminationSignal();
+  TF_LOG(INFO) << "signal " << signal << ": stopping " << agents << " agent(s)";
+  for (auto& daemon : daemons) daemon->Stop();
+  return 0;
+}
