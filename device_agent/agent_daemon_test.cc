@@ -1,0 +1,67 @@
+// AgentDaemon against a fake tracker: it registers as an agent with its
+// device, and answers MeasureRequests from the stream (bytes once, then by
+// hash) with MeasureResults on the stream.
+#include "device_agent/agent_daemon.h"
+
+#include "common/fake_worker_gateway.h"
+#include "common/sha256.h"
+#include "device_agent/fake_runner.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+proto::TrackerMessage Measure(const std::string& lease_id, const std::string& bytes, bool send) {
+  proto::TrackerMessage message;
+  proto::MeasureRequest* request = message.mutable_measure();
+  request->set_lease_id(lease_id);
+  request->mutable_run()->set_artifact_hash(Sha256Hex(bytes));
+  if (send) request->mutable_run()->set_shared_object(bytes);
+  request->mutable_run()->mutable_options()->set_repeat(2);
+  return message;
+}
+
+TEST(AgentDaemonTest, RegistersItsDeviceAndMeasuresOnTheStream) {
+  FakeWorkerGateway tracker;
+  FakeRunner runner;
+  AgentDaemonOptions options;
+  options.tracker_address = tracker.address();
+  options.name = "agent-test";
+  options.device_key = "x86-test";
+  ASSERT_TRUE(options.Validate().ok());
+  proto::DeviceInfo device;
+  device.set_arch("x86_64");
+  device.set_cores(2);
+  AgentDaemon daemon(options, device, &runner);
+  daemon.Start();
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.connection().connected(); }));
+  const proto::Register registration = tracker.last_registration();
+  EXPECT_EQ(registration.role(), proto::AGENT);
+  EXPECT_EQ(registration.device_key(), "x86-test");
+  EXPECT_EQ(registration.device().cores(), 2);
+  EXPECT_EQ(registration.parallelism(), 1);
+  EXPECT_EQ(tracker.last_authorization(), "");
+
+  tracker.Enqueue(Measure("first", "kernel-bytes", /*send=*/true));
+  tracker.Enqueue(Measure("second", "kernel-bytes", /*send=*/false));
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return tracker.received().size() == 2; }));
+  for (const proto::WorkerMessage& answer : tracker.received()) {
+    ASSERT_TRUE(answer.has_measure_result());
+    EXPECT_EQ(answer.measure_result().run().error_no(), 0)
+        << answer.measure_result().run().error_msg();
+    EXPECT_EQ(answer.measure_result().run().costs_size(), 2);
+  }
+  EXPECT_EQ(tracker.received()[0].measure_result().lease_id(), "first");
+  EXPECT_EQ(tracker.received()[1].measure_result().lease_id(), "second");
+  daemon.Stop();
+}
+
+TEST(AgentDaemonTest, OptionsRequireADeviceKey) {
+  AgentDaemonOptions options;
+  options.tracker_address = "127.0.0.1:7070";
+  options.name = "a";
+  EXPECT_NE(options.Validate().message().find("device key"), absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace tunefleet
