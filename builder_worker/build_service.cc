@@ -234,6 +234,7 @@ proto::BuildResult BuildService::Build(const proto::BuildRequest& request) const
     return result;
   };
   const proto::TaskSpec& spec = request.task();
+  if (options_.simulate_build_delay_s > 0) absl::SleepFor(absl::Seconds(options_.simulate_build_delay_s));
   try {
     const std::string& args_text =
         spec.workload_args_json().empty() ? std::string("{}") : spec.workload_args_json();

@@ -66,6 +66,9 @@ struct BuildServiceOptions {
   int64_t cache_capacity_bytes = int64_t{256} << 20;  // 0 = no cache
   BuildOptions build;
   std::string builder_version = kBuilderVersion;
+  // Test-only: every build first sleeps this long (so fault tests can kill a
+  // builder in the middle of a build). 0 in production.
+  double simulate_build_delay_s = 0;
 
   [[nodiscard]] absl::Status Validate() const;
 };

@@ -25,6 +25,7 @@ struct BuilderDaemonOptions {
   std::string name;
   int parallelism = 0;                              // 0 = all cores
   int64_t cache_capacity_bytes = int64_t{256} << 20;
+  double simulate_build_delay_s = 0;                // test-only (BuildServiceOptions)
 
   [[nodiscard]] absl::Status Validate() const;
 };

@@ -15,6 +15,7 @@ ABSL_FLAG(std::string, token_file, "", "file holding the builder token (empty: n
 ABSL_FLAG(std::string, name, "", "worker name (default builder-<hostname>-<pid>)");
 ABSL_FLAG(int, parallelism, 0, "builds at once (0 = all cores)");
 ABSL_FLAG(int64_t, cache_mb, 256, "artifact cache size in MiB");
+ABSL_FLAG(double, simulate_build_delay_ms, 0, "test only: sleep this long before every build");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   if (options.name.empty()) options.name = tunefleet::DefaultWorkerName("builder");
   options.parallelism = absl::GetFlag(FLAGS_parallelism);
   options.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
+  options.simulate_build_delay_s = absl::GetFlag(FLAGS_simulate_build_delay_ms) / 1000.0;
   if (absl::Status valid = options.Validate(); !valid.ok()) {
     std::fprintf(stderr, "tunefleet_builder: %s\n", std::string(valid.message()).c_str());
     return 2;

@@ -1,0 +1,184 @@
+#include "tests/fleet_harness.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "tracker/auth.h"
+
+namespace tunefleet {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool IsFinal(proto::JobState s) { return s == proto::SUCCEEDED || s == proto::FAILED || s == proto::CANCELLED; }
+
+absl::Status WriteToken(const std::string& path, const std::string& token) {
+  std::ofstream out(path, std::ios::trunc);
+  out << token << "\n";
+  out.close();
+  chmod(path.c_str(), 0600);
+  return out ? absl::OkStatus() : absl::InternalError(absl::StrCat("cannot write ", path));
+}
+
+}  // namespace
+
+FleetHarness::FleetHarness(Options options) : options_(std::move(options)) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string base = tmp != nullptr ? tmp : "/tmp";
+  char templ[4096];
+  snprintf(templ, sizeof(templ), "%s/fleet-XXXXXX", base.c_str());
+  dir_ = mkdtemp(templ) != nullptr ? templ : base;
+  builders_.resize(options_.builders);
+  agents_.resize(options_.agents);
+  tuners_.resize(options_.tuners);
+}
+
+FleetHarness::~FleetHarness() {
+  for (auto& p : tuners_) p.Stop(1);
+  for (auto& p : agents_) p.Stop(1);
+  for (auto& p : builders_) p.Stop(1);
+  tracker_.Stop(2);
+}
+
+std::string FleetHarness::address() const { return absl::StrCat("127.0.0.1:", port_); }
+
+std::vector<std::string> FleetHarness::Env() const {
+  std::vector<std::string> env;
+  if (options_.enable_test_templates) env.push_back("TUNEFLEET_ENABLE_TEST_TEMPLATES=1");
+  return env;
+}
+
+absl::Status FleetHarness::Start() {
+  TF_ASSIGN_OR_RETURN(TokenSet tokens, TokenSet::Generate());
+  TF_RETURN_IF_ERROR(tokens.WriteTokenFile(dir_ + "/tokens"));
+  for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner}) {
+    TF_RETURN_IF_ERROR(WriteToken(absl::StrCat(dir_, "/", RoleName(role), ".token"), tokens.TokenFor(role)));
+  }
+  TF_RETURN_IF_ERROR(StartTracker());
+  FleetAddress fleet;
+  fleet.address = address();
+  fleet.token = tokens.TokenFor(Role::kUser);
+  client_ = std::make_unique<FleetClient>(fleet);
+  for (int i = 0; i < options_.builders; ++i) TF_RETURN_IF_ERROR(StartBuilder(i));
+  for (int i = 0; i < options_.agents; ++i) TF_RETURN_IF_ERROR(StartAgent(i));
+  for (int i = 0; i < options_.tuners; ++i) TF_RETURN_IF_ERROR(StartTuner(i));
+  // Everyone registered.
+  const int expected = options_.builders + options_.agents + options_.tuners;
+  return WaitForDevices([expected](const proto::ListDevicesResponse& d) { return d.workers_size() == expected; }, 30)
+      .status();
+}
+
+absl::Status FleetHarness::StartTracker() {
+  TF_ASSIGN_OR_RETURN(std::string bin, FindFleetBinary("tracker", "tunefleet_tracker"));
+  const std::string port_file = dir_ + "/tracker.port";
+  std::remove(port_file.c_str());
+  TF_ASSIGN_OR_RETURN(tracker_, Process::Spawn({bin, absl::StrCat("--listen=127.0.0.1:", port_),
+                                                "--store=" + dir_ + "/tracker.db", "--metrics_listen=127.0.0.1:0",
+                                                "--token_file=" + dir_ + "/tokens", "--port_file=" + port_file,
+                                                absl::StrCat("--heartbeat_s=", options_.heartbeat_s),
+                                                absl::StrCat("--worker_timeout_s=", options_.worker_timeout_s)},
+                                               dir_ + "/tracker.log", Env()));
+  TF_ASSIGN_OR_RETURN(port_, WaitForPortFile(port_file, 30, &tracker_));
+  return absl::OkStatus();
+}
+
+absl::Status FleetHarness::StartBuilder(int i) {
+  TF_ASSIGN_OR_RETURN(std::string bin, FindFleetBinary("builder_worker", "tunefleet_builder"));
+  std::vector<std::string> argv = {bin, "--tracker=" + address(), "--token_file=" + dir_ + "/builder.token",
+                                   absl::StrCat("--name=builder-", i),
+                                   absl::StrCat("--parallelism=", options_.builder_parallelism)};
+  if (options_.simulate_build_delay_ms > 0) {
+    argv.push_back(absl::StrCat("--simulate_build_delay_ms=", options_.simulate_build_delay_ms));
+  }
+  TF_ASSIGN_OR_RETURN(builders_.at(i), Process::Spawn(argv, absl::StrCat(dir_, "/builder-", i, ".log"), Env()));
+  return absl::OkStatus();
+}
+
+absl::Status FleetHarness::StartAgent(int i) {
+  TF_ASSIGN_OR_RETURN(std::string bin, FindFleetBinary("device_agent", "tunefleet_agent"));
+  std::vector<std::string> argv = {bin, "--tracker=" + address(), "--token_file=" + dir_ + "/agent.token",
+                                   "--key=" + options_.device_key, absl::StrCat("--name=agent-", i),
+                                   absl::StrCat("--threads=", options_.agent_threads)};
+  if (options_.simulate_measure_ms > 0) {
+    argv.push_back(absl::StrCat("--simulate_measure_ms=", options_.simulate_measure_ms));
+  }
+  TF_ASSIGN_OR_RETURN(agents_.at(i), Process::Spawn(argv, absl::StrCat(dir_, "/agent-", i, ".log"), Env()));
+  return absl::OkStatus();
+}
+
+absl::Status FleetHarness::StartTuner(int i) {
+  TF_ASSIGN_OR_RETURN(std::string bin, FindFleetBinary("tuner_process", "tunefleet_tuner"));
+  TF_ASSIGN_OR_RETURN(tuners_.at(i), Process::Spawn({bin, "--tracker=" + address(),
+                                                     "--token_file=" + dir_ + "/tuner.token",
+                                                     absl::StrCat("--name=tuner-", i)},
+                                                    absl::StrCat(dir_, "/tuner-", i, ".log"), Env()));
+  return absl::OkStatus();
+}
+
+proto::JobSpec FleetHarness::DenseJob(int64_t n_trial, const std::string& shape) const {
+  proto::JobSpec spec;
+  spec.set_device_key(options_.device_key);
+  std::vector<std::string> dims;
+  std::stringstream ss(shape);
+  for (std::string d; std::getline(ss, d, ',');) dims.push_back(d);
+  spec.mutable_task()->set_workload_name("dense");
+  spec.mutable_task()->set_workload_args_json(
+      absl::StrCat(R"({"M":)", dims.at(0), R"(,"N":)", dims.at(1), R"(,"K":)", dims.at(2), R"(,"layout":"NK"})"));
+  spec.mutable_task()->set_target("llvm -mcpu=native");
+  spec.set_tuner("random");
+  spec.set_n_trial(n_trial);
+  spec.set_early_stopping(-1);
+  proto::MeasureOptions* m = spec.mutable_measure();
+  m->set_number(2);
+  m->set_repeat(2);
+  m->set_min_repeat_ms(0);
+  m->set_cooldown_interval_s(0);
+  m->set_timeout_s(5);
+  m->set_check_correctness(true);
+  m->set_input_seed(1);
+  return spec;
+}
+
+absl::StatusOr<proto::JobStatus> FleetHarness::WaitForJob(const std::string& job_id, double timeout_s) {
+  const double deadline = Now() + timeout_s;
+  absl::Status last = absl::OkStatus();
+  while (Now() < deadline) {
+    absl::StatusOr<proto::JobStatus> s = client_->Get(job_id);
+    if (s.ok() && IsFinal(s->state())) return s;
+    if (!s.ok()) last = s.status();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return absl::DeadlineExceededError(absl::StrCat("job ", job_id, " not finished after ", timeout_s,
+                                                  " s (last error: ", last.ToString(), ")"));
+}
+
+absl::StatusOr<proto::ListDevicesResponse> FleetHarness::WaitForDevices(
+    const std::function<bool(const proto::ListDevicesResponse&)>& pred, double timeout_s) {
+  const double deadline = Now() + timeout_s;
+  while (Now() < deadline) {
+    absl::StatusOr<proto::ListDevicesResponse> d = client_->Devices();
+    if (d.ok() && pred(*d)) return d;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return absl::DeadlineExceededError(absl::StrCat("fleet not in the expected state after ", timeout_s, " s"));
+}
+
+std::string FleetHarness::Log(const std::string& name) const {
+  std::ifstream in(absl::StrCat(dir_, "/", name, ".log"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,85 @@
+// A fleet of real processes on 127.0.0.1 for the integration tests: a
+// tracker (SQLite store, tokens), builders, agents and tuners, each its own
+// process with its log in the test's temporary directory, plus a client.
+// Any process can be killed (kill -9) and started again.
+//
+//   FleetHarness fleet(FleetHarness::Options{.builders = 2, .agents = 2});
+//   ASSERT_OK(fleet.Start());
+//   proto::JobStatus job = fleet.client().Submit(spec).value();
+//   fleet.agent(0).Kill(SIGKILL);
+//   proto::JobStatus done = fleet.WaitForJob(job.job_id(), 120).value();
+#ifndef TUNEFLEET_TESTS_FLEET_HARNESS_H_
+#define TUNEFLEET_TESTS_FLEET_HARNESS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli/fleet_client.h"
+#include "common/process.h"
+#include "proto/fleet.pb.h"
+
+namespace tunefleet {
+
+class FleetHarness {
+ public:
+  struct Options {
+    int builders = 1;
+    int agents = 1;
+    int tuners = 1;
+    std::string device_key = "cpu";
+    int builder_parallelism = 1;
+    int agent_threads = 1;
+    double simulate_measure_ms = 0;   // > 0: simulated agents
+    double simulate_build_delay_ms = 0;  // test-only: builders sleep first
+    double worker_timeout_s = 3;
+    double heartbeat_s = 0.3;
+    bool enable_test_templates = false;
+  };
+
+  explicit FleetHarness(Options options);
+  ~FleetHarness();  // stops everything
+
+  // Tracker first (waits for its port), then every worker.
+  absl::Status Start();
+  // (Re)starts the tracker on the same port and store.
+  absl::Status StartTracker();
+  absl::Status StartBuilder(int i);
+  absl::Status StartAgent(int i);
+  absl::Status StartTuner(int i);
+
+  Process& tracker() { return tracker_; }
+  Process& builder(int i) { return builders_.at(i); }
+  Process& agent(int i) { return agents_.at(i); }
+  Process& tuner(int i) { return tuners_.at(i); }
+  FleetClient& client() { return *client_; }
+  const std::string& dir() const { return dir_; }
+  std::string address() const;
+
+  // A small dense job on the fleet's key with fast measure options.
+  proto::JobSpec DenseJob(int64_t n_trial, const std::string& shape = "48,48,48") const;
+  // Polls until the job is SUCCEEDED/FAILED/CANCELLED.
+  absl::StatusOr<proto::JobStatus> WaitForJob(const std::string& job_id, double timeout_s);
+  // Polls ListDevices until `pred` holds.
+  absl::StatusOr<proto::ListDevicesResponse> WaitForDevices(
+      const std::function<bool(const proto::ListDevicesResponse&)>& pred, double timeout_s);
+  // The content of a process's log ("tracker", "agent-0", ...).
+  std::string Log(const std::string& name) const;
+
+ private:
+  std::vector<std::string> Env() const;
+
+  Options options_;
+  std::string dir_;
+  int port_ = 0;
+  Process tracker_;
+  std::vector<Process> builders_;
+  std::vector<Process> agents_;
+  std::vector<Process> tuners_;
+  std::unique_ptr<FleetClient> client_;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TESTS_FLEET_HARNESS_H_

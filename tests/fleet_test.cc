@@ -1,0 +1,247 @@
+// The fleet end to end: real tracker, builder, agent and tuner processes on
+// 127.0.0.1 talking gRPC, and what happens when they die.
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fleet_harness.h"
+#include "tuner_core/records/record.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+#define ASSERT_OK(expr)                              \
+  do {                                               \
+    const absl::Status _s = (expr);                  \
+    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s;     \
+  } while (0)
+
+std::vector<Record> Records(FleetHarness& fleet, const std::string& job_id) {
+  std::vector<Record> out;
+  absl::StatusOr<std::vector<std::string>> lines = fleet.client().Export(job_id);
+  EXPECT_TRUE(lines.ok()) << lines.status();
+  if (!lines.ok()) return out;
+  for (const std::string& l : *lines) {
+    absl::StatusOr<Record> r = Record::FromLine(l);
+    EXPECT_TRUE(r.ok()) << r.status() << " in " << l;
+    if (r.ok()) out.push_back(*std::move(r));
+  }
+  return out;
+}
+
+// Exactly `n` records with `n` distinct configs, all measured successfully
+// (or refused at build time because the host lacks a vector width).
+void ExpectExactlyOnce(const std::vector<Record>& records, int64_t n) {
+  EXPECT_EQ(static_cast<int64_t>(records.size()), n);
+  std::set<int64_t> configs;
+  int ok = 0;
+  for (const Record& r : records) {
+    configs.insert(r.config.value("index", int64_t{-1}));
+    if (r.result.error_no == MeasureErrorNo::kInstantiationError) continue;
+    EXPECT_EQ(r.result.error_no, MeasureErrorNo::kNoError) << r.result.error_msg;
+    ++ok;
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_EQ(static_cast<int64_t>(configs.size()), n) << "a config was measured twice";
+}
+
+bool AnyBusy(const proto::ListDevicesResponse& d, proto::WorkerRole role, const std::string& name) {
+  for (const auto& w : d.workers()) {
+    if (w.role() == role && w.name() == name && w.leases() > 0) return true;
+  }
+  return false;
+}
+
+TEST(FleetTest, TwoJobsOnOneKeyShareItAndBothComplete) {
+  FleetHarness::Options o;
+  o.builders = 2;
+  o.agents = 2;
+  FleetHarness fleet(o);
+  ASSERT_OK(fleet.Start());
+  constexpr int64_t kTrials = 16;
+  proto::JobStatus a = fleet.client().Submit(fleet.DenseJob(kTrials, "48,48,48")).value();
+  proto::JobStatus b = fleet.client().Submit(fleet.DenseJob(kTrials, "40,56,24")).value();
+  proto::JobStatus da = fleet.WaitForJob(a.job_id(), 240).value();
+  proto::JobStatus db = fleet.WaitForJob(b.job_id(), 240).value();
+  EXPECT_EQ(da.state(), proto::SUCCEEDED) << da.message();
+  EXPECT_EQ(db.state(), proto::SUCCEEDED) << db.message();
+  std::vector<Record> ra = Records(fleet, a.job_id());
+  std::vector<Record> rb = Records(fleet, b.job_id());
+  ExpectExactlyOnce(ra, kTrials);
+  ExpectExactlyOnce(rb, kTrials);
+  // Neither waited for the other: each job had trials finish before the
+  // other job's last one.
+  auto first = [](const std::vector<Record>& r) {
+    double t = 1e300;
+    for (const auto& x : r) t = std::min(t, x.result.timestamp);
+    return t;
+  };
+  auto last = [](const std::vector<Record>& r) {
+    double t = 0;
+    for (const auto& x : r) t = std::max(t, x.result.timestamp);
+    return t;
+  };
+  EXPECT_LT(first(ra), last(rb));
+  EXPECT_LT(first(rb), last(ra));
+  EXPECT_GT(da.best_gflops(), 0);
+  // Both agents measured.
+  proto::ListDevicesResponse devices = fleet.client().Devices().value();
+  for (const auto& w : devices.workers()) {
+    if (w.role() == proto::AGENT) {
+      EXPECT_GT(w.completed(), 0) << w.name();
+    }
+  }
+}
+
+TEST(FleetTest, KilledAgentMidMeasurementLosesNothing) {
+  FleetHarness::Options o;
+  o.agents = 2;
+  FleetHarness fleet(o);
+  ASSERT_OK(fleet.Start());
+  constexpr int64_t kTrials = 12;
+  proto::JobSpec spec = fleet.DenseJob(kTrials, "64,64,64");
+  spec.mutable_measure()->set_min_repeat_ms(150);  // each measurement takes a while
+  proto::JobStatus job = fleet.client().Submit(spec).value();
+  ASSERT_OK(fleet.WaitForDevices(
+                     [](const proto::ListDevicesResponse& d) { return AnyBusy(d, proto::AGENT, "agent-0"); }, 60)
+                .status());
+  fleet.agent(0).Kill(SIGKILL);
+  proto::JobStatus done = fleet.WaitForJob(job.job_id(), 240).value();
+  EXPECT_EQ(done.state(), proto::SUCCEEDED) << done.message();
+  ExpectExactlyOnce(Records(fleet, job.job_id()), kTrials);
+  EXPECT_THAT(fleet.Log("tracker"), HasSubstr("requeued for measure"));
+}
+
+TEST(FleetTest, KilledTrackerRestartsOnItsStoreAndTheJobCompletes) {
+  FleetHarness::Options o;
+  o.agents = 1;
+  FleetHarness fleet(o);
+  ASSERT_OK(fleet.Start());
+  constexpr int64_t kTrials = 16;
+  proto::JobStatus job = fleet.client().Submit(fleet.DenseJob(kTrials)).value();
+  // Wait for a few trials, then kill -9 the tracker mid-job.
+  for (int i = 0; i < 600; ++i) {
+    absl::StatusOr<proto::JobStatus> s = fleet.client().Get(job.job_id());
+    if (s.ok() && s->trials_done() >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  proto::JobStatus before = fleet.client().Get(job.job_id()).value();
+  ASSERT_LT(before.trials_done(), kTrials) << "the job finished before the tracker could be killed";
+  fleet.tracker().Kill(SIGKILL);
+  fleet.tracker().Wait(10);
+  ASSERT_OK(fleet.StartTracker());
+  proto::JobStatus done = fleet.WaitForJob(job.job_id(), 240).value();
+  EXPECT_EQ(done.state(), proto::SUCCEEDED) << done.message();
+  ExpectExactlyOnce(Records(fleet, job.job_id()), kTrials);
+  EXPECT_THAT(fleet.Log("tracker"), HasSubstr("resuming job " + job.job_id()));
+  // Every worker came back on its own.
+  proto::ListDevicesResponse devices = fleet.client().Devices().value();
+  EXPECT_EQ(devices.workers_size(), 3);
+}
+
+TEST(FleetTest, KilledBuilderMidBuildIsRedoneElsewhere) {
+  FleetHarness::Options o;
+  o.builders = 2;
+  o.simulate_build_delay_ms = 400;  // builds long enough to be killed in
+  FleetHarness fleet(o);
+  ASSERT_OK(fleet.Start());
+  constexpr int64_t kTrials = 8;
+  proto::JobStatus job = fleet.client().Submit(fleet.DenseJob(kTrials)).value();
+  ASSERT_OK(fleet.WaitForDevices(
+                     [](const proto::ListDevicesResponse& d) { return AnyBusy(d, proto::BUILDER, "builder-0"); }, 60)
+                .status());
+  fleet.builder(0).Kill(SIGKILL);
+  proto::JobStatus done = fleet.WaitForJob(job.job_id(), 240).value();
+  EXPECT_EQ(done.state(), proto::SUCCEEDED) << done.message();
+  ExpectExactlyOnce(Records(fleet, job.job_id()), kTrials);
+  EXPECT_THAT(fleet.Log("tracker"), HasSubstr("requeued for build"));
+}
+
+TEST(FleetTest, CrashingAndHangingKernelsAreErrorsAndTheAgentKeepsServing) {
+  FleetHarness::Options o;
+  o.enable_test_templates = true;
+  FleetHarness fleet(o);
+  ASSERT_OK(fleet.Start());
+  proto::JobSpec spec = fleet.DenseJob(3);
+  spec.mutable_task()->set_template_name("dense_fault.test");
+  spec.set_tuner("grid");  // all three configs: none, segv, hang
+  spec.mutable_measure()->set_timeout_s(2);
+  proto::JobStatus job = fleet.client().Submit(spec).value();
+  proto::JobStatus done = fleet.WaitForJob(job.job_id(), 120).value();
+  EXPECT_EQ(done.state(), proto::SUCCEEDED) << done.message();
+  std::map<std::string, Record> by_fault;
+  for (Record& r : Records(fleet, job.job_id())) {
+    std::string fault;
+    for (const auto& e : r.config["entity"]) {
+      if (e[0] == "fault") fault = e[2].is_string() ? e[2].get<std::string>() : e[2].dump();
+    }
+    by_fault[fault] = r;
+  }
+  ASSERT_EQ(by_fault.size(), 3u);
+  for (const auto& [fault, r] : by_fault) {
+    if (absl::StrContains(fault, "segv") || fault == "1") {
+      EXPECT_EQ(r.result.error_no, MeasureErrorNo::kRuntimeDevice) << r.result.error_msg;
+    } else if (absl::StrContains(fault, "hang") || fault == "2") {
+      EXPECT_EQ(r.result.error_no, MeasureErrorNo::kRunTimeout) << r.result.error_msg;
+    } else {
+      EXPECT_EQ(r.result.error_no, MeasureErrorNo::kNoError) << r.result.error_msg;
+    }
+  }
+  // The same agent process still serves a normal job.
+  EXPECT_TRUE(fleet.agent(0).running());
+  proto::JobStatus next = fleet.client().Submit(fleet.DenseJob(2)).value();
+  proto::JobStatus next_done = fleet.WaitForJob(next.job_id(), 120).value();
+  EXPECT_EQ(next_done.state(), proto::SUCCEEDED);
+  ExpectExactlyOnce(Records(fleet, next.job_id()), 2);
+}
+
+TEST(FleetTest, BadInputGetsClearErrorsAndDisturbsNothing) {
+  FleetHarness fleet(FleetHarness::Options{});
+  ASSERT_OK(fleet.Start());
+  proto::JobSpec spec = fleet.DenseJob(4);
+  spec.mutable_task()->set_workload_name("conv9d");
+  absl::StatusOr<proto::JobStatus> bad = fleet.client().Submit(spec);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("conv9d"));
+  spec = fleet.DenseJob(4);
+  spec.mutable_task()->set_target("llvm -mtriple=mips-linux");
+  EXPECT_THAT(fleet.client().Submit(spec).status().message(), HasSubstr("mips"));
+  // A key no device has: queued and visible as pending, not an error.
+  spec = fleet.DenseJob(2);
+  spec.set_device_key("rk3399");
+  proto::JobStatus pending = fleet.client().Submit(spec).value();
+  bool seen_pending = false;
+  for (int i = 0; i < 200 && !seen_pending; ++i) {
+    proto::QueueSummaryResponse q = fleet.client().Queue().value();
+    for (const auto& k : q.keys()) seen_pending |= k.device_key() == "rk3399" && k.pending() > 0 && k.total() == 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(seen_pending);
+  // No token, or a wrong one: refused.
+  FleetAddress anonymous;
+  anonymous.address = fleet.address();
+  FleetClient stranger(anonymous);
+  EXPECT_EQ(stranger.Submit(fleet.DenseJob(1)).status().code(), absl::StatusCode::kUnauthenticated);
+  anonymous.token = "0123456789abcdef0123456789abcdef";
+  FleetClient liar(anonymous);
+  EXPECT_EQ(liar.List(true).status().code(), absl::StatusCode::kUnauthenticated);
+  // Unknown job ids.
+  EXPECT_EQ(fleet.client().Get("job-999").status().code(), absl::StatusCode::kNotFound);
+  // Meanwhile a normal job is unaffected.
+  proto::JobStatus ok = fleet.client().Submit(fleet.DenseJob(3)).value();
+  EXPECT_EQ(fleet.WaitForJob(ok.job_id(), 120)->state(), proto::SUCCEEDED);
+  EXPECT_EQ(fleet.client().Get(pending.job_id())->state(), proto::RUNNING);
+  EXPECT_EQ(fleet.client().Cancel(pending.job_id())->state(), proto::CANCELLED);
+}
+
+}  // namespace
+}  // namespace tunefleet
