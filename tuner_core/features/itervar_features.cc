@@ -9,6 +9,16 @@ namespace {
 
 float Log2p(double x) { return static_cast<float>(std::log2(1.0 + std::max(x, 0.0))); }
 
+// FNV-1a: stable across runs, platforms and standard libraries.
+uint32_t NameHash(const std::string& name) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return h;
+}
+
 int KindSlot(ir::ForKind kind) {
   switch (kind) {
     case ir::ForKind::kSerial: return 0;
@@ -49,8 +59,12 @@ void AppendItervarFeatures(const LoopNestAnalysis& nest, std::vector<float>& out
                    [&](int a, int b) { return nest.loops[a].iterations > nest.loops[b].iterations; });
   const int num_loops = std::min<int>(kItervarLoops, total);
   std::vector<const BufferTouch*> touches;
-  for (int slot = 0; slot < num_loops; ++slot) {
-    const LoopInfo& loop = nest.loops[order[slot]];
+  bool used[kItervarLoops] = {};
+  for (int rank = 0; rank < num_loops; ++rank) {
+    const LoopInfo& loop = nest.loops[order[rank]];
+    int slot = static_cast<int>(NameHash(loop.var) % kItervarLoops);
+    while (used[slot]) slot = (slot + 1) % kItervarLoops;
+    used[slot] = true;
     float* f = out.data() + start + static_cast<size_t>(slot) * kItervarPerLoop;
     f[0] = Log2p(static_cast<double>(loop.extent));
     f[1] = Log2p(loop.iterations);

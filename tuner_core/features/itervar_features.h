@@ -1,11 +1,12 @@
 // `itervar` features (AutoTVM's default for the XGBoost cost model): one
-// fixed-size block per loop of the loop nest, for kItervarLoops loops,
-// zero-padded: first the chain of loops enclosing the hottest loop (most
-// iterations), outermost first, then the other loops by iterations (ties in
-// program order). A loop's block is
-//   log2(1+extent), log2(1+iterations), depth,
-//   kind one-hot: serial, parallel, vectorized, unrolled, GPU-bound
-//     (the IR has no GPU loops yet, so that slot is 0 on CPU targets),
+// fixed-size block per loop of the loop nest, in kItervarLoops slots,
+// zero-padded. A loop's home slot is a hash of its variable's name, so the
+// same loop of a template (say the micro-kernel's k loop) lands in the same
+// place in every config and every shape even when other loops are absent
+// (templates drop loops of extent 1); a taken slot passes the loop on to the
+// next free one. Loops claim slots in priority order: the chain of loops
+// enclosing the hottest loop (most iterations), outermost first, then the
+// others by iterations (ties in program order). A loop's block is
 // then, for the kItervarBuffers buffers it accesses most (ties: first
 // touched), log2(1+x) of bytes touched, reuse, stride and accesses.
 // The length is the same for every task, so rows of different shapes train
@@ -19,7 +20,7 @@
 
 namespace tunefleet::features {
 
-inline constexpr int kItervarLoops = 16;
+inline constexpr int kItervarLoops = 24;
 inline constexpr int kItervarBuffers = 5;
 inline constexpr int kItervarLoopFields = 8;
 inline constexpr int kItervarBufferFields = 4;

@@ -45,6 +45,7 @@ class Analyzer : public ir::IRVisitor {
     const Interval extent = Bound(op->extent);
     const int64_t extent_bound = std::max<int64_t>(0, static_cast<int64_t>(std::floor(extent.hi)));
     LoopInfo loop;
+    loop.var = op->var;
     loop.depth = static_cast<int>(open_.size());
     loop.parent = open_.empty() ? -1 : open_.back().loop;
     loop.extent = extent_bound;

@@ -38,6 +38,7 @@ struct BufferTouch {
 };
 
 struct LoopInfo {
+  std::string var;          // the loop variable's name
   int depth = 0;            // 0 for an outermost loop
   int parent = -1;          // index of the enclosing loop in LoopNestAnalysis::loops; -1: none
   int64_t extent = 0;       // constant, or an upper bound

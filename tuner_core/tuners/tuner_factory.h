@@ -1,5 +1,18 @@
-// MakeTuner: builds a search strategy by name, for command lines and job
-// specs ("grid", "random"; "ga" and "xgb" will join them).
+// MakeTuner: builds a search strategy by name, for command lines, job specs
+// and the fleet's tuner process.
+//
+//   "grid"       every config in index order
+//   "random"     uniform without replacement
+//   "ga"         genetic search (GaTunerOptions)
+//   "xgb"        XGBoost regression model on itervar features + SA (XgbTunerOptions)
+//   "xgb_rank"   the same with the rank:pairwise objective
+//   "xgb_knob", "xgb_curve"   regression on knob / curve features
+//
+//   TunerOptions options;
+//   options.seed = 7;
+//   options.task = task.get();                 // required by xgb*
+//   options.history = transfer_records;        // optional, xgb* only
+//   TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner("xgb", task->space(), options));
 #ifndef TUNEFLEET_TUNER_CORE_TUNERS_TUNER_FACTORY_H_
 #define TUNEFLEET_TUNER_CORE_TUNERS_TUNER_FACTORY_H_
 
@@ -9,16 +22,40 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tuner_core/records/record.h"
 #include "tuner_core/space/config_space.h"
+#include "tuner_core/templates/task.h"
+#include "tuner_core/tuners/ga_tuner.h"
 #include "tuner_core/tuners/tuner.h"
+#include "tuner_core/tuners/xgb_tuner.h"
 
 namespace tunefleet {
+
+struct TunerOptions {
+  // Feeds every random choice (and XGBoost's); overrides ga.seed and xgb.seed.
+  uint64_t seed = 0;
+  // The task being tuned: the xgb* tuners build each config's loop nest from
+  // it for features. Must outlive the tuner; its space must be the `space`
+  // passed to MakeTuner.
+  const Task* task = nullptr;
+  // Transfer learning for xgb*: records of other shapes of the same template
+  // and target (XgbTuner::Create). Ignored by the other tuners.
+  std::vector<Record> history;
+  GaTunerOptions ga;
+  // plan_size, eps, SA and XGBoost parameters; the name sets loss and feature.
+  XgbTunerOptions xgb;
+};
 
 // The names MakeTuner accepts, in a stable order.
 std::vector<std::string> TunerNames();
 
-// `seed` feeds every random choice the tuner makes (ignored by "grid").
-// InvalidArgument for an unknown name.
+// InvalidArgument for an unknown name, bad options, or an xgb* tuner without
+// options.task (or with a task of another space).
+absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name, const ConfigSpace& space,
+                                                 const TunerOptions& options);
+
+// Shorthand for the tuners that need nothing but a seed ("grid", "random",
+// "ga" with default options).
 absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name, const ConfigSpace& space,
                                                  uint64_t seed);
 

@@ -2,8 +2,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tuner_core/tuners/ga_tuner.h"
 #include "tuner_core/tuners/grid_tuner.h"
 #include "tuner_core/tuners/random_tuner.h"
+#include "tuner_core/tuners/xgb_tuner.h"
 
 namespace tunefleet {
 namespace {
@@ -27,11 +29,46 @@ TEST(TunerFactoryTest, MakesGridAndRandomByName) {
   EXPECT_EQ((*random)->NextBatch(100).size(), 6u);
 }
 
+TEST(TunerFactoryTest, MakesGaWithItsOptions) {
+  TunerOptions options;
+  options.seed = 3;
+  options.ga.pop_size = 4;
+  absl::StatusOr<std::unique_ptr<Tuner>> ga = MakeTuner("ga", MakeSpace(), options);
+  ASSERT_TRUE(ga.ok()) << ga.status();
+  EXPECT_NE(dynamic_cast<GaTuner*>(ga->get()), nullptr);
+  options.ga.pop_size = 0;
+  EXPECT_EQ(MakeTuner("ga", MakeSpace(), options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TunerFactoryTest, MakesXgbVariantsFromTheTask) {
+  auto task = Task::Make("", "dense", {{"M", 64}, {"N", 64}, {"K", 64}}, "llvm");
+  ASSERT_TRUE(task.ok());
+  TunerOptions options;
+  options.task = task->get();
+  options.xgb.plan_size = 16;
+  for (const char* name : {"xgb", "xgb_rank", "xgb_knob", "xgb_curve"}) {
+    absl::StatusOr<std::unique_ptr<Tuner>> tuner = MakeTuner(name, (*task)->space(), options);
+    ASSERT_TRUE(tuner.ok()) << name << ": " << tuner.status();
+    EXPECT_NE(dynamic_cast<XgbTuner*>(tuner->get()), nullptr) << name;
+    EXPECT_EQ((*tuner)->NextBatch(4).size(), 4u);
+  }
+}
+
+TEST(TunerFactoryTest, XgbWithoutTheTaskOrWithAnotherSpaceIsInvalidArgument) {
+  absl::StatusOr<std::unique_ptr<Tuner>> no_task = MakeTuner("xgb", MakeSpace(), 0);
+  EXPECT_EQ(no_task.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(no_task.status().message()), HasSubstr("needs the task"));
+  auto task = Task::Make("", "dense", {{"M", 64}, {"N", 64}, {"K", 64}}, "llvm");
+  TunerOptions options;
+  options.task = task->get();
+  EXPECT_EQ(MakeTuner("xgb", MakeSpace(), options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(TunerFactoryTest, UnknownNameIsInvalidArgumentListingKnownNames) {
-  absl::StatusOr<std::unique_ptr<Tuner>> tuner = MakeTuner("xgb", MakeSpace(), 0);
+  absl::StatusOr<std::unique_ptr<Tuner>> tuner = MakeTuner("annealing", MakeSpace(), 0);
   EXPECT_EQ(tuner.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(tuner.status().message()), HasSubstr("'xgb'"));
-  EXPECT_THAT(std::string(tuner.status().message()), HasSubstr("grid, random"));
+  EXPECT_THAT(std::string(tuner.status().message()), HasSubstr("'annealing'"));
+  EXPECT_THAT(std::string(tuner.status().message()), HasSubstr("grid, random, ga, xgb, xgb_rank"));
 }
 
 }  // namespace

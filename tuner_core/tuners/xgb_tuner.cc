@@ -1,0 +1,309 @@
+#include "tuner_core/tuners/xgb_tuner.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/check.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "tuner_core/tuners/diversity_filter.h"
+#include "tuner_core/tuners/search_util.h"
+
+namespace tunefleet {
+namespace {
+
+// Configs that cannot be instantiated never win a selection.
+constexpr float kUnbuildableScore = -std::numeric_limits<float>::infinity();
+
+// Timings are reports only (no decision depends on them), so they read the
+// steady clock directly rather than through an injected clock.
+class StopWatch {
+ public:
+  explicit StopWatch(double& sink) : sink_(sink), start_(std::chrono::steady_clock::now()) {}
+  ~StopWatch() { sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  double& sink_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Higher is better; 0 for a failed trial (the model learns to avoid it).
+double Throughput(const MeasureResult& result) {
+  if (!result.ok()) return 0;
+  const double mean = result.MeanCost();
+  return mean > 0 ? 1.0 / mean : 0;
+}
+
+}  // namespace
+
+absl::Status XgbTunerOptions::Validate() const {
+  if (plan_size < 1) return absl::InvalidArgumentError("xgb tuner plan_size must be >= 1");
+  if (!(eps >= 0 && eps <= 1)) return absl::InvalidArgumentError("xgb tuner eps must be in [0, 1]");
+  if (!(diversity_filter_ratio == 0 || diversity_filter_ratio >= 1)) {
+    return absl::InvalidArgumentError("xgb tuner diversity_filter_ratio must be 0 (off) or >= 1");
+  }
+  if (!(transfer_half_life > 0)) return absl::InvalidArgumentError("xgb tuner transfer_half_life must be > 0");
+  TF_RETURN_IF_ERROR(sa.Validate());
+  XgbCostModelOptions effective = model;
+  effective.loss = loss;
+  return effective.Validate();
+}
+
+absl::StatusOr<std::unique_ptr<XgbTuner>> XgbTuner::Create(const Task& task, const XgbTunerOptions& options,
+                                                          const std::vector<Record>& history) {
+  TF_RETURN_IF_ERROR(options.Validate());
+  TF_ASSIGN_OR_RETURN(FeatureExtractor extractor, FeatureExtractor::Create(options.feature, task));
+  XgbCostModelOptions model_options = options.model;
+  model_options.loss = options.loss;
+  model_options.recall_k = options.plan_size;
+  model_options.seed = options.seed;
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> model, XgbCostModel::Create(model_options));
+  std::unique_ptr<XgbTuner> tuner(new XgbTuner(task, options, std::move(extractor), std::move(model)));
+  if (!history.empty()) TF_RETURN_IF_ERROR(tuner->BuildBaseModel(history));
+  return tuner;
+}
+
+XgbTuner::XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtractor extractor,
+                   std::unique_ptr<XgbCostModel> model)
+    : Tuner(task.space()),
+      task_(task),
+      options_(options),
+      extractor_(std::move(extractor)),
+      model_(std::move(model)),
+      sa_(task.space().KnobDims(), options.sa),
+      engine_(options.seed) {
+  rows_.num_features = extractor_.num_features();
+}
+
+absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
+  StopWatch watch(timings_.transfer_seconds);
+  // Group by workload (one shape = one group), in first-seen order.
+  std::vector<std::string> keys;
+  absl::flat_hash_map<std::string, std::vector<const Record*>> groups;
+  for (const Record& r : history) {
+    if (r.task_name != task_.name() || r.target != task_.target() ||
+        r.workload_name != task_.workload().name() || r.workload_args == task_.workload().args()) {
+      continue;
+    }
+    const std::string key = r.workload_args.dump();
+    auto [it, inserted] = groups.try_emplace(key);
+    if (inserted) keys.push_back(key);
+    it->second.push_back(&r);
+  }
+  FeatureMatrix rows;
+  rows.num_features = extractor_.num_features();
+  std::vector<double> throughputs;
+  std::vector<unsigned> group_sizes;
+  for (const std::string& key : keys) {
+    const std::vector<const Record*>& records = groups[key];
+    absl::StatusOr<std::unique_ptr<Task>> task =
+        Task::Make(task_.name(), task_.workload().name(), records[0]->workload_args, task_.target());
+    if (!task.ok()) {
+      TF_LOG(WARNING) << "xgb tuner: history of " << key << " skipped: " << task.status().message();
+      continue;
+    }
+    absl::StatusOr<FeatureExtractor> extractor = FeatureExtractor::Create(options_.feature, **task);
+    if (!extractor.ok() || extractor->num_features() != extractor_.num_features()) {
+      TF_LOG(WARNING) << "xgb tuner: history of " << key << " skipped: its features do not match";
+      continue;
+    }
+    unsigned used = 0;
+    for (const Record* r : records) {
+      absl::StatusOr<Config> config = (*task)->space().FromJson(r->config);
+      if (!config.ok()) continue;  // a record of an older space
+      absl::StatusOr<std::vector<float>> row = extractor->Extract(*config);
+      if (!row.ok()) continue;
+      rows.AddRow(*row);
+      throughputs.push_back(Throughput(r->result));
+      ++used;
+    }
+    if (used > 0) {
+      group_sizes.push_back(used);
+      history_records_ += used;
+      ++history_workloads_;
+    }
+  }
+  if (throughputs.empty()) {
+    if (!history.empty()) {
+      TF_LOG(WARNING) << "xgb tuner: none of " << history.size() << " history records is of " << task_.name()
+                      << " on \"" << task_.target() << "\" with other workload args; tuning cold";
+    }
+    return absl::OkStatus();
+  }
+  XgbCostModelOptions base_options = model_->options();
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> base, XgbCostModel::Create(base_options));
+  TF_RETURN_IF_ERROR(base->Fit(rows, throughputs, group_sizes));
+  base_model_ = std::move(base);
+  model_->SetBaseModel(base_model_, 1.0);
+  return absl::OkStatus();
+}
+
+double XgbTuner::history_weight() const {
+  if (!base_model_) return 0;
+  return std::exp2(-static_cast<double>(throughputs_.size()) / options_.transfer_half_life);
+}
+
+const std::vector<float>* XgbTuner::FeaturesOf(int64_t index) {
+  auto it = feature_cache_.find(index);
+  if (it == feature_cache_.end()) {
+    if (feature_cache_.size() >= options_.feature_cache_limit) feature_cache_.clear();
+    std::vector<float> row;
+    {
+      StopWatch watch(timings_.feature_seconds);
+      absl::StatusOr<std::vector<float>> extracted = extractor_.Extract(index);
+      if (extracted.ok()) row = *std::move(extracted);
+    }
+    ++timings_.featurized_configs;
+    it = feature_cache_.emplace(index, std::move(row)).first;
+  }
+  return it->second.empty() ? nullptr : &it->second;
+}
+
+void XgbTuner::Update(const std::vector<TrialResult>& results) {
+  {
+    StopWatch watch(timings_.fit_seconds);
+    for (const TrialResult& trial : results) {
+      ++results_since_fit_;
+      const std::vector<float>* row = FeaturesOf(trial.config.index());
+      if (row == nullptr) continue;  // cannot be instantiated: nothing to learn from its loop nest
+      rows_.AddRow(*row);
+      throughputs_.push_back(Throughput(trial.result));
+    }
+  }
+  if (results_since_fit_ < options_.plan_size) return;
+  // One fit however many multiples of plan_size this call brought; the
+  // remainder counts towards the next one.
+  results_since_fit_ %= options_.plan_size;
+  absl::Status status = Refit();
+  if (status.ok()) status = Replan();
+  if (!status.ok()) NoteModelFailure(status);
+}
+
+absl::Status XgbTuner::Refit() {
+  if (throughputs_.empty()) return absl::OkStatus();
+  StopWatch watch(timings_.fit_seconds);
+  model_->SetBaseModel(base_model_, history_weight());
+  TF_RETURN_IF_ERROR(model_->Fit(rows_, throughputs_));
+  ++timings_.fits;
+  model_status_ = absl::OkStatus();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<float>> XgbTuner::Score(const std::vector<int64_t>& indices) {
+  FeatureMatrix missing_rows;
+  missing_rows.num_features = extractor_.num_features();
+  std::vector<int64_t> missing;
+  for (int64_t index : indices) {
+    if (score_cache_.contains(index)) continue;
+    const std::vector<float>* row = FeaturesOf(index);
+    if (row == nullptr) {
+      score_cache_[index] = kUnbuildableScore;
+      continue;
+    }
+    missing_rows.AddRow(*row);
+    missing.push_back(index);
+    score_cache_[index] = kUnbuildableScore;  // placeholder; also dedups within the batch
+  }
+  if (!missing.empty()) {
+    TF_ASSIGN_OR_RETURN(std::vector<float> predicted, model_->Predict(missing_rows));
+    timings_.predicted_rows += static_cast<int64_t>(predicted.size());
+    for (size_t i = 0; i < missing.size(); ++i) score_cache_[missing[i]] = predicted[i];
+  }
+  std::vector<float> scores;
+  scores.reserve(indices.size());
+  for (int64_t index : indices) scores.push_back(score_cache_[index]);
+  return scores;
+}
+
+absl::Status XgbTuner::Replan() {
+  if (!model_->trained() && model_->base_weight() == 0) return absl::OkStatus();
+  StopWatch watch(timings_.select_seconds);
+  score_cache_.clear();
+  const bool diverse = options_.diversity_filter_ratio > 1;
+  const int wanted = diverse ? static_cast<int>(std::ceil(options_.plan_size * options_.diversity_filter_ratio))
+                             : options_.plan_size;
+  TF_ASSIGN_OR_RETURN(
+      std::vector<int64_t> candidates,
+      sa_.FindMaximums([this](const std::vector<int64_t>& indices) { return Score(indices); }, wanted,
+                       [this](int64_t index) { return IsVisited(index); }, engine_));
+  if (diverse) {
+    std::vector<float> scores;
+    std::vector<std::vector<int64_t>> points;
+    const std::vector<int64_t> dims = space().KnobDims();
+    for (int64_t index : candidates) {
+      scores.push_back(score_cache_[index]);
+      points.push_back(IndexToPoint(index, dims));
+    }
+    std::vector<int64_t> picked;
+    for (int position : DiversePick(scores, points, options_.plan_size)) picked.push_back(candidates[position]);
+    candidates = std::move(picked);
+  }
+  // Configs that cannot be instantiated are not worth a trial.
+  std::vector<int64_t> plan;
+  for (int64_t index : candidates) {
+    if (score_cache_[index] != kUnbuildableScore) plan.push_back(index);
+  }
+  score_cache_.clear();
+  plan_ = std::move(plan);
+  plan_pos_ = 0;
+  ++timings_.selections;
+  return absl::OkStatus();
+}
+
+void XgbTuner::NoteModelFailure(const absl::Status& status) {
+  model_status_ = status;
+  plan_.clear();
+  plan_pos_ = 0;
+  TF_LOG(WARNING) << "xgb tuner: model step failed, proposing random configs until the next fit: "
+                  << status.message();
+}
+
+bool XgbTuner::HasNext() const { return num_unvisited() > 0; }
+
+int64_t XgbTuner::DrawUnvisited() {
+  TF_CHECK(num_unvisited() > 0);
+  const uint64_t size = static_cast<uint64_t>(space().size());
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const int64_t index = static_cast<int64_t>(UniformBelow(engine_, size));
+    if (!IsVisited(index)) return index;
+  }
+  // Mostly visited: walk from a random start to the next free index.
+  const int64_t start = static_cast<int64_t>(UniformBelow(engine_, size));
+  for (int64_t step = 0; step < space().size(); ++step) {
+    const int64_t index = (start + step) % space().size();
+    if (!IsVisited(index)) return index;
+  }
+  TF_CHECK(false);  // num_unvisited() > 0
+  return -1;
+}
+
+std::vector<Config> XgbTuner::NextBatch(int batch_size) {
+  if (!planned_from_history_ && base_model_ && !model_->trained()) {
+    // With history, the first plan already comes from the base model.
+    planned_from_history_ = true;
+    model_->SetBaseModel(base_model_, 1.0);
+    absl::Status status = Replan();
+    if (!status.ok()) NoteModelFailure(status);
+  }
+  const int64_t random_tail = static_cast<int64_t>(std::floor(options_.eps * options_.plan_size));
+  const int64_t planned = std::max<int64_t>(0, static_cast<int64_t>(plan_.size()) - random_tail);
+  std::vector<Config> batch;
+  while (static_cast<int>(batch.size()) < batch_size && HasNext()) {
+    int64_t index = -1;
+    while (plan_pos_ < planned && index < 0) {
+      const int64_t candidate = plan_[plan_pos_++];
+      if (!IsVisited(candidate)) index = candidate;
+    }
+    if (index < 0) index = DrawUnvisited();
+    absl::StatusOr<Config> config = space().Get(index);
+    TF_CHECK(config.ok());  // index is inside the space
+    MarkVisited(index);
+    batch.push_back(*std::move(config));
+  }
+  return batch;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,154 @@
+// XgbTuner: the model-based tuner (AutoTVM's XGBTuner). Measured configs
+// train an XGBoost cost model on loop-nest features (features/); simulated
+// annealing over the space then picks the unmeasured configs with the best
+// predictions as the next plan.
+//
+//   XgbTunerOptions options;               // plan_size 64, itervar, "reg"
+//   options.seed = 3;
+//   TF_ASSIGN_OR_RETURN(auto tuner, XgbTuner::Create(task, options, history));
+//   TF_RETURN_IF_ERROR(tuner->Tune(measurer, tune_options));
+//
+// Proposals: before the first fit, random configs (or, with history, the
+// base model's SA picks). After each fit the plan is SA's top plan_size
+// unvisited configs (optionally thinned for diversity), proposed in order;
+// the last eps x plan_size proposals of a plan are random, and so is
+// everything proposed once a plan runs out before the next fit.
+//
+// Asynchronous use (the fleet's tuner process): NextBatch(k) may be called
+// with any k whenever slots free up, and Update() with any subset of results
+// in any order, including configs this tuner never proposed (resumed
+// records). The model is refitted after every plan_size results *received*,
+// counted across Update calls, never per NextBatch call; a fit happens inside
+// the Update call that crosses the threshold.
+//
+// Transfer learning: `history` records of the same template and target with
+// other workload args (other shapes of the same workload) train a base model
+// once, at Create; its margin is added to this model's with weight
+// 2^(-n / transfer_half_life), n = own results so far (AutoTVM's decay).
+// Records of the task's own workload are not history: feed them to Update()
+// (resume), after MarkVisited so they are not proposed again.
+//
+// Errors: Create validates options and the history. A model failure during
+// Update/NextBatch (which return no Status) is logged, kept in
+// model_status(), and the tuner proposes random configs until a later fit
+// succeeds. Not thread-safe: one thread at a time, like every Tuner.
+#ifndef TUNEFLEET_TUNER_CORE_TUNERS_XGB_TUNER_H_
+#define TUNEFLEET_TUNER_CORE_TUNERS_XGB_TUNER_H_
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tuner_core/cost_model/xgb_cost_model.h"
+#include "tuner_core/features/feature_extractor.h"
+#include "tuner_core/records/record.h"
+#include "tuner_core/templates/task.h"
+#include "tuner_core/tuners/simulated_annealing.h"
+#include "tuner_core/tuners/tuner.h"
+
+namespace tunefleet {
+
+struct XgbTunerOptions {
+  std::string loss = "reg";                   // "reg" | "rank" (rank:pairwise)
+  FeatureKind feature = FeatureKind::kItervar;
+  int plan_size = 64;                         // refit every plan_size results; SA picks this many
+  double eps = 0.05;                          // fraction of each plan proposed at random
+  // > 1: SA keeps ratio x plan_size candidates and DiversePick keeps
+  // plan_size of them; 0 (or 1): off.
+  double diversity_filter_ratio = 0;
+  uint64_t seed = 0;                          // SA, random picks and XGBoost
+  double transfer_half_life = 64;             // own results that halve the history's weight
+  size_t feature_cache_limit = 200000;        // cached feature rows (cleared when passed)
+  SimulatedAnnealingOptions sa;
+  // XGBoost parameters; recall_k and seed are taken from plan_size and seed.
+  XgbCostModelOptions model;
+
+  // InvalidArgument naming the first bad field.
+  absl::Status Validate() const;
+};
+
+// Where the model side of a tuning run spends its time (wall seconds).
+struct ModelTimings {
+  double fit_seconds = 0;        // XGBoost training, with the training rows' features
+  double select_seconds = 0;     // SA + diversity filter, with candidate features and predictions
+  double feature_seconds = 0;    // part of fit + select spent computing features
+  double transfer_seconds = 0;   // building the base model from history (once)
+  int64_t fits = 0;
+  int64_t selections = 0;
+  int64_t predicted_rows = 0;
+  int64_t featurized_configs = 0;
+
+  double total_seconds() const { return fit_seconds + select_seconds + transfer_seconds; }
+};
+
+class XgbTuner : public Tuner {
+ public:
+  // `task` must outlive the tuner. InvalidArgument for bad options; a
+  // failure to train the base model from `history` is returned as is.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<XgbTuner>> Create(const Task& task,
+                                                                        const XgbTunerOptions& options,
+                                                                        const std::vector<Record>& history = {});
+
+  bool HasNext() const override;
+  std::vector<Config> NextBatch(int batch_size) override;
+  void Update(const std::vector<TrialResult>& results) override;
+
+  const ModelTimings& model_timings() const { return timings_; }
+  // OK, or the last model failure (the tuner fell back to random proposals).
+  const absl::Status& model_status() const { return model_status_; }
+  // History used for transfer: records and distinct workloads.
+  int64_t history_records() const { return history_records_; }
+  int history_workloads() const { return history_workloads_; }
+  // Results learned from (Update) and the weight of the history now.
+  int64_t num_training_rows() const { return static_cast<int64_t>(throughputs_.size()); }
+  double history_weight() const;
+  int64_t plan_remaining() const { return static_cast<int64_t>(plan_.size()) - plan_pos_; }
+
+ private:
+  XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtractor extractor,
+           std::unique_ptr<XgbCostModel> model);
+
+  absl::Status BuildBaseModel(const std::vector<Record>& history);
+  // Features of one config of the task, cached; nullptr when it cannot be
+  // instantiated.
+  const std::vector<float>* FeaturesOf(int64_t index);
+  absl::Status Refit();
+  absl::Status Replan();
+  absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices);
+  int64_t DrawUnvisited();
+  void NoteModelFailure(const absl::Status& status);
+
+  const Task& task_;
+  const XgbTunerOptions options_;
+  const FeatureExtractor extractor_;
+  std::unique_ptr<XgbCostModel> model_;
+  std::shared_ptr<const XgbCostModel> base_model_;
+  SimulatedAnnealing sa_;
+  std::mt19937_64 engine_;
+
+  // Training set: one row per result received.
+  FeatureMatrix rows_;
+  std::vector<double> throughputs_;
+  int64_t results_since_fit_ = 0;
+
+  std::vector<int64_t> plan_;
+  int64_t plan_pos_ = 0;
+  bool planned_from_history_ = false;
+
+  absl::flat_hash_map<int64_t, std::vector<float>> feature_cache_;  // empty row: not instantiable
+  absl::flat_hash_map<int64_t, float> score_cache_;                 // this selection's predictions
+
+  ModelTimings timings_;
+  absl::Status model_status_;
+  int64_t history_records_ = 0;
+  int history_workloads_ = 0;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_TUNERS_XGB_TUNER_H_

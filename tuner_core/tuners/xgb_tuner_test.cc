@@ -1,0 +1,257 @@
+#include "tuner_core/tuners/xgb_tuner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "absl/container/flat_hash_set.h"
+#include "gtest/gtest.h"
+#include "tuner_core/tuners/fake_measurer.h"
+#include "tuner_core/tuners/random_tuner.h"
+
+namespace tunefleet {
+namespace {
+
+std::unique_ptr<Task> DenseTask(int64_t m, int64_t n, int64_t k) {
+  auto task = Task::Make("", "dense", {{"M", m}, {"N", n}, {"K", k}}, "llvm");
+  EXPECT_TRUE(task.ok()) << task.status();
+  return std::move(task).value();
+}
+
+// A synthetic GFLOPS landscape over dense_pack.x86 configs, shaped like the
+// real one: an 8-lane, 2-vector, 6-row register tile with packing wins.
+double SyntheticGflops(const Config& c) {
+  auto get = [&](const char* knob) { return static_cast<double>(*c.GetInt(knob)); };
+  double g = 80;
+  g *= get("vec") == 8 ? 1.0 : get("vec") == 4 ? 0.45 : 0.05;
+  g *= 1.0 / (1.0 + 0.5 * std::abs(get("nr_vecs") - 2));
+  g *= 1.0 / (1.0 + 0.15 * std::abs(get("mr") - 6));
+  g *= get("kc") >= 128 ? 1.0 : 0.7;
+  g *= get("pack_a") == 1 ? 1.0 : 0.8;
+  g *= get("unroll_k") >= 2 ? 1.0 : 0.9;
+  g *= 1.0 / (1.0 + 0.05 * std::abs(std::log2(get("mc_panels")) - 3));
+  return g;
+}
+
+MeasureResult SyntheticResult(const Config& c) { return FakeCost(1.0 / SyntheticGflops(c)); }
+
+XgbTunerOptions FastOptions(uint64_t seed) {
+  XgbTunerOptions options;
+  options.seed = seed;
+  options.plan_size = 32;
+  options.sa.n_iter = 150;
+  options.sa.parallel_size = 64;
+  return options;
+}
+
+TuneOptions Quiet(int64_t trials, int batch) {
+  TuneOptions options;
+  options.n_trial = trials;
+  options.batch_size = batch;
+  options.show_progress = false;
+  options.flops = 1e9;  // best_flops() / 1e9 is then the synthetic GFLOPS
+  return options;
+}
+
+TEST(XgbTunerTest, FindsBetterConfigsThanRandomSearch) {
+  auto task = DenseTask(256, 256, 256);
+  double xgb_total = 0, random_total = 0;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    auto xgb = XgbTuner::Create(*task, FastOptions(seed));
+    ASSERT_TRUE(xgb.ok()) << xgb.status();
+    FakeMeasurer measurer(SyntheticResult);
+    ASSERT_TRUE((*xgb)->Tune(measurer, Quiet(160, 8)).ok());
+    EXPECT_TRUE((*xgb)->model_status().ok()) << (*xgb)->model_status();
+    EXPECT_EQ((*xgb)->model_timings().fits, 160 / 32);
+    xgb_total += (*xgb)->best_flops() / 1e9;
+
+    RandomTuner random(task->space(), seed);
+    FakeMeasurer random_measurer(SyntheticResult);
+    ASSERT_TRUE(random.Tune(random_measurer, Quiet(160, 8)).ok());
+    random_total += random.best_flops() / 1e9;
+  }
+  EXPECT_GT(xgb_total, random_total);
+  EXPECT_GT(xgb_total / 2, 0.9 * 80);  // the optimum is 80
+}
+
+TEST(XgbTunerTest, SeededRunIsReplayable) {
+  auto task = DenseTask(128, 128, 128);
+  auto run = [&](uint64_t seed) {
+    auto tuner = XgbTuner::Create(*task, FastOptions(seed));
+    FakeMeasurer measurer(SyntheticResult);
+    EXPECT_TRUE((*tuner)->Tune(measurer, Quiet(80, 8)).ok());
+    return measurer.measured_indices();
+  };
+  const std::vector<int64_t> first = run(3);
+  EXPECT_EQ(first, run(3));
+  EXPECT_NE(first, run(4));
+}
+
+TEST(XgbTunerTest, AsynchronousUseRefitsPerPlanSizeResultsReceived) {
+  auto task = DenseTask(128, 128, 128);
+  XgbTunerOptions options = FastOptions(5);
+  options.plan_size = 16;
+  auto tuner = XgbTuner::Create(*task, options);
+  ASSERT_TRUE(tuner.ok());
+  absl::flat_hash_set<int64_t> proposed;
+  std::vector<Config> in_flight;
+  int64_t received = 0;
+  for (int round = 0; round < 120; ++round) {
+    for (Config& c : (*tuner)->NextBatch(1 + round % 3)) {
+      EXPECT_TRUE(proposed.insert(c.index()).second) << "proposed twice: " << c.index();
+      in_flight.push_back(std::move(c));
+    }
+    // Results trickle back one at a time, not in proposal order.
+    while (in_flight.size() > 3) {
+      const size_t pick = in_flight.size() / 2;
+      (*tuner)->Update({{in_flight[pick], SyntheticResult(in_flight[pick])}});
+      in_flight.erase(in_flight.begin() + pick);
+      ++received;
+      EXPECT_EQ((*tuner)->model_timings().fits, received / 16) << "after " << received << " results";
+    }
+  }
+  EXPECT_GE(received, 100);
+  EXPECT_TRUE((*tuner)->model_status().ok());
+}
+
+TEST(XgbTunerTest, ResumedRecordsTrainTheModelAndAreNotProposedAgain) {
+  auto task = DenseTask(128, 128, 128);
+  auto tuner = XgbTuner::Create(*task, FastOptions(6));
+  ASSERT_TRUE(tuner.ok());
+  // An earlier run measured 40 configs: mark them visited, then learn from them.
+  std::vector<TrialResult> resumed;
+  for (int64_t i = 0; i < 40; ++i) {
+    Config c = *task->space().Get(i * 997);
+    (*tuner)->MarkVisited(c.index());
+    resumed.push_back({c, SyntheticResult(c)});
+  }
+  (*tuner)->Update(resumed);
+  EXPECT_EQ((*tuner)->num_training_rows(), 40);
+  EXPECT_EQ((*tuner)->model_timings().fits, 1);  // 40 >= plan_size 32
+  EXPECT_GT((*tuner)->plan_remaining(), 0);      // the next batch comes from the model
+  for (const Config& c : (*tuner)->NextBatch(32)) EXPECT_NE(c.index() % 997, 0) << c.index();
+}
+
+std::vector<Record> HistoryOf(const Task& task, int n, uint64_t seed) {
+  RandomTuner random(task.space(), seed);
+  std::vector<Record> records;
+  for (const Config& c : random.NextBatch(n)) {
+    Record r;
+    r.target = task.target();
+    r.task_name = task.name();
+    r.workload_name = task.workload().name();
+    r.workload_args = task.workload().args();
+    r.config = c.ToJson();
+    r.result = SyntheticResult(c);
+    records.push_back(r);
+  }
+  return records;
+}
+
+TEST(XgbTunerTest, HistoryOfOtherShapesWarmStartsTheModelAndDecays) {
+  auto task = DenseTask(128, 128, 128);
+  auto other = DenseTask(256, 256, 256), same = DenseTask(128, 128, 128);
+  std::vector<Record> history = HistoryOf(*other, 120, 1);
+  // Ignored: the task's own workload (that is resume, not history), another target.
+  for (Record r : HistoryOf(*same, 10, 2)) history.push_back(r);
+  for (Record r : HistoryOf(*other, 10, 3)) {
+    r.target = "llvm -mcpu=other";
+    history.push_back(r);
+  }
+  auto tuner = XgbTuner::Create(*task, FastOptions(7), history);
+  ASSERT_TRUE(tuner.ok()) << tuner.status();
+  EXPECT_EQ((*tuner)->history_records(), 120);
+  EXPECT_EQ((*tuner)->history_workloads(), 1);
+  EXPECT_DOUBLE_EQ((*tuner)->history_weight(), 1.0);
+
+  // The very first batch already comes from the history's model, and is good.
+  std::vector<Config> first = (*tuner)->NextBatch(8);
+  ASSERT_EQ(first.size(), 8u);
+  double best_first = 0;
+  for (const Config& c : first) best_first = std::max(best_first, SyntheticGflops(c));
+  EXPECT_GT(best_first, 0.5 * 80);
+
+  std::vector<TrialResult> results;
+  for (const Config& c : first) results.push_back({c, SyntheticResult(c)});
+  for (const Config& c : (*tuner)->NextBatch(56)) results.push_back({c, SyntheticResult(c)});
+  (*tuner)->Update(results);
+  EXPECT_DOUBLE_EQ((*tuner)->history_weight(), 0.5);  // 64 own results: one half-life
+  EXPECT_TRUE((*tuner)->model_status().ok());
+}
+
+// Trials until the synthetic GFLOPS first reach `fraction` of the optimum (80).
+int64_t TrialsToReach(XgbTuner& tuner, double fraction, int64_t max_trials) {
+  int64_t trials = 0;
+  while (trials < max_trials) {
+    for (const Config& c : tuner.NextBatch(8)) {
+      ++trials;
+      tuner.Update({{c, SyntheticResult(c)}});
+      if (SyntheticGflops(c) >= fraction * 80) return trials;
+    }
+  }
+  return max_trials;
+}
+
+TEST(XgbTunerTest, HistoryReachesGoodConfigsInFewerTrialsThanCold) {
+  auto task = DenseTask(128, 128, 128);
+  std::vector<Record> history;
+  for (int64_t shape : {256, 192, 96}) {
+    auto other = DenseTask(shape, shape, shape);
+    for (Record r : HistoryOf(*other, 100, shape)) history.push_back(r);
+  }
+  int64_t warm_total = 0, cold_total = 0;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    auto warm = XgbTuner::Create(*task, FastOptions(seed), history);
+    auto cold = XgbTuner::Create(*task, FastOptions(seed));
+    ASSERT_TRUE(warm.ok() && cold.ok());
+    EXPECT_EQ((*warm)->history_workloads(), 3);
+    warm_total += TrialsToReach(**warm, 0.9, 300);
+    cold_total += TrialsToReach(**cold, 0.9, 300);
+  }
+  std::printf("trials to 90%% of the optimum over 2 seeds: warm %lld, cold %lld\n",
+              static_cast<long long>(warm_total), static_cast<long long>(cold_total));
+  EXPECT_LT(warm_total, cold_total);
+}
+
+TEST(XgbTunerTest, CurveKnobAndRankVariantsRun) {
+  auto task = DenseTask(128, 128, 128);
+  for (FeatureKind feature : {FeatureKind::kKnob, FeatureKind::kCurve}) {
+    XgbTunerOptions options = FastOptions(8);
+    options.feature = feature;
+    options.diversity_filter_ratio = 2;
+    auto tuner = XgbTuner::Create(*task, options);
+    ASSERT_TRUE(tuner.ok());
+    FakeMeasurer measurer(SyntheticResult);
+    ASSERT_TRUE((*tuner)->Tune(measurer, Quiet(70, 10)).ok());
+    EXPECT_TRUE((*tuner)->model_status().ok()) << (*tuner)->model_status();
+    EXPECT_EQ((*tuner)->model_timings().fits, 2);
+  }
+  XgbTunerOptions rank = FastOptions(9);
+  rank.loss = "rank";
+  auto tuner = XgbTuner::Create(*task, rank);
+  FakeMeasurer measurer(SyntheticResult);
+  ASSERT_TRUE((*tuner)->Tune(measurer, Quiet(70, 10)).ok());
+  EXPECT_TRUE((*tuner)->model_status().ok()) << (*tuner)->model_status();
+}
+
+TEST(XgbTunerTest, BadOptionsAreInvalidArgument) {
+  auto task = DenseTask(64, 64, 64);
+  XgbTunerOptions options;
+  options.plan_size = 0;
+  EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = {};
+  options.eps = 1.5;
+  EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = {};
+  options.loss = "hinge";
+  EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = {};
+  options.diversity_filter_ratio = 0.5;
+  EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = {};
+  options.sa.parallel_size = 0;
+  EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tunefleet
