@@ -188,5 +188,45 @@ TEST(BuilderTest, ArtifactCarriesTargetEntryAndHash) {
   EXPECT_GT(a.timings.total_seconds, 0.0);
 }
 
+// The test-only fault template (visible with TUNEFLEET_ENABLE_TEST_TEMPLATES=1):
+// all three configs compile for plain "llvm"; only "none" is run here (segv
+// and hang would take the test process down or never return). The faults
+// must survive optimisation: the out-of-bounds store and the endless loop
+// are still in the optimised LLVM IR.
+TEST(BuilderTest, DenseFaultTestTemplateConfigsCompile) {
+  setenv("TUNEFLEET_ENABLE_TEST_TEMPLATES", "1", 1);
+  auto tmpl = FindTemplate("dense_fault.test");
+  unsetenv("TUNEFLEET_ENABLE_TEST_TEMPLATES");
+  ASSERT_TRUE(tmpl.ok()) << tmpl.status();
+  auto target = ParseTarget("llvm");
+  ASSERT_TRUE(target.ok()) << target.status();
+  BuildOptions options;
+  options.keep_llvm_ir = true;
+  for (const Shape& s : std::vector<Shape>{{13, 7, 5, "NK"}, {6, 11, 9, "KN"}}) {
+    auto workload = MakeWorkload("dense", {{"M", s.m}, {"N", s.n}, {"K", s.k}, {"layout", s.layout}});
+    ASSERT_TRUE(workload.ok()) << workload.status();
+    auto space = (*tmpl)->DefineSpace(**workload);
+    ASSERT_TRUE(space.ok()) << space.status();
+    ASSERT_EQ(space->size(), 3);
+    for (int64_t i = 0; i < space->size(); ++i) {
+      auto config = space->Get(i);
+      ASSERT_TRUE(config.ok()) << config.status();
+      const std::string fault = *config->GetString("fault");
+      BuildResult result = BuildCandidate(**tmpl, **workload, *config, *target, options);
+      ASSERT_TRUE(result.ok()) << fault << ": " << MeasureErrorName(result.error_no) << ": "
+                               << result.error_msg;
+      EXPECT_EQ(result.artifact.entry_name, "tf_dense_fault_test");
+      EXPECT_FALSE(result.artifact.shared_object.empty());
+      // 1 << 40 elements (or 4 << 40 bytes) for segv; the 1 << 40 trip count for hang.
+      const bool has_fault_constant = result.llvm_ir.find("1099511627776") != std::string::npos ||
+                                      result.llvm_ir.find("4398046511104") != std::string::npos;
+      EXPECT_EQ(has_fault_constant, fault != "none") << fault << "\n" << result.llvm_ir;
+      if (fault == "none") {
+        EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 7)) << (*workload)->Describe();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tunefleet

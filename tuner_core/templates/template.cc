@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tuner_core/templates/dense_fault_test_template.h"
 #include "tuner_core/templates/dense_pack_x86.h"
 #include "tuner_core/templates/dense_tiled.h"
 
@@ -12,7 +13,12 @@ namespace tunefleet {
 std::vector<const Template*> AllTemplates() {
   static const DensePackX86Template dense_pack;
   static const DenseTiledTemplate dense_tiled;
-  return {&dense_pack, &dense_tiled};
+  static const DenseFaultTestTemplate dense_fault_test;
+  std::vector<const Template*> all = {&dense_pack, &dense_tiled};
+  // Test-only templates: visible only while TUNEFLEET_ENABLE_TEST_TEMPLATES=1,
+  // checked on every call so tests can setenv() before looking them up.
+  if (TestTemplatesEnabled()) all.push_back(&dense_fault_test);
+  return all;
 }
 
 absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
@@ -27,6 +33,7 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
 
 absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name) {
   for (const Template* t : AllTemplates()) {
+    if (t->name() == "dense_fault.test") continue;  // test-only, never a default
     if (t->workload_name() == workload_name) return t;  // the first listed is the best one
   }
   return absl::NotFoundError(absl::StrCat("no template for workload \"", workload_name, "\""));

@@ -1,0 +1,81 @@
+#include "tuner_core/templates/dense_fault_test_template.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tuner_core/ir/ir_printer.h"
+#include "tuner_core/templates/task.h"
+
+namespace tunefleet {
+namespace {
+
+constexpr char kEnv[] = "TUNEFLEET_ENABLE_TEST_TEMPLATES";
+
+bool Listed(const std::string& name) {
+  for (const Template* t : AllTemplates()) {
+    if (t->name() == name) return true;
+  }
+  return false;
+}
+
+TEST(DenseFaultTestTemplateTest, InvisibleUnlessEnvIsOne) {
+  unsetenv(kEnv);
+  EXPECT_EQ(FindTemplate("dense_fault.test").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(Listed("dense_fault.test"));
+  setenv(kEnv, "0", 1);
+  EXPECT_EQ(FindTemplate("dense_fault.test").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(Listed("dense_fault.test"));
+
+  setenv(kEnv, "1", 1);
+  auto tmpl = FindTemplate("dense_fault.test");
+  ASSERT_TRUE(tmpl.ok()) << tmpl.status();
+  EXPECT_EQ((*tmpl)->workload_name(), "dense");
+  EXPECT_TRUE(Listed("dense_fault.test"));
+  EXPECT_EQ(KernelEntryName(**tmpl), "tf_dense_fault_test");
+  // Never the default, even when visible.
+  auto def = DefaultTemplate("dense");
+  ASSERT_TRUE(def.ok());
+  EXPECT_EQ((*def)->name(), "dense_pack.x86");
+
+  unsetenv(kEnv);
+  EXPECT_EQ(FindTemplate("dense_fault.test").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(DenseFaultTestTemplateTest, SpaceHasThreeFaultsAndAllInstantiate) {
+  setenv(kEnv, "1", 1);
+  for (const char* layout : {"NK", "KN"}) {
+    auto task = Task::Make("dense_fault.test", "dense", {{"M", 7}, {"N", 5}, {"K", 3}, {"layout", layout}},
+                           "llvm");
+    ASSERT_TRUE(task.ok()) << task.status();
+    const ConfigSpace& space = (*task)->space();
+    ASSERT_EQ(space.size(), 3);
+    ASSERT_EQ(space.num_knobs(), 1);
+    EXPECT_EQ(space.knob_name(0), "fault");
+    EXPECT_EQ(space.knob_kind(0), KnobKind::kOther);
+    const char* expected[] = {"none", "segv", "hang"};
+    for (int64_t i = 0; i < 3; ++i) {
+      auto config = space.Get(i);
+      ASSERT_TRUE(config.ok()) << config.status();
+      auto fault = config->GetString("fault");
+      ASSERT_TRUE(fault.ok()) << fault.status();
+      EXPECT_EQ(*fault, expected[i]);
+      auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
+      ASSERT_TRUE(func.ok()) << func.status();
+      EXPECT_EQ(func->name, "tf_dense_fault_test");
+      const std::string text = ir::ToString(*func);
+      const bool has_oob = text.find("C[1099511627776]") != std::string::npos;
+      const bool has_rep = text.find("for (rep, 0, 1099511627776)") != std::string::npos;
+      EXPECT_EQ(has_oob, *fault == "segv") << text;
+      EXPECT_EQ(has_rep, *fault == "hang") << text;
+    }
+    // Also from JSON, as a record would name it.
+    auto hang = space.FromJson({{"entity", {{"fault", "ot", "hang"}}}});
+    ASSERT_TRUE(hang.ok()) << hang.status();
+    EXPECT_EQ(hang->index(), 2);
+  }
+  unsetenv(kEnv);
+}
+
+}  // namespace
+}  // namespace tunefleet
