@@ -19,7 +19,11 @@ ABSL_FLAG(std::string, workload, "dense", "workload to tune");
 ABSL_FLAG(std::string, shape, "", "workload shape, e.g. M,N,K for dense");
 ABSL_FLAG(std::string, layout, "NK", "dense: NK (B is [N,K], like a linear layer) or KN");
 ABSL_FLAG(std::string, template_name, "", "template (default: the workload's best)");
-ABSL_FLAG(std::string, tuner, "random", "search strategy: grid | random");
+ABSL_FLAG(std::string, tuner, "random",
+          "search strategy: grid | random | ga | xgb | xgb_rank | xgb_knob | xgb_curve");
+ABSL_FLAG(int32_t, plan_size, 64, "xgb*: refit the cost model every plan_size results");
+ABSL_FLAG(std::string, transfer_log, "",
+          "xgb*: records of other shapes of the same template and target to warm-start the model");
 ABSL_FLAG(int64_t, trials, 500, "number of trials");
 ABSL_FLAG(int64_t, early_stopping, -1, "stop after this many trials without improvement (<0: off)");
 ABSL_FLAG(int32_t, batch, 8, "configs built in parallel, then measured one by one");
@@ -80,6 +84,8 @@ int main(int argc, char** argv) {
     o.layout = absl::GetFlag(FLAGS_layout);
     o.template_name = absl::GetFlag(FLAGS_template_name);
     o.tuner = absl::GetFlag(FLAGS_tuner);
+    o.plan_size = absl::GetFlag(FLAGS_plan_size);
+    o.transfer_log = absl::GetFlag(FLAGS_transfer_log);
     o.trials = absl::GetFlag(FLAGS_trials);
     o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
     o.batch_size = absl::GetFlag(FLAGS_batch);

@@ -1,5 +1,6 @@
 #include "cli/tune_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/tuners/tuner_factory.h"
+#include "tuner_core/tuners/xgb_tuner.h"
 
 namespace tunefleet {
 namespace {
@@ -55,7 +57,17 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
                       Task::Make(options.template_name, options.workload, args, target));
   TF_ASSIGN_OR_RETURN(std::unique_ptr<LocalMeasurer> measurer,
                       LocalMeasurer::Create(*task, options.local));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner(options.tuner, task->space(), options.seed));
+  TunerOptions tuner_options;
+  tuner_options.seed = options.seed;
+  tuner_options.task = task.get();
+  tuner_options.xgb.plan_size = options.plan_size;
+  if (!options.transfer_log.empty()) {
+    TF_ASSIGN_OR_RETURN(ReadReport history, ReadRecords(options.transfer_log));
+    for (const std::string& w : history.warnings) out << "warning: " << w << "\n";
+    tuner_options.history = std::move(history.records);
+  }
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner(options.tuner, task->space(), tuner_options));
+  auto* model_tuner = dynamic_cast<XgbTuner*>(tuner.get());
 
   TuneSummary summary;
   summary.task_name = task->name();
@@ -65,6 +77,7 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
   std::unique_ptr<RecordWriter> writer;
   if (!options.log.empty()) {
     if (options.resume) {
+      std::vector<TrialResult> resumed;
       absl::StatusOr<ReadReport> earlier = ReadRecords(options.log);
       if (earlier.ok()) {
         for (const Record& r : earlier->records) {
@@ -72,8 +85,11 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
           absl::StatusOr<Config> config = task->space().FromJson(r.config);
           if (!config.ok()) continue;  // a record of an older space: measure again
           tuner->MarkVisited(config->index());
+          resumed.push_back(TrialResult{*std::move(config), r.result});
           ++summary.resumed;
         }
+        // Model-based tuners learn from the earlier run too.
+        tuner->Update(resumed);
       } else if (earlier.status().code() != absl::StatusCode::kNotFound) {
         return earlier.status();
       }
@@ -86,6 +102,10 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
       << " trials";
   if (summary.resumed > 0) out << ", " << summary.resumed << " configs already in " << options.log << " skipped";
   out << "\n";
+  if (model_tuner != nullptr && !options.transfer_log.empty()) {
+    out << "Transfer: " << model_tuner->history_records() << " records of " << model_tuner->history_workloads()
+        << " other shapes from " << options.transfer_log << "\n";
+  }
 
   absl::Status write_status;
   std::vector<TuneCallback> callbacks;
@@ -133,6 +153,14 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
       "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial\n",
       summary.wall_seconds, summary.trials, t.build_wall_seconds, Median(t.build_seconds_each) * 1e3,
       t.run_seconds, t.check_seconds, t.prepare_seconds, t.OverheadPerTrialSeconds() * 1e3);
+  if (model_tuner != nullptr) {
+    const ModelTimings& m = model_tuner->model_timings();
+    summary.model_seconds = m.total_seconds();
+    out << absl::StrFormat("Model: %.2f s (fit %.2f s in %d fits, select %.2f s, transfer %.2f s) = %.1f%% of the run\n",
+                           m.total_seconds(), m.fit_seconds, m.fits, m.select_seconds, m.transfer_seconds,
+                           100.0 * m.total_seconds() / std::max(summary.wall_seconds, 1e-9));
+    if (!model_tuner->model_status().ok()) out << "Model warning: " << model_tuner->model_status().message() << "\n";
+  }
   return summary;
 }
 

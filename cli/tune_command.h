@@ -1,8 +1,8 @@
 // The local-mode commands of the `tunefleet` CLI as library functions, so the
 // benchmark and tests call exactly what users run:
 //
-//   tunefleet tune --workload dense --shape 1024,1024,1024 --tuner random
-//       --trials 500 --log records.jsonl
+//   tunefleet tune --workload dense --shape 1024,1024,1024 --tuner xgb
+//       --trials 500 --log records.jsonl [--transfer_log other_shapes.jsonl]
 //   tunefleet best --log records.jsonl
 #ifndef TUNEFLEET_CLI_TUNE_COMMAND_H_
 #define TUNEFLEET_CLI_TUNE_COMMAND_H_
@@ -22,7 +22,9 @@ struct TuneCommandOptions {
   std::string shape;            // "M,N,K" for dense
   std::string layout = "NK";    // dense: NK (B is [N,K]) or KN
   std::string template_name;    // empty: the workload's default template
-  std::string tuner = "random";
+  std::string tuner = "random";   // grid | random | ga | xgb | xgb_rank | xgb_knob | xgb_curve
+  int plan_size = 64;             // xgb*: refit every plan_size results
+  std::string transfer_log;       // xgb*: records of other shapes to warm-start the model
   int64_t trials = 500;
   int64_t early_stopping = -1;
   int batch_size = 8;
@@ -44,6 +46,7 @@ struct TuneSummary {
   nlohmann::json best_config;   // null when nothing succeeded
   double wall_seconds = 0;
   LocalTimings timings;
+  double model_seconds = 0;     // xgb*: fitting + selecting (ModelTimings::total_seconds)
 };
 
 // Workload args from the CLI's --workload/--shape/--layout.
