@@ -235,6 +235,14 @@ proto::BuildResult BuildService::Build(const proto::BuildRequest& request) const
   };
   const proto::TaskSpec& spec = request.task();
   if (options_.simulate_build_delay_s > 0) absl::SleepFor(absl::Seconds(options_.simulate_build_delay_s));
+  if (options_.simulate_build_s > 0) {
+    absl::SleepFor(absl::Seconds(options_.simulate_build_s));
+    result.set_entry_name("simulated");
+    result.set_shared_object(absl::StrCat("SIMULATED ", request.job_id(), " ", request.config_json()));
+    result.set_artifact_hash(Sha256Hex(result.shared_object()));
+    result.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+    return result;
+  }
   try {
     const std::string& args_text =
         spec.workload_args_json().empty() ? std::string("{}") : spec.workload_args_json();

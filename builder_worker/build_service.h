@@ -69,6 +69,9 @@ struct BuildServiceOptions {
   // Test-only: every build first sleeps this long (so fault tests can kill a
   // builder in the middle of a build). 0 in production.
   double simulate_build_delay_s = 0;
+  // Test/bench-only simulated builder: compile nothing, sleep this long and
+  // answer a placeholder artifact that only simulated agents accept.
+  double simulate_build_s = 0;
 
   [[nodiscard]] absl::Status Validate() const;
 };

@@ -22,6 +22,7 @@ BuilderDaemon::BuilderDaemon(BuilderDaemonOptions options) : options_(std::move(
   service_options.parallelism = options_.parallelism;
   service_options.cache_capacity_bytes = options_.cache_capacity_bytes;
   service_options.simulate_build_delay_s = options_.simulate_build_delay_s;
+  service_options.simulate_build_s = options_.simulate_build_s;
   service_ = std::make_unique<BuildService>(service_options);
 
   WorkerConnectionOptions connection_options;

@@ -26,6 +26,7 @@ struct BuilderDaemonOptions {
   int parallelism = 0;                              // 0 = all cores
   int64_t cache_capacity_bytes = int64_t{256} << 20;
   double simulate_build_delay_s = 0;                // test-only (BuildServiceOptions)
+  double simulate_build_s = 0;                      // bench-only (BuildServiceOptions)
 
   [[nodiscard]] absl::Status Validate() const;
 };

@@ -16,6 +16,7 @@ ABSL_FLAG(std::string, name, "", "worker name (default builder-<hostname>-<pid>)
 ABSL_FLAG(int, parallelism, 0, "builds at once (0 = all cores)");
 ABSL_FLAG(int64_t, cache_mb, 256, "artifact cache size in MiB");
 ABSL_FLAG(double, simulate_build_delay_ms, 0, "test only: sleep this long before every build");
+ABSL_FLAG(double, simulate_build_ms, 0, "bench only: compile nothing, answer placeholders for simulated agents");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   options.parallelism = absl::GetFlag(FLAGS_parallelism);
   options.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
   options.simulate_build_delay_s = absl::GetFlag(FLAGS_simulate_build_delay_ms) / 1000.0;
+  options.simulate_build_s = absl::GetFlag(FLAGS_simulate_build_ms) / 1000.0;
   if (absl::Status valid = options.Validate(); !valid.ok()) {
     std::fprintf(stderr, "tunefleet_builder: %s\n", std::string(valid.message()).c_str());
     return 2;

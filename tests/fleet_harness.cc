@@ -74,8 +74,8 @@ absl::Status FleetHarness::Start() {
   for (int i = 0; i < options_.agents; ++i) TF_RETURN_IF_ERROR(StartAgent(i));
   for (int i = 0; i < options_.tuners; ++i) TF_RETURN_IF_ERROR(StartTuner(i));
   // Everyone registered.
-  const int expected = options_.builders + options_.agents + options_.tuners;
-  return WaitForDevices([expected](const proto::ListDevicesResponse& d) { return d.workers_size() == expected; }, 30)
+  const int expected = options_.builders + options_.agents * options_.agents_per_process + options_.tuners;
+  return WaitForDevices([expected](const proto::ListDevicesResponse& d) { return d.workers_size() == expected; }, 60)
       .status();
 }
 
@@ -87,7 +87,8 @@ absl::Status FleetHarness::StartTracker() {
                                                 "--store=" + dir_ + "/tracker.db", "--metrics_listen=127.0.0.1:0",
                                                 "--token_file=" + dir_ + "/tokens", "--port_file=" + port_file,
                                                 absl::StrCat("--heartbeat_s=", options_.heartbeat_s),
-                                                absl::StrCat("--worker_timeout_s=", options_.worker_timeout_s)},
+                                                absl::StrCat("--worker_timeout_s=", options_.worker_timeout_s),
+                                                absl::StrCat("--measure_lease_grace_s=", options_.measure_lease_grace_s)},
                                                dir_ + "/tracker.log", Env()));
   TF_ASSIGN_OR_RETURN(port_, WaitForPortFile(port_file, 30, &tracker_));
   return absl::OkStatus();
@@ -98,6 +99,7 @@ absl::Status FleetHarness::StartBuilder(int i) {
   std::vector<std::string> argv = {bin, "--tracker=" + address(), "--token_file=" + dir_ + "/builder.token",
                                    absl::StrCat("--name=builder-", i),
                                    absl::StrCat("--parallelism=", options_.builder_parallelism)};
+  if (options_.simulate_build_ms > 0) argv.push_back(absl::StrCat("--simulate_build_ms=", options_.simulate_build_ms));
   if (options_.simulate_build_delay_ms > 0) {
     argv.push_back(absl::StrCat("--simulate_build_delay_ms=", options_.simulate_build_delay_ms));
   }
@@ -113,6 +115,7 @@ absl::Status FleetHarness::StartAgent(int i) {
   if (options_.simulate_measure_ms > 0) {
     argv.push_back(absl::StrCat("--simulate_measure_ms=", options_.simulate_measure_ms));
   }
+  if (options_.agents_per_process > 1) argv.push_back(absl::StrCat("--agents=", options_.agents_per_process));
   TF_ASSIGN_OR_RETURN(agents_.at(i), Process::Spawn(argv, absl::StrCat(dir_, "/agent-", i, ".log"), Env()));
   return absl::OkStatus();
 }

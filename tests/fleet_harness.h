@@ -33,6 +33,9 @@ class FleetHarness {
     int agent_threads = 1;
     double simulate_measure_ms = 0;   // > 0: simulated agents
     double simulate_build_delay_ms = 0;  // test-only: builders sleep first
+    double simulate_build_ms = 0;        // bench-only: builders compile nothing
+    int agents_per_process = 1;          // > 1 only with simulate_measure_ms
+    double measure_lease_grace_s = 120;
     double worker_timeout_s = 3;
     double heartbeat_s = 0.3;
     bool enable_test_templates = false;

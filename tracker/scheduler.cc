@@ -778,13 +778,16 @@ void Scheduler::HandlePropose(Worker& worker, const proto::ProposeTrials& propos
 
 void Scheduler::RecordDispatch(Stage stage, double since) {
   const double latency = std::max(0.0, clock_.steady() - since);
+  if (metrics_ != nullptr) {
+    metrics_->ObserveDispatch(stage == Stage::kBuild ? QueueStage::kBuild : QueueStage::kMeasure, latency);
+  }
+  if (stage != Stage::kMeasure) return;  // the ring (QueueSummary) is for measurements
   if (dispatch_ring_.size() < kDispatchRing) {
     dispatch_ring_.push_back(latency);
   } else {
     dispatch_ring_[dispatch_next_] = latency;
     dispatch_next_ = (dispatch_next_ + 1) % kDispatchRing;
   }
-  if (metrics_ != nullptr) metrics_->ObserveDispatch(stage == Stage::kBuild ? QueueStage::kBuild : QueueStage::kMeasure, latency);
 }
 
 std::string Scheduler::NewLeaseId() { return absl::StrCat("L", next_lease_++); }

@@ -72,7 +72,7 @@ struct SchedulerOptions {
   int default_max_attempts = 3;
   double default_build_timeout_s = 60.0;
   int64_t max_trials_per_job = 1000000;
-  int max_window = 64;                 // cap of a tuner's suggested window
+  int max_window = 512;                // cap of a tuner's suggested window
   // Largest artifact accepted from a builder.
   int64_t max_artifact_bytes = 64LL << 20;
 };

@@ -1,0 +1,230 @@
+// The fleet's own costs, each against its reference measured in the same run:
+//
+//  1. overhead: the same dense job tuned in local mode (one process, no RPC)
+//     and through a fleet of real processes on 127.0.0.1 (tracker, builder,
+//     agent, tuner); the difference in wall time per trial.
+//  2. throughput: N simulated agents (they sleep --sim_measure_ms instead of
+//     running a kernel; builders compile nothing) for N = 1, 4, 16, 64;
+//     trials per second against N times one agent's.
+//  3. dispatch: 1,000 simulated agents and 10 jobs; the tracker's
+//     measurement dispatch latency p50/p99 (QueueSummary: from the message
+//     that made a dispatch possible to the request queued on the agent's
+//     stream).
+//
+//   bazel run -c opt //bench:fleet_bench -- --json bench/results_fleet.json
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "cli/tune_command.h"
+#include "nlohmann/json.hpp"
+#include "tests/fleet_harness.h"
+#include "tuner_core/records/record.h"
+
+ABSL_FLAG(std::string, json, "", "write the figures here");
+ABSL_FLAG(std::string, parts, "overhead,throughput,dispatch", "which parts to run");
+ABSL_FLAG(std::string, shape, "256,256,256", "overhead: dense M,N,K");
+ABSL_FLAG(int64_t, trials, 64, "overhead: trials of the job");
+ABSL_FLAG(int, threads, 2, "overhead: kernel threads (local runner and agent)");
+ABSL_FLAG(std::string, agents, "1,4,16,64", "throughput: agent counts");
+ABSL_FLAG(double, sim_measure_ms, 100, "throughput: simulated measurement time");
+ABSL_FLAG(int, trials_per_agent, 20, "throughput: trials per agent");
+ABSL_FLAG(int, dispatch_agents, 1000, "dispatch: simulated agents");
+ABSL_FLAG(int, dispatch_jobs, 10, "dispatch: concurrent jobs");
+ABSL_FLAG(int64_t, dispatch_trials, 300, "dispatch: trials per job");
+ABSL_FLAG(double, dispatch_measure_ms, 2000, "dispatch: simulated measurement time");
+
+namespace tunefleet {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+proto::MeasureOptions BenchMeasure() {
+  proto::MeasureOptions m;
+  m.set_number(4);
+  m.set_repeat(3);
+  m.set_min_repeat_ms(0);
+  m.set_cooldown_interval_s(0);
+  m.set_timeout_s(10);
+  m.set_check_correctness(true);
+  m.set_input_seed(1);
+  return m;
+}
+
+std::vector<double> Timestamps(FleetHarness& fleet, const std::string& job_id) {
+  std::vector<double> t;
+  const std::vector<std::string> lines = fleet.client().Export(job_id).value();
+  for (const std::string& line : lines) {
+    absl::StatusOr<Record> r = Record::FromLine(line);
+    if (r.ok()) t.push_back(r->result.timestamp);
+  }
+  std::sort(t.begin(), t.end());
+  return t;
+}
+
+absl::StatusOr<nlohmann::json> Overhead() {
+  const std::string shape = absl::GetFlag(FLAGS_shape);
+  const int64_t trials = absl::GetFlag(FLAGS_trials);
+  const int threads = absl::GetFlag(FLAGS_threads);
+  nlohmann::json out;
+  // Local mode.
+  TuneCommandOptions local;
+  local.workload = "dense";
+  local.shape = shape;
+  local.tuner = "random";
+  local.trials = trials;
+  local.seed = 1;
+  local.target = "llvm -mcpu=native";
+  local.local.runner.num_threads = threads;
+  local.local.measure.number = 4;
+  local.local.measure.repeat = 3;
+  local.local.measure.cooldown_interval_s = 0;
+  std::ostringstream sink;
+  const double t0 = Now();
+  absl::StatusOr<TuneSummary> summary = RunTune(local, sink, sink);
+  if (!summary.ok()) return summary.status();
+  const double local_wall = Now() - t0;
+  // The fleet, started before the clock runs (startup is not per trial).
+  FleetHarness::Options o;
+  o.device_key = "bench";
+  o.builder_parallelism = 2;
+  o.agent_threads = threads;
+  FleetHarness fleet(o);
+  if (absl::Status s = fleet.Start(); !s.ok()) return s;
+  proto::JobSpec spec = fleet.DenseJob(trials, shape);
+  spec.set_seed(1);
+  *spec.mutable_measure() = BenchMeasure();
+  const double f0 = Now();
+  absl::StatusOr<proto::JobStatus> job = fleet.client().Submit(spec);
+  if (!job.ok()) return job.status();
+  absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(job->job_id(), 1800);
+  if (!done.ok()) return done.status();
+  const double fleet_wall = Now() - f0;
+  out["shape"] = shape;
+  out["trials"] = trials;
+  out["local_wall_s"] = local_wall;
+  out["fleet_wall_s"] = fleet_wall;
+  out["local_s_per_trial"] = local_wall / trials;
+  out["fleet_s_per_trial"] = fleet_wall / trials;
+  out["overhead_ms_per_trial"] = (fleet_wall - local_wall) / trials * 1e3;
+  out["local_best_gflops"] = summary->best_gflops;
+  out["fleet_best_gflops"] = done->best_gflops();
+  std::cout << absl::StrFormat(
+      "overhead  dense %s, %d trials: local %.1f s (%.1f ms/trial), fleet %.1f s (%.1f ms/trial): "
+      "fleet overhead %+.1f ms/trial (target <= 10); best %.1f vs %.1f GFLOPS\n",
+      shape, trials, local_wall, local_wall / trials * 1e3, fleet_wall, fleet_wall / trials * 1e3,
+      (fleet_wall - local_wall) / trials * 1e3, summary->best_gflops, done->best_gflops());
+  return out;
+}
+
+absl::StatusOr<nlohmann::json> Throughput() {
+  nlohmann::json out = nlohmann::json::array();
+  double one = 0;
+  for (absl::string_view n_text : absl::StrSplit(absl::GetFlag(FLAGS_agents), ',')) {
+    const int n = std::stoi(std::string(n_text));
+    FleetHarness::Options o;
+    o.device_key = "sim";
+    o.agents = 1;
+    o.agents_per_process = n;
+    o.simulate_measure_ms = absl::GetFlag(FLAGS_sim_measure_ms);
+    o.simulate_build_ms = 1;
+    o.builder_parallelism = 16;
+    o.worker_timeout_s = 30;
+    FleetHarness fleet(o);
+    if (absl::Status s = fleet.Start(); !s.ok()) return s;
+    const int64_t trials = static_cast<int64_t>(absl::GetFlag(FLAGS_trials_per_agent)) * n + 1;
+    proto::JobSpec spec = fleet.DenseJob(trials, "512,512,512");
+    absl::StatusOr<proto::JobStatus> job = fleet.client().Submit(spec);
+    if (!job.ok()) return job.status();
+    absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(job->job_id(), 1800);
+    if (!done.ok()) return done.status();
+    std::vector<double> t = Timestamps(fleet, job->job_id());
+    // Steady state: from the first result to the last.
+    const double rate = t.size() > 1 ? static_cast<double>(t.size() - 1) / (t.back() - t.front()) : 0;
+    if (n == 1) one = rate;
+    const double ratio = one > 0 ? rate / (one * n) : 0;
+    out.push_back({{"agents", n}, {"trials", trials}, {"trials_per_s", rate}, {"ratio_to_n_times_one", ratio}});
+    std::cout << absl::StrFormat("throughput %3d simulated agents (%.0f ms each): %7.1f trials/s = %.3f x %d x one agent's (target >= 0.9)\n",
+                                 n, absl::GetFlag(FLAGS_sim_measure_ms), rate, ratio, n);
+  }
+  return out;
+}
+
+absl::StatusOr<nlohmann::json> Dispatch() {
+  FleetHarness::Options o;
+  o.device_key = "sim";
+  o.agents = 1;
+  o.agents_per_process = absl::GetFlag(FLAGS_dispatch_agents);
+  o.simulate_measure_ms = absl::GetFlag(FLAGS_dispatch_measure_ms);
+  o.simulate_build_ms = 1;
+  o.builder_parallelism = 32;
+  o.worker_timeout_s = 60;
+  o.heartbeat_s = 2;
+  FleetHarness fleet(o);
+  if (absl::Status s = fleet.Start(); !s.ok()) return s;
+  const int jobs = absl::GetFlag(FLAGS_dispatch_jobs);
+  const int64_t trials = absl::GetFlag(FLAGS_dispatch_trials);
+  std::vector<std::string> ids;
+  const double t0 = Now();
+  for (int j = 0; j < jobs; ++j) {
+    proto::JobSpec spec = fleet.DenseJob(trials, absl::StrCat(256 + 16 * j, ",512,512"));
+    absl::StatusOr<proto::JobStatus> job = fleet.client().Submit(spec);
+    if (!job.ok()) return job.status();
+    ids.push_back(job->job_id());
+  }
+  for (const std::string& id : ids) {
+    absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(id, 1800);
+    if (!done.ok()) return done.status();
+  }
+  const double wall = Now() - t0;
+  proto::QueueSummaryResponse q = fleet.client().Queue().value();
+  nlohmann::json out = {{"agents", o.agents_per_process},
+                        {"jobs", jobs},
+                        {"trials", jobs * trials},
+                        {"wall_s", wall},
+                        {"dispatch_p50_ms", q.dispatch_p50_s() * 1e3},
+                        {"dispatch_p99_ms", q.dispatch_p99_s() * 1e3},
+                        {"samples", q.dispatch_samples()}};
+  std::cout << absl::StrFormat(
+      "dispatch  %d simulated agents, %d jobs, %d trials in %.1f s: p50 %.3f ms, p99 %.3f ms (target p99 <= 5) over %d dispatches\n",
+      o.agents_per_process, jobs, jobs * trials, wall, q.dispatch_p50_s() * 1e3, q.dispatch_p99_s() * 1e3,
+      q.dispatch_samples());
+  return out;
+}
+
+}  // namespace
+}  // namespace tunefleet
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  nlohmann::json results;
+  const std::string parts = absl::GetFlag(FLAGS_parts);
+  auto run = [&](const char* name, auto fn) {
+    if (!absl::StrContains(parts, name)) return true;
+    absl::StatusOr<nlohmann::json> r = fn();
+    if (!r.ok()) {
+      std::cerr << "fleet_bench " << name << ": " << r.status() << "\n";
+      return false;
+    }
+    results[name] = *r;
+    if (const std::string path = absl::GetFlag(FLAGS_json); !path.empty()) {
+      std::ofstream(path) << results.dump(2) << "\n";
+    }
+    return true;
+  };
+  bool ok = run("overhead", tunefleet::Overhead);
+  ok = run("throughput", tunefleet::Throughput) && ok;
+  ok = run("dispatch", tunefleet::Dispatch) && ok;
+  return ok ? 0 : 1;
+}
