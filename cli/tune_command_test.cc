@@ -83,6 +83,32 @@ TEST_F(TuneCommandTest, ResumeSkipsConfigsAlreadyInTheLog) {
   EXPECT_EQ(indices.size(), 20u) << "a config was measured twice";
 }
 
+TEST_F(TuneCommandTest, XgbLearnsFromResumedRecordsAndFromOtherShapes) {
+  std::ostringstream progress, out;
+  ASSERT_TRUE(RunTune(SmallJob(10), progress, out).ok());  // random, into log_
+  TuneCommandOptions resume = SmallJob(8);
+  resume.tuner = "xgb";
+  resume.plan_size = 8;
+  auto resumed = RunTune(resume, progress, out);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->resumed, 10);
+  EXPECT_GT(resumed->model_seconds, 0.0);  // the 10 resumed results were fitted
+  EXPECT_NE(out.str().find("Model: "), std::string::npos) << out.str();
+
+  TuneCommandOptions other = SmallJob(4);
+  other.shape = "40,45,29";
+  other.tuner = "xgb";
+  other.log = log_ + ".other";
+  other.transfer_log = log_;
+  std::ostringstream transfer_out;
+  auto transferred = RunTune(other, progress, transfer_out);
+  ASSERT_TRUE(transferred.ok()) << transferred.status();
+  EXPECT_NE(transfer_out.str().find("Transfer: 18 records of 1 other shapes"), std::string::npos)
+      << transfer_out.str();
+  other.transfer_log = log_ + ".missing";
+  EXPECT_EQ(RunTune(other, progress, transfer_out).status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST_F(TuneCommandTest, BadInputsAreClearErrors) {
   std::ostringstream progress, out;
   TuneCommandOptions o = SmallJob(1);
