@@ -5,12 +5,15 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
 
 namespace tunefleet {
 
@@ -53,10 +56,24 @@ void BlockTerminationSignals() {
 
 int WaitForTerminationSignal() {
   const sigset_t signals = TerminationSignals();
-  int signal = 0;
-  while (sigwait(&signals, &signal) != 0) {
+  // Started by `tunefleet up`, a test or a bench (common/process.h): also
+  // stop when that parent dies, so a killed launcher leaves no daemons.
+  const char* parent_env = std::getenv("TUNEFLEET_PARENT_PID");
+  const pid_t parent = parent_env != nullptr ? static_cast<pid_t>(std::atol(parent_env)) : 0;
+  while (true) {
+    if (parent > 0) {
+      struct timespec half_second = {0, 500000000};
+      int signal = sigtimedwait(&signals, nullptr, &half_second);
+      if (signal > 0) return signal;
+      if (getppid() != parent) {
+        TF_LOG(WARNING) << "parent process " << parent << " is gone: stopping";
+        return SIGTERM;
+      }
+    } else {
+      int signal = 0;
+      if (sigwait(&signals, &signal) == 0) return signal;
+    }
   }
-  return signal;
 }
 
 }  // namespace tunefleet

@@ -66,6 +66,7 @@ absl::StatusOr<Process> Process::Spawn(const std::vector<std::string>& argv, con
 
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  env_strings.push_back(absl::StrCat("TUNEFLEET_PARENT_PID=", getpid()));
   for (const std::string& e : env) env_strings.push_back(e);
   std::vector<char*> envp;
   for (std::string& e : env_strings) envp.push_back(e.data());

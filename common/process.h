@@ -9,7 +9,9 @@
 // Spawn uses posix_spawn (cheap from a large parent), puts stdout and
 // stderr in `log_path` (appended), and the child in its own process group.
 // A Process kills (SIGTERM, then SIGKILL after a grace period) and reaps its
-// child when destroyed, so a failing test leaves no processes behind.
+// child when destroyed, so a failing test leaves no processes behind; and
+// the child gets TUNEFLEET_PARENT_PID, so the fleet's daemons stop by
+// themselves if this process is killed (common/daemon_util.h).
 #ifndef TUNEFLEET_COMMON_PROCESS_H_
 #define TUNEFLEET_COMMON_PROCESS_H_
 

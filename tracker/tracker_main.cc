@@ -7,6 +7,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "common/daemon_util.h"
 #include "common/logging.h"
 #include "tracker/tracker_server.h"
 
@@ -23,17 +24,11 @@ ABSL_FLAG(double, heartbeat_s, 1.0, "heartbeat interval asked of workers");
 ABSL_FLAG(double, worker_timeout_s, 10.0, "a worker silent this long is dropped and its work requeued");
 ABSL_FLAG(double, measure_lease_grace_s, 120.0, "measurement lease: the job's timeout plus this");
 
-namespace {
-sigset_t g_signals;
-}
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("tunefleet_tracker: owns the fleet, its queues and the job store");
   absl::ParseCommandLine(argc, argv);
-  sigemptyset(&g_signals);
-  sigaddset(&g_signals, SIGINT);
-  sigaddset(&g_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &g_signals, nullptr);  // before any thread starts
+  tunefleet::BlockTerminationSignals();  // before any thread starts
 
   tunefleet::TrackerServerOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
@@ -57,8 +52,7 @@ int main(int argc, char** argv) {
     std::rename((port_file + ".tmp").c_str(), port_file.c_str());
   }
   std::thread signals([&] {
-    int sig = 0;
-    sigwait(&g_signals, &sig);
+    const int sig = tunefleet::WaitForTerminationSignal();
     TF_LOG(INFO) << "signal " << sig << ": shutting down";
     (*tracker)->Shutdown();
   });

@@ -9,6 +9,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/daemon_util.h"
 #include "common/logging.h"
 #include "tuner_process/tuner_service.h"
 
@@ -19,11 +20,7 @@ ABSL_FLAG(int, max_jobs, 4, "jobs run at once");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  tunefleet::BlockTerminationSignals();
 
   tunefleet::TunerServiceOptions options;
   options.tracker_address = absl::GetFlag(FLAGS_tracker);
@@ -45,8 +42,7 @@ int main(int argc, char** argv) {
   }
   tunefleet::TunerService service(options);
   service.Start();
-  int sig = 0;
-  sigwait(&signals, &sig);
+  const int sig = tunefleet::WaitForTerminationSignal();
   TF_LOG(INFO) << "signal " << sig << ": stopping";
   service.Stop();
   return 0;
