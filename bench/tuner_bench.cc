@@ -38,6 +38,7 @@
 #include "cli/local_measurer.h"
 #include "cli/tune_command.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/features/feature_extractor.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/tuners/tuner_factory.h"
 #include "tuner_core/tuners/xgb_tuner.h"
@@ -337,7 +338,8 @@ int Main() {
                  {"memoized_measurements", true},
                  {"note", "each distinct (shape, config) is built and measured once and cached; every tuner and "
                           "seed replays the same measured costs. measure_equivalent_seconds sums each trial's "
-                          "share of its batch's build + measure wall time when it was measured."},
+                          "share of its batch's build + measure wall time when it was measured. Tuners given the "
+                          "same seed draw the same first random configs (common random numbers)."},
                  {"cache", cache_path},
                  {"cache_records_at_start", cached_records},
                  {"measure_options",
@@ -366,12 +368,27 @@ int Main() {
     std::printf("\n== dense %s: %lld configs; best of %lld random trials: %.2f GFLOPS\n", text.c_str(),
                 static_cast<long long>(shape.task->space().size()), static_cast<long long>(random_trials),
                 best_random);
+    // Feature extraction speed on this shape (one thread).
+    Json feature_speed = Json::object();
+    for (FeatureKind kind : {FeatureKind::kItervar, FeatureKind::kCurve, FeatureKind::kKnob}) {
+      absl::StatusOr<FeatureExtractor> extractor = FeatureExtractor::Create(kind, *shape.task);
+      if (!extractor.ok()) continue;
+      const int64_t n = 3000;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int64_t i = 0; i < n; ++i) (void)extractor->Extract((i * 7919) % shape.task->space().size());
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      feature_speed[FeatureKindName(kind)] = n / seconds;
+    }
+    std::printf("features, configs/s on one core: itervar %.0f, curve %.0f, knob %.0f\n",
+                feature_speed.value("itervar", 0.0), feature_speed.value("curve", 0.0),
+                feature_speed.value("knob", 0.0));
     std::printf("%-10s %16s %16s %14s %12s %22s\n", "tuner", "trials to 90%", "trials to 95%",
                 "best@trials", "best/ref", "model share of time");
     Json shape_json = {{"shape", text},
                        {"space_size", shape.task->space().size()},
                        {"random_reference", {{"trials", random_trials}, {"seed", 0}, {"best_gflops", best_random},
                                              {"curve", reference.curve}}},
+                       {"feature_configs_per_second_one_core", feature_speed},
                        {"tuners", Json::object()}};
     Panel panel{absl::StrCat("dense ", text, " (mean of ", seeds, " seeds)"), {}, {}, 0.95 * best_random};
     for (const std::string& name : tuner_names) {
