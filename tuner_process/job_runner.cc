@@ -36,7 +36,10 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
   }
   TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, Task::Make(spec.task().template_name(), spec.task().workload_name(),
                                                              args, spec.task().target()));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner(spec.tuner(), task->space(), spec.seed()));
+  TunerOptions tuner_options;
+  tuner_options.seed = spec.seed();
+  tuner_options.task = task.get();  // owned by the runner, outlives the tuner
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner(spec.tuner(), task->space(), tuner_options));
   std::unique_ptr<JobRunner> runner(
       new JobRunner(assignment.job_id(), spec, std::move(task), std::move(tuner)));
   runner->started_ = NowSeconds();

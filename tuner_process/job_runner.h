@@ -62,7 +62,7 @@ class JobRunner {
   const std::string job_id_;
   const proto::JobSpec spec_;
   std::unique_ptr<Task> task_;
-  std::unique_ptr<Tuner> tuner_;
+  std::unique_ptr<Tuner> tuner_;  // after task_: destroyed first, it points into it
   int32_t window_ = 8;
   int64_t known_ = 0;        // trials the tracker holds or we proposed
   int64_t in_flight_ = 0;    // proposed, not yet done

@@ -125,6 +125,28 @@ TEST(JobRunnerTest, SpaceExhaustionAndEarlyStoppingEndTheSearch) {
   FAIL() << "early stopping never triggered";
 }
 
+TEST(JobRunnerTest, ModelBasedTunersRunAsynchronously) {
+  for (const char* name : {"xgb", "ga"}) {
+    auto runner = JobRunner::Create(Assignment(40, 4, name)).value();
+    std::set<int64_t> seen;
+    std::vector<proto::ProposedConfig> flying;
+    double cost = 1e-3;
+    for (int step = 0; step < 200 && runner->done() < 40; ++step) {
+      const proto::ProposeTrials proposals = runner->NextProposals();
+      for (const auto& c : proposals.configs()) {
+        EXPECT_TRUE(seen.insert(c.config_index()).second) << name << " proposed twice";
+        flying.push_back(c);
+      }
+      if (flying.empty()) break;
+      // Results arrive one at a time, out of order.
+      proto::ProposedConfig c = flying.front();
+      flying.erase(flying.begin());
+      runner->OnTrialUpdate(Done(c, cost * (1 + (c.config_index() % 7))));
+    }
+    EXPECT_EQ(runner->done(), 40) << name;
+  }
+}
+
 TEST(JobRunnerTest, BadJobsAreErrors) {
   proto::JobAssignment a = Assignment(10, 2);
   a.mutable_spec()->set_tuner("oracle");
