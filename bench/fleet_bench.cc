@@ -35,6 +35,7 @@ ABSL_FLAG(std::string, parts, "overhead,throughput,dispatch", "which parts to ru
 ABSL_FLAG(std::string, shape, "256,256,256", "overhead: dense M,N,K");
 ABSL_FLAG(int64_t, trials, 64, "overhead: trials of the job");
 ABSL_FLAG(int, threads, 2, "overhead: kernel threads (local runner and agent)");
+ABSL_FLAG(int, rounds, 3, "overhead: local and fleet runs, interleaved; medians reported");
 ABSL_FLAG(std::string, agents, "1,4,16,64", "throughput: agent counts");
 ABSL_FLAG(double, sim_measure_ms, 100, "throughput: simulated measurement time");
 ABSL_FLAG(int, trials_per_agent, 20, "throughput: trials per agent");
@@ -73,58 +74,83 @@ std::vector<double> Timestamps(FleetHarness& fleet, const std::string& job_id) {
   return t;
 }
 
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// The grid tuner proposes configs in index order, so local mode and the
+// fleet measure exactly the same configs (a random tuner's batches differ in
+// size between the two, and so would the kernels timed).
 absl::StatusOr<nlohmann::json> Overhead() {
   const std::string shape = absl::GetFlag(FLAGS_shape);
   const int64_t trials = absl::GetFlag(FLAGS_trials);
   const int threads = absl::GetFlag(FLAGS_threads);
-  nlohmann::json out;
-  // Local mode.
-  TuneCommandOptions local;
-  local.workload = "dense";
-  local.shape = shape;
-  local.tuner = "random";
-  local.trials = trials;
-  local.seed = 1;
-  local.target = "llvm -mcpu=native";
-  local.local.runner.num_threads = threads;
-  local.local.measure.number = 4;
-  local.local.measure.repeat = 3;
-  local.local.measure.cooldown_interval_s = 0;
-  std::ostringstream sink;
-  const double t0 = Now();
-  absl::StatusOr<TuneSummary> summary = RunTune(local, sink, sink);
-  if (!summary.ok()) return summary.status();
-  const double local_wall = Now() - t0;
-  // The fleet, started before the clock runs (startup is not per trial).
+  const int rounds = absl::GetFlag(FLAGS_rounds);
   FleetHarness::Options o;
   o.device_key = "bench";
   o.builder_parallelism = 2;
   o.agent_threads = threads;
-  FleetHarness fleet(o);
-  if (absl::Status s = fleet.Start(); !s.ok()) return s;
-  proto::JobSpec spec = fleet.DenseJob(trials, shape);
-  spec.set_seed(1);
-  *spec.mutable_measure() = BenchMeasure();
-  const double f0 = Now();
-  absl::StatusOr<proto::JobStatus> job = fleet.client().Submit(spec);
-  if (!job.ok()) return job.status();
-  absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(job->job_id(), 1800);
-  if (!done.ok()) return done.status();
-  const double fleet_wall = Now() - f0;
+  std::vector<double> local_walls, fleet_walls, overheads;
+  double local_best = 0, fleet_best = 0;
+  for (int round = 0; round < rounds; ++round) {
+    TuneCommandOptions local;
+    local.workload = "dense";
+    local.shape = shape;
+    local.tuner = "grid";
+    local.trials = trials;
+    local.target = "llvm -mcpu=native";
+    local.resume = false;
+    local.local.runner.num_threads = threads;
+    local.local.measure.number = 4;
+    local.local.measure.repeat = 3;
+    local.local.measure.cooldown_interval_s = 0;
+    std::ostringstream sink;
+    const double t0 = Now();
+    absl::StatusOr<TuneSummary> summary = RunTune(local, sink, sink);
+    if (!summary.ok()) return summary.status();
+    const double local_wall = Now() - t0;
+    local_best = summary->best_gflops;
+
+    // A fresh fleet per round (its builder's artifact cache would otherwise
+    // answer the same configs without compiling), started before the clock
+    // runs: startup is not per trial.
+    FleetHarness fleet(o);
+    if (absl::Status s = fleet.Start(); !s.ok()) return s;
+    proto::JobSpec spec = fleet.DenseJob(trials, shape);
+    spec.set_tuner("grid");
+    *spec.mutable_measure() = BenchMeasure();
+    const double f0 = Now();
+    absl::StatusOr<proto::JobStatus> job = fleet.client().Submit(spec);
+    if (!job.ok()) return job.status();
+    absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(job->job_id(), 1800);
+    if (!done.ok()) return done.status();
+    const double fleet_wall = Now() - f0;
+    fleet_best = done->best_gflops();
+    local_walls.push_back(local_wall);
+    fleet_walls.push_back(fleet_wall);
+    overheads.push_back((fleet_wall - local_wall) / trials * 1e3);
+    std::cout << absl::StrFormat("overhead  round %d: local %.2f s, fleet %.2f s: %+.1f ms/trial\n", round + 1,
+                                 local_wall, fleet_wall, overheads.back());
+  }
+  nlohmann::json out;
   out["shape"] = shape;
   out["trials"] = trials;
-  out["local_wall_s"] = local_wall;
-  out["fleet_wall_s"] = fleet_wall;
-  out["local_s_per_trial"] = local_wall / trials;
-  out["fleet_s_per_trial"] = fleet_wall / trials;
-  out["overhead_ms_per_trial"] = (fleet_wall - local_wall) / trials * 1e3;
-  out["local_best_gflops"] = summary->best_gflops;
-  out["fleet_best_gflops"] = done->best_gflops();
+  out["tuner"] = "grid";
+  out["rounds"] = rounds;
+  out["local_wall_s"] = local_walls;
+  out["fleet_wall_s"] = fleet_walls;
+  out["overhead_ms_per_trial_each_round"] = overheads;
+  out["local_ms_per_trial_median"] = Median(local_walls) / trials * 1e3;
+  out["fleet_ms_per_trial_median"] = Median(fleet_walls) / trials * 1e3;
+  out["overhead_ms_per_trial_median"] = Median(overheads);
+  out["local_best_gflops"] = local_best;
+  out["fleet_best_gflops"] = fleet_best;
   std::cout << absl::StrFormat(
-      "overhead  dense %s, %d trials: local %.1f s (%.1f ms/trial), fleet %.1f s (%.1f ms/trial): "
-      "fleet overhead %+.1f ms/trial (target <= 10); best %.1f vs %.1f GFLOPS\n",
-      shape, trials, local_wall, local_wall / trials * 1e3, fleet_wall, fleet_wall / trials * 1e3,
-      (fleet_wall - local_wall) / trials * 1e3, summary->best_gflops, done->best_gflops());
+      "overhead  dense %s, %d trials (grid: the same configs both ways), median of %d rounds: local %.1f ms/trial, "
+      "fleet %.1f ms/trial: fleet overhead %+.1f ms/trial (target <= 10); best %.1f vs %.1f GFLOPS\n",
+      shape, trials, rounds, Median(local_walls) / trials * 1e3, Median(fleet_walls) / trials * 1e3, Median(overheads),
+      local_best, fleet_best);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -80,6 +81,19 @@ proto::TrialResult ErrorResult(MeasureErrorNo error_no, const std::string& messa
 }
 
 const char* StageName(int stage) { return stage == 0 ? "build" : "measure"; }
+
+// "ipv4:127.0.0.1:5555" -> "127.0.0.1"; "ipv6:[::1]:5555" -> "[::1]".
+std::string HostOfPeer(const std::string& peer) {
+  std::string p = peer;
+  for (const char* prefix : {"ipv4:", "ipv6:"}) {
+    if (absl::StartsWith(p, prefix)) p = p.substr(strlen(prefix));
+  }
+  size_t colon = p.rfind(':');
+  if (colon != std::string::npos && (p.front() == '[' ? p.find(']') < colon : p.find(':') == colon)) {
+    p = p.substr(0, colon);
+  }
+  return p;
+}
 
 }  // namespace
 
@@ -455,10 +469,15 @@ absl::StatusOr<std::string> Scheduler::RegisterWorker(const proto::Register& reg
   worker->outbox = std::move(outbox);
   worker->connected_at = clock_.wall();
   worker->last_seen = now;
+  worker->host = HostOfPeer(peer);
+  worker->isolating = options_.isolate_measurements &&
+                      (registration.role() == proto::BUILDER ||
+                       (registration.role() == proto::AGENT && registration.device().simulated_measure_s() <= 0));
   const std::string id = worker->id;
   Worker& w = *worker;
   workers_.emplace(id, std::move(worker));
   worker_by_name_[registration.name()] = id;
+  if (w.isolating && w.role() == proto::AGENT) host_agents_[w.host].insert(id);
 
   proto::TrackerMessage reply;
   reply.mutable_registered()->set_worker_id(id);
@@ -541,6 +560,7 @@ void Scheduler::DropWorker(const std::string& worker_id, const absl::Status& why
   if (by_name != worker_by_name_.end() && by_name->second == worker_id) worker_by_name_.erase(by_name);
   builders_.erase(worker_id);
   tuners_.erase(worker_id);
+  if (auto h = host_agents_.find(worker->host); h != host_agents_.end()) h->second.erase(worker_id);
   if (worker->free_listed) {
     auto& q = free_agents_[worker->registration.device_key()];
     q.erase(std::remove(q.begin(), q.end(), worker_id), q.end());
@@ -559,15 +579,37 @@ void Scheduler::DropWorker(const std::string& worker_id, const absl::Status& why
   }
   if (!worker->jobs.empty()) AssignJobs();
   const double now = clock_.steady();
+  DispatchAllMeasures(now);
   DispatchBuilds(now);
-  if (worker->role() == proto::BUILDER) {
-    // Requeued builds may go to another builder now.
-  }
+}
+
+void Scheduler::DispatchAllMeasures(double since) {
   std::set<std::string> keys;
   for (const auto& [id, job] : jobs_) {
     if (!job->finished() && !job->to_measure.empty()) keys.insert(job->stored.spec.device_key());
   }
-  for (const std::string& key : keys) DispatchMeasures(key, now);
+  for (const std::string& key : keys) DispatchMeasures(key, since);
+}
+
+bool Scheduler::HostMayMeasure(const std::string& host) const {
+  auto it = host_builds_.find(host);
+  return it == host_builds_.end() || it->second == 0;
+}
+
+bool Scheduler::HostMayBuild(const std::string& host) const {
+  if (auto it = host_measures_.find(host); it != host_measures_.end() && it->second > 0) return false;
+  // Measurements waiting for a free agent of this host go first.
+  auto agents = host_agents_.find(host);
+  if (agents == host_agents_.end() || agents->second.empty()) return true;
+  std::set<std::string> waiting_keys;
+  for (const auto& [id, job] : jobs_) {
+    if (!job->finished() && !job->to_measure.empty()) waiting_keys.insert(job->stored.spec.device_key());
+  }
+  for (const std::string& agent_id : agents->second) {
+    const Worker& a = *workers_.at(agent_id);
+    if (a.free_listed && waiting_keys.count(a.registration.device_key()) > 0) return false;
+  }
+  return true;
 }
 
 void Scheduler::SendError(Worker& worker, const absl::Status& status, bool fatal) {
@@ -599,6 +641,10 @@ Scheduler::Lease* Scheduler::FindLease(Worker& worker, const std::string& lease_
 void Scheduler::EndLease(const std::string& lease_id) {
   auto it = leases_.find(lease_id);
   if (it == leases_.end()) return;
+  if (it->second.isolating) {
+    int& n = it->second.stage == Stage::kBuild ? host_builds_[it->second.host] : host_measures_[it->second.host];
+    n = std::max(0, n - 1);
+  }
   auto w = workers_.find(it->second.worker_id);
   if (w != workers_.end()) w->second->leases.erase(lease_id);
   leases_.erase(it);
@@ -616,6 +662,7 @@ void Scheduler::HandleBuildResult(Worker& worker, const proto::BuildResult& resu
   --job.building;
   if (metrics_ != nullptr) metrics_->ObserveBuild(result.build_seconds());
   if (job.finished()) {
+    DispatchAllMeasures(received_at);
     DispatchBuilds(received_at);
     return;
   }
@@ -648,8 +695,11 @@ void Scheduler::HandleBuildResult(Worker& worker, const proto::BuildResult& resu
     trial.state = TrialState::kToMeasure;
     trial.queued_at = received_at;
     job.to_measure.push_back(trial.id);
-    DispatchMeasures(job.stored.spec.device_key(), received_at);
   }
+  // Measurements first: with isolation, the host that just finished a
+  // build may be free to measure now, and waiting measurements hold back
+  // new builds there.
+  DispatchAllMeasures(received_at);
   DispatchBuilds(received_at);
 }
 
@@ -691,6 +741,7 @@ void Scheduler::HandleMeasureResult(Worker& worker, const proto::MeasureResult& 
   }
   MarkAgentFree(worker);
   DispatchMeasures(worker.registration.device_key(), received_at);
+  DispatchBuilds(received_at);  // the host may be free to build again
 }
 
 void Scheduler::HandlePropose(Worker& worker, const proto::ProposeTrials& propose, double received_at) {
@@ -799,6 +850,7 @@ void Scheduler::DispatchBuilds(double since) {
     int best_free = 0;
     for (const std::string& id : builders_) {
       Worker& w = *workers_.at(id);
+      if (w.isolating && !HostMayBuild(w.host)) continue;
       int free = std::max(1, w.registration.parallelism()) - static_cast<int>(w.leases.size());
       if (free > best_free) {
         best_free = free;
@@ -824,6 +876,9 @@ void Scheduler::DispatchBuilds(double since) {
     lease.worker_id = builder->id;
     lease.stage = Stage::kBuild;
     lease.deadline = clock_.steady() + job.stored.spec.build_timeout_s() + options_.build_lease_grace_s;
+    lease.host = builder->host;
+    lease.isolating = builder->isolating;
+    if (lease.isolating) ++host_builds_[lease.host];
     leases_.emplace(lease_id, lease);
     builder->leases.insert(lease_id);
     trial.state = TrialState::kBuilding;
@@ -853,6 +908,12 @@ void Scheduler::DispatchMeasures(const std::string& device_key, double since) {
   if (free_it == free_agents_.end()) return;
   std::deque<std::string>& free = free_it->second;
   while (!free.empty()) {
+    // The first free agent whose host is not building.
+    auto eligible = std::find_if(free.begin(), free.end(), [this](const std::string& id) {
+      const Worker& a = *workers_.at(id);
+      return !a.isolating || HostMayMeasure(a.host);
+    });
+    if (eligible == free.end()) return;
     Job* pick = nullptr;
     for (auto& [id, job] : jobs_) {
       if (job->finished() || job->to_measure.empty() || job->stored.spec.device_key() != device_key) continue;
@@ -863,8 +924,8 @@ void Scheduler::DispatchMeasures(const std::string& device_key, double since) {
     double& vpass = virtual_measure_pass_[device_key];
     vpass = std::max(vpass, job.measure_pass);
     job.measure_pass += job.stride();
-    Worker& agent = *workers_.at(free.front());
-    free.pop_front();
+    Worker& agent = *workers_.at(*eligible);
+    free.erase(eligible);
     agent.free_listed = false;
     Trial& trial = job.trials.at(job.to_measure.front());
     job.to_measure.pop_front();
@@ -875,6 +936,9 @@ void Scheduler::DispatchMeasures(const std::string& device_key, double since) {
     lease.worker_id = agent.id;
     lease.stage = Stage::kMeasure;
     lease.deadline = clock_.steady() + job.stored.spec.measure().timeout_s() + options_.measure_lease_grace_s;
+    lease.host = agent.host;
+    lease.isolating = agent.isolating;
+    if (lease.isolating) ++host_measures_[lease.host];
     leases_.emplace(lease_id, lease);
     agent.leases.insert(lease_id);
     trial.state = TrialState::kMeasuring;

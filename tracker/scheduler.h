@@ -73,6 +73,12 @@ struct SchedulerOptions {
   double default_build_timeout_s = 60.0;
   int64_t max_trials_per_job = 1000000;
   int max_window = 512;                // cap of a tuner's suggested window
+  // Never build on a host while an agent on that host measures, and never
+  // start a measurement on a host while it builds (hosts told apart by the
+  // peer address of their streams): the compiler must not disturb the
+  // timings of a one-machine fleet. Simulated agents are exempt. Hosts that
+  // only build or only measure (a real cluster) overlap as usual.
+  bool isolate_measurements = true;
   // Largest artifact accepted from a builder.
   int64_t max_artifact_bytes = 64LL << 20;
 };
@@ -188,6 +194,8 @@ class Scheduler {
     std::string worker_id;
     Stage stage = Stage::kBuild;
     double deadline = 0;
+    std::string host;            // of the worker, for measurement isolation
+    bool isolating = false;      // counted in host_builds_/host_measures_
   };
 
   struct Worker {
@@ -202,6 +210,8 @@ class Scheduler {
     double last_seen = 0;        // steady
     int64_t completed = 0;
     bool free_listed = false;    // agents: in free_agents_ of its key
+    std::string host;            // peer address without the port
+    bool isolating = false;      // takes part in measurement isolation
     proto::WorkerRole role() const { return registration.role(); }
   };
 
@@ -225,6 +235,10 @@ class Scheduler {
   void DispatchMeasures(const std::string& device_key, double since) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_bytes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DispatchAllMeasures(double since) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Measurement isolation (SchedulerOptions::isolate_measurements).
+  bool HostMayBuild(const std::string& host) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool HostMayMeasure(const std::string& host) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AssignJobs() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendAssignment(Worker& tuner, Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MarkAgentFree(Worker& agent) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -270,6 +284,11 @@ class Scheduler {
   // Free agents per device key, in the order they became free.
   std::map<std::string, std::deque<std::string>> free_agents_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> builders_ ABSL_GUARDED_BY(mu_);
+  // Leases in flight per host, of isolating workers.
+  std::map<std::string, int> host_builds_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> host_measures_ ABSL_GUARDED_BY(mu_);
+  // Isolating agents per host.
+  std::map<std::string, std::set<std::string>> host_agents_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> tuners_ ABSL_GUARDED_BY(mu_);
   double virtual_build_pass_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, double> virtual_measure_pass_ ABSL_GUARDED_BY(mu_);

@@ -388,6 +388,60 @@ TEST_F(SchedulerTest, RestartResumesFromTheStore) {
   EXPECT_EQ(records.size(), 4u);
 }
 
+TEST_F(SchedulerTest, OneHostNeverBuildsWhileItMeasures) {
+  // All fake workers share the peer "test", i.e. one host.
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 2);
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(4)).value();
+  Propose(tuner, job.job_id(), {1, 2, 3});
+  auto builds = builder.outbox->Take(proto::TrackerMessage::kBuild);
+  ASSERT_EQ(builds.size(), 2u);
+  // One build done, one still running: no measurement starts yet.
+  proto::WorkerMessage m;
+  m.mutable_build_result()->set_lease_id(builds[0].build().lease_id());
+  m.mutable_build_result()->set_shared_object("ELF");
+  m.mutable_build_result()->set_entry_name("kernel");
+  m.mutable_build_result()->set_artifact_hash("h0");
+  scheduler_->OnMessage(builder.id, m);
+  EXPECT_TRUE(agent.outbox->Take(proto::TrackerMessage::kMeasure).empty());
+  // The third build waits too: a built trial is waiting for the free agent.
+  EXPECT_TRUE(builder.outbox->Take(proto::TrackerMessage::kBuild).empty());
+  m.mutable_build_result()->set_lease_id(builds[1].build().lease_id());
+  m.mutable_build_result()->set_artifact_hash("h1");
+  scheduler_->OnMessage(builder.id, m);
+  // No build in flight: the agent measures, and nothing builds meanwhile.
+  EXPECT_EQ(CompleteMeasures(agent).size(), 1u);
+  EXPECT_TRUE(builder.outbox->Take(proto::TrackerMessage::kBuild).empty());
+  EXPECT_EQ(CompleteMeasures(agent).size(), 1u);
+  // Nothing left to measure: building resumes.
+  EXPECT_EQ(builder.outbox->Take(proto::TrackerMessage::kBuild).size(), 1u);
+}
+
+TEST_F(SchedulerTest, SimulatedAgentsAndOtherHostsOverlapBuildsAndMeasurements) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 2);
+  proto::Register r;
+  r.set_role(proto::AGENT);
+  r.set_name("remote-agent");
+  r.set_device_key("cpu");
+  FakeWorker remote;
+  remote.id = scheduler_->RegisterWorker(r, "ipv4:10.0.0.7:4000", remote.outbox).value();
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(4)).value();
+  Propose(tuner, job.job_id(), {1, 2, 3});
+  auto builds = builder.outbox->Take(proto::TrackerMessage::kBuild);
+  ASSERT_EQ(builds.size(), 2u);
+  proto::WorkerMessage m;
+  m.mutable_build_result()->set_lease_id(builds[0].build().lease_id());
+  m.mutable_build_result()->set_shared_object("ELF");
+  m.mutable_build_result()->set_entry_name("kernel");
+  m.mutable_build_result()->set_artifact_hash("h0");
+  scheduler_->OnMessage(builder.id, m);
+  // The agent is on another host: it measures while the builder builds.
+  EXPECT_EQ(remote.outbox->Take(proto::TrackerMessage::kMeasure).size(), 1u);
+  EXPECT_EQ(builder.outbox->Take(proto::TrackerMessage::kBuild).size(), 1u);
+}
+
 TEST_F(SchedulerTest, BuildErrorsEndTheTrialWithTheBuildersReason) {
   FakeWorker tuner = Register(proto::TUNER, "tuner");
   FakeWorker builder = Register(proto::BUILDER, "builder");

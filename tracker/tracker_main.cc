@@ -23,6 +23,8 @@ ABSL_FLAG(std::string, port_file, "", "write the bound port here once listening 
 ABSL_FLAG(double, heartbeat_s, 1.0, "heartbeat interval asked of workers");
 ABSL_FLAG(double, worker_timeout_s, 10.0, "a worker silent this long is dropped and its work requeued");
 ABSL_FLAG(double, measure_lease_grace_s, 120.0, "measurement lease: the job's timeout plus this");
+ABSL_FLAG(bool, isolate_measurements, true,
+          "never build on a host while an agent there measures (one-machine fleets keep clean timings)");
 
 
 int main(int argc, char** argv) {
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
   options.scheduler.heartbeat_interval_s = absl::GetFlag(FLAGS_heartbeat_s);
   options.scheduler.worker_timeout_s = absl::GetFlag(FLAGS_worker_timeout_s);
   options.scheduler.measure_lease_grace_s = absl::GetFlag(FLAGS_measure_lease_grace_s);
+  options.scheduler.isolate_measurements = absl::GetFlag(FLAGS_isolate_measurements);
   absl::StatusOr<std::unique_ptr<tunefleet::TrackerServer>> tracker = tunefleet::TrackerServer::Start(options);
   if (!tracker.ok()) {
     std::cerr << "tunefleet_tracker: " << tracker.status() << "\n";
