@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "common/process.h"
 #include "common/status_macros.h"
+#include "common/trial_result.h"
 #include "cli/tune_command.h"
 #include "tracker/auth.h"
 #include "tuner_core/tuners/tuner.h"
@@ -20,15 +21,6 @@
 namespace tunefleet {
 namespace {
 
-double MeanCost(const proto::TrialResult& r) {
-  std::vector<double> c(r.costs().begin(), r.costs().end());
-  if (c.empty()) return 0;
-  std::sort(c.begin(), c.end());
-  if (c.size() > 2) c = std::vector<double>(c.begin() + 1, c.end() - 1);
-  double sum = 0;
-  for (double x : c) sum += x;
-  return sum / static_cast<double>(c.size());
-}
 
 const char* ErrorName(int error_no) {
   static const char* kNames[] = {"NO_ERROR",       "INSTANTIATION_ERROR", "COMPILE_HOST",
@@ -91,7 +83,7 @@ absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live,
     const proto::JobStatus& s = e.status();
     if (e.trial_id() >= 0) {
       // GFLOPS of this trial from the best one's: flops = best_gflops * best_cost.
-      double cost = MeanCost(e.result());
+      double cost = ToMeasureResult(e.result()).MeanCost();
       current = (e.result().error_no() == 0 && cost > 0) ? s.best_gflops() * s.best_cost_s() / cost : 0;
       const double elapsed = s.started_at() > 0 ? e.result().timestamp() - s.started_at() : 0;
       out << ProgressLine(absl::StrCat("[", job_id, "]"), current, s.best_gflops(), s.trials_done(),

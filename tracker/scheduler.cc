@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/logging.h"
+#include "common/trial_result.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/measure/measure.h"
@@ -61,15 +62,6 @@ absl::StatusOr<std::unique_ptr<Task>> MakeTask(const proto::TaskSpec& spec) {
   return Task::Make(spec.template_name(), spec.workload_name(), args, spec.target());
 }
 
-MeasureResult ToMeasureResult(const proto::TrialResult& r) {
-  MeasureResult m;
-  m.costs.assign(r.costs().begin(), r.costs().end());
-  m.error_no = static_cast<MeasureErrorNo>(r.error_no());
-  m.error_msg = r.error_msg();
-  m.all_cost = r.all_cost();
-  m.timestamp = r.timestamp();
-  return m;
-}
 
 proto::TrialResult ErrorResult(MeasureErrorNo error_no, const std::string& message, double now_wall) {
   proto::TrialResult r;

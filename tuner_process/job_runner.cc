@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/trial_result.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/tuners/tuner_factory.h"
@@ -16,15 +17,6 @@ double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-MeasureResult ToMeasureResult(const proto::TrialResult& r) {
-  MeasureResult m;
-  m.costs.assign(r.costs().begin(), r.costs().end());
-  m.error_no = static_cast<MeasureErrorNo>(r.error_no());
-  m.error_msg = r.error_msg();
-  m.all_cost = r.all_cost();
-  m.timestamp = r.timestamp();
-  return m;
-}
 
 }  // namespace
 
