@@ -28,6 +28,7 @@ BuilderDaemon::BuilderDaemon(BuilderDaemonOptions options) : options_(std::move(
   WorkerConnectionOptions connection_options;
   connection_options.tracker_address = options_.tracker_address;
   connection_options.token = options_.token;
+  connection_options.credentials = options_.credentials;
   connection_options.registration.set_role(proto::BUILDER);
   connection_options.registration.set_name(options_.name);
   connection_options.registration.set_parallelism(service_->parallelism());

@@ -22,6 +22,7 @@ namespace tunefleet {
 struct BuilderDaemonOptions {
   std::string tracker_address;
   std::string token;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
   std::string name;
   int parallelism = 0;                              // 0 = all cores
   int64_t cache_capacity_bytes = int64_t{256} << 20;

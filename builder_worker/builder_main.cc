@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <string>
 
+#include <iostream>
+
 #include "absl/flags/flag.h"
+#include "common/worker_connection.h"
 #include "absl/flags/parse.h"
 #include "builder_worker/builder_daemon.h"
 #include "common/daemon_util.h"
@@ -12,6 +15,9 @@
 
 ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address (host:port)");
 ABSL_FLAG(std::string, token_file, "", "file holding the builder token (empty: no token)");
+ABSL_FLAG(std::string, tls_ca, "", "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback only)");
+ABSL_FLAG(std::string, tls_cert, "", "this worker's client certificate (PEM), when the tracker requires one");
+ABSL_FLAG(std::string, tls_key, "", "this worker's client key (PEM)");
 ABSL_FLAG(std::string, name, "", "worker name (default builder-<hostname>-<pid>)");
 ABSL_FLAG(int, parallelism, 0, "builds at once (0 = all cores)");
 ABSL_FLAG(int64_t, cache_mb, 256, "artifact cache size in MiB");
@@ -29,6 +35,13 @@ int main(int argc, char** argv) {
   tunefleet::BuilderDaemonOptions options;
   options.tracker_address = absl::GetFlag(FLAGS_tracker);
   options.token = *token;
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = tunefleet::MakeTlsCredentials(
+      absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
+  if (!tls.ok()) {
+    std::cerr << "tunefleet_builder: " << tls.status() << "\n";
+    return 1;
+  }
+  options.credentials = *tls;
   options.name = absl::GetFlag(FLAGS_name);
   if (options.name.empty()) options.name = tunefleet::DefaultWorkerName("builder");
   options.parallelism = absl::GetFlag(FLAGS_parallelism);

@@ -61,7 +61,8 @@ absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker, const std:
 FleetClient::FleetClient(const FleetAddress& fleet, double deadline_s) : fleet_(fleet), deadline_s_(deadline_s) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(128 << 20);
-  channel_ = grpc::CreateCustomChannel(fleet.address, grpc::InsecureChannelCredentials(), args);
+  channel_ = grpc::CreateCustomChannel(
+      fleet.address, fleet.credentials != nullptr ? fleet.credentials : grpc::InsecureChannelCredentials(), args);
   stub_ = proto::JobService::NewStub(channel_);
 }
 

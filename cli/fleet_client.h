@@ -23,6 +23,7 @@ namespace tunefleet {
 struct FleetAddress {
   std::string address;  // host:port of the tracker
   std::string token;    // the caller's token; empty when auth is off
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
 };
 
 // Where the tracker is and which token to use: the flags when given, else

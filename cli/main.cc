@@ -12,6 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "cli/fleet_client.h"
+#include "common/worker_connection.h"
 #include "cli/fleet_commands.h"
 #include "cli/tune_command.h"
 
@@ -41,6 +42,9 @@ ABSL_FLAG(bool, resume, true, "skip configs already recorded in --log for this t
 // The fleet.
 ABSL_FLAG(std::string, tracker, "", "tracker host:port (default: the fleet of --fleet_dir)");
 ABSL_FLAG(std::string, token_file, "", "file holding your token (default: <fleet_dir>/user.token)");
+ABSL_FLAG(std::string, tls_ca, "", "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback)");
+ABSL_FLAG(std::string, tls_cert, "", "client certificate (PEM), when the tracker requires one");
+ABSL_FLAG(std::string, tls_key, "", "client key (PEM)");
 ABSL_FLAG(std::string, fleet_dir, "", "directory of a `tunefleet up` fleet (default $TUNEFLEET_DIR or .tunefleet)");
 ABSL_FLAG(std::string, key, "local", "device key of the agents that measure the job");
 ABSL_FLAG(std::string, job, "", "job id (watch, best, export, cancel)");
@@ -121,6 +125,10 @@ int main(int argc, char** argv) {
              command == "queue" || command == "best" || command == "export" || command == "cancel") {
     absl::StatusOr<tunefleet::FleetAddress> fleet = tunefleet::ResolveFleet(
         absl::GetFlag(FLAGS_tracker), absl::GetFlag(FLAGS_token_file), absl::GetFlag(FLAGS_fleet_dir));
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = tunefleet::MakeTlsCredentials(
+        absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
+    if (fleet.ok() && !tls.ok()) fleet = tls.status();
+    if (fleet.ok()) fleet->credentials = *tls;
     if (!fleet.ok()) {
       status = fleet.status();
     } else {

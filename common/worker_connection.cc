@@ -1,6 +1,8 @@
 #include "common/worker_connection.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +12,41 @@
 #include "common/logging.h"
 
 namespace tunefleet {
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(const std::string& ca_file,
+                                                                             const std::string& cert_file,
+                                                                             const std::string& key_file) {
+  if (ca_file.empty()) {
+    if (!cert_file.empty() || !key_file.empty()) {
+      return absl::InvalidArgumentError("a client certificate needs --tls_ca (the CA of the tracker's certificate)");
+    }
+    return std::shared_ptr<grpc::ChannelCredentials>(nullptr);
+  }
+  if (cert_file.empty() != key_file.empty()) {
+    return absl::InvalidArgumentError("--tls_cert and --tls_key go together");
+  }
+  auto read = [](const std::string& path) -> absl::StatusOr<std::string> {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  grpc::SslCredentialsOptions ssl;
+  absl::StatusOr<std::string> ca = read(ca_file);
+  if (!ca.ok()) return ca.status();
+  ssl.pem_root_certs = *ca;
+  if (!cert_file.empty()) {
+    absl::StatusOr<std::string> cert = read(cert_file);
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key = read(key_file);
+    if (!key.ok()) return key.status();
+    ssl.pem_cert_chain = *cert;
+    ssl.pem_private_key = *key;
+  }
+  return grpc::SslCredentials(ssl);
+}
+
 
 // One dial of the tracker. Shared between the reader thread (which owns the
 // stream's reads and its Finish), Send() callers (writes, under write_mu)

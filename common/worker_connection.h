@@ -51,6 +51,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/random/random.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/fleet.grpc.pb.h"
@@ -72,6 +73,16 @@ struct WorkerConnectionOptions {
   double max_backoff_s = 5.0;
   double default_heartbeat_interval_s = 1.0;  // until Registered says otherwise
 };
+
+// TLS for a worker's (or a client's) channel to the tracker: `ca_file`, the
+// CA that signed the tracker's certificate (PEM); `cert_file` and `key_file`,
+// this side's own certificate and key, for trackers that require client
+// certificates (both or neither). An empty ca_file returns nullptr:
+// plaintext, which the tracker only accepts on loopback. Errors name the
+// file that cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(const std::string& ca_file,
+                                                                             const std::string& cert_file,
+                                                                             const std::string& key_file);
 
 class WorkerConnection {
  public:

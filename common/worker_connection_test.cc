@@ -304,5 +304,17 @@ TEST(WorkerConnectionTest, StopIsPromptWhileWaitingForRegistered) {
   EXPECT_EQ(connection.sessions(), 0);
 }
 
+TEST(MakeTlsCredentialsTest, PlaintextOrClearErrors) {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> none = MakeTlsCredentials("", "", "");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, nullptr);
+  EXPECT_EQ(MakeTlsCredentials("", "cert.pem", "key.pem").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeTlsCredentials("ca.pem", "cert.pem", "").status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> missing =
+      MakeTlsCredentials("/nonexistent/ca.pem", "", "");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("/nonexistent/ca.pem"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tunefleet

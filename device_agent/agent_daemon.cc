@@ -52,6 +52,7 @@ AgentDaemon::AgentDaemon(AgentDaemonOptions options, proto::DeviceInfo device,
   WorkerConnectionOptions connection_options;
   connection_options.tracker_address = options_.tracker_address;
   connection_options.token = options_.token;
+  connection_options.credentials = options_.credentials;
   proto::Register& registration = connection_options.registration;
   registration.set_role(proto::AGENT);
   registration.set_name(options_.name);

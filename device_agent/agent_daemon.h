@@ -26,6 +26,7 @@ inline constexpr char kAgentVersion[] = "tunefleet-agent/1";
 struct AgentDaemonOptions {
   std::string tracker_address;
   std::string token;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
   std::string name;
   std::string device_key;         // required: which queue this device serves
   int kernel_threads = 0;         // runner threads; 0 = all cores

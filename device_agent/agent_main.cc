@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <iostream>
+
 #include "absl/flags/flag.h"
+#include "common/worker_connection.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "common/daemon_util.h"
@@ -18,6 +21,9 @@
 
 ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address (host:port)");
 ABSL_FLAG(std::string, token_file, "", "file holding the agent token (empty: no token)");
+ABSL_FLAG(std::string, tls_ca, "", "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback only)");
+ABSL_FLAG(std::string, tls_cert, "", "this worker's client certificate (PEM), when the tracker requires one");
+ABSL_FLAG(std::string, tls_key, "", "this worker's client key (PEM)");
 ABSL_FLAG(std::string, key, "", "device key (required), e.g. x86-avx2 or rk3399");
 ABSL_FLAG(std::string, name, "", "worker name (default agent-<hostname>-<pid>)");
 ABSL_FLAG(int, threads, 0, "kernel threads (0 = all cores)");
@@ -43,6 +49,13 @@ int main(int argc, char** argv) {
   tunefleet::AgentDaemonOptions options;
   options.tracker_address = absl::GetFlag(FLAGS_tracker);
   options.token = *token;
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = tunefleet::MakeTlsCredentials(
+      absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
+  if (!tls.ok()) {
+    std::cerr << "tunefleet_agent: " << tls.status() << "\n";
+    return 1;
+  }
+  options.credentials = *tls;
   options.device_key = absl::GetFlag(FLAGS_key);
   options.kernel_threads = absl::GetFlag(FLAGS_threads);
   options.simulated_measure_s = simulate_ms / 1000.0;

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
+#include "common/worker_connection.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -15,6 +16,9 @@
 
 ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address");
 ABSL_FLAG(std::string, token_file, "", "file holding this tuner's token");
+ABSL_FLAG(std::string, tls_ca, "", "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback only)");
+ABSL_FLAG(std::string, tls_cert, "", "this worker's client certificate (PEM), when the tracker requires one");
+ABSL_FLAG(std::string, tls_key, "", "this worker's client key (PEM)");
 ABSL_FLAG(std::string, name, "", "unique name (default tuner-<host>-<pid>)");
 ABSL_FLAG(int, max_jobs, 4, "jobs run at once");
 
@@ -39,6 +43,13 @@ int main(int argc, char** argv) {
     }
     std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     options.token = std::string(absl::StripAsciiWhitespace(token));
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = tunefleet::MakeTlsCredentials(
+        absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
+    if (!tls.ok()) {
+      std::cerr << "tunefleet_tuner: " << tls.status() << "\n";
+      return 1;
+    }
+    options.credentials = *tls;
   }
   tunefleet::TunerService service(options);
   service.Start();

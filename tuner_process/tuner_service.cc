@@ -8,6 +8,7 @@ TunerService::TunerService(TunerServiceOptions options) : options_(std::move(opt
   WorkerConnectionOptions c;
   c.tracker_address = options_.tracker_address;
   c.token = options_.token;
+  c.credentials = options_.credentials;
   c.registration.set_role(proto::TUNER);
   c.registration.set_name(options_.name);
   c.registration.set_parallelism(options_.max_jobs);

@@ -21,6 +21,7 @@ namespace tunefleet {
 struct TunerServiceOptions {
   std::string tracker_address;
   std::string token;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
   std::string name;          // unique per tuner process
   int max_jobs = 4;
   bool log_progress = true;  // the AutoTVM progress line per job, in the log
