@@ -7,11 +7,11 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
-#include "common/worker_connection.h"
 #include "absl/flags/parse.h"
 #include "builder_worker/builder_daemon.h"
 #include "common/daemon_util.h"
 #include "common/logging.h"
+#include "common/worker_connection.h"
 
 ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address (host:port)");
 ABSL_FLAG(std::string, token_file, "", "file holding the builder token (empty: no token)");

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
+#include "common/daemon_util.h"
 
 namespace tunefleet {
 namespace {
@@ -19,16 +19,6 @@ absl::Status FromGrpc(const grpc::Status& s, const std::string& what) {
 }
 
 }  // namespace
-
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read token file ", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string token(absl::StripAsciiWhitespace(ss.str()));
-  if (token.empty()) return absl::InvalidArgumentError(absl::StrCat("token file ", path, " is empty"));
-  return token;
-}
 
 absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker, const std::string& token_file,
                                           const std::string& fleet_dir) {

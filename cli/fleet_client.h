@@ -32,9 +32,6 @@ struct FleetAddress {
 absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker, const std::string& token_file,
                                           const std::string& fleet_dir);
 
-// Reads a one-token file (whitespace trimmed); errors name the file.
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
-
 class FleetClient {
  public:
   explicit FleetClient(const FleetAddress& fleet, double deadline_s = 30);

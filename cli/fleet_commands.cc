@@ -17,19 +17,11 @@
 #include "cli/tune_command.h"
 #include "tracker/auth.h"
 #include "tuner_core/tuners/tuner.h"
+#include "common/job_state.h"
 
 namespace tunefleet {
 namespace {
 
-
-const char* ErrorName(int error_no) {
-  static const char* kNames[] = {"NO_ERROR",       "INSTANTIATION_ERROR", "COMPILE_HOST",
-                                 "COMPILE_DEVICE", "RUNTIME_DEVICE",      "WRONG_ANSWER",
-                                 "BUILD_TIMEOUT",  "RUN_TIMEOUT",         "UNKNOWN"};
-  return error_no >= 0 && error_no <= 8 ? kNames[error_no] : "UNKNOWN";
-}
-
-bool IsFinal(proto::JobState s) { return s == proto::SUCCEEDED || s == proto::FAILED || s == proto::CANCELLED; }
 
 std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
 
@@ -89,10 +81,11 @@ absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live,
       out << ProgressLine(absl::StrCat("[", job_id, "]"), current, s.best_gflops(), s.trials_done(),
                           s.spec().n_trial(), elapsed);
       if (e.result().error_no() != 0 && !live) {
-        out << "  (" << ErrorName(e.result().error_no()) << ": " << e.result().error_msg().substr(0, 120) << ")";
+        out << "  (" << MeasureErrorName(static_cast<MeasureErrorNo>(e.result().error_no())) << ": "
+            << e.result().error_msg().substr(0, 120) << ")";
       }
       out << (live ? "\r" : "\n") << std::flush;
-    } else if (IsFinal(s.state()) || !live) {
+    } else if (IsFinalJobState(s.state()) || !live) {
       if (live) out << "\n";
       out << job_id << " " << StateName(s.state()) << (s.message().empty() ? "" : ": " + s.message()) << "\n";
     }

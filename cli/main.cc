@@ -13,6 +13,7 @@
 #include "absl/flags/usage.h"
 #include "cli/fleet_client.h"
 #include "common/worker_connection.h"
+#include "device_agent/measure_conversions.h"
 #include "cli/fleet_commands.h"
 #include "cli/tune_command.h"
 
@@ -61,6 +62,23 @@ ABSL_FLAG(int32_t, port, 0, "up: tracker port (0: any free port)");
 ABSL_FLAG(int32_t, metrics_port, 0, "up: tracker /metrics port (0: any free port)");
 ABSL_FLAG(double, simulate_measure_ms, 0, "up: test-only agents that sleep this long instead of measuring");
 
+namespace {
+
+// The time evaluator settings of --number ... --timeout, for local tuning
+// and for jobs submitted to the fleet alike.
+tunefleet::MeasureOptions MeasureFromFlags() {
+  tunefleet::MeasureOptions m;
+  m.number = absl::GetFlag(FLAGS_number);
+  m.repeat = absl::GetFlag(FLAGS_repeat);
+  m.min_repeat_ms = absl::GetFlag(FLAGS_min_repeat_ms);
+  m.cooldown_interval_s = absl::GetFlag(FLAGS_cooldown);
+  m.enable_cpu_cache_flush = absl::GetFlag(FLAGS_cache_flush);
+  m.timeout_s = absl::GetFlag(FLAGS_timeout);
+  return m;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "tunefleet <command> [flags]\n"
@@ -98,12 +116,7 @@ int main(int argc, char** argv) {
     o.seed = absl::GetFlag(FLAGS_seed);
     o.resume = absl::GetFlag(FLAGS_resume);
     o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
-    o.local.measure.number = absl::GetFlag(FLAGS_number);
-    o.local.measure.repeat = absl::GetFlag(FLAGS_repeat);
-    o.local.measure.min_repeat_ms = absl::GetFlag(FLAGS_min_repeat_ms);
-    o.local.measure.cooldown_interval_s = absl::GetFlag(FLAGS_cooldown);
-    o.local.measure.enable_cpu_cache_flush = absl::GetFlag(FLAGS_cache_flush);
-    o.local.measure.timeout_s = absl::GetFlag(FLAGS_timeout);
+    o.local.measure = MeasureFromFlags();
     status = tunefleet::RunTune(o, std::cerr, std::cout).status();
   } else if (command == "best" && absl::GetFlag(FLAGS_job).empty()) {
     status = tunefleet::RunBest(absl::GetFlag(FLAGS_log), std::cout);
@@ -150,14 +163,7 @@ int main(int argc, char** argv) {
         o.priority = absl::GetFlag(FLAGS_priority);
         o.seed = absl::GetFlag(FLAGS_seed);
         o.window = absl::GetFlag(FLAGS_window);
-        o.measure.set_number(absl::GetFlag(FLAGS_number));
-        o.measure.set_repeat(absl::GetFlag(FLAGS_repeat));
-        o.measure.set_min_repeat_ms(absl::GetFlag(FLAGS_min_repeat_ms));
-        o.measure.set_cooldown_interval_s(absl::GetFlag(FLAGS_cooldown));
-        o.measure.set_enable_cpu_cache_flush(absl::GetFlag(FLAGS_cache_flush));
-        o.measure.set_timeout_s(absl::GetFlag(FLAGS_timeout));
-        o.measure.set_check_correctness(true);
-        o.measure.set_input_seed(1);
+        o.measure = tunefleet::ToProto(MeasureFromFlags());
         absl::StatusOr<tunefleet::proto::JobStatus> submitted = tunefleet::RunSubmit(client, o, std::cout);
         status = submitted.status();
         if (submitted.ok() && absl::GetFlag(FLAGS_watch)) {

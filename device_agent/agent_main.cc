@@ -11,13 +11,13 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
-#include "common/worker_connection.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "common/daemon_util.h"
 #include "common/logging.h"
 #include "device_agent/agent_daemon.h"
 #include "device_agent/device_info.h"
+#include "common/worker_connection.h"
 
 ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address (host:port)");
 ABSL_FLAG(std::string, token_file, "", "file holding the agent token (empty: no token)");

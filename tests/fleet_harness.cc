@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "tracker/auth.h"
+#include "common/job_state.h"
 
 namespace tunefleet {
 namespace {
@@ -20,8 +21,6 @@ namespace {
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-bool IsFinal(proto::JobState s) { return s == proto::SUCCEEDED || s == proto::FAILED || s == proto::CANCELLED; }
 
 absl::Status WriteToken(const std::string& path, const std::string& token) {
   std::ofstream out(path, std::ios::trunc);
@@ -158,7 +157,7 @@ absl::StatusOr<proto::JobStatus> FleetHarness::WaitForJob(const std::string& job
   absl::Status last = absl::OkStatus();
   while (Now() < deadline) {
     absl::StatusOr<proto::JobStatus> s = client_->Get(job_id);
-    if (s.ok() && IsFinal(s->state())) return s;
+    if (s.ok() && IsFinalJobState(s->state())) return s;
     if (!s.ok()) last = s.status();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

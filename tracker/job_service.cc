@@ -7,16 +7,13 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/job_state.h"
 
 namespace tunefleet {
 namespace {
 
 grpc::Status ToGrpc(const absl::Status& s) {
   return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
-}
-
-bool IsFinal(proto::JobState state) {
-  return state == proto::SUCCEEDED || state == proto::FAILED || state == proto::CANCELLED;
 }
 
 // Events of one WatchJob call, from the Scheduler (which must not block) to
@@ -106,7 +103,7 @@ grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context, const proto:
     }
     std::optional<proto::JobEvent> event = queue->Pop(absl::Milliseconds(200));
     if (!event.has_value()) continue;
-    const bool final_event = event->trial_id() < 0 && IsFinal(event->status().state());
+    const bool final_event = event->trial_id() < 0 && IsFinalJobState(event->status().state());
     if (!writer->Write(*event)) break;
     if (final_event) break;
   }

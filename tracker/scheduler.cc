@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "common/logging.h"
 #include "common/trial_result.h"
+#include "device_agent/measure_conversions.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/measure/measure.h"
@@ -196,18 +197,7 @@ absl::StatusOr<proto::JobStatus> Scheduler::SubmitJob(const proto::JobSpec& spec
           absl::StrCat("unknown tuner \"", spec.tuner(), "\" (one of: ", absl::StrJoin(names, ", "), ")"));
     }
   }
-  if (!spec.has_measure()) {
-    proto::MeasureOptions m;
-    MeasureOptions defaults;
-    m.set_number(defaults.number);
-    m.set_repeat(defaults.repeat);
-    m.set_min_repeat_ms(defaults.min_repeat_ms);
-    m.set_cooldown_interval_s(defaults.cooldown_interval_s);
-    m.set_timeout_s(defaults.timeout_s);
-    m.set_check_correctness(true);
-    m.set_input_seed(defaults.input_seed);
-    *spec.mutable_measure() = m;
-  }
+  if (!spec.has_measure()) *spec.mutable_measure() = ToProto(MeasureOptions());  // AutoTVM's defaults
   const proto::MeasureOptions& m = spec.measure();
   if (m.number() <= 0 || m.repeat() <= 0 || m.timeout_s() <= 0 || m.min_repeat_ms() < 0 ||
       m.cooldown_interval_s() < 0) {

@@ -43,6 +43,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/job_state.h"
 #include "proto/fleet.pb.h"
 #include "tracker/metrics_interface.h"
 #include "tracker/store.h"
@@ -180,10 +181,7 @@ class Scheduler {
     std::string finish_reason;
     std::map<int64_t, JobWatcher> watchers;
 
-    bool finished() const {
-      return stored.state == proto::SUCCEEDED || stored.state == proto::FAILED ||
-             stored.state == proto::CANCELLED;
-    }
+    bool finished() const { return IsFinalJobState(stored.state); }
     int64_t in_flight() const { return static_cast<int64_t>(trials.size()) - done; }
     double stride() const { return 1.0 / std::max(1, stored.spec.priority()); }
   };

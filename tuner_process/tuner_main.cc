@@ -1,17 +1,13 @@
 // tunefleet_tuner: claims jobs from the tracker and runs their search.
-#include <unistd.h>
-
-#include <csignal>
-#include <fstream>
 #include <iostream>
+#include <memory>
+#include <string>
 
 #include "absl/flags/flag.h"
-#include "common/worker_connection.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "common/daemon_util.h"
 #include "common/logging.h"
+#include "common/worker_connection.h"
 #include "tuner_process/tuner_service.h"
 
 ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address");
@@ -30,27 +26,20 @@ int main(int argc, char** argv) {
   options.tracker_address = absl::GetFlag(FLAGS_tracker);
   options.max_jobs = absl::GetFlag(FLAGS_max_jobs);
   options.name = absl::GetFlag(FLAGS_name);
-  if (options.name.empty()) {
-    char host[256] = {};
-    gethostname(host, sizeof(host) - 1);
-    options.name = absl::StrCat("tuner-", host, "-", getpid());
+  if (options.name.empty()) options.name = tunefleet::DefaultWorkerName("tuner");
+  absl::StatusOr<std::string> token = tunefleet::ReadTokenFile(absl::GetFlag(FLAGS_token_file));
+  if (!token.ok()) {
+    std::cerr << "tunefleet_tuner: " << token.status() << "\n";
+    return 1;
   }
-  if (const std::string path = absl::GetFlag(FLAGS_token_file); !path.empty()) {
-    std::ifstream in(path);
-    if (!in) {
-      std::cerr << "tunefleet_tuner: cannot read --token_file " << path << "\n";
-      return 1;
-    }
-    std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    options.token = std::string(absl::StripAsciiWhitespace(token));
-    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = tunefleet::MakeTlsCredentials(
-        absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
-    if (!tls.ok()) {
-      std::cerr << "tunefleet_tuner: " << tls.status() << "\n";
-      return 1;
-    }
-    options.credentials = *tls;
+  options.token = *token;
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = tunefleet::MakeTlsCredentials(
+      absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
+  if (!tls.ok()) {
+    std::cerr << "tunefleet_tuner: " << tls.status() << "\n";
+    return 1;
   }
+  options.credentials = *tls;
   tunefleet::TunerService service(options);
   service.Start();
   const int sig = tunefleet::WaitForTerminationSignal();
