@@ -1,0 +1,83 @@
+// What the NCHW 2-D convolution workloads (conv2d_nchw and
+// depthwise_conv2d_nchw) share: parsing their arguments, working out the
+// output size, and the inner loop of their references.
+//
+// Keys (JSON object):
+//   N, C, H, W          batch, input channels, input height/width (1..2^20)
+//   K                   output channels (1..2^20), conv2d only
+//   R, S                kernel height/width (1..64)
+//   stride_h, stride_w  default 1
+//   pad_top, pad_left, pad_bottom, pad_right
+//                       default 0; each less than the dilated kernel extent
+//                       on its axis (dil*(kernel-1)+1), as TVM/PyTorch do
+//   dil_h, dil_w        default 1
+//   layout              "NCHW" (default) or "NCHWc": the tensors are NCHW
+//                       either way; "NCHWc" tells templates that packing to
+//                       and from NCHW[x]c is part of what gets timed.
+// Input-only shorthands, expanded into the keys above (and never given
+// together with them):
+//   stride: s | [h, w]    dilation: d | [h, w]
+//   padding: p | [h, w] | [top, left, bottom, right]
+// Output size: out_h = (H + pad_top + pad_bottom - dil_h*(R-1) - 1)/stride_h + 1,
+// likewise out_w; both must be at least 1.
+#ifndef TUNEFLEET_TUNER_CORE_WORKLOADS_CONV_ARGS_H_
+#define TUNEFLEET_TUNER_CORE_WORKLOADS_CONV_ARGS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace tunefleet {
+
+inline constexpr int64_t kMaxConvKernelDim = 64;
+
+struct ConvArgs {
+  int64_t n = 1, c = 1, h = 1, w = 1;
+  int64_t k = 1;  // output channels; c for depthwise
+  int64_t r = 1, s = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t dil_h = 1, dil_w = 1;
+  bool layout_nchwc = false;
+  // Derived.
+  int64_t out_h = 1, out_w = 1;
+};
+
+// Whether "K" is an argument (conv2d) or the output channels are C
+// (depthwise, channel multiplier 1).
+enum class ConvOutChannels { kFromK, kSameAsC };
+
+// Parses and checks `args` for workload `op`; InvalidArgument naming the key
+// (or the shape, when the output would be empty) otherwise.
+absl::StatusOr<ConvArgs> ParseConvArgs(const std::string& op, const nlohmann::json& args,
+                                       ConvOutChannels out_channels);
+
+// The canonical args object: every explicit key, no shorthands.
+nlohmann::json CanonicalConvArgs(const ConvArgs& a, ConvOutChannels out_channels);
+
+// Adds one input plane ([H, W]) convolved with one filter plane ([R, S])
+// into one output row. The in-bounds output columns of each kernel column
+// are worked out once here, so the innermost loop has no bounds checks and
+// runs unit-stride over the output row.
+class ConvRowAccumulator {
+ public:
+  explicit ConvRowAccumulator(const ConvArgs& a);
+
+  // acc[ow] += sum_{r,s} in[ih, iw] * filter[r, s] over in-bounds taps,
+  // ih = oh*stride_h - pad_top + r*dil_h, iw = ow*stride_w - pad_left + s*dil_w,
+  // for every ow in [0, out_w).
+  void Accumulate(const float* in, const float* filter, int64_t oh, double* acc) const;
+
+ private:
+  ConvArgs a_;
+  // Per kernel column s: output columns [ow_begin, ow_end) read inside the
+  // input row, and the input column offset of output column 0.
+  std::vector<int64_t> ow_begin_, ow_end_, iw_offset_;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_WORKLOADS_CONV_ARGS_H_
