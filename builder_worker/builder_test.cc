@@ -17,6 +17,7 @@
 
 #include "common/kernel_abi.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tuner_core/workloads/workload.h"
 
 namespace tunefleet {
@@ -74,7 +75,23 @@ const TfRuntime kRuntime = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialParallelFor
   for (auto& s : reference) ref_pointers.push_back(s.data());
   workload.ComputeReference(ref_pointers);
   std::vector<void*> args(pointers.begin(), pointers.end());
-  int32_t rc = entry(args.data(), &kRuntime);
+  // A staged kernel (common/kernel_abi.h): poisoned staged buffers after the
+  // tensors, then prepare, entry (twice: it must not consume its staged
+  // inputs) and finish.
+  std::vector<std::vector<float>> staged;
+  const auto* staged_elements = static_cast<const int64_t*>(
+      dlsym(handle, (artifact.entry_name + TF_KERNEL_STAGED_ELEMENTS_SUFFIX).c_str()));
+  for (int i = 0; staged_elements != nullptr && staged_elements[i] != -1; ++i) {
+    staged.emplace_back(staged_elements[i], std::nanf(""));
+  }
+  for (auto& buffer : staged) args.push_back(buffer.data());
+  auto prepare = reinterpret_cast<TfKernelEntry>(
+      dlsym(handle, (artifact.entry_name + TF_KERNEL_PREPARE_SUFFIX).c_str()));
+  auto finish = reinterpret_cast<TfKernelEntry>(
+      dlsym(handle, (artifact.entry_name + TF_KERNEL_FINISH_SUFFIX).c_str()));
+  int32_t rc = prepare != nullptr ? prepare(args.data(), &kRuntime) : 0;
+  for (int call = 0; call < (staged.empty() ? 1 : 2) && rc == 0; ++call) rc = entry(args.data(), &kRuntime);
+  if (rc == 0 && finish != nullptr) rc = finish(args.data(), &kRuntime);
   dlclose(handle);
   if (rc != 0) return ::testing::AssertionFailure() << "kernel returned " << rc;
   const double tolerance = 1e-5 * std::sqrt(static_cast<double>(workload.ReductionLength())) * 8;
@@ -101,19 +118,21 @@ struct Shape {
   const char* layout;
 };
 
-void CheckRandomConfigs(const std::string& template_name, const std::vector<Shape>& shapes,
-                        int configs_per_shape, uint64_t seed) {
+// Builds `configs_per_workload` random configs of the template for each
+// workload and checks every one that builds against the reference.
+void CheckRandomConfigsOn(const std::string& template_name, const std::vector<nlohmann::json>& workloads,
+                          int configs_per_workload, uint64_t seed) {
   auto tmpl = FindTemplate(template_name);
   ASSERT_TRUE(tmpl.ok()) << tmpl.status();
   const TargetSpec target = HostTarget();
   std::mt19937_64 rng(seed);
   int built = 0, instantiation_errors = 0;
-  for (const Shape& s : shapes) {
-    auto workload = MakeWorkload("dense", {{"M", s.m}, {"N", s.n}, {"K", s.k}, {"layout", s.layout}});
+  for (const nlohmann::json& args : workloads) {
+    auto workload = MakeWorkload((*tmpl)->workload_name(), args);
     ASSERT_TRUE(workload.ok()) << workload.status();
     auto space = (*tmpl)->DefineSpace(**workload);
     ASSERT_TRUE(space.ok()) << space.status();
-    for (int c = 0; c < configs_per_shape; ++c) {
+    for (int c = 0; c < configs_per_workload; ++c) {
       const int64_t index = std::uniform_int_distribution<int64_t>(0, space->size() - 1)(rng);
       auto config = space->Get(index);
       ASSERT_TRUE(config.ok()) << config.status();
@@ -135,6 +154,59 @@ void CheckRandomConfigs(const std::string& template_name, const std::vector<Shap
   EXPECT_GT(built, instantiation_errors);
   std::printf("%s: %d configs built and correct, %d rejected at instantiation\n",
               template_name.c_str(), built, instantiation_errors);
+}
+
+void CheckRandomConfigs(const std::string& template_name, const std::vector<Shape>& shapes,
+                        int configs_per_shape, uint64_t seed) {
+  std::vector<nlohmann::json> workloads;
+  for (const Shape& s : shapes) {
+    workloads.push_back({{"M", s.m}, {"N", s.n}, {"K", s.k}, {"layout", s.layout}});
+  }
+  CheckRandomConfigsOn(template_name, workloads, configs_per_shape, seed);
+}
+
+// Awkward convolution shapes: odd sizes, stride 2, padding that does not
+// divide, asymmetric padding, 1x1 and 7x7 kernels, dilation; each in both
+// layouts (NCHWc runs the staged prepare/finish path).
+std::vector<nlohmann::json> AwkwardConvShapes(bool with_k) {
+  std::vector<nlohmann::json> shapes = {
+      {{"N", 1}, {"C", 6}, {"H", 13}, {"W", 11}, {"K", 10}, {"R", 3}, {"S", 3}, {"padding", 1}},
+      {{"N", 2}, {"C", 4}, {"H", 15}, {"W", 17}, {"K", 8}, {"R", 3}, {"S", 3}, {"stride", 2},
+       {"padding", {1, 0, 2, 1}}},
+      {{"N", 1}, {"C", 16}, {"H", 9}, {"W", 9}, {"K", 12}, {"R", 1}, {"S", 1}, {"stride", 2}},
+      {{"N", 1}, {"C", 3}, {"H", 23}, {"W", 21}, {"K", 16}, {"R", 7}, {"S", 7}, {"stride", 2},
+       {"padding", 3}},
+      {{"N", 1}, {"C", 8}, {"H", 12}, {"W", 10}, {"K", 6}, {"R", 3}, {"S", 2}, {"dilation", 2},
+       {"padding", {2, 1}}},
+  };
+  std::vector<nlohmann::json> out;
+  for (nlohmann::json shape : shapes) {
+    if (!with_k) {
+      shape["C"] = shape["K"];
+      shape.erase("K");
+    }
+    for (const char* layout : {"NCHW", "NCHWc"}) {
+      shape["layout"] = layout;
+      out.push_back(shape);
+    }
+  }
+  return out;
+}
+
+TEST(BuilderTest, Conv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
+  CheckRandomConfigsOn("conv2d_nchwc.x86", AwkwardConvShapes(true), 8, 3);
+}
+
+TEST(BuilderTest, DepthwiseConv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
+  CheckRandomConfigsOn("depthwise_conv2d_nchwc.x86", AwkwardConvShapes(false), 8, 4);
+}
+
+TEST(BuilderTest, BatchMatmulPackRandomConfigsAreCorrectOnRaggedShapes) {
+  CheckRandomConfigsOn("batch_matmul_pack.x86",
+                       {{{"B", 3}, {"M", 17}, {"N", 29}, {"K", 13}, {"layout", "NK"}},
+                        {{"B", 2}, {"M", 33}, {"N", 18}, {"K", 40}, {"layout", "KN"}},
+                        {{"B", 5}, {"M", 1}, {"N", 24}, {"K", 16}, {"layout", "NK"}}},
+                       20, 5);
 }
 
 TEST(BuilderTest, DensePackRandomConfigsAreCorrectOnRaggedShapes) {

@@ -9,8 +9,11 @@ namespace tunefleet {
 absl::StatusOr<ir::LoweredFunc> Lower(const ir::LoweredFunc& func) {
   ir::LoweredFunc lowered = func;
   // Vectorize first so unrolled copies substitute constants into ramp bases.
-  TF_ASSIGN_OR_RETURN(lowered.body, VectorizeLoops(lowered.body));
-  TF_ASSIGN_OR_RETURN(lowered.body, UnrollLoops(lowered.body));
+  for (ir::Stmt* stage : {&lowered.body, &lowered.prepare, &lowered.finish}) {
+    if (!stage->defined()) continue;
+    TF_ASSIGN_OR_RETURN(*stage, VectorizeLoops(*stage));
+    TF_ASSIGN_OR_RETURN(*stage, UnrollLoops(*stage));
+  }
   return lowered;
 }
 

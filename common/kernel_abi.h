@@ -12,6 +12,22 @@
 // each i in [0, n) on the loader's thread pool and returns when all are done.
 // Large scratch buffers (packed operands) come from runtime->alloc_workspace.
 // The entry returns 0 on success, non-zero if a workspace allocation failed.
+//
+// Staged kernels. A kernel whose layout transforms are not part of what is
+// timed (a network compiled end to end in a blocked layout packs its weights
+// once at compile time and passes activations along already blocked) also
+// exports
+//
+//   const int64_t <entry>_staged_elements[];  // fp32 counts, ended by -1
+//   int32_t <entry>_prepare(void** args, const TfRuntime* runtime);
+//   int32_t <entry>_finish(void** args, const TfRuntime* runtime);
+//
+// and then every call gets, after the tensor pointers, one pointer per staged
+// buffer (64-byte aligned, owned by the loader, alive across the calls).
+// The loader calls prepare once (inputs -> staged buffers), then the entry as
+// often as it times it (staged buffers -> staged buffers or outputs), then
+// finish once (staged buffers -> outputs) before checking the outputs. Only
+// the entry is timed. prepare and finish are each optional.
 #ifndef TUNEFLEET_COMMON_KERNEL_ABI_H_
 #define TUNEFLEET_COMMON_KERNEL_ABI_H_
 
@@ -22,6 +38,11 @@ extern "C" {
 #endif
 
 #define TF_KERNEL_ABI_VERSION 1
+
+// Suffixes of a staged kernel's extra symbols.
+#define TF_KERNEL_STAGED_ELEMENTS_SUFFIX "_staged_elements"
+#define TF_KERNEL_PREPARE_SUFFIX "_prepare"
+#define TF_KERNEL_FINISH_SUFFIX "_finish"
 
 typedef void (*TfParallelBody)(int64_t index, void* closure);
 

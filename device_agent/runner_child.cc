@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "device_agent/kernel_loader.h"
+#include "device_agent/staged_kernel.h"
 #include "device_agent/time_evaluator.h"
 #include "tuner_core/measure/measure.h"
 
@@ -110,29 +111,36 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
     return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
                    absl::StrCat("cannot load the kernel: ", shared_object.status().message()));
   }
-  absl::StatusOr<TfKernelEntry> entry = shared_object->FindKernelEntry(request.entry_name());
+  const std::vector<TensorArg>& tensors = workload.workload().tensors();
+  absl::StatusOr<StagedKernel> kernel = StagedKernel::Find(
+      *shared_object, request.entry_name(), absl::MakeSpan(workload.kernel_args(), tensors.size()));
   result.set_load_seconds(SecondsSince(*clock_, load_start));
-  if (!entry.ok()) {
+  if (!kernel.ok()) {
     return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
-                   absl::StrCat("cannot find the kernel entry: ", entry.status().message()));
+                   absl::StrCat("cannot find the kernel entry: ", kernel.status().message()));
   }
-  void** args = workload.kernel_args();
   const TfRuntime* runtime = thread_pool_.runtime();
+  auto stage_failed = [&](const char* stage, int32_t rc) {
+    return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
+                   absl::StrCat("kernel returned ", rc, " ", stage,
+                                " (non-zero means failure in the kernel ABI, e.g. a workspace "
+                                "allocation failed)"));
+  };
 
-  if (!options.check_correctness()) {
-    // Inputs an earlier kernel overwrote would skew this one's timings.
-    workload.RestoreInputs();
-  } else {
+  // The untimed prepare stage of a staged kernel (common/kernel_abi.h), on
+  // pristine inputs: what it packs is what every timed call reads.
+  workload.RestoreInputs();
+  if (const int32_t rc = kernel->Prepare(runtime); rc != 0) return stage_failed("in its prepare stage", rc);
+
+  if (options.check_correctness()) {
     SetStage(RunnerStage::kCheckRun);
     const int64_t check_start = clock_->NowNanos();
     workload.PrepareCheckRun();  // restores inputs, poisons outputs
-    const int32_t rc = (*entry)(args, runtime);
+    int32_t rc = kernel->Run(runtime);
+    if (rc == 0) rc = kernel->Finish(runtime);
     if (rc != 0) {
       result.set_check_seconds(SecondsSince(*clock_, check_start));
-      return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
-                     absl::StrCat("kernel returned ", rc,
-                                  " on the correctness check run (non-zero means failure in the "
-                                  "kernel ABI, e.g. a workspace allocation failed)"));
+      return stage_failed("on the correctness check run", rc);
     }
     SetStage(RunnerStage::kComparing);
     std::optional<std::string> wrong = workload.FindWrongAnswer();
@@ -142,6 +150,8 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
                      absl::StrCat("wrong answer for ", workload.workload().Describe(), " (seed ",
                                   options.input_seed(), "): ", *wrong));
     }
+    // Inputs the kernel overwrote would skew the timings that follow.
+    workload.RestoreInputs();
   }
 
   SetStage(RunnerStage::kTimingRuns);
@@ -151,11 +161,13 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
                               .min_repeat_ms = options.min_repeat_ms(),
                               .cooldown_interval_s = options.cooldown_interval_s()};
   if (options.enable_cpu_cache_flush()) {
-    timing.before_repeat = [ranges = workload.InputRanges()] { FlushCpuCache(ranges); };
+    std::vector<CacheFlushRange> ranges = workload.InputRanges();
+    for (const CacheFlushRange& range : kernel->StagedRanges()) ranges.push_back(range);
+    timing.before_repeat = [ranges] { FlushCpuCache(ranges); };
   }
-  TfKernelEntry kernel = *entry;
+  StagedKernel* timed = &*kernel;
   absl::StatusOr<std::vector<double>> costs =
-      EvaluateTime([kernel, args, runtime] { return kernel(args, runtime); }, timing, *clock_);
+      EvaluateTime([timed, runtime] { return timed->Run(runtime); }, timing, *clock_);
   result.set_run_seconds(SecondsSince(*clock_, run_start));
   if (!costs.ok()) {
     return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,

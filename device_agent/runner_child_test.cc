@@ -30,6 +30,17 @@ TEST_F(RunnerChildTest, CorrectKernelGivesOneCostPerRepeat) {
   EXPECT_GT(result.run_seconds(), 0.0);
 }
 
+// libdense_staged.so gives the right answer only when prepare, the entry and
+// finish all run on the staged buffers (common/kernel_abi.h).
+TEST_F(RunnerChildTest, StagedKernelRunsPrepareEntryAndFinish) {
+  proto::RunResult result = child_.Handle(DenseTestRequest("libdense_staged.so"));
+  ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  EXPECT_EQ(result.costs_size(), 3);
+  // The same workload next with a self-contained kernel: nothing staged leaks.
+  result = child_.Handle(DenseTestRequest("libdense_ok.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+}
+
 TEST_F(RunnerChildTest, SameWorkloadIsServedAgainFromTheCache) {
   for (int trial = 0; trial < 3; ++trial) {
     proto::RunResult result = child_.Handle(DenseTestRequest("libdense_ok.so"));

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "builder_worker/codegen/llvm_headers.h"
 #include "common/kernel_abi.h"
+#include "common/status_macros.h"
 #include "tuner_core/ir/ir_printer.h"
 #include "tuner_core/ir/ir_visitor.h"
 
@@ -75,39 +76,38 @@ class CodeGen {
   absl::StatusOr<std::unique_ptr<llvm::Module>> Compile(const LoweredFunc& func) {
     module_ = std::make_unique<llvm::Module>(func.name, ctx_);
     module_->setTargetTriple(target_.triple);
-    entry_name_ = func.name;
-
-    auto* fn_type = llvm::FunctionType::get(i32_, {ptr_, ptr_}, false);
-    function_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, func.name, *module_);
-    AddAttributes(function_);
-    function_->getArg(0)->setName("args");
-    function_->getArg(1)->setName("runtime");
-    function_->addParamAttr(0, llvm::Attribute::NoAlias);
-    function_->addParamAttr(1, llvm::Attribute::NoAlias);
-    in_entry_function_ = true;
-
-    llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", function_);
-    builder_.SetInsertPoint(entry);
-    runtime_ = function_->getArg(1);
-    for (size_t i = 0; i < func.args.size(); ++i) {
-      llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(ptr_, function_->getArg(0), i);
-      llvm::LoadInst* p = builder_.CreateLoad(ptr_, slot, func.args[i].name);
-      p->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx_, {}));
-      buffers_.Bind(func.args[i].name, p);
+    // Every stage sees the tensors, then the staged buffers.
+    std::vector<std::string> arg_names;
+    for (const BufferArg& arg : func.args) arg_names.push_back(arg.name);
+    for (const StagedBuffer& staged : func.staged) arg_names.push_back(staged.name);
+    if (func.staged.empty() && (func.prepare.defined() || func.finish.defined())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel ", func.name, " has a prepare or finish stage but no staged buffers"));
     }
-    return_block_ = llvm::BasicBlock::Create(ctx_, "return", function_);
-    llvm::BasicBlock* fail_block = llvm::BasicBlock::Create(ctx_, "alloc_failed", function_);
-    {
-      llvm::IRBuilder<> b(fail_block);
-      b.CreateRet(llvm::ConstantInt::get(i32_, 1));
-    }
-    alloc_failed_block_ = fail_block;
 
-    Emit(func.body);
-    if (!error_.empty()) return absl::InvalidArgumentError(error_);
-    builder_.CreateBr(return_block_);
-    builder_.SetInsertPoint(return_block_);
-    builder_.CreateRet(llvm::ConstantInt::get(i32_, 0));
+    TF_RETURN_IF_ERROR(EmitFunction(func.name, arg_names, func.body));
+    if (func.prepare.defined()) {
+      TF_RETURN_IF_ERROR(EmitFunction(func.name + TF_KERNEL_PREPARE_SUFFIX, arg_names, func.prepare));
+    }
+    if (func.finish.defined()) {
+      TF_RETURN_IF_ERROR(EmitFunction(func.name + TF_KERNEL_FINISH_SUFFIX, arg_names, func.finish));
+    }
+    if (!func.staged.empty()) {
+      std::vector<llvm::Constant*> sizes;
+      for (const StagedBuffer& staged : func.staged) {
+        if (staged.num_elements <= 0) {
+          return absl::InvalidArgumentError(absl::StrCat("staged buffer ", staged.name, " has ",
+                                                         staged.num_elements, " elements"));
+        }
+        sizes.push_back(llvm::ConstantInt::get(i64_, staged.num_elements));
+      }
+      sizes.push_back(llvm::ConstantInt::get(i64_, -1));
+      auto* array_type = llvm::ArrayType::get(i64_, sizes.size());
+      new llvm::GlobalVariable(*module_, array_type, /*isConstant=*/true,
+                               llvm::GlobalValue::ExternalLinkage,
+                               llvm::ConstantArray::get(array_type, sizes),
+                               func.name + TF_KERNEL_STAGED_ELEMENTS_SUFFIX);
+    }
 
     std::string verify_errors;
     llvm::raw_string_ostream os(verify_errors);
@@ -118,6 +118,47 @@ class CodeGen {
   }
 
  private:
+  // Emits `i32 @<name>(ptr %args, ptr %runtime)` running `body`, with
+  // args[i] bound to buffer arg_names[i].
+  absl::Status EmitFunction(const std::string& name, const std::vector<std::string>& arg_names,
+                            const Stmt& body) {
+    entry_name_ = name;
+    parallel_count_ = 0;
+    auto* fn_type = llvm::FunctionType::get(i32_, {ptr_, ptr_}, false);
+    function_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, name, *module_);
+    AddAttributes(function_);
+    function_->getArg(0)->setName("args");
+    function_->getArg(1)->setName("runtime");
+    function_->addParamAttr(0, llvm::Attribute::NoAlias);
+    function_->addParamAttr(1, llvm::Attribute::NoAlias);
+    in_entry_function_ = true;
+
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", function_);
+    builder_.SetInsertPoint(entry);
+    runtime_ = function_->getArg(1);
+    for (size_t i = 0; i < arg_names.size(); ++i) {
+      llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(ptr_, function_->getArg(0), i);
+      llvm::LoadInst* p = builder_.CreateLoad(ptr_, slot, arg_names[i]);
+      p->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx_, {}));
+      buffers_.Bind(arg_names[i], p);
+    }
+    return_block_ = llvm::BasicBlock::Create(ctx_, "return", function_);
+    llvm::BasicBlock* fail_block = llvm::BasicBlock::Create(ctx_, "alloc_failed", function_);
+    {
+      llvm::IRBuilder<> b(fail_block);
+      b.CreateRet(llvm::ConstantInt::get(i32_, 1));
+    }
+    alloc_failed_block_ = fail_block;
+
+    Emit(body);
+    for (const std::string& arg : arg_names) buffers_.Unbind(arg);
+    if (!error_.empty()) return absl::InvalidArgumentError(error_);
+    builder_.CreateBr(return_block_);
+    builder_.SetInsertPoint(return_block_);
+    builder_.CreateRet(llvm::ConstantInt::get(i32_, 0));
+    return absl::OkStatus();
+  }
+
   void Fail(std::string message) {
     if (error_.empty()) error_ = std::move(message);
   }

@@ -288,10 +288,27 @@ struct BufferArg {
   int64_t NumElements() const;
 };
 
+// A buffer that persists across calls of a kernel, passed after the tensor
+// arguments: what a kernel's untimed stages hand to its timed body (weights
+// packed once, as a network compiled in a blocked layout packs them at
+// compile time; activations already in the blocked layout, as the previous
+// layer of such a network leaves them).
+struct StagedBuffer {
+  std::string name;
+  int64_t num_elements = 0;
+};
+
 struct LoweredFunc {
   std::string name;              // exported entry symbol
   std::vector<BufferArg> args;   // inputs then outputs, the workload's order
-  Stmt body;
+  Stmt body;                     // the timed kernel
+  // Optional untimed stages around the timed body (common/kernel_abi.h):
+  // `prepare` runs once before the timed calls (reads the inputs, fills the
+  // staged buffers), `finish` once after (reads staged buffers, writes the
+  // outputs). Both undefined and `staged` empty for a self-contained kernel.
+  std::vector<StagedBuffer> staged;
+  Stmt prepare;
+  Stmt finish;
 };
 
 // ---------------------------------------------------------------------------

@@ -4,9 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tuner_core/templates/batch_matmul_pack_x86.h"
+#include "tuner_core/templates/conv2d_nchwc_x86.h"
 #include "tuner_core/templates/dense_fault_test_template.h"
 #include "tuner_core/templates/dense_pack_x86.h"
 #include "tuner_core/templates/dense_tiled.h"
+#include "tuner_core/templates/depthwise_conv2d_nchwc_x86.h"
 
 namespace tunefleet {
 
@@ -14,7 +17,11 @@ std::vector<const Template*> AllTemplates() {
   static const DensePackX86Template dense_pack;
   static const DenseTiledTemplate dense_tiled;
   static const DenseFaultTestTemplate dense_fault_test;
-  std::vector<const Template*> all = {&dense_pack, &dense_tiled};
+  static const Conv2dNchwcX86Template conv2d_nchwc;
+  static const DepthwiseConv2dNchwcX86Template depthwise_nchwc;
+  static const BatchMatmulPackX86Template batch_matmul_pack;
+  std::vector<const Template*> all = {&dense_pack, &dense_tiled, &conv2d_nchwc, &depthwise_nchwc,
+                                      &batch_matmul_pack};
   // Test-only templates: visible only while TUNEFLEET_ENABLE_TEST_TEMPLATES=1,
   // checked on every call so tests can setenv() before looking them up.
   if (TestTemplatesEnabled()) all.push_back(&dense_fault_test);

@@ -1,0 +1,189 @@
+#include "tuner_core/templates/conv2d_nchwc_x86.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "tuner_core/templates/loop_builder.h"
+#include "tuner_core/templates/nchwc_layout.h"
+#include "tuner_core/workloads/conv2d.h"
+
+namespace tunefleet {
+namespace {
+
+using namespace ir;  // NOLINT
+
+// Vector registers the tile may use (AVX-512 has 32; the rest hold the
+// broadcast input and the weights).
+constexpr int64_t kMaxTileVectors = 28;
+
+struct Params {
+  int64_t N, C, H, W, K, R, S, sh, sw, dh, dw, OH, OW;
+  int64_t ic_bn, oc_bn, ICC, OCC;
+  int64_t reg_n, OWC, OWP;  // tile width, tiles per row, padded output width
+  int64_t vec;
+  Padding pad;
+  std::string reduce;
+};
+
+// kernel [K][C][R][S] -> kernel_vec [K/oc_bn][C/ic_bn][R][S][ic_bn][oc_bn].
+Stmt PackKernel(const Params& p, const std::string& dst) {
+  Expr t = Var::Make("pk_t");
+  Expr occ = t / p.ICC, icc = t % p.ICC;
+  Stmt body = Loop("pk_r", p.R, ForKind::kSerial, [&](Expr r) {
+    return Loop("pk_s", p.S, ForKind::kSerial, [&](Expr s) {
+      return Loop("pk_i", p.ic_bn, ForKind::kSerial, [&](Expr i) {
+        return Loop("pk_o", p.oc_bn, ForKind::kSerial, [&](Expr o) {
+          Expr src = (((occ * p.oc_bn + o) * p.C + icc * p.ic_bn + i) * p.R + r) * p.S + s;
+          Expr dst_index = (((((occ * p.ICC + icc) * p.R + r) * p.S + s) * p.ic_bn + i) * p.oc_bn) + o;
+          return Store::Make(dst, Load::Make("kernel", src), dst_index);
+        });
+      });
+    });
+  });
+  return For::Make("pk_t", 0, p.OCC * p.ICC, ForKind::kParallel, body);
+}
+
+// The convolution proper: `data` is blocked and padded (pad.padded_h x
+// pad.padded_w), `kernel_vec` packed, `out` blocked with rows OWP wide.
+Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec,
+             const std::string& out) {
+  Expr t = Var::Make("blk");
+  Expr n = t / (p.OCC * p.OH), occ = (t / p.OH) % p.OCC, oh = t % p.OH;
+  const int64_t HP = p.pad.padded_h, WP = p.pad.padded_w;
+  auto acc_index = [&](Expr owi, Expr o) { return owi * p.oc_bn + o; };
+
+  Stmt row = Loop("owc", p.OWC, ForKind::kSerial, [&](Expr owc) {
+    Stmt init = RegisterTileLoops("_z", p.reg_n, p.oc_bn, p.vec,
+                                  [&](Expr owi, Expr o) { return Store::Make("acc", 0.0, acc_index(owi, o)); });
+    // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
+    auto step = [&](Expr icc, Expr icb, Expr kh, Expr kw, const std::string& suffix) {
+      return RegisterTileLoops(suffix, p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
+        Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + oh * p.sh + kh * p.dh) * WP +
+                                   (owc * p.reg_n + owi) * p.sw + kw * p.dw) * p.ic_bn + icb);
+        Expr w = Load::Make(kernel_vec,
+                            ((((occ * p.ICC + icc) * p.R + kh) * p.S + kw) * p.ic_bn + icb) * p.oc_bn + o);
+        return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * w, acc_index(owi, o));
+      });
+    };
+    Stmt reduction;
+    if (p.reduce == "c_kh_kw_ic") {
+      reduction = Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
+        return Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
+          return Loop("kw", p.S, ForKind::kSerial, [&](Expr kw) {
+            return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
+          });
+        });
+      });
+    } else if (p.reduce == "c_kh_ic_kw") {
+      reduction = Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
+        return Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
+          return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) {
+            return Loop("kw", p.S, ForKind::kUnrolled, [&](Expr kw) { return step(icc, icb, kh, kw, "_m"); });
+          });
+        });
+      });
+    } else {  // kh_kw_c_ic
+      reduction = Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
+        return Loop("kw", p.S, ForKind::kSerial, [&](Expr kw) {
+          return Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
+            return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
+          });
+        });
+      });
+    }
+    Stmt store = RegisterTileLoops("_s", p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
+      return Store::Make(out, Load::Make("acc", acc_index(owi, o)),
+                         (((n * p.OCC + occ) * p.OH + oh) * p.OWP + owc * p.reg_n + owi) * p.oc_bn + o);
+    });
+    return Allocate::Make("acc", p.reg_n * p.oc_bn, MemoryScope::kStack, Block::Make({init, reduction, store}));
+  });
+  return For::Make("blk", 0, p.N * p.OCC * p.OH, ForKind::kParallel, row);
+}
+
+// Output widths worth a register tile: small counts, plus the row itself
+// when it fits.
+std::vector<int64_t> TileWidthCandidates(int64_t ow) {
+  std::vector<int64_t> out;
+  for (int64_t v : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32}) {
+    if (v <= ow) out.push_back(v);
+  }
+  if (ow <= 32 && std::find(out.begin(), out.end(), ow) == out.end()) out.push_back(ow);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ConfigSpace> Conv2dNchwcX86Template::DefineSpace(const Workload& workload) const {
+  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, name_));
+  ConfigSpace space;
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(conv->c(), 64)));
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(conv->k(), 64)));
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ow", TileWidthCandidates(conv->out_w())));
+  TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
+  TF_RETURN_IF_ERROR(
+      space.DefineKnob("reduce", std::vector<std::string>{"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic"}));
+  return space;
+}
+
+absl::StatusOr<LoweredFunc> Conv2dNchwcX86Template::Instantiate(const Workload& workload,
+                                                                const Config& config) const {
+  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, name_));
+  Params p;
+  p.N = conv->n();
+  p.C = conv->c();
+  p.H = conv->h();
+  p.W = conv->w();
+  p.K = conv->k();
+  p.R = conv->r();
+  p.S = conv->s();
+  p.sh = conv->stride_h();
+  p.sw = conv->stride_w();
+  p.dh = conv->dil_h();
+  p.dw = conv->dil_w();
+  p.OH = conv->out_h();
+  p.OW = conv->out_w();
+  TF_ASSIGN_OR_RETURN(p.ic_bn, config.GetInt("tile_ic"));
+  TF_ASSIGN_OR_RETURN(p.oc_bn, config.GetInt("tile_oc"));
+  TF_ASSIGN_OR_RETURN(p.reg_n, config.GetInt("tile_ow"));
+  TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
+  TF_ASSIGN_OR_RETURN(p.reduce, config.GetString("reduce"));
+  if (p.C % p.ic_bn != 0 || p.K % p.oc_bn != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("channel blocks ", p.ic_bn, "/", p.oc_bn,
+                                                   " do not divide C=", p.C, "/K=", p.K));
+  }
+  p.vec = std::gcd(vec, p.oc_bn);
+  p.ICC = p.C / p.ic_bn;
+  p.OCC = p.K / p.oc_bn;
+  p.OWC = CeilDiv(p.OW, p.reg_n);
+  p.OWP = p.OWC * p.reg_n;
+  const int64_t tile_vectors = p.reg_n * (p.oc_bn / p.vec);
+  if (tile_vectors > kMaxTileVectors) {
+    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.reg_n, "x", p.oc_bn, " needs ",
+                                                   tile_vectors, " vectors of ", p.vec,
+                                                   " lanes (at most ", kMaxTileVectors, ")"));
+  }
+  // The padded input covers every tap of every (padded) output column.
+  p.pad = ConvInputPadding(p.H, p.W, conv->pad_top(), conv->pad_left(), conv->pad_bottom(),
+                           conv->pad_right(), p.OH, p.OWP, p.R, p.S, p.sh, p.sw, p.dh, p.dw);
+
+  BlockedConvPlan plan;
+  plan.in = {p.N, p.C, p.H, p.W, p.ic_bn};
+  plan.out = {p.N, p.K, p.OH, p.OW, p.oc_bn};
+  plan.pad = p.pad;
+  plan.padded_out_w = p.OWP;
+  plan.kernel_elems = p.K * p.C * p.R * p.S;
+  plan.layout_nchwc = conv->layout_nchwc();
+  plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
+  plan.compute = [&](const std::string& data, const std::string& kernel_vec, const std::string& out) {
+    return Compute(p, data, kernel_vec, out);
+  };
+  LoweredFunc func;
+  func.name = KernelEntryName(*this);
+  func.args = BufferArgsOf(workload);
+  AssembleBlockedConv(plan, &func);
+  return func;
+}
+
+}  // namespace tunefleet

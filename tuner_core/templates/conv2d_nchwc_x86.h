@@ -1,0 +1,54 @@
+// The fast CPU conv2d template, in the spirit of AutoTVM's x86
+// conv2d_NCHWc: activations blocked by channels (NCHW[x]c), weights packed
+// to [K/oc_bn][C/ic_bn][R][S][ic_bn][oc_bn], and a register tile of
+// `tile_ow` output pixels x `tile_oc` output channels accumulated with vector
+// FMAs (one input value broadcast against a vector of weights), inside a
+// parallel loop over (batch, output-channel block, output row).
+//
+// Knobs:
+//   tile_ic   input-channel block (a divisor of C)
+//   tile_oc   output-channel block (a divisor of K): the tile's vector width
+//   tile_ow   output pixels per register tile (any size; the last tile of a
+//             row computes into padding)
+//   vec       vector lanes (4 SSE/NEON, 8 AVX2, 16 AVX-512); the tile's
+//             vectors are gcd(vec, tile_oc) lanes wide
+//   reduce    reduction loop order: "c_kh_kw_ic" (input-channel blocks
+//             outermost), "c_kh_ic_kw" (the same with the kernel-width loop
+//             innermost and unrolled, AutoTVM's unroll_kw) or "kh_kw_c_ic"
+//             (kernel taps outermost)
+//
+// What is timed follows the workload's `layout`:
+//   "NCHW"   the kernel takes and returns NCHW tensors, so packing the input
+//            and the weights and unpacking the output are all timed;
+//   "NCHWc"  the network runs blocked end to end, as TVM compiles it after
+//            alter_op_layout and as oneDNN runs with format_tag::any: the
+//            input arrives blocked, the weights were packed when the model
+//            was compiled, the output stays blocked. Those three transforms
+//            move to the kernel's untimed prepare/finish stages
+//            (common/kernel_abi.h); zero padding of the input stays timed.
+#ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_CONV2D_NCHWC_X86_H_
+#define TUNEFLEET_TUNER_CORE_TEMPLATES_CONV2D_NCHWC_X86_H_
+
+#include "tuner_core/templates/template.h"
+
+namespace tunefleet {
+
+class Conv2dNchwcX86Template final : public Template {
+ public:
+  const std::string& name() const override { return name_; }
+  const std::string& workload_name() const override { return workload_; }
+  const std::string& description() const override { return description_; }
+  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
+  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
+                                              const Config& config) const override;
+
+ private:
+  std::string name_ = "conv2d_nchwc.x86";
+  std::string workload_ = "conv2d_nchw";
+  std::string description_ =
+      "NCHW[x]c blocked conv2d: ow x oc register tile with vector FMAs, packed weights, parallel rows";
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_TEMPLATES_CONV2D_NCHWC_X86_H_

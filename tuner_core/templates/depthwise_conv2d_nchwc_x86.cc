@@ -1,0 +1,145 @@
+#include "tuner_core/templates/depthwise_conv2d_nchwc_x86.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "tuner_core/templates/loop_builder.h"
+#include "tuner_core/templates/nchwc_layout.h"
+#include "tuner_core/workloads/depthwise_conv2d.h"
+
+namespace tunefleet {
+namespace {
+
+using namespace ir;  // NOLINT
+
+constexpr int64_t kMaxTileVectors = 28;
+
+struct Params {
+  int64_t N, C, H, W, R, S, sh, sw, dh, dw, OH, OW;
+  int64_t c_bn, CC;
+  int64_t reg_n, OWC, OWP;
+  int64_t vec;
+  bool unroll_kw;
+  Padding pad;
+};
+
+// kernel [C][1][R][S] -> kernel_vec [C/c_bn][R][S][c_bn].
+Stmt PackKernel(const Params& p, const std::string& dst) {
+  Expr cc = Var::Make("pk_c");
+  Stmt body = Loop("pk_r", p.R, ForKind::kSerial, [&](Expr r) {
+    return Loop("pk_s", p.S, ForKind::kSerial, [&](Expr s) {
+      return Loop("pk_b", p.c_bn, ForKind::kSerial, [&](Expr b) {
+        return Store::Make(dst, Load::Make("kernel", ((cc * p.c_bn + b) * p.R + r) * p.S + s),
+                           ((cc * p.R + r) * p.S + s) * p.c_bn + b);
+      });
+    });
+  });
+  return For::Make("pk_c", 0, p.CC, ForKind::kParallel, body);
+}
+
+Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec, const std::string& out) {
+  Expr t = Var::Make("blk");
+  Expr n = t / (p.CC * p.OH), cc = (t / p.OH) % p.CC, oh = t % p.OH;
+  const int64_t HP = p.pad.padded_h, WP = p.pad.padded_w;
+  auto acc_index = [&](Expr owi, Expr b) { return owi * p.c_bn + b; };
+  Stmt row = Loop("owc", p.OWC, ForKind::kSerial, [&](Expr owc) {
+    Stmt init = RegisterTileLoops("_z", p.reg_n, p.c_bn, p.vec,
+                                  [&](Expr owi, Expr b) { return Store::Make("acc", 0.0, acc_index(owi, b)); });
+    Stmt reduction = Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
+      return Loop("kw", p.S, p.unroll_kw ? ForKind::kUnrolled : ForKind::kSerial, [&](Expr kw) {
+        return RegisterTileLoops("_m", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
+          Expr x = Load::Make(data, (((n * p.CC + cc) * HP + oh * p.sh + kh * p.dh) * WP +
+                                     (owc * p.reg_n + owi) * p.sw + kw * p.dw) * p.c_bn + b);
+          Expr w = Load::Make(kernel_vec, ((cc * p.R + kh) * p.S + kw) * p.c_bn + b);
+          return Store::Make("acc", Load::Make("acc", acc_index(owi, b)) + x * w, acc_index(owi, b));
+        });
+      });
+    });
+    Stmt store = RegisterTileLoops("_s", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
+      return Store::Make(out, Load::Make("acc", acc_index(owi, b)),
+                         (((n * p.CC + cc) * p.OH + oh) * p.OWP + owc * p.reg_n + owi) * p.c_bn + b);
+    });
+    return Allocate::Make("acc", p.reg_n * p.c_bn, MemoryScope::kStack, Block::Make({init, reduction, store}));
+  });
+  return For::Make("blk", 0, p.N * p.CC * p.OH, ForKind::kParallel, row);
+}
+
+std::vector<int64_t> TileWidthCandidates(int64_t ow) {
+  std::vector<int64_t> out;
+  for (int64_t v : {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28}) {
+    if (v <= ow) out.push_back(v);
+  }
+  if (ow <= 28 && std::find(out.begin(), out.end(), ow) == out.end()) out.push_back(ow);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ConfigSpace> DepthwiseConv2dNchwcX86Template::DefineSpace(const Workload& workload) const {
+  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, name_));
+  ConfigSpace space;
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_c", Divisors(conv->c(), 64)));
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ow", TileWidthCandidates(conv->out_w())));
+  TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
+  TF_RETURN_IF_ERROR(space.DefineKnob("unroll_kw", std::vector<int64_t>{0, 1}));
+  return space;
+}
+
+absl::StatusOr<LoweredFunc> DepthwiseConv2dNchwcX86Template::Instantiate(const Workload& workload,
+                                                                         const Config& config) const {
+  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, name_));
+  Params p;
+  p.N = conv->n();
+  p.C = conv->c();
+  p.H = conv->h();
+  p.W = conv->w();
+  p.R = conv->r();
+  p.S = conv->s();
+  p.sh = conv->stride_h();
+  p.sw = conv->stride_w();
+  p.dh = conv->dil_h();
+  p.dw = conv->dil_w();
+  p.OH = conv->out_h();
+  p.OW = conv->out_w();
+  TF_ASSIGN_OR_RETURN(p.c_bn, config.GetInt("tile_c"));
+  TF_ASSIGN_OR_RETURN(p.reg_n, config.GetInt("tile_ow"));
+  TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
+  TF_ASSIGN_OR_RETURN(int64_t unroll_kw, config.GetInt("unroll_kw"));
+  if (p.C % p.c_bn != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("channel block ", p.c_bn, " does not divide C=", p.C));
+  }
+  p.unroll_kw = unroll_kw != 0;
+  p.vec = std::gcd(vec, p.c_bn);
+  p.CC = p.C / p.c_bn;
+  p.OWC = CeilDiv(p.OW, p.reg_n);
+  p.OWP = p.OWC * p.reg_n;
+  const int64_t tile_vectors = p.reg_n * (p.c_bn / p.vec);
+  if (tile_vectors > kMaxTileVectors) {
+    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.reg_n, "x", p.c_bn, " needs ",
+                                                   tile_vectors, " vectors of ", p.vec,
+                                                   " lanes (at most ", kMaxTileVectors, ")"));
+  }
+  p.pad = ConvInputPadding(p.H, p.W, conv->pad_top(), conv->pad_left(), conv->pad_bottom(),
+                           conv->pad_right(), p.OH, p.OWP, p.R, p.S, p.sh, p.sw, p.dh, p.dw);
+
+  BlockedConvPlan plan;
+  plan.in = {p.N, p.C, p.H, p.W, p.c_bn};
+  plan.out = {p.N, p.C, p.OH, p.OW, p.c_bn};
+  plan.pad = p.pad;
+  plan.padded_out_w = p.OWP;
+  plan.kernel_elems = p.C * p.R * p.S;
+  plan.layout_nchwc = conv->layout_nchwc();
+  plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
+  plan.compute = [&](const std::string& data, const std::string& kernel_vec, const std::string& out) {
+    return Compute(p, data, kernel_vec, out);
+  };
+  LoweredFunc func;
+  func.name = KernelEntryName(*this);
+  func.args = BufferArgsOf(workload);
+  AssembleBlockedConv(plan, &func);
+  return func;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,36 @@
+// The CPU depthwise conv2d template (channel multiplier 1), blocked like
+// conv2d_nchwc.x86: channels in blocks of `tile_c` (NCHW[x]c), so one vector
+// holds `vec` channels of one pixel; a register tile of `tile_ow` output
+// pixels x `tile_c` channels accumulates the R x S taps with vector FMAs
+// (input and weights both contiguous vectors), inside a parallel loop over
+// (batch, channel block, output row).
+//
+// Knobs: tile_c (a divisor of C), tile_ow (output pixels per tile), vec
+// (lanes, gcd with tile_c), unroll_kw (unroll the kernel-width loop).
+// Timing follows the workload's layout exactly as in conv2d_nchwc.x86.
+#ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_DEPTHWISE_CONV2D_NCHWC_X86_H_
+#define TUNEFLEET_TUNER_CORE_TEMPLATES_DEPTHWISE_CONV2D_NCHWC_X86_H_
+
+#include "tuner_core/templates/template.h"
+
+namespace tunefleet {
+
+class DepthwiseConv2dNchwcX86Template final : public Template {
+ public:
+  const std::string& name() const override { return name_; }
+  const std::string& workload_name() const override { return workload_; }
+  const std::string& description() const override { return description_; }
+  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
+  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
+                                              const Config& config) const override;
+
+ private:
+  std::string name_ = "depthwise_conv2d_nchwc.x86";
+  std::string workload_ = "depthwise_conv2d_nchw";
+  std::string description_ =
+      "NCHW[x]c blocked depthwise conv2d: ow x c register tile with vector FMAs, parallel rows";
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_TEMPLATES_DEPTHWISE_CONV2D_NCHWC_X86_H_

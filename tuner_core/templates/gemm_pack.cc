@@ -1,0 +1,257 @@
+#include "tuner_core/templates/gemm_pack.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "tuner_core/templates/loop_builder.h"
+
+namespace tunefleet {
+namespace {
+
+using namespace ir;  // NOLINT
+
+using Params = GemmPackParams;
+
+// Register-tile loops: MR rows (unrolled) x NR columns as NR/vec vectors.
+Stmt TileLoops(const Params& p, const std::string& suffix, const std::function<Stmt(Expr, Expr)>& body) {
+  return RegisterTileLoops(suffix, p.MR, p.NR, p.vec, body);
+}
+
+// Splits the parallel index `t` of a loop over batch x `inner` into the
+// batch item and the inner index (no arithmetic when there is one item).
+std::pair<Expr, Expr> SplitBatch(const Params& p, Expr t, int64_t inner) {
+  if (p.batch == 1) return {Expr(0), t};
+  return {t / inner, t % inner};
+}
+
+// base + index, without the addition for a single batch item.
+Expr Offset(const Params& p, Expr base, Expr index) { return p.batch == 1 ? index : base + index; }
+
+// Packs B into Bp[b][np][k][NR] (zero rows past N).
+Stmt PackB(const Params& p) {
+  const int64_t NP = CeilDiv(p.N, p.NR);
+  auto [bt, np] = SplitBatch(p, Var::Make("pb_np"), NP);
+  auto load_b = [&](Expr index) { return Load::Make("B", Offset(p, bt * (p.N * p.K), index)); };
+  auto store_bp = [&](Expr value, Expr index) {
+    return Store::Make("Bp", value, Offset(p, bt * (NP * p.K * p.NR), index));
+  };
+  Stmt body;
+  if (p.b_is_nk) {
+    // B[n, k]: copy row n (contiguous in k) into column j of the panel.
+    body = Loop("pb_j", p.NR, ForKind::kSerial, [&](Expr j) {
+      Expr n = np * p.NR + j;
+      Stmt copy = Loop("pb_k", p.K, ForKind::kSerial, [&](Expr k) {
+        return store_bp(load_b(n * p.K + k), (np * p.K + k) * p.NR + j);
+      });
+      Stmt zero = Loop("pb_kz", p.K, ForKind::kSerial, [&](Expr k) {
+        return store_bp(0.0, (np * p.K + k) * p.NR + j);
+      });
+      return p.N % p.NR == 0 ? copy : IfThenElse::Make(n < p.N, copy, zero);
+    });
+  } else {
+    // B[k, n]: each k row of the panel is NR contiguous floats.
+    Stmt full = Loop("pb_k", p.K, ForKind::kSerial, [&](Expr k) {
+      return Loop("pb_jv", p.nr_vecs, ForKind::kUnrolled, [&](Expr jv) {
+        return Loop("pb_jl", p.vec, ForKind::kVectorized, [&](Expr jl) {
+          Expr j = jv * p.vec + jl;
+          return store_bp(load_b(k * p.N + np * p.NR + j), (np * p.K + k) * p.NR + j);
+        });
+      });
+    });
+    Stmt edge = Loop("pb_ke", p.K, ForKind::kSerial, [&](Expr k) {
+      return Loop("pb_je", p.NR, ForKind::kSerial, [&](Expr j) {
+        Expr n = np * p.NR + j;
+        return store_bp(Select::Make(n < p.N, load_b(k * p.N + Min(n, p.N - 1)), 0.0),
+                        (np * p.K + k) * p.NR + j);
+      });
+    });
+    body = p.N % p.NR == 0 ? full : IfThenElse::Make(np * p.NR + p.NR <= p.N, full, edge);
+  }
+  return For::Make("pb_np", 0, p.batch * NP, ForKind::kParallel, body);
+}
+
+// Packs A into Ap[b][mp][k][MR] (zero rows past M).
+Stmt PackA(const Params& p) {
+  const int64_t MP = CeilDiv(p.M, p.MR);
+  auto [bt, mp] = SplitBatch(p, Var::Make("pa_mp"), MP);
+  auto store_ap = [&](Expr value, Expr index) {
+    return Store::Make("Ap", value, Offset(p, bt * (MP * p.K * p.MR), index));
+  };
+  Stmt body = Loop("pa_i", p.MR, ForKind::kSerial, [&](Expr i) {
+    Expr m = mp * p.MR + i;
+    Stmt copy = Loop("pa_k", p.K, ForKind::kSerial, [&](Expr k) {
+      return store_ap(Load::Make("A", Offset(p, bt * (p.M * p.K), m * p.K + k)), (mp * p.K + k) * p.MR + i);
+    });
+    Stmt zero = Loop("pa_kz", p.K, ForKind::kSerial, [&](Expr k) {
+      return store_ap(0.0, (mp * p.K + k) * p.MR + i);
+    });
+    return p.M % p.MR == 0 ? copy : IfThenElse::Make(m < p.M, copy, zero);
+  });
+  return For::Make("pa_mp", 0, p.batch * MP, ForKind::kParallel, body);
+}
+
+// One MR x NR tile of C at panels (mp, np) of batch item bt, accumulating k
+// in [k0, k0+klen).
+Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, Expr klen) {
+  const int64_t MP = CeilDiv(p.M, p.MR), NP = CeilDiv(p.N, p.NR);
+  auto acc_index = [&](Expr i, Expr j) { return i * p.NR + j; };
+  auto c_index = [&](Expr i, Expr j) {
+    return Offset(p, bt * (p.M * p.N), (mp * p.MR + i) * p.N + np * p.NR + j);
+  };
+
+  // Initialise the accumulators: zero for the first K block, C after.
+  Stmt zero = TileLoops(p, "_z", [&](Expr i, Expr j) { return Store::Make("acc", 0.0, acc_index(i, j)); });
+  Stmt load_full = TileLoops(p, "_l", [&](Expr i, Expr j) {
+    return Store::Make("acc", Load::Make("C", c_index(i, j)), acc_index(i, j));
+  });
+  Stmt store_full = TileLoops(p, "_s", [&](Expr i, Expr j) {
+    return Store::Make("C", Load::Make("acc", acc_index(i, j)), c_index(i, j));
+  });
+  // Edge tiles: scalar, guarded, never touching C outside [M) x [N).
+  auto edge_loops = [&](const std::string& suffix, const std::function<Stmt(Expr, Expr)>& body) {
+    return Loop("ie" + suffix, p.MR, ForKind::kSerial, [&](Expr i) {
+      return Loop("je" + suffix, p.NR, ForKind::kSerial, [&](Expr j) {
+        return IfThenElse::Make(mp * p.MR + i < p.M && np * p.NR + j < p.N, body(i, j));
+      });
+    });
+  };
+  Stmt load_edge = edge_loops("_l", [&](Expr i, Expr j) {
+    return Store::Make("acc", Load::Make("C", c_index(i, j)), acc_index(i, j));
+  });
+  Stmt store_edge = edge_loops("_s", [&](Expr i, Expr j) {
+    return Store::Make("C", Load::Make("acc", acc_index(i, j)), c_index(i, j));
+  });
+  const bool may_be_edge = p.M % p.MR != 0 || p.N % p.NR != 0;
+  Expr full_tile = mp * p.MR + p.MR <= p.M && np * p.NR + p.NR <= p.N;
+  Stmt load_c = may_be_edge ? IfThenElse::Make(full_tile, load_full, load_edge) : load_full;
+  Stmt store_c = may_be_edge ? IfThenElse::Make(full_tile, store_full, store_edge) : store_full;
+  // With one K block the first branch is the only one: skip the test.
+  const int64_t num_k_blocks = CeilDiv(p.K, p.KC);
+  Stmt init = num_k_blocks == 1 ? zero : IfThenElse::Make(EQ(kb, 0), zero, load_c);
+
+  // The FMA step for one k.
+  auto step = [&](Expr k, const std::string& suffix) {
+    return TileLoops(p, suffix, [&](Expr i, Expr j) {
+      Expr a = p.pack_a ? Load::Make("Ap", Offset(p, bt * (MP * p.K * p.MR), (mp * p.K + k) * p.MR + i))
+                        : Load::Make("A", Offset(p, bt * (p.M * p.K), Min(mp * p.MR + i, p.M - 1) * p.K + k));
+      Expr b = Load::Make("Bp", Offset(p, bt * (NP * p.K * p.NR), (np * p.K + k) * p.NR + j));
+      return Store::Make("acc", Load::Make("acc", acc_index(i, j)) + a * b, acc_index(i, j));
+    });
+  };
+  Expr ko = Var::Make("ko");
+  Stmt main_loop = For::Make("ko", 0, klen / p.unroll_k, ForKind::kSerial,
+                             Loop("ku", p.unroll_k, ForKind::kUnrolled, [&](Expr ku) {
+                               return step(k0 + ko * p.unroll_k + ku, "_m");
+                             }));
+  Stmt tail;
+  if (p.unroll_k > 1) {
+    Expr kt = Var::Make("kt");
+    tail = For::Make("kt", 0, klen % p.unroll_k, ForKind::kSerial,
+                     step(k0 + (klen / p.unroll_k) * p.unroll_k + kt, "_t"));
+  }
+  return Allocate::Make("acc", p.MR * p.NR, MemoryScope::kStack,
+                        Block::Make({init, main_loop, tail, store_c}));
+}
+
+Stmt Compute(const Params& p) {
+  const int64_t MP = CeilDiv(p.M, p.MR), NP = CeilDiv(p.N, p.NR);
+  const int64_t MB = CeilDiv(MP, p.mc_panels), NB = CeilDiv(NP, p.nc_panels);
+  const int64_t num_k_blocks = CeilDiv(p.K, p.KC);
+  auto [bt, t] = SplitBatch(p, Var::Make("blk"), MB * NB);
+  Expr mb = p.fuse_mn ? t / NB : t % MB;
+  Expr nb = p.fuse_mn ? t % NB : t / MB;
+  Stmt body = Loop("kb", num_k_blocks, ForKind::kSerial, [&](Expr kb) {
+    Expr k0 = kb * p.KC;
+    Expr klen = num_k_blocks == 1 ? Expr(p.K) : Min(Expr(p.KC), p.K - k0);
+    auto tile = [&](Expr pn, Expr pm) {
+      Expr np = nb * p.nc_panels + pn, mp = mb * p.mc_panels + pm;
+      Stmt kernel = MicroKernel(p, bt, mp, np, kb, k0, klen);
+      const bool m_ragged = MP % p.mc_panels != 0, n_ragged = NP % p.nc_panels != 0;
+      if (m_ragged && n_ragged) return IfThenElse::Make(mp < MP && np < NP, kernel);
+      if (m_ragged) return IfThenElse::Make(mp < MP, kernel);
+      if (n_ragged) return IfThenElse::Make(np < NP, kernel);
+      return kernel;
+    };
+    if (p.b_panel_outer) {
+      return Loop("pn", p.nc_panels, ForKind::kSerial, [&](Expr pn) {
+        return Loop("pm", p.mc_panels, ForKind::kSerial, [&](Expr pm) { return tile(pn, pm); });
+      });
+    }
+    return Loop("pm", p.mc_panels, ForKind::kSerial, [&](Expr pm) {
+      return Loop("pn", p.nc_panels, ForKind::kSerial, [&](Expr pn) { return tile(pn, pm); });
+    });
+  });
+  return For::Make("blk", 0, p.batch * MB * NB, ForKind::kParallel, body);
+}
+
+// Candidates <= limit, plus limit itself when it is not already there.
+std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit) {
+  std::vector<int64_t> out;
+  for (int64_t v : values) {
+    if (v < limit) out.push_back(v);
+  }
+  out.push_back(limit);
+  return out;
+}
+
+}  // namespace
+
+absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space) {
+  TF_RETURN_IF_ERROR(space->DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
+  TF_RETURN_IF_ERROR(space->DefineKnob("nr_vecs", std::vector<int64_t>{1, 2, 3, 4}));
+  TF_RETURN_IF_ERROR(space->DefineKnob("mr", std::vector<int64_t>{1, 2, 3, 4, 5, 6, 8}));
+  const int64_t k_limit = std::min<int64_t>(k, 2048);
+  TF_RETURN_IF_ERROR(space->DefineKnob("kc", CappedCandidates({64, 128, 256, 384, 512, 768, 1024}, k_limit)));
+  TF_RETURN_IF_ERROR(space->DefineKnob("mc_panels", std::vector<int64_t>{1, 2, 4, 8, 16, 32}));
+  TF_RETURN_IF_ERROR(space->DefineKnob("nc_panels", std::vector<int64_t>{1, 2, 4, 8, 16, 32}));
+  TF_RETURN_IF_ERROR(space->DefineKnob("unroll_k", std::vector<int64_t>{1, 2, 4, 8}));
+  TF_RETURN_IF_ERROR(space->DefineKnob("pack_a", std::vector<int64_t>{0, 1}));
+  TF_RETURN_IF_ERROR(space->DefineKnob("order", std::vector<std::string>{"nm", "mn"}));
+  TF_RETURN_IF_ERROR(space->DefineKnob("fuse", std::vector<std::string>{"mn", "nm"}));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape, const Config& config) {
+  Params p;
+  p.batch = shape.batch;
+  p.M = shape.m;
+  p.N = shape.n;
+  p.K = shape.k;
+  p.b_is_nk = shape.b_is_nk;
+  TF_ASSIGN_OR_RETURN(p.vec, config.GetInt("vec"));
+  TF_ASSIGN_OR_RETURN(p.nr_vecs, config.GetInt("nr_vecs"));
+  TF_ASSIGN_OR_RETURN(p.MR, config.GetInt("mr"));
+  TF_ASSIGN_OR_RETURN(p.KC, config.GetInt("kc"));
+  TF_ASSIGN_OR_RETURN(p.mc_panels, config.GetInt("mc_panels"));
+  TF_ASSIGN_OR_RETURN(p.nc_panels, config.GetInt("nc_panels"));
+  TF_ASSIGN_OR_RETURN(p.unroll_k, config.GetInt("unroll_k"));
+  TF_ASSIGN_OR_RETURN(int64_t pack_a, config.GetInt("pack_a"));
+  TF_ASSIGN_OR_RETURN(std::string order, config.GetString("order"));
+  TF_ASSIGN_OR_RETURN(std::string fuse, config.GetString("fuse"));
+  p.NR = p.vec * p.nr_vecs;
+  p.KC = std::min(p.KC, p.K);
+  p.pack_a = pack_a != 0;
+  p.b_panel_outer = order == "nm";
+  p.fuse_mn = fuse == "mn";
+  // A register tile that cannot fit in registers spills on every k step;
+  // beyond 4x the register file it is not worth compiling at all.
+  if (p.MR * p.nr_vecs > 64) {
+    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.MR, "x", p.NR, " is too large"));
+  }
+
+  const int64_t MP = CeilDiv(p.M, p.MR), NP = CeilDiv(p.N, p.NR);
+  Stmt compute = Compute(p);
+  Stmt body;
+  if (p.pack_a) {
+    body = Block::Make({PackA(p), compute});
+    body = Allocate::Make("Ap", p.batch * MP * p.MR * p.K, MemoryScope::kGlobal, body);
+    body = Block::Make({PackB(p), body});
+  } else {
+    body = Block::Make({PackB(p), compute});
+  }
+  return Allocate::Make("Bp", p.batch * NP * p.NR * p.K, MemoryScope::kGlobal, body);
+}
+
+}  // namespace tunefleet

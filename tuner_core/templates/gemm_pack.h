@@ -1,0 +1,57 @@
+// The packed GEMM loop nest that the dense and batch_matmul CPU templates
+// share, built the way BLIS builds a GEMM (Goto & van de Geijn): B packed
+// into NR-wide panels (and optionally A into MR-tall panels), an MR x NR
+// register tile of C accumulated over a KC block of the shared dimension
+// with vector FMAs, loops over panels inside MC x NC blocks for cache reuse,
+// and a parallel loop over (batch item, block).
+//
+// Knobs (DefineGemmPackSpace; all chosen by the search, none hard-coded):
+//   vec       vector lanes (4 SSE/NEON, 8 AVX2, 16 AVX-512; wider than the
+//             target is an INSTANTIATION_ERROR at build time)
+//   nr_vecs   vectors per tile row, NR = vec * nr_vecs
+//   mr        rows of the register tile
+//   kc        shared-dimension block
+//   mc_panels MR-panels per M block,  nc_panels NR-panels per N block
+//   unroll_k  unrolling of the innermost k loop
+//   pack_a    pack A into panels (1) or read it in place (0)
+//   order     panel loop order inside a block ("nm": B panel outer, A inner)
+//   fuse      order of the fused parallel block loop ("mn" or "nm")
+// Sizes that do not divide the tiles are handled by zero-padded panels and
+// guarded edge tiles.
+#ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_
+#define TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tuner_core/ir/ir.h"
+#include "tuner_core/space/config_space.h"
+
+namespace tunefleet {
+
+// C[b, m, n] = sum_k A[b, m, k] * B[b, n, k] (b_is_nk) or B[b, k, n], over
+// buffers "A", "B", "C"; batch 1 is dense.
+struct GemmShape {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  bool b_is_nk = true;
+};
+
+// The parameters of one instantiation (a config applied to a shape).
+struct GemmPackParams {
+  int64_t batch, M, N, K;
+  bool b_is_nk;
+  int64_t vec, nr_vecs, NR, MR, KC, mc_panels, nc_panels, unroll_k;
+  bool pack_a, b_panel_outer, fuse_mn;
+};
+
+// Appends the knobs above to `space`, with kc candidates capped at k.
+absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space);
+
+// The kernel body for one config; InvalidArgument for a config it cannot
+// take (an oversized register tile).
+absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape, const Config& config);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_

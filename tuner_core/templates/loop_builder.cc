@@ -1,0 +1,33 @@
+#include "tuner_core/templates/loop_builder.h"
+
+namespace tunefleet {
+
+using ir::Expr;
+using ir::Stmt;
+
+Stmt Loop(const std::string& var, int64_t extent, ir::ForKind kind,
+          const std::function<Stmt(Expr)>& body) {
+  if (extent <= 0) return Stmt();
+  if (extent == 1) return body(Expr(0));
+  return ir::For::Make(var, 0, extent, kind, body(ir::Var::Make(var)));
+}
+
+std::vector<int64_t> Divisors(int64_t n, int64_t max) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= n && d <= max; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+Stmt RegisterTileLoops(const std::string& suffix, int64_t rows, int64_t lanes, int64_t vec,
+                       const std::function<Stmt(Expr, Expr)>& body) {
+  return Loop("r" + suffix, rows, ir::ForKind::kUnrolled, [&](Expr r) {
+    return Loop("v" + suffix, lanes / vec, ir::ForKind::kUnrolled, [&](Expr v) {
+      return Loop("l" + suffix, vec, ir::ForKind::kVectorized,
+                  [&](Expr l) { return body(r, v * vec + l); });
+    });
+  });
+}
+
+}  // namespace tunefleet

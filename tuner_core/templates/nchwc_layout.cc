@@ -1,0 +1,127 @@
+#include "tuner_core/templates/nchwc_layout.h"
+
+#include <algorithm>
+
+#include "tuner_core/templates/loop_builder.h"
+
+namespace tunefleet {
+
+using namespace ir;  // NOLINT
+
+namespace {
+
+// Splits the parallel index of an (n, cb, row) loop.
+struct RowIndex {
+  Expr n, cb, row;
+};
+RowIndex SplitRow(Expr t, int64_t blocks, int64_t rows) {
+  return {t / (blocks * rows), (t / rows) % blocks, t % rows};
+}
+
+}  // namespace
+
+Stmt NchwToBlocked(const std::string& tag, const std::string& src, const std::string& dst,
+                   const ActivationShape& s) {
+  const int64_t CB = s.c / s.block;
+  const std::string t_name = tag + "_t";
+  Expr t = Var::Make(t_name);
+  RowIndex r = SplitRow(t, CB, s.h);
+  Stmt body = Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
+    return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
+      Expr c = r.cb * s.block + b;
+      return Store::Make(dst, Load::Make(src, ((r.n * s.c + c) * s.h + r.row) * s.w + w),
+                         (((r.n * CB + r.cb) * s.h + r.row) * s.w + w) * s.block + b);
+    });
+  });
+  return For::Make(t_name, 0, s.n * CB * s.h, ForKind::kParallel, body);
+}
+
+Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
+                  const std::string& dst, const ActivationShape& s, const Padding& p) {
+  const int64_t CB = s.c / s.block;
+  const std::string t_name = tag + "_t";
+  Expr t = Var::Make(t_name);
+  RowIndex r = SplitRow(t, CB, p.padded_h);
+  auto dst_index = [&](Expr wp, Expr b) {
+    return (((r.n * CB + r.cb) * p.padded_h + r.row) * p.padded_w + wp) * s.block + b;
+  };
+  auto zeros = [&](const std::string& suffix, int64_t begin, int64_t end) {
+    return Loop(tag + "_zw" + suffix, end - begin, ForKind::kSerial, [&](Expr wp) {
+      return Loop(tag + "_zb" + suffix, s.block, ForKind::kSerial,
+                  [&](Expr b) { return Store::Make(dst, 0.0, dst_index(wp + begin, b)); });
+    });
+  };
+  Expr h = r.row - p.top;
+  Stmt copy = Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
+    return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
+      Expr src_index = src_is_nchw ? ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w
+                                   : (((r.n * CB + r.cb) * s.h + h) * s.w + w) * s.block + b;
+      return Store::Make(dst, Load::Make(src, src_index), dst_index(w + p.left, b));
+    });
+  });
+  Stmt image_row = Block::Make({zeros("l", 0, p.left), copy, zeros("r", p.left + s.w, p.padded_w)});
+  Stmt row = image_row;
+  if (p.top > 0 || p.padded_h > p.top + s.h) {
+    row = IfThenElse::Make(r.row >= p.top && r.row < p.top + s.h, image_row,
+                           zeros("a", 0, p.padded_w));
+  }
+  return For::Make(t_name, 0, s.n * CB * p.padded_h, ForKind::kParallel, row);
+}
+
+Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w, const std::string& dst,
+                   const ActivationShape& s) {
+  const int64_t CB = s.c / s.block;
+  const std::string t_name = tag + "_t";
+  Expr t = Var::Make(t_name);
+  RowIndex r = SplitRow(t, CB, s.h);
+  Stmt body = Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
+    return Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
+      return Store::Make(dst,
+                         Load::Make(src, (((r.n * CB + r.cb) * s.h + r.row) * src_w + w) * s.block + b),
+                         ((r.n * s.c + r.cb * s.block + b) * s.h + r.row) * s.w + w);
+    });
+  });
+  return For::Make(t_name, 0, s.n * CB * s.h, ForKind::kParallel, body);
+}
+
+Padding ConvInputPadding(int64_t h, int64_t w, int64_t pad_top, int64_t pad_left, int64_t pad_bottom,
+                         int64_t pad_right, int64_t out_h, int64_t padded_out_w, int64_t r, int64_t s,
+                         int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w) {
+  Padding p;
+  p.top = pad_top;
+  p.left = pad_left;
+  p.padded_h = std::max(h + pad_top + pad_bottom, (out_h - 1) * stride_h + (r - 1) * dil_h + 1);
+  p.padded_w = std::max(w + pad_left + pad_right, (padded_out_w - 1) * stride_w + (s - 1) * dil_w + 1);
+  return p;
+}
+
+void AssembleBlockedConv(const BlockedConvPlan& plan, LoweredFunc* func) {
+  const ActivationShape& in = plan.in;
+  const bool needs_padding = plan.pad.top > 0 || plan.pad.left > 0 || plan.pad.padded_h > in.h ||
+                             plan.pad.padded_w > in.w;
+  const int64_t data_pad_elems = in.n * in.c * plan.pad.padded_h * plan.pad.padded_w;
+  const int64_t out_elems = plan.out.n * plan.out.c * plan.out.h * plan.padded_out_w;
+  if (plan.layout_nchwc) {
+    func->staged = {{"data_nchwc", in.n * in.c * in.h * in.w},
+                    {"kernel_vec", plan.kernel_elems},
+                    {"out_nchwc", out_elems}};
+    func->prepare = Block::Make({NchwToBlocked("pd", "data", "data_nchwc", in), plan.pack_kernel("kernel_vec")});
+    if (needs_padding) {
+      func->body = Allocate::Make("data_pad", data_pad_elems, MemoryScope::kGlobal,
+                                  Block::Make({PadToBlocked("pad", "data_nchwc", false, "data_pad", in, plan.pad),
+                                               plan.compute("data_pad", "kernel_vec", "out_nchwc")}));
+    } else {
+      func->body = plan.compute("data_nchwc", "kernel_vec", "out_nchwc");
+    }
+    func->finish = BlockedToNchw("uo", "out_nchwc", plan.padded_out_w, "output", plan.out);
+    return;
+  }
+  Stmt body = Block::Make({plan.pack_kernel("kernel_vec"), PadToBlocked("pad", "data", true, "data_pad", in, plan.pad),
+                           plan.compute("data_pad", "kernel_vec", "out_vec"),
+                           BlockedToNchw("uo", "out_vec", plan.padded_out_w, "output", plan.out)});
+  body = Allocate::Make("out_vec", out_elems, MemoryScope::kGlobal, body);
+  body = Allocate::Make("data_pad", data_pad_elems, MemoryScope::kGlobal, body);
+  func->body = Allocate::Make("kernel_vec", plan.kernel_elems, MemoryScope::kGlobal, body);
+}
+
+}  // namespace tunefleet

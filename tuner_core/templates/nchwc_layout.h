@@ -1,0 +1,77 @@
+// Layout transforms between NCHW tensors and the channel-blocked NCHW[x]c
+// layout that the x86 convolution templates compute in (AutoTVM's
+// conv2d_NCHWc): a tensor [N, C, H, W] becomes [N, C/x, H, W, x], so the x
+// channels of one pixel are contiguous and fill a vector register.
+//
+// Each function returns one statement that reads buffer `src` and writes
+// buffer `dst` (flat fp32 buffers, as everywhere in the IR), with a parallel
+// outer loop. `tag` keeps loop variable names unique when one kernel uses a
+// transform twice.
+#ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_NCHWC_LAYOUT_H_
+#define TUNEFLEET_TUNER_CORE_TEMPLATES_NCHWC_LAYOUT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "tuner_core/ir/ir.h"
+
+namespace tunefleet {
+
+// Shape of an activation tensor and its channel block.
+struct ActivationShape {
+  int64_t n, c, h, w;
+  int64_t block;  // channels per block; divides c
+};
+
+// NCHW src -> NCHW[block]c dst of the same height and width.
+ir::Stmt NchwToBlocked(const std::string& tag, const std::string& src, const std::string& dst,
+                       const ActivationShape& shape);
+
+// Where an activation sits inside a zero-padded blocked buffer.
+struct Padding {
+  int64_t top = 0, left = 0;
+  int64_t padded_h = 0, padded_w = 0;  // >= top + h and left + w
+};
+
+// src (NCHW when `src_is_nchw`, else NCHW[block]c) -> dst, blocked and
+// zero-padded to padded_h x padded_w with the image at (top, left).
+ir::Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
+                      const std::string& dst, const ActivationShape& shape, const Padding& padding);
+
+// NCHW[block]c src whose rows are `src_w` >= shape.w wide (the extra columns
+// are ignored) -> NCHW dst of shape.
+ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w,
+                       const std::string& dst, const ActivationShape& shape);
+
+// The padding a blocked convolution reads: the workload's, widened so that
+// every tap of every output column up to `padded_out_w` (a whole number of
+// register tiles) stays inside the buffer.
+Padding ConvInputPadding(int64_t h, int64_t w, int64_t pad_top, int64_t pad_left, int64_t pad_bottom,
+                         int64_t pad_right, int64_t out_h, int64_t padded_out_w, int64_t r, int64_t s,
+                         int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w);
+
+// How a blocked convolution kernel is put together, by conv2d and depthwise
+// alike: which stages are timed follows `layout_nchwc` (see
+// conv2d_nchwc_x86.h).
+struct BlockedConvPlan {
+  ActivationShape in, out;  // out.w is the real output width
+  Padding pad;
+  int64_t padded_out_w = 0;  // output rows as computed (>= out.w)
+  int64_t kernel_elems = 0;  // packed weights
+  bool layout_nchwc = false;
+  // Writes the packed weights into `kernel_vec` from the "kernel" argument.
+  std::function<ir::Stmt(const std::string& kernel_vec)> pack_kernel;
+  // Reads blocked, padded `data` (pad.padded_h x pad.padded_w rows) and
+  // `kernel_vec`, writes blocked `out` with rows padded_out_w wide.
+  std::function<ir::Stmt(const std::string& data, const std::string& kernel_vec, const std::string& out)>
+      compute;
+};
+
+// Fills func->body (and, for NCHWc, staged/prepare/finish) from the plan.
+// The tensors are "data", "kernel" and "output".
+void AssembleBlockedConv(const BlockedConvPlan& plan, ir::LoweredFunc* func);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_TEMPLATES_NCHWC_LAYOUT_H_
