@@ -40,7 +40,10 @@ absl::Status WriteSecret(const std::string& path, const std::string& content) {
 }  // namespace
 
 absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
-  TF_ASSIGN_OR_RETURN(nlohmann::json args, WorkloadArgsFromShape(o.workload, o.shape, o.layout));
+  nlohmann::json args = o.args;
+  if (args.is_null()) {
+    TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(o.workload, o.shape, o.layout));
+  }
   proto::JobSpec spec;
   spec.set_name(o.name);
   spec.set_device_key(o.device_key);

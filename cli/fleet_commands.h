@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
 #include "cli/fleet_client.h"
 #include "proto/fleet.pb.h"
 
@@ -22,7 +23,8 @@ struct SubmitOptions {
   std::string name;
   std::string device_key = "local";
   std::string workload = "dense";
-  std::string shape;           // "M,N,K" for dense
+  nlohmann::json args;         // the workload's args; null: from shape/layout
+  std::string shape;           // "M,N,K" for dense, "B,M,N,K" for batch_matmul
   std::string layout = "NK";
   std::string template_name;
   std::string target;          // empty: "llvm -mcpu=native"

@@ -15,10 +15,16 @@
 #include "common/worker_connection.h"
 #include "device_agent/measure_conversions.h"
 #include "cli/fleet_commands.h"
+#include "cli/model_command.h"
 #include "cli/tune_command.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload to tune");
-ABSL_FLAG(std::string, shape, "", "workload shape, e.g. M,N,K for dense");
+ABSL_FLAG(std::string, model, "",
+          "tasks/tune: a model (resnet-18, resnet-50, mobilenet-v2, vgg-16) whose tasks to list or tune");
+ABSL_FLAG(std::string, shape, "", "workload shape: M,N,K for dense, B,M,N,K for batch_matmul");
+ABSL_FLAG(std::string, args, "",
+          "workload arguments as a JSON object, e.g. '{\"C\":64,\"H\":56,...}' for conv2d_nchw "
+          "(instead of --shape)");
 ABSL_FLAG(std::string, layout, "NK", "dense: NK (B is [N,K], like a linear layer) or KN");
 ABSL_FLAG(std::string, template_name, "", "template (default: the workload's best)");
 ABSL_FLAG(std::string, tuner, "random",
@@ -77,6 +83,17 @@ tunefleet::MeasureOptions MeasureFromFlags() {
   return m;
 }
 
+// --args as JSON; null when the flag is empty.
+absl::StatusOr<nlohmann::json> ArgsFromFlag() {
+  const std::string text = absl::GetFlag(FLAGS_args);
+  if (text.empty()) return nlohmann::json();
+  nlohmann::json args = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (args.is_discarded() || !args.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat("--args is not a JSON object: ", text));
+  }
+  return args;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,6 +101,8 @@ int main(int argc, char** argv) {
       "tunefleet <command> [flags]\n"
       "local mode (one process, no RPC):\n"
       "  tune       build and measure configs locally and record them in --log\n"
+      "             (--workload with --shape or --args, or every task of --model)\n"
+      "  tasks      list the tuning tasks of --model\n"
       "  best       print the best record per task in --log (or of --job on the fleet)\n"
       "  templates  list the kernel templates\n"
       "the fleet:\n"
@@ -106,6 +125,8 @@ int main(int argc, char** argv) {
     o.layout = absl::GetFlag(FLAGS_layout);
     o.template_name = absl::GetFlag(FLAGS_template_name);
     o.tuner = absl::GetFlag(FLAGS_tuner);
+    absl::StatusOr<nlohmann::json> args = ArgsFromFlag();
+    if (args.ok()) o.args = *args;
     o.plan_size = absl::GetFlag(FLAGS_plan_size);
     o.transfer_log = absl::GetFlag(FLAGS_transfer_log);
     o.trials = absl::GetFlag(FLAGS_trials);
@@ -117,7 +138,16 @@ int main(int argc, char** argv) {
     o.resume = absl::GetFlag(FLAGS_resume);
     o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
     o.local.measure = MeasureFromFlags();
-    status = tunefleet::RunTune(o, std::cerr, std::cout).status();
+    const std::string model = absl::GetFlag(FLAGS_model);
+    if (!args.ok()) {
+      status = args.status();
+    } else if (!model.empty()) {
+      status = tunefleet::RunTuneModel(model, o, std::cerr, std::cout).status();
+    } else {
+      status = tunefleet::RunTune(o, std::cerr, std::cout).status();
+    }
+  } else if (command == "tasks") {
+    status = tunefleet::RunTasks(absl::GetFlag(FLAGS_model), std::cout);
   } else if (command == "best" && absl::GetFlag(FLAGS_job).empty()) {
     status = tunefleet::RunBest(absl::GetFlag(FLAGS_log), std::cout);
   } else if (command == "up") {
@@ -153,6 +183,8 @@ int main(int argc, char** argv) {
         o.name = absl::GetFlag(FLAGS_name);
         o.device_key = absl::GetFlag(FLAGS_key);
         o.workload = absl::GetFlag(FLAGS_workload);
+        absl::StatusOr<nlohmann::json> args = ArgsFromFlag();
+        if (args.ok()) o.args = *args;
         o.shape = absl::GetFlag(FLAGS_shape);
         o.layout = absl::GetFlag(FLAGS_layout);
         o.template_name = absl::GetFlag(FLAGS_template_name);
@@ -164,7 +196,8 @@ int main(int argc, char** argv) {
         o.seed = absl::GetFlag(FLAGS_seed);
         o.window = absl::GetFlag(FLAGS_window);
         o.measure = tunefleet::ToProto(MeasureFromFlags());
-        absl::StatusOr<tunefleet::proto::JobStatus> submitted = tunefleet::RunSubmit(client, o, std::cout);
+        absl::StatusOr<tunefleet::proto::JobStatus> submitted =
+            args.ok() ? tunefleet::RunSubmit(client, o, std::cout) : args.status();
         status = submitted.status();
         if (submitted.ok() && absl::GetFlag(FLAGS_watch)) {
           status = tunefleet::RunWatch(client, submitted->job_id(), isatty(2), std::cerr);

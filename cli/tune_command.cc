@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
@@ -29,29 +30,40 @@ double Median(std::vector<double> v) {
 absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
                                                      const std::string& shape,
                                                      const std::string& layout) {
-  if (workload != "dense") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown workload \"", workload, "\" (known: dense)"));
+  std::vector<const char*> keys;
+  if (workload == "dense") {
+    keys = {"M", "N", "K"};
+  } else if (workload == "batch_matmul") {
+    keys = {"B", "M", "N", "K"};
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shape is for dense (M,N,K) and batch_matmul (B,M,N,K); give ", workload,
+        "'s arguments as JSON with --args"));
   }
+  const std::string wanted = absl::StrJoin(keys, ",");
   std::vector<std::string> parts = absl::StrSplit(shape, ',');
-  std::vector<int64_t> dims;
-  for (const std::string& p : parts) {
+  if (parts.size() != keys.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": ", workload, " wants ", wanted));
+  }
+  nlohmann::json args = {{"layout", layout}};
+  for (size_t i = 0; i < parts.size(); ++i) {
     int64_t v = 0;
-    if (!absl::SimpleAtoi(p, &v)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--shape \"", shape, "\": \"", p, "\" is not an integer (dense wants M,N,K)"));
+    if (!absl::SimpleAtoi(parts[i], &v)) {
+      return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": \"", parts[i],
+                                                     "\" is not an integer (", workload, " wants ", wanted, ")"));
     }
-    dims.push_back(v);
+    args[keys[i]] = v;
   }
-  if (dims.size() != 3) {
-    return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": dense wants M,N,K"));
-  }
-  return nlohmann::json{{"M", dims[0]}, {"N", dims[1]}, {"K", dims[2]}, {"layout", layout}};
+  return args;
 }
 
 absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostream& progress,
                                     std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
-  TF_ASSIGN_OR_RETURN(nlohmann::json args, WorkloadArgsFromShape(options.workload, options.shape, options.layout));
+  nlohmann::json args = options.args;
+  if (args.is_null()) {
+    TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(options.workload, options.shape, options.layout));
+  }
   const std::string target = options.target.empty() ? HostTargetString() : options.target;
   TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task,
                       Task::Make(options.template_name, options.workload, args, target));
@@ -130,6 +142,7 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
   tune_options.batch_size = options.batch_size;
   tune_options.flops = task->workload().flops();
   tune_options.progress_stream = &progress;
+  tune_options.task_label = options.task_label;
   TF_RETURN_IF_ERROR(tuner->Tune(*measurer, tune_options, callbacks));
   TF_RETURN_IF_ERROR(write_status);
 

@@ -19,7 +19,8 @@ namespace tunefleet {
 
 struct TuneCommandOptions {
   std::string workload = "dense";
-  std::string shape;            // "M,N,K" for dense
+  nlohmann::json args;          // the workload's args (JSON object); null: from shape/layout
+  std::string shape;            // "M,N,K" for dense, "B,M,N,K" for batch_matmul
   std::string layout = "NK";    // dense: NK (B is [N,K]) or KN
   std::string template_name;    // empty: the workload's default template
   std::string tuner = "random";   // grid | random | ga | xgb | xgb_rank | xgb_knob | xgb_curve
@@ -32,6 +33,7 @@ struct TuneCommandOptions {
   std::string target;           // empty: the host ("llvm -mcpu=<host cpu>")
   uint64_t seed = 0;
   bool resume = true;           // skip configs already in --log for this task
+  std::string task_label = "[Task 1/1]";  // prefix of the progress line
   LocalMeasurerOptions local;
 };
 
@@ -49,7 +51,8 @@ struct TuneSummary {
   double model_seconds = 0;     // xgb*: fitting + selecting (ModelTimings::total_seconds)
 };
 
-// Workload args from the CLI's --workload/--shape/--layout.
+// Workload args from the CLI's --workload/--shape/--layout (dense and
+// batch_matmul; other workloads take --args).
 absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
                                                      const std::string& shape,
                                                      const std::string& layout);

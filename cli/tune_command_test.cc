@@ -120,8 +120,41 @@ TEST_F(TuneCommandTest, BadInputsAreClearErrors) {
   o = SmallJob(1);
   o.target = "llvm -mcpu=pentium9";
   EXPECT_NE(RunTune(o, progress, out).status().message().find("unknown CPU"), std::string::npos);
+  o = SmallJob(1);
+  o.workload = "conv2d_nchw";
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("--args"), std::string::npos);
+  o.args = {{"N", 1}, {"C", 4}, {"H", 5}, {"W", 5}, {"K", 4}, {"R", 9}, {"S", 3}};
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("no output rows"), std::string::npos);
   std::ostringstream best;
   EXPECT_EQ(RunBest(log_ + ".missing", best).code(), absl::StatusCode::kNotFound);
+}
+
+TEST(WorkloadArgsFromShapeTest, DenseAndBatchMatmul) {
+  auto dense = WorkloadArgsFromShape("dense", "3,4,5", "KN");
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  EXPECT_EQ(*dense, nlohmann::json({{"M", 3}, {"N", 4}, {"K", 5}, {"layout", "KN"}}));
+  auto bmm = WorkloadArgsFromShape("batch_matmul", "12,128,128,64", "NK");
+  ASSERT_TRUE(bmm.ok()) << bmm.status();
+  EXPECT_EQ(*bmm, nlohmann::json({{"B", 12}, {"M", 128}, {"N", 128}, {"K", 64}, {"layout", "NK"}}));
+  EXPECT_NE(WorkloadArgsFromShape("batch_matmul", "12,128,64", "NK").status().message().find("B,M,N,K"),
+            std::string::npos);
+}
+
+// A conv2d given as --args JSON tunes like dense, in both timing layouts.
+TEST_F(TuneCommandTest, TunesAConvFromArgs) {
+  for (const char* layout : {"NCHW", "NCHWc"}) {
+    std::ostringstream progress, out;
+    TuneCommandOptions o = SmallJob(8);
+    o.log.clear();
+    o.workload = "conv2d_nchw";
+    o.args = {{"N", 1}, {"C", 8}, {"H", 9}, {"W", 11}, {"K", 16}, {"R", 3}, {"S", 3}, {"padding", 1},
+              {"layout", layout}};
+    auto summary = RunTune(o, progress, out);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->task_name, "conv2d_nchwc.x86");
+    EXPECT_EQ(summary->trials, 8);
+    EXPECT_GT(summary->best_gflops, 0) << out.str();
+  }
 }
 
 }  // namespace

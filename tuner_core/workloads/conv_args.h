@@ -12,8 +12,11 @@
 //                       on its axis (dil*(kernel-1)+1), as TVM/PyTorch do
 //   dil_h, dil_w        default 1
 //   layout              "NCHW" (default) or "NCHWc": the tensors are NCHW
-//                       either way; "NCHWc" tells templates that packing to
-//                       and from NCHW[x]c is part of what gets timed.
+//                       either way. "NCHW" times the templates' packing to
+//                       and from NCHW[x]c; "NCHWc" says the network runs
+//                       blocked end to end (weights packed at compile time),
+//                       so those transforms run untimed (see
+//                       templates/conv2d_nchwc_x86.h).
 // Input-only shorthands, expanded into the keys above (and never given
 // together with them):
 //   stride: s | [h, w]    dilation: d | [h, w]

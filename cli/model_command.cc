@@ -1,0 +1,96 @@
+#include "cli/model_command.h"
+
+#include <chrono>
+#include <sstream>
+
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "tuner_core/models/model_zoo.h"
+#include "tuner_core/workloads/workload.h"
+
+namespace tunefleet {
+namespace {
+
+std::string DescribeTask(const ModelTask& task) {
+  absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(task.workload, task.args);
+  return workload.ok() ? (*workload)->Describe() : task.workload + task.args.dump();
+}
+
+}  // namespace
+
+absl::Status RunTasks(const std::string& model, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(std::vector<ModelTask> tasks, ModelTasks(model));
+  double total_flops = 0;
+  int total_layers = 0;
+  for (const ModelTask& task : tasks) {
+    total_flops += task.flops * task.num_layers;
+    total_layers += task.num_layers;
+  }
+  out << absl::StrFormat("%s: %d tuning tasks for %d layers, %.3f GFLOP per inference (batch 1)\n", model,
+                         tasks.size(), total_layers, total_flops / 1e9);
+  out << absl::StrFormat("%-6s %-7s %-9s %-7s %s\n", "task", "layers", "MFLOP", "share", "workload");
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const ModelTask& task = tasks[i];
+    out << absl::StrFormat("%-6d %-7d %-9.1f %5.1f%%  %s\n", i + 1, task.num_layers, task.flops / 1e6,
+                           100.0 * task.flops_share, DescribeTask(task));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model, const TuneCommandOptions& base,
+                                              std::ostream& progress, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(std::vector<ModelTask> tasks, ModelTasks(model));
+  const auto start = std::chrono::steady_clock::now();
+  out << "Tuning " << model << ": " << tasks.size() << " tasks, " << base.trials << " trials each, tuner "
+      << base.tuner << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
+  ModelTuneSummary summary;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const ModelTask& task = tasks[i];
+    TuneCommandOptions options = base;
+    options.workload = task.workload;
+    options.args = task.args;
+    options.shape.clear();
+    options.template_name.clear();
+    options.task_label = absl::StrFormat("[Task %2d/%2d]", i + 1, tasks.size());
+    // Each task's own report is long; the model's summary below has what
+    // matters, so keep only warnings and errors from it.
+    std::ostringstream task_report;
+    absl::StatusOr<TuneSummary> result = RunTune(options, progress, task_report);
+    if (!result.ok()) {
+      return absl::Status(result.status().code(), absl::StrCat("task ", i + 1, " (", DescribeTask(task),
+                                                               "): ", result.status().message()));
+    }
+    ModelTaskResult task_result{result->workload, task.num_layers, *result};
+    if (result->best_gflops > 0) {
+      summary.model_latency_seconds += result->best_cost_seconds * task.num_layers;
+    } else {
+      ++summary.untuned_tasks;
+      out << "  task " << i + 1 << ": no config succeeded\n" << task_report.str();
+    }
+    summary.build_wall_seconds += result->timings.build_wall_seconds;
+    summary.measure_wall_seconds += result->timings.measure_wall_seconds;
+    summary.model_seconds += result->model_seconds;
+    summary.tasks.push_back(std::move(task_result));
+  }
+  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  out << absl::StrFormat("%-6s %-7s %-10s %-11s %s\n", "task", "layers", "GFLOPS", "ms x layers", "workload");
+  for (size_t i = 0; i < summary.tasks.size(); ++i) {
+    const ModelTaskResult& t = summary.tasks[i];
+    out << absl::StrFormat("%-6d %-7d %-10.2f %-11.4f %s\n", i + 1, t.num_layers, t.summary.best_gflops,
+                           t.summary.best_cost_seconds * 1e3 * t.num_layers, t.workload);
+  }
+  out << absl::StrFormat("Model latency (sum of tuned layers' best): %.3f ms", summary.model_latency_seconds * 1e3);
+  if (summary.untuned_tasks > 0) out << " (" << summary.untuned_tasks << " tasks without a result left out)";
+  out << "\n";
+  const double other = summary.wall_seconds - summary.build_wall_seconds - summary.measure_wall_seconds;
+  out << absl::StrFormat(
+      "Time: %.1f s | build %.1f s (%.0f%%) | measure %.1f s (%.0f%%) | tuner and the rest %.1f s (%.0f%%; "
+      "cost model %.1f s)\n",
+      summary.wall_seconds, summary.build_wall_seconds, 100 * summary.build_wall_seconds / summary.wall_seconds,
+      summary.measure_wall_seconds, 100 * summary.measure_wall_seconds / summary.wall_seconds, other,
+      100 * other / summary.wall_seconds, summary.model_seconds);
+  return summary;
+}
+
+}  // namespace tunefleet

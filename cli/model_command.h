@@ -1,0 +1,52 @@
+// Whole-model commands of the `tunefleet` CLI (local mode):
+//
+//   tunefleet tasks --model resnet-18
+//       the model's distinct tuning tasks, with the layers each serves and
+//       its share of the model's FLOPs
+//   tunefleet tune --model resnet-18 --trials 200 --tuner xgb --log r.jsonl
+//       tunes every task in turn (one AutoTVM progress line per task,
+//       "[Task 3/12]"), into one records file, then prints each task's best
+//       and the summed best latency of the model's tuned layers
+#ifndef TUNEFLEET_CLI_MODEL_COMMAND_H_
+#define TUNEFLEET_CLI_MODEL_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cli/tune_command.h"
+
+namespace tunefleet {
+
+// Prints the task table of `model`; NotFound naming the known models.
+absl::Status RunTasks(const std::string& model, std::ostream& out);
+
+struct ModelTaskResult {
+  std::string workload;      // Describe()
+  int num_layers = 0;
+  TuneSummary summary;
+};
+
+struct ModelTuneSummary {
+  std::vector<ModelTaskResult> tasks;
+  // Sum over tasks of best latency x layers served; tasks where no config
+  // succeeded are counted in `untuned_tasks` and left out of the sum.
+  double model_latency_seconds = 0;
+  int untuned_tasks = 0;
+  double wall_seconds = 0;
+  double build_wall_seconds = 0;    // the tasks' parallel build phases
+  double measure_wall_seconds = 0;  // the tasks' measure phases
+  double model_seconds = 0;         // the tuners' cost models (xgb*)
+};
+
+// Tunes every task of `model` with `base`'s tuner, trials, log and
+// measurement options (its workload, args, shape and template are set per
+// task). Progress lines go to `progress`, everything else to `out`.
+absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model, const TuneCommandOptions& base,
+                                              std::ostream& progress, std::ostream& out);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_CLI_MODEL_COMMAND_H_
