@@ -134,9 +134,16 @@ std::string ToString(const LoweredFunc& f) {
   for (const BufferArg& a : f.args) {
     args.push_back(absl::StrCat(a.is_output ? "out " : "", a.name, "[", absl::StrJoin(a.shape, "x"), "]"));
   }
-  Printer p;
-  p.Print(f.body, 1);
-  return absl::StrCat("func ", f.name, "(", absl::StrJoin(args, ", "), ") {\n", p.str(), "}\n");
+  for (const StagedBuffer& b : f.staged) args.push_back(absl::StrCat("staged ", b.name, "[", b.num_elements, "]"));
+  const std::string signature = absl::StrCat("(", absl::StrJoin(args, ", "), ")");
+  auto stage = [&](const std::string& name, const Stmt& body) {
+    if (!body.defined()) return std::string();
+    Printer p;
+    p.Print(body, 1);
+    return absl::StrCat("func ", name, signature, " {\n", p.str(), "}\n");
+  };
+  return absl::StrCat(stage(f.name + "_prepare", f.prepare), stage(f.name, f.body),
+                      stage(f.name + "_finish", f.finish));
 }
 
 }  // namespace tunefleet::ir

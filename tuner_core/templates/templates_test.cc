@@ -42,6 +42,65 @@ TEST(TemplatesTest, PackSpaceContainsTheVendorLevelConfig) {
   EXPECT_NE(text.find("allocate acc[float32 * 96] in stack"), std::string::npos);
 }
 
+TEST(TemplatesTest, EveryWorkloadHasADefaultTemplate) {
+  for (const std::string& workload : WorkloadNames()) {
+    auto tmpl = DefaultTemplate(workload);
+    ASSERT_TRUE(tmpl.ok()) << workload << ": " << tmpl.status();
+    EXPECT_EQ((*tmpl)->workload_name(), workload);
+  }
+  EXPECT_EQ((*DefaultTemplate("conv2d_nchw"))->name(), "conv2d_nchwc.x86");
+  EXPECT_EQ((*DefaultTemplate("depthwise_conv2d_nchw"))->name(), "depthwise_conv2d_nchwc.x86");
+  EXPECT_EQ((*DefaultTemplate("batch_matmul"))->name(), "batch_matmul_pack.x86");
+}
+
+// The conv2d space holds AutoTVM's style of good x86 config for a ResNet
+// layer (16-channel blocks, a row of output pixels in registers, 16-lane
+// vectors), and it instantiates to the blocked, staged kernel.
+TEST(TemplatesTest, Conv2dSpaceContainsTheClassicBlockedConfig) {
+  auto task = Task::Make("", "conv2d_nchw",
+                         {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3},
+                          {"padding", 1}, {"layout", "NCHWc"}},
+                         "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto config = (*task)->space().FromJson(
+      {{"entity",
+        {{"tile_ic", "ot", 16}, {"tile_oc", "ot", 16}, {"tile_ow", "ot", 14}, {"vec", "ot", 16},
+         {"reduce", "ot", "c_kh_ic_kw"}}}});
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
+  ASSERT_TRUE(func.ok()) << func.status();
+  ASSERT_EQ(func->staged.size(), 3u);  // blocked input, packed weights, blocked output
+  EXPECT_TRUE(func->prepare.defined());
+  EXPECT_TRUE(func->finish.defined());
+  const std::string text = ir::ToString(*func);
+  EXPECT_NE(text.find("allocate acc[float32 * 224] in stack"), std::string::npos) << text;
+  EXPECT_NE(text.find("vectorized for"), std::string::npos);
+  // In the NCHW layout the same config packs inside the timed body instead.
+  auto nchw = Task::Make("", "conv2d_nchw",
+                         {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3},
+                          {"padding", 1}},
+                         "llvm");
+  ASSERT_TRUE(nchw.ok());
+  auto plain = (*nchw)->tmpl().Instantiate((*nchw)->workload(), *config);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_TRUE(plain->staged.empty());
+  EXPECT_FALSE(plain->prepare.defined());
+}
+
+TEST(TemplatesTest, OversizedConvRegisterTileIsRejectedWithTheReason) {
+  auto task = Task::Make("", "conv2d_nchw",
+                         {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3}}, "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto config = (*task)->space().FromJson(
+      {{"entity",
+        {{"tile_ic", "ot", 16}, {"tile_oc", "ot", 64}, {"tile_ow", "ot", 32}, {"vec", "ot", 4},
+         {"reduce", "ot", "c_kh_kw_ic"}}}});
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
+  EXPECT_EQ(func.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(func.status().message().find("register tile 32x64"), std::string::npos) << func.status();
+}
+
 TEST(TemplatesTest, WrongWorkloadForTemplateIsInvalidArgument) {
   auto task = Task::Make("dense_pack.x86", "conv2d", {}, "llvm");
   EXPECT_FALSE(task.ok());
