@@ -10,8 +10,6 @@
 // OpenBLAS is run as Debian ships it (its own CPU detection) and with
 // OPENBLAS_CORETYPE set to the kernel family this CPU supports (its
 // detection does not know every CPU model); the faster is the reference.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -25,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/bench_util.h"
 #include "cli/tune_command.h"
 #include "nlohmann/json.hpp"
 
@@ -47,41 +46,15 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-std::string ExeDir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  buf[n > 0 ? n : 0] = 0;
-  std::string exe(buf);
-  return exe.substr(0, exe.rfind('/'));
-}
-
-std::string OpenBlasCoreTypeForThisCpu() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string text((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
-  if (text.find(" avx512f") != std::string::npos) return "SkylakeX";
-  if (text.find(" avx2") != std::string::npos) return "Haswell";
-  return "";
-}
-
 // One OpenBLAS round in its own process; returns its JSON.
 nlohmann::json RunOpenBlas(const std::string& coretype, int64_t m, int64_t n, int64_t k, int threads) {
-  std::string cmd = absl::StrCat(coretype.empty() ? "" : absl::StrCat("OPENBLAS_CORETYPE=", coretype, " "),
-                                 ExeDir(), "/openblas_sgemm ", m, " ", n, " ", k, " ", threads, " 1 NK");
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return nlohmann::json{{"error", "popen failed"}};
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof(buf), pipe)) out += buf;
-  pclose(pipe);
-  try {
-    return nlohmann::json::parse(out);
-  } catch (const nlohmann::json::exception&) {
-    return nlohmann::json{{"error", out}};
-  }
+  return bench::RunJsonCommand(
+      absl::StrCat(coretype.empty() ? "" : absl::StrCat("OPENBLAS_CORETYPE=", coretype, " "), bench::ExeDir(),
+                   "/openblas_sgemm ", m, " ", n, " ", k, " ", threads, " 1 NK"));
 }
 
 int Main() {
-  const std::string coretype = OpenBlasCoreTypeForThisCpu();
+  const std::string coretype = bench::OpenBlasCoreTypeForThisCpu();
   nlohmann::json report = {{"benchmark", "dense"}, {"target", HostTargetString()}, {"cases", nlohmann::json::array()}};
   std::vector<std::string> shapes = absl::StrSplit(absl::GetFlag(FLAGS_shapes), ';');
   std::vector<std::string> thread_list = absl::StrSplit(absl::GetFlag(FLAGS_threads), ',');
