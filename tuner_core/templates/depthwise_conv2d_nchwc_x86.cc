@@ -39,29 +39,52 @@ Stmt PackKernel(const Params& p, const std::string& dst) {
   return For::Make("pk_c", 0, p.CC, ForKind::kParallel, body);
 }
 
+// Reads the blocked input unpadded ([N][C/c_bn][H][W][c_bn]). Tiles whose
+// every tap lies inside the image (the interior: nearly all of a large
+// image) run unguarded; border tiles skip the taps that fall into the zero
+// padding, so no padded copy of the input is ever made (the padding pass
+// costs about as much as a depthwise layer's arithmetic).
 Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec, const std::string& out) {
   Expr t = Var::Make("blk");
   Expr n = t / (p.CC * p.OH), cc = (t / p.OH) % p.CC, oh = t % p.OH;
-  const int64_t HP = p.pad.padded_h, WP = p.pad.padded_w;
   auto acc_index = [&](Expr owi, Expr b) { return owi * p.c_bn + b; };
   Stmt row = Loop("owc", p.OWC, ForKind::kSerial, [&](Expr owc) {
     Stmt init = RegisterTileLoops("_z", p.reg_n, p.c_bn, p.vec,
                                   [&](Expr owi, Expr b) { return Store::Make("acc", 0.0, acc_index(owi, b)); });
-    Stmt reduction = Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
-      return Loop("kw", p.S, p.unroll_kw ? ForKind::kUnrolled : ForKind::kSerial, [&](Expr kw) {
-        return RegisterTileLoops("_m", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
-          Expr x = Load::Make(data, (((n * p.CC + cc) * HP + oh * p.sh + kh * p.dh) * WP +
-                                     (owc * p.reg_n + owi) * p.sw + kw * p.dw) * p.c_bn + b);
+    auto ih = [&](Expr kh) { return oh * p.sh + kh * p.dh - p.pad.top; };
+    auto iw = [&](Expr owi, Expr kw) { return (owc * p.reg_n + owi) * p.sw + kw * p.dw - p.pad.left; };
+    // The FMAs of one tap for one output pixel of the tile.
+    auto tap = [&](Expr kh, Expr kw, Expr owi, const std::string& suffix) {
+      return Loop("v" + suffix, p.c_bn / p.vec, ForKind::kUnrolled, [&](Expr v) {
+        return Loop("l" + suffix, p.vec, ForKind::kVectorized, [&](Expr l) {
+          Expr b = v * p.vec + l;
+          Expr x = Load::Make(data, (((n * p.CC + cc) * p.H + ih(kh)) * p.W + iw(owi, kw)) * p.c_bn + b);
           Expr w = Load::Make(kernel_vec, ((cc * p.R + kh) * p.S + kw) * p.c_bn + b);
           return Store::Make("acc", Load::Make("acc", acc_index(owi, b)) + x * w, acc_index(owi, b));
         });
       });
+    };
+    const ForKind kw_kind = p.unroll_kw ? ForKind::kUnrolled : ForKind::kSerial;
+    Stmt interior = Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
+      return Loop("kw", p.S, kw_kind, [&](Expr kw) {
+        return Loop("r_m", p.reg_n, ForKind::kUnrolled, [&](Expr owi) { return tap(kh, kw, owi, "_m"); });
+      });
     });
+    Stmt border = Loop("khb", p.R, ForKind::kSerial, [&](Expr kh) {
+      Stmt columns = Loop("kwb", p.S, kw_kind, [&](Expr kw) {
+        return Loop("r_b", p.reg_n, ForKind::kUnrolled, [&](Expr owi) {
+          return IfThenElse::Make(iw(owi, kw) >= 0 && iw(owi, kw) < p.W, tap(kh, kw, owi, "_b"));
+        });
+      });
+      return IfThenElse::Make(ih(kh) >= 0 && ih(kh) < p.H, columns);
+    });
+    Expr inside = ih(0) >= 0 && ih(p.R - 1) < p.H && iw(0, 0) >= 0 && iw(p.reg_n - 1, p.S - 1) < p.W;
     Stmt store = RegisterTileLoops("_s", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
       return Store::Make(out, Load::Make("acc", acc_index(owi, b)),
                          (((n * p.CC + cc) * p.OH + oh) * p.OWP + owc * p.reg_n + owi) * p.c_bn + b);
     });
-    return Allocate::Make("acc", p.reg_n * p.c_bn, MemoryScope::kStack, Block::Make({init, reduction, store}));
+    return Allocate::Make("acc", p.reg_n * p.c_bn, MemoryScope::kStack,
+                          Block::Make({init, IfThenElse::Make(inside, interior, border), store}));
   });
   return For::Make("blk", 0, p.N * p.CC * p.OH, ForKind::kParallel, row);
 }
@@ -131,6 +154,7 @@ absl::StatusOr<LoweredFunc> DepthwiseConv2dNchwcX86Template::Instantiate(const W
   plan.padded_out_w = p.OWP;
   plan.kernel_elems = p.C * p.R * p.S;
   plan.layout_nchwc = conv->layout_nchwc();
+  plan.compute_reads_unpadded = true;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
   plan.compute = [&](const std::string& data, const std::string& kernel_vec, const std::string& out) {
     return Compute(p, data, kernel_vec, out);

@@ -3,11 +3,14 @@
 // holds `vec` channels of one pixel; a register tile of `tile_ow` output
 // pixels x `tile_c` channels accumulates the R x S taps with vector FMAs
 // (input and weights both contiguous vectors), inside a parallel loop over
-// (batch, channel block, output row).
+// (batch, channel block, output row). Borders are handled in the loop nest
+// (interior tiles unguarded, border tiles skipping the taps that fall into
+// the padding), so the input is never copied into a padded buffer.
 //
 // Knobs: tile_c (a divisor of C), tile_ow (output pixels per tile), vec
 // (lanes, gcd with tile_c), unroll_kw (unroll the kernel-width loop).
-// Timing follows the workload's layout exactly as in conv2d_nchwc.x86.
+// Timing follows the workload's layout as in conv2d_nchwc.x86, except that
+// there is no padding pass to time.
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_DEPTHWISE_CONV2D_NCHWC_X86_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_DEPTHWISE_CONV2D_NCHWC_X86_H_
 

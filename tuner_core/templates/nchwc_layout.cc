@@ -97,8 +97,9 @@ Padding ConvInputPadding(int64_t h, int64_t w, int64_t pad_top, int64_t pad_left
 
 void AssembleBlockedConv(const BlockedConvPlan& plan, LoweredFunc* func) {
   const ActivationShape& in = plan.in;
-  const bool needs_padding = plan.pad.top > 0 || plan.pad.left > 0 || plan.pad.padded_h > in.h ||
-                             plan.pad.padded_w > in.w;
+  const bool needs_padding = !plan.compute_reads_unpadded &&
+                             (plan.pad.top > 0 || plan.pad.left > 0 || plan.pad.padded_h > in.h ||
+                              plan.pad.padded_w > in.w);
   const int64_t data_pad_elems = in.n * in.c * plan.pad.padded_h * plan.pad.padded_w;
   const int64_t out_elems = plan.out.n * plan.out.c * plan.out.h * plan.padded_out_w;
   if (plan.layout_nchwc) {
@@ -116,11 +117,14 @@ void AssembleBlockedConv(const BlockedConvPlan& plan, LoweredFunc* func) {
     func->finish = BlockedToNchw("uo", "out_nchwc", plan.padded_out_w, "output", plan.out);
     return;
   }
-  Stmt body = Block::Make({plan.pack_kernel("kernel_vec"), PadToBlocked("pad", "data", true, "data_pad", in, plan.pad),
+  Stmt to_blocked = plan.compute_reads_unpadded ? NchwToBlocked("blk", "data", "data_pad", in)
+                                                : PadToBlocked("pad", "data", true, "data_pad", in, plan.pad);
+  Stmt body = Block::Make({plan.pack_kernel("kernel_vec"), to_blocked,
                            plan.compute("data_pad", "kernel_vec", "out_vec"),
                            BlockedToNchw("uo", "out_vec", plan.padded_out_w, "output", plan.out)});
   body = Allocate::Make("out_vec", out_elems, MemoryScope::kGlobal, body);
-  body = Allocate::Make("data_pad", data_pad_elems, MemoryScope::kGlobal, body);
+  body = Allocate::Make("data_pad", plan.compute_reads_unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,
+                        MemoryScope::kGlobal, body);
   func->body = Allocate::Make("kernel_vec", plan.kernel_elems, MemoryScope::kGlobal, body);
 }
 

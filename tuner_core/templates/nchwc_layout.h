@@ -62,8 +62,12 @@ struct BlockedConvPlan {
   bool layout_nchwc = false;
   // Writes the packed weights into `kernel_vec` from the "kernel" argument.
   std::function<ir::Stmt(const std::string& kernel_vec)> pack_kernel;
-  // Reads blocked, padded `data` (pad.padded_h x pad.padded_w rows) and
-  // `kernel_vec`, writes blocked `out` with rows padded_out_w wide.
+  // When set, `compute` handles the borders itself and reads the blocked
+  // input unpadded (in.h x in.w): no padding pass runs.
+  bool compute_reads_unpadded = false;
+  // Reads blocked `data` (padded to pad.padded_h x pad.padded_w unless
+  // compute_reads_unpadded) and `kernel_vec`, writes blocked `out` with rows
+  // padded_out_w wide.
   std::function<ir::Stmt(const std::string& data, const std::string& kernel_vec, const std::string& out)>
       compute;
 };
