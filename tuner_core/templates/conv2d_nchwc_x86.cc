@@ -18,8 +18,7 @@ using namespace ir;  // NOLINT
 // broadcast input and the weights).
 constexpr int64_t kMaxTileVectors = 28;
 
-struct Params {
-  int64_t N, C, H, W, K, R, S, sh, sw, dh, dw, OH, OW;
+struct Params : ConvArgs {
   int64_t ic_bn, oc_bn, ICC, OCC;
   int64_t reg_n, OWC, OWP;  // tile width, tiles per row, padded output width
   int64_t vec;
@@ -31,12 +30,12 @@ struct Params {
 Stmt PackKernel(const Params& p, const std::string& dst) {
   Expr t = Var::Make("pk_t");
   Expr occ = t / p.ICC, icc = t % p.ICC;
-  Stmt body = Loop("pk_r", p.R, ForKind::kSerial, [&](Expr r) {
-    return Loop("pk_s", p.S, ForKind::kSerial, [&](Expr s) {
+  Stmt body = Loop("pk_r", p.r, ForKind::kSerial, [&](Expr r) {
+    return Loop("pk_s", p.s, ForKind::kSerial, [&](Expr s) {
       return Loop("pk_i", p.ic_bn, ForKind::kSerial, [&](Expr i) {
         return Loop("pk_o", p.oc_bn, ForKind::kSerial, [&](Expr o) {
-          Expr src = (((occ * p.oc_bn + o) * p.C + icc * p.ic_bn + i) * p.R + r) * p.S + s;
-          Expr dst_index = (((((occ * p.ICC + icc) * p.R + r) * p.S + s) * p.ic_bn + i) * p.oc_bn) + o;
+          Expr src = (((occ * p.oc_bn + o) * p.c + icc * p.ic_bn + i) * p.r + r) * p.s + s;
+          Expr dst_index = (((((occ * p.ICC + icc) * p.r + r) * p.s + s) * p.ic_bn + i) * p.oc_bn) + o;
           return Store::Make(dst, Load::Make("kernel", src), dst_index);
         });
       });
@@ -50,7 +49,7 @@ Stmt PackKernel(const Params& p, const std::string& dst) {
 Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec,
              const std::string& out) {
   Expr t = Var::Make("blk");
-  Expr n = t / (p.OCC * p.OH), occ = (t / p.OH) % p.OCC, oh = t % p.OH;
+  Expr n = t / (p.OCC * p.out_h), occ = (t / p.out_h) % p.OCC, oh = t % p.out_h;
   const int64_t HP = p.pad.padded_h, WP = p.pad.padded_w;
   auto acc_index = [&](Expr owi, Expr o) { return owi * p.oc_bn + o; };
 
@@ -60,33 +59,33 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
     auto step = [&](Expr icc, Expr icb, Expr kh, Expr kw, const std::string& suffix) {
       return RegisterTileLoops(suffix, p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
-        Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + oh * p.sh + kh * p.dh) * WP +
-                                   (owc * p.reg_n + owi) * p.sw + kw * p.dw) * p.ic_bn + icb);
+        Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + oh * p.stride_h + kh * p.dil_h) * WP +
+                                   (owc * p.reg_n + owi) * p.stride_w + kw * p.dil_w) * p.ic_bn + icb);
         Expr w = Load::Make(kernel_vec,
-                            ((((occ * p.ICC + icc) * p.R + kh) * p.S + kw) * p.ic_bn + icb) * p.oc_bn + o);
+                            ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
         return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * w, acc_index(owi, o));
       });
     };
     Stmt reduction;
     if (p.reduce == "c_kh_kw_ic") {
       reduction = Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
-        return Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
-          return Loop("kw", p.S, ForKind::kSerial, [&](Expr kw) {
+        return Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
+          return Loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
             return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
           });
         });
       });
     } else if (p.reduce == "c_kh_ic_kw") {
       reduction = Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
-        return Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
+        return Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
           return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) {
-            return Loop("kw", p.S, ForKind::kUnrolled, [&](Expr kw) { return step(icc, icb, kh, kw, "_m"); });
+            return Loop("kw", p.s, ForKind::kUnrolled, [&](Expr kw) { return step(icc, icb, kh, kw, "_m"); });
           });
         });
       });
     } else {  // kh_kw_c_ic
-      reduction = Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
-        return Loop("kw", p.S, ForKind::kSerial, [&](Expr kw) {
+      reduction = Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
+        return Loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
           return Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
             return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
           });
@@ -95,11 +94,11 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     }
     Stmt store = RegisterTileLoops("_s", p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
       return Store::Make(out, Load::Make("acc", acc_index(owi, o)),
-                         (((n * p.OCC + occ) * p.OH + oh) * p.OWP + owc * p.reg_n + owi) * p.oc_bn + o);
+                         (((n * p.OCC + occ) * p.out_h + oh) * p.OWP + owc * p.reg_n + owi) * p.oc_bn + o);
     });
     return Allocate::Make("acc", p.reg_n * p.oc_bn, MemoryScope::kStack, Block::Make({init, reduction, store}));
   });
-  return For::Make("blk", 0, p.N * p.OCC * p.OH, ForKind::kParallel, row);
+  return For::Make("blk", 0, p.n * p.OCC * p.out_h, ForKind::kParallel, row);
 }
 
 // Output widths worth a register tile: small counts, plus the row itself
@@ -131,32 +130,20 @@ absl::StatusOr<LoweredFunc> Conv2dNchwcX86Template::Instantiate(const Workload& 
                                                                 const Config& config) const {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, name_));
   Params p;
-  p.N = conv->n();
-  p.C = conv->c();
-  p.H = conv->h();
-  p.W = conv->w();
-  p.K = conv->k();
-  p.R = conv->r();
-  p.S = conv->s();
-  p.sh = conv->stride_h();
-  p.sw = conv->stride_w();
-  p.dh = conv->dil_h();
-  p.dw = conv->dil_w();
-  p.OH = conv->out_h();
-  p.OW = conv->out_w();
+  static_cast<ConvArgs&>(p) = conv->conv_args();
   TF_ASSIGN_OR_RETURN(p.ic_bn, config.GetInt("tile_ic"));
   TF_ASSIGN_OR_RETURN(p.oc_bn, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(p.reg_n, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
   TF_ASSIGN_OR_RETURN(p.reduce, config.GetString("reduce"));
-  if (p.C % p.ic_bn != 0 || p.K % p.oc_bn != 0) {
+  if (p.c % p.ic_bn != 0 || p.k % p.oc_bn != 0) {
     return absl::InvalidArgumentError(absl::StrCat("channel blocks ", p.ic_bn, "/", p.oc_bn,
-                                                   " do not divide C=", p.C, "/K=", p.K));
+                                                   " do not divide C=", p.c, "/K=", p.k));
   }
   p.vec = std::gcd(vec, p.oc_bn);
-  p.ICC = p.C / p.ic_bn;
-  p.OCC = p.K / p.oc_bn;
-  p.OWC = CeilDiv(p.OW, p.reg_n);
+  p.ICC = p.c / p.ic_bn;
+  p.OCC = p.k / p.oc_bn;
+  p.OWC = CeilDiv(p.out_w, p.reg_n);
   p.OWP = p.OWC * p.reg_n;
   const int64_t tile_vectors = p.reg_n * (p.oc_bn / p.vec);
   if (tile_vectors > kMaxTileVectors) {
@@ -165,15 +152,14 @@ absl::StatusOr<LoweredFunc> Conv2dNchwcX86Template::Instantiate(const Workload& 
                                                    " lanes (at most ", kMaxTileVectors, ")"));
   }
   // The padded input covers every tap of every (padded) output column.
-  p.pad = ConvInputPadding(p.H, p.W, conv->pad_top(), conv->pad_left(), conv->pad_bottom(),
-                           conv->pad_right(), p.OH, p.OWP, p.R, p.S, p.sh, p.sw, p.dh, p.dw);
+  p.pad = ConvInputPadding(p, p.OWP);
 
   BlockedConvPlan plan;
-  plan.in = {p.N, p.C, p.H, p.W, p.ic_bn};
-  plan.out = {p.N, p.K, p.OH, p.OW, p.oc_bn};
+  plan.in = {p.n, p.c, p.h, p.w, p.ic_bn};
+  plan.out = {p.n, p.k, p.out_h, p.out_w, p.oc_bn};
   plan.pad = p.pad;
   plan.padded_out_w = p.OWP;
-  plan.kernel_elems = p.K * p.C * p.R * p.S;
+  plan.kernel_elems = p.k * p.c * p.r * p.s;
   plan.layout_nchwc = conv->layout_nchwc();
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
   plan.compute = [&](const std::string& data, const std::string& kernel_vec, const std::string& out) {

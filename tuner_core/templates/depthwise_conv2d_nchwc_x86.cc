@@ -16,8 +16,7 @@ using namespace ir;  // NOLINT
 
 constexpr int64_t kMaxTileVectors = 28;
 
-struct Params {
-  int64_t N, C, H, W, R, S, sh, sw, dh, dw, OH, OW;
+struct Params : ConvArgs {
   int64_t c_bn, CC;
   int64_t reg_n, OWC, OWP;
   int64_t vec;
@@ -28,11 +27,11 @@ struct Params {
 // kernel [C][1][R][S] -> kernel_vec [C/c_bn][R][S][c_bn].
 Stmt PackKernel(const Params& p, const std::string& dst) {
   Expr cc = Var::Make("pk_c");
-  Stmt body = Loop("pk_r", p.R, ForKind::kSerial, [&](Expr r) {
-    return Loop("pk_s", p.S, ForKind::kSerial, [&](Expr s) {
+  Stmt body = Loop("pk_r", p.r, ForKind::kSerial, [&](Expr r) {
+    return Loop("pk_s", p.s, ForKind::kSerial, [&](Expr s) {
       return Loop("pk_b", p.c_bn, ForKind::kSerial, [&](Expr b) {
-        return Store::Make(dst, Load::Make("kernel", ((cc * p.c_bn + b) * p.R + r) * p.S + s),
-                           ((cc * p.R + r) * p.S + s) * p.c_bn + b);
+        return Store::Make(dst, Load::Make("kernel", ((cc * p.c_bn + b) * p.r + r) * p.s + s),
+                           ((cc * p.r + r) * p.s + s) * p.c_bn + b);
       });
     });
   });
@@ -46,47 +45,47 @@ Stmt PackKernel(const Params& p, const std::string& dst) {
 // costs about as much as a depthwise layer's arithmetic).
 Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec, const std::string& out) {
   Expr t = Var::Make("blk");
-  Expr n = t / (p.CC * p.OH), cc = (t / p.OH) % p.CC, oh = t % p.OH;
+  Expr n = t / (p.CC * p.out_h), cc = (t / p.out_h) % p.CC, oh = t % p.out_h;
   auto acc_index = [&](Expr owi, Expr b) { return owi * p.c_bn + b; };
   Stmt row = Loop("owc", p.OWC, ForKind::kSerial, [&](Expr owc) {
     Stmt init = RegisterTileLoops("_z", p.reg_n, p.c_bn, p.vec,
                                   [&](Expr owi, Expr b) { return Store::Make("acc", 0.0, acc_index(owi, b)); });
-    auto ih = [&](Expr kh) { return oh * p.sh + kh * p.dh - p.pad.top; };
-    auto iw = [&](Expr owi, Expr kw) { return (owc * p.reg_n + owi) * p.sw + kw * p.dw - p.pad.left; };
+    auto ih = [&](Expr kh) { return oh * p.stride_h + kh * p.dil_h - p.pad.top; };
+    auto iw = [&](Expr owi, Expr kw) { return (owc * p.reg_n + owi) * p.stride_w + kw * p.dil_w - p.pad.left; };
     // The FMAs of one tap for one output pixel of the tile.
     auto tap = [&](Expr kh, Expr kw, Expr owi, const std::string& suffix) {
       return Loop("v" + suffix, p.c_bn / p.vec, ForKind::kUnrolled, [&](Expr v) {
         return Loop("l" + suffix, p.vec, ForKind::kVectorized, [&](Expr l) {
           Expr b = v * p.vec + l;
-          Expr x = Load::Make(data, (((n * p.CC + cc) * p.H + ih(kh)) * p.W + iw(owi, kw)) * p.c_bn + b);
-          Expr w = Load::Make(kernel_vec, ((cc * p.R + kh) * p.S + kw) * p.c_bn + b);
+          Expr x = Load::Make(data, (((n * p.CC + cc) * p.h + ih(kh)) * p.w + iw(owi, kw)) * p.c_bn + b);
+          Expr w = Load::Make(kernel_vec, ((cc * p.r + kh) * p.s + kw) * p.c_bn + b);
           return Store::Make("acc", Load::Make("acc", acc_index(owi, b)) + x * w, acc_index(owi, b));
         });
       });
     };
     const ForKind kw_kind = p.unroll_kw ? ForKind::kUnrolled : ForKind::kSerial;
-    Stmt interior = Loop("kh", p.R, ForKind::kSerial, [&](Expr kh) {
-      return Loop("kw", p.S, kw_kind, [&](Expr kw) {
+    Stmt interior = Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
+      return Loop("kw", p.s, kw_kind, [&](Expr kw) {
         return Loop("r_m", p.reg_n, ForKind::kUnrolled, [&](Expr owi) { return tap(kh, kw, owi, "_m"); });
       });
     });
-    Stmt border = Loop("khb", p.R, ForKind::kSerial, [&](Expr kh) {
-      Stmt columns = Loop("kwb", p.S, kw_kind, [&](Expr kw) {
+    Stmt border = Loop("khb", p.r, ForKind::kSerial, [&](Expr kh) {
+      Stmt columns = Loop("kwb", p.s, kw_kind, [&](Expr kw) {
         return Loop("r_b", p.reg_n, ForKind::kUnrolled, [&](Expr owi) {
-          return IfThenElse::Make(iw(owi, kw) >= 0 && iw(owi, kw) < p.W, tap(kh, kw, owi, "_b"));
+          return IfThenElse::Make(iw(owi, kw) >= 0 && iw(owi, kw) < p.w, tap(kh, kw, owi, "_b"));
         });
       });
-      return IfThenElse::Make(ih(kh) >= 0 && ih(kh) < p.H, columns);
+      return IfThenElse::Make(ih(kh) >= 0 && ih(kh) < p.h, columns);
     });
-    Expr inside = ih(0) >= 0 && ih(p.R - 1) < p.H && iw(0, 0) >= 0 && iw(p.reg_n - 1, p.S - 1) < p.W;
+    Expr inside = ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.reg_n - 1, p.s - 1) < p.w;
     Stmt store = RegisterTileLoops("_s", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
       return Store::Make(out, Load::Make("acc", acc_index(owi, b)),
-                         (((n * p.CC + cc) * p.OH + oh) * p.OWP + owc * p.reg_n + owi) * p.c_bn + b);
+                         (((n * p.CC + cc) * p.out_h + oh) * p.OWP + owc * p.reg_n + owi) * p.c_bn + b);
     });
     return Allocate::Make("acc", p.reg_n * p.c_bn, MemoryScope::kStack,
                           Block::Make({init, IfThenElse::Make(inside, interior, border), store}));
   });
-  return For::Make("blk", 0, p.N * p.CC * p.OH, ForKind::kParallel, row);
+  return For::Make("blk", 0, p.n * p.CC * p.out_h, ForKind::kParallel, row);
 }
 
 std::vector<int64_t> TileWidthCandidates(int64_t ow) {
@@ -114,29 +113,18 @@ absl::StatusOr<LoweredFunc> DepthwiseConv2dNchwcX86Template::Instantiate(const W
                                                                          const Config& config) const {
   TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, name_));
   Params p;
-  p.N = conv->n();
-  p.C = conv->c();
-  p.H = conv->h();
-  p.W = conv->w();
-  p.R = conv->r();
-  p.S = conv->s();
-  p.sh = conv->stride_h();
-  p.sw = conv->stride_w();
-  p.dh = conv->dil_h();
-  p.dw = conv->dil_w();
-  p.OH = conv->out_h();
-  p.OW = conv->out_w();
+  static_cast<ConvArgs&>(p) = conv->conv_args();
   TF_ASSIGN_OR_RETURN(p.c_bn, config.GetInt("tile_c"));
   TF_ASSIGN_OR_RETURN(p.reg_n, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
   TF_ASSIGN_OR_RETURN(int64_t unroll_kw, config.GetInt("unroll_kw"));
-  if (p.C % p.c_bn != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("channel block ", p.c_bn, " does not divide C=", p.C));
+  if (p.c % p.c_bn != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("channel block ", p.c_bn, " does not divide C=", p.c));
   }
   p.unroll_kw = unroll_kw != 0;
   p.vec = std::gcd(vec, p.c_bn);
-  p.CC = p.C / p.c_bn;
-  p.OWC = CeilDiv(p.OW, p.reg_n);
+  p.CC = p.c / p.c_bn;
+  p.OWC = CeilDiv(p.out_w, p.reg_n);
   p.OWP = p.OWC * p.reg_n;
   const int64_t tile_vectors = p.reg_n * (p.c_bn / p.vec);
   if (tile_vectors > kMaxTileVectors) {
@@ -144,15 +132,14 @@ absl::StatusOr<LoweredFunc> DepthwiseConv2dNchwcX86Template::Instantiate(const W
                                                    tile_vectors, " vectors of ", p.vec,
                                                    " lanes (at most ", kMaxTileVectors, ")"));
   }
-  p.pad = ConvInputPadding(p.H, p.W, conv->pad_top(), conv->pad_left(), conv->pad_bottom(),
-                           conv->pad_right(), p.OH, p.OWP, p.R, p.S, p.sh, p.sw, p.dh, p.dw);
+  p.pad = ConvInputPadding(p, p.OWP);
 
   BlockedConvPlan plan;
-  plan.in = {p.N, p.C, p.H, p.W, p.c_bn};
-  plan.out = {p.N, p.C, p.OH, p.OW, p.c_bn};
+  plan.in = {p.n, p.c, p.h, p.w, p.c_bn};
+  plan.out = {p.n, p.c, p.out_h, p.out_w, p.c_bn};
   plan.pad = p.pad;
   plan.padded_out_w = p.OWP;
-  plan.kernel_elems = p.C * p.R * p.S;
+  plan.kernel_elems = p.c * p.r * p.s;
   plan.layout_nchwc = conv->layout_nchwc();
   plan.compute_reads_unpadded = true;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };

@@ -84,14 +84,13 @@ Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w
   return For::Make(t_name, 0, s.n * CB * s.h, ForKind::kParallel, body);
 }
 
-Padding ConvInputPadding(int64_t h, int64_t w, int64_t pad_top, int64_t pad_left, int64_t pad_bottom,
-                         int64_t pad_right, int64_t out_h, int64_t padded_out_w, int64_t r, int64_t s,
-                         int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w) {
+Padding ConvInputPadding(const ConvArgs& a, int64_t padded_out_w) {
   Padding p;
-  p.top = pad_top;
-  p.left = pad_left;
-  p.padded_h = std::max(h + pad_top + pad_bottom, (out_h - 1) * stride_h + (r - 1) * dil_h + 1);
-  p.padded_w = std::max(w + pad_left + pad_right, (padded_out_w - 1) * stride_w + (s - 1) * dil_w + 1);
+  p.top = a.pad_top;
+  p.left = a.pad_left;
+  p.padded_h = std::max(a.h + a.pad_top + a.pad_bottom, (a.out_h - 1) * a.stride_h + (a.r - 1) * a.dil_h + 1);
+  p.padded_w =
+      std::max(a.w + a.pad_left + a.pad_right, (padded_out_w - 1) * a.stride_w + (a.s - 1) * a.dil_w + 1);
   return p;
 }
 

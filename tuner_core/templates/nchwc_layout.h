@@ -15,6 +15,7 @@
 #include <string>
 
 #include "tuner_core/ir/ir.h"
+#include "tuner_core/workloads/conv_args.h"
 
 namespace tunefleet {
 
@@ -47,9 +48,7 @@ ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t s
 // The padding a blocked convolution reads: the workload's, widened so that
 // every tap of every output column up to `padded_out_w` (a whole number of
 // register tiles) stays inside the buffer.
-Padding ConvInputPadding(int64_t h, int64_t w, int64_t pad_top, int64_t pad_left, int64_t pad_bottom,
-                         int64_t pad_right, int64_t out_h, int64_t padded_out_w, int64_t r, int64_t s,
-                         int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w);
+Padding ConvInputPadding(const ConvArgs& conv, int64_t padded_out_w);
 
 // How a blocked convolution kernel is put together, by conv2d and depthwise
 // alike: which stages are timed follows `layout_nchwc` (see

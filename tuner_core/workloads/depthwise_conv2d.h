@@ -50,8 +50,11 @@ class DepthwiseConv2dWorkload final : public Workload {
   int64_t dil_w() const { return a_.dil_w; }
   int64_t out_h() const { return a_.out_h; }
   int64_t out_w() const { return a_.out_w; }
-  // Whether templates should time the NCHW <-> NCHW[x]c packing too.
+  // Whether the network runs blocked end to end, so templates leave the
+  // NCHW <-> NCHW[x]c transforms out of the timed kernel.
   bool layout_nchwc() const { return a_.layout_nchwc; }
+  // Every argument, parsed, with the output size.
+  const ConvArgs& conv_args() const { return a_; }
 
  private:
   explicit DepthwiseConv2dWorkload(const ConvArgs& a);
