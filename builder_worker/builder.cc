@@ -2,11 +2,14 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "builder_worker/codegen/codegen_llvm.h"
 #include "builder_worker/codegen/llvm_backend.h"
 #include "builder_worker/codegen/llvm_headers.h"
+#include "builder_worker/gpu_kernel_info.h"
+#include "common/gpu_artifact.h"
 #include "builder_worker/lower.h"
 
 namespace tunefleet {
@@ -65,9 +68,22 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
     return finish(Failure(MeasureErrorNo::kInstantiationError, std::string(lowered.status().message()), timings));
   }
 
+  std::optional<GpuKernelInfo> gpu;
+  if (target.is_cuda()) {
+    absl::StatusOr<GpuKernelInfo> info = AnalyzeGpuKernel(*lowered, target);
+    if (!info.ok()) {
+      return finish(Failure(MeasureErrorNo::kInstantiationError,
+                            absl::StrCat("config exceeds the GPU's limits or cannot launch: ",
+                                         info.status().message()),
+                            timings));
+    }
+    gpu = *std::move(info);
+  }
+
   start = Clock::now();
   llvm::LLVMContext context;
-  absl::StatusOr<std::unique_ptr<llvm::Module>> module = CodegenLLVM(*lowered, target, context);
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      CodegenLLVM(*lowered, target, context, gpu ? &gpu->launch : nullptr);
   timings.codegen_seconds = SecondsSince(start);
   if (!module.ok()) {
     const MeasureErrorNo code = module.status().code() == absl::StatusCode::kInvalidArgument
@@ -87,7 +103,11 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
   if (options.keep_llvm_ir) result.llvm_ir = ModuleToString(**module);
 
   start = Clock::now();
-  absl::StatusOr<std::string> shared_object = LinkSharedObject(*object, target, options.link);
+  // CPU: link the object into a shared object. CUDA: the PTX behind its
+  // launch header is the artifact (the driver JIT-compiles it on the agent).
+  absl::StatusOr<std::string> shared_object =
+      gpu ? absl::StatusOr<std::string>(FormatGpuArtifact(gpu->launch, *object))
+          : LinkSharedObject(*object, target, options.link);
   timings.link_seconds = SecondsSince(start);
   if (!shared_object.ok()) {
     return finish(Failure(MeasureErrorNo::kCompileHost, std::string(shared_object.status().message()), timings));

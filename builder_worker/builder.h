@@ -1,6 +1,8 @@
 // Builds one candidate kernel: template + workload + config -> loop nest ->
 // lowered IR -> LLVM IR -> optimised object -> shared object (lld), with the
-// time of every stage. Failures come back as AutoTVM error codes with the
+// time of every stage. For a CUDA target: loop nest -> limits check
+// (gpu_kernel_info.h) -> NVPTX -> PTX behind a launch header
+// (common/gpu_artifact.h), in Artifact::shared_object. Failures come back as AutoTVM error codes with the
 // reason: a config the template or the target cannot take is
 // INSTANTIATION_ERROR, a compiler or linker failure COMPILE_HOST.
 //
@@ -29,7 +31,7 @@ struct BuildOptions {
 struct Artifact {
   std::string target;         // the target string it was built for
   std::string entry_name;     // exported kernel symbol
-  std::string shared_object;  // the .so bytes
+  std::string shared_object;  // the .so bytes, or a GPU artifact (PTX) for CUDA targets
   std::string hash;           // hex SHA-256 of shared_object
 };
 

@@ -59,11 +59,15 @@ class ScopedTable {
 
 class CodeGen {
  public:
-  CodeGen(const TargetSpec& target, llvm::LLVMContext& ctx)
-      : target_(target), ctx_(ctx), builder_(ctx), mdb_(ctx) {
+  CodeGen(const TargetSpec& target, const GpuLaunch* launch, llvm::LLVMContext& ctx)
+      : target_(target), gpu_(target.is_cuda()), launch_(launch), ctx_(ctx), builder_(ctx), mdb_(ctx) {
     f32_ = llvm::Type::getFloatTy(ctx_);
     i64_ = llvm::Type::getInt64Ty(ctx_);
     i32_ = llvm::Type::getInt32Ty(ctx_);
+    // GPUs do 64-bit integer arithmetic in two instructions; every tensor of
+    // a CUDA kernel is < 2^31 elements (AnalyzeGpuKernel checks), so index
+    // math there is 32-bit.
+    idx_ = gpu_ ? i32_ : i64_;
     i1_ = llvm::Type::getInt1Ty(ctx_);
     ptr_ = llvm::PointerType::getUnqual(ctx_);
     runtime_type_ = llvm::StructType::create(ctx_, {i32_, i32_, ptr_, ptr_, ptr_, ptr_}, "TfRuntime");
@@ -76,6 +80,10 @@ class CodeGen {
   absl::StatusOr<std::unique_ptr<llvm::Module>> Compile(const LoweredFunc& func) {
     module_ = std::make_unique<llvm::Module>(func.name, ctx_);
     module_->setTargetTriple(target_.triple);
+    if (gpu_) {
+      TF_RETURN_IF_ERROR(EmitKernel(func));
+      return Verified();
+    }
     // Every stage sees the tensors, then the staged buffers.
     std::vector<std::string> arg_names;
     for (const BufferArg& arg : func.args) arg_names.push_back(arg.name);
@@ -108,7 +116,11 @@ class CodeGen {
                                llvm::ConstantArray::get(array_type, sizes),
                                func.name + TF_KERNEL_STAGED_ELEMENTS_SUFFIX);
     }
+    return Verified();
+  }
 
+ private:
+  absl::StatusOr<std::unique_ptr<llvm::Module>> Verified() {
     std::string verify_errors;
     llvm::raw_string_ostream os(verify_errors);
     if (llvm::verifyModule(*module_, &os)) {
@@ -117,7 +129,48 @@ class CodeGen {
     return std::move(module_);
   }
 
- private:
+  // CUDA: `void @<name>(ptr noalias %t0, ...)`, one global pointer per
+  // tensor (common/gpu_artifact.h), marked as a kernel with its block size
+  // (.maxntid, so ptxas budgets registers for exactly that many threads).
+  absl::Status EmitKernel(const LoweredFunc& func) {
+    if (launch_ == nullptr) return absl::InternalError("CUDA code generation needs the launch geometry");
+    if (!func.staged.empty() || func.prepare.defined() || func.finish.defined()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel ", func.name, " has untimed stages; CUDA kernels must be self-contained"));
+    }
+    entry_name_ = func.name;
+    std::vector<llvm::Type*> params(func.args.size(), ptr_);
+    auto* fn_type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false);
+    function_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, func.name, *module_);
+    AddAttributes(function_);
+    for (size_t i = 0; i < func.args.size(); ++i) {
+      llvm::Argument* arg = function_->getArg(i);
+      arg->setName(func.args[i].name);
+      arg->addAttr(llvm::Attribute::NoAlias);
+      // Read-only and not aliased: loads may go through the non-coherent
+      // (texture) cache, ld.global.nc.
+      if (!func.args[i].is_output) arg->addAttr(llvm::Attribute::ReadOnly);
+      buffers_.Bind(func.args[i].name, arg);
+    }
+    llvm::NamedMDNode* annotations = module_->getOrInsertNamedMetadata("nvvm.annotations");
+    auto annotate = [&](const char* key, int64_t value) {
+      annotations->addOperand(llvm::MDNode::get(
+          ctx_, {llvm::ValueAsMetadata::get(function_), llvm::MDString::get(ctx_, key),
+                 llvm::ValueAsMetadata::get(llvm::ConstantInt::get(i32_, value))}));
+    };
+    annotate("kernel", 1);
+    annotate("maxntidx", launch_->block[0]);
+    annotate("maxntidy", launch_->block[1]);
+    annotate("maxntidz", launch_->block[2]);
+
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", function_));
+    Emit(func.body);
+    for (const BufferArg& arg : func.args) buffers_.Unbind(arg.name);
+    if (!error_.empty()) return absl::InvalidArgumentError(error_);
+    builder_.CreateRetVoid();
+    return absl::OkStatus();
+  }
+
   // Emits `i32 @<name>(ptr %args, ptr %runtime)` running `body`, with
   // args[i] bound to buffer arg_names[i].
   absl::Status EmitFunction(const std::string& name, const std::vector<std::string>& arg_names,
@@ -179,7 +232,7 @@ class CodeGen {
   }
 
   llvm::Type* LLVMType(const Type& t) {
-    llvm::Type* scalar = t.is_float() ? f32_ : (t.is_int() ? i64_ : i1_);
+    llvm::Type* scalar = t.is_float() ? f32_ : (t.is_int() ? idx_ : i1_);
     return t.lanes == 1 ? scalar : llvm::FixedVectorType::get(scalar, t.lanes);
   }
 
@@ -202,7 +255,7 @@ class CodeGen {
     if (!error_.empty()) return llvm::UndefValue::get(LLVMType(e.type()));
     switch (e.kind()) {
       case IRNodeKind::kIntImm:
-        return llvm::ConstantInt::get(i64_, e.as<IntImm>()->value, true);
+        return llvm::ConstantInt::get(idx_, e.as<IntImm>()->value, true);
       case IRNodeKind::kFloatImm:
         return llvm::ConstantFP::get(f32_, e.as<FloatImm>()->value);
       case IRNodeKind::kVar: {
@@ -228,7 +281,7 @@ class CodeGen {
         llvm::Value* base = builder_.CreateVectorSplat(op->lanes, Emit(op->base));
         llvm::Value* stride = builder_.CreateVectorSplat(op->lanes, Emit(op->stride));
         std::vector<llvm::Constant*> steps;
-        for (int i = 0; i < op->lanes; ++i) steps.push_back(llvm::ConstantInt::get(i64_, i));
+        for (int i = 0; i < op->lanes; ++i) steps.push_back(llvm::ConstantInt::get(idx_, i));
         return builder_.CreateAdd(base, builder_.CreateMul(stride, llvm::ConstantVector::get(steps)));
       }
       case IRNodeKind::kBroadcast: {
@@ -316,7 +369,8 @@ class CodeGen {
       const int64_t* stride = AsConstInt(ramp->stride);
       if (stride && *stride == 1) {
         llvm::Value* addr = builder_.CreateInBoundsGEP(f32_, base, Emit(ramp->base));
-        llvm::LoadInst* load = builder_.CreateAlignedLoad(LLVMType(op->type), addr, llvm::Align(4));
+        llvm::LoadInst* load =
+            builder_.CreateAlignedLoad(LLVMType(op->type), addr, VectorAlign(ramp->base, lanes));
         load->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa);
         return load;
       }
@@ -349,10 +403,16 @@ class CodeGen {
         llvm::Value* v = Emit(op->value);
         v->setName(op->var);
         vars_.Bind(op->var, v);
+        let_values_[op->var].push_back(op->value);
         Emit(op->body);
+        let_values_[op->var].pop_back();
         vars_.Unbind(op->var);
         return;
       }
+      case IRNodeKind::kBarrier:
+        if (!gpu_) return Fail("a barrier is only meaningful in a CUDA kernel");
+        builder_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+        return;
       default:
         Fail("unknown statement kind");
     }
@@ -374,7 +434,8 @@ class CodeGen {
       const int64_t* stride = AsConstInt(ramp->stride);
       if (stride && *stride == 1) {
         llvm::Value* addr = builder_.CreateInBoundsGEP(f32_, base, Emit(ramp->base));
-        builder_.CreateAlignedStore(value, addr, llvm::Align(4))->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa);
+        builder_.CreateAlignedStore(value, addr, VectorAlign(ramp->base, lanes))
+            ->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa);
         return;
       }
     }
@@ -408,6 +469,22 @@ class CodeGen {
 
   void EmitAllocate(const Allocate* op) {
     const int64_t bytes = op->num_elements * 4;
+    if (op->scope == MemoryScope::kShared) {
+      if (!gpu_) return Fail(absl::StrCat("shared buffer ", op->buffer, " on a CPU target"));
+      auto* type = llvm::ArrayType::get(f32_, op->num_elements);
+      auto* shared = new llvm::GlobalVariable(
+          *module_, type, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+          llvm::UndefValue::get(type), absl::StrCat(entry_name_, ".", op->buffer), nullptr,
+          llvm::GlobalValue::NotThreadLocal, /*AddressSpace=*/3);
+      shared->setAlignment(llvm::Align(16));
+      buffers_.Bind(op->buffer, shared);
+      Emit(op->body);
+      buffers_.Unbind(op->buffer);
+      return;
+    }
+    if (op->scope == MemoryScope::kGlobal && gpu_) {
+      return Fail(absl::StrCat("heap workspace ", op->buffer, " in a CUDA kernel"));
+    }
     if (op->scope == MemoryScope::kStack) {
       if (bytes > kMaxStackBytes) {
         Fail(absl::StrCat("stack buffer ", op->buffer, " needs ", bytes, " bytes (limit ",
@@ -462,11 +539,65 @@ class CodeGen {
         Fail(absl::StrCat("loop '", op->var, "' is still ", ForKindName(op->for_kind),
                           "; run VectorizeLoops and UnrollLoops first"));
         return;
+      default:
+        return EmitGpuBoundFor(op);
     }
+  }
+
+  // The loop is the launch: its variable is the block or thread index.
+  void EmitGpuBoundFor(const For* op) {
+    if (!gpu_) {
+      return Fail(absl::StrCat("loop '", op->var, "' is bound to ", ForKindName(op->for_kind),
+                               ", which only a CUDA target has"));
+    }
+    static constexpr llvm::Intrinsic::ID kBlock[3] = {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                                      llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                                      llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    static constexpr llvm::Intrinsic::ID kThread[3] = {llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                                                       llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                                                       llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
+    const int axis = GpuAxis(op->for_kind);
+    llvm::Value* index = builder_.CreateIntrinsic(
+        IsBlockBound(op->for_kind) ? kBlock[axis] : kThread[axis], {}, {}, nullptr, op->var);
+    vars_.Bind(op->var, index);
+    Emit(op->body);
+    vars_.Unbind(op->var);
+  }
+
+  // Alignment of a unit-stride vector access at element `base`: lanes * 4
+  // bytes on CUDA when base is provably a multiple of the lane count (buffers
+  // are at least 256-byte aligned there), so ld.v4.f32 is legal; 4 otherwise.
+  llvm::Align VectorAlign(const Expr& base, int lanes) {
+    if (!gpu_) return llvm::Align(4);
+    std::unordered_map<const ExprNode*, bool> memo;  // expressions are DAGs after unrolling
+    return DivisibleBy(base, lanes, memo) ? llvm::Align(4 * lanes) : llvm::Align(4);
+  }
+
+  bool DivisibleBy(const Expr& e, int64_t n, std::unordered_map<const ExprNode*, bool>& memo) {
+    auto it = memo.find(e.get());
+    if (it != memo.end()) return it->second;
+    memo[e.get()] = false;  // a let that names itself (let x = x) must not recurse forever
+    bool divisible = false;
+    if (const IntImm* imm = e.as<IntImm>()) {
+      divisible = imm->value % n == 0;
+    } else if (const Var* var = e.as<Var>()) {
+      auto let = let_values_.find(var->name);
+      divisible = let != let_values_.end() && !let->second.empty() &&
+                  DivisibleBy(let->second.back(), n, memo);
+    } else if (e.kind() == IRNodeKind::kAdd || e.kind() == IRNodeKind::kSub) {
+      const auto* bin = static_cast<const BinaryOp*>(e.get());
+      divisible = DivisibleBy(bin->a, n, memo) && DivisibleBy(bin->b, n, memo);
+    } else if (e.kind() == IRNodeKind::kMul) {
+      const auto* bin = static_cast<const BinaryOp*>(e.get());
+      divisible = DivisibleBy(bin->a, n, memo) || DivisibleBy(bin->b, n, memo);
+    }
+    memo[e.get()] = divisible;
+    return divisible;
   }
 
   void EmitSerialFor(const For* op) {
     llvm::Value* min = Emit(op->min);
+    if (!error_.empty()) return;
     llvm::Value* end = builder_.CreateNSWAdd(min, Emit(op->extent));
     llvm::Function* fn = current_function();
     llvm::BasicBlock* preheader = builder_.GetInsertBlock();
@@ -475,12 +606,12 @@ class CodeGen {
     builder_.CreateCondBr(builder_.CreateICmpSLT(min, end), body_bb, exit_bb);
 
     builder_.SetInsertPoint(body_bb);
-    llvm::PHINode* phi = builder_.CreatePHI(i64_, 2, op->var);
+    llvm::PHINode* phi = builder_.CreatePHI(idx_, 2, op->var);
     phi->addIncoming(min, preheader);
     vars_.Bind(op->var, phi);
     Emit(op->body);
     vars_.Unbind(op->var);
-    llvm::Value* next = builder_.CreateNSWAdd(phi, llvm::ConstantInt::get(i64_, 1));
+    llvm::Value* next = builder_.CreateNSWAdd(phi, llvm::ConstantInt::get(idx_, 1));
     phi->addIncoming(next, builder_.GetInsertBlock());
     builder_.CreateCondBr(builder_.CreateICmpSLT(next, end), body_bb, exit_bb);
     builder_.SetInsertPoint(exit_bb);
@@ -490,6 +621,10 @@ class CodeGen {
   // closure is a struct of the runtime pointer, the loop's min, and every
   // variable and buffer the body uses from the enclosing scope.
   void EmitParallelFor(const For* op) {
+    if (gpu_) {
+      return Fail(absl::StrCat("loop '", op->var,
+                               "' is parallel; a CUDA kernel binds its loops to blockIdx/threadIdx"));
+    }
     UsedNames used;
     used.Visit(op->body);
     std::vector<std::string> captured_vars, captured_buffers;
@@ -562,6 +697,8 @@ class CodeGen {
   llvm::Function* current_function() { return builder_.GetInsertBlock()->getParent(); }
 
   const TargetSpec& target_;
+  const bool gpu_;
+  const GpuLaunch* launch_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> builder_;
   llvm::MDBuilder mdb_;
@@ -575,6 +712,8 @@ class CodeGen {
   int parallel_count_ = 0;
 
   llvm::Type *f32_, *i64_, *i32_, *i1_;
+  llvm::Type* idx_;  // the IR's integer type: i64 on CPUs, i32 on GPUs
+  std::unordered_map<std::string, std::vector<Expr>> let_values_;
   llvm::PointerType* ptr_;
   llvm::StructType* runtime_type_;
   llvm::MDNode* tbaa_root_;
@@ -588,8 +727,9 @@ class CodeGen {
 
 absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(const ir::LoweredFunc& func,
                                                           const TargetSpec& target,
-                                                          llvm::LLVMContext& context) {
-  CodeGen codegen(target, context);
+                                                          llvm::LLVMContext& context,
+                                                          const GpuLaunch* launch) {
+  CodeGen codegen(target, launch, context);
   return codegen.Compile(func);
 }
 

@@ -10,6 +10,13 @@
 // LLVM promotes small register tiles to registers). Each buffer gets its own
 // TBAA type, telling LLVM that distinct buffers never alias.
 //
+// For a CUDA target (TargetSpec::is_cuda) the module instead holds one NVPTX
+// kernel, `void @<name>(ptr %tensor0, ...)` (common/gpu_artifact.h): loops
+// bound to blockIdx/threadIdx read the special registers, kShared buffers are
+// addrspace(3) globals, Barrier is bar.sync 0, index arithmetic is 32-bit;
+// parallel loops, heap workspaces and staged kernels are rejected. `launch`
+// (from AnalyzeGpuKernel) gives the block size for .maxntid.
+//
 // Per-target differences (CPU, features, vector width) come in through
 // TargetSpec; a vector wider than the target's registers is rejected here,
 // as InvalidArgument, so the builder can report INSTANTIATION_ERROR.
@@ -20,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "builder_worker/codegen/target.h"
+#include "common/gpu_artifact.h"
 #include "tuner_core/ir/ir.h"
 
 namespace llvm {
@@ -32,7 +40,8 @@ namespace tunefleet {
 // `func.body` must already be vectorized and unrolled (see lower.h).
 absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(const ir::LoweredFunc& func,
                                                           const TargetSpec& target,
-                                                          llvm::LLVMContext& context);
+                                                          llvm::LLVMContext& context,
+                                                          const GpuLaunch* launch = nullptr);
 
 }  // namespace tunefleet
 

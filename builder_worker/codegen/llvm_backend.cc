@@ -66,7 +66,11 @@ absl::StatusOr<std::string> OptimizeAndEmitObject(llvm::Module& module, const Ta
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, stream, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+  // NVPTX has no object format: its output is the PTX assembly the driver
+  // (or ptxas) compiles for the device.
+  const llvm::CodeGenFileType file_type =
+      target.is_cuda() ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+  if (machine->addPassesToEmitFile(codegen, stream, nullptr, file_type)) {
     return absl::InternalError(absl::StrCat("target ", target.original, " cannot emit objects"));
   }
   codegen.run(module);

@@ -22,7 +22,8 @@ struct BackendTimings {
   double emit_seconds = 0;
 };
 
-// opt_level: 0-3, the -O level of the IR pipeline (2 by default).
+// opt_level: 0-3, the -O level of the IR pipeline (2 by default). For a CUDA
+// target the result is PTX text instead of an object.
 absl::StatusOr<std::string> OptimizeAndEmitObject(llvm::Module& module, const TargetSpec& target,
                                                   int opt_level, BackendTimings* timings);
 

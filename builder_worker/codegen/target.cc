@@ -1,9 +1,11 @@
 #include "builder_worker/codegen/target.h"
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -30,13 +32,88 @@ bool HasFeature(const llvm::MCSubtargetInfo& sti, const char* name) {
 
 bool TargetSpec::is_x86() const { return absl::StartsWith(triple, "x86_64"); }
 bool TargetSpec::is_aarch64() const { return absl::StartsWith(triple, "aarch64"); }
+bool TargetSpec::is_cuda() const { return absl::StartsWith(triple, "nvptx64"); }
+
+int TargetSpec::sm_version() const {
+  int sm = 0;
+  if (!is_cuda() || !absl::StartsWith(cpu, "sm_") || !absl::SimpleAtoi(cpu.substr(3), &sm)) return 0;
+  return sm;
+}
+
+namespace {
+
+// PTX ISA 7.8 is the oldest that knows sm_89/sm_90 and the newest LLVM 19
+// emits for every sm_70+ target; current ptxas and drivers accept it.
+constexpr char kPtxFeatures[] = "+ptx78";
+
+absl::StatusOr<TargetSpec> ParseCudaTarget(const std::string& target,
+                                           const std::vector<std::string>& parts) {
+  TargetSpec spec;
+  spec.original = target;
+  spec.triple = "nvptx64-nvidia-cuda";
+  spec.features = kPtxFeatures;
+  spec.vector_bits = 128;
+  auto parse_limit = [&](const std::string& p, size_t prefix, int64_t* out) -> absl::Status {
+    if (!absl::SimpleAtoi(p.substr(prefix), out) || *out <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("target \"", target, "\": \"", p, "\" needs a positive integer"));
+    }
+    return absl::OkStatus();
+  };
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    int64_t value = 0;
+    if (absl::StartsWith(p, "-mcpu=") || absl::StartsWith(p, "-arch=")) {
+      spec.cpu = p.substr(6);
+    } else if (absl::StartsWith(p, "-max_threads_per_block=")) {
+      if (absl::Status s = parse_limit(p, 23, &value); !s.ok()) return s;
+      spec.max_threads_per_block = static_cast<int>(value);
+    } else if (absl::StartsWith(p, "-max_shared_memory_per_block=")) {
+      if (absl::Status s = parse_limit(p, 29, &value); !s.ok()) return s;
+      // Static shared memory cannot exceed 48 KiB on any architecture.
+      spec.max_shared_memory_per_block = std::min<int64_t>(value, 48 * 1024);
+    } else if (absl::StartsWith(p, "-registers_per_block=")) {
+      if (absl::Status s = parse_limit(p, 21, &value); !s.ok()) return s;
+      spec.registers_per_block = value;
+    } else if (absl::StartsWith(p, "-keys=") || absl::StartsWith(p, "-thread_warp_size=")) {
+      // TVM target attributes that do not change code generation here.
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "target \"", target, "\": unknown option \"", p,
+          "\" (known: -mcpu/-arch, -max_threads_per_block, -max_shared_memory_per_block, "
+          "-registers_per_block)"));
+    }
+  }
+  if (spec.cpu.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target \"", target, "\" needs -mcpu=sm_XX (the device's compute capability, e.g. sm_90 "
+        "for H100/H200; `tunefleet devices` shows what each GPU agent reports)"));
+  }
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
+  if (llvm_target == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("target \"", target, "\": ", error));
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      llvm_target->createMCSubtargetInfo(spec.triple, spec.cpu, spec.features));
+  if (sti == nullptr || !sti->isCPUStringValid(spec.cpu) || spec.sm_version() < 70) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target \"", target, "\": unknown or unsupported GPU architecture \"", spec.cpu,
+        "\" (sm_70 or newer, up to sm_90 with LLVM 19)"));
+  }
+  return spec;
+}
+
+}  // namespace
 
 absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
   InitializeTargetsOnce();
   std::vector<std::string> parts = absl::StrSplit(target, ' ', absl::SkipWhitespace());
+  if (!parts.empty() && parts[0] == "cuda") return ParseCudaTarget(target, parts);
   if (parts.empty() || parts[0] != "llvm") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("target \"", target, "\" must start with \"llvm\" (e.g. \"llvm -mcpu=native\")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target \"", target,
+        "\" must start with \"llvm\" (e.g. \"llvm -mcpu=native\") or \"cuda\" (e.g. \"cuda -mcpu=sm_90\")"));
   }
   TargetSpec spec;
   spec.original = target;

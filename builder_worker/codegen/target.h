@@ -4,12 +4,16 @@
 //   "llvm -mcpu=native"                      host triple, host CPU and features
 //   "llvm -mtriple=x86_64-linux-gnu -mcpu=znver3 -mattr=+avx2,+fma"
 //   "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"
+//   "cuda -mcpu=sm_90"                       NVIDIA GPU through NVPTX (PTX for sm_90)
+//   "cuda -arch=sm_80 -max_threads_per_block=1024 -max_shared_memory_per_block=49152
+//         -registers_per_block=65536"        ... with the device's limits (TVM's names)
 //
 // Unknown flags, an unknown triple or CPU, or a malformed -mattr are
 // InvalidArgument naming the offending part.
 #ifndef TUNEFLEET_BUILDER_WORKER_CODEGEN_TARGET_H_
 #define TUNEFLEET_BUILDER_WORKER_CODEGEN_TARGET_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -21,11 +25,21 @@ struct TargetSpec {
   std::string triple;     // normalised, e.g. "x86_64-unknown-linux-gnu"
   std::string cpu;        // resolved: "native" becomes the host CPU name
   std::string features;   // LLVM feature string, e.g. "+avx2,+fma"
-  // Widest native vector register in bits (128 SSE/NEON, 256 AVX, 512 AVX-512).
+  // Widest native vector register in bits (128 SSE/NEON, 256 AVX, 512 AVX-512;
+  // 128 for CUDA: ld.v4.f32).
   int vector_bits = 128;
+
+  // CUDA targets: the limits a config must respect to launch, checked at
+  // build time (defaults: what every GPU since sm_70 offers).
+  int max_threads_per_block = 1024;
+  int64_t max_shared_memory_per_block = 48 * 1024;  // static shared memory
+  int64_t registers_per_block = 64 * 1024;
+  int max_registers_per_thread = 255;
 
   bool is_x86() const;
   bool is_aarch64() const;
+  bool is_cuda() const;  // nvptx64-nvidia-cuda: the artifact is PTX
+  int sm_version() const;  // 90 for sm_90; 0 for non-CUDA targets
 };
 
 absl::StatusOr<TargetSpec> ParseTarget(const std::string& target);

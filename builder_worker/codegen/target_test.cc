@@ -32,12 +32,47 @@ TEST(TargetTest, NativeResolvesToTheHostCpu) {
 }
 
 TEST(TargetTest, BadTargetsNameTheProblem) {
-  EXPECT_NE(ParseTarget("cuda").status().message().find("must start with \"llvm\""), std::string::npos);
+  EXPECT_NE(ParseTarget("opencl").status().message().find("must start with \"llvm\""), std::string::npos);
   EXPECT_NE(ParseTarget("llvm -O3").status().message().find("unknown option \"-O3\""), std::string::npos);
   EXPECT_NE(ParseTarget("llvm -mtriple=z80-none").status().message().find("unknown triple"), std::string::npos);
   EXPECT_NE(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=pentium9").status().message().find("unknown CPU"),
             std::string::npos);
   EXPECT_NE(ParseTarget("llvm -mattr=avx2").status().message().find("+feature"), std::string::npos);
+}
+
+TEST(TargetTest, CudaTargetsCarryTheArchitectureAndLimits) {
+  auto t = ParseTarget("cuda -mcpu=sm_90");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->is_cuda());
+  EXPECT_FALSE(t->is_x86());
+  EXPECT_EQ(t->triple, "nvptx64-nvidia-cuda");
+  EXPECT_EQ(t->sm_version(), 90);
+  EXPECT_EQ(t->max_threads_per_block, 1024);
+  EXPECT_EQ(t->max_shared_memory_per_block, 48 * 1024);
+
+  auto limited = ParseTarget(
+      "cuda -arch=sm_80 -max_threads_per_block=512 -max_shared_memory_per_block=16384 "
+      "-registers_per_block=32768");
+  ASSERT_TRUE(limited.ok()) << limited.status();
+  EXPECT_EQ(limited->cpu, "sm_80");
+  EXPECT_EQ(limited->max_threads_per_block, 512);
+  EXPECT_EQ(limited->max_shared_memory_per_block, 16384);
+  EXPECT_EQ(limited->registers_per_block, 32768);
+  // More than 48 KiB can only be dynamic shared memory, which kernels here do not use.
+  EXPECT_EQ(ParseTarget("cuda -mcpu=sm_90 -max_shared_memory_per_block=232448")
+                ->max_shared_memory_per_block,
+            48 * 1024);
+}
+
+TEST(TargetTest, BadCudaTargetsNameTheProblem) {
+  EXPECT_NE(ParseTarget("cuda").status().message().find("needs -mcpu=sm_XX"), std::string::npos);
+  EXPECT_NE(ParseTarget("cuda -mcpu=sm_99").status().message().find("\"sm_99\""), std::string::npos);
+  EXPECT_NE(ParseTarget("cuda -mcpu=sm_60").status().message().find("unsupported"), std::string::npos);
+  EXPECT_NE(ParseTarget("cuda -mcpu=sm_90 -max_threads_per_block=0").status().message().find(
+                "positive integer"),
+            std::string::npos);
+  EXPECT_NE(ParseTarget("cuda -mcpu=sm_90 -fast").status().message().find("unknown option \"-fast\""),
+            std::string::npos);
 }
 
 }  // namespace

@@ -25,8 +25,8 @@ int KindSlot(ir::ForKind kind) {
     case ir::ForKind::kParallel: return 1;
     case ir::ForKind::kVectorized: return 2;
     case ir::ForKind::kUnrolled: return 3;
+    default: return ir::IsGpuBound(kind) ? 4 : 0;  // blockIdx / threadIdx
   }
-  return 0;
 }
 
 }  // namespace
@@ -69,7 +69,7 @@ void AppendItervarFeatures(const LoopNestAnalysis& nest, std::vector<float>& out
     f[0] = Log2p(static_cast<double>(loop.extent));
     f[1] = Log2p(loop.iterations);
     f[2] = static_cast<float>(loop.depth);
-    f[3 + KindSlot(loop.kind)] = 1.0f;  // f[7], GPU-bound, stays 0
+    f[3 + KindSlot(loop.kind)] = 1.0f;  // f[7]: GPU-bound
     touches.clear();
     for (const BufferTouch& t : loop.touches) touches.push_back(&t);
     const int num_buffers = std::min<int>(kItervarBuffers, static_cast<int>(touches.size()));

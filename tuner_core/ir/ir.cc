@@ -138,9 +138,37 @@ const char* ForKindName(ForKind kind) {
     case ForKind::kParallel: return "parallel";
     case ForKind::kVectorized: return "vectorized";
     case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kBlockIdxX: return "blockIdx.x";
+    case ForKind::kBlockIdxY: return "blockIdx.y";
+    case ForKind::kBlockIdxZ: return "blockIdx.z";
+    case ForKind::kThreadIdxX: return "threadIdx.x";
+    case ForKind::kThreadIdxY: return "threadIdx.y";
+    case ForKind::kThreadIdxZ: return "threadIdx.z";
   }
   return "?";
 }
+
+bool IsBlockBound(ForKind kind) {
+  return kind == ForKind::kBlockIdxX || kind == ForKind::kBlockIdxY || kind == ForKind::kBlockIdxZ;
+}
+
+bool IsThreadBound(ForKind kind) {
+  return kind == ForKind::kThreadIdxX || kind == ForKind::kThreadIdxY ||
+         kind == ForKind::kThreadIdxZ;
+}
+
+bool IsGpuBound(ForKind kind) { return IsBlockBound(kind) || IsThreadBound(kind); }
+
+int GpuAxis(ForKind kind) {
+  switch (kind) {
+    case ForKind::kBlockIdxX: case ForKind::kThreadIdxX: return 0;
+    case ForKind::kBlockIdxY: case ForKind::kThreadIdxY: return 1;
+    case ForKind::kBlockIdxZ: case ForKind::kThreadIdxZ: return 2;
+    default: return -1;
+  }
+}
+
+Stmt Barrier::Make() { return Stmt(std::make_shared<Barrier>()); }
 
 Stmt For::Make(const std::string& var, Expr min, Expr extent, ForKind kind, Stmt body) {
   TF_CHECK(min.type() == Type::Int() && extent.type() == Type::Int() && body.defined());

@@ -54,7 +54,7 @@ enum class IRNodeKind {
   kEQ, kNE, kLT, kLE, kAnd, kOr, kNot,
   kSelect, kCast, kLoad, kRamp, kBroadcast,
   // Statements.
-  kFor, kStore, kAllocate, kBlock, kIfThenElse, kLetStmt,
+  kFor, kStore, kAllocate, kBlock, kIfThenElse, kLetStmt, kBarrier,
 };
 
 struct ExprNode {
@@ -212,8 +212,18 @@ enum class ForKind {
   kParallel,    // iterations run on the loader's thread pool
   kVectorized,  // constant extent; becomes vector code (VectorizeLoops)
   kUnrolled,    // constant extent; body replicated (UnrollLoops)
+  // GPU-bound (CUDA targets only): constant extent, min 0; the loop becomes
+  // the block or thread index of that axis and the extent the launch's grid
+  // or block size along it. Each kind may appear several times in a kernel,
+  // always with the same extent.
+  kBlockIdxX, kBlockIdxY, kBlockIdxZ,
+  kThreadIdxX, kThreadIdxY, kThreadIdxZ,
 };
 const char* ForKindName(ForKind kind);
+bool IsGpuBound(ForKind kind);
+bool IsBlockBound(ForKind kind);   // blockIdx.{x,y,z}
+bool IsThreadBound(ForKind kind);  // threadIdx.{x,y,z}
+int GpuAxis(ForKind kind);         // 0, 1, 2 for x, y, z; -1 if not GPU-bound
 
 struct For : StmtNode {
   static constexpr IRNodeKind kKind = IRNodeKind::kFor;
@@ -238,6 +248,7 @@ struct Store : StmtNode {
 enum class MemoryScope {
   kGlobal,  // heap workspace from the runtime (large packed operands)
   kStack,   // function-local: register tiles and small per-thread panels
+  kShared,  // GPU shared memory: one copy per thread block (CUDA targets only)
 };
 
 // A fp32 scratch buffer of `num_elements` (a constant) live within `body`.
@@ -277,6 +288,14 @@ struct LetStmt : StmtNode {
   const std::string var;
   const Expr value;
   const Stmt body;
+};
+
+// All threads of a GPU thread block wait here until every one has arrived and
+// their shared-memory writes are visible (CUDA's __syncthreads()).
+struct Barrier : StmtNode {
+  static constexpr IRNodeKind kKind = IRNodeKind::kBarrier;
+  Barrier() : StmtNode(kKind) {}
+  static Stmt Make();
 };
 
 // ---------------------------------------------------------------------------

@@ -84,7 +84,10 @@ class Printer {
       case IRNodeKind::kAllocate: {
         const Allocate* op = s.as<Allocate>();
         out_ << pad << "allocate " << op->buffer << "[float32 * " << op->num_elements << "] in "
-             << (op->scope == MemoryScope::kGlobal ? "global" : "stack") << "\n";
+             << (op->scope == MemoryScope::kGlobal  ? "global"
+                 : op->scope == MemoryScope::kShared ? "shared"
+                                                     : "stack")
+             << "\n";
         Print(op->body, indent);
         break;
       }
@@ -108,6 +111,9 @@ class Printer {
         Print(op->body, indent);
         break;
       }
+      case IRNodeKind::kBarrier:
+        out_ << pad << "barrier\n";
+        break;
       default:
         break;
     }

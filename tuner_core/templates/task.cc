@@ -12,7 +12,7 @@ absl::StatusOr<std::unique_ptr<Task>> Task::Make(const std::string& template_nam
   TF_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload, MakeWorkload(workload_name, workload_args));
   const Template* tmpl = nullptr;
   if (template_name.empty()) {
-    TF_ASSIGN_OR_RETURN(tmpl, DefaultTemplate(workload_name));
+    TF_ASSIGN_OR_RETURN(tmpl, DefaultTemplate(workload_name, target));
   } else {
     TF_ASSIGN_OR_RETURN(tmpl, FindTemplate(template_name));
   }

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tuner_core/templates/batch_matmul_pack_x86.h"
+#include "tuner_core/templates/conv2d_direct_cuda.h"
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
 #include "tuner_core/templates/dense_fault_test_template.h"
+#include "tuner_core/templates/dense_gpu_cuda.h"
 #include "tuner_core/templates/dense_pack_x86.h"
 #include "tuner_core/templates/dense_tiled.h"
 #include "tuner_core/templates/depthwise_conv2d_nchwc_x86.h"
@@ -20,8 +24,11 @@ std::vector<const Template*> AllTemplates() {
   static const Conv2dNchwcX86Template conv2d_nchwc;
   static const DepthwiseConv2dNchwcX86Template depthwise_nchwc;
   static const BatchMatmulPackX86Template batch_matmul_pack;
-  std::vector<const Template*> all = {&dense_pack, &dense_tiled, &conv2d_nchwc, &depthwise_nchwc,
-                                      &batch_matmul_pack};
+  static const DenseGpuCudaTemplate dense_gpu;
+  static const Conv2dDirectCudaTemplate conv2d_direct_gpu;
+  std::vector<const Template*> all = {&dense_pack,        &dense_tiled, &conv2d_nchwc,
+                                      &depthwise_nchwc,   &batch_matmul_pack,
+                                      &dense_gpu,         &conv2d_direct_gpu};
   // Test-only templates: visible only while TUNEFLEET_ENABLE_TEST_TEMPLATES=1,
   // checked on every call so tests can setenv() before looking them up.
   if (TestTemplatesEnabled()) all.push_back(&dense_fault_test);
@@ -38,12 +45,20 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
       absl::StrCat("unknown template \"", name, "\" (known: ", absl::StrJoin(names, ", "), ")"));
 }
 
-absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name) {
+bool IsCudaTargetString(const std::string& target) {
+  return absl::StartsWith(absl::StripLeadingAsciiWhitespace(target), "cuda");
+}
+
+absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
+                                                const std::string& target) {
+  const bool gpu = IsCudaTargetString(target);
   for (const Template* t : AllTemplates()) {
     if (t->name() == "dense_fault.test") continue;  // test-only, never a default
+    if (t->is_gpu() != gpu) continue;
     if (t->workload_name() == workload_name) return t;  // the first listed is the best one
   }
-  return absl::NotFoundError(absl::StrCat("no template for workload \"", workload_name, "\""));
+  return absl::NotFoundError(absl::StrCat("no ", gpu ? "CUDA" : "CPU", " template for workload \"",
+                                          workload_name, "\""));
 }
 
 std::string KernelEntryName(const Template& tmpl) {

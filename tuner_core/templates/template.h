@@ -29,6 +29,9 @@ class Template {
   virtual const std::string& workload_name() const = 0;
   // One line for `tunefleet templates`.
   virtual const std::string& description() const = 0;
+  // True for templates whose kernels run on a CUDA GPU (names end in
+  // ".cuda"; they need a `cuda` target), false for CPU templates.
+  virtual bool is_gpu() const { return false; }
 
   // The search space for this workload's shapes.
   virtual absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const = 0;
@@ -42,8 +45,12 @@ class Template {
 // NotFound naming the known templates when `name` is not one.
 absl::StatusOr<const Template*> FindTemplate(const std::string& name);
 std::vector<const Template*> AllTemplates();
-// The template `tune` picks for a workload when none is named.
-absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name);
+// The template `tune` picks for a workload when none is named: the first GPU
+// template for a `cuda ...` target, the first CPU template otherwise.
+absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
+                                                const std::string& target = "");
+// Whether `target` names a CUDA GPU ("cuda ..."), without parsing it fully.
+bool IsCudaTargetString(const std::string& target);
 
 // Entry symbol every kernel of a template exports.
 std::string KernelEntryName(const Template& tmpl);
