@@ -107,6 +107,9 @@ ThreadPool::~ThreadPool() {
     work_available_.SignalAll();
   }
   for (std::thread& worker : workers_) worker.join();
+  absl::MutexLock lock(&workspace_mu_);
+  for (const Workspace& block : free_workspaces_) std::free(block.ptr);
+  for (const Workspace& block : used_workspaces_) std::free(block.ptr);
 }
 
 bool ThreadPool::PinCallingThread() {
@@ -207,15 +210,38 @@ void ThreadPool::WorkerLoop(int worker_index) {
 
 void* ThreadPool::AllocWorkspace(int64_t bytes) {
   if (bytes < 0) return nullptr;
+  if (bytes == 0) bytes = 64;
+  absl::MutexLock lock(&workspace_mu_);
+  for (size_t i = 0; i < free_workspaces_.size(); ++i) {
+    if (free_workspaces_[i].bytes == bytes) {
+      Workspace block = free_workspaces_[i];
+      free_workspaces_.erase(free_workspaces_.begin() + i);
+      used_workspaces_.push_back(block);
+      return block.ptr;
+    }
+  }
   void* ptr = nullptr;
   // posix_memalign, unlike aligned_alloc, needs no size rounding.
-  if (posix_memalign(&ptr, 64, bytes == 0 ? 64 : static_cast<size_t>(bytes)) != 0) {
-    return nullptr;
-  }
+  if (posix_memalign(&ptr, 64, static_cast<size_t>(bytes)) != 0) return nullptr;
+  used_workspaces_.push_back({ptr, bytes});
   return ptr;
 }
 
-void ThreadPool::FreeWorkspace(void* ptr) { std::free(ptr); }
+void ThreadPool::FreeWorkspace(void* ptr) {
+  if (ptr == nullptr) return;
+  absl::MutexLock lock(&workspace_mu_);
+  for (size_t i = 0; i < used_workspaces_.size(); ++i) {
+    if (used_workspaces_[i].ptr != ptr) continue;
+    free_workspaces_.push_back(used_workspaces_[i]);
+    used_workspaces_.erase(used_workspaces_.begin() + i);
+    if (static_cast<int>(free_workspaces_.size()) > kMaxCachedWorkspaces) {
+      std::free(free_workspaces_.front().ptr);  // the least recently freed
+      free_workspaces_.erase(free_workspaces_.begin());
+    }
+    return;
+  }
+  TF_CHECK(false && "FreeWorkspace of a pointer AllocWorkspace did not return");
+}
 
 void ThreadPool::ParallelForTrampoline(void* context, int64_t n, TfParallelBody body,
                                        void* closure) {
@@ -223,10 +249,14 @@ void ThreadPool::ParallelForTrampoline(void* context, int64_t n, TfParallelBody 
   static_cast<ThreadPool*>(context)->ParallelFor(n, body, closure);
 }
 
-void* ThreadPool::AllocWorkspaceTrampoline(void* /*context*/, int64_t bytes) {
-  return AllocWorkspace(bytes);
+void* ThreadPool::AllocWorkspaceTrampoline(void* context, int64_t bytes) {
+  TF_CHECK(context != nullptr);
+  return static_cast<ThreadPool*>(context)->AllocWorkspace(bytes);
 }
 
-void ThreadPool::FreeWorkspaceTrampoline(void* /*context*/, void* ptr) { FreeWorkspace(ptr); }
+void ThreadPool::FreeWorkspaceTrampoline(void* context, void* ptr) {
+  TF_CHECK(context != nullptr);
+  static_cast<ThreadPool*>(context)->FreeWorkspace(ptr);
+}
 
 }  // namespace tunefleet

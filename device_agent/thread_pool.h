@@ -76,10 +76,16 @@ class ThreadPool {
   // ThreadPoolOptions::pin_threads) or the kernel refused.
   bool PinCallingThread();
 
-  // 64-byte aligned scratch memory for kernels (packed operands). Returns
-  // nullptr for bytes < 0 or when memory is exhausted; never for 0 bytes.
-  static void* AllocWorkspace(int64_t bytes);
-  static void FreeWorkspace(void* ptr);
+  // 64-byte aligned scratch memory for kernels (packed operands, padded
+  // inputs). Returns nullptr for bytes < 0 or when memory is exhausted; never
+  // for 0 bytes. Freed blocks are kept and handed out again to requests of
+  // the same size (TVM's WorkspacePool does the same), so a kernel that
+  // allocates its workspace on every call does not pay fresh pages (mmap,
+  // page faults, zeroing) on every call; at most kMaxCachedWorkspaces free
+  // blocks are kept, and all are released with the pool.
+  void* AllocWorkspace(int64_t bytes);
+  void FreeWorkspace(void* ptr);
+  static constexpr int kMaxCachedWorkspaces = 16;
 
  private:
   void WorkerLoop(int worker_index);
@@ -103,6 +109,14 @@ class ThreadPool {
 
   // Held for the whole of one parallel loop; serialises dispatching threads.
   absl::Mutex dispatch_mu_;
+
+  struct Workspace {
+    void* ptr;
+    int64_t bytes;
+  };
+  absl::Mutex workspace_mu_;
+  std::vector<Workspace> free_workspaces_ ABSL_GUARDED_BY(workspace_mu_);
+  std::vector<Workspace> used_workspaces_ ABSL_GUARDED_BY(workspace_mu_);
 
   // The current job. Written by the dispatching thread (holding
   // dispatch_mu_) before it publishes a new generation with a release

@@ -189,6 +189,31 @@ TEST(ThreadPoolTest, WorkspaceIsAlignedAndWritable) {
   EXPECT_EQ(rt->alloc_workspace(rt->context, -1), nullptr);
 }
 
+TEST(ThreadPoolTest, FreedWorkspacesAreReusedForTheSameSize) {
+  ThreadPool pool(1);
+  const TfRuntime* rt = pool.runtime();
+  void* first = rt->alloc_workspace(rt->context, 1 << 20);
+  void* other = rt->alloc_workspace(rt->context, 1 << 20);  // both in use: distinct
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(other, nullptr);
+  EXPECT_NE(first, other);
+  rt->free_workspace(rt->context, first);
+  EXPECT_EQ(rt->alloc_workspace(rt->context, 1 << 20), first);  // reused
+  void* different_size = rt->alloc_workspace(rt->context, (1 << 20) + 64);
+  EXPECT_NE(different_size, first);
+  EXPECT_NE(different_size, other);
+  // More frees than the cache keeps: the oldest are released, the rest stay
+  // valid to hand out and to free.
+  std::vector<void*> blocks;
+  for (int i = 0; i < ThreadPool::kMaxCachedWorkspaces + 4; ++i) {
+    blocks.push_back(rt->alloc_workspace(rt->context, 4096 + 64 * i));
+  }
+  for (void* p : blocks) rt->free_workspace(rt->context, p);
+  rt->free_workspace(rt->context, first);
+  rt->free_workspace(rt->context, other);
+  rt->free_workspace(rt->context, different_size);
+}
+
 TEST(ThreadPoolTest, PinningIsSkippedWhenOversubscribed) {
   const int more_than_cpus = static_cast<int>(std::thread::hardware_concurrency()) + 1;
   ThreadPool pool(
