@@ -30,6 +30,7 @@ struct AgentDaemonOptions {
   std::string name;
   std::string device_key;         // required: which queue this device serves
   int kernel_threads = 0;         // runner threads; 0 = all cores
+  int gpu_device = 0;             // CUDA device that GPU artifacts run on
   double simulated_measure_s = 0; // test/bench only: > 0 means no Runner at all
   int64_t cache_capacity_bytes = int64_t{512} << 20;
 

@@ -3,6 +3,12 @@
 //
 //   tunefleet_agent --tracker=127.0.0.1:7070 --token_file=agent.token --key=x86-avx2
 //   tunefleet_agent --key=sim --simulate_measure_ms=5 --agents=64   # bench only
+//   tunefleet_agent --key=h100 --gpu --gpu_device=0   # must have a GPU
+//
+// GPU: every agent looks for CUDA device --gpu_device through libcuda.so.1
+// and reports it in its DeviceInfo when present (logging why when not);
+// --gpu makes a missing GPU a start-up error. Artifacts pick their own path
+// either way: a GPU artifact runs on the GPU, a shared object on the CPU.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -30,6 +36,10 @@ ABSL_FLAG(int, threads, 0, "kernel threads (0 = all cores)");
 ABSL_FLAG(double, simulate_measure_ms, 0, "test only: > 0 sleeps this long instead of measuring");
 ABSL_FLAG(int, agents, 1, "test/bench only: simulated agents in this process (<name>-<i>)");
 ABSL_FLAG(int64_t, cache_mb, 512, "artifact cache size in MiB");
+ABSL_FLAG(bool, gpu, false,
+          "require an NVIDIA GPU (CUDA driver libcuda.so.1 and device --gpu_device): fail to start "
+          "without one; without --gpu a GPU is still detected and used when present");
+ABSL_FLAG(int, gpu_device, 0, "CUDA device ordinal that GPU kernels run on");
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "tunefleet_agent: %s\n", message.c_str());
@@ -63,11 +73,16 @@ int main(int argc, char** argv) {
   std::string name = absl::GetFlag(FLAGS_name);
   if (name.empty()) name = tunefleet::DefaultWorkerName("agent");
 
-  const tunefleet::proto::DeviceInfo device = tunefleet::DetectHostDevice();
+  options.gpu_device = absl::GetFlag(FLAGS_gpu_device);
+  absl::StatusOr<tunefleet::proto::DeviceInfo> device =
+      simulate_ms > 0 ? tunefleet::DetectHostDevice()
+                      : tunefleet::DetectAgentDevice({.gpu_ordinal = options.gpu_device,
+                                                      .require_gpu = absl::GetFlag(FLAGS_gpu)});
+  if (!device.ok()) return Fail(std::string(device.status().message()));
   std::vector<std::unique_ptr<tunefleet::AgentDaemon>> daemons;
   for (int i = 0; i < agents; ++i) {
     options.name = agents == 1 ? name : absl::StrCat(name, "-", i);
-    auto daemon = tunefleet::AgentDaemon::Create(options, device);
+    auto daemon = tunefleet::AgentDaemon::Create(options, *device);
     if (!daemon.ok()) return Fail(std::string(daemon.status().message()));
     daemons.push_back(std::move(daemon).value());
   }

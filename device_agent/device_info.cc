@@ -14,7 +14,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/logging.h"
 
 namespace tunefleet {
 namespace {
@@ -133,6 +135,45 @@ proto::DeviceInfo DetectHostDevice() {
   proto::DeviceInfo device =
       ParseDeviceInfo(arch, ReadFile("/proc/cpuinfo"), ReadFile("/proc/meminfo"));
   device.set_cores(CountCores());
+  return device;
+}
+
+absl::StatusOr<GpuDeviceProperties> DetectGpu(int ordinal, const std::string& library) {
+  absl::StatusOr<std::unique_ptr<CudaDriver>> driver = CudaDriver::Open(library);
+  if (!driver.ok()) return driver.status();
+  absl::StatusOr<CUdevice> device = (*driver)->Device(ordinal);
+  if (!device.ok()) return device.status();
+  absl::StatusOr<GpuDeviceProperties> properties = (*driver)->Properties(*device);
+  if (properties.ok()) properties->ordinal = ordinal;
+  return properties;
+}
+
+void SetGpuInfo(const GpuDeviceProperties& gpu, proto::DeviceInfo* device) {
+  device->set_gpu_name(gpu.name);
+  device->set_compute_capability_major(gpu.compute_capability_major);
+  device->set_compute_capability_minor(gpu.compute_capability_minor);
+  device->set_max_threads_per_block(gpu.max_threads_per_block);
+  device->set_max_shared_memory_per_block(gpu.max_shared_memory_per_block);
+  device->set_max_registers_per_block(gpu.max_registers_per_block);
+}
+
+absl::StatusOr<proto::DeviceInfo> DetectAgentDevice(const AgentDeviceOptions& options) {
+  proto::DeviceInfo device = DetectHostDevice();
+  absl::StatusOr<GpuDeviceProperties> gpu = DetectGpu(options.gpu_ordinal, options.cuda_library);
+  if (!gpu.ok()) {
+    if (options.require_gpu) {
+      return absl::Status(gpu.status().code(),
+                          absl::StrCat("--gpu: no usable GPU ", options.gpu_ordinal, ": ",
+                                       gpu.status().message()));
+    }
+    TF_LOG(INFO) << "no GPU: measuring CPU kernels only (" << gpu.status().message() << ")";
+    return device;
+  }
+  SetGpuInfo(*gpu, &device);
+  TF_LOG(INFO) << "GPU " << options.gpu_ordinal << ": " << gpu->name << ", sm_"
+               << gpu->compute_capability_major << gpu->compute_capability_minor << ", "
+               << gpu->multiprocessor_count << " SMs at " << gpu->clock_rate_khz / 1000
+               << " MHz; GPU kernels run on it";
   return device;
 }
 

@@ -52,5 +52,45 @@ TEST(DeviceInfoTest, DetectsThisHost) {
   EXPECT_GT(device.memory_bytes(), 0);
 }
 
+TEST(DeviceInfoTest, GpuPropertiesFillTheGpuFields) {
+  GpuDeviceProperties gpu;
+  gpu.name = "NVIDIA H100 80GB HBM3";
+  gpu.compute_capability_major = 9;
+  gpu.compute_capability_minor = 0;
+  gpu.max_threads_per_block = 1024;
+  gpu.max_shared_memory_per_block = 49152;
+  gpu.max_registers_per_block = 65536;
+  proto::DeviceInfo device;
+  device.set_cpu_model("Intel(R) Xeon(R) Platinum 8480+");
+  SetGpuInfo(gpu, &device);
+  EXPECT_EQ(device.gpu_name(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(device.compute_capability_major(), 9);
+  EXPECT_EQ(device.compute_capability_minor(), 0);
+  EXPECT_EQ(device.max_threads_per_block(), 1024);
+  EXPECT_EQ(device.max_shared_memory_per_block(), 49152);
+  EXPECT_EQ(device.max_registers_per_block(), 65536);
+  EXPECT_EQ(device.cpu_model(), "Intel(R) Xeon(R) Platinum 8480+");
+}
+
+TEST(DeviceInfoTest, WithoutADriverTheAgentStaysACpuAgentUnlessAGpuIsRequired) {
+  const std::string missing = "/nonexistent/libcuda.so.1";
+  absl::StatusOr<GpuDeviceProperties> gpu = DetectGpu(0, missing);
+  EXPECT_EQ(gpu.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(gpu.status().message(),
+              ::testing::HasSubstr("no CUDA driver: dlopen(/nonexistent/libcuda.so.1)"));
+
+  absl::StatusOr<proto::DeviceInfo> cpu_agent =
+      DetectAgentDevice({.gpu_ordinal = 0, .require_gpu = false, .cuda_library = missing});
+  ASSERT_TRUE(cpu_agent.ok()) << cpu_agent.status();
+  EXPECT_GT(cpu_agent->cores(), 0);
+  EXPECT_EQ(cpu_agent->gpu_name(), "");
+
+  absl::StatusOr<proto::DeviceInfo> gpu_agent =
+      DetectAgentDevice({.gpu_ordinal = 1, .require_gpu = true, .cuda_library = missing});
+  EXPECT_EQ(gpu_agent.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(gpu_agent.status().message(),
+              ::testing::HasSubstr("--gpu: no usable GPU 1: no CUDA driver: dlopen("));
+}
+
 }  // namespace
 }  // namespace tunefleet

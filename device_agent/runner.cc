@@ -218,7 +218,11 @@ absl::Status Runner::SpawnChild() {
       absl::StrCat("--parent_pid=", getpid()),
       absl::StrCat("--num_threads=", options_.num_threads),
       absl::StrCat("--pin_threads=", options_.pin_threads ? "true" : "false"),
+      absl::StrCat("--gpu_device=", options_.gpu_device),
   };
+  if (!options_.cuda_driver_library.empty()) {
+    args.push_back(absl::StrCat("--cuda_driver=", options_.cuda_driver_library));
+  }
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -394,6 +398,14 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
         return Failure(MeasureErrorNo::kUnknown,
                        absl::StrCat("runner child (pid ", pid, ") sent an unparsable RunResult of ",
                                     frame->size(), " bytes; killed it"));
+      }
+      // A child whose GPU context a kernel broke says so and exits after
+      // this result; reap it now so the next Run starts a fresh one.
+      if (page != nullptr && static_cast<RunnerStage>(page->stage.load(
+                                 std::memory_order_acquire)) == RunnerStage::kExiting) {
+        const std::string ended = ReapExitingChild();
+        TF_LOG(WARNING) << "runner: child pid=" << pid << " " << ended
+                        << " after a GPU fault left its CUDA context unusable";
       }
       return result;
     }

@@ -13,7 +13,9 @@
 // length-prefixed protos over two pipes (runner_protocol.h).
 //
 // When the child dies (a kernel crashed) the trial is RUNTIME_DEVICE with the
-// signal and what the child was doing; when it overruns timeout_s the Runner
+// signal and what the child was doing (a GPU kernel's fault that leaves the
+// CUDA context unusable comes back as the child's own result, after which
+// the child exits and is reaped at once); when it overruns timeout_s the Runner
 // SIGKILLs it and the trial is RUN_TIMEOUT. Either way the child is reaped at
 // once and a fresh one is spawned on the next Run. A child that dies before
 // it has taken a request (so no kernel of this trial ran) is replaced and the
@@ -53,6 +55,11 @@ struct RunnerOptions {
   int num_threads = 0;
   // Pin the child's kernel threads to CPUs (repeatable timings).
   bool pin_threads = true;
+  // The CUDA device GPU artifacts run on (the child's --gpu_device).
+  int gpu_device = 0;
+  // The CUDA driver library the child opens for GPU artifacts (its
+  // --cuda_driver); empty: libcuda.so.1. Tests point it at a fake.
+  std::string cuda_driver_library;
   // From spawning a child until it reports ready.
   double startup_timeout_s = 10.0;
   // Preparing a workload (allocating tensors and computing the naive

@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/gpu_artifact.h"
+#include "common/logging.h"
 #include "device_agent/kernel_loader.h"
 #include "device_agent/staged_kernel.h"
 #include "device_agent/time_evaluator.h"
@@ -63,7 +65,8 @@ RunnerChild::RunnerChild(const RunnerChildOptions& options, ClockInterface* cloc
       status_page_(status_page),
       thread_pool_(ThreadPoolOptions{.num_threads = DefaultThreads(options.num_threads),
                                      .pin_threads = options.pin_threads}),
-      workloads_(options.workload_cache_capacity) {}
+      workloads_(options.workload_cache_capacity),
+      gpu_(options.gpu, clock) {}
 
 void RunnerChild::SetStage(RunnerStage stage) {
   if (status_page_ != nullptr) {
@@ -77,6 +80,17 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
   if (absl::Status valid = ValidateMeasureOptions(options); !valid.ok()) {
     return Failure(std::move(result), MeasureErrorNo::kUnknown,
                    absl::StrCat("invalid measure options: ", valid.message()));
+  }
+
+  // A GPU artifact on a host without a usable GPU fails here, before the
+  // (possibly long) reference computation below.
+  const bool gpu_artifact = IsGpuArtifact(request.shared_object());
+  if (gpu_artifact) {
+    SetStage(RunnerStage::kLoadingKernel);
+    if (absl::Status usable = gpu_.OpenDevice(); !usable.ok()) {
+      return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
+                     absl::StrCat("cannot run a GPU kernel: ", usable.message()));
+    }
   }
 
   // Tensors, inputs and (when checking) the reference: once per task, and
@@ -99,6 +113,11 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
                                 prepared.status().message()));
   }
   PreparedWorkload& workload = **prepared;
+
+  if (gpu_artifact) {
+    return gpu_.Run(request, workload, std::move(result),
+                    [this](RunnerStage stage) { SetStage(stage); });
+  }
 
   SetStage(RunnerStage::kLoadingKernel);
   const int64_t load_start = clock_->NowNanos();
@@ -203,9 +222,16 @@ absl::Status RunnerChild::Serve(int request_fd, int result_fd) {
       }
       result = Handle(request);
     }
-    SetStage(RunnerStage::kWritingResult);
+    // The stage is published before the result, so a parent that has read
+    // the result knows whether this process is about to end.
+    SetStage(must_exit() ? RunnerStage::kExiting : RunnerStage::kWritingResult);
     absl::Status written = WriteFrame(result_fd, result.SerializeAsString(), kNoDeadline);
     if (!written.ok()) return written;
+    if (must_exit()) {
+      TF_LOG(WARNING) << "tunefleet_runner: exiting: the CUDA context is unusable after: "
+                      << result.error_msg();
+      return absl::OkStatus();
+    }
   }
 }
 

@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "device_agent/clock.h"
+#include "device_agent/gpu_kernel_runner.h"
 #include "device_agent/runner_protocol.h"
 #include "device_agent/tensor_data.h"
 #include "device_agent/thread_pool.h"
@@ -36,6 +37,8 @@ struct RunnerChildOptions {
   bool pin_threads = true;
   // Workloads (x seeds) whose tensors and references are kept.
   size_t workload_cache_capacity = 4;
+  // GPU artifacts: which device and driver (gpu_kernel_runner.h).
+  GpuKernelRunnerOptions gpu;
 };
 
 class RunnerChild {
@@ -45,7 +48,10 @@ class RunnerChild {
   RunnerChild(const RunnerChildOptions& options, ClockInterface* clock,
               RunnerStatusPage* status_page = nullptr);
 
-  // Measures one request. Never fails as a call: every problem is in the
+  // Measures one request. A GPU artifact (IsGpuArtifact: PTX behind the
+  // tunefleet-gpu-kernel header) goes to the GPU path (gpu_kernel_runner.h,
+  // which adds COMPILE_DEVICE and INSTANTIATION_ERROR); anything else is a
+  // CPU shared object. Never fails as a call: every problem is in the
   // result's error_no (a MeasureErrorNo value) and error_msg:
   //   UNKNOWN         the request itself is bad (unknown workload or args,
   //                   measure options out of range);
@@ -60,8 +66,15 @@ class RunnerChild {
 
   // Writes kRunnerHello, then answers framed requests from `request_fd` on
   // `result_fd` until the request pipe closes (returns OK) or I/O fails.
+  // After a result that left the CUDA context unusable (must_exit()) it
+  // publishes RunnerStage::kExiting, writes the result and returns OK, so
+  // the process ends and the parent starts a fresh child.
   // Pins the calling thread when pinning is on.
   [[nodiscard]] absl::Status Serve(int request_fd, int result_fd);
+
+  // True once a GPU kernel's fault has made CUDA unusable in this process
+  // (GpuKernelRunner::context_lost): only a new process can use the GPU.
+  bool must_exit() const { return gpu_.context_lost(); }
 
   const ThreadPool& thread_pool() const { return thread_pool_; }
 
@@ -72,6 +85,7 @@ class RunnerChild {
   RunnerStatusPage* status_page_;
   ThreadPool thread_pool_;
   PreparedWorkloadCache workloads_;
+  GpuKernelRunner gpu_;
 };
 
 // Starts a detached thread that ends the process (_exit) as soon as every

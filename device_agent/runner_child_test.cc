@@ -1,6 +1,15 @@
 #include "device_agent/runner_child.h"
 
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "common/gpu_artifact.h"
 #include "device_agent/clock.h"
+#include "device_agent/cuda_driver.h"
+#include "device_agent/fake_cuda_driver.h"
+#include "device_agent/runner_protocol.h"
 #include "device_agent/test_kernels.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -129,6 +138,91 @@ TEST(RunnerChildStatusPageTest, PublishesStageAndPreparationTime) {
   ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
   EXPECT_EQ(static_cast<RunnerStage>(page.stage.load()), RunnerStage::kTimingRuns);
   EXPECT_GT(page.prepare_nanos.load(), 0);
+}
+
+// ---- GPU artifacts: dispatch by content, against the fake driver.
+
+// DenseTestRequest's workload and options with a GPU artifact for the fake
+// driver (entry dense_kernel, three tensor parameters).
+proto::RunRequest GpuTestRequest() {
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  GpuLaunch launch;
+  launch.entry = ::tunefleet::testing::kTestEntry;
+  launch.grid = {8, 1, 1};
+  launch.block = {256, 1, 1};
+  request.set_shared_object(
+      FormatGpuArtifact(launch, ::tunefleet::testing::FakePtx(launch.entry, 3)));
+  return request;
+}
+
+RunnerChildOptions OptionsWithFakeGpu(::tunefleet::testing::FakeCuda& fake) {
+  RunnerChildOptions options{.num_threads = 1, .pin_threads = false};
+  options.gpu.open_driver = [&fake] { return CudaDriver::FromApi(fake.api(), "fake"); };
+  return options;
+}
+
+TEST(RunnerChildGpuTest, GpuArtifactRunsOnTheGpuAndSharedObjectsStillOnTheCpu) {
+  ::tunefleet::testing::FakeCuda fake;
+  fake.AddKernel(::tunefleet::testing::kTestEntry,
+                 ::tunefleet::testing::FakeDenseKernel(48, 40, 64));
+  SteadyClock clock;
+  RunnerChild child(OptionsWithFakeGpu(fake), &clock);
+  proto::RunResult result = child.Handle(GpuTestRequest());
+  ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  EXPECT_EQ(result.costs_size(), 3);
+  EXPECT_EQ(fake.launches(), 1 + 1 + 3 * 2);  // check, warm-up, 3 repeats of 2
+
+  result = child.Handle(DenseTestRequest("libdense_ok.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  EXPECT_EQ(fake.launches(), 8);
+  EXPECT_FALSE(child.must_exit());
+}
+
+TEST(RunnerChildGpuTest, GpuArtifactWithoutADriverFailsBeforePreparingTheWorkload) {
+  SteadyClock clock;
+  RunnerChildOptions options{.num_threads = 1, .pin_threads = false};
+  options.gpu.driver_library = "/nonexistent/libcuda.so.1";
+  RunnerChild child(options, &clock);
+  proto::RunResult result = child.Handle(GpuTestRequest());
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(result.error_msg(),
+              HasSubstr("cannot run a GPU kernel: no CUDA driver: dlopen(/nonexistent/libcuda.so.1)"));
+  EXPECT_EQ(result.prepare_seconds(), 0);
+  // The same child still measures CPU kernels.
+  result = child.Handle(DenseTestRequest("libdense_ok.so"));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+}
+
+// A fault that loses the CUDA context: Serve answers, publishes kExiting
+// and returns instead of taking the next request, so the process ends.
+TEST(RunnerChildGpuTest, ServeAnswersThenStopsAfterTheContextIsLost) {
+  ::tunefleet::testing::FakeCuda fake;
+  fake.AddKernel(::tunefleet::testing::kTestEntry,
+                 ::tunefleet::testing::FakeFaultingKernel(kCudaErrorIllegalAddress));
+  SteadyClock clock;
+  RunnerStatusPage page{};
+  RunnerChild child(OptionsWithFakeGpu(fake), &clock, &page);
+  int requests[2], results[2];
+  ASSERT_EQ(pipe(requests), 0);
+  ASSERT_EQ(pipe(results), 0);
+  const std::string payload = GpuTestRequest().SerializeAsString();
+  ASSERT_TRUE(WriteFrame(requests[1], payload, kNoDeadline).ok());
+  ASSERT_TRUE(WriteFrame(requests[1], payload, kNoDeadline).ok());  // must stay unread
+
+  ASSERT_TRUE(child.Serve(requests[0], results[1]).ok());
+  EXPECT_TRUE(child.must_exit());
+  EXPECT_EQ(static_cast<RunnerStage>(page.stage.load()), RunnerStage::kExiting);
+  EXPECT_EQ(page.requests_received.load(), 1u);
+  close(results[1]);
+  ASSERT_TRUE(ReadExactBytes(results[0], kRunnerHello.size(), kNoDeadline).ok());
+  absl::StatusOr<std::string> frame = ReadFrame(results[0], kNoDeadline);
+  ASSERT_TRUE(frame.ok()) << frame.status();
+  proto::RunResult result;
+  ASSERT_TRUE(result.ParseFromString(*frame));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(result.error_msg(), HasSubstr("CUDA_ERROR_ILLEGAL_ADDRESS"));
+  EXPECT_TRUE(absl::IsUnavailable(ReadFrame(results[0], kNoDeadline).status()));  // one answer
+  for (int fd : {requests[0], requests[1], results[0]}) close(fd);
 }
 
 }  // namespace

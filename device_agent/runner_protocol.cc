@@ -81,11 +81,14 @@ const char* RunnerStageDescription(RunnerStage stage) {
     case RunnerStage::kPreparingWorkload:
       return "preparing the workload's tensors and reference outputs";
     case RunnerStage::kLoadingKernel:
-      return "loading the kernel (dlopen runs the object's constructors)";
+      return "loading the kernel (dlopen runs the object's constructors; a GPU kernel's PTX is "
+             "JIT-compiled)";
     case RunnerStage::kCheckRun: return "running the kernel (correctness check run)";
     case RunnerStage::kComparing: return "comparing the kernel's outputs with the reference";
     case RunnerStage::kTimingRuns: return "running the kernel (timing runs)";
     case RunnerStage::kWritingResult: return "writing the result";
+    case RunnerStage::kExiting:
+      return "writing its last result before exiting (the CUDA context was lost to a GPU fault)";
   }
   return "in an unknown stage";
 }

@@ -48,6 +48,9 @@ enum class RunnerStage : uint32_t {
   kComparing = 4,          // comparing outputs with the reference
   kTimingRuns = 5,         // the time evaluator
   kWritingResult = 6,
+  // Writing its last result: a GPU fault left the CUDA context unusable, so
+  // the child exits after this result and the parent reaps it.
+  kExiting = 7,
 };
 
 // "running the kernel (timing runs)": completes "... while <description>".
