@@ -110,7 +110,11 @@ absl::Status RunDevices(FleetClient& client, std::ostream& out) {
   for (const proto::WorkerStatus& w : devices.workers()) {
     std::string device;
     if (w.role() == proto::AGENT) {
-      device = absl::StrCat(w.device().cpu_model(), w.device().gpu_name(), ", ", w.device().cores(), " cores");
+      device = absl::StrCat(w.device().cpu_model(), ", ", w.device().cores(), " cores");
+      if (!w.device().gpu_name().empty()) {
+        absl::StrAppend(&device, ", GPU ", w.device().gpu_name(), " (sm_",
+                        w.device().compute_capability_major(), w.device().compute_capability_minor(), ")");
+      }
     }
     std::string role = proto::WorkerRole_Name(w.role());
     for (char& c : role) c = static_cast<char>(std::tolower(c));

@@ -140,6 +140,13 @@ class SchedulerTest : public ::testing::Test {
   std::unique_ptr<Scheduler> scheduler_;
 };
 
+TEST_F(SchedulerTest, AcceptsCudaTargets) {
+  proto::JobSpec spec = DenseJob(10);
+  spec.mutable_task()->set_target("cuda -mcpu=sm_90 -max_threads_per_block=1024");
+  absl::StatusOr<proto::JobStatus> job = scheduler_->SubmitJob(spec);
+  EXPECT_TRUE(job.ok()) << job.status();
+}
+
 TEST_F(SchedulerTest, RejectsBadJobsWithReasons) {
   proto::JobSpec spec = DenseJob(10);
   spec.mutable_task()->set_workload_name("conv9d");
@@ -148,8 +155,18 @@ TEST_F(SchedulerTest, RejectsBadJobsWithReasons) {
   spec.mutable_task()->set_workload_args_json("{not json");
   EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("not valid JSON"));
   spec = DenseJob(10);
-  spec.mutable_task()->set_target("cuda -arch=sm_90");
+  spec.mutable_task()->set_target("opencl -device=mali");
   EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("unsupported target"));
+  spec = DenseJob(10);
+  spec.mutable_task()->set_target("cuda");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("needs -mcpu=sm_NN"));
+  spec = DenseJob(10);
+  spec.mutable_task()->set_target("cuda -arch=volta");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("needs sm_NN"));
+  spec = DenseJob(10);
+  spec.mutable_task()->set_target("cuda -mcpu=sm_90 -max_threads_per_block=0");
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("positive integer"));
+
   spec = DenseJob(10);
   spec.mutable_task()->set_target("llvm -mtriple=riscv64-linux");
   EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("riscv64"));

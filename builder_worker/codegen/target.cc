@@ -137,6 +137,17 @@ absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
   const bool host = triple.empty();
   if (host) triple = llvm::sys::getDefaultTargetTriple();
   spec.triple = llvm::Triple::normalize(triple);
+  if (absl::StartsWith(spec.triple, "nvptx64")) {
+    // "llvm -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90" means "cuda -mcpu=sm_90".
+    if (!attrs.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("target \"", target, "\": -mattr is not supported for CUDA targets"));
+    }
+    absl::StatusOr<TargetSpec> cuda =
+        ParseCudaTarget(target, {"cuda", absl::StrCat("-mcpu=", cpu)});
+    if (cuda.ok()) cuda->original = target;
+    return cuda;
+  }
 
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(spec.triple, error);

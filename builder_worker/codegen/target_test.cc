@@ -64,6 +64,14 @@ TEST(TargetTest, CudaTargetsCarryTheArchitectureAndLimits) {
             48 * 1024);
 }
 
+TEST(TargetTest, NvptxTripleMeansCuda) {
+  auto t = ParseTarget("llvm -mtriple=nvptx64-nvidia-cuda -mcpu=sm_80");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->is_cuda());
+  EXPECT_EQ(t->sm_version(), 80);
+  EXPECT_EQ(t->features, "+ptx78");
+}
+
 TEST(TargetTest, BadCudaTargetsNameTheProblem) {
   EXPECT_NE(ParseTarget("cuda").status().message().find("needs -mcpu=sm_XX"), std::string::npos);
   EXPECT_NE(ParseTarget("cuda -mcpu=sm_99").status().message().find("\"sm_99\""), std::string::npos);
