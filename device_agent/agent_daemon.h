@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -31,6 +32,9 @@ struct AgentDaemonOptions {
   std::string device_key;         // required: which queue this device serves
   int kernel_threads = 0;         // runner threads; 0 = all cores
   int gpu_device = 0;             // CUDA device that GPU artifacts run on
+  // Emulated boards only: the command the runner child is started through,
+  // e.g. {"qemu-aarch64", "-L", "/"} (RunnerOptions::launcher).
+  std::vector<std::string> runner_launcher;
   double simulated_measure_s = 0; // test/bench only: > 0 means no Runner at all
   int64_t cache_capacity_bytes = int64_t{512} << 20;
 

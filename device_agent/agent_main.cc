@@ -3,6 +3,7 @@
 //
 //   tunefleet_agent --tracker=127.0.0.1:7070 --token_file=agent.token --key=x86-avx2
 //   tunefleet_agent --key=sim --simulate_measure_ms=5 --agents=64   # bench only
+//   qemu-aarch64 -L / ./tunefleet_agent --key=rk3399 --runner_launcher="qemu-aarch64 -L /"
 //   tunefleet_agent --key=h100 --gpu --gpu_device=0   # must have a GPU
 //
 // GPU: every agent looks for CUDA device --gpu_device through libcuda.so.1
@@ -19,6 +20,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/daemon_util.h"
 #include "common/logging.h"
 #include "device_agent/agent_daemon.h"
@@ -40,6 +42,9 @@ ABSL_FLAG(bool, gpu, false,
           "require an NVIDIA GPU (CUDA driver libcuda.so.1 and device --gpu_device): fail to start "
           "without one; without --gpu a GPU is still detected and used when present");
 ABSL_FLAG(int, gpu_device, 0, "CUDA device ordinal that GPU kernels run on");
+ABSL_FLAG(std::string, runner_launcher, "",
+          "emulated boards only: command prefix the runner child is started with, e.g. "
+          "\"qemu-aarch64 -L /\" for an AArch64 agent under qemu-user (empty: exec it directly)");
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "tunefleet_agent: %s\n", message.c_str());
@@ -70,6 +75,8 @@ int main(int argc, char** argv) {
   options.kernel_threads = absl::GetFlag(FLAGS_threads);
   options.simulated_measure_s = simulate_ms / 1000.0;
   options.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
+  options.runner_launcher =
+      absl::StrSplit(absl::GetFlag(FLAGS_runner_launcher), ' ', absl::SkipWhitespace());
   std::string name = absl::GetFlag(FLAGS_name);
   if (name.empty()) name = tunefleet::DefaultWorkerName("agent");
 

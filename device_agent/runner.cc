@@ -18,6 +18,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "common/logging.h"
 #include "tuner_core/measure/measure.h"
 
@@ -123,6 +125,27 @@ absl::StatusOr<std::string> ResolveRunnerPath(const std::string& configured) {
                                           " binary; tried: ", absl::StrJoin(tried, "; ")));
 }
 
+// The launcher's program as a path: as given when it names a directory,
+// else the first executable of that name in $PATH.
+absl::StatusOr<std::string> ResolveLauncherProgram(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    if (absl::Status ok = IsExecutableFile(program); !ok.ok()) {
+      return absl::NotFoundError(
+          absl::StrCat("runner launcher is not an executable file: ", ok.message()));
+    }
+    return program;
+  }
+  const char* path_variable = std::getenv("PATH");
+  const std::string search_path =
+      path_variable != nullptr && *path_variable != '\0' ? path_variable : "/usr/bin:/bin";
+  for (absl::string_view dir : absl::StrSplit(search_path, ':', absl::SkipEmpty())) {
+    std::string candidate = absl::StrCat(dir, "/", program);
+    if (IsExecutableFile(candidate).ok()) return candidate;
+  }
+  return absl::NotFoundError(absl::StrCat("runner launcher ", program,
+                                          " is not an executable in PATH=", search_path));
+}
+
 // A duplicate of `fd` numbered >= 10 (close-on-exec), replacing it. Keeps
 // the child's dup2 onto 3, 4 and 5 from overwriting a source still needed.
 int LiftDescriptor(int fd) {
@@ -151,6 +174,11 @@ absl::StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
   absl::StatusOr<std::string> path = ResolveRunnerPath(options.runner_path);
   if (!path.ok()) return path.status();
   options.runner_path = *std::move(path);
+  if (!options.launcher.empty()) {
+    absl::StatusOr<std::string> program = ResolveLauncherProgram(options.launcher.front());
+    if (!program.ok()) return program.status();
+    options.launcher.front() = *std::move(program);
+  }
   return std::unique_ptr<Runner>(new Runner(std::move(options)));
 }
 
@@ -210,7 +238,10 @@ absl::Status Runner::SpawnChild() {
   posix_spawnattr_setsigdefault(&attributes, &all_signals);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  std::vector<std::string> args = {
+  // With a launcher the child is the launcher, given the runner's command
+  // line after its own arguments.
+  std::vector<std::string> args = options_.launcher;
+  args.insert(args.end(), {
       options_.runner_path,
       absl::StrCat("--request_fd=", kRunnerRequestFd),
       absl::StrCat("--result_fd=", kRunnerResultFd),
@@ -219,17 +250,19 @@ absl::Status Runner::SpawnChild() {
       absl::StrCat("--num_threads=", options_.num_threads),
       absl::StrCat("--pin_threads=", options_.pin_threads ? "true" : "false"),
       absl::StrCat("--gpu_device=", options_.gpu_device),
-  };
+  });
   if (!options_.cuda_driver_library.empty()) {
     args.push_back(absl::StrCat("--cuda_driver=", options_.cuda_driver_library));
   }
+  const std::string& program = options_.launcher.empty() ? options_.runner_path
+                                                         : options_.launcher.front();
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
   pid_t pid = -1;
-  const int spawn_error = posix_spawn(&pid, options_.runner_path.c_str(), &actions, &attributes,
-                                      argv.data(), environ);
+  const int spawn_error =
+      posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   close(child_request_fd);
@@ -239,7 +272,7 @@ absl::Status Runner::SpawnChild() {
     close(request_pipe[1]);
     close(result_pipe[0]);
     UnmapRunnerStatusPage(status_page);
-    return absl::UnavailableError(absl::StrCat("posix_spawn of ", options_.runner_path,
+    return absl::UnavailableError(absl::StrCat("posix_spawn of ", program,
                                                " failed: ", std::strerror(spawn_error)));
   }
   child_ = Child{.pid = pid,

@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -51,6 +52,15 @@ struct RunnerOptions {
   // tunefleet/device_agent/): a binary with //device_agent:tunefleet_runner
   // in its `data` finds it with no configuration.
   std::string runner_path;
+  // A command prefix the child is started through, for emulated boards: an
+  // AArch64 agent run under qemu-user on an x86 machine without binfmt_misc
+  // cannot exec its AArch64 runner directly, so it passes
+  // {"qemu-aarch64", "-L", "/"} and the child becomes
+  // `qemu-aarch64 -L / <runner_path> <runner flags>` (the same pid, so
+  // killing and reaping it work as usual). launcher[0] without a '/' is
+  // looked up in $PATH. Empty (the default, and what a real board uses):
+  // the runner is executed directly.
+  std::vector<std::string> launcher;
   // Kernel threads in the child; 0 = the machine's hardware concurrency.
   int num_threads = 0;
   // Pin the child's kernel threads to CPUs (repeatable timings).
@@ -70,9 +80,9 @@ struct RunnerOptions {
 
 class Runner final : public RunnerInterface {
  public:
-  // Resolves the runner binary (NotFound naming every place tried) and
-  // validates the options (InvalidArgument). The child starts on the first
-  // Run.
+  // Resolves the runner binary (NotFound naming every place tried) and the
+  // launcher's program (NotFound), and validates the options
+  // (InvalidArgument). The child starts on the first Run.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Runner>> Create(RunnerOptions options);
 
   // Kills and reaps the child.
@@ -95,6 +105,8 @@ class Runner final : public RunnerInterface {
   // The live child's pid, if any (for tests and diagnostics).
   std::optional<pid_t> child_pid() const;
   const std::string& runner_path() const { return options_.runner_path; }
+  // The launcher with its program resolved to a path; empty when none.
+  const std::vector<std::string>& launcher() const { return options_.launcher; }
 
  private:
   struct Child {

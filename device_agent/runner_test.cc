@@ -7,9 +7,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "device_agent/runner_protocol.h"
 #include "device_agent/test_kernels.h"
 #include "gmock/gmock.h"
@@ -173,6 +180,68 @@ TEST(RunnerTest, ABinaryThatIsNotARunnerFailsTheTrialNotTheCaller) {
   EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
   EXPECT_THAT(result.error_msg(), HasSubstr("did not report ready"));
   EXPECT_THAT(result.error_msg(), HasSubstr("exited with status 0"));
+}
+
+// A launcher script (as `qemu-aarch64 -L /` is for an emulated board): it
+// records its pid and the command line it was given in `record`, then
+// execs that command line, so the recorded pid is the runner's.
+std::string WriteRecordingLauncher(const std::string& record) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string script = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/recording_launcher.sh");
+  std::ofstream out(script, std::ios::trunc);
+  out << "#!/bin/sh\necho \"$$ $*\" > '" << record << "'\nexec \"$@\"\n";
+  out.close();
+  EXPECT_EQ(chmod(script.c_str(), 0755), 0);
+  return script;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+TEST(RunnerTest, LauncherStartsTheRunnerAsTheSameProcess) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string record = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/launcher_record.txt");
+  std::remove(record.c_str());
+  auto runner = Runner::Create(RunnerOptions{.runner_path = RunnerBinary(),
+                                             .launcher = {WriteRecordingLauncher(record)},
+                                             .num_threads = 1});
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  ExpectSuccess((*runner)->Run(DenseTestRequest("libdense_ok.so")));
+  const std::optional<pid_t> child = (*runner)->child_pid();
+  ASSERT_TRUE(child.has_value());
+  const std::string launched = ReadWholeFile(record);
+  // "<pid> <runner path> --request_fd=3 ...": the launcher ran, got the
+  // runner's whole command line and became the child the Runner watches.
+  EXPECT_THAT(launched, ::testing::StartsWith(absl::StrCat(*child, " ", RunnerBinary(), " ")));
+  EXPECT_THAT(launched, HasSubstr("--request_fd=3"));
+  // The child is reused across trials as without a launcher.
+  ExpectSuccess((*runner)->Run(DenseTestRequest("libdense_ok.so")));
+  EXPECT_EQ((*runner)->child_pid(), child);
+}
+
+TEST(RunnerTest, LauncherProgramIsLookedUpInPathWithItsArguments) {
+  // `env -u NAME runner ...` runs the runner, like `qemu-aarch64 -L / runner ...`.
+  auto runner = Runner::Create(RunnerOptions{.runner_path = RunnerBinary(),
+                                             .launcher = {"env", "-u", "TUNEFLEET_UNUSED"},
+                                             .num_threads = 1});
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  ASSERT_EQ((*runner)->launcher().size(), 3u);
+  EXPECT_EQ((*runner)->launcher()[0].front(), '/') << (*runner)->launcher()[0];
+  EXPECT_THAT((*runner)->launcher()[0], ::testing::EndsWith("/env"));
+  ExpectSuccess((*runner)->Run(DenseTestRequest("libdense_ok.so")));
+}
+
+TEST(RunnerTest, CreateRejectsAMissingLauncher) {
+  for (const char* program : {"/nonexistent/qemu-aarch64", "tunefleet-no-such-launcher"}) {
+    auto runner = Runner::Create(
+        RunnerOptions{.runner_path = RunnerBinary(), .launcher = {program, "-L", "/"}});
+    EXPECT_EQ(runner.status().code(), absl::StatusCode::kNotFound) << program;
+    EXPECT_THAT(runner.status().message(), HasSubstr(program));
+  }
 }
 
 // The parent side of the protocol by hand: start a child, make it hang in

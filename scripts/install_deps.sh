@@ -17,7 +17,21 @@ PACKAGES=(
   libopenblas-dev libdnnl-dev
   gnuplot-nox
   zlib1g-dev libzstd-dev libcurl4-openssl-dev libedit-dev libxml2-dev libffi-dev
+  # AArch64 boards: the cross-built agent (//device_agent/aarch64:agent) links
+  # Debian's arm64 multiarch libraries; tests run it under qemu-aarch64.
+  g++-aarch64-linux-gnu qemu-user
+  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64
 )
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+# arm64 packages need the architecture enabled (then a fresh apt-get update,
+# which the install below does whenever something is missing).
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "install_deps: enabling the arm64 architecture (dpkg multiarch)"
+  $SUDO dpkg --add-architecture arm64
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -28,8 +42,6 @@ done
 
 if ((${#missing[@]})); then
   echo "install_deps: installing ${missing[*]}"
-  SUDO=""
-  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 else

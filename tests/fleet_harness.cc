@@ -107,10 +107,17 @@ absl::Status FleetHarness::StartBuilder(int i) {
 }
 
 absl::Status FleetHarness::StartAgent(int i) {
-  TF_ASSIGN_OR_RETURN(std::string bin, FindFleetBinary("device_agent", "tunefleet_agent"));
-  std::vector<std::string> argv = {bin, "--tracker=" + address(), "--token_file=" + dir_ + "/agent.token",
-                                   "--key=" + options_.device_key, absl::StrCat("--name=agent-", i),
-                                   absl::StrCat("--threads=", options_.agent_threads)};
+  std::string bin = options_.agent_binary;
+  if (bin.empty()) {
+    TF_ASSIGN_OR_RETURN(bin, FindFleetBinary("device_agent", "tunefleet_agent"));
+  }
+  std::vector<std::string> argv = options_.agent_command_prefix;
+  argv.insert(argv.end(), {bin, "--tracker=" + address(), "--token_file=" + dir_ + "/agent.token",
+                           "--key=" + options_.device_key, absl::StrCat("--name=agent-", i),
+                           absl::StrCat("--threads=", options_.agent_threads)});
+  if (!options_.agent_runner_launcher.empty()) {
+    argv.push_back("--runner_launcher=" + options_.agent_runner_launcher);
+  }
   if (options_.simulate_measure_ms > 0) {
     argv.push_back(absl::StrCat("--simulate_measure_ms=", options_.simulate_measure_ms));
   }
@@ -137,7 +144,7 @@ proto::JobSpec FleetHarness::DenseJob(int64_t n_trial, const std::string& shape)
   spec.mutable_task()->set_workload_name("dense");
   spec.mutable_task()->set_workload_args_json(
       absl::StrCat(R"({"M":)", dims.at(0), R"(,"N":)", dims.at(1), R"(,"K":)", dims.at(2), R"(,"layout":"NK"})"));
-  spec.mutable_task()->set_target("llvm -mcpu=native");
+  spec.mutable_task()->set_target(options_.target);
   spec.set_tuner("random");
   spec.set_n_trial(n_trial);
   spec.set_early_stopping(-1);

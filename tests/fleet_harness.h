@@ -39,6 +39,15 @@ class FleetHarness {
     double worker_timeout_s = 3;
     double heartbeat_s = 0.3;
     bool enable_test_templates = false;
+    // The agents' binary (empty: //device_agent:tunefleet_agent from
+    // FindFleetBinary), a command they are started through (e.g.
+    // {"/usr/bin/qemu-aarch64", "-L", "/"} for a cross-built AArch64 agent)
+    // and the --runner_launcher they pass on to their runner children.
+    std::string agent_binary;
+    std::vector<std::string> agent_command_prefix;
+    std::string agent_runner_launcher;
+    // The target string of DenseJob.
+    std::string target = "llvm -mcpu=native";
   };
 
   explicit FleetHarness(Options options);
