@@ -5,9 +5,8 @@
 //
 // Per workload (dense 512^3 with dense_pack.x86, ResNet-18's 64->64 56x56 3x3
 // conv with conv2d_nchwc.x86 in the NCHWc layout), --configs random configs
-// are drawn that both targets take: NEON has 128-bit registers, so configs
-// with 8- or 16-lane f32 vectors are INSTANTIATION_ERROR for AArch64 (they
-// are skipped for both, and counted). Each config is built for the host,
+// are drawn that both targets take (a config either target refuses is
+// skipped for both, and counted). Each config is built for the host,
 // then for AArch64, one at a time on one thread (what one builder slot
 // does), after an untimed warm-up build per target. Reported per target:
 // mean, median and p90 of BuildTimings::total_seconds, and the mean of each

@@ -237,10 +237,11 @@ class CodeGen {
   }
 
   void CheckVectorWidth(const Type& t) {
-    if (t.lanes > 1 && t.is_float() && t.lanes * 32 > target_.vector_bits) {
+    if (t.lanes > 1 && t.is_float() && t.lanes * 32 > target_.max_vector_bits) {
       Fail(absl::StrCat("a vector of ", t.lanes, " x float32 (", t.lanes * 32,
-                        " bits) is wider than the ", target_.vector_bits,
-                        "-bit vector registers of target \"", target_.original, "\""));
+                        " bits) is wider than the ", target_.max_vector_bits,
+                        " bits target \"", target_.original, "\" takes (", target_.vector_bits,
+                        "-bit registers)"));
     }
   }
 

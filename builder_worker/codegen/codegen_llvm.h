@@ -18,7 +18,7 @@
 // (from AnalyzeGpuKernel) gives the block size for .maxntid.
 //
 // Per-target differences (CPU, features, vector width) come in through
-// TargetSpec; a vector wider than the target's registers is rejected here,
+// TargetSpec; a vector wider than TargetSpec::max_vector_bits is rejected here,
 // as InvalidArgument, so the builder can report INSTANTIATION_ERROR.
 #ifndef TUNEFLEET_BUILDER_WORKER_CODEGEN_CODEGEN_LLVM_H_
 #define TUNEFLEET_BUILDER_WORKER_CODEGEN_CODEGEN_LLVM_H_

@@ -192,8 +192,10 @@ absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
   }
   if (spec.is_x86()) {
     spec.vector_bits = HasFeature(*sti, "avx512f") ? 512 : (HasFeature(*sti, "avx") ? 256 : 128);
+    spec.max_vector_bits = spec.vector_bits;
   } else {
     spec.vector_bits = 128;
+    spec.max_vector_bits = spec.is_aarch64() ? 4 * 128 : 128;
   }
   return spec;
 }

@@ -28,6 +28,11 @@ struct TargetSpec {
   // Widest native vector register in bits (128 SSE/NEON, 256 AVX, 512 AVX-512;
   // 128 for CUDA: ld.v4.f32).
   int vector_bits = 128;
+  // Widest fp32 vector the code generator accepts in a kernel. x86: the
+  // native width (AVX2 has only 16 registers). AArch64: 4 x 128 bits, since
+  // its 32 NEON registers hold 8- and 16-lane vectors as 2 or 4 registers
+  // (LLVM splits them), as TVM's ARM schedules rely on. CUDA: 128 (v4.f32).
+  int max_vector_bits = 128;
 
   // CUDA targets: the limits a config must respect to launch, checked at
   // build time (defaults: what every GPU since sm_70 offers).

@@ -21,6 +21,9 @@ TEST(TargetTest, VectorWidthFollowsTheCpu) {
   ASSERT_TRUE(arm.ok()) << arm.status();
   EXPECT_TRUE(arm->is_aarch64());
   EXPECT_EQ(arm->vector_bits, 128);
+  // 32 NEON registers: 8- and 16-lane vectors are taken as 2 or 4 of them.
+  EXPECT_EQ(arm->max_vector_bits, 512);
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3")->max_vector_bits, 256);
 }
 
 TEST(TargetTest, NativeResolvesToTheHostCpu) {
