@@ -251,6 +251,8 @@ TEST(GpuBuildTest, CpuAndGpuTemplatesRejectTheOtherKindOfTarget) {
   EXPECT_EQ((*DefaultTemplate("dense", "cuda -mcpu=sm_90"))->name(), "dense_gpu.cuda");
   EXPECT_EQ((*DefaultTemplate("conv2d_nchw", "cuda -mcpu=sm_80"))->name(), "conv2d_direct.cuda");
   EXPECT_EQ((*DefaultTemplate("dense", "llvm -mcpu=native"))->name(), "dense_pack.x86");
+  EXPECT_EQ((*DefaultTemplate("dense", "llvm -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90"))->name(),
+            "dense_gpu.cuda");
   EXPECT_FALSE(DefaultTemplate("batch_matmul", "cuda -mcpu=sm_90").ok());
 }
 

@@ -46,7 +46,8 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
 }
 
 bool IsCudaTargetString(const std::string& target) {
-  return absl::StartsWith(absl::StripLeadingAsciiWhitespace(target), "cuda");
+  return absl::StartsWith(absl::StripLeadingAsciiWhitespace(target), "cuda") ||
+         absl::StrContains(target, "-mtriple=nvptx64");
 }
 
 absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,

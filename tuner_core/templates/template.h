@@ -49,7 +49,8 @@ std::vector<const Template*> AllTemplates();
 // template for a `cuda ...` target, the first CPU template otherwise.
 absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
                                                 const std::string& target = "");
-// Whether `target` names a CUDA GPU ("cuda ..."), without parsing it fully.
+// Whether `target` names a CUDA GPU ("cuda ..." or "llvm -mtriple=nvptx64-..."),
+// without parsing it fully.
 bool IsCudaTargetString(const std::string& target);
 
 // Entry symbol every kernel of a template exports.
