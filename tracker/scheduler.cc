@@ -7,11 +7,11 @@
 #include <utility>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/cuda_target.h"
 #include "common/logging.h"
 #include "common/trial_result.h"
 #include "device_agent/measure_conversions.h"
@@ -30,45 +30,10 @@ constexpr double kGaugeRefreshS = 1.0;
 
 // The target strings the builders accept, checked here so that a job with a
 // typo fails at submission instead of in every build.
-// "cuda -mcpu=sm_NN" (or -arch=) plus TVM's limit flags with positive values;
-// the builder checks the architecture against LLVM's list.
-absl::Status ValidateCudaTarget(const std::string& target, const std::vector<std::string>& parts) {
-  bool has_arch = false;
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const std::string& p = parts[i];
-    const size_t eq = p.find('=');
-    const std::string flag = p.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : p.substr(eq + 1);
-    int64_t number = 0;
-    if (flag == "-mcpu" || flag == "-arch") {
-      if (!absl::StartsWith(value, "sm_") || !absl::SimpleAtoi(value.substr(3), &number)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("target \"", target, "\": ", flag, " needs sm_NN, got \"", value, "\""));
-      }
-      has_arch = true;
-    } else if (flag == "-max_threads_per_block" || flag == "-max_shared_memory_per_block" ||
-               flag == "-registers_per_block") {
-      if (!absl::SimpleAtoi(value, &number) || number <= 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("target \"", target, "\": ", flag, " needs a positive integer"));
-      }
-    } else if (flag != "-keys" && flag != "-thread_warp_size") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "target \"", target, "\": unknown flag \"", p,
-          "\" (-mcpu=/-arch=sm_NN, -max_threads_per_block=, -max_shared_memory_per_block=, "
-          "-registers_per_block=)"));
-    }
-  }
-  if (!has_arch) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "target \"", target, "\" needs -mcpu=sm_NN, the GPU's compute capability (`tunefleet devices`)"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ValidateTarget(const std::string& target) {
   std::vector<std::string> parts = absl::StrSplit(target, ' ', absl::SkipEmpty());
-  if (!parts.empty() && parts[0] == "cuda") return ValidateCudaTarget(target, parts);
+  // The builder checks the architecture against LLVM; the flags are read the same way here.
+  if (IsCudaTarget(target)) return ParseCudaTargetFlags(target).status();
   if (parts.empty() || parts[0] != "llvm") {
     return absl::InvalidArgumentError(absl::StrCat(
         "unsupported target \"", target,

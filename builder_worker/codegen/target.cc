@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "builder_worker/codegen/llvm_headers.h"
+#include "common/cuda_target.h"
 
 namespace tunefleet {
 namespace {
@@ -46,49 +47,23 @@ namespace {
 // emits for every sm_70+ target; current ptxas and drivers accept it.
 constexpr char kPtxFeatures[] = "+ptx78";
 
-absl::StatusOr<TargetSpec> ParseCudaTarget(const std::string& target,
-                                           const std::vector<std::string>& parts) {
+absl::StatusOr<TargetSpec> ParseCudaTarget(const std::string& target) {
+  absl::StatusOr<CudaTargetFlags> flags = ParseCudaTargetFlags(target);
+  if (!flags.ok()) return flags.status();
   TargetSpec spec;
   spec.original = target;
   spec.triple = "nvptx64-nvidia-cuda";
+  spec.cpu = flags->arch;
   spec.features = kPtxFeatures;
   spec.vector_bits = 128;
-  auto parse_limit = [&](const std::string& p, size_t prefix, int64_t* out) -> absl::Status {
-    if (!absl::SimpleAtoi(p.substr(prefix), out) || *out <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("target \"", target, "\": \"", p, "\" needs a positive integer"));
-    }
-    return absl::OkStatus();
-  };
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const std::string& p = parts[i];
-    int64_t value = 0;
-    if (absl::StartsWith(p, "-mcpu=") || absl::StartsWith(p, "-arch=")) {
-      spec.cpu = p.substr(6);
-    } else if (absl::StartsWith(p, "-max_threads_per_block=")) {
-      if (absl::Status s = parse_limit(p, 23, &value); !s.ok()) return s;
-      spec.max_threads_per_block = static_cast<int>(value);
-    } else if (absl::StartsWith(p, "-max_shared_memory_per_block=")) {
-      if (absl::Status s = parse_limit(p, 29, &value); !s.ok()) return s;
-      // Static shared memory cannot exceed 48 KiB on any architecture.
-      spec.max_shared_memory_per_block = std::min<int64_t>(value, 48 * 1024);
-    } else if (absl::StartsWith(p, "-registers_per_block=")) {
-      if (absl::Status s = parse_limit(p, 21, &value); !s.ok()) return s;
-      spec.registers_per_block = value;
-    } else if (absl::StartsWith(p, "-keys=") || absl::StartsWith(p, "-thread_warp_size=")) {
-      // TVM target attributes that do not change code generation here.
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "target \"", target, "\": unknown option \"", p,
-          "\" (known: -mcpu/-arch, -max_threads_per_block, -max_shared_memory_per_block, "
-          "-registers_per_block)"));
-    }
+  if (flags->max_threads_per_block > 0) {
+    spec.max_threads_per_block = static_cast<int>(flags->max_threads_per_block);
   }
-  if (spec.cpu.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "target \"", target, "\" needs -mcpu=sm_XX (the device's compute capability, e.g. sm_90 "
-        "for H100/H200; `tunefleet devices` shows what each GPU agent reports)"));
+  if (flags->max_shared_memory_per_block > 0) {
+    // Static shared memory cannot exceed 48 KiB on any architecture.
+    spec.max_shared_memory_per_block = std::min<int64_t>(flags->max_shared_memory_per_block, 48 * 1024);
   }
+  if (flags->registers_per_block > 0) spec.registers_per_block = flags->registers_per_block;
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
   if (llvm_target == nullptr) {
@@ -109,7 +84,7 @@ absl::StatusOr<TargetSpec> ParseCudaTarget(const std::string& target,
 absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
   InitializeTargetsOnce();
   std::vector<std::string> parts = absl::StrSplit(target, ' ', absl::SkipWhitespace());
-  if (!parts.empty() && parts[0] == "cuda") return ParseCudaTarget(target, parts);
+  if (IsCudaTarget(target)) return ParseCudaTarget(target);
   if (parts.empty() || parts[0] != "llvm") {
     return absl::InvalidArgumentError(absl::StrCat(
         "target \"", target,
@@ -143,8 +118,7 @@ absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
       return absl::InvalidArgumentError(
           absl::StrCat("target \"", target, "\": -mattr is not supported for CUDA targets"));
     }
-    absl::StatusOr<TargetSpec> cuda =
-        ParseCudaTarget(target, {"cuda", absl::StrCat("-mcpu=", cpu)});
+    absl::StatusOr<TargetSpec> cuda = ParseCudaTarget(absl::StrCat("cuda -mcpu=", cpu));
     if (cuda.ok()) cuda->original = target;
     return cuda;
   }

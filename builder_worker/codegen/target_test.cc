@@ -76,7 +76,7 @@ TEST(TargetTest, NvptxTripleMeansCuda) {
 }
 
 TEST(TargetTest, BadCudaTargetsNameTheProblem) {
-  EXPECT_NE(ParseTarget("cuda").status().message().find("needs -mcpu=sm_XX"), std::string::npos);
+  EXPECT_NE(ParseTarget("cuda").status().message().find("needs -mcpu=sm_NN"), std::string::npos);
   EXPECT_NE(ParseTarget("cuda -mcpu=sm_99").status().message().find("\"sm_99\""), std::string::npos);
   EXPECT_NE(ParseTarget("cuda -mcpu=sm_60").status().message().find("unsupported"), std::string::npos);
   EXPECT_NE(ParseTarget("cuda -mcpu=sm_90 -max_threads_per_block=0").status().message().find(

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/cuda_target.h"
 #include "tuner_core/templates/batch_matmul_pack_x86.h"
 #include "tuner_core/templates/conv2d_direct_cuda.h"
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
@@ -46,8 +46,7 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
 }
 
 bool IsCudaTargetString(const std::string& target) {
-  return absl::StartsWith(absl::StripLeadingAsciiWhitespace(target), "cuda") ||
-         absl::StrContains(target, "-mtriple=nvptx64");
+  return IsCudaTarget(target) || absl::StrContains(target, "-mtriple=nvptx64");
 }
 
 absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
