@@ -32,18 +32,22 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/local_measurer.h"
 #include "cli/tune_command.h"
+#include "common/status_macros.h"
+#include "tuner_core/models/model_zoo.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/features/feature_extractor.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/tuners/tuner_factory.h"
 #include "tuner_core/tuners/xgb_tuner.h"
 
-ABSL_FLAG(std::string, shapes, "1024,1024,1024;16,1024,1024;1,1000,512", "M,N,K list, ';'-separated");
+ABSL_FLAG(std::string, shapes, "1024,1024,1024;16,1024,1024;1,1000,512",
+          "';'-separated tasks: M,N,K for dense, or MODEL#I for task I (1-based) of a model, e.g. resnet-18#2");
 ABSL_FLAG(std::string, tuners, "random,ga,xgb", "tuners to compare (any of random, ga, xgb, xgb_rank, ...)");
 ABSL_FLAG(int64_t, trials, 200, "trials per tuner run");
 ABSL_FLAG(int64_t, random_trials, 1000, "trials of the random reference run per shape");
@@ -51,6 +55,10 @@ ABSL_FLAG(int32_t, seeds, 3, "seeds per tuner (1..seeds)");
 ABSL_FLAG(std::string, transfer_shape, "512,512,512",
           "new shape tuned cold and with the other shapes' records (empty: skip transfer)");
 ABSL_FLAG(int32_t, plan_size, 64, "xgb plan size");
+ABSL_FLAG(int32_t, sa_iter, -1, "xgb: simulated annealing steps per selection (-1: the tuner's default)");
+ABSL_FLAG(int32_t, sa_early_stop, -1, "xgb: SA stops after this many steps without a new top config (-1: default)");
+ABSL_FLAG(int32_t, sa_chains, -1, "xgb: parallel SA chains (-1: default)");
+ABSL_FLAG(int32_t, feature_threads, 0, "xgb: feature threads (0: the tuner's default)");
 ABSL_FLAG(int32_t, ga_pop, 100, "ga population");
 ABSL_FLAG(int32_t, batch, 8, "configs per measure batch");
 ABSL_FLAG(int32_t, threads, 2, "kernel threads");
@@ -145,6 +153,24 @@ struct RunResult {
   int64_t fits = 0;
 };
 
+// "M,N,K" (dense, layout NK) or "MODEL#I" (the model's I-th task, 1-based).
+absl::StatusOr<std::unique_ptr<Task>> MakeBenchTask(const std::string& text, const std::string& target) {
+  if (const size_t hash = text.find('#'); hash != std::string::npos) {
+    const std::string model = text.substr(0, hash);
+    int index = 0;
+    if (!absl::SimpleAtoi(text.substr(hash + 1), &index)) {
+      return absl::InvalidArgumentError(absl::StrCat("task number in \"", text, "\""));
+    }
+    TF_ASSIGN_OR_RETURN(std::vector<ModelTask> tasks, ModelTasks(model));
+    if (index < 1 || index > static_cast<int>(tasks.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(model, " has tasks 1..", tasks.size(), ", not ", index));
+    }
+    return Task::Make("", tasks[index - 1].workload, tasks[index - 1].args, target);
+  }
+  TF_ASSIGN_OR_RETURN(Json args, WorkloadArgsFromShape("dense", text, "NK"));
+  return Task::Make("", "dense", args, target);
+}
+
 double Gflops(const Task& task, const MeasureResult& r) {
   return r.ok() && r.MeanCost() > 0 ? task.workload().flops() / r.MeanCost() / 1e9 : 0;
 }
@@ -156,6 +182,10 @@ RunResult RunTuner(const std::string& name, Shape& shape, uint64_t seed, int64_t
   options.task = shape.task.get();
   options.history = history;
   options.xgb.plan_size = absl::GetFlag(FLAGS_plan_size);
+  if (absl::GetFlag(FLAGS_sa_iter) >= 0) options.xgb.sa.n_iter = absl::GetFlag(FLAGS_sa_iter);
+  if (absl::GetFlag(FLAGS_sa_early_stop) > 0) options.xgb.sa.early_stop = absl::GetFlag(FLAGS_sa_early_stop);
+  if (absl::GetFlag(FLAGS_sa_chains) > 0) options.xgb.sa.parallel_size = absl::GetFlag(FLAGS_sa_chains);
+  options.xgb.feature_threads = absl::GetFlag(FLAGS_feature_threads);
   options.ga.pop_size = absl::GetFlag(FLAGS_ga_pop);
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<Tuner>> tuner = MakeTuner(name, shape.task->space(), options);
@@ -316,9 +346,7 @@ int Main() {
   auto make_shape = [&](const std::string& text) {
     Shape shape;
     shape.text = text;
-    absl::StatusOr<Json> args = WorkloadArgsFromShape("dense", text, "NK");
-    absl::StatusOr<std::unique_ptr<Task>> task =
-        args.ok() ? Task::Make("", "dense", *args, target) : absl::StatusOr<std::unique_ptr<Task>>(args.status());
+    absl::StatusOr<std::unique_ptr<Task>> task = MakeBenchTask(text, target);
     if (!task.ok()) {
       std::fprintf(stderr, "shape %s: %s\n", text.c_str(), std::string(task.status().message()).c_str());
       std::exit(1);
@@ -365,7 +393,8 @@ int Main() {
     Shape& shape = shapes.back();
     const RunResult reference = RunTuner("random", shape, 0, random_trials, {});
     const double best_random = reference.curve.empty() ? 0 : reference.curve.back();
-    std::printf("\n== dense %s: %lld configs; best of %lld random trials: %.2f GFLOPS\n", text.c_str(),
+    std::printf("\n== %s %s (%s): %lld configs; best of %lld random trials: %.2f GFLOPS\n",
+                shape.task->workload().name().c_str(), text.c_str(), shape.task->name().c_str(),
                 static_cast<long long>(shape.task->space().size()), static_cast<long long>(random_trials),
                 best_random);
     // Feature extraction speed on this shape (one thread).
@@ -390,7 +419,7 @@ int Main() {
                                              {"curve", reference.curve}}},
                        {"feature_configs_per_second_one_core", feature_speed},
                        {"tuners", Json::object()}};
-    Panel panel{absl::StrCat("dense ", text, " (mean of ", seeds, " seeds)"), {}, {}, 0.95 * best_random};
+    Panel panel{absl::StrCat(shape.task->workload().name(), " ", text, " (mean of ", seeds, " seeds)"), {}, {}, 0.95 * best_random};
     for (const std::string& name : tuner_names) {
       std::vector<RunResult> runs;
       Json runs_json = Json::array();
@@ -447,9 +476,16 @@ int Main() {
 
   const std::string transfer_text = absl::GetFlag(FLAGS_transfer_shape);
   if (!transfer_text.empty()) {
-    // History: every record measured for the other shapes (this run's and the cache's).
+    Shape shape = make_shape(transfer_text);
+    // History: every record measured for the other shapes of the same
+    // template (this run's and the cache's).
     std::vector<Record> history;
+    size_t history_shapes = 0;
     for (const Shape& s : shapes) {
+      if (s.task->name() != shape.task->name() || s.task->workload().args() == shape.task->workload().args()) {
+        continue;
+      }
+      ++history_shapes;
       std::vector<int64_t> indices;  // sorted, so the history (and the run) replays
       for (const auto& entry : s.measurer->results()) indices.push_back(entry.first);
       std::sort(indices.begin(), indices.end());
@@ -465,7 +501,6 @@ int Main() {
         history.push_back(std::move(r));
       }
     }
-    Shape shape = make_shape(transfer_text);
     const RunResult reference = RunTuner("random", shape, 0, random_trials, {});
     const double best_random = reference.curve.empty() ? 0 : reference.curve.back();
     std::vector<RunResult> cold, warm;
@@ -475,14 +510,14 @@ int Main() {
     }
     const Json cold95 = Reach(cold, 0.95 * best_random), warm95 = Reach(warm, 0.95 * best_random);
     const Json cold90 = Reach(cold, 0.9 * best_random), warm90 = Reach(warm, 0.9 * best_random);
-    std::printf("\n== transfer to dense %s with %zu records of %zu other shapes; best of %lld random: %.2f GFLOPS\n",
-                transfer_text.c_str(), history.size(), shapes.size(), static_cast<long long>(random_trials),
+    std::printf("\n== transfer to %s %s with %zu records of %zu other shapes; best of %lld random: %.2f GFLOPS\n",
+                shape.task->workload().name().c_str(), transfer_text.c_str(), history.size(), history_shapes, static_cast<long long>(random_trials),
                 best_random);
     std::printf("xgb cold: trials to 90%% %s, to 95%% %s\n", ReachText(cold90).c_str(), ReachText(cold95).c_str());
     std::printf("xgb warm: trials to 90%% %s, to 95%% %s\n", ReachText(warm90).c_str(), ReachText(warm95).c_str());
     Json transfer = {{"shape", transfer_text},
                      {"history_records", history.size()},
-                     {"history_shapes", shapes.size()},
+                     {"history_shapes", history_shapes},
                      {"random_reference", {{"trials", random_trials}, {"best_gflops", best_random}}},
                      {"cold", {{"trials_to_90", cold90}, {"trials_to_95", cold95}}},
                      {"warm", {{"trials_to_90", warm90}, {"trials_to_95", warm95}}}};
@@ -497,7 +532,7 @@ int Main() {
       std::printf("warm / cold trials to 95%%: %.2f (target <= 0.5)\n", ratio);
     }
     report["transfer"] = transfer;
-    panels.push_back(Panel{absl::StrCat("transfer to dense ", transfer_text, " (mean of ", seeds, " seeds)"),
+    panels.push_back(Panel{absl::StrCat("transfer to ", shape.task->workload().name(), " ", transfer_text, " (mean of ", seeds, " seeds)"),
                            {"xgb cold", "xgb + history of other shapes"},
                            {MeanCurve(cold), MeanCurve(warm)},
                            0.95 * best_random});

@@ -160,10 +160,13 @@ absl::StatusOr<std::vector<float>> XgbCostModel::PredictMargin(const FeatureMatr
                                                    " features, asked about rows of ", rows.num_features));
   }
   if (rows.num_rows() == 0) return std::vector<float>();
-  TF_ASSIGN_OR_RETURN(XgbMatrix matrix, MakeMatrix(rows));
+  if (rows.values.size() % rows.num_features != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("feature rows of width ", rows.num_features, " hold ",
+                                                   rows.values.size(), " values"));
+  }
   TF_ASSIGN_OR_RETURN(std::vector<float> base_margin, BaseMargin(rows));
-  if (!base_margin.empty()) TF_RETURN_IF_ERROR(matrix.SetFloatInfo("base_margin", base_margin));
-  return booster_->Predict(matrix, /*output_margin=*/true);
+  return booster_->PredictDense(rows.values, rows.num_rows(), rows.num_features, /*output_margin=*/true,
+                                base_margin);
 }
 
 absl::StatusOr<std::vector<float>> XgbCostModel::Predict(const FeatureMatrix& rows) const {

@@ -1,9 +1,12 @@
 #include "tuner_core/cost_model/xgboost_api.h"
 
+#include <cstdint>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "xgboost/c_api.h"
 
 namespace tunefleet {
@@ -131,6 +134,51 @@ absl::StatusOr<std::vector<float>> XgbBooster::Predict(const XgbMatrix& data, bo
     return absl::InternalError(absl::StrCat("xgboost predicted ", length, " values for ", data.rows(), " rows"));
   }
   return std::vector<float>(values, values + length);
+}
+
+absl::StatusOr<std::vector<float>> XgbBooster::PredictDense(const std::vector<float>& data, int64_t rows,
+                                                            int64_t cols, bool output_margin,
+                                                            const std::vector<float>& base_margin) const {
+  if (rows <= 0 || cols <= 0 || static_cast<int64_t>(data.size()) != rows * cols) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("xgboost in-place prediction of ", rows, "x", cols, " given ", data.size(), " values"));
+  }
+  if (!base_margin.empty() && static_cast<int64_t>(base_margin.size()) != rows) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("xgboost base_margin: ", base_margin.size(), " values for ", rows, " rows"));
+  }
+  // numpy's __array_interface__, version 3: the address, read-only, and the shape.
+  const std::string values = absl::StrCat("{\"data\": [", reinterpret_cast<uintptr_t>(data.data()),
+                                          ", true], \"shape\": [", rows, ", ", cols,
+                                          "], \"typestr\": \"<f4\", \"version\": 3}");
+  const std::string config = absl::StrCat("{\"type\": ", output_margin ? 1 : 0,
+                                          ", \"training\": false, \"iteration_begin\": 0, \"iteration_end\": 0, "
+                                          "\"strict_shape\": false, \"cache_id\": 0, \"missing\": NaN}");
+  // Meta info (the base margin) travels on a proxy DMatrix.
+  DMatrixHandle proxy = nullptr;
+  if (!base_margin.empty()) {
+    if (absl::Status s = Check(XGProxyDMatrixCreate(&proxy), "XGProxyDMatrixCreate"); !s.ok()) return s;
+  }
+  const std::unique_ptr<void, int (*)(DMatrixHandle)> proxy_owner(proxy, XGDMatrixFree);  // frees it on every path
+  if (proxy != nullptr) {
+    TF_RETURN_IF_ERROR(Check(XGDMatrixSetFloatInfo(proxy, "base_margin", base_margin.data(), base_margin.size()),
+                             "XGDMatrixSetFloatInfo(base_margin)"));
+  }
+  const bst_ulong* shape = nullptr;
+  bst_ulong dims = 0;
+  const float* out = nullptr;
+  if (absl::Status s = Check(XGBoosterPredictFromDense(handle_, values.c_str(), config.c_str(), proxy, &shape,
+                                                       &dims, &out),
+                             "XGBoosterPredictFromDense");
+      !s.ok()) {
+    return s;
+  }
+  bst_ulong length = 1;
+  for (bst_ulong d = 0; d < dims; ++d) length *= shape[d];
+  if (static_cast<int64_t>(length) != rows) {
+    return absl::InternalError(absl::StrCat("xgboost predicted ", length, " values for ", rows, " rows"));
+  }
+  return std::vector<float>(out, out + length);
 }
 
 absl::StatusOr<int> XgbBooster::BoostedRounds() const {

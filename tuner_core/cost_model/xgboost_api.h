@@ -69,6 +69,13 @@ class XgbBooster {
   [[nodiscard]] absl::Status UpdateOneIter(int iteration, const XgbMatrix& train);
   // One value per row: the transformed prediction, or the raw margin.
   [[nodiscard]] absl::StatusOr<std::vector<float>> Predict(const XgbMatrix& data, bool output_margin = false) const;
+  // The same for `data` (rows x cols, row-major) read in place, without
+  // building a DMatrix (XGBoosterPredictFromDense): much cheaper for the
+  // many small batches of a search. `base_margin` (one value per row, or
+  // empty) replaces the model's base score, as it does on a DMatrix.
+  [[nodiscard]] absl::StatusOr<std::vector<float>> PredictDense(const std::vector<float>& data, int64_t rows,
+                                                                int64_t cols, bool output_margin = false,
+                                                                const std::vector<float>& base_margin = {}) const;
   [[nodiscard]] absl::StatusOr<int> BoostedRounds() const;
 
  private:

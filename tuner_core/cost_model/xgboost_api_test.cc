@@ -39,6 +39,34 @@ TEST(XgboostApiTest, TrainsAndPredictsThroughTheWrappers) {
   EXPECT_NEAR((*predicted)[49], 1.96, 0.1);
 }
 
+TEST(XgboostApiTest, InPlacePredictionEqualsDMatrixPredictionWithAndWithoutBaseMargin) {
+  Data d = Linear();
+  auto train = XgbMatrix::FromDense(d.x, 50, 2);
+  ASSERT_TRUE(train.ok());
+  ASSERT_TRUE(train->SetFloatInfo("label", d.y).ok());
+  auto booster = XgbBooster::Create({&*train});
+  ASSERT_TRUE(booster.ok());
+  ASSERT_TRUE(booster->SetParam("max_depth", "3").ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(booster->UpdateOneIter(i, *train).ok());
+  std::vector<float> margin(50);
+  for (int i = 0; i < 50; ++i) margin[i] = 0.25f * (i % 4);
+  for (bool output_margin : {false, true}) {
+    for (bool with_margin : {false, true}) {
+      auto matrix = XgbMatrix::FromDense(d.x, 50, 2);
+      ASSERT_TRUE(matrix.ok());
+      if (with_margin) ASSERT_TRUE(matrix->SetFloatInfo("base_margin", margin).ok());
+      auto expected = booster->Predict(*matrix, output_margin);
+      auto in_place = booster->PredictDense(d.x, 50, 2, output_margin, with_margin ? margin : std::vector<float>());
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      ASSERT_TRUE(in_place.ok()) << in_place.status();
+      ASSERT_EQ(in_place->size(), 50u);
+      for (int i = 0; i < 50; ++i) EXPECT_FLOAT_EQ((*in_place)[i], (*expected)[i]) << i;
+    }
+  }
+  EXPECT_EQ(booster->PredictDense({1, 2, 3}, 2, 2).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(booster->PredictDense(d.x, 50, 2, true, {1.0f}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(XgboostApiTest, SizeMismatchesAreInvalidArgument) {
   EXPECT_EQ(XgbMatrix::FromDense({1, 2, 3}, 2, 2).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(XgbMatrix::FromDense({}, 0, 2).status().code(), absl::StatusCode::kInvalidArgument);

@@ -1,8 +1,12 @@
 #include "tuner_core/tuners/xgb_tuner.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -37,6 +41,26 @@ double Throughput(const MeasureResult& result) {
   return mean > 0 ? 1.0 / mean : 0;
 }
 
+// Runs fn(0) .. fn(n - 1) on up to `threads` threads (the caller's one of
+// them). A thread is only worth starting for a few dozen feature rows
+// (~50 us each).
+void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
+  constexpr size_t kItemsPerThread = 32;
+  const size_t used = std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / kItemsPerThread);
+  if (used <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&]() {
+    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < used; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& h : helpers) h.join();
+}
+
 }  // namespace
 
 absl::Status XgbTunerOptions::Validate() const {
@@ -46,6 +70,7 @@ absl::Status XgbTunerOptions::Validate() const {
     return absl::InvalidArgumentError("xgb tuner diversity_filter_ratio must be 0 (off) or >= 1");
   }
   if (!(transfer_half_life > 0)) return absl::InvalidArgumentError("xgb tuner transfer_half_life must be > 0");
+  if (feature_threads < 0) return absl::InvalidArgumentError("xgb tuner feature_threads must be >= 0");
   TF_RETURN_IF_ERROR(sa.Validate());
   XgbCostModelOptions effective = model;
   effective.loss = loss;
@@ -73,6 +98,9 @@ XgbTuner::XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtr
       options_(options),
       extractor_(std::move(extractor)),
       model_(std::move(model)),
+      feature_threads_(options.feature_threads > 0
+                           ? options.feature_threads
+                           : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u))),
       sa_(task.space().KnobDims(), options.sa),
       engine_(options.seed) {
   rows_.num_features = extractor_.num_features();
@@ -110,14 +138,18 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
       TF_LOG(WARNING) << "xgb tuner: history of " << key << " skipped: its features do not match";
       continue;
     }
-    unsigned used = 0;
-    for (const Record* r : records) {
-      absl::StatusOr<Config> config = (*task)->space().FromJson(r->config);
-      if (!config.ok()) continue;  // a record of an older space
+    std::vector<std::vector<float>> record_rows(records.size());  // empty: skipped
+    ParallelFor(records.size(), feature_threads_, [&](size_t i) {
+      absl::StatusOr<Config> config = (*task)->space().FromJson(records[i]->config);
+      if (!config.ok()) return;  // a record of an older space
       absl::StatusOr<std::vector<float>> row = extractor->Extract(*config);
-      if (!row.ok()) continue;
-      rows.AddRow(*row);
-      throughputs.push_back(Throughput(r->result));
+      if (row.ok()) record_rows[i] = *std::move(row);
+    });
+    unsigned used = 0;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (record_rows[i].empty()) continue;
+      rows.AddRow(record_rows[i]);
+      throughputs.push_back(Throughput(records[i]->result));
       ++used;
     }
     if (used > 0) {
@@ -162,6 +194,26 @@ const std::vector<float>* XgbTuner::FeaturesOf(int64_t index) {
   return it->second.empty() ? nullptr : &it->second;
 }
 
+void XgbTuner::CacheFeatures(const std::vector<int64_t>& indices) {
+  std::vector<int64_t> missing;
+  for (int64_t index : indices) {
+    if (!feature_cache_.contains(index)) missing.push_back(index);
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  if (missing.empty()) return;
+  if (feature_cache_.size() + missing.size() > options_.feature_cache_limit) feature_cache_.clear();
+  StopWatch watch(timings_.feature_seconds);
+  std::vector<std::vector<float>> rows(missing.size());  // empty: not instantiable
+  auto extract = [&](size_t i) {
+    absl::StatusOr<std::vector<float>> row = extractor_.Extract(missing[i]);
+    if (row.ok()) rows[i] = *std::move(row);
+  };
+  ParallelFor(missing.size(), feature_threads_, extract);
+  timings_.featurized_configs += static_cast<int64_t>(missing.size());
+  for (size_t i = 0; i < missing.size(); ++i) feature_cache_.emplace(missing[i], std::move(rows[i]));
+}
+
 void XgbTuner::Update(const std::vector<TrialResult>& results) {
   {
     StopWatch watch(timings_.fit_seconds);
@@ -193,6 +245,13 @@ absl::Status XgbTuner::Refit() {
 }
 
 absl::StatusOr<std::vector<float>> XgbTuner::Score(const std::vector<int64_t>& indices) {
+  {
+    std::vector<int64_t> unscored;
+    for (int64_t index : indices) {
+      if (!score_cache_.contains(index)) unscored.push_back(index);
+    }
+    CacheFeatures(unscored);
+  }
   FeatureMatrix missing_rows;
   missing_rows.num_features = extractor_.num_features();
   std::vector<int64_t> missing;
@@ -229,6 +288,7 @@ absl::Status XgbTuner::Replan() {
       std::vector<int64_t> candidates,
       sa_.FindMaximums([this](const std::vector<int64_t>& indices) { return Score(indices); }, wanted,
                        [this](int64_t index) { return IsVisited(index); }, engine_));
+  timings_.sa_steps += sa_.last_steps();
   if (diverse) {
     std::vector<float> scores;
     std::vector<std::vector<int64_t>> points;

@@ -64,6 +64,9 @@ struct XgbTunerOptions {
   uint64_t seed = 0;                          // SA, random picks and XGBoost
   double transfer_half_life = 64;             // own results that halve the history's weight
   size_t feature_cache_limit = 200000;        // cached feature rows (cleared when passed)
+  // Threads that compute the features of a selection's new candidates (the
+  // rows are the same for any count). 0: the machine's cores, at most 8.
+  int feature_threads = 0;
   SimulatedAnnealingOptions sa;
   // XGBoost parameters; recall_k and seed are taken from plan_size and seed.
   XgbCostModelOptions model;
@@ -82,6 +85,7 @@ struct ModelTimings {
   int64_t selections = 0;
   int64_t predicted_rows = 0;
   int64_t featurized_configs = 0;
+  int64_t sa_steps = 0;          // simulated-annealing steps over all selections
 
   double total_seconds() const { return fit_seconds + select_seconds + transfer_seconds; }
 };
@@ -117,6 +121,9 @@ class XgbTuner : public Tuner {
   // Features of one config of the task, cached; nullptr when it cannot be
   // instantiated.
   const std::vector<float>* FeaturesOf(int64_t index);
+  // Computes and caches the rows of every index not cached yet, on up to
+  // feature_threads threads.
+  void CacheFeatures(const std::vector<int64_t>& indices);
   absl::Status Refit();
   absl::Status Replan();
   absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices);
@@ -127,6 +134,7 @@ class XgbTuner : public Tuner {
   const XgbTunerOptions options_;
   const FeatureExtractor extractor_;
   std::unique_ptr<XgbCostModel> model_;
+  const int feature_threads_;
   std::shared_ptr<const XgbCostModel> base_model_;
   SimulatedAnnealing sa_;
   std::mt19937_64 engine_;

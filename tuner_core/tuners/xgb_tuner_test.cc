@@ -87,6 +87,20 @@ TEST(XgbTunerTest, SeededRunIsReplayable) {
   EXPECT_NE(first, run(4));
 }
 
+TEST(XgbTunerTest, FeatureThreadsDoNotChangeTheRun) {
+  auto task = DenseTask(128, 128, 128);
+  auto run = [&](int threads) {
+    XgbTunerOptions options = FastOptions(5);
+    options.feature_threads = threads;
+    auto tuner = XgbTuner::Create(*task, options);
+    FakeMeasurer measurer(SyntheticResult);
+    EXPECT_TRUE((*tuner)->Tune(measurer, Quiet(80, 8)).ok());
+    EXPECT_GT((*tuner)->model_timings().featurized_configs, 0);
+    return measurer.measured_indices();
+  };
+  EXPECT_EQ(run(1), run(4));
+}
+
 TEST(XgbTunerTest, AsynchronousUseRefitsPerPlanSizeResultsReceived) {
   auto task = DenseTask(128, 128, 128);
   XgbTunerOptions options = FastOptions(5);
@@ -250,6 +264,9 @@ TEST(XgbTunerTest, BadOptionsAreInvalidArgument) {
   EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
   options = {};
   options.sa.parallel_size = 0;
+  EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = {};
+  options.feature_threads = -1;
   EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
