@@ -58,6 +58,7 @@ ABSL_FLAG(int32_t, plan_size, 64, "xgb plan size");
 ABSL_FLAG(int32_t, sa_iter, -1, "xgb: simulated annealing steps per selection (-1: the tuner's default)");
 ABSL_FLAG(int32_t, sa_early_stop, -1, "xgb: SA stops after this many steps without a new top config (-1: default)");
 ABSL_FLAG(int32_t, sa_chains, -1, "xgb: parallel SA chains (-1: default)");
+ABSL_FLAG(int32_t, sa_seeds, -1, "xgb: SA chains seeded at the best measured configs (-1: default; 0: none)");
 ABSL_FLAG(int32_t, feature_threads, 0, "xgb: feature threads (0: the tuner's default)");
 ABSL_FLAG(int32_t, ga_pop, 100, "ga population");
 ABSL_FLAG(int32_t, batch, 8, "configs per measure batch");
@@ -186,6 +187,7 @@ RunResult RunTuner(const std::string& name, Shape& shape, uint64_t seed, int64_t
   if (absl::GetFlag(FLAGS_sa_early_stop) > 0) options.xgb.sa.early_stop = absl::GetFlag(FLAGS_sa_early_stop);
   if (absl::GetFlag(FLAGS_sa_chains) > 0) options.xgb.sa.parallel_size = absl::GetFlag(FLAGS_sa_chains);
   options.xgb.feature_threads = absl::GetFlag(FLAGS_feature_threads);
+  if (absl::GetFlag(FLAGS_sa_seeds) >= 0) options.xgb.sa_seeds = absl::GetFlag(FLAGS_sa_seeds);
   options.ga.pop_size = absl::GetFlag(FLAGS_ga_pop);
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<Tuner>> tuner = MakeTuner(name, shape.task->space(), options);
@@ -225,6 +227,17 @@ RunResult RunTuner(const std::string& name, Shape& shape, uint64_t seed, int64_t
     }
   }
   return run;
+}
+
+// The xgb tuner's SA settings in effect (defaults with the flags applied).
+Json XgbSaJson() {
+  XgbTunerOptions xgb;
+  const int iter = absl::GetFlag(FLAGS_sa_iter), stop = absl::GetFlag(FLAGS_sa_early_stop),
+            chains = absl::GetFlag(FLAGS_sa_chains), seeds = absl::GetFlag(FLAGS_sa_seeds);
+  return {{"n_iter", iter >= 0 ? iter : xgb.sa.n_iter},
+          {"early_stop", stop > 0 ? stop : xgb.sa.early_stop},
+          {"parallel_size", chains > 0 ? chains : xgb.sa.parallel_size},
+          {"sa_seeds", seeds >= 0 ? seeds : xgb.sa_seeds}};
 }
 
 // 1-based trial at which the curve first reaches `target`; 0 if never.
@@ -378,6 +391,7 @@ int Main() {
                  {"random_trials", random_trials},
                  {"seeds", seeds},
                  {"plan_size", absl::GetFlag(FLAGS_plan_size)},
+                 {"xgb_sa", XgbSaJson()},
                  {"shapes", Json::array()}};
   auto save = [&]() {
     if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << report.dump(2) << "\n";

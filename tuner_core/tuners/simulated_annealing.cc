@@ -94,6 +94,13 @@ int64_t SimulatedAnnealing::RandomWalk(int64_t index, std::mt19937_64& engine) c
   return PointToIndex(point, dims_);
 }
 
+void SimulatedAnnealing::SeedPoints(const std::vector<int64_t>& points) {
+  seeds_.clear();
+  for (int64_t p : points) {
+    if (p >= 0 && p < space_size_) seeds_.push_back(p);
+  }
+}
+
 absl::StatusOr<std::vector<int64_t>> SimulatedAnnealing::FindMaximums(const ScoreFunction& score, int num,
                                                                       const ExcludeFunction& exclude,
                                                                       std::mt19937_64& engine) {
@@ -108,6 +115,8 @@ absl::StatusOr<std::vector<int64_t>> SimulatedAnnealing::FindMaximums(const Scor
       points_.push_back(static_cast<int64_t>(UniformBelow(engine, static_cast<uint64_t>(space_size_))));
     }
   }
+  for (size_t i = 0; i < seeds_.size() && i < points_.size(); ++i) points_[i] = seeds_[i];
+  seeds_.clear();
   TopList top(num);
   int64_t seen = 0;
   auto offer_all = [&](const std::vector<int64_t>& indices, const std::vector<float>& scores) {

@@ -38,6 +38,23 @@ TEST(SimulatedAnnealingTest, FindsTheMaximumOfAKnownFunction) {
   EXPECT_GT(sa.last_steps(), 0);
 }
 
+TEST(SimulatedAnnealingTest, SeededChainsStartAtTheSeedsOnce) {
+  SimulatedAnnealingOptions options;
+  options.n_iter = 0;  // score the starting points only
+  options.parallel_size = 4;
+  options.persistent = false;
+  SimulatedAnnealing sa(kDims, options);
+  std::mt19937_64 engine(3);
+  const int64_t peak = PointToIndex(kPeak, kDims);
+  sa.SeedPoints({-5, peak, 1LL << 40});  // out-of-space seeds are dropped
+  auto best = sa.FindMaximums(ScoreAll, 1, [](int64_t) { return false; }, engine);
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(*best, std::vector<int64_t>{peak});
+  auto again = sa.FindMaximums(ScoreAll, 1, [](int64_t) { return false; }, engine);
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE(*again, std::vector<int64_t>{peak});  // 4 random starts, no steps
+}
+
 TEST(SimulatedAnnealingTest, NeverReturnsExcludedPoints) {
   SimulatedAnnealing sa(kDims, {});
   std::mt19937_64 engine(2);

@@ -71,6 +71,7 @@ absl::Status XgbTunerOptions::Validate() const {
   }
   if (!(transfer_half_life > 0)) return absl::InvalidArgumentError("xgb tuner transfer_half_life must be > 0");
   if (feature_threads < 0) return absl::InvalidArgumentError("xgb tuner feature_threads must be >= 0");
+  if (sa_seeds < 0) return absl::InvalidArgumentError("xgb tuner sa_seeds must be >= 0");
   TF_RETURN_IF_ERROR(sa.Validate());
   XgbCostModelOptions effective = model;
   effective.loss = loss;
@@ -125,6 +126,7 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
   rows.num_features = extractor_.num_features();
   std::vector<double> throughputs;
   std::vector<unsigned> group_sizes;
+  std::vector<std::vector<std::pair<double, int64_t>>> group_best;  // per shape: (throughput, index here)
   for (const std::string& key : keys) {
     const std::vector<const Record*>& records = groups[key];
     absl::StatusOr<std::unique_ptr<Task>> task =
@@ -146,17 +148,35 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
       if (row.ok()) record_rows[i] = *std::move(row);
     });
     unsigned used = 0;
+    std::vector<std::pair<double, int64_t>> best;
     for (size_t i = 0; i < records.size(); ++i) {
       if (record_rows[i].empty()) continue;
       rows.AddRow(record_rows[i]);
       throughputs.push_back(Throughput(records[i]->result));
       ++used;
+      if (throughputs.back() <= 0) continue;
+      // The same knob values in this task's space, if they exist here.
+      if (absl::StatusOr<Config> here = task_.space().FromJson(records[i]->config); here.ok()) {
+        best.emplace_back(throughputs.back(), here->index());
+      }
     }
+    std::stable_sort(best.begin(), best.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    group_best.push_back(std::move(best));
     if (used > 0) {
       group_sizes.push_back(used);
       history_records_ += used;
       ++history_workloads_;
     }
+  }
+  // SA seeds for the first plan: each shape's fastest in turn.
+  for (size_t rank = 0; static_cast<int>(history_seeds_.size()) < options_.sa_seeds; ++rank) {
+    bool any = false;
+    for (const auto& best : group_best) {
+      if (rank >= best.size() || static_cast<int>(history_seeds_.size()) >= options_.sa_seeds) continue;
+      history_seeds_.push_back(best[rank].second);
+      any = true;
+    }
+    if (!any) break;
   }
   if (throughputs.empty()) {
     if (!history.empty()) {
@@ -223,6 +243,7 @@ void XgbTuner::Update(const std::vector<TrialResult>& results) {
       if (row == nullptr) continue;  // cannot be instantiated: nothing to learn from its loop nest
       rows_.AddRow(*row);
       throughputs_.push_back(Throughput(trial.result));
+      if (throughputs_.back() > 0) measured_.emplace_back(throughputs_.back(), trial.config.index());
     }
   }
   if (results_since_fit_ < options_.plan_size) return;
@@ -284,6 +305,19 @@ absl::Status XgbTuner::Replan() {
   const bool diverse = options_.diversity_filter_ratio > 1;
   const int wanted = diverse ? static_cast<int>(std::ceil(options_.plan_size * options_.diversity_filter_ratio))
                              : options_.plan_size;
+  // Seed SA at the fastest configs measured so far, or (first plan from
+  // history) at the history's.
+  std::vector<int64_t> seeds;
+  if (!model_->trained()) {
+    seeds = history_seeds_;
+  } else {
+    std::vector<std::pair<double, int64_t>> best = measured_;
+    const size_t n = std::min<size_t>(best.size(), static_cast<size_t>(options_.sa_seeds));
+    std::partial_sort(best.begin(), best.begin() + n, best.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    for (size_t i = 0; i < n; ++i) seeds.push_back(best[i].second);
+  }
+  sa_.SeedPoints(seeds);
   TF_ASSIGN_OR_RETURN(
       std::vector<int64_t> candidates,
       sa_.FindMaximums([this](const std::vector<int64_t>& indices) { return Score(indices); }, wanted,

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,13 @@ struct XgbTunerOptions {
   // Threads that compute the features of a selection's new candidates (the
   // rows are the same for any count). 0: the machine's cores, at most 8.
   int feature_threads = 0;
+  // SA chains started, at every selection, at the fastest configs measured
+  // so far (as evolutionary searches seed their population with the best
+  // measured states), so SA searches near them as well as where it stopped.
+  // Before the first fit with history: at the history's fastest configs
+  // that exist in this space, taken in turn from each history shape. The
+  // model still decides what is proposed. 0: no seeding.
+  int sa_seeds = 32;
   SimulatedAnnealingOptions sa;
   // XGBoost parameters; recall_k and seed are taken from plan_size and seed.
   XgbCostModelOptions model;
@@ -147,6 +155,8 @@ class XgbTuner : public Tuner {
   std::vector<int64_t> plan_;
   int64_t plan_pos_ = 0;
   bool planned_from_history_ = false;
+  std::vector<int64_t> history_seeds_;              // the history's fastest configs, in this space
+  std::vector<std::pair<double, int64_t>> measured_;  // (throughput, index) of successful results
 
   absl::flat_hash_map<int64_t, std::vector<float>> feature_cache_;  // empty row: not instantiable
   absl::flat_hash_map<int64_t, float> score_cache_;                 // this selection's predictions

@@ -268,6 +268,9 @@ TEST(XgbTunerTest, BadOptionsAreInvalidArgument) {
   options = {};
   options.feature_threads = -1;
   EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = {};
+  options.sa_seeds = -1;
+  EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
