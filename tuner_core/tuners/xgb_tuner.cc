@@ -313,8 +313,9 @@ absl::Status XgbTuner::Replan() {
   } else {
     std::vector<std::pair<double, int64_t>> best = measured_;
     const size_t n = std::min<size_t>(best.size(), static_cast<size_t>(options_.sa_seeds));
-    std::partial_sort(best.begin(), best.begin() + n, best.end(),
-                      [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    std::partial_sort(best.begin(), best.begin() + n, best.end(), [](const auto& a, const auto& b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);  // ties: lower index
+    });
     for (size_t i = 0; i < n; ++i) seeds.push_back(best[i].second);
   }
   sa_.SeedPoints(seeds);
