@@ -16,9 +16,9 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "bench/feature_speed.h"
 #include "builder_worker/codegen/target.h"
 #include "cli/tune_command.h"
-#include "tuner_core/features/feature_extractor.h"
 #include "tuner_core/tuners/xgb_tuner.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload");
@@ -79,14 +79,8 @@ int Main() {
   const ConfigSpace& space = (*task)->space();
   std::printf("%s %s (%s): %lld configs\n", absl::GetFlag(FLAGS_workload).c_str(), absl::GetFlag(FLAGS_shape).c_str(),
               (*task)->name().c_str(), static_cast<long long>(space.size()));
-  for (FeatureKind kind : {FeatureKind::kItervar, FeatureKind::kCurve, FeatureKind::kKnob}) {
-    absl::StatusOr<FeatureExtractor> extractor = FeatureExtractor::Create(kind, **task);
-    if (!extractor.ok()) continue;
-    const int64_t n = 5000;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int64_t i = 0; i < n; ++i) (void)extractor->Extract((i * 7919) % space.size());
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%-8s features: %8.0f configs/s on one thread\n", FeatureKindName(kind), n / seconds);
+  for (const auto& [kind, per_second] : FeatureConfigsPerSecond(**task, 5000)) {
+    std::printf("%-8s features: %8.0f configs/s on one thread\n", kind.c_str(), per_second);
   }
   SyntheticMeasurer measurer(space.KnobDims());
   for (int seed = 1; seed <= absl::GetFlag(FLAGS_seeds); ++seed) {

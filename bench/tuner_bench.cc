@@ -37,11 +37,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/local_measurer.h"
+#include "bench/feature_speed.h"
 #include "cli/tune_command.h"
 #include "common/status_macros.h"
 #include "tuner_core/models/model_zoo.h"
 #include "nlohmann/json.hpp"
-#include "tuner_core/features/feature_extractor.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/tuners/tuner_factory.h"
 #include "tuner_core/tuners/xgb_tuner.h"
@@ -412,16 +412,7 @@ int Main() {
                 static_cast<long long>(shape.task->space().size()), static_cast<long long>(random_trials),
                 best_random);
     // Feature extraction speed on this shape (one thread).
-    Json feature_speed = Json::object();
-    for (FeatureKind kind : {FeatureKind::kItervar, FeatureKind::kCurve, FeatureKind::kKnob}) {
-      absl::StatusOr<FeatureExtractor> extractor = FeatureExtractor::Create(kind, *shape.task);
-      if (!extractor.ok()) continue;
-      const int64_t n = 3000;
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int64_t i = 0; i < n; ++i) (void)extractor->Extract((i * 7919) % shape.task->space().size());
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      feature_speed[FeatureKindName(kind)] = n / seconds;
-    }
+    const Json feature_speed = FeatureConfigsPerSecond(*shape.task, 3000);
     std::printf("features, configs/s on one core: itervar %.0f, curve %.0f, knob %.0f\n",
                 feature_speed.value("itervar", 0.0), feature_speed.value("curve", 0.0),
                 feature_speed.value("knob", 0.0));

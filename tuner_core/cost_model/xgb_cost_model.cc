@@ -160,11 +160,8 @@ absl::StatusOr<std::vector<float>> XgbCostModel::PredictMargin(const FeatureMatr
                                                    " features, asked about rows of ", rows.num_features));
   }
   if (rows.num_rows() == 0) return std::vector<float>();
-  if (rows.values.size() % rows.num_features != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("feature rows of width ", rows.num_features, " hold ",
-                                                   rows.values.size(), " values"));
-  }
   TF_ASSIGN_OR_RETURN(std::vector<float> base_margin, BaseMargin(rows));
+  // PredictDense rejects values that are not whole rows (InvalidArgument).
   return booster_->PredictDense(rows.values, rows.num_rows(), rows.num_features, /*output_margin=*/true,
                                 base_margin);
 }

@@ -126,7 +126,7 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
   rows.num_features = extractor_.num_features();
   std::vector<double> throughputs;
   std::vector<unsigned> group_sizes;
-  std::vector<std::vector<std::pair<double, int64_t>>> group_best;  // per shape: (throughput, index here)
+  std::vector<std::vector<int64_t>> group_best;  // per shape: its fastest configs, as indices of this space
   for (const std::string& key : keys) {
     const std::vector<const Record*>& records = groups[key];
     absl::StatusOr<std::unique_ptr<Task>> task =
@@ -148,19 +148,24 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
       if (row.ok()) record_rows[i] = *std::move(row);
     });
     unsigned used = 0;
-    std::vector<std::pair<double, int64_t>> best;
+    std::vector<std::pair<double, size_t>> ranked;  // (throughput, record) of successful records
     for (size_t i = 0; i < records.size(); ++i) {
       if (record_rows[i].empty()) continue;
       rows.AddRow(record_rows[i]);
       throughputs.push_back(Throughput(records[i]->result));
       ++used;
-      if (throughputs.back() <= 0) continue;
-      // The same knob values in this task's space, if they exist here.
+      if (throughputs.back() > 0) ranked.emplace_back(throughputs.back(), i);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    // The fastest whose knob values exist in this task's space; at most
+    // sa_seeds of them are ever used.
+    std::vector<int64_t> best;
+    for (const auto& [throughput, i] : ranked) {
+      if (static_cast<int>(best.size()) >= options_.sa_seeds) break;
       if (absl::StatusOr<Config> here = task_.space().FromJson(records[i]->config); here.ok()) {
-        best.emplace_back(throughputs.back(), here->index());
+        best.push_back(here->index());
       }
     }
-    std::stable_sort(best.begin(), best.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     group_best.push_back(std::move(best));
     if (used > 0) {
       group_sizes.push_back(used);
@@ -173,7 +178,7 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
     bool any = false;
     for (const auto& best : group_best) {
       if (rank >= best.size() || static_cast<int>(history_seeds_.size()) >= options_.sa_seeds) continue;
-      history_seeds_.push_back(best[rank].second);
+      history_seeds_.push_back(best[rank]);
       any = true;
     }
     if (!any) break;
@@ -199,19 +204,9 @@ double XgbTuner::history_weight() const {
 }
 
 const std::vector<float>* XgbTuner::FeaturesOf(int64_t index) {
-  auto it = feature_cache_.find(index);
-  if (it == feature_cache_.end()) {
-    if (feature_cache_.size() >= options_.feature_cache_limit) feature_cache_.clear();
-    std::vector<float> row;
-    {
-      StopWatch watch(timings_.feature_seconds);
-      absl::StatusOr<std::vector<float>> extracted = extractor_.Extract(index);
-      if (extracted.ok()) row = *std::move(extracted);
-    }
-    ++timings_.featurized_configs;
-    it = feature_cache_.emplace(index, std::move(row)).first;
-  }
-  return it->second.empty() ? nullptr : &it->second;
+  CacheFeatures({index});
+  const std::vector<float>& row = feature_cache_.at(index);
+  return row.empty() ? nullptr : &row;
 }
 
 void XgbTuner::CacheFeatures(const std::vector<int64_t>& indices) {
