@@ -8,8 +8,8 @@
 // --seeds seeds, and we report the trials each needs to reach 90% and 95% of
 // the reference, and the model's share of the run time (fit + selection
 // against the measured build + run time of its trials). Transfer: XGBoost on
-// --transfer_shape, cold and warm-started with every record measured for the
-// other shapes.
+// --transfer_shape for --transfer_seeds seeds, cold and warm-started with the
+// other shapes' tuning logs (every config this invocation tried on them).
 //
 // Measurements are memoised: each distinct (shape, config) is built and
 // measured once (and appended to --cache, so a later run reuses it); every
@@ -24,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,6 +55,7 @@ ABSL_FLAG(int64_t, random_trials, 1000, "trials of the random reference run per 
 ABSL_FLAG(int32_t, seeds, 3, "seeds per tuner (1..seeds)");
 ABSL_FLAG(std::string, transfer_shape, "512,512,512",
           "new shape tuned cold and with the other shapes' records (empty: skip transfer)");
+ABSL_FLAG(int32_t, transfer_seeds, 5, "seeds of the transfer comparison (cold and warm each)");
 ABSL_FLAG(int32_t, plan_size, 64, "xgb plan size");
 ABSL_FLAG(int32_t, sa_iter, -1, "xgb: simulated annealing steps per selection (-1: the tuner's default)");
 ABSL_FLAG(int32_t, sa_early_stop, -1, "xgb: SA stops after this many steps without a new top config (-1: default)");
@@ -144,10 +146,12 @@ struct Shape {
   std::string text;
   std::unique_ptr<Task> task;
   std::unique_ptr<MemoizingMeasurer> measurer;
+  std::set<int64_t> tried;  // configs some run of this invocation measured: the shape's tuning log
 };
 
 struct RunResult {
   std::vector<double> curve;  // best GFLOPS after each trial
+  std::vector<XgbTuner::HistoryShapeReport> history;  // xgb with history: the shapes' weights at the end
   double model_seconds = 0, fit_seconds = 0, select_seconds = 0, feature_seconds = 0;
   double measure_equivalent_seconds = 0;  // sum of the trials' build + measure shares
   double wall_seconds = 0;
@@ -199,6 +203,7 @@ RunResult RunTuner(const std::string& name, Shape& shape, uint64_t seed, int64_t
   double best = 0;
   TuneCallback record = [&](const std::vector<TrialResult>& batch) {
     for (const TrialResult& t : batch) {
+      shape.tried.insert(t.config.index());
       best = std::max(best, Gflops(*shape.task, t.result));
       run.curve.push_back(best);
       run.measure_equivalent_seconds += t.result.all_cost;
@@ -222,6 +227,7 @@ RunResult RunTuner(const std::string& name, Shape& shape, uint64_t seed, int64_t
     run.select_seconds = m.select_seconds;
     run.feature_seconds = m.feature_seconds;
     run.fits = m.fits;
+    run.history = xgb->history_shapes();
     if (!xgb->model_status().ok()) {
       std::fprintf(stderr, "warning: %s model: %s\n", name.c_str(), std::string(xgb->model_status().message()).c_str());
     }
@@ -338,7 +344,7 @@ int Main() {
   const std::string cache_path = absl::GetFlag(FLAGS_cache);
   const int64_t trials = absl::GetFlag(FLAGS_trials), random_trials = absl::GetFlag(FLAGS_random_trials);
   const int seeds = absl::GetFlag(FLAGS_seeds);
-  const std::vector<std::string> tuner_names = absl::StrSplit(absl::GetFlag(FLAGS_tuners), ',');
+  const std::vector<std::string> tuner_names = absl::StrSplit(absl::GetFlag(FLAGS_tuners), ',', absl::SkipEmpty());
 
   // Earlier measurements, keyed by workload args.
   std::map<std::string, std::vector<Record>> cached_by_args;
@@ -482,8 +488,9 @@ int Main() {
   const std::string transfer_text = absl::GetFlag(FLAGS_transfer_shape);
   if (!transfer_text.empty()) {
     Shape shape = make_shape(transfer_text);
-    // History: every record measured for the other shapes of the same
-    // template (this run's and the cache's).
+    // History: the tuning log of the other shapes of the same template, i.e.
+    // every config this invocation tried on them (reference and tuner runs;
+    // not the whole cache, so the history does not grow from run to run).
     std::vector<Record> history;
     size_t history_shapes = 0;
     for (const Shape& s : shapes) {
@@ -492,8 +499,7 @@ int Main() {
       }
       ++history_shapes;
       std::vector<int64_t> indices;  // sorted, so the history (and the run) replays
-      for (const auto& entry : s.measurer->results()) indices.push_back(entry.first);
-      std::sort(indices.begin(), indices.end());
+      indices.assign(s.tried.begin(), s.tried.end());
       for (int64_t index : indices) {
         const MeasureResult& result = s.measurer->results().at(index);
         Record r;
@@ -509,9 +515,31 @@ int Main() {
     const RunResult reference = RunTuner("random", shape, 0, random_trials, {});
     const double best_random = reference.curve.empty() ? 0 : reference.curve.back();
     std::vector<RunResult> cold, warm;
-    for (int seed = 1; seed <= seeds; ++seed) {
+    const int transfer_seeds = absl::GetFlag(FLAGS_transfer_seeds);
+    Json per_seed = Json::array();
+    for (int seed = 1; seed <= transfer_seeds; ++seed) {
       cold.push_back(RunTuner("xgb", shape, seed, trials, {}));
       warm.push_back(RunTuner("xgb", shape, seed, trials, history));
+      Json weights = Json::array();
+      for (const XgbTuner::HistoryShapeReport& h : warm.back().history) {
+        weights.push_back({{"workload_args", Json::parse(h.workload_args)},
+                           {"records", h.records},
+                           {"weight", h.weight},
+                           {"ranking_accuracy", h.ranking_accuracy}});
+      }
+      const int64_t cold95 = TrialsTo(cold.back().curve, 0.95 * best_random);
+      const int64_t warm95 = TrialsTo(warm.back().curve, 0.95 * best_random);
+      std::printf("seed %d: trials to 95%%: cold %lld, warm %lld; history weights at the end:", seed,
+                  static_cast<long long>(cold95), static_cast<long long>(warm95));
+      for (const XgbTuner::HistoryShapeReport& h : warm.back().history) {
+        std::printf(" %s %.3f (ranks %.2f)", h.workload_args.c_str(), h.weight, h.ranking_accuracy);
+      }
+      std::printf("\n");
+      std::fflush(stdout);
+      per_seed.push_back({{"seed", seed},
+                          {"cold_trials_to_95", cold95},
+                          {"warm_trials_to_95", warm95},
+                          {"warm_history_shapes_at_end", weights}});
     }
     const Json cold95 = Reach(cold, 0.95 * best_random), warm95 = Reach(warm, 0.95 * best_random);
     const Json cold90 = Reach(cold, 0.9 * best_random), warm90 = Reach(warm, 0.9 * best_random);
@@ -529,6 +557,8 @@ int Main() {
     Json cold_curves = Json::array(), warm_curves = Json::array();
     for (const RunResult& r : cold) cold_curves.push_back(r.curve);
     for (const RunResult& r : warm) warm_curves.push_back(r.curve);
+    transfer["seeds"] = transfer_seeds;
+    transfer["per_seed"] = per_seed;
     transfer["cold"]["curves"] = cold_curves;
     transfer["warm"]["curves"] = warm_curves;
     if (!cold95["mean_trials"].is_null() && !warm95["mean_trials"].is_null()) {
@@ -537,7 +567,7 @@ int Main() {
       std::printf("warm / cold trials to 95%%: %.2f (target <= 0.5)\n", ratio);
     }
     report["transfer"] = transfer;
-    panels.push_back(Panel{absl::StrCat("transfer to ", shape.task->workload().name(), " ", transfer_text, " (mean of ", seeds, " seeds)"),
+    panels.push_back(Panel{absl::StrCat("transfer to ", shape.task->workload().name(), " ", transfer_text, " (mean of ", transfer_seeds, " seeds)"),
                            {"xgb cold", "xgb + history of other shapes"},
                            {MeanCurve(cold), MeanCurve(warm)},
                            0.95 * best_random});

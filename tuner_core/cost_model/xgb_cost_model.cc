@@ -51,13 +51,20 @@ absl::StatusOr<std::unique_ptr<XgbCostModel>> XgbCostModel::Create(const XgbCost
 }
 
 void XgbCostModel::SetBaseModel(std::shared_ptr<const XgbCostModel> base, double weight) {
-  if (base == nullptr || weight <= 0) {
-    base_.reset();
-    base_weight_ = 0;
-    return;
+  SetBaseModels({WeightedModel{std::move(base), weight}});
+}
+
+void XgbCostModel::SetBaseModels(std::vector<WeightedModel> bases) {
+  bases_.clear();
+  for (WeightedModel& base : bases) {
+    if (base.model != nullptr && base.weight > 0) bases_.push_back(std::move(base));
   }
-  base_ = std::move(base);
-  base_weight_ = weight;
+}
+
+double XgbCostModel::base_weight() const {
+  double total = 0;
+  for (const WeightedModel& base : bases_) total += base.weight;
+  return total;
 }
 
 absl::StatusOr<XgbMatrix> XgbCostModel::MakeMatrix(const FeatureMatrix& rows) const {
@@ -69,14 +76,20 @@ absl::StatusOr<XgbMatrix> XgbCostModel::MakeMatrix(const FeatureMatrix& rows) co
 }
 
 absl::StatusOr<std::vector<float>> XgbCostModel::BaseMargin(const FeatureMatrix& rows) const {
-  if (!base_) return std::vector<float>();
-  if (base_->num_features() != rows.num_features) {
-    return absl::InvalidArgumentError(absl::StrCat("base model has ", base_->num_features(),
-                                                   " features, the rows ", rows.num_features));
+  if (bases_.empty()) return std::vector<float>();
+  std::vector<float> sum(static_cast<size_t>(rows.num_rows()), 0.0f);
+  for (const WeightedModel& base : bases_) {
+    if (base.model->num_features() != rows.num_features) {
+      return absl::InvalidArgumentError(absl::StrCat("base model has ", base.model->num_features(),
+                                                     " features, the rows ", rows.num_features));
+    }
+    TF_ASSIGN_OR_RETURN(std::vector<float> margin, base.model->PredictMargin(rows));
+    if (margin.size() != sum.size()) {
+      return absl::InternalError(absl::StrCat("base model gave ", margin.size(), " margins for ", sum.size(), " rows"));
+    }
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += static_cast<float>(margin[i] * base.weight);
   }
-  TF_ASSIGN_OR_RETURN(std::vector<float> margin, base_->PredictMargin(rows));
-  for (float& m : margin) m = static_cast<float>(m * base_weight_);
-  return margin;
+  return sum;
 }
 
 absl::Status XgbCostModel::Fit(const FeatureMatrix& rows, const std::vector<double>& throughputs,
@@ -152,7 +165,7 @@ absl::Status XgbCostModel::Fit(const FeatureMatrix& rows, const std::vector<doub
 
 absl::StatusOr<std::vector<float>> XgbCostModel::PredictMargin(const FeatureMatrix& rows) const {
   if (!booster_.has_value()) {
-    if (!base_) return absl::FailedPreconditionError("cost model: predict before the first fit");
+    if (bases_.empty()) return absl::FailedPreconditionError("cost model: predict before the first fit");
     return BaseMargin(rows);
   }
   if (rows.num_features != num_features_) {

@@ -9,10 +9,11 @@
 // Training stops once the top-k recall on the training set has not improved
 // for `early_stopping_rounds` rounds (AutoTVM's rule), at most `max_rounds`.
 //
-// Transfer learning: SetBaseModel(base, weight) adds weight x the base
-// model's margin to every row, in training (XGBoost's base_margin) and in
-// prediction, so this model learns the residual of the history; the tuner
-// lowers the weight as its own measurements arrive.
+// Transfer learning: SetBaseModels({{base, weight}, ...}) adds the weighted
+// sum of the base models' margins to every row, in training (XGBoost's
+// base_margin) and in prediction, so this model learns the residual of the
+// history; the tuner sets one base model per history shape and re-weighs
+// them (and lowers their total) as its own measurements arrive.
 //
 //   TF_ASSIGN_OR_RETURN(auto model, XgbCostModel::Create(options));
 //   TF_RETURN_IF_ERROR(model->Fit(rows, throughputs));
@@ -79,11 +80,18 @@ class XgbCostModel {
   // wrong width.
   [[nodiscard]] absl::StatusOr<std::vector<float>> Predict(const FeatureMatrix& rows) const;
 
-  // Transfer learning: `base` (trained, same feature width) contributes
-  // weight x its margin. Takes effect for later Fit and Predict calls; a
-  // weight of 0 or a null base removes it.
+  // Transfer learning: each base (trained, same feature width) contributes
+  // weight x its margin. Takes effect for later Fit and Predict calls and
+  // replaces the earlier bases; bases with weight <= 0 or no model are
+  // dropped. SetBaseModel(base, w) is SetBaseModels({{base, w}}).
+  struct WeightedModel {
+    std::shared_ptr<const XgbCostModel> model;
+    double weight = 0;
+  };
+  void SetBaseModels(std::vector<WeightedModel> bases);
   void SetBaseModel(std::shared_ptr<const XgbCostModel> base, double weight);
-  double base_weight() const { return base_ ? base_weight_ : 0.0; }
+  // Sum of the base weights; 0 without a base.
+  double base_weight() const;
 
   bool trained() const { return booster_.has_value(); }
   int num_features() const { return num_features_; }
@@ -96,15 +104,14 @@ class XgbCostModel {
 
   // Raw margins of this model alone plus its own base contribution.
   [[nodiscard]] absl::StatusOr<std::vector<float>> PredictMargin(const FeatureMatrix& rows) const;
-  // weight x base margin per row, or empty without a base.
+  // Sum of weight x base margin per row, or empty without a base.
   [[nodiscard]] absl::StatusOr<std::vector<float>> BaseMargin(const FeatureMatrix& rows) const;
   [[nodiscard]] absl::StatusOr<XgbMatrix> MakeMatrix(const FeatureMatrix& rows) const;
 
   XgbCostModelOptions options_;
   int num_features_ = 0;
   int rounds_ = 0;
-  std::shared_ptr<const XgbCostModel> base_;
-  double base_weight_ = 0;
+  std::vector<WeightedModel> bases_;  // weight > 0 each
   // Kept alive for the booster's prediction cache.
   std::optional<XgbMatrix> train_;
   std::optional<XgbBooster> booster_;

@@ -117,6 +117,26 @@ TEST(XgbCostModelTest, BaseModelHelpsWhenFewOwnMeasurementsExist) {
   EXPECT_EQ((*warm)->base_weight(), 0.0);
 }
 
+TEST(XgbCostModelTest, SeveralBasesAddTheirWeightedMargins) {
+  const FeatureMatrix a_rows = RandomRows(200, 10), b_rows = RandomRows(200, 11), test = RandomRows(40, 12);
+  auto a = XgbCostModel::Create({}), b = XgbCostModel::Create({});
+  ASSERT_TRUE((*a)->Fit(a_rows, Throughputs(a_rows)).ok());
+  ASSERT_TRUE((*b)->Fit(b_rows, Throughputs(b_rows, 0.5)).ok());
+  const std::vector<float> pa = *(*a)->Predict(test), pb = *(*b)->Predict(test);
+  std::shared_ptr<const XgbCostModel> shared_a = std::move(*a), shared_b = std::move(*b);
+
+  auto mixed = XgbCostModel::Create({});
+  (*mixed)->SetBaseModels({{shared_a, 0.75}, {shared_b, 0.25}, {nullptr, 1.0}, {shared_b, 0.0}});
+  EXPECT_DOUBLE_EQ((*mixed)->base_weight(), 1.0);  // the null and zero-weight bases are dropped
+  auto predicted = (*mixed)->Predict(test);
+  ASSERT_TRUE(predicted.ok()) << predicted.status();
+  for (size_t i = 0; i < pa.size(); ++i) EXPECT_NEAR((*predicted)[i], 0.75 * pa[i] + 0.25 * pb[i], 1e-5);
+
+  (*mixed)->SetBaseModels({});
+  EXPECT_EQ((*mixed)->base_weight(), 0.0);
+  EXPECT_EQ((*mixed)->Predict(test).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(XgbCostModelTest, GroupsNormaliseEachWorkloadToItsOwnBest) {
   // Two groups whose raw throughputs differ 100x rank the same way.
   FeatureMatrix rows = RandomRows(200, 9);

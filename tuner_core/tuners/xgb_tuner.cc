@@ -9,11 +9,13 @@
 #include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "tuner_core/tuners/diversity_filter.h"
+#include "tuner_core/tuners/ranking_weights.h"
 #include "tuner_core/tuners/search_util.h"
 
 namespace tunefleet {
@@ -21,6 +23,9 @@ namespace {
 
 // Configs that cannot be instantiated never win a selection.
 constexpr float kUnbuildableScore = -std::numeric_limits<float>::infinity();
+
+// Resamples behind the history shapes' weights (RankingWeights).
+constexpr int kRankingSamples = 32;
 
 // Timings are reports only (no decision depends on them), so they read the
 // steady clock directly rather than through an injected clock.
@@ -122,11 +127,6 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
     if (inserted) keys.push_back(key);
     it->second.push_back(&r);
   }
-  FeatureMatrix rows;
-  rows.num_features = extractor_.num_features();
-  std::vector<double> throughputs;
-  std::vector<unsigned> group_sizes;
-  std::vector<std::vector<int64_t>> group_best;  // per shape: its fastest configs, as indices of this space
   for (const std::string& key : keys) {
     const std::vector<const Record*>& records = groups[key];
     absl::StatusOr<std::unique_ptr<Task>> task =
@@ -147,59 +147,79 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
       absl::StatusOr<std::vector<float>> row = extractor->Extract(*config);
       if (row.ok()) record_rows[i] = *std::move(row);
     });
-    unsigned used = 0;
+    FeatureMatrix rows;
+    rows.num_features = extractor_.num_features();
+    std::vector<double> throughputs;
     std::vector<std::pair<double, size_t>> ranked;  // (throughput, record) of successful records
     for (size_t i = 0; i < records.size(); ++i) {
       if (record_rows[i].empty()) continue;
       rows.AddRow(record_rows[i]);
       throughputs.push_back(Throughput(records[i]->result));
-      ++used;
       if (throughputs.back() > 0) ranked.emplace_back(throughputs.back(), i);
     }
+    if (ranked.empty()) continue;  // nothing ran: nothing to learn what is fast
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    HistoryShape shape;
+    shape.workload_args = key;
+    shape.records = static_cast<int64_t>(throughputs.size());
     // The fastest whose knob values exist in this task's space; at most
     // sa_seeds of them are ever used.
-    std::vector<int64_t> best;
     for (const auto& [throughput, i] : ranked) {
-      if (static_cast<int>(best.size()) >= options_.sa_seeds) break;
+      if (static_cast<int>(shape.best.size()) >= options_.sa_seeds) break;
       if (absl::StatusOr<Config> here = task_.space().FromJson(records[i]->config); here.ok()) {
-        best.push_back(here->index());
+        shape.best.push_back(here->index());
       }
     }
-    group_best.push_back(std::move(best));
-    if (used > 0) {
-      group_sizes.push_back(used);
-      history_records_ += used;
-      ++history_workloads_;
-    }
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> model, XgbCostModel::Create(model_->options()));
+    TF_RETURN_IF_ERROR(model->Fit(rows, throughputs));
+    shape.model = std::move(model);
+    history_records_ += shape.records;
+    history_.push_back(std::move(shape));
   }
-  // SA seeds for the first plan: each shape's fastest in turn.
-  for (size_t rank = 0; static_cast<int>(history_seeds_.size()) < options_.sa_seeds; ++rank) {
-    bool any = false;
-    for (const auto& best : group_best) {
-      if (rank >= best.size() || static_cast<int>(history_seeds_.size()) >= options_.sa_seeds) continue;
-      history_seeds_.push_back(best[rank]);
-      any = true;
-    }
-    if (!any) break;
-  }
-  if (throughputs.empty()) {
+  if (history_.empty()) {
     if (!history.empty()) {
-      TF_LOG(WARNING) << "xgb tuner: none of " << history.size() << " history records is of " << task_.name()
-                      << " on \"" << task_.target() << "\" with other workload args; tuning cold";
+      TF_LOG(WARNING) << "xgb tuner: none of " << history.size() << " history records is a successful run of "
+                      << task_.name() << " on \"" << task_.target() << "\" with other workload args; tuning cold";
     }
     return absl::OkStatus();
   }
-  XgbCostModelOptions base_options = model_->options();
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> base, XgbCostModel::Create(base_options));
-  TF_RETURN_IF_ERROR(base->Fit(rows, throughputs, group_sizes));
-  base_model_ = std::move(base);
-  model_->SetBaseModel(base_model_, 1.0);
+  for (HistoryShape& shape : history_) shape.weight = 1.0 / static_cast<double>(history_.size());
+  SetHistoryBases(1.0);
   return absl::OkStatus();
 }
 
+void XgbTuner::SetHistoryBases(double total_weight) {
+  std::vector<XgbCostModel::WeightedModel> bases;
+  for (const HistoryShape& shape : history_) bases.push_back({shape.model, total_weight * shape.weight});
+  model_->SetBaseModels(std::move(bases));
+}
+
+absl::Status XgbTuner::WeighHistory() {
+  if (history_.empty()) return absl::OkStatus();
+  std::vector<std::vector<float>> predictions;
+  for (const HistoryShape& shape : history_) {
+    TF_ASSIGN_OR_RETURN(std::vector<float> predicted, shape.model->Predict(rows_));
+    predictions.push_back(std::move(predicted));
+  }
+  const RankingWeightsResult weights =
+      RankingWeights(predictions, throughputs_, kRankingSamples, options_.seed + throughputs_.size());
+  for (size_t i = 0; i < history_.size(); ++i) {
+    history_[i].weight = weights.weights[i];
+    history_[i].ranking_accuracy = weights.accuracy[i];
+  }
+  return absl::OkStatus();
+}
+
+std::vector<XgbTuner::HistoryShapeReport> XgbTuner::history_shapes() const {
+  std::vector<HistoryShapeReport> report;
+  for (const HistoryShape& shape : history_) {
+    report.push_back({shape.workload_args, shape.records, shape.weight * history_weight(), shape.ranking_accuracy});
+  }
+  return report;
+}
+
 double XgbTuner::history_weight() const {
-  if (!base_model_) return 0;
+  if (history_.empty()) return 0;
   return std::exp2(-static_cast<double>(throughputs_.size()) / options_.transfer_half_life);
 }
 
@@ -253,7 +273,8 @@ void XgbTuner::Update(const std::vector<TrialResult>& results) {
 absl::Status XgbTuner::Refit() {
   if (throughputs_.empty()) return absl::OkStatus();
   StopWatch watch(timings_.fit_seconds);
-  model_->SetBaseModel(base_model_, history_weight());
+  TF_RETURN_IF_ERROR(WeighHistory());
+  SetHistoryBases(history_weight());
   TF_RETURN_IF_ERROR(model_->Fit(rows_, throughputs_));
   ++timings_.fits;
   model_status_ = absl::OkStatus();
@@ -293,26 +314,11 @@ absl::StatusOr<std::vector<float>> XgbTuner::Score(const std::vector<int64_t>& i
   return scores;
 }
 
-absl::Status XgbTuner::Replan() {
-  if (!model_->trained() && model_->base_weight() == 0) return absl::OkStatus();
-  StopWatch watch(timings_.select_seconds);
+absl::StatusOr<std::vector<int64_t>> XgbTuner::Select(const std::vector<int64_t>& seeds) {
   score_cache_.clear();
   const bool diverse = options_.diversity_filter_ratio > 1;
   const int wanted = diverse ? static_cast<int>(std::ceil(options_.plan_size * options_.diversity_filter_ratio))
                              : options_.plan_size;
-  // Seed SA at the fastest configs measured so far, or (first plan from
-  // history) at the history's.
-  std::vector<int64_t> seeds;
-  if (!model_->trained()) {
-    seeds = history_seeds_;
-  } else {
-    std::vector<std::pair<double, int64_t>> best = measured_;
-    const size_t n = std::min<size_t>(best.size(), static_cast<size_t>(options_.sa_seeds));
-    std::partial_sort(best.begin(), best.begin() + n, best.end(), [](const auto& a, const auto& b) {
-      return a.first > b.first || (a.first == b.first && a.second < b.second);  // ties: lower index
-    });
-    for (size_t i = 0; i < n; ++i) seeds.push_back(best[i].second);
-  }
   sa_.SeedPoints(seeds);
   TF_ASSIGN_OR_RETURN(
       std::vector<int64_t> candidates,
@@ -332,14 +338,61 @@ absl::Status XgbTuner::Replan() {
     candidates = std::move(picked);
   }
   // Configs that cannot be instantiated are not worth a trial.
-  std::vector<int64_t> plan;
+  std::vector<int64_t> selected;
   for (int64_t index : candidates) {
-    if (score_cache_[index] != kUnbuildableScore) plan.push_back(index);
+    if (score_cache_[index] != kUnbuildableScore) selected.push_back(index);
   }
   score_cache_.clear();
+  return selected;
+}
+
+void XgbTuner::SetPlan(std::vector<int64_t> plan) {
   plan_ = std::move(plan);
   plan_pos_ = 0;
   ++timings_.selections;
+}
+
+absl::Status XgbTuner::Replan() {
+  if (!model_->trained()) return absl::OkStatus();
+  StopWatch watch(timings_.select_seconds);
+  // Seed SA at the fastest configs measured so far.
+  std::vector<std::pair<double, int64_t>> best = measured_;
+  const size_t n = std::min<size_t>(best.size(), static_cast<size_t>(options_.sa_seeds));
+  std::partial_sort(best.begin(), best.begin() + n, best.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);  // ties: lower index
+  });
+  std::vector<int64_t> seeds;
+  for (size_t i = 0; i < n; ++i) seeds.push_back(best[i].second);
+  TF_ASSIGN_OR_RETURN(std::vector<int64_t> plan, Select(seeds));
+  SetPlan(std::move(plan));
+  return absl::OkStatus();
+}
+
+absl::Status XgbTuner::PlanFromHistory() {
+  StopWatch watch(timings_.select_seconds);
+  // Nothing says yet which history shape is like this one: each shape's
+  // model picks its own top configs (SA seeded at that shape's fastest),
+  // and the plan takes them in turn.
+  std::vector<std::vector<int64_t>> picks;
+  for (const HistoryShape& shape : history_) {
+    model_->SetBaseModel(shape.model, 1.0);
+    absl::StatusOr<std::vector<int64_t>> selected = Select(shape.best);
+    SetHistoryBases(1.0);
+    if (!selected.ok()) return selected.status();
+    picks.push_back(*std::move(selected));
+  }
+  std::vector<int64_t> plan;
+  absl::flat_hash_set<int64_t> planned;
+  for (size_t rank = 0; static_cast<int>(plan.size()) < options_.plan_size; ++rank) {
+    bool any = false;
+    for (const std::vector<int64_t>& list : picks) {
+      if (rank >= list.size() || static_cast<int>(plan.size()) >= options_.plan_size) continue;
+      any = true;
+      if (planned.insert(list[rank]).second) plan.push_back(list[rank]);
+    }
+    if (!any) break;
+  }
+  SetPlan(std::move(plan));
   return absl::OkStatus();
 }
 
@@ -371,11 +424,10 @@ int64_t XgbTuner::DrawUnvisited() {
 }
 
 std::vector<Config> XgbTuner::NextBatch(int batch_size) {
-  if (!planned_from_history_ && base_model_ && !model_->trained()) {
-    // With history, the first plan already comes from the base model.
+  if (!planned_from_history_ && !history_.empty() && !model_->trained()) {
+    // With history, the first plan already comes from the history's models.
     planned_from_history_ = true;
-    model_->SetBaseModel(base_model_, 1.0);
-    absl::Status status = Replan();
+    absl::Status status = PlanFromHistory();
     if (!status.ok()) NoteModelFailure(status);
   }
   const int64_t random_tail = static_cast<int64_t>(std::floor(options_.eps * options_.plan_size));

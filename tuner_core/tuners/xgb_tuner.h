@@ -22,9 +22,15 @@
 // the Update call that crosses the threshold.
 //
 // Transfer learning: `history` records of the same template and target with
-// other workload args (other shapes of the same workload) train a base model
-// once, at Create; its margin is added to this model's with weight
-// 2^(-n / transfer_half_life), n = own results so far (AutoTVM's decay).
+// other workload args (other shapes of the same workload) train one base
+// model per shape, at Create. Before the first fit the plan takes the top
+// picks of each shape's model in turn (SA seeded at that shape's fastest
+// configs): nothing says yet which shape is like this one. From the first
+// fit on, the history's margin is added to this model's with total weight
+// 2^(-n / transfer_half_life), n = own results so far (AutoTVM's decay),
+// split between the shapes by how well each one's model orders the results
+// measured here (RankingWeights, RGPE's rule): a shape whose model ranks
+// this task's configs no better than chance gets no weight.
 // Records of the task's own workload are not history: feed them to Update()
 // (resume), after MarkVisited so they are not proposed again.
 //
@@ -113,9 +119,16 @@ class XgbTuner : public Tuner {
   const ModelTimings& model_timings() const { return timings_; }
   // OK, or the last model failure (the tuner fell back to random proposals).
   const absl::Status& model_status() const { return model_status_; }
-  // History used for transfer: records and distinct workloads.
+  // History used for transfer: records and distinct workloads (shapes).
   int64_t history_records() const { return history_records_; }
-  int history_workloads() const { return history_workloads_; }
+  int history_workloads() const { return static_cast<int>(history_.size()); }
+  struct HistoryShapeReport {
+    std::string workload_args;  // JSON
+    int64_t records = 0;
+    double weight = 0;             // of its margin now (the shapes' sum is history_weight())
+    double ranking_accuracy = 0.5;  // pairs of own results its model orders right, at the last fit
+  };
+  std::vector<HistoryShapeReport> history_shapes() const;
   // Results learned from (Update) and the weight of the history now.
   int64_t num_training_rows() const { return static_cast<int64_t>(throughputs_.size()); }
   double history_weight() const;
@@ -125,7 +138,24 @@ class XgbTuner : public Tuner {
   XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtractor extractor,
            std::unique_ptr<XgbCostModel> model);
 
+  // One history shape: its base model, its fastest configs (as indices of
+  // this space) and its share of the history's weight.
+  struct HistoryShape {
+    std::string workload_args;
+    int64_t records = 0;
+    std::shared_ptr<const XgbCostModel> model;
+    std::vector<int64_t> best;
+    double weight = 0;
+    double ranking_accuracy = 0.5;
+  };
+
   absl::Status BuildBaseModel(const std::vector<Record>& history);
+  // Sets the history shapes' models as the model's bases, each with
+  // total_weight x its share.
+  void SetHistoryBases(double total_weight);
+  // Re-splits the history's weight by how well each shape's model orders
+  // the own results.
+  absl::Status WeighHistory();
   // Features of one config of the task, cached; nullptr when it cannot be
   // instantiated.
   const std::vector<float>* FeaturesOf(int64_t index);
@@ -134,6 +164,12 @@ class XgbTuner : public Tuner {
   void CacheFeatures(const std::vector<int64_t>& indices);
   absl::Status Refit();
   absl::Status Replan();
+  // The first plan, from the history shapes' models in turn.
+  absl::Status PlanFromHistory();
+  // SA from `seeds` over the model as set: up to plan_size unvisited,
+  // instantiable configs, best first (thinned for diversity if asked).
+  absl::StatusOr<std::vector<int64_t>> Select(const std::vector<int64_t>& seeds);
+  void SetPlan(std::vector<int64_t> plan);
   absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices);
   int64_t DrawUnvisited();
   void NoteModelFailure(const absl::Status& status);
@@ -143,7 +179,7 @@ class XgbTuner : public Tuner {
   const FeatureExtractor extractor_;
   std::unique_ptr<XgbCostModel> model_;
   const int feature_threads_;
-  std::shared_ptr<const XgbCostModel> base_model_;
+  std::vector<HistoryShape> history_;
   SimulatedAnnealing sa_;
   std::mt19937_64 engine_;
 
@@ -155,7 +191,6 @@ class XgbTuner : public Tuner {
   std::vector<int64_t> plan_;
   int64_t plan_pos_ = 0;
   bool planned_from_history_ = false;
-  std::vector<int64_t> history_seeds_;              // the history's fastest configs, in this space
   std::vector<std::pair<double, int64_t>> measured_;  // (throughput, index) of successful results
 
   absl::flat_hash_map<int64_t, std::vector<float>> feature_cache_;  // empty row: not instantiable
@@ -164,7 +199,6 @@ class XgbTuner : public Tuner {
   ModelTimings timings_;
   absl::Status model_status_;
   int64_t history_records_ = 0;
-  int history_workloads_ = 0;
 };
 
 }  // namespace tunefleet

@@ -146,7 +146,9 @@ TEST(XgbTunerTest, ResumedRecordsTrainTheModelAndAreNotProposedAgain) {
   for (const Config& c : (*tuner)->NextBatch(32)) EXPECT_NE(c.index() % 997, 0) << c.index();
 }
 
-std::vector<Record> HistoryOf(const Task& task, int n, uint64_t seed) {
+// `n` random configs of `task` measured on the synthetic landscape, or (if
+// `misleading`) on its inverse: fast where the real one is slow.
+std::vector<Record> HistoryOf(const Task& task, int n, uint64_t seed, bool misleading = false) {
   RandomTuner random(task.space(), seed);
   std::vector<Record> records;
   for (const Config& c : random.NextBatch(n)) {
@@ -156,7 +158,7 @@ std::vector<Record> HistoryOf(const Task& task, int n, uint64_t seed) {
     r.workload_name = task.workload().name();
     r.workload_args = task.workload().args();
     r.config = c.ToJson();
-    r.result = SyntheticResult(c);
+    r.result = misleading ? FakeCost(SyntheticGflops(c) / 1000) : SyntheticResult(c);
     records.push_back(r);
   }
   return records;
@@ -191,6 +193,41 @@ TEST(XgbTunerTest, HistoryOfOtherShapesWarmStartsTheModelAndDecays) {
   (*tuner)->Update(results);
   EXPECT_DOUBLE_EQ((*tuner)->history_weight(), 0.5);  // 64 own results: one half-life
   EXPECT_TRUE((*tuner)->model_status().ok());
+}
+
+TEST(XgbTunerTest, HistoryShapesAreWeighedByHowWellTheirModelsOrderOwnResults) {
+  auto task = DenseTask(128, 128, 128);
+  auto like = DenseTask(256, 256, 256), unlike = DenseTask(96, 96, 96);
+  std::vector<Record> history = HistoryOf(*unlike, 120, 4, /*misleading=*/true);
+  for (Record r : HistoryOf(*like, 120, 5)) history.push_back(r);
+  auto tuner = XgbTuner::Create(*task, FastOptions(9), history);
+  ASSERT_TRUE(tuner.ok()) << tuner.status();
+  ASSERT_EQ((*tuner)->history_workloads(), 2);
+  for (const auto& shape : (*tuner)->history_shapes()) EXPECT_DOUBLE_EQ(shape.weight, 0.5);  // no evidence yet
+
+  // The first plan takes each shape's picks in turn, so the like shape's
+  // best guesses are among the first few trials however the other misleads.
+  std::vector<TrialResult> results;
+  double best_first = 0;
+  for (const Config& c : (*tuner)->NextBatch(8)) {
+    best_first = std::max(best_first, SyntheticGflops(c));
+    results.push_back({c, SyntheticResult(c)});
+  }
+  EXPECT_GT(best_first, 0.5 * 80);
+  for (const Config& c : (*tuner)->NextBatch(56)) results.push_back({c, SyntheticResult(c)});
+  (*tuner)->Update(results);
+  ASSERT_TRUE((*tuner)->model_status().ok()) << (*tuner)->model_status();
+
+  // After one fit: the misleading shape orders the own results worse than
+  // chance and gets no weight; the like one carries the history's half.
+  const std::vector<XgbTuner::HistoryShapeReport> shapes = (*tuner)->history_shapes();
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0].workload_args, unlike->workload().args().dump());
+  EXPECT_LT(shapes[0].ranking_accuracy, 0.5);
+  EXPECT_DOUBLE_EQ(shapes[0].weight, 0.0);
+  EXPECT_GT(shapes[1].ranking_accuracy, 0.6);
+  EXPECT_DOUBLE_EQ(shapes[1].weight, 0.5);
+  EXPECT_DOUBLE_EQ((*tuner)->history_weight(), 0.5);
 }
 
 // Trials until the synthetic GFLOPS first reach `fraction` of the optimum (80).
