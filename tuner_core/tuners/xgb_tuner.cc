@@ -27,6 +27,10 @@ constexpr float kUnbuildableScore = -std::numeric_limits<float>::infinity();
 // Resamples behind the history shapes' weights (RankingWeights).
 constexpr int kRankingSamples = 32;
 
+// Own results it takes, before the first fit, to re-split the rest of the
+// first plan between the history shapes (120 ordered pairs at most).
+constexpr size_t kResultsToReweighFirstPlan = 16;
+
 // Timings are reports only (no decision depends on them), so they read the
 // steady clock directly rather than through an injected clock.
 class StopWatch {
@@ -261,7 +265,11 @@ void XgbTuner::Update(const std::vector<TrialResult>& results) {
       if (throughputs_.back() > 0) measured_.emplace_back(throughputs_.back(), trial.config.index());
     }
   }
-  if (results_since_fit_ < options_.plan_size) return;
+  if (results_since_fit_ < options_.plan_size) {
+    if (!history_picks_.empty() && !model_->trained()) ReweighFirstPlan();
+    return;
+  }
+  history_picks_.clear();  // the first plan is over: from now on the fitted model plans
   // One fit however many multiples of plan_size this call brought; the
   // remainder counts towards the next one.
   results_since_fit_ %= options_.plan_size;
@@ -372,28 +380,72 @@ absl::Status XgbTuner::PlanFromHistory() {
   StopWatch watch(timings_.select_seconds);
   // Nothing says yet which history shape is like this one: each shape's
   // model picks its own top configs (SA seeded at that shape's fastest),
-  // and the plan takes them in turn.
-  std::vector<std::vector<int64_t>> picks;
+  // and the plan takes them in turn, in proportion to the shapes' weights
+  // (equal until own results say otherwise).
+  history_picks_.clear();
   for (const HistoryShape& shape : history_) {
     model_->SetBaseModel(shape.model, 1.0);
     absl::StatusOr<std::vector<int64_t>> selected = Select(shape.best);
     SetHistoryBases(1.0);
-    if (!selected.ok()) return selected.status();
-    picks.push_back(*std::move(selected));
-  }
-  std::vector<int64_t> plan;
-  absl::flat_hash_set<int64_t> planned;
-  for (size_t rank = 0; static_cast<int>(plan.size()) < options_.plan_size; ++rank) {
-    bool any = false;
-    for (const std::vector<int64_t>& list : picks) {
-      if (rank >= list.size() || static_cast<int>(plan.size()) >= options_.plan_size) continue;
-      any = true;
-      if (planned.insert(list[rank]).second) plan.push_back(list[rank]);
+    if (!selected.ok()) {
+      history_picks_.clear();
+      return selected.status();
     }
-    if (!any) break;
+    history_picks_.push_back(*std::move(selected));
   }
-  SetPlan(std::move(plan));
+  if (throughputs_.size() >= kResultsToReweighFirstPlan) TF_RETURN_IF_ERROR(WeighHistory());  // resumed results
+  history_plan_used_ = 0;
+  plan_pos_ = 0;
+  MergeHistoryPicks();
+  ++timings_.selections;
   return absl::OkStatus();
+}
+
+void XgbTuner::ReweighFirstPlan() {
+  if (throughputs_.size() < kResultsToReweighFirstPlan) return;
+  StopWatch watch(timings_.select_seconds);
+  if (absl::Status status = WeighHistory(); !status.ok()) {
+    history_picks_.clear();
+    NoteModelFailure(status);
+    return;
+  }
+  MergeHistoryPicks();
+}
+
+void XgbTuner::MergeHistoryPicks() {
+  history_plan_used_ += plan_pos_;  // proposals already taken from the plan being replaced
+  const size_t room = static_cast<size_t>(std::max<int64_t>(0, options_.plan_size - history_plan_used_));
+  // Smooth weighted round robin over the shapes with weight > 0: each turn
+  // every shape with picks left earns its weight, the richest proposes its
+  // next unvisited pick and pays the turn's total.
+  std::vector<size_t> next(history_.size(), 0);
+  std::vector<double> credit(history_.size(), 0.0);
+  absl::flat_hash_set<int64_t> planned;
+  auto has_pick = [&](size_t shape) {
+    const std::vector<int64_t>& picks = history_picks_[shape];
+    while (next[shape] < picks.size() && (IsVisited(picks[next[shape]]) || planned.contains(picks[next[shape]]))) {
+      ++next[shape];
+    }
+    return next[shape] < picks.size();
+  };
+  std::vector<int64_t> plan;
+  while (plan.size() < room) {
+    double total = 0;
+    int chosen = -1;
+    for (size_t shape = 0; shape < history_.size(); ++shape) {
+      if (history_[shape].weight <= 0 || !has_pick(shape)) continue;
+      credit[shape] += history_[shape].weight;
+      total += history_[shape].weight;
+      if (chosen < 0 || credit[shape] > credit[static_cast<size_t>(chosen)]) chosen = static_cast<int>(shape);
+    }
+    if (chosen < 0) break;  // no shape worth following is left: the rest is random
+    credit[static_cast<size_t>(chosen)] -= total;
+    const int64_t pick = history_picks_[static_cast<size_t>(chosen)][next[static_cast<size_t>(chosen)]];
+    planned.insert(pick);
+    plan.push_back(pick);
+  }
+  plan_ = std::move(plan);
+  plan_pos_ = 0;
 }
 
 void XgbTuner::NoteModelFailure(const absl::Status& status) {

@@ -25,8 +25,10 @@
 // other workload args (other shapes of the same workload) train one base
 // model per shape, at Create. Before the first fit the plan takes the top
 // picks of each shape's model in turn (SA seeded at that shape's fastest
-// configs): nothing says yet which shape is like this one. From the first
-// fit on, the history's margin is added to this model's with total weight
+// configs): nothing says yet which shape is like this one. Once 16 own
+// results exist, the rest of that plan follows the shapes in proportion to
+// their weights (below), so it soon follows the shape that fits. From the
+// first fit on, the history's margin is added to this model's with total weight
 // 2^(-n / transfer_half_life), n = own results so far (AutoTVM's decay),
 // split between the shapes by how well each one's model orders the results
 // measured here (RankingWeights, RGPE's rule): a shape whose model ranks
@@ -166,6 +168,12 @@ class XgbTuner : public Tuner {
   absl::Status Replan();
   // The first plan, from the history shapes' models in turn.
   absl::Status PlanFromHistory();
+  // Before the first fit, once enough own results exist: re-splits the
+  // history's weight and what is left of the first plan accordingly.
+  void ReweighFirstPlan();
+  // plan_ = the shapes' unvisited picks, merged by weight, for what is left
+  // of the first plan.
+  void MergeHistoryPicks();
   // SA from `seeds` over the model as set: up to plan_size unvisited,
   // instantiable configs, best first (thinned for diversity if asked).
   absl::StatusOr<std::vector<int64_t>> Select(const std::vector<int64_t>& seeds);
@@ -191,6 +199,8 @@ class XgbTuner : public Tuner {
   std::vector<int64_t> plan_;
   int64_t plan_pos_ = 0;
   bool planned_from_history_ = false;
+  std::vector<std::vector<int64_t>> history_picks_;  // first plan: each shape's SA picks, best first
+  int64_t history_plan_used_ = 0;                    // proposals taken from the first plan so far
   std::vector<std::pair<double, int64_t>> measured_;  // (throughput, index) of successful results
 
   absl::flat_hash_map<int64_t, std::vector<float>> feature_cache_;  // empty row: not instantiable

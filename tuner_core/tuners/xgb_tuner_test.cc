@@ -209,18 +209,40 @@ TEST(XgbTunerTest, HistoryShapesAreWeighedByHowWellTheirModelsOrderOwnResults) {
   // best guesses are among the first few trials however the other misleads.
   std::vector<TrialResult> results;
   double best_first = 0;
-  for (const Config& c : (*tuner)->NextBatch(8)) {
-    best_first = std::max(best_first, SyntheticGflops(c));
-    results.push_back({c, SyntheticResult(c)});
+  int slow_first = 0;  // the misleading shape picks the slowest configs
+  for (int batch = 0; batch < 2; ++batch) {
+    for (const Config& c : (*tuner)->NextBatch(8)) {
+      best_first = std::max(best_first, SyntheticGflops(c));
+      slow_first += SyntheticGflops(c) < 0.2 * 80;
+      results.push_back({c, SyntheticResult(c)});
+    }
   }
   EXPECT_GT(best_first, 0.5 * 80);
-  for (const Config& c : (*tuner)->NextBatch(56)) results.push_back({c, SyntheticResult(c)});
+  EXPECT_GE(slow_first, 4);
+  // 16 own results: the rest of the first plan follows the like shape only.
   (*tuner)->Update(results);
+  EXPECT_EQ((*tuner)->model_timings().fits, 0);
+  std::vector<XgbTuner::HistoryShapeReport> shapes = (*tuner)->history_shapes();
+  EXPECT_DOUBLE_EQ(shapes[0].weight, 0.0);
+  EXPECT_DOUBLE_EQ(shapes[1].weight, (*tuner)->history_weight());
+  std::vector<TrialResult> more;
+  int slow_next = 0;
+  for (const Config& c : (*tuner)->NextBatch(16)) {
+    slow_next += SyntheticGflops(c) < 0.2 * 80;
+    more.push_back({c, SyntheticResult(c)});
+  }
+  std::printf("slow configs proposed: %d of the first 16, %d of the next 16\n", slow_first, slow_next);
+  EXPECT_LE(slow_next, 2);  // at most the plan's random tail (eps)
+  (*tuner)->Update(more);
+  results.clear();
+  for (const Config& c : (*tuner)->NextBatch(32)) results.push_back({c, SyntheticResult(c)});
+  (*tuner)->Update(results);
+  ASSERT_EQ((*tuner)->model_timings().fits, 2);  // 64 results, plan_size 32
   ASSERT_TRUE((*tuner)->model_status().ok()) << (*tuner)->model_status();
 
-  // After one fit: the misleading shape orders the own results worse than
+  // After the fits: the misleading shape orders the own results worse than
   // chance and gets no weight; the like one carries the history's half.
-  const std::vector<XgbTuner::HistoryShapeReport> shapes = (*tuner)->history_shapes();
+  shapes = (*tuner)->history_shapes();
   ASSERT_EQ(shapes.size(), 2u);
   EXPECT_EQ(shapes[0].workload_args, unlike->workload().args().dump());
   EXPECT_LT(shapes[0].ranking_accuracy, 0.5);
