@@ -48,7 +48,8 @@
 #include "tuner_core/tuners/xgb_tuner.h"
 
 ABSL_FLAG(std::string, shapes, "1024,1024,1024;16,1024,1024;1,1000,512",
-          "';'-separated tasks: M,N,K for dense, or MODEL#I for task I (1-based) of a model, e.g. resnet-18#2");
+          "';'-separated tasks: M,N,K for dense, bmm:B,M,N,K for batch_matmul, or MODEL#I for task I "
+          "(1-based) of a model, e.g. resnet-18#2");
 ABSL_FLAG(std::string, tuners, "random,ga,xgb", "tuners to compare (any of random, ga, xgb, xgb_rank, ...)");
 ABSL_FLAG(int64_t, trials, 200, "trials per tuner run");
 ABSL_FLAG(int64_t, random_trials, 1000, "trials of the random reference run per shape");
@@ -158,7 +159,8 @@ struct RunResult {
   int64_t fits = 0;
 };
 
-// "M,N,K" (dense, layout NK) or "MODEL#I" (the model's I-th task, 1-based).
+// "M,N,K" (dense, layout NK), "bmm:B,M,N,K" (batch_matmul, layout NK) or
+// "MODEL#I" (the model's I-th task, 1-based).
 absl::StatusOr<std::unique_ptr<Task>> MakeBenchTask(const std::string& text, const std::string& target) {
   if (const size_t hash = text.find('#'); hash != std::string::npos) {
     const std::string model = text.substr(0, hash);
@@ -171,6 +173,10 @@ absl::StatusOr<std::unique_ptr<Task>> MakeBenchTask(const std::string& text, con
       return absl::InvalidArgumentError(absl::StrCat(model, " has tasks 1..", tasks.size(), ", not ", index));
     }
     return Task::Make("", tasks[index - 1].workload, tasks[index - 1].args, target);
+  }
+  if (text.rfind("bmm:", 0) == 0) {
+    TF_ASSIGN_OR_RETURN(Json args, WorkloadArgsFromShape("batch_matmul", text.substr(4), "NK"));
+    return Task::Make("", "batch_matmul", args, target);
   }
   TF_ASSIGN_OR_RETURN(Json args, WorkloadArgsFromShape("dense", text, "NK"));
   return Task::Make("", "dense", args, target);
@@ -301,7 +307,7 @@ void WritePng(const std::string& png, const std::vector<Panel>& panels) {
   const std::string script_path = png + ".gp";
   std::ofstream script(script_path);
   const int cols = panels.size() > 1 ? 2 : 1, rows = (static_cast<int>(panels.size()) + 1) / 2;
-  script << "set terminal png size " << 640 * cols << "," << 420 * rows << "\n"
+  script << "set terminal png noenhanced size " << 640 * cols << "," << 420 * rows << "\n"
          << "set output '" << png << "'\n"
          << "set multiplot layout " << rows << "," << cols << "\n"
          << "set key bottom right\nset grid\nset xlabel 'trials'\nset ylabel 'best GFLOPS'\n";

@@ -172,6 +172,10 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
     out << absl::StrFormat("Model: %.2f s (fit %.2f s in %d fits, select %.2f s, transfer %.2f s) = %.1f%% of the run\n",
                            m.total_seconds(), m.fit_seconds, m.fits, m.select_seconds, m.transfer_seconds,
                            100.0 * m.total_seconds() / std::max(summary.wall_seconds, 1e-9));
+    for (const XgbTuner::HistoryShapeReport& h : model_tuner->history_shapes()) {
+      out << absl::StrFormat("History %s: %d records, weight now %.3f, its model orders %.0f%% of own result pairs right\n",
+                             h.workload_args, h.records, h.weight, 100 * h.ranking_accuracy);
+    }
     if (!model_tuner->model_status().ok()) out << "Model warning: " << model_tuner->model_status().message() << "\n";
   }
   return summary;

@@ -105,6 +105,7 @@ TEST_F(TuneCommandTest, XgbLearnsFromResumedRecordsAndFromOtherShapes) {
   ASSERT_TRUE(transferred.ok()) << transferred.status();
   EXPECT_NE(transfer_out.str().find("Transfer: 18 records of 1 other shapes"), std::string::npos)
       << transfer_out.str();
+  EXPECT_NE(transfer_out.str().find("History {\""), std::string::npos) << transfer_out.str();  // its weight
   other.transfer_log = log_ + ".missing";
   EXPECT_EQ(RunTune(other, progress, transfer_out).status().code(), absl::StatusCode::kNotFound);
 }

@@ -9,10 +9,11 @@
 //   TF_RETURN_IF_ERROR(tuner->Tune(measurer, tune_options));
 //
 // Proposals: before the first fit, random configs (or, with history, the
-// base model's SA picks). After each fit the plan is SA's top plan_size
-// unvisited configs (optionally thinned for diversity), proposed in order;
-// the last eps x plan_size proposals of a plan are random, and so is
-// everything proposed once a plan runs out before the next fit.
+// history shapes' models' SA picks; see below). After each fit the plan is
+// SA's top plan_size unvisited configs (optionally thinned for diversity),
+// proposed in order; the last eps x plan_size proposals of a plan are
+// random, and so is everything proposed once a plan runs out before the
+// next fit.
 //
 // Asynchronous use (the fleet's tuner process): NextBatch(k) may be called
 // with any k whenever slots free up, and Update() with any subset of results
@@ -96,7 +97,7 @@ struct ModelTimings {
   double fit_seconds = 0;        // XGBoost training, with the training rows' features
   double select_seconds = 0;     // SA + diversity filter, with candidate features and predictions
   double feature_seconds = 0;    // part of fit + select spent computing features
-  double transfer_seconds = 0;   // building the base model from history (once)
+  double transfer_seconds = 0;   // building the history shapes' base models (once)
   int64_t fits = 0;
   int64_t selections = 0;
   int64_t predicted_rows = 0;
@@ -109,7 +110,7 @@ struct ModelTimings {
 class XgbTuner : public Tuner {
  public:
   // `task` must outlive the tuner. InvalidArgument for bad options; a
-  // failure to train the base model from `history` is returned as is.
+  // failure to train a history shape's base model is returned as is.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<XgbTuner>> Create(const Task& task,
                                                                         const XgbTunerOptions& options,
                                                                         const std::vector<Record>& history = {});
