@@ -44,6 +44,7 @@
 #include "tuner_core/models/model_zoo.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/records/record_file.h"
+#include "tuner_core/records/task_record.h"
 #include "tuner_core/tuners/tuner_factory.h"
 #include "tuner_core/tuners/xgb_tuner.h"
 
@@ -121,15 +122,8 @@ class MemoizingMeasurer final : public MeasurerInterface {
       results[i].all_cost = wall / configs.size();  // this trial's share of build + measure
       cache_.emplace(configs[i].index(), results[i]);
       ++measured_;
-      if (writer_ != nullptr) {
-        Record r;
-        r.target = task_.target();
-        r.task_name = task_.name();
-        r.workload_name = task_.workload().name();
-        r.workload_args = task_.workload().args();
-        r.config = configs[i].ToJson();
-        r.result = results[i];
-        if (!writer_->Append(r).ok()) std::fprintf(stderr, "warning: cannot append to the cache\n");
+      if (writer_ != nullptr && !writer_->Append(RecordOf(task_, configs[i], results[i])).ok()) {
+        std::fprintf(stderr, "warning: cannot append to the cache\n");
       }
     }
   }
@@ -504,18 +498,8 @@ int Main() {
         continue;
       }
       ++history_shapes;
-      std::vector<int64_t> indices;  // sorted, so the history (and the run) replays
-      indices.assign(s.tried.begin(), s.tried.end());
-      for (int64_t index : indices) {
-        const MeasureResult& result = s.measurer->results().at(index);
-        Record r;
-        r.target = target;
-        r.task_name = s.task->name();
-        r.workload_name = s.task->workload().name();
-        r.workload_args = s.task->workload().args();
-        r.config = s.task->space().Get(index)->ToJson();
-        r.result = result;
-        history.push_back(std::move(r));
+      for (int64_t index : s.tried) {  // sorted, so the history (and the run) replays
+        history.push_back(RecordOf(*s.task, *s.task->space().Get(index), s.measurer->results().at(index)));
       }
     }
     const RunResult reference = RunTuner("random", shape, 0, random_trials, {});

@@ -13,6 +13,7 @@
 #include "common/status_macros.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
+#include "tuner_core/records/task_record.h"
 #include "tuner_core/tuners/tuner_factory.h"
 #include "tuner_core/tuners/xgb_tuner.h"
 
@@ -124,14 +125,7 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
   if (writer) {
     callbacks.push_back([&](const std::vector<TrialResult>& batch) {
       for (const TrialResult& trial : batch) {
-        Record record;
-        record.target = target;
-        record.task_name = task->name();
-        record.workload_name = task->workload().name();
-        record.workload_args = task->workload().args();
-        record.config = trial.config.ToJson();
-        record.result = trial.result;
-        absl::Status s = writer->Append(record);
+        absl::Status s = writer->Append(RecordOf(*task, trial.config, trial.result));
         if (!s.ok() && write_status.ok()) write_status = s;
       }
     });

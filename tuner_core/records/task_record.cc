@@ -1,0 +1,16 @@
+#include "tuner_core/records/task_record.h"
+
+namespace tunefleet {
+
+Record RecordOf(const Task& task, const Config& config, const MeasureResult& result) {
+  Record record;
+  record.target = task.target();
+  record.task_name = task.name();
+  record.workload_name = task.workload().name();
+  record.workload_args = task.workload().args();
+  record.config = config.ToJson();
+  record.result = result;
+  return record;
+}
+
+}  // namespace tunefleet
