@@ -13,6 +13,7 @@ PACKAGES=(
   prometheus-cpp-dev
   prometheus  # promtool, for `promtool check metrics` in tracker/metrics_test
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format-19  # //tools/source_checks:format_test
   libsqlite3-dev nlohmann-json3-dev
   libopenblas-dev libdnnl-dev
   gnuplot-nox

@@ -18,9 +18,20 @@ LOG="${TUNEFLEET_TEST_LOG:-$ROOT/logs/bazel-test.log}"
 mkdir -p "$(dirname "$LOG")"
 
 targets=("$@")
-if ((${#targets[@]} == 0)); then targets=(//...); fi
+test_env=()
+if ((${#targets[@]} == 0)); then
+  targets=(//...)
+  # The layering check needs the whole dependency graph, which only Bazel's
+  # query can print and no test can run: write it here and hand the test its
+  # path. A query that fails leaves the file empty, and the test fails.
+  GRAPH="$(dirname "$LOG")/dep_graph.txt"
+  bazel query --output=graph --nograph:factored --noimplicit_deps 'deps(//...)' \
+    >"$GRAPH" 2>"$GRAPH.err" || { cat "$GRAPH.err" >&2; : >"$GRAPH"; }
+  targets+=(//tools/dep_check:tree_layering_test)
+  test_env=(--test_env=TUNEFLEET_DEP_GRAPH="$GRAPH")
+fi
 
-bazel test --test_output=errors --keep_going --color=no --curses=no \
+bazel test --test_output=errors --keep_going --color=no --curses=no "${test_env[@]}" \
   -- "${targets[@]}" 2>&1 | tee "$LOG"
 bazel_rc=${PIPESTATUS[0]}
 

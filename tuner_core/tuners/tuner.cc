@@ -18,12 +18,6 @@ namespace {
 constexpr int64_t kConsecutiveErrorWarning = 150;
 
 // 1 / mean cost of a successful result; 0 for a failure (never the best).
-double Score(const MeasureResult& result) {
-  if (!result.ok()) return 0.0;
-  const double mean = result.MeanCost();
-  return mean > 0.0 ? 1.0 / mean : 0.0;
-}
-
 }  // namespace
 
 Tuner::Tuner(const ConfigSpace& space) : space_(space) {}
@@ -48,15 +42,11 @@ void Tuner::RecordBatch(const std::vector<TrialResult>& batch, double flops) {
                       << " error=" << MeasureErrorName(result.error_no) << " msg=\""
                       << result.error_msg << "\"";
     }
-    const double score = Score(result);
-    if (score > best_score_) {  // strictly better: the earlier trial wins ties
-      best_score_ = score;
-      best_flops_ = flops * score;
+    if (best_.Offer(result)) {
+      best_flops_ = flops / best_.cost_s();
       best_config_ = batch[k].config;
-      best_trial_ = trials_done_ + static_cast<int64_t>(k);
     }
   }
-  trials_done_ += static_cast<int64_t>(batch.size());
 }
 
 absl::Status Tuner::Tune(MeasurerInterface& measurer, const TuneOptions& options,
@@ -93,7 +83,7 @@ absl::Status Tuner::Tune(MeasurerInterface& measurer, const TuneOptions& options
     // AutoTVM's progress bar shows the last successful trial of the batch.
     double current_gflops = 0.0;
     for (size_t k = 0; k < configs.size(); ++k) {
-      if (results[k].ok()) current_gflops = options.flops * Score(results[k]) / 1e9;
+      if (results[k].ok()) current_gflops = GflopsOf(options.flops, results[k].MeanCost());
       batch.push_back(TrialResult{std::move(configs[k]), std::move(results[k])});
     }
     RecordBatch(batch, options.flops);
@@ -111,7 +101,7 @@ absl::Status Tuner::Tune(MeasurerInterface& measurer, const TuneOptions& options
                << std::flush;
       progress_shown = true;
     }
-    if (options.early_stopping >= 0 && trials_done_ - best_trial_ >= options.early_stopping) {
+    if (options.early_stopping >= 0 && trials_done() - best_trial() >= options.early_stopping) {
       break;
     }
   }

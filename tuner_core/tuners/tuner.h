@@ -28,6 +28,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "tuner_core/measure/measure.h"
+#include "tuner_core/records/best_so_far.h"
 #include "tuner_core/space/config_space.h"
 
 namespace tunefleet {
@@ -97,9 +98,9 @@ class Tuner {
   // NO_ERROR trials. Empty before any success.
   const std::optional<Config>& best_config() const { return best_config_; }
   // 0-based number of the trial that found best_config() (0 before any).
-  int64_t best_trial() const { return best_trial_; }
+  int64_t best_trial() const { return best_.has_best() ? best_.position() : 0; }
   // Trials measured by all Tune() calls so far.
-  int64_t trials_done() const { return trials_done_; }
+  int64_t trials_done() const { return best_.results_seen(); }
 
   // Never propose this config index (e.g. it was measured in an earlier run
   // whose records were loaded). Indices outside the space are ignored.
@@ -119,11 +120,9 @@ class Tuner {
   // Proposed or marked visited; every proposal goes through MarkVisited.
   absl::flat_hash_set<int64_t> visited_;
 
-  double best_score_ = 0.0;  // 1 / mean cost of the best config (0 = none yet)
-  double best_flops_ = 0.0;
+  BestSoFar best_;           // every measured trial is offered, in order
+  double best_flops_ = 0.0;  // options.flops / best_.cost_s()
   std::optional<Config> best_config_;
-  int64_t best_trial_ = 0;
-  int64_t trials_done_ = 0;
   int64_t consecutive_errors_ = 0;
 };
 
