@@ -15,6 +15,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19  # //tools/source_checks:format_test
   libsqlite3-dev nlohmann-json3-dev
+  libonnx-dev  # ONNX import (tuner_core/graph): the ONNX schema and shape inference
+  # The ONNX exports the model-level tests read (tuner_core/graph/export_onnx.py)
+  python3-torch python3-torchvision python3-onnx
   libopenblas-dev libdnnl-dev
   gnuplot-nox
   zlib1g-dev libzstd-dev libcurl4-openssl-dev libedit-dev libxml2-dev libffi-dev

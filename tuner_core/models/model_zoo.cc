@@ -176,6 +176,9 @@ double ModelLayerFlops(const std::string& workload, const nlohmann::json& args) 
   if (workload == "dense") {
     return 2.0 * Int(args, "M") * Int(args, "N") * Int(args, "K");
   }
+  if (workload == "batch_matmul") {
+    return 2.0 * Int(args, "B") * Int(args, "M") * Int(args, "N") * Int(args, "K");
+  }
   const bool conv = workload == "conv2d_nchw";
   if (!conv && workload != "depthwise_conv2d_nchw") return 0;
   const int64_t oh = OutSize(Int(args, "H"), Int(args, "pad_top"), Int(args, "pad_bottom"),
@@ -187,13 +190,11 @@ double ModelLayerFlops(const std::string& workload, const nlohmann::json& args) 
   return flops;
 }
 
-absl::StatusOr<std::vector<ModelTask>> ModelTasks(const std::string& model) {
-  auto layers = ModelLayers(model);
-  if (!layers.ok()) return layers.status();
+std::vector<ModelTask> GroupLayers(const std::vector<ModelLayer>& layers) {
   std::vector<ModelTask> tasks;
   absl::flat_hash_map<std::string, size_t> index;  // workload + canonical args dump -> task
   double total = 0;
-  for (const ModelLayer& layer : *layers) {
+  for (const ModelLayer& layer : layers) {
     // nlohmann::json objects keep their keys sorted, so dump() is canonical.
     auto [it, inserted] = index.try_emplace(absl::StrCat(layer.workload, " ", layer.args.dump()),
                                             tasks.size());
@@ -202,10 +203,17 @@ absl::StatusOr<std::vector<ModelTask>> ModelTasks(const std::string& model) {
     }
     ModelTask& task = tasks[it->second];
     ++task.num_layers;
+    task.layer_names.push_back(layer.name);
     total += task.flops;
   }
-  for (ModelTask& task : tasks) task.flops_share = task.num_layers * task.flops / total;
+  for (ModelTask& task : tasks) task.flops_share = total > 0 ? task.num_layers * task.flops / total : 0;
   return tasks;
+}
+
+absl::StatusOr<std::vector<ModelTask>> ModelTasks(const std::string& model) {
+  auto layers = ModelLayers(model);
+  if (!layers.ok()) return layers.status();
+  return GroupLayers(*layers);
 }
 
 }  // namespace tunefleet

@@ -16,10 +16,11 @@
 //   "depthwise_conv2d_nchw"  the same keys minus K (channel multiplier 1)
 //   "dense"                  {M, N, K, layout: "NK"} (M = batch, N = out
 //                             features, K = in features)
+//   "batch_matmul"           {B, M, N, K, layout} (ONNX graphs only)
 // Every key is present in every args object.
 //
 // FLOPs count a multiply-add as 2: conv 2*N*K*OH*OW*C*R*S, depthwise
-// 2*N*C*OH*OW*R*S, dense 2*M*N*K (the same numbers Workload::flops() gives).
+// 2*N*C*OH*OW*R*S, dense 2*M*N*K, batch_matmul 2*B*M*N*K (the same numbers Workload::flops() gives).
 #ifndef TUNEFLEET_TUNER_CORE_MODELS_MODEL_ZOO_H_
 #define TUNEFLEET_TUNER_CORE_MODELS_MODEL_ZOO_H_
 
@@ -46,6 +47,7 @@ struct ModelTask {
   int num_layers = 0;        // layers of the model with exactly these args
   double flops = 0;          // of ONE layer
   double flops_share = 0;    // num_layers * flops / FLOPs of all listed layers
+  std::vector<std::string> layer_names;  // the layers it serves, in model order
 };
 
 // "mobilenet-v2", "resnet-18", "resnet-50", "vgg-16" (sorted).
@@ -58,6 +60,12 @@ absl::StatusOr<std::vector<ModelLayer>> ModelLayers(const std::string& model);
 // The model's distinct (workload, args) in order of first appearance, with
 // layer counts and FLOP shares (the shares sum to 1). Errors as ModelLayers.
 absl::StatusOr<std::vector<ModelTask>> ModelTasks(const std::string& model);
+
+// The distinct (workload, args) of `layers` in order of first appearance,
+// with layer counts, names and FLOP shares (the shares sum to 1). The one
+// grouping of layers into tasks: the built-in models and ONNX graphs
+// (tuner_core/graph) both use it.
+std::vector<ModelTask> GroupLayers(const std::vector<ModelLayer>& layers);
 
 // FLOPs of one layer from its workload and canonical args (0 for a workload
 // this file does not know).

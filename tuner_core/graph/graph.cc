@@ -1,0 +1,49 @@
+#include "tuner_core/graph/graph.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace tunefleet {
+
+int64_t TensorShape::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::string TensorShape::ToString() const { return absl::StrCat("[", absl::StrJoin(dims, ", "), "]"); }
+
+absl::StatusOr<TensorShape> Graph::ShapeOf(const std::string& tensor, const GraphNode* user) const {
+  auto it = shapes.find(tensor);
+  if (it != shapes.end()) return it->second;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "tensor '", tensor, "'",
+      user == nullptr ? "" : absl::StrCat(" (input of node '", user->name, "', ", user->op_type, ")"),
+      " has no known shape after shape inference"));
+}
+
+std::vector<int64_t> IntsAttribute(const GraphNode& node, const std::string& name,
+                                   std::vector<int64_t> fallback) {
+  auto it = node.attributes.find(name);
+  if (it == node.attributes.end() || !it->is_array()) return fallback;
+  std::vector<int64_t> values;
+  for (const nlohmann::json& v : *it) {
+    if (!v.is_number_integer()) return fallback;
+    values.push_back(v.get<int64_t>());
+  }
+  return values;
+}
+
+int64_t IntAttribute(const GraphNode& node, const std::string& name, int64_t fallback) {
+  auto it = node.attributes.find(name);
+  if (it == node.attributes.end() || !it->is_number_integer()) return fallback;
+  return it->get<int64_t>();
+}
+
+std::string StringAttribute(const GraphNode& node, const std::string& name, std::string fallback) {
+  auto it = node.attributes.find(name);
+  if (it == node.attributes.end() || !it->is_string()) return fallback;
+  return it->get<std::string>();
+}
+
+}  // namespace tunefleet

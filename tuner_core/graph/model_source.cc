@@ -1,0 +1,30 @@
+#include "tuner_core/graph/model_source.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "common/status_macros.h"
+
+namespace tunefleet {
+
+bool IsModelFile(const std::string& model) {
+  return absl::EndsWith(model, ".onnx") || absl::StrContains(model, "/");
+}
+
+absl::StatusOr<LoadedModel> LoadModel(const std::string& model, const OnnxImportOptions& options) {
+  LoadedModel loaded;
+  loaded.source = model;
+  if (IsModelFile(model)) {
+    TF_ASSIGN_OR_RETURN(Graph graph, ImportOnnxFile(model, options));
+    TF_ASSIGN_OR_RETURN(GraphLayers layers, ExtractLayers(graph));
+    loaded.layers = std::move(layers.layers);
+    loaded.untuned = std::move(layers.untuned);
+    loaded.graph = std::move(graph);
+  } else {
+    TF_ASSIGN_OR_RETURN(loaded.layers, ModelLayers(model));
+  }
+  loaded.tasks = GroupLayers(loaded.layers);
+  return loaded;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,286 @@
+#include "tuner_core/graph/onnx_import.h"
+
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace tunefleet {
+namespace {
+
+// Static dims of a TypeProto, or nothing when any dimension is unknown.
+bool StaticShapeOf(const onnx::TypeProto& type, TensorShape* shape) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return false;
+  shape->dtype = type.tensor_type().elem_type();
+  shape->dims.clear();
+  for (const auto& dim : type.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() <= 0) return false;
+    shape->dims.push_back(dim.dim_value());
+  }
+  return true;
+}
+
+absl::StatusOr<ConstantTensor> ConstantOf(const onnx::TensorProto& tensor, const std::string& what) {
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " '", tensor.name(),
+        "' keeps its data in an external file, which is not supported: export the model with "
+        "its weights inside the .onnx file"));
+  }
+  ConstantTensor constant;
+  constant.shape.dtype = tensor.data_type();
+  for (int64_t d : tensor.dims()) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " '", tensor.name(), "' has a negative dimension ", d));
+    }
+    constant.shape.dims.push_back(d);
+  }
+  const int64_t n = constant.shape.NumElements();
+  const std::string& raw = tensor.raw_data();
+  if (tensor.data_type() == kOnnxFloat) {
+    if (!raw.empty()) {
+      if (static_cast<int64_t>(raw.size()) != n * 4) {
+        return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", raw.size(),
+                                                       " bytes of data for ", n, " float32 values"));
+      }
+      constant.f32.resize(n);
+      std::memcpy(constant.f32.data(), raw.data(), raw.size());
+    } else {
+      constant.f32.assign(tensor.float_data().begin(), tensor.float_data().end());
+    }
+    if (static_cast<int64_t>(constant.f32.size()) != n) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ",
+                                                     constant.f32.size(), " values for shape ",
+                                                     constant.shape.ToString()));
+    }
+  } else if (tensor.data_type() == kOnnxInt64) {
+    if (!raw.empty()) {
+      if (static_cast<int64_t>(raw.size()) != n * 8) {
+        return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", raw.size(),
+                                                       " bytes of data for ", n, " int64 values"));
+      }
+      constant.i64.resize(n);
+      std::memcpy(constant.i64.data(), raw.data(), raw.size());
+    } else {
+      constant.i64.assign(tensor.int64_data().begin(), tensor.int64_data().end());
+    }
+    if (static_cast<int64_t>(constant.i64.size()) != n) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ",
+                                                     constant.i64.size(), " values for shape ",
+                                                     constant.shape.ToString()));
+    }
+  }
+  // Other element types keep their shape only: nothing we tune reads them.
+  return constant;
+}
+
+nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
+  switch (a.type()) {
+    case onnx::AttributeProto::INT:
+      return a.i();
+    case onnx::AttributeProto::FLOAT:
+      return a.f();
+    case onnx::AttributeProto::STRING:
+      return a.s();
+    case onnx::AttributeProto::INTS:
+      return nlohmann::json(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+    case onnx::AttributeProto::FLOATS:
+      return nlohmann::json(std::vector<float>(a.floats().begin(), a.floats().end()));
+    case onnx::AttributeProto::STRINGS:
+      return nlohmann::json(std::vector<std::string>(a.strings().begin(), a.strings().end()));
+    default:
+      return nlohmann::json(absl::StrCat("<", onnx::AttributeProto::AttributeType_Name(a.type()), ">"));
+  }
+}
+
+// Sets the shapes the user gave and refuses dynamic dimensions without one.
+absl::Status FixInputShapes(onnx::GraphProto* graph, const std::set<std::string>& initializers,
+                            const OnnxImportOptions& options) {
+  std::set<std::string> used;
+  for (onnx::ValueInfoProto& input : *graph->mutable_input()) {
+    if (initializers.count(input.name()) > 0) continue;
+    if (!input.type().has_tensor_type()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph input '", input.name(), "' is not a tensor"));
+    }
+    auto* tensor_type = input.mutable_type()->mutable_tensor_type();
+    auto given = options.input_shapes.find(input.name());
+    if (given != options.input_shapes.end()) {
+      used.insert(input.name());
+      const int rank = tensor_type->has_shape() ? tensor_type->shape().dim_size() : -1;
+      if (rank >= 0 && rank != static_cast<int>(given->second.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--input-shape for '", input.name(), "' has ", given->second.size(),
+            " dimensions, the model's input has ", rank));
+      }
+      auto* shape = tensor_type->mutable_shape();
+      for (size_t i = 0; i < given->second.size(); ++i) {
+        if (given->second[i] <= 0) {
+          return absl::InvalidArgumentError(absl::StrCat("--input-shape for '", input.name(),
+                                                         "': dimension ", i, " is not positive"));
+        }
+        auto* dim = i < static_cast<size_t>(shape->dim_size()) ? shape->mutable_dim(i) : shape->add_dim();
+        if (dim->has_dim_value() && dim->dim_value() != given->second[i]) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--input-shape for '", input.name(), "': dimension ", i, " is ", given->second[i],
+              " but the model fixes it to ", dim->dim_value()));
+        }
+        dim->set_dim_value(given->second[i]);
+      }
+      continue;
+    }
+    if (!tensor_type->has_shape()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "graph input '", input.name(), "' has no shape: give it with --input-shape ",
+          input.name(), "=D0,D1,..."));
+    }
+    for (int i = 0; i < tensor_type->shape().dim_size(); ++i) {
+      const auto& dim = tensor_type->shape().dim(i);
+      if (!dim.has_dim_value() || dim.dim_value() <= 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "graph input '", input.name(), "' dimension ", i, " is dynamic",
+            dim.has_dim_param() ? absl::StrCat(" ('", dim.dim_param(), "')") : "",
+            ": give the input's shape with --input-shape ", input.name(), "=D0,D1,..."));
+      }
+    }
+  }
+  for (const auto& [name, dims] : options.input_shapes) {
+    if (used.count(name) == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input-shape names '", name, "', which is not an input of the model"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(
+    const std::string& text) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (absl::string_view part : absl::StrSplit(text, ';', absl::SkipWhitespace())) {
+    std::vector<absl::string_view> name_dims = absl::StrSplit(part, '=');
+    if (name_dims.size() != 2 || name_dims[0].empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input shape '", part, "' is not NAME=D0,D1,..."));
+    }
+    std::vector<int64_t>& dims = shapes[std::string(name_dims[0])];
+    for (absl::string_view d : absl::StrSplit(name_dims[1], ',')) {
+      int64_t value = 0;
+      if (!absl::SimpleAtoi(d, &value) || value <= 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("input shape '", part, "': '", d, "' is not a positive integer"));
+      }
+      dims.push_back(value);
+    }
+  }
+  return shapes;
+}
+
+absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const OnnxImportOptions& options) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ONNX file '", path, "'"));
+  const std::streamoff size = in.tellg();
+  if (size > kMaxOnnxFileBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("ONNX file '", path, "' is ", size,
+                                                   " bytes, over the limit of ", kMaxOnnxFileBytes));
+  }
+  in.seekg(0);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (!in.read(bytes.data(), size)) {
+    return absl::DataLossError(absl::StrCat("cannot read ONNX file '", path, "'"));
+  }
+  return ImportOnnxBytes(bytes, path, options);
+}
+
+absl::StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& source,
+                                      const OnnxImportOptions& options) {
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", source, "' is not an ONNX model (it does not parse as an ONNX ModelProto: another "
+        "format, or a truncated file)"));
+  }
+  if (!model.has_graph() || model.graph().node_size() == 0 || model.ir_version() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", source, "' is not an ONNX model (no ir_version or an empty graph)"));
+  }
+  onnx::GraphProto* proto = model.mutable_graph();
+  Graph graph;
+  graph.name = proto->name();
+
+  std::set<std::string> initializer_names;
+  for (const onnx::TensorProto& t : proto->initializer()) {
+    TF_ASSIGN_OR_RETURN(ConstantTensor constant, ConstantOf(t, "initializer"));
+    graph.shapes[t.name()] = constant.shape;
+    graph.constants[t.name()] = std::move(constant);
+    initializer_names.insert(t.name());
+  }
+  TF_RETURN_IF_ERROR(FixInputShapes(proto, initializer_names, options));
+
+  try {
+    onnx::ShapeInferenceOptions inference_options(/*check_type_val=*/false, /*strict_mode_val=*/1,
+                                                  /*data_prop_val=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       inference_options);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape inference of '", source, "' failed: ", e.what()));
+  }
+
+  for (const onnx::ValueInfoProto& input : proto->input()) {
+    if (initializer_names.count(input.name()) > 0) continue;
+    graph.inputs.push_back(input.name());
+  }
+  auto note_shape = [&](const onnx::ValueInfoProto& value) {
+    TensorShape shape;
+    if (StaticShapeOf(value.type(), &shape)) graph.shapes[value.name()] = shape;
+  };
+  for (const auto& v : proto->input()) note_shape(v);
+  for (const auto& v : proto->value_info()) note_shape(v);
+  for (const auto& v : proto->output()) {
+    note_shape(v);
+    graph.outputs.push_back(v.name());
+  }
+
+  std::set<std::string> names;
+  for (int i = 0; i < proto->node_size(); ++i) {
+    const onnx::NodeProto& n = proto->node(i);
+    if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+        n.output_size() == 1) {
+      for (const onnx::AttributeProto& a : n.attribute()) {
+        if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR) {
+          onnx::TensorProto t = a.t();
+          t.set_name(n.output(0));
+          TF_ASSIGN_OR_RETURN(ConstantTensor constant, ConstantOf(t, "Constant node output"));
+          graph.shapes[n.output(0)] = constant.shape;
+          graph.constants[n.output(0)] = std::move(constant);
+        }
+      }
+      if (graph.constants.count(n.output(0)) > 0) continue;
+    }
+    GraphNode node;
+    node.name = n.name().empty() ? absl::StrCat(n.op_type(), "_", i) : n.name();
+    if (!names.insert(node.name).second) node.name = absl::StrCat(node.name, "_", i);
+    node.op_type = (n.domain().empty() || n.domain() == "ai.onnx")
+                       ? n.op_type()
+                       : absl::StrCat(n.domain(), ".", n.op_type());
+    node.inputs.assign(n.input().begin(), n.input().end());
+    node.outputs.assign(n.output().begin(), n.output().end());
+    for (const onnx::AttributeProto& a : n.attribute()) node.attributes[a.name()] = AttributeValue(a);
+    graph.nodes.push_back(std::move(node));
+  }
+  return graph;
+}
+
+}  // namespace tunefleet
