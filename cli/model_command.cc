@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "tuner_core/graph/model_source.h"
 #include "tuner_core/models/model_zoo.h"
 #include "tuner_core/workloads/workload.h"
 
@@ -18,8 +19,9 @@ std::string DescribeTask(const ModelTask& task) {
 
 }  // namespace
 
-absl::Status RunTasks(const std::string& model, std::ostream& out) {
-  TF_ASSIGN_OR_RETURN(std::vector<ModelTask> tasks, ModelTasks(model));
+absl::Status RunTasks(const std::string& model, const OnnxImportOptions& onnx, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
+  const std::vector<ModelTask>& tasks = loaded.tasks;
   double total_flops = 0;
   int total_layers = 0;
   for (const ModelTask& task : tasks) {
@@ -34,12 +36,22 @@ absl::Status RunTasks(const std::string& model, std::ostream& out) {
     out << absl::StrFormat("%-6d %-7d %-9.1f %5.1f%%  %s\n", i + 1, task.num_layers, task.flops / 1e6,
                            100.0 * task.flops_share, DescribeTask(task));
   }
+  if (loaded.graph.has_value()) {
+    int untuned = 0;
+    for (const UntunedOperators& op : loaded.untuned) untuned += op.count;
+    out << absl::StrFormat("not tuned: %d operators\n", untuned);
+    for (const UntunedOperators& op : loaded.untuned) {
+      out << absl::StrFormat("  %-20s %4d  %s\n", op.op_type, op.count, op.reason);
+    }
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model, const TuneCommandOptions& base,
-                                              std::ostream& progress, std::ostream& out) {
-  TF_ASSIGN_OR_RETURN(std::vector<ModelTask> tasks, ModelTasks(model));
+absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model, const OnnxImportOptions& onnx,
+                                              const TuneCommandOptions& base, std::ostream& progress,
+                                              std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
+  const std::vector<ModelTask>& tasks = loaded.tasks;
   const auto start = std::chrono::steady_clock::now();
   out << "Tuning " << model << ": " << tasks.size() << " tasks, " << base.trials << " trials each, tuner "
       << base.tuner << (base.log.empty() ? "" : ", records in " + base.log) << "\n";

@@ -1,8 +1,9 @@
 // Whole-model commands of the `tunefleet` CLI (local mode):
 //
-//   tunefleet tasks --model resnet-18
+//   tunefleet tasks --model resnet-18|model.onnx [--input-shape input=1,3,224,224]
 //       the model's distinct tuning tasks, with the layers each serves and
-//       its share of the model's FLOPs
+//       its share of the model's FLOPs; for an ONNX file also every operator
+//       that is not tuned, with its count and why
 //   tunefleet tune --model resnet-18 --trials 200 --tuner xgb --log r.jsonl
 //       tunes every task in turn (one AutoTVM progress line per task,
 //       "[Task 3/12]"), into one records file, then prints each task's best
@@ -17,11 +18,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cli/tune_command.h"
+#include "tuner_core/graph/onnx_import.h"
 
 namespace tunefleet {
 
-// Prints the task table of `model`; NotFound naming the known models.
-absl::Status RunTasks(const std::string& model, std::ostream& out);
+// Prints the task table of `model` (a built-in name or an ONNX file; see
+// tuner_core/graph/model_source.h); the errors of LoadModel.
+[[nodiscard]] absl::Status RunTasks(const std::string& model, const OnnxImportOptions& onnx,
+                                    std::ostream& out);
 
 struct ModelTaskResult {
   std::string workload;      // Describe()
@@ -44,8 +48,11 @@ struct ModelTuneSummary {
 // Tunes every task of `model` with `base`'s tuner, trials, log and
 // measurement options (its workload, args, shape and template are set per
 // task). Progress lines go to `progress`, everything else to `out`.
-absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model, const TuneCommandOptions& base,
-                                              std::ostream& progress, std::ostream& out);
+[[nodiscard]] absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model,
+                                                            const OnnxImportOptions& onnx,
+                                                            const TuneCommandOptions& base,
+                                                            std::ostream& progress,
+                                                            std::ostream& out);
 
 }  // namespace tunefleet
 

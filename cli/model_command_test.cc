@@ -18,12 +18,12 @@ using ::testing::HasSubstr;
 
 TEST(ModelCommandTest, TasksListsResNet18) {
   std::ostringstream out;
-  ASSERT_TRUE(RunTasks("resnet-18", out).ok());
+  ASSERT_TRUE(RunTasks("resnet-18", {}, out).ok());
   EXPECT_THAT(out.str(), HasSubstr("resnet-18: 12 tuning tasks for 21 layers"));
   EXPECT_THAT(out.str(), HasSubstr("25.5%  conv2d_nchw(C=64,H=56,K=64"));
   EXPECT_THAT(out.str(), HasSubstr("dense(K=512,M=1,N=1000"));
   std::ostringstream unknown;
-  absl::Status status = RunTasks("resnet-19", unknown);
+  absl::Status status = RunTasks("resnet-19", {}, unknown);
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(status.message(), HasSubstr("resnet-18"));
 }
@@ -43,7 +43,7 @@ TEST(ModelCommandTest, TunesEveryTaskOfResNet18IntoOneLog) {
   base.local.measure.repeat = 1;
   base.local.measure.cooldown_interval_s = 0;
   std::ostringstream progress, out;
-  absl::StatusOr<ModelTuneSummary> summary = RunTuneModel("resnet-18", base, progress, out);
+  absl::StatusOr<ModelTuneSummary> summary = RunTuneModel("resnet-18", {}, base, progress, out);
   ASSERT_TRUE(summary.ok()) << summary.status();
   ASSERT_EQ(summary->tasks.size(), 12u);
   for (int i = 1; i <= 12; ++i) {
