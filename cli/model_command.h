@@ -4,6 +4,8 @@
 //       the model's distinct tuning tasks, with the layers each serves and
 //       its share of the model's FLOPs; for an ONNX file also every operator
 //       that is not tuned, with its count and why
+//   tunefleet tasks --model ... --similarity [--selective_threshold 0.01]
+//       the tasks' similarity matrix and selective tuning's clusters
 //   tunefleet tune --model resnet-18 --trials 200 --tuner xgb --log r.jsonl
 //       tunes every task in turn (one AutoTVM progress line per task,
 //       "[Task 3/12]"), into one records file, then prints each task's best
@@ -26,6 +28,14 @@ namespace tunefleet {
 // tuner_core/graph/model_source.h); the errors of LoadModel.
 [[nodiscard]] absl::Status RunTasks(const std::string& model, const OnnxImportOptions& onnx,
                                     std::ostream& out);
+
+// Prints selective tuning's view of `model` for `target` (empty: the host):
+// the pairwise similarity of the tasks' spaces (tuner_core/selective), the
+// clusters (maximal cliques at `threshold`) with their representatives, and
+// the tasks that share nothing with any other.
+[[nodiscard]] absl::Status RunSimilarity(const std::string& model, const OnnxImportOptions& onnx,
+                                         const std::string& target, double threshold,
+                                         std::ostream& out);
 
 struct ModelTaskResult {
   std::string workload;      // Describe()
