@@ -1,0 +1,100 @@
+// The task scheduler of a model job: which task gets the next trials so the
+// model's estimated latency (sum over tasks of weight x best latency) falls
+// fastest. Ansor's policy (Zheng et al., OSDI'20, section 6): a warm-up
+// round that gives every task `warmup_trials`, then the task with the
+// largest expected latency drop per trial, estimated from its recent
+// progress (backward gradient over `backward_window` trials) and from how
+// far it could still go (forward estimate); a task that has not improved in
+// `early_stopping` trials, or has used its `max_trials_per_task`, stops.
+// Round-robin (every task in turn) stays available for comparison.
+//
+//   TaskScheduler scheduler(tasks, options);
+//   while (std::optional<int> t = scheduler.NextTask()) {
+//     ... run one trial of task *t ...
+//     scheduler.OnResult(*t, cost_s_or_0_on_error);
+//   }
+//   double latency = scheduler.EstimatedLatency();
+//
+// No clocks, no threads: the caller drives it (the tracker from results as
+// they arrive, local mode in its loop), and ToJson/FromJson carry its state
+// across a restart.
+#ifndef TUNEFLEET_TUNER_CORE_TASK_SCHEDULER_TASK_SCHEDULER_H_
+#define TUNEFLEET_TUNER_CORE_TASK_SCHEDULER_TASK_SCHEDULER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace tunefleet {
+
+enum class TaskSchedulePolicy { kGradient, kRoundRobin };
+
+struct TaskSchedulerOptions {
+  TaskSchedulePolicy policy = TaskSchedulePolicy::kGradient;
+  int64_t max_trials_per_task = 1000;  // each task's budget
+  int64_t warmup_trials = 16;          // per task, before the gradient policy chooses
+  int64_t backward_window = 16;        // trials over which progress is measured
+  double alpha = 0.2;                  // weight of the backward gradient (Ansor: 0.2)
+  int64_t early_stopping = 200;        // stop a task after this many trials without gain; < 0: never
+};
+
+struct SchedulerTask {
+  double weight = 1;  // layers the task serves
+  double flops = 0;   // of one layer (for the forward estimate's GFLOPS bound)
+};
+
+class TaskScheduler {
+ public:
+  TaskScheduler(std::vector<SchedulerTask> tasks, TaskSchedulerOptions options);
+
+  // The task that should run the next trial; nothing when every task is done.
+  // Several calls before OnResult are allowed (trials in flight): in-flight
+  // trials count against the task's budget and rotation.
+  std::optional<int> NextTask();
+  // The result of one trial of `task`: its mean cost in seconds, or <= 0 for
+  // a failed trial. InvalidArgument for an unknown task or one with no trial
+  // in flight.
+  [[nodiscard]] absl::Status OnResult(int task, double cost_s);
+
+  // Sum over tasks of weight x best cost; tasks without a success count
+  // with `unknown_cost_s` (0 by default: left out).
+  double EstimatedLatency(double unknown_cost_s = 0) const;
+  double best_cost(int task) const { return state_[task].best_cost; }
+  int64_t trials(int task) const { return state_[task].trials; }
+  bool done(int task) const;
+  bool AllDone() const;
+
+  nlohmann::json ToJson() const;
+  // Restores state saved by ToJson for the same tasks; InvalidArgument
+  // naming the field otherwise. In-flight trials are not restored (their
+  // results never come).
+  [[nodiscard]] absl::Status RestoreJson(const nlohmann::json& saved);
+
+ private:
+  struct TaskState {
+    int64_t trials = 0;       // results received
+    int64_t in_flight = 0;
+    double best_cost = 0;     // 0: no success yet
+    int64_t best_trial = -1;  // trials count when best_cost was reached
+    std::vector<double> best_history;  // best_cost after each result (0 = none)
+  };
+
+  bool Available(int task) const;
+  // Expected latency drop per trial of `task` (larger = more promising).
+  double ExpectedGain(int task) const;
+
+  std::vector<SchedulerTask> tasks_;
+  TaskSchedulerOptions options_;
+  std::vector<TaskState> state_;
+  int round_robin_next_ = 0;
+};
+
+[[nodiscard]] absl::StatusOr<TaskSchedulePolicy> ParseTaskSchedulePolicy(const std::string& name);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TUNER_CORE_TASK_SCHEDULER_TASK_SCHEDULER_H_

@@ -1,0 +1,126 @@
+#include "tuner_core/task_scheduler/task_scheduler.h"
+
+#include <cmath>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A task whose best latency after n trials is floor + span / (1 + n / speed):
+// large `span` = much to gain.
+struct FakeTask {
+  double floor, span, speed;
+  double Cost(int64_t n) const { return floor + span / (1.0 + n / speed); }
+};
+
+// Runs `total` trials; returns the estimated latency after them.
+double RunTrials(TaskScheduler& scheduler, const std::vector<FakeTask>& tasks, int total) {
+  for (int i = 0; i < total; ++i) {
+    std::optional<int> t = scheduler.NextTask();
+    if (!t) break;
+    EXPECT_TRUE(scheduler.OnResult(*t, tasks[*t].Cost(scheduler.trials(*t) + 1)).ok());
+  }
+  return scheduler.EstimatedLatency();
+}
+
+TEST(TaskSchedulerTest, RoundRobinTakesTurns) {
+  TaskScheduler scheduler({{1, 0}, {1, 0}, {1, 0}}, {.policy = TaskSchedulePolicy::kRoundRobin});
+  std::vector<int> order;
+  for (int i = 0; i < 6; ++i) {
+    order.push_back(*scheduler.NextTask());
+    ASSERT_TRUE(scheduler.OnResult(order.back(), 1.0).ok());
+  }
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 0, 1, 2}));
+}
+
+TEST(TaskSchedulerTest, WarmupGivesEveryTaskItsTrialsFirst) {
+  TaskScheduler scheduler({{5, 0}, {1, 0}}, {.warmup_trials = 3});
+  std::vector<int> counts(2, 0);
+  for (int i = 0; i < 6; ++i) ++counts[*scheduler.NextTask()];
+  EXPECT_EQ(counts, (std::vector<int>{3, 3}));
+}
+
+TEST(TaskSchedulerTest, GradientSpendsTrialsWhereTheModelGainsMost) {
+  // Task 0 serves 8 layers and still improves; task 1 is flat from the start.
+  std::vector<FakeTask> fake = {{1e-3, 4e-3, 20}, {1e-3, 1e-6, 1}};
+  TaskScheduler gradient({{8, 0}, {1, 0}}, {.warmup_trials = 8});
+  TaskScheduler round_robin({{8, 0}, {1, 0}}, {.policy = TaskSchedulePolicy::kRoundRobin});
+  const double g = RunTrials(gradient, fake, 200);
+  const double r = RunTrials(round_robin, fake, 200);
+  EXPECT_GT(gradient.trials(0), 150);
+  EXPECT_LT(g, r);
+}
+
+TEST(TaskSchedulerTest, TaskWithoutSuccessIsTriedFirstAfterWarmup) {
+  TaskScheduler scheduler({{1, 0}, {1, 0}}, {.warmup_trials = 1});
+  ASSERT_EQ(*scheduler.NextTask(), 0);
+  ASSERT_TRUE(scheduler.OnResult(0, 1.0).ok());
+  ASSERT_EQ(*scheduler.NextTask(), 1);
+  ASSERT_TRUE(scheduler.OnResult(1, 0).ok());  // failed
+  EXPECT_EQ(*scheduler.NextTask(), 1);
+}
+
+TEST(TaskSchedulerTest, BudgetAndEarlyStoppingEndTasks) {
+  TaskScheduler scheduler({{1, 0}, {1, 0}},
+                          {.max_trials_per_task = 5, .warmup_trials = 0, .early_stopping = 2});
+  int issued = 0;
+  while (std::optional<int> t = scheduler.NextTask()) {
+    ASSERT_TRUE(scheduler.OnResult(*t, *t == 0 ? 1.0 / (scheduler.trials(0) + 1) : 1.0).ok());
+    ASSERT_LT(++issued, 100);
+  }
+  EXPECT_EQ(scheduler.trials(0), 5);  // improves every trial: the budget ends it
+  EXPECT_EQ(scheduler.trials(1), 3);  // best at trial 1, then 2 without gain
+  EXPECT_TRUE(scheduler.AllDone());
+}
+
+TEST(TaskSchedulerTest, InFlightTrialsCountAgainstTheBudget) {
+  TaskScheduler scheduler({{1, 0}}, {.max_trials_per_task = 2});
+  EXPECT_TRUE(scheduler.NextTask().has_value());
+  EXPECT_TRUE(scheduler.NextTask().has_value());
+  EXPECT_FALSE(scheduler.NextTask().has_value());
+  EXPECT_FALSE(scheduler.AllDone());
+  ASSERT_TRUE(scheduler.OnResult(0, 1.0).ok());
+  ASSERT_TRUE(scheduler.OnResult(0, 2.0).ok());
+  EXPECT_TRUE(scheduler.AllDone());
+  EXPECT_THAT(scheduler.OnResult(0, 1.0).message(), HasSubstr("no trial in flight"));
+  EXPECT_FALSE(scheduler.OnResult(7, 1.0).ok());
+}
+
+TEST(TaskSchedulerTest, StateSurvivesARestart) {
+  std::vector<FakeTask> fake = {{1e-3, 4e-3, 20}, {2e-3, 1e-3, 5}};
+  TaskScheduler first({{2, 0}, {1, 0}}, {.warmup_trials = 4});
+  RunTrials(first, fake, 30);
+  TaskScheduler second({{2, 0}, {1, 0}}, {.warmup_trials = 4});
+  ASSERT_TRUE(second.RestoreJson(first.ToJson()).ok());
+  EXPECT_DOUBLE_EQ(second.EstimatedLatency(), first.EstimatedLatency());
+  for (int i = 0; i < 20; ++i) {
+    const int a = *first.NextTask(), b = *second.NextTask();
+    ASSERT_EQ(a, b) << "step " << i;
+    ASSERT_TRUE(first.OnResult(a, fake[a].Cost(first.trials(a) + 1)).ok());
+    ASSERT_TRUE(second.OnResult(b, fake[b].Cost(second.trials(b) + 1)).ok());
+  }
+}
+
+TEST(TaskSchedulerTest, CorruptStateIsRefusedByName) {
+  TaskScheduler scheduler({{1, 0}}, {});
+  EXPECT_FALSE(scheduler.RestoreJson(nlohmann::json::object()).ok());
+  nlohmann::json bad = scheduler.ToJson();
+  bad["tasks"][0]["trials"] = 3;
+  EXPECT_THAT(scheduler.RestoreJson(bad).message(), HasSubstr("history entries"));
+}
+
+TEST(TaskSchedulerTest, EstimatedLatencyWeighsBestCosts) {
+  TaskScheduler scheduler({{3, 0}, {1, 0}}, {.warmup_trials = 1});
+  ASSERT_TRUE(scheduler.OnResult(*scheduler.NextTask(), 2.0).ok());
+  EXPECT_DOUBLE_EQ(scheduler.EstimatedLatency(), 6.0);
+  EXPECT_DOUBLE_EQ(scheduler.EstimatedLatency(10.0), 16.0);
+  EXPECT_FALSE(ParseTaskSchedulePolicy("fastest").ok());
+  EXPECT_EQ(*ParseTaskSchedulePolicy("round_robin"), TaskSchedulePolicy::kRoundRobin);
+}
+
+}  // namespace
+}  // namespace tunefleet
