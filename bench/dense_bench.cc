@@ -24,7 +24,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_util.h"
-#include "cli/tune_command.h"
+#include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 
 ABSL_FLAG(std::string, shapes, "1024,1024,1024;512,512,512;16,1024,1024", "M,N,K list, ';'-separated");

@@ -21,13 +21,13 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
-#include "cli/tune_command.h"
+#include "bench/fleet_launcher.h"
+#include "local/tune_command.h"
 #include "nlohmann/json.hpp"
-#include "tests/fleet_harness.h"
 #include "tuner_core/records/record.h"
 
 ABSL_FLAG(std::string, json, "", "write the figures here");
@@ -63,7 +63,7 @@ proto::MeasureOptions BenchMeasure() {
   return m;
 }
 
-std::vector<double> Timestamps(FleetHarness& fleet, const std::string& job_id) {
+std::vector<double> Timestamps(FleetLauncher& fleet, const std::string& job_id) {
   std::vector<double> t;
   const std::vector<std::string> lines = fleet.client().Export(job_id).value();
   for (const std::string& line : lines) {
@@ -87,7 +87,7 @@ absl::StatusOr<nlohmann::json> Overhead() {
   const int64_t trials = absl::GetFlag(FLAGS_trials);
   const int threads = absl::GetFlag(FLAGS_threads);
   const int rounds = absl::GetFlag(FLAGS_rounds);
-  FleetHarness::Options o;
+  FleetLauncher::Options o;
   o.device_key = "bench";
   o.builder_parallelism = 2;
   o.agent_threads = threads;
@@ -115,7 +115,7 @@ absl::StatusOr<nlohmann::json> Overhead() {
     // A fresh fleet per round (its builder's artifact cache would otherwise
     // answer the same configs without compiling), started before the clock
     // runs: startup is not per trial.
-    FleetHarness fleet(o);
+    FleetLauncher fleet(o);
     if (absl::Status s = fleet.Start(); !s.ok()) return s;
     proto::JobSpec spec = fleet.DenseJob(trials, shape);
     spec.set_tuner("grid");
@@ -130,8 +130,8 @@ absl::StatusOr<nlohmann::json> Overhead() {
     local_walls.push_back(local_wall);
     fleet_walls.push_back(fleet_wall);
     overheads.push_back((fleet_wall - local_wall) / trials * 1e3);
-    std::cout << absl::StrFormat("overhead  round %d: local %.2f s, fleet %.2f s: %+.1f ms/trial\n", round + 1,
-                                 local_wall, fleet_wall, overheads.back());
+    std::cout << absl::StrFormat("overhead  round %d: local %.2f s, fleet %.2f s: %+.1f ms/trial\n",
+                                 round + 1, local_wall, fleet_wall, overheads.back());
   }
   nlohmann::json out;
   out["shape"] = shape;
@@ -147,10 +147,12 @@ absl::StatusOr<nlohmann::json> Overhead() {
   out["local_best_gflops"] = local_best;
   out["fleet_best_gflops"] = fleet_best;
   std::cout << absl::StrFormat(
-      "overhead  dense %s, %d trials (grid: the same configs both ways), median of %d rounds: local %.1f ms/trial, "
-      "fleet %.1f ms/trial: fleet overhead %+.1f ms/trial (target <= 10); best %.1f vs %.1f GFLOPS\n",
-      shape, trials, rounds, Median(local_walls) / trials * 1e3, Median(fleet_walls) / trials * 1e3, Median(overheads),
-      local_best, fleet_best);
+      "overhead  dense %s, %d trials (grid: the same configs both ways), median of %d rounds: "
+      "local %.1f ms/trial, "
+      "fleet %.1f ms/trial: fleet overhead %+.1f ms/trial (target <= 10); best %.1f vs %.1f "
+      "GFLOPS\n",
+      shape, trials, rounds, Median(local_walls) / trials * 1e3, Median(fleet_walls) / trials * 1e3,
+      Median(overheads), local_best, fleet_best);
   return out;
 }
 
@@ -159,7 +161,7 @@ absl::StatusOr<nlohmann::json> Throughput() {
   double one = 0;
   for (absl::string_view n_text : absl::StrSplit(absl::GetFlag(FLAGS_agents), ',')) {
     const int n = std::stoi(std::string(n_text));
-    FleetHarness::Options o;
+    FleetLauncher::Options o;
     o.device_key = "sim";
     o.agents = 1;
     o.agents_per_process = n;
@@ -167,7 +169,7 @@ absl::StatusOr<nlohmann::json> Throughput() {
     o.simulate_build_ms = 1;
     o.builder_parallelism = 16;
     o.worker_timeout_s = 30;
-    FleetHarness fleet(o);
+    FleetLauncher fleet(o);
     if (absl::Status s = fleet.Start(); !s.ok()) return s;
     const int64_t trials = static_cast<int64_t>(absl::GetFlag(FLAGS_trials_per_agent)) * n + 1;
     proto::JobSpec spec = fleet.DenseJob(trials, "512,512,512");
@@ -177,18 +179,24 @@ absl::StatusOr<nlohmann::json> Throughput() {
     if (!done.ok()) return done.status();
     std::vector<double> t = Timestamps(fleet, job->job_id());
     // Steady state: from the first result to the last.
-    const double rate = t.size() > 1 ? static_cast<double>(t.size() - 1) / (t.back() - t.front()) : 0;
+    const double rate =
+        t.size() > 1 ? static_cast<double>(t.size() - 1) / (t.back() - t.front()) : 0;
     if (n == 1) one = rate;
     const double ratio = one > 0 ? rate / (one * n) : 0;
-    out.push_back({{"agents", n}, {"trials", trials}, {"trials_per_s", rate}, {"ratio_to_n_times_one", ratio}});
-    std::cout << absl::StrFormat("throughput %3d simulated agents (%.0f ms each): %7.1f trials/s = %.3f x %d x one agent's (target >= 0.9)\n",
-                                 n, absl::GetFlag(FLAGS_sim_measure_ms), rate, ratio, n);
+    out.push_back({{"agents", n},
+                   {"trials", trials},
+                   {"trials_per_s", rate},
+                   {"ratio_to_n_times_one", ratio}});
+    std::cout << absl::StrFormat(
+        "throughput %3d simulated agents (%.0f ms each): %7.1f trials/s = %.3f x %d x one agent's "
+        "(target >= 0.9)\n",
+        n, absl::GetFlag(FLAGS_sim_measure_ms), rate, ratio, n);
   }
   return out;
 }
 
 absl::StatusOr<nlohmann::json> Dispatch() {
-  FleetHarness::Options o;
+  FleetLauncher::Options o;
   o.device_key = "sim";
   o.agents = 1;
   o.agents_per_process = absl::GetFlag(FLAGS_dispatch_agents);
@@ -197,7 +205,7 @@ absl::StatusOr<nlohmann::json> Dispatch() {
   o.builder_parallelism = 32;
   o.worker_timeout_s = 60;
   o.heartbeat_s = 2;
-  FleetHarness fleet(o);
+  FleetLauncher fleet(o);
   if (absl::Status s = fleet.Start(); !s.ok()) return s;
   const int jobs = absl::GetFlag(FLAGS_dispatch_jobs);
   const int64_t trials = absl::GetFlag(FLAGS_dispatch_trials);
@@ -223,9 +231,10 @@ absl::StatusOr<nlohmann::json> Dispatch() {
                         {"dispatch_p99_ms", q.dispatch_p99_s() * 1e3},
                         {"samples", q.dispatch_samples()}};
   std::cout << absl::StrFormat(
-      "dispatch  %d simulated agents, %d jobs, %d trials in %.1f s: p50 %.3f ms, p99 %.3f ms (target p99 <= 5) over %d dispatches\n",
-      o.agents_per_process, jobs, jobs * trials, wall, q.dispatch_p50_s() * 1e3, q.dispatch_p99_s() * 1e3,
-      q.dispatch_samples());
+      "dispatch  %d simulated agents, %d jobs, %d trials in %.1f s: p50 %.3f ms, p99 %.3f ms "
+      "(target p99 <= 5) over %d dispatches\n",
+      o.agents_per_process, jobs, jobs * trials, wall, q.dispatch_p50_s() * 1e3,
+      q.dispatch_p99_s() * 1e3, q.dispatch_samples());
   return out;
 }
 

@@ -1,4 +1,4 @@
-#include "tests/fleet_harness.h"
+#include "bench/fleet_launcher.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "proto_convert/job_state.h"
 #include "common/status_macros.h"
 #include "tracker/auth.h"
-#include "common/job_state.h"
 
 namespace tunefleet {
 namespace {
@@ -32,7 +32,7 @@ absl::Status WriteToken(const std::string& path, const std::string& token) {
 
 }  // namespace
 
-FleetHarness::FleetHarness(Options options) : options_(std::move(options)) {
+FleetLauncher::FleetLauncher(Options options) : options_(std::move(options)) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   std::string base = tmp != nullptr ? tmp : "/tmp";
   char templ[4096];
@@ -43,26 +43,27 @@ FleetHarness::FleetHarness(Options options) : options_(std::move(options)) {
   tuners_.resize(options_.tuners);
 }
 
-FleetHarness::~FleetHarness() {
+FleetLauncher::~FleetLauncher() {
   for (auto& p : tuners_) p.Stop(1);
   for (auto& p : agents_) p.Stop(1);
   for (auto& p : builders_) p.Stop(1);
   tracker_.Stop(2);
 }
 
-std::string FleetHarness::address() const { return absl::StrCat("127.0.0.1:", port_); }
+std::string FleetLauncher::address() const { return absl::StrCat("127.0.0.1:", port_); }
 
-std::vector<std::string> FleetHarness::Env() const {
-  std::vector<std::string> env;
-  if (options_.enable_test_templates) env.push_back("TUNEFLEET_ENABLE_TEST_TEMPLATES=1");
-  return env;
+absl::StatusOr<std::string> FleetLauncher::Binary(const std::string& package,
+                                                  const std::string& name, bool test,
+                                                  const std::string& test_name) const {
+  return test ? FindFleetBinary("tests", test_name) : FindFleetBinary(package, name);
 }
 
-absl::Status FleetHarness::Start() {
+absl::Status FleetLauncher::Start() {
   TF_ASSIGN_OR_RETURN(TokenSet tokens, TokenSet::Generate());
   TF_RETURN_IF_ERROR(tokens.WriteTokenFile(dir_ + "/tokens"));
   for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner}) {
-    TF_RETURN_IF_ERROR(WriteToken(absl::StrCat(dir_, "/", RoleName(role), ".token"), tokens.TokenFor(role)));
+    TF_RETURN_IF_ERROR(
+        WriteToken(absl::StrCat(dir_, "/", RoleName(role), ".token"), tokens.TokenFor(role)));
   }
   TF_RETURN_IF_ERROR(StartTracker());
   FleetAddress fleet;
@@ -73,77 +74,100 @@ absl::Status FleetHarness::Start() {
   for (int i = 0; i < options_.agents; ++i) TF_RETURN_IF_ERROR(StartAgent(i));
   for (int i = 0; i < options_.tuners; ++i) TF_RETURN_IF_ERROR(StartTuner(i));
   // Everyone registered.
-  const int expected = options_.builders + options_.agents * options_.agents_per_process + options_.tuners;
-  return WaitForDevices([expected](const proto::ListDevicesResponse& d) { return d.workers_size() == expected; }, 60)
+  const int expected =
+      options_.builders + options_.agents * options_.agents_per_process + options_.tuners;
+  return WaitForDevices(
+             [expected](const proto::ListDevicesResponse& d) {
+               return d.workers_size() == expected;
+             },
+             60)
       .status();
 }
 
-absl::Status FleetHarness::StartTracker() {
-  TF_ASSIGN_OR_RETURN(std::string bin, FindFleetBinary("tracker", "tunefleet_tracker"));
+absl::Status FleetLauncher::StartTracker() {
+  TF_ASSIGN_OR_RETURN(std::string bin, Binary("tracker", "tunefleet_tracker",
+                                              options_.enable_test_templates, "test_tracker"));
   const std::string port_file = dir_ + "/tracker.port";
   std::remove(port_file.c_str());
-  TF_ASSIGN_OR_RETURN(tracker_, Process::Spawn({bin, absl::StrCat("--listen=127.0.0.1:", port_),
-                                                "--store=" + dir_ + "/tracker.db", "--metrics_listen=127.0.0.1:0",
-                                                "--token_file=" + dir_ + "/tokens", "--port_file=" + port_file,
-                                                absl::StrCat("--heartbeat_s=", options_.heartbeat_s),
-                                                absl::StrCat("--worker_timeout_s=", options_.worker_timeout_s),
-                                                absl::StrCat("--measure_lease_grace_s=", options_.measure_lease_grace_s)},
-                                               dir_ + "/tracker.log", Env()));
+  std::vector<std::string> argv = {
+      bin,
+      absl::StrCat("--listen=127.0.0.1:", port_),
+      "--store=" + dir_ + "/tracker.db",
+      "--metrics_listen=127.0.0.1:0",
+      "--token_file=" + dir_ + "/tokens",
+      "--port_file=" + port_file,
+      absl::StrCat("--heartbeat_s=", options_.heartbeat_s),
+      absl::StrCat("--worker_timeout_s=", options_.worker_timeout_s),
+      absl::StrCat("--measure_lease_grace_s=", options_.measure_lease_grace_s)};
+  // Fake agents all run on this host: isolating them would serialise them.
+  if (options_.simulate_measure_ms > 0) argv.push_back("--isolate_measurements=false");
+  TF_ASSIGN_OR_RETURN(tracker_, Process::Spawn(argv, dir_ + "/tracker.log"));
   TF_ASSIGN_OR_RETURN(port_, WaitForPortFile(port_file, 30, &tracker_));
   return absl::OkStatus();
 }
 
-absl::Status FleetHarness::StartBuilder(int i) {
-  TF_ASSIGN_OR_RETURN(std::string bin, FindFleetBinary("builder_worker", "tunefleet_builder"));
-  std::vector<std::string> argv = {bin, "--tracker=" + address(), "--token_file=" + dir_ + "/builder.token",
+absl::Status FleetLauncher::StartBuilder(int i) {
+  const bool test_builder = options_.enable_test_templates || options_.simulate_build_ms > 0 ||
+                            options_.simulate_build_delay_ms > 0;
+  TF_ASSIGN_OR_RETURN(std::string bin,
+                      Binary("builder_worker", "tunefleet_builder", test_builder, "test_builder"));
+  std::vector<std::string> argv = {bin, "--tracker=" + address(),
+                                   "--token_file=" + dir_ + "/builder.token",
                                    absl::StrCat("--name=builder-", i),
                                    absl::StrCat("--parallelism=", options_.builder_parallelism)};
-  if (options_.simulate_build_ms > 0) argv.push_back(absl::StrCat("--simulate_build_ms=", options_.simulate_build_ms));
+  if (options_.simulate_build_ms > 0)
+    argv.push_back(absl::StrCat("--simulate_build_ms=", options_.simulate_build_ms));
   if (options_.simulate_build_delay_ms > 0) {
     argv.push_back(absl::StrCat("--simulate_build_delay_ms=", options_.simulate_build_delay_ms));
   }
-  TF_ASSIGN_OR_RETURN(builders_.at(i), Process::Spawn(argv, absl::StrCat(dir_, "/builder-", i, ".log"), Env()));
+  TF_ASSIGN_OR_RETURN(builders_.at(i),
+                      Process::Spawn(argv, absl::StrCat(dir_, "/builder-", i, ".log")));
   return absl::OkStatus();
 }
 
-absl::Status FleetHarness::StartAgent(int i) {
+absl::Status FleetLauncher::StartAgent(int i) {
+  const bool fake = options_.simulate_measure_ms > 0;
   std::string bin = options_.agent_binary;
   if (bin.empty()) {
-    TF_ASSIGN_OR_RETURN(bin, FindFleetBinary("device_agent", "tunefleet_agent"));
+    TF_ASSIGN_OR_RETURN(bin, Binary("device_agent", "tunefleet_agent", fake, "fake_agent"));
   }
   std::vector<std::string> argv = options_.agent_command_prefix;
   argv.insert(argv.end(), {bin, "--tracker=" + address(), "--token_file=" + dir_ + "/agent.token",
-                           "--key=" + options_.device_key, absl::StrCat("--name=agent-", i),
-                           absl::StrCat("--threads=", options_.agent_threads)});
+                           "--key=" + options_.device_key, absl::StrCat("--name=agent-", i)});
+  if (fake) {
+    argv.push_back(absl::StrCat("--measure_ms=", options_.simulate_measure_ms));
+    argv.push_back(absl::StrCat("--agents=", options_.agents_per_process));
+  } else {
+    argv.push_back(absl::StrCat("--threads=", options_.agent_threads));
+  }
   if (!options_.agent_runner_launcher.empty()) {
     argv.push_back("--runner_launcher=" + options_.agent_runner_launcher);
   }
-  if (options_.simulate_measure_ms > 0) {
-    argv.push_back(absl::StrCat("--simulate_measure_ms=", options_.simulate_measure_ms));
-  }
-  if (options_.agents_per_process > 1) argv.push_back(absl::StrCat("--agents=", options_.agents_per_process));
-  TF_ASSIGN_OR_RETURN(agents_.at(i), Process::Spawn(argv, absl::StrCat(dir_, "/agent-", i, ".log"), Env()));
+  TF_ASSIGN_OR_RETURN(agents_.at(i),
+                      Process::Spawn(argv, absl::StrCat(dir_, "/agent-", i, ".log")));
   return absl::OkStatus();
 }
 
-absl::Status FleetHarness::StartTuner(int i) {
-  TF_ASSIGN_OR_RETURN(std::string bin, FindFleetBinary("tuner_process", "tunefleet_tuner"));
+absl::Status FleetLauncher::StartTuner(int i) {
+  TF_ASSIGN_OR_RETURN(std::string bin, Binary("tuner_process", "tunefleet_tuner",
+                                              options_.enable_test_templates, "test_tuner"));
   TF_ASSIGN_OR_RETURN(tuners_.at(i), Process::Spawn({bin, "--tracker=" + address(),
                                                      "--token_file=" + dir_ + "/tuner.token",
                                                      absl::StrCat("--name=tuner-", i)},
-                                                    absl::StrCat(dir_, "/tuner-", i, ".log"), Env()));
+                                                    absl::StrCat(dir_, "/tuner-", i, ".log")));
   return absl::OkStatus();
 }
 
-proto::JobSpec FleetHarness::DenseJob(int64_t n_trial, const std::string& shape) const {
+proto::JobSpec FleetLauncher::DenseJob(int64_t n_trial, const std::string& shape) const {
   proto::JobSpec spec;
   spec.set_device_key(options_.device_key);
   std::vector<std::string> dims;
   std::stringstream ss(shape);
   for (std::string d; std::getline(ss, d, ',');) dims.push_back(d);
   spec.mutable_task()->set_workload_name("dense");
-  spec.mutable_task()->set_workload_args_json(
-      absl::StrCat(R"({"M":)", dims.at(0), R"(,"N":)", dims.at(1), R"(,"K":)", dims.at(2), R"(,"layout":"NK"})"));
+  spec.mutable_task()->set_workload_args_json(absl::StrCat(R"({"M":)", dims.at(0), R"(,"N":)",
+                                                           dims.at(1), R"(,"K":)", dims.at(2),
+                                                           R"(,"layout":"NK"})"));
   spec.mutable_task()->set_target(options_.target);
   spec.set_tuner("random");
   spec.set_n_trial(n_trial);
@@ -159,7 +183,8 @@ proto::JobSpec FleetHarness::DenseJob(int64_t n_trial, const std::string& shape)
   return spec;
 }
 
-absl::StatusOr<proto::JobStatus> FleetHarness::WaitForJob(const std::string& job_id, double timeout_s) {
+absl::StatusOr<proto::JobStatus> FleetLauncher::WaitForJob(const std::string& job_id,
+                                                           double timeout_s) {
   const double deadline = Now() + timeout_s;
   absl::Status last = absl::OkStatus();
   while (Now() < deadline) {
@@ -172,7 +197,7 @@ absl::StatusOr<proto::JobStatus> FleetHarness::WaitForJob(const std::string& job
                                                   " s (last error: ", last.ToString(), ")"));
 }
 
-absl::StatusOr<proto::ListDevicesResponse> FleetHarness::WaitForDevices(
+absl::StatusOr<proto::ListDevicesResponse> FleetLauncher::WaitForDevices(
     const std::function<bool(const proto::ListDevicesResponse&)>& pred, double timeout_s) {
   const double deadline = Now() + timeout_s;
   while (Now() < deadline) {
@@ -180,10 +205,11 @@ absl::StatusOr<proto::ListDevicesResponse> FleetHarness::WaitForDevices(
     if (d.ok() && pred(*d)) return d;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return absl::DeadlineExceededError(absl::StrCat("fleet not in the expected state after ", timeout_s, " s"));
+  return absl::DeadlineExceededError(
+      absl::StrCat("fleet not in the expected state after ", timeout_s, " s"));
 }
 
-std::string FleetHarness::Log(const std::string& name) const {
+std::string FleetLauncher::Log(const std::string& name) const {
   std::ifstream in(absl::StrCat(dir_, "/", name, ".log"));
   std::stringstream ss;
   ss << in.rdbuf();

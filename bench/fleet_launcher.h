@@ -1,28 +1,38 @@
-// A fleet of real processes on 127.0.0.1 for the integration tests: a
-// tracker (SQLite store, tokens), builders, agents and tuners, each its own
-// process with its log in the test's temporary directory, plus a client.
-// Any process can be killed (kill -9) and started again.
+// FleetLauncher: a fleet of real processes on 127.0.0.1 for the integration
+// tests and the fleet benchmark: a tracker (SQLite store, tokens), builders,
+// agents and tuners, each its own process with its log in a temporary
+// directory, plus a client. Any process can be killed (kill -9) and started
+// again. It only starts binaries (common/process.h) and links none of them.
 //
-//   FleetHarness fleet(FleetHarness::Options{.builders = 2, .agents = 2});
+//   FleetLauncher fleet(FleetLauncher::Options{.builders = 2, .agents = 2});
 //   ASSERT_OK(fleet.Start());
 //   proto::JobStatus job = fleet.client().Submit(spec).value();
 //   fleet.agent(0).Kill(SIGKILL);
 //   proto::JobStatus done = fleet.WaitForJob(job.job_id(), 120).value();
-#ifndef TUNEFLEET_TESTS_FLEET_HARNESS_H_
-#define TUNEFLEET_TESTS_FLEET_HARNESS_H_
+//
+// Test scaffolding lives in separate binaries under tests/, which the caller
+// must have as data dependencies when it asks for them:
+//   simulate_measure_ms > 0          //tests:fake_agent for the agents (and
+//                                    the tracker without host isolation:
+//                                    the fake agents share one host)
+//   simulate_build_ms/_delay_ms > 0  //tests:test_builder
+//   enable_test_templates            //tests:test_tracker, test_builder and
+//                                    test_tuner (they link dense_fault.test)
+#ifndef TUNEFLEET_BENCH_FLEET_LAUNCHER_H_
+#define TUNEFLEET_BENCH_FLEET_LAUNCHER_H_
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli/fleet_client.h"
+#include "client/fleet_client.h"
 #include "common/process.h"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
 
-class FleetHarness {
+class FleetLauncher {
  public:
   struct Options {
     int builders = 1;
@@ -31,14 +41,14 @@ class FleetHarness {
     std::string device_key = "cpu";
     int builder_parallelism = 1;
     int agent_threads = 1;
-    double simulate_measure_ms = 0;   // > 0: simulated agents
-    double simulate_build_delay_ms = 0;  // test-only: builders sleep first
-    double simulate_build_ms = 0;        // bench-only: builders compile nothing
+    double simulate_measure_ms = 0;      // > 0: fake agents (//tests:fake_agent)
+    double simulate_build_delay_ms = 0;  // > 0: test builders sleep first
+    double simulate_build_ms = 0;        // > 0: test builders compile nothing
     int agents_per_process = 1;          // > 1 only with simulate_measure_ms
     double measure_lease_grace_s = 120;
     double worker_timeout_s = 3;
     double heartbeat_s = 0.3;
-    bool enable_test_templates = false;
+    bool enable_test_templates = false;  // dense_fault.test on tracker, builders, tuners
     // The agents' binary (empty: //device_agent:tunefleet_agent from
     // FindFleetBinary), a command they are started through (e.g.
     // {"/usr/bin/qemu-aarch64", "-L", "/"} for a cross-built AArch64 agent)
@@ -50,8 +60,8 @@ class FleetHarness {
     std::string target = "llvm -mcpu=native";
   };
 
-  explicit FleetHarness(Options options);
-  ~FleetHarness();  // stops everything
+  explicit FleetLauncher(Options options);
+  ~FleetLauncher();  // stops everything
 
   // Tracker first (waits for its port), then every worker.
   absl::Status Start();
@@ -80,7 +90,9 @@ class FleetHarness {
   std::string Log(const std::string& name) const;
 
  private:
-  std::vector<std::string> Env() const;
+  // The binary for a role: the test one from tests/ when `test`.
+  absl::StatusOr<std::string> Binary(const std::string& package, const std::string& name, bool test,
+                                     const std::string& test_name) const;
 
   Options options_;
   std::string dir_;
@@ -94,4 +106,4 @@ class FleetHarness {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TESTS_FLEET_HARNESS_H_
+#endif  // TUNEFLEET_BENCH_FLEET_LAUNCHER_H_

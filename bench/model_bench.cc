@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -55,27 +54,35 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/bench_report.h"
 #include "bench/bench_util.h"
-#include "bench/onednn_reference.h"
-#include "cli/local_measurer.h"
-#include "cli/tune_command.h"
+#include "bench/model_references.h"
+#include "bench/model_suites.h"
+#include "local/local_measurer.h"
+#include "local/tune_command.h"
 #include "nlohmann/json.hpp"
-#include "tuner_core/models/model_zoo.h"
 
 ABSL_FLAG(std::string, json, "", "write every figure here as JSON (rewritten after every task)");
-ABSL_FLAG(std::string, suites, "resnet18,mobilenet_dw,batch_matmul", "suites to run, comma-separated");
+ABSL_FLAG(std::string, suites, "resnet18,mobilenet_dw,batch_matmul",
+          "suites to run, comma-separated");
 ABSL_FLAG(int64_t, trials, 1000, "tuning trials per task");
 ABSL_FLAG(std::string, tuner, "xgb", "search strategy (xgb, random, ga, ...)");
-ABSL_FLAG(std::string, threads, "2,1", "kernel thread counts (TuneFleet and the reference alike), comma-separated");
+ABSL_FLAG(std::string, threads, "2,1",
+          "kernel thread counts (TuneFleet and the reference alike), comma-separated");
 ABSL_FLAG(uint64_t, seed, 1, "tuner seed");
-ABSL_FLAG(std::string, tasks, "", "1-based task indices within each suite, comma-separated (empty: all)");
-ABSL_FLAG(int64_t, early_stopping, -1, "stop a task after this many trials without improvement (<0: off)");
-ABSL_FLAG(std::string, log_dir, "", "records files go here, <suite>_<threads>t.jsonl (empty: a new temp dir)");
+ABSL_FLAG(std::string, tasks, "",
+          "1-based task indices within each suite, comma-separated (empty: all)");
+ABSL_FLAG(int64_t, early_stopping, -1,
+          "stop a task after this many trials without improvement (<0: off)");
+ABSL_FLAG(std::string, log_dir, "",
+          "records files go here, <suite>_<threads>t.jsonl (empty: a new temp dir)");
 ABSL_FLAG(double, min_seconds, 0.5, "reference timing: each of 3 repeats lasts at least this long");
-ABSL_FLAG(std::string, layout, "NCHWc", "conv layout: NCHWc (layout transforms untimed) or NCHW (timed)");
+ABSL_FLAG(std::string, layout, "NCHWc",
+          "conv layout: NCHWc (layout transforms untimed) or NCHW (timed)");
 ABSL_FLAG(int32_t, number, 4, "tuning time evaluator: runs per repeat");
 ABSL_FLAG(int32_t, repeat, 3, "tuning time evaluator: repeats");
-ABSL_FLAG(int32_t, min_repeat_ms, 0, "tuning time evaluator: grow number until a repeat lasts this long");
+ABSL_FLAG(int32_t, min_repeat_ms, 0,
+          "tuning time evaluator: grow number until a repeat lasts this long");
 ABSL_FLAG(int32_t, batch, 8, "configs built in parallel, then measured one by one");
 ABSL_FLAG(bool, remeasure, true, "re-measure each winner the way the reference is measured");
 
@@ -84,166 +91,12 @@ namespace {
 
 using Json = nlohmann::json;
 
-struct BenchTask {
-  std::string workload;
-  Json args;
-  int num_layers = 1;
-  double flops = 0;        // of one layer
-  double flops_share = 0;  // of the model's listed layers (0 when not from a model)
-  std::string label;       // short description for the printed line
-};
-
-struct Suite {
-  std::string name;       // flag name
-  std::string model;      // model zoo name; empty for batch_matmul
-  std::string reference;  // "oneDNN" or "OpenBLAS"
-  std::vector<BenchTask> tasks;
-  Json skipped = Json::array();  // tasks of the model this suite does not tune
-};
-
-struct Reference {
-  double seconds = 0;  // 0: failed
-  std::string detail;  // algorithm or OpenBLAS core type
-  Json json;
-};
-
-int64_t Arg(const Json& args, const char* key) { return args.at(key).get<int64_t>(); }
-
-std::string ConvLabel(const BenchTask& t) {
-  const Json& a = t.args;
-  const bool depthwise = t.workload == "depthwise_conv2d_nchw";
-  std::string label = depthwise ? absl::StrFormat("dwconv(C=%d,H=%d,W=%d", Arg(a, "C"), Arg(a, "H"), Arg(a, "W"))
-                                : absl::StrFormat("conv2d(C=%d,H=%d,W=%d,K=%d", Arg(a, "C"), Arg(a, "H"),
-                                                  Arg(a, "W"), Arg(a, "K"));
-  absl::StrAppendFormat(&label, ",%dx%d", Arg(a, "R"), Arg(a, "S"));
-  if (Arg(a, "stride_h") == Arg(a, "stride_w")) {
-    absl::StrAppendFormat(&label, ",s%d", Arg(a, "stride_h"));
-  } else {
-    absl::StrAppendFormat(&label, ",s%dx%d", Arg(a, "stride_h"), Arg(a, "stride_w"));
-  }
-  const int64_t pt = Arg(a, "pad_top"), pl = Arg(a, "pad_left"), pb = Arg(a, "pad_bottom"), pr = Arg(a, "pad_right");
-  if (pt == pl && pt == pb && pt == pr) {
-    absl::StrAppendFormat(&label, ",p%d", pt);
-  } else {
-    absl::StrAppendFormat(&label, ",p%d/%d/%d/%d", pt, pl, pb, pr);
-  }
-  if (Arg(a, "dil_h") != 1 || Arg(a, "dil_w") != 1) {
-    absl::StrAppendFormat(&label, ",d%dx%d", Arg(a, "dil_h"), Arg(a, "dil_w"));
-  }
-  return label + ")";
-}
-
-// Short text of a model task for the "skipping" line.
-std::string ModelTaskText(const ModelTask& t) {
-  if (t.workload == "dense") {
-    return absl::StrFormat("dense(M=%d,N=%d,K=%d)", Arg(t.args, "M"), Arg(t.args, "N"), Arg(t.args, "K"));
-  }
-  if (t.workload == "conv2d_nchw" || t.workload == "depthwise_conv2d_nchw") {
-    BenchTask b;
-    b.workload = t.workload;
-    b.args = t.args;
-    return ConvLabel(b);
-  }
-  return t.workload;
-}
-
-// The model's tasks of `workload`; the others go to suite.skipped.
-absl::StatusOr<Suite> ModelSuite(const std::string& name, const std::string& model,
-                                 const std::string& workload, const std::string& layout) {
-  absl::StatusOr<std::vector<ModelTask>> tasks = ModelTasks(model);
-  if (!tasks.ok()) return tasks.status();
-  Suite suite{name, model, "oneDNN", {}, Json::array()};
-  for (const ModelTask& t : *tasks) {
-    if (t.workload != workload) {
-      suite.skipped.push_back({{"workload", t.workload}, {"args", t.args}, {"num_layers", t.num_layers},
-                               {"flops", t.flops}, {"flops_share", t.flops_share}, {"text", ModelTaskText(t)}});
-      continue;
-    }
-    BenchTask b;
-    b.workload = t.workload;
-    b.args = t.args;
-    b.args["layout"] = layout;
-    b.num_layers = t.num_layers;
-    b.flops = t.flops;
-    b.flops_share = t.flops_share;
-    b.label = ConvLabel(b);
-    suite.tasks.push_back(std::move(b));
-  }
-  return suite;
-}
-
-Suite BatchMatmulSuite() {
-  Suite suite{"batch_matmul", "", "OpenBLAS", {}, Json::array()};
-  for (auto [b, m, n, k] : std::vector<std::array<int64_t, 4>>{{12, 128, 128, 64}, {12, 128, 64, 128}}) {
-    BenchTask t;
-    t.workload = "batch_matmul";
-    t.args = {{"B", b}, {"M", m}, {"N", n}, {"K", k}, {"layout", "NK"}};
-    t.flops = 2.0 * b * m * n * k;
-    t.label = absl::StrFormat("batch_matmul(B=%d,M=%d,N=%d,K=%d,NK)", b, m, n, k);
-    suite.tasks.push_back(std::move(t));
-  }
-  return suite;
-}
-
-Reference OneDnnReference(const BenchTask& t, int threads) {
-  const Json& a = t.args;
-  bench::ConvShape s;
-  s.n = Arg(a, "N"), s.c = Arg(a, "C"), s.h = Arg(a, "H"), s.w = Arg(a, "W");
-  s.depthwise = t.workload == "depthwise_conv2d_nchw";
-  s.k = s.depthwise ? s.c : Arg(a, "K");
-  s.r = Arg(a, "R"), s.s = Arg(a, "S");
-  s.stride_h = Arg(a, "stride_h"), s.stride_w = Arg(a, "stride_w");
-  s.pad_top = Arg(a, "pad_top"), s.pad_left = Arg(a, "pad_left");
-  s.pad_bottom = Arg(a, "pad_bottom"), s.pad_right = Arg(a, "pad_right");
-  s.dil_h = Arg(a, "dil_h"), s.dil_w = Arg(a, "dil_w");
-  Reference ref;
-  absl::StatusOr<bench::ReferenceTiming> timing =
-      bench::OneDnnConvSeconds(s, threads, absl::GetFlag(FLAGS_min_seconds));
-  if (!timing.ok()) {
-    ref.detail = std::string(timing.status().message());
-    ref.json = {{"error", ref.detail}};
-    return ref;
-  }
-  if (std::abs(bench::ConvFlops(s) - t.flops) > 1e-6 * t.flops) {
-    std::fprintf(stderr, "warning: %s: oneDNN counts %.0f FLOPs, the model zoo %.0f\n", t.label.c_str(),
-                 bench::ConvFlops(s), t.flops);
-  }
-  ref.seconds = timing->seconds;
-  ref.detail = timing->algorithm;
-  ref.json = {{"seconds", ref.seconds}, {"gflops", t.flops / ref.seconds / 1e9}, {"algorithm", ref.detail}};
-  return ref;
-}
-
-Reference OpenBlasReference(const BenchTask& t, int threads, const std::string& coretype) {
-  auto run = [&](const std::string& core) {
-    return bench::RunJsonCommand(absl::StrCat(
-        core.empty() ? "" : absl::StrCat("OPENBLAS_CORETYPE=", core, " "), bench::ExeDir(),
-        "/openblas_batch_matmul_seconds ", Arg(t.args, "B"), " ", Arg(t.args, "M"), " ", Arg(t.args, "N"), " ",
-        Arg(t.args, "K"), " ", threads, " ", absl::GetFlag(FLAGS_min_seconds), " ",
-        t.args.at("layout").get<std::string>()));
-  };
-  Reference ref;
-  const Json shipped = run("");
-  const Json forced = coretype.empty() ? Json() : run(coretype);
-  ref.json = {{"as_shipped", shipped}, {"coretype_forced", coretype}, {"with_coretype", forced}};
-  for (const Json* j : {&shipped, &forced}) {
-    if (!j->is_object() || !j->contains("seconds")) continue;
-    const double seconds = (*j)["seconds"].get<double>();
-    if (ref.seconds == 0 || seconds < ref.seconds) {
-      ref.seconds = seconds;
-      ref.detail = absl::StrCat((*j)["coretype"].get<std::string>(), j == &forced ? " forced" : " as shipped");
-    }
-  }
-  if (ref.seconds > 0) {
-    ref.json["seconds"] = ref.seconds;
-    ref.json["gflops"] = t.flops / ref.seconds / 1e9;
-    ref.json["used"] = ref.detail;
-  } else {
-    ref.detail = "failed";
-    ref.json["error"] = "no OpenBLAS run succeeded";
-  }
-  return ref;
-}
+using bench::BenchTask;
+using bench::Geomean;
+using bench::OtherBusyCores;
+using bench::RatioSummary;
+using bench::Reference;
+using bench::Suite;
 
 // The winner measured like the reference: 3 repeats of at least min_seconds,
 // the fastest repeat's per-run time. 0 on failure (the reason in *error).
@@ -262,7 +115,8 @@ double Remeasure(const BenchTask& t, const TuneSummary& summary, int threads, st
   options.runner.num_threads = threads;
   options.measure.number = 1;
   options.measure.repeat = 3;
-  options.measure.min_repeat_ms = static_cast<int>(std::ceil(absl::GetFlag(FLAGS_min_seconds) * 1e3));
+  options.measure.min_repeat_ms =
+      static_cast<int>(std::ceil(absl::GetFlag(FLAGS_min_seconds) * 1e3));
   options.measure.cooldown_interval_s = 0;
   options.measure.timeout_s = std::max(10.0, 3 * absl::GetFlag(FLAGS_min_seconds) + 10.0);
   absl::StatusOr<std::unique_ptr<LocalMeasurer>> measurer = LocalMeasurer::Create(**task, options);
@@ -283,58 +137,17 @@ absl::StatusOr<std::set<int>> ParseTaskSubset(const std::string& text) {
   for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
     int index = 0;
     if (!absl::SimpleAtoi(part, &index) || index < 1) {
-      return absl::InvalidArgumentError(absl::StrCat("--tasks: \"", part, "\" is not a 1-based task index"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--tasks: \"", part, "\" is not a 1-based task index"));
     }
     subset.insert(index);
   }
   return subset;
 }
 
-double Geomean(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  double log_sum = 0;
-  for (double x : v) log_sum += std::log(x);
-  return std::exp(log_sum / v.size());
+std::string Plural(int threads) {
+  return threads == 1 ? "1 thread" : absl::StrCat(threads, " threads");
 }
-
-// Geomean, min (with its task) and summed latencies of one column of ratios.
-Json RatioSummary(const std::vector<double>& ratios, const std::vector<int>& indices,
-                  const std::vector<std::string>& labels) {
-  Json j = {{"tasks_compared", ratios.size()}};
-  if (ratios.empty()) return j;
-  const size_t worst = std::min_element(ratios.begin(), ratios.end()) - ratios.begin();
-  j["geomean_ratio"] = Geomean(ratios);
-  j["min_ratio"] = ratios[worst];
-  j["min_ratio_task"] = indices[worst];
-  j["min_ratio_label"] = labels[worst];
-  return j;
-}
-
-// CPU cores kept busy by other work: /proc/stat sampled over `seconds`
-// while this process is idle. Other work on the machine (a build, say)
-// skews every figure; -1 when /proc/stat cannot be read.
-double OtherBusyCores(double seconds = 0.5) {
-  auto read = [](double* busy, double* total) {
-    std::ifstream stat("/proc/stat");
-    std::string cpu;
-    stat >> cpu;
-    *busy = *total = 0;
-    for (int i = 0; i < 8; ++i) {
-      double v = 0;
-      if (!(stat >> v)) return false;
-      *total += v;
-      if (i != 3 && i != 4) *busy += v;  // not idle, not iowait
-    }
-    return cpu == "cpu";
-  };
-  double busy0, total0, busy1, total1;
-  if (!read(&busy0, &total0)) return -1;
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  if (!read(&busy1, &total1) || total1 <= total0) return -1;
-  return (busy1 - busy0) / (total1 - total0) * std::thread::hardware_concurrency();
-}
-
-std::string Plural(int threads) { return threads == 1 ? "1 thread" : absl::StrCat(threads, " threads"); }
 
 int Main() {
   const std::string layout = absl::GetFlag(FLAGS_layout);
@@ -348,26 +161,29 @@ int Main() {
     return 2;
   }
   std::vector<int> thread_list;
-  for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_threads), ',', absl::SkipWhitespace())) {
+  for (absl::string_view part :
+       absl::StrSplit(absl::GetFlag(FLAGS_threads), ',', absl::SkipWhitespace())) {
     int threads = 0;
     if (!absl::SimpleAtoi(part, &threads) || threads < 1) {
-      std::fprintf(stderr, "--threads: \"%s\" is not a positive thread count\n", std::string(part).c_str());
+      std::fprintf(stderr, "--threads: \"%s\" is not a positive thread count\n",
+                   std::string(part).c_str());
       return 2;
     }
     thread_list.push_back(threads);
   }
   std::vector<Suite> suites;
-  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_suites), ',', absl::SkipWhitespace())) {
+  for (absl::string_view name :
+       absl::StrSplit(absl::GetFlag(FLAGS_suites), ',', absl::SkipWhitespace())) {
     absl::StatusOr<Suite> suite;
     if (name == "resnet18") {
-      suite = ModelSuite("resnet18", "resnet-18", "conv2d_nchw", layout);
+      suite = bench::ModelSuite("resnet18", "resnet-18", "conv2d_nchw", layout);
     } else if (name == "mobilenet_dw") {
-      suite = ModelSuite("mobilenet_dw", "mobilenet-v2", "depthwise_conv2d_nchw", layout);
+      suite = bench::ModelSuite("mobilenet_dw", "mobilenet-v2", "depthwise_conv2d_nchw", layout);
     } else if (name == "batch_matmul") {
-      suite = BatchMatmulSuite();
+      suite = bench::BatchMatmulSuite();
     } else {
-      suite = absl::InvalidArgumentError(
-          absl::StrCat("--suites: unknown suite \"", name, "\" (known: resnet18, mobilenet_dw, batch_matmul)"));
+      suite = absl::InvalidArgumentError(absl::StrCat(
+          "--suites: unknown suite \"", name, "\" (known: resnet18, mobilenet_dw, batch_matmul)"));
     }
     if (!suite.ok()) {
       std::fprintf(stderr, "%s\n", std::string(suite.status().message()).c_str());
@@ -402,16 +218,24 @@ int Main() {
       {"benchmark", "model"},
       {"target", target},
       {"layout", layout},
-      {"layout_note", layout == "NCHWc"
-                          ? "conv layout transforms (input blocking, weight packing, output unblocking) untimed, "
-                            "like oneDNN's reorders with format_tag::any"
-                          : "conv layout transforms timed with the kernel (oneDNN's reorders are not)"},
+      {"layout_note",
+       layout == "NCHWc"
+           ? "conv layout transforms (input blocking, weight packing, output unblocking) untimed, "
+             "like oneDNN's reorders with format_tag::any"
+           : "conv layout transforms timed with the kernel (oneDNN's reorders are not)"},
       {"settings",
-       {{"trials", absl::GetFlag(FLAGS_trials)}, {"tuner", absl::GetFlag(FLAGS_tuner)},
-        {"seed", absl::GetFlag(FLAGS_seed)}, {"early_stopping", absl::GetFlag(FLAGS_early_stopping)},
-        {"batch", absl::GetFlag(FLAGS_batch)}, {"threads", thread_list}, {"tasks", absl::GetFlag(FLAGS_tasks)},
-        {"measure", {{"number", absl::GetFlag(FLAGS_number)}, {"repeat", absl::GetFlag(FLAGS_repeat)},
-                     {"min_repeat_ms", absl::GetFlag(FLAGS_min_repeat_ms)}, {"cooldown_interval_s", 0}}},
+       {{"trials", absl::GetFlag(FLAGS_trials)},
+        {"tuner", absl::GetFlag(FLAGS_tuner)},
+        {"seed", absl::GetFlag(FLAGS_seed)},
+        {"early_stopping", absl::GetFlag(FLAGS_early_stopping)},
+        {"batch", absl::GetFlag(FLAGS_batch)},
+        {"threads", thread_list},
+        {"tasks", absl::GetFlag(FLAGS_tasks)},
+        {"measure",
+         {{"number", absl::GetFlag(FLAGS_number)},
+          {"repeat", absl::GetFlag(FLAGS_repeat)},
+          {"min_repeat_ms", absl::GetFlag(FLAGS_min_repeat_ms)},
+          {"cooldown_interval_s", 0}}},
         {"reference_min_seconds", absl::GetFlag(FLAGS_min_seconds)},
         {"remeasure", absl::GetFlag(FLAGS_remeasure)},
         {"openblas_coretype", coretype},
@@ -420,9 +244,10 @@ int Main() {
   auto write_report = [&] {
     if (!json_path.empty()) std::ofstream(json_path) << report.dump(2) << "\n";
   };
-  std::printf("model_bench: target \"%s\", conv layout %s, tuner %s, %lld trials per task, records in %s\n",
-              target.c_str(), layout.c_str(), absl::GetFlag(FLAGS_tuner).c_str(),
-              static_cast<long long>(absl::GetFlag(FLAGS_trials)), log_dir.c_str());
+  std::printf(
+      "model_bench: target \"%s\", conv layout %s, tuner %s, %lld trials per task, records in %s\n",
+      target.c_str(), layout.c_str(), absl::GetFlag(FLAGS_tuner).c_str(),
+      static_cast<long long>(absl::GetFlag(FLAGS_trials)), log_dir.c_str());
 
   for (const Suite& suite : suites) {
     if (!suite.skipped.empty()) {
@@ -435,19 +260,27 @@ int Main() {
         layers += skipped["num_layers"].get<int>();
         share += skipped["flops_share"].get<double>();
       }
-      std::printf("[%s] skipping %s (%d layer(s), %.2f%% of %s's FLOPs): only its %s tasks are benchmarked\n",
-                  suite.name.c_str(),
-                  names.size() <= 2 ? absl::StrJoin(names, ", ").c_str()
-                                    : absl::StrCat(names.size(), " other tasks").c_str(),
-                  layers, 100 * share, suite.model.c_str(), suite.tasks.empty() ? "" : suite.tasks[0].workload.c_str());
+      std::printf(
+          "[%s] skipping %s (%d layer(s), %.2f%% of %s's FLOPs): only its %s tasks are "
+          "benchmarked\n",
+          suite.name.c_str(),
+          names.size() <= 2 ? absl::StrJoin(names, ", ").c_str()
+                            : absl::StrCat(names.size(), " other tasks").c_str(),
+          layers, 100 * share, suite.model.c_str(),
+          suite.tasks.empty() ? "" : suite.tasks[0].workload.c_str());
     }
     for (int threads : thread_list) {
       const std::string prefix = absl::StrFormat("[%s %s]", suite.name, Plural(threads));
       const std::string log = absl::StrFormat("%s/%s_%dt.jsonl", log_dir, suite.name, threads);
       std::remove(log.c_str());
-      Json run = {{"suite", suite.name}, {"model", suite.model}, {"threads", threads},
-                  {"reference", suite.reference}, {"log", log}, {"tasks", Json::array()},
-                  {"skipped_tasks", suite.skipped}, {"other_busy_cores_at_start", OtherBusyCores()}};
+      Json run = {{"suite", suite.name},
+                  {"model", suite.model},
+                  {"threads", threads},
+                  {"reference", suite.reference},
+                  {"log", log},
+                  {"tasks", Json::array()},
+                  {"skipped_tasks", suite.skipped},
+                  {"other_busy_cores_at_start", OtherBusyCores()}};
       report["runs"].push_back(run);
       Json& run_json = report["runs"].back();
       std::vector<double> ratios, remeasured_ratios;
@@ -479,14 +312,20 @@ int Main() {
         options.local.measure.min_repeat_ms = absl::GetFlag(FLAGS_min_repeat_ms);
         options.local.measure.cooldown_interval_s = 0;
         std::ostringstream discarded, out;
-        absl::StatusOr<TuneSummary> summary =
-            RunTune(options, show_progress ? static_cast<std::ostream&>(std::cerr) : discarded, out);
-        Json task_json = {{"index", i + 1}, {"label", t.label}, {"workload", t.workload}, {"args", t.args},
-                          {"num_layers", t.num_layers}, {"flops", t.flops}, {"flops_share", t.flops_share}};
+        absl::StatusOr<TuneSummary> summary = RunTune(
+            options, show_progress ? static_cast<std::ostream&>(std::cerr) : discarded, out);
+        Json task_json = {{"index", i + 1},
+                          {"label", t.label},
+                          {"workload", t.workload},
+                          {"args", t.args},
+                          {"num_layers", t.num_layers},
+                          {"flops", t.flops},
+                          {"flops_share", t.flops_share}};
         if (!summary.ok() || summary->best_config.is_null()) {
-          const std::string why = summary.ok() ? "no config succeeded" : std::string(summary.status().message());
-          std::printf("%s task %d/%d %s tuning failed: %s\n", prefix.c_str(), i + 1, total, t.label.c_str(),
-                      why.c_str());
+          const std::string why =
+              summary.ok() ? "no config succeeded" : std::string(summary.status().message());
+          std::printf("%s task %d/%d %s tuning failed: %s\n", prefix.c_str(), i + 1, total,
+                      t.label.c_str(), why.c_str());
           task_json["error"] = why;
           latency_complete = remeasured_complete = false;
           if (summary.ok()) {
@@ -512,23 +351,28 @@ int Main() {
         if (absl::GetFlag(FLAGS_remeasure)) {
           const auto start = std::chrono::steady_clock::now();
           remeasured_seconds = Remeasure(t, *summary, threads, &remeasure_error);
-          remeasure_wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          remeasure_wall +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         }
         const auto reference_start = std::chrono::steady_clock::now();
-        const Reference ref = suite.reference == "oneDNN" ? OneDnnReference(t, threads)
-                                                          : OpenBlasReference(t, threads, coretype);
+        const double min_seconds = absl::GetFlag(FLAGS_min_seconds);
+        const Reference ref = suite.reference == "oneDNN"
+                                  ? bench::OneDnnReference(t, threads, min_seconds)
+                                  : bench::OpenBlasReference(t, threads, coretype, min_seconds);
         reference_wall +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start)
+                .count();
 
         const double tuned_gflops = summary->best_gflops;
         const double ref_gflops = ref.seconds > 0 ? t.flops / ref.seconds / 1e9 : 0;
-        const double remeasured_gflops = remeasured_seconds > 0 ? t.flops / remeasured_seconds / 1e9 : 0;
-        std::string line = absl::StrFormat("%s task %d/%d %s tuned %.1f GFLOPS", prefix, i + 1, total, t.label,
-                                           tuned_gflops);
+        const double remeasured_gflops =
+            remeasured_seconds > 0 ? t.flops / remeasured_seconds / 1e9 : 0;
+        std::string line = absl::StrFormat("%s task %d/%d %s tuned %.1f GFLOPS", prefix, i + 1,
+                                           total, t.label, tuned_gflops);
         if (ref.seconds > 0) {
           const double ratio = tuned_gflops / ref_gflops;
-          absl::StrAppendFormat(&line, " | %s %.1f GFLOPS (%s) | %.2fx", suite.reference, ref_gflops, ref.detail,
-                                ratio);
+          absl::StrAppendFormat(&line, " | %s %.1f GFLOPS (%s) | %.2fx", suite.reference,
+                                ref_gflops, ref.detail, ratio);
           ratios.push_back(ratio);
           ratio_indices.push_back(i + 1);
           ratio_labels.push_back(t.label);
@@ -566,19 +410,24 @@ int Main() {
         task_json["tuned_seconds"] = summary->best_cost_seconds;
         task_json["best_config"] = summary->best_config;
         if (absl::GetFlag(FLAGS_remeasure)) {
-          task_json["remeasured"] = remeasured_seconds > 0
-                                        ? Json{{"seconds", remeasured_seconds}, {"gflops", remeasured_gflops}}
-                                        : Json{{"error", remeasure_error}};
+          task_json["remeasured"] = remeasured_seconds > 0 ? Json{{"seconds", remeasured_seconds},
+                                                                  {"gflops", remeasured_gflops}}
+                                                           : Json{{"error", remeasure_error}};
         }
         task_json["reference"] = ref.json;
         task_json["reference"]["name"] = suite.reference;
         const LocalTimings& lt = summary->timings;
         task_json["tuning_time"] = {
-            {"wall_seconds", summary->wall_seconds}, {"build_wall_seconds", lt.build_wall_seconds},
-            {"measure_wall_seconds", lt.measure_wall_seconds}, {"model_seconds", summary->model_seconds},
-            {"other_seconds", summary->wall_seconds - lt.build_wall_seconds - lt.measure_wall_seconds},
-            {"kernel_run_seconds", lt.run_seconds}, {"check_seconds", lt.check_seconds},
-            {"prepare_seconds", lt.prepare_seconds}, {"built", lt.built}};
+            {"wall_seconds", summary->wall_seconds},
+            {"build_wall_seconds", lt.build_wall_seconds},
+            {"measure_wall_seconds", lt.measure_wall_seconds},
+            {"model_seconds", summary->model_seconds},
+            {"other_seconds",
+             summary->wall_seconds - lt.build_wall_seconds - lt.measure_wall_seconds},
+            {"kernel_run_seconds", lt.run_seconds},
+            {"check_seconds", lt.check_seconds},
+            {"prepare_seconds", lt.prepare_seconds},
+            {"built", lt.built}};
         run_json["tasks"].push_back(task_json);
         write_report();
       }
@@ -590,52 +439,63 @@ int Main() {
       summary_json["tuned_latency_seconds"] = tuned_latency;
       summary_json["reference_latency_seconds"] = reference_latency;
       if (absl::GetFlag(FLAGS_remeasure)) {
-        summary_json["remeasured"] = RatioSummary(remeasured_ratios, remeasured_indices, remeasured_labels);
+        summary_json["remeasured"] =
+            RatioSummary(remeasured_ratios, remeasured_indices, remeasured_labels);
         summary_json["remeasured"]["latency_seconds"] = remeasured_latency;
         summary_json["remeasured"]["latency_complete"] = remeasured_complete;
       }
       run_json["summary"] = summary_json;
       run_json["tuning_time"] = {
-          {"trials", trials}, {"wall_seconds", wall}, {"build_wall_seconds", build},
-          {"measure_wall_seconds", measure}, {"model_seconds", model}, {"other_seconds", other},
-          {"note", "other = wall - build - measure: the tuner's own time (model_seconds is part of it) and "
-                   "the rest of the loop"},
-          {"remeasure_wall_seconds", remeasure_wall}, {"reference_wall_seconds", reference_wall}};
+          {"trials", trials},
+          {"wall_seconds", wall},
+          {"build_wall_seconds", build},
+          {"measure_wall_seconds", measure},
+          {"model_seconds", model},
+          {"other_seconds", other},
+          {"note",
+           "other = wall - build - measure: the tuner's own time (model_seconds is part of it) and "
+           "the rest of the loop"},
+          {"remeasure_wall_seconds", remeasure_wall},
+          {"reference_wall_seconds", reference_wall}};
       write_report();
 
       if (!ratios.empty()) {
-        std::printf("%s summary: %d task(s); tuned/%s geomean %.2fx, min %.2fx (task %d)", prefix.c_str(),
-                    static_cast<int>(ratios.size()), suite.reference.c_str(), Geomean(ratios),
-                    summary_json["min_ratio"].get<double>(), summary_json["min_ratio_task"].get<int>());
+        std::printf("%s summary: %d task(s); tuned/%s geomean %.2fx, min %.2fx (task %d)",
+                    prefix.c_str(), static_cast<int>(ratios.size()), suite.reference.c_str(),
+                    Geomean(ratios), summary_json["min_ratio"].get<double>(),
+                    summary_json["min_ratio_task"].get<int>());
         if (!remeasured_ratios.empty()) {
           std::printf("; re-measured geomean %.2fx, min %.2fx", Geomean(remeasured_ratios),
                       summary_json["remeasured"]["min_ratio"].get<double>());
         }
         std::printf("\n");
-        std::printf("%s latency summed over %s: tuned %.3f ms", prefix.c_str(),
-                    suite.model.empty() ? "the tasks" : absl::StrCat(suite.model, "'s layers").c_str(),
-                    tuned_latency * 1e3);
-        if (!remeasured_ratios.empty()) std::printf(" (re-measured %.3f ms)", remeasured_latency * 1e3);
+        std::printf(
+            "%s latency summed over %s: tuned %.3f ms", prefix.c_str(),
+            suite.model.empty() ? "the tasks" : absl::StrCat(suite.model, "'s layers").c_str(),
+            tuned_latency * 1e3);
+        if (!remeasured_ratios.empty())
+          std::printf(" (re-measured %.3f ms)", remeasured_latency * 1e3);
         std::printf(" | %s %.3f ms%s\n", suite.reference.c_str(), reference_latency * 1e3,
                     latency_complete ? "" : " (incomplete: some task failed)");
         if (flops_share > 0) {
-          std::printf("%s tasks compared cover %.1f%% of %s's FLOPs\n", prefix.c_str(), 100 * flops_share,
-                      suite.model.c_str());
+          std::printf("%s tasks compared cover %.1f%% of %s's FLOPs\n", prefix.c_str(),
+                      100 * flops_share, suite.model.c_str());
         }
       } else {
         std::printf("%s summary: no task compared\n", prefix.c_str());
       }
       std::printf(
-          "%s tuning time: %.1f s wall for %lld trials = build %.1f s + measure %.1f s + other %.1f s "
+          "%s tuning time: %.1f s wall for %lld trials = build %.1f s + measure %.1f s + other "
+          "%.1f s "
           "(of which model %.1f s); re-measure %.1f s, reference %.1f s\n",
-          prefix.c_str(), wall, static_cast<long long>(trials), build, measure, other, model, remeasure_wall,
-          reference_wall);
+          prefix.c_str(), wall, static_cast<long long>(trials), build, measure, other, model,
+          remeasure_wall, reference_wall);
       run_json["other_busy_cores_at_end"] = OtherBusyCores();
       const double other_busy = std::max(run_json["other_busy_cores_at_start"].get<double>(),
                                          run_json["other_busy_cores_at_end"].get<double>());
       if (other_busy > 0.2) {
-        std::printf("%s note: other work kept %.1f of %u CPUs busy; these timings are skewed\n", prefix.c_str(),
-                    other_busy, std::thread::hardware_concurrency());
+        std::printf("%s note: other work kept %.1f of %u CPUs busy; these timings are skewed\n",
+                    prefix.c_str(), other_busy, std::thread::hardware_concurrency());
       }
       write_report();
       std::fflush(stdout);

@@ -18,7 +18,7 @@
 #include "absl/flags/parse.h"
 #include "bench/feature_speed.h"
 #include "builder_worker/codegen/target.h"
-#include "cli/tune_command.h"
+#include "local/tune_command.h"
 #include "tuner_core/tuners/xgb_tuner.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload");

@@ -11,6 +11,7 @@
 #include "common/logging.h"
 #include "common/sha256.h"
 #include "nlohmann/json.hpp"
+#include "proto_convert/task_spec.h"
 #include "tuner_core/templates/task.h"
 
 namespace tunefleet {
@@ -29,10 +30,6 @@ std::string CanonicalJson(const std::string& text) {
 void AddField(Sha256& sha, const std::string& field) {
   sha.Update(absl::StrCat(field.size(), ":"));
   sha.Update(field);
-}
-
-std::string Abbreviate(const std::string& text, size_t limit = 200) {
-  return text.size() <= limit ? text : absl::StrCat(text.substr(0, limit), "...");
 }
 
 }  // namespace
@@ -57,7 +54,8 @@ BuildService::BuildService(BuildServiceOptions options)
     : options_(std::move(options)),
       parallelism_(options_.parallelism > 0
                        ? options_.parallelism
-                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {
+                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+      cache_(options_.cache_capacity_bytes) {
   workers_.reserve(parallelism_);
   for (int i = 0; i < parallelism_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
   watchdog_ = std::thread([this] { WatchdogLoop(); });
@@ -244,24 +242,18 @@ proto::BuildResult BuildService::Build(const proto::BuildRequest& request) const
     return result;
   }
   try {
-    const std::string& args_text =
-        spec.workload_args_json().empty() ? std::string("{}") : spec.workload_args_json();
-    const nlohmann::json args = nlohmann::json::parse(args_text, nullptr, /*allow_exceptions=*/false);
-    if (args.is_discarded()) {
-      return fail(MeasureErrorNo::kInstantiationError,
-                  absl::StrCat("workload_args_json is not valid JSON: ", Abbreviate(args_text)));
-    }
-    absl::StatusOr<std::unique_ptr<Task>> task =
-        Task::Make(spec.template_name(), spec.workload_name(), args, spec.target());
-    if (!task.ok()) {
-      return fail(MeasureErrorNo::kInstantiationError,
-                  absl::StrCat("task (template \"", spec.template_name(), "\", workload \"",
-                               spec.workload_name(), "\"): ", task.status().message()));
-    }
+    // The target first: a string the builder cannot compile for is
+    // COMPILE_HOST; everything else wrong with the task is INSTANTIATION_ERROR.
     absl::StatusOr<TargetSpec> target = ParseTarget(spec.target());
     if (!target.ok()) {
       return fail(MeasureErrorNo::kCompileHost,
                   absl::StrCat("target \"", spec.target(), "\": ", target.status().message()));
+    }
+    absl::StatusOr<std::unique_ptr<Task>> task = TaskFromSpec(spec);
+    if (!task.ok()) {
+      return fail(MeasureErrorNo::kInstantiationError,
+                  absl::StrCat("task (template \"", spec.template_name(), "\", workload \"",
+                               spec.workload_name(), "\"): ", task.status().message()));
     }
     absl::StatusOr<Config> config = (*task)->space().FromJsonString(request.config_json());
     if (!config.ok()) {
@@ -285,35 +277,18 @@ proto::BuildResult BuildService::Build(const proto::BuildRequest& request) const
 }
 
 bool BuildService::CacheLookup(const std::string& key, proto::BuildResult* result) {
-  absl::MutexLock lock(&cache_mu_);
-  auto it = index_.find(key);
-  if (it == index_.end()) return false;
-  lru_.splice(lru_.begin(), lru_, it->second);
-  const CachedArtifact& artifact = *it->second;
+  std::shared_ptr<const CachedArtifact> artifact = cache_.Lookup(key);
+  if (artifact == nullptr) return false;
   result->set_error_no(Code(MeasureErrorNo::kNoError));
-  result->set_entry_name(artifact.entry_name);
-  result->set_shared_object(artifact.shared_object);
-  result->set_artifact_hash(artifact.hash);
+  result->set_entry_name(artifact->entry_name);
+  result->set_shared_object(artifact->bytes);
+  result->set_artifact_hash(artifact->hash);
   result->set_from_cache(true);
-  ++cache_hits_;
   return true;
 }
 
 void BuildService::CacheInsert(const std::string& key, const proto::BuildResult& result) {
-  const int64_t bytes = static_cast<int64_t>(result.shared_object().size());
-  if (bytes > options_.cache_capacity_bytes) return;
-  absl::MutexLock lock(&cache_mu_);
-  if (index_.contains(key)) return;
-  lru_.push_front(
-      CachedArtifact{key, result.entry_name(), result.shared_object(), result.artifact_hash()});
-  index_[key] = lru_.begin();
-  cache_bytes_ += bytes;
-  while (cache_bytes_ > options_.cache_capacity_bytes) {
-    const CachedArtifact& oldest = lru_.back();
-    cache_bytes_ -= static_cast<int64_t>(oldest.shared_object.size());
-    index_.erase(oldest.key);
-    lru_.pop_back();
-  }
+  cache_.Insert(key, CachedArtifact{result.entry_name(), result.shared_object(), result.artifact_hash()});
 }
 
 int BuildService::busy_slots() const {
@@ -326,19 +301,10 @@ int64_t BuildService::queued() const {
   return static_cast<int64_t>(queue_.size());
 }
 
-int64_t BuildService::cache_hits() const {
-  absl::MutexLock lock(&cache_mu_);
-  return cache_hits_;
-}
+int64_t BuildService::cache_hits() const { return cache_.hits(); }
 
-int64_t BuildService::cache_bytes() const {
-  absl::MutexLock lock(&cache_mu_);
-  return cache_bytes_;
-}
+int64_t BuildService::cache_bytes() const { return cache_.bytes(); }
 
-int64_t BuildService::cache_entries() const {
-  absl::MutexLock lock(&cache_mu_);
-  return static_cast<int64_t>(lru_.size());
-}
+int64_t BuildService::cache_entries() const { return cache_.entries(); }
 
 }  // namespace tunefleet

@@ -28,10 +28,10 @@
 // whose deadline passes while it is still queued is answered by the watchdog
 // and never built.
 //
-// Cache key: SHA-256 of the task fields (workload args and config in
-// canonical JSON), the target string, the optimisation level and
-// builder_version. Value: entry name, .so bytes and their hash. Capacity in
-// bytes of .so; least recently used entries go first.
+// Cache (common/artifact_cache.h) key: SHA-256 of the task fields (workload
+// args and config in canonical JSON), the target string, the optimisation
+// level and builder_version. Value: entry name, .so bytes and their hash.
+// Capacity in bytes of .so; least recently used entries go first.
 //
 // Thread-safe. The destructor drops queued requests unanswered (the tracker
 // requeues them when the stream breaks) and waits for builds in progress.
@@ -41,18 +41,17 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <list>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "builder_worker/builder.h"
+#include "common/artifact_cache.h"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
@@ -120,13 +119,6 @@ class BuildService {
     bool started ABSL_GUARDED_BY(mu) = false;  // a build thread took it
   };
 
-  struct CachedArtifact {
-    std::string key;
-    std::string entry_name;
-    std::string shared_object;
-    std::string hash;
-  };
-
   void WorkerLoop();
   void WatchdogLoop();
   // Runs the whole pipeline for one request; never throws.
@@ -150,12 +142,7 @@ class BuildService {
   std::vector<std::shared_ptr<Job>> watched_ ABSL_GUARDED_BY(mu_);
   int busy_slots_ ABSL_GUARDED_BY(mu_) = 0;
 
-  mutable absl::Mutex cache_mu_;
-  std::list<CachedArtifact> lru_ ABSL_GUARDED_BY(cache_mu_);  // most recent first
-  absl::flat_hash_map<std::string, std::list<CachedArtifact>::iterator> index_
-      ABSL_GUARDED_BY(cache_mu_);
-  int64_t cache_bytes_ ABSL_GUARDED_BY(cache_mu_) = 0;
-  int64_t cache_hits_ ABSL_GUARDED_BY(cache_mu_) = 0;
+  ArtifactCache cache_;  // thread-safe on its own
 
   std::vector<std::thread> workers_;
   std::thread watchdog_;

@@ -5,11 +5,12 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "builder_worker/codegen/codegen_llvm.h"
+#include "builder_worker/codegen/codegen_targets.h"
 #include "builder_worker/codegen/llvm_backend.h"
 #include "builder_worker/codegen/llvm_headers.h"
 #include "builder_worker/gpu_kernel_info.h"
 #include "common/gpu_artifact.h"
+#include "common/sha256.h"
 #include "builder_worker/lower.h"
 
 namespace tunefleet {
@@ -19,19 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string HexSha256(const std::string& bytes) {
-  llvm::SHA256 sha;
-  sha.update(llvm::StringRef(bytes));
-  std::array<uint8_t, 32> digest = sha.final();
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : digest) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
 }
 
 BuildResult Failure(MeasureErrorNo error_no, std::string message, const BuildTimings& timings) {
@@ -114,7 +102,7 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
   }
   result.artifact.target = target.original;
   result.artifact.entry_name = func->name;
-  result.artifact.hash = HexSha256(*shared_object);
+  result.artifact.hash = Sha256Hex(*shared_object);
   result.artifact.shared_object = std::move(*shared_object);
   result.timings = timings;
   return finish(std::move(result));

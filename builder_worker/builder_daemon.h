@@ -1,7 +1,8 @@
-// BuilderDaemon: the builder process's wiring. One WorkerConnection (role
-// BUILDER, parallelism = build threads) to the tracker and one BuildService:
-// every BuildRequest from the stream is handled by the service and its
-// BuildResult sent back on the stream.
+// BuilderDaemon: the builder process. A WorkerDaemon (role BUILDER,
+// parallelism = build threads) with a BuildService plugged in: every
+// BuildRequest from the stream is handled by the service and its BuildResult
+// sent back on the stream. Stop() drains: no new builds, builds in hand
+// finish (up to the drain timeout), then the stream closes.
 //
 // The builder dials out and serves nothing, so it has no gRPC health service
 // and no port of its own; the tracker sees it live through its stream and
@@ -15,46 +16,42 @@
 
 #include "absl/status/status.h"
 #include "builder_worker/build_service.h"
-#include "common/worker_connection.h"
+#include "worker/lease_counter.h"
+#include "worker/worker_daemon.h"
 
 namespace tunefleet {
 
 struct BuilderDaemonOptions {
-  std::string tracker_address;
-  std::string token;
-  std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
-  std::string name;
-  int parallelism = 0;                              // 0 = all cores
-  int64_t cache_capacity_bytes = int64_t{256} << 20;
-  double simulate_build_delay_s = 0;                // test-only (BuildServiceOptions)
-  double simulate_build_s = 0;                      // bench-only (BuildServiceOptions)
+  WorkerDaemonOptions worker;
+  BuildServiceOptions service;  // parallelism, cache size
 
   [[nodiscard]] absl::Status Validate() const;
 };
 
-class BuilderDaemon {
+class BuilderDaemon final : private WorkerRoleInterface {
  public:
   // `options` must be valid (Validate()).
   explicit BuilderDaemon(BuilderDaemonOptions options);
-  ~BuilderDaemon();  // Stop()
+  ~BuilderDaemon() override;  // Stop()
 
   void Start();
-  // Closes the stream, then waits for builds in progress (their results are
-  // dropped: the tracker requeued them when the stream closed).
+  // Drains (WorkerDaemon::Stop), then joins the build threads; results of
+  // builds still running are dropped (the tracker requeued them).
   void Stop();
 
-  const WorkerConnection& connection() const { return *connection_; }
+  const WorkerConnection& connection() const { return worker_->connection(); }
   const BuildService& service() const { return *service_; }
 
  private:
-  void OnMessage(const proto::TrackerMessage& message);
+  void OnMessage(const proto::TrackerMessage& message) override;
+  void OnSession(const std::string& worker_id) override;
+  int64_t InFlight() const override { return leases_.count(); }
   void SendResult(proto::BuildResult result);
 
   const BuilderDaemonOptions options_;
-  // Declared first, destroyed last: the service's threads may still send
-  // (and fail quietly) while it shuts down.
-  std::unique_ptr<WorkerConnection> connection_;
   std::unique_ptr<BuildService> service_;
+  LeaseCounter leases_;  // handed to the service, not answered
+  std::unique_ptr<WorkerDaemon> worker_;
 };
 
 }  // namespace tunefleet

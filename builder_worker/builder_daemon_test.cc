@@ -2,11 +2,11 @@
 // a BuildRequest from the stream with a BuildResult on the stream.
 #include "builder_worker/builder_daemon.h"
 
-#include "common/fake_worker_gateway.h"
 #include "common/sha256.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/templates/task.h"
+#include "worker/fake_worker_gateway.h"
 
 namespace tunefleet {
 namespace {
@@ -14,10 +14,10 @@ namespace {
 TEST(BuilderDaemonTest, RegistersAndAnswersABuildRequestOnTheStream) {
   FakeWorkerGateway tracker;
   BuilderDaemonOptions options;
-  options.tracker_address = tracker.address();
-  options.token = "builder-token";
-  options.name = "builder-test";
-  options.parallelism = 1;
+  options.worker.tracker_address = tracker.address();
+  options.worker.token = "builder-token";
+  options.worker.name = "builder-test";
+  options.service.parallelism = 1;
   ASSERT_TRUE(options.Validate().ok());
   BuilderDaemon daemon(options);
   daemon.Start();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/kernel_abi.h"
+#include "common/sha256.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/workloads/workload.h"
@@ -256,19 +257,19 @@ TEST(BuilderTest, ArtifactCarriesTargetEntryAndHash) {
   ASSERT_TRUE(b.ok()) << b.error_msg;
   EXPECT_EQ(a.artifact.entry_name, "tf_dense_tiled");
   EXPECT_EQ(a.artifact.hash.size(), 64u);
+  // The fleet's one SHA-256 (lowercase hex), which the agent checks artifacts with.
+  EXPECT_EQ(a.artifact.hash, Sha256Hex(a.artifact.shared_object));
   EXPECT_NE(a.artifact.hash, b.artifact.hash);
   EXPECT_GT(a.timings.total_seconds, 0.0);
 }
 
-// The test-only fault template (visible with TUNEFLEET_ENABLE_TEST_TEMPLATES=1):
+// The test-only fault template (//tests:dense_fault_test_template, linked in):
 // all three configs compile for plain "llvm"; only "none" is run here (segv
 // and hang would take the test process down or never return). The faults
 // must survive optimisation: the out-of-bounds store and the endless loop
 // are still in the optimised LLVM IR.
 TEST(BuilderTest, DenseFaultTestTemplateConfigsCompile) {
-  setenv("TUNEFLEET_ENABLE_TEST_TEMPLATES", "1", 1);
   auto tmpl = FindTemplate("dense_fault.test");
-  unsetenv("TUNEFLEET_ENABLE_TEST_TEMPLATES");
   ASSERT_TRUE(tmpl.ok()) << tmpl.status();
   auto target = ParseTarget("llvm");
   ASSERT_TRUE(target.ok()) << target.status();

@@ -9,7 +9,7 @@
 
 namespace tunefleet {
 
-absl::StatusOr<ir::LoweredFunc> Lower(const ir::LoweredFunc& func);
+[[nodiscard]] absl::StatusOr<ir::LoweredFunc> Lower(const ir::LoweredFunc& func);
 
 }  // namespace tunefleet
 

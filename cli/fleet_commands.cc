@@ -13,11 +13,12 @@
 #include "absl/strings/str_format.h"
 #include "common/process.h"
 #include "common/status_macros.h"
-#include "common/trial_result.h"
-#include "cli/tune_command.h"
+#include "local/tune_command.h"
 #include "tracker/auth.h"
 #include "tuner_core/tuners/tuner.h"
-#include "common/job_state.h"
+#include "proto_convert/job_state.h"
+#include "proto_convert/measure_result.h"
+#include "proto_convert/task_spec.h"
 
 namespace tunefleet {
 namespace {
@@ -47,10 +48,8 @@ absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
   proto::JobSpec spec;
   spec.set_name(o.name);
   spec.set_device_key(o.device_key);
-  spec.mutable_task()->set_template_name(o.template_name);
-  spec.mutable_task()->set_workload_name(o.workload);
-  spec.mutable_task()->set_workload_args_json(args.dump());
-  spec.mutable_task()->set_target(o.target.empty() ? "llvm -mcpu=native" : o.target);
+  *spec.mutable_task() =
+      MakeTaskSpec(o.template_name, o.workload, args, o.target.empty() ? "llvm -mcpu=native" : o.target);
   spec.set_tuner(o.tuner);
   spec.set_n_trial(o.trials);
   spec.set_early_stopping(o.early_stopping);
@@ -78,14 +77,14 @@ absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live,
     const proto::JobStatus& s = e.status();
     if (e.trial_id() >= 0) {
       // GFLOPS of this trial from the best one's: flops = best_gflops * best_cost.
-      double cost = ToMeasureResult(e.result()).MeanCost();
-      current = (e.result().error_no() == 0 && cost > 0) ? s.best_gflops() * s.best_cost_s() / cost : 0;
+      const MeasureResult result = ToMeasureResult(e.result());
+      const double cost = result.MeanCost();
+      current = (result.ok() && cost > 0) ? s.best_gflops() * s.best_cost_s() / cost : 0;
       const double elapsed = s.started_at() > 0 ? e.result().timestamp() - s.started_at() : 0;
       out << ProgressLine(absl::StrCat("[", job_id, "]"), current, s.best_gflops(), s.trials_done(),
                           s.spec().n_trial(), elapsed);
-      if (e.result().error_no() != 0 && !live) {
-        out << "  (" << MeasureErrorName(static_cast<MeasureErrorNo>(e.result().error_no())) << ": "
-            << e.result().error_msg().substr(0, 120) << ")";
+      if (!result.ok() && !live) {
+        out << "  (" << MeasureErrorName(result.error_no) << ": " << result.error_msg.substr(0, 120) << ")";
       }
       out << (live ? "\r" : "\n") << std::flush;
     } else if (IsFinalJobState(s.state()) || !live) {
@@ -236,7 +235,6 @@ absl::Status RunUp(const UpOptions& o, std::ostream& out) {
     std::vector<std::string> argv = {agent_bin, "--tracker=" + address, "--token_file=" + o.dir + "/agent.token",
                                      "--key=" + o.device_key, absl::StrCat("--name=agent-", pid, "-", i),
                                      absl::StrCat("--threads=", o.agent_threads)};
-    if (o.simulate_measure_ms > 0) argv.push_back(absl::StrCat("--simulate_measure_ms=", o.simulate_measure_ms));
     TF_ASSIGN_OR_RETURN(Process p, Process::Spawn(argv, absl::StrCat(o.dir, "/agent-", i, ".log")));
     processes.push_back(std::move(p));
   }

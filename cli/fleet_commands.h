@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
-#include "cli/fleet_client.h"
+#include "client/fleet_client.h"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
@@ -64,7 +64,6 @@ struct UpOptions {
   std::string device_key = "local";
   int agent_threads = 0;           // kernel threads per agent; 0 = every core
   int tuners = 1;
-  double simulate_measure_ms = 0;  // test-only agents that sleep
 };
 
 // Starts tracker, builders, agents and tuners on 127.0.0.1, prints where

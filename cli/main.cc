@@ -11,16 +11,23 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "cli/fleet_client.h"
-#include "common/worker_connection.h"
-#include "device_agent/measure_conversions.h"
+#include "client/fleet_client.h"
+#include "worker/worker_connection.h"
+#include "proto_convert/run_request.h"
 #include "cli/fleet_commands.h"
 #include "cli/model_command.h"
-#include "cli/tune_command.h"
+#include "local/tune_command.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload to tune");
 ABSL_FLAG(std::string, model, "",
-          "tasks/tune: a model (resnet-18, resnet-50, mobilenet-v2, vgg-16) whose tasks to list or tune");
+          "tasks/tune: a model whose tasks to list or tune: resnet-18, resnet-50, mobilenet-v2, "
+          "vgg-16, or an ONNX file (model.onnx)");
+ABSL_FLAG(bool, similarity, false,
+          "tasks: print the tasks' similarity matrix and selective tuning's clusters");
+ABSL_FLAG(double, selective_threshold, 0.01,
+          "tasks --similarity: similarity at which two tasks are linked (AutoTVM's RFC: 0.01)");
+ABSL_FLAG(std::string, input_shape, "",
+          "ONNX models: shapes of inputs with dynamic dimensions, e.g. input=1,3,224,224;mask=1,128");
 ABSL_FLAG(std::string, shape, "", "workload shape: M,N,K for dense, B,M,N,K for batch_matmul");
 ABSL_FLAG(std::string, args, "",
           "workload arguments as a JSON object, e.g. '{\"C\":64,\"H\":56,...}' for conv2d_nchw "
@@ -66,7 +73,6 @@ ABSL_FLAG(int32_t, tuners, 1, "up: tuner processes to start");
 ABSL_FLAG(int32_t, builder_parallelism, 0, "up: builds at once per builder (0: every core)");
 ABSL_FLAG(int32_t, port, 0, "up: tracker port (0: any free port)");
 ABSL_FLAG(int32_t, metrics_port, 0, "up: tracker /metrics port (0: any free port)");
-ABSL_FLAG(double, simulate_measure_ms, 0, "up: test-only agents that sleep this long instead of measuring");
 
 namespace {
 
@@ -92,6 +98,18 @@ absl::StatusOr<nlohmann::json> ArgsFromFlag() {
     return absl::InvalidArgumentError(absl::StrCat("--args is not a JSON object: ", text));
   }
   return args;
+}
+
+// --input_shape as the ONNX importer's options.
+absl::StatusOr<tunefleet::OnnxImportOptions> OnnxOptions() {
+  tunefleet::OnnxImportOptions options;
+  const std::string text = absl::GetFlag(FLAGS_input_shape);
+  if (text.empty()) return options;
+  absl::StatusOr<std::map<std::string, std::vector<int64_t>>> shapes =
+      tunefleet::ParseInputShapes(text);
+  if (!shapes.ok()) return shapes.status();
+  options.input_shapes = *std::move(shapes);
+  return options;
 }
 
 }  // namespace
@@ -142,12 +160,22 @@ int main(int argc, char** argv) {
     if (!args.ok()) {
       status = args.status();
     } else if (!model.empty()) {
-      status = tunefleet::RunTuneModel(model, o, std::cerr, std::cout).status();
+      status = OnnxOptions().status();
+      if (status.ok()) {
+        status = tunefleet::RunTuneModel(model, *OnnxOptions(), o, std::cerr, std::cout).status();
+      }
     } else {
       status = tunefleet::RunTune(o, std::cerr, std::cout).status();
     }
   } else if (command == "tasks") {
-    status = tunefleet::RunTasks(absl::GetFlag(FLAGS_model), std::cout);
+    status = OnnxOptions().status();
+    if (status.ok() && absl::GetFlag(FLAGS_similarity)) {
+      status = tunefleet::RunSimilarity(absl::GetFlag(FLAGS_model), *OnnxOptions(),
+                                        absl::GetFlag(FLAGS_target),
+                                        absl::GetFlag(FLAGS_selective_threshold), std::cout);
+    } else if (status.ok()) {
+      status = tunefleet::RunTasks(absl::GetFlag(FLAGS_model), *OnnxOptions(), std::cout);
+    }
   } else if (command == "best" && absl::GetFlag(FLAGS_job).empty()) {
     status = tunefleet::RunBest(absl::GetFlag(FLAGS_log), std::cout);
   } else if (command == "up") {
@@ -162,7 +190,6 @@ int main(int argc, char** argv) {
     o.device_key = absl::GetFlag(FLAGS_key);
     o.agent_threads = absl::GetFlag(FLAGS_threads);
     o.tuners = absl::GetFlag(FLAGS_tuners);
-    o.simulate_measure_ms = absl::GetFlag(FLAGS_simulate_measure_ms);
     status = tunefleet::RunUp(o, std::cout);
   } else if (command == "submit" || command == "watch" || command == "jobs" || command == "devices" ||
              command == "queue" || command == "best" || command == "export" || command == "cancel") {

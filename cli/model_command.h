@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "cli/tune_command.h"
+#include "local/tune_command.h"
 #include "tuner_core/graph/onnx_import.h"
 
 namespace tunefleet {

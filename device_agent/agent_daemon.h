@@ -1,10 +1,13 @@
-// AgentDaemon: the device agent process's wiring. One WorkerConnection (role
-// AGENT, the device key and DetectHostDevice()'s DeviceInfo) to the tracker
-// and one AgentService: every MeasureRequest from the stream is measured and
-// its MeasureResult sent back on the stream.
+// AgentDaemon: the device agent process. A WorkerDaemon (role AGENT, the
+// device key and the detected DeviceInfo) with an AgentService plugged in:
+// every MeasureRequest from the stream is measured and its MeasureResult
+// sent back on the stream. Stop() drains: no new measurements, the ones in
+// hand finish (up to the drain timeout), then the stream closes.
 //
 // The agent dials out (boards sit behind NAT) and serves nothing, so it has
 // no gRPC health service of its own; the tracker sees it through its stream.
+// Simulated agents for tests and benchmarks are a separate binary
+// (//tests:fake_agent), not a mode of this one.
 #ifndef TUNEFLEET_DEVICE_AGENT_AGENT_DAEMON_H_
 #define TUNEFLEET_DEVICE_AGENT_AGENT_DAEMON_H_
 
@@ -15,58 +18,56 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/worker_connection.h"
 #include "device_agent/agent_service.h"
 #include "device_agent/runner_interface.h"
 #include "proto/fleet.pb.h"
+#include "worker/lease_counter.h"
+#include "worker/worker_daemon.h"
 
 namespace tunefleet {
 
 inline constexpr char kAgentVersion[] = "tunefleet-agent/1";
 
 struct AgentDaemonOptions {
-  std::string tracker_address;
-  std::string token;
-  std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
-  std::string name;
-  std::string device_key;         // required: which queue this device serves
-  int kernel_threads = 0;         // runner threads; 0 = all cores
-  int gpu_device = 0;             // CUDA device that GPU artifacts run on
+  WorkerDaemonOptions worker;
+  std::string device_key;  // required: which queue this device serves
+  int kernel_threads = 0;  // runner threads; 0 = all cores
+  int gpu_device = 0;      // CUDA device that GPU artifacts run on
   // Emulated boards only: the command the runner child is started through,
   // e.g. {"qemu-aarch64", "-L", "/"} (RunnerOptions::launcher).
   std::vector<std::string> runner_launcher;
-  double simulated_measure_s = 0; // test/bench only: > 0 means no Runner at all
   int64_t cache_capacity_bytes = int64_t{512} << 20;
 
   [[nodiscard]] absl::Status Validate() const;
 };
 
-class AgentDaemon {
+class AgentDaemon final : private WorkerRoleInterface {
  public:
-  // Creates the Runner (none when simulated); NotFound when the
-  // tunefleet_runner binary cannot be found.
+  // Creates the Runner; NotFound when the tunefleet_runner binary cannot be
+  // found.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<AgentDaemon>> Create(
       AgentDaemonOptions options, proto::DeviceInfo device);
-  // With a runner the caller owns (tests); null only when simulated.
+  // With a runner the caller owns (tests); not null.
   AgentDaemon(AgentDaemonOptions options, proto::DeviceInfo device, RunnerInterface* runner);
-  ~AgentDaemon();  // Stop()
+  ~AgentDaemon() override;  // Stop()
 
   void Start();
-  // Closes the stream, then waits for the measurement in progress.
+  // Drains (WorkerDaemon::Stop), then waits for the measurement in progress.
   void Stop();
 
-  const WorkerConnection& connection() const { return *connection_; }
+  const WorkerConnection& connection() const { return worker_->connection(); }
 
  private:
-  void OnMessage(const proto::TrackerMessage& message);
+  void OnMessage(const proto::TrackerMessage& message) override;
+  void OnSession(const std::string& worker_id) override;
+  int64_t InFlight() const override { return leases_.count(); }
   void SendResult(proto::MeasureResult result);
 
   const AgentDaemonOptions options_;
   std::unique_ptr<RunnerInterface> owned_runner_;
-  // Declared before the service, destroyed after it: the measuring thread
-  // may still send (and fail quietly) while the service shuts down.
-  std::unique_ptr<WorkerConnection> connection_;
   std::unique_ptr<AgentService> service_;
+  LeaseCounter leases_;  // handed to the service, not answered
+  std::unique_ptr<WorkerDaemon> worker_;
 };
 
 }  // namespace tunefleet

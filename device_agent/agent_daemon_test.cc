@@ -3,10 +3,10 @@
 // hash) with MeasureResults on the stream.
 #include "device_agent/agent_daemon.h"
 
-#include "common/fake_worker_gateway.h"
 #include "common/sha256.h"
 #include "device_agent/fake_runner.h"
 #include "gtest/gtest.h"
+#include "worker/fake_worker_gateway.h"
 
 namespace tunefleet {
 namespace {
@@ -25,8 +25,8 @@ TEST(AgentDaemonTest, RegistersItsDeviceAndMeasuresOnTheStream) {
   FakeWorkerGateway tracker;
   FakeRunner runner;
   AgentDaemonOptions options;
-  options.tracker_address = tracker.address();
-  options.name = "agent-test";
+  options.worker.tracker_address = tracker.address();
+  options.worker.name = "agent-test";
   options.device_key = "x86-test";
   ASSERT_TRUE(options.Validate().ok());
   proto::DeviceInfo device;
@@ -58,8 +58,8 @@ TEST(AgentDaemonTest, RegistersItsDeviceAndMeasuresOnTheStream) {
 
 TEST(AgentDaemonTest, OptionsRequireADeviceKey) {
   AgentDaemonOptions options;
-  options.tracker_address = "127.0.0.1:7070";
-  options.name = "a";
+  options.worker.tracker_address = "127.0.0.1:7070";
+  options.worker.name = "a";
   EXPECT_NE(options.Validate().message().find("device key"), absl::string_view::npos);
 }
 

@@ -22,15 +22,11 @@ absl::Status AgentServiceOptions::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat("artifact cache capacity must be >= 0 bytes, got ",
                                                    artifact_cache_capacity_bytes));
   }
-  if (!(simulated_measure_s >= 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("simulated_measure_s must be >= 0, got ", simulated_measure_s));
-  }
   return absl::OkStatus();
 }
 
 AgentService::AgentService(RunnerInterface* runner, AgentServiceOptions options)
-    : runner_(runner), options_(std::move(options)) {
+    : runner_(runner), options_(std::move(options)), cache_(options_.artifact_cache_capacity_bytes) {
   measuring_thread_ = std::thread([this] { MeasureLoop(); });
 }
 
@@ -68,35 +64,12 @@ void AgentService::MeasureLoop() {
       pending = std::move(queue_.front());
       queue_.pop_front();
     }
-    proto::MeasureResult result = options_.simulated_measure_s > 0
-                                      ? Simulate(pending.request)
-                                      : Measure(pending.request);
+    proto::MeasureResult result = Measure(pending.request);
     result.set_lease_id(pending.request.lease_id());
     pending.done(std::move(result));
     absl::MutexLock lock(&mu_);
     ++measured_;
   }
-}
-
-proto::MeasureResult AgentService::Simulate(const proto::MeasureRequest& request) {
-  const absl::Time start = absl::Now();
-  {
-    // Interruptible by the destructor, so a long simulated measurement does
-    // not hold up shutdown.
-    absl::MutexLock lock(&mu_);
-    const absl::Time until = start + absl::Seconds(options_.simulated_measure_s);
-    while (!stopping_ && !changed_.WaitWithDeadline(&mu_, until)) {
-    }
-  }
-  proto::MeasureResult result;
-  proto::RunResult* run = result.mutable_run();
-  run->set_error_no(Code(MeasureErrorNo::kNoError));
-  const int repeat = std::max(1, request.run().options().repeat());
-  for (int i = 0; i < repeat; ++i) run->add_costs(options_.simulated_measure_s);
-  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  run->set_run_seconds(seconds);
-  result.set_measure_seconds(seconds);
-  return result;
 }
 
 proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
@@ -119,8 +92,10 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
                   absl::StrCat("artifact hash mismatch: request says ", run->artifact_hash(),
                                ", its ", run->shared_object().size(), " bytes hash to ", actual));
     }
-    CacheInsert(run->artifact_hash(), run->shared_object());
-  } else if (!CacheLookup(run->artifact_hash(), run->mutable_shared_object())) {
+    cache_.Insert(run->artifact_hash(), CachedArtifact{run->entry_name(), run->shared_object(), actual});
+  } else if (std::shared_ptr<const CachedArtifact> cached = cache_.Lookup(run->artifact_hash())) {
+    run->set_shared_object(cached->bytes);
+  } else {
     result.set_need_artifact(true);
     return fail(MeasureErrorNo::kUnknown,
                 absl::StrCat("artifact ", run->artifact_hash(), " is not in this agent's cache"));
@@ -129,33 +104,6 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
   *result.mutable_run() = runner_->Run(*run);
   result.set_measure_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   return result;
-}
-
-bool AgentService::CacheLookup(const std::string& hash, std::string* bytes) {
-  absl::MutexLock lock(&cache_mu_);
-  auto it = index_.find(hash);
-  if (it == index_.end()) return false;
-  lru_.splice(lru_.begin(), lru_, it->second);
-  *bytes = it->second->second;
-  return true;
-}
-
-void AgentService::CacheInsert(const std::string& hash, const std::string& bytes) {
-  const int64_t size = static_cast<int64_t>(bytes.size());
-  if (size > options_.artifact_cache_capacity_bytes) return;
-  absl::MutexLock lock(&cache_mu_);
-  if (auto it = index_.find(hash); it != index_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
-    return;
-  }
-  lru_.emplace_front(hash, bytes);
-  index_[hash] = lru_.begin();
-  cache_bytes_ += size;
-  while (cache_bytes_ > options_.artifact_cache_capacity_bytes) {
-    cache_bytes_ -= static_cast<int64_t>(lru_.back().second.size());
-    index_.erase(lru_.back().first);
-    lru_.pop_back();
-  }
 }
 
 int64_t AgentService::queued() const {
@@ -168,19 +116,10 @@ int64_t AgentService::measured() const {
   return measured_;
 }
 
-int64_t AgentService::cache_entries() const {
-  absl::MutexLock lock(&cache_mu_);
-  return static_cast<int64_t>(lru_.size());
-}
+int64_t AgentService::cache_entries() const { return cache_.entries(); }
 
-int64_t AgentService::cache_bytes() const {
-  absl::MutexLock lock(&cache_mu_);
-  return cache_bytes_;
-}
+int64_t AgentService::cache_bytes() const { return cache_.bytes(); }
 
-bool AgentService::HasArtifact(const std::string& hash) const {
-  absl::MutexLock lock(&cache_mu_);
-  return index_.contains(hash);
-}
+bool AgentService::HasArtifact(const std::string& hash) const { return cache_.Contains(hash); }
 
 }  // namespace tunefleet

@@ -17,11 +17,6 @@
 // (with run.error_no UNKNOWN, so that nobody mistakes it for a measurement):
 // the tracker resends it with the bytes.
 //
-// Simulated devices (test and bench only): with simulated_measure_s > 0
-// nothing is loaded or run; each request sleeps that long and answers
-// NO_ERROR with `repeat` costs of simulated_measure_s. The runner may then be
-// null.
-//
 // Thread-safe. The destructor drops queued requests unanswered (the tracker
 // requeues them when the stream breaks) and waits for the measurement in
 // progress.
@@ -31,15 +26,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <list>
 #include <string>
 #include <thread>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "common/artifact_cache.h"
 #include "device_agent/runner_interface.h"
 #include "proto/fleet.pb.h"
 
@@ -47,8 +41,6 @@ namespace tunefleet {
 
 struct AgentServiceOptions {
   int64_t artifact_cache_capacity_bytes = int64_t{512} << 20;
-  // Test-only device kind: > 0 means sleep this long instead of measuring.
-  double simulated_measure_s = 0;
 
   [[nodiscard]] absl::Status Validate() const;
 };
@@ -57,8 +49,8 @@ class AgentService {
  public:
   using Done = std::function<void(proto::MeasureResult)>;
 
-  // `runner` (not owned) must outlive the service; it may be null only when
-  // options.simulated_measure_s > 0. `options` must be valid (Validate()).
+  // `runner` (not owned, not null) must outlive the service. `options` must
+  // be valid (Validate()). Simulated agents are //tests:fake_agent.
   AgentService(RunnerInterface* runner, AgentServiceOptions options);
   ~AgentService();
 
@@ -87,11 +79,6 @@ class AgentService {
 
   void MeasureLoop();
   proto::MeasureResult Measure(proto::MeasureRequest& request);
-  proto::MeasureResult Simulate(const proto::MeasureRequest& request);
-
-  // Returns false (and leaves `bytes` alone) when `hash` is not cached.
-  bool CacheLookup(const std::string& hash, std::string* bytes);
-  void CacheInsert(const std::string& hash, const std::string& bytes);
 
   RunnerInterface* const runner_;
   const AgentServiceOptions options_;
@@ -102,13 +89,9 @@ class AgentService {
   std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
   int64_t measured_ ABSL_GUARDED_BY(mu_) = 0;
 
-  // Artifact bytes by hash, most recently used first. Touched by the
-  // measuring thread; locked for the observers.
-  mutable absl::Mutex cache_mu_;
-  std::list<std::pair<std::string, std::string>> lru_ ABSL_GUARDED_BY(cache_mu_);
-  absl::flat_hash_map<std::string, std::list<std::pair<std::string, std::string>>::iterator>
-      index_ ABSL_GUARDED_BY(cache_mu_);
-  int64_t cache_bytes_ ABSL_GUARDED_BY(cache_mu_) = 0;
+  // Artifact bytes by their content hash. Filled and read by the measuring
+  // thread; thread-safe on its own for the observers.
+  ArtifactCache cache_;
 
   std::thread measuring_thread_;  // the Runner's long-lived caller
 };

@@ -1,6 +1,6 @@
 // AgentService with a FakeRunner (artifact cache, hash checks, ordering, one
-// long-lived measuring thread), in simulated mode, and once with the real
-// Runner on a testdata kernel.
+// long-lived measuring thread), and once with the real Runner on a testdata
+// kernel. (Simulated agents: tests/fake_agent_test.cc.)
 #include "device_agent/agent_service.h"
 
 #include <atomic>
@@ -195,25 +195,11 @@ TEST(AgentServiceTest, DropQueuedForgetsWaitingRequestsButNotTheRunningOne) {
   EXPECT_EQ(answers[0].lease_id(), "running");
 }
 
-TEST(AgentServiceTest, SimulatedDeviceSleepsAndAnswersTheSimulatedCost) {
-  AgentServiceOptions options;
-  options.simulated_measure_s = 0.005;
-  AgentService service(/*runner=*/nullptr, options);
-  Results results;
-  service.Handle(Request("sim", "anything", /*send_bytes=*/false), results.Callback());
-  const auto answers = results.WaitFor(1);
-  ASSERT_EQ(answers.size(), 1u);
-  EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kNoError));
-  EXPECT_THAT(answers[0].run().costs(), ElementsAre(0.005, 0.005, 0.005));
-  EXPECT_FALSE(answers[0].need_artifact());
-  EXPECT_GT(answers[0].measure_seconds(), 0.0);
-}
-
 TEST(AgentServiceTest, OptionsValidate) {
   AgentServiceOptions options;
   EXPECT_TRUE(options.Validate().ok());
-  options.simulated_measure_s = -1;
-  EXPECT_THAT(std::string(options.Validate().message()), HasSubstr("simulated_measure_s"));
+  options.artifact_cache_capacity_bytes = -1;
+  EXPECT_THAT(std::string(options.Validate().message()), HasSubstr("artifact cache capacity"));
 }
 
 TEST(AgentServiceTest, RealRunnerMeasuresATestdataKernel) {

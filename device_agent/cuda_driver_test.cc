@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "device_agent/cuda_event_clock.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 #include "device_agent/fake_cuda_driver.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

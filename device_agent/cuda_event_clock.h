@@ -25,7 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 #include "device_agent/cuda_driver.h"
 
 namespace tunefleet {
@@ -38,6 +38,7 @@ class CudaEventClock final : public ClockInterface {
       const CudaDriver& driver, ClockInterface* host_clock);
 
   int64_t NowNanos() override;
+  int64_t WallNanos() override { return host_clock_->WallNanos(); }
   void SleepNanos(int64_t nanos) override { host_clock_->SleepNanos(nanos); }
 
   // OK, or the first error of an event call.

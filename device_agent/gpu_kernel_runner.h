@@ -54,7 +54,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 #include "device_agent/cuda_driver.h"
 #include "device_agent/runner_protocol.h"
 #include "device_agent/tensor_data.h"

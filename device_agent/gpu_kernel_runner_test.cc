@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/gpu_artifact.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 #include "device_agent/fake_cuda_driver.h"
 #include "device_agent/tensor_data.h"
 #include "gmock/gmock.h"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "common/gpu_artifact.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 #include "device_agent/cuda_driver.h"
 #include "device_agent/device_info.h"
 #include "device_agent/fake_cuda_driver.h"
@@ -64,7 +64,7 @@ class GpuRunnerChildTest : public ::testing::Test {
  protected:
   void SetUp() override { SKIP_WITHOUT_GPU(); }
 
-  SteadyClock clock_;
+  RealClock clock_;
   RunnerChild child_{RunnerChildOptions{.num_threads = 1, .pin_threads = false}, &clock_};
 };
 

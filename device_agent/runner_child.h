@@ -11,7 +11,7 @@
 // Handle() is usable in-process too (tests, or a caller that trusts its
 // kernels), with no pipes involved:
 //
-//   SteadyClock clock;
+//   RealClock clock;
 //   RunnerChild child(RunnerChildOptions{.num_threads = 2}, &clock);
 //   proto::RunResult result = child.Handle(request);
 #ifndef TUNEFLEET_DEVICE_AGENT_RUNNER_CHILD_H_
@@ -20,7 +20,7 @@
 #include <cstddef>
 
 #include "absl/status/status.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 #include "device_agent/gpu_kernel_runner.h"
 #include "device_agent/runner_protocol.h"
 #include "device_agent/tensor_data.h"

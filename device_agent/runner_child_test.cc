@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/gpu_artifact.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 #include "device_agent/cuda_driver.h"
 #include "device_agent/fake_cuda_driver.h"
 #include "device_agent/runner_protocol.h"
@@ -25,7 +25,7 @@ int Code(MeasureErrorNo error_no) { return static_cast<int>(error_no); }
 
 class RunnerChildTest : public ::testing::Test {
  protected:
-  SteadyClock clock_;
+  RealClock clock_;
   RunnerChild child_{RunnerChildOptions{.num_threads = 2, .pin_threads = false}, &clock_};
 };
 
@@ -131,7 +131,7 @@ TEST_F(RunnerChildTest, UnsetMeasureOptionsAreUnknown) {
 }
 
 TEST(RunnerChildStatusPageTest, PublishesStageAndPreparationTime) {
-  SteadyClock clock;
+  RealClock clock;
   RunnerStatusPage page{};
   RunnerChild child(RunnerChildOptions{.num_threads = 1, .pin_threads = false}, &clock, &page);
   proto::RunResult result = child.Handle(DenseTestRequest("libdense_ok.so"));
@@ -165,7 +165,7 @@ TEST(RunnerChildGpuTest, GpuArtifactRunsOnTheGpuAndSharedObjectsStillOnTheCpu) {
   ::tunefleet::testing::FakeCuda fake;
   fake.AddKernel(::tunefleet::testing::kTestEntry,
                  ::tunefleet::testing::FakeDenseKernel(48, 40, 64));
-  SteadyClock clock;
+  RealClock clock;
   RunnerChild child(OptionsWithFakeGpu(fake), &clock);
   proto::RunResult result = child.Handle(GpuTestRequest());
   ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
@@ -179,7 +179,7 @@ TEST(RunnerChildGpuTest, GpuArtifactRunsOnTheGpuAndSharedObjectsStillOnTheCpu) {
 }
 
 TEST(RunnerChildGpuTest, GpuArtifactWithoutADriverFailsBeforePreparingTheWorkload) {
-  SteadyClock clock;
+  RealClock clock;
   RunnerChildOptions options{.num_threads = 1, .pin_threads = false};
   options.gpu.driver_library = "/nonexistent/libcuda.so.1";
   RunnerChild child(options, &clock);
@@ -199,7 +199,7 @@ TEST(RunnerChildGpuTest, ServeAnswersThenStopsAfterTheContextIsLost) {
   ::tunefleet::testing::FakeCuda fake;
   fake.AddKernel(::tunefleet::testing::kTestEntry,
                  ::tunefleet::testing::FakeFaultingKernel(kCudaErrorIllegalAddress));
-  SteadyClock clock;
+  RealClock clock;
   RunnerStatusPage page{};
   RunnerChild child(OptionsWithFakeGpu(fake), &clock, &page);
   int requests[2], results[2];

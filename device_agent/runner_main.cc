@@ -11,7 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "common/logging.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 #include "device_agent/cuda_driver.h"
 #include "device_agent/runner_child.h"
 #include "device_agent/runner_protocol.h"
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
 
   tunefleet::RunnerStatusPage* status_page =
       tunefleet::MapRunnerStatusPage(absl::GetFlag(FLAGS_status_fd));
-  tunefleet::SteadyClock clock;
+  tunefleet::RealClock clock;
   tunefleet::RunnerChildOptions options{.num_threads = absl::GetFlag(FLAGS_num_threads),
                                         .pin_threads = absl::GetFlag(FLAGS_pin_threads)};
   options.gpu.device_ordinal = absl::GetFlag(FLAGS_gpu_device);

@@ -4,7 +4,7 @@
 //
 //   TimeEvaluatorOptions options{.number = 4, .repeat = 3, .min_repeat_ms = 0,
 //                                .cooldown_interval_s = 0.1};
-//   SteadyClock clock;
+//   RealClock clock;
 //   TF_ASSIGN_OR_RETURN(std::vector<double> costs,
 //                       EvaluateTime([&] { return entry(args, rt); }, options, clock));
 //
@@ -34,7 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "device_agent/clock.h"
+#include "common/clock.h"
 
 namespace tunefleet {
 

@@ -156,7 +156,7 @@ TEST(TimeEvaluatorTest, RejectsBadOptions) {
 }
 
 TEST(TimeEvaluatorTest, RealClockGivesPositiveCosts) {
-  SteadyClock clock;
+  RealClock clock;
   volatile double sink = 0;
   auto costs = EvaluateTime(
       [&]() -> int32_t {

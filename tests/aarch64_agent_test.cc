@@ -23,9 +23,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/fleet_launcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/fleet_harness.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/records/record.h"
 
@@ -34,13 +34,15 @@ namespace {
 
 constexpr char kBoardKey[] = "rk3399";
 constexpr char kBigCoreTarget[] = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72";
-constexpr char kInstallHint[] = "run scripts/install_deps.sh (qemu-user, g++-aarch64-linux-gnu, arm64 libraries)";
+constexpr char kInstallHint[] =
+    "run scripts/install_deps.sh (qemu-user, g++-aarch64-linux-gnu, arm64 libraries)";
 
 // qemu-aarch64 in $PATH or /usr/bin; empty when absent.
 std::string FindQemu() {
   std::vector<std::string> dirs = {"/usr/bin"};
   if (const char* path = std::getenv("PATH"); path != nullptr) {
-    for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty())) dirs.emplace_back(dir);
+    for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty()))
+      dirs.emplace_back(dir);
   }
   for (const std::string& dir : dirs) {
     const std::string candidate = dir + "/qemu-aarch64";
@@ -54,11 +56,12 @@ uint16_t ElfMachine(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   Elf64_Ehdr header;
   if (!in.read(reinterpret_cast<char*>(&header), sizeof(header))) return 0;
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) return 0;
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+    return 0;
   return header.e_machine;
 }
 
-std::vector<Record> Records(FleetHarness& fleet, const std::string& job_id) {
+std::vector<Record> Records(FleetLauncher& fleet, const std::string& job_id) {
   std::vector<Record> out;
   absl::StatusOr<std::vector<std::string>> lines = fleet.client().Export(job_id);
   EXPECT_TRUE(lines.ok()) << lines.status();
@@ -74,23 +77,25 @@ std::vector<Record> Records(FleetHarness& fleet, const std::string& job_id) {
 // Every trial ran on the board and passed (error_no 0, costs > 0): the
 // templates' 4-, 8- and 16-lane f32 configs all build for NEON (wider
 // vectors as 2 or 4 registers), so none is refused before the board.
-void ExpectAllMeasuredTrialsCorrect(const std::vector<Record>& records, int64_t n_trial, int min_measured) {
+void ExpectAllMeasuredTrialsCorrect(const std::vector<Record>& records, int64_t n_trial,
+                                    int min_measured) {
   EXPECT_EQ(static_cast<int64_t>(records.size()), n_trial);
   int measured = 0;
   for (const Record& record : records) {
     EXPECT_EQ(record.target, kBigCoreTarget);
     EXPECT_EQ(record.result.error_no, MeasureErrorNo::kNoError)
-        << MeasureErrorName(record.result.error_no) << ": " << record.result.error_msg << "\nconfig "
-        << record.config.dump();
+        << MeasureErrorName(record.result.error_no) << ": " << record.result.error_msg
+        << "\nconfig " << record.config.dump();
     if (record.result.error_no != MeasureErrorNo::kNoError) continue;
     ++measured;
     ASSERT_FALSE(record.result.costs.empty());
     for (double cost : record.result.costs) EXPECT_GT(cost, 0.0);
   }
   EXPECT_GE(measured, min_measured) << "too few trials reached the board";
-  std::printf("%s: %zu trials, %d measured correct on the emulated board, %zu refused by the builder\n",
-              records.empty() ? "?" : records.front().workload_name.c_str(), records.size(), measured,
-              records.size() - measured);
+  std::printf(
+      "%s: %zu trials, %d measured correct on the emulated board, %zu refused by the builder\n",
+      records.empty() ? "?" : records.front().workload_name.c_str(), records.size(), measured,
+      records.size() - measured);
 }
 
 class Aarch64AgentTest : public ::testing::Test {
@@ -109,8 +114,8 @@ class Aarch64AgentTest : public ::testing::Test {
     agent_ = absl::StrCat(srcdir, "/tunefleet/device_agent/aarch64/tunefleet_agent");
   }
 
-  FleetHarness::Options BoardFleet() const {
-    FleetHarness::Options options;
+  FleetLauncher::Options BoardFleet() const {
+    FleetLauncher::Options options;
     options.device_key = kBoardKey;
     options.target = kBigCoreTarget;
     options.agent_binary = agent_;
@@ -134,7 +139,7 @@ class Aarch64AgentTest : public ::testing::Test {
 };
 
 TEST_F(Aarch64AgentTest, EmulatedRk3399AgentTunesDenseAndConv2dCorrectly) {
-  FleetHarness fleet(BoardFleet());
+  FleetLauncher fleet(BoardFleet());
   const absl::Status started = fleet.Start();
   ASSERT_TRUE(started.ok()) << started << "\nagent log:\n" << fleet.Log("agent-0");
 
@@ -168,7 +173,8 @@ TEST_F(Aarch64AgentTest, EmulatedRk3399AgentTunesDenseAndConv2dCorrectly) {
   absl::StatusOr<proto::JobStatus> conv_job = fleet.client().Submit(conv);
   ASSERT_TRUE(conv_job.ok()) << conv_job.status();
 
-  for (const auto& [job, n_trial] : {std::pair{*dense_job, kDenseTrials}, std::pair{*conv_job, kConvTrials}}) {
+  for (const auto& [job, n_trial] :
+       {std::pair{*dense_job, kDenseTrials}, std::pair{*conv_job, kConvTrials}}) {
     absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(job.job_id(), 240);
     ASSERT_TRUE(done.ok()) << done.status() << "\nagent log:\n" << fleet.Log("agent-0");
     EXPECT_EQ(done->state(), proto::SUCCEEDED) << done->message();

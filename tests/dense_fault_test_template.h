@@ -11,11 +11,12 @@
 //           (fp32 without reassociation) and the kernel effectively never
 //           returns.
 //
-// It is registered (FindTemplate / AllTemplates) only while the environment
-// variable TUNEFLEET_ENABLE_TEST_TEMPLATES is "1" — read at each lookup, so a
-// test may setenv() first — and it is never a workload's default template.
-#ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_DENSE_FAULT_TEST_TEMPLATE_H_
-#define TUNEFLEET_TUNER_CORE_TEMPLATES_DENSE_FAULT_TEST_TEMPLATE_H_
+// Linking this library (alwayslink) registers the template (RegisterTemplate
+// in tuner_core/templates/template.h), so FindTemplate / AllTemplates see it
+// in that binary only: test binaries and //tests:test_builder, never a
+// production binary. It is never a workload's default template.
+#ifndef TUNEFLEET_TESTS_DENSE_FAULT_TEST_TEMPLATE_H_
+#define TUNEFLEET_TESTS_DENSE_FAULT_TEST_TEMPLATE_H_
 
 #include <cstdint>
 
@@ -23,30 +24,13 @@
 
 namespace tunefleet {
 
-class DenseFaultTestTemplate final : public Template {
- public:
-  // Out-of-bounds element index of the "segv" store, and the extent of the
-  // "hang" repeat loop.
-  static constexpr int64_t kFaultIndex = int64_t{1} << 40;
-  static constexpr int64_t kHangRepeats = int64_t{1} << 40;
+// Out-of-bounds element index of the "segv" store, and the extent of the
+// "hang" repeat loop.
+inline constexpr int64_t kDenseFaultIndex = int64_t{1} << 40;
+inline constexpr int64_t kDenseFaultHangRepeats = int64_t{1} << 40;
 
-  const std::string& name() const override { return name_; }
-  const std::string& workload_name() const override { return workload_; }
-  const std::string& description() const override { return description_; }
-  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
-  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                              const Config& config) const override;
-
- private:
-  std::string name_ = "dense_fault.test";
-  std::string workload_ = "dense";
-  std::string description_ =
-      "TEST ONLY: dense with knob fault = none | segv (out-of-bounds store) | hang (near-endless loop)";
-};
-
-// Whether TUNEFLEET_ENABLE_TEST_TEMPLATES is "1" right now.
-bool TestTemplatesEnabled();
+const Template& DenseFaultTestTemplate();
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TUNER_CORE_TEMPLATES_DENSE_FAULT_TEST_TEMPLATE_H_
+#endif  // TUNEFLEET_TESTS_DENSE_FAULT_TEST_TEMPLATE_H_

@@ -1,6 +1,5 @@
-#include "tuner_core/templates/dense_fault_test_template.h"
+#include "tests/dense_fault_test_template.h"
 
-#include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -10,8 +9,6 @@
 namespace tunefleet {
 namespace {
 
-constexpr char kEnv[] = "TUNEFLEET_ENABLE_TEST_TEMPLATES";
-
 bool Listed(const std::string& name) {
   for (const Template* t : AllTemplates()) {
     if (t->name() == name) return true;
@@ -19,34 +16,21 @@ bool Listed(const std::string& name) {
   return false;
 }
 
-TEST(DenseFaultTestTemplateTest, InvisibleUnlessEnvIsOne) {
-  unsetenv(kEnv);
-  EXPECT_EQ(FindTemplate("dense_fault.test").status().code(), absl::StatusCode::kNotFound);
-  EXPECT_FALSE(Listed("dense_fault.test"));
-  setenv(kEnv, "0", 1);
-  EXPECT_EQ(FindTemplate("dense_fault.test").status().code(), absl::StatusCode::kNotFound);
-  EXPECT_FALSE(Listed("dense_fault.test"));
-
-  setenv(kEnv, "1", 1);
+TEST(DenseFaultTestTemplateTest, RegisteredByLinkingButNeverADefault) {
   auto tmpl = FindTemplate("dense_fault.test");
   ASSERT_TRUE(tmpl.ok()) << tmpl.status();
   EXPECT_EQ((*tmpl)->workload_name(), "dense");
   EXPECT_TRUE(Listed("dense_fault.test"));
   EXPECT_EQ(KernelEntryName(**tmpl), "tf_dense_fault_test");
-  // Never the default, even when visible.
   auto def = DefaultTemplate("dense");
   ASSERT_TRUE(def.ok());
   EXPECT_EQ((*def)->name(), "dense_pack.x86");
-
-  unsetenv(kEnv);
-  EXPECT_EQ(FindTemplate("dense_fault.test").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(DenseFaultTestTemplateTest, SpaceHasThreeFaultsAndAllInstantiate) {
-  setenv(kEnv, "1", 1);
   for (const char* layout : {"NK", "KN"}) {
-    auto task = Task::Make("dense_fault.test", "dense", {{"M", 7}, {"N", 5}, {"K", 3}, {"layout", layout}},
-                           "llvm");
+    auto task = Task::Make("dense_fault.test", "dense",
+                           {{"M", 7}, {"N", 5}, {"K", 3}, {"layout", layout}}, "llvm");
     ASSERT_TRUE(task.ok()) << task.status();
     const ConfigSpace& space = (*task)->space();
     ASSERT_EQ(space.size(), 3);
@@ -74,7 +58,6 @@ TEST(DenseFaultTestTemplateTest, SpaceHasThreeFaultsAndAllInstantiate) {
     ASSERT_TRUE(hang.ok()) << hang.status();
     EXPECT_EQ(hang->index(), 2);
   }
-  unsetenv(kEnv);
 }
 
 }  // namespace

@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "bench/fleet_launcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/fleet_harness.h"
 #include "tuner_core/records/record.h"
 
 namespace tunefleet {
@@ -19,13 +19,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-#define ASSERT_OK(expr)                              \
-  do {                                               \
-    const absl::Status _s = (expr);                  \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s;     \
+#define ASSERT_OK(expr)                          \
+  do {                                           \
+    const absl::Status _s = (expr);              \
+    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s; \
   } while (0)
 
-std::vector<Record> Records(FleetHarness& fleet, const std::string& job_id) {
+std::vector<Record> Records(FleetLauncher& fleet, const std::string& job_id) {
   std::vector<Record> out;
   absl::StatusOr<std::vector<std::string>> lines = fleet.client().Export(job_id);
   EXPECT_TRUE(lines.ok()) << lines.status();
@@ -62,10 +62,10 @@ bool AnyBusy(const proto::ListDevicesResponse& d, proto::WorkerRole role, const 
 }
 
 TEST(FleetTest, TwoJobsOnOneKeyShareItAndBothComplete) {
-  FleetHarness::Options o;
+  FleetLauncher::Options o;
   o.builders = 2;
   o.agents = 2;
-  FleetHarness fleet(o);
+  FleetLauncher fleet(o);
   ASSERT_OK(fleet.Start());
   constexpr int64_t kTrials = 16;
   proto::JobStatus a = fleet.client().Submit(fleet.DenseJob(kTrials, "48,48,48")).value();
@@ -103,16 +103,20 @@ TEST(FleetTest, TwoJobsOnOneKeyShareItAndBothComplete) {
 }
 
 TEST(FleetTest, KilledAgentMidMeasurementLosesNothing) {
-  FleetHarness::Options o;
+  FleetLauncher::Options o;
   o.agents = 2;
-  FleetHarness fleet(o);
+  FleetLauncher fleet(o);
   ASSERT_OK(fleet.Start());
   constexpr int64_t kTrials = 12;
   proto::JobSpec spec = fleet.DenseJob(kTrials, "64,64,64");
   spec.mutable_measure()->set_min_repeat_ms(150);  // each measurement takes a while
   proto::JobStatus job = fleet.client().Submit(spec).value();
-  ASSERT_OK(fleet.WaitForDevices(
-                     [](const proto::ListDevicesResponse& d) { return AnyBusy(d, proto::AGENT, "agent-0"); }, 60)
+  ASSERT_OK(fleet
+                .WaitForDevices(
+                    [](const proto::ListDevicesResponse& d) {
+                      return AnyBusy(d, proto::AGENT, "agent-0");
+                    },
+                    60)
                 .status());
   fleet.agent(0).Kill(SIGKILL);
   proto::JobStatus done = fleet.WaitForJob(job.job_id(), 240).value();
@@ -122,9 +126,9 @@ TEST(FleetTest, KilledAgentMidMeasurementLosesNothing) {
 }
 
 TEST(FleetTest, KilledTrackerRestartsOnItsStoreAndTheJobCompletes) {
-  FleetHarness::Options o;
+  FleetLauncher::Options o;
   o.agents = 1;
-  FleetHarness fleet(o);
+  FleetLauncher fleet(o);
   ASSERT_OK(fleet.Start());
   constexpr int64_t kTrials = 16;
   proto::JobStatus job = fleet.client().Submit(fleet.DenseJob(kTrials)).value();
@@ -149,15 +153,19 @@ TEST(FleetTest, KilledTrackerRestartsOnItsStoreAndTheJobCompletes) {
 }
 
 TEST(FleetTest, KilledBuilderMidBuildIsRedoneElsewhere) {
-  FleetHarness::Options o;
+  FleetLauncher::Options o;
   o.builders = 2;
   o.simulate_build_delay_ms = 400;  // builds long enough to be killed in
-  FleetHarness fleet(o);
+  FleetLauncher fleet(o);
   ASSERT_OK(fleet.Start());
   constexpr int64_t kTrials = 8;
   proto::JobStatus job = fleet.client().Submit(fleet.DenseJob(kTrials)).value();
-  ASSERT_OK(fleet.WaitForDevices(
-                     [](const proto::ListDevicesResponse& d) { return AnyBusy(d, proto::BUILDER, "builder-0"); }, 60)
+  ASSERT_OK(fleet
+                .WaitForDevices(
+                    [](const proto::ListDevicesResponse& d) {
+                      return AnyBusy(d, proto::BUILDER, "builder-0");
+                    },
+                    60)
                 .status());
   fleet.builder(0).Kill(SIGKILL);
   proto::JobStatus done = fleet.WaitForJob(job.job_id(), 240).value();
@@ -167,9 +175,9 @@ TEST(FleetTest, KilledBuilderMidBuildIsRedoneElsewhere) {
 }
 
 TEST(FleetTest, CrashingAndHangingKernelsAreErrorsAndTheAgentKeepsServing) {
-  FleetHarness::Options o;
+  FleetLauncher::Options o;
   o.enable_test_templates = true;
-  FleetHarness fleet(o);
+  FleetLauncher fleet(o);
   ASSERT_OK(fleet.Start());
   proto::JobSpec spec = fleet.DenseJob(3);
   spec.mutable_task()->set_template_name("dense_fault.test");
@@ -205,7 +213,7 @@ TEST(FleetTest, CrashingAndHangingKernelsAreErrorsAndTheAgentKeepsServing) {
 }
 
 TEST(FleetTest, BadInputGetsClearErrorsAndDisturbsNothing) {
-  FleetHarness fleet(FleetHarness::Options{});
+  FleetLauncher fleet(FleetLauncher::Options{});
   ASSERT_OK(fleet.Start());
   proto::JobSpec spec = fleet.DenseJob(4);
   spec.mutable_task()->set_workload_name("conv9d");
@@ -222,7 +230,8 @@ TEST(FleetTest, BadInputGetsClearErrorsAndDisturbsNothing) {
   bool seen_pending = false;
   for (int i = 0; i < 200 && !seen_pending; ++i) {
     proto::QueueSummaryResponse q = fleet.client().Queue().value();
-    for (const auto& k : q.keys()) seen_pending |= k.device_key() == "rk3399" && k.pending() > 0 && k.total() == 0;
+    for (const auto& k : q.keys())
+      seen_pending |= k.device_key() == "rk3399" && k.pending() > 0 && k.total() == 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(seen_pending);

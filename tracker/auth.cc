@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grpcpp/server_context.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,8 +10,6 @@
 
 #include <cstdint>
 #include <utility>
-
-#include <grpcpp/server_context.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -23,7 +22,8 @@
 namespace tunefleet {
 namespace {
 
-constexpr Role kAllRoles[] = {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner, Role::kAdmin};
+constexpr Role kAllRoles[] = {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner,
+                              Role::kAdmin};
 constexpr size_t kGeneratedTokenBytes = 32;
 
 std::string ErrnoText() { return strerror(errno); }
@@ -35,15 +35,16 @@ unsigned ConstantTimeEquals(absl::string_view presented, absl::string_view store
   unsigned char difference = presented.size() != stored.size() ? 1 : 0;
   for (size_t i = 0; i < stored.size(); ++i) {
     const unsigned char presented_byte = i < presented.size() ? presented[i] : 0;
-    difference |= static_cast<unsigned char>(presented_byte ^ static_cast<unsigned char>(stored[i]));
+    difference |=
+        static_cast<unsigned char>(presented_byte ^ static_cast<unsigned char>(stored[i]));
   }
   return difference == 0 ? 1u : 0u;
 }
 
 absl::Status CheckToken(absl::string_view token) {
   if (token.size() < kMinTokenLength) {
-    return absl::InvalidArgumentError(absl::StrCat("token is ", token.size(), " characters; at least ",
-                                                   kMinTokenLength, " are required"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "token is ", token.size(), " characters; at least ", kMinTokenLength, " are required"));
   }
   for (char c : token) {
     if (c <= ' ' || c == 0x7f) {
@@ -84,14 +85,10 @@ absl::Status WriteAll(int fd, absl::string_view bytes) {
 }  // namespace
 
 absl::string_view RoleName(Role role) {
-  switch (role) {
-    case Role::kUser: return "user";
-    case Role::kBuilder: return "builder";
-    case Role::kAgent: return "agent";
-    case Role::kTuner: return "tuner";
-    case Role::kAdmin: return "admin";
-  }
-  return "unknown";
+  // Indexed by Role.
+  constexpr absl::string_view kNames[] = {"user", "builder", "agent", "tuner", "admin"};
+  const size_t index = static_cast<size_t>(role);
+  return index < std::size(kNames) ? kNames[index] : "unknown";
 }
 
 absl::StatusOr<Role> ParseRole(absl::string_view name) {
@@ -123,8 +120,8 @@ absl::StatusOr<TokenSet> TokenSet::Generate() {
   for (Role role : kAllRoles) {
     unsigned char bytes[kGeneratedTokenBytes];
     TF_RETURN_IF_ERROR(ReadRandom(bytes, sizeof(bytes)));
-    TF_RETURN_IF_ERROR(tokens.Add(
-        role, absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(bytes), sizeof(bytes)))));
+    TF_RETURN_IF_ERROR(tokens.Add(role, absl::BytesToHexString(absl::string_view(
+                                            reinterpret_cast<const char*>(bytes), sizeof(bytes)))));
   }
   return tokens;
 }
@@ -144,13 +141,13 @@ absl::Status TokenSet::Add(Role role, std::string token) {
 absl::StatusOr<Role> TokenSet::Authenticate(absl::string_view authorization_header) const {
   absl::string_view header = absl::StripAsciiWhitespace(authorization_header);
   if (header.empty()) {
-    return absl::UnauthenticatedError(
-        absl::StrCat("no credentials: send metadata '", kAuthorizationMetadataKey, ": Bearer <token>'"));
+    return absl::UnauthenticatedError(absl::StrCat("no credentials: send metadata '",
+                                                   kAuthorizationMetadataKey, ": Bearer <token>'"));
   }
   constexpr absl::string_view kScheme = "bearer ";
   if (header.size() <= kScheme.size() || !absl::StartsWithIgnoreCase(header, kScheme)) {
-    return absl::UnauthenticatedError(
-        absl::StrCat("the ", kAuthorizationMetadataKey, " metadata is not of the form 'Bearer <token>'"));
+    return absl::UnauthenticatedError(absl::StrCat(
+        "the ", kAuthorizationMetadataKey, " metadata is not of the form 'Bearer <token>'"));
   }
   const absl::string_view token = absl::StripLeadingAsciiWhitespace(header.substr(kScheme.size()));
   // Look at every entry, without stopping at a match, so the time taken does
@@ -175,7 +172,8 @@ absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
   std::string text =
       "# TuneFleet tokens: <role> <token> per line (roles user, builder, agent, tuner, admin).\n"
       "# Keep this file private (chmod 600).\n";
-  for (const Entry& entry : entries_) absl::StrAppend(&text, RoleName(entry.role), " ", entry.token, "\n");
+  for (const Entry& entry : entries_)
+    absl::StrAppend(&text, RoleName(entry.role), " ", entry.token, "\n");
 
   // Write a private temporary beside the target, then rename over it, so a
   // reader never sees a half-written file and the tokens are never readable
@@ -183,25 +181,31 @@ absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
   std::string temporary = path + ".tmp.XXXXXX";
   const int fd = mkstemp(temporary.data());
   if (fd < 0) {
-    return absl::UnavailableError(absl::StrCat("write token file ", path, ": create temporary: ", ErrnoText()));
+    return absl::UnavailableError(
+        absl::StrCat("write token file ", path, ": create temporary: ", ErrnoText()));
   }
   absl::Status status;
   if (fchmod(fd, 0600) != 0) {
-    status = absl::UnavailableError(absl::StrCat("write token file ", path, ": chmod 600: ", ErrnoText()));
+    status = absl::UnavailableError(
+        absl::StrCat("write token file ", path, ": chmod 600: ", ErrnoText()));
   }
   if (status.ok()) {
     if (absl::Status written = WriteAll(fd, text); !written.ok()) {
-      status = absl::UnavailableError(absl::StrCat("write token file ", path, ": ", written.message()));
+      status =
+          absl::UnavailableError(absl::StrCat("write token file ", path, ": ", written.message()));
     }
   }
   if (status.ok() && fsync(fd) != 0) {
-    status = absl::UnavailableError(absl::StrCat("write token file ", path, ": fsync: ", ErrnoText()));
+    status =
+        absl::UnavailableError(absl::StrCat("write token file ", path, ": fsync: ", ErrnoText()));
   }
   if (close(fd) != 0 && status.ok()) {
-    status = absl::UnavailableError(absl::StrCat("write token file ", path, ": close: ", ErrnoText()));
+    status =
+        absl::UnavailableError(absl::StrCat("write token file ", path, ": close: ", ErrnoText()));
   }
   if (status.ok() && rename(temporary.c_str(), path.c_str()) != 0) {
-    status = absl::UnavailableError(absl::StrCat("write token file ", path, ": rename: ", ErrnoText()));
+    status =
+        absl::UnavailableError(absl::StrCat("write token file ", path, ": rename: ", ErrnoText()));
   }
   if (!status.ok()) unlink(temporary.c_str());
   return status;
@@ -210,7 +214,7 @@ absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
 absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    const absl::StatusCode code = errno == ENOENT ? absl::StatusCode::kNotFound
+    const absl::StatusCode code = errno == ENOENT   ? absl::StatusCode::kNotFound
                                   : errno == EACCES ? absl::StatusCode::kPermissionDenied
                                                     : absl::StatusCode::kUnavailable;
     return absl::Status(code, absl::StrCat("token file ", path, ": ", ErrnoText()));
@@ -224,13 +228,14 @@ absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
   }
   if (!S_ISREG(info.st_mode)) {
     close(fd);
-    return absl::FailedPreconditionError(absl::StrCat("token file ", path, " is not a regular file"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("token file ", path, " is not a regular file"));
   }
   if ((info.st_mode & (S_IROTH | S_IWOTH)) != 0) {
     close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat("token file ", path, " is ", (info.st_mode & S_IROTH) ? "readable" : "writable",
-                     " by other users; run: chmod 600 ", path));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "token file ", path, " is ", (info.st_mode & S_IROTH) ? "readable" : "writable",
+        " by other users; run: chmod 600 ", path));
   }
   std::string text;
   char buffer[4096];
@@ -253,7 +258,8 @@ absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
     ++line_number;
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || line[0] == '#') continue;
-    std::vector<absl::string_view> fields = absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     // A trailing comment ("agent <token> # board 3") is allowed.
     for (size_t i = 0; i < fields.size(); ++i) {
       if (!fields[i].empty() && fields[i][0] == '#') {
@@ -267,7 +273,8 @@ absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
           absl::StrCat(where, ": expected '<role> <token>', found ", fields.size(), " fields"));
     }
     absl::StatusOr<Role> role = ParseRole(fields[0]);
-    if (!role.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", role.status().message()));
+    if (!role.ok())
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", role.status().message()));
     if (absl::Status added = tokens.Add(*role, std::string(fields[1])); !added.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": role ", fields[0], ": ", added.message()));
@@ -282,14 +289,15 @@ absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
 
 std::string BearerHeader(absl::string_view token) { return absl::StrCat("Bearer ", token); }
 
-absl::StatusOr<Role> AuthenticateContext(const TokenSet* tokens, const grpc::ServerContextBase& context) {
+absl::StatusOr<Role> AuthenticateContext(const TokenSet* tokens,
+                                         const grpc::ServerContextBase& context) {
   if (tokens == nullptr) return Role::kAdmin;
   const auto& metadata = context.client_metadata();
   const auto [first, last] = metadata.equal_range(kAuthorizationMetadataKey);
   if (first == last) return tokens->Authenticate("");
   if (std::next(first) != last) {
-    return absl::UnauthenticatedError(
-        absl::StrCat("more than one ", kAuthorizationMetadataKey, " metadata entry; send exactly one"));
+    return absl::UnauthenticatedError(absl::StrCat("more than one ", kAuthorizationMetadataKey,
+                                                   " metadata entry; send exactly one"));
   }
   return tokens->Authenticate(absl::string_view(first->second.data(), first->second.size()));
 }

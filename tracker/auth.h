@@ -32,12 +32,12 @@ namespace tunefleet {
 enum class Role { kUser, kBuilder, kAgent, kTuner, kAdmin };
 
 enum class Action {
-  kSubmit,            // SubmitJob
-  kQuery,             // job status, watch, devices, queue summary, records
-  kCancel,            // CancelJob
-  kRegisterBuilder,   // open a Connect stream as a builder
-  kRegisterAgent,     // ... as a device agent
-  kRegisterTuner,     // ... as a tuner
+  kSubmit,           // SubmitJob
+  kQuery,            // job status, watch, devices, queue summary, records
+  kCancel,           // CancelJob
+  kRegisterBuilder,  // open a Connect stream as a builder
+  kRegisterAgent,    // ... as a device agent
+  kRegisterTuner,    // ... as a tuner
 };
 
 // "user", "builder", "agent", "tuner", "admin".

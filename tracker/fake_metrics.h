@@ -20,70 +20,60 @@ namespace tunefleet {
 
 class FakeTrackerMetrics final : public TrackerMetricsInterface {
  public:
-  void SetWorkers(const std::vector<WorkerCount>& workers) override {
-    absl::MutexLock lock(&mutex_);
-    workers_ = workers;
-  }
-  void SetQueues(const std::vector<QueueStat>& queues) override {
-    absl::MutexLock lock(&mutex_);
-    queues_ = queues;
-  }
-  void SetJobs(const JobStats& jobs) override {
-    absl::MutexLock lock(&mutex_);
-    jobs_ = jobs;
-  }
-  void TrialFinished(int error_no) override {
-    absl::MutexLock lock(&mutex_);
-    ++trials_finished_[error_no];
-  }
-  void Requeued(RequeueReason reason) override {
-    absl::MutexLock lock(&mutex_);
-    ++requeues_[reason];
-  }
-  void ObserveBuild(double seconds) override {
-    absl::MutexLock lock(&mutex_);
-    build_seconds_.push_back(seconds);
-  }
+  void SetWorkers(const std::vector<WorkerCount>& workers) override { Replace(workers_, workers); }
+  void SetQueues(const std::vector<QueueStat>& queues) override { Replace(queues_, queues); }
+  void SetJobs(const JobStats& jobs) override { Replace(jobs_, jobs); }
+  void TrialFinished(int error_no) override { Bump(trials_finished_, error_no); }
+  void Requeued(RequeueReason reason) override { Bump(requeues_, reason); }
+  void ObserveBuild(double seconds) override { Append(build_seconds_, seconds); }
   void ObserveMeasure(absl::string_view device_key, double seconds) override {
-    absl::MutexLock lock(&mutex_);
-    measure_seconds_.emplace_back(std::string(device_key), seconds);
+    Append(measure_seconds_, std::make_pair(std::string(device_key), seconds));
   }
   void ObserveDispatch(QueueStage stage, double seconds) override {
-    absl::MutexLock lock(&mutex_);
-    dispatch_seconds_.emplace_back(stage, seconds);
+    Append(dispatch_seconds_, std::make_pair(stage, seconds));
   }
-  void MessageIn(WorkerRole role) override {
-    absl::MutexLock lock(&mutex_);
-    ++messages_in_[role];
-  }
-  void MessageOut(WorkerRole role) override {
-    absl::MutexLock lock(&mutex_);
-    ++messages_out_[role];
-  }
-  void Rejected(absl::string_view reason) override {
-    absl::MutexLock lock(&mutex_);
-    ++rejected_[std::string(reason)];
-  }
+  void MessageIn(WorkerRole role) override { Bump(messages_in_, role); }
+  void MessageOut(WorkerRole role) override { Bump(messages_out_, role); }
+  void Rejected(absl::string_view reason) override { Bump(rejected_, std::string(reason)); }
 
-  std::vector<WorkerCount> workers() const { absl::MutexLock lock(&mutex_); return workers_; }
-  std::vector<QueueStat> queues() const { absl::MutexLock lock(&mutex_); return queues_; }
-  JobStats jobs() const { absl::MutexLock lock(&mutex_); return jobs_; }
+  std::vector<WorkerCount> workers() const { return Read(workers_); }
+  std::vector<QueueStat> queues() const { return Read(queues_); }
+  JobStats jobs() const { return Read(jobs_); }
   int trials_finished(int error_no) const { return Count(trials_finished_, error_no); }
   int requeues(RequeueReason reason) const { return Count(requeues_, reason); }
-  std::vector<double> build_seconds() const { absl::MutexLock lock(&mutex_); return build_seconds_; }
+  std::vector<double> build_seconds() const { return Read(build_seconds_); }
   std::vector<std::pair<std::string, double>> measure_seconds() const {
-    absl::MutexLock lock(&mutex_);
-    return measure_seconds_;
+    return Read(measure_seconds_);
   }
   std::vector<std::pair<QueueStage, double>> dispatch_seconds() const {
-    absl::MutexLock lock(&mutex_);
-    return dispatch_seconds_;
+    return Read(dispatch_seconds_);
   }
   int messages_in(WorkerRole role) const { return Count(messages_in_, role); }
   int messages_out(WorkerRole role) const { return Count(messages_out_, role); }
   int rejected(const std::string& reason) const { return Count(rejected_, reason); }
 
  private:
+  // Each helper takes the lock around one access to one recorded field.
+  template <typename T>
+  void Replace(T& field, const T& value) {
+    absl::MutexLock lock(&mutex_);
+    field = value;
+  }
+  template <typename Map, typename Key>
+  void Bump(Map& counts, const Key& key) {
+    absl::MutexLock lock(&mutex_);
+    ++counts[key];
+  }
+  template <typename Vector, typename Value>
+  void Append(Vector& values, Value value) {
+    absl::MutexLock lock(&mutex_);
+    values.push_back(std::move(value));
+  }
+  template <typename T>
+  T Read(const T& field) const {
+    absl::MutexLock lock(&mutex_);
+    return field;
+  }
   template <typename Map, typename Key>
   int Count(const Map& map, const Key& key) const {
     absl::MutexLock lock(&mutex_);

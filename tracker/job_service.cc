@@ -2,18 +2,25 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "common/job_state.h"
+#include "proto_convert/job_state.h"
+#include "rpc/grpc_status.h"
 
 namespace tunefleet {
 namespace {
 
-grpc::Status ToGrpc(const absl::Status& s) {
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+// A unary call's reply from a scheduler result: its error as the gRPC status,
+// or OK after `fill` has put the value into the response.
+template <typename T, typename Fill>
+grpc::Status Answer(absl::StatusOr<T> result, Fill fill) {
+  if (!result.ok()) return ToGrpc(result.status());
+  fill(*std::move(result));
+  return grpc::Status::OK;
 }
 
 // Events of one WatchJob call, from the Scheduler (which must not block) to
@@ -61,39 +68,40 @@ grpc::Status JobServiceImpl::Check(const grpc::ServerContext& context, Action ac
   absl::StatusOr<Role> role = AuthenticateContext(tokens_, context);
   if (!role.ok()) return ToGrpc(role.status());
   if (!Allowed(*role, action)) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "this token is not allowed to do that");
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "this token is not allowed to do that");
   }
   return grpc::Status::OK;
 }
 
-grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context, const proto::SubmitJobRequest* request,
+grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
+                                       const proto::SubmitJobRequest* request,
                                        proto::SubmitJobResponse* response) {
   grpc::Status auth = Check(*context, Action::kSubmit);
   if (!auth.ok()) return auth;
-  absl::StatusOr<proto::JobStatus> status = scheduler_->SubmitJob(request->spec());
-  if (!status.ok()) return ToGrpc(status.status());
-  response->set_job_id(status->job_id());
-  *response->mutable_status() = *std::move(status);
-  return grpc::Status::OK;
+  return Answer(scheduler_->SubmitJob(request->spec()), [response](proto::JobStatus status) {
+    response->set_job_id(status.job_id());
+    *response->mutable_status() = std::move(status);
+  });
 }
 
-grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context, const proto::GetJobRequest* request,
+grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context,
+                                    const proto::GetJobRequest* request,
                                     proto::JobStatus* response) {
   grpc::Status auth = Check(*context, Action::kQuery);
   if (!auth.ok()) return auth;
-  absl::StatusOr<proto::JobStatus> status = scheduler_->GetJob(request->job_id());
-  if (!status.ok()) return ToGrpc(status.status());
-  *response = *std::move(status);
-  return grpc::Status::OK;
+  return Answer(scheduler_->GetJob(request->job_id()),
+                [response](proto::JobStatus status) { *response = std::move(status); });
 }
 
-grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context, const proto::WatchJobRequest* request,
+grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
+                                      const proto::WatchJobRequest* request,
                                       grpc::ServerWriter<proto::JobEvent>* writer) {
   grpc::Status auth = Check(*context, Action::kQuery);
   if (!auth.ok()) return auth;
   auto queue = std::make_shared<EventQueue>();
-  absl::StatusOr<int64_t> subscription =
-      scheduler_->WatchJob(request->job_id(), [queue](const proto::JobEvent& e) { return queue->Push(e); });
+  absl::StatusOr<int64_t> subscription = scheduler_->WatchJob(
+      request->job_id(), [queue](const proto::JobEvent& e) { return queue->Push(e); });
   if (!subscription.ok()) return ToGrpc(subscription.status());
   grpc::Status result = grpc::Status::OK;
   while (true) {
@@ -112,17 +120,17 @@ grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context, const proto:
   return result;
 }
 
-grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context, const proto::CancelJobRequest* request,
+grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
+                                       const proto::CancelJobRequest* request,
                                        proto::JobStatus* response) {
   grpc::Status auth = Check(*context, Action::kCancel);
   if (!auth.ok()) return auth;
-  absl::StatusOr<proto::JobStatus> status = scheduler_->CancelJob(request->job_id());
-  if (!status.ok()) return ToGrpc(status.status());
-  *response = *std::move(status);
-  return grpc::Status::OK;
+  return Answer(scheduler_->CancelJob(request->job_id()),
+                [response](proto::JobStatus status) { *response = std::move(status); });
 }
 
-grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context, const proto::ListJobsRequest* request,
+grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,
+                                      const proto::ListJobsRequest* request,
                                       proto::ListJobsResponse* response) {
   grpc::Status auth = Check(*context, Action::kQuery);
   if (!auth.ok()) return auth;
@@ -132,17 +140,17 @@ grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context, const proto:
   return grpc::Status::OK;
 }
 
-grpc::Status JobServiceImpl::BestConfig(grpc::ServerContext* context, const proto::BestConfigRequest* request,
+grpc::Status JobServiceImpl::BestConfig(grpc::ServerContext* context,
+                                        const proto::BestConfigRequest* request,
                                         proto::BestConfigResponse* response) {
   grpc::Status auth = Check(*context, Action::kQuery);
   if (!auth.ok()) return auth;
-  absl::StatusOr<proto::BestConfigResponse> best = scheduler_->BestConfig(*request);
-  if (!best.ok()) return ToGrpc(best.status());
-  *response = *std::move(best);
-  return grpc::Status::OK;
+  return Answer(scheduler_->BestConfig(*request),
+                [response](proto::BestConfigResponse best) { *response = std::move(best); });
 }
 
-grpc::Status JobServiceImpl::ExportRecords(grpc::ServerContext* context, const proto::ExportRecordsRequest* request,
+grpc::Status JobServiceImpl::ExportRecords(grpc::ServerContext* context,
+                                           const proto::ExportRecordsRequest* request,
                                            grpc::ServerWriter<proto::RecordLines>* writer) {
   grpc::Status auth = Check(*context, Action::kQuery);
   if (!auth.ok()) return auth;
@@ -155,7 +163,8 @@ grpc::Status JobServiceImpl::ExportRecords(grpc::ServerContext* context, const p
     bytes += line.size();
     chunk.add_lines(std::move(line));
     if (bytes >= kChunkBytes) {
-      if (!writer->Write(chunk)) return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+      if (!writer->Write(chunk))
+        return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
       chunk.Clear();
       bytes = 0;
     }
@@ -166,7 +175,8 @@ grpc::Status JobServiceImpl::ExportRecords(grpc::ServerContext* context, const p
   return grpc::Status::OK;
 }
 
-grpc::Status JobServiceImpl::ListDevices(grpc::ServerContext* context, const proto::ListDevicesRequest*,
+grpc::Status JobServiceImpl::ListDevices(grpc::ServerContext* context,
+                                         const proto::ListDevicesRequest*,
                                          proto::ListDevicesResponse* response) {
   grpc::Status auth = Check(*context, Action::kQuery);
   if (!auth.ok()) return auth;
@@ -174,7 +184,8 @@ grpc::Status JobServiceImpl::ListDevices(grpc::ServerContext* context, const pro
   return grpc::Status::OK;
 }
 
-grpc::Status JobServiceImpl::QueueSummary(grpc::ServerContext* context, const proto::QueueSummaryRequest*,
+grpc::Status JobServiceImpl::QueueSummary(grpc::ServerContext* context,
+                                          const proto::QueueSummaryRequest*,
                                           proto::QueueSummaryResponse* response) {
   grpc::Status auth = Check(*context, Action::kQuery);
   if (!auth.ok()) return auth;

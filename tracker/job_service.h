@@ -15,7 +15,8 @@ namespace tunefleet {
 class JobServiceImpl final : public proto::JobService::Service {
  public:
   // `tokens` null = authentication off (loopback-only deployments).
-  JobServiceImpl(Scheduler* scheduler, const TokenSet* tokens) : scheduler_(scheduler), tokens_(tokens) {}
+  JobServiceImpl(Scheduler* scheduler, const TokenSet* tokens)
+      : scheduler_(scheduler), tokens_(tokens) {}
 
   // Ends open WatchJob streams (server shutdown).
   void Shutdown() { shutdown_ = true; }
@@ -32,7 +33,8 @@ class JobServiceImpl final : public proto::JobService::Service {
                         proto::ListJobsResponse* response) override;
   grpc::Status BestConfig(grpc::ServerContext* context, const proto::BestConfigRequest* request,
                           proto::BestConfigResponse* response) override;
-  grpc::Status ExportRecords(grpc::ServerContext* context, const proto::ExportRecordsRequest* request,
+  grpc::Status ExportRecords(grpc::ServerContext* context,
+                             const proto::ExportRecordsRequest* request,
                              grpc::ServerWriter<proto::RecordLines>* writer) override;
   grpc::Status ListDevices(grpc::ServerContext* context, const proto::ListDevicesRequest* request,
                            proto::ListDevicesResponse* response) override;

@@ -18,9 +18,8 @@ using prometheus::Histogram;
 
 // AutoTVM's MeasureErrorNo names in label form, indexed by number.
 constexpr std::array<const char*, kNumTrialResults> kTrialResultLabels = {
-    "no_error",       "instantiation_error", "compile_host",
-    "compile_device", "runtime_device",      "wrong_answer",
-    "build_timeout",  "run_timeout",         "unknown",
+    "no_error",     "instantiation_error", "compile_host", "compile_device", "runtime_device",
+    "wrong_answer", "build_timeout",       "run_timeout",  "unknown",
 };
 constexpr int kUnknownResult = kNumTrialResults - 1;
 
@@ -38,98 +37,87 @@ Histogram::BucketBoundaries MeasureBuckets() {
 // Queueing plus scheduling: 50 microseconds on an idle fleet to a second when
 // the queue is long.
 Histogram::BucketBoundaries DispatchBuckets() {
-  return {50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 0.1, 0.25, 0.5, 1};
+  return {50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3,
+          10e-3, 25e-3,  50e-3,  0.1,    0.25, 0.5,    1};
 }
 
 std::string ToString(absl::string_view view) { return std::string(view.data(), view.size()); }
+
+// A metric family named `name` with `help`, registered in `registry`.
+template <typename Builder>
+auto& Register(Builder builder, const char* name, const char* help,
+               prometheus::Registry& registry) {
+  return builder.Name(name).Help(help).Register(registry);
+}
 
 }  // namespace
 
 TrackerMetrics::TrackerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
   prometheus::Registry& registry = *registry_;
 
-  workers_family_ = &prometheus::BuildGauge()
-                         .Name("tunefleet_workers")
-                         .Help("Connected workers by role, device key and state (free or busy).")
-                         .Register(registry);
-  queue_depth_family_ = &prometheus::BuildGauge()
-                             .Name("tunefleet_queue_depth")
-                             .Help("Trials waiting in a queue: the build queue, or a device key's "
-                                   "measure queue.")
-                             .Register(registry);
-  queue_age_family_ = &prometheus::BuildGauge()
-                           .Name("tunefleet_queue_oldest_age_seconds")
-                           .Help("Age of the oldest trial waiting in a queue (0 when empty).")
-                           .Register(registry);
+  workers_family_ =
+      &Register(prometheus::BuildGauge(), "tunefleet_workers",
+                "Connected workers by role, device key and state (free or busy).", registry);
+  queue_depth_family_ = &Register(
+      prometheus::BuildGauge(), "tunefleet_queue_depth",
+      "Trials waiting in a queue: the build queue, or a device key's measure queue.", registry);
+  queue_age_family_ =
+      &Register(prometheus::BuildGauge(), "tunefleet_queue_oldest_age_seconds",
+                "Age of the oldest trial waiting in a queue (0 when empty).", registry);
 
-  auto& trials = prometheus::BuildCounter()
-                     .Name("tunefleet_trials_total")
-                     .Help("Trials finished, by result (AutoTVM MeasureErrorNo, lower case).")
-                     .Register(registry);
+  auto& trials =
+      Register(prometheus::BuildCounter(), "tunefleet_trials_total",
+               "Trials finished, by result (AutoTVM MeasureErrorNo, lower case).", registry);
   for (int i = 0; i < kNumTrialResults; ++i) {
     trials_by_result_[i] = &trials.Add({{"result", kTrialResultLabels[i]}});
   }
 
-  auto& requeues = prometheus::BuildCounter()
-                       .Name("tunefleet_trial_requeues_total")
-                       .Help("Trials put back in their queue, by reason.")
-                       .Register(registry);
+  auto& requeues = Register(prometheus::BuildCounter(), "tunefleet_trial_requeues_total",
+                            "Trials put back in their queue, by reason.", registry);
   for (int i = 0; i < kNumRequeueReasons; ++i) {
     requeues_by_reason_[i] =
         &requeues.Add({{"reason", ToString(LabelValue(static_cast<RequeueReason>(i)))}});
   }
 
-  build_duration_ = &prometheus::BuildHistogram()
-                         .Name("tunefleet_build_duration_seconds")
-                         .Help("Time a builder spent on one build.")
-                         .Register(registry)
+  build_duration_ = &Register(prometheus::BuildHistogram(), "tunefleet_build_duration_seconds",
+                              "Time a builder spent on one build.", registry)
                          .Add({}, BuildBuckets());
-  measure_family_ = &prometheus::BuildHistogram()
-                         .Name("tunefleet_measure_duration_seconds")
-                         .Help("Time an agent spent measuring one trial, by device key.")
-                         .Register(registry);
-  auto& dispatch = prometheus::BuildHistogram()
-                       .Name("tunefleet_dispatch_latency_seconds")
-                       .Help("From a trial entering a queue to its dispatch to a worker, by stage.")
-                       .Register(registry);
+  measure_family_ = &Register(prometheus::BuildHistogram(), "tunefleet_measure_duration_seconds",
+                              "Time an agent spent measuring one trial, by device key.", registry);
+  auto& dispatch =
+      Register(prometheus::BuildHistogram(), "tunefleet_dispatch_latency_seconds",
+               "From a trial entering a queue to its dispatch to a worker, by stage.", registry);
   for (int i = 0; i < kNumQueueStages; ++i) {
-    dispatch_by_stage_[i] =
-        &dispatch.Add({{"stage", ToString(LabelValue(static_cast<QueueStage>(i)))}}, DispatchBuckets());
+    dispatch_by_stage_[i] = &dispatch.Add(
+        {{"stage", ToString(LabelValue(static_cast<QueueStage>(i)))}}, DispatchBuckets());
   }
 
-  auto& jobs = prometheus::BuildGauge()
-                   .Name("tunefleet_jobs")
-                   .Help("Jobs known to the tracker, by state.")
-                   .Register(registry);
+  auto& jobs = Register(prometheus::BuildGauge(), "tunefleet_jobs",
+                        "Jobs known to the tracker, by state.", registry);
   jobs_queued_ = &jobs.Add({{"state", "queued"}});
   jobs_running_ = &jobs.Add({{"state", "running"}});
   jobs_succeeded_ = &jobs.Add({{"state", "succeeded"}});
   jobs_failed_ = &jobs.Add({{"state", "failed"}});
   jobs_cancelled_ = &jobs.Add({{"state", "cancelled"}});
-  auto& job_trials = prometheus::BuildGauge()
-                         .Name("tunefleet_job_trials")
-                         .Help("Trials of running jobs: done, and the target (sum of n_trial).")
-                         .Register(registry);
+  auto& job_trials =
+      Register(prometheus::BuildGauge(), "tunefleet_job_trials",
+               "Trials of running jobs: done, and the target (sum of n_trial).", registry);
   job_trials_done_ = &job_trials.Add({{"state", "done"}});
   job_trials_target_ = &job_trials.Add({{"state", "target"}});
-  best_gflops_family_ = &prometheus::BuildGauge()
-                             .Name("tunefleet_job_best_gflops")
-                             .Help("Best GFLOPS reached among running and finished jobs, by target.")
-                             .Register(registry);
+  best_gflops_family_ =
+      &Register(prometheus::BuildGauge(), "tunefleet_job_best_gflops",
+                "Best GFLOPS reached among running and finished jobs, by target.", registry);
 
-  auto& messages = prometheus::BuildCounter()
-                       .Name("tunefleet_stream_messages_total")
-                       .Help("Messages on workers' Connect streams, by role and direction.")
-                       .Register(registry);
+  auto& messages =
+      Register(prometheus::BuildCounter(), "tunefleet_stream_messages_total",
+               "Messages on workers' Connect streams, by role and direction.", registry);
   for (int i = 0; i < kNumWorkerRoles; ++i) {
     const std::string role = ToString(LabelValue(static_cast<WorkerRole>(i)));
     messages_in_by_role_[i] = &messages.Add({{"role", role}, {"direction", "in"}});
     messages_out_by_role_[i] = &messages.Add({{"role", role}, {"direction", "out"}});
   }
-  rejected_family_ = &prometheus::BuildCounter()
-                          .Name("tunefleet_rejected_messages_total")
-                          .Help("Messages and calls refused, by reason.")
-                          .Register(registry);
+  rejected_family_ = &Register(prometheus::BuildCounter(), "tunefleet_rejected_messages_total",
+                               "Messages and calls refused, by reason.", registry);
 }
 
 std::string TrackerMetrics::Serialize() const {
@@ -156,8 +144,10 @@ void TrackerMetrics::SetWorkers(const std::vector<WorkerCount>& workers) {
     if (gauges.free == nullptr) {
       const std::string role = ToString(LabelValue(std::get<0>(key)));
       const std::string& device_key = std::get<1>(key);
-      gauges.free = &workers_family_->Add({{"role", role}, {"device_key", device_key}, {"state", "free"}});
-      gauges.busy = &workers_family_->Add({{"role", role}, {"device_key", device_key}, {"state", "busy"}});
+      gauges.free =
+          &workers_family_->Add({{"role", role}, {"device_key", device_key}, {"state", "free"}});
+      gauges.busy =
+          &workers_family_->Add({{"role", role}, {"device_key", device_key}, {"state", "busy"}});
     }
     gauges.free->Set(static_cast<double>(total.first));
     gauges.busy->Set(static_cast<double>(total.second));
@@ -235,7 +225,8 @@ void TrackerMetrics::ObserveMeasure(absl::string_view device_key, double seconds
   if (histogram == nullptr) {
     absl::MutexLock lock(&mutex_);
     prometheus::Histogram*& slot = measure_by_key_[device_key];
-    if (slot == nullptr) slot = &measure_family_->Add({{"device_key", ToString(device_key)}}, MeasureBuckets());
+    if (slot == nullptr)
+      slot = &measure_family_->Add({{"device_key", ToString(device_key)}}, MeasureBuckets());
     histogram = slot;
   }
   histogram->Observe(seconds);
@@ -245,9 +236,13 @@ void TrackerMetrics::ObserveDispatch(QueueStage stage, double seconds) {
   dispatch_by_stage_[static_cast<int>(stage)]->Observe(seconds);
 }
 
-void TrackerMetrics::MessageIn(WorkerRole role) { messages_in_by_role_[static_cast<int>(role)]->Increment(); }
+void TrackerMetrics::MessageIn(WorkerRole role) {
+  messages_in_by_role_[static_cast<int>(role)]->Increment();
+}
 
-void TrackerMetrics::MessageOut(WorkerRole role) { messages_out_by_role_[static_cast<int>(role)]->Increment(); }
+void TrackerMetrics::MessageOut(WorkerRole role) {
+  messages_out_by_role_[static_cast<int>(role)]->Increment();
+}
 
 void TrackerMetrics::Rejected(absl::string_view reason) {
   prometheus::Counter* counter = nullptr;
@@ -287,7 +282,8 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
     exposer->RegisterCollectable(registry, "/metrics");
     const std::vector<int> ports = exposer->GetListeningPorts();
     if (ports.empty()) {
-      return absl::UnavailableError(absl::StrCat("metrics server on ", bind_address, ": no port bound"));
+      return absl::UnavailableError(
+          absl::StrCat("metrics server on ", bind_address, ": no port bound"));
     }
     return std::make_unique<MetricsServer>(std::move(exposer), std::move(registry), ports.front());
   } catch (const std::exception& e) {

@@ -77,8 +77,8 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   void Rejected(absl::string_view reason) override;
 
  private:
-  using WorkerKey = std::tuple<WorkerRole, std::string>;    // (role, device_key)
-  using QueueKey = std::tuple<QueueStage, std::string>;     // (stage, device_key)
+  using WorkerKey = std::tuple<WorkerRole, std::string>;  // (role, device_key)
+  using QueueKey = std::tuple<QueueStage, std::string>;   // (stage, device_key)
   struct StateGauges {
     prometheus::Gauge* free = nullptr;
     prometheus::Gauge* busy = nullptr;
@@ -119,8 +119,10 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   absl::flat_hash_map<WorkerKey, StateGauges> workers_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<QueueKey, QueueGauges> queues_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<std::string, prometheus::Histogram*> measure_by_key_ ABSL_GUARDED_BY(mutex_);
-  absl::flat_hash_map<std::string, prometheus::Gauge*> best_gflops_by_target_ ABSL_GUARDED_BY(mutex_);
-  absl::flat_hash_map<std::string, prometheus::Counter*> rejected_by_reason_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::string, prometheus::Gauge*> best_gflops_by_target_
+      ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::string, prometheus::Counter*> rejected_by_reason_
+      ABSL_GUARDED_BY(mutex_);
 };
 
 // Serves a registry at http://<bind_address>/metrics until destroyed.

@@ -34,12 +34,9 @@ inline constexpr int kNumRequeueReasons = 2;
 
 // Lower-case label values: "builder", "build", "worker_lost", ...
 inline absl::string_view LabelValue(WorkerRole role) {
-  switch (role) {
-    case WorkerRole::kBuilder: return "builder";
-    case WorkerRole::kAgent: return "agent";
-    case WorkerRole::kTuner: return "tuner";
-  }
-  return "unknown";
+  constexpr absl::string_view kNames[kNumWorkerRoles] = {"builder", "agent", "tuner"};
+  const int index = static_cast<int>(role);
+  return index >= 0 && index < kNumWorkerRoles ? kNames[index] : "unknown";
 }
 inline absl::string_view LabelValue(QueueStage stage) {
   return stage == QueueStage::kBuild ? "build" : "measure";

@@ -31,7 +31,8 @@ using ::testing::Not;
 // Fills every family so each has at least one series.
 void ReportSomething(TrackerMetrics& metrics) {
   metrics.SetWorkers({{WorkerRole::kAgent, "x86-avx2", 1, 2}, {WorkerRole::kBuilder, "", 4, 0}});
-  metrics.SetQueues({{QueueStage::kBuild, "", 3, 0.5}, {QueueStage::kMeasure, "x86-avx2", 7, 2.25}});
+  metrics.SetQueues(
+      {{QueueStage::kBuild, "", 3, 0.5}, {QueueStage::kMeasure, "x86-avx2", 7, 2.25}});
   JobStats jobs;
   jobs.running = 2;
   jobs.succeeded = 1;
@@ -63,35 +64,43 @@ TEST(TrackerMetricsTest, ExportsEveryFamilyWithItsType) {
   TrackerMetrics metrics;
   ReportSomething(metrics);
   const std::string text = metrics.Serialize();
-  for (const char* gauge : {"tunefleet_workers", "tunefleet_queue_depth", "tunefleet_queue_oldest_age_seconds",
-                            "tunefleet_jobs", "tunefleet_job_trials", "tunefleet_job_best_gflops"}) {
+  for (const char* gauge :
+       {"tunefleet_workers", "tunefleet_queue_depth", "tunefleet_queue_oldest_age_seconds",
+        "tunefleet_jobs", "tunefleet_job_trials", "tunefleet_job_best_gflops"}) {
     EXPECT_THAT(text, HasSubstr(absl::StrCat("# TYPE ", gauge, " gauge\n")));
   }
-  for (const char* counter : {"tunefleet_trials_total", "tunefleet_trial_requeues_total",
-                              "tunefleet_stream_messages_total", "tunefleet_rejected_messages_total"}) {
+  for (const char* counter :
+       {"tunefleet_trials_total", "tunefleet_trial_requeues_total",
+        "tunefleet_stream_messages_total", "tunefleet_rejected_messages_total"}) {
     EXPECT_THAT(text, HasSubstr(absl::StrCat("# TYPE ", counter, " counter\n")));
   }
-  for (const char* histogram : {"tunefleet_build_duration_seconds", "tunefleet_measure_duration_seconds",
-                                "tunefleet_dispatch_latency_seconds"}) {
+  for (const char* histogram :
+       {"tunefleet_build_duration_seconds", "tunefleet_measure_duration_seconds",
+        "tunefleet_dispatch_latency_seconds"}) {
     EXPECT_THAT(text, HasSubstr(absl::StrCat("# TYPE ", histogram, " histogram\n")));
   }
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_workers{device_key="x86-avx2",role="agent",state="busy"} 2)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(tunefleet_workers{device_key="x86-avx2",role="agent",state="busy"} 2)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_queue_depth{device_key="x86-avx2",stage="measure"} 7)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_trials_total{result="wrong_answer"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_trial_requeues_total{reason="lease_expired"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_job_trials{state="target"} 400)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_job_best_gflops{target="llvm -mcpu=skylake"} 812.5)"));
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_stream_messages_total{direction="out",role="tuner"} 1)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(tunefleet_stream_messages_total{direction="out",role="tuner"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_rejected_messages_total{reason="unauthenticated"} 1)"));
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_measure_duration_seconds_count{device_key="x86-avx2"} 1)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(tunefleet_measure_duration_seconds_count{device_key="x86-avx2"} 1)"));
 }
 
 TEST(TrackerMetricsTest, FixedLabelSetsExistAtZeroFromTheStart) {
   TrackerMetrics metrics;
   const std::string text = metrics.Serialize();
-  for (const char* result : {"no_error", "instantiation_error", "compile_host", "compile_device", "runtime_device",
-                             "wrong_answer", "build_timeout", "run_timeout", "unknown"}) {
-    EXPECT_THAT(text, HasSubstr(absl::StrCat("tunefleet_trials_total{result=\"", result, "\"} 0\n")));
+  for (const char* result :
+       {"no_error", "instantiation_error", "compile_host", "compile_device", "runtime_device",
+        "wrong_answer", "build_timeout", "run_timeout", "unknown"}) {
+    EXPECT_THAT(text,
+                HasSubstr(absl::StrCat("tunefleet_trials_total{result=\"", result, "\"} 0\n")));
   }
   EXPECT_THAT(text, HasSubstr("tunefleet_trial_requeues_total{reason=\"worker_lost\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("tunefleet_dispatch_latency_seconds_count{stage=\"build\"} 0\n"));
@@ -111,10 +120,14 @@ TEST(TrackerMetricsTest, SetWorkersReplacesTheWholeSet) {
   metrics.SetWorkers({{WorkerRole::kAgent, "x86-avx2", 1, 1}});
   metrics.SetWorkers({{WorkerRole::kAgent, "rk3399", 2, 0}, {WorkerRole::kAgent, "rk3399", 1, 3}});
   const std::string text = metrics.Serialize();
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_workers{device_key="x86-avx2",role="agent",state="free"} 0)"));
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_workers{device_key="x86-avx2",role="agent",state="busy"} 0)"));
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_workers{device_key="rk3399",role="agent",state="free"} 3)"));
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_workers{device_key="rk3399",role="agent",state="busy"} 3)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(tunefleet_workers{device_key="x86-avx2",role="agent",state="free"} 0)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(tunefleet_workers{device_key="x86-avx2",role="agent",state="busy"} 0)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(tunefleet_workers{device_key="rk3399",role="agent",state="free"} 3)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(tunefleet_workers{device_key="rk3399",role="agent",state="busy"} 3)"));
 }
 
 TEST(TrackerMetricsTest, SetQueuesZeroesQueuesThatDisappear) {
@@ -123,7 +136,8 @@ TEST(TrackerMetricsTest, SetQueuesZeroesQueuesThatDisappear) {
   metrics.SetQueues({});
   const std::string text = metrics.Serialize();
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_queue_depth{device_key="gpu",stage="measure"} 0)"));
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_queue_oldest_age_seconds{device_key="gpu",stage="measure"} 0)"));
+  EXPECT_THAT(
+      text, HasSubstr(R"(tunefleet_queue_oldest_age_seconds{device_key="gpu",stage="measure"} 0)"));
 }
 
 TEST(TrackerMetricsTest, SetJobsDropsTargetsNoLongerReported) {
@@ -141,7 +155,7 @@ TEST(TrackerMetricsTest, SetJobsDropsTargetsNoLongerReported) {
 TEST(TrackerMetricsTest, UsesOnlyConventionalNamesAndFixedLabels) {
   TrackerMetrics metrics;
   ReportSomething(metrics);
-  const std::set<std::string> allowed = {"device_key", "stage", "result", "reason", "state",
+  const std::set<std::string> allowed = {"device_key", "stage",  "result",    "reason", "state",
                                          "role",       "target", "direction", "le"};
   for (const std::string& sample : SampleLines(metrics.Serialize())) {
     EXPECT_TRUE(absl::StartsWith(sample, "tunefleet_")) << sample;
@@ -173,7 +187,8 @@ TEST(TrackerMetricsTest, TakesReportsFromManyThreads) {
   for (std::thread& thread : threads) thread.join();
   const std::string text = metrics.Serialize();
   EXPECT_THAT(text, HasSubstr("tunefleet_trials_total{result=\"no_error\"} 4000\n"));
-  EXPECT_THAT(text, HasSubstr("tunefleet_measure_duration_seconds_count{device_key=\"even\"} 2000\n"));
+  EXPECT_THAT(text,
+              HasSubstr("tunefleet_measure_duration_seconds_count{device_key=\"even\"} 2000\n"));
   EXPECT_THAT(text, HasSubstr("tunefleet_rejected_messages_total{reason=\"stale_lease\"} 2000\n"));
 }
 

@@ -4,34 +4,19 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tracker/failing_store.h"
 #include "tracker/fake_metrics.h"
-#include "tracker/memory_store.h"
+#include "tracker/fake_outbox.h"
 #include "tuner_core/templates/task.h"
 
 namespace tunefleet {
 namespace {
 
 using ::testing::HasSubstr;
-
-class FakeOutbox final : public Outbox {
- public:
-  void Send(proto::TrackerMessage message) override { sent.push_back(std::move(message)); }
-  void Close(const absl::Status& status) override { closed = status; }
-
-  // Removes and returns the messages of one kind.
-  std::vector<proto::TrackerMessage> Take(proto::TrackerMessage::KindCase kind) {
-    std::vector<proto::TrackerMessage> out, keep;
-    for (auto& m : sent) (m.kind_case() == kind ? out : keep).push_back(std::move(m));
-    sent = std::move(keep);
-    return out;
-  }
-
-  std::vector<proto::TrackerMessage> sent;
-  std::optional<absl::Status> closed;
-};
 
 struct FakeWorker {
   std::string id;
@@ -58,10 +43,7 @@ class SchedulerTest : public ::testing::Test {
   void Restart() {
     SchedulerOptions options;
     options.worker_timeout_s = 5;
-    SchedulerClock clock;
-    clock.steady = [this] { return now_; };
-    clock.wall = [this] { return 1.7e9 + now_; };
-    scheduler_ = std::move(Scheduler::Create(&store_, &metrics_, options, clock)).value();
+    scheduler_ = std::move(Scheduler::Create(&store_, &metrics_, options, &clock_)).value();
   }
 
   FakeWorker Register(proto::WorkerRole role, const std::string& name, const std::string& key = "",
@@ -108,7 +90,8 @@ class SchedulerTest : public ::testing::Test {
       if (error_no == 0) {
         r->set_shared_object("ELF" + b.build().config_json());
         r->set_entry_name("kernel");
-        r->set_artifact_hash("hash-" + std::to_string(b.build().trial_id()) + "-" + b.build().job_id());
+        r->set_artifact_hash("hash-" + std::to_string(b.build().trial_id()) + "-" +
+                             b.build().job_id());
       } else {
         r->set_error_msg("bad config");
       }
@@ -134,8 +117,8 @@ class SchedulerTest : public ::testing::Test {
     return done;
   }
 
-  double now_ = 100;
-  MemoryStore store_;
+  FakeClock clock_{/*start_nanos=*/100'000'000'000};
+  FailingStore store_;
   FakeTrackerMetrics metrics_;
   std::unique_ptr<Scheduler> scheduler_;
 };
@@ -172,7 +155,8 @@ TEST_F(SchedulerTest, RejectsBadJobsWithReasons) {
   EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("riscv64"));
   spec = DenseJob(10);
   spec.set_tuner("oracle");
-  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(), HasSubstr("unknown tuner \"oracle\""));
+  EXPECT_THAT(scheduler_->SubmitJob(spec).status().message(),
+              HasSubstr("unknown tuner \"oracle\""));
   EXPECT_EQ(scheduler_->SubmitJob(DenseJob(0)).status().code(), absl::StatusCode::kInvalidArgument);
   spec = DenseJob(10);
   spec.set_device_key("");
@@ -259,9 +243,10 @@ TEST_F(SchedulerTest, DuplicateWorkerNameIsRefusedWhileAlive) {
   r.set_name("agent");
   r.set_device_key("cpu");
   auto outbox = std::make_shared<FakeOutbox>();
-  EXPECT_EQ(scheduler_->RegisterWorker(r, "test", outbox).status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(scheduler_->RegisterWorker(r, "test", outbox).status().code(),
+            absl::StatusCode::kAlreadyExists);
   // Once the old session has gone quiet, the new one replaces it.
-  now_ += 4;
+  clock_.AdvanceSeconds(4);
   EXPECT_TRUE(scheduler_->RegisterWorker(r, "test", outbox).ok());
   EXPECT_EQ(scheduler_->ListDevices().workers_size(), 1);
 }
@@ -318,7 +303,7 @@ TEST_F(SchedulerTest, SilentWorkerIsDroppedOnTick) {
   proto::JobStatus job = scheduler_->SubmitJob(DenseJob(1)).value();
   Propose(tuner, job.job_id(), {3});
   ASSERT_EQ(builder.outbox->sent.size(), 1u);
-  now_ += 6;
+  clock_.AdvanceSeconds(6);
   proto::WorkerMessage hb;
   hb.mutable_heartbeat();
   scheduler_->OnMessage(tuner.id, hb);
@@ -435,7 +420,7 @@ TEST_F(SchedulerTest, OneHostNeverBuildsWhileItMeasures) {
   EXPECT_EQ(builder.outbox->Take(proto::TrackerMessage::kBuild).size(), 1u);
 }
 
-TEST_F(SchedulerTest, SimulatedAgentsAndOtherHostsOverlapBuildsAndMeasurements) {
+TEST_F(SchedulerTest, AgentsOnOtherHostsOverlapBuildsAndMeasurements) {
   FakeWorker tuner = Register(proto::TUNER, "tuner");
   FakeWorker builder = Register(proto::BUILDER, "builder", "", 2);
   proto::Register r;
@@ -492,10 +477,13 @@ TEST_F(SchedulerTest, WatchersSeeEveryTrialAndTheEnd) {
   FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
   proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
   std::vector<proto::JobEvent> events;
-  ASSERT_TRUE(scheduler_->WatchJob(job.job_id(), [&](const proto::JobEvent& e) {
-    events.push_back(e);
-    return true;
-  }).ok());
+  ASSERT_TRUE(scheduler_
+                  ->WatchJob(job.job_id(),
+                             [&](const proto::JobEvent& e) {
+                               events.push_back(e);
+                               return true;
+                             })
+                  .ok());
   Propose(tuner, job.job_id(), {1, 2});
   CompleteBuilds(builder);
   CompleteMeasures(agent);
@@ -504,6 +492,126 @@ TEST_F(SchedulerTest, WatchersSeeEveryTrialAndTheEnd) {
   EXPECT_EQ(events[0].trial_id(), -1);
   EXPECT_GE(events[1].trial_id(), 0);
   EXPECT_EQ(events[3].status().state(), proto::SUCCEEDED);
+}
+
+// ---------------------------------------------------------------- store failures
+
+TEST_F(SchedulerTest, ResultTheStoreRefusesIsNotAcknowledgedUntilItIsStored) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(1)).value();
+  std::vector<proto::JobEvent> events;
+  ASSERT_TRUE(scheduler_
+                  ->WatchJob(job.job_id(),
+                             [&](const proto::JobEvent& e) {
+                               events.push_back(e);
+                               return true;
+                             })
+                  .ok());
+  Propose(tuner, job.job_id(), {2});
+  CompleteBuilds(builder);
+  store_.FailWrites(absl::UnavailableError("disk full"));
+  ASSERT_EQ(CompleteMeasures(agent).size(), 1u);
+  // Nobody hears of the result: not the tuner, not the watcher, not the counters.
+  EXPECT_TRUE(tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate).empty());
+  EXPECT_EQ(events.size(), 1u);  // the initial status only
+  EXPECT_EQ(metrics_.trials_finished(0), 0);
+  proto::JobStatus status = scheduler_->GetJob(job.job_id()).value();
+  EXPECT_EQ(status.state(), proto::RUNNING);
+  EXPECT_EQ(status.trials_done(), 0);
+  EXPECT_THAT(status.message(), HasSubstr("store write failed"));
+  EXPECT_THAT(status.message(), HasSubstr("disk full"));
+  scheduler_->Tick();  // still failing: still nothing
+  EXPECT_TRUE(tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate).empty());
+
+  store_.FailWrites(absl::OkStatus());
+  scheduler_->Tick();
+  auto updates = tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].trial_update().result().error_no(), 0);
+  status = scheduler_->GetJob(job.job_id()).value();
+  EXPECT_EQ(status.state(), proto::SUCCEEDED);
+  EXPECT_EQ(status.trials_done(), 1);
+  EXPECT_EQ(scheduler_->ExportRecords(job.job_id())->size(), 1u);
+  EXPECT_EQ(metrics_.trials_finished(0), 1);
+}
+
+TEST_F(SchedulerTest, ProposalTheStoreRefusesIsRejectedWithTheReason) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(3)).value();
+  store_.FailWrites(absl::UnavailableError("disk full"));
+  Propose(tuner, job.job_id(), {1, 2});
+  auto accepted = tuner.outbox->Take(proto::TrackerMessage::kAccepted);
+  ASSERT_EQ(accepted.size(), 1u);
+  EXPECT_EQ(accepted[0].accepted().trial_ids_size(), 0);
+  ASSERT_EQ(accepted[0].accepted().rejected_size(), 2);
+  EXPECT_THAT(accepted[0].accepted().rejected(0), HasSubstr("store write failed"));
+  EXPECT_TRUE(builder.outbox->Take(proto::TrackerMessage::kBuild).empty());
+}
+
+TEST_F(SchedulerTest, JobIsNotAssignedWhileTheStoreRefusesRunning) {
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  store_.FailWrites(absl::UnavailableError("database is locked"));
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  EXPECT_TRUE(tuner.outbox->Take(proto::TrackerMessage::kAssignment).empty());
+  proto::JobStatus status = scheduler_->GetJob(job.job_id()).value();
+  EXPECT_EQ(status.state(), proto::QUEUED);
+  EXPECT_THAT(status.message(), HasSubstr("database is locked"));
+  store_.FailWrites(absl::OkStatus());
+  scheduler_->Tick();
+  EXPECT_EQ(tuner.outbox->Take(proto::TrackerMessage::kAssignment).size(), 1u);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::RUNNING);
+}
+
+TEST_F(SchedulerTest, CancelTheStoreRefusesFailsAndChangesNothing) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  store_.FailWrites(absl::UnavailableError("disk full"));
+  absl::StatusOr<proto::JobStatus> cancelled = scheduler_->CancelJob(job.job_id());
+  EXPECT_EQ(cancelled.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(cancelled.status().message(), HasSubstr("store write failed"));
+  EXPECT_TRUE(tuner.outbox->Take(proto::TrackerMessage::kReleased).empty());
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::RUNNING);
+}
+
+TEST_F(SchedulerTest, RequeueWaitsForTheStoreBeforeTheTrialIsLeasedAgain) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  FakeWorker a1 = Register(proto::AGENT, "a1", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(1)).value();
+  Propose(tuner, job.job_id(), {3});
+  CompleteBuilds(builder);
+  ASSERT_EQ(a1.outbox->Take(proto::TrackerMessage::kMeasure).size(), 1u);
+  store_.FailWrites(absl::UnavailableError("disk full"));
+  scheduler_->OnDisconnect(a1.id, absl::UnavailableError("killed"));
+  FakeWorker a2 = Register(proto::AGENT, "a2", "cpu");
+  EXPECT_TRUE(a2.outbox->Take(proto::TrackerMessage::kMeasure).empty());
+  EXPECT_THAT(scheduler_->GetJob(job.job_id())->message(), HasSubstr("store write failed"));
+  store_.FailWrites(absl::OkStatus());
+  scheduler_->Tick();
+  EXPECT_EQ(CompleteMeasures(a2).size(), 1u);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+}
+
+TEST_F(SchedulerTest, FinishedJobTheStoreRefusesEndsOnALaterTick) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(5)).value();
+  Propose(tuner, job.job_id(), {1});
+  CompleteBuilds(builder);
+  CompleteMeasures(agent);
+  // The tuner ends the search with nothing in flight; the store refuses SUCCEEDED.
+  store_.FailWrites(absl::UnavailableError("disk full"));
+  Propose(tuner, job.job_id(), {}, /*finished=*/true);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::RUNNING);
+  EXPECT_TRUE(tuner.outbox->Take(proto::TrackerMessage::kReleased).empty());
+  store_.FailWrites(absl::OkStatus());
+  scheduler_->Tick();
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+  EXPECT_EQ(tuner.outbox->Take(proto::TrackerMessage::kReleased).size(), 1u);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 
@@ -98,7 +98,8 @@ class RowReader {
     Expect(column, SQLITE_BLOB, "a blob");
     const void* data = sqlite3_column_blob(stmt_, column);
     const int size = sqlite3_column_bytes(stmt_, column);
-    return data == nullptr ? absl::string_view() : absl::string_view(static_cast<const char*>(data), size);
+    return data == nullptr ? absl::string_view()
+                           : absl::string_view(static_cast<const char*>(data), size);
   }
   template <typename Message>
   void Proto(int column, Message* message) {
@@ -121,9 +122,8 @@ class RowReader {
   }
   void Fail(int column, absl::string_view expected) {
     if (!status_.ok()) return;
-    status_ = absl::DataLossError(absl::StrCat(what_, ": column '",
-                                               sqlite3_column_name(stmt_, column),
-                                               "' is not ", expected));
+    status_ = absl::DataLossError(absl::StrCat(
+        what_, ": column '", sqlite3_column_name(stmt_, column), "' is not ", expected));
   }
 
   sqlite3_stmt* stmt_;
@@ -160,15 +160,19 @@ class SqliteStore final : public Store {
     sqlite3_stmt* stmt_;
   };
 
-  absl::Status Error(int rc, absl::string_view operation) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  absl::Status Error(int rc, absl::string_view operation) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   absl::Status Prepare(const char* sql, StmtPtr* stmt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Steps a statement that returns no rows.
-  absl::Status Run(const StmtPtr& stmt, absl::string_view operation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  absl::Status Run(const StmtPtr& stmt, absl::string_view operation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Runs `body` between BEGIN IMMEDIATE and COMMIT; rolls back if it fails.
   template <typename Body>
-  absl::Status InTransaction(absl::string_view operation, Body body) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  absl::Status InTransaction(absl::string_view operation, Body body)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   absl::Status WriteTrial(const StoredTrial& trial) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  absl::StatusOr<std::vector<std::string>> ReadLines(const StmtPtr& stmt, absl::string_view operation)
+  absl::StatusOr<std::vector<std::string>> ReadLines(const StmtPtr& stmt,
+                                                     absl::string_view operation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const std::string path_;
@@ -220,22 +224,22 @@ absl::Status SqliteStore::PrepareStatements() {
       "config_index = excluded.config_index, attempts = excluded.attempts, done = excluded.done, "
       "result = excluded.result, record_line = excluded.record_line",
       &upsert_trial_));
-  TF_RETURN_IF_ERROR(Prepare(
-      "SELECT job_id, sequence, spec, state, message, created_at, started_at, finished_at "
-      "FROM jobs ORDER BY sequence, job_id",
-      &load_jobs_));
-  TF_RETURN_IF_ERROR(Prepare(
-      "SELECT trial_id, config_json, config_index, attempts, done, result, record_line "
-      "FROM trials WHERE job_id = ?1 ORDER BY trial_id",
-      &load_trials_));
+  TF_RETURN_IF_ERROR(
+      Prepare("SELECT job_id, sequence, spec, state, message, created_at, started_at, finished_at "
+              "FROM jobs ORDER BY sequence, job_id",
+              &load_jobs_));
+  TF_RETURN_IF_ERROR(
+      Prepare("SELECT trial_id, config_json, config_index, attempts, done, result, record_line "
+              "FROM trials WHERE job_id = ?1 ORDER BY trial_id",
+              &load_trials_));
   TF_RETURN_IF_ERROR(Prepare(
       "SELECT record_line FROM trials WHERE job_id = ?1 AND done != 0 AND record_line != '' "
       "ORDER BY trial_id",
       &load_job_lines_));
-  TF_RETURN_IF_ERROR(Prepare(
-      "SELECT t.record_line FROM trials AS t JOIN jobs AS j ON j.job_id = t.job_id "
-      "WHERE t.done != 0 AND t.record_line != '' ORDER BY j.sequence, j.job_id, t.trial_id",
-      &load_all_lines_));
+  TF_RETURN_IF_ERROR(
+      Prepare("SELECT t.record_line FROM trials AS t JOIN jobs AS j ON j.job_id = t.job_id "
+              "WHERE t.done != 0 AND t.record_line != '' ORDER BY j.sequence, j.job_id, t.trial_id",
+              &load_all_lines_));
   return absl::OkStatus();
 }
 
@@ -266,8 +270,8 @@ class Binder {
  public:
   explicit Binder(sqlite3_stmt* stmt) : stmt_(stmt) {}
   Binder& Text(absl::string_view text) {
-    return Check(sqlite3_bind_text64(stmt_, ++index_, text.data(), text.size(), SQLITE_STATIC,
-                                     SQLITE_UTF8));
+    return Check(
+        sqlite3_bind_text64(stmt_, ++index_, text.data(), text.size(), SQLITE_STATIC, SQLITE_UTF8));
   }
   Binder& Blob(absl::string_view bytes) {
     // A non-null pointer even for zero bytes: a null one would bind NULL.
@@ -293,7 +297,8 @@ absl::Status SqliteStore::PutJob(const StoredJob& job) {
   if (job.job_id.empty()) return absl::InvalidArgumentError("PutJob: empty job_id");
   std::string spec;
   if (!job.spec.SerializeToString(&spec)) {
-    return absl::InvalidArgumentError(absl::StrCat("PutJob: job '", job.job_id, "': spec does not serialize"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("PutJob: job '", job.job_id, "': spec does not serialize"));
   }
   const std::string operation = absl::StrCat("put job '", job.job_id, "'");
   absl::MutexLock lock(&mutex_);
@@ -354,7 +359,8 @@ absl::Status SqliteStore::PutTrials(const std::vector<StoredTrial>& trials) {
                                                   trial.job_id,
                                                   "': the job was never put; nothing written"));
         }
-        if (rc != SQLITE_ROW) return Error(rc, absl::StrCat("PutTrials: look up job '", trial.job_id, "'"));
+        if (rc != SQLITE_ROW)
+          return Error(rc, absl::StrCat("PutTrials: look up job '", trial.job_id, "'"));
         checked_job = &trial.job_id;
       }
       TF_RETURN_IF_ERROR(WriteTrial(trial));
@@ -383,7 +389,8 @@ absl::StatusOr<std::vector<StoredJob>> SqliteStore::LoadJobs() {
     job.started_at = row.Real(6);
     job.finished_at = row.Real(7);
     TF_RETURN_IF_ERROR(row.status());
-    if (state < INT32_MIN || state > INT32_MAX || !proto::JobState_IsValid(static_cast<int>(state))) {
+    if (state < INT32_MIN || state > INT32_MAX ||
+        !proto::JobState_IsValid(static_cast<int>(state))) {
       return absl::DataLossError(absl::StrCat("sqlite store ", path_, ": job '", job.job_id,
                                               "': state ", state, " is not a JobState"));
     }
@@ -405,7 +412,8 @@ absl::StatusOr<std::vector<StoredTrial>> SqliteStore::LoadTrials(const std::stri
   while ((rc = sqlite3_step(use.get())) == SQLITE_ROW) {
     StoredTrial trial;
     trial.job_id = job_id;
-    RowReader id_reader(use.get(), absl::StrCat("sqlite store ", path_, ": a trial of job '", job_id, "'"));
+    RowReader id_reader(use.get(),
+                        absl::StrCat("sqlite store ", path_, ": a trial of job '", job_id, "'"));
     trial.trial_id = id_reader.Int(0);
     TF_RETURN_IF_ERROR(id_reader.status());
     RowReader row(use.get(), absl::StrCat("sqlite store ", path_, ": trial ", trial.trial_id,
@@ -428,8 +436,8 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::ReadLines(const StmtPtr& s
   std::vector<std::string> lines;
   int rc;
   while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
-    RowReader row(stmt.get(), absl::StrCat("sqlite store ", path_, ": ", operation, ": record line ",
-                                           lines.size()));
+    RowReader row(stmt.get(), absl::StrCat("sqlite store ", path_, ": ", operation,
+                                           ": record line ", lines.size()));
     lines.push_back(row.Text(0));
     TF_RETURN_IF_ERROR(row.status());
   }
@@ -453,7 +461,8 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
 // ---------------------------------------------------------------- opening
 
 // Runs SQL that returns no rows (or whose rows do not matter).
-absl::Status Exec(sqlite3* db, const std::string& path, const char* sql, absl::string_view operation) {
+absl::Status Exec(sqlite3* db, const std::string& path, const char* sql,
+                  absl::string_view operation) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
   if (rc == SQLITE_OK) return absl::OkStatus();
@@ -489,26 +498,29 @@ absl::StatusOr<std::optional<std::string>> QueryText(sqlite3* db, const std::str
 absl::Status InitSchema(sqlite3* db, const std::string& path) {
   TF_RETURN_IF_ERROR(Exec(db, path, "BEGIN IMMEDIATE", "begin schema check"));
   auto check = [&]() -> absl::Status {
-    TF_RETURN_IF_ERROR(Exec(db, path,
-                            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
-                            "create table meta"));
+    TF_RETURN_IF_ERROR(
+        Exec(db, path,
+             "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
+             "create table meta"));
     TF_ASSIGN_OR_RETURN(std::optional<std::string> version_text,
                         QueryText(db, path, "SELECT value FROM meta WHERE key = 'schema_version'",
                                   "read schema_version"));
     if (!version_text.has_value()) {
       TF_ASSIGN_OR_RETURN(
           std::optional<std::string> other_table,
-          QueryText(db, path,
-                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta' LIMIT 1",
-                    "list tables"));
+          QueryText(
+              db, path,
+              "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta' LIMIT 1",
+              "list tables"));
       if (other_table.has_value()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "sqlite store ", path, ": the database has tables (e.g. '", *other_table,
-            "') but no schema_version in table meta; it is not a TuneFleet store"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("sqlite store ", path, ": the database has tables (e.g. '", *other_table,
+                         "') but no schema_version in table meta; it is not a TuneFleet store"));
       }
       TF_RETURN_IF_ERROR(Exec(db, path, kSchemaV1, "create schema"));
-      const std::string insert = absl::StrCat(
-          "INSERT INTO meta (key, value) VALUES ('schema_version', '", kSqliteStoreSchemaVersion, "')");
+      const std::string insert =
+          absl::StrCat("INSERT INTO meta (key, value) VALUES ('schema_version', '",
+                       kSqliteStoreSchemaVersion, "')");
       return Exec(db, path, insert.c_str(), "write schema_version");
     }
     int version = 0;
@@ -517,10 +529,10 @@ absl::Status InitSchema(sqlite3* db, const std::string& path) {
                                               *version_text, "' in table meta is not a version"));
     }
     if (version > kSqliteStoreSchemaVersion) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "sqlite store ", path, ": schema_version ", version,
-          " is newer than this tracker understands (", kSqliteStoreSchemaVersion,
-          "); run a newer TuneFleet or use another store file"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("sqlite store ", path, ": schema_version ", version,
+                       " is newer than this tracker understands (", kSqliteStoreSchemaVersion,
+                       "); run a newer TuneFleet or use another store file"));
     }
     // Older versions would be migrated here; version 1 is the first.
     return absl::OkStatus();
@@ -533,13 +545,14 @@ absl::Status InitSchema(sqlite3* db, const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, SqliteStoreOptions options) {
+absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+                                                       SqliteStoreOptions options) {
   if (path.empty()) return absl::InvalidArgumentError("OpenSqliteStore: empty path");
   sqlite3* raw = nullptr;
   // NOMUTEX: SqliteStore serializes every use of the connection itself.
-  const int open_rc = sqlite3_open_v2(path.c_str(), &raw,
-                                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                      nullptr);
+  const int open_rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   DbPtr db(raw);
   if (open_rc != SQLITE_OK) {
     return absl::Status(CodeFor(open_rc),
@@ -555,13 +568,14 @@ absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, 
   TF_ASSIGN_OR_RETURN(std::optional<std::string> journal_mode,
                       QueryText(db.get(), path, "PRAGMA journal_mode = WAL", "switch to WAL mode"));
   if (!journal_mode.has_value() || *journal_mode != "wal") {
-    return absl::FailedPreconditionError(
-        absl::StrCat("sqlite store ", path, ": could not switch to WAL mode (journal_mode is '",
-                     journal_mode.value_or(""), "'); is it on a filesystem without shared memory?"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "sqlite store ", path, ": could not switch to WAL mode (journal_mode is '",
+        journal_mode.value_or(""), "'); is it on a filesystem without shared memory?"));
   }
-  TF_RETURN_IF_ERROR(Exec(db.get(), path,
-                          options.synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
-                          "set synchronous"));
+  TF_RETURN_IF_ERROR(
+      Exec(db.get(), path,
+           options.synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+           "set synchronous"));
   TF_RETURN_IF_ERROR(InitSchema(db.get(), path));
 
   auto store = std::make_unique<SqliteStore>(path, std::move(db));

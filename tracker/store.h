@@ -32,24 +32,24 @@ namespace tunefleet {
 
 struct StoredJob {
   std::string job_id;
-  int64_t sequence = 0;        // submission order; job ids are unique per store
+  int64_t sequence = 0;  // submission order; job ids are unique per store
   proto::JobSpec spec;
   proto::JobState state = proto::QUEUED;
-  std::string message;         // why it failed / ended
-  double created_at = 0;       // unix seconds
+  std::string message;    // why it failed / ended
+  double created_at = 0;  // unix seconds
   double started_at = 0;
   double finished_at = 0;
 };
 
 struct StoredTrial {
   std::string job_id;
-  int64_t trial_id = 0;        // 0..n_trial-1 within its job
+  int64_t trial_id = 0;  // 0..n_trial-1 within its job
   std::string config_json;
   int64_t config_index = 0;
-  int32_t attempts = 0;        // times a worker holding it was lost
+  int32_t attempts = 0;  // times a worker holding it was lost
   bool done = false;
-  proto::TrialResult result;   // when done
-  std::string record_line;     // when done: the AutoTVM-format record
+  proto::TrialResult result;  // when done
+  std::string record_line;    // when done: the AutoTVM-format record
 };
 
 class Store {
@@ -58,21 +58,23 @@ class Store {
 
   // Inserts or replaces the job with this job_id (its trials stay).
   // InvalidArgument for an empty job_id.
-  virtual absl::Status PutJob(const StoredJob& job) = 0;
+  [[nodiscard]] virtual absl::Status PutJob(const StoredJob& job) = 0;
   // Inserts or replaces each (job_id, trial_id), all in one transaction: all
   // are written or none. NotFound if a trial's job was never put. The tracker
   // calls this under its scheduler lock on every trial transition, so a
   // one-trial call must stay cheap.
-  virtual absl::Status PutTrials(const std::vector<StoredTrial>& trials) = 0;
+  [[nodiscard]] virtual absl::Status PutTrials(const std::vector<StoredTrial>& trials) = 0;
 
   // Every job, in sequence order (ties by job_id).
-  virtual absl::StatusOr<std::vector<StoredJob>> LoadJobs() = 0;
+  [[nodiscard]] virtual absl::StatusOr<std::vector<StoredJob>> LoadJobs() = 0;
   // The trials of one job, in trial_id order (empty for an unknown job).
-  virtual absl::StatusOr<std::vector<StoredTrial>> LoadTrials(const std::string& job_id) = 0;
+  [[nodiscard]] virtual absl::StatusOr<std::vector<StoredTrial>> LoadTrials(
+      const std::string& job_id) = 0;
   // Non-empty record lines of done trials, of one job (trial_id order) or,
   // with an empty job_id, of every job (sequence, job_id, then trial_id
   // order).
-  virtual absl::StatusOr<std::vector<std::string>> LoadRecordLines(const std::string& job_id) = 0;
+  [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> LoadRecordLines(
+      const std::string& job_id) = 0;
 };
 
 }  // namespace tunefleet

@@ -1,5 +1,7 @@
 // One suite for every Store implementation (the contract), then the SQLite
 // store's own: durability, concurrent connections, schema versions, damage.
+#include "tracker/store.h"
+
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -20,7 +22,6 @@
 #include "gtest/gtest.h"
 #include "tracker/memory_store.h"
 #include "tracker/sqlite_store.h"
-#include "tracker/store.h"
 
 namespace tunefleet {
 namespace {
@@ -221,10 +222,12 @@ TEST_P(StoreContractTest, LoadsRecordLinesPerJobAndAcrossJobs) {
   ASSERT_TRUE(store_->PutJob(MakeJob("earlier", 1)).ok());
   StoredTrial done_without_line = MakeTrial("later", 3, true);
   done_without_line.record_line.clear();
-  ASSERT_TRUE(store_->PutTrials({MakeTrial("later", 1, true), MakeTrial("later", 0, true),
-                                 MakeTrial("later", 2, false), done_without_line})
+  ASSERT_TRUE(store_
+                  ->PutTrials({MakeTrial("later", 1, true), MakeTrial("later", 0, true),
+                               MakeTrial("later", 2, false), done_without_line})
                   .ok());
-  ASSERT_TRUE(store_->PutTrials({MakeTrial("earlier", 1, true), MakeTrial("earlier", 0, true)}).ok());
+  ASSERT_TRUE(
+      store_->PutTrials({MakeTrial("earlier", 1, true), MakeTrial("earlier", 0, true)}).ok());
 
   auto later = store_->LoadRecordLines("later");
   ASSERT_TRUE(later.ok()) << later.status();
@@ -243,7 +246,8 @@ TEST_P(StoreContractTest, LoadsRecordLinesPerJobAndAcrossJobs) {
 TEST_P(StoreContractTest, TakesWritesFromManyThreads) {
   constexpr int kThreads = 4;
   constexpr int kTrialsPerThread = 25;
-  for (int t = 0; t < kThreads; ++t) ASSERT_TRUE(store_->PutJob(MakeJob(absl::StrCat("job", t), t)).ok());
+  for (int t = 0; t < kThreads; ++t)
+    ASSERT_TRUE(store_->PutJob(MakeJob(absl::StrCat("job", t), t)).ok());
   std::vector<std::thread> threads;
   std::vector<absl::Status> failures(kThreads);
   for (int t = 0; t < kThreads; ++t) {
@@ -251,7 +255,8 @@ TEST_P(StoreContractTest, TakesWritesFromManyThreads) {
       for (int i = 0; i < kTrialsPerThread; ++i) {
         absl::Status status = store_->PutTrials({MakeTrial(absl::StrCat("job", t), i, true)});
         if (!status.ok()) failures[t] = status;
-        if (auto loaded = store_->LoadTrials(absl::StrCat("job", t)); !loaded.ok()) failures[t] = loaded.status();
+        if (auto loaded = store_->LoadTrials(absl::StrCat("job", t)); !loaded.ok())
+          failures[t] = loaded.status();
       }
     });
   }
@@ -264,19 +269,20 @@ TEST_P(StoreContractTest, TakesWritesFromManyThreads) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllStores, StoreContractTest,
-    ::testing::Values(
-        StoreKind{"Memory",
-                  [](const std::string&) -> absl::StatusOr<std::unique_ptr<Store>> {
-                    return std::unique_ptr<Store>(std::make_unique<MemoryStore>());
-                  }},
-        StoreKind{"Sqlite",
-                  [](const std::string& dir) { return OpenSqliteStore(dir + "/tracker.db"); }},
-        StoreKind{"SqliteFullSync",
-                  [](const std::string& dir) {
-                    SqliteStoreOptions options;
-                    options.synchronous_full = true;
-                    return OpenSqliteStore(dir + "/tracker.db", options);
-                  }}),
+    ::testing::Values(StoreKind{"Memory",
+                                [](const std::string&) -> absl::StatusOr<std::unique_ptr<Store>> {
+                                  return std::unique_ptr<Store>(std::make_unique<MemoryStore>());
+                                }},
+                      StoreKind{"Sqlite",
+                                [](const std::string& dir) {
+                                  return OpenSqliteStore(dir + "/tracker.db");
+                                }},
+                      StoreKind{"SqliteFullSync",
+                                [](const std::string& dir) {
+                                  SqliteStoreOptions options;
+                                  options.synchronous_full = true;
+                                  return OpenSqliteStore(dir + "/tracker.db", options);
+                                }}),
     [](const ::testing::TestParamInfo<StoreKind>& info) { return info.param.name; });
 
 // ---------------------------------------------------------------- SQLite only
@@ -458,8 +464,10 @@ TEST_F(SqliteStoreTest, ManySingleTrialWritesAllLand) {
   ASSERT_TRUE(store->PutJob(MakeJob("j", 1)).ok());
   constexpr int kTrials = 500;
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kTrials; ++i) ASSERT_TRUE(store->PutTrials({MakeTrial("j", i, i % 2 == 0)}).ok());
-  const std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
+  for (int i = 0; i < kTrials; ++i)
+    ASSERT_TRUE(store->PutTrials({MakeTrial("j", i, i % 2 == 0)}).ok());
+  const std::chrono::duration<double, std::micro> elapsed =
+      std::chrono::steady_clock::now() - start;
   RecordProperty("single_trial_put_us", static_cast<int>(elapsed.count() / kTrials));
   std::printf("PutTrials of one trial: %.1f us on average\n", elapsed.count() / kTrials);
   auto trials = store->LoadTrials("j");

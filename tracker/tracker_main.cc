@@ -11,21 +11,26 @@
 #include "common/logging.h"
 #include "tracker/tracker_server.h"
 
-ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "host:port of the gRPC server (port 0: any free port)");
-ABSL_FLAG(std::string, store, "tunefleet-tracker.db", "SQLite store (created if missing); empty: in memory");
+ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
+          "host:port of the gRPC server (port 0: any free port)");
+ABSL_FLAG(std::string, store, "tunefleet-tracker.db",
+          "SQLite store (created if missing); empty: in memory");
 ABSL_FLAG(bool, store_sync_full, false, "fsync every commit (survives power loss, slower)");
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464", "host:port of /metrics; empty: off");
-ABSL_FLAG(std::string, token_file, "", "role tokens file (lines '<role> <token>'); required off loopback");
+ABSL_FLAG(std::string, token_file, "",
+          "role tokens file (lines '<role> <token>'); required off loopback");
 ABSL_FLAG(std::string, tls_cert, "", "server certificate (PEM)");
 ABSL_FLAG(std::string, tls_key, "", "server key (PEM)");
 ABSL_FLAG(std::string, tls_client_ca, "", "CA that client certificates must be signed by (PEM)");
-ABSL_FLAG(std::string, port_file, "", "write the bound port here once listening (for scripts and tests)");
+ABSL_FLAG(std::string, port_file, "",
+          "write the bound port here once listening (for scripts and tests)");
 ABSL_FLAG(double, heartbeat_s, 1.0, "heartbeat interval asked of workers");
-ABSL_FLAG(double, worker_timeout_s, 10.0, "a worker silent this long is dropped and its work requeued");
+ABSL_FLAG(double, worker_timeout_s, 10.0,
+          "a worker silent this long is dropped and its work requeued");
 ABSL_FLAG(double, measure_lease_grace_s, 120.0, "measurement lease: the job's timeout plus this");
-ABSL_FLAG(bool, isolate_measurements, true,
-          "never build on a host while an agent there measures (one-machine fleets keep clean timings)");
-
+ABSL_FLAG(
+    bool, isolate_measurements, true,
+    "never build on a host while an agent there measures (one-machine fleets keep clean timings)");
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("tunefleet_tracker: owns the fleet, its queues and the job store");
@@ -45,7 +50,8 @@ int main(int argc, char** argv) {
   options.scheduler.worker_timeout_s = absl::GetFlag(FLAGS_worker_timeout_s);
   options.scheduler.measure_lease_grace_s = absl::GetFlag(FLAGS_measure_lease_grace_s);
   options.scheduler.isolate_measurements = absl::GetFlag(FLAGS_isolate_measurements);
-  absl::StatusOr<std::unique_ptr<tunefleet::TrackerServer>> tracker = tunefleet::TrackerServer::Start(options);
+  absl::StatusOr<std::unique_ptr<tunefleet::TrackerServer>> tracker =
+      tunefleet::TrackerServer::Start(options);
   if (!tracker.ok()) {
     std::cerr << "tunefleet_tracker: " << tracker.status() << "\n";
     return 1;

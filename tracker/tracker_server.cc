@@ -43,17 +43,18 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
     TF_ASSIGN_OR_RETURN(TokenSet tokens, LoadTokenFile(options.token_file));
     t->tokens_ = std::make_unique<TokenSet>(std::move(tokens));
   } else if (!loopback) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("refusing to listen on ", options.listen,
-                     " without authentication: agents run the code they are sent. Pass --token_file "
-                     "(and TLS), or listen on 127.0.0.1"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to listen on ", options.listen,
+        " without authentication: agents run the code they are sent. Pass --token_file "
+        "(and TLS), or listen on 127.0.0.1"));
   }
   if (options.tls_cert.empty() != options.tls_key.empty()) {
     return absl::InvalidArgumentError("--tls_cert and --tls_key go together");
   }
   if (options.tls_cert.empty() && !loopback) {
     return absl::FailedPreconditionError(
-        absl::StrCat("refusing to listen on ", options.listen, " in plaintext: tokens would travel in clear. "
+        absl::StrCat("refusing to listen on ", options.listen,
+                     " in plaintext: tokens would travel in clear. "
                      "Pass --tls_cert and --tls_key, or listen on 127.0.0.1"));
   }
   if (options.store_path.empty()) {
@@ -65,11 +66,14 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   }
   t->metrics_ = std::make_unique<TrackerMetrics>();
   if (!options.metrics_listen.empty()) {
-    TF_ASSIGN_OR_RETURN(t->metrics_server_, StartMetricsServer(options.metrics_listen, t->metrics_->registry()));
+    TF_ASSIGN_OR_RETURN(t->metrics_server_,
+                        StartMetricsServer(options.metrics_listen, t->metrics_->registry()));
     t->metrics_port_ = t->metrics_server_->port();
   }
-  TF_ASSIGN_OR_RETURN(t->scheduler_, Scheduler::Create(t->store_.get(), t->metrics_.get(), options.scheduler));
-  t->gateway_ = std::make_unique<WorkerGatewayService>(t->scheduler_.get(), t->tokens_.get(), t->metrics_.get());
+  TF_ASSIGN_OR_RETURN(t->scheduler_, Scheduler::Create(t->store_.get(), t->metrics_.get(),
+                                                       options.scheduler, &t->clock_));
+  t->gateway_ = std::make_unique<WorkerGatewayService>(t->scheduler_.get(), t->tokens_.get(),
+                                                       t->metrics_.get());
   t->jobs_ = std::make_unique<JobServiceImpl>(t->scheduler_.get(), t->tokens_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -96,14 +100,15 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   builder.RegisterService(t->jobs_.get());
   t->server_ = builder.BuildAndStart();
   if (t->server_ == nullptr || t->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen,
-                                               " (address in use, or not an address of this host)"));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", options.listen, " (address in use, or not an address of this host)"));
   }
   t->server_->GetHealthCheckService()->SetServingStatus(true);
   t->ticker_ = std::thread([p = t.get()] { p->TickLoop(); });
   TF_LOG(INFO) << "tracker listening on " << options.listen << " (port " << t->port_ << ")"
                << (t->tokens_ ? ", tokens required" : ", no authentication (loopback)")
-               << (options.store_path.empty() ? ", in-memory store" : ", store " + options.store_path)
+               << (options.store_path.empty() ? ", in-memory store"
+                                              : ", store " + options.store_path)
                << (t->metrics_port_ ? absl::StrCat(", metrics on port ", t->metrics_port_) : "");
   return t;
 }

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "absl/status/statusor.h"
+#include "common/clock.h"
 #include "grpcpp/grpcpp.h"
 #include "tracker/auth.h"
 #include "tracker/job_service.h"
@@ -68,6 +69,7 @@ class TrackerServer {
   void TickLoop();
 
   TrackerServerOptions options_;
+  RealClock clock_;
   std::unique_ptr<TokenSet> tokens_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<TrackerMetrics> metrics_;

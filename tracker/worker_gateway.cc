@@ -7,34 +7,25 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/logging.h"
+#include "rpc/grpc_status.h"
 
 namespace tunefleet {
 namespace {
 
 using Reactor = grpc::ServerBidiReactor<proto::WorkerMessage, proto::TrackerMessage>;
 
-grpc::Status ToGrpc(const absl::Status& s) {
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
-}
-
-WorkerRole MetricsRole(proto::WorkerRole role) {
-  return role == proto::BUILDER ? WorkerRole::kBuilder : role == proto::AGENT ? WorkerRole::kAgent : WorkerRole::kTuner;
-}
-
-const char* RoleLabel(proto::WorkerRole role) {
-  switch (role) {
-    case proto::BUILDER: return "builder";
-    case proto::AGENT: return "agent";
-    case proto::TUNER: return "tuner";
-    default: return "unknown";
-  }
+// "builder", "agent", "tuner", or "unknown" for a registration without a role.
+absl::string_view RoleLabel(proto::WorkerRole role) {
+  const bool known = role == proto::BUILDER || role == proto::AGENT || role == proto::TUNER;
+  return known ? LabelValue(MetricsRole(role)) : "unknown";
 }
 
 // The write side of one stream, shared between the reactor (which gRPC
 // deletes in OnDone) and the Scheduler (which may hold the Outbox longer).
 class StreamWriter final : public Outbox {
  public:
-  explicit StreamWriter(Reactor* reactor, TrackerMetricsInterface* metrics) : reactor_(reactor), metrics_(metrics) {}
+  explicit StreamWriter(Reactor* reactor, TrackerMetricsInterface* metrics)
+      : reactor_(reactor), metrics_(metrics) {}
 
   void Send(proto::TrackerMessage message) override {
     absl::MutexLock lock(&mu_);
@@ -100,8 +91,8 @@ class StreamWriter final : public Outbox {
 
 class WorkerStream final : public Reactor {
  public:
-  WorkerStream(Scheduler* scheduler, TrackerMetricsInterface* metrics, grpc::CallbackServerContext* context,
-               absl::StatusOr<Role> role)
+  WorkerStream(Scheduler* scheduler, TrackerMetricsInterface* metrics,
+               grpc::CallbackServerContext* context, absl::StatusOr<Role> role)
       : scheduler_(scheduler),
         metrics_(metrics),
         peer_(context->peer()),
@@ -119,7 +110,8 @@ class WorkerStream final : public Reactor {
   void OnReadDone(bool ok) override {
     if (!ok) {
       if (!worker_id_.empty()) {
-        scheduler_->OnDisconnect(worker_id_, absl::UnavailableError("the worker closed its stream"));
+        scheduler_->OnDisconnect(worker_id_,
+                                 absl::UnavailableError("the worker closed its stream"));
       }
       writer_->Close(absl::OkStatus());
       return;
@@ -157,8 +149,8 @@ class WorkerStream final : public Reactor {
     }
     if (!Allowed(*auth_, action)) {
       if (metrics_ != nullptr) metrics_->Rejected("permission_denied");
-      Refuse(absl::PermissionDeniedError(absl::StrCat("this token may not register a ",
-                                                      RoleLabel(reg.role()))));
+      Refuse(absl::PermissionDeniedError(
+          absl::StrCat("this token may not register a ", RoleLabel(reg.role()))));
       return false;
     }
     role_ = MetricsRole(reg.role());

@@ -20,7 +20,8 @@ class WorkerGatewayService final : public proto::WorkerGateway::CallbackService 
  public:
   // `tokens` null = authentication off (loopback-only deployments);
   // `metrics` may be null.
-  WorkerGatewayService(Scheduler* scheduler, const TokenSet* tokens, TrackerMetricsInterface* metrics)
+  WorkerGatewayService(Scheduler* scheduler, const TokenSet* tokens,
+                       TrackerMetricsInterface* metrics)
       : scheduler_(scheduler), tokens_(tokens), metrics_(metrics) {}
 
   grpc::ServerBidiReactor<proto::WorkerMessage, proto::TrackerMessage>* Connect(

@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
-#include "common/trial_result.h"
 #include "common/status_macros.h"
-#include "nlohmann/json.hpp"
+#include "proto_convert/measure_result.h"
+#include "proto_convert/task_spec.h"
 #include "tuner_core/tuners/tuner_factory.h"
 
 namespace tunefleet {
@@ -22,12 +22,11 @@ double NowSeconds() {
 
 absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAssignment& assignment) {
   const proto::JobSpec& spec = assignment.spec();
-  nlohmann::json args = nlohmann::json::parse(spec.task().workload_args_json(), nullptr, false);
-  if (args.is_discarded()) {
-    return absl::InvalidArgumentError(absl::StrCat("job ", assignment.job_id(), ": workload args are not JSON"));
+  absl::StatusOr<std::unique_ptr<Task>> made = TaskFromSpec(spec.task());
+  if (!made.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("job ", assignment.job_id(), ": ", made.status().message()));
   }
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, Task::Make(spec.task().template_name(), spec.task().workload_name(),
-                                                             args, spec.task().target()));
+  std::unique_ptr<Task> task = *std::move(made);
   TunerOptions tuner_options;
   tuner_options.seed = spec.seed();
   tuner_options.task = task.get();  // owned by the runner, outlives the tuner

@@ -153,7 +153,11 @@ TEST(JobRunnerTest, BadJobsAreErrors) {
   EXPECT_FALSE(JobRunner::Create(a).ok());
   a = Assignment(10, 2);
   a.mutable_spec()->mutable_task()->set_workload_args_json("{");
-  EXPECT_THAT(JobRunner::Create(a).status().message(), HasSubstr("not JSON"));
+  EXPECT_THAT(JobRunner::Create(a).status().message(), HasSubstr("workload_args_json is not valid JSON"));
+  // The same target grammar as the tracker and the builder.
+  a = Assignment(10, 2);
+  a.mutable_spec()->mutable_task()->set_target("llvm -O3");
+  EXPECT_THAT(JobRunner::Create(a).status().message(), HasSubstr("unknown option \"-O3\""));
 }
 
 }  // namespace

@@ -1,27 +1,32 @@
 #include "tuner_process/tuner_service.h"
 
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 #include "common/logging.h"
 
 namespace tunefleet {
 
+absl::Status TunerServiceOptions::Validate() const {
+  if (absl::Status valid = worker.Validate(); !valid.ok()) return valid;
+  if (max_jobs < 1)
+    return absl::InvalidArgumentError(absl::StrCat("max jobs must be >= 1, got ", max_jobs));
+  return absl::OkStatus();
+}
+
 TunerService::TunerService(TunerServiceOptions options) : options_(std::move(options)) {
-  WorkerConnectionOptions c;
-  c.tracker_address = options_.tracker_address;
-  c.token = options_.token;
-  c.credentials = options_.credentials;
-  c.registration.set_role(proto::TUNER);
-  c.registration.set_name(options_.name);
-  c.registration.set_parallelism(options_.max_jobs);
-  c.registration.set_version("tunefleet-0.1");
-  connection_ = std::make_unique<WorkerConnection>(
-      c, [this](const proto::TrackerMessage& m) { OnMessage(m); },
-      [this](const std::string& id) { OnSession(id); });
+  proto::Register registration;
+  registration.set_role(proto::TUNER);
+  registration.set_parallelism(options_.max_jobs);
+  registration.set_version("tunefleet-0.1");
+  worker_ = std::make_unique<WorkerDaemon>(options_.worker, std::move(registration),
+                                           static_cast<WorkerRoleInterface*>(this));
 }
 
 TunerService::~TunerService() { Stop(); }
 
-void TunerService::Start() { connection_->Start(); }
-void TunerService::Stop() { connection_->Stop(); }
+void TunerService::Start() { worker_->Start(); }
+void TunerService::Stop() { worker_->Stop(); }
 
 int TunerService::jobs() const {
   absl::MutexLock lock(&mu_);
@@ -42,7 +47,7 @@ void TunerService::Propose(JobRunner& runner) {
   if (p.configs_size() == 0 && !p.finished()) return;
   proto::WorkerMessage m;
   *m.mutable_propose() = std::move(p);
-  connection_->Send(m);
+  worker_->Send(m);
 }
 
 void TunerService::OnMessage(const proto::TrackerMessage& message) {
@@ -56,13 +61,15 @@ void TunerService::OnMessage(const proto::TrackerMessage& message) {
         proto::WorkerMessage m;
         m.mutable_propose()->set_job_id(a.job_id());
         m.mutable_propose()->set_finished(true);
-        m.mutable_propose()->set_finish_reason(absl::StrCat("the tuner cannot run it: ", runner.status().message()));
-        connection_->Send(m);
+        m.mutable_propose()->set_finish_reason(
+            absl::StrCat("the tuner cannot run it: ", runner.status().message()));
+        worker_->Send(m);
         return;
       }
-      TF_LOG(INFO) << "took job " << a.job_id() << " (" << a.spec().tuner() << ", " << a.spec().n_trial()
-                   << " trials, " << (*runner)->done() << " done, " << (*runner)->in_flight() << " in flight, window "
-                   << a.suggested_window() << ")";
+      TF_LOG(INFO) << "took job " << a.job_id() << " (" << a.spec().tuner() << ", "
+                   << a.spec().n_trial() << " trials, " << (*runner)->done() << " done, "
+                   << (*runner)->in_flight() << " in flight, window " << a.suggested_window()
+                   << ")";
       JobRunner& ref = **runner;
       runners_[a.job_id()] = *std::move(runner);
       Propose(ref);
@@ -87,7 +94,8 @@ void TunerService::OnMessage(const proto::TrackerMessage& message) {
     }
     case proto::TrackerMessage::kReleased:
       if (runners_.erase(message.released().job_id()) > 0) {
-        TF_LOG(INFO) << "job " << message.released().job_id() << " released: " << message.released().reason();
+        TF_LOG(INFO) << "job " << message.released().job_id()
+                     << " released: " << message.released().reason();
       }
       break;
     case proto::TrackerMessage::kError:

@@ -1,10 +1,13 @@
-// The tuner process's side of the fleet: holds a TUNER stream with the
-// tracker, takes the jobs the tracker assigns (up to max_jobs at once),
-// runs one JobRunner per job and sends its proposals as results arrive.
+// The tuner process's side of the fleet: a WorkerDaemon (role TUNER) that
+// takes the jobs the tracker assigns (up to max_jobs at once), runs one
+// JobRunner per job and sends its proposals as results arrive.
 //
 // Everything runs on the stream's reader thread (WorkerConnection), one
 // message at a time, so the JobRunners need no locking. A new session
 // drops every runner: the tracker reassigns the jobs with all it knows.
+// Stop() takes no new job and hands the jobs held back at once by closing
+// the stream (a search has no natural end to wait for; the tracker
+// reassigns each job with every result it holds, so nothing is lost).
 #ifndef TUNEFLEET_TUNER_PROCESS_TUNER_SERVICE_H_
 #define TUNEFLEET_TUNER_PROCESS_TUNER_SERVICE_H_
 
@@ -13,24 +16,24 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
-#include "common/worker_connection.h"
 #include "tuner_process/job_runner.h"
+#include "worker/worker_daemon.h"
 
 namespace tunefleet {
 
 struct TunerServiceOptions {
-  std::string tracker_address;
-  std::string token;
-  std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
-  std::string name;          // unique per tuner process
+  WorkerDaemonOptions worker;
   int max_jobs = 4;
   bool log_progress = true;  // the AutoTVM progress line per job, in the log
+
+  [[nodiscard]] absl::Status Validate() const;
 };
 
-class TunerService {
+class TunerService final : private WorkerRoleInterface {
  public:
+  // `options` must be valid (Validate()).
   explicit TunerService(TunerServiceOptions options);
-  ~TunerService();  // Stop()
+  ~TunerService() override;  // Stop()
 
   void Start();
   void Stop();
@@ -39,14 +42,16 @@ class TunerService {
   int jobs() const;
 
  private:
-  void OnMessage(const proto::TrackerMessage& message);
-  void OnSession(const std::string& worker_id);
+  void OnMessage(const proto::TrackerMessage& message) override;
+  void OnSession(const std::string& worker_id) override;
+  // Jobs are handed back, not finished, on Stop(): nothing to wait for.
+  int64_t InFlight() const override { return 0; }
   void Propose(JobRunner& runner);
 
   const TunerServiceOptions options_;
-  std::unique_ptr<WorkerConnection> connection_;
   mutable absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<JobRunner>> runners_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<WorkerDaemon> worker_;
 };
 
 }  // namespace tunefleet

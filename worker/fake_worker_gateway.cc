@@ -1,8 +1,8 @@
-#include "common/fake_worker_gateway.h"
+#include "worker/fake_worker_gateway.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/worker_connection.h"
+#include "worker/worker_connection.h"
 
 namespace tunefleet {
 

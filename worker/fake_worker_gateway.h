@@ -9,8 +9,8 @@
 //   ASSERT_TRUE(tracker.WaitFor([&] { return tracker.registrations() == 1; }));
 //   tracker.Enqueue(work);
 //   ASSERT_TRUE(tracker.WaitFor([&] { return tracker.received().size() == 1; }));
-#ifndef TUNEFLEET_COMMON_FAKE_WORKER_GATEWAY_H_
-#define TUNEFLEET_COMMON_FAKE_WORKER_GATEWAY_H_
+#ifndef TUNEFLEET_WORKER_FAKE_WORKER_GATEWAY_H_
+#define TUNEFLEET_WORKER_FAKE_WORKER_GATEWAY_H_
 
 #include <functional>
 #include <memory>
@@ -66,4 +66,4 @@ class FakeWorkerGateway final : public proto::WorkerGateway::Service {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_COMMON_FAKE_WORKER_GATEWAY_H_
+#endif  // TUNEFLEET_WORKER_FAKE_WORKER_GATEWAY_H_

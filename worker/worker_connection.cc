@@ -1,4 +1,4 @@
-#include "common/worker_connection.h"
+#include "worker/worker_connection.h"
 
 #include <algorithm>
 #include <fstream>
@@ -13,12 +13,12 @@
 
 namespace tunefleet {
 
-absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(const std::string& ca_file,
-                                                                             const std::string& cert_file,
-                                                                             const std::string& key_file) {
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(
+    const std::string& ca_file, const std::string& cert_file, const std::string& key_file) {
   if (ca_file.empty()) {
     if (!cert_file.empty() || !key_file.empty()) {
-      return absl::InvalidArgumentError("a client certificate needs --tls_ca (the CA of the tracker's certificate)");
+      return absl::InvalidArgumentError(
+          "a client certificate needs --tls_ca (the CA of the tracker's certificate)");
     }
     return std::shared_ptr<grpc::ChannelCredentials>(nullptr);
   }
@@ -46,7 +46,6 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(con
   }
   return grpc::SslCredentials(ssl);
 }
-
 
 // One dial of the tracker. Shared between the reader thread (which owns the
 // stream's reads and its Finish), Send() callers (writes, under write_mu)
@@ -81,24 +80,42 @@ namespace {
 
 const char* GrpcCodeName(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return "OK";
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED: return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS: return "DATA_LOSS";
-    default: return "UNRECOGNIZED";
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    default:
+      return "UNRECOGNIZED";
   }
 }
 
@@ -318,8 +335,8 @@ WorkerConnection::SessionEnd WorkerConnection::RunSession() {
         case proto::TrackerMessage::kHeartbeat:
           break;
         case proto::TrackerMessage::kError:
-          TF_LOG(WARNING) << "tracker error on session " << end.worker_id << ": " << message.error().code()
-              << ": " << message.error().message()
+          TF_LOG(WARNING) << "tracker error on session " << end.worker_id << ": "
+                          << message.error().code() << ": " << message.error().message()
                           << (message.error().fatal() ? " (fatal)" : "");
           if (on_message_) on_message_(message);
           break;

@@ -40,8 +40,8 @@
 // reconnect backoff follows initial/max_backoff_s; and each connection has
 // its own subchannel (its own TCP connection), so several workers in one
 // process break and reconnect independently.
-#ifndef TUNEFLEET_COMMON_WORKER_CONNECTION_H_
-#define TUNEFLEET_COMMON_WORKER_CONNECTION_H_
+#ifndef TUNEFLEET_WORKER_WORKER_CONNECTION_H_
+#define TUNEFLEET_WORKER_WORKER_CONNECTION_H_
 
 #include <cstdint>
 #include <functional>
@@ -80,9 +80,8 @@ struct WorkerConnectionOptions {
 // certificates (both or neither). An empty ca_file returns nullptr:
 // plaintext, which the tracker only accepts on loopback. Errors name the
 // file that cannot be read.
-absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(const std::string& ca_file,
-                                                                             const std::string& cert_file,
-                                                                             const std::string& key_file);
+[[nodiscard]] absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(
+    const std::string& ca_file, const std::string& cert_file, const std::string& key_file);
 
 class WorkerConnection {
  public:
@@ -122,7 +121,7 @@ class WorkerConnection {
     bool registered = false;  // the tracker answered Registered
     bool refused = false;     // the tracker sent a fatal Error instead
     std::string worker_id;
-    std::string reason;       // why the session ended
+    std::string reason;  // why the session ended
   };
 
   void ReaderLoop();
@@ -159,4 +158,4 @@ class WorkerConnection {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_COMMON_WORKER_CONNECTION_H_
+#endif  // TUNEFLEET_WORKER_WORKER_CONNECTION_H_

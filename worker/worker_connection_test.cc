@@ -2,7 +2,7 @@
 // registration with the bearer token, heartbeats, delivery both ways,
 // reconnection after the tracker drops the stream, a refused registration,
 // and a prompt Stop() while the tracker is unreachable or silent.
-#include "common/worker_connection.h"
+#include "worker/worker_connection.h"
 
 #include <chrono>
 #include <functional>
@@ -119,12 +119,30 @@ class FakeGateway final : public proto::WorkerGateway::Service {
     drop_ = true;
   }
 
-  int registers_seen() const { absl::MutexLock lock(&mu_); return registers_seen_; }
-  int registrations() const { absl::MutexLock lock(&mu_); return registrations_; }
-  int refusals() const { absl::MutexLock lock(&mu_); return refusals_; }
-  int heartbeats() const { absl::MutexLock lock(&mu_); return heartbeats_; }
-  std::string authorization() const { absl::MutexLock lock(&mu_); return authorization_; }
-  proto::Register registration() const { absl::MutexLock lock(&mu_); return registration_; }
+  int registers_seen() const {
+    absl::MutexLock lock(&mu_);
+    return registers_seen_;
+  }
+  int registrations() const {
+    absl::MutexLock lock(&mu_);
+    return registrations_;
+  }
+  int refusals() const {
+    absl::MutexLock lock(&mu_);
+    return refusals_;
+  }
+  int heartbeats() const {
+    absl::MutexLock lock(&mu_);
+    return heartbeats_;
+  }
+  std::string authorization() const {
+    absl::MutexLock lock(&mu_);
+    return authorization_;
+  }
+  proto::Register registration() const {
+    absl::MutexLock lock(&mu_);
+    return registration_;
+  }
   std::vector<proto::WorkerMessage> received() const {
     absl::MutexLock lock(&mu_);
     return received_;
@@ -308,8 +326,10 @@ TEST(MakeTlsCredentialsTest, PlaintextOrClearErrors) {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> none = MakeTlsCredentials("", "", "");
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, nullptr);
-  EXPECT_EQ(MakeTlsCredentials("", "cert.pem", "key.pem").status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MakeTlsCredentials("ca.pem", "cert.pem", "").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeTlsCredentials("", "cert.pem", "key.pem").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeTlsCredentials("ca.pem", "cert.pem", "").status().code(),
+            absl::StatusCode::kInvalidArgument);
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> missing =
       MakeTlsCredentials("/nonexistent/ca.pem", "", "");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);

@@ -8,9 +8,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "builder_worker/codegen/llvm_headers.h"
-#include "common/cuda_target.h"
+#include "common/status_macros.h"
+#include "common/target_string.h"
 
 namespace tunefleet {
 namespace {
@@ -47,33 +47,31 @@ namespace {
 // emits for every sm_70+ target; current ptxas and drivers accept it.
 constexpr char kPtxFeatures[] = "+ptx78";
 
-absl::StatusOr<TargetSpec> ParseCudaTarget(const std::string& target) {
-  absl::StatusOr<CudaTargetFlags> flags = ParseCudaTargetFlags(target);
-  if (!flags.ok()) return flags.status();
+absl::StatusOr<TargetSpec> CudaTargetSpec(const TargetString& parsed) {
   TargetSpec spec;
-  spec.original = target;
+  spec.original = parsed.original;
   spec.triple = "nvptx64-nvidia-cuda";
-  spec.cpu = flags->arch;
+  spec.cpu = parsed.mcpu;
   spec.features = kPtxFeatures;
   spec.vector_bits = 128;
-  if (flags->max_threads_per_block > 0) {
-    spec.max_threads_per_block = static_cast<int>(flags->max_threads_per_block);
+  if (parsed.max_threads_per_block > 0) {
+    spec.max_threads_per_block = static_cast<int>(parsed.max_threads_per_block);
   }
-  if (flags->max_shared_memory_per_block > 0) {
+  if (parsed.max_shared_memory_per_block > 0) {
     // Static shared memory cannot exceed 48 KiB on any architecture.
-    spec.max_shared_memory_per_block = std::min<int64_t>(flags->max_shared_memory_per_block, 48 * 1024);
+    spec.max_shared_memory_per_block = std::min<int64_t>(parsed.max_shared_memory_per_block, 48 * 1024);
   }
-  if (flags->registers_per_block > 0) spec.registers_per_block = flags->registers_per_block;
+  if (parsed.registers_per_block > 0) spec.registers_per_block = parsed.registers_per_block;
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
   if (llvm_target == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("target \"", target, "\": ", error));
+    return absl::InvalidArgumentError(absl::StrCat("target \"", parsed.original, "\": ", error));
   }
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
       llvm_target->createMCSubtargetInfo(spec.triple, spec.cpu, spec.features));
   if (sti == nullptr || !sti->isCPUStringValid(spec.cpu) || spec.sm_version() < 70) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "target \"", target, "\": unknown or unsupported GPU architecture \"", spec.cpu,
+        "target \"", parsed.original, "\": unknown or unsupported GPU architecture \"", spec.cpu,
         "\" (sm_70 or newer, up to sm_90 with LLVM 19)"));
   }
   return spec;
@@ -82,46 +80,16 @@ absl::StatusOr<TargetSpec> ParseCudaTarget(const std::string& target) {
 }  // namespace
 
 absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
+  // The grammar (options, values, triples) is common/target_string.h's; what
+  // follows needs LLVM: the host, -mcpu=native, and whether LLVM knows the CPU.
+  TF_ASSIGN_OR_RETURN(TargetString parsed, ParseTargetString(target));
   InitializeTargetsOnce();
-  std::vector<std::string> parts = absl::StrSplit(target, ' ', absl::SkipWhitespace());
-  if (IsCudaTarget(target)) return ParseCudaTarget(target);
-  if (parts.empty() || parts[0] != "llvm") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "target \"", target,
-        "\" must start with \"llvm\" (e.g. \"llvm -mcpu=native\") or \"cuda\" (e.g. \"cuda -mcpu=sm_90\")"));
-  }
+  if (parsed.is_cuda()) return CudaTargetSpec(parsed);
   TargetSpec spec;
   spec.original = target;
-  std::string triple, cpu, attrs;
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const std::string& p = parts[i];
-    if (absl::StartsWith(p, "-mtriple=")) {
-      triple = p.substr(9);
-    } else if (absl::StartsWith(p, "-mcpu=")) {
-      cpu = p.substr(6);
-    } else if (absl::StartsWith(p, "-mattr=")) {
-      attrs = p.substr(7);
-    } else if (absl::StartsWith(p, "-keys=") || absl::StartsWith(p, "-device=") ||
-               absl::StartsWith(p, "-num-cores=")) {
-      // TVM target attributes that do not change code generation here.
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("target \"", target, "\": unknown option \"",
-                                                     p, "\" (known: -mtriple, -mcpu, -mattr)"));
-    }
-  }
-  const bool host = triple.empty();
-  if (host) triple = llvm::sys::getDefaultTargetTriple();
+  const bool host = parsed.triple.empty();
+  const std::string triple = host ? llvm::sys::getDefaultTargetTriple() : parsed.triple;
   spec.triple = llvm::Triple::normalize(triple);
-  if (absl::StartsWith(spec.triple, "nvptx64")) {
-    // "llvm -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90" means "cuda -mcpu=sm_90".
-    if (!attrs.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("target \"", target, "\": -mattr is not supported for CUDA targets"));
-    }
-    absl::StatusOr<TargetSpec> cuda = ParseCudaTarget(absl::StrCat("cuda -mcpu=", cpu));
-    if (cuda.ok()) cuda->original = target;
-    return cuda;
-  }
 
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
@@ -130,6 +98,7 @@ absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
         absl::StrCat("target \"", target, "\": unknown triple \"", triple, "\": ", error));
   }
 
+  std::string cpu = parsed.mcpu;
   std::vector<std::string> features;
   if (cpu == "native") {
     if (!host && llvm::Triple(spec.triple).getArch() !=
@@ -143,15 +112,7 @@ absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
     }
   }
   if (cpu.empty()) cpu = "generic";
-  if (!attrs.empty()) {
-    for (absl::string_view a : absl::StrSplit(attrs, ',', absl::SkipEmpty())) {
-      if (a.size() < 2 || (a[0] != '+' && a[0] != '-')) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "target \"", target, "\": -mattr entry \"", a, "\" must look like +feature or -feature"));
-      }
-      features.emplace_back(a);
-    }
-  }
+  features.insert(features.end(), parsed.mattrs.begin(), parsed.mattrs.end());
   spec.cpu = cpu;
   spec.features = absl::StrJoin(features, ",");
 

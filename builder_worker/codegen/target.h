@@ -1,4 +1,7 @@
-// Parses TVM-style target strings into what the LLVM backends need:
+// Resolves a target string into what the LLVM backends need. The grammar is
+// the fleet's one (common/target_string.h: llvm/cuda, -mtriple, -mcpu,
+// -mattr, the CUDA limits, TVM's -keys/-device/-num-cores); this adds what
+// needs LLVM:
 //
 //   "llvm"                                   host triple, generic CPU
 //   "llvm -mcpu=native"                      host triple, host CPU and features
@@ -8,8 +11,9 @@
 //   "cuda -arch=sm_80 -max_threads_per_block=1024 -max_shared_memory_per_block=49152
 //         -registers_per_block=65536"        ... with the device's limits (TVM's names)
 //
-// Unknown flags, an unknown triple or CPU, or a malformed -mattr are
-// InvalidArgument naming the offending part.
+// A string the grammar refuses, a triple, CPU or GPU architecture LLVM does
+// not know, or -mcpu=native for another architecture is InvalidArgument
+// naming the offending part.
 #ifndef TUNEFLEET_BUILDER_WORKER_CODEGEN_TARGET_H_
 #define TUNEFLEET_BUILDER_WORKER_CODEGEN_TARGET_H_
 
@@ -47,7 +51,7 @@ struct TargetSpec {
   int sm_version() const;  // 90 for sm_90; 0 for non-CUDA targets
 };
 
-absl::StatusOr<TargetSpec> ParseTarget(const std::string& target);
+[[nodiscard]] absl::StatusOr<TargetSpec> ParseTarget(const std::string& target);
 
 // "llvm -mcpu=<host cpu>": what `tune` uses when no --target is given.
 std::string HostTargetString();

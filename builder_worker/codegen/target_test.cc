@@ -86,5 +86,17 @@ TEST(TargetTest, BadCudaTargetsNameTheProblem) {
             std::string::npos);
 }
 
+TEST(TargetTest, TvmDeviceAttributesAreAcceptedAndChangeNoCode) {
+  auto plain = ParseTarget("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
+  auto described = ParseTarget(
+      "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -keys=arm_cpu,cpu -device=rk3399 -num-cores=4");
+  ASSERT_TRUE(described.ok()) << described.status();
+  EXPECT_EQ(described->cpu, plain->cpu);
+  EXPECT_EQ(described->features, plain->features);
+  auto gpu = ParseTarget("cuda -mcpu=sm_90 -keys=cuda,gpu -device=h100 -thread_warp_size=32");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  EXPECT_EQ(gpu->sm_version(), 90);
+}
+
 }  // namespace
 }  // namespace tunefleet

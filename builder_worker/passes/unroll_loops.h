@@ -11,7 +11,7 @@
 
 namespace tunefleet {
 
-absl::StatusOr<ir::Stmt> UnrollLoops(const ir::Stmt& stmt, int64_t max_unroll = 256);
+[[nodiscard]] absl::StatusOr<ir::Stmt> UnrollLoops(const ir::Stmt& stmt, int64_t max_unroll = 256);
 
 }  // namespace tunefleet
 

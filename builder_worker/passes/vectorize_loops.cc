@@ -29,32 +29,34 @@ class LaneVectorizer : public IRMutator {
     return e;
   }
 
-  Expr VisitBinary(const Expr& e, const BinaryOp* op) override {
-    Expr a = Mutate(op->a), b = Mutate(op->b);
-    if (a.same_as(op->a) && b.same_as(op->b)) return e;
-    const Ramp* ra = a.as<Ramp>();
-    const Ramp* rb = b.as<Ramp>();
-    const bool a_scalar = a.type().lanes == 1;
-    const bool b_scalar = b.type().lanes == 1;
-    // Keep affine ramps affine.
-    switch (op->kind) {
-      case IRNodeKind::kAdd:
-        if (ra && b_scalar) return Ramp::Make(ra->base + b, ra->stride, lanes_);
-        if (rb && a_scalar) return Ramp::Make(a + rb->base, rb->stride, lanes_);
-        if (ra && rb) return Ramp::Make(ra->base + rb->base, ra->stride + rb->stride, lanes_);
-        break;
-      case IRNodeKind::kSub:
-        if (ra && b_scalar) return Ramp::Make(ra->base - b, ra->stride, lanes_);
-        if (ra && rb) return Ramp::Make(ra->base - rb->base, ra->stride - rb->stride, lanes_);
-        break;
-      case IRNodeKind::kMul:
-        if (ra && b_scalar) return Ramp::Make(ra->base * b, ra->stride * b, lanes_);
-        if (rb && a_scalar) return Ramp::Make(a * rb->base, a * rb->stride, lanes_);
-        break;
-      default:
-        break;
-    }
-    return BinaryOp::Make(op->kind, std::move(a), std::move(b));
+  // Keep affine ramps affine through +, - and *; every other operator is
+  // rebuilt from its vectorized operands by the base mutator.
+  Expr VisitAdd(const Expr& e, const BinaryOp* op) override {
+    return AffineOrRebuilt(
+        e, op, [&](const Expr& a, const Ramp* ra, const Expr& b, const Ramp* rb) -> Expr {
+          if (ra && IsScalar(b)) return Ramp::Make(ra->base + b, ra->stride, lanes_);
+          if (rb && IsScalar(a)) return Ramp::Make(a + rb->base, rb->stride, lanes_);
+          if (ra && rb) return Ramp::Make(ra->base + rb->base, ra->stride + rb->stride, lanes_);
+          return Expr();
+        });
+  }
+
+  Expr VisitSub(const Expr& e, const BinaryOp* op) override {
+    return AffineOrRebuilt(
+        e, op, [&](const Expr&, const Ramp* ra, const Expr& b, const Ramp* rb) -> Expr {
+          if (ra && IsScalar(b)) return Ramp::Make(ra->base - b, ra->stride, lanes_);
+          if (ra && rb) return Ramp::Make(ra->base - rb->base, ra->stride - rb->stride, lanes_);
+          return Expr();
+        });
+  }
+
+  Expr VisitMul(const Expr& e, const BinaryOp* op) override {
+    return AffineOrRebuilt(
+        e, op, [&](const Expr& a, const Ramp* ra, const Expr& b, const Ramp* rb) -> Expr {
+          if (ra && IsScalar(b)) return Ramp::Make(ra->base * b, ra->stride * b, lanes_);
+          if (rb && IsScalar(a)) return Ramp::Make(a * rb->base, a * rb->stride, lanes_);
+          return Expr();
+        });
   }
 
   Expr VisitRamp(const Expr& e, const Ramp* op) override {
@@ -77,7 +79,8 @@ class LaneVectorizer : public IRMutator {
   Stmt VisitFor(const Stmt& s, const For* op) override {
     Expr min = Mutate(op->min), extent = Mutate(op->extent);
     if (min.type().lanes > 1 || extent.type().lanes > 1) {
-      Fail(absl::StrCat("bounds of loop '", op->var, "' depend on the vectorized loop '", var_, "'"));
+      Fail(absl::StrCat("bounds of loop '", op->var, "' depend on the vectorized loop '", var_,
+                        "'"));
       return s;
     }
     if (op->var == var_) return s;  // shadowed; cannot happen in well-formed IR
@@ -111,6 +114,20 @@ class LaneVectorizer : public IRMutator {
   }
 
  private:
+  static bool IsScalar(const Expr& e) { return e.type().lanes == 1; }
+
+  // Mutates the operands; `affine(a, ramp_a, b, ramp_b)` may return a Ramp
+  // for them (ramp_x is null where x is not a ramp), else the operator is
+  // rebuilt as it is.
+  template <typename AffineRule>
+  Expr AffineOrRebuilt(const Expr& e, const BinaryOp* op, AffineRule affine) {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (a.same_as(op->a) && b.same_as(op->b)) return e;
+    Expr ramp = affine(a, a.as<Ramp>(), b, b.as<Ramp>());
+    if (ramp.defined()) return ramp;
+    return BinaryOp::Make(op->kind, std::move(a), std::move(b));
+  }
+
   void Fail(std::string message) {
     if (error_.empty()) error_ = std::move(message);
   }

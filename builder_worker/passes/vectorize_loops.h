@@ -16,7 +16,7 @@
 
 namespace tunefleet {
 
-absl::StatusOr<ir::Stmt> VectorizeLoops(const ir::Stmt& stmt);
+[[nodiscard]] absl::StatusOr<ir::Stmt> VectorizeLoops(const ir::Stmt& stmt);
 
 }  // namespace tunefleet
 

@@ -132,8 +132,9 @@ std::vector<std::string> FindViolations(const LayerRules& rules,
         break;
       }
     }
+    // The root package holds only exported files and the visibility groups.
     const bool always_allowed = to_folder == from_folder || to_folder == "third_party" ||
-                                !IsOurLabel(edge.to);
+                                to_folder.empty() || !IsOurLabel(edge.to);
     if (broken.empty() && !always_allowed && !rule.allow_all_folders &&
         rule.allowed_folders.count(to_folder) == 0) {
       broken = has_rule ? absl::StrCat("\"", from_folder, "\" may depend only on its own folder",

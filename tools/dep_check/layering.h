@@ -10,7 +10,8 @@
 //
 // The rules text is tools/dep_check/layers.txt: one line per folder,
 // `FOLDER: ALLOWED ... [!FORBIDDEN ...] [+LABEL ...]`. A target may always
-// depend on its own folder, on //third_party and on external repositories,
+// depend on its own folder, on //third_party, on the root package (exported
+// files, visibility groups) and on external repositories,
 // except on the labels (or label prefixes) its folder forbids with '!'. '*'
 // allows every folder but the forbidden ones; '+//x:y' allows that one label
 // whatever its folder. A folder without a line may depend on nothing of ours.

@@ -25,13 +25,13 @@ namespace tunefleet {
 enum class FeatureKind { kItervar, kKnob, kCurve };
 
 // "itervar" | "knob" | "curve"; InvalidArgument otherwise.
-absl::StatusOr<FeatureKind> ParseFeatureKind(absl::string_view name);
+[[nodiscard]] absl::StatusOr<FeatureKind> ParseFeatureKind(absl::string_view name);
 const char* FeatureKindName(FeatureKind kind);
 
 class FeatureExtractor {
  public:
   // InvalidArgument when the task's space is empty or its knobs cannot be read.
-  static absl::StatusOr<FeatureExtractor> Create(FeatureKind kind, const Task& task);
+  [[nodiscard]] static absl::StatusOr<FeatureExtractor> Create(FeatureKind kind, const Task& task);
 
   FeatureKind kind() const { return kind_; }
   // Length of every row: kItervarFeatureLength or kCurveFeatureLength (the
@@ -40,8 +40,8 @@ class FeatureExtractor {
 
   // The row of one config of the task's space. The template's error (e.g.
   // InvalidArgument for a config it cannot apply) when instantiation fails.
-  absl::StatusOr<std::vector<float>> Extract(const Config& config) const;
-  absl::StatusOr<std::vector<float>> Extract(int64_t index) const;
+  [[nodiscard]] absl::StatusOr<std::vector<float>> Extract(const Config& config) const;
+  [[nodiscard]] absl::StatusOr<std::vector<float>> Extract(int64_t index) const;
 
  private:
   FeatureExtractor(FeatureKind kind, const Task* task, int num_features)

@@ -21,12 +21,23 @@ uint32_t NameHash(const std::string& name) {
 
 int KindSlot(ir::ForKind kind) {
   switch (kind) {
-    case ir::ForKind::kSerial: return 0;
-    case ir::ForKind::kParallel: return 1;
-    case ir::ForKind::kVectorized: return 2;
-    case ir::ForKind::kUnrolled: return 3;
-    default: return ir::IsGpuBound(kind) ? 4 : 0;  // blockIdx / threadIdx
+    case ir::ForKind::kSerial:
+      return 0;
+    case ir::ForKind::kParallel:
+      return 1;
+    case ir::ForKind::kVectorized:
+      return 2;
+    case ir::ForKind::kUnrolled:
+      return 3;
+    case ir::ForKind::kBlockIdxX:
+    case ir::ForKind::kBlockIdxY:
+    case ir::ForKind::kBlockIdxZ:
+    case ir::ForKind::kThreadIdxX:
+    case ir::ForKind::kThreadIdxY:
+    case ir::ForKind::kThreadIdxZ:
+      return 4;
   }
+  return 0;
 }
 
 }  // namespace
@@ -55,8 +66,9 @@ void AppendItervarFeatures(const LoopNestAnalysis& nest, std::vector<float>& out
   for (int i = 0; i < total; ++i) {
     if (!taken[i]) order.push_back(i);
   }
-  std::stable_sort(order.begin() + chain, order.end(),
-                   [&](int a, int b) { return nest.loops[a].iterations > nest.loops[b].iterations; });
+  std::stable_sort(order.begin() + chain, order.end(), [&](int a, int b) {
+    return nest.loops[a].iterations > nest.loops[b].iterations;
+  });
   const int num_loops = std::min<int>(kItervarLoops, total);
   std::vector<const BufferTouch*> touches;
   bool used[kItervarLoops] = {};

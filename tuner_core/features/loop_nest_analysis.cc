@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tuner_core/ir/ir_visitor.h"
@@ -12,7 +14,6 @@ namespace tunefleet::features {
 namespace {
 
 using ir::Expr;
-using ir::IRNodeKind;
 
 // c0 + sum_i coef[i] * loop_var[i] over the open loops (outermost first).
 struct Linear {
@@ -23,6 +24,197 @@ struct Linear {
 
 struct Interval {
   double lo = 0, hi = 0;
+};
+
+// What the expression functors need from the walk: the loops open around
+// the current node (outermost first) and the lets in scope.
+struct OpenLoop {
+  const std::string* var;
+  double lo, hi;  // range of the loop variable
+  double extent;
+  int loop;  // index into LoopNestAnalysis::loops
+};
+
+struct Scope {
+  std::vector<OpenLoop> open;
+  std::vector<std::pair<const std::string*, Expr>> lets;
+
+  int OpenLoopOf(const std::string& name) const {
+    for (int i = static_cast<int>(open.size()) - 1; i >= 0; --i) {
+      if (*open[i].var == name) return i;
+    }
+    return -1;
+  }
+
+  const Expr* LetValueOf(const std::string& name) const {
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+      if (*it->first == name) return &it->second;
+    }
+    return nullptr;
+  }
+};
+
+// An index expression as a linear form in the open loop variables.
+class LinearFormOf : public ir::ExprFunctor<Linear> {
+ public:
+  explicit LinearFormOf(const Scope& scope) : scope_(scope), n_(scope.open.size()) {}
+
+  Linear Of(const Expr& e) { return e.defined() ? VisitExpr(e) : Constant(0); }
+
+ protected:
+  Linear VisitIntImm(const ir::IntImm* op) override {
+    return Constant(static_cast<double>(op->value));
+  }
+  Linear VisitFloatImm(const ir::FloatImm* op) override { return Constant(op->value); }
+  Linear VisitVar(const ir::Var* op) override {
+    const int loop = scope_.OpenLoopOf(op->name);
+    if (loop >= 0) {
+      Linear l = Constant(0);
+      l.coef[loop] = 1;
+      l.has_vars = true;
+      return l;
+    }
+    if (const Expr* value = scope_.LetValueOf(op->name)) return Of(*value);
+    return Constant(0);  // a free parameter: no loop dependence
+  }
+  Linear VisitAdd(const ir::BinaryOp* op) override { return Sum(op, 1.0); }
+  Linear VisitSub(const ir::BinaryOp* op) override { return Sum(op, -1.0); }
+  Linear VisitMul(const ir::BinaryOp* op) override {
+    Linear a = Of(op->a);
+    Linear b = Of(op->b);
+    if (!b.has_vars) {
+      Scale(a, b.c0);
+      return a;
+    }
+    if (!a.has_vars) {
+      Scale(b, a.c0);
+      return b;
+    }
+    // A product of two loop-dependent terms: first order around the origin.
+    Linear l = Constant(a.c0 * b.c0);
+    for (size_t i = 0; i < n_; ++i) l.coef[i] = a.coef[i] * b.c0 + b.coef[i] * a.c0;
+    l.has_vars = true;
+    return l;
+  }
+  Linear VisitDiv(const ir::BinaryOp* op) override {
+    Linear a = Of(op->a);
+    const Linear b = Of(op->b);
+    if (!b.has_vars && b.c0 != 0) Scale(a, 1.0 / b.c0);
+    return a;
+  }
+  Linear VisitMod(const ir::BinaryOp* op) override { return Of(op->a); }
+  Linear VisitMin(const ir::BinaryOp* op) override { return Of(op->a); }
+  Linear VisitMax(const ir::BinaryOp* op) override { return Of(op->a); }
+  // Comparisons, logic and loads are data, not index math.
+  Linear VisitEQ(const ir::BinaryOp*) override { return Constant(0); }
+  Linear VisitNE(const ir::BinaryOp*) override { return Constant(0); }
+  Linear VisitLT(const ir::BinaryOp*) override { return Constant(0); }
+  Linear VisitLE(const ir::BinaryOp*) override { return Constant(0); }
+  Linear VisitAnd(const ir::BinaryOp*) override { return Constant(0); }
+  Linear VisitOr(const ir::BinaryOp*) override { return Constant(0); }
+  Linear VisitNot(const ir::Not*) override { return Constant(0); }
+  Linear VisitLoad(const ir::Load*) override { return Constant(0); }
+  Linear VisitSelect(const ir::Select* op) override { return Of(op->true_value); }
+  Linear VisitCast(const ir::Cast* op) override { return Of(op->value); }
+  Linear VisitRamp(const ir::Ramp* op) override { return Of(op->base); }
+  Linear VisitBroadcast(const ir::Broadcast* op) override { return Of(op->value); }
+
+ private:
+  Linear Constant(double value) const {
+    Linear l;
+    l.c0 = value;
+    std::fill_n(l.coef.begin(), n_, 0.0);
+    return l;
+  }
+
+  void Scale(Linear& l, double factor) const {
+    l.c0 *= factor;
+    for (size_t i = 0; i < n_; ++i) l.coef[i] *= factor;
+  }
+
+  Linear Sum(const ir::BinaryOp* op, double sign) {
+    Linear a = Of(op->a);
+    const Linear b = Of(op->b);
+    a.c0 += sign * b.c0;
+    for (size_t i = 0; i < n_; ++i) a.coef[i] += sign * b.coef[i];
+    a.has_vars = a.has_vars || b.has_vars;
+    return a;
+  }
+
+  const Scope& scope_;
+  const size_t n_;
+};
+
+// The range an integer expression takes over the open loops; {0, 0} where
+// it is not index arithmetic.
+class BoundOf : public ir::ExprFunctor<Interval> {
+ public:
+  explicit BoundOf(const Scope& scope) : scope_(scope) {}
+
+  Interval Of(const Expr& e) { return e.defined() ? VisitExpr(e) : Interval{}; }
+
+ protected:
+  Interval VisitIntImm(const ir::IntImm* op) override {
+    const double v = static_cast<double>(op->value);
+    return {v, v};
+  }
+  Interval VisitVar(const ir::Var* op) override {
+    const int loop = scope_.OpenLoopOf(op->name);
+    if (loop >= 0) return {scope_.open[loop].lo, scope_.open[loop].hi};
+    if (const Expr* value = scope_.LetValueOf(op->name)) return Of(*value);
+    return {};
+  }
+  Interval VisitAdd(const ir::BinaryOp* op) override {
+    const Interval a = Of(op->a), b = Of(op->b);
+    return {a.lo + b.lo, a.hi + b.hi};
+  }
+  Interval VisitSub(const ir::BinaryOp* op) override {
+    const Interval a = Of(op->a), b = Of(op->b);
+    return {a.lo - b.hi, a.hi - b.lo};
+  }
+  Interval VisitMul(const ir::BinaryOp* op) override {
+    const Interval a = Of(op->a), b = Of(op->b);
+    const double p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+    return {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+  }
+  Interval VisitDiv(const ir::BinaryOp* op) override {
+    const Interval a = Of(op->a), b = Of(op->b);
+    if (b.lo > 0) return {std::floor(a.lo / b.hi), std::floor(a.hi / b.lo)};
+    return a;
+  }
+  Interval VisitMod(const ir::BinaryOp* op) override {
+    const Interval a = Of(op->a), b = Of(op->b);
+    if (b.lo > 0 && a.lo >= 0 && a.hi < b.lo) return a;
+    return {0, std::max(0.0, b.hi - 1)};
+  }
+  Interval VisitMin(const ir::BinaryOp* op) override {
+    const Interval a = Of(op->a), b = Of(op->b);
+    return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+  }
+  Interval VisitMax(const ir::BinaryOp* op) override {
+    const Interval a = Of(op->a), b = Of(op->b);
+    return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+  }
+  Interval VisitSelect(const ir::Select* op) override {
+    const Interval a = Of(op->true_value), b = Of(op->false_value);
+    return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+  }
+  Interval VisitCast(const ir::Cast* op) override { return Of(op->value); }
+  // Not integer index arithmetic.
+  Interval VisitFloatImm(const ir::FloatImm*) override { return {}; }
+  Interval VisitEQ(const ir::BinaryOp*) override { return {}; }
+  Interval VisitNE(const ir::BinaryOp*) override { return {}; }
+  Interval VisitLT(const ir::BinaryOp*) override { return {}; }
+  Interval VisitLE(const ir::BinaryOp*) override { return {}; }
+  Interval VisitAnd(const ir::BinaryOp*) override { return {}; }
+  Interval VisitOr(const ir::BinaryOp*) override { return {}; }
+  Interval VisitNot(const ir::Not*) override { return {}; }
+  Interval VisitLoad(const ir::Load*) override { return {}; }
+  Interval VisitRamp(const ir::Ramp*) override { return {}; }
+  Interval VisitBroadcast(const ir::Broadcast*) override { return {}; }
+
+ private:
+  const Scope& scope_;
 };
 
 class Analyzer : public ir::IRVisitor {
@@ -36,26 +228,28 @@ class Analyzer : public ir::IRVisitor {
  protected:
   void VisitFor(const ir::For* op) override {
     if (!status_.ok()) return;
-    if (static_cast<int>(open_.size()) >= kMaxLoopDepth) {
-      status_ = absl::InvalidArgumentError(
-          absl::StrCat("loop nest deeper than ", kMaxLoopDepth, " loops (at loop \"", op->var, "\")"));
+    std::vector<OpenLoop>& open = scope_.open;
+    if (static_cast<int>(open.size()) >= kMaxLoopDepth) {
+      status_ = absl::InvalidArgumentError(absl::StrCat("loop nest deeper than ", kMaxLoopDepth,
+                                                        " loops (at loop \"", op->var, "\")"));
       return;
     }
-    const Interval min = Bound(op->min);
-    const Interval extent = Bound(op->extent);
+    const Interval min = BoundOf(scope_).Of(op->min);
+    const Interval extent = BoundOf(scope_).Of(op->extent);
     const int64_t extent_bound = std::max<int64_t>(0, static_cast<int64_t>(std::floor(extent.hi)));
     LoopInfo loop;
     loop.var = op->var;
-    loop.depth = static_cast<int>(open_.size());
-    loop.parent = open_.empty() ? -1 : open_.back().loop;
+    loop.depth = static_cast<int>(open.size());
+    loop.parent = open.empty() ? -1 : open.back().loop;
     loop.extent = extent_bound;
     loop.kind = op->for_kind;
-    loop.iterations = (open_.empty() ? 1.0 : out_.loops[open_.back().loop].iterations) * extent_bound;
+    loop.iterations = (open.empty() ? 1.0 : out_.loops[open.back().loop].iterations) * extent_bound;
     out_.loops.push_back(std::move(loop));
-    open_.push_back(OpenLoop{&op->var, min.lo, min.hi + std::max<int64_t>(extent_bound - 1, 0),
-                             static_cast<double>(extent_bound), static_cast<int>(out_.loops.size()) - 1});
+    open.push_back(OpenLoop{&op->var, min.lo, min.hi + std::max<int64_t>(extent_bound - 1, 0),
+                            static_cast<double>(extent_bound),
+                            static_cast<int>(out_.loops.size()) - 1});
     Visit(op->body);
-    open_.pop_back();
+    open.pop_back();
   }
 
   void VisitStore(const ir::Store* op) override {
@@ -69,9 +263,9 @@ class Analyzer : public ir::IRVisitor {
   }
 
   void VisitLetStmt(const ir::LetStmt* op) override {
-    lets_.emplace_back(&op->var, op->value);
+    scope_.lets.emplace_back(&op->var, op->value);
     Visit(op->body);
-    lets_.pop_back();
+    scope_.lets.pop_back();
   }
 
   // Conditions are index comparisons: only the branches touch memory.
@@ -81,155 +275,6 @@ class Analyzer : public ir::IRVisitor {
   }
 
  private:
-  struct OpenLoop {
-    const std::string* var;
-    double lo, hi;  // range of the loop variable
-    double extent;
-    int loop;       // index into out_.loops
-  };
-
-  int OpenLoopOf(const std::string& name) const {
-    for (int i = static_cast<int>(open_.size()) - 1; i >= 0; --i) {
-      if (*open_[i].var == name) return i;
-    }
-    return -1;
-  }
-
-  const Expr* LetValueOf(const std::string& name) const {
-    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) {
-      if (*it->first == name) return &it->second;
-    }
-    return nullptr;
-  }
-
-  Linear Constant(double value) const {
-    Linear l;
-    l.c0 = value;
-    std::fill_n(l.coef.begin(), open_.size(), 0.0);
-    return l;
-  }
-
-  static void Scale(Linear& l, double factor, size_t n) {
-    l.c0 *= factor;
-    for (size_t i = 0; i < n; ++i) l.coef[i] *= factor;
-  }
-
-  Linear Lin(const Expr& e) const {
-    const size_t n = open_.size();
-    if (!e.defined()) return Constant(0);
-    switch (e.kind()) {
-      case IRNodeKind::kIntImm: return Constant(static_cast<double>(e.as<ir::IntImm>()->value));
-      case IRNodeKind::kFloatImm: return Constant(e.as<ir::FloatImm>()->value);
-      case IRNodeKind::kVar: {
-        const std::string& name = e.as<ir::Var>()->name;
-        const int loop = OpenLoopOf(name);
-        if (loop >= 0) {
-          Linear l = Constant(0);
-          l.coef[loop] = 1;
-          l.has_vars = true;
-          return l;
-        }
-        if (const Expr* value = LetValueOf(name)) return Lin(*value);
-        return Constant(0);  // a free parameter: no loop dependence
-      }
-      case IRNodeKind::kAdd:
-      case IRNodeKind::kSub: {
-        const auto* op = static_cast<const ir::BinaryOp*>(e.get());
-        Linear a = Lin(op->a);
-        const Linear b = Lin(op->b);
-        const double sign = e.kind() == IRNodeKind::kAdd ? 1.0 : -1.0;
-        a.c0 += sign * b.c0;
-        for (size_t i = 0; i < n; ++i) a.coef[i] += sign * b.coef[i];
-        a.has_vars = a.has_vars || b.has_vars;
-        return a;
-      }
-      case IRNodeKind::kMul: {
-        const auto* op = static_cast<const ir::BinaryOp*>(e.get());
-        Linear a = Lin(op->a);
-        Linear b = Lin(op->b);
-        if (!b.has_vars) {
-          Scale(a, b.c0, n);
-          return a;
-        }
-        if (!a.has_vars) {
-          Scale(b, a.c0, n);
-          return b;
-        }
-        // A product of two loop-dependent terms: first order around the origin.
-        Linear l = Constant(a.c0 * b.c0);
-        for (size_t i = 0; i < n; ++i) l.coef[i] = a.coef[i] * b.c0 + b.coef[i] * a.c0;
-        l.has_vars = true;
-        return l;
-      }
-      case IRNodeKind::kDiv: {
-        const auto* op = static_cast<const ir::BinaryOp*>(e.get());
-        Linear a = Lin(op->a);
-        const Linear b = Lin(op->b);
-        if (!b.has_vars && b.c0 != 0) Scale(a, 1.0 / b.c0, n);
-        return a;
-      }
-      case IRNodeKind::kMod:
-      case IRNodeKind::kMin:
-      case IRNodeKind::kMax:
-        return Lin(static_cast<const ir::BinaryOp*>(e.get())->a);
-      case IRNodeKind::kSelect: return Lin(e.as<ir::Select>()->true_value);
-      case IRNodeKind::kCast: return Lin(e.as<ir::Cast>()->value);
-      case IRNodeKind::kRamp: return Lin(e.as<ir::Ramp>()->base);
-      case IRNodeKind::kBroadcast: return Lin(e.as<ir::Broadcast>()->value);
-      default: return Constant(0);  // loads, comparisons: data, not index math
-    }
-  }
-
-  Interval Bound(const Expr& e) const {
-    if (!e.defined()) return {};
-    switch (e.kind()) {
-      case IRNodeKind::kIntImm: {
-        const double v = static_cast<double>(e.as<ir::IntImm>()->value);
-        return {v, v};
-      }
-      case IRNodeKind::kVar: {
-        const std::string& name = e.as<ir::Var>()->name;
-        const int loop = OpenLoopOf(name);
-        if (loop >= 0) return {open_[loop].lo, open_[loop].hi};
-        if (const Expr* value = LetValueOf(name)) return Bound(*value);
-        return {};
-      }
-      case IRNodeKind::kAdd:
-      case IRNodeKind::kSub:
-      case IRNodeKind::kMul:
-      case IRNodeKind::kDiv:
-      case IRNodeKind::kMod:
-      case IRNodeKind::kMin:
-      case IRNodeKind::kMax: {
-        const auto* op = static_cast<const ir::BinaryOp*>(e.get());
-        const Interval a = Bound(op->a), b = Bound(op->b);
-        switch (e.kind()) {
-          case IRNodeKind::kAdd: return {a.lo + b.lo, a.hi + b.hi};
-          case IRNodeKind::kSub: return {a.lo - b.hi, a.hi - b.lo};
-          case IRNodeKind::kMul: {
-            const double p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-            return {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
-          }
-          case IRNodeKind::kDiv:
-            if (b.lo > 0) return {std::floor(a.lo / b.hi), std::floor(a.hi / b.lo)};
-            return a;
-          case IRNodeKind::kMod:
-            if (b.lo > 0 && a.lo >= 0 && a.hi < b.lo) return a;
-            return {0, std::max(0.0, b.hi - 1)};
-          case IRNodeKind::kMin: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
-          default: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
-        }
-      }
-      case IRNodeKind::kSelect: {
-        const auto* op = e.as<ir::Select>();
-        const Interval a = Bound(op->true_value), b = Bound(op->false_value);
-        return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
-      }
-      case IRNodeKind::kCast: return Bound(e.as<ir::Cast>()->value);
-      default: return {};
-    }
-  }
-
   int Intern(const std::string& buffer) {
     for (size_t i = 0; i < out_.buffers.size(); ++i) {
       if (out_.buffers[i] == buffer) return static_cast<int>(i);
@@ -240,13 +285,14 @@ class Analyzer : public ir::IRVisitor {
 
   // One load or store, executed once per iteration of every open loop.
   void Access(const std::string& buffer, const Expr& index) {
-    if (open_.empty() || !status_.ok()) return;
-    const Linear l = Lin(index);
+    const std::vector<OpenLoop>& open = scope_.open;
+    if (open.empty() || !status_.ok()) return;
+    const Linear l = LinearFormOf(scope_).Of(index);
     const int id = Intern(buffer);
     const double lanes = index.defined() ? index.type().lanes : 1;
     double accesses = lanes, product = lanes, span = 0;
-    for (int j = static_cast<int>(open_.size()) - 1; j >= 0; --j) {
-      const double extent = open_[j].extent;
+    for (int j = static_cast<int>(open.size()) - 1; j >= 0; --j) {
+      const double extent = open[j].extent;
       const double stride = std::fabs(l.coef[j]);
       accesses *= extent;
       if (stride != 0) {
@@ -256,7 +302,7 @@ class Analyzer : public ir::IRVisitor {
       // Distinct elements: the index range swept, or the number of distinct
       // index combinations when they overlap less than that.
       const double elements = accesses == 0 ? 0 : std::min(product, span + lanes);
-      std::vector<BufferTouch>& touches = out_.loops[open_[j].loop].touches;
+      std::vector<BufferTouch>& touches = out_.loops[open[j].loop].touches;
       BufferTouch* touch = nullptr;
       for (BufferTouch& t : touches) {
         if (t.buffer == id) touch = &t;
@@ -271,8 +317,7 @@ class Analyzer : public ir::IRVisitor {
     }
   }
 
-  std::vector<OpenLoop> open_;
-  std::vector<std::pair<const std::string*, Expr>> lets_;
+  Scope scope_;
   LoopNestAnalysis out_;
   absl::Status status_;
 };

@@ -54,7 +54,7 @@ struct LoopNestAnalysis {
 
 // InvalidArgument for a function without a body or a nest deeper than
 // kMaxLoopDepth.
-absl::StatusOr<LoopNestAnalysis> AnalyzeLoopNest(const ir::LoweredFunc& func);
+[[nodiscard]] absl::StatusOr<LoopNestAnalysis> AnalyzeLoopNest(const ir::LoweredFunc& func);
 
 }  // namespace tunefleet::features
 

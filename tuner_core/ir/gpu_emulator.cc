@@ -1,13 +1,18 @@
 #include "tuner_core/ir/gpu_emulator.h"
 
+#include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tuner_core/ir/ir_visitor.h"
 
 namespace tunefleet::ir {
 namespace {
@@ -62,7 +67,7 @@ struct Shared {
 
 // One interpreter per (GPU or host) thread; scalar values as double
 // (int64 index math is exact in double far beyond any tensor size here).
-class Interpreter {
+class Interpreter : public ExprFunctor<double>, public StmtFunctor<void> {
  public:
   Interpreter(Shared* shared, BlockBarrier* barrier) : shared_(shared), barrier_(barrier) {}
 
@@ -70,84 +75,139 @@ class Interpreter {
   std::unordered_map<std::string, std::vector<BufferView>> buffers;
 
   double Eval(const Expr& e) {
-    if (e.type().lanes != 1) {
-      Fail("vector expression: the emulator runs templates before vectorization");
-      return 0;
-    }
-    switch (e.kind()) {
-      case IRNodeKind::kIntImm: return static_cast<double>(e.as<IntImm>()->value);
-      case IRNodeKind::kFloatImm: return static_cast<float>(e.as<FloatImm>()->value);
-      case IRNodeKind::kVar: {
-        auto it = vars.find(e.as<Var>()->name);
-        if (it == vars.end() || it->second.empty()) {
-          Fail(absl::StrCat("unbound variable ", e.as<Var>()->name));
-          return 0;
-        }
-        return static_cast<double>(it->second.back());
-      }
-      case IRNodeKind::kNot: return Eval(e.as<Not>()->a) == 0 ? 1 : 0;
-      case IRNodeKind::kSelect: {
-        const Select* op = e.as<Select>();
-        return Eval(op->condition) != 0 ? Eval(op->true_value) : Eval(op->false_value);
-      }
-      case IRNodeKind::kCast: {
-        const Cast* op = e.as<Cast>();
-        const double v = Eval(op->value);
-        if (op->type.is_int()) return static_cast<double>(static_cast<int64_t>(v));
-        if (op->type.is_float()) return static_cast<float>(v);
-        return v != 0 ? 1 : 0;
-      }
-      case IRNodeKind::kLoad: {
-        const Load* op = e.as<Load>();
-        float* p = Address(op->buffer, Eval(op->index));
-        return p == nullptr ? 0.0 : *p;
-      }
-      case IRNodeKind::kRamp:
-      case IRNodeKind::kBroadcast:
-        Fail("vector expression: the emulator runs templates before vectorization");
-        return 0;
-      default:
-        return EvalBinary(static_cast<const BinaryOp*>(e.get()));
-    }
+    if (e.type().lanes != 1) return FailVector();
+    return VisitExpr(e);
   }
 
   void Exec(const Stmt& s) {
     if (!s.defined() || shared_->failed()) return;
-    switch (s.kind()) {
-      case IRNodeKind::kFor: return ExecFor(s.as<For>());
-      case IRNodeKind::kStore: {
-        const Store* op = s.as<Store>();
-        const double value = Eval(op->value);
-        if (float* p = Address(op->buffer, Eval(op->index))) *p = static_cast<float>(value);
-        return;
-      }
-      case IRNodeKind::kAllocate: return ExecAllocate(s.as<Allocate>());
-      case IRNodeKind::kBlock:
-        for (const Stmt& child : s.as<Block>()->stmts) Exec(child);
-        return;
-      case IRNodeKind::kIfThenElse: {
-        const IfThenElse* op = s.as<IfThenElse>();
-        if (Eval(op->condition) != 0) {
-          Exec(op->then_case);
-        } else {
-          Exec(op->else_case);
-        }
-        return;
-      }
-      case IRNodeKind::kLetStmt: {
-        const LetStmt* op = s.as<LetStmt>();
-        vars[op->var].push_back(static_cast<int64_t>(Eval(op->value)));
-        Exec(op->body);
-        vars[op->var].pop_back();
-        return;
-      }
-      case IRNodeKind::kBarrier:
-        if (barrier_ == nullptr) return Fail("barrier outside thread-bound loops");
-        barrier_->Wait();
-        return;
-      default:
-        return Fail("unknown statement");
+    VisitStmt(s);
+  }
+
+ protected:
+  double VisitIntImm(const IntImm* op) override { return static_cast<double>(op->value); }
+  double VisitFloatImm(const FloatImm* op) override { return static_cast<float>(op->value); }
+  double VisitVar(const Var* op) override {
+    auto it = vars.find(op->name);
+    if (it == vars.end() || it->second.empty()) {
+      Fail(absl::StrCat("unbound variable ", op->name));
+      return 0;
     }
+    return static_cast<double>(it->second.back());
+  }
+  double VisitAdd(const BinaryOp* op) override {
+    return Arithmetic(op, [](double a, double b) { return a + b; });
+  }
+  double VisitSub(const BinaryOp* op) override {
+    return Arithmetic(op, [](double a, double b) { return a - b; });
+  }
+  double VisitMul(const BinaryOp* op) override {
+    return Arithmetic(op, [](double a, double b) { return a * b; });
+  }
+  double VisitDiv(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    if (!op->a.type().is_int()) return static_cast<float>(a / b);
+    if (b == 0) return Fail("integer division by zero"), 0.0;
+    return static_cast<double>(static_cast<int64_t>(a) / static_cast<int64_t>(b));
+  }
+  double VisitMod(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    if (b == 0) return Fail("integer modulo by zero"), 0.0;
+    return static_cast<double>(static_cast<int64_t>(a) % static_cast<int64_t>(b));
+  }
+  double VisitMin(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    return std::min(a, b);
+  }
+  double VisitMax(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    return std::max(a, b);
+  }
+  double VisitEQ(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    return a == b;
+  }
+  double VisitNE(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    return a != b;
+  }
+  double VisitLT(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    return a < b;
+  }
+  double VisitLE(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    return a <= b;
+  }
+  double VisitAnd(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);  // both sides: no short circuit
+    return (a != 0) && (b != 0);
+  }
+  double VisitOr(const BinaryOp* op) override {
+    const auto [a, b] = Operands(op);
+    return (a != 0) || (b != 0);
+  }
+  double VisitNot(const Not* op) override { return Eval(op->a) == 0 ? 1 : 0; }
+  double VisitSelect(const Select* op) override {
+    return Eval(op->condition) != 0 ? Eval(op->true_value) : Eval(op->false_value);
+  }
+  double VisitCast(const Cast* op) override {
+    const double v = Eval(op->value);
+    if (op->type.is_int()) return static_cast<double>(static_cast<int64_t>(v));
+    if (op->type.is_float()) return static_cast<float>(v);
+    return v != 0 ? 1 : 0;
+  }
+  double VisitLoad(const Load* op) override {
+    float* p = Address(op->buffer, Eval(op->index));
+    return p == nullptr ? 0.0 : *p;
+  }
+  double VisitRamp(const Ramp*) override { return FailVector(); }
+  double VisitBroadcast(const Broadcast*) override { return FailVector(); }
+
+  void VisitFor(const For* op) override {
+    if (IsThreadBound(op->for_kind)) return LaunchThreads(op);
+    const int64_t min = static_cast<int64_t>(Eval(op->min));
+    const int64_t extent = static_cast<int64_t>(Eval(op->extent));
+    auto& slot = vars[op->var];
+    slot.push_back(min);
+    for (int64_t i = min; i < min + extent && !shared_->failed(); ++i) {
+      slot.back() = i;
+      Exec(op->body);
+    }
+    vars[op->var].pop_back();
+  }
+  void VisitStore(const Store* op) override {
+    const double value = Eval(op->value);
+    if (float* p = Address(op->buffer, Eval(op->index))) *p = static_cast<float>(value);
+  }
+  void VisitAllocate(const Allocate* op) override {
+    // kShared is allocated by the block's host interpreter before the
+    // threads start (it sees the Allocate first), so each kind is just a
+    // fresh buffer in the scope of whoever meets it.
+    auto storage = std::make_unique<float[]>(static_cast<size_t>(op->num_elements));
+    std::fill_n(storage.get(), op->num_elements, std::nanf(""));
+    buffers[op->buffer].push_back({storage.get(), op->num_elements});
+    Exec(op->body);
+    buffers[op->buffer].pop_back();
+  }
+  void VisitBlock(const Block* op) override {
+    for (const Stmt& child : op->stmts) Exec(child);
+  }
+  void VisitIfThenElse(const IfThenElse* op) override {
+    if (Eval(op->condition) != 0) {
+      Exec(op->then_case);
+    } else {
+      Exec(op->else_case);
+    }
+  }
+  void VisitLetStmt(const LetStmt* op) override {
+    vars[op->var].push_back(static_cast<int64_t>(Eval(op->value)));
+    Exec(op->body);
+    vars[op->var].pop_back();
+  }
+  void VisitBarrier(const Barrier*) override {
+    if (barrier_ == nullptr) return Fail("barrier outside thread-bound loops");
+    barrier_->Wait();
   }
 
  private:
@@ -168,56 +228,24 @@ class Interpreter {
     return view.data + i;
   }
 
-  double EvalBinary(const BinaryOp* op) {
-    const double a = Eval(op->a), b = Eval(op->b);
-    const bool is_int = op->a.type().is_int();
-    switch (op->kind) {
-      case IRNodeKind::kAdd: return is_int ? a + b : static_cast<float>(a + b);
-      case IRNodeKind::kSub: return is_int ? a - b : static_cast<float>(a - b);
-      case IRNodeKind::kMul: return is_int ? a * b : static_cast<float>(a * b);
-      case IRNodeKind::kDiv:
-        if (is_int) {
-          if (b == 0) return Fail("integer division by zero"), 0.0;
-          return static_cast<double>(static_cast<int64_t>(a) / static_cast<int64_t>(b));
-        }
-        return static_cast<float>(a / b);
-      case IRNodeKind::kMod:
-        if (b == 0) return Fail("integer modulo by zero"), 0.0;
-        return static_cast<double>(static_cast<int64_t>(a) % static_cast<int64_t>(b));
-      case IRNodeKind::kMin: return std::min(a, b);
-      case IRNodeKind::kMax: return std::max(a, b);
-      case IRNodeKind::kEQ: return a == b;
-      case IRNodeKind::kNE: return a != b;
-      case IRNodeKind::kLT: return a < b;
-      case IRNodeKind::kLE: return a <= b;
-      case IRNodeKind::kAnd: return (a != 0) && (b != 0);
-      case IRNodeKind::kOr: return (a != 0) || (b != 0);
-      default: Fail("unsupported operation"); return 0;
-    }
+  double FailVector() {
+    Fail("vector expression: the emulator runs templates before vectorization");
+    return 0;
   }
 
-  void ExecAllocate(const Allocate* op) {
-    // kShared is allocated by the block's host interpreter before the
-    // threads start (it sees the Allocate first), so each kind is just a
-    // fresh buffer in the scope of whoever meets it.
-    auto storage = std::make_unique<float[]>(static_cast<size_t>(op->num_elements));
-    std::fill_n(storage.get(), op->num_elements, std::nanf(""));
-    buffers[op->buffer].push_back({storage.get(), op->num_elements});
-    Exec(op->body);
-    buffers[op->buffer].pop_back();
+  // Both operands, left first (so the first failure is the one reported).
+  std::pair<double, double> Operands(const BinaryOp* op) {
+    const double a = Eval(op->a);
+    const double b = Eval(op->b);
+    return {a, b};
   }
 
-  void ExecFor(const For* op) {
-    if (IsThreadBound(op->for_kind)) return LaunchThreads(op);
-    const int64_t min = static_cast<int64_t>(Eval(op->min));
-    const int64_t extent = static_cast<int64_t>(Eval(op->extent));
-    auto& slot = vars[op->var];
-    slot.push_back(min);
-    for (int64_t i = min; i < min + extent && !shared_->failed(); ++i) {
-      slot.back() = i;
-      Exec(op->body);
-    }
-    vars[op->var].pop_back();
+  // Integer arithmetic is exact in double; fp32 arithmetic rounds to float.
+  template <typename Op>
+  double Arithmetic(const BinaryOp* op, Op apply) {
+    const auto [a, b] = Operands(op);
+    const double result = apply(a, b);
+    return op->a.type().is_int() ? result : static_cast<float>(result);
   }
 
   // The thread-bound loops directly nested here become one OS thread per
@@ -226,8 +254,7 @@ class Interpreter {
     if (barrier_ != nullptr) return Fail("thread-bound loop nested inside another's body");
     std::vector<const For*> chain;
     Stmt body;
-    for (const For* f = outer; f != nullptr && IsThreadBound(f->for_kind);
-         f = f->body.as<For>()) {
+    for (const For* f = outer; f != nullptr && IsThreadBound(f->for_kind); f = f->body.as<For>()) {
       chain.push_back(f);
       body = f->body;
     }
@@ -266,8 +293,8 @@ class Interpreter {
 
 absl::Status EmulateGpuKernel(const LoweredFunc& func, const std::vector<float*>& tensors) {
   if (tensors.size() != func.args.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("kernel ", func.name, " takes ", func.args.size(),
-                                                   " tensors, got ", tensors.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel ", func.name, " takes ", func.args.size(), " tensors, got ", tensors.size()));
   }
   Shared shared;
   Interpreter host(&shared, nullptr);

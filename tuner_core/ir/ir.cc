@@ -1,6 +1,9 @@
 #include "tuner_core/ir/ir.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -20,18 +23,45 @@ bool IsLogical(IRNodeKind kind) { return kind == IRNodeKind::kAnd || kind == IRN
 // stays readable; LLVM would fold it too, this just keeps the IR small.
 Expr FoldInt(IRNodeKind kind, int64_t a, int64_t b) {
   switch (kind) {
-    case IRNodeKind::kAdd: return IntImm::Make(a + b);
-    case IRNodeKind::kSub: return IntImm::Make(a - b);
-    case IRNodeKind::kMul: return IntImm::Make(a * b);
-    case IRNodeKind::kDiv: return b != 0 ? IntImm::Make(a / b) : Expr();
-    case IRNodeKind::kMod: return b != 0 ? IntImm::Make(a % b) : Expr();
-    case IRNodeKind::kMin: return IntImm::Make(std::min(a, b));
-    case IRNodeKind::kMax: return IntImm::Make(std::max(a, b));
-    default: return Expr();
+    case IRNodeKind::kAdd:
+      return IntImm::Make(a + b);
+    case IRNodeKind::kSub:
+      return IntImm::Make(a - b);
+    case IRNodeKind::kMul:
+      return IntImm::Make(a * b);
+    case IRNodeKind::kDiv:
+      return b != 0 ? IntImm::Make(a / b) : Expr();
+    case IRNodeKind::kMod:
+      return b != 0 ? IntImm::Make(a % b) : Expr();
+    case IRNodeKind::kMin:
+      return IntImm::Make(std::min(a, b));
+    case IRNodeKind::kMax:
+      return IntImm::Make(std::max(a, b));
+    default:
+      return Expr();
   }
 }
 
 }  // namespace
+
+const char* IRNodeKindName(IRNodeKind kind) {
+  switch (kind) {
+#define TUNEFLEET_IR_KIND_NAME(name, node) \
+  case IRNodeKind::k##name:                \
+    return #name;
+    TUNEFLEET_IR_EXPR_KINDS(TUNEFLEET_IR_KIND_NAME)
+    TUNEFLEET_IR_STMT_KINDS(TUNEFLEET_IR_KIND_NAME)
+#undef TUNEFLEET_IR_KIND_NAME
+  }
+  return "?";
+}
+
+bool IsExprKind(IRNodeKind kind) { return static_cast<int>(kind) < kNumExprKinds; }
+
+void UnreachableNodeKind(IRNodeKind kind, const char* where) {
+  std::fprintf(stderr, "%s: node kind %s in the wrong handle\n", where, IRNodeKindName(kind));
+  std::abort();
+}
 
 std::string Type::ToString() const {
   const char* base = is_int() ? "int64" : (is_float() ? "float32" : "bool");
@@ -56,8 +86,10 @@ Expr BinaryOp::Make(IRNodeKind kind, Expr a, Expr b) {
   TF_CHECK(a.defined() && b.defined());
   TF_CHECK(IsBinary(kind));
   // Integer constants mixed with floats are a template convenience (x * 2).
-  if (a.type().is_float() && b.as<IntImm>()) b = FloatImm::Make(static_cast<double>(b.as<IntImm>()->value));
-  if (b.type().is_float() && a.as<IntImm>()) a = FloatImm::Make(static_cast<double>(a.as<IntImm>()->value));
+  if (a.type().is_float() && b.as<IntImm>())
+    b = FloatImm::Make(static_cast<double>(b.as<IntImm>()->value));
+  if (b.type().is_float() && a.as<IntImm>())
+    a = FloatImm::Make(static_cast<double>(a.as<IntImm>()->value));
   TF_CHECK(a.type().scalar == b.type().scalar);
   if (a.type().lanes != b.type().lanes) {
     if (a.type().lanes == 1) {
@@ -133,19 +165,12 @@ Expr Broadcast::Make(Expr value, int lanes) {
 }
 
 const char* ForKindName(ForKind kind) {
-  switch (kind) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unrolled";
-    case ForKind::kBlockIdxX: return "blockIdx.x";
-    case ForKind::kBlockIdxY: return "blockIdx.y";
-    case ForKind::kBlockIdxZ: return "blockIdx.z";
-    case ForKind::kThreadIdxX: return "threadIdx.x";
-    case ForKind::kThreadIdxY: return "threadIdx.y";
-    case ForKind::kThreadIdxZ: return "threadIdx.z";
-  }
-  return "?";
+  // Indexed by ForKind, in its order.
+  static constexpr const char* kNames[] = {"serial",      "parallel",   "vectorized", "unrolled",
+                                           "blockIdx.x",  "blockIdx.y", "blockIdx.z", "threadIdx.x",
+                                           "threadIdx.y", "threadIdx.z"};
+  static_assert(std::size(kNames) == static_cast<size_t>(ForKind::kThreadIdxZ) + 1);
+  return kNames[static_cast<int>(kind)];
 }
 
 bool IsBlockBound(ForKind kind) {
@@ -161,10 +186,17 @@ bool IsGpuBound(ForKind kind) { return IsBlockBound(kind) || IsThreadBound(kind)
 
 int GpuAxis(ForKind kind) {
   switch (kind) {
-    case ForKind::kBlockIdxX: case ForKind::kThreadIdxX: return 0;
-    case ForKind::kBlockIdxY: case ForKind::kThreadIdxY: return 1;
-    case ForKind::kBlockIdxZ: case ForKind::kThreadIdxZ: return 2;
-    default: return -1;
+    case ForKind::kBlockIdxX:
+    case ForKind::kThreadIdxX:
+      return 0;
+    case ForKind::kBlockIdxY:
+    case ForKind::kThreadIdxY:
+      return 1;
+    case ForKind::kBlockIdxZ:
+    case ForKind::kThreadIdxZ:
+      return 2;
+    default:
+      return -1;
   }
 }
 
@@ -178,7 +210,8 @@ Stmt For::Make(const std::string& var, Expr min, Expr extent, ForKind kind, Stmt
 Stmt Store::Make(const std::string& buffer, Expr value, Expr index) {
   if (value.as<IntImm>()) value = FloatImm::Make(static_cast<double>(value.as<IntImm>()->value));
   TF_CHECK(value.type().is_float() && index.type().is_int());
-  if (index.type().lanes > 1 && value.type().lanes == 1) value = Broadcast::Make(value, index.type().lanes);
+  if (index.type().lanes > 1 && value.type().lanes == 1)
+    value = Broadcast::Make(value, index.type().lanes);
   return Stmt(std::make_shared<Store>(buffer, std::move(value), std::move(index)));
 }
 
@@ -217,17 +250,39 @@ int64_t BufferArg::NumElements() const {
   return n;
 }
 
-Expr operator+(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kAdd, std::move(a), std::move(b)); }
-Expr operator-(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kSub, std::move(a), std::move(b)); }
-Expr operator*(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kMul, std::move(a), std::move(b)); }
-Expr operator/(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kDiv, std::move(a), std::move(b)); }
-Expr operator%(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kMod, std::move(a), std::move(b)); }
-Expr operator<(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kLT, std::move(a), std::move(b)); }
-Expr operator<=(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kLE, std::move(a), std::move(b)); }
-Expr operator>(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kLT, std::move(b), std::move(a)); }
-Expr operator>=(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kLE, std::move(b), std::move(a)); }
-Expr operator&&(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kAnd, std::move(a), std::move(b)); }
-Expr operator||(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kOr, std::move(a), std::move(b)); }
+Expr operator+(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kAdd, std::move(a), std::move(b));
+}
+Expr operator-(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kSub, std::move(a), std::move(b));
+}
+Expr operator*(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kMul, std::move(a), std::move(b));
+}
+Expr operator/(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kDiv, std::move(a), std::move(b));
+}
+Expr operator%(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kMod, std::move(a), std::move(b));
+}
+Expr operator<(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kLT, std::move(a), std::move(b));
+}
+Expr operator<=(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kLE, std::move(a), std::move(b));
+}
+Expr operator>(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kLT, std::move(b), std::move(a));
+}
+Expr operator>=(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kLE, std::move(b), std::move(a));
+}
+Expr operator&&(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kAnd, std::move(a), std::move(b));
+}
+Expr operator||(Expr a, Expr b) {
+  return BinaryOp::Make(IRNodeKind::kOr, std::move(a), std::move(b));
+}
 Expr operator!(Expr a) { return Not::Make(std::move(a)); }
 Expr EQ(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kEQ, std::move(a), std::move(b)); }
 Expr NE(Expr a, Expr b) { return BinaryOp::Make(IRNodeKind::kNE, std::move(a), std::move(b)); }

@@ -7,9 +7,12 @@
 // Expressions are index arithmetic (int64), fp32 arithmetic, comparisons,
 // loads, and the vector forms Ramp/Broadcast that VectorizeLoops introduces.
 //
-// Nodes are immutable and shared (std::shared_ptr<const Node>). Passes are
-// IRMutators (ir_mutator.h) that rebuild only what they change. Buffers are
-// flat: an index is the element offset, computed by the template.
+// Nodes are immutable and shared (std::shared_ptr<const Node>). The node
+// kinds are one list (TUNEFLEET_IR_EXPR_KINDS / TUNEFLEET_IR_STMT_KINDS
+// below) from which the visitors (ir_visitor.h) and the mutator
+// (ir_mutator.h) are generated. Passes are IRMutators that rebuild only what
+// they change. Buffers are flat: an index is the element offset, computed by
+// the template.
 //
 //   using namespace tunefleet::ir;
 //   Expr m = Var::Make("m"), k = Var::Make("k");
@@ -46,16 +49,70 @@ struct Type {
 };
 
 // ---------------------------------------------------------------------------
-// Node kinds: one list, shared by the visitor and mutator.
+// Node kinds: ONE list. The IRNodeKind enum, the per-kind Visit methods of
+// ExprFunctor/StmtFunctor/IRVisitor/IRMutator (ir_visitor.h, ir_mutator.h)
+// and their dispatch switches are all generated from it, so adding a kind
+// here makes every consumer that does not handle it fail to compile.
+// X(Name, NodeType): IRNodeKind::kName, node struct NodeType (the binary
+// operators share one struct, BinaryOp, and differ by kind).
+// clang-format off
+#define TUNEFLEET_IR_BINARY_OP_KINDS(X)                                           \
+  X(Add, BinaryOp) X(Sub, BinaryOp) X(Mul, BinaryOp) X(Div, BinaryOp)             \
+  X(Mod, BinaryOp) X(Min, BinaryOp) X(Max, BinaryOp) X(EQ, BinaryOp)              \
+  X(NE, BinaryOp) X(LT, BinaryOp) X(LE, BinaryOp) X(And, BinaryOp) X(Or, BinaryOp)
+
+#define TUNEFLEET_IR_EXPR_KINDS(X)                                                \
+  X(IntImm, IntImm) X(FloatImm, FloatImm) X(Var, Var)                             \
+  TUNEFLEET_IR_BINARY_OP_KINDS(X)                                                 \
+  X(Not, Not) X(Select, Select) X(Cast, Cast) X(Load, Load) X(Ramp, Ramp)         \
+  X(Broadcast, Broadcast)
+
+#define TUNEFLEET_IR_STMT_KINDS(X)                                                \
+  X(For, For) X(Store, Store) X(Allocate, Allocate) X(Block, Block)               \
+  X(IfThenElse, IfThenElse) X(LetStmt, LetStmt) X(Barrier, Barrier)
+
 enum class IRNodeKind {
-  // Expressions.
-  kIntImm, kFloatImm, kVar,
-  kAdd, kSub, kMul, kDiv, kMod, kMin, kMax,
-  kEQ, kNE, kLT, kLE, kAnd, kOr, kNot,
-  kSelect, kCast, kLoad, kRamp, kBroadcast,
-  // Statements.
-  kFor, kStore, kAllocate, kBlock, kIfThenElse, kLetStmt, kBarrier,
+#define TUNEFLEET_IR_ENUMERATOR(name, node) k##name,
+  TUNEFLEET_IR_EXPR_KINDS(TUNEFLEET_IR_ENUMERATOR)
+  TUNEFLEET_IR_STMT_KINDS(TUNEFLEET_IR_ENUMERATOR)
+#undef TUNEFLEET_IR_ENUMERATOR
 };
+
+// clang-format on
+
+#define TUNEFLEET_IR_COUNT_KIND(name, node) +1
+inline constexpr int kNumExprKinds = 0 TUNEFLEET_IR_EXPR_KINDS(TUNEFLEET_IR_COUNT_KIND);
+inline constexpr int kNumStmtKinds = 0 TUNEFLEET_IR_STMT_KINDS(TUNEFLEET_IR_COUNT_KIND);
+#undef TUNEFLEET_IR_COUNT_KIND
+inline constexpr int kNumIRNodeKinds = kNumExprKinds + kNumStmtKinds;
+// "Add", "For", ...: the kind's name in the list.
+const char* IRNodeKindName(IRNodeKind kind);
+bool IsExprKind(IRNodeKind kind);
+// Aborts: a dispatch met an Expr handle holding a statement kind or vice
+// versa, which only a bug in this library can cause.
+[[noreturn]] void UnreachableNodeKind(IRNodeKind kind, const char* where);
+
+// The dispatch switch of the generated visitors and mutator: define
+// TUNEFLEET_IR_DISPATCH_CALL(Name, NodeType) as the call for one kind, then
+// TUNEFLEET_IR_SWITCH_EXPR(e) / TUNEFLEET_IR_SWITCH_STMT(s) returns it for
+// the handle's kind (a kind of the other family aborts). No default: a kind
+// added to the list is dispatched everywhere.
+#define TUNEFLEET_IR_RETURN_CASE(name, node) \
+  case IRNodeKind::k##name:                  \
+    return TUNEFLEET_IR_DISPATCH_CALL(name, node);
+#define TUNEFLEET_IR_NO_CASE(name, node) case IRNodeKind::k##name:
+#define TUNEFLEET_IR_SWITCH_EXPR(handle)                 \
+  switch ((handle).kind()) {                             \
+    TUNEFLEET_IR_EXPR_KINDS(TUNEFLEET_IR_RETURN_CASE)    \
+    TUNEFLEET_IR_STMT_KINDS(TUNEFLEET_IR_NO_CASE) break; \
+  }                                                      \
+  ::tunefleet::ir::UnreachableNodeKind((handle).kind(), __func__)
+#define TUNEFLEET_IR_SWITCH_STMT(handle)                 \
+  switch ((handle).kind()) {                             \
+    TUNEFLEET_IR_STMT_KINDS(TUNEFLEET_IR_RETURN_CASE)    \
+    TUNEFLEET_IR_EXPR_KINDS(TUNEFLEET_IR_NO_CASE) break; \
+  }                                                      \
+  ::tunefleet::ir::UnreachableNodeKind((handle).kind(), __func__)
 
 struct ExprNode {
   ExprNode(IRNodeKind k, Type t) : kind(k), type(t) {}
@@ -76,9 +133,9 @@ class Expr {
  public:
   Expr() = default;
   Expr(std::shared_ptr<const ExprNode> node) : node_(std::move(node)) {}  // NOLINT
-  Expr(int64_t value);  // NOLINT: IntImm
-  Expr(int value);      // NOLINT: IntImm
-  Expr(double value);   // NOLINT: FloatImm (fp32)
+  Expr(int64_t value);                                                    // NOLINT: IntImm
+  Expr(int value);                                                        // NOLINT: IntImm
+  Expr(double value);                                                     // NOLINT: FloatImm (fp32)
 
   bool defined() const { return node_ != nullptr; }
   const ExprNode* get() const { return node_.get(); }
@@ -146,7 +203,8 @@ struct Var : ExprNode {
 // are integer division and remainder on non-negative operands (index math)
 // or fp32 division (Mod is integer-only).
 struct BinaryOp : ExprNode {
-  BinaryOp(IRNodeKind k, Type t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
+  BinaryOp(IRNodeKind k, Type t, Expr x, Expr y)
+      : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
   // Builds the node; a scalar operand meeting a vector one is broadcast.
   static Expr Make(IRNodeKind kind, Expr a, Expr b);
   static bool IsBinary(IRNodeKind kind);
@@ -163,7 +221,10 @@ struct Not : ExprNode {
 struct Select : ExprNode {
   static constexpr IRNodeKind kKind = IRNodeKind::kSelect;
   Select(Type t, Expr c, Expr x, Expr y)
-      : ExprNode(kKind, t), condition(std::move(c)), true_value(std::move(x)), false_value(std::move(y)) {}
+      : ExprNode(kKind, t),
+        condition(std::move(c)),
+        true_value(std::move(x)),
+        false_value(std::move(y)) {}
   static Expr Make(Expr condition, Expr true_value, Expr false_value);
   const Expr condition, true_value, false_value;
 };
@@ -180,7 +241,9 @@ struct Cast : ExprNode {
 struct Load : ExprNode {
   static constexpr IRNodeKind kKind = IRNodeKind::kLoad;
   Load(std::string buf, Expr idx)
-      : ExprNode(kKind, Type::Float(idx.type().lanes)), buffer(std::move(buf)), index(std::move(idx)) {}
+      : ExprNode(kKind, Type::Float(idx.type().lanes)),
+        buffer(std::move(buf)),
+        index(std::move(idx)) {}
   static Expr Make(const std::string& buffer, Expr index);
   const std::string buffer;
   const Expr index;
@@ -190,7 +253,10 @@ struct Load : ExprNode {
 struct Ramp : ExprNode {
   static constexpr IRNodeKind kKind = IRNodeKind::kRamp;
   Ramp(Expr b, Expr s, int l)
-      : ExprNode(kKind, b.type().WithLanes(l)), base(std::move(b)), stride(std::move(s)), lanes(l) {}
+      : ExprNode(kKind, b.type().WithLanes(l)),
+        base(std::move(b)),
+        stride(std::move(s)),
+        lanes(l) {}
   static Expr Make(Expr base, Expr stride, int lanes);
   const Expr base, stride;
   const int lanes;
@@ -198,7 +264,8 @@ struct Ramp : ExprNode {
 
 struct Broadcast : ExprNode {
   static constexpr IRNodeKind kKind = IRNodeKind::kBroadcast;
-  Broadcast(Expr v, int l) : ExprNode(kKind, v.type().WithLanes(l)), value(std::move(v)), lanes(l) {}
+  Broadcast(Expr v, int l)
+      : ExprNode(kKind, v.type().WithLanes(l)), value(std::move(v)), lanes(l) {}
   static Expr Make(Expr value, int lanes);
   const Expr value;
   const int lanes;
@@ -216,8 +283,12 @@ enum class ForKind {
   // the block or thread index of that axis and the extent the launch's grid
   // or block size along it. Each kind may appear several times in a kernel,
   // always with the same extent.
-  kBlockIdxX, kBlockIdxY, kBlockIdxZ,
-  kThreadIdxX, kThreadIdxY, kThreadIdxZ,
+  kBlockIdxX,
+  kBlockIdxY,
+  kBlockIdxZ,
+  kThreadIdxX,
+  kThreadIdxY,
+  kThreadIdxZ,
 };
 const char* ForKindName(ForKind kind);
 bool IsGpuBound(ForKind kind);
@@ -228,7 +299,12 @@ int GpuAxis(ForKind kind);         // 0, 1, 2 for x, y, z; -1 if not GPU-bound
 struct For : StmtNode {
   static constexpr IRNodeKind kKind = IRNodeKind::kFor;
   For(std::string v, Expr mn, Expr ext, ForKind k, Stmt b)
-      : StmtNode(kKind), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), for_kind(k), body(std::move(b)) {}
+      : StmtNode(kKind),
+        var(std::move(v)),
+        min(std::move(mn)),
+        extent(std::move(ext)),
+        for_kind(k),
+        body(std::move(b)) {}
   static Stmt Make(const std::string& var, Expr min, Expr extent, ForKind kind, Stmt body);
   const std::string var;
   const Expr min, extent;
@@ -274,7 +350,10 @@ struct Block : StmtNode {
 struct IfThenElse : StmtNode {
   static constexpr IRNodeKind kKind = IRNodeKind::kIfThenElse;
   IfThenElse(Expr c, Stmt t, Stmt e)
-      : StmtNode(kKind), condition(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+      : StmtNode(kKind),
+        condition(std::move(c)),
+        then_case(std::move(t)),
+        else_case(std::move(e)) {}
   static Stmt Make(Expr condition, Stmt then_case, Stmt else_case = Stmt());
   const Expr condition;
   const Stmt then_case, else_case;  // else_case may be undefined
@@ -318,9 +397,9 @@ struct StagedBuffer {
 };
 
 struct LoweredFunc {
-  std::string name;              // exported entry symbol
-  std::vector<BufferArg> args;   // inputs then outputs, the workload's order
-  Stmt body;                     // the timed kernel
+  std::string name;             // exported entry symbol
+  std::vector<BufferArg> args;  // inputs then outputs, the workload's order
+  Stmt body;                    // the timed kernel
   // Optional untimed stages around the timed body (common/kernel_abi.h):
   // `prepare` runs once before the timed calls (reads the inputs, fills the
   // staged buffers), `finish` once after (reads staged buffers, writes the

@@ -7,34 +7,19 @@ namespace tunefleet::ir {
 
 Expr IRMutator::Mutate(const Expr& e) {
   if (!e.defined()) return e;
-  switch (e.kind()) {
-    case IRNodeKind::kIntImm: return VisitIntImm(e, e.as<IntImm>());
-    case IRNodeKind::kFloatImm: return VisitFloatImm(e, e.as<FloatImm>());
-    case IRNodeKind::kVar: return VisitVar(e, e.as<Var>());
-    case IRNodeKind::kNot: return VisitNot(e, e.as<Not>());
-    case IRNodeKind::kSelect: return VisitSelect(e, e.as<Select>());
-    case IRNodeKind::kCast: return VisitCast(e, e.as<Cast>());
-    case IRNodeKind::kLoad: return VisitLoad(e, e.as<Load>());
-    case IRNodeKind::kRamp: return VisitRamp(e, e.as<Ramp>());
-    case IRNodeKind::kBroadcast: return VisitBroadcast(e, e.as<Broadcast>());
-    default: return VisitBinary(e, static_cast<const BinaryOp*>(e.get()));
-  }
+#define TUNEFLEET_IR_DISPATCH_CALL(name, node) Visit##name(e, static_cast<const node*>(e.get()))
+  TUNEFLEET_IR_SWITCH_EXPR(e);
+#undef TUNEFLEET_IR_DISPATCH_CALL
 }
 
 Stmt IRMutator::Mutate(const Stmt& s) {
   if (!s.defined()) return s;
-  switch (s.kind()) {
-    case IRNodeKind::kFor: return VisitFor(s, s.as<For>());
-    case IRNodeKind::kStore: return VisitStore(s, s.as<Store>());
-    case IRNodeKind::kAllocate: return VisitAllocate(s, s.as<Allocate>());
-    case IRNodeKind::kBlock: return VisitBlock(s, s.as<Block>());
-    case IRNodeKind::kIfThenElse: return VisitIfThenElse(s, s.as<IfThenElse>());
-    case IRNodeKind::kLetStmt: return VisitLetStmt(s, s.as<LetStmt>());
-    default: return s;
-  }
+#define TUNEFLEET_IR_DISPATCH_CALL(name, node) Visit##name(s, static_cast<const node*>(s.get()))
+  TUNEFLEET_IR_SWITCH_STMT(s);
+#undef TUNEFLEET_IR_DISPATCH_CALL
 }
 
-Expr IRMutator::VisitBinary(const Expr& e, const BinaryOp* op) {
+Expr IRMutator::MutateOperands(const Expr& e, const BinaryOp* op) {
   Expr a = Mutate(op->a), b = Mutate(op->b);
   if (a.same_as(op->a) && b.same_as(op->b)) return e;
   return BinaryOp::Make(op->kind, std::move(a), std::move(b));
@@ -124,9 +109,7 @@ class Substituter : public IRMutator {
   Substituter(std::string name, Expr value) : name_(std::move(name)), value_(std::move(value)) {}
 
  protected:
-  Expr VisitVar(const Expr& e, const Var* op) override {
-    return op->name == name_ ? value_ : e;
-  }
+  Expr VisitVar(const Expr& e, const Var* op) override { return op->name == name_ ? value_ : e; }
   Stmt VisitFor(const Stmt& s, const For* op) override {
     if (op->var != name_) return IRMutator::VisitFor(s, op);
     // The loop rebinds the name: only its bounds see the outer value.

@@ -1,6 +1,8 @@
 // IRMutator rebuilds an IR tree; by default it recurses and returns the same
 // node when no child changed, so a pass overrides only the nodes it rewrites
-// (Halide's IRMutator). Also: Substitute(), which replaces a variable.
+// (Halide's IRMutator). Its per-kind Visit methods and its dispatch are
+// generated from the node-kind list in ir.h, so every kind has one.
+// Also: Substitute(), which replaces a variable.
 #ifndef TUNEFLEET_TUNER_CORE_IR_IR_MUTATOR_H_
 #define TUNEFLEET_TUNER_CORE_IR_IR_MUTATOR_H_
 
@@ -14,14 +16,19 @@ class IRMutator {
  public:
   virtual ~IRMutator() = default;
 
+  // Undefined handles come back undefined.
   Expr Mutate(const Expr& e);
   Stmt Mutate(const Stmt& s);
 
  protected:
+  // Every kind: `e`/`s` is the handle of `op`, returned when nothing changed.
   virtual Expr VisitIntImm(const Expr& e, const IntImm*) { return e; }
   virtual Expr VisitFloatImm(const Expr& e, const FloatImm*) { return e; }
   virtual Expr VisitVar(const Expr& e, const Var*) { return e; }
-  virtual Expr VisitBinary(const Expr& e, const BinaryOp* op);
+#define TUNEFLEET_IR_MUTATE_BINARY(name, node) \
+  virtual Expr Visit##name(const Expr& e, const BinaryOp* op) { return MutateOperands(e, op); }
+  TUNEFLEET_IR_BINARY_OP_KINDS(TUNEFLEET_IR_MUTATE_BINARY)
+#undef TUNEFLEET_IR_MUTATE_BINARY
   virtual Expr VisitNot(const Expr& e, const Not* op);
   virtual Expr VisitSelect(const Expr& e, const Select* op);
   virtual Expr VisitCast(const Expr& e, const Cast* op);
@@ -35,6 +42,11 @@ class IRMutator {
   virtual Stmt VisitBlock(const Stmt& s, const Block* op);
   virtual Stmt VisitIfThenElse(const Stmt& s, const IfThenElse* op);
   virtual Stmt VisitLetStmt(const Stmt& s, const LetStmt* op);
+  virtual Stmt VisitBarrier(const Stmt& s, const Barrier*) { return s; }
+
+  // Mutates both operands of any binary operator and rebuilds it (same
+  // kind) if either changed.
+  Expr MutateOperands(const Expr& e, const BinaryOp* op);
 };
 
 // Replaces every use of variable `name` by `value` (in expressions and

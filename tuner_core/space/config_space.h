@@ -83,14 +83,14 @@ class Config {
 
   // The choice of one knob. NotFound for an unknown name, InvalidArgument
   // when the knob is of another kind (or an "ot" knob of the other type).
-  absl::StatusOr<int64_t> GetInt(const std::string& name) const;
-  absl::StatusOr<std::string> GetString(const std::string& name) const;
+  [[nodiscard]] absl::StatusOr<int64_t> GetInt(const std::string& name) const;
+  [[nodiscard]] absl::StatusOr<std::string> GetString(const std::string& name) const;
   // Loop sizes, outer first; the outer size is the real (ceil-div) extent,
   // not the -1 that JSON stores.
-  absl::StatusOr<std::vector<int64_t>> GetSplit(const std::string& name) const;
-  absl::StatusOr<std::vector<int>> GetReorder(const std::string& name) const;
+  [[nodiscard]] absl::StatusOr<std::vector<int64_t>> GetSplit(const std::string& name) const;
+  [[nodiscard]] absl::StatusOr<std::vector<int>> GetReorder(const std::string& name) const;
   // "none" | "unroll" | "vec" per axis.
-  absl::StatusOr<std::vector<std::string>> GetAnnotate(const std::string& name) const;
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> GetAnnotate(const std::string& name) const;
 
   // {"index": i, "code_hash": null, "entity": [[name, "sp", [-1, 4]], ...]},
   // AutoTVM's ConfigEntity.to_json_dict(); split outer sizes written as -1.
@@ -121,28 +121,32 @@ class ConfigSpace {
   // Each Define* appends one knob. InvalidArgument (naming the knob) for a
   // duplicate name, no candidates, bad parameters, or a space whose size would
   // overflow int64; the space is unchanged then.
-  absl::Status DefineKnob(const std::string& name, std::vector<int64_t> candidates);
-  absl::Status DefineKnob(const std::string& name, std::vector<std::string> candidates);
+  [[nodiscard]] absl::Status DefineKnob(const std::string& name, std::vector<int64_t> candidates);
+  [[nodiscard]] absl::Status DefineKnob(const std::string& name,
+                                        std::vector<std::string> candidates);
   // Let braced lists pick the right overload: DefineKnob("mr", {4, 6, 8}),
   // DefineKnob("layout", {"NK", "KN"}) (both vector overloads alone would be
   // ambiguous for a list of string literals).
-  absl::Status DefineKnob(const std::string& name, std::initializer_list<int64_t> candidates) {
+  [[nodiscard]] absl::Status DefineKnob(const std::string& name,
+                                        std::initializer_list<int64_t> candidates) {
     return DefineKnob(name, std::vector<int64_t>(candidates));
   }
-  absl::Status DefineKnob(const std::string& name,
-                          std::initializer_list<std::string> candidates) {
+  [[nodiscard]] absl::Status DefineKnob(const std::string& name,
+                                        std::initializer_list<std::string> candidates) {
     return DefineKnob(name, std::vector<std::string>(candidates));
   }
-  absl::Status DefineSplit(const std::string& name, int64_t extent,
-                           const SplitOptions& options = {});
+  [[nodiscard]] absl::Status DefineSplit(const std::string& name, int64_t extent,
+                                         const SplitOptions& options = {});
   // policy: "identity" (one choice), "all" (every permutation, num_axes <= 8)
   // or "candidate" (exactly `candidates`, each a permutation of 0..num_axes-1).
-  absl::Status DefineReorder(const std::string& name, int num_axes, const std::string& policy,
-                             std::vector<std::vector<int>> candidates = {});
+  [[nodiscard]] absl::Status DefineReorder(const std::string& name, int num_axes,
+                                           const std::string& policy,
+                                           std::vector<std::vector<int>> candidates = {});
   // policy: "try_unroll" (each axis none|unroll), "try_vec" (last axis
   // none|vec, others none) or "try_unroll_vec" (others none|unroll, last
   // none|unroll|vec). num_axes <= 16.
-  absl::Status DefineAnnotate(const std::string& name, int num_axes, const std::string& policy);
+  [[nodiscard]] absl::Status DefineAnnotate(const std::string& name, int num_axes,
+                                            const std::string& policy);
 
   // Number of configs: the product of the knob sizes (1 with no knobs).
   int64_t size() const;
@@ -155,14 +159,14 @@ class ConfigSpace {
   std::vector<int64_t> KnobDims() const;
 
   // The config with this index; OutOfRange outside [0, size()).
-  absl::StatusOr<Config> Get(int64_t index) const;
+  [[nodiscard]] absl::StatusOr<Config> Get(int64_t index) const;
   // Parses AutoTVM config JSON and checks every entity against this space:
   // each knob exactly once, with its kind and one of its choices. The index is
   // recomputed from the entity; an "index" in the JSON must agree with it.
   // InvalidArgument naming what is wrong.
-  absl::StatusOr<Config> FromJson(const nlohmann::json& config_json) const;
+  [[nodiscard]] absl::StatusOr<Config> FromJson(const nlohmann::json& config_json) const;
   // Same, from text; a JSON parse error is InvalidArgument.
-  absl::StatusOr<Config> FromJsonString(const std::string& text) const;
+  [[nodiscard]] absl::StatusOr<Config> FromJsonString(const std::string& text) const;
 
   // One line per knob: "  0 tile_y: split(policy=factors, extent=32, num_outputs=2) size=6".
   std::string Describe() const;
@@ -170,7 +174,7 @@ class ConfigSpace {
  private:
   // Checks the name and the new size, then installs a new table with `knob`
   // appended (configs made earlier keep the old table).
-  absl::Status AddKnob(std::shared_ptr<const config_space_internal::Knob> knob);
+  [[nodiscard]] absl::Status AddKnob(std::shared_ptr<const config_space_internal::Knob> knob);
 
   std::shared_ptr<const config_space_internal::KnobTable> table_;
 };

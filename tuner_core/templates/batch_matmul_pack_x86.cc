@@ -6,23 +6,32 @@
 
 namespace tunefleet {
 
-absl::StatusOr<ConfigSpace> BatchMatmulPackX86Template::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const BatchMatmulWorkload* bmm, BatchMatmulWorkload::From(workload, name_));
+constexpr char kTemplateName[] = "batch_matmul_pack.x86";
+
+static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const BatchMatmulWorkload* bmm, BatchMatmulWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(DefineGemmPackSpace(bmm->k(), &space));
   return space;
 }
 
-absl::StatusOr<ir::LoweredFunc> BatchMatmulPackX86Template::Instantiate(const Workload& workload,
-                                                                        const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const BatchMatmulWorkload* bmm, BatchMatmulWorkload::From(workload, name_));
+static absl::StatusOr<ir::LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const BatchMatmulWorkload* bmm, BatchMatmulWorkload::From(workload, kTemplateName));
   const GemmShape shape{bmm->batch(), bmm->m(), bmm->n(), bmm->k(),
                         bmm->layout() == BatchMatmulWorkload::Layout::kNK};
   ir::LoweredFunc func;
-  func.name = KernelEntryName(*this);
+  func.name = KernelEntryName(BatchMatmulPackX86Template());
   func.args = BufferArgsOf(workload);
   TF_ASSIGN_OR_RETURN(func.body, BuildPackedGemm(shape, config));
   return func;
+}
+
+const Template& BatchMatmulPackX86Template() {
+  static const Template kTemplate({kTemplateName, "batch_matmul",
+                                   "packed GEMM per batch item (MRxNR register tile, KC blocking), parallel over items and blocks",
+                                   /*is_gpu=*/false},
+                                  &DefineTemplateSpace, &InstantiateTemplate);
+  return kTemplate;
 }
 
 }  // namespace tunefleet

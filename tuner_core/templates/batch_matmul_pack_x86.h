@@ -9,21 +9,7 @@
 
 namespace tunefleet {
 
-class BatchMatmulPackX86Template final : public Template {
- public:
-  const std::string& name() const override { return name_; }
-  const std::string& workload_name() const override { return workload_; }
-  const std::string& description() const override { return description_; }
-  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
-  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                              const Config& config) const override;
-
- private:
-  std::string name_ = "batch_matmul_pack.x86";
-  std::string workload_ = "batch_matmul";
-  std::string description_ =
-      "packed GEMM per batch item (MRxNR register tile, KC blocking), parallel over items and blocks";
-};
+const Template& BatchMatmulPackX86Template();
 
 }  // namespace tunefleet
 

@@ -8,10 +8,12 @@
 
 namespace tunefleet {
 
+constexpr char kTemplateName[] = "conv2d_direct.cuda";
+
 using namespace ir;  // NOLINT
 
-absl::StatusOr<ConfigSpace> Conv2dDirectCudaTemplate::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, name_));
+static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   const ConvArgs& a = conv->conv_args();
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_f", a.k, GpuThreadSplit(64, 8)));
@@ -22,9 +24,8 @@ absl::StatusOr<ConfigSpace> Conv2dDirectCudaTemplate::DefineSpace(const Workload
   return space;
 }
 
-absl::StatusOr<LoweredFunc> Conv2dDirectCudaTemplate::Instantiate(const Workload& workload,
-                                                                  const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, name_));
+static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   const ConvArgs& a = conv->conv_args();
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_f, config.GetSplit("tile_f"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_y, config.GetSplit("tile_y"));
@@ -35,7 +36,7 @@ absl::StatusOr<LoweredFunc> Conv2dDirectCudaTemplate::Instantiate(const Workload
       tile_f[0] * tile_f[1] * tile_f[2] != a.k || tile_y[0] * tile_y[1] * tile_y[2] != a.out_h ||
       tile_x[0] * tile_x[1] * tile_x[2] != a.out_w || tile_rc[0] * tile_rc[1] != a.c) {
     return absl::InvalidArgumentError(absl::StrCat(
-        name_, ": tile_f, tile_y, tile_x and tile_rc must split K, out_h, out_w and C exactly"));
+        kTemplateName, ": tile_f, tile_y, tile_x and tile_rc must split K, out_h, out_w and C exactly"));
   }
   const int64_t tf = tile_f[1], fi = tile_f[2], ty = tile_y[1], yi = tile_y[2];
   const int64_t tx = tile_x[1], xi = tile_x[2], rci = tile_rc[1];
@@ -130,10 +131,19 @@ absl::StatusOr<LoweredFunc> Conv2dDirectCudaTemplate::Instantiate(const Workload
   });
 
   LoweredFunc func;
-  func.name = KernelEntryName(*this);
+  func.name = KernelEntryName(Conv2dDirectCudaTemplate());
   func.args = BufferArgsOf(workload);
   func.body = nest;
   return func;
+}
+
+const Template& Conv2dDirectCudaTemplate() {
+  static const Template kTemplate({kTemplateName, "conv2d_nchw",
+                                   "CUDA direct conv2d: filters x rows x columns block tile, input window and weights staged "
+      "in shared memory per input-channel step",
+                                   /*is_gpu=*/true},
+                                  &DefineTemplateSpace, &InstantiateTemplate);
+  return kTemplate;
 }
 
 }  // namespace tunefleet

@@ -23,23 +23,7 @@
 
 namespace tunefleet {
 
-class Conv2dDirectCudaTemplate final : public Template {
- public:
-  const std::string& name() const override { return name_; }
-  const std::string& workload_name() const override { return workload_; }
-  const std::string& description() const override { return description_; }
-  bool is_gpu() const override { return true; }
-  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
-  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                              const Config& config) const override;
-
- private:
-  std::string name_ = "conv2d_direct.cuda";
-  std::string workload_ = "conv2d_nchw";
-  std::string description_ =
-      "CUDA direct conv2d: filters x rows x columns block tile, input window and weights staged "
-      "in shared memory per input-channel step";
-};
+const Template& Conv2dDirectCudaTemplate();
 
 }  // namespace tunefleet
 

@@ -10,6 +10,8 @@
 #include "tuner_core/workloads/conv2d.h"
 
 namespace tunefleet {
+
+constexpr char kTemplateName[] = "conv2d_nchwc.x86";
 namespace {
 
 using namespace ir;  // NOLINT
@@ -114,8 +116,8 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
 
 }  // namespace
 
-absl::StatusOr<ConfigSpace> Conv2dNchwcX86Template::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, name_));
+static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(conv->c(), 64)));
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(conv->k(), 64)));
@@ -126,9 +128,8 @@ absl::StatusOr<ConfigSpace> Conv2dNchwcX86Template::DefineSpace(const Workload& 
   return space;
 }
 
-absl::StatusOr<LoweredFunc> Conv2dNchwcX86Template::Instantiate(const Workload& workload,
-                                                                const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, name_));
+static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   Params p;
   static_cast<ConvArgs&>(p) = conv->conv_args();
   TF_ASSIGN_OR_RETURN(p.ic_bn, config.GetInt("tile_ic"));
@@ -166,10 +167,18 @@ absl::StatusOr<LoweredFunc> Conv2dNchwcX86Template::Instantiate(const Workload& 
     return Compute(p, data, kernel_vec, out);
   };
   LoweredFunc func;
-  func.name = KernelEntryName(*this);
+  func.name = KernelEntryName(Conv2dNchwcX86Template());
   func.args = BufferArgsOf(workload);
   AssembleBlockedConv(plan, &func);
   return func;
+}
+
+const Template& Conv2dNchwcX86Template() {
+  static const Template kTemplate({kTemplateName, "conv2d_nchw",
+                                   "NCHW[x]c blocked conv2d: ow x oc register tile with vector FMAs, packed weights, parallel rows",
+                                   /*is_gpu=*/false},
+                                  &DefineTemplateSpace, &InstantiateTemplate);
+  return kTemplate;
 }
 
 }  // namespace tunefleet

@@ -33,21 +33,7 @@
 
 namespace tunefleet {
 
-class Conv2dNchwcX86Template final : public Template {
- public:
-  const std::string& name() const override { return name_; }
-  const std::string& workload_name() const override { return workload_; }
-  const std::string& description() const override { return description_; }
-  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
-  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                              const Config& config) const override;
-
- private:
-  std::string name_ = "conv2d_nchwc.x86";
-  std::string workload_ = "conv2d_nchw";
-  std::string description_ =
-      "NCHW[x]c blocked conv2d: ow x oc register tile with vector FMAs, packed weights, parallel rows";
-};
+const Template& Conv2dNchwcX86Template();
 
 }  // namespace tunefleet
 

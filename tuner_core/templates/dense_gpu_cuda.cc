@@ -8,10 +8,12 @@
 
 namespace tunefleet {
 
+constexpr char kTemplateName[] = "dense_gpu.cuda";
+
 using namespace ir;  // NOLINT
 
-absl::StatusOr<ConfigSpace> DenseGpuCudaTemplate::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
+static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_m", dense->m(), GpuThreadSplit(32, 8)));
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_n", dense->n(), GpuThreadSplit(64, 8)));
@@ -22,9 +24,8 @@ absl::StatusOr<ConfigSpace> DenseGpuCudaTemplate::DefineSpace(const Workload& wo
   return space;
 }
 
-absl::StatusOr<LoweredFunc> DenseGpuCudaTemplate::Instantiate(const Workload& workload,
-                                                              const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
+static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_m, config.GetSplit("tile_m"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_n, config.GetSplit("tile_n"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_k, config.GetSplit("tile_k"));
@@ -36,7 +37,7 @@ absl::StatusOr<LoweredFunc> DenseGpuCudaTemplate::Instantiate(const Workload& wo
       tile_m[0] * tile_m[1] * tile_m[2] != M || tile_n[0] * tile_n[1] * tile_n[2] != N ||
       tile_k[0] * tile_k[1] != K) {
     return absl::InvalidArgumentError(
-        absl::StrCat(name_, ": tile_m, tile_n and tile_k must split M, N and K exactly"));
+        absl::StrCat(kTemplateName, ": tile_m, tile_n and tile_k must split M, N and K exactly"));
   }
   const bool nk = dense->layout() == DenseWorkload::Layout::kNK;
   const int64_t ty = tile_m[1], tm = tile_m[2], tx = tile_n[1], tn = tile_n[2], bk = tile_k[1];
@@ -46,7 +47,7 @@ absl::StatusOr<LoweredFunc> DenseGpuCudaTemplate::Instantiate(const Workload& wo
   const int64_t b_run = nk ? bk : BN;
   if (bk % vec != 0 || b_run % vec != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        name_, ": vec_load ", vec, " must divide the staged panels' rows (bk=", bk, ", ",
+        kTemplateName, ": vec_load ", vec, " must divide the staged panels' rows (bk=", bk, ", ",
         nk ? "bk" : "BN", "=", b_run, ")"));
   }
 
@@ -122,10 +123,18 @@ absl::StatusOr<LoweredFunc> DenseGpuCudaTemplate::Instantiate(const Workload& wo
   });
 
   LoweredFunc func;
-  func.name = KernelEntryName(*this);
+  func.name = KernelEntryName(DenseGpuCudaTemplate());
   func.args = BufferArgsOf(workload);
   func.body = nest;
   return func;
+}
+
+const Template& DenseGpuCudaTemplate() {
+  static const Template kTemplate({kTemplateName, "dense",
+                                   "CUDA dense: block tile in shared memory, per-thread register tile, K staged in steps",
+                                   /*is_gpu=*/true},
+                                  &DefineTemplateSpace, &InstantiateTemplate);
+  return kTemplate;
 }
 
 }  // namespace tunefleet

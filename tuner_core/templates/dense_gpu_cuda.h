@@ -24,22 +24,7 @@
 
 namespace tunefleet {
 
-class DenseGpuCudaTemplate final : public Template {
- public:
-  const std::string& name() const override { return name_; }
-  const std::string& workload_name() const override { return workload_; }
-  const std::string& description() const override { return description_; }
-  bool is_gpu() const override { return true; }
-  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
-  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                              const Config& config) const override;
-
- private:
-  std::string name_ = "dense_gpu.cuda";
-  std::string workload_ = "dense";
-  std::string description_ =
-      "CUDA dense: block tile in shared memory, per-thread register tile, K staged in steps";
-};
+const Template& DenseGpuCudaTemplate();
 
 }  // namespace tunefleet
 

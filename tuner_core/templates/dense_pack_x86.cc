@@ -6,22 +6,31 @@
 
 namespace tunefleet {
 
-absl::StatusOr<ConfigSpace> DensePackX86Template::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
+constexpr char kTemplateName[] = "dense_pack.x86";
+
+static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(DefineGemmPackSpace(dense->k(), &space));
   return space;
 }
 
-absl::StatusOr<ir::LoweredFunc> DensePackX86Template::Instantiate(const Workload& workload,
-                                                                  const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
+static absl::StatusOr<ir::LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   const GemmShape shape{1, dense->m(), dense->n(), dense->k(), dense->layout() == DenseWorkload::Layout::kNK};
   ir::LoweredFunc func;
-  func.name = KernelEntryName(*this);
+  func.name = KernelEntryName(DensePackX86Template());
   func.args = BufferArgsOf(workload);
   TF_ASSIGN_OR_RETURN(func.body, BuildPackedGemm(shape, config));
   return func;
+}
+
+const Template& DensePackX86Template() {
+  static const Template kTemplate({kTemplateName, "dense",
+                                   "packed panels + MRxNR register tile with vector FMAs, KC blocking, parallel blocks",
+                                   /*is_gpu=*/false},
+                                  &DefineTemplateSpace, &InstantiateTemplate);
+  return kTemplate;
 }
 
 }  // namespace tunefleet

@@ -8,21 +8,7 @@
 
 namespace tunefleet {
 
-class DensePackX86Template final : public Template {
- public:
-  const std::string& name() const override { return name_; }
-  const std::string& workload_name() const override { return workload_; }
-  const std::string& description() const override { return description_; }
-  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
-  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                              const Config& config) const override;
-
- private:
-  std::string name_ = "dense_pack.x86";
-  std::string workload_ = "dense";
-  std::string description_ =
-      "packed panels + MRxNR register tile with vector FMAs, KC blocking, parallel blocks";
-};
+const Template& DensePackX86Template();
 
 }  // namespace tunefleet
 

@@ -4,23 +4,24 @@
 #include "tuner_core/workloads/dense.h"
 
 namespace tunefleet {
+
+constexpr char kTemplateName[] = "dense_tiled";
 namespace {
 
 using namespace ir;  // NOLINT
 
 }  // namespace
 
-absl::StatusOr<ConfigSpace> DenseTiledTemplate::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
+static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_y", dense->m()));
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_x", dense->n()));
   return space;
 }
 
-absl::StatusOr<LoweredFunc> DenseTiledTemplate::Instantiate(const Workload& workload,
-                                                            const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, name_));
+static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_y, config.GetSplit("tile_y"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_x, config.GetSplit("tile_x"));
   const int64_t M = dense->m(), N = dense->n(), K = dense->k();
@@ -44,10 +45,18 @@ absl::StatusOr<LoweredFunc> DenseTiledTemplate::Instantiate(const Workload& work
   nest = For::Make("yo", 0, tile_y[0], ForKind::kSerial, nest);
 
   LoweredFunc func;
-  func.name = KernelEntryName(*this);
+  func.name = KernelEntryName(DenseTiledTemplate());
   func.args = BufferArgsOf(workload);
   func.body = Block::Make({zero, nest});
   return func;
+}
+
+const Template& DenseTiledTemplate() {
+  static const Template kTemplate({kTemplateName, "dense",
+                                   "AutoTVM tutorial matmul: tile_y x tile_x splits, loops (yo, xo, k, yi, xi)",
+                                   /*is_gpu=*/false},
+                                  &DefineTemplateSpace, &InstantiateTemplate);
+  return kTemplate;
 }
 
 }  // namespace tunefleet

@@ -8,20 +8,7 @@
 
 namespace tunefleet {
 
-class DenseTiledTemplate final : public Template {
- public:
-  const std::string& name() const override { return name_; }
-  const std::string& workload_name() const override { return workload_; }
-  const std::string& description() const override { return description_; }
-  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
-  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                              const Config& config) const override;
-
- private:
-  std::string name_ = "dense_tiled";
-  std::string workload_ = "dense";
-  std::string description_ = "AutoTVM tutorial matmul: tile_y x tile_x splits, loops (yo, xo, k, yi, xi)";
-};
+const Template& DenseTiledTemplate();
 
 }  // namespace tunefleet
 

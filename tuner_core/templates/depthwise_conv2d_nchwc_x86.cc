@@ -10,6 +10,8 @@
 #include "tuner_core/workloads/depthwise_conv2d.h"
 
 namespace tunefleet {
+
+constexpr char kTemplateName[] = "depthwise_conv2d_nchwc.x86";
 namespace {
 
 using namespace ir;  // NOLINT
@@ -99,8 +101,8 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
 
 }  // namespace
 
-absl::StatusOr<ConfigSpace> DepthwiseConv2dNchwcX86Template::DefineSpace(const Workload& workload) const {
-  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, name_));
+static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_c", Divisors(conv->c(), 64)));
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_ow", TileWidthCandidates(conv->out_w())));
@@ -109,9 +111,8 @@ absl::StatusOr<ConfigSpace> DepthwiseConv2dNchwcX86Template::DefineSpace(const W
   return space;
 }
 
-absl::StatusOr<LoweredFunc> DepthwiseConv2dNchwcX86Template::Instantiate(const Workload& workload,
-                                                                         const Config& config) const {
-  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, name_));
+static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, kTemplateName));
   Params p;
   static_cast<ConvArgs&>(p) = conv->conv_args();
   TF_ASSIGN_OR_RETURN(p.c_bn, config.GetInt("tile_c"));
@@ -147,10 +148,18 @@ absl::StatusOr<LoweredFunc> DepthwiseConv2dNchwcX86Template::Instantiate(const W
     return Compute(p, data, kernel_vec, out);
   };
   LoweredFunc func;
-  func.name = KernelEntryName(*this);
+  func.name = KernelEntryName(DepthwiseConv2dNchwcX86Template());
   func.args = BufferArgsOf(workload);
   AssembleBlockedConv(plan, &func);
   return func;
+}
+
+const Template& DepthwiseConv2dNchwcX86Template() {
+  static const Template kTemplate({kTemplateName, "depthwise_conv2d_nchw",
+                                   "NCHW[x]c blocked depthwise conv2d: ow x c register tile with vector FMAs, parallel rows",
+                                   /*is_gpu=*/false},
+                                  &DefineTemplateSpace, &InstantiateTemplate);
+  return kTemplate;
 }
 
 }  // namespace tunefleet

@@ -18,21 +18,7 @@
 
 namespace tunefleet {
 
-class DepthwiseConv2dNchwcX86Template final : public Template {
- public:
-  const std::string& name() const override { return name_; }
-  const std::string& workload_name() const override { return workload_; }
-  const std::string& description() const override { return description_; }
-  absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const override;
-  absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                              const Config& config) const override;
-
- private:
-  std::string name_ = "depthwise_conv2d_nchwc.x86";
-  std::string workload_ = "depthwise_conv2d_nchw";
-  std::string description_ =
-      "NCHW[x]c blocked depthwise conv2d: ow x c register tile with vector FMAs, parallel rows";
-};
+const Template& DepthwiseConv2dNchwcX86Template();
 
 }  // namespace tunefleet
 

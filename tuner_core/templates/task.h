@@ -1,6 +1,8 @@
 // A tuning task: one template applied to one workload for one target, with
 // its search space. What `tune` iterates over and what records are keyed by
-// (task name = template name, workload args, target).
+// (task name = template name, workload args, target). A task that arrives
+// as a proto::TaskSpec is made by TaskFromSpec (proto_convert/task_spec.h),
+// which also checks the target string's grammar.
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_TASK_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_TASK_H_
 

@@ -5,33 +5,50 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/cuda_target.h"
+#include "absl/synchronization/mutex.h"
 #include "tuner_core/templates/batch_matmul_pack_x86.h"
 #include "tuner_core/templates/conv2d_direct_cuda.h"
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
-#include "tuner_core/templates/dense_fault_test_template.h"
 #include "tuner_core/templates/dense_gpu_cuda.h"
 #include "tuner_core/templates/dense_pack_x86.h"
 #include "tuner_core/templates/dense_tiled.h"
 #include "tuner_core/templates/depthwise_conv2d_nchwc_x86.h"
 
 namespace tunefleet {
+namespace {
+
+// Templates added by RegisterTemplate (test binaries), after the built-in ones.
+struct RegisteredTemplates {
+  absl::Mutex mu;
+  std::vector<const Template*> templates ABSL_GUARDED_BY(mu);
+};
+
+RegisteredTemplates& Registered() {
+  static RegisteredTemplates* registered = new RegisteredTemplates();
+  return *registered;
+}
+
+// The templates every binary has, best first per workload.
+std::vector<const Template*> BuiltInTemplates() {
+  return {&DensePackX86Template(),        &DenseTiledTemplate(),
+          &Conv2dNchwcX86Template(),      &DepthwiseConv2dNchwcX86Template(),
+          &BatchMatmulPackX86Template(),  &DenseGpuCudaTemplate(),
+          &Conv2dDirectCudaTemplate()};
+}
+
+}  // namespace
+
+void RegisterTemplate(const Template* tmpl) {
+  RegisteredTemplates& registered = Registered();
+  absl::MutexLock lock(&registered.mu);
+  registered.templates.push_back(tmpl);
+}
 
 std::vector<const Template*> AllTemplates() {
-  static const DensePackX86Template dense_pack;
-  static const DenseTiledTemplate dense_tiled;
-  static const DenseFaultTestTemplate dense_fault_test;
-  static const Conv2dNchwcX86Template conv2d_nchwc;
-  static const DepthwiseConv2dNchwcX86Template depthwise_nchwc;
-  static const BatchMatmulPackX86Template batch_matmul_pack;
-  static const DenseGpuCudaTemplate dense_gpu;
-  static const Conv2dDirectCudaTemplate conv2d_direct_gpu;
-  std::vector<const Template*> all = {&dense_pack,        &dense_tiled, &conv2d_nchwc,
-                                      &depthwise_nchwc,   &batch_matmul_pack,
-                                      &dense_gpu,         &conv2d_direct_gpu};
-  // Test-only templates: visible only while TUNEFLEET_ENABLE_TEST_TEMPLATES=1,
-  // checked on every call so tests can setenv() before looking them up.
-  if (TestTemplatesEnabled()) all.push_back(&dense_fault_test);
+  std::vector<const Template*> all = BuiltInTemplates();
+  RegisteredTemplates& registered = Registered();
+  absl::MutexLock lock(&registered.mu);
+  all.insert(all.end(), registered.templates.begin(), registered.templates.end());
   return all;
 }
 
@@ -45,15 +62,10 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
       absl::StrCat("unknown template \"", name, "\" (known: ", absl::StrJoin(names, ", "), ")"));
 }
 
-bool IsCudaTargetString(const std::string& target) {
-  return IsCudaTarget(target) || absl::StrContains(target, "-mtriple=nvptx64");
-}
-
 absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
                                                 const std::string& target) {
   const bool gpu = IsCudaTargetString(target);
-  for (const Template* t : AllTemplates()) {
-    if (t->name() == "dense_fault.test") continue;  // test-only, never a default
+  for (const Template* t : BuiltInTemplates()) {  // a registered one is never a default
     if (t->is_gpu() != gpu) continue;
     if (t->workload_name() == workload_name) return t;  // the first listed is the best one
   }

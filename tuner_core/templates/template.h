@@ -10,48 +10,81 @@
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_TEMPLATE_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/target_string.h"  // IsCudaTargetString
 #include "tuner_core/ir/ir.h"
 #include "tuner_core/space/config_space.h"
 #include "tuner_core/workloads/workload.h"
 
 namespace tunefleet {
 
+// A template is data: its names and two functions. Each built-in template's
+// file defines the functions and one accessor returning its Template
+// (dense_pack_x86.h: `const Template& DensePackX86Template()`).
 class Template {
  public:
-  virtual ~Template() = default;
+  using DefineSpaceFn = absl::StatusOr<ConfigSpace> (*)(const Workload& workload);
+  using InstantiateFn = absl::StatusOr<ir::LoweredFunc> (*)(const Workload& workload,
+                                                            const Config& config);
 
-  // Task name written into records, e.g. "dense_pack.x86".
-  virtual const std::string& name() const = 0;
-  // The workload this template computes, e.g. "dense".
-  virtual const std::string& workload_name() const = 0;
-  // One line for `tunefleet templates`.
-  virtual const std::string& description() const = 0;
-  // True for templates whose kernels run on a CUDA GPU (names end in
-  // ".cuda"; they need a `cuda` target), false for CPU templates.
-  virtual bool is_gpu() const { return false; }
+  struct Info {
+    // Task name written into records, e.g. "dense_pack.x86".
+    std::string name;
+    // The workload this template computes, e.g. "dense".
+    std::string workload_name;
+    // One line for `tunefleet templates`.
+    std::string description;
+    // True for templates whose kernels run on a CUDA GPU (names end in
+    // ".cuda"; they need a `cuda` target), false for CPU templates.
+    bool is_gpu = false;
+  };
+
+  Template(Info info, DefineSpaceFn define_space, InstantiateFn instantiate)
+      : info_(std::move(info)), define_space_(define_space), instantiate_(instantiate) {}
+  Template(const Template&) = delete;
+  Template& operator=(const Template&) = delete;
+
+  const std::string& name() const { return info_.name; }
+  const std::string& workload_name() const { return info_.workload_name; }
+  const std::string& description() const { return info_.description; }
+  bool is_gpu() const { return info_.is_gpu; }
 
   // The search space for this workload's shapes.
-  virtual absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const = 0;
+  [[nodiscard]] absl::StatusOr<ConfigSpace> DefineSpace(const Workload& workload) const {
+    return define_space_(workload);
+  }
 
   // The loop nest for one config. InvalidArgument when the config cannot be
   // applied (the builder reports that as INSTANTIATION_ERROR).
-  virtual absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
-                                                      const Config& config) const = 0;
+  [[nodiscard]] absl::StatusOr<ir::LoweredFunc> Instantiate(const Workload& workload,
+                                                            const Config& config) const {
+    return instantiate_(workload, config);
+  }
+
+ private:
+  const Info info_;
+  const DefineSpaceFn define_space_;
+  const InstantiateFn instantiate_;
 };
 
 // NotFound naming the known templates when `name` is not one.
 absl::StatusOr<const Template*> FindTemplate(const std::string& name);
+// The built-in templates, then the registered ones.
 std::vector<const Template*> AllTemplates();
+// Adds `tmpl` (not owned; it must live as long as the process) to
+// AllTemplates and FindTemplate, never to DefaultTemplate. For test-only
+// templates, which register themselves from a static initializer when a
+// test binary links them (tests/dense_fault_test_template.h); production
+// binaries register nothing. Thread-safe.
+void RegisterTemplate(const Template* tmpl);
 // The template `tune` picks for a workload when none is named: the first GPU
 // template for a `cuda ...` target, the first CPU template otherwise.
 absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
                                                 const std::string& target = "");
-// Whether `target` names a CUDA GPU ("cuda ..." or "llvm -mtriple=nvptx64-..."),
-// without parsing it fully.
-bool IsCudaTargetString(const std::string& target);
+// Whether a target names a CUDA GPU: IsCudaTargetString, common/target_string.h.
 
 // Entry symbol every kernel of a template exports.
 std::string KernelEntryName(const Template& tmpl);

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "common/check.h"
 
 namespace tunefleet {
 
@@ -15,10 +14,7 @@ std::vector<Config> GridTuner::NextBatch(int batch_size) {
   while (static_cast<int>(batch.size()) < batch_size && next_index_ < space().size()) {
     const int64_t index = next_index_++;
     if (IsVisited(index)) continue;
-    absl::StatusOr<Config> config = space().Get(index);
-    TF_CHECK(config.ok());  // index is inside the space
-    MarkVisited(index);
-    batch.push_back(*std::move(config));
+    batch.push_back(Propose(index));
   }
   return batch;
 }

@@ -52,10 +52,7 @@ std::vector<Config> RandomTuner::NextBatch(int batch_size) {
   std::vector<Config> batch;
   while (static_cast<int>(batch.size()) < batch_size && HasNext()) {
     const int64_t index = DrawUnvisited();
-    absl::StatusOr<Config> config = space().Get(index);
-    TF_CHECK(config.ok());  // index is inside the space
-    MarkVisited(index);
-    batch.push_back(*std::move(config));
+    batch.push_back(Propose(index));
   }
   return batch;
 }

@@ -31,6 +31,13 @@ void Tuner::MarkVisited(int64_t index) {
   visited_.insert(index);
 }
 
+Config Tuner::Propose(int64_t index) {
+  absl::StatusOr<Config> config = space_.Get(index);
+  TF_CHECK(config.ok());  // callers choose indices inside the space
+  MarkVisited(index);
+  return *std::move(config);
+}
+
 void Tuner::RecordBatch(const std::vector<TrialResult>& batch, double flops) {
   for (size_t k = 0; k < batch.size(); ++k) {
     const MeasureResult& result = batch[k].result;

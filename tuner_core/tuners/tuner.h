@@ -111,6 +111,9 @@ class Tuner {
   bool IsVisited(int64_t index) const { return visited_.contains(index); }
   int64_t num_visited() const { return static_cast<int64_t>(visited_.size()); }
   int64_t num_unvisited() const { return space_.size() - num_visited(); }
+  // The config at `index` (inside the space), marked visited: how every
+  // strategy turns a chosen index into a proposal.
+  Config Propose(int64_t index);
 
  private:
   // Folds one measured batch into the best-so-far state and error count.

@@ -492,10 +492,7 @@ std::vector<Config> XgbTuner::NextBatch(int batch_size) {
       if (!IsVisited(candidate)) index = candidate;
     }
     if (index < 0) index = DrawUnvisited();
-    absl::StatusOr<Config> config = space().Get(index);
-    TF_CHECK(config.ok());  // index is inside the space
-    MarkVisited(index);
-    batch.push_back(*std::move(config));
+    batch.push_back(Propose(index));
   }
   return batch;
 }

@@ -1,0 +1,55 @@
+#include "bench/bench_report.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <thread>
+
+namespace tunefleet {
+namespace bench {
+
+using Json = nlohmann::json;
+
+double Geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double log_sum = 0;
+  for (double x : v) log_sum += std::log(x);
+  return std::exp(log_sum / v.size());
+}
+
+Json RatioSummary(const std::vector<double>& ratios, const std::vector<int>& indices,
+                  const std::vector<std::string>& labels) {
+  Json j = {{"tasks_compared", ratios.size()}};
+  if (ratios.empty()) return j;
+  const size_t worst = std::min_element(ratios.begin(), ratios.end()) - ratios.begin();
+  j["geomean_ratio"] = Geomean(ratios);
+  j["min_ratio"] = ratios[worst];
+  j["min_ratio_task"] = indices[worst];
+  j["min_ratio_label"] = labels[worst];
+  return j;
+}
+
+double OtherBusyCores(double seconds) {
+  auto read = [](double* busy, double* total) {
+    std::ifstream stat("/proc/stat");
+    std::string cpu;
+    stat >> cpu;
+    *busy = *total = 0;
+    for (int i = 0; i < 8; ++i) {
+      double v = 0;
+      if (!(stat >> v)) return false;
+      *total += v;
+      if (i != 3 && i != 4) *busy += v;  // not idle, not iowait
+    }
+    return cpu == "cpu";
+  };
+  double busy0, total0, busy1, total1;
+  if (!read(&busy0, &total0)) return -1;
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  if (!read(&busy1, &total1) || total1 <= total0) return -1;
+  return (busy1 - busy0) / (total1 - total0) * std::thread::hardware_concurrency();
+}
+
+}  // namespace bench
+}  // namespace tunefleet

@@ -1,0 +1,103 @@
+#include "bench/model_suites.h"
+
+#include <array>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "tuner_core/models/model_zoo.h"
+
+namespace tunefleet {
+namespace bench {
+namespace {
+
+using Json = nlohmann::json;
+
+// Short text of a model task for the "skipping" line.
+std::string ModelTaskText(const ModelTask& t) {
+  if (t.workload == "dense") {
+    return absl::StrFormat("dense(M=%d,N=%d,K=%d)", Arg(t.args, "M"), Arg(t.args, "N"),
+                           Arg(t.args, "K"));
+  }
+  if (t.workload == "conv2d_nchw" || t.workload == "depthwise_conv2d_nchw") {
+    BenchTask b;
+    b.workload = t.workload;
+    b.args = t.args;
+    return ConvLabel(b);
+  }
+  return t.workload;
+}
+
+}  // namespace
+
+int64_t Arg(const Json& args, const char* key) { return args.at(key).get<int64_t>(); }
+
+std::string ConvLabel(const BenchTask& t) {
+  const Json& a = t.args;
+  const bool depthwise = t.workload == "depthwise_conv2d_nchw";
+  std::string label =
+      depthwise ? absl::StrFormat("dwconv(C=%d,H=%d,W=%d", Arg(a, "C"), Arg(a, "H"), Arg(a, "W"))
+                : absl::StrFormat("conv2d(C=%d,H=%d,W=%d,K=%d", Arg(a, "C"), Arg(a, "H"),
+                                  Arg(a, "W"), Arg(a, "K"));
+  absl::StrAppendFormat(&label, ",%dx%d", Arg(a, "R"), Arg(a, "S"));
+  if (Arg(a, "stride_h") == Arg(a, "stride_w")) {
+    absl::StrAppendFormat(&label, ",s%d", Arg(a, "stride_h"));
+  } else {
+    absl::StrAppendFormat(&label, ",s%dx%d", Arg(a, "stride_h"), Arg(a, "stride_w"));
+  }
+  const int64_t pt = Arg(a, "pad_top"), pl = Arg(a, "pad_left"), pb = Arg(a, "pad_bottom"),
+                pr = Arg(a, "pad_right");
+  if (pt == pl && pt == pb && pt == pr) {
+    absl::StrAppendFormat(&label, ",p%d", pt);
+  } else {
+    absl::StrAppendFormat(&label, ",p%d/%d/%d/%d", pt, pl, pb, pr);
+  }
+  if (Arg(a, "dil_h") != 1 || Arg(a, "dil_w") != 1) {
+    absl::StrAppendFormat(&label, ",d%dx%d", Arg(a, "dil_h"), Arg(a, "dil_w"));
+  }
+  return label + ")";
+}
+
+absl::StatusOr<Suite> ModelSuite(const std::string& name, const std::string& model,
+                                 const std::string& workload, const std::string& layout) {
+  absl::StatusOr<std::vector<ModelTask>> tasks = ModelTasks(model);
+  if (!tasks.ok()) return tasks.status();
+  Suite suite{name, model, "oneDNN", {}, Json::array()};
+  for (const ModelTask& t : *tasks) {
+    if (t.workload != workload) {
+      suite.skipped.push_back({{"workload", t.workload},
+                               {"args", t.args},
+                               {"num_layers", t.num_layers},
+                               {"flops", t.flops},
+                               {"flops_share", t.flops_share},
+                               {"text", ModelTaskText(t)}});
+      continue;
+    }
+    BenchTask b;
+    b.workload = t.workload;
+    b.args = t.args;
+    b.args["layout"] = layout;
+    b.num_layers = t.num_layers;
+    b.flops = t.flops;
+    b.flops_share = t.flops_share;
+    b.label = ConvLabel(b);
+    suite.tasks.push_back(std::move(b));
+  }
+  return suite;
+}
+
+Suite BatchMatmulSuite() {
+  Suite suite{"batch_matmul", "", "OpenBLAS", {}, Json::array()};
+  for (auto [b, m, n, k] :
+       std::vector<std::array<int64_t, 4>>{{12, 128, 128, 64}, {12, 128, 64, 128}}) {
+    BenchTask t;
+    t.workload = "batch_matmul";
+    t.args = {{"B", b}, {"M", m}, {"N", n}, {"K", k}, {"layout", "NK"}};
+    t.flops = 2.0 * b * m * n * k;
+    t.label = absl::StrFormat("batch_matmul(B=%d,M=%d,N=%d,K=%d,NK)", b, m, n, k);
+    suite.tasks.push_back(std::move(t));
+  }
+  return suite;
+}
+
+}  // namespace bench
+}  // namespace tunefleet

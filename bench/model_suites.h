@@ -1,0 +1,55 @@
+// The task lists model_bench tunes: the distinct conv2d tasks of ResNet-18,
+// the depthwise convs of MobileNet-v2 (from the model zoo), and two
+// attention-like batch matmuls, each with the reference library it is
+// compared against. Use these to run or extend the model benchmark.
+#ifndef TUNEFLEET_BENCH_MODEL_SUITES_H_
+#define TUNEFLEET_BENCH_MODEL_SUITES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace tunefleet {
+namespace bench {
+
+struct BenchTask {
+  std::string workload;
+  nlohmann::json args;
+  int num_layers = 1;
+  double flops = 0;        // of one layer
+  double flops_share = 0;  // of the model's listed layers (0 when not from a model)
+  std::string label;       // short description for the printed line
+};
+
+struct Suite {
+  std::string name;       // flag name
+  std::string model;      // model zoo name; empty for batch_matmul
+  std::string reference;  // "oneDNN" or "OpenBLAS"
+  std::vector<BenchTask> tasks;
+  nlohmann::json skipped = nlohmann::json::array();  // tasks of the model this suite does not tune
+};
+
+// args[key] as an integer (the workload's argument; must be present).
+int64_t Arg(const nlohmann::json& args, const char* key);
+
+// "conv2d(C=64,H=56,W=56,K=64,3x3,s1,p1)" or "dwconv(...)" for a conv task.
+std::string ConvLabel(const BenchTask& t);
+
+// The model zoo's tasks of `model` whose workload is `workload`, with
+// `layout` added to their args; the model's other tasks go to
+// suite.skipped. Compared against oneDNN.
+[[nodiscard]] absl::StatusOr<Suite> ModelSuite(const std::string& name, const std::string& model,
+                                               const std::string& workload,
+                                               const std::string& layout);
+
+// B=12: 128x128x64 (QK^T) and 128x64x128 (attention times V), B as [N,K];
+// compared against OpenBLAS.
+Suite BatchMatmulSuite();
+
+}  // namespace bench
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_BENCH_MODEL_SUITES_H_

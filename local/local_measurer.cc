@@ -1,0 +1,99 @@
+#include "local/local_measurer.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "proto_convert/measure_result.h"
+#include "proto_convert/run_request.h"
+
+namespace tunefleet {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+double LocalTimings::OverheadPerTrialSeconds() const {
+  if (trials == 0) return 0;
+  const double outside = measure_wall_seconds - run_seconds - check_seconds - prepare_seconds;
+  return outside / trials;
+}
+
+absl::StatusOr<std::unique_ptr<LocalMeasurer>> LocalMeasurer::Create(const Task& task,
+                                                                      LocalMeasurerOptions options) {
+  TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
+  if (options.build_parallelism <= 0) {
+    options.build_parallelism = std::max(1u, std::thread::hardware_concurrency());
+  }
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Runner> runner, Runner::Create(options.runner));
+  return std::unique_ptr<LocalMeasurer>(
+      new LocalMeasurer(task, std::move(target), std::move(options), std::move(runner)));
+}
+
+std::vector<BuildResult> LocalMeasurer::BuildAll(const std::vector<Config>& configs) {
+  std::vector<BuildResult> results(configs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < configs.size(); i = next.fetch_add(1)) {
+      results[i] = BuildCandidate(task_.tmpl(), task_.workload(), configs[i], target_, options_.build);
+    }
+  };
+  const int threads = std::min<int>(options_.build_parallelism, static_cast<int>(configs.size()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return results;
+}
+
+std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& configs) {
+  Clock::time_point start = Clock::now();
+  std::vector<BuildResult> builds = BuildAll(configs);
+  timings_.build_wall_seconds += SecondsSince(start);
+
+  start = Clock::now();
+  std::vector<MeasureResult> results(configs.size());
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const BuildResult& build = builds[i];
+    MeasureResult& result = results[i];
+    timings_.build_cpu_seconds += build.timings.total_seconds;
+    if (!build.ok()) {
+      result.costs = {1e9};
+      result.error_no = build.error_no;
+      result.error_msg = build.error_msg;
+      result.all_cost = build.timings.total_seconds;
+      result.timestamp = Now();
+      continue;
+    }
+    ++timings_.built;
+    timings_.build_seconds_each.push_back(build.timings.total_seconds);
+    proto::RunRequest request =
+        MakeRunRequest(task_.workload(), build.artifact.shared_object, build.artifact.entry_name,
+                       build.artifact.hash, options_.measure);
+    const Clock::time_point run_start = Clock::now();
+    proto::RunResult run = runner_->Run(request);
+    const double run_wall = SecondsSince(run_start);
+    timings_.run_seconds += run.run_seconds();
+    timings_.check_seconds += run.check_seconds();
+    timings_.load_seconds += run.load_seconds();
+    timings_.prepare_seconds += run.prepare_seconds();
+    result = ToMeasureResult(run, Now());
+    result.all_cost = build.timings.total_seconds + run_wall;
+  }
+  timings_.measure_wall_seconds += SecondsSince(start);
+  timings_.trials += static_cast<int64_t>(configs.size());
+  return results;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,75 @@
+// Local mode: builds candidates with the in-process builder (a batch in
+// parallel, one LLVM context per thread) and measures them one at a time in
+// the isolated runner child, with no RPC anywhere (the LocalRunner lesson:
+// an RPC hop to yourself costs time and reliability). Builds never overlap a
+// measurement, so timings are not disturbed by the compiler.
+#ifndef TUNEFLEET_LOCAL_LOCAL_MEASURER_H_
+#define TUNEFLEET_LOCAL_LOCAL_MEASURER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "builder_worker/builder.h"
+#include "builder_worker/codegen/target.h"
+#include "device_agent/runner.h"
+#include "tuner_core/measure/measure.h"
+#include "tuner_core/templates/task.h"
+#include "tuner_core/tuners/tuner.h"
+
+namespace tunefleet {
+
+struct LocalMeasurerOptions {
+  MeasureOptions measure;
+  BuildOptions build;
+  int build_parallelism = 0;  // builder threads; 0 = hardware concurrency
+  RunnerOptions runner;
+};
+
+// Where a trial's time went, summed over every trial measured so far.
+struct LocalTimings {
+  int64_t trials = 0;
+  int64_t built = 0;
+  double build_wall_seconds = 0;  // wall time of the parallel build phases
+  double build_cpu_seconds = 0;   // sum of per-candidate build times
+  double run_seconds = 0;         // time evaluator, incl. warm-up and cooldown
+  double check_seconds = 0;       // correctness run and comparison
+  double load_seconds = 0;        // dlopen in the child
+  double prepare_seconds = 0;     // tensors + reference, once per workload
+  double measure_wall_seconds = 0;  // wall time of the measure phases
+  std::vector<double> build_seconds_each;  // per built candidate
+
+  // Per-trial time outside the build, the kernel's own runs (timing and the
+  // correctness run) and the once-per-task workload preparation: request
+  // transfer, loading, result handling.
+  double OverheadPerTrialSeconds() const;
+};
+
+class LocalMeasurer final : public MeasurerInterface {
+ public:
+  static absl::StatusOr<std::unique_ptr<LocalMeasurer>> Create(const Task& task,
+                                                                LocalMeasurerOptions options);
+
+  std::vector<MeasureResult> Measure(const std::vector<Config>& configs) override;
+
+  const LocalTimings& timings() const { return timings_; }
+  const TargetSpec& target() const { return target_; }
+
+ private:
+  LocalMeasurer(const Task& task, TargetSpec target, LocalMeasurerOptions options,
+                std::unique_ptr<Runner> runner)
+      : task_(task), target_(std::move(target)), options_(std::move(options)), runner_(std::move(runner)) {}
+
+  std::vector<BuildResult> BuildAll(const std::vector<Config>& configs);
+
+  const Task& task_;
+  const TargetSpec target_;
+  const LocalMeasurerOptions options_;
+  std::unique_ptr<Runner> runner_;
+  LocalTimings timings_;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_LOCAL_LOCAL_MEASURER_H_

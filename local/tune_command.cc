@@ -1,0 +1,200 @@
+#include "local/tune_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "proto_convert/task_spec.h"
+#include "tuner_core/records/best_record.h"
+#include "tuner_core/records/record_file.h"
+#include "tuner_core/records/task_record.h"
+#include "tuner_core/tuners/tuner_factory.h"
+#include "tuner_core/tuners/xgb_tuner.h"
+
+namespace tunefleet {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
+                                                     const std::string& shape,
+                                                     const std::string& layout) {
+  std::vector<const char*> keys;
+  if (workload == "dense") {
+    keys = {"M", "N", "K"};
+  } else if (workload == "batch_matmul") {
+    keys = {"B", "M", "N", "K"};
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shape is for dense (M,N,K) and batch_matmul (B,M,N,K); give ", workload,
+        "'s arguments as JSON with --args"));
+  }
+  const std::string wanted = absl::StrJoin(keys, ",");
+  std::vector<std::string> parts = absl::StrSplit(shape, ',');
+  if (parts.size() != keys.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": ", workload, " wants ", wanted));
+  }
+  nlohmann::json args = {{"layout", layout}};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(parts[i], &v)) {
+      return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": \"", parts[i],
+                                                     "\" is not an integer (", workload, " wants ", wanted, ")"));
+    }
+    args[keys[i]] = v;
+  }
+  return args;
+}
+
+absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostream& progress,
+                                    std::ostream& out) {
+  const auto start = std::chrono::steady_clock::now();
+  nlohmann::json args = options.args;
+  if (args.is_null()) {
+    TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(options.workload, options.shape, options.layout));
+  }
+  const std::string target = options.target.empty() ? HostTargetString() : options.target;
+  // The same spec -> task path as a job submitted to the fleet.
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task,
+                      TaskFromSpec(MakeTaskSpec(options.template_name, options.workload, args, target)));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<LocalMeasurer> measurer,
+                      LocalMeasurer::Create(*task, options.local));
+  TunerOptions tuner_options;
+  tuner_options.seed = options.seed;
+  tuner_options.task = task.get();
+  tuner_options.xgb.plan_size = options.plan_size;
+  if (!options.transfer_log.empty()) {
+    TF_ASSIGN_OR_RETURN(ReadReport history, ReadRecords(options.transfer_log));
+    for (const std::string& w : history.warnings) out << "warning: " << w << "\n";
+    tuner_options.history = std::move(history.records);
+  }
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner(options.tuner, task->space(), tuner_options));
+  auto* model_tuner = dynamic_cast<XgbTuner*>(tuner.get());
+
+  TuneSummary summary;
+  summary.task_name = task->name();
+  summary.workload = task->workload().Describe();
+  summary.target = target;
+
+  std::unique_ptr<RecordWriter> writer;
+  if (!options.log.empty()) {
+    if (options.resume) {
+      std::vector<TrialResult> resumed;
+      absl::StatusOr<ReadReport> earlier = ReadRecords(options.log);
+      if (earlier.ok()) {
+        for (const Record& r : earlier->records) {
+          if (r.task_name != task->name() || r.target != target || r.workload_args != task->workload().args()) continue;
+          absl::StatusOr<Config> config = task->space().FromJson(r.config);
+          if (!config.ok()) continue;  // a record of an older space: measure again
+          tuner->MarkVisited(config->index());
+          resumed.push_back(TrialResult{*std::move(config), r.result});
+          ++summary.resumed;
+        }
+        // Model-based tuners learn from the earlier run too.
+        tuner->Update(resumed);
+      } else if (earlier.status().code() != absl::StatusCode::kNotFound) {
+        return earlier.status();
+      }
+    }
+    TF_ASSIGN_OR_RETURN(writer, RecordWriter::Open(options.log));
+  }
+
+  out << "Tuning " << summary.workload << " with " << task->name() << " (" << task->space().size()
+      << " configs) on \"" << target << "\", tuner " << options.tuner << ", " << options.trials
+      << " trials";
+  if (summary.resumed > 0) out << ", " << summary.resumed << " configs already in " << options.log << " skipped";
+  out << "\n";
+  if (model_tuner != nullptr && !options.transfer_log.empty()) {
+    out << "Transfer: " << model_tuner->history_records() << " records of " << model_tuner->history_workloads()
+        << " other shapes from " << options.transfer_log << "\n";
+  }
+
+  absl::Status write_status;
+  std::vector<TuneCallback> callbacks;
+  if (writer) {
+    callbacks.push_back([&](const std::vector<TrialResult>& batch) {
+      for (const TrialResult& trial : batch) {
+        absl::Status s = writer->Append(RecordOf(*task, trial.config, trial.result));
+        if (!s.ok() && write_status.ok()) write_status = s;
+      }
+    });
+  }
+  TuneOptions tune_options;
+  tune_options.n_trial = options.trials;
+  tune_options.early_stopping = options.early_stopping;
+  tune_options.batch_size = options.batch_size;
+  tune_options.flops = task->workload().flops();
+  tune_options.progress_stream = &progress;
+  tune_options.task_label = options.task_label;
+  TF_RETURN_IF_ERROR(tuner->Tune(*measurer, tune_options, callbacks));
+  TF_RETURN_IF_ERROR(write_status);
+
+  summary.trials = tuner->trials_done();
+  summary.best_gflops = tuner->best_flops() / 1e9;
+  if (tuner->best_config().has_value()) summary.best_config = tuner->best_config()->ToJson();
+  if (summary.best_gflops > 0) summary.best_cost_seconds = task->workload().flops() / tuner->best_flops();
+  summary.timings = measurer->timings();
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  const LocalTimings& t = summary.timings;
+  if (summary.best_config.is_null()) {
+    out << "No config succeeded.\n";
+  } else {
+    out << absl::StrFormat("Best: %.2f GFLOPS (%.3f ms) config %s\n", summary.best_gflops,
+                           summary.best_cost_seconds * 1e3, summary.best_config.dump());
+  }
+  out << absl::StrFormat(
+      "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
+      "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial\n",
+      summary.wall_seconds, summary.trials, t.build_wall_seconds, Median(t.build_seconds_each) * 1e3,
+      t.run_seconds, t.check_seconds, t.prepare_seconds, t.OverheadPerTrialSeconds() * 1e3);
+  if (model_tuner != nullptr) {
+    const ModelTimings& m = model_tuner->model_timings();
+    summary.model_seconds = m.total_seconds();
+    out << absl::StrFormat("Model: %.2f s (fit %.2f s in %d fits, select %.2f s, transfer %.2f s) = %.1f%% of the run\n",
+                           m.total_seconds(), m.fit_seconds, m.fits, m.select_seconds, m.transfer_seconds,
+                           100.0 * m.total_seconds() / std::max(summary.wall_seconds, 1e-9));
+    for (const XgbTuner::HistoryShapeReport& h : model_tuner->history_shapes()) {
+      out << absl::StrFormat("History %s: %d records, weight now %.3f, its model orders %.0f%% of own result pairs right\n",
+                             h.workload_args, h.records, h.weight, 100 * h.ranking_accuracy);
+    }
+    if (!model_tuner->model_status().ok()) out << "Model warning: " << model_tuner->model_status().message() << "\n";
+  }
+  return summary;
+}
+
+absl::Status RunBest(const std::string& log, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(ReadReport report, ReadRecords(log));
+  for (const std::string& w : report.warnings) out << "warning: " << w << "\n";
+  std::vector<Record> best = BestPerTask(report.records);
+  if (best.empty()) {
+    return absl::NotFoundError(absl::StrCat(log, ": no successful record among ", report.records.size()));
+  }
+  for (const Record& r : best) {
+    absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(r.workload_name, r.workload_args);
+    out << r.task_name << " " << (workload.ok() ? (*workload)->Describe() : r.workload_args.dump())
+        << " on \"" << r.target << "\"\n";
+    if (workload.ok()) {
+      out << absl::StrFormat("  %.2f GFLOPS, %.4f ms\n", r.Gflops((*workload)->flops()),
+                             r.result.MeanCost() * 1e3);
+    }
+    out << "  config " << r.config.dump() << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

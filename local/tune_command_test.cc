@@ -1,0 +1,162 @@
+// Local mode end to end: real builds, the real runner child, records on disk.
+#include "local/tune_command.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "tuner_core/records/record_file.h"
+
+namespace tunefleet {
+namespace {
+
+class TuneCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* srcdir = std::getenv("TEST_SRCDIR");
+    ASSERT_NE(srcdir, nullptr);
+    setenv("TUNEFLEET_RUNNER", (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
+    log_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl";
+    std::remove(log_.c_str());
+  }
+
+  TuneCommandOptions SmallJob(int64_t trials) {
+    TuneCommandOptions o;
+    o.shape = "37,45,29";  // divides no tile
+    o.trials = trials;
+    o.log = log_;
+    o.seed = 7;
+    o.local.runner.num_threads = 2;
+    o.local.measure.number = 2;
+    o.local.measure.repeat = 2;
+    o.local.measure.cooldown_interval_s = 0;
+    return o;
+  }
+
+  std::string log_;
+};
+
+TEST_F(TuneCommandTest, TunesRecordsEveryTrialAndReportsTheBest) {
+  std::ostringstream progress, out;
+  auto summary = RunTune(SmallJob(24), progress, out);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->trials, 24);
+  EXPECT_GT(summary->best_gflops, 0.0);
+  EXPECT_FALSE(summary->best_config.is_null());
+  EXPECT_NE(progress.str().find("[Task 1/1]"), std::string::npos);
+  EXPECT_NE(progress.str().find("Progress: (24/24)"), std::string::npos) << progress.str();
+
+  auto report = ReadRecords(log_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->records.size(), 24u);
+  int ok = 0;
+  for (const Record& r : report->records) {
+    EXPECT_EQ(r.task_name, "dense_pack.x86");
+    // Every config either runs correctly or is a vector width this host lacks.
+    if (r.result.ok()) {
+      ++ok;
+    } else {
+      EXPECT_EQ(r.result.error_no, MeasureErrorNo::kInstantiationError) << r.result.error_msg;
+    }
+  }
+  EXPECT_GT(ok, 0);
+
+  std::ostringstream best;
+  ASSERT_TRUE(RunBest(log_, best).ok());
+  EXPECT_NE(best.str().find("GFLOPS"), std::string::npos) << best.str();
+}
+
+TEST_F(TuneCommandTest, ResumeSkipsConfigsAlreadyInTheLog) {
+  std::ostringstream progress, out;
+  ASSERT_TRUE(RunTune(SmallJob(10), progress, out).ok());
+  auto second = RunTune(SmallJob(10), progress, out);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->resumed, 10);
+  auto report = ReadRecords(log_);
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->records.size(), 20u);
+  std::set<int64_t> indices;
+  for (const Record& r : report->records) indices.insert(r.config["index"].get<int64_t>());
+  EXPECT_EQ(indices.size(), 20u) << "a config was measured twice";
+}
+
+TEST_F(TuneCommandTest, XgbLearnsFromResumedRecordsAndFromOtherShapes) {
+  std::ostringstream progress, out;
+  ASSERT_TRUE(RunTune(SmallJob(10), progress, out).ok());  // random, into log_
+  TuneCommandOptions resume = SmallJob(8);
+  resume.tuner = "xgb";
+  resume.plan_size = 8;
+  auto resumed = RunTune(resume, progress, out);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->resumed, 10);
+  EXPECT_GT(resumed->model_seconds, 0.0);  // the 10 resumed results were fitted
+  EXPECT_NE(out.str().find("Model: "), std::string::npos) << out.str();
+
+  TuneCommandOptions other = SmallJob(4);
+  other.shape = "40,45,29";
+  other.tuner = "xgb";
+  other.log = log_ + ".other";
+  other.transfer_log = log_;
+  std::ostringstream transfer_out;
+  auto transferred = RunTune(other, progress, transfer_out);
+  ASSERT_TRUE(transferred.ok()) << transferred.status();
+  EXPECT_NE(transfer_out.str().find("Transfer: 18 records of 1 other shapes"), std::string::npos)
+      << transfer_out.str();
+  EXPECT_NE(transfer_out.str().find("History {\""), std::string::npos) << transfer_out.str();  // its weight
+  other.transfer_log = log_ + ".missing";
+  EXPECT_EQ(RunTune(other, progress, transfer_out).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(TuneCommandTest, BadInputsAreClearErrors) {
+  std::ostringstream progress, out;
+  TuneCommandOptions o = SmallJob(1);
+  o.shape = "12,x,4";
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("\"x\" is not an integer"), std::string::npos);
+  o = SmallJob(1);
+  o.tuner = "annealing-magic";
+  EXPECT_EQ(RunTune(o, progress, out).status().code(), absl::StatusCode::kInvalidArgument);
+  o = SmallJob(1);
+  o.target = "llvm -mcpu=pentium9";
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("unknown CPU"), std::string::npos);
+  o = SmallJob(1);
+  o.workload = "conv2d_nchw";
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("--args"), std::string::npos);
+  o.args = {{"N", 1}, {"C", 4}, {"H", 5}, {"W", 5}, {"K", 4}, {"R", 9}, {"S", 3}};
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("no output rows"), std::string::npos);
+  std::ostringstream best;
+  EXPECT_EQ(RunBest(log_ + ".missing", best).code(), absl::StatusCode::kNotFound);
+}
+
+TEST(WorkloadArgsFromShapeTest, DenseAndBatchMatmul) {
+  auto dense = WorkloadArgsFromShape("dense", "3,4,5", "KN");
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  EXPECT_EQ(*dense, nlohmann::json({{"M", 3}, {"N", 4}, {"K", 5}, {"layout", "KN"}}));
+  auto bmm = WorkloadArgsFromShape("batch_matmul", "12,128,128,64", "NK");
+  ASSERT_TRUE(bmm.ok()) << bmm.status();
+  EXPECT_EQ(*bmm, nlohmann::json({{"B", 12}, {"M", 128}, {"N", 128}, {"K", 64}, {"layout", "NK"}}));
+  EXPECT_NE(WorkloadArgsFromShape("batch_matmul", "12,128,64", "NK").status().message().find("B,M,N,K"),
+            std::string::npos);
+}
+
+// A conv2d given as --args JSON tunes like dense, in both timing layouts.
+TEST_F(TuneCommandTest, TunesAConvFromArgs) {
+  for (const char* layout : {"NCHW", "NCHWc"}) {
+    std::ostringstream progress, out;
+    TuneCommandOptions o = SmallJob(8);
+    o.log.clear();
+    o.workload = "conv2d_nchw";
+    o.args = {{"N", 1}, {"C", 8}, {"H", 9}, {"W", 11}, {"K", 16}, {"R", 3}, {"S", 3}, {"padding", 1},
+              {"layout", layout}};
+    auto summary = RunTune(o, progress, out);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->task_name, "conv2d_nchwc.x86");
+    EXPECT_EQ(summary->trials, 8);
+    EXPECT_GT(summary->best_gflops, 0) << out.str();
+  }
+}
+
+}  // namespace
+}  // namespace tunefleet

@@ -1,0 +1,103 @@
+#include "tests/fake_agent.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+namespace tunefleet {
+
+absl::Status FakeAgentOptions::Validate() const {
+  if (absl::Status valid = worker.Validate(); !valid.ok()) return valid;
+  if (device_key.empty()) return absl::InvalidArgumentError("device key is empty");
+  if (!(measure_s > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("measure time must be > 0 s, got ", measure_s));
+  }
+  return absl::OkStatus();
+}
+
+FakeAgent::FakeAgent(FakeAgentOptions options, proto::DeviceInfo device)
+    : options_(std::move(options)) {
+  proto::Register registration;
+  registration.set_role(proto::AGENT);
+  registration.set_device_key(options_.device_key);
+  *registration.mutable_device() = std::move(device);
+  registration.set_parallelism(1);
+  registration.set_version("tunefleet-fake-agent/1");
+  worker_ = std::make_unique<WorkerDaemon>(options_.worker, std::move(registration),
+                                           static_cast<WorkerRoleInterface*>(this));
+  measuring_thread_ = std::thread([this] { MeasureLoop(); });
+}
+
+FakeAgent::~FakeAgent() { Stop(); }
+
+void FakeAgent::Start() { worker_->Start(); }
+
+void FakeAgent::Stop() {
+  worker_->Stop();
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    queue_.clear();
+    changed_.SignalAll();
+  }
+  if (measuring_thread_.joinable()) measuring_thread_.join();
+}
+
+int64_t FakeAgent::measured() const {
+  absl::MutexLock lock(&mu_);
+  return measured_;
+}
+
+int64_t FakeAgent::InFlight() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(queue_.size()) + (measuring_ ? 1 : 0);
+}
+
+void FakeAgent::OnSession(const std::string&) {
+  absl::MutexLock lock(&mu_);
+  queue_.clear();  // the tracker requeued them with the old session
+}
+
+void FakeAgent::OnMessage(const proto::TrackerMessage& message) {
+  if (!message.has_measure()) return;
+  absl::MutexLock lock(&mu_);
+  queue_.push_back(message.measure());
+  changed_.SignalAll();
+}
+
+void FakeAgent::MeasureLoop() {
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    while (!stopping_ && queue_.empty()) changed_.Wait(&mu_);
+    if (stopping_) return;
+    const proto::MeasureRequest request = std::move(queue_.front());
+    queue_.pop_front();
+    measuring_ = true;
+    // The simulated measurement; cut short only by the destructor.
+    const absl::Time start = absl::Now();
+    const absl::Time until = start + absl::Seconds(options_.measure_s);
+    while (!stopping_ && !changed_.WaitWithDeadline(&mu_, until)) {
+    }
+    if (stopping_) return;
+    proto::WorkerMessage message;
+    proto::MeasureResult* result = message.mutable_measure_result();
+    result->set_lease_id(request.lease_id());
+    proto::RunResult* run = result->mutable_run();
+    run->set_error_no(0);  // NO_ERROR
+    const int repeat = std::max(1, request.run().options().repeat());
+    for (int i = 0; i < repeat; ++i) run->add_costs(options_.measure_s);
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    run->set_run_seconds(seconds);
+    result->set_measure_seconds(seconds);
+    mu_.Unlock();
+    worker_->Send(message);  // before it stops counting (a drain waits for it)
+    mu_.Lock();
+    measuring_ = false;
+    ++measured_;
+  }
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,71 @@
+// FakeAgent: a simulated device agent for integration tests and benchmarks
+// (never linked into a production binary). It registers as an AGENT on a
+// device key like a real agent, and answers every MeasureRequest after a
+// fixed delay with NO_ERROR and `repeat` costs of that delay, without
+// loading or running anything (it accepts any artifact, even a placeholder,
+// and never asks for bytes). One measurement at a time, in arrival order,
+// like a real agent; Stop() drains like one (worker/worker_daemon.h).
+//
+//   FakeAgentOptions options;
+//   options.worker = ...;  options.device_key = "sim";  options.measure_s = 0.1;
+//   FakeAgent agent(options, DetectHostDevice());
+//   agent.Start();  ...  agent.Stop();
+//
+// //tests:fake_agent runs N of them in one process (fake_agent_main.cc).
+#ifndef TUNEFLEET_TESTS_FAKE_AGENT_H_
+#define TUNEFLEET_TESTS_FAKE_AGENT_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "proto/fleet.pb.h"
+#include "worker/worker_daemon.h"
+
+namespace tunefleet {
+
+struct FakeAgentOptions {
+  WorkerDaemonOptions worker;
+  std::string device_key;
+  double measure_s = 0.1;  // every measurement takes this long and costs this much
+
+  [[nodiscard]] absl::Status Validate() const;
+};
+
+class FakeAgent final : private WorkerRoleInterface {
+ public:
+  // `options` must be valid (Validate()).
+  FakeAgent(FakeAgentOptions options, proto::DeviceInfo device);
+  ~FakeAgent() override;  // Stop()
+
+  void Start();
+  void Stop();
+
+  const WorkerConnection& connection() const { return worker_->connection(); }
+  int64_t measured() const;
+
+ private:
+  void OnMessage(const proto::TrackerMessage& message) override;
+  void OnSession(const std::string& worker_id) override;
+  int64_t InFlight() const override;
+  void MeasureLoop();
+
+  const FakeAgentOptions options_;
+  mutable absl::Mutex mu_;
+  absl::CondVar changed_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<proto::MeasureRequest> queue_ ABSL_GUARDED_BY(mu_);
+  bool measuring_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t measured_ ABSL_GUARDED_BY(mu_) = 0;
+  std::unique_ptr<WorkerDaemon> worker_;
+  std::thread measuring_thread_;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TESTS_FAKE_AGENT_H_

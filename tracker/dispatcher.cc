@@ -1,0 +1,299 @@
+#include "tracker/dispatcher.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "common/logging.h"
+
+namespace tunefleet {
+namespace {
+
+constexpr size_t kDispatchRing = 10000;
+
+}  // namespace
+
+void Dispatcher::Enroll(Job& job) {
+  job.build_pass = virtual_build_pass_;
+  job.measure_pass = virtual_measure_pass_[job.stored.spec.device_key()];
+}
+
+void Dispatcher::MarkAgentFree(Worker& agent) {
+  if (agent.free_listed || !agent.leases.empty()) return;
+  agent.free_listed = true;
+  free_agents_[agent.registration.device_key()].push_back(agent.id);
+}
+
+void Dispatcher::Forget(const Worker& worker) {
+  if (!worker.free_listed) return;
+  std::deque<std::string>& free = free_agents_[worker.registration.device_key()];
+  free.erase(std::remove(free.begin(), free.end(), worker.id), free.end());
+}
+
+void Dispatcher::DispatchAll(double since) {
+  AssignJobs();
+  // Measurements first: with isolation, a host that just finished a build
+  // may be free to measure now, and waiting measurements hold back new
+  // builds there.
+  for (const std::string& key : KeysWaiting()) DispatchMeasures(key, since);
+  DispatchBuilds(since);
+}
+
+void Dispatcher::ResendWithArtifact(Worker& agent, Job& job, Trial& trial) {
+  agent.artifacts_sent.erase(trial.artifact_hash);
+  SendMeasure(agent, job, trial, /*with_bytes=*/true);
+}
+
+// ---------------------------------------------------------------- jobs to tuners
+
+void Dispatcher::AssignJobs() {
+  for (const std::string& id : jobs_->submission_order()) {
+    Job& job = *jobs_->Find(id);
+    if (job.finished() || !job.tuner_worker.empty() || job.task == nullptr) continue;
+    Worker* best = nullptr;
+    for (const std::string& tuner_id : workers_->tuners()) {
+      Worker& tuner = *workers_->Find(tuner_id);
+      if (tuner.busy_units() >= tuner.capacity()) continue;
+      if (best == nullptr || tuner.jobs.size() < best->jobs.size()) best = &tuner;
+    }
+    if (best == nullptr) return;
+    job.tuner_worker = best->id;
+    best->jobs.insert(id);
+    if (!lifecycle_->Start(job).ok()) {
+      // The store refused RUNNING: nothing is acknowledged, the job says
+      // why, and the next tick tries again.
+      job.tuner_worker.clear();
+      best->jobs.erase(id);
+      return;
+    }
+    TF_LOG(INFO) << "job " << id << " assigned to tuner " << best->id << " \""
+                 << best->registration.name() << "\" (" << job.done << " trials done, "
+                 << job.in_flight() << " in flight)";
+    SendAssignment(*best, job);
+  }
+}
+
+void Dispatcher::SendAssignment(Worker& tuner, Job& job) {
+  proto::TrackerMessage m;
+  proto::JobAssignment* a = m.mutable_assignment();
+  a->set_job_id(job.stored.job_id);
+  *a->mutable_spec() = job.stored.spec;
+  for (const auto& [id, t] : job.trials) {
+    proto::KnownTrial* k = a->add_trials();
+    k->set_trial_id(id);
+    k->set_config_json(t.config_json);
+    k->set_config_index(t.config_index);
+    k->set_done(t.done);
+    if (t.done) *k->mutable_result() = t.result;
+  }
+  a->set_suggested_window(workers_->SuggestedWindow(job.stored.spec, options_->max_window));
+  tuner.outbox->Send(std::move(m));
+}
+
+// ---------------------------------------------------------------- builds
+
+void Dispatcher::DispatchBuilds(double since) {
+  while (true) {
+    // The builder with the most free slots.
+    Worker* builder = nullptr;
+    int best_free = 0;
+    for (const std::string& id : workers_->builders()) {
+      Worker& w = *workers_->Find(id);
+      if (w.isolating && !HostMayBuild(w.host)) continue;
+      const int free = w.capacity() - w.busy_units();
+      if (free > best_free) {
+        best_free = free;
+        builder = &w;
+      }
+    }
+    if (builder == nullptr) return;
+    Job* pick = nullptr;
+    for (const auto& [id, job] : jobs_->by_id()) {
+      if (job->finished() || job->to_build.empty()) continue;
+      if (pick == nullptr || job->build_pass < pick->build_pass) pick = job.get();
+    }
+    if (pick == nullptr) return;
+    Job& job = *pick;
+    virtual_build_pass_ = std::max(virtual_build_pass_, job.build_pass);
+    job.build_pass += job.stride();
+    Trial& trial = job.trials.at(job.to_build.front());
+    job.to_build.pop_front();
+    const double deadline =
+        clock_->NowSeconds() + job.stored.spec.build_timeout_s() + options_->build_lease_grace_s;
+    const std::string lease_id = leases_->Grant(job, trial, *builder, Stage::kBuild, deadline);
+    proto::TrackerMessage m;
+    proto::BuildRequest* b = m.mutable_build();
+    b->set_lease_id(lease_id);
+    b->set_job_id(job.stored.job_id);
+    b->set_trial_id(trial.id);
+    *b->mutable_task() = job.stored.spec.task();
+    b->set_config_json(trial.config_json);
+    b->set_timeout_s(job.stored.spec.build_timeout_s());
+    builder->outbox->Send(std::move(m));
+    RecordDispatch(Stage::kBuild, since);
+  }
+}
+
+// ---------------------------------------------------------------- measurements
+
+void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
+  auto free_it = free_agents_.find(device_key);
+  if (free_it == free_agents_.end()) return;
+  std::deque<std::string>& free = free_it->second;
+  while (!free.empty()) {
+    // The first free agent whose host is not building.
+    auto eligible = std::find_if(free.begin(), free.end(), [this](const std::string& id) {
+      const Worker& agent = *workers_->Find(id);
+      return !agent.isolating || HostMayMeasure(agent.host);
+    });
+    if (eligible == free.end()) return;
+    Job* pick = nullptr;
+    for (const auto& [id, job] : jobs_->by_id()) {
+      if (job->finished() || job->to_measure.empty() || job->stored.spec.device_key() != device_key)
+        continue;
+      if (pick == nullptr || job->measure_pass < pick->measure_pass) pick = job.get();
+    }
+    if (pick == nullptr) return;
+    Job& job = *pick;
+    double& virtual_pass = virtual_measure_pass_[device_key];
+    virtual_pass = std::max(virtual_pass, job.measure_pass);
+    job.measure_pass += job.stride();
+    Worker& agent = *workers_->Find(*eligible);
+    free.erase(eligible);
+    agent.free_listed = false;
+    Trial& trial = job.trials.at(job.to_measure.front());
+    job.to_measure.pop_front();
+    const double deadline = clock_->NowSeconds() + job.stored.spec.measure().timeout_s() +
+                            options_->measure_lease_grace_s;
+    leases_->Grant(job, trial, agent, Stage::kMeasure, deadline);
+    SendMeasure(agent, job, trial, !agent.artifacts_sent.contains(trial.artifact_hash));
+    RecordDispatch(Stage::kMeasure, since);
+  }
+}
+
+void Dispatcher::SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_bytes) {
+  proto::TrackerMessage m;
+  proto::MeasureRequest* request = m.mutable_measure();
+  request->set_lease_id(trial.lease_id);
+  request->set_job_id(job.stored.job_id);
+  request->set_trial_id(trial.id);
+  proto::RunRequest* run = request->mutable_run();
+  run->set_workload_name(job.task->workload().name());
+  run->set_workload_args_json(job.task->workload().args().dump());
+  if (with_bytes) {
+    run->set_shared_object(*trial.shared_object);
+    agent.artifacts_sent.insert(trial.artifact_hash);
+  }
+  run->set_entry_name(trial.entry_name);
+  run->set_artifact_hash(trial.artifact_hash);
+  *run->mutable_options() = job.stored.spec.measure();
+  agent.outbox->Send(std::move(m));
+}
+
+// ---------------------------------------------------------------- isolation
+
+bool Dispatcher::HostMayMeasure(const std::string& host) const {
+  return leases_->BuildsOn(host) == 0;
+}
+
+bool Dispatcher::HostMayBuild(const std::string& host) const {
+  if (leases_->MeasuresOn(host) > 0) return false;
+  // Measurements waiting for a free agent of this host go first.
+  const std::set<std::string>& agents = workers_->IsolatingAgentsOn(host);
+  if (agents.empty()) return true;
+  const std::vector<std::string> waiting = KeysWaiting();
+  for (const std::string& agent_id : agents) {
+    const Worker& agent = *workers_->all().at(agent_id);
+    if (agent.free_listed && std::find(waiting.begin(), waiting.end(),
+                                       agent.registration.device_key()) != waiting.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> Dispatcher::KeysWaiting() const {
+  std::set<std::string> keys;
+  for (const auto& [id, job] : jobs_->by_id()) {
+    if (!job->finished() && !job->to_measure.empty()) keys.insert(job->stored.spec.device_key());
+  }
+  return {keys.begin(), keys.end()};
+}
+
+void Dispatcher::RecordDispatch(Stage stage, double since) {
+  const double latency = std::max(0.0, clock_->NowSeconds() - since);
+  if (metrics_ != nullptr) {
+    metrics_->ObserveDispatch(stage == Stage::kBuild ? QueueStage::kBuild : QueueStage::kMeasure,
+                              latency);
+  }
+  if (stage != Stage::kMeasure) return;  // the ring (QueueSummary) is for measurements
+  if (dispatch_ring_.size() < kDispatchRing) {
+    dispatch_ring_.push_back(latency);
+  } else {
+    dispatch_ring_[dispatch_next_] = latency;
+    dispatch_next_ = (dispatch_next_ + 1) % kDispatchRing;
+  }
+}
+
+// ---------------------------------------------------------------- summary
+
+proto::QueueSummaryResponse Dispatcher::QueueSummary(double now) const {
+  proto::QueueSummaryResponse response;
+  std::map<std::string, proto::KeySummary> keys;
+  for (const auto& [id, w] : workers_->all()) {
+    if (w->role() == proto::AGENT) {
+      proto::KeySummary& k = keys[w->registration.device_key()];
+      k.set_total(k.total() + 1);
+      if (w->leases.empty())
+        k.set_free(k.free() + 1);
+      else
+        k.set_busy(k.busy() + 1);
+    } else if (w->role() == proto::BUILDER) {
+      response.set_builders(response.builders() + 1);
+      response.set_build_slots_free(response.build_slots_free() +
+                                    std::max(0, w->capacity() - w->busy_units()));
+    } else if (w->role() == proto::TUNER) {
+      response.set_tuners(response.tuners() + 1);
+    }
+  }
+  for (const std::string& id : jobs_->submission_order()) {
+    const Job& job = *jobs_->by_id().at(id);
+    if (job.finished()) continue;
+    proto::KeySummary& k = keys[job.stored.spec.device_key()];
+    k.set_pending(k.pending() + static_cast<int64_t>(job.to_measure.size()));
+    if (!job.to_measure.empty()) {
+      const double age = now - job.trials.at(job.to_measure.front()).queued_at;
+      k.set_oldest_pending_s(std::max(k.oldest_pending_s(), age));
+    }
+    response.set_builds_pending(response.builds_pending() +
+                                static_cast<int64_t>(job.to_build.size()));
+    proto::JobQueueSummary* j = response.add_jobs();
+    j->set_job_id(id);
+    j->set_device_key(job.stored.spec.device_key());
+    j->set_to_build(static_cast<int64_t>(job.to_build.size()));
+    j->set_building(job.building);
+    j->set_to_measure(static_cast<int64_t>(job.to_measure.size()));
+    j->set_measuring(job.measuring);
+    j->set_done(job.done);
+    j->set_n_trial(job.stored.spec.n_trial());
+  }
+  for (auto& [key, k] : keys) {
+    k.set_device_key(key);
+    *response.add_keys() = k;
+  }
+  if (!dispatch_ring_.empty()) {
+    std::vector<double> v = dispatch_ring_;
+    auto quantile = [&v](double q) {
+      size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+      return v[i];
+    };
+    response.set_dispatch_p50_s(quantile(0.50));
+    response.set_dispatch_p99_s(quantile(0.99));
+    response.set_dispatch_samples(static_cast<int64_t>(v.size()));
+  }
+  return response;
+}
+
+}  // namespace tunefleet

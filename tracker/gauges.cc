@@ -1,0 +1,80 @@
+#include "tracker/gauges.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tunefleet {
+namespace {
+
+std::vector<WorkerCount> CountWorkers(const WorkerRegistry& workers) {
+  std::map<std::pair<int, std::string>, WorkerCount> counts;
+  for (const auto& [id, w] : workers.all()) {
+    const WorkerRole role = MetricsRole(w->role());
+    WorkerCount& c = counts[{static_cast<int>(role), w->registration.device_key()}];
+    c.role = role;
+    c.device_key = w->registration.device_key();
+    if (w->busy_units() >= w->capacity())
+      ++c.busy;
+    else
+      ++c.free;
+  }
+  std::vector<WorkerCount> out;
+  for (auto& [key, c] : counts) out.push_back(std::move(c));
+  return out;
+}
+
+// The count of jobs in `state` (null for a state not counted).
+int64_t* JobsIn(proto::JobState state, JobStats& stats) {
+  if (state == proto::QUEUED) return &stats.queued;
+  if (state == proto::RUNNING) return &stats.running;
+  if (state == proto::SUCCEEDED) return &stats.succeeded;
+  if (state == proto::FAILED) return &stats.failed;
+  if (state == proto::CANCELLED) return &stats.cancelled;
+  return nullptr;
+}
+
+// Age of the trial at the front of `queue`, 0 if empty.
+double FrontAge(const Job& job, const std::deque<int64_t>& queue, double now) {
+  return queue.empty() ? 0 : now - job.trials.at(queue.front()).queued_at;
+}
+
+}  // namespace
+
+void RefreshGauges(const JobTable& jobs, const WorkerRegistry& workers, double now,
+                   TrackerMetricsInterface& metrics) {
+  metrics.SetWorkers(CountWorkers(workers));
+
+  QueueStat build;
+  build.stage = QueueStage::kBuild;
+  std::map<std::string, QueueStat> measure;
+  JobStats stats;
+  std::map<std::string, double> best;
+  for (const auto& [id, job] : jobs.by_id()) {
+    if (int64_t* count = JobsIn(job->stored.state, stats)) ++*count;
+    if (job->best_cost > 0 && job->task != nullptr) {
+      double& b = best[job->stored.spec.task().target()];
+      b = std::max(b, job->task->workload().flops() / job->best_cost / 1e9);
+    }
+    if (job->finished()) continue;
+    stats.trials_done += job->done;
+    stats.trials_target += job->stored.spec.n_trial();
+    build.depth += static_cast<int64_t>(job->to_build.size());
+    build.oldest_age_seconds =
+        std::max(build.oldest_age_seconds, FrontAge(*job, job->to_build, now));
+    QueueStat& q = measure[job->stored.spec.device_key()];
+    q.stage = QueueStage::kMeasure;
+    q.device_key = job->stored.spec.device_key();
+    q.depth += static_cast<int64_t>(job->to_measure.size());
+    q.oldest_age_seconds = std::max(q.oldest_age_seconds, FrontAge(*job, job->to_measure, now));
+  }
+  std::vector<QueueStat> queues = {build};
+  for (auto& [key, q] : measure) queues.push_back(q);
+  metrics.SetQueues(queues);
+  for (auto& [target, gflops] : best) stats.best_gflops.push_back({target, gflops});
+  metrics.SetJobs(stats);
+}
+
+}  // namespace tunefleet

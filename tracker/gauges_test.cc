@@ -1,0 +1,57 @@
+#include "tracker/gauges.h"
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tracker/scheduler_parts_for_test.h"
+
+namespace tunefleet {
+namespace {
+
+TEST(GaugesTest, SnapshotsWorkersQueuesAndJobs) {
+  SchedulerParts parts;
+  Worker& tuner = parts.AddWorker(proto::TUNER, "t");
+  Worker& agent = parts.AddWorker(proto::AGENT, "a", "cpu");
+  parts.AddWorker(proto::BUILDER, "b", "", 2);
+  Job& running = parts.SubmitJob(4);
+  Job& finished = parts.SubmitJob(1);
+  parts.dispatcher.DispatchAll(0);  // the tuner (parallelism 1) takes the first job
+  ASSERT_EQ(running.tuner_worker, tuner.id);
+  parts.ProposeConfigs(running, tuner, {1, 2});
+  agent.leases.insert("L-fake");  // busy
+  finished.best_cost = 1e-3;
+  finished.stored.state = proto::SUCCEEDED;
+  parts.clock.AdvanceSeconds(2);
+
+  RefreshGauges(parts.jobs, parts.workers, parts.clock.NowSeconds(), parts.metrics);
+
+  std::vector<WorkerCount> workers = parts.metrics.workers();
+  ASSERT_EQ(workers.size(), 3u);
+  EXPECT_EQ(workers[0].role, WorkerRole::kBuilder);
+  EXPECT_EQ(workers[0].free, 1);
+  EXPECT_EQ(workers[1].role, WorkerRole::kAgent);
+  EXPECT_EQ(workers[1].device_key, "cpu");
+  EXPECT_EQ(workers[1].busy, 1);
+  EXPECT_EQ(workers[2].role, WorkerRole::kTuner);
+  EXPECT_EQ(workers[2].busy, 1);
+
+  std::vector<QueueStat> queues = parts.metrics.queues();
+  ASSERT_EQ(queues.size(), 2u);
+  EXPECT_EQ(queues[0].stage, QueueStage::kBuild);
+  EXPECT_EQ(queues[0].depth, 2);
+  EXPECT_DOUBLE_EQ(queues[0].oldest_age_seconds, 2);
+  EXPECT_EQ(queues[1].stage, QueueStage::kMeasure);
+  EXPECT_EQ(queues[1].depth, 0);
+
+  JobStats jobs = parts.metrics.jobs();
+  EXPECT_EQ(jobs.running, 1);
+  EXPECT_EQ(jobs.succeeded, 1);
+  EXPECT_EQ(jobs.trials_target, 4);
+  ASSERT_EQ(jobs.best_gflops.size(), 1u);
+  EXPECT_EQ(jobs.best_gflops[0].target, "llvm");
+  EXPECT_DOUBLE_EQ(jobs.best_gflops[0].gflops, finished.task->workload().flops() / 1e-3 / 1e9);
+}
+
+}  // namespace
+}  // namespace tunefleet

@@ -1,0 +1,148 @@
+// JobTable: the tracker's jobs in memory: each job's stored row, its trials
+// and their states, its queues, counters and best result, and who watches it
+// (WatchJob). Plus the two pure functions over a job that the API needs:
+// CompleteJobSpec (defaults and range checks of a submitted spec) and
+// StatusOf (a job as JobStatus).
+//
+// The table holds data and subscriptions only; the parts of the scheduler
+// change it: TrialLifecycle (trial and job transitions), Dispatcher (queues
+// and leases out), LeaseKeeper (leases back). Not thread-safe: the Scheduler
+// facade calls everything under its one mutex.
+//
+// A trial's states (DESIGN.md): to_build -> building (leased to a builder)
+// -> to_measure (artifact held here) -> measuring (leased to an agent) ->
+// done. Two states wait for the store: a result the store refused
+// (kResultUnstored) and a requeue whose attempt count the store refused
+// (kRequeueUnstored); both are retried every tick and acknowledged to
+// nobody until the write succeeds.
+#ifndef TUNEFLEET_TRACKER_JOB_TABLE_H_
+#define TUNEFLEET_TRACKER_JOB_TABLE_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto_convert/job_state.h"
+#include "proto/fleet.pb.h"
+#include "tracker/scheduler_options.h"
+#include "tracker/store.h"
+#include "tuner_core/templates/task.h"
+
+namespace tunefleet {
+
+enum class Stage { kBuild, kMeasure };
+const char* StageName(Stage stage);  // "build", "measure"
+
+enum class TrialState {
+  kToBuild,
+  kBuilding,
+  kToMeasure,
+  kMeasuring,
+  kResultUnstored,   // result in hand, not yet in the store
+  kRequeueUnstored,  // lost its worker; requeued once the store has its attempts
+  kDone,
+};
+
+struct Trial {
+  int64_t id = 0;
+  std::string config_json;
+  int64_t config_index = 0;
+  TrialState state = TrialState::kToBuild;
+  int32_t attempts = 0;
+  std::string lease_id;  // while building or measuring
+  double queued_at = 0;  // steady time it entered its current queue
+  // Between build and measure.
+  std::shared_ptr<const std::string> shared_object;
+  std::string entry_name;
+  std::string artifact_hash;
+  double build_seconds = 0;
+  std::string builder;
+  Stage requeue_stage = Stage::kBuild;  // kRequeueUnstored: the stage it lost
+  bool done = false;                    // the store has its result
+  proto::TrialResult result;            // once done (or kResultUnstored)
+};
+
+// A job's event subscription (WatchJob). Called with the scheduler mutex
+// held: must only queue the event. Returning false unsubscribes.
+using JobWatcher = std::function<bool(const proto::JobEvent& event)>;
+
+struct Job {
+  StoredJob stored;
+  std::unique_ptr<Task> task;  // for configs, records and FLOPs; null if it cannot be loaded
+  std::map<int64_t, Trial> trials;
+  std::deque<int64_t> to_build;
+  std::deque<int64_t> to_measure;
+  int64_t building = 0;
+  int64_t measuring = 0;
+  int64_t done = 0;
+  int64_t failed = 0;
+  std::string tuner_worker;  // worker id of the tuner holding it
+  double build_pass = 0;     // stride scheduling
+  double measure_pass = 0;
+  double best_cost = 0;  // 0 = none yet
+  std::string best_config_json;
+  bool search_finished = false;
+  std::string finish_reason;
+  std::map<int64_t, JobWatcher> watchers;
+  // Trials waiting for a store write to be retried (kResultUnstored,
+  // kRequeueUnstored), and why the last write of this job failed ("" when
+  // none is waiting): StatusOf reports it as the job's message.
+  std::set<int64_t> unstored_trials;
+  std::string store_error;
+
+  bool finished() const { return IsFinalJobState(stored.state); }
+  int64_t in_flight() const { return static_cast<int64_t>(trials.size()) - done; }
+  double stride() const { return 1.0 / std::max(1, stored.spec.priority()); }
+};
+
+class JobTable {
+ public:
+  // The sequence number of the next submitted job.
+  int64_t TakeSequence() { return next_sequence_++; }
+  // Adds `job` after the others (its sequence is noted so TakeSequence never
+  // repeats a loaded one).
+  Job& Add(std::unique_ptr<Job> job);
+  Job* Find(const std::string& job_id);
+
+  // Jobs by id (the order dispatch breaks ties in) and in submission order.
+  const std::map<std::string, std::unique_ptr<Job>>& by_id() const { return jobs_; }
+  const std::vector<std::string>& submission_order() const { return order_; }
+
+  // Subscribes `watcher` to `job`: it first receives `first`; if it returns
+  // true and the job is not finished it stays subscribed. Returns the
+  // subscription id.
+  int64_t Watch(Job& job, JobWatcher watcher, const proto::JobEvent& first);
+  void Unwatch(int64_t subscription);
+  // Sends `event` to every watcher of `job`, dropping those that return false.
+  void Notify(Job& job, const proto::JobEvent& event);
+  // Drops every subscription of `job` (it has ended).
+  void EndWatches(Job& job);
+
+ private:
+  std::map<std::string, std::unique_ptr<Job>> jobs_;
+  std::vector<std::string> order_;
+  int64_t next_sequence_ = 1;
+  std::map<int64_t, std::string> watch_jobs_;  // subscription -> job id
+  int64_t next_watch_ = 1;
+};
+
+// `spec` with defaults filled in (priority 1, the options' max_attempts and
+// build timeout, the random tuner, AutoTVM's measure options), or
+// InvalidArgument naming the field out of range. Does not look at the task.
+[[nodiscard]] absl::StatusOr<proto::JobSpec> CompleteJobSpec(proto::JobSpec spec,
+                                                             const SchedulerOptions& options);
+
+// `job` as the job API reports it; `tuner_name` is the name of the tuner
+// holding it ("" for none).
+proto::JobStatus StatusOf(const Job& job, const std::string& tuner_name);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRACKER_JOB_TABLE_H_

@@ -1,0 +1,157 @@
+#include "tracker/job_table.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto_convert/measure_result.h"
+#include "proto_convert/run_request.h"
+#include "proto_convert/task_spec.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::unique_ptr<Job> NewJob(int64_t sequence) {
+  auto job = std::make_unique<Job>();
+  job->stored.sequence = sequence;
+  job->stored.job_id = "job-" + std::to_string(sequence);
+  job->stored.state = proto::RUNNING;
+  job->stored.spec.set_n_trial(4);
+  return job;
+}
+
+proto::JobEvent EventWithTrial(int64_t trial_id) {
+  proto::JobEvent e;
+  e.set_trial_id(trial_id);
+  return e;
+}
+
+TEST(JobTableTest, KeepsSubmissionOrderAndNeverReusesASequence) {
+  JobTable table;
+  table.Add(NewJob(10));
+  table.Add(NewJob(2));
+  EXPECT_THAT(table.submission_order(), ElementsAre("job-10", "job-2"));
+  EXPECT_EQ(table.TakeSequence(), 11);
+  ASSERT_NE(table.Find("job-2"), nullptr);
+  EXPECT_EQ(table.Find("job-3"), nullptr);
+  EXPECT_EQ(table.by_id().size(), 2u);
+}
+
+TEST(JobTableTest, WatcherGetsTheFirstEventThenEveryEventUntilItSaysStop) {
+  JobTable table;
+  Job& job = table.Add(NewJob(1));
+  std::vector<int64_t> seen;
+  table.Watch(
+      job,
+      [&](const proto::JobEvent& e) {
+        seen.push_back(e.trial_id());
+        return e.trial_id() < 1;
+      },
+      EventWithTrial(-1));
+  table.Notify(job, EventWithTrial(0));
+  table.Notify(job, EventWithTrial(1));  // returns false: unsubscribed
+  table.Notify(job, EventWithTrial(2));
+  EXPECT_THAT(seen, ElementsAre(-1, 0, 1));
+  EXPECT_TRUE(job.watchers.empty());
+}
+
+TEST(JobTableTest, UnwatchAndEndWatchesDropSubscriptions) {
+  JobTable table;
+  Job& job = table.Add(NewJob(1));
+  int calls = 0;
+  auto count = [&](const proto::JobEvent&) {
+    ++calls;
+    return true;
+  };
+  const int64_t first = table.Watch(job, count, EventWithTrial(-1));
+  table.Watch(job, count, EventWithTrial(-1));
+  table.Unwatch(first);
+  table.Notify(job, EventWithTrial(0));
+  EXPECT_EQ(calls, 3);  // two first events, one trial event
+  table.EndWatches(job);
+  table.Notify(job, EventWithTrial(1));
+  EXPECT_EQ(calls, 3);
+  table.Unwatch(first);  // unknown by now: a no-op
+}
+
+TEST(JobTableTest, FinishedJobGetsTheFirstEventOnly) {
+  JobTable table;
+  Job& job = table.Add(NewJob(1));
+  job.stored.state = proto::SUCCEEDED;
+  int calls = 0;
+  table.Watch(job, [&](const proto::JobEvent&) { return ++calls > 0; }, EventWithTrial(-1));
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(job.watchers.empty());
+}
+
+proto::JobSpec MinimalSpec() {
+  proto::JobSpec spec;
+  spec.set_device_key("cpu");
+  spec.set_n_trial(10);
+  return spec;
+}
+
+TEST(CompleteJobSpecTest, FillsDefaults) {
+  SchedulerOptions options;
+  options.default_max_attempts = 5;
+  options.default_build_timeout_s = 30;
+  proto::JobSpec spec = CompleteJobSpec(MinimalSpec(), options).value();
+  EXPECT_EQ(spec.priority(), 1);
+  EXPECT_EQ(spec.max_attempts(), 5);
+  EXPECT_EQ(spec.build_timeout_s(), 30);
+  EXPECT_EQ(spec.tuner(), "random");
+  EXPECT_EQ(spec.measure().number(), ToProto(MeasureOptions()).number());
+}
+
+TEST(CompleteJobSpecTest, RefusesFieldsOutOfRangeByName) {
+  SchedulerOptions options;
+  options.max_trials_per_job = 100;
+  proto::JobSpec spec = MinimalSpec();
+  spec.set_n_trial(101);
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("n_trial must be in [1, 100]"));
+  spec = MinimalSpec();
+  spec.set_device_key("");
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(), HasSubstr("device_key"));
+  spec = MinimalSpec();
+  spec.set_priority(-1);
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(), HasSubstr("priority"));
+  spec = MinimalSpec();
+  spec.set_tuner("oracle");
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("unknown tuner \"oracle\""));
+  spec = MinimalSpec();
+  spec.mutable_measure()->set_number(0);
+  spec.mutable_measure()->set_repeat(1);
+  spec.mutable_measure()->set_timeout_s(1);
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("measure options out of range"));
+}
+
+TEST(StatusOfTest, ReportsCountsTunerAndAWaitingStoreWrite) {
+  auto job = NewJob(3);
+  job->trials[0];
+  job->trials[1];
+  job->done = 1;
+  job->failed = 1;
+  job->stored.message = "stored message";
+  proto::JobStatus status = StatusOf(*job, "tuner-a");
+  EXPECT_EQ(status.job_id(), "job-3");
+  EXPECT_EQ(status.trials_done(), 1);
+  EXPECT_EQ(status.trials_failed(), 1);
+  EXPECT_EQ(status.trials_in_flight(), 1);
+  EXPECT_EQ(status.tuner(), "tuner-a");
+  EXPECT_EQ(status.message(), "stored message");
+  job->store_error = "store write failed (x): disk full";
+  EXPECT_EQ(StatusOf(*job, "").message(), "store write failed (x): disk full");
+  job->stored.state = proto::CANCELLED;
+  EXPECT_EQ(StatusOf(*job, "").trials_in_flight(), 0);
+}
+
+}  // namespace
+}  // namespace tunefleet

@@ -1,0 +1,94 @@
+#include "tracker/lease_keeper.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+
+namespace tunefleet {
+
+std::string LeaseKeeper::Grant(Job& job, Trial& trial, Worker& worker, Stage stage,
+                               double deadline) {
+  const std::string lease_id = absl::StrCat("L", next_lease_++);
+  Lease lease;
+  lease.job_id = job.stored.job_id;
+  lease.trial_id = trial.id;
+  lease.worker_id = worker.id;
+  lease.stage = stage;
+  lease.deadline = deadline;
+  lease.host = worker.host;
+  lease.isolating = worker.isolating;
+  if (lease.isolating) ++(stage == Stage::kBuild ? host_builds_ : host_measures_)[lease.host];
+  leases_.emplace(lease_id, std::move(lease));
+  worker.leases.insert(lease_id);
+  trial.state = stage == Stage::kBuild ? TrialState::kBuilding : TrialState::kMeasuring;
+  trial.lease_id = lease_id;
+  ++(stage == Stage::kBuild ? job.building : job.measuring);
+  return lease_id;
+}
+
+const Lease* LeaseKeeper::Find(const Worker& worker, const std::string& lease_id,
+                               Stage stage) const {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end() || it->second.worker_id != worker.id || it->second.stage != stage)
+    return nullptr;
+  return &it->second;
+}
+
+void LeaseKeeper::End(const std::string& lease_id) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return;
+  const Lease& lease = it->second;
+  if (lease.isolating) {
+    int& n = (lease.stage == Stage::kBuild ? host_builds_ : host_measures_)[lease.host];
+    n = std::max(0, n - 1);
+  }
+  if (Worker* worker = workers_->Find(lease.worker_id)) worker->leases.erase(lease_id);
+  if (Job* job = jobs_->Find(lease.job_id))
+    --(lease.stage == Stage::kBuild ? job->building : job->measuring);
+  leases_.erase(it);
+}
+
+void LeaseKeeper::RequeueAllOf(const Worker& worker, const std::string& reason,
+                               RequeueReason kind) {
+  const std::set<std::string> held = worker.leases;
+  for (const std::string& lease_id : held) Requeue(lease_id, reason, kind);
+}
+
+std::vector<std::pair<std::string, std::string>> LeaseKeeper::Expired(double now) const {
+  std::vector<std::pair<std::string, std::string>> expired;
+  for (const auto& [id, lease] : leases_) {
+    if (lease.deadline < now) {
+      expired.emplace_back(lease.worker_id, absl::StrCat("lease expired: ", StageName(lease.stage),
+                                                         " of job ", lease.job_id, " trial ",
+                                                         lease.trial_id, " overran its deadline"));
+    }
+  }
+  return expired;
+}
+
+void LeaseKeeper::Requeue(const std::string& lease_id, const std::string& reason,
+                          RequeueReason kind) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return;
+  const Lease lease = it->second;
+  End(lease_id);
+  Job* job = jobs_->Find(lease.job_id);
+  if (job == nullptr) return;
+  Trial& trial = job->trials.at(lease.trial_id);
+  if (job->finished() || trial.done) return;
+  ++trial.attempts;
+  if (metrics_ != nullptr) metrics_->Requeued(kind);
+  if (trial.attempts >= job->stored.spec.max_attempts()) {
+    lifecycle_->GiveUp(*job, trial, lease.stage, reason);
+  } else {
+    lifecycle_->Requeue(*job, trial, lease.stage, reason);
+  }
+}
+
+int LeaseKeeper::CountOn(const std::map<std::string, int>& counts, const std::string& host) {
+  auto it = counts.find(host);
+  return it == counts.end() ? 0 : it->second;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,68 @@
+#include "tracker/store_writer.h"
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "proto_convert/measure_result.h"
+#include "proto_convert/run_request.h"
+#include "proto_convert/task_spec.h"
+#include "tuner_core/records/record.h"
+
+namespace tunefleet {
+namespace {
+
+absl::Status Explained(const absl::Status& status, const std::string& what) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat("store write failed (", what, "): ", status.message()));
+}
+
+StoredTrial RowOf(const Job& job, const Trial& trial) {
+  StoredTrial row;
+  row.job_id = job.stored.job_id;
+  row.trial_id = trial.id;
+  row.config_json = trial.config_json;
+  row.config_index = trial.config_index;
+  row.attempts = trial.attempts;
+  return row;
+}
+
+}  // namespace
+
+absl::Status StoreWriter::PutJob(const StoredJob& job) {
+  return Explained(store_->PutJob(job),
+                   absl::StrCat("job ", job.job_id, " ", proto::JobState_Name(job.state)));
+}
+
+absl::Status StoreWriter::PutNewTrials(const Job& job, const std::vector<Trial>& trials) {
+  std::vector<StoredTrial> rows;
+  rows.reserve(trials.size());
+  for (const Trial& trial : trials) rows.push_back(RowOf(job, trial));
+  return Explained(store_->PutTrials(rows), absl::StrCat("new trials of job ", job.stored.job_id));
+}
+
+absl::Status StoreWriter::PutAttempts(const Job& job, const Trial& trial) {
+  return Explained(store_->PutTrials({RowOf(job, trial)}),
+                   absl::StrCat("attempts of job ", job.stored.job_id, " trial ", trial.id));
+}
+
+absl::Status StoreWriter::PutResult(const Job& job, const Trial& trial) {
+  StoredTrial row = RowOf(job, trial);
+  row.done = true;
+  row.result = trial.result;
+  row.record_line = RecordLineOf(job, trial);
+  return Explained(store_->PutTrials({row}),
+                   absl::StrCat("result of job ", job.stored.job_id, " trial ", trial.id));
+}
+
+std::string RecordLineOf(const Job& job, const Trial& trial) {
+  Record record;
+  record.target = job.stored.spec.task().target();
+  record.task_name = job.task->name();
+  record.workload_name = job.task->workload().name();
+  record.workload_args = job.task->workload().args();
+  record.config = nlohmann::json::parse(trial.config_json, nullptr, false);
+  record.result = ToMeasureResult(trial.result);
+  return record.ToLine();
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,422 @@
+#include "tracker/trial_lifecycle.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "proto_convert/measure_result.h"
+#include "proto_convert/run_request.h"
+#include "proto_convert/task_spec.h"
+
+namespace tunefleet {
+
+// ---------------------------------------------------------------- jobs
+
+absl::Status TrialLifecycle::Resume(Store& store) {
+  TF_ASSIGN_OR_RETURN(std::vector<StoredJob> stored, store.LoadJobs());
+  for (StoredJob& stored_job : stored) {
+    auto job = std::make_unique<Job>();
+    job->stored = std::move(stored_job);
+    const std::string id = job->stored.job_id;
+    absl::StatusOr<std::unique_ptr<Task>> task = TaskFromSpec(job->stored.spec.task());
+    if (!task.ok()) {
+      // The code that accepted it no longer does (e.g. a template was
+      // removed): fail this job, keep the others.
+      if (!job->finished()) {
+        job->stored.state = proto::FAILED;
+        job->stored.message = absl::StrCat("cannot resume: ", task.status().message());
+        job->stored.finished_at = clock_->WallSeconds();
+        TF_RETURN_IF_ERROR(writer_->PutJob(job->stored));
+      }
+    } else {
+      job->task = std::move(*task);
+    }
+    if (!job->finished()) {
+      TF_ASSIGN_OR_RETURN(std::vector<StoredTrial> trials, store.LoadTrials(id));
+      for (StoredTrial& row : trials) {
+        Trial t;
+        t.id = row.trial_id;
+        t.config_json = std::move(row.config_json);
+        t.config_index = row.config_index;
+        t.attempts = row.attempts;
+        if (row.done) {
+          t.done = true;
+          t.state = TrialState::kDone;
+          t.result = std::move(row.result);
+          ++job->done;
+          CountOutcome(*job, t);
+        } else {
+          t.state = TrialState::kToBuild;
+          t.queued_at = clock_->NowSeconds();
+          job->to_build.push_back(t.id);
+        }
+        job->trials.emplace(t.id, std::move(t));
+      }
+      if (job->stored.state == proto::RUNNING)
+        job->stored.state = proto::QUEUED;  // until a tuner claims it
+      TF_LOG(INFO) << "resuming job " << id << ": " << job->done << " of "
+                   << job->stored.spec.n_trial() << " trials done, " << job->to_build.size()
+                   << " to build again";
+    }
+    jobs_->Add(std::move(job));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Job*> TrialLifecycle::Submit(proto::JobSpec spec, std::unique_ptr<Task> task) {
+  auto job = std::make_unique<Job>();
+  job->stored.sequence = jobs_->TakeSequence();
+  job->stored.job_id = absl::StrCat("job-", job->stored.sequence);
+  job->stored.spec = std::move(spec);
+  job->stored.state = proto::QUEUED;
+  job->stored.created_at = clock_->WallSeconds();
+  job->task = std::move(task);
+  TF_RETURN_IF_ERROR(writer_->PutJob(job->stored));
+  const proto::JobSpec& s = job->stored.spec;
+  TF_LOG(INFO) << "job " << job->stored.job_id << " submitted: " << s.task().workload_name() << " "
+               << s.task().workload_args_json() << " on key " << s.device_key() << ", "
+               << s.n_trial() << " trials, tuner " << s.tuner();
+  return &jobs_->Add(std::move(job));
+}
+
+absl::Status TrialLifecycle::Start(Job& job) {
+  if (job.stored.state != proto::QUEUED) return absl::OkStatus();
+  StoredJob next = job.stored;
+  next.state = proto::RUNNING;
+  if (next.started_at == 0) next.started_at = clock_->WallSeconds();
+  absl::Status stored = writer_->PutJob(next);
+  if (!stored.ok()) {
+    TF_LOG(ERROR) << stored << "; job " << job.stored.job_id
+                  << " stays queued, retried on the next tick";
+    job.store_error =
+        absl::StrCat(stored.message(), "; the job stays queued until the store takes it");
+    return stored;
+  }
+  job.stored = std::move(next);
+  Publish(job, nullptr);
+  return absl::OkStatus();
+}
+
+absl::Status TrialLifecycle::End(Job& job, proto::JobState state, const std::string& message) {
+  StoredJob next = job.stored;
+  next.state = state;
+  next.message = message;
+  next.finished_at = clock_->WallSeconds();
+  TF_RETURN_IF_ERROR(writer_->PutJob(next));
+  job.stored = std::move(next);
+  job.store_error.clear();
+  job.unstored_trials.clear();
+  TF_LOG(INFO) << "job " << job.stored.job_id << " " << proto::JobState_Name(state) << ": "
+               << message;
+  // Queued work is dropped; leases in flight end when their results come
+  // (ignored) or their worker is lost.
+  for (int64_t id : job.to_build) job.trials.at(id).state = TrialState::kDone;
+  for (int64_t id : job.to_measure) job.trials.at(id).shared_object.reset();
+  job.to_build.clear();
+  job.to_measure.clear();
+  if (Worker* tuner = workers_->Find(job.tuner_worker)) {
+    tuner->jobs.erase(job.stored.job_id);
+    proto::TrackerMessage m;
+    m.mutable_released()->set_job_id(job.stored.job_id);
+    m.mutable_released()->set_reason(message);
+    tuner->outbox->Send(std::move(m));
+  }
+  job.tuner_worker.clear();
+  Publish(job, nullptr);
+  jobs_->EndWatches(job);
+  return absl::OkStatus();
+}
+
+void TrialLifecycle::MaybeFinish(Job& job) {
+  if (job.finished()) return;
+  const int64_t n = job.stored.spec.n_trial();
+  std::string message;
+  if (job.done >= n) {
+    message = absl::StrCat("all ", n, " trials done");
+  } else if (job.search_finished && job.in_flight() == 0) {
+    message =
+        absl::StrCat("search ended after ", job.done, " of ", n, " trials: ", job.finish_reason);
+  } else {
+    return;
+  }
+  absl::Status ended = End(job, proto::SUCCEEDED, message);
+  if (!ended.ok()) {
+    // Still running: RetryStoreWrites comes back here on the next tick.
+    TF_LOG(ERROR) << ended << "; job " << job.stored.job_id
+                  << " stays running, retried on the next tick";
+    job.store_error = absl::StrCat(ended.message(), "; the job ends once the store takes it");
+  }
+}
+
+// ---------------------------------------------------------------- trials
+
+void TrialLifecycle::Propose(Job& job, Worker& tuner, const proto::ProposeTrials& propose,
+                             double received_at) {
+  if (job.finished()) return;
+  proto::TrackerMessage reply;
+  proto::TrialsAccepted* accepted = reply.mutable_accepted();
+  accepted->set_job_id(job.stored.job_id);
+  std::vector<Trial> created;
+  absl::flat_hash_set<int64_t> seen;
+  for (const auto& [id, t] : job.trials) seen.insert(t.config_index);
+  int64_t next_id = static_cast<int64_t>(job.trials.size());
+  for (const proto::ProposedConfig& pc : propose.configs()) {
+    if (next_id >= job.stored.spec.n_trial()) {
+      accepted->add_rejected(
+          absl::StrCat("job already has all ", job.stored.spec.n_trial(), " trials"));
+      continue;
+    }
+    absl::StatusOr<Config> config = job.task->space().FromJsonString(pc.config_json());
+    if (!config.ok()) {
+      accepted->add_rejected(absl::StrCat("config outside the space: ", config.status().message()));
+      continue;
+    }
+    if (config->index() != pc.config_index()) {
+      accepted->add_rejected(absl::StrCat("config_index ", pc.config_index(),
+                                          " does not match the config (index ", config->index(),
+                                          ")"));
+      continue;
+    }
+    if (!seen.insert(config->index()).second) {
+      accepted->add_rejected(
+          absl::StrCat("config ", config->index(), " was already proposed in this job"));
+      continue;
+    }
+    Trial t;
+    t.id = next_id++;
+    t.config_json = config->ToJson().dump();
+    t.config_index = config->index();
+    t.queued_at = received_at;
+    created.push_back(std::move(t));
+  }
+  if (!created.empty()) {
+    absl::Status stored = writer_->PutNewTrials(job, created);
+    if (!stored.ok()) {
+      // Nothing was acknowledged: the tuner sees these configs refused with
+      // the store's reason and the job stays as it was.
+      TF_LOG(ERROR) << stored;
+      for (size_t i = 0; i < created.size(); ++i)
+        accepted->add_rejected(std::string(stored.message()));
+      created.clear();
+    }
+  }
+  for (Trial& t : created) {
+    accepted->add_trial_ids(t.id);
+    job.to_build.push_back(t.id);
+    job.trials.emplace(t.id, std::move(t));
+  }
+  if (accepted->rejected_size() > 0) {
+    if (metrics_ != nullptr) metrics_->Rejected("config");
+    TF_LOG(WARNING) << "job " << job.stored.job_id << ": refused " << accepted->rejected_size()
+                    << " proposed config(s), first: " << accepted->rejected(0);
+  }
+  tuner.outbox->Send(std::move(reply));
+  if (propose.finished() && !job.search_finished) {
+    job.search_finished = true;
+    job.finish_reason = propose.finish_reason();
+    TF_LOG(INFO) << "job " << job.stored.job_id << ": the tuner ended the search ("
+                 << job.finish_reason << ")";
+  }
+  MaybeFinish(job);
+}
+
+void TrialLifecycle::Built(Job& job, Trial& trial, const proto::BuildResult& result,
+                           const Worker& builder, double received_at) {
+  trial.build_seconds = result.build_seconds();
+  trial.builder = builder.registration.name();
+  std::string problem;
+  if (result.error_no() != 0) {
+    proto::TrialResult r =
+        ErrorResult(static_cast<MeasureErrorNo>(result.error_no()), result.error_msg());
+    r.set_build_seconds(result.build_seconds());
+    r.set_all_cost(result.build_seconds());
+    r.set_builder(trial.builder);
+    Finish(job, trial, std::move(r));
+    return;
+  }
+  if (result.shared_object().empty() || result.entry_name().empty() ||
+      result.artifact_hash().empty()) {
+    problem = "the builder returned success without an artifact, entry name or hash";
+  } else if (static_cast<int64_t>(result.shared_object().size()) > options_->max_artifact_bytes) {
+    problem = absl::StrCat("artifact of ", result.shared_object().size(),
+                           " bytes exceeds the limit of ", options_->max_artifact_bytes);
+  }
+  if (!problem.empty()) {
+    proto::TrialResult r = ErrorResult(MeasureErrorNo::kCompileHost, problem);
+    r.set_builder(trial.builder);
+    Finish(job, trial, std::move(r));
+    return;
+  }
+  trial.shared_object = std::make_shared<const std::string>(result.shared_object());
+  trial.entry_name = result.entry_name();
+  trial.artifact_hash = result.artifact_hash();
+  trial.state = TrialState::kToMeasure;
+  trial.queued_at = received_at;
+  job.to_measure.push_back(trial.id);
+}
+
+void TrialLifecycle::Measured(Job& job, Trial& trial, const proto::MeasureResult& result,
+                              const Worker& agent) {
+  // The agent's answer under the fleet's one rule set (proto_convert):
+  // unknown codes and successes without costs become UNKNOWN errors.
+  proto::TrialResult r = ToTrialResult(result.run(), clock_->WallSeconds());
+  r.set_build_seconds(trial.build_seconds);
+  r.set_measure_seconds(result.measure_seconds());
+  r.set_all_cost(trial.build_seconds + r.all_cost());
+  r.set_builder(trial.builder);
+  r.set_agent(agent.registration.name());
+  Finish(job, trial, std::move(r));
+}
+
+void TrialLifecycle::Requeue(Job& job, Trial& trial, Stage lost_stage, const std::string& reason) {
+  trial.lease_id.clear();
+  trial.requeue_stage = lost_stage;
+  absl::Status stored = writer_->PutAttempts(job, trial);
+  if (!stored.ok()) {
+    HoldForStore(job, trial, TrialState::kRequeueUnstored, stored);
+    return;
+  }
+  Enqueue(job, trial, reason);
+}
+
+void TrialLifecycle::GiveUp(Job& job, Trial& trial, Stage lost_stage, const std::string& reason) {
+  const bool building = lost_stage == Stage::kBuild;
+  proto::TrialResult r =
+      ErrorResult(building ? MeasureErrorNo::kCompileHost : MeasureErrorNo::kRuntimeDevice,
+                  absl::StrCat("gave up after ", trial.attempts, " attempts: the ",
+                               building ? "builder" : "agent",
+                               " holding this trial was lost each time (last: ", reason, ")"));
+  r.set_build_seconds(trial.build_seconds);
+  r.set_builder(trial.builder);
+  Finish(job, trial, std::move(r));
+}
+
+void TrialLifecycle::RetryStoreWrites() {
+  for (const auto& [id, job_ptr] : jobs_->by_id()) {
+    Job& job = *job_ptr;
+    if (job.finished() || job.store_error.empty()) continue;
+    job.store_error.clear();
+    const std::set<int64_t> waiting = job.unstored_trials;
+    for (int64_t trial_id : waiting) {
+      Trial& trial = job.trials.at(trial_id);
+      const bool result = trial.state == TrialState::kResultUnstored;
+      absl::Status stored =
+          result ? writer_->PutResult(job, trial) : writer_->PutAttempts(job, trial);
+      if (!stored.ok()) {
+        HoldForStore(job, trial, trial.state, stored);
+        break;  // keep the order: later writes wait for this one
+      }
+      job.unstored_trials.erase(trial_id);
+      TF_LOG(INFO) << "job " << job.stored.job_id << " trial " << trial_id
+                   << ": the store took the " << (result ? "result" : "requeue")
+                   << " it refused before";
+      if (result) {
+        Acknowledge(job, trial);
+      } else {
+        Enqueue(job, trial, "retried store write");
+      }
+      if (job.finished()) break;
+    }
+    if (job.unstored_trials.empty()) MaybeFinish(job);
+  }
+}
+
+proto::JobStatus TrialLifecycle::StatusOf(const Job& job) const {
+  return tunefleet::StatusOf(job, workers_->NameOf(job.tuner_worker));
+}
+
+// ---------------------------------------------------------------- private
+
+void TrialLifecycle::Finish(Job& job, Trial& trial, proto::TrialResult result) {
+  trial.result = std::move(result);
+  trial.shared_object.reset();
+  trial.lease_id.clear();
+  absl::Status stored = writer_->PutResult(job, trial);
+  if (!stored.ok()) {
+    HoldForStore(job, trial, TrialState::kResultUnstored, stored);
+    return;
+  }
+  Acknowledge(job, trial);
+}
+
+void TrialLifecycle::Acknowledge(Job& job, Trial& trial) {
+  trial.done = true;
+  trial.state = TrialState::kDone;
+  ++job.done;
+  if (metrics_ != nullptr) metrics_->TrialFinished(trial.result.error_no());
+  CountOutcome(job, trial);
+  if (Worker* tuner = workers_->Find(job.tuner_worker)) {
+    proto::TrackerMessage m;
+    proto::TrialUpdate* u = m.mutable_trial_update();
+    u->set_job_id(job.stored.job_id);
+    u->set_trial_id(trial.id);
+    u->set_config_json(trial.config_json);
+    u->set_config_index(trial.config_index);
+    *u->mutable_result() = trial.result;
+    u->set_suggested_window(workers_->SuggestedWindow(job.stored.spec, options_->max_window));
+    tuner->outbox->Send(std::move(m));
+  }
+  Publish(job, &trial);
+  MaybeFinish(job);
+}
+
+void TrialLifecycle::Enqueue(Job& job, Trial& trial, const std::string& reason) {
+  TF_LOG(WARNING) << "job " << job.stored.job_id << " trial " << trial.id << " requeued for "
+                  << StageName(trial.requeue_stage) << " (attempt " << trial.attempts + 1 << " of "
+                  << job.stored.spec.max_attempts() << "): " << reason;
+  trial.queued_at = clock_->NowSeconds();
+  if (trial.requeue_stage == Stage::kMeasure && trial.shared_object != nullptr) {
+    trial.state = TrialState::kToMeasure;
+    job.to_measure.push_front(trial.id);
+  } else {
+    trial.state = TrialState::kToBuild;
+    job.to_build.push_front(trial.id);
+  }
+}
+
+void TrialLifecycle::HoldForStore(Job& job, Trial& trial, TrialState state,
+                                  const absl::Status& why) {
+  trial.state = state;
+  job.unstored_trials.insert(trial.id);
+  job.store_error = absl::StrCat(why.message(), "; held and retried every tick");
+  TF_LOG(ERROR) << why << "; not acknowledged, retried on the next tick";
+}
+
+void TrialLifecycle::CountOutcome(Job& job, const Trial& trial) {
+  const MeasureResult measured = ToMeasureResult(trial.result);
+  if (!measured.ok()) {
+    ++job.failed;
+    return;
+  }
+  const double cost = measured.MeanCost();
+  if (job.best_cost == 0 || cost < job.best_cost) {
+    job.best_cost = cost;
+    job.best_config_json = trial.config_json;
+  }
+}
+
+void TrialLifecycle::Publish(Job& job, const Trial* trial) {
+  proto::JobEvent event;
+  *event.mutable_status() = StatusOf(job);
+  event.set_trial_id(trial == nullptr ? -1 : trial->id);
+  if (trial != nullptr) {
+    event.set_config_json(trial->config_json);
+    *event.mutable_result() = trial->result;
+  }
+  jobs_->Notify(job, event);
+}
+
+proto::TrialResult TrialLifecycle::ErrorResult(MeasureErrorNo error_no,
+                                               const std::string& message) {
+  proto::TrialResult r;
+  r.add_costs(1e9);
+  r.set_error_no(static_cast<int>(error_no));
+  r.set_error_msg(message);
+  r.set_timestamp(clock_->WallSeconds());
+  return r;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,122 @@
+// TrialLifecycle: every transition of a trial and of its job, and the rule
+// that binds them to the store (DESIGN.md): a transition is written first
+// and acknowledged (to the tuner, to watchers, in the counters) only once
+// the write succeeded.
+//
+//   proposed --Propose--> to_build --(Dispatcher: lease)--> building
+//   building --Built--> to_measure --(Dispatcher: lease)--> measuring
+//   measuring --Measured--> done            any stage --error--> done
+//   building|measuring --(LeaseKeeper: worker lost)--> Requeue | GiveUp
+//
+// Store failures, case by case:
+//  - proposed trials: the whole proposal is refused (the tuner is told why
+//    in TrialsAccepted.rejected); nothing was created.
+//  - a result (Finish): the trial holds its result in kResultUnstored and
+//    nothing is acknowledged; RetryStoreWrites (every tick) writes it again
+//    and acknowledges it then. The job's status message says why meanwhile.
+//  - a requeue after a lost worker: the trial waits in kRequeueUnstored,
+//    out of every queue, until its attempt count is stored.
+//  - the job starting (a tuner takes it): Start fails, the job stays QUEUED
+//    and unassigned; the Dispatcher tries again on the next tick.
+//  - the job ending: End fails and the job keeps running; CancelJob returns
+//    the error, a job whose trials are all done tries again every tick.
+//
+// Not thread-safe: the Scheduler facade calls everything under its one mutex.
+#ifndef TUNEFLEET_TRACKER_TRIAL_LIFECYCLE_H_
+#define TUNEFLEET_TRACKER_TRIAL_LIFECYCLE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "proto/fleet.pb.h"
+#include "tracker/job_table.h"
+#include "tracker/metrics_interface.h"
+#include "tracker/scheduler_options.h"
+#include "tracker/store.h"
+#include "tracker/store_writer.h"
+#include "tracker/worker_registry.h"
+#include "tuner_core/measure/measure.h"
+#include "tuner_core/templates/task.h"
+
+namespace tunefleet {
+
+class TrialLifecycle {
+ public:
+  // Every pointer must outlive the lifecycle; `metrics` may be null.
+  TrialLifecycle(const SchedulerOptions* options, JobTable* jobs, WorkerRegistry* workers,
+                 StoreWriter* writer, TrackerMetricsInterface* metrics, ClockInterface* clock)
+      : options_(options),
+        jobs_(jobs),
+        workers_(workers),
+        writer_(writer),
+        metrics_(metrics),
+        clock_(clock) {}
+
+  // ---- jobs
+  // Loads every job of `store` into the table; unfinished ones go back to
+  // QUEUED with their unfinished trials to be built again. A job whose task
+  // no longer loads is failed (and that is stored) so the others resume.
+  [[nodiscard]] absl::Status Resume(Store& store);
+  // A new QUEUED job with a completed spec (CompleteJobSpec) and its task;
+  // the store's error if its row cannot be written (nothing is added).
+  [[nodiscard]] absl::StatusOr<Job*> Submit(proto::JobSpec spec, std::unique_ptr<Task> task);
+  // QUEUED -> RUNNING once a tuner holds it (job.tuner_worker set); a no-op
+  // for a RUNNING job. On a store error nothing changes.
+  [[nodiscard]] absl::Status Start(Job& job);
+  // Ends the job: queued work is dropped, its tuner released, watchers told
+  // and unsubscribed. On a store error nothing changes.
+  [[nodiscard]] absl::Status End(Job& job, proto::JobState state, const std::string& message);
+  // Ends the job (SUCCEEDED) once all n_trial trials are done, or once the
+  // tuner ended the search and nothing is in flight.
+  void MaybeFinish(Job& job);
+
+  // ---- trials
+  // The tuner's proposal: accepted configs become trials to build; the
+  // tuner gets TrialsAccepted with the ids and a reason per refused config.
+  void Propose(Job& job, Worker& tuner, const proto::ProposeTrials& propose, double received_at);
+  // A build lease came back: the trial waits to be measured, or ends with
+  // the build's error. `job` must not be finished.
+  void Built(Job& job, Trial& trial, const proto::BuildResult& result, const Worker& builder,
+             double received_at);
+  // A measure lease came back: the trial ends with the agent's costs or error.
+  // `job` must not be finished.
+  void Measured(Job& job, Trial& trial, const proto::MeasureResult& result, const Worker& agent);
+  // The worker holding the trial in `lost_stage` was lost (attempts already
+  // counted): back to the front of its queue once the store has the count.
+  void Requeue(Job& job, Trial& trial, Stage lost_stage, const std::string& reason);
+  // The same, after max_attempts: the trial ends with an error result that
+  // says why.
+  void GiveUp(Job& job, Trial& trial, Stage lost_stage, const std::string& reason);
+  // Writes again what the store refused before and acknowledges what it
+  // takes now. Call every tick.
+  void RetryStoreWrites();
+
+  proto::JobStatus StatusOf(const Job& job) const;
+
+ private:
+  void Finish(Job& job, Trial& trial, proto::TrialResult result);
+  // After the trial's result is stored: counters, best, tuner, watchers.
+  void Acknowledge(Job& job, Trial& trial);
+  // After the trial's attempt count is stored: into its queue.
+  void Enqueue(Job& job, Trial& trial, const std::string& reason);
+  void HoldForStore(Job& job, Trial& trial, TrialState state, const absl::Status& why);
+  // Best cost and failure count of the job, with a done trial.
+  void CountOutcome(Job& job, const Trial& trial);
+  // One event to the job's watchers; `trial` null for a job-level event.
+  void Publish(Job& job, const Trial* trial);
+  proto::TrialResult ErrorResult(MeasureErrorNo error_no, const std::string& message);
+
+  const SchedulerOptions* const options_;
+  JobTable* const jobs_;
+  WorkerRegistry* const workers_;
+  StoreWriter* const writer_;
+  TrackerMetricsInterface* const metrics_;
+  ClockInterface* const clock_;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRACKER_TRIAL_LIFECYCLE_H_

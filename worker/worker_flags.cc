@@ -1,0 +1,33 @@
+#include "worker/worker_flags.h"
+
+#include "absl/flags/flag.h"
+#include "common/daemon_util.h"
+#include "common/status_macros.h"
+
+ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address (host:port)");
+ABSL_FLAG(std::string, token_file, "", "file holding this worker's role token (empty: no token)");
+ABSL_FLAG(std::string, tls_ca, "",
+          "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback only)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "this worker's client certificate (PEM), when the tracker requires one");
+ABSL_FLAG(std::string, tls_key, "", "this worker's client key (PEM)");
+ABSL_FLAG(std::string, name, "", "unique worker name (default <role>-<hostname>-<pid>)");
+ABSL_FLAG(double, drain_timeout_s, 30,
+          "on SIGTERM/SIGINT: how long work in hand may take to finish before it is handed back");
+
+namespace tunefleet {
+
+absl::StatusOr<WorkerDaemonOptions> WorkerDaemonOptionsFromFlags(const std::string& name_prefix) {
+  WorkerDaemonOptions options;
+  options.tracker_address = absl::GetFlag(FLAGS_tracker);
+  TF_ASSIGN_OR_RETURN(options.token, ReadTokenFile(absl::GetFlag(FLAGS_token_file)));
+  TF_ASSIGN_OR_RETURN(options.credentials,
+                      MakeTlsCredentials(absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
+                                         absl::GetFlag(FLAGS_tls_key)));
+  options.name = absl::GetFlag(FLAGS_name);
+  if (options.name.empty()) options.name = DefaultWorkerName(name_prefix);
+  options.drain_timeout_s = absl::GetFlag(FLAGS_drain_timeout_s);
+  return options;
+}
+
+}  // namespace tunefleet
