@@ -34,7 +34,8 @@
 #include "tuner_core/workloads/workload.h"
 
 ABSL_FLAG(int, configs, 60, "random configs per workload built for both targets");
-ABSL_FLAG(int, host_only_configs, 60, "further random configs per workload built for the host only");
+ABSL_FLAG(int, host_only_configs, 60,
+          "further random configs per workload built for the host only");
 ABSL_FLAG(std::string, aarch64_target, "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72",
           "the AArch64 target string");
 ABSL_FLAG(uint64_t, seed, 1, "config sampling seed");
@@ -58,7 +59,7 @@ struct Samples {
     std::vector<double> totals;
     for (const BuildTimings& t : timings) totals.push_back(t.total_seconds);
     std::sort(totals.begin(), totals.end());
-    auto mean_of = [&](double BuildTimings::*stage) {
+    auto mean_of = [&](double BuildTimings::* stage) {
       double sum = 0;
       for (const BuildTimings& t : timings) sum += t.*stage;
       return timings.empty() ? 0.0 : sum / timings.size();
@@ -121,10 +122,19 @@ int Run() {
   if (!arm.ok()) return Fail(arm.status().ToString());
 
   const std::vector<Case> cases = {
-      {"dense 512x512x512", "dense_pack.x86", {{"M", 512}, {"N", 512}, {"K", 512}, {"layout", "NK"}}},
+      {"dense 512x512x512",
+       "dense_pack.x86",
+       {{"M", 512}, {"N", 512}, {"K", 512}, {"layout", "NK"}}},
       {"conv2d resnet18 64x56x56 -> 64, 3x3, pad 1, NCHWc",
        "conv2d_nchwc.x86",
-       {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3}, {"padding", 1},
+       {{"N", 1},
+        {"C", 64},
+        {"H", 56},
+        {"W", 56},
+        {"K", 64},
+        {"R", 3},
+        {"S", 3},
+        {"padding", 1},
         {"layout", "NCHWc"}}},
   };
   nlohmann::json report = {{"benchmark", "build time per candidate, x86 host vs AArch64"},
@@ -139,7 +149,8 @@ int Run() {
   for (const Case& c : cases) {
     absl::StatusOr<const Template*> tmpl = FindTemplate(c.template_name);
     if (!tmpl.ok()) return Fail(tmpl.status().ToString());
-    absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload((*tmpl)->workload_name(), c.args);
+    absl::StatusOr<std::unique_ptr<Workload>> workload =
+        MakeWorkload((*tmpl)->workload_name(), c.args);
     if (!workload.ok()) return Fail(workload.status().ToString());
     absl::StatusOr<ConfigSpace> space = (*tmpl)->DefineSpace(**workload);
     if (!space.ok()) return Fail(space.status().ToString());
@@ -158,7 +169,8 @@ int Run() {
     Samples same_host, same_arm, host_only;
     int skipped = 0, failed = 0;
     const int wanted = absl::GetFlag(FLAGS_configs);
-    for (int tries = 0; static_cast<int>(same_arm.timings.size()) < wanted && tries < wanted * 20; ++tries) {
+    for (int tries = 0; static_cast<int>(same_arm.timings.size()) < wanted && tries < wanted * 20;
+         ++tries) {
       absl::StatusOr<Config> config = draw();
       if (!config.ok()) return Fail(config.status().ToString());
       BuildResult on_host = BuildCandidate(**tmpl, **workload, *config, *host);
@@ -192,9 +204,10 @@ int Run() {
 
     const nlohmann::json host_summary = same_host.Summary();
     const nlohmann::json arm_summary = same_arm.Summary();
-    const double ratio = host_summary["mean_s"].get<double>() > 0
-                             ? arm_summary["mean_s"].get<double>() / host_summary["mean_s"].get<double>()
-                             : 0.0;
+    const double ratio =
+        host_summary["mean_s"].get<double>() > 0
+            ? arm_summary["mean_s"].get<double>() / host_summary["mean_s"].get<double>()
+            : 0.0;
     report["cases"].push_back({{"case", c.label},
                                {"template", c.template_name},
                                {"workload_args", c.args},
@@ -205,12 +218,13 @@ int Run() {
                                  {"configs_skipped", skipped},
                                  {"build_failures", failed}}},
                                {"host_any_config", host_only.Summary()}});
-    std::printf("%-52s  %3zu configs  host %6.1f ms mean %6.1f ms median | aarch64 %6.1f ms mean %6.1f ms "
-                "median | x%.2f  (skipped %d: aarch64 rejected %d, host rejected %d)\n",
-                c.label.c_str(), same_arm.timings.size(), host_summary["mean_s"].get<double>() * 1e3,
-                host_summary["median_s"].get<double>() * 1e3, arm_summary["mean_s"].get<double>() * 1e3,
-                arm_summary["median_s"].get<double>() * 1e3, ratio, skipped, same_arm.rejected,
-                same_host.rejected);
+    std::printf(
+        "%-52s  %3zu configs  host %6.1f ms mean %6.1f ms median | aarch64 %6.1f ms mean %6.1f ms "
+        "median | x%.2f  (skipped %d: aarch64 rejected %d, host rejected %d)\n",
+        c.label.c_str(), same_arm.timings.size(), host_summary["mean_s"].get<double>() * 1e3,
+        host_summary["median_s"].get<double>() * 1e3, arm_summary["mean_s"].get<double>() * 1e3,
+        arm_summary["median_s"].get<double>() * 1e3, ratio, skipped, same_arm.rejected,
+        same_host.rejected);
     std::printf("%-52s  host, any vector width: %zu built, %6.1f ms mean, %6.1f ms median\n", "",
                 host_only.timings.size(), host_only.Summary()["mean_s"].get<double>() * 1e3,
                 host_only.Summary()["median_s"].get<double>() * 1e3);

@@ -72,13 +72,13 @@ struct CublasApi {
                         const float* beta, float* c, int ldc) = nullptr;
 };
 
-absl::StatusOr<CublasApi> OpenCublas(const std::string& requested) {
+[[nodiscard]] absl::StatusOr<CublasApi> OpenCublas(const std::string& requested) {
   std::vector<std::string> candidates;
   if (!requested.empty()) {
     candidates.push_back(requested);
   } else {
-    const std::vector<std::string> names = {"libcublas.so.13", "libcublas.so.12",
-                                            "libcublas.so.11", "libcublas.so"};
+    const std::vector<std::string> names = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
+                                            "libcublas.so"};
     std::vector<std::string> dirs = {""};
     if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home != '\0') {
       dirs.push_back(absl::StrCat(home, "/lib64/"));
@@ -112,11 +112,10 @@ absl::StatusOr<CublasApi> OpenCublas(const std::string& requested) {
     }
     return api;
   }
-  return absl::NotFoundError(
-      absl::StrCat("cannot open cuBLAS: ", absl::StrJoin(errors, "; ")));
+  return absl::NotFoundError(absl::StrCat("cannot open cuBLAS: ", absl::StrJoin(errors, "; ")));
 }
 
-absl::Status CublasCheck(CublasStatus status, const char* call) {
+[[nodiscard]] absl::Status CublasCheck(CublasStatus status, const char* call) {
   if (status == 0) return absl::OkStatus();
   return absl::InternalError(absl::StrCat(call, " failed: cublasStatus_t ", status));
 }
@@ -129,7 +128,7 @@ std::vector<float> Uniform(int64_t count, uint32_t seed) {
   return values;
 }
 
-absl::Status Run() {
+[[nodiscard]] absl::Status Run() {
   const int64_t m = absl::GetFlag(FLAGS_m), n = absl::GetFlag(FLAGS_n), k = absl::GetFlag(FLAGS_k);
   const int samples = absl::GetFlag(FLAGS_samples);
   if (m < 1 || n < 1 || k < 1 || m > (1 << 30) || n > (1 << 30) || k > (1 << 30)) {
@@ -138,8 +137,8 @@ absl::Status Run() {
   if (samples < 1 || absl::GetFlag(FLAGS_warmup) < 0) {
     return absl::InvalidArgumentError("--samples must be >= 1 and --warmup >= 0");
   }
-  if (const char* tf32 = std::getenv("NVIDIA_TF32_OVERRIDE"); tf32 != nullptr &&
-                                                              std::string(tf32) == "1") {
+  if (const char* tf32 = std::getenv("NVIDIA_TF32_OVERRIDE");
+      tf32 != nullptr && std::string(tf32) == "1") {
     return absl::FailedPreconditionError(
         "NVIDIA_TF32_OVERRIDE=1 would time TF32 tensor cores, not FP32: unset it");
   }
@@ -173,8 +172,8 @@ absl::Status Run() {
     CublasHandle handle;
     ~HandleCloser() { api.destroy(handle); }
   } closer{*cublas, handle};
-  if (absl::Status s = CublasCheck(cublas->set_math_mode(handle, kCublasDefaultMath),
-                                   "cublasSetMathMode");
+  if (absl::Status s =
+          CublasCheck(cublas->set_math_mode(handle, kCublasDefaultMath), "cublasSetMathMode");
       !s.ok()) {
     return s;
   }
@@ -188,11 +187,11 @@ absl::Status Run() {
   const float* b_ptr = reinterpret_cast<const float*>(b_dev->get());
   float* c_ptr = reinterpret_cast<float*>(c_dev->get());
   auto sgemm = [&] {
-    return CublasCheck(cublas->sgemm(handle, kCublasOpT, kCublasOpN, static_cast<int>(n),
-                                     static_cast<int>(m), static_cast<int>(k), &alpha, b_ptr,
-                                     static_cast<int>(k), a_ptr, static_cast<int>(k), &beta,
-                                     c_ptr, static_cast<int>(n)),
-                       "cublasSgemm_v2");
+    return CublasCheck(
+        cublas->sgemm(handle, kCublasOpT, kCublasOpN, static_cast<int>(n), static_cast<int>(m),
+                      static_cast<int>(k), &alpha, b_ptr, static_cast<int>(k), a_ptr,
+                      static_cast<int>(k), &beta, c_ptr, static_cast<int>(n)),
+        "cublasSgemm_v2");
   };
 
   if (absl::Status s = sgemm(); !s.ok()) return s;

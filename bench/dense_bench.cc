@@ -27,7 +27,8 @@
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 
-ABSL_FLAG(std::string, shapes, "1024,1024,1024;512,512,512;16,1024,1024", "M,N,K list, ';'-separated");
+ABSL_FLAG(std::string, shapes, "1024,1024,1024;512,512,512;16,1024,1024",
+          "M,N,K list, ';'-separated");
 ABSL_FLAG(std::string, threads, "2,1", "thread counts to run");
 ABSL_FLAG(int64_t, trials, 500, "tuning trials per case");
 ABSL_FLAG(int32_t, rounds, 5, "interleaved re-measurement rounds (medians)");
@@ -35,7 +36,8 @@ ABSL_FLAG(std::string, json, "", "write the figures here as JSON");
 ABSL_FLAG(uint64_t, seed, 1, "tuner seed");
 ABSL_FLAG(bool, openblas, true, "measure the OpenBLAS reference");
 ABSL_FLAG(int32_t, remeasure_number, 1, "time evaluator number for the re-measurement");
-ABSL_FLAG(int32_t, remeasure_min_repeat_ms, 200, "time evaluator min_repeat_ms for the re-measurement");
+ABSL_FLAG(int32_t, remeasure_min_repeat_ms, 200,
+          "time evaluator min_repeat_ms for the re-measurement");
 
 namespace tunefleet {
 namespace {
@@ -47,15 +49,17 @@ double Median(std::vector<double> v) {
 }
 
 // One OpenBLAS round in its own process; returns its JSON.
-nlohmann::json RunOpenBlas(const std::string& coretype, int64_t m, int64_t n, int64_t k, int threads) {
+nlohmann::json RunOpenBlas(const std::string& coretype, int64_t m, int64_t n, int64_t k,
+                           int threads) {
   return bench::RunJsonCommand(
-      absl::StrCat(coretype.empty() ? "" : absl::StrCat("OPENBLAS_CORETYPE=", coretype, " "), bench::ExeDir(),
-                   "/openblas_sgemm ", m, " ", n, " ", k, " ", threads, " 1 NK"));
+      absl::StrCat(coretype.empty() ? "" : absl::StrCat("OPENBLAS_CORETYPE=", coretype, " "),
+                   bench::ExeDir(), "/openblas_sgemm ", m, " ", n, " ", k, " ", threads, " 1 NK"));
 }
 
 int Main() {
   const std::string coretype = bench::OpenBlasCoreTypeForThisCpu();
-  nlohmann::json report = {{"benchmark", "dense"}, {"target", HostTargetString()}, {"cases", nlohmann::json::array()}};
+  nlohmann::json report = {
+      {"benchmark", "dense"}, {"target", HostTargetString()}, {"cases", nlohmann::json::array()}};
   std::vector<std::string> shapes = absl::StrSplit(absl::GetFlag(FLAGS_shapes), ';');
   std::vector<std::string> thread_list = absl::StrSplit(absl::GetFlag(FLAGS_threads), ',');
   std::printf("%-16s %3s %8s | %9s %9s %9s | %6s | %8s %9s\n", "shape", "thr", "trials", "tuned",
@@ -69,7 +73,8 @@ int Main() {
       options.shape = shape;
       options.trials = absl::GetFlag(FLAGS_trials);
       options.seed = absl::GetFlag(FLAGS_seed);
-      options.log = absl::StrCat("/tmp/tunefleet_dense_bench_", m, "x", n, "x", k, "_t", threads, ".jsonl");
+      options.log =
+          absl::StrCat("/tmp/tunefleet_dense_bench_", m, "x", n, "x", k, "_t", threads, ".jsonl");
       options.resume = false;
       std::remove(options.log.c_str());
       options.local.runner.num_threads = threads;
@@ -77,12 +82,14 @@ int Main() {
       std::ostringstream progress, out;
       auto summary = RunTune(options, progress, out);
       if (!summary.ok() || summary->best_config.is_null()) {
-        std::fprintf(stderr, "tuning %s failed: %s\n", shape.c_str(),
-                     summary.ok() ? "no config succeeded" : std::string(summary.status().message()).c_str());
+        std::fprintf(
+            stderr, "tuning %s failed: %s\n", shape.c_str(),
+            summary.ok() ? "no config succeeded" : std::string(summary.status().message()).c_str());
         return 1;
       }
       // Re-measure the winner interleaved with the reference.
-      auto task = Task::Make("", "dense", *WorkloadArgsFromShape("dense", shape, "NK"), summary->target);
+      auto task =
+          Task::Make("", "dense", *WorkloadArgsFromShape("dense", shape, "NK"), summary->target);
       auto config = (*task)->space().FromJson(summary->best_config);
       LocalMeasurerOptions remeasure;
       remeasure.runner.num_threads = threads;
@@ -95,7 +102,8 @@ int Main() {
       std::string detected_core;
       for (int r = 0; r < absl::GetFlag(FLAGS_rounds); ++r) {
         std::vector<MeasureResult> result = (*measurer)->Measure({*config});
-        if (result[0].ok()) ours.push_back((*task)->workload().flops() / result[0].MeanCost() / 1e9);
+        if (result[0].ok())
+          ours.push_back((*task)->workload().flops() / result[0].MeanCost() / 1e9);
         if (!absl::GetFlag(FLAGS_openblas)) continue;
         nlohmann::json d = RunOpenBlas("", m, n, k, threads);
         if (d.contains("gflops")) {
@@ -124,26 +132,40 @@ int Main() {
       const double reference = std::max(Median(ob_default), Median(ob_core));
       const LocalTimings& t = summary->timings;
       const double build_median = Median(t.build_seconds_each) * 1e3;
-      std::printf("%-16s %3d %8lld | %9.1f %9.1f %9.1f | %5.0f%% | %8.1f %9.2f\n", shape.c_str(), threads,
-                  static_cast<long long>(summary->trials), tuned, Median(ob_default), Median(ob_core),
-                  100.0 * tuned / reference, build_median, t.OverheadPerTrialSeconds() * 1e3);
+      std::printf("%-16s %3d %8lld | %9.1f %9.1f %9.1f | %5.0f%% | %8.1f %9.2f\n", shape.c_str(),
+                  threads, static_cast<long long>(summary->trials), tuned, Median(ob_default),
+                  Median(ob_core), 100.0 * tuned / reference, build_median,
+                  t.OverheadPerTrialSeconds() * 1e3);
       std::fflush(stdout);
       report["cases"].push_back({
-          {"shape", {m, n, k}}, {"threads", threads}, {"trials", summary->trials},
-          {"tuned_gflops_median", tuned}, {"tuned_gflops_runs", ours},
+          {"shape", {m, n, k}},
+          {"threads", threads},
+          {"trials", summary->trials},
+          {"tuned_gflops_median", tuned},
+          {"tuned_gflops_runs", ours},
           {"tuning_best_gflops", summary->best_gflops},
-          {"openblas_default_gflops", Median(ob_default)}, {"openblas_default_coretype", detected_core},
-          {"openblas_coretype_gflops", Median(ob_core)}, {"openblas_coretype", coretype},
-          {"reference_gflops", reference}, {"ratio_to_openblas", tuned / reference},
+          {"openblas_default_gflops", Median(ob_default)},
+          {"openblas_default_coretype", detected_core},
+          {"openblas_coretype_gflops", Median(ob_core)},
+          {"openblas_coretype", coretype},
+          {"reference_gflops", reference},
+          {"ratio_to_openblas", tuned / reference},
           {"best_config", summary->best_config},
           {"tuning_wall_seconds", summary->wall_seconds},
           {"build_ms_median_all_candidates", build_median},
           {"build_breakdown_ms_of_winner",
-           {{"instantiate", Median(inst)}, {"lower", Median(lower)}, {"codegen", Median(cg)},
-            {"optimize", Median(opt)}, {"emit", Median(emit)}, {"link", Median(link)}, {"total", Median(total)}}},
+           {{"instantiate", Median(inst)},
+            {"lower", Median(lower)},
+            {"codegen", Median(cg)},
+            {"optimize", Median(opt)},
+            {"emit", Median(emit)},
+            {"link", Median(link)},
+            {"total", Median(total)}}},
           {"local_overhead_ms_per_trial", t.OverheadPerTrialSeconds() * 1e3},
-          {"kernel_run_seconds", t.run_seconds}, {"check_seconds", t.check_seconds},
-          {"reference_prepare_seconds", t.prepare_seconds}, {"build_wall_seconds", t.build_wall_seconds},
+          {"kernel_run_seconds", t.run_seconds},
+          {"check_seconds", t.check_seconds},
+          {"reference_prepare_seconds", t.prepare_seconds},
+          {"build_wall_seconds", t.build_wall_seconds},
       });
       // Written after every case, so an interrupted run keeps what it measured.
       if (!absl::GetFlag(FLAGS_json).empty()) {

@@ -13,7 +13,8 @@ std::map<std::string, double> FeatureConfigsPerSecond(const Task& task, int64_t 
     if (!extractor.ok()) continue;
     const auto start = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < n; ++i) (void)extractor->Extract((i * 7919) % task.space().size());
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     speed[FeatureKindName(kind)] = n / seconds;
   }
   return speed;

@@ -82,7 +82,7 @@ double Median(std::vector<double> v) {
 // The grid tuner proposes configs in index order, so local mode and the
 // fleet measure exactly the same configs (a random tuner's batches differ in
 // size between the two, and so would the kernels timed).
-absl::StatusOr<nlohmann::json> Overhead() {
+[[nodiscard]] absl::StatusOr<nlohmann::json> Overhead() {
   const std::string shape = absl::GetFlag(FLAGS_shape);
   const int64_t trials = absl::GetFlag(FLAGS_trials);
   const int threads = absl::GetFlag(FLAGS_threads);
@@ -156,7 +156,7 @@ absl::StatusOr<nlohmann::json> Overhead() {
   return out;
 }
 
-absl::StatusOr<nlohmann::json> Throughput() {
+[[nodiscard]] absl::StatusOr<nlohmann::json> Throughput() {
   nlohmann::json out = nlohmann::json::array();
   double one = 0;
   for (absl::string_view n_text : absl::StrSplit(absl::GetFlag(FLAGS_agents), ',')) {
@@ -195,7 +195,7 @@ absl::StatusOr<nlohmann::json> Throughput() {
   return out;
 }
 
-absl::StatusOr<nlohmann::json> Dispatch() {
+[[nodiscard]] absl::StatusOr<nlohmann::json> Dispatch() {
   FleetLauncher::Options o;
   o.device_key = "sim";
   o.agents = 1;

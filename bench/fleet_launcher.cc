@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "proto_convert/job_state.h"
 #include "common/status_macros.h"
+#include "proto_convert/job_state.h"
 #include "tracker/auth.h"
 
 namespace tunefleet {
@@ -22,7 +22,7 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-absl::Status WriteToken(const std::string& path, const std::string& token) {
+[[nodiscard]] absl::Status WriteToken(const std::string& path, const std::string& token) {
   std::ofstream out(path, std::ios::trunc);
   out << token << "\n";
   out.close();

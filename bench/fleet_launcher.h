@@ -64,12 +64,12 @@ class FleetLauncher {
   ~FleetLauncher();  // stops everything
 
   // Tracker first (waits for its port), then every worker.
-  absl::Status Start();
+  [[nodiscard]] absl::Status Start();
   // (Re)starts the tracker on the same port and store.
-  absl::Status StartTracker();
-  absl::Status StartBuilder(int i);
-  absl::Status StartAgent(int i);
-  absl::Status StartTuner(int i);
+  [[nodiscard]] absl::Status StartTracker();
+  [[nodiscard]] absl::Status StartBuilder(int i);
+  [[nodiscard]] absl::Status StartAgent(int i);
+  [[nodiscard]] absl::Status StartTuner(int i);
 
   Process& tracker() { return tracker_; }
   Process& builder(int i) { return builders_.at(i); }
@@ -82,17 +82,19 @@ class FleetLauncher {
   // A small dense job on the fleet's key with fast measure options.
   proto::JobSpec DenseJob(int64_t n_trial, const std::string& shape = "48,48,48") const;
   // Polls until the job is SUCCEEDED/FAILED/CANCELLED.
-  absl::StatusOr<proto::JobStatus> WaitForJob(const std::string& job_id, double timeout_s);
+  [[nodiscard]] absl::StatusOr<proto::JobStatus> WaitForJob(const std::string& job_id,
+                                                            double timeout_s);
   // Polls ListDevices until `pred` holds.
-  absl::StatusOr<proto::ListDevicesResponse> WaitForDevices(
+  [[nodiscard]] absl::StatusOr<proto::ListDevicesResponse> WaitForDevices(
       const std::function<bool(const proto::ListDevicesResponse&)>& pred, double timeout_s);
   // The content of a process's log ("tracker", "agent-0", ...).
   std::string Log(const std::string& name) const;
 
  private:
   // The binary for a role: the test one from tests/ when `test`.
-  absl::StatusOr<std::string> Binary(const std::string& package, const std::string& name, bool test,
-                                     const std::string& test_name) const;
+  [[nodiscard]] absl::StatusOr<std::string> Binary(const std::string& package,
+                                                   const std::string& name, bool test,
+                                                   const std::string& test_name) const;
 
   Options options_;
   std::string dir_;

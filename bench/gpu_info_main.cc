@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   const int ordinal = absl::GetFlag(FLAGS_device);
   auto driver = tunefleet::CudaDriver::Open(absl::GetFlag(FLAGS_cuda_driver));
   absl::StatusOr<tunefleet::CUdevice> device =
-      driver.ok() ? (*driver)->Device(ordinal) : absl::StatusOr<tunefleet::CUdevice>(driver.status());
+      driver.ok() ? (*driver)->Device(ordinal)
+                  : absl::StatusOr<tunefleet::CUdevice>(driver.status());
   absl::StatusOr<tunefleet::GpuDeviceProperties> gpu =
       device.ok() ? (*driver)->Properties(*device)
                   : absl::StatusOr<tunefleet::GpuDeviceProperties>(device.status());

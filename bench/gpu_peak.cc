@@ -14,15 +14,15 @@ std::optional<int> Fp32LanesPerSm(int major, int minor) {
     int major, minor, lanes;
   };
   static constexpr Row kTable[] = {
-      {2, 0, 32},   {2, 1, 48},                                  // Fermi
-      {3, 0, 192},  {3, 2, 192},  {3, 5, 192},  {3, 7, 192},     // Kepler
-      {5, 0, 128},  {5, 2, 128},  {5, 3, 128},                   // Maxwell
-      {6, 0, 64},   {6, 1, 128},  {6, 2, 128},                   // Pascal (P100: 64)
-      {7, 0, 64},   {7, 2, 64},   {7, 5, 64},                    // Volta, Turing
-      {8, 0, 64},   {8, 6, 128},  {8, 7, 128},  {8, 9, 128},     // Ampere (A100: 64), Ada
-      {9, 0, 128},                                               // Hopper (H100, H200)
-      {10, 0, 128}, {10, 1, 128}, {10, 3, 128}, {11, 0, 128},    // Blackwell (B200, B300, Thor)
-      {12, 0, 128}, {12, 1, 128},                                // Blackwell (RTX 50, GB10)
+      {2, 0, 32},   {2, 1, 48},                                // Fermi
+      {3, 0, 192},  {3, 2, 192},  {3, 5, 192},  {3, 7, 192},   // Kepler
+      {5, 0, 128},  {5, 2, 128},  {5, 3, 128},                 // Maxwell
+      {6, 0, 64},   {6, 1, 128},  {6, 2, 128},                 // Pascal (P100: 64)
+      {7, 0, 64},   {7, 2, 64},   {7, 5, 64},                  // Volta, Turing
+      {8, 0, 64},   {8, 6, 128},  {8, 7, 128},  {8, 9, 128},   // Ampere (A100: 64), Ada
+      {9, 0, 128},                                             // Hopper (H100, H200)
+      {10, 0, 128}, {10, 1, 128}, {10, 3, 128}, {11, 0, 128},  // Blackwell (B200, B300, Thor)
+      {12, 0, 128}, {12, 1, 128},                              // Blackwell (RTX 50, GB10)
   };
   for (const Row& row : kTable) {
     if (row.major == major && row.minor == minor) return row.lanes;
@@ -30,7 +30,7 @@ std::optional<int> Fp32LanesPerSm(int major, int minor) {
   return std::nullopt;
 }
 
-absl::StatusOr<double> Fp32PeakGflops(const GpuDeviceProperties& gpu) {
+[[nodiscard]] absl::StatusOr<double> Fp32PeakGflops(const GpuDeviceProperties& gpu) {
   const std::optional<int> lanes =
       Fp32LanesPerSm(gpu.compute_capability_major, gpu.compute_capability_minor);
   if (!lanes.has_value()) {
@@ -39,9 +39,9 @@ absl::StatusOr<double> Fp32PeakGflops(const GpuDeviceProperties& gpu) {
         gpu.compute_capability_minor, " (", gpu.name, "); add it to bench/gpu_peak.cc"));
   }
   if (gpu.multiprocessor_count <= 0 || gpu.clock_rate_khz <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot compute the FP32 peak of ", gpu.name, ": ", gpu.multiprocessor_count,
-        " SMs at ", gpu.clock_rate_khz, " kHz"));
+    return absl::InvalidArgumentError(absl::StrCat("cannot compute the FP32 peak of ", gpu.name,
+                                                   ": ", gpu.multiprocessor_count, " SMs at ",
+                                                   gpu.clock_rate_khz, " kHz"));
   }
   return static_cast<double>(gpu.multiprocessor_count) * gpu.clock_rate_khz * 1e3 * *lanes * 2 /
          1e9;

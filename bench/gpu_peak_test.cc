@@ -18,11 +18,11 @@ GpuDeviceProperties Gpu(const char* name, int major, int minor, int sms, int clo
 
 // Datasheet FP32 peaks (non-tensor), in GFLOPS.
 TEST(GpuPeakTest, MatchesTheDatasheets) {
-  EXPECT_NEAR(*Fp32PeakGflops(Gpu("H100 SXM5", 9, 0, 132, 1980000)), 66908, 1);   // 67 TFLOPS
-  EXPECT_NEAR(*Fp32PeakGflops(Gpu("H100 PCIe", 9, 0, 114, 1755000)), 51217, 1);   // 51 TFLOPS
-  EXPECT_NEAR(*Fp32PeakGflops(Gpu("A100 SXM4", 8, 0, 108, 1410000)), 19492, 1);   // 19.5 TFLOPS
-  EXPECT_NEAR(*Fp32PeakGflops(Gpu("RTX 4090", 8, 9, 128, 2520000)), 82575, 1);    // 82.6 TFLOPS
-  EXPECT_NEAR(*Fp32PeakGflops(Gpu("V100 SXM2", 7, 0, 80, 1530000)), 15667, 1);    // 15.7 TFLOPS
+  EXPECT_NEAR(*Fp32PeakGflops(Gpu("H100 SXM5", 9, 0, 132, 1980000)), 66908, 1);  // 67 TFLOPS
+  EXPECT_NEAR(*Fp32PeakGflops(Gpu("H100 PCIe", 9, 0, 114, 1755000)), 51217, 1);  // 51 TFLOPS
+  EXPECT_NEAR(*Fp32PeakGflops(Gpu("A100 SXM4", 8, 0, 108, 1410000)), 19492, 1);  // 19.5 TFLOPS
+  EXPECT_NEAR(*Fp32PeakGflops(Gpu("RTX 4090", 8, 9, 128, 2520000)), 82575, 1);   // 82.6 TFLOPS
+  EXPECT_NEAR(*Fp32PeakGflops(Gpu("V100 SXM2", 7, 0, 80, 1530000)), 15667, 1);   // 15.7 TFLOPS
 }
 
 TEST(GpuPeakTest, UnknownComputeCapabilityIsNotFound) {

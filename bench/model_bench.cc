@@ -132,7 +132,7 @@ double Remeasure(const BenchTask& t, const TuneSummary& summary, int threads, st
   return *std::min_element(result[0].costs.begin(), result[0].costs.end());
 }
 
-absl::StatusOr<std::set<int>> ParseTaskSubset(const std::string& text) {
+[[nodiscard]] absl::StatusOr<std::set<int>> ParseTaskSubset(const std::string& text) {
   std::set<int> subset;
   for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
     int index = 0;

@@ -71,14 +71,16 @@ int Main() {
     std::fprintf(stderr, "%s\n", std::string(args.status().message()).c_str());
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<Task>> task = Task::Make("", absl::GetFlag(FLAGS_workload), *args, HostTargetString());
+  absl::StatusOr<std::unique_ptr<Task>> task =
+      Task::Make("", absl::GetFlag(FLAGS_workload), *args, HostTargetString());
   if (!task.ok()) {
     std::fprintf(stderr, "%s\n", std::string(task.status().message()).c_str());
     return 1;
   }
   const ConfigSpace& space = (*task)->space();
-  std::printf("%s %s (%s): %lld configs\n", absl::GetFlag(FLAGS_workload).c_str(), absl::GetFlag(FLAGS_shape).c_str(),
-              (*task)->name().c_str(), static_cast<long long>(space.size()));
+  std::printf("%s %s (%s): %lld configs\n", absl::GetFlag(FLAGS_workload).c_str(),
+              absl::GetFlag(FLAGS_shape).c_str(), (*task)->name().c_str(),
+              static_cast<long long>(space.size()));
   for (const auto& [kind, per_second] : FeatureConfigsPerSecond(**task, 5000)) {
     std::printf("%-8s features: %8.0f configs/s on one thread\n", kind.c_str(), per_second);
   }
@@ -86,7 +88,8 @@ int Main() {
   for (int seed = 1; seed <= absl::GetFlag(FLAGS_seeds); ++seed) {
     XgbTunerOptions options;
     options.seed = seed;
-    if (absl::GetFlag(FLAGS_feature_threads) > 0) options.feature_threads = absl::GetFlag(FLAGS_feature_threads);
+    if (absl::GetFlag(FLAGS_feature_threads) > 0)
+      options.feature_threads = absl::GetFlag(FLAGS_feature_threads);
     absl::StatusOr<std::unique_ptr<XgbTuner>> tuner = XgbTuner::Create(**task, options);
     if (!tuner.ok()) {
       std::fprintf(stderr, "%s\n", std::string(tuner.status().message()).c_str());
@@ -100,13 +103,16 @@ int Main() {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
       return 1;
     }
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const ModelTimings& m = (*tuner)->model_timings();
-    std::printf("seed %d: wall %.2fs = fit %.2fs + select %.2fs (features %.2fs for %lld configs, %lld rows "
-                "predicted, %lld selections, %lld SA steps)\n",
-                seed, wall, m.fit_seconds, m.select_seconds, m.feature_seconds,
-                static_cast<long long>(m.featurized_configs), static_cast<long long>(m.predicted_rows),
-                static_cast<long long>(m.selections), static_cast<long long>(m.sa_steps));
+    std::printf(
+        "seed %d: wall %.2fs = fit %.2fs + select %.2fs (features %.2fs for %lld configs, %lld "
+        "rows "
+        "predicted, %lld selections, %lld SA steps)\n",
+        seed, wall, m.fit_seconds, m.select_seconds, m.feature_seconds,
+        static_cast<long long>(m.featurized_configs), static_cast<long long>(m.predicted_rows),
+        static_cast<long long>(m.selections), static_cast<long long>(m.sa_steps));
   }
   return 0;
 }

@@ -57,8 +57,9 @@ std::string ConvLabel(const BenchTask& t) {
   return label + ")";
 }
 
-absl::StatusOr<Suite> ModelSuite(const std::string& name, const std::string& model,
-                                 const std::string& workload, const std::string& layout) {
+[[nodiscard]] absl::StatusOr<Suite> ModelSuite(const std::string& name, const std::string& model,
+                                               const std::string& workload,
+                                               const std::string& layout) {
   absl::StatusOr<std::vector<ModelTask>> tasks = ModelTasks(model);
   if (!tasks.ok()) return tasks.status();
   Suite suite{name, model, "oneDNN", {}, Json::array()};

@@ -19,9 +19,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "threads=%d: %s\n", threads, t.status().ToString().c_str());
       return 1;
     }
-    std::printf("resnet18 conv 64->64 3x3 56x56 threads=%d: %.3f ms  %.1f GFLOPS  (%.1f/thread)  %s\n",
-                threads, t->seconds * 1e3, flops / t->seconds / 1e9,
-                flops / t->seconds / 1e9 / threads, t->algorithm.c_str());
+    std::printf(
+        "resnet18 conv 64->64 3x3 56x56 threads=%d: %.3f ms  %.1f GFLOPS  (%.1f/thread)  %s\n",
+        threads, t->seconds * 1e3, flops / t->seconds / 1e9, flops / t->seconds / 1e9 / threads,
+        t->algorithm.c_str());
   }
   return 0;
 }

@@ -39,9 +39,9 @@ class OmpThreadScope {
   int previous_;
 };
 
-absl::Status FromDnnl(const dnnl::error& e, const char* what) {
-  return absl::InternalError(absl::StrCat("oneDNN ", what, ": ", e.what(), " (status ",
-                                          static_cast<int>(e.status), ")"));
+[[nodiscard]] absl::Status FromDnnl(const dnnl::error& e, const char* what) {
+  return absl::InternalError(
+      absl::StrCat("oneDNN ", what, ": ", e.what(), " (status ", static_cast<int>(e.status), ")"));
 }
 
 const char* AlgName(dnnl_alg_kind_t alg) {
@@ -73,7 +73,8 @@ struct Conv {
 
 // Creates the primitive for one algorithm; Unimplemented when oneDNN has no
 // implementation for it.
-absl::StatusOr<Conv> MakeConv(const ConvShape& s, dnnl::algorithm alg, const dnnl::engine& eng) {
+[[nodiscard]] absl::StatusOr<Conv> MakeConv(const ConvShape& s, dnnl::algorithm alg,
+                                            const dnnl::engine& eng) {
   memory::desc src_any(SrcDims(s), Dt::f32, Tag::any);
   memory::desc wei_any(WeiDims(s), Dt::f32, Tag::any);
   memory::desc dst_any(DstDims(s), Dt::f32, Tag::any);
@@ -88,7 +89,8 @@ absl::StatusOr<Conv> MakeConv(const ConvShape& s, dnnl::algorithm alg, const dnn
     conv.pd = dnnl::convolution_forward::primitive_desc(desc, eng);
   } catch (const dnnl::error& e) {
     if (e.status == dnnl_unimplemented) {
-      return absl::UnimplementedError(absl::StrCat("oneDNN has no ", AlgName(static_cast<dnnl_alg_kind_t>(alg)),
+      return absl::UnimplementedError(absl::StrCat("oneDNN has no ",
+                                                   AlgName(static_cast<dnnl_alg_kind_t>(alg)),
                                                    " convolution for this shape: ", e.what()));
     }
     return FromDnnl(e, "primitive descriptor");
@@ -98,13 +100,15 @@ absl::StatusOr<Conv> MakeConv(const ConvShape& s, dnnl::algorithm alg, const dnn
     // resolved to (direct or winograd).
     const dnnl_convolution_desc_t* cd = nullptr;
     std::string resolved = AlgName(static_cast<dnnl_alg_kind_t>(alg));
-    if (dnnl_primitive_desc_query(conv.pd.get(), dnnl_query_convolution_d, 0, &cd) == dnnl_success &&
+    if (dnnl_primitive_desc_query(conv.pd.get(), dnnl_query_convolution_d, 0, &cd) ==
+            dnnl_success &&
         cd != nullptr) {
       resolved = AlgName(cd->alg_kind);
     }
     const std::string impl = conv.pd.impl_info_str();
-    conv.name = alg == dnnl::algorithm::convolution_auto ? absl::StrCat("auto->", resolved, ":", impl)
-                                                         : absl::StrCat(resolved, ":", impl);
+    conv.name = alg == dnnl::algorithm::convolution_auto
+                    ? absl::StrCat("auto->", resolved, ":", impl)
+                    : absl::StrCat(resolved, ":", impl);
     conv.prim = dnnl::convolution_forward(conv.pd);
   } catch (const dnnl::error& e) {
     return FromDnnl(e, "primitive creation");
@@ -131,8 +135,9 @@ void FillRandom(const memory& m, uint32_t seed) {
   for (size_t i = 0; i < count; ++i) p[i] = dist(gen);
 }
 
-absl::StatusOr<double> TimeConv(const Conv& conv, const ConvShape& s, const dnnl::engine& eng,
-                                dnnl::stream& strm, double min_seconds) {
+[[nodiscard]] absl::StatusOr<double> TimeConv(const Conv& conv, const ConvShape& s,
+                                              const dnnl::engine& eng, dnnl::stream& strm,
+                                              double min_seconds) {
   try {
     memory user_src({SrcDims(s), Dt::f32, Tag::nchw}, eng);
     memory user_wei({WeiDims(s), Dt::f32, WeiPlainTag(s)}, eng);
@@ -187,7 +192,7 @@ double ConvFlops(const ConvShape& s) {
   return 2.0 * s.n * s.k * ConvOutHeight(s) * ConvOutWidth(s) * in_per_group * s.r * s.s;
 }
 
-absl::Status ValidateConvShape(const ConvShape& s) {
+[[nodiscard]] absl::Status ValidateConvShape(const ConvShape& s) {
   if (s.n <= 0 || s.c <= 0 || s.h <= 0 || s.w <= 0 || s.k <= 0 || s.r <= 0 || s.s <= 0) {
     return absl::InvalidArgumentError("conv shape: sizes must be positive");
   }
@@ -206,8 +211,8 @@ absl::Status ValidateConvShape(const ConvShape& s) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ReferenceTiming> OneDnnConvSeconds(const ConvShape& shape, int threads,
-                                                  double min_seconds) {
+[[nodiscard]] absl::StatusOr<ReferenceTiming> OneDnnConvSeconds(const ConvShape& shape, int threads,
+                                                                double min_seconds) {
   if (absl::Status st = ValidateConvShape(shape); !st.ok()) return st;
   if (threads < 1) return absl::InvalidArgumentError("threads must be >= 1");
   if (!(min_seconds >= 0)) return absl::InvalidArgumentError("min_seconds must be >= 0");
@@ -239,19 +244,18 @@ absl::StatusOr<ReferenceTiming> OneDnnConvSeconds(const ConvShape& shape, int th
   }
 }
 
-absl::Status OneDnnConvForTest(const ConvShape& shape, const float* nchw_src,
-                               const float* oihw_weights, float* nchw_dst, int threads,
-                               bool use_auto) {
+[[nodiscard]] absl::Status OneDnnConvForTest(const ConvShape& shape, const float* nchw_src,
+                                             const float* oihw_weights, float* nchw_dst,
+                                             int threads, bool use_auto) {
   if (absl::Status st = ValidateConvShape(shape); !st.ok()) return st;
   if (threads < 1) return absl::InvalidArgumentError("threads must be >= 1");
   OmpThreadScope omp_threads(threads);
   try {
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::stream strm(eng);
-    absl::StatusOr<Conv> conv =
-        MakeConv(shape,
-                 use_auto ? dnnl::algorithm::convolution_auto : dnnl::algorithm::convolution_direct,
-                 eng);
+    absl::StatusOr<Conv> conv = MakeConv(
+        shape, use_auto ? dnnl::algorithm::convolution_auto : dnnl::algorithm::convolution_direct,
+        eng);
     if (!conv.ok()) return conv.status();
     // oneDNN's memory objects wrap the caller's buffers (it only reads src/weights).
     memory user_src({SrcDims(shape), Dt::f32, Tag::nchw}, eng, const_cast<float*>(nchw_src));
@@ -260,8 +264,8 @@ absl::Status OneDnnConvForTest(const ConvShape& shape, const float* nchw_src,
     memory user_dst({DstDims(shape), Dt::f32, Tag::nchw}, eng, nchw_dst);
     memory src = ToLayout(user_src, conv->pd.src_desc(), eng, strm);
     memory wei = ToLayout(user_wei, conv->pd.weights_desc(), eng, strm);
-    memory dst = conv->pd.dst_desc() == user_dst.get_desc() ? user_dst
-                                                             : memory(conv->pd.dst_desc(), eng);
+    memory dst =
+        conv->pd.dst_desc() == user_dst.get_desc() ? user_dst : memory(conv->pd.dst_desc(), eng);
     conv->prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
     strm.wait();
     if (dst != user_dst) {

@@ -25,7 +25,7 @@ namespace bench {
 // Depthwise: groups == c, requires k == c; weights are {c, 1, 1, r, s}.
 struct ConvShape {
   int64_t n = 1, c = 1, h = 1, w = 1;  // input
-  int64_t k = 1, r = 1, s = 1;          // output channels, kernel height/width
+  int64_t k = 1, r = 1, s = 1;         // output channels, kernel height/width
   int64_t stride_h = 1, stride_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t dil_h = 1, dil_w = 1;  // 1 == no dilation
@@ -39,7 +39,7 @@ int64_t ConvOutWidth(const ConvShape& shape);
 double ConvFlops(const ConvShape& shape);
 // InvalidArgumentError for non-positive sizes/strides/dilations, negative
 // padding, an empty output or depthwise with k != c.
-absl::Status ValidateConvShape(const ConvShape& shape);
+[[nodiscard]] absl::Status ValidateConvShape(const ConvShape& shape);
 
 struct ReferenceTiming {
   double seconds = 0;  // best per-call time (minimum over repeats of the per-call mean)
@@ -55,16 +55,16 @@ struct ReferenceTiming {
 // calls the primitive until at least `min_seconds` have elapsed (at least one
 // call) and its per-call mean is recorded; the minimum over repeats is kept.
 // Inputs are random. dnnl::error becomes InternalError with its message.
-absl::StatusOr<ReferenceTiming> OneDnnConvSeconds(const ConvShape& shape, int threads,
-                                                  double min_seconds = 0.5);
+[[nodiscard]] absl::StatusOr<ReferenceTiming> OneDnnConvSeconds(const ConvShape& shape, int threads,
+                                                                double min_seconds = 0.5);
 
 // For tests: runs the same pipeline once (plain -> chosen formats reorders,
 // the convolution, reorder back) on caller data. nchw_src is n*c*h*w,
 // oihw_weights is k*c*r*s (depthwise: c*r*s), nchw_dst is n*k*oh*ow.
 // use_auto selects convolution_auto instead of convolution_direct.
-absl::Status OneDnnConvForTest(const ConvShape& shape, const float* nchw_src,
-                               const float* oihw_weights, float* nchw_dst, int threads = 1,
-                               bool use_auto = false);
+[[nodiscard]] absl::Status OneDnnConvForTest(const ConvShape& shape, const float* nchw_src,
+                                             const float* oihw_weights, float* nchw_dst,
+                                             int threads = 1, bool use_auto = false);
 
 }  // namespace bench
 }  // namespace tunefleet

@@ -93,13 +93,18 @@ TEST(OneDnnReference, ShapeHelpers) {
   bad = s;
   bad.r = 20;
   EXPECT_EQ(ValidateConvShape(bad).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(OneDnnConvSeconds(bad, 1, 0.001).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(OneDnnConvSeconds(bad, 1, 0.001).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST(OneDnnReference, Strided3x3DirectMatchesNaive) { ExpectConvMatchesNaive(Strided3x3(), false, 1, 1e-4f); }
-TEST(OneDnnReference, Strided3x3AutoMatchesNaive) { ExpectConvMatchesNaive(Strided3x3(), true, 2, 1e-3f); }
-TEST(OneDnnReference, DepthwiseMatchesNaive) { ExpectConvMatchesNaive(Depthwise(), false, 2, 1e-4f); }
+TEST(OneDnnReference, Strided3x3DirectMatchesNaive) {
+  ExpectConvMatchesNaive(Strided3x3(), false, 1, 1e-4f);
+}
+TEST(OneDnnReference, Strided3x3AutoMatchesNaive) {
+  ExpectConvMatchesNaive(Strided3x3(), true, 2, 1e-3f);
+}
+TEST(OneDnnReference, DepthwiseMatchesNaive) {
+  ExpectConvMatchesNaive(Depthwise(), false, 2, 1e-4f);
+}
 
 TEST(OneDnnReference, DilatedMatchesNaive) {
   ConvShape s = Strided3x3();

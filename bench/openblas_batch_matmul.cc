@@ -12,7 +12,7 @@ namespace tunefleet {
 namespace bench {
 namespace {
 
-absl::Status CheckSizes(int64_t batch, int64_t m, int64_t n, int64_t k) {
+[[nodiscard]] absl::Status CheckSizes(int64_t batch, int64_t m, int64_t n, int64_t k) {
   if (batch <= 0 || m <= 0 || n <= 0 || k <= 0) {
     return absl::InvalidArgumentError("batch matmul: sizes must be positive");
   }
@@ -35,15 +35,17 @@ void Run(int64_t batch, int64_t m, int64_t n, int64_t k, bool b_is_nk, const flo
 
 }  // namespace
 
-absl::Status OpenBlasBatchMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, bool b_is_nk,
-                                 const float* a, const float* b, float* c) {
+[[nodiscard]] absl::Status OpenBlasBatchMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                               bool b_is_nk, const float* a, const float* b,
+                                               float* c) {
   if (absl::Status st = CheckSizes(batch, m, n, k); !st.ok()) return st;
   Run(batch, m, n, k, b_is_nk, a, b, c);
   return absl::OkStatus();
 }
 
-absl::StatusOr<double> OpenBlasBatchMatmulSeconds(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                                  bool b_is_nk, int threads, double min_seconds) {
+[[nodiscard]] absl::StatusOr<double> OpenBlasBatchMatmulSeconds(int64_t batch, int64_t m, int64_t n,
+                                                                int64_t k, bool b_is_nk,
+                                                                int threads, double min_seconds) {
   if (absl::Status st = CheckSizes(batch, m, n, k); !st.ok()) return st;
   if (threads < 1) return absl::InvalidArgumentError("threads must be >= 1");
   if (!(min_seconds >= 0)) return absl::InvalidArgumentError("min_seconds must be >= 0");

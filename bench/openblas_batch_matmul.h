@@ -15,15 +15,17 @@ namespace tunefleet {
 namespace bench {
 
 // The computation itself (no thread setting); sizes must be positive.
-absl::Status OpenBlasBatchMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, bool b_is_nk,
-                                 const float* a, const float* b, float* c);
+[[nodiscard]] absl::Status OpenBlasBatchMatmul(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                               bool b_is_nk, const float* a, const float* b,
+                                               float* c);
 
 // Best per-call time of the whole batch: random inputs, 3 warm-up calls, then
 // 3 repeats, each calling until at least `min_seconds` elapsed (at least one
 // call); the minimum per-call mean over repeats.
-absl::StatusOr<double> OpenBlasBatchMatmulSeconds(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                                  bool b_is_nk, int threads,
-                                                  double min_seconds = 0.5);
+[[nodiscard]] absl::StatusOr<double> OpenBlasBatchMatmulSeconds(int64_t batch, int64_t m, int64_t n,
+                                                                int64_t k, bool b_is_nk,
+                                                                int threads,
+                                                                double min_seconds = 0.5);
 
 }  // namespace bench
 }  // namespace tunefleet

@@ -26,8 +26,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "layout must be NK or KN, got %s\n", layout.c_str());
     return 2;
   }
-  auto seconds = tunefleet::bench::OpenBlasBatchMatmulSeconds(batch, m, n, k, layout == "NK", threads,
-                                                              min_seconds);
+  auto seconds = tunefleet::bench::OpenBlasBatchMatmulSeconds(batch, m, n, k, layout == "NK",
+                                                              threads, min_seconds);
   if (!seconds.ok()) {
     std::printf("{\"error\": \"%s\"}\n", std::string(seconds.status().message()).c_str());
     return 1;

@@ -23,8 +23,8 @@ int main(int argc, char** argv) {
   std::vector<float> a(static_cast<size_t>(m) * k, 0.5f), b(static_cast<size_t>(n) * k, 0.25f),
       c(static_cast<size_t>(m) * n);
   auto call = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, nk ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a.data(), k,
-                b.data(), nk ? k : n, 0.0f, c.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, nk ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
+                a.data(), k, b.data(), nk ? k : n, 0.0f, c.data(), n);
   };
   call();
   const double flops = 2.0 * m * n * k;

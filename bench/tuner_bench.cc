@@ -32,26 +32,29 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "local/local_measurer.h"
 #include "bench/feature_speed.h"
-#include "local/tune_command.h"
+#include "bench/memoizing_measurer.h"
 #include "common/status_macros.h"
-#include "tuner_core/models/model_zoo.h"
+#include "local/local_measurer.h"
+#include "local/tune_command.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/models/model_zoo.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/records/task_record.h"
 #include "tuner_core/tuners/tuner_factory.h"
 #include "tuner_core/tuners/xgb_tuner.h"
 
-ABSL_FLAG(std::string, shapes, "1024,1024,1024;16,1024,1024;1,1000,512",
-          "';'-separated tasks: M,N,K for dense, bmm:B,M,N,K for batch_matmul, or MODEL#I for task I "
-          "(1-based) of a model, e.g. resnet-18#2");
-ABSL_FLAG(std::string, tuners, "random,ga,xgb", "tuners to compare (any of random, ga, xgb, xgb_rank, ...)");
+ABSL_FLAG(
+    std::string, shapes, "1024,1024,1024;16,1024,1024;1,1000,512",
+    "';'-separated tasks: M,N,K for dense, bmm:B,M,N,K for batch_matmul, or MODEL#I for task I "
+    "(1-based) of a model, e.g. resnet-18#2");
+ABSL_FLAG(std::string, tuners, "random,ga,xgb",
+          "tuners to compare (any of random, ga, xgb, xgb_rank, ...)");
 ABSL_FLAG(int64_t, trials, 200, "trials per tuner run");
 ABSL_FLAG(int64_t, random_trials, 1000, "trials of the random reference run per shape");
 ABSL_FLAG(int32_t, seeds, 3, "seeds per tuner (1..seeds)");
@@ -59,10 +62,13 @@ ABSL_FLAG(std::string, transfer_shape, "512,512,512",
           "new shape tuned cold and with the other shapes' records (empty: skip transfer)");
 ABSL_FLAG(int32_t, transfer_seeds, 5, "seeds of the transfer comparison (cold and warm each)");
 ABSL_FLAG(int32_t, plan_size, 64, "xgb plan size");
-ABSL_FLAG(int32_t, sa_iter, -1, "xgb: simulated annealing steps per selection (-1: the tuner's default)");
-ABSL_FLAG(int32_t, sa_early_stop, -1, "xgb: SA stops after this many steps without a new top config (-1: default)");
+ABSL_FLAG(int32_t, sa_iter, -1,
+          "xgb: simulated annealing steps per selection (-1: the tuner's default)");
+ABSL_FLAG(int32_t, sa_early_stop, -1,
+          "xgb: SA stops after this many steps without a new top config (-1: default)");
 ABSL_FLAG(int32_t, sa_chains, -1, "xgb: parallel SA chains (-1: default)");
-ABSL_FLAG(int32_t, sa_seeds, -1, "xgb: SA chains seeded at the best measured configs (-1: default; 0: none)");
+ABSL_FLAG(int32_t, sa_seeds, -1,
+          "xgb: SA chains seeded at the best measured configs (-1: default; 0: none)");
 ABSL_FLAG(int32_t, feature_threads, 0, "xgb: feature threads (0: the tuner's default)");
 ABSL_FLAG(int32_t, ga_pop, 100, "ga population");
 ABSL_FLAG(int32_t, batch, 8, "configs per measure batch");
@@ -80,63 +86,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Measures each config of one task once; replays the cached result after.
-class MemoizingMeasurer final : public MeasurerInterface {
- public:
-  MemoizingMeasurer(const Task& task, LocalMeasurerOptions options, RecordWriter* writer)
-      : task_(task), options_(std::move(options)), writer_(writer) {}
-
-  void Preload(int64_t index, const MeasureResult& result) { cache_.emplace(index, result); }
-
-  std::vector<MeasureResult> Measure(const std::vector<Config>& configs) override {
-    std::vector<Config> missing;
-    for (const Config& c : configs) {
-      if (!cache_.contains(c.index())) missing.push_back(c);
-    }
-    if (!missing.empty()) MeasureAndCache(missing);
-    std::vector<MeasureResult> results;
-    for (const Config& c : configs) results.push_back(cache_.at(c.index()));
-    return results;
-  }
-
-  int64_t measured() const { return measured_; }
-  int64_t cached() const { return static_cast<int64_t>(cache_.size()); }
-  double measure_wall_seconds() const { return measure_wall_seconds_; }
-  const absl::flat_hash_map<int64_t, MeasureResult>& results() const { return cache_; }
-
- private:
-  void MeasureAndCache(const std::vector<Config>& configs) {
-    if (inner_ == nullptr) {
-      absl::StatusOr<std::unique_ptr<LocalMeasurer>> inner = LocalMeasurer::Create(task_, options_);
-      if (!inner.ok()) {
-        std::fprintf(stderr, "local measurer: %s\n", std::string(inner.status().message()).c_str());
-        std::exit(1);
-      }
-      inner_ = std::move(*inner);
-    }
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<MeasureResult> results = inner_->Measure(configs);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    measure_wall_seconds_ += wall;
-    for (size_t i = 0; i < configs.size(); ++i) {
-      results[i].all_cost = wall / configs.size();  // this trial's share of build + measure
-      cache_.emplace(configs[i].index(), results[i]);
-      ++measured_;
-      if (writer_ != nullptr && !writer_->Append(RecordOf(task_, configs[i], results[i])).ok()) {
-        std::fprintf(stderr, "warning: cannot append to the cache\n");
-      }
-    }
-  }
-
-  const Task& task_;
-  const LocalMeasurerOptions options_;
-  RecordWriter* writer_;
-  std::unique_ptr<LocalMeasurer> inner_;
-  absl::flat_hash_map<int64_t, MeasureResult> cache_;
-  int64_t measured_ = 0;
-  double measure_wall_seconds_ = 0;
-};
-
 struct Shape {
   std::string text;
   std::unique_ptr<Task> task;
@@ -146,7 +95,8 @@ struct Shape {
 
 struct RunResult {
   std::vector<double> curve;  // best GFLOPS after each trial
-  std::vector<XgbTuner::HistoryShapeReport> history;  // xgb with history: the shapes' weights at the end
+  std::vector<XgbTuner::HistoryShapeReport>
+      history;  // xgb with history: the shapes' weights at the end
   double model_seconds = 0, fit_seconds = 0, select_seconds = 0, feature_seconds = 0;
   double measure_equivalent_seconds = 0;  // sum of the trials' build + measure shares
   double wall_seconds = 0;
@@ -155,7 +105,8 @@ struct RunResult {
 
 // "M,N,K" (dense, layout NK), "bmm:B,M,N,K" (batch_matmul, layout NK) or
 // "MODEL#I" (the model's I-th task, 1-based).
-absl::StatusOr<std::unique_ptr<Task>> MakeBenchTask(const std::string& text, const std::string& target) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Task>> MakeBenchTask(const std::string& text,
+                                                                  const std::string& target) {
   if (const size_t hash = text.find('#'); hash != std::string::npos) {
     const std::string model = text.substr(0, hash);
     int index = 0;
@@ -164,7 +115,8 @@ absl::StatusOr<std::unique_ptr<Task>> MakeBenchTask(const std::string& text, con
     }
     TF_ASSIGN_OR_RETURN(std::vector<ModelTask> tasks, ModelTasks(model));
     if (index < 1 || index > static_cast<int>(tasks.size())) {
-      return absl::InvalidArgumentError(absl::StrCat(model, " has tasks 1..", tasks.size(), ", not ", index));
+      return absl::InvalidArgumentError(
+          absl::StrCat(model, " has tasks 1..", tasks.size(), ", not ", index));
     }
     return Task::Make("", tasks[index - 1].workload, tasks[index - 1].args, target);
   }
@@ -188,15 +140,18 @@ RunResult RunTuner(const std::string& name, Shape& shape, uint64_t seed, int64_t
   options.history = history;
   options.xgb.plan_size = absl::GetFlag(FLAGS_plan_size);
   if (absl::GetFlag(FLAGS_sa_iter) >= 0) options.xgb.sa.n_iter = absl::GetFlag(FLAGS_sa_iter);
-  if (absl::GetFlag(FLAGS_sa_early_stop) > 0) options.xgb.sa.early_stop = absl::GetFlag(FLAGS_sa_early_stop);
-  if (absl::GetFlag(FLAGS_sa_chains) > 0) options.xgb.sa.parallel_size = absl::GetFlag(FLAGS_sa_chains);
+  if (absl::GetFlag(FLAGS_sa_early_stop) > 0)
+    options.xgb.sa.early_stop = absl::GetFlag(FLAGS_sa_early_stop);
+  if (absl::GetFlag(FLAGS_sa_chains) > 0)
+    options.xgb.sa.parallel_size = absl::GetFlag(FLAGS_sa_chains);
   options.xgb.feature_threads = absl::GetFlag(FLAGS_feature_threads);
   if (absl::GetFlag(FLAGS_sa_seeds) >= 0) options.xgb.sa_seeds = absl::GetFlag(FLAGS_sa_seeds);
   options.ga.pop_size = absl::GetFlag(FLAGS_ga_pop);
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<Tuner>> tuner = MakeTuner(name, shape.task->space(), options);
   if (!tuner.ok()) {
-    std::fprintf(stderr, "tuner %s: %s\n", name.c_str(), std::string(tuner.status().message()).c_str());
+    std::fprintf(stderr, "tuner %s: %s\n", name.c_str(),
+                 std::string(tuner.status().message()).c_str());
     std::exit(1);
   }
   RunResult run;
@@ -219,7 +174,8 @@ RunResult RunTuner(const std::string& name, Shape& shape, uint64_t seed, int64_t
     std::fprintf(stderr, "tuning %s: %s\n", name.c_str(), std::string(status.message()).c_str());
     std::exit(1);
   }
-  run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (auto* xgb = dynamic_cast<XgbTuner*>(tuner->get())) {
     const ModelTimings& m = xgb->model_timings();
     run.model_seconds = m.total_seconds();
@@ -229,7 +185,8 @@ RunResult RunTuner(const std::string& name, Shape& shape, uint64_t seed, int64_t
     run.fits = m.fits;
     run.history = xgb->history_shapes();
     if (!xgb->model_status().ok()) {
-      std::fprintf(stderr, "warning: %s model: %s\n", name.c_str(), std::string(xgb->model_status().message()).c_str());
+      std::fprintf(stderr, "warning: %s model: %s\n", name.c_str(),
+                   std::string(xgb->model_status().message()).c_str());
     }
   }
   return run;
@@ -276,7 +233,8 @@ std::vector<double> MeanCurve(const std::vector<RunResult>& runs) {
   for (const RunResult& r : runs) length = std::max(length, r.curve.size());
   std::vector<double> mean(length, 0);
   for (size_t i = 0; i < length; ++i) {
-    for (const RunResult& r : runs) mean[i] += r.curve.empty() ? 0 : r.curve[std::min(i, r.curve.size() - 1)];
+    for (const RunResult& r : runs)
+      mean[i] += r.curve.empty() ? 0 : r.curve[std::min(i, r.curve.size() - 1)];
     mean[i] /= runs.size();
   }
   return mean;
@@ -313,12 +271,14 @@ void WritePng(const std::string& png, const std::vector<Panel>& panels) {
     for (const auto& c : panel.curves) length = std::max(length, c.size());
     for (size_t i = 0; i < length; ++i) {
       out << i + 1;
-      for (const auto& c : panel.curves) out << " " << (i < c.size() ? c[i] : c.empty() ? 0 : c.back());
+      for (const auto& c : panel.curves)
+        out << " " << (i < c.size() ? c[i] : c.empty() ? 0 : c.back());
       out << "\n";
     }
     script << "set title '" << panel.title << "'\nplot ";
     for (size_t s = 0; s < panel.series.size(); ++s) {
-      script << "'" << data << "' using 1:" << s + 2 << " with lines lw 2 title '" << panel.series[s] << "', ";
+      script << "'" << data << "' using 1:" << s + 2 << " with lines lw 2 title '"
+             << panel.series[s] << "', ";
     }
     script << panel.reference95 << " with lines dt 2 lc rgb 'gray' title '95% of best random'\n";
   }
@@ -326,8 +286,9 @@ void WritePng(const std::string& png, const std::vector<Panel>& panels) {
   script.close();
   const int rc = std::system(absl::StrCat("gnuplot '", script_path, "' 2>&1").c_str());
   if (rc != 0) {
-    std::printf("PNG not written: gnuplot failed or is missing (apt-get install gnuplot-nox); script: %s\n",
-                script_path.c_str());
+    std::printf(
+        "PNG not written: gnuplot failed or is missing (apt-get install gnuplot-nox); script: %s\n",
+        script_path.c_str());
   } else {
     std::printf("PNG: %s (gnuplot script %s)\n", png.c_str(), script_path.c_str());
   }
@@ -342,9 +303,11 @@ int Main() {
   measure.measure.cooldown_interval_s = 0;
   const std::string target = HostTargetString();
   const std::string cache_path = absl::GetFlag(FLAGS_cache);
-  const int64_t trials = absl::GetFlag(FLAGS_trials), random_trials = absl::GetFlag(FLAGS_random_trials);
+  const int64_t trials = absl::GetFlag(FLAGS_trials),
+                random_trials = absl::GetFlag(FLAGS_random_trials);
   const int seeds = absl::GetFlag(FLAGS_seeds);
-  const std::vector<std::string> tuner_names = absl::StrSplit(absl::GetFlag(FLAGS_tuners), ',', absl::SkipEmpty());
+  const std::vector<std::string> tuner_names =
+      absl::StrSplit(absl::GetFlag(FLAGS_tuners), ',', absl::SkipEmpty());
 
   // Earlier measurements, keyed by workload args.
   std::map<std::string, std::vector<Record>> cached_by_args;
@@ -358,7 +321,8 @@ int Main() {
   }
   absl::StatusOr<std::unique_ptr<RecordWriter>> writer = RecordWriter::Open(cache_path);
   if (!writer.ok()) {
-    std::fprintf(stderr, "cache %s: %s\n", cache_path.c_str(), std::string(writer.status().message()).c_str());
+    std::fprintf(stderr, "cache %s: %s\n", cache_path.c_str(),
+                 std::string(writer.status().message()).c_str());
     return 1;
   }
 
@@ -367,7 +331,8 @@ int Main() {
     shape.text = text;
     absl::StatusOr<std::unique_ptr<Task>> task = MakeBenchTask(text, target);
     if (!task.ok()) {
-      std::fprintf(stderr, "shape %s: %s\n", text.c_str(), std::string(task.status().message()).c_str());
+      std::fprintf(stderr, "shape %s: %s\n", text.c_str(),
+                   std::string(task.status().message()).c_str());
       std::exit(1);
     }
     shape.task = std::move(*task);
@@ -380,43 +345,51 @@ int Main() {
     return shape;
   };
 
-  Json report = {{"benchmark", "tuner"},
-                 {"target", target},
-                 {"memoized_measurements", true},
-                 {"note", "each distinct (shape, config) is built and measured once and cached; every tuner and "
-                          "seed replays the same measured costs. measure_equivalent_seconds sums each trial's "
-                          "share of its batch's build + measure wall time when it was measured. Tuners given the "
-                          "same seed draw the same first random configs (common random numbers)."},
-                 {"cache", cache_path},
-                 {"cache_records_at_start", cached_records},
-                 {"measure_options",
-                  {{"threads", measure.runner.num_threads}, {"number", measure.measure.number},
-                   {"repeat", measure.measure.repeat}, {"min_repeat_ms", measure.measure.min_repeat_ms},
-                   {"cooldown_s", 0}}},
-                 {"trials", trials},
-                 {"random_trials", random_trials},
-                 {"seeds", seeds},
-                 {"plan_size", absl::GetFlag(FLAGS_plan_size)},
-                 {"xgb_sa", XgbSaJson()},
-                 {"shapes", Json::array()}};
+  Json report = {
+      {"benchmark", "tuner"},
+      {"target", target},
+      {"memoized_measurements", true},
+      {"note",
+       "each distinct (shape, config) is built and measured once and cached; every tuner and "
+       "seed replays the same measured costs. measure_equivalent_seconds sums each trial's "
+       "share of its batch's build + measure wall time when it was measured. Tuners given the "
+       "same seed draw the same first random configs (common random numbers)."},
+      {"cache", cache_path},
+      {"cache_records_at_start", cached_records},
+      {"measure_options",
+       {{"threads", measure.runner.num_threads},
+        {"number", measure.measure.number},
+        {"repeat", measure.measure.repeat},
+        {"min_repeat_ms", measure.measure.min_repeat_ms},
+        {"cooldown_s", 0}}},
+      {"trials", trials},
+      {"random_trials", random_trials},
+      {"seeds", seeds},
+      {"plan_size", absl::GetFlag(FLAGS_plan_size)},
+      {"xgb_sa", XgbSaJson()},
+      {"shapes", Json::array()}};
   auto save = [&]() {
-    if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << report.dump(2) << "\n";
+    if (!absl::GetFlag(FLAGS_json).empty())
+      std::ofstream(absl::GetFlag(FLAGS_json)) << report.dump(2) << "\n";
   };
-  std::printf("Measurements are memoised: each (shape, config) is measured once (cache %s, %lld records at start);\n"
-              "all tuners and seeds replay the same measured costs.\n",
-              cache_path.c_str(), static_cast<long long>(cached_records));
+  std::printf(
+      "Measurements are memoised: each (shape, config) is measured once (cache %s, %lld records at "
+      "start);\n"
+      "all tuners and seeds replay the same measured costs.\n",
+      cache_path.c_str(), static_cast<long long>(cached_records));
 
   std::vector<Panel> panels;
   std::vector<Shape> shapes;
-  for (const std::string& text : std::vector<std::string>(absl::StrSplit(absl::GetFlag(FLAGS_shapes), ';'))) {
+  for (const std::string& text :
+       std::vector<std::string>(absl::StrSplit(absl::GetFlag(FLAGS_shapes), ';'))) {
     shapes.push_back(make_shape(text));
     Shape& shape = shapes.back();
     const RunResult reference = RunTuner("random", shape, 0, random_trials, {});
     const double best_random = reference.curve.empty() ? 0 : reference.curve.back();
     std::printf("\n== %s %s (%s): %lld configs; best of %lld random trials: %.2f GFLOPS\n",
                 shape.task->workload().name().c_str(), text.c_str(), shape.task->name().c_str(),
-                static_cast<long long>(shape.task->space().size()), static_cast<long long>(random_trials),
-                best_random);
+                static_cast<long long>(shape.task->space().size()),
+                static_cast<long long>(random_trials), best_random);
     // Feature extraction speed on this shape (one thread).
     const Json feature_speed = FeatureConfigsPerSecond(*shape.task, 3000);
     std::printf("features, configs/s on one core: itervar %.0f, curve %.0f, knob %.0f\n",
@@ -426,11 +399,18 @@ int Main() {
                 "best@trials", "best/ref", "model share of time");
     Json shape_json = {{"shape", text},
                        {"space_size", shape.task->space().size()},
-                       {"random_reference", {{"trials", random_trials}, {"seed", 0}, {"best_gflops", best_random},
-                                             {"curve", reference.curve}}},
+                       {"random_reference",
+                        {{"trials", random_trials},
+                         {"seed", 0},
+                         {"best_gflops", best_random},
+                         {"curve", reference.curve}}},
                        {"feature_configs_per_second_one_core", feature_speed},
                        {"tuners", Json::object()}};
-    Panel panel{absl::StrCat(shape.task->workload().name(), " ", text, " (mean of ", seeds, " seeds)"), {}, {}, 0.95 * best_random};
+    Panel panel{
+        absl::StrCat(shape.task->workload().name(), " ", text, " (mean of ", seeds, " seeds)"),
+        {},
+        {},
+        0.95 * best_random};
     for (const std::string& name : tuner_names) {
       std::vector<RunResult> runs;
       Json runs_json = Json::array();
@@ -456,24 +436,28 @@ int Main() {
                              {"bench_wall_seconds", r.wall_seconds},
                              {"curve", r.curve}});
       }
-      const Json reach90 = Reach(runs, 0.9 * best_random), reach95 = Reach(runs, 0.95 * best_random);
+      const Json reach90 = Reach(runs, 0.9 * best_random),
+                 reach95 = Reach(runs, 0.95 * best_random);
       const double share = model / std::max(model + equivalent, 1e-9);
       const double mean_best = best_sum / seeds;
-      std::printf("%-10s %16s %16s %14.2f %11.1f%% %21s\n", name.c_str(), ReachText(reach90).c_str(),
-                  ReachText(reach95).c_str(), mean_best, 100 * mean_best / std::max(best_random, 1e-9),
-                  model > 0 ? absl::StrFormat("%.1f%% (fit %.1fs sel %.1fs)", 100 * share, fit, select).c_str()
-                            : "-");
+      std::printf(
+          "%-10s %16s %16s %14.2f %11.1f%% %21s\n", name.c_str(), ReachText(reach90).c_str(),
+          ReachText(reach95).c_str(), mean_best, 100 * mean_best / std::max(best_random, 1e-9),
+          model > 0
+              ? absl::StrFormat("%.1f%% (fit %.1fs sel %.1fs)", 100 * share, fit, select).c_str()
+              : "-");
       std::fflush(stdout);
-      shape_json["tuners"][name] = {{"runs", runs_json},
-                                    {"trials_to_90", reach90},
-                                    {"trials_to_95", reach95},
-                                    {"mean_best_gflops", mean_best},
-                                    {"mean_best_over_reference", mean_best / std::max(best_random, 1e-9)},
-                                    {"model_seconds", model},
-                                    {"fit_seconds", fit},
-                                    {"select_seconds", select},
-                                    {"measure_equivalent_seconds", equivalent},
-                                    {"model_share_of_time", share}};
+      shape_json["tuners"][name] = {
+          {"runs", runs_json},
+          {"trials_to_90", reach90},
+          {"trials_to_95", reach95},
+          {"mean_best_gflops", mean_best},
+          {"mean_best_over_reference", mean_best / std::max(best_random, 1e-9)},
+          {"model_seconds", model},
+          {"fit_seconds", fit},
+          {"select_seconds", select},
+          {"measure_equivalent_seconds", equivalent},
+          {"model_share_of_time", share}};
       panel.series.push_back(name);
       panel.curves.push_back(MeanCurve(runs));
     }
@@ -494,12 +478,14 @@ int Main() {
     std::vector<Record> history;
     size_t history_shapes = 0;
     for (const Shape& s : shapes) {
-      if (s.task->name() != shape.task->name() || s.task->workload().args() == shape.task->workload().args()) {
+      if (s.task->name() != shape.task->name() ||
+          s.task->workload().args() == shape.task->workload().args()) {
         continue;
       }
       ++history_shapes;
       for (int64_t index : s.tried) {  // sorted, so the history (and the run) replays
-        history.push_back(RecordOf(*s.task, *s.task->space().Get(index), s.measurer->results().at(index)));
+        history.push_back(
+            RecordOf(*s.task, *s.task->space().Get(index), s.measurer->results().at(index)));
       }
     }
     const RunResult reference = RunTuner("random", shape, 0, random_trials, {});
@@ -519,8 +505,8 @@ int Main() {
       }
       const int64_t cold95 = TrialsTo(cold.back().curve, 0.95 * best_random);
       const int64_t warm95 = TrialsTo(warm.back().curve, 0.95 * best_random);
-      std::printf("seed %d: trials to 95%%: cold %lld, warm %lld; history weights at the end:", seed,
-                  static_cast<long long>(cold95), static_cast<long long>(warm95));
+      std::printf("seed %d: trials to 95%%: cold %lld, warm %lld; history weights at the end:",
+                  seed, static_cast<long long>(cold95), static_cast<long long>(warm95));
       for (const XgbTuner::HistoryShapeReport& h : warm.back().history) {
         std::printf(" %s %.3f (ranks %.2f)", h.workload_args.c_str(), h.weight, h.ranking_accuracy);
       }
@@ -533,17 +519,22 @@ int Main() {
     }
     const Json cold95 = Reach(cold, 0.95 * best_random), warm95 = Reach(warm, 0.95 * best_random);
     const Json cold90 = Reach(cold, 0.9 * best_random), warm90 = Reach(warm, 0.9 * best_random);
-    std::printf("\n== transfer to %s %s with %zu records of %zu other shapes; best of %lld random: %.2f GFLOPS\n",
-                shape.task->workload().name().c_str(), transfer_text.c_str(), history.size(), history_shapes, static_cast<long long>(random_trials),
-                best_random);
-    std::printf("xgb cold: trials to 90%% %s, to 95%% %s\n", ReachText(cold90).c_str(), ReachText(cold95).c_str());
-    std::printf("xgb warm: trials to 90%% %s, to 95%% %s\n", ReachText(warm90).c_str(), ReachText(warm95).c_str());
-    Json transfer = {{"shape", transfer_text},
-                     {"history_records", history.size()},
-                     {"history_shapes", history_shapes},
-                     {"random_reference", {{"trials", random_trials}, {"best_gflops", best_random}}},
-                     {"cold", {{"trials_to_90", cold90}, {"trials_to_95", cold95}}},
-                     {"warm", {{"trials_to_90", warm90}, {"trials_to_95", warm95}}}};
+    std::printf(
+        "\n== transfer to %s %s with %zu records of %zu other shapes; best of %lld random: %.2f "
+        "GFLOPS\n",
+        shape.task->workload().name().c_str(), transfer_text.c_str(), history.size(),
+        history_shapes, static_cast<long long>(random_trials), best_random);
+    std::printf("xgb cold: trials to 90%% %s, to 95%% %s\n", ReachText(cold90).c_str(),
+                ReachText(cold95).c_str());
+    std::printf("xgb warm: trials to 90%% %s, to 95%% %s\n", ReachText(warm90).c_str(),
+                ReachText(warm95).c_str());
+    Json transfer = {
+        {"shape", transfer_text},
+        {"history_records", history.size()},
+        {"history_shapes", history_shapes},
+        {"random_reference", {{"trials", random_trials}, {"best_gflops", best_random}}},
+        {"cold", {{"trials_to_90", cold90}, {"trials_to_95", cold95}}},
+        {"warm", {{"trials_to_90", warm90}, {"trials_to_95", warm95}}}};
     Json cold_curves = Json::array(), warm_curves = Json::array();
     for (const RunResult& r : cold) cold_curves.push_back(r.curve);
     for (const RunResult& r : warm) warm_curves.push_back(r.curve);
@@ -552,12 +543,14 @@ int Main() {
     transfer["cold"]["curves"] = cold_curves;
     transfer["warm"]["curves"] = warm_curves;
     if (!cold95["mean_trials"].is_null() && !warm95["mean_trials"].is_null()) {
-      const double ratio = warm95["mean_trials"].get<double>() / cold95["mean_trials"].get<double>();
+      const double ratio =
+          warm95["mean_trials"].get<double>() / cold95["mean_trials"].get<double>();
       transfer["warm_over_cold_trials_to_95"] = ratio;
       std::printf("warm / cold trials to 95%%: %.2f (target <= 0.5)\n", ratio);
     }
     report["transfer"] = transfer;
-    panels.push_back(Panel{absl::StrCat("transfer to ", shape.task->workload().name(), " ", transfer_text, " (mean of ", transfer_seeds, " seeds)"),
+    panels.push_back(Panel{absl::StrCat("transfer to ", shape.task->workload().name(), " ",
+                                        transfer_text, " (mean of ", transfer_seeds, " seeds)"),
                            {"xgb cold", "xgb + history of other shapes"},
                            {MeanCurve(cold), MeanCurve(warm)},
                            0.95 * best_random});

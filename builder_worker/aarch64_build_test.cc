@@ -92,12 +92,12 @@ nlohmann::json SmallWorkloadArgs(const std::string& workload_name) {
   if (workload_name == "dense") return {{"M", 24}, {"N", 40}, {"K", 20}, {"layout", "NK"}};
   if (workload_name == "batch_matmul") return {{"B", 2}, {"M", 12}, {"N", 20}, {"K", 16}};
   if (workload_name == "conv2d_nchw") {
-    return {{"N", 1}, {"C", 8}, {"H", 14}, {"W", 14}, {"K", 16}, {"R", 3}, {"S", 3},
-            {"padding", 1}, {"layout", "NCHWc"}};
+    return {{"N", 1}, {"C", 8}, {"H", 14},      {"W", 14},          {"K", 16},
+            {"R", 3}, {"S", 3}, {"padding", 1}, {"layout", "NCHWc"}};
   }
   if (workload_name == "depthwise_conv2d_nchw") {
-    return {{"N", 1}, {"C", 16}, {"H", 14}, {"W", 14}, {"R", 3}, {"S", 3}, {"padding", 1},
-            {"layout", "NCHW"}};
+    return {{"N", 1}, {"C", 16}, {"H", 14},      {"W", 14},
+            {"R", 3}, {"S", 3},  {"padding", 1}, {"layout", "NCHW"}};
   }
   return nullptr;
 }
@@ -116,9 +116,10 @@ TEST(Aarch64BuildTest, EveryTemplateBuildsAarch64SharedObjectsWithNeon) {
       // must build for AArch64.
       if (absl::EndsWith(tmpl->name(), ".cuda")) continue;
       const nlohmann::json args = SmallWorkloadArgs(tmpl->workload_name());
-      ASSERT_FALSE(args.is_null()) << "no small workload for " << tmpl->name()
-                                   << "'s workload " << tmpl->workload_name();
-      absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(tmpl->workload_name(), args);
+      ASSERT_FALSE(args.is_null())
+          << "no small workload for " << tmpl->name() << "'s workload " << tmpl->workload_name();
+      absl::StatusOr<std::unique_ptr<Workload>> workload =
+          MakeWorkload(tmpl->workload_name(), args);
       ASSERT_TRUE(workload.ok()) << workload.status();
       absl::StatusOr<ConfigSpace> space = tmpl->DefineSpace(**workload);
       ASSERT_TRUE(space.ok()) << space.status();

@@ -36,8 +36,8 @@ void AddField(Sha256& sha, const std::string& field) {
 
 absl::Status BuildServiceOptions::Validate() const {
   if (parallelism < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("parallelism must be >= 0 (0 = all cores), got ",
-                                                   parallelism));
+    return absl::InvalidArgumentError(
+        absl::StrCat("parallelism must be >= 0 (0 = all cores), got ", parallelism));
   }
   if (cache_capacity_bytes < 0) {
     return absl::InvalidArgumentError(
@@ -159,8 +159,9 @@ void BuildService::WorkerLoop() {
         timed_out = job->answered;
       }
       if (timed_out) {
-        TF_LOG(INFO) << "build lease=" << job->request.lease_id() << " job=" << job->request.job_id()
-                     << " trial=" << job->request.trial_id() << " finished after its timeout ("
+        TF_LOG(INFO) << "build lease=" << job->request.lease_id()
+                     << " job=" << job->request.job_id() << " trial=" << job->request.trial_id()
+                     << " finished after its timeout ("
                      << absl::StrFormat("%.2f", absl::ToDoubleSeconds(absl::Now() - job->arrived))
                      << " s); result discarded";
       } else {
@@ -232,14 +233,12 @@ proto::BuildResult BuildService::Build(const proto::BuildRequest& request) const
     return result;
   };
   const proto::TaskSpec& spec = request.task();
-  if (options_.simulate_build_delay_s > 0) absl::SleepFor(absl::Seconds(options_.simulate_build_delay_s));
-  if (options_.simulate_build_s > 0) {
-    absl::SleepFor(absl::Seconds(options_.simulate_build_s));
-    result.set_entry_name("simulated");
-    result.set_shared_object(absl::StrCat("SIMULATED ", request.job_id(), " ", request.config_json()));
-    result.set_artifact_hash(Sha256Hex(result.shared_object()));
-    result.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - start));
-    return result;
+  if (options_.before_build) {
+    if (std::optional<proto::BuildResult> answer = options_.before_build(request)) {
+      answer->set_lease_id(request.lease_id());
+      answer->set_build_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+      return *std::move(answer);
+    }
   }
   try {
     // The target first: a string the builder cannot compile for is
@@ -288,7 +287,8 @@ bool BuildService::CacheLookup(const std::string& key, proto::BuildResult* resul
 }
 
 void BuildService::CacheInsert(const std::string& key, const proto::BuildResult& result) {
-  cache_.Insert(key, CachedArtifact{result.entry_name(), result.shared_object(), result.artifact_hash()});
+  cache_.Insert(
+      key, CachedArtifact{result.entry_name(), result.shared_object(), result.artifact_hash()});
 }
 
 int BuildService::busy_slots() const {

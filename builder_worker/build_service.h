@@ -42,6 +42,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,12 +66,11 @@ struct BuildServiceOptions {
   int64_t cache_capacity_bytes = int64_t{256} << 20;  // 0 = no cache
   BuildOptions build;
   std::string builder_version = kBuilderVersion;
-  // Test-only: every build first sleeps this long (so fault tests can kill a
-  // builder in the middle of a build). 0 in production.
-  double simulate_build_delay_s = 0;
-  // Test/bench-only simulated builder: compile nothing, sleep this long and
-  // answer a placeholder artifact that only simulated agents accept.
-  double simulate_build_s = 0;
+  // Runs before every build, on the build thread. When it returns a result,
+  // that is the answer and nothing is compiled (the lease id and build time
+  // are filled in). Empty in production; tests/test_builder_main.cc uses it
+  // to slow builds down or to answer placeholders for fake agents.
+  std::function<std::optional<proto::BuildResult>(const proto::BuildRequest&)> before_build;
 
   [[nodiscard]] absl::Status Validate() const;
 };

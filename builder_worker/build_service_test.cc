@@ -79,7 +79,9 @@ TEST(BuildServiceTest, BuildsADenseKernelThenAnswersTheSameRequestFromCache) {
   EXPECT_EQ(first.lease_id(), "lease-1");
   EXPECT_FALSE(first.from_cache());
   EXPECT_FALSE(first.shared_object().empty());
-  EXPECT_EQ(first.shared_object().substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(first.shared_object().substr(0, 4),
+            "\x7f"
+            "ELF");
   EXPECT_EQ(first.artifact_hash(), Sha256Hex(first.shared_object()));
   EXPECT_FALSE(first.entry_name().empty());
   EXPECT_GT(first.build_seconds(), 0.0);

@@ -9,9 +9,9 @@
 #include "builder_worker/codegen/llvm_backend.h"
 #include "builder_worker/codegen/llvm_headers.h"
 #include "builder_worker/gpu_kernel_info.h"
+#include "builder_worker/lower.h"
 #include "common/gpu_artifact.h"
 #include "common/sha256.h"
-#include "builder_worker/lower.h"
 
 namespace tunefleet {
 namespace {
@@ -46,14 +46,16 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
   timings.instantiate_seconds = SecondsSince(start);
   if (!func.ok()) {
     return finish(Failure(MeasureErrorNo::kInstantiationError,
-                          absl::StrCat("template ", tmpl.name(), ": ", func.status().message()), timings));
+                          absl::StrCat("template ", tmpl.name(), ": ", func.status().message()),
+                          timings));
   }
 
   start = Clock::now();
   absl::StatusOr<ir::LoweredFunc> lowered = Lower(*func);
   timings.lower_seconds = SecondsSince(start);
   if (!lowered.ok()) {
-    return finish(Failure(MeasureErrorNo::kInstantiationError, std::string(lowered.status().message()), timings));
+    return finish(Failure(MeasureErrorNo::kInstantiationError,
+                          std::string(lowered.status().message()), timings));
   }
 
   std::optional<GpuKernelInfo> gpu;
@@ -81,11 +83,13 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
   }
 
   BackendTimings backend;
-  absl::StatusOr<std::string> object = OptimizeAndEmitObject(**module, target, options.opt_level, &backend);
+  absl::StatusOr<std::string> object =
+      OptimizeAndEmitObject(**module, target, options.opt_level, &backend);
   timings.optimize_seconds = backend.optimize_seconds;
   timings.emit_seconds = backend.emit_seconds;
   if (!object.ok()) {
-    return finish(Failure(MeasureErrorNo::kCompileHost, std::string(object.status().message()), timings));
+    return finish(
+        Failure(MeasureErrorNo::kCompileHost, std::string(object.status().message()), timings));
   }
   BuildResult result;
   if (options.keep_llvm_ir) result.llvm_ir = ModuleToString(**module);
@@ -98,7 +102,8 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
           : LinkSharedObject(*object, target, options.link);
   timings.link_seconds = SecondsSince(start);
   if (!shared_object.ok()) {
-    return finish(Failure(MeasureErrorNo::kCompileHost, std::string(shared_object.status().message()), timings));
+    return finish(Failure(MeasureErrorNo::kCompileHost,
+                          std::string(shared_object.status().message()), timings));
   }
   result.artifact.target = target.original;
   result.artifact.entry_name = func->name;

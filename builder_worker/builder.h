@@ -2,9 +2,9 @@
 // lowered IR -> LLVM IR -> optimised object -> shared object (lld), with the
 // time of every stage. For a CUDA target: loop nest -> limits check
 // (gpu_kernel_info.h) -> NVPTX -> PTX behind a launch header
-// (common/gpu_artifact.h), in Artifact::shared_object. Failures come back as AutoTVM error codes with the
-// reason: a config the template or the target cannot take is
-// INSTANTIATION_ERROR, a compiler or linker failure COMPILE_HOST.
+// (common/gpu_artifact.h), in Artifact::shared_object. Failures come back as AutoTVM error codes
+// with the reason: a config the template or the target cannot take is INSTANTIATION_ERROR, a
+// compiler or linker failure COMPILE_HOST.
 //
 // Thread-safe: each call uses its own LLVMContext, so a pool of threads can
 // build a batch in parallel.

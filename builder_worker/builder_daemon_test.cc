@@ -44,7 +44,8 @@ TEST(BuilderDaemonTest, RegistersAndAnswersABuildRequestOnTheStream) {
   ASSERT_TRUE(answer.has_build_result());
   EXPECT_EQ(answer.build_result().lease_id(), "lease-9");
   EXPECT_EQ(answer.build_result().error_no(), 0) << answer.build_result().error_msg();
-  EXPECT_EQ(answer.build_result().artifact_hash(), Sha256Hex(answer.build_result().shared_object()));
+  EXPECT_EQ(answer.build_result().artifact_hash(),
+            Sha256Hex(answer.build_result().shared_object()));
   daemon.Stop();
 }
 

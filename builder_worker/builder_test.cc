@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,7 +43,8 @@ const TfRuntime kRuntime = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialParallelFor
                             FreeWorkspace};
 
 // Loads the .so from a temporary file and runs it once on seeded inputs.
-::testing::AssertionResult RunAndCheck(const Artifact& artifact, const Workload& workload, uint64_t seed) {
+::testing::AssertionResult RunAndCheck(const Artifact& artifact, const Workload& workload,
+                                       uint64_t seed) {
   char path[] = "/tmp/tunefleet_builder_test_XXXXXX.so";
   int fd = mkstemps(path, 3);
   if (fd < 0) return ::testing::AssertionFailure() << "mkstemps failed";
@@ -91,7 +92,8 @@ const TfRuntime kRuntime = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialParallelFor
   auto finish = reinterpret_cast<TfKernelEntry>(
       dlsym(handle, (artifact.entry_name + TF_KERNEL_FINISH_SUFFIX).c_str()));
   int32_t rc = prepare != nullptr ? prepare(args.data(), &kRuntime) : 0;
-  for (int call = 0; call < (staged.empty() ? 1 : 2) && rc == 0; ++call) rc = entry(args.data(), &kRuntime);
+  for (int call = 0; call < (staged.empty() ? 1 : 2) && rc == 0; ++call)
+    rc = entry(args.data(), &kRuntime);
   if (rc == 0 && finish != nullptr) rc = finish(args.data(), &kRuntime);
   dlclose(handle);
   if (rc != 0) return ::testing::AssertionFailure() << "kernel returned " << rc;
@@ -101,7 +103,8 @@ const TfRuntime kRuntime = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialParallelFor
     for (size_t i = 0; i < storage[t].size(); ++i) {
       const float out = storage[t][i], ref = reference[t][i];
       if (!(std::fabs(out - ref) <= tolerance * (1.0 + std::fabs(ref)))) {
-        return ::testing::AssertionFailure() << "output " << i << " = " << out << ", reference " << ref;
+        return ::testing::AssertionFailure()
+               << "output " << i << " = " << out << ", reference " << ref;
       }
     }
   }
@@ -121,8 +124,9 @@ struct Shape {
 
 // Builds `configs_per_workload` random configs of the template for each
 // workload and checks every one that builds against the reference.
-void CheckRandomConfigsOn(const std::string& template_name, const std::vector<nlohmann::json>& workloads,
-                          int configs_per_workload, uint64_t seed) {
+void CheckRandomConfigsOn(const std::string& template_name,
+                          const std::vector<nlohmann::json>& workloads, int configs_per_workload,
+                          uint64_t seed) {
   auto tmpl = FindTemplate(template_name);
   ASSERT_TRUE(tmpl.ok()) << tmpl.status();
   const TargetSpec target = HostTarget();
@@ -172,12 +176,33 @@ void CheckRandomConfigs(const std::string& template_name, const std::vector<Shap
 std::vector<nlohmann::json> AwkwardConvShapes(bool with_k) {
   std::vector<nlohmann::json> shapes = {
       {{"N", 1}, {"C", 6}, {"H", 13}, {"W", 11}, {"K", 10}, {"R", 3}, {"S", 3}, {"padding", 1}},
-      {{"N", 2}, {"C", 4}, {"H", 15}, {"W", 17}, {"K", 8}, {"R", 3}, {"S", 3}, {"stride", 2},
+      {{"N", 2},
+       {"C", 4},
+       {"H", 15},
+       {"W", 17},
+       {"K", 8},
+       {"R", 3},
+       {"S", 3},
+       {"stride", 2},
        {"padding", {1, 0, 2, 1}}},
       {{"N", 1}, {"C", 16}, {"H", 9}, {"W", 9}, {"K", 12}, {"R", 1}, {"S", 1}, {"stride", 2}},
-      {{"N", 1}, {"C", 3}, {"H", 23}, {"W", 21}, {"K", 16}, {"R", 7}, {"S", 7}, {"stride", 2},
+      {{"N", 1},
+       {"C", 3},
+       {"H", 23},
+       {"W", 21},
+       {"K", 16},
+       {"R", 7},
+       {"S", 7},
+       {"stride", 2},
        {"padding", 3}},
-      {{"N", 1}, {"C", 8}, {"H", 12}, {"W", 10}, {"K", 6}, {"R", 3}, {"S", 2}, {"dilation", 2},
+      {{"N", 1},
+       {"C", 8},
+       {"H", 12},
+       {"W", 10},
+       {"K", 6},
+       {"R", 3},
+       {"S", 2},
+       {"dilation", 2},
        {"padding", {2, 1}}},
   };
   std::vector<nlohmann::json> out;
@@ -212,15 +237,23 @@ TEST(BuilderTest, BatchMatmulPackRandomConfigsAreCorrectOnRaggedShapes) {
 
 TEST(BuilderTest, DensePackRandomConfigsAreCorrectOnRaggedShapes) {
   CheckRandomConfigs("dense_pack.x86",
-                     {{37, 53, 29, "NK"}, {19, 41, 67, "KN"}, {1, 70, 33, "NK"}, {50, 17, 130, "KN"},
-                      {13, 100, 9, "NK"}, {64, 48, 64, "KN"}},
+                     {{37, 53, 29, "NK"},
+                      {19, 41, 67, "KN"},
+                      {1, 70, 33, "NK"},
+                      {50, 17, 130, "KN"},
+                      {13, 100, 9, "NK"},
+                      {64, 48, 64, "KN"}},
                      55, 1);
 }
 
 TEST(BuilderTest, DenseTiledRandomConfigsAreCorrect) {
   CheckRandomConfigs("dense_tiled",
-                     {{36, 60, 29, "NK"}, {24, 40, 17, "KN"}, {30, 42, 11, "NK"}, {48, 20, 7, "KN"},
-                      {12, 90, 13, "NK"}, {60, 60, 5, "KN"}},
+                     {{36, 60, 29, "NK"},
+                      {24, 40, 17, "KN"},
+                      {30, 42, 11, "NK"},
+                      {48, 20, 7, "KN"},
+                      {12, 90, 13, "NK"},
+                      {60, 60, 5, "KN"}},
                      52, 2);
 }
 
@@ -232,9 +265,15 @@ TEST(BuilderTest, VectorWiderThanTargetIsInstantiationError) {
   auto space = (*tmpl)->DefineSpace(**workload);
   ASSERT_TRUE(space.ok());
   auto config = space->FromJson({{"entity",
-                                  {{"vec", "ot", 16}, {"nr_vecs", "ot", 1}, {"mr", "ot", 2},
-                                   {"kc", "ot", 8}, {"mc_panels", "ot", 1}, {"nc_panels", "ot", 1},
-                                   {"unroll_k", "ot", 1}, {"pack_a", "ot", 0}, {"order", "ot", "nm"},
+                                  {{"vec", "ot", 16},
+                                   {"nr_vecs", "ot", 1},
+                                   {"mr", "ot", 2},
+                                   {"kc", "ot", 8},
+                                   {"mc_panels", "ot", 1},
+                                   {"nc_panels", "ot", 1},
+                                   {"unroll_k", "ot", 1},
+                                   {"pack_a", "ot", 0},
+                                   {"order", "ot", "nm"},
                                    {"fuse", "ot", "mn"}}}});
   ASSERT_TRUE(config.ok()) << config.status();
   auto avx2 = ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell");
@@ -276,7 +315,8 @@ TEST(BuilderTest, DenseFaultTestTemplateConfigsCompile) {
   BuildOptions options;
   options.keep_llvm_ir = true;
   for (const Shape& s : std::vector<Shape>{{13, 7, 5, "NK"}, {6, 11, 9, "KN"}}) {
-    auto workload = MakeWorkload("dense", {{"M", s.m}, {"N", s.n}, {"K", s.k}, {"layout", s.layout}});
+    auto workload =
+        MakeWorkload("dense", {{"M", s.m}, {"N", s.n}, {"K", s.k}, {"layout", s.layout}});
     ASSERT_TRUE(workload.ok()) << workload.status();
     auto space = (*tmpl)->DefineSpace(**workload);
     ASSERT_TRUE(space.ok()) << space.status();

@@ -43,16 +43,51 @@ std::vector<Case> SmallCases() {
       {"dense_gpu.cuda", "dense", {{"M", 24}, {"N", 40}, {"K", 12}}},
       {"dense_gpu.cuda", "dense", {{"M", 16}, {"N", 36}, {"K", 20}, {"layout", "KN"}}},
       {"dense_gpu.cuda", "dense", {{"M", 1}, {"N", 30}, {"K", 8}}},
-      {"conv2d_direct.cuda", "conv2d_nchw",
-       {{"N", 1}, {"C", 6}, {"H", 7}, {"W", 9}, {"K", 8}, {"R", 3}, {"S", 3}, {"stride", 1}, {"padding", 1}}},
-      {"conv2d_direct.cuda", "conv2d_nchw",
-       {{"N", 2}, {"C", 4}, {"H", 9}, {"W", 8}, {"K", 6}, {"R", 3}, {"S", 3}, {"stride", 2},
+      {"conv2d_direct.cuda",
+       "conv2d_nchw",
+       {{"N", 1},
+        {"C", 6},
+        {"H", 7},
+        {"W", 9},
+        {"K", 8},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 1},
+        {"padding", 1}}},
+      {"conv2d_direct.cuda",
+       "conv2d_nchw",
+       {{"N", 2},
+        {"C", 4},
+        {"H", 9},
+        {"W", 8},
+        {"K", 6},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 2},
         {"padding", {0, 1, 2, 1}}}},
-      {"conv2d_direct.cuda", "conv2d_nchw",
-       {{"N", 1}, {"C", 5}, {"H", 8}, {"W", 8}, {"K", 4}, {"R", 3}, {"S", 3}, {"stride", 1},
-        {"padding", 2}, {"dilation", 2}}},
-      {"conv2d_direct.cuda", "conv2d_nchw",
-       {{"N", 1}, {"C", 8}, {"H", 6}, {"W", 6}, {"K", 12}, {"R", 1}, {"S", 1}, {"stride", 1}, {"padding", 0}}},
+      {"conv2d_direct.cuda",
+       "conv2d_nchw",
+       {{"N", 1},
+        {"C", 5},
+        {"H", 8},
+        {"W", 8},
+        {"K", 4},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 1},
+        {"padding", 2},
+        {"dilation", 2}}},
+      {"conv2d_direct.cuda",
+       "conv2d_nchw",
+       {{"N", 1},
+        {"C", 8},
+        {"H", 6},
+        {"W", 6},
+        {"K", 12},
+        {"R", 1},
+        {"S", 1},
+        {"stride", 1},
+        {"padding", 0}}},
   };
 }
 
@@ -90,7 +125,8 @@ TEST(GpuBuildTest, TemplatesComputeTheReferenceUnderGpuSemantics) {
       for (auto& s : reference) ref_pointers.push_back(s.data());
       (*workload)->ComputeReference(ref_pointers);
       absl::Status run = ir::EmulateGpuKernel(*func, pointers);
-      ASSERT_TRUE(run.ok()) << c.tmpl << " " << c.args.dump() << " " << config->ToString() << ": " << run;
+      ASSERT_TRUE(run.ok()) << c.tmpl << " " << c.args.dump() << " " << config->ToString() << ": "
+                            << run;
       for (size_t t = 0; t < storage.size(); ++t) {
         if (!(*workload)->tensors()[t].is_output) continue;
         for (size_t i = 0; i < storage[t].size(); ++i) {
@@ -120,7 +156,8 @@ int Assemble(const std::string& ptx, const std::string& arch, int* registers, st
   std::ifstream in(log_path);
   log->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   std::smatch match;
-  if (std::regex_search(*log, match, std::regex("Used ([0-9]+) registers"))) *registers = std::stoi(match[1]);
+  if (std::regex_search(*log, match, std::regex("Used ([0-9]+) registers")))
+    *registers = std::stoi(match[1]);
   unlink(path);
   unlink(log_path.c_str());
   return status;
@@ -128,18 +165,46 @@ int Assemble(const std::string& ptx, const std::string& arch, int* registers, st
 
 TEST(GpuBuildTest, SampledConfigsThatPassTheLimitsAssembleWithPtxas) {
   if (access(kPtxas, X_OK) != 0) {
-    GTEST_SKIP() << "no ptxas at " << kPtxas << " (the CUDA toolkit is not installed): PTX not assembled";
+    GTEST_SKIP() << "no ptxas at " << kPtxas
+                 << " (the CUDA toolkit is not installed): PTX not assembled";
   }
   const std::vector<Case> cases = {
       {"dense_gpu.cuda", "dense", {{"M", 4096}, {"N", 4096}, {"K", 4096}}},
       {"dense_gpu.cuda", "dense", {{"M", 16}, {"N", 1024}, {"K", 1024}, {"layout", "KN"}}},
       {"dense_gpu.cuda", "dense", {{"M", 1}, {"N", 1000}, {"K", 512}}},
-      {"conv2d_direct.cuda", "conv2d_nchw",  // ResNet-18 layer 2
-       {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3}, {"stride", 1}, {"padding", 1}}},
-      {"conv2d_direct.cuda", "conv2d_nchw",  // ResNet-18 layer 4, stride 2
-       {{"N", 1}, {"C", 128}, {"H", 28}, {"W", 28}, {"K", 256}, {"R", 3}, {"S", 3}, {"stride", 2}, {"padding", 1}}},
-      {"conv2d_direct.cuda", "conv2d_nchw",  // the 7x7 stem
-       {{"N", 1}, {"C", 3}, {"H", 224}, {"W", 224}, {"K", 64}, {"R", 7}, {"S", 7}, {"stride", 2}, {"padding", 3}}},
+      {"conv2d_direct.cuda",
+       "conv2d_nchw",  // ResNet-18 layer 2
+       {{"N", 1},
+        {"C", 64},
+        {"H", 56},
+        {"W", 56},
+        {"K", 64},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 1},
+        {"padding", 1}}},
+      {"conv2d_direct.cuda",
+       "conv2d_nchw",  // ResNet-18 layer 4, stride 2
+       {{"N", 1},
+        {"C", 128},
+        {"H", 28},
+        {"W", 28},
+        {"K", 256},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 2},
+        {"padding", 1}}},
+      {"conv2d_direct.cuda",
+       "conv2d_nchw",  // the 7x7 stem
+       {{"N", 1},
+        {"C", 3},
+        {"H", 224},
+        {"W", 224},
+        {"K", 64},
+        {"R", 7},
+        {"S", 7},
+        {"stride", 2},
+        {"padding", 3}}},
   };
   std::mt19937_64 rng(11);
   int sampled = 0, within_limits = 0, assembled = 0, max_registers = 0;
@@ -171,7 +236,8 @@ TEST(GpuBuildTest, SampledConfigsThatPassTheLimitsAssembleWithPtxas) {
         int registers = 0;
         std::string log;
         const int status = Assemble(artifact->ptx, arch, &registers, &log);
-        ASSERT_EQ(status, 0) << c.tmpl << " " << c.args.dump() << " " << config->ToString() << "\n" << log;
+        ASSERT_EQ(status, 0) << c.tmpl << " " << c.args.dump() << " " << config->ToString() << "\n"
+                             << log;
         ++assembled;
         max_registers = std::max(max_registers, registers);
         EXPECT_LE(int64_t{registers} * artifact->launch.threads_per_block(), 65536)
@@ -179,10 +245,11 @@ TEST(GpuBuildTest, SampledConfigsThatPassTheLimitsAssembleWithPtxas) {
       }
     }
   }
-  std::printf("PTX: %d configs sampled, %d within the limits, %d of those assembled with ptxas "
-              "(%.0f%%), at most %d registers per thread\n",
-              sampled, within_limits, assembled, within_limits ? 100.0 * assembled / within_limits : 0.0,
-              max_registers);
+  std::printf(
+      "PTX: %d configs sampled, %d within the limits, %d of those assembled with ptxas "
+      "(%.0f%%), at most %d registers per thread\n",
+      sampled, within_limits, assembled, within_limits ? 100.0 * assembled / within_limits : 0.0,
+      max_registers);
   EXPECT_GT(within_limits, sampled / 4);
 }
 
@@ -221,8 +288,15 @@ TEST(GpuBuildTest, ConfigsBeyondTheLimitsFailAtBuildTime) {
   EXPECT_NE(r.error_msg.find("registers per block"), std::string::npos) << r.error_msg;
 
   // Shared memory: a conv tile whose staged window and weights exceed 48 KiB.
-  auto conv = MakeWorkload("conv2d_nchw", {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64},
-                                           {"R", 3}, {"S", 3}, {"stride", 1}, {"padding", 1}});
+  auto conv = MakeWorkload("conv2d_nchw", {{"N", 1},
+                                           {"C", 64},
+                                           {"H", 56},
+                                           {"W", 56},
+                                           {"K", 64},
+                                           {"R", 3},
+                                           {"S", 3},
+                                           {"stride", 1},
+                                           {"padding", 1}});
   ASSERT_TRUE(conv.ok());
   auto conv_tmpl = FindTemplate("conv2d_direct.cuda");
   auto conv_space = (*conv_tmpl)->DefineSpace(**conv);

@@ -74,15 +74,17 @@ class GpuLoopScan : public IRVisitor {
 
 }  // namespace
 
-absl::StatusOr<GpuKernelInfo> AnalyzeGpuKernel(const LoweredFunc& func, const TargetSpec& target) {
+[[nodiscard]] absl::StatusOr<GpuKernelInfo> AnalyzeGpuKernel(const LoweredFunc& func,
+                                                             const TargetSpec& target) {
   if (!func.staged.empty() || func.prepare.defined() || func.finish.defined()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "kernel ", func.name, " has untimed stages; CUDA kernels must be self-contained"));
   }
   for (const BufferArg& arg : func.args) {
     if (arg.NumElements() >= (int64_t{1} << 31)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor ", arg.name, " has ", arg.NumElements(), " elements; CUDA kernels index with 32 bits"));
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", arg.name, " has ",
+                                                     arg.NumElements(),
+                                                     " elements; CUDA kernels index with 32 bits"));
     }
   }
   GpuLoopScan scan;
@@ -97,8 +99,8 @@ absl::StatusOr<GpuKernelInfo> AnalyzeGpuKernel(const LoweredFunc& func, const Ta
   }
   const int64_t threads = info.launch.threads_per_block();
   if (scan.block == std::array<int64_t, 3>{0, 0, 0}) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("kernel ", func.name, " binds no loop to threadIdx: it would run one thread per block"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel ", func.name, " binds no loop to threadIdx: it would run one thread per block"));
   }
   if (threads > target.max_threads_per_block) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -114,9 +116,9 @@ absl::StatusOr<GpuKernelInfo> AnalyzeGpuKernel(const LoweredFunc& func, const Ta
   info.shared_bytes = scan.shared_elements * 4;
   info.launch.shared_bytes = info.shared_bytes;
   if (info.shared_bytes > target.max_shared_memory_per_block) {
-    return absl::InvalidArgumentError(absl::StrCat("shared memory of ", info.shared_bytes,
-                                                   " bytes per block exceeds the device's limit of ",
-                                                   target.max_shared_memory_per_block));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shared memory of ", info.shared_bytes, " bytes per block exceeds the device's limit of ",
+        target.max_shared_memory_per_block));
   }
   info.estimated_registers = static_cast<int>(
       std::min<int64_t>(scan.max_stack_elements + kGpuBaseRegisters, int64_t{1} << 30));
@@ -126,10 +128,10 @@ absl::StatusOr<GpuKernelInfo> AnalyzeGpuKernel(const LoweredFunc& func, const Ta
         " for register tiles) exceed the limit of ", target.max_registers_per_thread));
   }
   if (int64_t{info.estimated_registers} * threads > target.registers_per_block) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "about ", info.estimated_registers, " registers x ", threads, " threads = ",
-        int64_t{info.estimated_registers} * threads, " registers per block exceed the device's ",
-        target.registers_per_block));
+    return absl::InvalidArgumentError(
+        absl::StrCat("about ", info.estimated_registers, " registers x ", threads,
+                     " threads = ", int64_t{info.estimated_registers} * threads,
+                     " registers per block exceed the device's ", target.registers_per_block));
   }
   return info;
 }

@@ -29,13 +29,14 @@ namespace tunefleet {
 inline constexpr int kGpuBaseRegisters = 32;
 
 struct GpuKernelInfo {
-  GpuLaunch launch;             // entry = the function's name
+  GpuLaunch launch;  // entry = the function's name
   int64_t shared_bytes = 0;
   int estimated_registers = 0;  // per thread
 };
 
 // InvalidArgument naming the violated limit or malformed loop.
-absl::StatusOr<GpuKernelInfo> AnalyzeGpuKernel(const ir::LoweredFunc& func, const TargetSpec& target);
+[[nodiscard]] absl::StatusOr<GpuKernelInfo> AnalyzeGpuKernel(const ir::LoweredFunc& func,
+                                                             const TargetSpec& target);
 
 }  // namespace tunefleet
 

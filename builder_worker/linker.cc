@@ -20,7 +20,8 @@ namespace {
 
 std::string FindLld(const LinkOptions& options) {
   if (!options.lld_path.empty()) return options.lld_path;
-  for (const char* candidate : {"/usr/bin/ld.lld-19", "/usr/lib/llvm-19/bin/ld.lld", "/usr/bin/ld.lld"}) {
+  for (const char* candidate :
+       {"/usr/bin/ld.lld-19", "/usr/lib/llvm-19/bin/ld.lld", "/usr/bin/ld.lld"}) {
     if (access(candidate, X_OK) == 0) return candidate;
   }
   return "ld.lld";
@@ -31,7 +32,7 @@ std::string TempDir() {
   return (dir && *dir) ? dir : "/tmp";
 }
 
-absl::Status WriteAll(int fd, const std::string& data) {
+[[nodiscard]] absl::Status WriteAll(int fd, const std::string& data) {
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = write(fd, data.data() + done, data.size() - done);
@@ -42,9 +43,10 @@ absl::Status WriteAll(int fd, const std::string& data) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
+[[nodiscard]] absl::StatusOr<std::string> ReadFile(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  if (fd < 0)
+    return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   std::string data;
   char buf[65536];
   while (true) {
@@ -71,8 +73,9 @@ struct TempFiles {
 
 }  // namespace
 
-absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
-                                             const TargetSpec& target, const LinkOptions& options) {
+[[nodiscard]] absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
+                                                           const TargetSpec& target,
+                                                           const LinkOptions& options) {
   TempFiles temps;
   std::string object_path = TempDir() + "/tunefleet-XXXXXX.o";
   int object_fd = mkstemps(object_path.data(), 2);
@@ -90,8 +93,8 @@ absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
   temps.paths.push_back(log_path);
 
   const std::string lld = FindLld(options);
-  std::vector<std::string> args = {lld, "-shared", "--hash-style=gnu", "-O1", "--as-needed",
-                                   "-o", so_path, object_path};
+  std::vector<std::string> args = {lld,  "-shared", "--hash-style=gnu", "-O1", "--as-needed",
+                                   "-o", so_path,   object_path};
   (void)target;  // lld infers the machine from the object file
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -99,7 +102,8 @@ absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, lld.c_str(), &actions, nullptr, argv.data(), environ);

@@ -18,8 +18,9 @@ struct LinkOptions {
   std::string lld_path;
 };
 
-absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
-                                             const TargetSpec& target, const LinkOptions& options);
+[[nodiscard]] absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
+                                                           const TargetSpec& target,
+                                                           const LinkOptions& options);
 
 }  // namespace tunefleet
 

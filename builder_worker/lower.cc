@@ -6,7 +6,7 @@
 
 namespace tunefleet {
 
-absl::StatusOr<ir::LoweredFunc> Lower(const ir::LoweredFunc& func) {
+[[nodiscard]] absl::StatusOr<ir::LoweredFunc> Lower(const ir::LoweredFunc& func) {
   ir::LoweredFunc lowered = func;
   // Vectorize first so unrolled copies substitute constants into ramp bases.
   for (ir::Stmt* stage : {&lowered.body, &lowered.prepare, &lowered.finish}) {

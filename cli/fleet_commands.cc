@@ -14,19 +14,18 @@
 #include "common/process.h"
 #include "common/status_macros.h"
 #include "local/tune_command.h"
-#include "tracker/auth.h"
-#include "tuner_core/tuners/tuner.h"
 #include "proto_convert/job_state.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/task_spec.h"
+#include "tracker/auth.h"
+#include "tuner_core/tuners/tuner.h"
 
 namespace tunefleet {
 namespace {
 
-
 std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
 
-absl::Status WriteSecret(const std::string& path, const std::string& content) {
+[[nodiscard]] absl::Status WriteSecret(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
@@ -34,13 +33,14 @@ absl::Status WriteSecret(const std::string& path, const std::string& content) {
     out << content << "\n";
   }
   chmod(tmp.c_str(), 0600);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return absl::InternalError(absl::StrCat("cannot write ", path));
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return absl::InternalError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
+[[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
   nlohmann::json args = o.args;
   if (args.is_null()) {
     TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(o.workload, o.shape, o.layout));
@@ -48,8 +48,8 @@ absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
   proto::JobSpec spec;
   spec.set_name(o.name);
   spec.set_device_key(o.device_key);
-  *spec.mutable_task() =
-      MakeTaskSpec(o.template_name, o.workload, args, o.target.empty() ? "llvm -mcpu=native" : o.target);
+  *spec.mutable_task() = MakeTaskSpec(o.template_name, o.workload, args,
+                                      o.target.empty() ? "llvm -mcpu=native" : o.target);
   spec.set_tuner(o.tuner);
   spec.set_n_trial(o.trials);
   spec.set_early_stopping(o.early_stopping);
@@ -62,14 +62,17 @@ absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
   return spec;
 }
 
-absl::StatusOr<proto::JobStatus> RunSubmit(FleetClient& client, const SubmitOptions& options, std::ostream& out) {
+[[nodiscard]] absl::StatusOr<proto::JobStatus> RunSubmit(FleetClient& client,
+                                                         const SubmitOptions& options,
+                                                         std::ostream& out) {
   TF_ASSIGN_OR_RETURN(proto::JobSpec spec, MakeJobSpec(options));
   TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Submit(spec));
   out << status.job_id() << "\n";
   return status;
 }
 
-absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live, std::ostream& out) {
+[[nodiscard]] absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live,
+                                    std::ostream& out) {
   proto::JobStatus last;
   double current = 0;
   TF_RETURN_IF_ERROR(client.Watch(job_id, [&](const proto::JobEvent& e) {
@@ -84,79 +87,92 @@ absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live,
       out << ProgressLine(absl::StrCat("[", job_id, "]"), current, s.best_gflops(), s.trials_done(),
                           s.spec().n_trial(), elapsed);
       if (!result.ok() && !live) {
-        out << "  (" << MeasureErrorName(result.error_no) << ": " << result.error_msg.substr(0, 120) << ")";
+        out << "  (" << MeasureErrorName(result.error_no) << ": " << result.error_msg.substr(0, 120)
+            << ")";
       }
       out << (live ? "\r" : "\n") << std::flush;
     } else if (IsFinalJobState(s.state()) || !live) {
       if (live) out << "\n";
-      out << job_id << " " << StateName(s.state()) << (s.message().empty() ? "" : ": " + s.message()) << "\n";
+      out << job_id << " " << StateName(s.state())
+          << (s.message().empty() ? "" : ": " + s.message()) << "\n";
     }
   }));
   if (last.state() == proto::SUCCEEDED) {
-    out << "best: " << absl::StrFormat("%.2f", last.best_gflops()) << " GFLOPS, " << last.trials_done()
-        << " trials (" << last.trials_failed() << " failed)\n";
+    out << "best: " << absl::StrFormat("%.2f", last.best_gflops()) << " GFLOPS, "
+        << last.trials_done() << " trials (" << last.trials_failed() << " failed)\n";
     return absl::OkStatus();
   }
-  if (last.state() == proto::FAILED) return absl::AbortedError(absl::StrCat("job ", job_id, " failed: ", last.message()));
-  if (last.state() == proto::CANCELLED) return absl::CancelledError(absl::StrCat("job ", job_id, " was cancelled"));
+  if (last.state() == proto::FAILED)
+    return absl::AbortedError(absl::StrCat("job ", job_id, " failed: ", last.message()));
+  if (last.state() == proto::CANCELLED)
+    return absl::CancelledError(absl::StrCat("job ", job_id, " was cancelled"));
   return absl::OkStatus();
 }
 
-absl::Status RunDevices(FleetClient& client, std::ostream& out) {
+[[nodiscard]] absl::Status RunDevices(FleetClient& client, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(proto::ListDevicesResponse devices, client.Devices());
-  out << absl::StrFormat("%-8s %-24s %-10s %-6s %6s %9s  %s\n", "ROLE", "NAME", "KEY", "STATE", "LEASES", "COMPLETED",
-                         "DEVICE");
+  out << absl::StrFormat("%-8s %-24s %-10s %-6s %6s %9s  %s\n", "ROLE", "NAME", "KEY", "STATE",
+                         "LEASES", "COMPLETED", "DEVICE");
   for (const proto::WorkerStatus& w : devices.workers()) {
     std::string device;
     if (w.role() == proto::AGENT) {
       device = absl::StrCat(w.device().cpu_model(), ", ", w.device().cores(), " cores");
       if (!w.device().gpu_name().empty()) {
         absl::StrAppend(&device, ", GPU ", w.device().gpu_name(), " (sm_",
-                        w.device().compute_capability_major(), w.device().compute_capability_minor(), ")");
+                        w.device().compute_capability_major(),
+                        w.device().compute_capability_minor(), ")");
       }
     }
     std::string role = proto::WorkerRole_Name(w.role());
     for (char& c : role) c = static_cast<char>(std::tolower(c));
-    out << absl::StrFormat("%-8s %-24s %-10s %-6s %6d %9d  %s\n", role, w.name(), w.device_key(), w.state(),
-                           w.leases(), w.completed(), device);
+    out << absl::StrFormat("%-8s %-24s %-10s %-6s %6d %9d  %s\n", role, w.name(), w.device_key(),
+                           w.state(), w.leases(), w.completed(), device);
   }
   return absl::OkStatus();
 }
 
-absl::Status RunQueue(FleetClient& client, std::ostream& out) {
+[[nodiscard]] absl::Status RunQueue(FleetClient& client, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(proto::QueueSummaryResponse q, client.Queue());
-  out << "Device keys\n" << absl::StrFormat("%-12s %6s %6s %6s %8s %12s\n", "KEY", "TOTAL", "FREE", "BUSY", "PENDING", "OLDEST(s)");
+  out << "Device keys\n"
+      << absl::StrFormat("%-12s %6s %6s %6s %8s %12s\n", "KEY", "TOTAL", "FREE", "BUSY", "PENDING",
+                         "OLDEST(s)");
   for (const proto::KeySummary& k : q.keys()) {
-    out << absl::StrFormat("%-12s %6d %6d %6d %8d %12.1f\n", k.device_key(), k.total(), k.free(), k.busy(), k.pending(),
-                           k.oldest_pending_s());
+    out << absl::StrFormat("%-12s %6d %6d %6d %8d %12.1f\n", k.device_key(), k.total(), k.free(),
+                           k.busy(), k.pending(), k.oldest_pending_s());
   }
-  out << "Jobs\n" << absl::StrFormat("%-10s %-10s %8s %8s %10s %9s %8s\n", "JOB", "KEY", "TO_BUILD", "BUILDING",
-                                     "TO_MEASURE", "MEASURING", "DONE");
+  out << "Jobs\n"
+      << absl::StrFormat("%-10s %-10s %8s %8s %10s %9s %8s\n", "JOB", "KEY", "TO_BUILD", "BUILDING",
+                         "TO_MEASURE", "MEASURING", "DONE");
   for (const proto::JobQueueSummary& j : q.jobs()) {
-    out << absl::StrFormat("%-10s %-10s %8d %8d %10d %9d %4d/%-4d\n", j.job_id(), j.device_key(), j.to_build(),
-                           j.building(), j.to_measure(), j.measuring(), j.done(), j.n_trial());
+    out << absl::StrFormat("%-10s %-10s %8d %8d %10d %9d %4d/%-4d\n", j.job_id(), j.device_key(),
+                           j.to_build(), j.building(), j.to_measure(), j.measuring(), j.done(),
+                           j.n_trial());
   }
-  out << absl::StrFormat("builders %d (%d slots free, %d builds pending), tuners %d\n", q.builders(),
-                         q.build_slots_free(), q.builds_pending(), q.tuners());
+  out << absl::StrFormat("builders %d (%d slots free, %d builds pending), tuners %d\n",
+                         q.builders(), q.build_slots_free(), q.builds_pending(), q.tuners());
   if (q.dispatch_samples() > 0) {
-    out << absl::StrFormat("dispatch latency p50 %.3f ms, p99 %.3f ms (%d samples)\n", q.dispatch_p50_s() * 1e3,
-                           q.dispatch_p99_s() * 1e3, q.dispatch_samples());
+    out << absl::StrFormat("dispatch latency p50 %.3f ms, p99 %.3f ms (%d samples)\n",
+                           q.dispatch_p50_s() * 1e3, q.dispatch_p99_s() * 1e3,
+                           q.dispatch_samples());
   }
   return absl::OkStatus();
 }
 
-absl::Status RunJobs(FleetClient& client, bool all, std::ostream& out) {
+[[nodiscard]] absl::Status RunJobs(FleetClient& client, bool all, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(std::vector<proto::JobStatus> jobs, client.List(all));
-  out << absl::StrFormat("%-10s %-10s %-8s %-10s %11s %10s  %s\n", "JOB", "STATE", "TUNER", "KEY", "TRIALS", "BEST", "TASK");
+  out << absl::StrFormat("%-10s %-10s %-8s %-10s %11s %10s  %s\n", "JOB", "STATE", "TUNER", "KEY",
+                         "TRIALS", "BEST", "TASK");
   for (const proto::JobStatus& j : jobs) {
-    out << absl::StrFormat("%-10s %-10s %-8s %-10s %5d/%-5d %10.2f  %s %s\n", j.job_id(), StateName(j.state()),
-                           j.spec().tuner(), j.spec().device_key(), j.trials_done(), j.spec().n_trial(), j.best_gflops(),
+    out << absl::StrFormat("%-10s %-10s %-8s %-10s %5d/%-5d %10.2f  %s %s\n", j.job_id(),
+                           StateName(j.state()), j.spec().tuner(), j.spec().device_key(),
+                           j.trials_done(), j.spec().n_trial(), j.best_gflops(),
                            j.spec().task().workload_name(), j.spec().task().workload_args_json());
   }
   return absl::OkStatus();
 }
 
-absl::Status RunFleetBest(FleetClient& client, const std::string& job_id, std::ostream& out) {
+[[nodiscard]] absl::Status RunFleetBest(FleetClient& client, const std::string& job_id,
+                                        std::ostream& out) {
   proto::BestConfigRequest request;
   request.set_job_id(job_id);
   TF_ASSIGN_OR_RETURN(proto::BestConfigResponse best, client.Best(request));
@@ -164,7 +180,8 @@ absl::Status RunFleetBest(FleetClient& client, const std::string& job_id, std::o
   return absl::OkStatus();
 }
 
-absl::Status RunExport(FleetClient& client, const std::string& job_id, const std::string& path, std::ostream& out) {
+[[nodiscard]] absl::Status RunExport(FleetClient& client, const std::string& job_id,
+                                     const std::string& path, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, client.Export(job_id));
   if (path.empty()) {
     for (const std::string& l : lines) out << l << "\n";
@@ -179,14 +196,16 @@ absl::Status RunExport(FleetClient& client, const std::string& job_id, const std
   return absl::OkStatus();
 }
 
-absl::Status RunCancel(FleetClient& client, const std::string& job_id, std::ostream& out) {
+[[nodiscard]] absl::Status RunCancel(FleetClient& client, const std::string& job_id,
+                                     std::ostream& out) {
   TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Cancel(job_id));
   out << job_id << " " << StateName(status.state()) << "\n";
   return absl::OkStatus();
 }
 
-absl::Status RunUp(const UpOptions& o, std::ostream& out) {
-  if (o.agents < 0 || o.builders < 0 || o.tuners < 0) return absl::InvalidArgumentError("negative process count");
+[[nodiscard]] absl::Status RunUp(const UpOptions& o, std::ostream& out) {
+  if (o.agents < 0 || o.builders < 0 || o.tuners < 0)
+    return absl::InvalidArgumentError("negative process count");
   mkdir(o.dir.c_str(), 0700);
   struct stat st;
   if (stat(o.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -202,38 +221,45 @@ absl::Status RunUp(const UpOptions& o, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(TokenSet tokens, TokenSet::Generate());
   TF_RETURN_IF_ERROR(tokens.WriteTokenFile(o.dir + "/tokens"));
   for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner}) {
-    TF_RETURN_IF_ERROR(WriteSecret(absl::StrCat(o.dir, "/", RoleName(role), ".token"), tokens.TokenFor(role)));
+    TF_RETURN_IF_ERROR(
+        WriteSecret(absl::StrCat(o.dir, "/", RoleName(role), ".token"), tokens.TokenFor(role)));
   }
   TF_ASSIGN_OR_RETURN(std::string tracker_bin, FindFleetBinary("tracker", "tunefleet_tracker"));
-  TF_ASSIGN_OR_RETURN(std::string builder_bin, FindFleetBinary("builder_worker", "tunefleet_builder"));
+  TF_ASSIGN_OR_RETURN(std::string builder_bin,
+                      FindFleetBinary("builder_worker", "tunefleet_builder"));
   TF_ASSIGN_OR_RETURN(std::string agent_bin, FindFleetBinary("device_agent", "tunefleet_agent"));
   TF_ASSIGN_OR_RETURN(std::string tuner_bin, FindFleetBinary("tuner_process", "tunefleet_tuner"));
 
   const std::string port_file = o.dir + "/tracker.port";
   std::remove(port_file.c_str());
   std::vector<Process> processes;
-  TF_ASSIGN_OR_RETURN(Process tracker,
-                      Process::Spawn({tracker_bin, absl::StrCat("--listen=127.0.0.1:", o.port),
-                                      "--store=" + o.dir + "/tracker.db",
-                                      absl::StrCat("--metrics_listen=127.0.0.1:", o.metrics_port),
-                                      "--token_file=" + o.dir + "/tokens", "--port_file=" + port_file},
-                                     o.dir + "/tracker.log"));
+  TF_ASSIGN_OR_RETURN(
+      Process tracker,
+      Process::Spawn({tracker_bin, absl::StrCat("--listen=127.0.0.1:", o.port),
+                      "--store=" + o.dir + "/tracker.db",
+                      absl::StrCat("--metrics_listen=127.0.0.1:", o.metrics_port),
+                      "--token_file=" + o.dir + "/tokens", "--port_file=" + port_file},
+                     o.dir + "/tracker.log"));
   TF_ASSIGN_OR_RETURN(int port, WaitForPortFile(port_file, 30, &tracker));
   processes.push_back(std::move(tracker));
   const std::string address = absl::StrCat("127.0.0.1:", port);
   TF_RETURN_IF_ERROR(WriteSecret(o.dir + "/address", address));
   const std::string pid = std::to_string(getpid());
   for (int i = 0; i < o.builders; ++i) {
-    TF_ASSIGN_OR_RETURN(Process p, Process::Spawn({builder_bin, "--tracker=" + address,
-                                                   "--token_file=" + o.dir + "/builder.token",
-                                                   absl::StrCat("--name=builder-", pid, "-", i),
-                                                   absl::StrCat("--parallelism=", o.builder_parallelism)},
-                                                  absl::StrCat(o.dir, "/builder-", i, ".log")));
+    TF_ASSIGN_OR_RETURN(Process p,
+                        Process::Spawn({builder_bin, "--tracker=" + address,
+                                        "--token_file=" + o.dir + "/builder.token",
+                                        absl::StrCat("--name=builder-", pid, "-", i),
+                                        absl::StrCat("--parallelism=", o.builder_parallelism)},
+                                       absl::StrCat(o.dir, "/builder-", i, ".log")));
     processes.push_back(std::move(p));
   }
   for (int i = 0; i < o.agents; ++i) {
-    std::vector<std::string> argv = {agent_bin, "--tracker=" + address, "--token_file=" + o.dir + "/agent.token",
-                                     "--key=" + o.device_key, absl::StrCat("--name=agent-", pid, "-", i),
+    std::vector<std::string> argv = {agent_bin,
+                                     "--tracker=" + address,
+                                     "--token_file=" + o.dir + "/agent.token",
+                                     "--key=" + o.device_key,
+                                     absl::StrCat("--name=agent-", pid, "-", i),
                                      absl::StrCat("--threads=", o.agent_threads)};
     TF_ASSIGN_OR_RETURN(Process p, Process::Spawn(argv, absl::StrCat(o.dir, "/agent-", i, ".log")));
     processes.push_back(std::move(p));
@@ -245,10 +271,11 @@ absl::Status RunUp(const UpOptions& o, std::ostream& out) {
                                                   absl::StrCat(o.dir, "/tuner-", i, ".log")));
     processes.push_back(std::move(p));
   }
-  out << "tunefleet up: tracker " << address << " (store " << o.dir << "/tracker.db), " << o.builders
-      << " builder(s), " << o.agents << " agent(s) on key \"" << o.device_key << "\", " << o.tuners
-      << " tuner(s); logs and tokens in " << o.dir << "/\n"
-      << "  submit with: tunefleet submit --key " << o.device_key << " --shape 512,512,512 --trials 100\n"
+  out << "tunefleet up: tracker " << address << " (store " << o.dir << "/tracker.db), "
+      << o.builders << " builder(s), " << o.agents << " agent(s) on key \"" << o.device_key
+      << "\", " << o.tuners << " tuner(s); logs and tokens in " << o.dir << "/\n"
+      << "  submit with: tunefleet submit --key " << o.device_key
+      << " --shape 512,512,512 --trials 100\n"
       << "  stop with Ctrl-C (or kill " << getpid() << ")\n"
       << std::flush;
   int sig = 0;

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "nlohmann/json.hpp"
 #include "client/fleet_client.h"
+#include "nlohmann/json.hpp"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
@@ -23,11 +23,11 @@ struct SubmitOptions {
   std::string name;
   std::string device_key = "local";
   std::string workload = "dense";
-  nlohmann::json args;         // the workload's args; null: from shape/layout
-  std::string shape;           // "M,N,K" for dense, "B,M,N,K" for batch_matmul
+  nlohmann::json args;  // the workload's args; null: from shape/layout
+  std::string shape;    // "M,N,K" for dense, "B,M,N,K" for batch_matmul
   std::string layout = "NK";
   std::string template_name;
-  std::string target;          // empty: "llvm -mcpu=native"
+  std::string target;  // empty: "llvm -mcpu=native"
   std::string tuner = "random";
   int64_t trials = 200;
   int64_t early_stopping = -1;
@@ -39,36 +39,42 @@ struct SubmitOptions {
   proto::MeasureOptions measure;
 };
 
-absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& options);
+[[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& options);
 
-absl::StatusOr<proto::JobStatus> RunSubmit(FleetClient& client, const SubmitOptions& options, std::ostream& out);
+[[nodiscard]] absl::StatusOr<proto::JobStatus> RunSubmit(FleetClient& client,
+                                                         const SubmitOptions& options,
+                                                         std::ostream& out);
 // Prints one AutoTVM progress line per finished trial ("\r"-updated on a
 // terminal when `live`), then the final state. Error if the job failed.
-absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live, std::ostream& out);
-absl::Status RunDevices(FleetClient& client, std::ostream& out);
-absl::Status RunQueue(FleetClient& client, std::ostream& out);
-absl::Status RunJobs(FleetClient& client, bool all, std::ostream& out);
-absl::Status RunFleetBest(FleetClient& client, const std::string& job_id, std::ostream& out);
+[[nodiscard]] absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live,
+                                    std::ostream& out);
+[[nodiscard]] absl::Status RunDevices(FleetClient& client, std::ostream& out);
+[[nodiscard]] absl::Status RunQueue(FleetClient& client, std::ostream& out);
+[[nodiscard]] absl::Status RunJobs(FleetClient& client, bool all, std::ostream& out);
+[[nodiscard]] absl::Status RunFleetBest(FleetClient& client, const std::string& job_id,
+                                        std::ostream& out);
 // Writes the job's records (all jobs' when job_id is empty) to `path`
 // (appended), or to `out` when path is empty.
-absl::Status RunExport(FleetClient& client, const std::string& job_id, const std::string& path, std::ostream& out);
-absl::Status RunCancel(FleetClient& client, const std::string& job_id, std::ostream& out);
+[[nodiscard]] absl::Status RunExport(FleetClient& client, const std::string& job_id,
+                                     const std::string& path, std::ostream& out);
+[[nodiscard]] absl::Status RunCancel(FleetClient& client, const std::string& job_id,
+                                     std::ostream& out);
 
 struct UpOptions {
   std::string dir = ".tunefleet";  // tokens, store, logs, address
   int port = 0;                    // tracker port; 0 = any free one
   int metrics_port = 0;            // 0 = any free one
   int builders = 1;
-  int builder_parallelism = 0;     // 0 = every core
+  int builder_parallelism = 0;  // 0 = every core
   int agents = 1;
   std::string device_key = "local";
-  int agent_threads = 0;           // kernel threads per agent; 0 = every core
+  int agent_threads = 0;  // kernel threads per agent; 0 = every core
   int tuners = 1;
 };
 
 // Starts tracker, builders, agents and tuners on 127.0.0.1, prints where
 // everything is, and runs until SIGINT/SIGTERM, then stops them all.
-absl::Status RunUp(const UpOptions& options, std::ostream& out);
+[[nodiscard]] absl::Status RunUp(const UpOptions& options, std::ostream& out);
 
 }  // namespace tunefleet
 

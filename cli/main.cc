@@ -11,12 +11,12 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "client/fleet_client.h"
-#include "worker/worker_connection.h"
-#include "proto_convert/run_request.h"
 #include "cli/fleet_commands.h"
 #include "cli/model_command.h"
+#include "client/fleet_client.h"
 #include "local/tune_command.h"
+#include "proto_convert/run_request.h"
+#include "worker/worker_connection.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload to tune");
 ABSL_FLAG(std::string, model, "",
@@ -26,8 +26,9 @@ ABSL_FLAG(bool, similarity, false,
           "tasks: print the tasks' similarity matrix and selective tuning's clusters");
 ABSL_FLAG(double, selective_threshold, 0.01,
           "tasks --similarity: similarity at which two tasks are linked (AutoTVM's RFC: 0.01)");
-ABSL_FLAG(std::string, input_shape, "",
-          "ONNX models: shapes of inputs with dynamic dimensions, e.g. input=1,3,224,224;mask=1,128");
+ABSL_FLAG(
+    std::string, input_shape, "",
+    "ONNX models: shapes of inputs with dynamic dimensions, e.g. input=1,3,224,224;mask=1,128");
 ABSL_FLAG(std::string, shape, "", "workload shape: M,N,K for dense, B,M,N,K for batch_matmul");
 ABSL_FLAG(std::string, args, "",
           "workload arguments as a JSON object, e.g. '{\"C\":64,\"H\":56,...}' for conv2d_nchw "
@@ -56,10 +57,12 @@ ABSL_FLAG(bool, resume, true, "skip configs already recorded in --log for this t
 // The fleet.
 ABSL_FLAG(std::string, tracker, "", "tracker host:port (default: the fleet of --fleet_dir)");
 ABSL_FLAG(std::string, token_file, "", "file holding your token (default: <fleet_dir>/user.token)");
-ABSL_FLAG(std::string, tls_ca, "", "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback)");
+ABSL_FLAG(std::string, tls_ca, "",
+          "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback)");
 ABSL_FLAG(std::string, tls_cert, "", "client certificate (PEM), when the tracker requires one");
 ABSL_FLAG(std::string, tls_key, "", "client key (PEM)");
-ABSL_FLAG(std::string, fleet_dir, "", "directory of a `tunefleet up` fleet (default $TUNEFLEET_DIR or .tunefleet)");
+ABSL_FLAG(std::string, fleet_dir, "",
+          "directory of a `tunefleet up` fleet (default $TUNEFLEET_DIR or .tunefleet)");
 ABSL_FLAG(std::string, key, "local", "device key of the agents that measure the job");
 ABSL_FLAG(std::string, job, "", "job id (watch, best, export, cancel)");
 ABSL_FLAG(std::string, name, "", "job name (free text)");
@@ -90,7 +93,7 @@ tunefleet::MeasureOptions MeasureFromFlags() {
 }
 
 // --args as JSON; null when the flag is empty.
-absl::StatusOr<nlohmann::json> ArgsFromFlag() {
+[[nodiscard]] absl::StatusOr<nlohmann::json> ArgsFromFlag() {
   const std::string text = absl::GetFlag(FLAGS_args);
   if (text.empty()) return nlohmann::json();
   nlohmann::json args = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -101,7 +104,7 @@ absl::StatusOr<nlohmann::json> ArgsFromFlag() {
 }
 
 // --input_shape as the ONNX importer's options.
-absl::StatusOr<tunefleet::OnnxImportOptions> OnnxOptions() {
+[[nodiscard]] absl::StatusOr<tunefleet::OnnxImportOptions> OnnxOptions() {
   tunefleet::OnnxImportOptions options;
   const std::string text = absl::GetFlag(FLAGS_input_shape);
   if (text.empty()) return options;
@@ -191,10 +194,12 @@ int main(int argc, char** argv) {
     o.agent_threads = absl::GetFlag(FLAGS_threads);
     o.tuners = absl::GetFlag(FLAGS_tuners);
     status = tunefleet::RunUp(o, std::cout);
-  } else if (command == "submit" || command == "watch" || command == "jobs" || command == "devices" ||
-             command == "queue" || command == "best" || command == "export" || command == "cancel") {
-    absl::StatusOr<tunefleet::FleetAddress> fleet = tunefleet::ResolveFleet(
-        absl::GetFlag(FLAGS_tracker), absl::GetFlag(FLAGS_token_file), absl::GetFlag(FLAGS_fleet_dir));
+  } else if (command == "submit" || command == "watch" || command == "jobs" ||
+             command == "devices" || command == "queue" || command == "best" ||
+             command == "export" || command == "cancel") {
+    absl::StatusOr<tunefleet::FleetAddress> fleet =
+        tunefleet::ResolveFleet(absl::GetFlag(FLAGS_tracker), absl::GetFlag(FLAGS_token_file),
+                                absl::GetFlag(FLAGS_fleet_dir));
     absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = tunefleet::MakeTlsCredentials(
         absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
     if (fleet.ok() && !tls.ok()) fleet = tls.status();
@@ -204,7 +209,9 @@ int main(int argc, char** argv) {
     } else {
       tunefleet::FleetClient client(*fleet);
       const std::string job = absl::GetFlag(FLAGS_job);
-      auto need_job = [&]() { return job.empty() ? absl::InvalidArgumentError("--job is required") : absl::OkStatus(); };
+      auto need_job = [&]() {
+        return job.empty() ? absl::InvalidArgumentError("--job is required") : absl::OkStatus();
+      };
       if (command == "submit") {
         tunefleet::SubmitOptions o;
         o.name = absl::GetFlag(FLAGS_name);

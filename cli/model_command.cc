@@ -4,12 +4,12 @@
 #include <sstream>
 
 #include "absl/strings/str_format.h"
-#include "common/status_macros.h"
 #include "builder_worker/codegen/target.h"
+#include "common/status_macros.h"
 #include "tuner_core/graph/model_source.h"
+#include "tuner_core/models/model_zoo.h"
 #include "tuner_core/selective/selective_plan.h"
 #include "tuner_core/templates/task.h"
-#include "tuner_core/models/model_zoo.h"
 #include "tuner_core/workloads/workload.h"
 
 namespace tunefleet {
@@ -22,7 +22,8 @@ std::string DescribeTask(const ModelTask& task) {
 
 }  // namespace
 
-absl::Status RunTasks(const std::string& model, const OnnxImportOptions& onnx, std::ostream& out) {
+[[nodiscard]] absl::Status RunTasks(const std::string& model, const OnnxImportOptions& onnx,
+                                    std::ostream& out) {
   TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
   const std::vector<ModelTask>& tasks = loaded.tasks;
   double total_flops = 0;
@@ -31,13 +32,14 @@ absl::Status RunTasks(const std::string& model, const OnnxImportOptions& onnx, s
     total_flops += task.flops * task.num_layers;
     total_layers += task.num_layers;
   }
-  out << absl::StrFormat("%s: %d tuning tasks for %d layers, %.3f GFLOP per inference (batch 1)\n", model,
-                         tasks.size(), total_layers, total_flops / 1e9);
-  out << absl::StrFormat("%-6s %-7s %-9s %-7s %s\n", "task", "layers", "MFLOP", "share", "workload");
+  out << absl::StrFormat("%s: %d tuning tasks for %d layers, %.3f GFLOP per inference (batch 1)\n",
+                         model, tasks.size(), total_layers, total_flops / 1e9);
+  out << absl::StrFormat("%-6s %-7s %-9s %-7s %s\n", "task", "layers", "MFLOP", "share",
+                         "workload");
   for (size_t i = 0; i < tasks.size(); ++i) {
     const ModelTask& task = tasks[i];
-    out << absl::StrFormat("%-6d %-7d %-9.1f %5.1f%%  %s\n", i + 1, task.num_layers, task.flops / 1e6,
-                           100.0 * task.flops_share, DescribeTask(task));
+    out << absl::StrFormat("%-6d %-7d %-9.1f %5.1f%%  %s\n", i + 1, task.num_layers,
+                           task.flops / 1e6, 100.0 * task.flops_share, DescribeTask(task));
   }
   if (loaded.graph.has_value()) {
     int untuned = 0;
@@ -50,8 +52,9 @@ absl::Status RunTasks(const std::string& model, const OnnxImportOptions& onnx, s
   return absl::OkStatus();
 }
 
-absl::Status RunSimilarity(const std::string& model, const OnnxImportOptions& onnx,
-                           const std::string& target_in, double threshold, std::ostream& out) {
+[[nodiscard]] absl::Status RunSimilarity(const std::string& model, const OnnxImportOptions& onnx,
+                                         const std::string& target_in, double threshold,
+                                         std::ostream& out) {
   TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
   const std::string target = target_in.empty() ? HostTargetString() : target_in;
   std::vector<std::unique_ptr<Task>> tasks;
@@ -63,9 +66,10 @@ absl::Status RunSimilarity(const std::string& model, const OnnxImportOptions& on
   }
   const SelectivePlan plan = PlanSelectiveTuning(spaces, {.threshold = threshold});
   const int n = static_cast<int>(tasks.size());
-  out << absl::StrFormat("%s on %s: similarity of the %d tasks' spaces (Jaccard index of their "
-                         "config sets; 0 = nothing shared)\n",
-                         model, target, n);
+  out << absl::StrFormat(
+      "%s on %s: similarity of the %d tasks' spaces (Jaccard index of their "
+      "config sets; 0 = nothing shared)\n",
+      model, target, n);
   out << "task";
   for (int j = 0; j < n; ++j) out << absl::StrFormat(" %4d", j + 1);
   out << "\n";
@@ -98,9 +102,10 @@ absl::Status RunSimilarity(const std::string& model, const OnnxImportOptions& on
   }
   int representatives = 0;
   for (int t = 0; t < n; ++t) representatives += plan.IsRepresentative(t);
-  out << absl::StrFormat("tuned first: %d of %d tasks; the others start from their representative's "
-                         "top configs\n",
-                         representatives, n);
+  out << absl::StrFormat(
+      "tuned first: %d of %d tasks; the others start from their representative's "
+      "top configs\n",
+      representatives, n);
   if (alone > 0) {
     out << absl::StrFormat("share no config with any other task (tuned on their own): %s\n",
                            alone_list);
@@ -108,14 +113,17 @@ absl::Status RunSimilarity(const std::string& model, const OnnxImportOptions& on
   return absl::OkStatus();
 }
 
-absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model, const OnnxImportOptions& onnx,
-                                              const TuneCommandOptions& base, std::ostream& progress,
-                                              std::ostream& out) {
+[[nodiscard]] absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model,
+                                                            const OnnxImportOptions& onnx,
+                                                            const TuneCommandOptions& base,
+                                                            std::ostream& progress,
+                                                            std::ostream& out) {
   TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
   const std::vector<ModelTask>& tasks = loaded.tasks;
   const auto start = std::chrono::steady_clock::now();
-  out << "Tuning " << model << ": " << tasks.size() << " tasks, " << base.trials << " trials each, tuner "
-      << base.tuner << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
+  out << "Tuning " << model << ": " << tasks.size() << " tasks, " << base.trials
+      << " trials each, tuner " << base.tuner
+      << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
   ModelTuneSummary summary;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const ModelTask& task = tasks[i];
@@ -130,8 +138,9 @@ absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model, const On
     std::ostringstream task_report;
     absl::StatusOr<TuneSummary> result = RunTune(options, progress, task_report);
     if (!result.ok()) {
-      return absl::Status(result.status().code(), absl::StrCat("task ", i + 1, " (", DescribeTask(task),
-                                                               "): ", result.status().message()));
+      return absl::Status(
+          result.status().code(),
+          absl::StrCat("task ", i + 1, " (", DescribeTask(task), "): ", result.status().message()));
     }
     ModelTaskResult task_result{result->workload, task.num_layers, *result};
     if (result->best_gflops > 0) {
@@ -145,23 +154,31 @@ absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model, const On
     summary.model_seconds += result->model_seconds;
     summary.tasks.push_back(std::move(task_result));
   }
-  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  out << absl::StrFormat("%-6s %-7s %-10s %-11s %s\n", "task", "layers", "GFLOPS", "ms x layers", "workload");
+  out << absl::StrFormat("%-6s %-7s %-10s %-11s %s\n", "task", "layers", "GFLOPS", "ms x layers",
+                         "workload");
   for (size_t i = 0; i < summary.tasks.size(); ++i) {
     const ModelTaskResult& t = summary.tasks[i];
-    out << absl::StrFormat("%-6d %-7d %-10.2f %-11.4f %s\n", i + 1, t.num_layers, t.summary.best_gflops,
-                           t.summary.best_cost_seconds * 1e3 * t.num_layers, t.workload);
+    out << absl::StrFormat("%-6d %-7d %-10.2f %-11.4f %s\n", i + 1, t.num_layers,
+                           t.summary.best_gflops, t.summary.best_cost_seconds * 1e3 * t.num_layers,
+                           t.workload);
   }
-  out << absl::StrFormat("Model latency (sum of tuned layers' best): %.3f ms", summary.model_latency_seconds * 1e3);
-  if (summary.untuned_tasks > 0) out << " (" << summary.untuned_tasks << " tasks without a result left out)";
+  out << absl::StrFormat("Model latency (sum of tuned layers' best): %.3f ms",
+                         summary.model_latency_seconds * 1e3);
+  if (summary.untuned_tasks > 0)
+    out << " (" << summary.untuned_tasks << " tasks without a result left out)";
   out << "\n";
-  const double other = summary.wall_seconds - summary.build_wall_seconds - summary.measure_wall_seconds;
+  const double other =
+      summary.wall_seconds - summary.build_wall_seconds - summary.measure_wall_seconds;
   out << absl::StrFormat(
-      "Time: %.1f s | build %.1f s (%.0f%%) | measure %.1f s (%.0f%%) | tuner and the rest %.1f s (%.0f%%; "
+      "Time: %.1f s | build %.1f s (%.0f%%) | measure %.1f s (%.0f%%) | tuner and the rest %.1f s "
+      "(%.0f%%; "
       "cost model %.1f s)\n",
-      summary.wall_seconds, summary.build_wall_seconds, 100 * summary.build_wall_seconds / summary.wall_seconds,
-      summary.measure_wall_seconds, 100 * summary.measure_wall_seconds / summary.wall_seconds, other,
+      summary.wall_seconds, summary.build_wall_seconds,
+      100 * summary.build_wall_seconds / summary.wall_seconds, summary.measure_wall_seconds,
+      100 * summary.measure_wall_seconds / summary.wall_seconds, other,
       100 * other / summary.wall_seconds, summary.model_seconds);
   return summary;
 }

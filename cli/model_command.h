@@ -38,7 +38,7 @@ namespace tunefleet {
                                          std::ostream& out);
 
 struct ModelTaskResult {
-  std::string workload;      // Describe()
+  std::string workload;  // Describe()
   int num_layers = 0;
   TuneSummary summary;
 };

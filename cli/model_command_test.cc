@@ -31,7 +31,8 @@ TEST(ModelCommandTest, TasksListsResNet18) {
 TEST(ModelCommandTest, TunesEveryTaskOfResNet18IntoOneLog) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   ASSERT_NE(srcdir, nullptr);
-  setenv("TUNEFLEET_RUNNER", (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
+  setenv("TUNEFLEET_RUNNER",
+         (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
   TuneCommandOptions base;
   base.trials = 2;
   base.batch_size = 2;

@@ -14,7 +14,7 @@ namespace tunefleet {
 namespace {
 
 // The RPC's status, its message prefixed with what was asked.
-absl::Status FromGrpc(const grpc::Status& s, const std::string& what) {
+[[nodiscard]] absl::Status FromGrpc(const grpc::Status& s, const std::string& what) {
   const absl::Status status = ::tunefleet::FromGrpc(s);
   if (status.ok()) return status;
   return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
@@ -22,8 +22,9 @@ absl::Status FromGrpc(const grpc::Status& s, const std::string& what) {
 
 }  // namespace
 
-absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker, const std::string& token_file,
-                                          const std::string& fleet_dir) {
+[[nodiscard]] absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker,
+                                                        const std::string& token_file,
+                                                        const std::string& fleet_dir) {
   std::string dir = fleet_dir;
   if (dir.empty()) {
     const char* env = std::getenv("TUNEFLEET_DIR");
@@ -34,8 +35,9 @@ absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker, const std:
   if (fleet.address.empty()) {
     std::ifstream in(dir + "/address");
     if (!(in >> fleet.address)) {
-      return absl::NotFoundError(absl::StrCat("no --tracker given and no fleet in ", dir,
-                                              " (start one with `tunefleet up`, or pass --tracker)"));
+      return absl::NotFoundError(
+          absl::StrCat("no --tracker given and no fleet in ", dir,
+                       " (start one with `tunefleet up`, or pass --tracker)"));
     }
   }
   if (!token_file.empty()) {
@@ -50,11 +52,13 @@ absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker, const std:
   return fleet;
 }
 
-FleetClient::FleetClient(const FleetAddress& fleet, double deadline_s) : fleet_(fleet), deadline_s_(deadline_s) {
+FleetClient::FleetClient(const FleetAddress& fleet, double deadline_s)
+    : fleet_(fleet), deadline_s_(deadline_s) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(128 << 20);
   channel_ = grpc::CreateCustomChannel(
-      fleet.address, fleet.credentials != nullptr ? fleet.credentials : grpc::InsecureChannelCredentials(), args);
+      fleet.address,
+      fleet.credentials != nullptr ? fleet.credentials : grpc::InsecureChannelCredentials(), args);
   stub_ = proto::JobService::NewStub(channel_);
 }
 
@@ -110,7 +114,8 @@ absl::StatusOr<std::vector<proto::JobStatus>> FleetClient::List(bool include_fin
   return std::vector<proto::JobStatus>(response.jobs().begin(), response.jobs().end());
 }
 
-absl::StatusOr<proto::BestConfigResponse> FleetClient::Best(const proto::BestConfigRequest& request) {
+absl::StatusOr<proto::BestConfigResponse> FleetClient::Best(
+    const proto::BestConfigRequest& request) {
   grpc::ClientContext context;
   Prepare(context, true);
   proto::BestConfigResponse response;
@@ -124,7 +129,8 @@ absl::StatusOr<std::vector<std::string>> FleetClient::Export(const std::string& 
   Prepare(context, false);
   proto::ExportRecordsRequest request;
   request.set_job_id(job_id);
-  std::unique_ptr<grpc::ClientReader<proto::RecordLines>> reader = stub_->ExportRecords(&context, request);
+  std::unique_ptr<grpc::ClientReader<proto::RecordLines>> reader =
+      stub_->ExportRecords(&context, request);
   std::vector<std::string> lines;
   proto::RecordLines chunk;
   while (reader->Read(&chunk)) {
@@ -139,7 +145,8 @@ absl::StatusOr<proto::ListDevicesResponse> FleetClient::Devices() {
   grpc::ClientContext context;
   Prepare(context, true);
   proto::ListDevicesResponse response;
-  absl::Status s = FromGrpc(stub_->ListDevices(&context, proto::ListDevicesRequest(), &response), "ListDevices");
+  absl::Status s =
+      FromGrpc(stub_->ListDevices(&context, proto::ListDevicesRequest(), &response), "ListDevices");
   if (!s.ok()) return s;
   return response;
 }
@@ -148,7 +155,8 @@ absl::StatusOr<proto::QueueSummaryResponse> FleetClient::Queue() {
   grpc::ClientContext context;
   Prepare(context, true);
   proto::QueueSummaryResponse response;
-  absl::Status s = FromGrpc(stub_->QueueSummary(&context, proto::QueueSummaryRequest(), &response), "QueueSummary");
+  absl::Status s = FromGrpc(stub_->QueueSummary(&context, proto::QueueSummaryRequest(), &response),
+                            "QueueSummary");
   if (!s.ok()) return s;
   return response;
 }
@@ -166,9 +174,11 @@ absl::Status FleetClient::Watch(const std::string& job_id,
 }
 
 absl::Status FleetClient::WaitHealthy(double timeout_s) {
-  const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  const auto deadline = std::chrono::system_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   if (!channel_->WaitForConnected(deadline)) {
-    return absl::UnavailableError(absl::StrCat("tracker ", fleet_.address, " unreachable after ", timeout_s, " s"));
+    return absl::UnavailableError(
+        absl::StrCat("tracker ", fleet_.address, " unreachable after ", timeout_s, " s"));
   }
   return absl::OkStatus();
 }

@@ -29,26 +29,29 @@ struct FleetAddress {
 // Where the tracker is and which token to use: the flags when given, else
 // the files `tunefleet up` writes in `fleet_dir` (address, user.token); an
 // empty fleet_dir means $TUNEFLEET_DIR, else ./.tunefleet.
-absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker, const std::string& token_file,
-                                          const std::string& fleet_dir);
+[[nodiscard]] absl::StatusOr<FleetAddress> ResolveFleet(const std::string& tracker,
+                                                        const std::string& token_file,
+                                                        const std::string& fleet_dir);
 
 class FleetClient {
  public:
   explicit FleetClient(const FleetAddress& fleet, double deadline_s = 30);
 
-  absl::StatusOr<proto::JobStatus> Submit(const proto::JobSpec& spec);
-  absl::StatusOr<proto::JobStatus> Get(const std::string& job_id);
-  absl::StatusOr<proto::JobStatus> Cancel(const std::string& job_id);
-  absl::StatusOr<std::vector<proto::JobStatus>> List(bool include_finished);
-  absl::StatusOr<proto::BestConfigResponse> Best(const proto::BestConfigRequest& request);
-  absl::StatusOr<std::vector<std::string>> Export(const std::string& job_id);
-  absl::StatusOr<proto::ListDevicesResponse> Devices();
-  absl::StatusOr<proto::QueueSummaryResponse> Queue();
+  [[nodiscard]] absl::StatusOr<proto::JobStatus> Submit(const proto::JobSpec& spec);
+  [[nodiscard]] absl::StatusOr<proto::JobStatus> Get(const std::string& job_id);
+  [[nodiscard]] absl::StatusOr<proto::JobStatus> Cancel(const std::string& job_id);
+  [[nodiscard]] absl::StatusOr<std::vector<proto::JobStatus>> List(bool include_finished);
+  [[nodiscard]] absl::StatusOr<proto::BestConfigResponse> Best(
+      const proto::BestConfigRequest& request);
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> Export(const std::string& job_id);
+  [[nodiscard]] absl::StatusOr<proto::ListDevicesResponse> Devices();
+  [[nodiscard]] absl::StatusOr<proto::QueueSummaryResponse> Queue();
   // Calls `on_event` for every event until the job ends (OK), or the
   // stream fails (the error).
-  absl::Status Watch(const std::string& job_id, const std::function<void(const proto::JobEvent&)>& on_event);
+  [[nodiscard]] absl::Status Watch(const std::string& job_id,
+                                   const std::function<void(const proto::JobEvent&)>& on_event);
   // Waits until the tracker answers its health check (SERVING).
-  absl::Status WaitHealthy(double timeout_s);
+  [[nodiscard]] absl::Status WaitHealthy(double timeout_s);
 
  private:
   void Prepare(grpc::ClientContext& context, bool with_deadline) const;

@@ -10,7 +10,9 @@
 namespace tunefleet {
 namespace {
 
-CachedArtifact Bytes(const std::string& bytes) { return CachedArtifact{"entry", bytes, "hash-of-" + bytes}; }
+CachedArtifact Bytes(const std::string& bytes) {
+  return CachedArtifact{"entry", bytes, "hash-of-" + bytes};
+}
 
 TEST(ArtifactCacheTest, LookupReturnsWhatWasInsertedAndCountsHits) {
   ArtifactCache cache(100);

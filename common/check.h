@@ -6,13 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define TF_CHECK(cond)                                                   \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      std::fprintf(stderr, "%s:%d: internal check failed: %s\n", __FILE__, \
-                   __LINE__, #cond);                                     \
-      std::abort();                                                      \
-    }                                                                    \
+#define TF_CHECK(cond)                                                                       \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      std::fprintf(stderr, "%s:%d: internal check failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (0)
 
 #endif  // TUNEFLEET_COMMON_CHECK_H_

@@ -6,8 +6,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -17,7 +17,7 @@
 
 namespace tunefleet {
 
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
+[[nodiscard]] absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   if (path.empty()) return std::string();
   std::ifstream file(path, std::ios::binary);
   if (!file) {
@@ -29,7 +29,8 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   std::ostringstream content;
   content << file.rdbuf();
   std::string token(absl::StripAsciiWhitespace(content.str()));
-  if (token.empty()) return absl::InvalidArgumentError(absl::StrCat("token file ", path, " is empty"));
+  if (token.empty())
+    return absl::InvalidArgumentError(absl::StrCat("token file ", path, " is empty"));
   return token;
 }
 

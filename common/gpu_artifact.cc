@@ -13,12 +13,12 @@ namespace {
 
 constexpr absl::string_view kMarker = "// tunefleet-gpu-kernel ";
 
-absl::Status ParseDims(absl::string_view key, absl::string_view text,
-                       std::array<int64_t, 3>* dims) {
+[[nodiscard]] absl::Status ParseDims(absl::string_view key, absl::string_view text,
+                                     std::array<int64_t, 3>* dims) {
   std::vector<absl::string_view> parts = absl::StrSplit(text, ',');
   if (parts.size() != 3) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("GPU artifact header: ", key, "=", text, " needs three comma-separated sizes"));
+    return absl::InvalidArgumentError(absl::StrCat("GPU artifact header: ", key, "=", text,
+                                                   " needs three comma-separated sizes"));
   }
   for (int i = 0; i < 3; ++i) {
     if (!absl::SimpleAtoi(parts[i], &(*dims)[i]) || (*dims)[i] < 1) {
@@ -39,7 +39,7 @@ std::string FormatGpuArtifact(const GpuLaunch& launch, absl::string_view ptx) {
                       " shared_bytes=", launch.shared_bytes, "\n", ptx);
 }
 
-absl::StatusOr<GpuArtifact> ParseGpuArtifact(absl::string_view bytes) {
+[[nodiscard]] absl::StatusOr<GpuArtifact> ParseGpuArtifact(absl::string_view bytes) {
   if (!IsGpuArtifact(bytes)) {
     return absl::InvalidArgumentError(
         absl::StrCat("not a GPU artifact: it does not start with \"", kMarker, "\""));
@@ -71,8 +71,8 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(absl::string_view bytes) {
     } else if (key == "shared_bytes") {
       if (!absl::SimpleAtoi(value, &artifact.launch.shared_bytes) ||
           artifact.launch.shared_bytes < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "GPU artifact header: shared_bytes=", value, " is not a non-negative integer"));
+        return absl::InvalidArgumentError(absl::StrCat("GPU artifact header: shared_bytes=", value,
+                                                       " is not a non-negative integer"));
       }
       seen_shared = true;
     } else {

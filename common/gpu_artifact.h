@@ -48,7 +48,7 @@ std::string FormatGpuArtifact(const GpuLaunch& launch, absl::string_view ptx);
 
 // InvalidArgument naming the malformed part: a missing or unknown header
 // field, a non-positive dimension, an empty entry or module.
-absl::StatusOr<GpuArtifact> ParseGpuArtifact(absl::string_view bytes);
+[[nodiscard]] absl::StatusOr<GpuArtifact> ParseGpuArtifact(absl::string_view bytes);
 
 }  // namespace tunefleet
 

@@ -29,8 +29,14 @@ TEST(GpuArtifactTest, RoundTrips) {
 }
 
 TEST(GpuArtifactTest, SharedObjectIsNotAGpuArtifact) {
-  EXPECT_FALSE(IsGpuArtifact("\x7f" "ELF\x02\x01"));
-  EXPECT_THAT(ParseGpuArtifact("\x7f" "ELF").status().message(), HasSubstr("not a GPU artifact"));
+  EXPECT_FALSE(
+      IsGpuArtifact("\x7f"
+                    "ELF\x02\x01"));
+  EXPECT_THAT(ParseGpuArtifact("\x7f"
+                               "ELF")
+                  .status()
+                  .message(),
+              HasSubstr("not a GPU artifact"));
 }
 
 TEST(GpuArtifactTest, RejectsMalformedHeaders) {
@@ -45,12 +51,14 @@ TEST(GpuArtifactTest, RejectsMalformedHeaders) {
   EXPECT_THAT(error("entry=k grid=1,1,1 block=1,1,1 shared_bytes=0 colour=red"),
               HasSubstr("unknown field \"colour\""));
   EXPECT_THAT(error("entry grid=1,1,1 block=1,1,1 shared_bytes=0"), HasSubstr("not key=value"));
-  EXPECT_THAT(ParseGpuArtifact(prefix + "entry=k grid=1,1,1 block=1,1,1 shared_bytes=0").status().message(),
-              HasSubstr("without a PTX module"));
-  EXPECT_THAT(ParseGpuArtifact(prefix + "entry=k grid=1,1,1 block=1,1,1 shared_bytes=0\n.version 8.0\n")
-                  .status()
-                  .message(),
-              HasSubstr("no .entry"));
+  EXPECT_THAT(
+      ParseGpuArtifact(prefix + "entry=k grid=1,1,1 block=1,1,1 shared_bytes=0").status().message(),
+      HasSubstr("without a PTX module"));
+  EXPECT_THAT(
+      ParseGpuArtifact(prefix + "entry=k grid=1,1,1 block=1,1,1 shared_bytes=0\n.version 8.0\n")
+          .status()
+          .message(),
+      HasSubstr("no .entry"));
 }
 
 }  // namespace

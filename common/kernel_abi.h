@@ -49,7 +49,7 @@ typedef void (*TfParallelBody)(int64_t index, void* closure);
 typedef struct TfRuntime {
   int32_t abi_version;  // TF_KERNEL_ABI_VERSION
   int32_t num_threads;
-  void* context;        // opaque, passed back to the callbacks below
+  void* context;  // opaque, passed back to the callbacks below
   void (*parallel_for)(void* context, int64_t n, TfParallelBody body, void* closure);
   // Returns 64-byte aligned memory or NULL.
   void* (*alloc_workspace)(void* context, int64_t bytes);

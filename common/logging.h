@@ -37,9 +37,9 @@ class LogMessage {
 #define TF_LOG_LEVEL_WARNING ::tunefleet::LogLevel::kWarning
 #define TF_LOG_LEVEL_ERROR ::tunefleet::LogLevel::kError
 
-#define TF_LOG(level)                                                  \
-  if (TF_LOG_LEVEL_##level < ::tunefleet::MinLogLevel()) {             \
-  } else                                                               \
+#define TF_LOG(level)                                      \
+  if (TF_LOG_LEVEL_##level < ::tunefleet::MinLogLevel()) { \
+  } else                                                   \
     ::tunefleet::LogMessage(TF_LOG_LEVEL_##level, __FILE__, __LINE__).stream()
 
 #endif  // TUNEFLEET_COMMON_LOGGING_H_

@@ -47,13 +47,15 @@ std::string SelfExe() {
 
 }  // namespace
 
-absl::StatusOr<Process> Process::Spawn(const std::vector<std::string>& argv, const std::string& log_path,
+absl::StatusOr<Process> Process::Spawn(const std::vector<std::string>& argv,
+                                       const std::string& log_path,
                                        const std::vector<std::string>& env) {
   if (argv.empty()) return absl::InvalidArgumentError("Process::Spawn: empty argv");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (!log_path.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                     0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
   }
   posix_spawnattr_t attr;
@@ -81,14 +83,17 @@ absl::StatusOr<Process> Process::Spawn(const std::vector<std::string>& argv, con
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    return absl::InternalError(absl::StrCat("cannot start ", absl::StrJoin(argv, " "), ": ", std::strerror(rc)));
+    return absl::InternalError(
+        absl::StrCat("cannot start ", absl::StrJoin(argv, " "), ": ", std::strerror(rc)));
   }
   Process p;
   p.pid_ = pid;
   return p;
 }
 
-Process::Process(Process&& other) noexcept : pid_(other.pid_), exit_status_(other.exit_status_) { other.pid_ = -1; }
+Process::Process(Process&& other) noexcept : pid_(other.pid_), exit_status_(other.exit_status_) {
+  other.pid_ = -1;
+}
 
 Process& Process::operator=(Process&& other) noexcept {
   if (this != &other) {
@@ -143,7 +148,8 @@ int Process::Stop(double grace_s) {
   return exit_status_.value_or(-1);
 }
 
-absl::StatusOr<std::string> FindFleetBinary(const std::string& package, const std::string& name) {
+[[nodiscard]] absl::StatusOr<std::string> FindFleetBinary(const std::string& package,
+                                                          const std::string& name) {
   std::vector<std::string> tried;
   auto check = [&](const std::string& path) {
     tried.push_back(path);
@@ -164,18 +170,20 @@ absl::StatusOr<std::string> FindFleetBinary(const std::string& package, const st
   // bazel-bin layout: <bin>/cli/tunefleet -> <bin>/<package>/<name>.
   std::string sibling = absl::StrCat(self_dir, "/../", package, "/", name);
   if (check(sibling)) return sibling;
-  return absl::NotFoundError(absl::StrCat("cannot find ", name, "; tried ", absl::StrJoin(tried, ", "),
-                                          " (set TUNEFLEET_BIN_DIR)"));
+  return absl::NotFoundError(absl::StrCat("cannot find ", name, "; tried ",
+                                          absl::StrJoin(tried, ", "), " (set TUNEFLEET_BIN_DIR)"));
 }
 
-absl::StatusOr<int> WaitForPortFile(const std::string& path, double timeout_s, Process* owner) {
+[[nodiscard]] absl::StatusOr<int> WaitForPortFile(const std::string& path, double timeout_s,
+                                                  Process* owner) {
   const double deadline = Now() + timeout_s;
   while (Now() < deadline) {
     std::ifstream in(path);
     int port = 0;
     if (in >> port && port > 0) return port;
     if (owner != nullptr && !owner->running()) {
-      return absl::FailedPreconditionError(absl::StrCat("the process that should write ", path, " exited"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the process that should write ", path, " exited"));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

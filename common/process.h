@@ -2,7 +2,8 @@
 // up`, the integration tests in tests/ and the fleet benchmark.
 //
 //   TF_ASSIGN_OR_RETURN(std::string tracker_bin, FindFleetBinary("tracker", "tunefleet_tracker"));
-//   TF_ASSIGN_OR_RETURN(Process tracker, Process::Spawn({tracker_bin, "--listen=127.0.0.1:0"}, "tracker.log"));
+//   TF_ASSIGN_OR_RETURN(Process tracker, Process::Spawn({tracker_bin, "--listen=127.0.0.1:0"},
+//   "tracker.log"));
 //   ...
 //   tracker.Kill(SIGKILL);
 //
@@ -30,8 +31,9 @@ class Process {
   // `argv[0]` is the path of the binary. Empty log_path: inherit stdout and
   // stderr. `env` entries ("NAME=value") are added to this process's
   // environment.
-  static absl::StatusOr<Process> Spawn(const std::vector<std::string>& argv, const std::string& log_path,
-                                       const std::vector<std::string>& env = {});
+  [[nodiscard]] static absl::StatusOr<Process> Spawn(const std::vector<std::string>& argv,
+                                                     const std::string& log_path,
+                                                     const std::vector<std::string>& env = {});
 
   Process() = default;
   Process(Process&& other) noexcept;
@@ -58,12 +60,14 @@ class Process {
 // "tunefleet_tracker"): beside this executable, else in $TUNEFLEET_BIN_DIR,
 // else in this executable's Bazel runfiles (<exe>.runfiles/tunefleet/<package>/,
 // $RUNFILES_DIR, $TEST_SRCDIR). NotFound naming every place tried.
-absl::StatusOr<std::string> FindFleetBinary(const std::string& package, const std::string& name);
+[[nodiscard]] absl::StatusOr<std::string> FindFleetBinary(const std::string& package,
+                                                          const std::string& name);
 
 // Waits until `path` holds a decimal port number (a daemon's --port_file);
 // DeadlineExceeded after timeout_s, or FailedPrecondition if `owner` exits
 // first (when given).
-absl::StatusOr<int> WaitForPortFile(const std::string& path, double timeout_s, Process* owner = nullptr);
+[[nodiscard]] absl::StatusOr<int> WaitForPortFile(const std::string& path, double timeout_s,
+                                                  Process* owner = nullptr);
 
 }  // namespace tunefleet
 

@@ -13,10 +13,10 @@
 #define TF_STATUS_CONCAT_INNER_(a, b) a##b
 #define TF_STATUS_CONCAT_(a, b) TF_STATUS_CONCAT_INNER_(a, b)
 
-#define TF_RETURN_IF_ERROR(expr)                        \
-  do {                                                  \
-    ::absl::Status tf_status_ = (expr);                 \
-    if (!tf_status_.ok()) return tf_status_;            \
+#define TF_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::absl::Status tf_status_ = (expr);      \
+    if (!tf_status_.ok()) return tf_status_; \
   } while (0)
 
 #define TF_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \

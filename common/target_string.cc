@@ -16,11 +16,18 @@ namespace {
 constexpr char kNvptxTriple[] = "nvptx64-nvidia-cuda";
 
 const std::vector<std::string>& AcceptedOptions(TargetKind kind) {
-  static const std::vector<std::string>* const llvm = new std::vector<std::string>{
-      "-mtriple", "-mcpu", "-mattr", "-keys", "-device", "-num-cores"};
-  static const std::vector<std::string>* const cuda = new std::vector<std::string>{
-      "-mcpu", "-arch", "-max_threads_per_block", "-max_shared_memory_per_block",
-      "-registers_per_block", "-thread_warp_size", "-keys", "-device", "-num-cores"};
+  static const std::vector<std::string>* const llvm =
+      new std::vector<std::string>{"-mtriple", "-mcpu", "-mattr", "-keys", "-device", "-num-cores"};
+  static const std::vector<std::string>* const cuda =
+      new std::vector<std::string>{"-mcpu",
+                                   "-arch",
+                                   "-max_threads_per_block",
+                                   "-max_shared_memory_per_block",
+                                   "-registers_per_block",
+                                   "-thread_warp_size",
+                                   "-keys",
+                                   "-device",
+                                   "-num-cores"};
   return kind == TargetKind::kCuda ? *cuda : *llvm;
 }
 
@@ -29,7 +36,7 @@ class TargetStringParser {
  public:
   explicit TargetStringParser(absl::string_view target) : target_(target) {}
 
-  absl::StatusOr<TargetString> Parse() {
+  [[nodiscard]] absl::StatusOr<TargetString> Parse() {
     std::vector<std::string> words = absl::StrSplit(target_, ' ', absl::SkipWhitespace());
     parsed_.original = std::string(target_);
     if (words.empty() || (words[0] != "llvm" && words[0] != "cuda")) {
@@ -58,18 +65,19 @@ class TargetStringParser {
           "`tunefleet devices` shows what each GPU agent reports)"));
     }
     if (!absl::StartsWith(parsed_.mcpu, "sm_") ||
-        !absl::SimpleAtoi(absl::string_view(parsed_.mcpu).substr(3), &parsed_.sm) || parsed_.sm <= 0) {
+        !absl::SimpleAtoi(absl::string_view(parsed_.mcpu).substr(3), &parsed_.sm) ||
+        parsed_.sm <= 0) {
       return Error(absl::StrCat(arch_option_, " needs sm_NN, got \"", parsed_.mcpu, "\""));
     }
     return std::move(parsed_);
   }
 
  private:
-  absl::Status Error(absl::string_view what) const {
+  [[nodiscard]] absl::Status Error(absl::string_view what) const {
     return absl::InvalidArgumentError(absl::StrCat("target \"", target_, "\": ", what));
   }
 
-  absl::Status ReadOption(TargetKind kind, const std::string& word) {
+  [[nodiscard]] absl::Status ReadOption(TargetKind kind, const std::string& word) {
     const size_t eq = word.find('=');
     const std::string name = word.substr(0, eq);
     const std::vector<std::string>& accepted = AcceptedOptions(kind);
@@ -84,7 +92,8 @@ class TargetStringParser {
       return Error(absl::StrCat("option ", name, " is given twice (or with -arch and -mcpu)"));
     }
     const std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
-    if (value.empty()) return Error(absl::StrCat("option ", name, " needs a value (", name, "=...)"));
+    if (value.empty())
+      return Error(absl::StrCat("option ", name, " needs a value (", name, "=...)"));
 
     auto positive = [&](int64_t* out) -> absl::Status {
       if (!absl::SimpleAtoi(value, out) || *out <= 0) {
@@ -105,7 +114,8 @@ class TargetStringParser {
     } else if (field == "-mattr") {
       for (absl::string_view attr : absl::StrSplit(value, ',', absl::SkipEmpty())) {
         if (attr.size() < 2 || (attr[0] != '+' && attr[0] != '-')) {
-          return Error(absl::StrCat("-mattr entry \"", attr, "\" must look like +feature or -feature"));
+          return Error(
+              absl::StrCat("-mattr entry \"", attr, "\" must look like +feature or -feature"));
         }
         parsed_.mattrs.emplace_back(attr);
       }
@@ -138,7 +148,7 @@ class TargetStringParser {
 
 }  // namespace
 
-absl::StatusOr<TargetString> ParseTargetString(absl::string_view target) {
+[[nodiscard]] absl::StatusOr<TargetString> ParseTargetString(absl::string_view target) {
   return TargetStringParser(target).Parse();
 }
 

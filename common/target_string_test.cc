@@ -66,7 +66,8 @@ TEST(TargetStringTest, ReadsCudaArchitectureAndLimits) {
 }
 
 TEST(TargetStringTest, NvptxTripleMeansCuda) {
-  absl::StatusOr<TargetString> t = ParseTargetString("llvm -mtriple=nvptx64-nvidia-cuda -mcpu=sm_80");
+  absl::StatusOr<TargetString> t =
+      ParseTargetString("llvm -mtriple=nvptx64-nvidia-cuda -mcpu=sm_80");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_TRUE(t->is_cuda());
   EXPECT_EQ(t->sm, 80);
@@ -85,13 +86,15 @@ TEST(TargetStringTest, IsCudaTargetStringNeedsNoFullParse) {
 }
 
 TEST(TargetStringTest, UnknownOptionsAreNamedWithTheAcceptedOnes) {
-  EXPECT_THAT(ErrorOf("llvm -O3"),
-              AllOf(HasSubstr("unknown option \"-O3\""), HasSubstr("-mtriple, -mcpu, -mattr, -keys")));
+  EXPECT_THAT(ErrorOf("llvm -O3"), AllOf(HasSubstr("unknown option \"-O3\""),
+                                         HasSubstr("-mtriple, -mcpu, -mattr, -keys")));
   EXPECT_THAT(ErrorOf("cuda -mcpu=sm_90 -fast"),
               AllOf(HasSubstr("unknown option \"-fast\""), HasSubstr("-max_threads_per_block")));
   // GPU limits belong to cuda targets, triples to llvm ones.
-  EXPECT_THAT(ErrorOf("llvm -max_threads_per_block=256"), HasSubstr("unknown option \"-max_threads_per_block\""));
-  EXPECT_THAT(ErrorOf("cuda -mcpu=sm_90 -mtriple=x86_64-linux-gnu"), HasSubstr("unknown option \"-mtriple\""));
+  EXPECT_THAT(ErrorOf("llvm -max_threads_per_block=256"),
+              HasSubstr("unknown option \"-max_threads_per_block\""));
+  EXPECT_THAT(ErrorOf("cuda -mcpu=sm_90 -mtriple=x86_64-linux-gnu"),
+              HasSubstr("unknown option \"-mtriple\""));
   EXPECT_THAT(ErrorOf("llvm mcpu=native"), HasSubstr("unknown option \"mcpu\""));
 }
 
@@ -100,7 +103,8 @@ TEST(TargetStringTest, BadValuesNameTheOption) {
               AllOf(HasSubstr("unsupported target"), HasSubstr("must start with \"llvm\"")));
   EXPECT_THAT(ErrorOf(""), HasSubstr("must start with \"llvm\""));
   EXPECT_THAT(ErrorOf("llvm -mtriple=z80-none"), HasSubstr("unknown triple \"z80-none\""));
-  EXPECT_THAT(ErrorOf("llvm -mattr=avx2"), HasSubstr("\"avx2\" must look like +feature or -feature"));
+  EXPECT_THAT(ErrorOf("llvm -mattr=avx2"),
+              HasSubstr("\"avx2\" must look like +feature or -feature"));
   EXPECT_THAT(ErrorOf("llvm -mcpu"), HasSubstr("option -mcpu needs a value"));
   EXPECT_THAT(ErrorOf("llvm -mcpu="), HasSubstr("option -mcpu needs a value"));
   EXPECT_THAT(ErrorOf("llvm -mcpu=znver3 -mcpu=haswell"), HasSubstr("option -mcpu is given twice"));

@@ -19,14 +19,16 @@ int Code(MeasureErrorNo error_no) { return static_cast<int>(error_no); }
 
 absl::Status AgentServiceOptions::Validate() const {
   if (artifact_cache_capacity_bytes < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("artifact cache capacity must be >= 0 bytes, got ",
-                                                   artifact_cache_capacity_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "artifact cache capacity must be >= 0 bytes, got ", artifact_cache_capacity_bytes));
   }
   return absl::OkStatus();
 }
 
 AgentService::AgentService(RunnerInterface* runner, AgentServiceOptions options)
-    : runner_(runner), options_(std::move(options)), cache_(options_.artifact_cache_capacity_bytes) {
+    : runner_(runner),
+      options_(std::move(options)),
+      cache_(options_.artifact_cache_capacity_bytes) {
   measuring_thread_ = std::thread([this] { MeasureLoop(); });
 }
 
@@ -92,7 +94,8 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
                   absl::StrCat("artifact hash mismatch: request says ", run->artifact_hash(),
                                ", its ", run->shared_object().size(), " bytes hash to ", actual));
     }
-    cache_.Insert(run->artifact_hash(), CachedArtifact{run->entry_name(), run->shared_object(), actual});
+    cache_.Insert(run->artifact_hash(),
+                  CachedArtifact{run->entry_name(), run->shared_object(), actual});
   } else if (std::shared_ptr<const CachedArtifact> cached = cache_.Lookup(run->artifact_hash())) {
     run->set_shared_object(cached->bytes);
   } else {

@@ -56,9 +56,8 @@ class Results {
   }
   std::vector<proto::MeasureResult> WaitFor(size_t count) {
     absl::MutexLock lock(&mu_);
-    auto enough = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return results_.size() >= count;
-    };
+    auto enough = [this, count]()
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return results_.size() >= count; };
     EXPECT_TRUE(mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(60)))
         << "got " << results_.size() << " of " << count << " answers";
     return results_;

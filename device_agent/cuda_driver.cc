@@ -22,33 +22,60 @@ constexpr char kResultPayload[] = "tunefleet/cuda-result";
 // driver cannot name an error itself (the toolkit's stub library, say).
 const char* BuiltinErrorName(CUresult result) {
   switch (result) {
-    case kCudaSuccess: return "CUDA_SUCCESS";
-    case kCudaErrorInvalidValue: return "CUDA_ERROR_INVALID_VALUE";
-    case kCudaErrorOutOfMemory: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case kCudaErrorNotInitialized: return "CUDA_ERROR_NOT_INITIALIZED";
-    case kCudaErrorStubLibrary: return "CUDA_ERROR_STUB_LIBRARY";
-    case kCudaErrorInsufficientDriver: return "CUDA_ERROR_INSUFFICIENT_DRIVER";
-    case kCudaErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
-    case kCudaErrorInvalidDevice: return "CUDA_ERROR_INVALID_DEVICE";
-    case kCudaErrorInvalidImage: return "CUDA_ERROR_INVALID_IMAGE";
-    case kCudaErrorNoBinaryForGpu: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
-    case kCudaErrorEccUncorrectable: return "CUDA_ERROR_ECC_UNCORRECTABLE";
-    case kCudaErrorInvalidPtx: return "CUDA_ERROR_INVALID_PTX";
-    case kCudaErrorJitCompilerNotFound: return "CUDA_ERROR_JIT_COMPILER_NOT_FOUND";
-    case kCudaErrorUnsupportedPtxVersion: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
-    case kCudaErrorContained: return "CUDA_ERROR_CONTAINED";
-    case kCudaErrorNotFound: return "CUDA_ERROR_NOT_FOUND";
-    case kCudaErrorIllegalAddress: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case kCudaErrorLaunchOutOfResources: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
-    case kCudaErrorLaunchTimeout: return "CUDA_ERROR_LAUNCH_TIMEOUT";
-    case kCudaErrorAssert: return "CUDA_ERROR_ASSERT";
-    case kCudaErrorHardwareStackError: return "CUDA_ERROR_HARDWARE_STACK_ERROR";
-    case kCudaErrorIllegalInstruction: return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
-    case kCudaErrorMisalignedAddress: return "CUDA_ERROR_MISALIGNED_ADDRESS";
-    case kCudaErrorInvalidAddressSpace: return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
-    case kCudaErrorInvalidPc: return "CUDA_ERROR_INVALID_PC";
-    case kCudaErrorLaunchFailed: return "CUDA_ERROR_LAUNCH_FAILED";
-    case kCudaErrorUnknown: return "CUDA_ERROR_UNKNOWN";
+    case kCudaSuccess:
+      return "CUDA_SUCCESS";
+    case kCudaErrorInvalidValue:
+      return "CUDA_ERROR_INVALID_VALUE";
+    case kCudaErrorOutOfMemory:
+      return "CUDA_ERROR_OUT_OF_MEMORY";
+    case kCudaErrorNotInitialized:
+      return "CUDA_ERROR_NOT_INITIALIZED";
+    case kCudaErrorStubLibrary:
+      return "CUDA_ERROR_STUB_LIBRARY";
+    case kCudaErrorInsufficientDriver:
+      return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+    case kCudaErrorNoDevice:
+      return "CUDA_ERROR_NO_DEVICE";
+    case kCudaErrorInvalidDevice:
+      return "CUDA_ERROR_INVALID_DEVICE";
+    case kCudaErrorInvalidImage:
+      return "CUDA_ERROR_INVALID_IMAGE";
+    case kCudaErrorNoBinaryForGpu:
+      return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case kCudaErrorEccUncorrectable:
+      return "CUDA_ERROR_ECC_UNCORRECTABLE";
+    case kCudaErrorInvalidPtx:
+      return "CUDA_ERROR_INVALID_PTX";
+    case kCudaErrorJitCompilerNotFound:
+      return "CUDA_ERROR_JIT_COMPILER_NOT_FOUND";
+    case kCudaErrorUnsupportedPtxVersion:
+      return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+    case kCudaErrorContained:
+      return "CUDA_ERROR_CONTAINED";
+    case kCudaErrorNotFound:
+      return "CUDA_ERROR_NOT_FOUND";
+    case kCudaErrorIllegalAddress:
+      return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case kCudaErrorLaunchOutOfResources:
+      return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    case kCudaErrorLaunchTimeout:
+      return "CUDA_ERROR_LAUNCH_TIMEOUT";
+    case kCudaErrorAssert:
+      return "CUDA_ERROR_ASSERT";
+    case kCudaErrorHardwareStackError:
+      return "CUDA_ERROR_HARDWARE_STACK_ERROR";
+    case kCudaErrorIllegalInstruction:
+      return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
+    case kCudaErrorMisalignedAddress:
+      return "CUDA_ERROR_MISALIGNED_ADDRESS";
+    case kCudaErrorInvalidAddressSpace:
+      return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
+    case kCudaErrorInvalidPc:
+      return "CUDA_ERROR_INVALID_PC";
+    case kCudaErrorLaunchFailed:
+      return "CUDA_ERROR_LAUNCH_FAILED";
+    case kCudaErrorUnknown:
+      return "CUDA_ERROR_UNKNOWN";
   }
   return nullptr;
 }
@@ -178,10 +205,10 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::FromApi(const CudaApi& a
 absl::Status CudaDriver::Init() {
   const CUresult result = api_.cuInit(0);
   if (result == kCudaErrorStubLibrary) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no CUDA driver: ", origin_,
-        " is the CUDA toolkit's stub library (CUDA_ERROR_STUB_LIBRARY), not a driver; "
-        "install the NVIDIA driver or take the stubs directory off the library path"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("no CUDA driver: ", origin_,
+                     " is the CUDA toolkit's stub library (CUDA_ERROR_STUB_LIBRARY), not a driver; "
+                     "install the NVIDIA driver or take the stubs directory off the library path"));
   }
   if (result == kCudaErrorNoDevice) {
     return absl::FailedPreconditionError(
@@ -189,8 +216,8 @@ absl::Status CudaDriver::Init() {
   }
   if (result != kCudaSuccess) {
     absl::Status failed = Check(result, "cuInit");
-    return absl::FailedPreconditionError(absl::StrCat("no usable CUDA driver (", origin_,
-                                                      "): ", failed.message()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("no usable CUDA driver (", origin_, "): ", failed.message()));
   }
   if (api_.cuDriverGetVersion != nullptr && api_.cuDriverGetVersion(&version_) != kCudaSuccess) {
     version_ = 0;
@@ -214,7 +241,7 @@ absl::Status CudaDriver::Check(CUresult result, absl::string_view call) const {
   if (api_.cuGetErrorString(result, &description) == kCudaSuccess && description != nullptr) {
     absl::StrAppend(&message, " (", description, ")");
   }
-  absl::Status status(CodeFor(result), message);
+  absl::Status status{CodeFor(result), message};
   status.SetPayload(kResultPayload, absl::Cord(absl::StrCat(result)));
   return status;
 }
@@ -236,8 +263,8 @@ absl::StatusOr<CUdevice> CudaDriver::Device(int ordinal) const {
   }
   if (ordinal < 0 || ordinal >= *count) {
     return absl::InvalidArgumentError(absl::StrCat("CUDA device ", ordinal,
-                                                   " does not exist: the driver reports ",
-                                                   *count, " device(s), 0 to ", *count - 1));
+                                                   " does not exist: the driver reports ", *count,
+                                                   " device(s), 0 to ", *count - 1));
   }
   CUdevice device = 0;
   if (absl::Status s = Check(api_.cuDeviceGet(&device, ordinal), "cuDeviceGet"); !s.ok()) return s;
@@ -256,8 +283,8 @@ absl::StatusOr<GpuDeviceProperties> CudaDriver::Properties(CUdevice device) cons
   GpuDeviceProperties props;
   props.ordinal = device;
   char name[256] = {};
-  if (absl::Status s = Check(api_.cuDeviceGetName(name, sizeof(name) - 1, device),
-                             "cuDeviceGetName");
+  if (absl::Status s =
+          Check(api_.cuDeviceGetName(name, sizeof(name) - 1, device), "cuDeviceGetName");
       !s.ok()) {
     return s;
   }
@@ -391,15 +418,14 @@ absl::StatusOr<CudaModule> CudaModule::Load(const CudaDriver& driver, const std:
                     reinterpret_cast<void*>(uintptr_t{1})};
   CUmodule module = nullptr;
   // The image must be NUL-terminated PTX text: std::string guarantees it.
-  const CUresult result =
-      api.cuModuleLoadDataEx(&module, ptx.c_str(), sizeof(options) / sizeof(options[0]), options,
-                             values);
+  const CUresult result = api.cuModuleLoadDataEx(
+      &module, ptx.c_str(), sizeof(options) / sizeof(options[0]), options, values);
   if (result != kCudaSuccess) {
     absl::Status failed = driver.Check(result, "cuModuleLoadDataEx");
     const std::string log = LogText(error_log);
-    absl::Status with_log(failed.code(),
-                          absl::StrCat(failed.message(), "; JIT log: ",
-                                       log.empty() ? "(empty)" : log));
+    absl::Status with_log{
+        failed.code(),
+        absl::StrCat(failed.message(), "; JIT log: ", log.empty() ? "(empty)" : log)};
     with_log.SetPayload(kResultPayload, absl::Cord(absl::StrCat(result)));
     return with_log;
   }
@@ -430,8 +456,8 @@ absl::StatusOr<CUfunction> CudaModule::Function(const std::string& entry) const 
   const CUresult result = driver_->api().cuModuleGetFunction(&function, module_, entry.c_str());
   if (result == kCudaErrorNotFound) {
     absl::Status status = absl::NotFoundError(
-        absl::StrCat("the PTX module has no entry \"", entry, "\" (cuModuleGetFunction: ",
-                     driver_->ErrorName(result), ")"));
+        absl::StrCat("the PTX module has no entry \"", entry,
+                     "\" (cuModuleGetFunction: ", driver_->ErrorName(result), ")"));
     status.SetPayload(kResultPayload, absl::Cord(absl::StrCat(result)));
     return status;
   }
@@ -442,8 +468,8 @@ absl::StatusOr<CUfunction> CudaModule::Function(const std::string& entry) const 
   return function;
 }
 
-absl::StatusOr<int> FunctionAttribute(const CudaDriver& driver, CUfunction function,
-                                      int attribute) {
+[[nodiscard]] absl::StatusOr<int> FunctionAttribute(const CudaDriver& driver, CUfunction function,
+                                                    int attribute) {
   int value = 0;
   absl::Status s = driver.Check(driver.api().cuFuncGetAttribute(&value, attribute, function),
                                 absl::StrCat("cuFuncGetAttribute(attribute ", attribute, ")"));
@@ -521,7 +547,8 @@ absl::StatusOr<CudaEvent> CudaEvent::Create(const CudaDriver& driver) {
 }
 
 CudaEvent::CudaEvent(CudaEvent&& other) noexcept
-    : driver_(std::exchange(other.driver_, nullptr)), event_(std::exchange(other.event_, nullptr)) {}
+    : driver_(std::exchange(other.driver_, nullptr)),
+      event_(std::exchange(other.event_, nullptr)) {}
 
 CudaEvent& CudaEvent::operator=(CudaEvent&& other) noexcept {
   if (this != &other) {

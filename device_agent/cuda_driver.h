@@ -138,10 +138,10 @@ struct CudaApi {
   CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module,
                                   const char* name) = nullptr;
   CUresult (*cuFuncGetAttribute)(int* value, int attribute, CUfunction function) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y,
-                             unsigned grid_z, unsigned block_x, unsigned block_y,
-                             unsigned block_z, unsigned shared_bytes, CUstream stream,
-                             void** kernel_params, void** extra) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                             unsigned block_x, unsigned block_y, unsigned block_z,
+                             unsigned shared_bytes, CUstream stream, void** kernel_params,
+                             void** extra) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr* pointer, size_t bytes) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr pointer) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr destination, const void* source, size_t bytes) = nullptr;
@@ -188,7 +188,7 @@ class CudaDriver {
   // cuDriverGetVersion must be set (FailedPrecondition naming the missing
   // ones otherwise); calls api.cuInit(0), with the same errors as Open.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<CudaDriver>> FromApi(const CudaApi& api,
-                                                                          std::string origin);
+                                                                           std::string origin);
 
   CudaDriver(const CudaDriver&) = delete;
   CudaDriver& operator=(const CudaDriver&) = delete;
@@ -205,7 +205,7 @@ class CudaDriver {
   // guidance: ResourceExhausted for out of memory, FailedPrecondition for a
   // missing driver or device, InvalidArgument for bad values and images,
   // NotFound, Internal for kernel faults and the rest.
-  absl::Status Check(CUresult result, absl::string_view call) const;
+  [[nodiscard]] absl::Status Check(CUresult result, absl::string_view call) const;
   // "CUDA_ERROR_OUT_OF_MEMORY": the driver's name, else a built-in one, else
   // "CUresult <n>".
   std::string ErrorName(CUresult result) const;
@@ -290,8 +290,8 @@ class CudaModule {
 };
 
 // cuFuncGetAttribute.
-[[nodiscard]] absl::StatusOr<int> FunctionAttribute(const CudaDriver& driver,
-                                                    CUfunction function, int attribute);
+[[nodiscard]] absl::StatusOr<int> FunctionAttribute(const CudaDriver& driver, CUfunction function,
+                                                    int attribute);
 
 // Device memory (cuMemAlloc / cuMemFree).
 class DeviceBuffer {

@@ -5,8 +5,8 @@
 #include <memory>
 #include <utility>
 
-#include "device_agent/cuda_event_clock.h"
 #include "common/clock.h"
+#include "device_agent/cuda_event_clock.h"
 #include "device_agent/fake_cuda_driver.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -215,8 +215,7 @@ TEST(CudaDriverTest, BufferCopiesRoundTripAndRefuseOversizedCopies) {
 // Launches `kernel` `count` times through the driver.
 void Launch(const CudaDriver& driver, CUfunction function, int count) {
   for (int i = 0; i < count; ++i) {
-    ASSERT_EQ(driver.api().cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr,
-                                          nullptr),
+    ASSERT_EQ(driver.api().cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr),
               kCudaSuccess);
   }
 }

@@ -5,8 +5,8 @@
 
 namespace tunefleet {
 
-absl::StatusOr<std::unique_ptr<CudaEventClock>> CudaEventClock::Create(
-    const CudaDriver& driver, ClockInterface* host_clock) {
+absl::StatusOr<std::unique_ptr<CudaEventClock>> CudaEventClock::Create(const CudaDriver& driver,
+                                                                       ClockInterface* host_clock) {
   absl::StatusOr<CudaEvent> last = CudaEvent::Create(driver);
   if (!last.ok()) return last.status();
   absl::StatusOr<CudaEvent> next = CudaEvent::Create(driver);

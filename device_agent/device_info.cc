@@ -13,8 +13,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/logging.h"
 
@@ -53,10 +53,10 @@ std::string FirstValue(absl::string_view text, absl::string_view key) {
 // LLVM's name for an ARM core, from the cpuinfo "CPU part" number.
 std::string ArmCpuName(const std::string& part) {
   static const std::pair<const char*, const char*> kParts[] = {
-      {"0xd03", "cortex-a53"}, {"0xd04", "cortex-a35"}, {"0xd05", "cortex-a55"},
-      {"0xd07", "cortex-a57"}, {"0xd08", "cortex-a72"}, {"0xd09", "cortex-a73"},
-      {"0xd0a", "cortex-a75"}, {"0xd0b", "cortex-a76"}, {"0xd0c", "neoverse-n1"},
-      {"0xd0d", "cortex-a77"}, {"0xd40", "neoverse-v1"}, {"0xd41", "cortex-a78"},
+      {"0xd03", "cortex-a53"},  {"0xd04", "cortex-a35"},  {"0xd05", "cortex-a55"},
+      {"0xd07", "cortex-a57"},  {"0xd08", "cortex-a72"},  {"0xd09", "cortex-a73"},
+      {"0xd0a", "cortex-a75"},  {"0xd0b", "cortex-a76"},  {"0xd0c", "neoverse-n1"},
+      {"0xd0d", "cortex-a77"},  {"0xd40", "neoverse-v1"}, {"0xd41", "cortex-a78"},
       {"0xd49", "neoverse-n2"}, {"0xd4f", "neoverse-v2"}};
   for (const auto& [number, name] : kParts) {
     if (absl::EqualsIgnoreCase(part, number)) return name;
@@ -138,7 +138,8 @@ proto::DeviceInfo DetectHostDevice() {
   return device;
 }
 
-absl::StatusOr<GpuDeviceProperties> DetectGpu(int ordinal, const std::string& library) {
+[[nodiscard]] absl::StatusOr<GpuDeviceProperties> DetectGpu(int ordinal,
+                                                            const std::string& library) {
   absl::StatusOr<std::unique_ptr<CudaDriver>> driver = CudaDriver::Open(library);
   if (!driver.ok()) return driver.status();
   absl::StatusOr<CUdevice> device = (*driver)->Device(ordinal);
@@ -157,14 +158,15 @@ void SetGpuInfo(const GpuDeviceProperties& gpu, proto::DeviceInfo* device) {
   device->set_max_registers_per_block(gpu.max_registers_per_block);
 }
 
-absl::StatusOr<proto::DeviceInfo> DetectAgentDevice(const AgentDeviceOptions& options) {
+[[nodiscard]] absl::StatusOr<proto::DeviceInfo> DetectAgentDevice(
+    const AgentDeviceOptions& options) {
   proto::DeviceInfo device = DetectHostDevice();
   absl::StatusOr<GpuDeviceProperties> gpu = DetectGpu(options.gpu_ordinal, options.cuda_library);
   if (!gpu.ok()) {
     if (options.require_gpu) {
-      return absl::Status(gpu.status().code(),
-                          absl::StrCat("--gpu: no usable GPU ", options.gpu_ordinal, ": ",
-                                       gpu.status().message()));
+      return absl::Status(
+          gpu.status().code(),
+          absl::StrCat("--gpu: no usable GPU ", options.gpu_ordinal, ": ", gpu.status().message()));
     }
     TF_LOG(INFO) << "no GPU: measuring CPU kernels only (" << gpu.status().message() << ")";
     return device;

@@ -20,8 +20,9 @@ TEST(DeviceInfoTest, ParsesAnX86CpuinfoKeepingKernelRelevantFlags) {
       ParseDeviceInfo("x86_64", cpuinfo, "MemTotal:       16318412 kB\nMemFree: 1 kB\n");
   EXPECT_EQ(device.arch(), "x86_64");
   EXPECT_EQ(device.cpu_model(), "Intel(R) Xeon(R) Platinum 8480+");
-  EXPECT_THAT(device.isa_features(), ElementsAre("sse4_2", "avx", "avx2", "fma", "avx512f",
-                                                 "avx512bw", "avx512vl", "avx512_vnni", "amx_tile"));
+  EXPECT_THAT(device.isa_features(),
+              ElementsAre("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl",
+                          "avx512_vnni", "amx_tile"));
   EXPECT_EQ(device.memory_bytes(), int64_t{16318412} * 1024);
   EXPECT_EQ(device.llvm_cpu(), "sapphirerapids");
 }

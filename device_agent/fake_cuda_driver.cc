@@ -33,14 +33,22 @@ int FromHandle(Handle handle) {
 
 const char* FakeErrorName(CUresult error) {
   switch (error) {
-    case kCudaErrorInvalidValue: return "CUDA_ERROR_INVALID_VALUE";
-    case kCudaErrorOutOfMemory: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case kCudaErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
-    case kCudaErrorInvalidPtx: return "CUDA_ERROR_INVALID_PTX";
-    case kCudaErrorNotFound: return "CUDA_ERROR_NOT_FOUND";
-    case kCudaErrorIllegalAddress: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case kCudaErrorLaunchOutOfResources: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
-    case kCudaErrorLaunchFailed: return "CUDA_ERROR_LAUNCH_FAILED";
+    case kCudaErrorInvalidValue:
+      return "CUDA_ERROR_INVALID_VALUE";
+    case kCudaErrorOutOfMemory:
+      return "CUDA_ERROR_OUT_OF_MEMORY";
+    case kCudaErrorNoDevice:
+      return "CUDA_ERROR_NO_DEVICE";
+    case kCudaErrorInvalidPtx:
+      return "CUDA_ERROR_INVALID_PTX";
+    case kCudaErrorNotFound:
+      return "CUDA_ERROR_NOT_FOUND";
+    case kCudaErrorIllegalAddress:
+      return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case kCudaErrorLaunchOutOfResources:
+      return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    case kCudaErrorLaunchFailed:
+      return "CUDA_ERROR_LAUNCH_FAILED";
   }
   return nullptr;
 }
@@ -239,8 +247,7 @@ CUresult FakeCuda::ModuleUnload(CUmodule module) {
 CUresult FakeCuda::ModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
   auto it = modules_.find(FromHandle(module));
   if (it == modules_.end()) return kCudaErrorInvalidValue;
-  if (!absl::StrContains(it->second, absl::StrCat(".entry ", name)) ||
-      kernels_.count(name) == 0) {
+  if (!absl::StrContains(it->second, absl::StrCat(".entry ", name)) || kernels_.count(name) == 0) {
     return kCudaErrorNotFound;
   }
   const int id = next_handle_++;
@@ -254,9 +261,15 @@ CUresult FakeCuda::FuncGetAttribute(int* value, int attribute, CUfunction functi
   if (it == functions_.end()) return kCudaErrorInvalidValue;
   const FakeKernel& kernel = kernels_.at(it->second);
   switch (attribute) {
-    case kCudaFuncAttrMaxThreadsPerBlock: *value = kernel.max_threads_per_block; break;
-    case kCudaFuncAttrNumRegs: *value = kernel.num_registers; break;
-    default: *value = 0; break;
+    case kCudaFuncAttrMaxThreadsPerBlock:
+      *value = kernel.max_threads_per_block;
+      break;
+    case kCudaFuncAttrNumRegs:
+      *value = kernel.num_registers;
+      break;
+    default:
+      *value = 0;
+      break;
   }
   return kCudaSuccess;
 }

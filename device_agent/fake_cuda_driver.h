@@ -40,10 +40,10 @@ namespace testing {
 struct FakeKernel {
   // Runs one launch: `params` are the kernel's parameters (each points to a
   // CUdeviceptr). Returns CUDA_SUCCESS or the error the launch causes.
-  std::function<CUresult(const std::array<unsigned, 3>& grid,
-                         const std::array<unsigned, 3>& block, void** params)>
+  std::function<CUresult(const std::array<unsigned, 3>& grid, const std::array<unsigned, 3>& block,
+                         void** params)>
       body;
-  double duration_ms = 0.1;   // GPU time per launch
+  double duration_ms = 0.1;          // GPU time per launch
   int max_threads_per_block = 1024;  // after "register allocation"
   int num_registers = 32;
 };
@@ -80,14 +80,13 @@ class FakeCuda {
   CUresult PrimaryCtxRelease(CUdevice device);
   CUresult CtxSetCurrent(CUcontext context);
   CUresult CtxSynchronize();
-  CUresult ModuleLoadDataEx(CUmodule* module, const void* image, unsigned num_options,
-                            int* options, void** values);
+  CUresult ModuleLoadDataEx(CUmodule* module, const void* image, unsigned num_options, int* options,
+                            void** values);
   CUresult ModuleUnload(CUmodule module);
   CUresult ModuleGetFunction(CUfunction* function, CUmodule module, const char* name);
   CUresult FuncGetAttribute(int* value, int attribute, CUfunction function);
   CUresult LaunchKernel(CUfunction function, const std::array<unsigned, 3>& grid,
-                        const std::array<unsigned, 3>& block, unsigned shared_bytes,
-                        void** params);
+                        const std::array<unsigned, 3>& block, unsigned shared_bytes, void** params);
   CUresult MemAlloc(CUdeviceptr* pointer, size_t bytes);
   CUresult MemFree(CUdeviceptr pointer);
   CUresult MemcpyHtoD(CUdeviceptr destination, const void* source, size_t bytes);
@@ -104,9 +103,9 @@ class FakeCuda {
   std::map<int, int> attributes_;
   std::map<std::string, FakeKernel> kernels_;
   std::map<CUdeviceptr, std::vector<unsigned char>> allocations_;
-  std::map<int, std::string> modules_;  // handle -> PTX
+  std::map<int, std::string> modules_;    // handle -> PTX
   std::map<int, std::string> functions_;  // handle -> entry
-  std::map<int, double> events_;  // handle -> recorded GPU time (ms), NaN if never recorded
+  std::map<int, double> events_;          // handle -> recorded GPU time (ms), NaN if never recorded
   int next_handle_ = 1;
   int live_modules_ = 0;
   int retained_contexts_ = 0;

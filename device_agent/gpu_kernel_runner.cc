@@ -35,21 +35,20 @@ std::string Dims(const std::array<int64_t, 3>& dims) { return absl::StrJoin(dims
 // Why `launch` cannot run `function` on `device`, or OK. These launches
 // would fail in cuLaunchKernel (INVALID_VALUE, LAUNCH_OUT_OF_RESOURCES); the
 // check says which limit, in the config's terms.
-absl::Status CheckLaunchLimits(const CudaDriver& driver, CUfunction function,
-                               const GpuLaunch& launch, const GpuDeviceProperties& device) {
+[[nodiscard]] absl::Status CheckLaunchLimits(const CudaDriver& driver, CUfunction function,
+                                             const GpuLaunch& launch,
+                                             const GpuDeviceProperties& device) {
   static constexpr const char* kAxes[] = {"x", "y", "z"};
   for (int axis = 0; axis < 3; ++axis) {
     if (launch.block[axis] > device.max_block_dims[axis]) {
-      return absl::OutOfRangeError(absl::StrCat("block ", Dims(launch.block), ": ",
-                                                kAxes[axis], " = ", launch.block[axis],
-                                                " exceeds the device's maximum of ",
-                                                device.max_block_dims[axis]));
+      return absl::OutOfRangeError(
+          absl::StrCat("block ", Dims(launch.block), ": ", kAxes[axis], " = ", launch.block[axis],
+                       " exceeds the device's maximum of ", device.max_block_dims[axis]));
     }
     if (launch.grid[axis] > device.max_grid_dims[axis]) {
-      return absl::OutOfRangeError(absl::StrCat("grid ", Dims(launch.grid), ": ", kAxes[axis],
-                                                " = ", launch.grid[axis],
-                                                " exceeds the device's maximum of ",
-                                                device.max_grid_dims[axis]));
+      return absl::OutOfRangeError(
+          absl::StrCat("grid ", Dims(launch.grid), ": ", kAxes[axis], " = ", launch.grid[axis],
+                       " exceeds the device's maximum of ", device.max_grid_dims[axis]));
     }
   }
   const int64_t threads = launch.threads_per_block();
@@ -139,9 +138,9 @@ absl::Status GpuKernelRunner::EnsureBuffers(const std::vector<TensorArg>& tensor
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Allocate(*driver_, TensorBytes(tensor));
     if (!buffer.ok()) {
       buffers_.clear();
-      return absl::Status(buffer.status().code(),
-                          absl::StrCat("device memory for tensor ", tensor.name, ": ",
-                                       buffer.status().message()));
+      return absl::Status(
+          buffer.status().code(),
+          absl::StrCat("device memory for tensor ", tensor.name, ": ", buffer.status().message()));
     }
     buffers_.push_back(*std::move(buffer));
   }
@@ -154,9 +153,8 @@ void GpuKernelRunner::NoteFault(const absl::Status& status) {
   }
 }
 
-proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request,
-                                      PreparedWorkload& workload, proto::RunResult result,
-                                      const StageCallback& set_stage) {
+proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request, PreparedWorkload& workload,
+                                      proto::RunResult result, const StageCallback& set_stage) {
   auto stage = [&](RunnerStage s) {
     if (set_stage) set_stage(s);
   };
@@ -184,18 +182,18 @@ proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request,
                                     tensors.size(), " tensors (one pointer each)"));
   }
   if (absl::Status opened = OpenDevice(); !opened.ok()) {
-    return load_failed(MeasureErrorNo::kRuntimeDevice,
-                       absl::StrCat("cannot use CUDA device ", options_.device_ordinal, ": ",
-                                    opened.message()));
+    return load_failed(
+        MeasureErrorNo::kRuntimeDevice,
+        absl::StrCat("cannot use CUDA device ", options_.device_ordinal, ": ", opened.message()));
   }
   absl::StatusOr<CudaModule> module = CudaModule::Load(*driver_, artifact->ptx);
   if (!module.ok()) {
     NoteFault(module.status());
-    return load_failed(MeasureErrorNo::kCompileDevice,
-                       absl::StrCat("the PTX does not load on ", device_->name, " (sm_",
-                                    device_->compute_capability_major,
-                                    device_->compute_capability_minor,
-                                    "): ", module.status().message()));
+    return load_failed(
+        MeasureErrorNo::kCompileDevice,
+        absl::StrCat("the PTX does not load on ", device_->name, " (sm_",
+                     device_->compute_capability_major, device_->compute_capability_minor,
+                     "): ", module.status().message()));
   }
   absl::StatusOr<CUfunction> function = module->Function(launch.entry);
   if (!function.ok()) {
@@ -240,14 +238,12 @@ proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request,
   const CudaApi& api = driver_->api();
   auto launch_once = [&]() -> absl::Status {
     return driver_->Check(
-        api.cuLaunchKernel(*function, static_cast<unsigned>(launch.grid[0]),
-                           static_cast<unsigned>(launch.grid[1]),
-                           static_cast<unsigned>(launch.grid[2]),
-                           static_cast<unsigned>(launch.block[0]),
-                           static_cast<unsigned>(launch.block[1]),
-                           static_cast<unsigned>(launch.block[2]),
-                           /*shared_bytes=*/0, /*stream=*/nullptr, kernel_params.data(),
-                           /*extra=*/nullptr),
+        api.cuLaunchKernel(
+            *function, static_cast<unsigned>(launch.grid[0]), static_cast<unsigned>(launch.grid[1]),
+            static_cast<unsigned>(launch.grid[2]), static_cast<unsigned>(launch.block[0]),
+            static_cast<unsigned>(launch.block[1]), static_cast<unsigned>(launch.block[2]),
+            /*shared_bytes=*/0, /*stream=*/nullptr, kernel_params.data(),
+            /*extra=*/nullptr),
         absl::StrCat("cuLaunchKernel(", launch.entry, ", grid ", Dims(launch.grid), ", block ",
                      Dims(launch.block), ")"));
   };

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/gpu_artifact.h"
 #include "common/clock.h"
+#include "common/gpu_artifact.h"
 #include "device_agent/fake_cuda_driver.h"
 #include "device_agent/tensor_data.h"
 #include "gmock/gmock.h"
@@ -91,8 +91,7 @@ TEST_F(GpuKernelRunnerTest, CorrectKernelIsCheckedThenTimedOnTheGpuTimeline) {
   // One check run, one warm-up, then number = 2 launches per repeat.
   EXPECT_EQ(fake_.launches(), 1 + 1 + 3 * 2);
   EXPECT_EQ(stages_, (std::vector<RunnerStage>{RunnerStage::kLoadingKernel, RunnerStage::kCheckRun,
-                                               RunnerStage::kComparing,
-                                               RunnerStage::kTimingRuns}));
+                                               RunnerStage::kComparing, RunnerStage::kTimingRuns}));
   ASSERT_TRUE(runner_->device().has_value());
   EXPECT_EQ(runner_->device()->name, "Fake H100 0");
   EXPECT_FALSE(runner_->context_lost());
@@ -221,9 +220,8 @@ TEST_F(GpuKernelRunnerTest, ParameterCountMustMatchTheTensors) {
   fake_.AddKernel(kEntry, FakeDenseKernel(48, 40, 64));
   proto::RunResult result = Run(Request(Artifact(FakePtx(kEntry, 2))));
   EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
-  EXPECT_THAT(result.error_msg(),
-              HasSubstr("kernel dense_kernel declares 2 parameters but "
-                        "dense(K=64,M=48,N=40,layout=NK) has 3 tensors"));
+  EXPECT_THAT(result.error_msg(), HasSubstr("kernel dense_kernel declares 2 parameters but "
+                                            "dense(K=64,M=48,N=40,layout=NK) has 3 tensors"));
 }
 
 TEST_F(GpuKernelRunnerTest, MalformedHeaderIsRuntimeDevice) {
@@ -256,9 +254,8 @@ TEST(GpuKernelRunnerNoDriverTest, MissingDriverIsRuntimeDeviceNamingIt) {
   proto::RunResult result =
       runner.Run(Request(Artifact(FakePtx(kEntry, 3))), *workload, proto::RunResult(), {});
   EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
-  EXPECT_THAT(result.error_msg(),
-              HasSubstr("cannot use CUDA device 0: no CUDA driver: "
-                        "dlopen(/nonexistent/libcuda.so.1)"));
+  EXPECT_THAT(result.error_msg(), HasSubstr("cannot use CUDA device 0: no CUDA driver: "
+                                            "dlopen(/nonexistent/libcuda.so.1)"));
   EXPECT_FALSE(runner.context_lost());
 }
 

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "common/gpu_artifact.h"
 #include "common/clock.h"
+#include "common/gpu_artifact.h"
 #include "device_agent/cuda_driver.h"
 #include "device_agent/device_info.h"
 #include "device_agent/fake_cuda_driver.h"
@@ -38,11 +38,11 @@ std::optional<std::string> NoGpuReason() {
   return std::string(gpu.status().message());
 }
 
-#define SKIP_WITHOUT_GPU()                                              \
-  do {                                                                  \
-    if (std::optional<std::string> reason = NoGpuReason()) {            \
-      GTEST_SKIP() << "no GPU: " << *reason;                            \
-    }                                                                   \
+#define SKIP_WITHOUT_GPU()                                   \
+  do {                                                       \
+    if (std::optional<std::string> reason = NoGpuReason()) { \
+      GTEST_SKIP() << "no GPU: " << *reason;                 \
+    }                                                        \
   } while (0)
 
 // The dense test workload (48x40x64, NK) with testdata/<ptx_file> as its
@@ -120,8 +120,8 @@ TEST_F(GpuRunnerChildTest, BlockLargerThanTheDeviceAllowsIsInstantiationError) {
 // Runner's next trial, GPU or CPU, gets a fresh child.
 TEST(GpuRunnerTest, IllegalAddressFailsTheTrialAndTheNextTrialGetsAFreshChild) {
   SKIP_WITHOUT_GPU();
-  absl::StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(RunnerOptions{
-      .runner_path = RunfilePath("device_agent/tunefleet_runner"), .num_threads = 1});
+  absl::StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(
+      RunnerOptions{.runner_path = RunfilePath("device_agent/tunefleet_runner"), .num_threads = 1});
   ASSERT_TRUE(runner.ok()) << runner.status();
   proto::RunResult ok = (*runner)->Run(GpuRequest("dense_ok.ptx"));
   ASSERT_EQ(ok.error_no(), Code(MeasureErrorNo::kNoError)) << ok.error_msg();
@@ -156,10 +156,10 @@ proto::RunRequest FakeDriverRequest(const std::string& entry) {
 }
 
 TEST(GpuRunnerFakeDriverTest, ChildExitsAfterALostContextAndTheNextTrialGetsAFreshOne) {
-  absl::StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(RunnerOptions{
-      .runner_path = RunfilePath("device_agent/tunefleet_runner"),
-      .num_threads = 1,
-      .cuda_driver_library = RunfilePath("device_agent/testdata/libfake_cuda.so")});
+  absl::StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(
+      RunnerOptions{.runner_path = RunfilePath("device_agent/tunefleet_runner"),
+                    .num_threads = 1,
+                    .cuda_driver_library = RunfilePath("device_agent/testdata/libfake_cuda.so")});
   ASSERT_TRUE(runner.ok()) << runner.status();
   proto::RunResult ok = (*runner)->Run(FakeDriverRequest("dense_kernel"));
   ASSERT_EQ(ok.error_no(), Code(MeasureErrorNo::kNoError)) << ok.error_msg();

@@ -20,13 +20,13 @@ std::string DlErrorText() {
   return text != nullptr ? text : "(no dlerror text)";
 }
 
-absl::Status WriteAllToFile(int fd, absl::string_view bytes, absl::string_view what) {
+[[nodiscard]] absl::Status WriteAllToFile(int fd, absl::string_view bytes, absl::string_view what) {
   while (!bytes.empty()) {
     ssize_t written = write(fd, bytes.data(), bytes.size());
     if (written < 0) {
       if (errno == EINTR) continue;
-      return absl::InternalError(absl::StrCat("writing the shared object to ", what,
-                                              " failed: ", std::strerror(errno)));
+      return absl::InternalError(
+          absl::StrCat("writing the shared object to ", what, " failed: ", std::strerror(errno)));
     }
     bytes.remove_prefix(static_cast<size_t>(written));
   }
@@ -47,7 +47,8 @@ bool PathAlreadyLoaded(const std::string& path) {
   return true;
 }
 
-absl::Status DlopenError(absl::string_view name, size_t size, const std::string& text) {
+[[nodiscard]] absl::Status DlopenError(absl::string_view name, size_t size,
+                                       const std::string& text) {
   return absl::InvalidArgumentError(
       absl::StrCat("dlopen of shared object ", name, " (", size, " bytes) failed: ", text));
 }
@@ -91,8 +92,8 @@ absl::StatusOr<SharedObject> SharedObject::LoadFromBytes(absl::string_view bytes
   // Fallback: a temporary file, unlinked as soon as it is mapped.
   const int memfd_errno = errno;
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string path = absl::StrCat((tmpdir != nullptr && *tmpdir) ? tmpdir : "/tmp",
-                                  "/tunefleet-kernel-XXXXXX.so");
+  std::string path =
+      absl::StrCat((tmpdir != nullptr && *tmpdir) ? tmpdir : "/tmp", "/tunefleet-kernel-XXXXXX.so");
   fd = mkstemps(path.data(), /*suffixlen=*/3);
   if (fd < 0) {
     return absl::InternalError(absl::StrCat(
@@ -152,7 +153,8 @@ absl::StatusOr<void*> SharedObject::FindSymbol(const std::string& symbol) const 
     // NULL is useless either way.
     const char* text = dlerror();
     return absl::NotFoundError(absl::StrCat("symbol \"", symbol, "\" not found in shared object ",
-                                            name_, text != nullptr ? absl::StrCat(": ", text) : ""));
+                                            name_,
+                                            text != nullptr ? absl::StrCat(": ", text) : ""));
   }
   return address;
 }

@@ -71,7 +71,7 @@ std::string WaitForExit(pid_t pid) {
   }
 }
 
-absl::Status IsExecutableFile(const std::string& path) {
+[[nodiscard]] absl::Status IsExecutableFile(const std::string& path) {
   if (path.empty()) return absl::NotFoundError("empty path");
   if (access(path.c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
@@ -79,7 +79,7 @@ absl::Status IsExecutableFile(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> ResolveRunnerPath(const std::string& configured) {
+[[nodiscard]] absl::StatusOr<std::string> ResolveRunnerPath(const std::string& configured) {
   if (!configured.empty()) {
     if (absl::Status ok = IsExecutableFile(configured); !ok.ok()) {
       return absl::NotFoundError(
@@ -127,7 +127,7 @@ absl::StatusOr<std::string> ResolveRunnerPath(const std::string& configured) {
 
 // The launcher's program as a path: as given when it names a directory,
 // else the first executable of that name in $PATH.
-absl::StatusOr<std::string> ResolveLauncherProgram(const std::string& program) {
+[[nodiscard]] absl::StatusOr<std::string> ResolveLauncherProgram(const std::string& program) {
   if (program.find('/') != std::string::npos) {
     if (absl::Status ok = IsExecutableFile(program); !ok.ok()) {
       return absl::NotFoundError(
@@ -142,8 +142,8 @@ absl::StatusOr<std::string> ResolveLauncherProgram(const std::string& program) {
     std::string candidate = absl::StrCat(dir, "/", program);
     if (IsExecutableFile(candidate).ok()) return candidate;
   }
-  return absl::NotFoundError(absl::StrCat("runner launcher ", program,
-                                          " is not an executable in PATH=", search_path));
+  return absl::NotFoundError(
+      absl::StrCat("runner launcher ", program, " is not an executable in PATH=", search_path));
 }
 
 // A duplicate of `fd` numbered >= 10 (close-on-exec), replacing it. Keeps
@@ -167,9 +167,9 @@ absl::StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
         absl::StrCat("runner: num_threads must be >= 0, got ", options.num_threads));
   }
   if (!(options.startup_timeout_s > 0) || !(options.prepare_timeout_s > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "runner: startup_timeout_s and prepare_timeout_s must be > 0, got ",
-        options.startup_timeout_s, " and ", options.prepare_timeout_s));
+    return absl::InvalidArgumentError(
+        absl::StrCat("runner: startup_timeout_s and prepare_timeout_s must be > 0, got ",
+                     options.startup_timeout_s, " and ", options.prepare_timeout_s));
   }
   absl::StatusOr<std::string> path = ResolveRunnerPath(options.runner_path);
   if (!path.ok()) return path.status();
@@ -241,21 +241,22 @@ absl::Status Runner::SpawnChild() {
   // With a launcher the child is the launcher, given the runner's command
   // line after its own arguments.
   std::vector<std::string> args = options_.launcher;
-  args.insert(args.end(), {
-      options_.runner_path,
-      absl::StrCat("--request_fd=", kRunnerRequestFd),
-      absl::StrCat("--result_fd=", kRunnerResultFd),
-      absl::StrCat("--status_fd=", child_status_fd >= 0 ? kRunnerStatusFd : -1),
-      absl::StrCat("--parent_pid=", getpid()),
-      absl::StrCat("--num_threads=", options_.num_threads),
-      absl::StrCat("--pin_threads=", options_.pin_threads ? "true" : "false"),
-      absl::StrCat("--gpu_device=", options_.gpu_device),
-  });
+  args.insert(args.end(),
+              {
+                  options_.runner_path,
+                  absl::StrCat("--request_fd=", kRunnerRequestFd),
+                  absl::StrCat("--result_fd=", kRunnerResultFd),
+                  absl::StrCat("--status_fd=", child_status_fd >= 0 ? kRunnerStatusFd : -1),
+                  absl::StrCat("--parent_pid=", getpid()),
+                  absl::StrCat("--num_threads=", options_.num_threads),
+                  absl::StrCat("--pin_threads=", options_.pin_threads ? "true" : "false"),
+                  absl::StrCat("--gpu_device=", options_.gpu_device),
+              });
   if (!options_.cuda_driver_library.empty()) {
     args.push_back(absl::StrCat("--cuda_driver=", options_.cuda_driver_library));
   }
-  const std::string& program = options_.launcher.empty() ? options_.runner_path
-                                                         : options_.launcher.front();
+  const std::string& program =
+      options_.launcher.empty() ? options_.runner_path : options_.launcher.front();
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -272,8 +273,8 @@ absl::Status Runner::SpawnChild() {
     close(request_pipe[1]);
     close(result_pipe[0]);
     UnmapRunnerStatusPage(status_page);
-    return absl::UnavailableError(absl::StrCat("posix_spawn of ", program,
-                                               " failed: ", std::strerror(spawn_error)));
+    return absl::UnavailableError(
+        absl::StrCat("posix_spawn of ", program, " failed: ", std::strerror(spawn_error)));
   }
   child_ = Child{.pid = pid,
                  .request_fd = request_pipe[1],
@@ -293,14 +294,14 @@ absl::Status Runner::SpawnChild() {
     const std::string ended =
         absl::IsUnavailable(hello.status()) ? ReapExitingChild() : KillChild();
     return absl::UnavailableError(absl::StrCat(options_.runner_path, " (pid ", pid,
-                                               ") did not report ready: ",
-                                               hello.status().message(), "; it ", ended));
+                                               ") did not report ready: ", hello.status().message(),
+                                               "; it ", ended));
   }
   if (*hello != kRunnerHello) {
     KillChild();
-    return absl::FailedPreconditionError(
-        absl::StrCat(options_.runner_path, " is not a compatible ", kRunnerBinaryName,
-                     ": it greeted with \"", absl::CEscape(*hello), "\""));
+    return absl::FailedPreconditionError(absl::StrCat(options_.runner_path, " is not a compatible ",
+                                                      kRunnerBinaryName, ": it greeted with \"",
+                                                      absl::CEscape(*hello), "\""));
   }
   return absl::OkStatus();
 }
@@ -377,8 +378,7 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
 
     absl::Status written = WriteFrame(child_->request_fd, payload, sent_at + timeout_nanos);
     if (!written.ok()) {
-      const std::string ended =
-          absl::IsUnavailable(written) ? ReapExitingChild() : KillChild();
+      const std::string ended = absl::IsUnavailable(written) ? ReapExitingChild() : KillChild();
       if (may_retry) {
         TF_LOG(WARNING) << "runner: child pid=" << pid << " " << ended
                         << " before taking a request; starting a new one";
@@ -402,8 +402,7 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     for (;;) {
       readable = WaitUntilReadable(child_->result_fd, deadline);
       if (!absl::IsDeadlineExceeded(readable)) break;
-      if (page == nullptr ||
-          page->requests_received.load(std::memory_order_acquire) != sequence) {
+      if (page == nullptr || page->requests_received.load(std::memory_order_acquire) != sequence) {
         break;
       }
       const int64_t now = RunnerNowNanos();

@@ -111,15 +111,15 @@ class Runner final : public RunnerInterface {
  private:
   struct Child {
     pid_t pid = -1;
-    int request_fd = -1;  // parent's write end, non-blocking
-    int result_fd = -1;   // parent's read end, non-blocking
+    int request_fd = -1;                      // parent's write end, non-blocking
+    int result_fd = -1;                       // parent's read end, non-blocking
     RunnerStatusPage* status_page = nullptr;  // may be null (no memfd)
     uint64_t requests_sent = 0;
   };
 
   explicit Runner(RunnerOptions options) : options_(std::move(options)) {}
 
-  absl::Status SpawnChild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] absl::Status SpawnChild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SIGKILLs and reaps the child; returns how it ended.
   std::string KillChild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reaps a child that closed its pipe (normally: it died), killing it if it

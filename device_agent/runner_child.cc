@@ -35,7 +35,7 @@ proto::RunResult Failure(proto::RunResult result, MeasureErrorNo error_no, std::
 // The request's measure options, or why they are unusable. Proto3 sends 0
 // for an unset field, so a caller that forgets the options gets told here
 // rather than silently measuring with number = 0.
-absl::Status ValidateMeasureOptions(const proto::MeasureOptions& options) {
+[[nodiscard]] absl::Status ValidateMeasureOptions(const proto::MeasureOptions& options) {
   if (options.number() < 1) {
     return absl::InvalidArgumentError(absl::StrCat("number must be >= 1, got ", options.number()));
   }
@@ -97,8 +97,8 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
   // published so the parent does not count it against the kernel's timeout.
   SetStage(RunnerStage::kPreparingWorkload);
   const int64_t prepare_start = clock_->NowNanos();
-  absl::StatusOr<PreparedWorkload*> prepared = workloads_.Get(
-      request.workload_name(), request.workload_args_json(), options.input_seed());
+  absl::StatusOr<PreparedWorkload*> prepared =
+      workloads_.Get(request.workload_name(), request.workload_args_json(), options.input_seed());
   if (prepared.ok() && options.check_correctness()) (*prepared)->ComputeReferenceIfNeeded();
   const int64_t prepare_nanos = clock_->NowNanos() - prepare_start;
   result.set_prepare_seconds(static_cast<double>(prepare_nanos) * 1e-9);
@@ -149,7 +149,8 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
   // The untimed prepare stage of a staged kernel (common/kernel_abi.h), on
   // pristine inputs: what it packs is what every timed call reads.
   workload.RestoreInputs();
-  if (const int32_t rc = kernel->Prepare(runtime); rc != 0) return stage_failed("in its prepare stage", rc);
+  if (const int32_t rc = kernel->Prepare(runtime); rc != 0)
+    return stage_failed("in its prepare stage", rc);
 
   if (options.check_correctness()) {
     SetStage(RunnerStage::kCheckRun);
@@ -212,9 +213,9 @@ absl::Status RunnerChild::Serve(int request_fd, int result_fd) {
     proto::RunRequest request;
     proto::RunResult result;
     if (!request.ParseFromString(*frame)) {
-      result = Failure(std::move(result), MeasureErrorNo::kUnknown,
-                       absl::StrCat("runner child could not parse a RunRequest of ",
-                                    frame->size(), " bytes"));
+      result = Failure(
+          std::move(result), MeasureErrorNo::kUnknown,
+          absl::StrCat("runner child could not parse a RunRequest of ", frame->size(), " bytes"));
     } else {
       if (status_page_ != nullptr) {
         status_page_->prepare_nanos.store(0, std::memory_order_relaxed);

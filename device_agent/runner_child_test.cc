@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "common/gpu_artifact.h"
 #include "common/clock.h"
+#include "common/gpu_artifact.h"
 #include "device_agent/cuda_driver.h"
 #include "device_agent/fake_cuda_driver.h"
 #include "device_agent/runner_protocol.h"
@@ -185,8 +185,9 @@ TEST(RunnerChildGpuTest, GpuArtifactWithoutADriverFailsBeforePreparingTheWorkloa
   RunnerChild child(options, &clock);
   proto::RunResult result = child.Handle(GpuTestRequest());
   EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
-  EXPECT_THAT(result.error_msg(),
-              HasSubstr("cannot run a GPU kernel: no CUDA driver: dlopen(/nonexistent/libcuda.so.1)"));
+  EXPECT_THAT(
+      result.error_msg(),
+      HasSubstr("cannot run a GPU kernel: no CUDA driver: dlopen(/nonexistent/libcuda.so.1)"));
   EXPECT_EQ(result.prepare_seconds(), 0);
   // The same child still measures CPU kernels.
   result = child.Handle(DenseTestRequest("libdense_ok.so"));

@@ -10,8 +10,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "common/logging.h"
 #include "common/clock.h"
+#include "common/logging.h"
 #include "device_agent/cuda_driver.h"
 #include "device_agent/runner_child.h"
 #include "device_agent/runner_protocol.h"

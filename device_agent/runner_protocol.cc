@@ -55,7 +55,7 @@ class ScopedSigpipeSuppression {
 
 // Waits until `fd` is ready for `events` (or hung up / in error: the next
 // read or write reports those) or the deadline passes.
-absl::Status WaitUntilReady(int fd, short events, int64_t deadline_nanos) {
+[[nodiscard]] absl::Status WaitUntilReady(int fd, short events, int64_t deadline_nanos) {
   for (;;) {
     int timeout_ms = -1;
     if (deadline_nanos != kNoDeadline) {
@@ -77,16 +77,21 @@ absl::Status WaitUntilReady(int fd, short events, int64_t deadline_nanos) {
 
 const char* RunnerStageDescription(RunnerStage stage) {
   switch (stage) {
-    case RunnerStage::kIdle: return "idle or reading a request";
+    case RunnerStage::kIdle:
+      return "idle or reading a request";
     case RunnerStage::kPreparingWorkload:
       return "preparing the workload's tensors and reference outputs";
     case RunnerStage::kLoadingKernel:
       return "loading the kernel (dlopen runs the object's constructors; a GPU kernel's PTX is "
              "JIT-compiled)";
-    case RunnerStage::kCheckRun: return "running the kernel (correctness check run)";
-    case RunnerStage::kComparing: return "comparing the kernel's outputs with the reference";
-    case RunnerStage::kTimingRuns: return "running the kernel (timing runs)";
-    case RunnerStage::kWritingResult: return "writing the result";
+    case RunnerStage::kCheckRun:
+      return "running the kernel (correctness check run)";
+    case RunnerStage::kComparing:
+      return "comparing the kernel's outputs with the reference";
+    case RunnerStage::kTimingRuns:
+      return "running the kernel (timing runs)";
+    case RunnerStage::kWritingResult:
+      return "writing the result";
     case RunnerStage::kExiting:
       return "writing its last result before exiting (the CUDA context was lost to a GPU fault)";
   }
@@ -122,11 +127,11 @@ int64_t RunnerNowNanos() {
       .count();
 }
 
-absl::Status WaitUntilReadable(int fd, int64_t deadline_nanos) {
+[[nodiscard]] absl::Status WaitUntilReadable(int fd, int64_t deadline_nanos) {
   return WaitUntilReady(fd, POLLIN, deadline_nanos);
 }
 
-absl::Status WriteAllBytes(int fd, absl::string_view bytes, int64_t deadline_nanos) {
+[[nodiscard]] absl::Status WriteAllBytes(int fd, absl::string_view bytes, int64_t deadline_nanos) {
   ScopedSigpipeSuppression no_sigpipe;
   while (!bytes.empty()) {
     const ssize_t written = write(fd, bytes.data(), bytes.size());
@@ -150,7 +155,8 @@ absl::Status WriteAllBytes(int fd, absl::string_view bytes, int64_t deadline_nan
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> ReadExactBytes(int fd, size_t size, int64_t deadline_nanos) {
+[[nodiscard]] absl::StatusOr<std::string> ReadExactBytes(int fd, size_t size,
+                                                         int64_t deadline_nanos) {
   std::string bytes(size, '\0');
   size_t received = 0;
   while (received < size) {
@@ -160,8 +166,8 @@ absl::StatusOr<std::string> ReadExactBytes(int fd, size_t size, int64_t deadline
       continue;
     }
     if (got == 0) {
-      return absl::UnavailableError(absl::StrCat(
-          "the writing end of the pipe closed after ", received, " of ", size, " bytes"));
+      return absl::UnavailableError(absl::StrCat("the writing end of the pipe closed after ",
+                                                 received, " of ", size, " bytes"));
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -174,29 +180,28 @@ absl::StatusOr<std::string> ReadExactBytes(int fd, size_t size, int64_t deadline
   return bytes;
 }
 
-absl::Status WriteFrame(int fd, absl::string_view payload, int64_t deadline_nanos) {
+[[nodiscard]] absl::Status WriteFrame(int fd, absl::string_view payload, int64_t deadline_nanos) {
   if (payload.size() > kMaxRunnerFrameBytes) {
     return absl::InvalidArgumentError(absl::StrCat("message of ", payload.size(),
                                                    " bytes exceeds the runner's frame limit of ",
                                                    kMaxRunnerFrameBytes));
   }
   const uint32_t size = static_cast<uint32_t>(payload.size());
-  const unsigned char header[4] = {static_cast<unsigned char>(size),
-                                   static_cast<unsigned char>(size >> 8),
-                                   static_cast<unsigned char>(size >> 16),
-                                   static_cast<unsigned char>(size >> 24)};
+  const unsigned char header[4] = {
+      static_cast<unsigned char>(size), static_cast<unsigned char>(size >> 8),
+      static_cast<unsigned char>(size >> 16), static_cast<unsigned char>(size >> 24)};
   // One buffer, one write where it fits: fewer wake-ups of the reader.
   std::string frame(reinterpret_cast<const char*>(header), sizeof(header));
   frame.append(payload.data(), payload.size());
   return WriteAllBytes(fd, frame, deadline_nanos);
 }
 
-absl::StatusOr<std::string> ReadFrame(int fd, int64_t deadline_nanos) {
+[[nodiscard]] absl::StatusOr<std::string> ReadFrame(int fd, int64_t deadline_nanos) {
   absl::StatusOr<std::string> header = ReadExactBytes(fd, 4, deadline_nanos);
   if (!header.ok()) return header.status();
   const auto* h = reinterpret_cast<const unsigned char*>(header->data());
-  const uint32_t size = uint32_t{h[0]} | uint32_t{h[1]} << 8 | uint32_t{h[2]} << 16 |
-                        uint32_t{h[3]} << 24;
+  const uint32_t size =
+      uint32_t{h[0]} | uint32_t{h[1]} << 8 | uint32_t{h[2]} << 16 | uint32_t{h[3]} << 24;
   if (size > kMaxRunnerFrameBytes) {
     return absl::DataLossError(absl::StrCat("frame length ", size, " exceeds the limit of ",
                                             kMaxRunnerFrameBytes, ": the stream is corrupt"));

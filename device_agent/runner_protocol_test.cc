@@ -17,9 +17,7 @@ using ::testing::HasSubstr;
 // A pipe whose ends close with the test.
 class PipeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(pipe2(fds_, O_CLOEXEC | O_NONBLOCK), 0);
-  }
+  void SetUp() override { ASSERT_EQ(pipe2(fds_, O_CLOEXEC | O_NONBLOCK), 0); }
   void TearDown() override {
     CloseReader();
     CloseWriter();
@@ -52,12 +50,16 @@ TEST_F(PipeTest, FramesRoundTrip) {
 TEST_F(PipeTest, ReadingFromAnEmptyPipeHitsTheDeadline) {
   auto frame = ReadFrame(reader(), SoonNanos());
   EXPECT_EQ(frame.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_EQ(WaitUntilReadable(reader(), SoonNanos()).code(),
-            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(WaitUntilReadable(reader(), SoonNanos()).code(), absl::StatusCode::kDeadlineExceeded);
 }
 
 TEST_F(PipeTest, WriterGoneIsUnavailable) {
-  ASSERT_TRUE(WriteAllBytes(writer(), std::string("\x08\x00\x00\x00" "abc", 7), kNoDeadline).ok());
+  ASSERT_TRUE(WriteAllBytes(writer(),
+                            std::string("\x08\x00\x00\x00"
+                                        "abc",
+                                        7),
+                            kNoDeadline)
+                  .ok());
   CloseWriter();
   EXPECT_TRUE(WaitUntilReadable(reader(), SoonNanos()).ok());
   auto frame = ReadFrame(reader(), SoonNanos());
@@ -79,7 +81,8 @@ TEST_F(PipeTest, ReaderGoneIsUnavailableAndRaisesNoSignal) {
 TEST_F(PipeTest, AFullPipeHitsTheWriteDeadline) {
   const std::string chunk(1 << 16, 'x');
   absl::Status written;
-  for (int i = 0; i < 64 && written.ok(); ++i) written = WriteAllBytes(writer(), chunk, SoonNanos());
+  for (int i = 0; i < 64 && written.ok(); ++i)
+    written = WriteAllBytes(writer(), chunk, SoonNanos());
   EXPECT_EQ(written.code(), absl::StatusCode::kDeadlineExceeded);
 }
 

@@ -4,10 +4,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -83,8 +82,7 @@ TEST(RunnerTest, SegfaultInTimingRunsNamesThatStage) {
   request.mutable_options()->set_check_correctness(false);
   proto::RunResult crashed = runner->Run(request);
   EXPECT_EQ(crashed.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
-  EXPECT_THAT(crashed.error_msg(),
-              HasSubstr("(SIGSEGV) while running the kernel (timing runs)"));
+  EXPECT_THAT(crashed.error_msg(), HasSubstr("(SIGSEGV) while running the kernel (timing runs)"));
 }
 
 TEST(RunnerTest, HangIsRunTimeoutAndTheNextRunSucceeds) {

@@ -10,7 +10,8 @@ constexpr int kMaxStagedBuffers = 64;
 
 }  // namespace
 
-absl::StatusOr<StagedKernel> StagedKernel::Find(const SharedObject& object, const std::string& entry_name,
+absl::StatusOr<StagedKernel> StagedKernel::Find(const SharedObject& object,
+                                                const std::string& entry_name,
                                                 absl::Span<void* const> tensor_args) {
   StagedKernel kernel;
   absl::StatusOr<TfKernelEntry> entry = object.FindKernelEntry(entry_name);
@@ -31,10 +32,10 @@ absl::StatusOr<StagedKernel> StagedKernel::Find(const SharedObject& object, cons
     const int64_t count = elements[i];
     if (count == -1) break;
     if (count <= 0 || count > kMaxStagedBytes / 4 - total_bytes / 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          entry_name, TF_KERNEL_STAGED_ELEMENTS_SUFFIX, "[", i, "] = ", count,
-          " elements: not a valid size (all staged buffers together are limited to ",
-          kMaxStagedBytes, " bytes)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(entry_name, TF_KERNEL_STAGED_ELEMENTS_SUFFIX, "[", i, "] = ", count,
+                       " elements: not a valid size (all staged buffers together are limited to ",
+                       kMaxStagedBytes, " bytes)"));
     }
     total_bytes += count * 4;
     kernel.staged_elements_.push_back(count);
@@ -46,10 +47,12 @@ absl::StatusOr<StagedKernel> StagedKernel::Find(const SharedObject& object, cons
     kernel.args_.push_back(buffer->get());
     kernel.staged_.push_back(std::move(*buffer));
   }
-  if (absl::StatusOr<void*> prepare = object.FindSymbol(entry_name + TF_KERNEL_PREPARE_SUFFIX); prepare.ok()) {
+  if (absl::StatusOr<void*> prepare = object.FindSymbol(entry_name + TF_KERNEL_PREPARE_SUFFIX);
+      prepare.ok()) {
     kernel.prepare_ = reinterpret_cast<TfKernelEntry>(*prepare);
   }
-  if (absl::StatusOr<void*> finish = object.FindSymbol(entry_name + TF_KERNEL_FINISH_SUFFIX); finish.ok()) {
+  if (absl::StatusOr<void*> finish = object.FindSymbol(entry_name + TF_KERNEL_FINISH_SUFFIX);
+      finish.ok()) {
     kernel.finish_ = reinterpret_cast<TfKernelEntry>(*finish);
   }
   return kernel;

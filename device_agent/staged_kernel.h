@@ -42,7 +42,9 @@ class StagedKernel {
 
   // Each returns the stage's status (0 = success); Prepare and Finish
   // return 0 when the kernel has no such stage.
-  int32_t Prepare(const TfRuntime* runtime) { return prepare_ ? prepare_(args_.data(), runtime) : 0; }
+  int32_t Prepare(const TfRuntime* runtime) {
+    return prepare_ ? prepare_(args_.data(), runtime) : 0;
+  }
   int32_t Run(const TfRuntime* runtime) { return entry_(args_.data(), runtime); }
   int32_t Finish(const TfRuntime* runtime) { return finish_ ? finish_(args_.data(), runtime) : 0; }
 

@@ -90,7 +90,8 @@ std::optional<std::string> CompareTensor(const TensorArg& tensor, const float* a
       first_allowed, tolerance.atol, tolerance.rtol, mismatches, count, nan_mismatches, max_diff);
 }
 
-absl::StatusOr<AlignedFloats> AllocateAlignedFloats(int64_t count, const std::string& what) {
+[[nodiscard]] absl::StatusOr<AlignedFloats> AllocateAlignedFloats(int64_t count,
+                                                                  const std::string& what) {
   if (count < 0 || static_cast<uint64_t>(count) > std::numeric_limits<size_t>::max() / 8) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", what, ": ", count, " floats is not a valid size"));
@@ -213,8 +214,8 @@ PreparedWorkloadCache::PreparedWorkloadCache(size_t capacity)
     : capacity_(std::max<size_t>(capacity, 1)) {}
 
 absl::StatusOr<PreparedWorkload*> PreparedWorkloadCache::Get(const std::string& name,
-                                                              const std::string& args_json,
-                                                              uint64_t seed) {
+                                                             const std::string& args_json,
+                                                             uint64_t seed) {
   nlohmann::json args = nlohmann::json::parse(args_json, /*cb=*/nullptr,
                                               /*allow_exceptions=*/false);
   if (args.is_discarded()) {

@@ -135,8 +135,7 @@ class PreparedWorkloadCache {
   // name or args (MakeWorkload's message), ResourceExhausted when memory is
   // short.
   [[nodiscard]] absl::StatusOr<PreparedWorkload*> Get(const std::string& name,
-                                                      const std::string& args_json,
-                                                      uint64_t seed);
+                                                      const std::string& args_json, uint64_t seed);
 
   size_t size() const { return entries_.size(); }
 

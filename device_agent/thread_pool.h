@@ -96,8 +96,7 @@ class ThreadPool {
   void WaitForWorkers();
   void RunChunk(int chunk_index);
 
-  static void ParallelForTrampoline(void* context, int64_t n, TfParallelBody body,
-                                    void* closure);
+  static void ParallelForTrampoline(void* context, int64_t n, TfParallelBody body, void* closure);
   static void* AllocWorkspaceTrampoline(void* context, int64_t bytes);
   static void FreeWorkspaceTrampoline(void* context, void* ptr);
 

@@ -50,8 +50,8 @@ TEST(ThreadPoolTest, SumsThroughTheAbi) {
   } closure{&values};
   const TfRuntime* rt = pool.runtime();
   rt->parallel_for(
-      rt->context, kN,
-      [](int64_t i, void* c) { (*static_cast<Closure*>(c)->values)[i] = i * i; }, &closure);
+      rt->context, kN, [](int64_t i, void* c) { (*static_cast<Closure*>(c)->values)[i] = i * i; },
+      &closure);
   int64_t sum = 0;
   for (int64_t v : values) sum += v;
   EXPECT_EQ(sum, (kN - 1) * kN * (2 * kN - 1) / 6);

@@ -13,7 +13,7 @@
 namespace tunefleet {
 namespace {
 
-absl::Status ValidateOptions(const TimeEvaluatorOptions& options) {
+[[nodiscard]] absl::Status ValidateOptions(const TimeEvaluatorOptions& options) {
   if (options.number < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("time evaluator: number must be >= 1, got ", options.number));
@@ -27,14 +27,14 @@ absl::Status ValidateOptions(const TimeEvaluatorOptions& options) {
         absl::StrCat("time evaluator: min_repeat_ms must be >= 0, got ", options.min_repeat_ms));
   }
   if (!(options.cooldown_interval_s >= 0) || !std::isfinite(options.cooldown_interval_s)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "time evaluator: cooldown_interval_s must be finite and >= 0, got ",
-        options.cooldown_interval_s));
+    return absl::InvalidArgumentError(
+        absl::StrCat("time evaluator: cooldown_interval_s must be finite and >= 0, got ",
+                     options.cooldown_interval_s));
   }
   return absl::OkStatus();
 }
 
-absl::Status KernelFailed(int32_t rc, absl::string_view when) {
+[[nodiscard]] absl::Status KernelFailed(int32_t rc, absl::string_view when) {
   return absl::AbortedError(absl::StrCat(
       "kernel returned ", rc, " during ", when,
       " (non-zero means failure in the kernel ABI, e.g. a workspace allocation failed)"));
@@ -44,16 +44,15 @@ absl::Status KernelFailed(int32_t rc, absl::string_view when) {
 // few nanoseconds cannot overflow an int.
 int NextNumber(int number, double duration_ms, int min_repeat_ms) {
   constexpr double kGoldenRatio = 1.618;
-  const double grown =
-      std::max(min_repeat_ms / (duration_ms / number) + 1, number * kGoldenRatio);
+  const double grown = std::max(min_repeat_ms / (duration_ms / number) + 1, number * kGoldenRatio);
   return static_cast<int>(std::min(grown, static_cast<double>(std::numeric_limits<int>::max())));
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<double>> EvaluateTime(const std::function<int32_t()>& run_once,
-                                                 const TimeEvaluatorOptions& options,
-                                                 ClockInterface& clock) {
+[[nodiscard]] absl::StatusOr<std::vector<double>> EvaluateTime(
+    const std::function<int32_t()>& run_once, const TimeEvaluatorOptions& options,
+    ClockInterface& clock) {
   if (absl::Status valid = ValidateOptions(options); !valid.ok()) return valid;
 
   // The warm-up call pays one-time costs (page faults on fresh buffers, lazy
@@ -73,8 +72,8 @@ absl::StatusOr<std::vector<double>> EvaluateTime(const std::function<int32_t()>&
       const int64_t start = clock.NowNanos();
       for (int call = 0; call < number; ++call) {
         if (int32_t rc = run_once(); rc != 0) {
-          return KernelFailed(rc, absl::StrCat("repeat ", repeat_index + 1, " of ",
-                                               options.repeat, ", call ", call + 1));
+          return KernelFailed(rc, absl::StrCat("repeat ", repeat_index + 1, " of ", options.repeat,
+                                               ", call ", call + 1));
         }
       }
       duration_nanos = clock.NowNanos() - start;

@@ -34,10 +34,9 @@ struct FakeKernel {
 TEST(TimeEvaluatorTest, FixedNumberWhenMinRepeatIsZero) {
   FakeClock clock;
   FakeKernel kernel{&clock, 2000};
-  auto costs = EvaluateTime(kernel.AsRunOnce(),
-                            {.number = 4, .repeat = 3, .min_repeat_ms = 0,
-                             .cooldown_interval_s = 0.1},
-                            clock);
+  auto costs = EvaluateTime(
+      kernel.AsRunOnce(),
+      {.number = 4, .repeat = 3, .min_repeat_ms = 0, .cooldown_interval_s = 0.1}, clock);
   ASSERT_TRUE(costs.ok()) << costs.status();
   EXPECT_THAT(*costs, ElementsAre(DoubleEq(2e-6), DoubleEq(2e-6), DoubleEq(2e-6)));
   EXPECT_EQ(kernel.calls, 1 + 3 * 4);  // warm-up + repeat * number
@@ -48,10 +47,9 @@ TEST(TimeEvaluatorTest, FixedNumberWhenMinRepeatIsZero) {
 TEST(TimeEvaluatorTest, NumberJumpsToReachMinRepeatMs) {
   FakeClock clock;
   FakeKernel kernel{&clock, 1 * kMillis};
-  auto costs = EvaluateTime(kernel.AsRunOnce(),
-                            {.number = 1, .repeat = 3, .min_repeat_ms = 10,
-                             .cooldown_interval_s = 0},
-                            clock);
+  auto costs = EvaluateTime(
+      kernel.AsRunOnce(), {.number = 1, .repeat = 3, .min_repeat_ms = 10, .cooldown_interval_s = 0},
+      clock);
   ASSERT_TRUE(costs.ok()) << costs.status();
   EXPECT_THAT(*costs, ElementsAre(DoubleEq(1e-3), DoubleEq(1e-3), DoubleEq(1e-3)));
   // Repeat 1: 1 call lasts 1 ms < 10 ms, so number = max(10 / 1 + 1, 1.618)
@@ -63,10 +61,9 @@ TEST(TimeEvaluatorTest, NumberJumpsToReachMinRepeatMs) {
 TEST(TimeEvaluatorTest, NumberGrowsByGoldenRatioWhenThatIsMore) {
   FakeClock clock;
   FakeKernel kernel{&clock, 1 * kMillis};
-  auto costs = EvaluateTime(kernel.AsRunOnce(),
-                            {.number = 8, .repeat = 3, .min_repeat_ms = 10,
-                             .cooldown_interval_s = 0},
-                            clock);
+  auto costs = EvaluateTime(
+      kernel.AsRunOnce(), {.number = 8, .repeat = 3, .min_repeat_ms = 10, .cooldown_interval_s = 0},
+      clock);
   ASSERT_TRUE(costs.ok()) << costs.status();
   // 8 calls last 8 ms < 10 ms: number = int(max(10 / 1 + 1, 8 * 1.618 = 12.94)) = 12.
   EXPECT_EQ(kernel.calls, 1 + (8 + 12) + 12 + 12);
@@ -83,10 +80,8 @@ TEST(TimeEvaluatorTest, GrowsSeveralTimesWhenTheKernelSpeedsUp) {
     clock.AdvanceNanos(calls <= 2 ? 2 * kMillis : kMillis / 10);
     return 0;
   };
-  auto costs = EvaluateTime(run_once,
-                            {.number = 2, .repeat = 1, .min_repeat_ms = 5,
-                             .cooldown_interval_s = 0},
-                            clock);
+  auto costs = EvaluateTime(
+      run_once, {.number = 2, .repeat = 1, .min_repeat_ms = 5, .cooldown_interval_s = 0}, clock);
   ASSERT_TRUE(costs.ok()) << costs.status();
   // warm-up (2 ms); 2 calls: 2 + 0.1 = 2.1 ms -> number = int(max(5 / 1.05 + 1, 3.236)) = 5;
   // 5 calls: 0.5 ms -> number = int(max(5 / 0.1 + 1, 8.09)) = 51; 51 calls: 5.1 ms, done.
@@ -98,8 +93,11 @@ TEST(TimeEvaluatorTest, StopsGrowingWhenTheClockNeverMoves) {
   FakeClock clock;
   FakeKernel kernel{&clock, 0};
   auto costs = EvaluateTime(kernel.AsRunOnce(),
-                            {.number = 4, .repeat = 2, .min_repeat_ms = 1,
-                             .cooldown_interval_s = 0, .limit_zero_time_iterations = 100},
+                            {.number = 4,
+                             .repeat = 2,
+                             .min_repeat_ms = 1,
+                             .cooldown_interval_s = 0,
+                             .limit_zero_time_iterations = 100},
                             clock);
   ASSERT_TRUE(costs.ok()) << costs.status();
   EXPECT_THAT(*costs, ElementsAre(0.0, 0.0));

@@ -31,7 +31,7 @@ double LocalTimings::OverheadPerTrialSeconds() const {
 }
 
 absl::StatusOr<std::unique_ptr<LocalMeasurer>> LocalMeasurer::Create(const Task& task,
-                                                                      LocalMeasurerOptions options) {
+                                                                     LocalMeasurerOptions options) {
   TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
   if (options.build_parallelism <= 0) {
     options.build_parallelism = std::max(1u, std::thread::hardware_concurrency());
@@ -46,7 +46,8 @@ std::vector<BuildResult> LocalMeasurer::BuildAll(const std::vector<Config>& conf
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next.fetch_add(1); i < configs.size(); i = next.fetch_add(1)) {
-      results[i] = BuildCandidate(task_.tmpl(), task_.workload(), configs[i], target_, options_.build);
+      results[i] =
+          BuildCandidate(task_.tmpl(), task_.workload(), configs[i], target_, options_.build);
     }
   };
   const int threads = std::min<int>(options_.build_parallelism, static_cast<int>(configs.size()));

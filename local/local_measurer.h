@@ -31,13 +31,13 @@ struct LocalMeasurerOptions {
 struct LocalTimings {
   int64_t trials = 0;
   int64_t built = 0;
-  double build_wall_seconds = 0;  // wall time of the parallel build phases
-  double build_cpu_seconds = 0;   // sum of per-candidate build times
-  double run_seconds = 0;         // time evaluator, incl. warm-up and cooldown
-  double check_seconds = 0;       // correctness run and comparison
-  double load_seconds = 0;        // dlopen in the child
-  double prepare_seconds = 0;     // tensors + reference, once per workload
-  double measure_wall_seconds = 0;  // wall time of the measure phases
+  double build_wall_seconds = 0;           // wall time of the parallel build phases
+  double build_cpu_seconds = 0;            // sum of per-candidate build times
+  double run_seconds = 0;                  // time evaluator, incl. warm-up and cooldown
+  double check_seconds = 0;                // correctness run and comparison
+  double load_seconds = 0;                 // dlopen in the child
+  double prepare_seconds = 0;              // tensors + reference, once per workload
+  double measure_wall_seconds = 0;         // wall time of the measure phases
   std::vector<double> build_seconds_each;  // per built candidate
 
   // Per-trial time outside the build, the kernel's own runs (timing and the
@@ -48,8 +48,8 @@ struct LocalTimings {
 
 class LocalMeasurer final : public MeasurerInterface {
  public:
-  static absl::StatusOr<std::unique_ptr<LocalMeasurer>> Create(const Task& task,
-                                                                LocalMeasurerOptions options);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<LocalMeasurer>> Create(
+      const Task& task, LocalMeasurerOptions options);
 
   std::vector<MeasureResult> Measure(const std::vector<Config>& configs) override;
 
@@ -59,7 +59,10 @@ class LocalMeasurer final : public MeasurerInterface {
  private:
   LocalMeasurer(const Task& task, TargetSpec target, LocalMeasurerOptions options,
                 std::unique_ptr<Runner> runner)
-      : task_(task), target_(std::move(target)), options_(std::move(options)), runner_(std::move(runner)) {}
+      : task_(task),
+        target_(std::move(target)),
+        options_(std::move(options)),
+        runner_(std::move(runner)) {}
 
   std::vector<BuildResult> BuildAll(const std::vector<Config>& configs);
 

@@ -7,8 +7,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "proto_convert/task_spec.h"
@@ -29,47 +29,51 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
-absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
-                                                     const std::string& shape,
-                                                     const std::string& layout) {
+[[nodiscard]] absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
+                                                                   const std::string& shape,
+                                                                   const std::string& layout) {
   std::vector<const char*> keys;
   if (workload == "dense") {
     keys = {"M", "N", "K"};
   } else if (workload == "batch_matmul") {
     keys = {"B", "M", "N", "K"};
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--shape is for dense (M,N,K) and batch_matmul (B,M,N,K); give ", workload,
-        "'s arguments as JSON with --args"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shape is for dense (M,N,K) and batch_matmul (B,M,N,K); give ", workload,
+                     "'s arguments as JSON with --args"));
   }
   const std::string wanted = absl::StrJoin(keys, ",");
   std::vector<std::string> parts = absl::StrSplit(shape, ',');
   if (parts.size() != keys.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": ", workload, " wants ", wanted));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shape \"", shape, "\": ", workload, " wants ", wanted));
   }
   nlohmann::json args = {{"layout", layout}};
   for (size_t i = 0; i < parts.size(); ++i) {
     int64_t v = 0;
     if (!absl::SimpleAtoi(parts[i], &v)) {
       return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": \"", parts[i],
-                                                     "\" is not an integer (", workload, " wants ", wanted, ")"));
+                                                     "\" is not an integer (", workload, " wants ",
+                                                     wanted, ")"));
     }
     args[keys[i]] = v;
   }
   return args;
 }
 
-absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostream& progress,
-                                    std::ostream& out) {
+[[nodiscard]] absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options,
+                                                  std::ostream& progress, std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
   nlohmann::json args = options.args;
   if (args.is_null()) {
-    TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(options.workload, options.shape, options.layout));
+    TF_ASSIGN_OR_RETURN(args,
+                        WorkloadArgsFromShape(options.workload, options.shape, options.layout));
   }
   const std::string target = options.target.empty() ? HostTargetString() : options.target;
   // The same spec -> task path as a job submitted to the fleet.
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task,
-                      TaskFromSpec(MakeTaskSpec(options.template_name, options.workload, args, target)));
+  TF_ASSIGN_OR_RETURN(
+      std::unique_ptr<Task> task,
+      TaskFromSpec(MakeTaskSpec(options.template_name, options.workload, args, target)));
   TF_ASSIGN_OR_RETURN(std::unique_ptr<LocalMeasurer> measurer,
                       LocalMeasurer::Create(*task, options.local));
   TunerOptions tuner_options;
@@ -81,7 +85,8 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
     for (const std::string& w : history.warnings) out << "warning: " << w << "\n";
     tuner_options.history = std::move(history.records);
   }
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner(options.tuner, task->space(), tuner_options));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner,
+                      MakeTuner(options.tuner, task->space(), tuner_options));
   auto* model_tuner = dynamic_cast<XgbTuner*>(tuner.get());
 
   TuneSummary summary;
@@ -96,7 +101,9 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
       absl::StatusOr<ReadReport> earlier = ReadRecords(options.log);
       if (earlier.ok()) {
         for (const Record& r : earlier->records) {
-          if (r.task_name != task->name() || r.target != target || r.workload_args != task->workload().args()) continue;
+          if (r.task_name != task->name() || r.target != target ||
+              r.workload_args != task->workload().args())
+            continue;
           absl::StatusOr<Config> config = task->space().FromJson(r.config);
           if (!config.ok()) continue;  // a record of an older space: measure again
           tuner->MarkVisited(config->index());
@@ -115,11 +122,13 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
   out << "Tuning " << summary.workload << " with " << task->name() << " (" << task->space().size()
       << " configs) on \"" << target << "\", tuner " << options.tuner << ", " << options.trials
       << " trials";
-  if (summary.resumed > 0) out << ", " << summary.resumed << " configs already in " << options.log << " skipped";
+  if (summary.resumed > 0)
+    out << ", " << summary.resumed << " configs already in " << options.log << " skipped";
   out << "\n";
   if (model_tuner != nullptr && !options.transfer_log.empty()) {
-    out << "Transfer: " << model_tuner->history_records() << " records of " << model_tuner->history_workloads()
-        << " other shapes from " << options.transfer_log << "\n";
+    out << "Transfer: " << model_tuner->history_records() << " records of "
+        << model_tuner->history_workloads() << " other shapes from " << options.transfer_log
+        << "\n";
   }
 
   absl::Status write_status;
@@ -145,7 +154,8 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
   summary.trials = tuner->trials_done();
   summary.best_gflops = tuner->best_flops() / 1e9;
   if (tuner->best_config().has_value()) summary.best_config = tuner->best_config()->ToJson();
-  if (summary.best_gflops > 0) summary.best_cost_seconds = task->workload().flops() / tuner->best_flops();
+  if (summary.best_gflops > 0)
+    summary.best_cost_seconds = task->workload().flops() / tuner->best_flops();
   summary.timings = measurer->timings();
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -160,32 +170,40 @@ absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options, std::ostr
   out << absl::StrFormat(
       "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
       "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial\n",
-      summary.wall_seconds, summary.trials, t.build_wall_seconds, Median(t.build_seconds_each) * 1e3,
-      t.run_seconds, t.check_seconds, t.prepare_seconds, t.OverheadPerTrialSeconds() * 1e3);
+      summary.wall_seconds, summary.trials, t.build_wall_seconds,
+      Median(t.build_seconds_each) * 1e3, t.run_seconds, t.check_seconds, t.prepare_seconds,
+      t.OverheadPerTrialSeconds() * 1e3);
   if (model_tuner != nullptr) {
     const ModelTimings& m = model_tuner->model_timings();
     summary.model_seconds = m.total_seconds();
-    out << absl::StrFormat("Model: %.2f s (fit %.2f s in %d fits, select %.2f s, transfer %.2f s) = %.1f%% of the run\n",
-                           m.total_seconds(), m.fit_seconds, m.fits, m.select_seconds, m.transfer_seconds,
-                           100.0 * m.total_seconds() / std::max(summary.wall_seconds, 1e-9));
+    out << absl::StrFormat(
+        "Model: %.2f s (fit %.2f s in %d fits, select %.2f s, transfer %.2f s) = %.1f%% of the "
+        "run\n",
+        m.total_seconds(), m.fit_seconds, m.fits, m.select_seconds, m.transfer_seconds,
+        100.0 * m.total_seconds() / std::max(summary.wall_seconds, 1e-9));
     for (const XgbTuner::HistoryShapeReport& h : model_tuner->history_shapes()) {
-      out << absl::StrFormat("History %s: %d records, weight now %.3f, its model orders %.0f%% of own result pairs right\n",
-                             h.workload_args, h.records, h.weight, 100 * h.ranking_accuracy);
+      out << absl::StrFormat(
+          "History %s: %d records, weight now %.3f, its model orders %.0f%% of own result pairs "
+          "right\n",
+          h.workload_args, h.records, h.weight, 100 * h.ranking_accuracy);
     }
-    if (!model_tuner->model_status().ok()) out << "Model warning: " << model_tuner->model_status().message() << "\n";
+    if (!model_tuner->model_status().ok())
+      out << "Model warning: " << model_tuner->model_status().message() << "\n";
   }
   return summary;
 }
 
-absl::Status RunBest(const std::string& log, std::ostream& out) {
+[[nodiscard]] absl::Status RunBest(const std::string& log, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(ReadReport report, ReadRecords(log));
   for (const std::string& w : report.warnings) out << "warning: " << w << "\n";
   std::vector<Record> best = BestPerTask(report.records);
   if (best.empty()) {
-    return absl::NotFoundError(absl::StrCat(log, ": no successful record among ", report.records.size()));
+    return absl::NotFoundError(
+        absl::StrCat(log, ": no successful record among ", report.records.size()));
   }
   for (const Record& r : best) {
-    absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(r.workload_name, r.workload_args);
+    absl::StatusOr<std::unique_ptr<Workload>> workload =
+        MakeWorkload(r.workload_name, r.workload_args);
     out << r.task_name << " " << (workload.ok() ? (*workload)->Describe() : r.workload_args.dump())
         << " on \"" << r.target << "\"\n";
     if (workload.ok()) {

@@ -17,7 +17,8 @@ class TuneCommandTest : public ::testing::Test {
   void SetUp() override {
     const char* srcdir = std::getenv("TEST_SRCDIR");
     ASSERT_NE(srcdir, nullptr);
-    setenv("TUNEFLEET_RUNNER", (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
+    setenv("TUNEFLEET_RUNNER",
+           (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
     log_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl";
     std::remove(log_.c_str());
@@ -105,7 +106,8 @@ TEST_F(TuneCommandTest, XgbLearnsFromResumedRecordsAndFromOtherShapes) {
   ASSERT_TRUE(transferred.ok()) << transferred.status();
   EXPECT_NE(transfer_out.str().find("Transfer: 18 records of 1 other shapes"), std::string::npos)
       << transfer_out.str();
-  EXPECT_NE(transfer_out.str().find("History {\""), std::string::npos) << transfer_out.str();  // its weight
+  EXPECT_NE(transfer_out.str().find("History {\""), std::string::npos)
+      << transfer_out.str();  // its weight
   other.transfer_log = log_ + ".missing";
   EXPECT_EQ(RunTune(other, progress, transfer_out).status().code(), absl::StatusCode::kNotFound);
 }
@@ -114,7 +116,8 @@ TEST_F(TuneCommandTest, BadInputsAreClearErrors) {
   std::ostringstream progress, out;
   TuneCommandOptions o = SmallJob(1);
   o.shape = "12,x,4";
-  EXPECT_NE(RunTune(o, progress, out).status().message().find("\"x\" is not an integer"), std::string::npos);
+  EXPECT_NE(RunTune(o, progress, out).status().message().find("\"x\" is not an integer"),
+            std::string::npos);
   o = SmallJob(1);
   o.tuner = "annealing-magic";
   EXPECT_EQ(RunTune(o, progress, out).status().code(), absl::StatusCode::kInvalidArgument);
@@ -137,8 +140,9 @@ TEST(WorkloadArgsFromShapeTest, DenseAndBatchMatmul) {
   auto bmm = WorkloadArgsFromShape("batch_matmul", "12,128,128,64", "NK");
   ASSERT_TRUE(bmm.ok()) << bmm.status();
   EXPECT_EQ(*bmm, nlohmann::json({{"B", 12}, {"M", 128}, {"N", 128}, {"K", 64}, {"layout", "NK"}}));
-  EXPECT_NE(WorkloadArgsFromShape("batch_matmul", "12,128,64", "NK").status().message().find("B,M,N,K"),
-            std::string::npos);
+  EXPECT_NE(
+      WorkloadArgsFromShape("batch_matmul", "12,128,64", "NK").status().message().find("B,M,N,K"),
+      std::string::npos);
 }
 
 // A conv2d given as --args JSON tunes like dense, in both timing layouts.
@@ -148,8 +152,8 @@ TEST_F(TuneCommandTest, TunesAConvFromArgs) {
     TuneCommandOptions o = SmallJob(8);
     o.log.clear();
     o.workload = "conv2d_nchw";
-    o.args = {{"N", 1}, {"C", 8}, {"H", 9}, {"W", 11}, {"K", 16}, {"R", 3}, {"S", 3}, {"padding", 1},
-              {"layout", layout}};
+    o.args = {{"N", 1}, {"C", 8}, {"H", 9},       {"W", 11},         {"K", 16},
+              {"R", 3}, {"S", 3}, {"padding", 1}, {"layout", layout}};
     auto summary = RunTune(o, progress, out);
     ASSERT_TRUE(summary.ok()) << summary.status();
     EXPECT_EQ(summary->task_name, "conv2d_nchwc.x86");

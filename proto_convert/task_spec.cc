@@ -13,9 +13,10 @@ std::string Abbreviate(const std::string& text, size_t limit = 200) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Task>> TaskFromSpec(const proto::TaskSpec& spec) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Task>> TaskFromSpec(const proto::TaskSpec& spec) {
   // proto3 cannot tell an empty string from an unset one: both mean no arguments.
-  const std::string& args_text = spec.workload_args_json().empty() ? "{}" : spec.workload_args_json();
+  const std::string& args_text =
+      spec.workload_args_json().empty() ? "{}" : spec.workload_args_json();
   const nlohmann::json args = nlohmann::json::parse(args_text, nullptr, /*allow_exceptions=*/false);
   if (args.is_discarded()) {
     return absl::InvalidArgumentError(

@@ -52,8 +52,10 @@ TEST(TaskSpecTest, BadSpecsAreInvalidArgumentNamingTheField) {
   EXPECT_THAT(TaskFromSpec(not_an_object).status().message(),
               HasSubstr("workload_args_json is not a JSON object"));
 
-  EXPECT_THAT(TaskFromSpec(DenseSpec("llvm -O3")).status().message(), HasSubstr("unknown option \"-O3\""));
-  EXPECT_THAT(TaskFromSpec(DenseSpec("opencl")).status().message(), HasSubstr("unsupported target"));
+  EXPECT_THAT(TaskFromSpec(DenseSpec("llvm -O3")).status().message(),
+              HasSubstr("unknown option \"-O3\""));
+  EXPECT_THAT(TaskFromSpec(DenseSpec("opencl")).status().message(),
+              HasSubstr("unsupported target"));
 
   proto::TaskSpec unknown_workload = DenseSpec("llvm");
   unknown_workload.set_workload_name("no_such_workload");

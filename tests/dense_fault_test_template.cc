@@ -6,7 +6,12 @@
 
 namespace tunefleet {
 
-constexpr char kTemplateName[] = "dense_fault.test";
+constexpr Template::Names kNames = {
+    "dense_fault.test", "dense",
+    "TEST ONLY: dense with knob fault = none | segv (out-of-bounds store) | hang (near-endless "
+    "loop)",
+    /*is_gpu=*/false};
+constexpr const char* kTemplateName = kNames.name;
 namespace {
 
 using namespace ir;  // NOLINT
@@ -19,18 +24,20 @@ const bool kRegistered = [] {
 
 }  // namespace
 
-static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+[[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
   TF_RETURN_IF_ERROR(DenseWorkload::From(workload, kTemplateName).status());
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("fault", {"none", "segv", "hang"}));
   return space;
 }
 
-static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+[[nodiscard]] static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
+                                                                     const Config& config) {
   TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(std::string fault, config.GetString("fault"));
   if (fault != "none" && fault != "segv" && fault != "hang") {
-    return absl::InvalidArgumentError(absl::StrCat(kTemplateName, ": unknown fault \"", fault, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat(kTemplateName, ": unknown fault \"", fault, "\""));
   }
   const int64_t M = dense->m(), N = dense->n(), K = dense->k();
   Expr y = Var::Make("y"), x = Var::Make("x"), k = Var::Make("k");
@@ -64,11 +71,7 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
 }
 
 const Template& DenseFaultTestTemplate() {
-  static const Template kTemplate({kTemplateName, "dense",
-                                   "TEST ONLY: dense with knob fault = none | segv (out-of-bounds store) | hang (near-endless "
-      "loop)",
-                                   /*is_gpu=*/false},
-                                  &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
   return kTemplate;
 }
 

@@ -8,12 +8,16 @@
 //                              placeholder artifact (for //tests:fake_agent).
 #include <cstdint>
 #include <iostream>
+#include <optional>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "builder_worker/builder_daemon.h"
 #include "common/daemon_util.h"
 #include "common/logging.h"
+#include "common/sha256.h"
 #include "worker/worker_flags.h"
 
 ABSL_FLAG(int, parallelism, 0, "builds at once (0 = all cores)");
@@ -34,8 +38,22 @@ int main(int argc, char** argv) {
   options.worker = *std::move(worker);
   options.service.parallelism = absl::GetFlag(FLAGS_parallelism);
   options.service.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
-  options.service.simulate_build_delay_s = absl::GetFlag(FLAGS_simulate_build_delay_ms) / 1000.0;
-  options.service.simulate_build_s = absl::GetFlag(FLAGS_simulate_build_ms) / 1000.0;
+  const double delay_s = absl::GetFlag(FLAGS_simulate_build_delay_ms) / 1000.0;
+  const double simulate_s = absl::GetFlag(FLAGS_simulate_build_ms) / 1000.0;
+  options.service.before_build = [delay_s,
+                                  simulate_s](const tunefleet::proto::BuildRequest& request)
+      -> std::optional<tunefleet::proto::BuildResult> {
+    if (delay_s > 0) absl::SleepFor(absl::Seconds(delay_s));
+    if (simulate_s <= 0) return std::nullopt;
+    // A placeholder artifact that only fake agents accept.
+    absl::SleepFor(absl::Seconds(simulate_s));
+    tunefleet::proto::BuildResult result;
+    result.set_entry_name("simulated");
+    result.set_shared_object(
+        absl::StrCat("SIMULATED ", request.job_id(), " ", request.config_json()));
+    result.set_artifact_hash(tunefleet::Sha256Hex(result.shared_object()));
+    return result;
+  };
   if (absl::Status valid = options.Validate(); !valid.ok()) {
     std::cerr << "test_builder: " << valid.message() << "\n";
     return 2;

@@ -41,7 +41,7 @@ unsigned ConstantTimeEquals(absl::string_view presented, absl::string_view store
   return difference == 0 ? 1u : 0u;
 }
 
-absl::Status CheckToken(absl::string_view token) {
+[[nodiscard]] absl::Status CheckToken(absl::string_view token) {
   if (token.size() < kMinTokenLength) {
     return absl::InvalidArgumentError(absl::StrCat(
         "token is ", token.size(), " characters; at least ", kMinTokenLength, " are required"));
@@ -54,7 +54,7 @@ absl::Status CheckToken(absl::string_view token) {
   return absl::OkStatus();
 }
 
-absl::Status ReadRandom(void* buffer, size_t size) {
+[[nodiscard]] absl::Status ReadRandom(void* buffer, size_t size) {
   const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::UnavailableError(absl::StrCat("open /dev/urandom: ", ErrnoText()));
   size_t done = 0;
@@ -72,7 +72,7 @@ absl::Status ReadRandom(void* buffer, size_t size) {
   return absl::OkStatus();
 }
 
-absl::Status WriteAll(int fd, absl::string_view bytes) {
+[[nodiscard]] absl::Status WriteAll(int fd, absl::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = write(fd, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
@@ -91,7 +91,7 @@ absl::string_view RoleName(Role role) {
   return index < std::size(kNames) ? kNames[index] : "unknown";
 }
 
-absl::StatusOr<Role> ParseRole(absl::string_view name) {
+[[nodiscard]] absl::StatusOr<Role> ParseRole(absl::string_view name) {
   for (Role role : kAllRoles) {
     if (name == RoleName(role)) return role;
   }
@@ -211,7 +211,7 @@ absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
   return status;
 }
 
-absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
+[[nodiscard]] absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const absl::StatusCode code = errno == ENOENT   ? absl::StatusCode::kNotFound
@@ -289,8 +289,8 @@ absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
 
 std::string BearerHeader(absl::string_view token) { return absl::StrCat("Bearer ", token); }
 
-absl::StatusOr<Role> AuthenticateContext(const TokenSet* tokens,
-                                         const grpc::ServerContextBase& context) {
+[[nodiscard]] absl::StatusOr<Role> AuthenticateContext(const TokenSet* tokens,
+                                                       const grpc::ServerContextBase& context) {
   if (tokens == nullptr) return Role::kAdmin;
   const auto& metadata = context.client_metadata();
   const auto [first, last] = metadata.equal_range(kAuthorizationMetadataKey);

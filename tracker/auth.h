@@ -43,7 +43,7 @@ enum class Action {
 // "user", "builder", "agent", "tuner", "admin".
 absl::string_view RoleName(Role role);
 // The inverse of RoleName; InvalidArgument naming the valid roles otherwise.
-absl::StatusOr<Role> ParseRole(absl::string_view name);
+[[nodiscard]] absl::StatusOr<Role> ParseRole(absl::string_view name);
 
 // admin: everything. user: submit, query, cancel. builder, agent, tuner:
 // register as themselves only.

@@ -299,7 +299,8 @@ class AuthenticateContextTest : public ::testing::Test {
   }
 
   // The role name the server saw, or the failed call's status.
-  absl::StatusOr<std::string> Call(const std::vector<std::string>& authorization_values) {
+  [[nodiscard]] absl::StatusOr<std::string> Call(
+      const std::vector<std::string>& authorization_values) {
     grpc::GenericStub stub(server_->InProcessChannel(grpc::ChannelArguments()));
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));

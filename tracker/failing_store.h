@@ -34,24 +34,28 @@ class FailingStore final : public Store {
     return refused_;
   }
 
-  absl::Status PutJob(const StoredJob& job) override {
+  [[nodiscard]] absl::Status PutJob(const StoredJob& job) override {
     if (absl::Status refused = Refuse(); !refused.ok()) return refused;
     return memory_.PutJob(job);
   }
-  absl::Status PutTrials(const std::vector<StoredTrial>& trials) override {
+  [[nodiscard]] absl::Status PutTrials(const std::vector<StoredTrial>& trials) override {
     if (absl::Status refused = Refuse(); !refused.ok()) return refused;
     return memory_.PutTrials(trials);
   }
-  absl::StatusOr<std::vector<StoredJob>> LoadJobs() override { return memory_.LoadJobs(); }
-  absl::StatusOr<std::vector<StoredTrial>> LoadTrials(const std::string& job_id) override {
+  [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadJobs() override {
+    return memory_.LoadJobs();
+  }
+  [[nodiscard]] absl::StatusOr<std::vector<StoredTrial>> LoadTrials(
+      const std::string& job_id) override {
     return memory_.LoadTrials(job_id);
   }
-  absl::StatusOr<std::vector<std::string>> LoadRecordLines(const std::string& job_id) override {
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> LoadRecordLines(
+      const std::string& job_id) override {
     return memory_.LoadRecordLines(job_id);
   }
 
  private:
-  absl::Status Refuse() {
+  [[nodiscard]] absl::Status Refuse() {
     absl::MutexLock lock(&mu_);
     if (!error_.ok()) ++refused_;
     return error_;

@@ -60,8 +60,8 @@ void JobTable::EndWatches(Job& job) {
   job.watchers.clear();
 }
 
-absl::StatusOr<proto::JobSpec> CompleteJobSpec(proto::JobSpec spec,
-                                               const SchedulerOptions& options) {
+[[nodiscard]] absl::StatusOr<proto::JobSpec> CompleteJobSpec(proto::JobSpec spec,
+                                                             const SchedulerOptions& options) {
   if (spec.n_trial() <= 0 || spec.n_trial() > options.max_trials_per_job) {
     return absl::InvalidArgumentError(absl::StrCat(
         "n_trial must be in [1, ", options.max_trials_per_job, "], got ", spec.n_trial()));

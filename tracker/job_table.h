@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto_convert/job_state.h"
 #include "proto/fleet.pb.h"
+#include "proto_convert/job_state.h"
 #include "tracker/scheduler_options.h"
 #include "tracker/store.h"
 #include "tuner_core/templates/task.h"

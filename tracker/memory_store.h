@@ -26,11 +26,13 @@ class MemoryStore final : public Store {
   MemoryStore(const MemoryStore&) = delete;
   MemoryStore& operator=(const MemoryStore&) = delete;
 
-  absl::Status PutJob(const StoredJob& job) override;
-  absl::Status PutTrials(const std::vector<StoredTrial>& trials) override;
-  absl::StatusOr<std::vector<StoredJob>> LoadJobs() override;
-  absl::StatusOr<std::vector<StoredTrial>> LoadTrials(const std::string& job_id) override;
-  absl::StatusOr<std::vector<std::string>> LoadRecordLines(const std::string& job_id) override;
+  [[nodiscard]] absl::Status PutJob(const StoredJob& job) override;
+  [[nodiscard]] absl::Status PutTrials(const std::vector<StoredTrial>& trials) override;
+  [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadJobs() override;
+  [[nodiscard]] absl::StatusOr<std::vector<StoredTrial>> LoadTrials(
+      const std::string& job_id) override;
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> LoadRecordLines(
+      const std::string& job_id) override;
 
  private:
   struct JobEntry {

@@ -268,7 +268,7 @@ MetricsServer::MetricsServer(std::unique_ptr<prometheus::Exposer> exposer,
 
 MetricsServer::~MetricsServer() = default;
 
-absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
+[[nodiscard]] absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
     const std::string& bind_address, std::shared_ptr<prometheus::Registry> registry) {
   if (registry == nullptr) return absl::InvalidArgumentError("StartMetricsServer: no registry");
   const size_t colon = bind_address.rfind(':');

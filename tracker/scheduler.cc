@@ -18,7 +18,7 @@ namespace {
 
 constexpr double kGaugeRefreshS = 1.0;
 
-absl::Status NoJob(const std::string& job_id) {
+[[nodiscard]] absl::Status NoJob(const std::string& job_id) {
   return absl::NotFoundError(absl::StrCat("no job \"", job_id, "\""));
 }
 

@@ -109,7 +109,7 @@ class RowReader {
     }
   }
 
-  absl::Status status() const { return status_; }
+  [[nodiscard]] absl::Status status() const { return status_; }
 
  private:
   std::string Bytes(int column) {
@@ -136,13 +136,15 @@ class SqliteStore final : public Store {
   SqliteStore(std::string path, DbPtr db) : path_(std::move(path)), db_(std::move(db)) {}
 
   // Prepares every statement the calls use, once.
-  absl::Status PrepareStatements() ABSL_LOCKS_EXCLUDED(mutex_);
+  [[nodiscard]] absl::Status PrepareStatements() ABSL_LOCKS_EXCLUDED(mutex_);
 
-  absl::Status PutJob(const StoredJob& job) override;
-  absl::Status PutTrials(const std::vector<StoredTrial>& trials) override;
-  absl::StatusOr<std::vector<StoredJob>> LoadJobs() override;
-  absl::StatusOr<std::vector<StoredTrial>> LoadTrials(const std::string& job_id) override;
-  absl::StatusOr<std::vector<std::string>> LoadRecordLines(const std::string& job_id) override;
+  [[nodiscard]] absl::Status PutJob(const StoredJob& job) override;
+  [[nodiscard]] absl::Status PutTrials(const std::vector<StoredTrial>& trials) override;
+  [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadJobs() override;
+  [[nodiscard]] absl::StatusOr<std::vector<StoredTrial>> LoadTrials(
+      const std::string& job_id) override;
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> LoadRecordLines(
+      const std::string& job_id) override;
 
  private:
   // Resets a cached statement when a call is done with it: clears its
@@ -160,19 +162,21 @@ class SqliteStore final : public Store {
     sqlite3_stmt* stmt_;
   };
 
-  absl::Status Error(int rc, absl::string_view operation) const
+  [[nodiscard]] absl::Status Error(int rc, absl::string_view operation) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  absl::Status Prepare(const char* sql, StmtPtr* stmt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  [[nodiscard]] absl::Status Prepare(const char* sql, StmtPtr* stmt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Steps a statement that returns no rows.
-  absl::Status Run(const StmtPtr& stmt, absl::string_view operation)
+  [[nodiscard]] absl::Status Run(const StmtPtr& stmt, absl::string_view operation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Runs `body` between BEGIN IMMEDIATE and COMMIT; rolls back if it fails.
   template <typename Body>
-  absl::Status InTransaction(absl::string_view operation, Body body)
+  [[nodiscard]] absl::Status InTransaction(absl::string_view operation, Body body)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  absl::Status WriteTrial(const StoredTrial& trial) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  absl::StatusOr<std::vector<std::string>> ReadLines(const StmtPtr& stmt,
-                                                     absl::string_view operation)
+  [[nodiscard]] absl::Status WriteTrial(const StoredTrial& trial)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> ReadLines(const StmtPtr& stmt,
+                                                                   absl::string_view operation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const std::string path_;
@@ -461,8 +465,8 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
 // ---------------------------------------------------------------- opening
 
 // Runs SQL that returns no rows (or whose rows do not matter).
-absl::Status Exec(sqlite3* db, const std::string& path, const char* sql,
-                  absl::string_view operation) {
+[[nodiscard]] absl::Status Exec(sqlite3* db, const std::string& path, const char* sql,
+                                absl::string_view operation) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
   if (rc == SQLITE_OK) return absl::OkStatus();
@@ -475,8 +479,10 @@ absl::Status Exec(sqlite3* db, const std::string& path, const char* sql,
 }
 
 // Reads the single text value a query returns; empty optional if no row.
-absl::StatusOr<std::optional<std::string>> QueryText(sqlite3* db, const std::string& path,
-                                                     const char* sql, absl::string_view operation) {
+[[nodiscard]] absl::StatusOr<std::optional<std::string>> QueryText(sqlite3* db,
+                                                                   const std::string& path,
+                                                                   const char* sql,
+                                                                   absl::string_view operation) {
   sqlite3_stmt* raw = nullptr;
   int rc = sqlite3_prepare_v2(db, sql, -1, &raw, nullptr);
   StmtPtr stmt(raw);
@@ -495,7 +501,7 @@ absl::StatusOr<std::optional<std::string>> QueryText(sqlite3* db, const std::str
 }
 
 // Creates the schema in a new file, checks the version of an existing one.
-absl::Status InitSchema(sqlite3* db, const std::string& path) {
+[[nodiscard]] absl::Status InitSchema(sqlite3* db, const std::string& path) {
   TF_RETURN_IF_ERROR(Exec(db, path, "BEGIN IMMEDIATE", "begin schema check"));
   auto check = [&]() -> absl::Status {
     TF_RETURN_IF_ERROR(
@@ -545,8 +551,8 @@ absl::Status InitSchema(sqlite3* db, const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
-                                                       SqliteStoreOptions options) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+                                                                     SqliteStoreOptions options) {
   if (path.empty()) return absl::InvalidArgumentError("OpenSqliteStore: empty path");
   sqlite3* raw = nullptr;
   // NOMUTEX: SqliteStore serializes every use of the connection itself.

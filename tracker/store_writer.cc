@@ -10,7 +10,7 @@
 namespace tunefleet {
 namespace {
 
-absl::Status Explained(const absl::Status& status, const std::string& what) {
+[[nodiscard]] absl::Status Explained(const absl::Status& status, const std::string& what) {
   if (status.ok()) return status;
   return absl::Status(status.code(),
                       absl::StrCat("store write failed (", what, "): ", status.message()));

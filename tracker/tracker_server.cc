@@ -15,7 +15,7 @@
 namespace tunefleet {
 namespace {
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
+[[nodiscard]] absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
   std::stringstream ss;

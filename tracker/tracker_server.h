@@ -53,7 +53,8 @@ struct TrackerServerOptions {
 
 class TrackerServer {
  public:
-  static absl::StatusOr<std::unique_ptr<TrackerServer>> Start(TrackerServerOptions options);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<TrackerServer>> Start(
+      TrackerServerOptions options);
   ~TrackerServer();  // Shutdown()
 
   int port() const { return port_; }

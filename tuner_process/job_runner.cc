@@ -17,20 +17,22 @@ double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAssignment& assignment) {
+absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(
+    const proto::JobAssignment& assignment) {
   const proto::JobSpec& spec = assignment.spec();
   absl::StatusOr<std::unique_ptr<Task>> made = TaskFromSpec(spec.task());
   if (!made.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("job ", assignment.job_id(), ": ", made.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("job ", assignment.job_id(), ": ", made.status().message()));
   }
   std::unique_ptr<Task> task = *std::move(made);
   TunerOptions tuner_options;
   tuner_options.seed = spec.seed();
   tuner_options.task = task.get();  // owned by the runner, outlives the tuner
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner(spec.tuner(), task->space(), tuner_options));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner,
+                      MakeTuner(spec.tuner(), task->space(), tuner_options));
   std::unique_ptr<JobRunner> runner(
       new JobRunner(assignment.job_id(), spec, std::move(task), std::move(tuner)));
   runner->started_ = NowSeconds();
@@ -62,7 +64,8 @@ void JobRunner::Learn(const std::string& config_json, const proto::TrialResult& 
   }
   absl::StatusOr<Config> config = task_->space().FromJsonString(config_json);
   if (!config.ok()) {
-    TF_LOG(WARNING) << "job " << job_id_ << ": a result for a config outside the space: " << config.status();
+    TF_LOG(WARNING) << "job " << job_id_
+                    << ": a result for a config outside the space: " << config.status();
     return;
   }
   tuner_->Update({TrialResult{*std::move(config), std::move(m)}});
@@ -73,11 +76,12 @@ proto::ProposeTrials JobRunner::NextProposals() {
   p.set_job_id(job_id_);
   if (finished_sent_) return p;
   const int64_t n = spec_.n_trial();
-  if (spec_.early_stopping() >= 0 && best_trial_ >= 0 && done_ - best_trial_ >= spec_.early_stopping()) {
+  if (spec_.early_stopping() >= 0 && best_trial_ >= 0 &&
+      done_ - best_trial_ >= spec_.early_stopping()) {
     finished_sent_ = true;
     p.set_finished(true);
-    p.set_finish_reason(absl::StrCat("early stopping: no better config in the last ", spec_.early_stopping(),
-                                     " trials"));
+    p.set_finish_reason(absl::StrCat("early stopping: no better config in the last ",
+                                     spec_.early_stopping(), " trials"));
     return p;
   }
   const int64_t room = std::min<int64_t>(window_ - in_flight_, n - known_);
@@ -94,7 +98,8 @@ proto::ProposeTrials JobRunner::NextProposals() {
   if (known_ < n && !tuner_->HasNext()) {
     finished_sent_ = true;
     p.set_finished(true);
-    p.set_finish_reason(absl::StrCat("the search space is exhausted (", task_->space().size(), " configs)"));
+    p.set_finish_reason(
+        absl::StrCat("the search space is exhausted (", task_->space().size(), " configs)"));
   }
   return p;
 }
@@ -115,8 +120,8 @@ void JobRunner::OnTrialUpdate(const proto::TrialUpdate& update) {
 }
 
 std::string JobRunner::Progress() const {
-  return ProgressLine(absl::StrCat("[", job_id_, "]"), last_gflops_, best_gflops_, done_, spec_.n_trial(),
-                      NowSeconds() - started_);
+  return ProgressLine(absl::StrCat("[", job_id_, "]"), last_gflops_, best_gflops_, done_,
+                      spec_.n_trial(), NowSeconds() - started_);
 }
 
 }  // namespace tunefleet

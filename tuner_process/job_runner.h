@@ -34,7 +34,8 @@ namespace tunefleet {
 class JobRunner {
  public:
   // InvalidArgument when the job's task or tuner cannot be made.
-  static absl::StatusOr<std::unique_ptr<JobRunner>> Create(const proto::JobAssignment& assignment);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<JobRunner>> Create(
+      const proto::JobAssignment& assignment);
 
   // New configs to propose now: enough to fill the window, never beyond the
   // job's n_trial, never a config proposed before. `finished` is set once
@@ -54,8 +55,12 @@ class JobRunner {
   std::string Progress() const;
 
  private:
-  JobRunner(std::string job_id, proto::JobSpec spec, std::unique_ptr<Task> task, std::unique_ptr<Tuner> tuner)
-      : job_id_(std::move(job_id)), spec_(std::move(spec)), task_(std::move(task)), tuner_(std::move(tuner)) {}
+  JobRunner(std::string job_id, proto::JobSpec spec, std::unique_ptr<Task> task,
+            std::unique_ptr<Tuner> tuner)
+      : job_id_(std::move(job_id)),
+        spec_(std::move(spec)),
+        task_(std::move(task)),
+        tuner_(std::move(tuner)) {}
 
   void Learn(const std::string& config_json, const proto::TrialResult& result);
 
@@ -64,8 +69,8 @@ class JobRunner {
   std::unique_ptr<Task> task_;
   std::unique_ptr<Tuner> tuner_;  // after task_: destroyed first, it points into it
   int32_t window_ = 8;
-  int64_t known_ = 0;        // trials the tracker holds or we proposed
-  int64_t in_flight_ = 0;    // proposed, not yet done
+  int64_t known_ = 0;      // trials the tracker holds or we proposed
+  int64_t in_flight_ = 0;  // proposed, not yet done
   int64_t done_ = 0;
   int64_t best_trial_ = -1;  // 0-based count of done trials when the best came
   double best_cost_ = 0;

@@ -11,7 +11,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-proto::JobAssignment Assignment(int64_t n_trial, int32_t window, const std::string& tuner = "random") {
+proto::JobAssignment Assignment(int64_t n_trial, int32_t window,
+                                const std::string& tuner = "random") {
   proto::JobAssignment a;
   a.set_job_id("job-1");
   proto::JobSpec* spec = a.mutable_spec();
@@ -63,7 +64,9 @@ TEST(JobRunnerTest, KeepsTheWindowFullAndStopsAtNTrial) {
 }
 
 std::string GridConfigJson(int64_t index) {
-  auto task = Task::Make("", "dense", nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm").value();
+  auto task = Task::Make("", "dense",
+                         nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm")
+                  .value();
   return task->space().Get(index).value().ToJson().dump();
 }
 
@@ -153,7 +156,8 @@ TEST(JobRunnerTest, BadJobsAreErrors) {
   EXPECT_FALSE(JobRunner::Create(a).ok());
   a = Assignment(10, 2);
   a.mutable_spec()->mutable_task()->set_workload_args_json("{");
-  EXPECT_THAT(JobRunner::Create(a).status().message(), HasSubstr("workload_args_json is not valid JSON"));
+  EXPECT_THAT(JobRunner::Create(a).status().message(),
+              HasSubstr("workload_args_json is not valid JSON"));
   // The same target grammar as the tracker and the builder.
   a = Assignment(10, 2);
   a.mutable_spec()->mutable_task()->set_target("llvm -O3");

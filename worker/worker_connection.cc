@@ -13,7 +13,7 @@
 
 namespace tunefleet {
 
-absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(
+[[nodiscard]] absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(
     const std::string& ca_file, const std::string& cert_file, const std::string& key_file) {
   if (ca_file.empty()) {
     if (!cert_file.empty() || !key_file.empty()) {

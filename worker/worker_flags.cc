@@ -17,7 +17,8 @@ ABSL_FLAG(double, drain_timeout_s, 30,
 
 namespace tunefleet {
 
-absl::StatusOr<WorkerDaemonOptions> WorkerDaemonOptionsFromFlags(const std::string& name_prefix) {
+[[nodiscard]] absl::StatusOr<WorkerDaemonOptions> WorkerDaemonOptionsFromFlags(
+    const std::string& name_prefix) {
   WorkerDaemonOptions options;
   options.tracker_address = absl::GetFlag(FLAGS_tracker);
   TF_ASSIGN_OR_RETURN(options.token, ReadTokenFile(absl::GetFlag(FLAGS_token_file)));

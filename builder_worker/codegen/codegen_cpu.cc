@@ -47,7 +47,7 @@ class CodeGenCPU : public CodeGenLLVM {
   }
 
  protected:
-  absl::Status EmitFunctions(const LoweredFunc& func) override {
+  [[nodiscard]] absl::Status EmitFunctions(const LoweredFunc& func) override {
     // Every stage sees the tensors, then the staged buffers.
     std::vector<std::string> arg_names;
     for (const BufferArg& arg : func.args) arg_names.push_back(arg.name);
@@ -184,8 +184,9 @@ class CodeGenCPU : public CodeGenLLVM {
  private:
   // Emits `i32 @<name>(ptr %args, ptr %runtime)` running `body`, with
   // args[i] bound to buffer arg_names[i].
-  absl::Status EmitFunction(const std::string& name, const std::vector<std::string>& arg_names,
-                            const Stmt& body) {
+  [[nodiscard]] absl::Status EmitFunction(const std::string& name,
+                                          const std::vector<std::string>& arg_names,
+                                          const Stmt& body) {
     entry_name_ = name;
     parallel_count_ = 0;
     auto* fn_type = llvm::FunctionType::get(i32_, {ptr_, ptr_}, false);

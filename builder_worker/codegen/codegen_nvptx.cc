@@ -32,7 +32,7 @@ class CodeGenNVPTX : public CodeGenLLVM {
   // One global pointer per tensor; read-only inputs may go through the
   // non-coherent (texture) cache, ld.global.nc. .maxntid makes ptxas budget
   // registers for exactly the block's threads.
-  absl::Status EmitFunctions(const LoweredFunc& func) override {
+  [[nodiscard]] absl::Status EmitFunctions(const LoweredFunc& func) override {
     if (launch_ == nullptr)
       return absl::InternalError("CUDA code generation needs the launch geometry");
     if (!func.staged.empty() || func.prepare.defined() || func.finish.defined()) {

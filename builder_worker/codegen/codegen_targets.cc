@@ -8,10 +8,10 @@ std::unique_ptr<CodeGenLLVM> NewCodeGenForTarget(const TargetSpec& target, const
   return NewCodeGenCPU(target, context);
 }
 
-absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(const ir::LoweredFunc& func,
-                                                          const TargetSpec& target,
-                                                          llvm::LLVMContext& context,
-                                                          const GpuLaunch* launch) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<llvm::Module>> CodegenLLVM(const ir::LoweredFunc& func,
+                                                                        const TargetSpec& target,
+                                                                        llvm::LLVMContext& context,
+                                                                        const GpuLaunch* launch) {
   return NewCodeGenForTarget(target, launch, context)->Compile(func);
 }
 

@@ -15,17 +15,23 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 llvm::OptimizationLevel ToLevel(int opt_level) {
   switch (opt_level) {
-    case 0: return llvm::OptimizationLevel::O0;
-    case 1: return llvm::OptimizationLevel::O1;
-    case 3: return llvm::OptimizationLevel::O3;
-    default: return llvm::OptimizationLevel::O2;
+    case 0:
+      return llvm::OptimizationLevel::O0;
+    case 1:
+      return llvm::OptimizationLevel::O1;
+    case 3:
+      return llvm::OptimizationLevel::O3;
+    default:
+      return llvm::OptimizationLevel::O2;
   }
 }
 
 }  // namespace
 
-absl::StatusOr<std::string> OptimizeAndEmitObject(llvm::Module& module, const TargetSpec& target,
-                                                  int opt_level, BackendTimings* timings) {
+[[nodiscard]] absl::StatusOr<std::string> OptimizeAndEmitObject(llvm::Module& module,
+                                                                const TargetSpec& target,
+                                                                int opt_level,
+                                                                BackendTimings* timings) {
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
   if (llvm_target == nullptr) {
@@ -36,7 +42,8 @@ absl::StatusOr<std::string> OptimizeAndEmitObject(llvm::Module& module, const Ta
       target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
       opt_level >= 2 ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::Default));
   if (machine == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot create a target machine for ", target.original));
+    return absl::InternalError(
+        absl::StrCat("cannot create a target machine for ", target.original));
   }
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(target.triple);

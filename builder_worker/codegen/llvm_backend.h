@@ -24,8 +24,10 @@ struct BackendTimings {
 
 // opt_level: 0-3, the -O level of the IR pipeline (2 by default). For a CUDA
 // target the result is PTX text instead of an object.
-[[nodiscard]] absl::StatusOr<std::string> OptimizeAndEmitObject(llvm::Module& module, const TargetSpec& target,
-                                                  int opt_level, BackendTimings* timings);
+[[nodiscard]] absl::StatusOr<std::string> OptimizeAndEmitObject(llvm::Module& module,
+                                                                const TargetSpec& target,
+                                                                int opt_level,
+                                                                BackendTimings* timings);
 
 // The optimised module as LLVM assembly text, for debugging (`tunefleet show --llvm`).
 std::string ModuleToString(const llvm::Module& module);

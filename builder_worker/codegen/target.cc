@@ -37,7 +37,8 @@ bool TargetSpec::is_cuda() const { return absl::StartsWith(triple, "nvptx64"); }
 
 int TargetSpec::sm_version() const {
   int sm = 0;
-  if (!is_cuda() || !absl::StartsWith(cpu, "sm_") || !absl::SimpleAtoi(cpu.substr(3), &sm)) return 0;
+  if (!is_cuda() || !absl::StartsWith(cpu, "sm_") || !absl::SimpleAtoi(cpu.substr(3), &sm))
+    return 0;
   return sm;
 }
 
@@ -47,7 +48,7 @@ namespace {
 // emits for every sm_70+ target; current ptxas and drivers accept it.
 constexpr char kPtxFeatures[] = "+ptx78";
 
-absl::StatusOr<TargetSpec> CudaTargetSpec(const TargetString& parsed) {
+[[nodiscard]] absl::StatusOr<TargetSpec> CudaTargetSpec(const TargetString& parsed) {
   TargetSpec spec;
   spec.original = parsed.original;
   spec.triple = "nvptx64-nvidia-cuda";
@@ -59,7 +60,8 @@ absl::StatusOr<TargetSpec> CudaTargetSpec(const TargetString& parsed) {
   }
   if (parsed.max_shared_memory_per_block > 0) {
     // Static shared memory cannot exceed 48 KiB on any architecture.
-    spec.max_shared_memory_per_block = std::min<int64_t>(parsed.max_shared_memory_per_block, 48 * 1024);
+    spec.max_shared_memory_per_block =
+        std::min<int64_t>(parsed.max_shared_memory_per_block, 48 * 1024);
   }
   if (parsed.registers_per_block > 0) spec.registers_per_block = parsed.registers_per_block;
   std::string error;
@@ -70,16 +72,16 @@ absl::StatusOr<TargetSpec> CudaTargetSpec(const TargetString& parsed) {
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
       llvm_target->createMCSubtargetInfo(spec.triple, spec.cpu, spec.features));
   if (sti == nullptr || !sti->isCPUStringValid(spec.cpu) || spec.sm_version() < 70) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "target \"", parsed.original, "\": unknown or unsupported GPU architecture \"", spec.cpu,
-        "\" (sm_70 or newer, up to sm_90 with LLVM 19)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("target \"", parsed.original, "\": unknown or unsupported GPU architecture \"",
+                     spec.cpu, "\" (sm_70 or newer, up to sm_90 with LLVM 19)"));
   }
   return spec;
 }
 
 }  // namespace
 
-absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
+[[nodiscard]] absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
   // The grammar (options, values, triples) is common/target_string.h's; what
   // follows needs LLVM: the host, -mcpu=native, and whether LLVM knows the CPU.
   TF_ASSIGN_OR_RETURN(TargetString parsed, ParseTargetString(target));
@@ -122,8 +124,8 @@ absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
     return absl::InvalidArgumentError(absl::StrCat("target \"", target, "\": cannot describe CPU"));
   }
   if (cpu != "generic" && !sti->isCPUStringValid(cpu)) {
-    return absl::InvalidArgumentError(absl::StrCat("target \"", target, "\": unknown CPU \"", cpu,
-                                                   "\" for ", spec.triple));
+    return absl::InvalidArgumentError(
+        absl::StrCat("target \"", target, "\": unknown CPU \"", cpu, "\" for ", spec.triple));
   }
   if (spec.is_x86()) {
     spec.vector_bits = HasFeature(*sti, "avx512f") ? 512 : (HasFeature(*sti, "avx") ? 256 : 128);

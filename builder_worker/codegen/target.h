@@ -25,10 +25,10 @@
 namespace tunefleet {
 
 struct TargetSpec {
-  std::string original;   // the string it was parsed from
-  std::string triple;     // normalised, e.g. "x86_64-unknown-linux-gnu"
-  std::string cpu;        // resolved: "native" becomes the host CPU name
-  std::string features;   // LLVM feature string, e.g. "+avx2,+fma"
+  std::string original;  // the string it was parsed from
+  std::string triple;    // normalised, e.g. "x86_64-unknown-linux-gnu"
+  std::string cpu;       // resolved: "native" becomes the host CPU name
+  std::string features;  // LLVM feature string, e.g. "+avx2,+fma"
   // Widest native vector register in bits (128 SSE/NEON, 256 AVX, 512 AVX-512;
   // 128 for CUDA: ld.v4.f32).
   int vector_bits = 128;
@@ -47,7 +47,7 @@ struct TargetSpec {
 
   bool is_x86() const;
   bool is_aarch64() const;
-  bool is_cuda() const;  // nvptx64-nvidia-cuda: the artifact is PTX
+  bool is_cuda() const;    // nvptx64-nvidia-cuda: the artifact is PTX
   int sm_version() const;  // 90 for sm_90; 0 for non-CUDA targets
 };
 

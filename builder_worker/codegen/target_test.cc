@@ -35,10 +35,16 @@ TEST(TargetTest, NativeResolvesToTheHostCpu) {
 }
 
 TEST(TargetTest, BadTargetsNameTheProblem) {
-  EXPECT_NE(ParseTarget("opencl").status().message().find("must start with \"llvm\""), std::string::npos);
-  EXPECT_NE(ParseTarget("llvm -O3").status().message().find("unknown option \"-O3\""), std::string::npos);
-  EXPECT_NE(ParseTarget("llvm -mtriple=z80-none").status().message().find("unknown triple"), std::string::npos);
-  EXPECT_NE(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=pentium9").status().message().find("unknown CPU"),
+  EXPECT_NE(ParseTarget("opencl").status().message().find("must start with \"llvm\""),
+            std::string::npos);
+  EXPECT_NE(ParseTarget("llvm -O3").status().message().find("unknown option \"-O3\""),
+            std::string::npos);
+  EXPECT_NE(ParseTarget("llvm -mtriple=z80-none").status().message().find("unknown triple"),
+            std::string::npos);
+  EXPECT_NE(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=pentium9")
+                .status()
+                .message()
+                .find("unknown CPU"),
             std::string::npos);
   EXPECT_NE(ParseTarget("llvm -mattr=avx2").status().message().find("+feature"), std::string::npos);
 }
@@ -77,19 +83,25 @@ TEST(TargetTest, NvptxTripleMeansCuda) {
 
 TEST(TargetTest, BadCudaTargetsNameTheProblem) {
   EXPECT_NE(ParseTarget("cuda").status().message().find("needs -mcpu=sm_NN"), std::string::npos);
-  EXPECT_NE(ParseTarget("cuda -mcpu=sm_99").status().message().find("\"sm_99\""), std::string::npos);
-  EXPECT_NE(ParseTarget("cuda -mcpu=sm_60").status().message().find("unsupported"), std::string::npos);
-  EXPECT_NE(ParseTarget("cuda -mcpu=sm_90 -max_threads_per_block=0").status().message().find(
-                "positive integer"),
+  EXPECT_NE(ParseTarget("cuda -mcpu=sm_99").status().message().find("\"sm_99\""),
             std::string::npos);
-  EXPECT_NE(ParseTarget("cuda -mcpu=sm_90 -fast").status().message().find("unknown option \"-fast\""),
+  EXPECT_NE(ParseTarget("cuda -mcpu=sm_60").status().message().find("unsupported"),
             std::string::npos);
+  EXPECT_NE(ParseTarget("cuda -mcpu=sm_90 -max_threads_per_block=0")
+                .status()
+                .message()
+                .find("positive integer"),
+            std::string::npos);
+  EXPECT_NE(
+      ParseTarget("cuda -mcpu=sm_90 -fast").status().message().find("unknown option \"-fast\""),
+      std::string::npos);
 }
 
 TEST(TargetTest, TvmDeviceAttributesAreAcceptedAndChangeNoCode) {
   auto plain = ParseTarget("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
   auto described = ParseTarget(
-      "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -keys=arm_cpu,cpu -device=rk3399 -num-cores=4");
+      "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -keys=arm_cpu,cpu -device=rk3399 "
+      "-num-cores=4");
   ASSERT_TRUE(described.ok()) << described.status();
   EXPECT_EQ(described->cpu, plain->cpu);
   EXPECT_EQ(described->features, plain->features);

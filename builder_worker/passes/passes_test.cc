@@ -10,8 +10,9 @@ using namespace ir;  // NOLINT
 
 TEST(VectorizeLoopsTest, UnitStrideAccessBecomesRampLoadAndStore) {
   Expr j = Var::Make("j"), r = Var::Make("r");
-  Stmt s = For::Make("j", 0, 8, ForKind::kVectorized,
-                     Store::Make("C", Load::Make("A", r * 64 + j) * Load::Make("S", r), r * 64 + j));
+  Stmt s =
+      For::Make("j", 0, 8, ForKind::kVectorized,
+                Store::Make("C", Load::Make("A", r * 64 + j) * Load::Make("S", r), r * 64 + j));
   auto v = VectorizeLoops(s);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(ToString(*v), "C[ramp((r*64), 1, 8)] = (A[ramp((r*64), 1, 8)]*x8(S[r]))\n");
@@ -30,13 +31,14 @@ TEST(VectorizeLoopsTest, ReductionAcrossLanesIsRejectedWithReason) {
 
 TEST(VectorizeLoopsTest, LaneDependentConditionIsRejected) {
   Expr j = Var::Make("j");
-  Stmt s = For::Make("j", 0, 4, ForKind::kVectorized,
-                     IfThenElse::Make(j < 3, Store::Make("A", 0.0, j)));
+  Stmt s =
+      For::Make("j", 0, 4, ForKind::kVectorized, IfThenElse::Make(j < 3, Store::Make("A", 0.0, j)));
   EXPECT_FALSE(VectorizeLoops(s).ok());
 }
 
 TEST(VectorizeLoopsTest, NonConstantExtentIsRejected) {
-  Stmt s = For::Make("j", 0, Var::Make("n"), ForKind::kVectorized, Store::Make("A", 0.0, Var::Make("j")));
+  Stmt s = For::Make("j", 0, Var::Make("n"), ForKind::kVectorized,
+                     Store::Make("A", 0.0, Var::Make("j")));
   auto v = VectorizeLoops(s);
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.status().message().find("non-constant extent"), std::string::npos);

@@ -51,7 +51,7 @@ class Unroller : public IRMutator {
 
 }  // namespace
 
-absl::StatusOr<ir::Stmt> UnrollLoops(const ir::Stmt& stmt, int64_t max_unroll) {
+[[nodiscard]] absl::StatusOr<ir::Stmt> UnrollLoops(const ir::Stmt& stmt, int64_t max_unroll) {
   Unroller pass(max_unroll);
   ir::Stmt result = pass.Mutate(stmt);
   if (!pass.error().empty()) return absl::InvalidArgumentError(pass.error());

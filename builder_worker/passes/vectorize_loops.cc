@@ -179,7 +179,7 @@ class VectorizeAll : public IRMutator {
 
 }  // namespace
 
-absl::StatusOr<ir::Stmt> VectorizeLoops(const ir::Stmt& stmt) {
+[[nodiscard]] absl::StatusOr<ir::Stmt> VectorizeLoops(const ir::Stmt& stmt) {
   VectorizeAll pass;
   ir::Stmt result = pass.Mutate(stmt);
   if (!pass.error().empty()) {

@@ -36,7 +36,9 @@ using tunefleet::CUresult;
 using tunefleet::CUstream;
 
 extern "C" {
-__attribute__((visibility("default"))) CUresult cuInit(unsigned flags) { return Api().cuInit(flags); }
+__attribute__((visibility("default"))) CUresult cuInit(unsigned flags) {
+  return Api().cuInit(flags);
+}
 __attribute__((visibility("default"))) CUresult cuDriverGetVersion(int* v) {
   return Api().cuDriverGetVersion(v);
 }
@@ -61,7 +63,9 @@ __attribute__((visibility("default"))) CUresult cuDevicePrimaryCtxRelease_v2(CUd
 __attribute__((visibility("default"))) CUresult cuCtxSetCurrent(CUcontext c) {
   return Api().cuCtxSetCurrent(c);
 }
-__attribute__((visibility("default"))) CUresult cuCtxSynchronize() { return Api().cuCtxSynchronize(); }
+__attribute__((visibility("default"))) CUresult cuCtxSynchronize() {
+  return Api().cuCtxSynchronize();
+}
 __attribute__((visibility("default"))) CUresult cuModuleLoadDataEx(CUmodule* m, const void* i,
                                                                    unsigned n, int* o, void** v) {
   return Api().cuModuleLoadDataEx(m, i, n, o, v);
@@ -105,7 +109,8 @@ __attribute__((visibility("default"))) CUresult cuEventRecord(CUevent e, CUstrea
 __attribute__((visibility("default"))) CUresult cuEventSynchronize(CUevent e) {
   return Api().cuEventSynchronize(e);
 }
-__attribute__((visibility("default"))) CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
+__attribute__((visibility("default"))) CUresult cuEventElapsedTime(float* ms, CUevent a,
+                                                                   CUevent b) {
   return Api().cuEventElapsedTime(ms, a, b);
 }
 __attribute__((visibility("default"))) CUresult cuEventDestroy_v2(CUevent e) {

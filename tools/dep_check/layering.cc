@@ -23,7 +23,7 @@ bool MatchesForbidden(absl::string_view label, absl::string_view forbidden) {
 
 }  // namespace
 
-absl::StatusOr<LayerRules> ParseLayerRules(absl::string_view text) {
+[[nodiscard]] absl::StatusOr<LayerRules> ParseLayerRules(absl::string_view text) {
   LayerRules rules;
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -32,15 +32,14 @@ absl::StatusOr<LayerRules> ParseLayerRules(absl::string_view text) {
     if (line.empty() || absl::StartsWith(line, "#")) continue;
     const size_t colon = line.find(':');
     if (colon == absl::string_view::npos || colon == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "layer rules line ", line_number, ": expected \"FOLDER: ALLOWED ...\", got \"",
-          line, "\""));
+      return absl::InvalidArgumentError(absl::StrCat("layer rules line ", line_number,
+                                                     ": expected \"FOLDER: ALLOWED ...\", got \"",
+                                                     line, "\""));
     }
     const std::string folder(absl::StripAsciiWhitespace(line.substr(0, colon)));
     if (rules.folders.count(folder) > 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("layer rules line ", line_number, ": folder \"", folder,
-                       "\" has a rule already"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "layer rules line ", line_number, ": folder \"", folder, "\" has a rule already"));
     }
     FolderRule& rule = rules.folders[folder];
     for (absl::string_view word :
@@ -49,9 +48,9 @@ absl::StatusOr<LayerRules> ParseLayerRules(absl::string_view text) {
         rule.allow_all_folders = true;
       } else if (absl::ConsumePrefix(&word, "+")) {
         if (!absl::StartsWith(word, "//") || !absl::StrContains(word, ":")) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("layer rules line ", line_number, ": allowed entry \"+", word,
-                           "\" must be a whole label //folder:name"));
+          return absl::InvalidArgumentError(absl::StrCat("layer rules line ", line_number,
+                                                         ": allowed entry \"+", word,
+                                                         "\" must be a whole label //folder:name"));
         }
         rule.allowed_labels.emplace(word);
       } else if (absl::ConsumePrefix(&word, "!")) {
@@ -62,9 +61,8 @@ absl::StatusOr<LayerRules> ParseLayerRules(absl::string_view text) {
         }
         rule.forbidden.emplace_back(word);
       } else if (absl::StrContains(word, "/") || absl::StrContains(word, ":")) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("layer rules line ", line_number, ": \"", word,
-                         "\" is not a top-level folder name"));
+        return absl::InvalidArgumentError(absl::StrCat("layer rules line ", line_number, ": \"",
+                                                       word, "\" is not a top-level folder name"));
       } else {
         rule.allowed_folders.emplace(word);
       }
@@ -73,7 +71,7 @@ absl::StatusOr<LayerRules> ParseLayerRules(absl::string_view text) {
   return rules;
 }
 
-absl::StatusOr<std::vector<DependencyEdge>> ParseQueryGraph(absl::string_view graph) {
+[[nodiscard]] absl::StatusOr<std::vector<DependencyEdge>> ParseQueryGraph(absl::string_view graph) {
   std::vector<DependencyEdge> edges;
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(graph, '\n')) {
@@ -88,15 +86,14 @@ absl::StatusOr<std::vector<DependencyEdge>> ParseQueryGraph(absl::string_view gr
       // A node with no edges: `"//a:b"`.
       if (line.size() >= 2 && line.front() == '"' && line.back() == '"') continue;
       return absl::InvalidArgumentError(absl::StrCat(
-          "dependency graph line ", line_number, ": expected \"A\" -> \"B\", got \"", line,
-          "\""));
+          "dependency graph line ", line_number, ": expected \"A\" -> \"B\", got \"", line, "\""));
     }
     absl::string_view from = line.substr(0, arrow + 1);
     absl::string_view to = line.substr(arrow + 5);
     if (!absl::ConsumePrefix(&from, "\"") || !absl::ConsumeSuffix(&from, "\"") ||
         !absl::ConsumePrefix(&to, "\"") || !absl::ConsumeSuffix(&to, "\"")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dependency graph line ", line_number, ": unquoted label in \"", line, "\""));
+      return absl::InvalidArgumentError(absl::StrCat("dependency graph line ", line_number,
+                                                     ": unquoted label in \"", line, "\""));
     }
     edges.push_back({std::string(from), std::string(to)});
   }

@@ -52,8 +52,7 @@ struct DependencyEdge {
 // Reads `bazel query --output=graph --nograph:factored` output: lines
 // `"A" -> "B"`; node-only lines and the digraph frame are skipped.
 // InvalidArgument naming the line for anything else.
-[[nodiscard]] absl::StatusOr<std::vector<DependencyEdge>> ParseQueryGraph(
-    absl::string_view graph);
+[[nodiscard]] absl::StatusOr<std::vector<DependencyEdge>> ParseQueryGraph(absl::string_view graph);
 
 // The top-level folder of a label: "//tuner_core/ir:ir" -> "tuner_core",
 // "//:x" -> "" (the root package), "@llvm//:llvm" -> "@llvm".

@@ -92,7 +92,8 @@ TEST(LayeringTest, AllowedLabelIsAnExceptionToItsFolder) {
   absl::StatusOr<LayerRules> rules = ParseLayerRules("a: * !//tests +//tests:fake\n");
   ASSERT_TRUE(rules.ok()) << rules.status();
   EXPECT_THAT(FindViolations(*rules, {{"//a:x", "//tests:fake"}}), IsEmpty());
-  EXPECT_THAT(FindViolations(*rules, {{"//a:x", "//tests:other"}}), ElementsAre(HasSubstr("//tests")));
+  EXPECT_THAT(FindViolations(*rules, {{"//a:x", "//tests:other"}}),
+              ElementsAre(HasSubstr("//tests")));
   EXPECT_FALSE(ParseLayerRules("a: +//tests\n").ok());
 }
 
@@ -100,7 +101,8 @@ TEST(LayeringTest, ForbiddenPrefixDoesNotMatchLongerFolderNames) {
   absl::StatusOr<LayerRules> rules = ParseLayerRules("a: * !//tests\n");
   ASSERT_TRUE(rules.ok());
   EXPECT_THAT(FindViolations(*rules, {{"//a:x", "//tests_data:y"}}), IsEmpty());
-  EXPECT_THAT(FindViolations(*rules, {{"//a:x", "//tests/sub:y"}}), ElementsAre(HasSubstr("//tests")));
+  EXPECT_THAT(FindViolations(*rules, {{"//a:x", "//tests/sub:y"}}),
+              ElementsAre(HasSubstr("//tests")));
 }
 
 }  // namespace

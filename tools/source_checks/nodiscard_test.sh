@@ -2,8 +2,9 @@
 # Every function that returns absl::Status or absl::StatusOr is declared
 # [[nodiscard]] (STYLE.md: errors are values, never silent). Out-of-line
 # definitions (Class::Method) and lambdas carry it from their declaration.
-# The first line of a declaration is checked; a return type alone on its line
-# is checked with the next one.
+# The first line of a declaration is checked. A local Status variable is
+# initialised with = or {} (`absl::Status s{code, msg}`), never with (), so
+# that it cannot be read as a function declaration here.
 set -uo pipefail
 source "$(dirname "$0")/source_files.sh"
 pattern='^\s*((static|virtual|inline|constexpr|explicit)\s+)*(::)?absl::Status(Or<.*>)?\s+[A-Za-z_][A-Za-z_0-9]*\s*\('

@@ -25,13 +25,15 @@ double TopKRecall(const std::vector<float>& scores, const std::vector<float>& la
   if (k <= 0) return 1.0;
   const std::vector<int> predicted = TopK(scores, k), truth = TopK(labels, k);
   std::vector<int> both;
-  std::set_intersection(predicted.begin(), predicted.end(), truth.begin(), truth.end(), std::back_inserter(both));
+  std::set_intersection(predicted.begin(), predicted.end(), truth.begin(), truth.end(),
+                        std::back_inserter(both));
   return static_cast<double>(both.size()) / k;
 }
 
 absl::Status XgbCostModelOptions::Validate() const {
   if (loss != "reg" && loss != "rank") {
-    return absl::InvalidArgumentError(absl::StrCat("cost model loss \"", loss, "\" (known: reg, rank)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cost model loss \"", loss, "\" (known: reg, rank)"));
   }
   if (max_depth < 1) return absl::InvalidArgumentError("cost model max_depth must be >= 1");
   if (!(eta > 0)) return absl::InvalidArgumentError("cost model eta must be > 0");
@@ -39,13 +41,15 @@ absl::Status XgbCostModelOptions::Validate() const {
     return absl::InvalidArgumentError("cost model gamma and min_child_weight must be >= 0");
   }
   if (max_rounds < 1) return absl::InvalidArgumentError("cost model max_rounds must be >= 1");
-  if (early_stopping_rounds < 1) return absl::InvalidArgumentError("cost model early_stopping_rounds must be >= 1");
+  if (early_stopping_rounds < 1)
+    return absl::InvalidArgumentError("cost model early_stopping_rounds must be >= 1");
   if (recall_k < 1) return absl::InvalidArgumentError("cost model recall_k must be >= 1");
   if (nthread < 1) return absl::InvalidArgumentError("cost model nthread must be >= 1");
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<XgbCostModel>> XgbCostModel::Create(const XgbCostModelOptions& options) {
+absl::StatusOr<std::unique_ptr<XgbCostModel>> XgbCostModel::Create(
+    const XgbCostModelOptions& options) {
   TF_RETURN_IF_ERROR(options.Validate());
   return std::unique_ptr<XgbCostModel>(new XgbCostModel(options));
 }
@@ -69,8 +73,8 @@ double XgbCostModel::base_weight() const {
 
 absl::StatusOr<XgbMatrix> XgbCostModel::MakeMatrix(const FeatureMatrix& rows) const {
   if (rows.num_features <= 0 || rows.values.size() % rows.num_features != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("feature rows of width ", rows.num_features, " hold ",
-                                                   rows.values.size(), " values"));
+    return absl::InvalidArgumentError(absl::StrCat("feature rows of width ", rows.num_features,
+                                                   " hold ", rows.values.size(), " values"));
   }
   return XgbMatrix::FromDense(rows.values, rows.num_rows(), rows.num_features);
 }
@@ -85,7 +89,8 @@ absl::StatusOr<std::vector<float>> XgbCostModel::BaseMargin(const FeatureMatrix&
     }
     TF_ASSIGN_OR_RETURN(std::vector<float> margin, base.model->PredictMargin(rows));
     if (margin.size() != sum.size()) {
-      return absl::InternalError(absl::StrCat("base model gave ", margin.size(), " margins for ", sum.size(), " rows"));
+      return absl::InternalError(
+          absl::StrCat("base model gave ", margin.size(), " margins for ", sum.size(), " rows"));
     }
     for (size_t i = 0; i < sum.size(); ++i) sum[i] += static_cast<float>(margin[i] * base.weight);
   }
@@ -145,7 +150,8 @@ absl::Status XgbCostModel::Fit(const FeatureMatrix& rows, const std::vector<doub
   int best_round = 0, round = 0;
   for (; round < options_.max_rounds; ++round) {
     TF_RETURN_IF_ERROR(booster.UpdateOneIter(round, train));
-    TF_ASSIGN_OR_RETURN(std::vector<float> predicted, booster.Predict(train, /*output_margin=*/true));
+    TF_ASSIGN_OR_RETURN(std::vector<float> predicted,
+                        booster.Predict(train, /*output_margin=*/true));
     const double recall = TopKRecall(predicted, labels, k);
     if (recall > best_recall) {
       best_recall = recall;
@@ -165,18 +171,20 @@ absl::Status XgbCostModel::Fit(const FeatureMatrix& rows, const std::vector<doub
 
 absl::StatusOr<std::vector<float>> XgbCostModel::PredictMargin(const FeatureMatrix& rows) const {
   if (!booster_.has_value()) {
-    if (bases_.empty()) return absl::FailedPreconditionError("cost model: predict before the first fit");
+    if (bases_.empty())
+      return absl::FailedPreconditionError("cost model: predict before the first fit");
     return BaseMargin(rows);
   }
   if (rows.num_features != num_features_) {
     return absl::InvalidArgumentError(absl::StrCat("cost model trained on ", num_features_,
-                                                   " features, asked about rows of ", rows.num_features));
+                                                   " features, asked about rows of ",
+                                                   rows.num_features));
   }
   if (rows.num_rows() == 0) return std::vector<float>();
   TF_ASSIGN_OR_RETURN(std::vector<float> base_margin, BaseMargin(rows));
   // PredictDense rejects values that are not whole rows (InvalidArgument).
-  return booster_->PredictDense(rows.values, rows.num_rows(), rows.num_features, /*output_margin=*/true,
-                                base_margin);
+  return booster_->PredictDense(rows.values, rows.num_rows(), rows.num_features,
+                                /*output_margin=*/true, base_margin);
 }
 
 absl::StatusOr<std::vector<float>> XgbCostModel::Predict(const FeatureMatrix& rows) const {

@@ -41,12 +41,16 @@ struct FeatureMatrix {
   int num_features = 0;
   std::vector<float> values;  // num_rows() * num_features
 
-  int64_t num_rows() const { return num_features > 0 ? static_cast<int64_t>(values.size()) / num_features : 0; }
-  void AddRow(const std::vector<float>& row) { values.insert(values.end(), row.begin(), row.end()); }
+  int64_t num_rows() const {
+    return num_features > 0 ? static_cast<int64_t>(values.size()) / num_features : 0;
+  }
+  void AddRow(const std::vector<float>& row) {
+    values.insert(values.end(), row.begin(), row.end());
+  }
 };
 
 struct XgbCostModelOptions {
-  std::string loss = "reg";        // "reg" (reg:squarederror) | "rank" (rank:pairwise)
+  std::string loss = "reg";  // "reg" (reg:squarederror) | "rank" (rank:pairwise)
   // AutoTVM's xgboost parameters.
   int max_depth = 3;
   double eta = 0.3;
@@ -54,17 +58,18 @@ struct XgbCostModelOptions {
   double min_child_weight = 1;
   int max_rounds = 8000;
   int early_stopping_rounds = 20;
-  int recall_k = 64;               // top-k of the stopping metric (the tuner's plan size)
+  int recall_k = 64;  // top-k of the stopping metric (the tuner's plan size)
   uint64_t seed = 0;
   int nthread = 1;
 
   // InvalidArgument naming the first bad field.
-  absl::Status Validate() const;
+  [[nodiscard]] absl::Status Validate() const;
 };
 
 class XgbCostModel {
  public:
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<XgbCostModel>> Create(const XgbCostModelOptions& options);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<XgbCostModel>> Create(
+      const XgbCostModelOptions& options);
 
   // Trains a new model from scratch on `rows` with one throughput per row
   // (any higher-is-better unit; <= 0 means the trial failed). `group_sizes`

@@ -30,7 +30,8 @@ FeatureMatrix RandomRows(int n, uint64_t seed) {
 
 std::vector<double> Throughputs(const FeatureMatrix& rows, double shift = 0) {
   std::vector<double> y;
-  for (int64_t i = 0; i < rows.num_rows(); ++i) y.push_back(Throughput(&rows.values[i * kFeatures], shift));
+  for (int64_t i = 0; i < rows.num_rows(); ++i)
+    y.push_back(Throughput(&rows.values[i * kFeatures], shift));
   return y;
 }
 
@@ -44,14 +45,17 @@ std::vector<double> Ranks(const std::vector<double>& v) {
 }
 
 double Spearman(const std::vector<float>& predicted, const std::vector<double>& truth) {
-  const std::vector<double> a = Ranks(std::vector<double>(predicted.begin(), predicted.end())), b = Ranks(truth);
+  const std::vector<double> a = Ranks(std::vector<double>(predicted.begin(), predicted.end())),
+                            b = Ranks(truth);
   const double n = static_cast<double>(a.size());
   double d2 = 0;
   for (size_t i = 0; i < a.size(); ++i) d2 += (a[i] - b[i]) * (a[i] - b[i]);
   return 1 - 6 * d2 / (n * (n * n - 1));
 }
 
-std::vector<float> AsFloats(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+std::vector<float> AsFloats(const std::vector<double>& v) {
+  return std::vector<float>(v.begin(), v.end());
+}
 
 TEST(XgbCostModelTest, RanksASyntheticCostFunctionWellWithBothLosses) {
   const FeatureMatrix train = RandomRows(300, 1), test = RandomRows(300, 2);
@@ -92,7 +96,8 @@ TEST(XgbCostModelTest, SameSeedAndDataGiveTheSamePredictions) {
 
 TEST(XgbCostModelTest, BaseModelHelpsWhenFewOwnMeasurementsExist) {
   // History: 500 rows of a neighbouring shape; now: 12 rows of this one.
-  const FeatureMatrix history = RandomRows(500, 6), few = RandomRows(12, 7), test = RandomRows(300, 8);
+  const FeatureMatrix history = RandomRows(500, 6), few = RandomRows(12, 7),
+                      test = RandomRows(300, 8);
   auto base = XgbCostModel::Create({});
   ASSERT_TRUE((*base)->Fit(history, Throughputs(history, 0.05)).ok());
   std::shared_ptr<const XgbCostModel> shared_base = std::move(*base);
@@ -118,7 +123,8 @@ TEST(XgbCostModelTest, BaseModelHelpsWhenFewOwnMeasurementsExist) {
 }
 
 TEST(XgbCostModelTest, SeveralBasesAddTheirWeightedMargins) {
-  const FeatureMatrix a_rows = RandomRows(200, 10), b_rows = RandomRows(200, 11), test = RandomRows(40, 12);
+  const FeatureMatrix a_rows = RandomRows(200, 10), b_rows = RandomRows(200, 11),
+                      test = RandomRows(40, 12);
   auto a = XgbCostModel::Create({}), b = XgbCostModel::Create({});
   ASSERT_TRUE((*a)->Fit(a_rows, Throughputs(a_rows)).ok());
   ASSERT_TRUE((*b)->Fit(b_rows, Throughputs(b_rows, 0.5)).ok());
@@ -130,7 +136,8 @@ TEST(XgbCostModelTest, SeveralBasesAddTheirWeightedMargins) {
   EXPECT_DOUBLE_EQ((*mixed)->base_weight(), 1.0);  // the null and zero-weight bases are dropped
   auto predicted = (*mixed)->Predict(test);
   ASSERT_TRUE(predicted.ok()) << predicted.status();
-  for (size_t i = 0; i < pa.size(); ++i) EXPECT_NEAR((*predicted)[i], 0.75 * pa[i] + 0.25 * pb[i], 1e-5);
+  for (size_t i = 0; i < pa.size(); ++i)
+    EXPECT_NEAR((*predicted)[i], 0.75 * pa[i] + 0.25 * pb[i], 1e-5);
 
   (*mixed)->SetBaseModels({});
   EXPECT_EQ((*mixed)->base_weight(), 0.0);
@@ -161,7 +168,8 @@ TEST(XgbCostModelTest, BadInputsAreErrors) {
   auto model = XgbCostModel::Create({});
   const FeatureMatrix rows = RandomRows(10, 10);
   EXPECT_EQ((*model)->Predict(rows).status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ((*model)->Fit(FeatureMatrix{kFeatures, {}}, {}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*model)->Fit(FeatureMatrix{kFeatures, {}}, {}).code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ((*model)->Fit(rows, {1.0, 2.0}).code(), absl::StatusCode::kInvalidArgument);
   ASSERT_TRUE((*model)->Fit(rows, Throughputs(rows)).ok());
   FeatureMatrix narrow{kFeatures - 1, std::vector<float>(kFeatures - 1, 0.5f)};

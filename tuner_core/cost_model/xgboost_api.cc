@@ -12,7 +12,7 @@
 namespace tunefleet {
 namespace {
 
-absl::Status Check(int rc, const char* call) {
+[[nodiscard]] absl::Status Check(int rc, const char* call) {
   if (rc == 0) return absl::OkStatus();
   return absl::InternalError(absl::StrCat("xgboost ", call, ": ", XGBGetLastError()));
 }
@@ -28,9 +28,11 @@ void QuietOnce() {
 
 }  // namespace
 
-absl::StatusOr<XgbMatrix> XgbMatrix::FromDense(const std::vector<float>& data, int64_t rows, int64_t cols) {
+absl::StatusOr<XgbMatrix> XgbMatrix::FromDense(const std::vector<float>& data, int64_t rows,
+                                               int64_t cols) {
   if (rows <= 0 || cols <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("xgboost matrix needs rows and columns, got ", rows, "x", cols));
+    return absl::InvalidArgumentError(
+        absl::StrCat("xgboost matrix needs rows and columns, got ", rows, "x", cols));
   }
   if (static_cast<int64_t>(data.size()) != rows * cols) {
     return absl::InvalidArgumentError(
@@ -39,8 +41,9 @@ absl::StatusOr<XgbMatrix> XgbMatrix::FromDense(const std::vector<float>& data, i
   QuietOnce();
   DMatrixHandle handle = nullptr;
   const float kMissing = std::numeric_limits<float>::quiet_NaN();
-  if (absl::Status s = Check(XGDMatrixCreateFromMat_omp(data.data(), rows, cols, kMissing, &handle, 1),
-                             "XGDMatrixCreateFromMat");
+  if (absl::Status s =
+          Check(XGDMatrixCreateFromMat_omp(data.data(), rows, cols, kMissing, &handle, 1),
+                "XGDMatrixCreateFromMat");
       !s.ok()) {
     return s;
   }
@@ -92,14 +95,16 @@ absl::StatusOr<XgbBooster> XgbBooster::Create(const std::vector<const XgbMatrix*
   std::vector<DMatrixHandle> handles;
   for (const XgbMatrix* m : cache) handles.push_back(m->handle());
   BoosterHandle handle = nullptr;
-  if (absl::Status s = Check(XGBoosterCreate(handles.data(), handles.size(), &handle), "XGBoosterCreate");
+  if (absl::Status s =
+          Check(XGBoosterCreate(handles.data(), handles.size(), &handle), "XGBoosterCreate");
       !s.ok()) {
     return s;
   }
   return XgbBooster(handle);
 }
 
-XgbBooster::XgbBooster(XgbBooster&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+XgbBooster::XgbBooster(XgbBooster&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)) {}
 
 XgbBooster& XgbBooster::operator=(XgbBooster&& other) noexcept {
   if (this != &other) {
@@ -119,29 +124,33 @@ absl::Status XgbBooster::SetParam(const std::string& name, const std::string& va
 }
 
 absl::Status XgbBooster::UpdateOneIter(int iteration, const XgbMatrix& train) {
-  return Check(XGBoosterUpdateOneIter(handle_, iteration, train.handle()), "XGBoosterUpdateOneIter");
+  return Check(XGBoosterUpdateOneIter(handle_, iteration, train.handle()),
+               "XGBoosterUpdateOneIter");
 }
 
-absl::StatusOr<std::vector<float>> XgbBooster::Predict(const XgbMatrix& data, bool output_margin) const {
+absl::StatusOr<std::vector<float>> XgbBooster::Predict(const XgbMatrix& data,
+                                                       bool output_margin) const {
   bst_ulong length = 0;
   const float* values = nullptr;
-  if (absl::Status s = Check(XGBoosterPredict(handle_, data.handle(), output_margin ? 1 : 0, 0, 0, &length, &values),
-                             "XGBoosterPredict");
+  if (absl::Status s = Check(
+          XGBoosterPredict(handle_, data.handle(), output_margin ? 1 : 0, 0, 0, &length, &values),
+          "XGBoosterPredict");
       !s.ok()) {
     return s;
   }
   if (static_cast<int64_t>(length) != data.rows()) {
-    return absl::InternalError(absl::StrCat("xgboost predicted ", length, " values for ", data.rows(), " rows"));
+    return absl::InternalError(
+        absl::StrCat("xgboost predicted ", length, " values for ", data.rows(), " rows"));
   }
   return std::vector<float>(values, values + length);
 }
 
-absl::StatusOr<std::vector<float>> XgbBooster::PredictDense(const std::vector<float>& data, int64_t rows,
-                                                            int64_t cols, bool output_margin,
-                                                            const std::vector<float>& base_margin) const {
+absl::StatusOr<std::vector<float>> XgbBooster::PredictDense(
+    const std::vector<float>& data, int64_t rows, int64_t cols, bool output_margin,
+    const std::vector<float>& base_margin) const {
   if (rows <= 0 || cols <= 0 || static_cast<int64_t>(data.size()) != rows * cols) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("xgboost in-place prediction of ", rows, "x", cols, " given ", data.size(), " values"));
+    return absl::InvalidArgumentError(absl::StrCat("xgboost in-place prediction of ", rows, "x",
+                                                   cols, " given ", data.size(), " values"));
   }
   if (!base_margin.empty() && static_cast<int64_t>(base_margin.size()) != rows) {
     return absl::InvalidArgumentError(
@@ -151,24 +160,28 @@ absl::StatusOr<std::vector<float>> XgbBooster::PredictDense(const std::vector<fl
   const std::string values = absl::StrCat("{\"data\": [", reinterpret_cast<uintptr_t>(data.data()),
                                           ", true], \"shape\": [", rows, ", ", cols,
                                           "], \"typestr\": \"<f4\", \"version\": 3}");
-  const std::string config = absl::StrCat("{\"type\": ", output_margin ? 1 : 0,
-                                          ", \"training\": false, \"iteration_begin\": 0, \"iteration_end\": 0, "
-                                          "\"strict_shape\": false, \"cache_id\": 0, \"missing\": NaN}");
+  const std::string config =
+      absl::StrCat("{\"type\": ", output_margin ? 1 : 0,
+                   ", \"training\": false, \"iteration_begin\": 0, \"iteration_end\": 0, "
+                   "\"strict_shape\": false, \"cache_id\": 0, \"missing\": NaN}");
   // Meta info (the base margin) travels on a proxy DMatrix.
   DMatrixHandle proxy = nullptr;
   if (!base_margin.empty()) {
-    if (absl::Status s = Check(XGProxyDMatrixCreate(&proxy), "XGProxyDMatrixCreate"); !s.ok()) return s;
+    if (absl::Status s = Check(XGProxyDMatrixCreate(&proxy), "XGProxyDMatrixCreate"); !s.ok())
+      return s;
   }
-  const std::unique_ptr<void, int (*)(DMatrixHandle)> proxy_owner(proxy, XGDMatrixFree);  // frees it on every path
+  const std::unique_ptr<void, int (*)(DMatrixHandle)> proxy_owner(
+      proxy, XGDMatrixFree);  // frees it on every path
   if (proxy != nullptr) {
-    TF_RETURN_IF_ERROR(Check(XGDMatrixSetFloatInfo(proxy, "base_margin", base_margin.data(), base_margin.size()),
-                             "XGDMatrixSetFloatInfo(base_margin)"));
+    TF_RETURN_IF_ERROR(
+        Check(XGDMatrixSetFloatInfo(proxy, "base_margin", base_margin.data(), base_margin.size()),
+              "XGDMatrixSetFloatInfo(base_margin)"));
   }
   const bst_ulong* shape = nullptr;
   bst_ulong dims = 0;
   const float* out = nullptr;
-  if (absl::Status s = Check(XGBoosterPredictFromDense(handle_, values.c_str(), config.c_str(), proxy, &shape,
-                                                       &dims, &out),
+  if (absl::Status s = Check(XGBoosterPredictFromDense(handle_, values.c_str(), config.c_str(),
+                                                       proxy, &shape, &dims, &out),
                              "XGBoosterPredictFromDense");
       !s.ok()) {
     return s;
@@ -176,14 +189,16 @@ absl::StatusOr<std::vector<float>> XgbBooster::PredictDense(const std::vector<fl
   bst_ulong length = 1;
   for (bst_ulong d = 0; d < dims; ++d) length *= shape[d];
   if (static_cast<int64_t>(length) != rows) {
-    return absl::InternalError(absl::StrCat("xgboost predicted ", length, " values for ", rows, " rows"));
+    return absl::InternalError(
+        absl::StrCat("xgboost predicted ", length, " values for ", rows, " rows"));
   }
   return std::vector<float>(out, out + length);
 }
 
 absl::StatusOr<int> XgbBooster::BoostedRounds() const {
   int rounds = 0;
-  if (absl::Status s = Check(XGBoosterBoostedRounds(handle_, &rounds), "XGBoosterBoostedRounds"); !s.ok()) {
+  if (absl::Status s = Check(XGBoosterBoostedRounds(handle_, &rounds), "XGBoosterBoostedRounds");
+      !s.ok()) {
     return s;
   }
   return rounds;

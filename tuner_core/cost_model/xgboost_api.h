@@ -30,8 +30,8 @@ class XgbMatrix {
  public:
   // `data` is rows x cols, row-major; NaN marks a missing value.
   // InvalidArgument when rows or cols is 0 or data.size() != rows * cols.
-  [[nodiscard]] static absl::StatusOr<XgbMatrix> FromDense(const std::vector<float>& data, int64_t rows,
-                                                           int64_t cols);
+  [[nodiscard]] static absl::StatusOr<XgbMatrix> FromDense(const std::vector<float>& data,
+                                                           int64_t rows, int64_t cols);
   XgbMatrix(XgbMatrix&& other) noexcept;
   XgbMatrix& operator=(XgbMatrix&& other) noexcept;
   XgbMatrix(const XgbMatrix&) = delete;
@@ -39,7 +39,8 @@ class XgbMatrix {
   ~XgbMatrix();
 
   // "label", "weight" or "base_margin": one value per row (InvalidArgument otherwise).
-  [[nodiscard]] absl::Status SetFloatInfo(const std::string& field, const std::vector<float>& values);
+  [[nodiscard]] absl::Status SetFloatInfo(const std::string& field,
+                                          const std::vector<float>& values);
   // Sizes of consecutive query groups (ranking objectives); they must sum to rows().
   [[nodiscard]] absl::Status SetGroups(const std::vector<unsigned>& group_sizes);
 
@@ -57,7 +58,8 @@ class XgbMatrix {
 class XgbBooster {
  public:
   // A booster that caches predictions for `cache` (pass the training matrix).
-  [[nodiscard]] static absl::StatusOr<XgbBooster> Create(const std::vector<const XgbMatrix*>& cache);
+  [[nodiscard]] static absl::StatusOr<XgbBooster> Create(
+      const std::vector<const XgbMatrix*>& cache);
   XgbBooster(XgbBooster&& other) noexcept;
   XgbBooster& operator=(XgbBooster&& other) noexcept;
   XgbBooster(const XgbBooster&) = delete;
@@ -68,14 +70,15 @@ class XgbBooster {
   // One boosting round on `train`.
   [[nodiscard]] absl::Status UpdateOneIter(int iteration, const XgbMatrix& train);
   // One value per row: the transformed prediction, or the raw margin.
-  [[nodiscard]] absl::StatusOr<std::vector<float>> Predict(const XgbMatrix& data, bool output_margin = false) const;
+  [[nodiscard]] absl::StatusOr<std::vector<float>> Predict(const XgbMatrix& data,
+                                                           bool output_margin = false) const;
   // The same for `data` (rows x cols, row-major) read in place, without
   // building a DMatrix (XGBoosterPredictFromDense): much cheaper for the
   // many small batches of a search. `base_margin` (one value per row, or
   // empty) replaces the model's base score, as it does on a DMatrix.
-  [[nodiscard]] absl::StatusOr<std::vector<float>> PredictDense(const std::vector<float>& data, int64_t rows,
-                                                                int64_t cols, bool output_margin = false,
-                                                                const std::vector<float>& base_margin = {}) const;
+  [[nodiscard]] absl::StatusOr<std::vector<float>> PredictDense(
+      const std::vector<float>& data, int64_t rows, int64_t cols, bool output_margin = false,
+      const std::vector<float>& base_margin = {}) const;
   [[nodiscard]] absl::StatusOr<int> BoostedRounds() const;
 
  private:

@@ -56,19 +56,23 @@ TEST(XgboostApiTest, InPlacePredictionEqualsDMatrixPredictionWithAndWithoutBaseM
       ASSERT_TRUE(matrix.ok());
       if (with_margin) ASSERT_TRUE(matrix->SetFloatInfo("base_margin", margin).ok());
       auto expected = booster->Predict(*matrix, output_margin);
-      auto in_place = booster->PredictDense(d.x, 50, 2, output_margin, with_margin ? margin : std::vector<float>());
+      auto in_place = booster->PredictDense(d.x, 50, 2, output_margin,
+                                            with_margin ? margin : std::vector<float>());
       ASSERT_TRUE(expected.ok()) << expected.status();
       ASSERT_TRUE(in_place.ok()) << in_place.status();
       ASSERT_EQ(in_place->size(), 50u);
       for (int i = 0; i < 50; ++i) EXPECT_FLOAT_EQ((*in_place)[i], (*expected)[i]) << i;
     }
   }
-  EXPECT_EQ(booster->PredictDense({1, 2, 3}, 2, 2).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(booster->PredictDense(d.x, 50, 2, true, {1.0f}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(booster->PredictDense({1, 2, 3}, 2, 2).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(booster->PredictDense(d.x, 50, 2, true, {1.0f}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(XgboostApiTest, SizeMismatchesAreInvalidArgument) {
-  EXPECT_EQ(XgbMatrix::FromDense({1, 2, 3}, 2, 2).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(XgbMatrix::FromDense({1, 2, 3}, 2, 2).status().code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(XgbMatrix::FromDense({}, 0, 2).status().code(), absl::StatusCode::kInvalidArgument);
   auto m = XgbMatrix::FromDense({1, 2, 3, 4}, 2, 2);
   ASSERT_TRUE(m.ok());

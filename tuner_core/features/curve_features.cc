@@ -18,7 +18,8 @@ void AppendCurveFeatures(const LoopNestAnalysis& nest, std::vector<float>& out) 
   // A buffer's weight: its accesses under the loop that sees the most of them.
   std::vector<double> weight(num_buffers, 0.0);
   for (const LoopInfo& loop : nest.loops) {
-    for (const BufferTouch& t : loop.touches) weight[t.buffer] = std::max(weight[t.buffer], t.accesses);
+    for (const BufferTouch& t : loop.touches)
+      weight[t.buffer] = std::max(weight[t.buffer], t.accesses);
   }
   std::vector<int> order(num_buffers);
   std::iota(order.begin(), order.end(), 0);
@@ -35,7 +36,8 @@ void AppendCurveFeatures(const LoopNestAnalysis& nest, std::vector<float>& out) 
         const float reuse = static_cast<float>(Log2p(t.Reuse()));
         const float count = static_cast<float>(Log2p(t.accesses));
         // The point counts for every sample at or above its footprint.
-        for (int s = std::max(0, static_cast<int>(std::ceil(log_bytes / 2.0))); s < kCurveSamples; ++s) {
+        for (int s = std::max(0, static_cast<int>(std::ceil(log_bytes / 2.0))); s < kCurveSamples;
+             ++s) {
           reuse_curve[s] = std::max(reuse_curve[s], reuse);
           count_curve[s] = std::max(count_curve[s], count);
         }

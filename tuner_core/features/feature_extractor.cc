@@ -9,7 +9,7 @@
 
 namespace tunefleet {
 
-absl::StatusOr<FeatureKind> ParseFeatureKind(absl::string_view name) {
+[[nodiscard]] absl::StatusOr<FeatureKind> ParseFeatureKind(absl::string_view name) {
   if (name == "itervar") return FeatureKind::kItervar;
   if (name == "knob") return FeatureKind::kKnob;
   if (name == "curve") return FeatureKind::kCurve;
@@ -19,19 +19,27 @@ absl::StatusOr<FeatureKind> ParseFeatureKind(absl::string_view name) {
 
 const char* FeatureKindName(FeatureKind kind) {
   switch (kind) {
-    case FeatureKind::kItervar: return "itervar";
-    case FeatureKind::kKnob: return "knob";
-    case FeatureKind::kCurve: return "curve";
+    case FeatureKind::kItervar:
+      return "itervar";
+    case FeatureKind::kKnob:
+      return "knob";
+    case FeatureKind::kCurve:
+      return "curve";
   }
   return "itervar";
 }
 
 absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(FeatureKind kind, const Task& task) {
-  if (task.space().size() < 1) return absl::InvalidArgumentError("the task's config space is empty");
+  if (task.space().size() < 1)
+    return absl::InvalidArgumentError("the task's config space is empty");
   int num_features = 0;
   switch (kind) {
-    case FeatureKind::kItervar: num_features = features::kItervarFeatureLength; break;
-    case FeatureKind::kCurve: num_features = features::kCurveFeatureLength; break;
+    case FeatureKind::kItervar:
+      num_features = features::kItervarFeatureLength;
+      break;
+    case FeatureKind::kCurve:
+      num_features = features::kCurveFeatureLength;
+      break;
     case FeatureKind::kKnob: {
       TF_ASSIGN_OR_RETURN(num_features, features::KnobFeatureLength(task.space()));
       break;

@@ -3,8 +3,8 @@
 // its loop nest (the template's IR) and analyse it (loop_nest_analysis.h);
 // `knob` reads the config's values alone.
 //
-//   TF_ASSIGN_OR_RETURN(FeatureExtractor extractor, FeatureExtractor::Create(FeatureKind::kItervar, task));
-//   TF_ASSIGN_OR_RETURN(std::vector<float> row, extractor.Extract(config));
+//   TF_ASSIGN_OR_RETURN(FeatureExtractor extractor, FeatureExtractor::Create(FeatureKind::kItervar,
+//   task)); TF_ASSIGN_OR_RETURN(std::vector<float> row, extractor.Extract(config));
 //
 // Stateless after construction: Extract may run on several threads at once.
 // The Task must outlive the extractor.

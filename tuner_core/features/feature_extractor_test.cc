@@ -11,7 +11,8 @@ namespace tunefleet {
 namespace {
 
 std::unique_ptr<Task> DenseTask(int64_t m, int64_t n, int64_t k) {
-  absl::StatusOr<std::unique_ptr<Task>> task = Task::Make("", "dense", {{"M", m}, {"N", n}, {"K", k}}, "llvm");
+  absl::StatusOr<std::unique_ptr<Task>> task =
+      Task::Make("", "dense", {{"M", m}, {"N", n}, {"K", k}}, "llvm");
   EXPECT_TRUE(task.ok()) << task.status();
   return std::move(task).value();
 }
@@ -66,9 +67,12 @@ TEST(FeatureExtractorTest, ConfigsWithDifferentLoopNestsHaveDifferentFeatures) {
   }
   // The loop order and the unrolling change the nest, not just the numbers in it.
   auto itervar = FeatureExtractor::Create(FeatureKind::kItervar, *task);
-  EXPECT_NE(*itervar->Extract(WithKnob(*task, "order", "nm")), *itervar->Extract(WithKnob(*task, "order", "mn")));
-  EXPECT_NE(*itervar->Extract(WithKnob(*task, "unroll_k", 1)), *itervar->Extract(WithKnob(*task, "unroll_k", 4)));
-  EXPECT_NE(*itervar->Extract(WithKnob(*task, "pack_a", 0)), *itervar->Extract(WithKnob(*task, "pack_a", 1)));
+  EXPECT_NE(*itervar->Extract(WithKnob(*task, "order", "nm")),
+            *itervar->Extract(WithKnob(*task, "order", "mn")));
+  EXPECT_NE(*itervar->Extract(WithKnob(*task, "unroll_k", 1)),
+            *itervar->Extract(WithKnob(*task, "unroll_k", 4)));
+  EXPECT_NE(*itervar->Extract(WithKnob(*task, "pack_a", 0)),
+            *itervar->Extract(WithKnob(*task, "pack_a", 1)));
 }
 
 TEST(FeatureExtractorTest, KnobFeaturesAreTheConfigValues) {
@@ -87,7 +91,8 @@ TEST(FeatureExtractorTest, BadConfigsAreErrors) {
   auto task = DenseTask(64, 64, 64);
   auto extractor = FeatureExtractor::Create(FeatureKind::kItervar, *task);
   ASSERT_TRUE(extractor.ok());
-  EXPECT_EQ(extractor->Extract(task->space().size()).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(extractor->Extract(task->space().size()).status().code(),
+            absl::StatusCode::kOutOfRange);
   // A config of another template's space.
   auto tiled = Task::Make("dense_tiled", "dense", {{"M", 64}, {"N", 64}, {"K", 64}}, "llvm");
   ASSERT_TRUE(tiled.ok());
@@ -107,7 +112,8 @@ TEST(FeatureExtractorTest, ReportsItervarThroughputOnTheDenseTemplate) {
   const auto start = std::chrono::steady_clock::now();
   int64_t ok = 0;
   for (int64_t i = 0; i < n; ++i) ok += extractor->Extract((i * 7919) % task->space().size()).ok();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(ok, n);
   std::printf("itervar features: %.0f configs/s on one core (%lld configs)\n", n / seconds,
               static_cast<long long>(n));

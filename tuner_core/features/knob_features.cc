@@ -5,11 +5,12 @@
 
 namespace tunefleet::features {
 
-absl::Status AppendKnobFeatures(const ConfigSpace& space, const Config& config, std::vector<float>& out) {
+[[nodiscard]] absl::Status AppendKnobFeatures(const ConfigSpace& space, const Config& config,
+                                              std::vector<float>& out) {
   const std::vector<int64_t> choices = config.choice_indices();
   if (static_cast<int>(choices.size()) != space.num_knobs()) {
-    return absl::InvalidArgumentError(absl::StrCat("config has ", choices.size(), " knobs, the space ",
-                                                   space.num_knobs()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("config has ", choices.size(), " knobs, the space ", space.num_knobs()));
   }
   for (int i = 0; i < space.num_knobs(); ++i) {
     const std::string& name = space.knob_name(i);
@@ -37,7 +38,8 @@ absl::Status AppendKnobFeatures(const ConfigSpace& space, const Config& config, 
       }
       case KnobKind::kAnnotate: {
         TF_ASSIGN_OR_RETURN(std::vector<std::string> annotations, config.GetAnnotate(name));
-        for (const std::string& a : annotations) out.push_back(a == "vec" ? 2.0f : a == "unroll" ? 1.0f : 0.0f);
+        for (const std::string& a : annotations)
+          out.push_back(a == "vec" ? 2.0f : a == "unroll" ? 1.0f : 0.0f);
         break;
       }
     }
@@ -45,7 +47,7 @@ absl::Status AppendKnobFeatures(const ConfigSpace& space, const Config& config, 
   return absl::OkStatus();
 }
 
-absl::StatusOr<int> KnobFeatureLength(const ConfigSpace& space) {
+[[nodiscard]] absl::StatusOr<int> KnobFeatureLength(const ConfigSpace& space) {
   TF_ASSIGN_OR_RETURN(Config first, space.Get(0));
   std::vector<float> values;
   TF_RETURN_IF_ERROR(AppendKnobFeatures(space, first, values));

@@ -16,7 +16,8 @@ namespace tunefleet::features {
 
 // Appends the knob values of `config`, a config of `space`. InvalidArgument
 // (or NotFound, naming the knob) when the config is of another space.
-[[nodiscard]] absl::Status AppendKnobFeatures(const ConfigSpace& space, const Config& config, std::vector<float>& out);
+[[nodiscard]] absl::Status AppendKnobFeatures(const ConfigSpace& space, const Config& config,
+                                              std::vector<float>& out);
 
 // Number of values AppendKnobFeatures appends for configs of `space`.
 [[nodiscard]] absl::StatusOr<int> KnobFeatureLength(const ConfigSpace& space);

@@ -219,7 +219,7 @@ class BoundOf : public ir::ExprFunctor<Interval> {
 
 class Analyzer : public ir::IRVisitor {
  public:
-  absl::StatusOr<LoopNestAnalysis> Run(const ir::Stmt& body) {
+  [[nodiscard]] absl::StatusOr<LoopNestAnalysis> Run(const ir::Stmt& body) {
     Visit(body);
     if (!status_.ok()) return status_;
     return std::move(out_);
@@ -324,7 +324,7 @@ class Analyzer : public ir::IRVisitor {
 
 }  // namespace
 
-absl::StatusOr<LoopNestAnalysis> AnalyzeLoopNest(const ir::LoweredFunc& func) {
+[[nodiscard]] absl::StatusOr<LoopNestAnalysis> AnalyzeLoopNest(const ir::LoweredFunc& func) {
   if (!func.body.defined()) {
     return absl::InvalidArgumentError(absl::StrCat("function \"", func.name, "\" has no body"));
   }

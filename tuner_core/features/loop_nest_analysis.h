@@ -30,20 +30,20 @@ inline constexpr int kMaxLoopDepth = 32;
 
 // What one execution of a loop (all its iterations) does to one buffer.
 struct BufferTouch {
-  int buffer = 0;         // index into LoopNestAnalysis::buffers
-  double accesses = 0;    // loads + stores executed
-  double bytes = 0;       // distinct bytes touched (estimate)
-  double stride = 0;      // elements between consecutive iterations; 0: not indexed by this loop
+  int buffer = 0;       // index into LoopNestAnalysis::buffers
+  double accesses = 0;  // loads + stores executed
+  double bytes = 0;     // distinct bytes touched (estimate)
+  double stride = 0;    // elements between consecutive iterations; 0: not indexed by this loop
   double Reuse() const { return bytes > 0 ? accesses * 4.0 / bytes : 0; }
 };
 
 struct LoopInfo {
-  std::string var;          // the loop variable's name
-  int depth = 0;            // 0 for an outermost loop
-  int parent = -1;          // index of the enclosing loop in LoopNestAnalysis::loops; -1: none
-  int64_t extent = 0;       // constant, or an upper bound
+  std::string var;     // the loop variable's name
+  int depth = 0;       // 0 for an outermost loop
+  int parent = -1;     // index of the enclosing loop in LoopNestAnalysis::loops; -1: none
+  int64_t extent = 0;  // constant, or an upper bound
   ir::ForKind kind = ir::ForKind::kSerial;
-  double iterations = 0;    // product of the extents from the outermost loop down to this one
+  double iterations = 0;  // product of the extents from the outermost loop down to this one
   std::vector<BufferTouch> touches;  // in first-touch order
 };
 

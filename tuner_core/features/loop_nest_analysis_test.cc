@@ -10,10 +10,12 @@ using namespace ir;  // NOLINT
 // parallel i < 8, k < 16, vectorized j < 4: C[i*4+j] += A[i*16+k] * B[k*4+j]
 LoweredFunc SmallMatmul() {
   Expr i = Var::Make("i"), k = Var::Make("k"), j = Var::Make("j");
-  Stmt update = Store::Make("C", Load::Make("C", i * 4 + j) + Load::Make("A", i * 16 + k) * Load::Make("B", k * 4 + j),
-                            i * 4 + j);
-  Stmt nest = For::Make("i", 0, 8, ForKind::kParallel,
-                        For::Make("k", 0, 16, ForKind::kSerial, For::Make("j", 0, 4, ForKind::kVectorized, update)));
+  Stmt update = Store::Make(
+      "C", Load::Make("C", i * 4 + j) + Load::Make("A", i * 16 + k) * Load::Make("B", k * 4 + j),
+      i * 4 + j);
+  Stmt nest = For::Make(
+      "i", 0, 8, ForKind::kParallel,
+      For::Make("k", 0, 16, ForKind::kSerial, For::Make("j", 0, 4, ForKind::kVectorized, update)));
   LoweredFunc func;
   func.name = "small";
   func.body = nest;
@@ -80,7 +82,8 @@ TEST(LoopNestAnalysisTest, MissingBodyIsInvalidArgument) {
 
 TEST(LoopNestAnalysisTest, TooDeepNestIsInvalidArgument) {
   Stmt body = Store::Make("X", 0.0, 0);
-  for (int d = 0; d <= kMaxLoopDepth; ++d) body = For::Make("v" + std::to_string(d), 0, 2, ForKind::kSerial, body);
+  for (int d = 0; d <= kMaxLoopDepth; ++d)
+    body = For::Make("v" + std::to_string(d), 0, 2, ForKind::kSerial, body);
   LoweredFunc func;
   func.name = "deep";
   func.body = body;

@@ -11,14 +11,17 @@ int64_t TensorShape::NumElements() const {
   return n;
 }
 
-std::string TensorShape::ToString() const { return absl::StrCat("[", absl::StrJoin(dims, ", "), "]"); }
+std::string TensorShape::ToString() const {
+  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
+}
 
 absl::StatusOr<TensorShape> Graph::ShapeOf(const std::string& tensor, const GraphNode* user) const {
   auto it = shapes.find(tensor);
   if (it != shapes.end()) return it->second;
   return absl::InvalidArgumentError(absl::StrCat(
       "tensor '", tensor, "'",
-      user == nullptr ? "" : absl::StrCat(" (input of node '", user->name, "', ", user->op_type, ")"),
+      user == nullptr ? ""
+                      : absl::StrCat(" (input of node '", user->name, "', ", user->op_type, ")"),
       " has no known shape after shape inference"));
 }
 

@@ -41,20 +41,20 @@ struct ConstantTensor {
 };
 
 struct GraphNode {
-  std::string name;     // unique in the graph (ONNX node name, or made up)
-  std::string op_type;  // "Conv", "Gemm", "Relu", ...
-  std::vector<std::string> inputs;   // tensor names; "" for an omitted optional input
+  std::string name;                 // unique in the graph (ONNX node name, or made up)
+  std::string op_type;              // "Conv", "Gemm", "Relu", ...
+  std::vector<std::string> inputs;  // tensor names; "" for an omitted optional input
   std::vector<std::string> outputs;
   nlohmann::json attributes = nlohmann::json::object();
 };
 
 struct Graph {
   std::string name;
-  std::vector<std::string> inputs;   // graph inputs that are not constants
+  std::vector<std::string> inputs;  // graph inputs that are not constants
   std::vector<std::string> outputs;
-  std::vector<GraphNode> nodes;      // in topological order (ONNX's)
-  std::map<std::string, TensorShape> shapes;         // every tensor with a known shape
-  std::map<std::string, ConstantTensor> constants;   // initializers
+  std::vector<GraphNode> nodes;                     // in topological order (ONNX's)
+  std::map<std::string, TensorShape> shapes;        // every tensor with a known shape
+  std::map<std::string, ConstantTensor> constants;  // initializers
 
   // The shape of `tensor`; InvalidArgument naming the tensor and, when given,
   // the node that needs it.

@@ -11,7 +11,8 @@ bool IsModelFile(const std::string& model) {
   return absl::EndsWith(model, ".onnx") || absl::StrContains(model, "/");
 }
 
-absl::StatusOr<LoadedModel> LoadModel(const std::string& model, const OnnxImportOptions& options) {
+[[nodiscard]] absl::StatusOr<LoadedModel> LoadModel(const std::string& model,
+                                                    const OnnxImportOptions& options) {
   LoadedModel loaded;
   loaded.source = model;
   if (IsModelFile(model)) {

@@ -20,11 +20,11 @@
 namespace tunefleet {
 
 struct LoadedModel {
-  std::string source;                      // the name or path given
-  std::vector<ModelLayer> layers;          // tunable layers, in model order
-  std::vector<ModelTask> tasks;            // GroupLayers(layers)
-  std::vector<UntunedOperators> untuned;   // ONNX only: every other operator
-  std::optional<Graph> graph;              // ONNX only
+  std::string source;                     // the name or path given
+  std::vector<ModelLayer> layers;         // tunable layers, in model order
+  std::vector<ModelTask> tasks;           // GroupLayers(layers)
+  std::vector<UntunedOperators> untuned;  // ONNX only: every other operator
+  std::optional<Graph> graph;             // ONNX only
 };
 
 // True when `model` names a file (ends in ".onnx" or contains a '/').

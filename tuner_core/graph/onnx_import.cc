@@ -29,7 +29,8 @@ bool StaticShapeOf(const onnx::TypeProto& type, TensorShape* shape) {
   return true;
 }
 
-absl::StatusOr<ConstantTensor> ConstantOf(const onnx::TensorProto& tensor, const std::string& what) {
+[[nodiscard]] absl::StatusOr<ConstantTensor> ConstantOf(const onnx::TensorProto& tensor,
+                                                        const std::string& what) {
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, " '", tensor.name(),
@@ -51,7 +52,8 @@ absl::StatusOr<ConstantTensor> ConstantOf(const onnx::TensorProto& tensor, const
     if (!raw.empty()) {
       if (static_cast<int64_t>(raw.size()) != n * 4) {
         return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", raw.size(),
-                                                       " bytes of data for ", n, " float32 values"));
+                                                       " bytes of data for ", n,
+                                                       " float32 values"));
       }
       constant.f32.resize(n);
       std::memcpy(constant.f32.data(), raw.data(), raw.size());
@@ -59,9 +61,9 @@ absl::StatusOr<ConstantTensor> ConstantOf(const onnx::TensorProto& tensor, const
       constant.f32.assign(tensor.float_data().begin(), tensor.float_data().end());
     }
     if (static_cast<int64_t>(constant.f32.size()) != n) {
-      return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ",
-                                                     constant.f32.size(), " values for shape ",
-                                                     constant.shape.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " '", tensor.name(), "': ", constant.f32.size(), " values for shape ",
+                       constant.shape.ToString()));
     }
   } else if (tensor.data_type() == kOnnxInt64) {
     if (!raw.empty()) {
@@ -75,9 +77,9 @@ absl::StatusOr<ConstantTensor> ConstantOf(const onnx::TensorProto& tensor, const
       constant.i64.assign(tensor.int64_data().begin(), tensor.int64_data().end());
     }
     if (static_cast<int64_t>(constant.i64.size()) != n) {
-      return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ",
-                                                     constant.i64.size(), " values for shape ",
-                                                     constant.shape.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " '", tensor.name(), "': ", constant.i64.size(), " values for shape ",
+                       constant.shape.ToString()));
     }
   }
   // Other element types keep their shape only: nothing we tune reads them.
@@ -99,13 +101,15 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
     case onnx::AttributeProto::STRINGS:
       return nlohmann::json(std::vector<std::string>(a.strings().begin(), a.strings().end()));
     default:
-      return nlohmann::json(absl::StrCat("<", onnx::AttributeProto::AttributeType_Name(a.type()), ">"));
+      return nlohmann::json(
+          absl::StrCat("<", onnx::AttributeProto::AttributeType_Name(a.type()), ">"));
   }
 }
 
 // Sets the shapes the user gave and refuses dynamic dimensions without one.
-absl::Status FixInputShapes(onnx::GraphProto* graph, const std::set<std::string>& initializers,
-                            const OnnxImportOptions& options) {
+[[nodiscard]] absl::Status FixInputShapes(onnx::GraphProto* graph,
+                                          const std::set<std::string>& initializers,
+                                          const OnnxImportOptions& options) {
   std::set<std::string> used;
   for (onnx::ValueInfoProto& input : *graph->mutable_input()) {
     if (initializers.count(input.name()) > 0) continue;
@@ -119,9 +123,9 @@ absl::Status FixInputShapes(onnx::GraphProto* graph, const std::set<std::string>
       used.insert(input.name());
       const int rank = tensor_type->has_shape() ? tensor_type->shape().dim_size() : -1;
       if (rank >= 0 && rank != static_cast<int>(given->second.size())) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--input-shape for '", input.name(), "' has ", given->second.size(),
-            " dimensions, the model's input has ", rank));
+        return absl::InvalidArgumentError(
+            absl::StrCat("--input-shape for '", input.name(), "' has ", given->second.size(),
+                         " dimensions, the model's input has ", rank));
       }
       auto* shape = tensor_type->mutable_shape();
       for (size_t i = 0; i < given->second.size(); ++i) {
@@ -129,20 +133,21 @@ absl::Status FixInputShapes(onnx::GraphProto* graph, const std::set<std::string>
           return absl::InvalidArgumentError(absl::StrCat("--input-shape for '", input.name(),
                                                          "': dimension ", i, " is not positive"));
         }
-        auto* dim = i < static_cast<size_t>(shape->dim_size()) ? shape->mutable_dim(i) : shape->add_dim();
+        auto* dim =
+            i < static_cast<size_t>(shape->dim_size()) ? shape->mutable_dim(i) : shape->add_dim();
         if (dim->has_dim_value() && dim->dim_value() != given->second[i]) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "--input-shape for '", input.name(), "': dimension ", i, " is ", given->second[i],
-              " but the model fixes it to ", dim->dim_value()));
+          return absl::InvalidArgumentError(
+              absl::StrCat("--input-shape for '", input.name(), "': dimension ", i, " is ",
+                           given->second[i], " but the model fixes it to ", dim->dim_value()));
         }
         dim->set_dim_value(given->second[i]);
       }
       continue;
     }
     if (!tensor_type->has_shape()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "graph input '", input.name(), "' has no shape: give it with --input-shape ",
-          input.name(), "=D0,D1,..."));
+      return absl::InvalidArgumentError(absl::StrCat("graph input '", input.name(),
+                                                     "' has no shape: give it with --input-shape ",
+                                                     input.name(), "=D0,D1,..."));
     }
     for (int i = 0; i < tensor_type->shape().dim_size(); ++i) {
       const auto& dim = tensor_type->shape().dim(i);
@@ -165,7 +170,7 @@ absl::Status FixInputShapes(onnx::GraphProto* graph, const std::set<std::string>
 
 }  // namespace
 
-absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(
+[[nodiscard]] absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(
     const std::string& text) {
   std::map<std::string, std::vector<int64_t>> shapes;
   for (absl::string_view part : absl::StrSplit(text, ';', absl::SkipWhitespace())) {
@@ -187,13 +192,14 @@ absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(
   return shapes;
 }
 
-absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const OnnxImportOptions& options) {
+[[nodiscard]] absl::StatusOr<Graph> ImportOnnxFile(const std::string& path,
+                                                   const OnnxImportOptions& options) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ONNX file '", path, "'"));
   const std::streamoff size = in.tellg();
   if (size > kMaxOnnxFileBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("ONNX file '", path, "' is ", size,
-                                                   " bytes, over the limit of ", kMaxOnnxFileBytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ONNX file '", path, "' is ", size, " bytes, over the limit of ", kMaxOnnxFileBytes));
   }
   in.seekg(0);
   std::string bytes(static_cast<size_t>(size), '\0');
@@ -203,17 +209,19 @@ absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const OnnxImportOp
   return ImportOnnxBytes(bytes, path, options);
 }
 
-absl::StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& source,
-                                      const OnnxImportOptions& options) {
+[[nodiscard]] absl::StatusOr<Graph> ImportOnnxBytes(const std::string& bytes,
+                                                    const std::string& source,
+                                                    const OnnxImportOptions& options) {
   onnx::ModelProto model;
   if (bytes.empty() || !model.ParseFromString(bytes)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", source, "' is not an ONNX model (it does not parse as an ONNX ModelProto: another "
-        "format, or a truncated file)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", source,
+                     "' is not an ONNX model (it does not parse as an ONNX ModelProto: another "
+                     "format, or a truncated file)"));
   }
   if (!model.has_graph() || model.graph().node_size() == 0 || model.ir_version() <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", source, "' is not an ONNX model (no ir_version or an empty graph)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", source, "' is not an ONNX model (no ir_version or an empty graph)"));
   }
   onnx::GraphProto* proto = model.mutable_graph();
   Graph graph;
@@ -277,7 +285,8 @@ absl::StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::strin
                        : absl::StrCat(n.domain(), ".", n.op_type());
     node.inputs.assign(n.input().begin(), n.input().end());
     node.outputs.assign(n.output().begin(), n.output().end());
-    for (const onnx::AttributeProto& a : n.attribute()) node.attributes[a.name()] = AttributeValue(a);
+    for (const onnx::AttributeProto& a : n.attribute())
+      node.attributes[a.name()] = AttributeValue(a);
     graph.nodes.push_back(std::move(node));
   }
   return graph;

@@ -116,7 +116,8 @@ TEST(OnnxImportTest, ExtractsConvAndGemmAndCountsTheRest) {
   EXPECT_EQ(layers->layers[0].args["pad_top"], 1);
   EXPECT_EQ(layers->layers[0].name, "conv1");
   EXPECT_EQ(layers->layers[1].workload, "dense");
-  EXPECT_EQ(layers->layers[1].args, nlohmann::json({{"M", 1}, {"N", 10}, {"K", 4096}, {"layout", "NK"}}));
+  EXPECT_EQ(layers->layers[1].args,
+            nlohmann::json({{"M", 1}, {"N", 10}, {"K", 4096}, {"layout", "NK"}}));
   ASSERT_EQ(layers->untuned.size(), 2u);
   EXPECT_EQ(layers->untuned[0].op_type, "Relu");
   EXPECT_EQ(layers->untuned[1].op_type, "Flatten");
@@ -186,7 +187,8 @@ TEST(OnnxImportTest, ExternalDataIsRefusedByName) {
   w->set_data_location(onnx::TensorProto::EXTERNAL);
   absl::StatusOr<Graph> graph = ImportOnnxBytes(Bytes(m), "ext.onnx", {});
   ASSERT_FALSE(graph.ok());
-  EXPECT_THAT(graph.status().message(), HasSubstr("initializer 'w' keeps its data in an external file"));
+  EXPECT_THAT(graph.status().message(),
+              HasSubstr("initializer 'w' keeps its data in an external file"));
 }
 
 TEST(OnnxImportTest, ParsesInputShapes) {

@@ -18,10 +18,11 @@ struct Mapped {
 
 Mapped NotTuned(std::string reason) { return {false, {}, std::move(reason)}; }
 
-absl::Status RequireFloat(const TensorShape& shape, const GraphNode& node, const std::string& what) {
+[[nodiscard]] absl::Status RequireFloat(const TensorShape& shape, const GraphNode& node,
+                                        const std::string& what) {
   if (shape.dtype != kOnnxFloat) {
-    return absl::InvalidArgumentError(absl::StrCat("node '", node.name, "' (", node.op_type, "): ",
-                                                   what, " has element type ", shape.dtype,
+    return absl::InvalidArgumentError(absl::StrCat("node '", node.name, "' (", node.op_type,
+                                                   "): ", what, " has element type ", shape.dtype,
                                                    ", only float32 is tuned"));
   }
   return absl::OkStatus();
@@ -31,15 +32,15 @@ absl::Status RequireFloat(const TensorShape& shape, const GraphNode& node, const
 std::pair<int64_t, int64_t> SamePadding(int64_t in, int64_t kernel, int64_t stride,
                                         int64_t dilation, bool upper) {
   const int64_t out = (in + stride - 1) / stride;
-  const int64_t total =
-      std::max<int64_t>(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - in);
+  const int64_t total = std::max<int64_t>(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - in);
   const int64_t small = total / 2, large = total - small;
   return upper ? std::make_pair(small, large) : std::make_pair(large, small);
 }
 
-absl::StatusOr<Mapped> MapConv(const Graph& graph, const GraphNode& node) {
+[[nodiscard]] absl::StatusOr<Mapped> MapConv(const Graph& graph, const GraphNode& node) {
   if (node.inputs.size() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat("Conv node '", node.name, "' has no weight input"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Conv node '", node.name, "' has no weight input"));
   }
   TF_ASSIGN_OR_RETURN(TensorShape x, graph.ShapeOf(node.inputs[0], &node));
   TF_ASSIGN_OR_RETURN(TensorShape w, graph.ShapeOf(node.inputs[1], &node));
@@ -67,13 +68,20 @@ absl::StatusOr<Mapped> MapConv(const Graph& graph, const GraphNode& node) {
   } else if (auto_pad == "VALID") {
     pads = {0, 0, 0, 0};
   }
-  nlohmann::json args = {{"N", n},           {"C", c},
-                         {"H", h},           {"W", wd},
-                         {"R", r},           {"S", s},
-                         {"stride_h", strides[0]}, {"stride_w", strides[1]},
-                         {"pad_top", pads[0]},     {"pad_left", pads[1]},
-                         {"pad_bottom", pads[2]},  {"pad_right", pads[3]},
-                         {"dil_h", dilations[0]},  {"dil_w", dilations[1]},
+  nlohmann::json args = {{"N", n},
+                         {"C", c},
+                         {"H", h},
+                         {"W", wd},
+                         {"R", r},
+                         {"S", s},
+                         {"stride_h", strides[0]},
+                         {"stride_w", strides[1]},
+                         {"pad_top", pads[0]},
+                         {"pad_left", pads[1]},
+                         {"pad_bottom", pads[2]},
+                         {"pad_right", pads[3]},
+                         {"dil_h", dilations[0]},
+                         {"dil_w", dilations[1]},
                          {"layout", "NCHWc"}};
   if (group == 1) {
     args["K"] = k;
@@ -87,9 +95,10 @@ absl::StatusOr<Mapped> MapConv(const Graph& graph, const GraphNode& node) {
   return NotTuned(absl::StrCat("grouped convolution (group=", group, ")"));
 }
 
-absl::StatusOr<Mapped> MapGemm(const Graph& graph, const GraphNode& node) {
+[[nodiscard]] absl::StatusOr<Mapped> MapGemm(const Graph& graph, const GraphNode& node) {
   if (node.inputs.size() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat("Gemm node '", node.name, "' has fewer than 2 inputs"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Gemm node '", node.name, "' has fewer than 2 inputs"));
   }
   TF_ASSIGN_OR_RETURN(TensorShape a, graph.ShapeOf(node.inputs[0], &node));
   TF_ASSIGN_OR_RETURN(TensorShape b, graph.ShapeOf(node.inputs[1], &node));
@@ -111,7 +120,7 @@ absl::StatusOr<Mapped> MapGemm(const Graph& graph, const GraphNode& node) {
   return Mapped{true, {"dense", {{"M", m}, {"N", n}, {"K", k}, {"layout", "NK"}}, node.name}, ""};
 }
 
-absl::StatusOr<Mapped> MapMatMul(const Graph& graph, const GraphNode& node) {
+[[nodiscard]] absl::StatusOr<Mapped> MapMatMul(const Graph& graph, const GraphNode& node) {
   if (node.inputs.size() != 2) {
     return absl::InvalidArgumentError(absl::StrCat("MatMul node '", node.name, "' needs 2 inputs"));
   }
@@ -133,7 +142,8 @@ absl::StatusOr<Mapped> MapMatMul(const Graph& graph, const GraphNode& node) {
     // x[..., M, K] @ W[K, N]: one dense over all leading rows.
     int64_t rows = 1;
     for (size_t i = 0; i + 1 < a.dims.size(); ++i) rows *= a.dims[i];
-    return Mapped{true, {"dense", {{"M", rows}, {"N", n}, {"K", k}, {"layout", "NK"}}, node.name}, ""};
+    return Mapped{
+        true, {"dense", {{"M", rows}, {"N", n}, {"K", k}, {"layout", "NK"}}, node.name}, ""};
   }
   if (a.dims.size() != b.dims.size()) return NotTuned("MatMul broadcasting a batch dimension");
   int64_t batch = 1;
@@ -141,15 +151,15 @@ absl::StatusOr<Mapped> MapMatMul(const Graph& graph, const GraphNode& node) {
     if (a.dims[i] != b.dims[i]) return NotTuned("MatMul broadcasting a batch dimension");
     batch *= a.dims[i];
   }
-  return Mapped{true,
-                {"batch_matmul", {{"B", batch}, {"M", m}, {"N", n}, {"K", k}, {"layout", "KN"}},
-                 node.name},
-                ""};
+  return Mapped{
+      true,
+      {"batch_matmul", {{"B", batch}, {"M", m}, {"N", n}, {"K", k}, {"layout", "KN"}}, node.name},
+      ""};
 }
 
 }  // namespace
 
-absl::StatusOr<GraphLayers> ExtractLayers(const Graph& graph) {
+[[nodiscard]] absl::StatusOr<GraphLayers> ExtractLayers(const Graph& graph) {
   GraphLayers result;
   std::map<std::pair<std::string, std::string>, size_t> untuned_index;
   for (const GraphNode& node : graph.nodes) {

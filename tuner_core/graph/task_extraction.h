@@ -37,8 +37,8 @@ struct UntunedOperators {
 };
 
 struct GraphLayers {
-  std::vector<ModelLayer> layers;          // the tunable nodes, in graph order
-  std::vector<UntunedOperators> untuned;   // in order of first appearance
+  std::vector<ModelLayer> layers;         // the tunable nodes, in graph order
+  std::vector<UntunedOperators> untuned;  // in order of first appearance
 };
 
 [[nodiscard]] absl::StatusOr<GraphLayers> ExtractLayers(const Graph& graph);

@@ -16,7 +16,8 @@ Graph WithShapes(std::map<std::string, std::vector<int64_t>> shapes) {
 
 GraphNode Node(std::string op, std::string name, std::vector<std::string> inputs,
                nlohmann::json attributes = nlohmann::json::object()) {
-  return GraphNode{std::move(name), std::move(op), std::move(inputs), {"out"}, std::move(attributes)};
+  return GraphNode{
+      std::move(name), std::move(op), std::move(inputs), {"out"}, std::move(attributes)};
 }
 
 TEST(TaskExtractionTest, DepthwiseAndGroupedConvolutions) {
@@ -60,7 +61,8 @@ TEST(TaskExtractionTest, MatMulKinds) {
   absl::StatusOr<GraphLayers> layers = ExtractLayers(g);
   ASSERT_TRUE(layers.ok()) << layers.status();
   ASSERT_EQ(layers->layers.size(), 2u);
-  EXPECT_EQ(layers->layers[0].args, nlohmann::json({{"M", 128}, {"N", 3072}, {"K", 768}, {"layout", "NK"}}));
+  EXPECT_EQ(layers->layers[0].args,
+            nlohmann::json({{"M", 128}, {"N", 3072}, {"K", 768}, {"layout", "NK"}}));
   EXPECT_EQ(layers->layers[1].workload, "batch_matmul");
   EXPECT_EQ(layers->layers[1].args,
             nlohmann::json({{"B", 12}, {"M", 128}, {"N", 128}, {"K", 64}, {"layout", "KN"}}));
@@ -85,7 +87,8 @@ TEST(TaskExtractionTest, GemmOrientationAndErrors) {
   g.nodes = {Node("Gemm", "missing", {"a", "nowhere"})};
   layers = ExtractLayers(g);
   ASSERT_FALSE(layers.ok());
-  EXPECT_THAT(layers.status().message(), HasSubstr("tensor 'nowhere' (input of node 'missing', Gemm)"));
+  EXPECT_THAT(layers.status().message(),
+              HasSubstr("tensor 'nowhere' (input of node 'missing', Gemm)"));
 }
 
 TEST(TaskExtractionTest, NonFloatIsRefusedByName) {

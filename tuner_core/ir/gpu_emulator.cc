@@ -291,7 +291,8 @@ class Interpreter : public ExprFunctor<double>, public StmtFunctor<void> {
 
 }  // namespace
 
-absl::Status EmulateGpuKernel(const LoweredFunc& func, const std::vector<float*>& tensors) {
+[[nodiscard]] absl::Status EmulateGpuKernel(const LoweredFunc& func,
+                                            const std::vector<float*>& tensors) {
   if (tensors.size() != func.args.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "kernel ", func.name, " takes ", func.args.size(), " tensors, got ", tensors.size()));

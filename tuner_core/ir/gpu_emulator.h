@@ -24,7 +24,8 @@ namespace tunefleet::ir {
 // `tensors[i]` holds func.args[i] (NumElements() floats). Errors: an access
 // out of a buffer's bounds, an unbound name, a vector expression, a Barrier
 // outside thread-bound loops, all naming the buffer or variable.
-[[nodiscard]] absl::Status EmulateGpuKernel(const LoweredFunc& func, const std::vector<float*>& tensors);
+[[nodiscard]] absl::Status EmulateGpuKernel(const LoweredFunc& func,
+                                            const std::vector<float*>& tensors);
 
 }  // namespace tunefleet::ir
 

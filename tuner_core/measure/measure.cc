@@ -7,15 +7,24 @@ namespace tunefleet {
 
 const char* MeasureErrorName(MeasureErrorNo error_no) {
   switch (error_no) {
-    case MeasureErrorNo::kNoError: return "NO_ERROR";
-    case MeasureErrorNo::kInstantiationError: return "INSTANTIATION_ERROR";
-    case MeasureErrorNo::kCompileHost: return "COMPILE_HOST";
-    case MeasureErrorNo::kCompileDevice: return "COMPILE_DEVICE";
-    case MeasureErrorNo::kRuntimeDevice: return "RUNTIME_DEVICE";
-    case MeasureErrorNo::kWrongAnswer: return "WRONG_ANSWER";
-    case MeasureErrorNo::kBuildTimeout: return "BUILD_TIMEOUT";
-    case MeasureErrorNo::kRunTimeout: return "RUN_TIMEOUT";
-    case MeasureErrorNo::kUnknown: return "UNKNOWN";
+    case MeasureErrorNo::kNoError:
+      return "NO_ERROR";
+    case MeasureErrorNo::kInstantiationError:
+      return "INSTANTIATION_ERROR";
+    case MeasureErrorNo::kCompileHost:
+      return "COMPILE_HOST";
+    case MeasureErrorNo::kCompileDevice:
+      return "COMPILE_DEVICE";
+    case MeasureErrorNo::kRuntimeDevice:
+      return "RUNTIME_DEVICE";
+    case MeasureErrorNo::kWrongAnswer:
+      return "WRONG_ANSWER";
+    case MeasureErrorNo::kBuildTimeout:
+      return "BUILD_TIMEOUT";
+    case MeasureErrorNo::kRunTimeout:
+      return "RUN_TIMEOUT";
+    case MeasureErrorNo::kUnknown:
+      return "UNKNOWN";
   }
   return "UNKNOWN";
 }

@@ -48,10 +48,21 @@ class Net {
 
  private:
   static nlohmann::json WindowArgs(int c, int h, int r, int stride, int pad) {
-    return {{"N", kBatch},       {"C", c},          {"H", h},           {"W", h},
-            {"R", r},            {"S", r},          {"stride_h", stride}, {"stride_w", stride},
-            {"pad_top", pad},    {"pad_left", pad}, {"pad_bottom", pad}, {"pad_right", pad},
-            {"dil_h", 1},        {"dil_w", 1},      {"layout", "NCHWc"}};
+    return {{"N", kBatch},
+            {"C", c},
+            {"H", h},
+            {"W", h},
+            {"R", r},
+            {"S", r},
+            {"stride_h", stride},
+            {"stride_w", stride},
+            {"pad_top", pad},
+            {"pad_left", pad},
+            {"pad_bottom", pad},
+            {"pad_right", pad},
+            {"dil_h", 1},
+            {"dil_w", 1},
+            {"layout", "NCHWc"}};
   }
 
   std::vector<ModelLayer> layers_;
@@ -62,7 +73,7 @@ class Net {
 std::vector<ModelLayer> ResNet(bool bottleneck, const std::array<int, 4>& blocks) {
   Net net;
   int h = net.Conv("conv1", 3, kImageSize, 64, 7, 2, 3);  // 112
-  h = static_cast<int>(OutSize(h, 1, 1, 3, 2, 1));         // maxpool 3x3/2 pad 1: 56
+  h = static_cast<int>(OutSize(h, 1, 1, 3, 2, 1));        // maxpool 3x3/2 pad 1: 56
   int c = 64;
   for (int stage = 0; stage < 4; ++stage) {
     const int width = 64 << stage;
@@ -93,9 +104,8 @@ std::vector<ModelLayer> MobileNetV2() {
   struct Stage {
     int t, c, n, s;  // expansion, out channels, repeats, first stride
   };
-  static constexpr Stage kStages[] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2},
-                                      {6, 64, 4, 2},  {6, 96, 3, 1},  {6, 160, 3, 2},
-                                      {6, 320, 1, 1}};
+  static constexpr Stage kStages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                                      {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   Net net;
   int h = net.Conv("features.0.0", 3, kImageSize, 32, 3, 2, 1);  // 112
   int c = 32;
@@ -164,12 +174,12 @@ std::vector<std::string> ModelNames() {
   return names;
 }
 
-absl::StatusOr<std::vector<ModelLayer>> ModelLayers(const std::string& model) {
+[[nodiscard]] absl::StatusOr<std::vector<ModelLayer>> ModelLayers(const std::string& model) {
   for (const ModelEntry& entry : kModels) {
     if (model == entry.name) return entry.build();
   }
-  return absl::NotFoundError(absl::StrCat("unknown model \"", model, "\" (known: ",
-                                          absl::StrJoin(ModelNames(), ", "), ")"));
+  return absl::NotFoundError(absl::StrCat("unknown model \"", model,
+                                          "\" (known: ", absl::StrJoin(ModelNames(), ", "), ")"));
 }
 
 double ModelLayerFlops(const std::string& workload, const nlohmann::json& args) {
@@ -196,21 +206,23 @@ std::vector<ModelTask> GroupLayers(const std::vector<ModelLayer>& layers) {
   double total = 0;
   for (const ModelLayer& layer : layers) {
     // nlohmann::json objects keep their keys sorted, so dump() is canonical.
-    auto [it, inserted] = index.try_emplace(absl::StrCat(layer.workload, " ", layer.args.dump()),
-                                            tasks.size());
+    auto [it, inserted] =
+        index.try_emplace(absl::StrCat(layer.workload, " ", layer.args.dump()), tasks.size());
     if (inserted) {
-      tasks.push_back({layer.workload, layer.args, 0, ModelLayerFlops(layer.workload, layer.args), 0});
+      tasks.push_back(
+          {layer.workload, layer.args, 0, ModelLayerFlops(layer.workload, layer.args), 0});
     }
     ModelTask& task = tasks[it->second];
     ++task.num_layers;
     task.layer_names.push_back(layer.name);
     total += task.flops;
   }
-  for (ModelTask& task : tasks) task.flops_share = total > 0 ? task.num_layers * task.flops / total : 0;
+  for (ModelTask& task : tasks)
+    task.flops_share = total > 0 ? task.num_layers * task.flops / total : 0;
   return tasks;
 }
 
-absl::StatusOr<std::vector<ModelTask>> ModelTasks(const std::string& model) {
+[[nodiscard]] absl::StatusOr<std::vector<ModelTask>> ModelTasks(const std::string& model) {
   auto layers = ModelLayers(model);
   if (!layers.ok()) return layers.status();
   return GroupLayers(*layers);

@@ -20,7 +20,8 @@
 // Every key is present in every args object.
 //
 // FLOPs count a multiply-add as 2: conv 2*N*K*OH*OW*C*R*S, depthwise
-// 2*N*C*OH*OW*R*S, dense 2*M*N*K, batch_matmul 2*B*M*N*K (the same numbers Workload::flops() gives).
+// 2*N*C*OH*OW*R*S, dense 2*M*N*K, batch_matmul 2*B*M*N*K (the same numbers Workload::flops()
+// gives).
 #ifndef TUNEFLEET_TUNER_CORE_MODELS_MODEL_ZOO_H_
 #define TUNEFLEET_TUNER_CORE_MODELS_MODEL_ZOO_H_
 
@@ -44,9 +45,9 @@ struct ModelLayer {
 struct ModelTask {
   std::string workload;
   nlohmann::json args;
-  int num_layers = 0;        // layers of the model with exactly these args
-  double flops = 0;          // of ONE layer
-  double flops_share = 0;    // num_layers * flops / FLOPs of all listed layers
+  int num_layers = 0;                    // layers of the model with exactly these args
+  double flops = 0;                      // of ONE layer
+  double flops_share = 0;                // num_layers * flops / FLOPs of all listed layers
   std::vector<std::string> layer_names;  // the layers it serves, in model order
 };
 
@@ -55,11 +56,11 @@ std::vector<std::string> ModelNames();
 
 // The model's layers in forward order. NotFound naming `model` and listing the
 // known models for an unknown name.
-absl::StatusOr<std::vector<ModelLayer>> ModelLayers(const std::string& model);
+[[nodiscard]] absl::StatusOr<std::vector<ModelLayer>> ModelLayers(const std::string& model);
 
 // The model's distinct (workload, args) in order of first appearance, with
 // layer counts and FLOP shares (the shares sum to 1). Errors as ModelLayers.
-absl::StatusOr<std::vector<ModelTask>> ModelTasks(const std::string& model);
+[[nodiscard]] absl::StatusOr<std::vector<ModelTask>> ModelTasks(const std::string& model);
 
 // The distinct (workload, args) of `layers` in order of first appearance,
 // with layer counts, names and FLOP shares (the shares sum to 1). The one

@@ -15,8 +15,8 @@ namespace tunefleet {
 namespace {
 
 const std::set<std::string> kConvKeys = {
-    "N",        "C",        "H",       "W",        "K",          "R",         "S",     "stride_h",
-    "stride_w", "pad_top",  "pad_left", "pad_bottom", "pad_right", "dil_h",   "dil_w", "layout"};
+    "N",        "C",       "H",        "W",          "K",         "R",     "S",     "stride_h",
+    "stride_w", "pad_top", "pad_left", "pad_bottom", "pad_right", "dil_h", "dil_w", "layout"};
 
 std::set<std::string> Keys(const nlohmann::json& args) {
   std::set<std::string> keys;
@@ -50,10 +50,22 @@ double TotalFlops(const std::vector<ModelTask>& tasks) {
 
 // Square conv (H == W, R == S, symmetric pad, no dilation) at batch 1.
 nlohmann::json Conv(int c, int h, int k, int r, int stride, int pad) {
-  return {{"N", 1},          {"C", c},          {"H", h},            {"W", h},
-          {"K", k},          {"R", r},          {"S", r},            {"stride_h", stride},
-          {"stride_w", stride}, {"pad_top", pad}, {"pad_left", pad}, {"pad_bottom", pad},
-          {"pad_right", pad}, {"dil_h", 1},     {"dil_w", 1},        {"layout", "NCHWc"}};
+  return {{"N", 1},
+          {"C", c},
+          {"H", h},
+          {"W", h},
+          {"K", k},
+          {"R", r},
+          {"S", r},
+          {"stride_h", stride},
+          {"stride_w", stride},
+          {"pad_top", pad},
+          {"pad_left", pad},
+          {"pad_bottom", pad},
+          {"pad_right", pad},
+          {"dil_h", 1},
+          {"dil_w", 1},
+          {"layout", "NCHWc"}};
 }
 
 nlohmann::json Dense(int in, int out) {
@@ -121,7 +133,8 @@ TEST(ModelZooTest, TasksCoverEveryLayerAndSharesSumToOne) {
     std::vector<ModelLayer> layers = Layers(model);
     std::vector<ModelTask> tasks = Tasks(model);
     double layer_flops = 0;
-    for (const ModelLayer& layer : layers) layer_flops += ModelLayerFlops(layer.workload, layer.args);
+    for (const ModelLayer& layer : layers)
+      layer_flops += ModelLayerFlops(layer.workload, layer.args);
     int num_layers = 0;
     double shares = 0;
     std::set<std::string> distinct;

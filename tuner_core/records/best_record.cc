@@ -8,8 +8,10 @@
 
 namespace tunefleet {
 
-absl::StatusOr<Record> BestRecord(const std::vector<Record>& records, const std::string& task_name,
-                                  const nlohmann::json* workload_args, const std::string& target) {
+[[nodiscard]] absl::StatusOr<Record> BestRecord(const std::vector<Record>& records,
+                                                const std::string& task_name,
+                                                const nlohmann::json* workload_args,
+                                                const std::string& target) {
   const Record* best = nullptr;
   double best_cost = 0.0;
   for (const Record& record : records) {

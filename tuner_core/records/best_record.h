@@ -20,8 +20,10 @@ namespace tunefleet {
 // (empty = any), `workload_args` (null = any; compared as JSON values, so key
 // order does not matter) and `target` (empty = any). NotFound when no
 // successful record matches.
-absl::StatusOr<Record> BestRecord(const std::vector<Record>& records, const std::string& task_name,
-                                  const nlohmann::json* workload_args, const std::string& target);
+[[nodiscard]] absl::StatusOr<Record> BestRecord(const std::vector<Record>& records,
+                                                const std::string& task_name,
+                                                const nlohmann::json* workload_args,
+                                                const std::string& target);
 
 // The fastest successful record of each distinct (task_name, workload_name,
 // workload_args, target), in the order each group first appears. Groups with

@@ -11,7 +11,7 @@ namespace {
 constexpr double kFailedCost = 1e9;  // AutoTVM's cost of a failed trial
 constexpr int kMaxErrorNo = static_cast<int>(MeasureErrorNo::kUnknown);
 
-absl::Status FieldError(const std::string& field, const std::string& problem) {
+[[nodiscard]] absl::Status FieldError(const std::string& field, const std::string& problem) {
   return absl::InvalidArgumentError(absl::StrCat("record field ", field, ": ", problem));
 }
 
@@ -104,9 +104,9 @@ absl::StatusOr<Record> Record::FromLine(std::string_view line) {
   }
   if (!result[1].is_number_integer() || result[1].get<int64_t>() < 0 ||
       result[1].get<int64_t>() > kMaxErrorNo) {
-    return FieldError("\"result\"[1] (error_no)",
-                      absl::StrCat("expected an integer in [0, ", kMaxErrorNo, "], got ",
-                                   result[1].dump()));
+    return FieldError(
+        "\"result\"[1] (error_no)",
+        absl::StrCat("expected an integer in [0, ", kMaxErrorNo, "], got ", result[1].dump()));
   }
   record.result.error_no = static_cast<MeasureErrorNo>(result[1].get<int>());
   if (!result[2].is_number()) return FieldError("\"result\"[2] (all_cost)", "expected a number");

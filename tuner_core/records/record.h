@@ -36,7 +36,7 @@ struct Record {
   std::string task_name;      // template name, e.g. "dense_pack.x86"
   std::string workload_name;  // e.g. "dense"
   nlohmann::json workload_args = nlohmann::json::object();  // e.g. {"M": 512, ...}
-  nlohmann::json config = nlohmann::json::object();  // raw config JSON (Config::ToJson())
+  nlohmann::json config = nlohmann::json::object();         // raw config JSON (Config::ToJson())
   MeasureResult result;
 
   // The record as one JSON line, without the trailing newline. Failed
@@ -45,7 +45,7 @@ struct Record {
   // Parses one line. InvalidArgument naming the bad field (e.g.
   // `record field "result"[1] (error_no): ...`) for anything that is not a
   // well-formed record.
-  static absl::StatusOr<Record> FromLine(std::string_view line);
+  [[nodiscard]] static absl::StatusOr<Record> FromLine(std::string_view line);
 
   // GFLOPS of this trial for a workload of `flops` floating-point operations:
   // flops / MeanCost / 1e9, or 0 for a failed trial.

@@ -17,7 +17,7 @@ namespace {
 // Writes all of `data`, retrying on EINTR and short writes. With O_APPEND a
 // short write is practically impossible for a regular file, but it would
 // otherwise silently truncate a record.
-absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
+[[nodiscard]] absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
   while (!data.empty()) {
     const ssize_t written = ::write(fd, data.data(), data.size());
     if (written < 0) {
@@ -38,7 +38,7 @@ bool EndsInTornLine(int fd) {
   return ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
 }
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+[[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
   std::string contents;
@@ -105,7 +105,7 @@ absl::Status RecordWriter::Append(const Record& record) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ReadReport> ReadRecords(const std::string& path) {
+[[nodiscard]] absl::StatusOr<ReadReport> ReadRecords(const std::string& path) {
   absl::StatusOr<std::string> contents = ReadWholeFile(path);
   if (!contents.ok()) return contents.status();
 

@@ -32,8 +32,8 @@ class RecordWriter {
   // Opens `path` for appending, creating it if needed. With
   // `sync_each_append`, every Append also fsyncs (durable across power loss,
   // at the price of a disk flush per record).
-  static absl::StatusOr<std::unique_ptr<RecordWriter>> Open(const std::string& path,
-                                                            bool sync_each_append = false);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<RecordWriter>> Open(
+      const std::string& path, bool sync_each_append = false);
   ~RecordWriter();
 
   RecordWriter(const RecordWriter&) = delete;
@@ -41,7 +41,7 @@ class RecordWriter {
 
   // Writes record.ToLine() and a newline. No user-space buffering: when this
   // returns OK the line is in the kernel (and on disk with sync_each_append).
-  absl::Status Append(const Record& record);
+  [[nodiscard]] absl::Status Append(const Record& record);
 
   const std::string& path() const { return path_; }
 
@@ -67,7 +67,7 @@ struct ReadReport {
 // write cut short) is ignored, each with a warning naming its line number
 // (also logged with TF_LOG(WARNING)); a bad line never rejects the whole
 // file. Blank lines are skipped silently.
-absl::StatusOr<ReadReport> ReadRecords(const std::string& path);
+[[nodiscard]] absl::StatusOr<ReadReport> ReadRecords(const std::string& path);
 
 }  // namespace tunefleet
 

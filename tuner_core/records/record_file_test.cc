@@ -60,7 +60,8 @@ TEST(RecordFileTest, WrittenRecordsReadBackInOrder) {
   {
     absl::StatusOr<std::unique_ptr<RecordWriter>> writer = RecordWriter::Open(path);
     ASSERT_TRUE(writer.ok()) << writer.status();
-    for (int64_t i = 0; i < 3; ++i) ASSERT_TRUE((*writer)->Append(MakeRecord(i, 0.1 * (i + 1))).ok());
+    for (int64_t i = 0; i < 3; ++i)
+      ASSERT_TRUE((*writer)->Append(MakeRecord(i, 0.1 * (i + 1))).ok());
   }
   {
     // Reopening appends rather than truncating.

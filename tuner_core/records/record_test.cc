@@ -98,11 +98,9 @@ TEST(RecordTest, FromLineNamesTheBadField) {
                  "args");
   ExpectBadField("{" + input + ", " + result + "}", "\"config\"");
   ExpectBadField("{" + input + ", " + config + "}", "\"result\"");
-  ExpectBadField("{" + input + ", " + config + R"(, "result": [[1.0], 9, 0.5, 1.0]})",
-                 "error_no");
+  ExpectBadField("{" + input + ", " + config + R"(, "result": [[1.0], 9, 0.5, 1.0]})", "error_no");
   ExpectBadField("{" + input + ", " + config + R"(, "result": [[], 0, 0.5, 1.0]})", "costs");
-  ExpectBadField("{" + input + ", " + config + R"(, "result": [[1.0], 0, "x", 1.0]})",
-                 "all_cost");
+  ExpectBadField("{" + input + ", " + config + R"(, "result": [[1.0], 0, "x", 1.0]})", "all_cost");
   ExpectBadField(R"({"input": ["llvm", "t")", "JSON");
   ExpectBadField("[1, 2]", "object");
 }

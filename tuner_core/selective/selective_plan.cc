@@ -73,7 +73,7 @@ int TopK::Of(int measured) const {
   return std::min(count, measured);
 }
 
-absl::StatusOr<TopK> ParseTopK(const std::string& text) {
+[[nodiscard]] absl::StatusOr<TopK> ParseTopK(const std::string& text) {
   absl::string_view rest = text;
   TopK top;
   if (absl::ConsumePrefix(&rest, "top")) {
@@ -89,8 +89,9 @@ absl::StatusOr<TopK> ParseTopK(const std::string& text) {
       return top;
     }
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "selective top-k '", text, "' is neither topN (N > 0, e.g. top3) nor P% (0 < P <= 100, e.g. 5%)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("selective top-k '", text,
+                   "' is neither topN (N > 0, e.g. top3) nor P% (0 < P <= 100, e.g. 5%)"));
 }
 
 }  // namespace tunefleet

@@ -73,7 +73,7 @@ double KnobwiseSimilarity(const ConfigSpace& a, const ConfigSpace& b) {
   return product;
 }
 
-absl::StatusOr<Config> MapConfig(const Config& from, const ConfigSpace& to) {
+[[nodiscard]] absl::StatusOr<Config> MapConfig(const Config& from, const ConfigSpace& to) {
   nlohmann::json json = from.ToJson();
   json.erase("index");  // recomputed in `to`
   return to.FromJson(json);

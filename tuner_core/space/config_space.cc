@@ -19,8 +19,9 @@ using config_space_internal::Knob;
 using config_space_internal::KnobTable;
 
 // Finds a knob by name and checks its kind, for the Config::Get* accessors.
-absl::StatusOr<std::pair<const Knob*, int>> LookUpKnob(const KnobTable& table,
-                                                       const std::string& name, KnobKind kind) {
+[[nodiscard]] absl::StatusOr<std::pair<const Knob*, int>> LookUpKnob(const KnobTable& table,
+                                                                     const std::string& name,
+                                                                     KnobKind kind) {
   auto it = table.index_by_name.find(name);
   if (it == table.index_by_name.end()) {
     return absl::NotFoundError(absl::StrCat("config has no knob named '", name, "'"));

@@ -81,7 +81,7 @@ bool ReadStringArray(const nlohmann::json& value, std::vector<std::string>* out)
 }
 
 // Maps an entity's JSON value to the knob's choice index.
-absl::StatusOr<int64_t> MatchChoice(const Knob& knob, const nlohmann::json& value) {
+[[nodiscard]] absl::StatusOr<int64_t> MatchChoice(const Knob& knob, const nlohmann::json& value) {
   int64_t choice = -1;
   bool well_typed = true;
   switch (knob.kind) {

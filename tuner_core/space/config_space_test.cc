@@ -158,10 +158,8 @@ TEST(ConfigSpaceTest, ReorderPolicies) {
   absl::Status bad = space.DefineReorder("bad", 3, "candidate", {{0, 1, 1}});
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad.message()), HasSubstr("bad"));
-  EXPECT_EQ(space.DefineReorder("none", 3, "candidate").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(space.DefineReorder("huh", 3, "interleave").code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(space.DefineReorder("none", 3, "candidate").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(space.DefineReorder("huh", 3, "interleave").code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ConfigSpaceTest, AnnotatePolicies) {
@@ -185,8 +183,7 @@ TEST(ConfigSpaceTest, AnnotatePolicies) {
   }
   EXPECT_EQ(space.DefineAnnotate("bad", 0, "try_unroll").code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(space.DefineAnnotate("bad", 2, "bind_gpu").code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(space.DefineAnnotate("bad", 2, "bind_gpu").code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ConfigSpaceTest, BadDefinitionsAreInvalidArgumentAndLeaveTheSpaceUnchanged) {
@@ -363,11 +360,11 @@ TEST_F(FromJsonErrorTest, TruncatedText) {
 
 TEST_F(FromJsonErrorTest, IndexDisagreeingWithEntity) {
   // tile_y [-1, 4] is choice 2, mr 6 is choice 1: index 8.
-  ASSERT_TRUE(space_.FromJsonString(
-                        R"({"index": 8, "entity": [["tile_y", "sp", [-1, 4]], ["mr", "ot", 6]]})")
-                  .ok());
-  ExpectError(R"({"index": 9, "entity": [["tile_y", "sp", [-1, 4]], ["mr", "ot", 6]]})",
-              "index 9");
+  ASSERT_TRUE(
+      space_
+          .FromJsonString(R"({"index": 8, "entity": [["tile_y", "sp", [-1, 4]], ["mr", "ot", 6]]})")
+          .ok());
+  ExpectError(R"({"index": 9, "entity": [["tile_y", "sp", [-1, 4]], ["mr", "ot", 6]]})", "index 9");
 }
 
 TEST_F(FromJsonErrorTest, NotAnObjectOrNoEntity) {

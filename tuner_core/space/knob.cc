@@ -31,7 +31,7 @@ std::string PyList(const std::vector<std::string>& items) {
   return absl::StrCat("[", absl::StrJoin(items, ", "), "]");
 }
 
-absl::Status CheckName(const std::string& name) {
+[[nodiscard]] absl::Status CheckName(const std::string& name) {
   if (name.empty()) return absl::InvalidArgumentError("knob name must not be empty");
   return absl::OkStatus();
 }

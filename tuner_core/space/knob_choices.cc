@@ -97,8 +97,8 @@ class SplitEnumerator {
 // InvalidArgument for an empty list, or a repeated value (which would make
 // two indices print and parse as one config); `print` shows a candidate.
 template <typename T, typename Print>
-absl::Status CheckCandidates(const std::string& name, const std::vector<T>& candidates,
-                             Print print) {
+[[nodiscard]] absl::Status CheckCandidates(const std::string& name,
+                                           const std::vector<T>& candidates, Print print) {
   if (candidates.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("knob '", name, "' has no candidates"));
   }
@@ -113,8 +113,8 @@ absl::Status CheckCandidates(const std::string& name, const std::vector<T>& cand
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const Knob>> MakeIntKnob(const std::string& name,
-                                                        std::vector<int64_t> candidates) {
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const Knob>> MakeIntKnob(
+    const std::string& name, std::vector<int64_t> candidates) {
   TF_RETURN_IF_ERROR(CheckCandidates(name, candidates, [](int64_t c) { return absl::StrCat(c); }));
   auto knob = std::make_shared<Knob>();
   knob->name = name;
@@ -125,8 +125,8 @@ absl::StatusOr<std::shared_ptr<const Knob>> MakeIntKnob(const std::string& name,
   return std::shared_ptr<const Knob>(std::move(knob));
 }
 
-absl::StatusOr<std::shared_ptr<const Knob>> MakeStringKnob(const std::string& name,
-                                                           std::vector<std::string> candidates) {
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const Knob>> MakeStringKnob(
+    const std::string& name, std::vector<std::string> candidates) {
   TF_RETURN_IF_ERROR(CheckCandidates(name, candidates, PyRepr));
   auto knob = std::make_shared<Knob>();
   knob->name = name;
@@ -140,8 +140,8 @@ absl::StatusOr<std::shared_ptr<const Knob>> MakeStringKnob(const std::string& na
   return std::shared_ptr<const Knob>(std::move(knob));
 }
 
-absl::StatusOr<std::shared_ptr<const Knob>> MakeSplitKnob(const std::string& name, int64_t extent,
-                                                          const SplitOptions& options) {
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const Knob>> MakeSplitKnob(
+    const std::string& name, int64_t extent, const SplitOptions& options) {
   TF_RETURN_IF_ERROR(CheckName(name));
   if (extent < 1) {
     return absl::InvalidArgumentError(
@@ -200,7 +200,7 @@ absl::StatusOr<std::shared_ptr<const Knob>> MakeSplitKnob(const std::string& nam
   return std::shared_ptr<const Knob>(std::move(knob));
 }
 
-absl::StatusOr<std::shared_ptr<const Knob>> MakeReorderKnob(
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const Knob>> MakeReorderKnob(
     const std::string& name, int num_axes, const std::string& policy,
     std::vector<std::vector<int>> candidates) {
   TF_RETURN_IF_ERROR(CheckName(name));
@@ -261,8 +261,8 @@ absl::StatusOr<std::shared_ptr<const Knob>> MakeReorderKnob(
   return std::shared_ptr<const Knob>(std::move(knob));
 }
 
-absl::StatusOr<std::shared_ptr<const Knob>> MakeAnnotateKnob(const std::string& name, int num_axes,
-                                                             const std::string& policy) {
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const Knob>> MakeAnnotateKnob(
+    const std::string& name, int num_axes, const std::string& policy) {
   TF_RETURN_IF_ERROR(CheckName(name));
   if (num_axes < 1 || num_axes > kMaxAnnotateAxes) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -148,9 +148,9 @@ absl::Status TaskScheduler::RestoreJson(const nlohmann::json& saved) {
       s.best_history.push_back(v.get<double>());
     }
     if (s.trials < 0 || static_cast<int64_t>(s.best_history.size()) != s.trials) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "task scheduler state: task ", t, ": ", s.best_history.size(), " history entries for ",
-          s.trials, " trials"));
+      return absl::InvalidArgumentError(absl::StrCat("task scheduler state: task ", t, ": ",
+                                                     s.best_history.size(), " history entries for ",
+                                                     s.trials, " trials"));
     }
   }
   state_ = std::move(restored);
@@ -158,11 +158,11 @@ absl::Status TaskScheduler::RestoreJson(const nlohmann::json& saved) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<TaskSchedulePolicy> ParseTaskSchedulePolicy(const std::string& name) {
+[[nodiscard]] absl::StatusOr<TaskSchedulePolicy> ParseTaskSchedulePolicy(const std::string& name) {
   if (name == "gradient") return TaskSchedulePolicy::kGradient;
   if (name == "round_robin") return TaskSchedulePolicy::kRoundRobin;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown task scheduler '", name, "' (gradient, round_robin)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown task scheduler '", name, "' (gradient, round_robin)"));
 }
 
 }  // namespace tunefleet

@@ -39,7 +39,7 @@ struct TaskSchedulerOptions {
   int64_t warmup_trials = 16;          // per task, before the gradient policy chooses
   int64_t backward_window = 16;        // trials over which progress is measured
   double alpha = 0.2;                  // weight of the backward gradient (Ansor: 0.2)
-  int64_t early_stopping = 200;        // stop a task after this many trials without gain; < 0: never
+  int64_t early_stopping = 200;  // stop a task after this many trials without gain; < 0: never
 };
 
 struct SchedulerTask {
@@ -76,10 +76,10 @@ class TaskScheduler {
 
  private:
   struct TaskState {
-    int64_t trials = 0;       // results received
+    int64_t trials = 0;  // results received
     int64_t in_flight = 0;
-    double best_cost = 0;     // 0: no success yet
-    int64_t best_trial = -1;  // trials count when best_cost was reached
+    double best_cost = 0;              // 0: no success yet
+    int64_t best_trial = -1;           // trials count when best_cost was reached
     std::vector<double> best_history;  // best_cost after each result (0 = none)
   };
 

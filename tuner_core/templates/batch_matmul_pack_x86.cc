@@ -6,17 +6,25 @@
 
 namespace tunefleet {
 
-constexpr char kTemplateName[] = "batch_matmul_pack.x86";
+constexpr Template::Names kNames = {
+    "batch_matmul_pack.x86", "batch_matmul",
+    "packed GEMM per batch item (MRxNR register tile, KC blocking), "
+    "parallel over items and blocks",
+    /*is_gpu=*/false};
+constexpr const char* kTemplateName = kNames.name;
 
-static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
-  TF_ASSIGN_OR_RETURN(const BatchMatmulWorkload* bmm, BatchMatmulWorkload::From(workload, kTemplateName));
+[[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const BatchMatmulWorkload* bmm,
+                      BatchMatmulWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(DefineGemmPackSpace(bmm->k(), &space));
   return space;
 }
 
-static absl::StatusOr<ir::LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
-  TF_ASSIGN_OR_RETURN(const BatchMatmulWorkload* bmm, BatchMatmulWorkload::From(workload, kTemplateName));
+[[nodiscard]] static absl::StatusOr<ir::LoweredFunc> InstantiateTemplate(const Workload& workload,
+                                                                         const Config& config) {
+  TF_ASSIGN_OR_RETURN(const BatchMatmulWorkload* bmm,
+                      BatchMatmulWorkload::From(workload, kTemplateName));
   const GemmShape shape{bmm->batch(), bmm->m(), bmm->n(), bmm->k(),
                         bmm->layout() == BatchMatmulWorkload::Layout::kNK};
   ir::LoweredFunc func;
@@ -27,10 +35,7 @@ static absl::StatusOr<ir::LoweredFunc> InstantiateTemplate(const Workload& workl
 }
 
 const Template& BatchMatmulPackX86Template() {
-  static const Template kTemplate({kTemplateName, "batch_matmul",
-                                   "packed GEMM per batch item (MRxNR register tile, KC blocking), parallel over items and blocks",
-                                   /*is_gpu=*/false},
-                                  &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
   return kTemplate;
 }
 

@@ -8,11 +8,16 @@
 
 namespace tunefleet {
 
-constexpr char kTemplateName[] = "conv2d_direct.cuda";
+constexpr Template::Names kNames = {
+    "conv2d_direct.cuda", "conv2d_nchw",
+    "CUDA direct conv2d: filters x rows x columns block tile, input window and weights staged "
+    "in shared memory per input-channel step",
+    /*is_gpu=*/true};
+constexpr const char* kTemplateName = kNames.name;
 
 using namespace ir;  // NOLINT
 
-static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+[[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   const ConvArgs& a = conv->conv_args();
   ConfigSpace space;
@@ -24,7 +29,8 @@ static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload)
   return space;
 }
 
-static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+[[nodiscard]] static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
+                                                                     const Config& config) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   const ConvArgs& a = conv->conv_args();
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_f, config.GetSplit("tile_f"));
@@ -36,7 +42,8 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
       tile_f[0] * tile_f[1] * tile_f[2] != a.k || tile_y[0] * tile_y[1] * tile_y[2] != a.out_h ||
       tile_x[0] * tile_x[1] * tile_x[2] != a.out_w || tile_rc[0] * tile_rc[1] != a.c) {
     return absl::InvalidArgumentError(absl::StrCat(
-        kTemplateName, ": tile_f, tile_y, tile_x and tile_rc must split K, out_h, out_w and C exactly"));
+        kTemplateName,
+        ": tile_f, tile_y, tile_x and tile_rc must split K, out_h, out_w and C exactly"));
   }
   const int64_t tf = tile_f[1], fi = tile_f[2], ty = tile_y[1], yi = tile_y[2];
   const int64_t tx = tile_x[1], xi = tile_x[2], rci = tile_rc[1];
@@ -103,11 +110,13 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
       return Loop("j1", yi, ForKind::kUnrolled, [&](Expr j) {
         return Loop("k1", xi, ForKind::kUnrolled, [&](Expr k) {
           Expr f = f0 + i * tf + tfv, y = y0 + j * ty + tyv, x = x0 + k * tx + txv;
-          return Store::Make("output", Load::Make("acc", acc_index(i, j, k)), ((n * a.k + f) * OH + y) * OW + x);
+          return Store::Make("output", Load::Make("acc", acc_index(i, j, k)),
+                             ((n * a.k + f) * OH + y) * OW + x);
         });
       });
     });
-    return Allocate::Make("acc", fi * yi * xi, MemoryScope::kStack, Block::Make({init, reduction, store}));
+    return Allocate::Make("acc", fi * yi * xi, MemoryScope::kStack,
+                          Block::Make({init, reduction, store}));
   };
 
   Stmt threads = Loop("tz", tf, ForKind::kThreadIdxZ, [&](Expr tfv) {
@@ -115,8 +124,9 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
       return Loop("tx", tx, ForKind::kThreadIdxX, [&](Expr txv) { return body(tfv, tyv, txv); });
     });
   });
-  Stmt shared = Allocate::Make("Ds", rci * win_h * win_w, MemoryScope::kShared,
-                               Allocate::Make("Ws", BF * rci * R * S, MemoryScope::kShared, threads));
+  Stmt shared =
+      Allocate::Make("Ds", rci * win_h * win_w, MemoryScope::kShared,
+                     Allocate::Make("Ws", BF * rci * R * S, MemoryScope::kShared, threads));
   // blockIdx.z covers (image, filter block); the tile's origin is bound by lets
   // so the body reads the same whether or not a loop of extent 1 was elided.
   Stmt nest = Loop("bz", a.n * f_blocks, ForKind::kBlockIdxZ, [&](Expr bz) {
@@ -138,11 +148,7 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
 }
 
 const Template& Conv2dDirectCudaTemplate() {
-  static const Template kTemplate({kTemplateName, "conv2d_nchw",
-                                   "CUDA direct conv2d: filters x rows x columns block tile, input window and weights staged "
-      "in shared memory per input-channel step",
-                                   /*is_gpu=*/true},
-                                  &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
   return kTemplate;
 }
 

@@ -11,7 +11,11 @@
 
 namespace tunefleet {
 
-constexpr char kTemplateName[] = "conv2d_nchwc.x86";
+constexpr Template::Names kNames = {"conv2d_nchwc.x86", "conv2d_nchw",
+                                    "NCHW[x]c blocked conv2d: ow x oc register tile with vector "
+                                    "FMAs, packed weights, parallel rows",
+                                    /*is_gpu=*/false};
+constexpr const char* kTemplateName = kNames.name;
 namespace {
 
 using namespace ir;  // NOLINT
@@ -37,7 +41,8 @@ Stmt PackKernel(const Params& p, const std::string& dst) {
       return Loop("pk_i", p.ic_bn, ForKind::kSerial, [&](Expr i) {
         return Loop("pk_o", p.oc_bn, ForKind::kSerial, [&](Expr o) {
           Expr src = (((occ * p.oc_bn + o) * p.c + icc * p.ic_bn + i) * p.r + r) * p.s + s;
-          Expr dst_index = (((((occ * p.ICC + icc) * p.r + r) * p.s + s) * p.ic_bn + i) * p.oc_bn) + o;
+          Expr dst_index =
+              (((((occ * p.ICC + icc) * p.r + r) * p.s + s) * p.ic_bn + i) * p.oc_bn) + o;
           return Store::Make(dst, Load::Make("kernel", src), dst_index);
         });
       });
@@ -56,15 +61,19 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   auto acc_index = [&](Expr owi, Expr o) { return owi * p.oc_bn + o; };
 
   Stmt row = Loop("owc", p.OWC, ForKind::kSerial, [&](Expr owc) {
-    Stmt init = RegisterTileLoops("_z", p.reg_n, p.oc_bn, p.vec,
-                                  [&](Expr owi, Expr o) { return Store::Make("acc", 0.0, acc_index(owi, o)); });
+    Stmt init = RegisterTileLoops("_z", p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
+      return Store::Make("acc", 0.0, acc_index(owi, o));
+    });
     // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
     auto step = [&](Expr icc, Expr icb, Expr kh, Expr kw, const std::string& suffix) {
       return RegisterTileLoops(suffix, p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
         Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + oh * p.stride_h + kh * p.dil_h) * WP +
-                                   (owc * p.reg_n + owi) * p.stride_w + kw * p.dil_w) * p.ic_bn + icb);
-        Expr w = Load::Make(kernel_vec,
-                            ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
+                                   (owc * p.reg_n + owi) * p.stride_w + kw * p.dil_w) *
+                                          p.ic_bn +
+                                      icb);
+        Expr w = Load::Make(
+            kernel_vec,
+            ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
         return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * w, acc_index(owi, o));
       });
     };
@@ -73,7 +82,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       reduction = Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
         return Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
           return Loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
-            return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
+            return Loop("icb", p.ic_bn, ForKind::kSerial,
+                        [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
           });
         });
       });
@@ -81,7 +91,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       reduction = Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
         return Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
           return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) {
-            return Loop("kw", p.s, ForKind::kUnrolled, [&](Expr kw) { return step(icc, icb, kh, kw, "_m"); });
+            return Loop("kw", p.s, ForKind::kUnrolled,
+                        [&](Expr kw) { return step(icc, icb, kh, kw, "_m"); });
           });
         });
       });
@@ -89,16 +100,19 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       reduction = Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
         return Loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
           return Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
-            return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
+            return Loop("icb", p.ic_bn, ForKind::kSerial,
+                        [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
           });
         });
       });
     }
     Stmt store = RegisterTileLoops("_s", p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
-      return Store::Make(out, Load::Make("acc", acc_index(owi, o)),
-                         (((n * p.OCC + occ) * p.out_h + oh) * p.OWP + owc * p.reg_n + owi) * p.oc_bn + o);
+      return Store::Make(
+          out, Load::Make("acc", acc_index(owi, o)),
+          (((n * p.OCC + occ) * p.out_h + oh) * p.OWP + owc * p.reg_n + owi) * p.oc_bn + o);
     });
-    return Allocate::Make("acc", p.reg_n * p.oc_bn, MemoryScope::kStack, Block::Make({init, reduction, store}));
+    return Allocate::Make("acc", p.reg_n * p.oc_bn, MemoryScope::kStack,
+                          Block::Make({init, reduction, store}));
   });
   return For::Make("blk", 0, p.n * p.OCC * p.out_h, ForKind::kParallel, row);
 }
@@ -116,19 +130,20 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
 
 }  // namespace
 
-static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+[[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(conv->c(), 64)));
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(conv->k(), 64)));
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_ow", TileWidthCandidates(conv->out_w())));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
-  TF_RETURN_IF_ERROR(
-      space.DefineKnob("reduce", std::vector<std::string>{"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic"}));
+  TF_RETURN_IF_ERROR(space.DefineKnob(
+      "reduce", std::vector<std::string>{"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic"}));
   return space;
 }
 
-static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+[[nodiscard]] static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
+                                                                     const Config& config) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   Params p;
   static_cast<ConvArgs&>(p) = conv->conv_args();
@@ -148,8 +163,8 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
   p.OWP = p.OWC * p.reg_n;
   const int64_t tile_vectors = p.reg_n * (p.oc_bn / p.vec);
   if (tile_vectors > kMaxTileVectors) {
-    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.reg_n, "x", p.oc_bn, " needs ",
-                                                   tile_vectors, " vectors of ", p.vec,
+    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.reg_n, "x", p.oc_bn,
+                                                   " needs ", tile_vectors, " vectors of ", p.vec,
                                                    " lanes (at most ", kMaxTileVectors, ")"));
   }
   // The padded input covers every tap of every (padded) output column.
@@ -163,9 +178,8 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
   plan.kernel_elems = p.k * p.c * p.r * p.s;
   plan.layout_nchwc = conv->layout_nchwc();
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
-  plan.compute = [&](const std::string& data, const std::string& kernel_vec, const std::string& out) {
-    return Compute(p, data, kernel_vec, out);
-  };
+  plan.compute = [&](const std::string& data, const std::string& kernel_vec,
+                     const std::string& out) { return Compute(p, data, kernel_vec, out); };
   LoweredFunc func;
   func.name = KernelEntryName(Conv2dNchwcX86Template());
   func.args = BufferArgsOf(workload);
@@ -174,10 +188,7 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
 }
 
 const Template& Conv2dNchwcX86Template() {
-  static const Template kTemplate({kTemplateName, "conv2d_nchw",
-                                   "NCHW[x]c blocked conv2d: ow x oc register tile with vector FMAs, packed weights, parallel rows",
-                                   /*is_gpu=*/false},
-                                  &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
   return kTemplate;
 }
 

@@ -8,11 +8,15 @@
 
 namespace tunefleet {
 
-constexpr char kTemplateName[] = "dense_gpu.cuda";
+constexpr Template::Names kNames = {
+    "dense_gpu.cuda", "dense",
+    "CUDA dense: block tile in shared memory, per-thread register tile, K staged in steps",
+    /*is_gpu=*/true};
+constexpr const char* kTemplateName = kNames.name;
 
 using namespace ir;  // NOLINT
 
-static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+[[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
   TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_m", dense->m(), GpuThreadSplit(32, 8)));
@@ -24,7 +28,8 @@ static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload)
   return space;
 }
 
-static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+[[nodiscard]] static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
+                                                                     const Config& config) {
   TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_m, config.GetSplit("tile_m"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_n, config.GetSplit("tile_n"));
@@ -46,9 +51,9 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
   // dimension (K for A, and for B in layout NK; N for B in layout KN).
   const int64_t b_run = nk ? bk : BN;
   if (bk % vec != 0 || b_run % vec != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kTemplateName, ": vec_load ", vec, " must divide the staged panels' rows (bk=", bk, ", ",
-        nk ? "bk" : "BN", "=", b_run, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(kTemplateName, ": vec_load ", vec,
+                                                   " must divide the staged panels' rows (bk=", bk,
+                                                   ", ", nk ? "bk" : "BN", "=", b_run, ")"));
   }
 
   GpuBlockShape shape{.threads = {tx, ty, 1}};
@@ -62,7 +67,8 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
     auto col_of = [&](Expr j) { return interleave ? j * tx + txv : txv * tn + j; };
 
     Stmt init = Loop("i0", tm, ForKind::kUnrolled, [&](Expr i) {
-      return Loop("j0", tn, ForKind::kUnrolled, [&](Expr j) { return Store::Make("acc", 0.0, i * tn + j); });
+      return Loop("j0", tn, ForKind::kUnrolled,
+                  [&](Expr j) { return Store::Make("acc", 0.0, i * tn + j); });
     });
 
     auto k_step = [&](Expr ko) -> Stmt {
@@ -70,7 +76,8 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
       Stmt load_a = CooperativeLoad(shape, "la", BM * (bk / vec), t, [&](Expr e) {
         Expr r = e / (bk / vec), kk = (e % (bk / vec)) * vec;
         return Loop("va", vec, ForKind::kVectorized, [&](Expr v) {
-          return Store::Make("As", Load::Make("A", (row0 + r) * K + ko * bk + kk + v), (kk + v) * BM + r);
+          return Store::Make("As", Load::Make("A", (row0 + r) * K + ko * bk + kk + v),
+                             (kk + v) * BM + r);
         });
       });
       Stmt load_b;
@@ -78,14 +85,16 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
         load_b = CooperativeLoad(shape, "lb", BN * (bk / vec), t, [&](Expr e) {
           Expr c = e / (bk / vec), kk = (e % (bk / vec)) * vec;
           return Loop("vb", vec, ForKind::kVectorized, [&](Expr v) {
-            return Store::Make("Bs", Load::Make("B", (col0 + c) * K + ko * bk + kk + v), (kk + v) * BN + c);
+            return Store::Make("Bs", Load::Make("B", (col0 + c) * K + ko * bk + kk + v),
+                               (kk + v) * BN + c);
           });
         });
       } else {  // Bs[kk][c] = B[ko*bk + kk][col0 + c]
         load_b = CooperativeLoad(shape, "lb", bk * (BN / vec), t, [&](Expr e) {
           Expr kk = e / (BN / vec), c = (e % (BN / vec)) * vec;
           return Loop("vb", vec, ForKind::kVectorized, [&](Expr v) {
-            return Store::Make("Bs", Load::Make("B", (ko * bk + kk) * N + col0 + c + v), kk * BN + c + v);
+            return Store::Make("Bs", Load::Make("B", (ko * bk + kk) * N + col0 + c + v),
+                               kk * BN + c + v);
           });
         });
       }
@@ -103,10 +112,12 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
     Stmt reduction = Loop("ko", tile_k[0], ForKind::kSerial, k_step);
     Stmt store = Loop("i1", tm, ForKind::kUnrolled, [&](Expr i) {
       return Loop("j1", tn, ForKind::kUnrolled, [&](Expr j) {
-        return Store::Make("C", Load::Make("acc", i * tn + j), (row0 + row_of(i)) * N + col0 + col_of(j));
+        return Store::Make("C", Load::Make("acc", i * tn + j),
+                           (row0 + row_of(i)) * N + col0 + col_of(j));
       });
     });
-    return Allocate::Make("acc", tm * tn, MemoryScope::kStack, Block::Make({init, reduction, store}));
+    return Allocate::Make("acc", tm * tn, MemoryScope::kStack,
+                          Block::Make({init, reduction, store}));
   };
 
   Stmt threads = Loop("ty", ty, ForKind::kThreadIdxY, [&](Expr tyv) {
@@ -130,10 +141,7 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
 }
 
 const Template& DenseGpuCudaTemplate() {
-  static const Template kTemplate({kTemplateName, "dense",
-                                   "CUDA dense: block tile in shared memory, per-thread register tile, K staged in steps",
-                                   /*is_gpu=*/true},
-                                  &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
   return kTemplate;
 }
 

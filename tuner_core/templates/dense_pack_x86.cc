@@ -6,18 +6,24 @@
 
 namespace tunefleet {
 
-constexpr char kTemplateName[] = "dense_pack.x86";
+constexpr Template::Names kNames = {
+    "dense_pack.x86", "dense",
+    "packed panels + MRxNR register tile with vector FMAs, KC blocking, parallel blocks",
+    /*is_gpu=*/false};
+constexpr const char* kTemplateName = kNames.name;
 
-static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+[[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
   TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(DefineGemmPackSpace(dense->k(), &space));
   return space;
 }
 
-static absl::StatusOr<ir::LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+[[nodiscard]] static absl::StatusOr<ir::LoweredFunc> InstantiateTemplate(const Workload& workload,
+                                                                         const Config& config) {
   TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
-  const GemmShape shape{1, dense->m(), dense->n(), dense->k(), dense->layout() == DenseWorkload::Layout::kNK};
+  const GemmShape shape{1, dense->m(), dense->n(), dense->k(),
+                        dense->layout() == DenseWorkload::Layout::kNK};
   ir::LoweredFunc func;
   func.name = KernelEntryName(DensePackX86Template());
   func.args = BufferArgsOf(workload);
@@ -26,10 +32,7 @@ static absl::StatusOr<ir::LoweredFunc> InstantiateTemplate(const Workload& workl
 }
 
 const Template& DensePackX86Template() {
-  static const Template kTemplate({kTemplateName, "dense",
-                                   "packed panels + MRxNR register tile with vector FMAs, KC blocking, parallel blocks",
-                                   /*is_gpu=*/false},
-                                  &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
   return kTemplate;
 }
 

@@ -5,14 +5,18 @@
 
 namespace tunefleet {
 
-constexpr char kTemplateName[] = "dense_tiled";
+constexpr Template::Names kNames = {
+    "dense_tiled", "dense",
+    "AutoTVM tutorial matmul: tile_y x tile_x splits, loops (yo, xo, k, yi, xi)",
+    /*is_gpu=*/false};
+constexpr const char* kTemplateName = kNames.name;
 namespace {
 
 using namespace ir;  // NOLINT
 
 }  // namespace
 
-static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+[[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
   TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_y", dense->m()));
@@ -20,7 +24,8 @@ static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload)
   return space;
 }
 
-static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
+[[nodiscard]] static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
+                                                                     const Config& config) {
   TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_y, config.GetSplit("tile_y"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_x, config.GetSplit("tile_x"));
@@ -36,8 +41,9 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
 
   Stmt zero = For::Make("y", 0, M, ForKind::kSerial,
                         For::Make("x", 0, N, ForKind::kSerial, Store::Make("C", 0.0, y * N + x)));
-  Stmt update = Store::Make("C", Load::Make("C", row * N + col) + Load::Make("A", row * K + k) * Load::Make("B", b_index),
-                            row * N + col);
+  Stmt update = Store::Make(
+      "C", Load::Make("C", row * N + col) + Load::Make("A", row * K + k) * Load::Make("B", b_index),
+      row * N + col);
   Stmt nest = For::Make("xi", 0, xi_extent, ForKind::kSerial, update);
   nest = For::Make("yi", 0, yi_extent, ForKind::kSerial, nest);
   nest = For::Make("k", 0, K, ForKind::kSerial, nest);
@@ -52,10 +58,7 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
 }
 
 const Template& DenseTiledTemplate() {
-  static const Template kTemplate({kTemplateName, "dense",
-                                   "AutoTVM tutorial matmul: tile_y x tile_x splits, loops (yo, xo, k, yi, xi)",
-                                   /*is_gpu=*/false},
-                                  &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
   return kTemplate;
 }
 

@@ -11,7 +11,11 @@
 
 namespace tunefleet {
 
-constexpr char kTemplateName[] = "depthwise_conv2d_nchwc.x86";
+constexpr Template::Names kNames = {
+    "depthwise_conv2d_nchwc.x86", "depthwise_conv2d_nchw",
+    "NCHW[x]c blocked depthwise conv2d: ow x c register tile with vector FMAs, parallel rows",
+    /*is_gpu=*/false};
+constexpr const char* kTemplateName = kNames.name;
 namespace {
 
 using namespace ir;  // NOLINT
@@ -45,30 +49,37 @@ Stmt PackKernel(const Params& p, const std::string& dst) {
 // image) run unguarded; border tiles skip the taps that fall into the zero
 // padding, so no padded copy of the input is ever made (the padding pass
 // costs about as much as a depthwise layer's arithmetic).
-Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec, const std::string& out) {
+Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec,
+             const std::string& out) {
   Expr t = Var::Make("blk");
   Expr n = t / (p.CC * p.out_h), cc = (t / p.out_h) % p.CC, oh = t % p.out_h;
   auto acc_index = [&](Expr owi, Expr b) { return owi * p.c_bn + b; };
   Stmt row = Loop("owc", p.OWC, ForKind::kSerial, [&](Expr owc) {
-    Stmt init = RegisterTileLoops("_z", p.reg_n, p.c_bn, p.vec,
-                                  [&](Expr owi, Expr b) { return Store::Make("acc", 0.0, acc_index(owi, b)); });
+    Stmt init = RegisterTileLoops("_z", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
+      return Store::Make("acc", 0.0, acc_index(owi, b));
+    });
     auto ih = [&](Expr kh) { return oh * p.stride_h + kh * p.dil_h - p.pad.top; };
-    auto iw = [&](Expr owi, Expr kw) { return (owc * p.reg_n + owi) * p.stride_w + kw * p.dil_w - p.pad.left; };
+    auto iw = [&](Expr owi, Expr kw) {
+      return (owc * p.reg_n + owi) * p.stride_w + kw * p.dil_w - p.pad.left;
+    };
     // The FMAs of one tap for one output pixel of the tile.
     auto tap = [&](Expr kh, Expr kw, Expr owi, const std::string& suffix) {
       return Loop("v" + suffix, p.c_bn / p.vec, ForKind::kUnrolled, [&](Expr v) {
         return Loop("l" + suffix, p.vec, ForKind::kVectorized, [&](Expr l) {
           Expr b = v * p.vec + l;
-          Expr x = Load::Make(data, (((n * p.CC + cc) * p.h + ih(kh)) * p.w + iw(owi, kw)) * p.c_bn + b);
+          Expr x =
+              Load::Make(data, (((n * p.CC + cc) * p.h + ih(kh)) * p.w + iw(owi, kw)) * p.c_bn + b);
           Expr w = Load::Make(kernel_vec, ((cc * p.r + kh) * p.s + kw) * p.c_bn + b);
-          return Store::Make("acc", Load::Make("acc", acc_index(owi, b)) + x * w, acc_index(owi, b));
+          return Store::Make("acc", Load::Make("acc", acc_index(owi, b)) + x * w,
+                             acc_index(owi, b));
         });
       });
     };
     const ForKind kw_kind = p.unroll_kw ? ForKind::kUnrolled : ForKind::kSerial;
     Stmt interior = Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
       return Loop("kw", p.s, kw_kind, [&](Expr kw) {
-        return Loop("r_m", p.reg_n, ForKind::kUnrolled, [&](Expr owi) { return tap(kh, kw, owi, "_m"); });
+        return Loop("r_m", p.reg_n, ForKind::kUnrolled,
+                    [&](Expr owi) { return tap(kh, kw, owi, "_m"); });
       });
     });
     Stmt border = Loop("khb", p.r, ForKind::kSerial, [&](Expr kh) {
@@ -79,10 +90,12 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       });
       return IfThenElse::Make(ih(kh) >= 0 && ih(kh) < p.h, columns);
     });
-    Expr inside = ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.reg_n - 1, p.s - 1) < p.w;
+    Expr inside =
+        ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.reg_n - 1, p.s - 1) < p.w;
     Stmt store = RegisterTileLoops("_s", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
-      return Store::Make(out, Load::Make("acc", acc_index(owi, b)),
-                         (((n * p.CC + cc) * p.out_h + oh) * p.OWP + owc * p.reg_n + owi) * p.c_bn + b);
+      return Store::Make(
+          out, Load::Make("acc", acc_index(owi, b)),
+          (((n * p.CC + cc) * p.out_h + oh) * p.OWP + owc * p.reg_n + owi) * p.c_bn + b);
     });
     return Allocate::Make("acc", p.reg_n * p.c_bn, MemoryScope::kStack,
                           Block::Make({init, IfThenElse::Make(inside, interior, border), store}));
@@ -101,8 +114,9 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
 
 }  // namespace
 
-static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
-  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, kTemplateName));
+[[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
+  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv,
+                      DepthwiseConv2dWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_c", Divisors(conv->c(), 64)));
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_ow", TileWidthCandidates(conv->out_w())));
@@ -111,8 +125,10 @@ static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload)
   return space;
 }
 
-static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload, const Config& config) {
-  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv, DepthwiseConv2dWorkload::From(workload, kTemplateName));
+[[nodiscard]] static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
+                                                                     const Config& config) {
+  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv,
+                      DepthwiseConv2dWorkload::From(workload, kTemplateName));
   Params p;
   static_cast<ConvArgs&>(p) = conv->conv_args();
   TF_ASSIGN_OR_RETURN(p.c_bn, config.GetInt("tile_c"));
@@ -120,7 +136,8 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
   TF_ASSIGN_OR_RETURN(int64_t unroll_kw, config.GetInt("unroll_kw"));
   if (p.c % p.c_bn != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("channel block ", p.c_bn, " does not divide C=", p.c));
+    return absl::InvalidArgumentError(
+        absl::StrCat("channel block ", p.c_bn, " does not divide C=", p.c));
   }
   p.unroll_kw = unroll_kw != 0;
   p.vec = std::gcd(vec, p.c_bn);
@@ -129,8 +146,8 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
   p.OWP = p.OWC * p.reg_n;
   const int64_t tile_vectors = p.reg_n * (p.c_bn / p.vec);
   if (tile_vectors > kMaxTileVectors) {
-    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.reg_n, "x", p.c_bn, " needs ",
-                                                   tile_vectors, " vectors of ", p.vec,
+    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.reg_n, "x", p.c_bn,
+                                                   " needs ", tile_vectors, " vectors of ", p.vec,
                                                    " lanes (at most ", kMaxTileVectors, ")"));
   }
   p.pad = ConvInputPadding(p, p.OWP);
@@ -144,9 +161,8 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
   plan.layout_nchwc = conv->layout_nchwc();
   plan.compute_reads_unpadded = true;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
-  plan.compute = [&](const std::string& data, const std::string& kernel_vec, const std::string& out) {
-    return Compute(p, data, kernel_vec, out);
-  };
+  plan.compute = [&](const std::string& data, const std::string& kernel_vec,
+                     const std::string& out) { return Compute(p, data, kernel_vec, out); };
   LoweredFunc func;
   func.name = KernelEntryName(DepthwiseConv2dNchwcX86Template());
   func.args = BufferArgsOf(workload);
@@ -155,10 +171,7 @@ static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
 }
 
 const Template& DepthwiseConv2dNchwcX86Template() {
-  static const Template kTemplate({kTemplateName, "depthwise_conv2d_nchw",
-                                   "NCHW[x]c blocked depthwise conv2d: ow x c register tile with vector FMAs, parallel rows",
-                                   /*is_gpu=*/false},
-                                  &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
   return kTemplate;
 }
 

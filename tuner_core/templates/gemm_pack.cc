@@ -15,7 +15,8 @@ using namespace ir;  // NOLINT
 using Params = GemmPackParams;
 
 // Register-tile loops: MR rows (unrolled) x NR columns as NR/vec vectors.
-Stmt TileLoops(const Params& p, const std::string& suffix, const std::function<Stmt(Expr, Expr)>& body) {
+Stmt TileLoops(const Params& p, const std::string& suffix,
+               const std::function<Stmt(Expr, Expr)>& body) {
   return RegisterTileLoops(suffix, p.MR, p.NR, p.vec, body);
 }
 
@@ -45,9 +46,8 @@ Stmt PackB(const Params& p) {
       Stmt copy = Loop("pb_k", p.K, ForKind::kSerial, [&](Expr k) {
         return store_bp(load_b(n * p.K + k), (np * p.K + k) * p.NR + j);
       });
-      Stmt zero = Loop("pb_kz", p.K, ForKind::kSerial, [&](Expr k) {
-        return store_bp(0.0, (np * p.K + k) * p.NR + j);
-      });
+      Stmt zero = Loop("pb_kz", p.K, ForKind::kSerial,
+                       [&](Expr k) { return store_bp(0.0, (np * p.K + k) * p.NR + j); });
       return p.N % p.NR == 0 ? copy : IfThenElse::Make(n < p.N, copy, zero);
     });
   } else {
@@ -82,11 +82,11 @@ Stmt PackA(const Params& p) {
   Stmt body = Loop("pa_i", p.MR, ForKind::kSerial, [&](Expr i) {
     Expr m = mp * p.MR + i;
     Stmt copy = Loop("pa_k", p.K, ForKind::kSerial, [&](Expr k) {
-      return store_ap(Load::Make("A", Offset(p, bt * (p.M * p.K), m * p.K + k)), (mp * p.K + k) * p.MR + i);
+      return store_ap(Load::Make("A", Offset(p, bt * (p.M * p.K), m * p.K + k)),
+                      (mp * p.K + k) * p.MR + i);
     });
-    Stmt zero = Loop("pa_kz", p.K, ForKind::kSerial, [&](Expr k) {
-      return store_ap(0.0, (mp * p.K + k) * p.MR + i);
-    });
+    Stmt zero = Loop("pa_kz", p.K, ForKind::kSerial,
+                     [&](Expr k) { return store_ap(0.0, (mp * p.K + k) * p.MR + i); });
     return p.M % p.MR == 0 ? copy : IfThenElse::Make(m < p.M, copy, zero);
   });
   return For::Make("pa_mp", 0, p.batch * MP, ForKind::kParallel, body);
@@ -102,7 +102,8 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
   };
 
   // Initialise the accumulators: zero for the first K block, C after.
-  Stmt zero = TileLoops(p, "_z", [&](Expr i, Expr j) { return Store::Make("acc", 0.0, acc_index(i, j)); });
+  Stmt zero =
+      TileLoops(p, "_z", [&](Expr i, Expr j) { return Store::Make("acc", 0.0, acc_index(i, j)); });
   Stmt load_full = TileLoops(p, "_l", [&](Expr i, Expr j) {
     return Store::Make("acc", Load::Make("C", c_index(i, j)), acc_index(i, j));
   });
@@ -134,17 +135,18 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
   // The FMA step for one k.
   auto step = [&](Expr k, const std::string& suffix) {
     return TileLoops(p, suffix, [&](Expr i, Expr j) {
-      Expr a = p.pack_a ? Load::Make("Ap", Offset(p, bt * (MP * p.K * p.MR), (mp * p.K + k) * p.MR + i))
-                        : Load::Make("A", Offset(p, bt * (p.M * p.K), Min(mp * p.MR + i, p.M - 1) * p.K + k));
+      Expr a =
+          p.pack_a
+              ? Load::Make("Ap", Offset(p, bt * (MP * p.K * p.MR), (mp * p.K + k) * p.MR + i))
+              : Load::Make("A", Offset(p, bt * (p.M * p.K), Min(mp * p.MR + i, p.M - 1) * p.K + k));
       Expr b = Load::Make("Bp", Offset(p, bt * (NP * p.K * p.NR), (np * p.K + k) * p.NR + j));
       return Store::Make("acc", Load::Make("acc", acc_index(i, j)) + a * b, acc_index(i, j));
     });
   };
   Expr ko = Var::Make("ko");
   Stmt main_loop = For::Make("ko", 0, klen / p.unroll_k, ForKind::kSerial,
-                             Loop("ku", p.unroll_k, ForKind::kUnrolled, [&](Expr ku) {
-                               return step(k0 + ko * p.unroll_k + ku, "_m");
-                             }));
+                             Loop("ku", p.unroll_k, ForKind::kUnrolled,
+                                  [&](Expr ku) { return step(k0 + ko * p.unroll_k + ku, "_m"); }));
   Stmt tail;
   if (p.unroll_k > 1) {
     Expr kt = Var::Make("kt");
@@ -198,12 +200,13 @@ std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit
 
 }  // namespace
 
-absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space) {
+[[nodiscard]] absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space) {
   TF_RETURN_IF_ERROR(space->DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
   TF_RETURN_IF_ERROR(space->DefineKnob("nr_vecs", std::vector<int64_t>{1, 2, 3, 4}));
   TF_RETURN_IF_ERROR(space->DefineKnob("mr", std::vector<int64_t>{1, 2, 3, 4, 5, 6, 8}));
   const int64_t k_limit = std::min<int64_t>(k, 2048);
-  TF_RETURN_IF_ERROR(space->DefineKnob("kc", CappedCandidates({64, 128, 256, 384, 512, 768, 1024}, k_limit)));
+  TF_RETURN_IF_ERROR(
+      space->DefineKnob("kc", CappedCandidates({64, 128, 256, 384, 512, 768, 1024}, k_limit)));
   TF_RETURN_IF_ERROR(space->DefineKnob("mc_panels", std::vector<int64_t>{1, 2, 4, 8, 16, 32}));
   TF_RETURN_IF_ERROR(space->DefineKnob("nc_panels", std::vector<int64_t>{1, 2, 4, 8, 16, 32}));
   TF_RETURN_IF_ERROR(space->DefineKnob("unroll_k", std::vector<int64_t>{1, 2, 4, 8}));
@@ -213,7 +216,8 @@ absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape, const Config& config) {
+[[nodiscard]] absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape,
+                                                       const Config& config) {
   Params p;
   p.batch = shape.batch;
   p.M = shape.m;
@@ -238,7 +242,8 @@ absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape, const Config& c
   // A register tile that cannot fit in registers spills on every k step;
   // beyond 4x the register file it is not worth compiling at all.
   if (p.MR * p.nr_vecs > 64) {
-    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.MR, "x", p.NR, " is too large"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("register tile ", p.MR, "x", p.NR, " is too large"));
   }
 
   const int64_t MP = CeilDiv(p.M, p.MR), NP = CeilDiv(p.N, p.NR);

@@ -46,11 +46,12 @@ struct GemmPackParams {
 };
 
 // Appends the knobs above to `space`, with kc candidates capped at k.
-absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space);
+[[nodiscard]] absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space);
 
 // The kernel body for one config; InvalidArgument for a config it cannot
 // take (an oversized register tile).
-absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape, const Config& config);
+[[nodiscard]] absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape,
+                                                       const Config& config);
 
 }  // namespace tunefleet
 

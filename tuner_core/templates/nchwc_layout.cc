@@ -68,17 +68,17 @@ Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nc
   return For::Make(t_name, 0, s.n * CB * p.padded_h, ForKind::kParallel, row);
 }
 
-Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w, const std::string& dst,
-                   const ActivationShape& s) {
+Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w,
+                   const std::string& dst, const ActivationShape& s) {
   const int64_t CB = s.c / s.block;
   const std::string t_name = tag + "_t";
   Expr t = Var::Make(t_name);
   RowIndex r = SplitRow(t, CB, s.h);
   Stmt body = Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
     return Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
-      return Store::Make(dst,
-                         Load::Make(src, (((r.n * CB + r.cb) * s.h + r.row) * src_w + w) * s.block + b),
-                         ((r.n * s.c + r.cb * s.block + b) * s.h + r.row) * s.w + w);
+      return Store::Make(
+          dst, Load::Make(src, (((r.n * CB + r.cb) * s.h + r.row) * src_w + w) * s.block + b),
+          ((r.n * s.c + r.cb * s.block + b) * s.h + r.row) * s.w + w);
     });
   });
   return For::Make(t_name, 0, s.n * CB * s.h, ForKind::kParallel, body);
@@ -88,41 +88,46 @@ Padding ConvInputPadding(const ConvArgs& a, int64_t padded_out_w) {
   Padding p;
   p.top = a.pad_top;
   p.left = a.pad_left;
-  p.padded_h = std::max(a.h + a.pad_top + a.pad_bottom, (a.out_h - 1) * a.stride_h + (a.r - 1) * a.dil_h + 1);
-  p.padded_w =
-      std::max(a.w + a.pad_left + a.pad_right, (padded_out_w - 1) * a.stride_w + (a.s - 1) * a.dil_w + 1);
+  p.padded_h = std::max(a.h + a.pad_top + a.pad_bottom,
+                        (a.out_h - 1) * a.stride_h + (a.r - 1) * a.dil_h + 1);
+  p.padded_w = std::max(a.w + a.pad_left + a.pad_right,
+                        (padded_out_w - 1) * a.stride_w + (a.s - 1) * a.dil_w + 1);
   return p;
 }
 
 void AssembleBlockedConv(const BlockedConvPlan& plan, LoweredFunc* func) {
   const ActivationShape& in = plan.in;
-  const bool needs_padding = !plan.compute_reads_unpadded &&
-                             (plan.pad.top > 0 || plan.pad.left > 0 || plan.pad.padded_h > in.h ||
-                              plan.pad.padded_w > in.w);
+  const bool needs_padding =
+      !plan.compute_reads_unpadded && (plan.pad.top > 0 || plan.pad.left > 0 ||
+                                       plan.pad.padded_h > in.h || plan.pad.padded_w > in.w);
   const int64_t data_pad_elems = in.n * in.c * plan.pad.padded_h * plan.pad.padded_w;
   const int64_t out_elems = plan.out.n * plan.out.c * plan.out.h * plan.padded_out_w;
   if (plan.layout_nchwc) {
     func->staged = {{"data_nchwc", in.n * in.c * in.h * in.w},
                     {"kernel_vec", plan.kernel_elems},
                     {"out_nchwc", out_elems}};
-    func->prepare = Block::Make({NchwToBlocked("pd", "data", "data_nchwc", in), plan.pack_kernel("kernel_vec")});
+    func->prepare = Block::Make(
+        {NchwToBlocked("pd", "data", "data_nchwc", in), plan.pack_kernel("kernel_vec")});
     if (needs_padding) {
-      func->body = Allocate::Make("data_pad", data_pad_elems, MemoryScope::kGlobal,
-                                  Block::Make({PadToBlocked("pad", "data_nchwc", false, "data_pad", in, plan.pad),
-                                               plan.compute("data_pad", "kernel_vec", "out_nchwc")}));
+      func->body = Allocate::Make(
+          "data_pad", data_pad_elems, MemoryScope::kGlobal,
+          Block::Make({PadToBlocked("pad", "data_nchwc", false, "data_pad", in, plan.pad),
+                       plan.compute("data_pad", "kernel_vec", "out_nchwc")}));
     } else {
       func->body = plan.compute("data_nchwc", "kernel_vec", "out_nchwc");
     }
     func->finish = BlockedToNchw("uo", "out_nchwc", plan.padded_out_w, "output", plan.out);
     return;
   }
-  Stmt to_blocked = plan.compute_reads_unpadded ? NchwToBlocked("blk", "data", "data_pad", in)
-                                                : PadToBlocked("pad", "data", true, "data_pad", in, plan.pad);
+  Stmt to_blocked = plan.compute_reads_unpadded
+                        ? NchwToBlocked("blk", "data", "data_pad", in)
+                        : PadToBlocked("pad", "data", true, "data_pad", in, plan.pad);
   Stmt body = Block::Make({plan.pack_kernel("kernel_vec"), to_blocked,
                            plan.compute("data_pad", "kernel_vec", "out_vec"),
                            BlockedToNchw("uo", "out_vec", plan.padded_out_w, "output", plan.out)});
   body = Allocate::Make("out_vec", out_elems, MemoryScope::kGlobal, body);
-  body = Allocate::Make("data_pad", plan.compute_reads_unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,
+  body = Allocate::Make("data_pad",
+                        plan.compute_reads_unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,
                         MemoryScope::kGlobal, body);
   func->body = Allocate::Make("kernel_vec", plan.kernel_elems, MemoryScope::kGlobal, body);
 }

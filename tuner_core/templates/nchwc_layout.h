@@ -67,7 +67,8 @@ struct BlockedConvPlan {
   // Reads blocked `data` (padded to pad.padded_h x pad.padded_w unless
   // compute_reads_unpadded) and `kernel_vec`, writes blocked `out` with rows
   // padded_out_w wide.
-  std::function<ir::Stmt(const std::string& data, const std::string& kernel_vec, const std::string& out)>
+  std::function<ir::Stmt(const std::string& data, const std::string& kernel_vec,
+                         const std::string& out)>
       compute;
 };
 

@@ -9,7 +9,8 @@ absl::StatusOr<std::unique_ptr<Task>> Task::Make(const std::string& template_nam
                                                  const std::string& workload_name,
                                                  const nlohmann::json& workload_args,
                                                  const std::string& target) {
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload, MakeWorkload(workload_name, workload_args));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload,
+                      MakeWorkload(workload_name, workload_args));
   const Template* tmpl = nullptr;
   if (template_name.empty()) {
     TF_ASSIGN_OR_RETURN(tmpl, DefaultTemplate(workload_name, target));

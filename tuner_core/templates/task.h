@@ -21,10 +21,9 @@ class Task {
  public:
   // Empty template_name picks the workload's default template. Errors name
   // the unknown workload/template or the bad argument.
-  static absl::StatusOr<std::unique_ptr<Task>> Make(const std::string& template_name,
-                                                    const std::string& workload_name,
-                                                    const nlohmann::json& workload_args,
-                                                    const std::string& target);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Task>> Make(
+      const std::string& template_name, const std::string& workload_name,
+      const nlohmann::json& workload_args, const std::string& target);
 
   const Template& tmpl() const { return *template_; }
   const Workload& workload() const { return *workload_; }
@@ -33,8 +32,12 @@ class Task {
   const std::string& name() const { return template_->name(); }
 
  private:
-  Task(const Template* tmpl, std::unique_ptr<Workload> workload, ConfigSpace space, std::string target)
-      : template_(tmpl), workload_(std::move(workload)), space_(std::move(space)), target_(std::move(target)) {}
+  Task(const Template* tmpl, std::unique_ptr<Workload> workload, ConfigSpace space,
+       std::string target)
+      : template_(tmpl),
+        workload_(std::move(workload)),
+        space_(std::move(space)),
+        target_(std::move(target)) {}
 
   const Template* template_;
   std::unique_ptr<Workload> workload_;

@@ -30,9 +30,9 @@ RegisteredTemplates& Registered() {
 
 // The templates every binary has, best first per workload.
 std::vector<const Template*> BuiltInTemplates() {
-  return {&DensePackX86Template(),        &DenseTiledTemplate(),
-          &Conv2dNchwcX86Template(),      &DepthwiseConv2dNchwcX86Template(),
-          &BatchMatmulPackX86Template(),  &DenseGpuCudaTemplate(),
+  return {&DensePackX86Template(),       &DenseTiledTemplate(),
+          &Conv2dNchwcX86Template(),     &DepthwiseConv2dNchwcX86Template(),
+          &BatchMatmulPackX86Template(), &DenseGpuCudaTemplate(),
           &Conv2dDirectCudaTemplate()};
 }
 
@@ -52,7 +52,7 @@ std::vector<const Template*> AllTemplates() {
   return all;
 }
 
-absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
+[[nodiscard]] absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
   std::vector<std::string> names;
   for (const Template* t : AllTemplates()) {
     if (t->name() == name) return t;
@@ -62,15 +62,15 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
       absl::StrCat("unknown template \"", name, "\" (known: ", absl::StrJoin(names, ", "), ")"));
 }
 
-absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
-                                                const std::string& target) {
+[[nodiscard]] absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
+                                                              const std::string& target) {
   const bool gpu = IsCudaTargetString(target);
   for (const Template* t : BuiltInTemplates()) {  // a registered one is never a default
     if (t->is_gpu() != gpu) continue;
     if (t->workload_name() == workload_name) return t;  // the first listed is the best one
   }
-  return absl::NotFoundError(absl::StrCat("no ", gpu ? "CUDA" : "CPU", " template for workload \"",
-                                          workload_name, "\""));
+  return absl::NotFoundError(
+      absl::StrCat("no ", gpu ? "CUDA" : "CPU", " template for workload \"", workload_name, "\""));
 }
 
 std::string KernelEntryName(const Template& tmpl) {

@@ -42,6 +42,17 @@ class Template {
     bool is_gpu = false;
   };
 
+  // The same, as a template's file declares them: constexpr, at the top.
+  struct Names {
+    const char* name;
+    const char* workload_name;
+    const char* description;
+    bool is_gpu;
+  };
+
+  Template(const Names& names, DefineSpaceFn define_space, InstantiateFn instantiate)
+      : Template(Info{names.name, names.workload_name, names.description, names.is_gpu},
+                 define_space, instantiate) {}
   Template(Info info, DefineSpaceFn define_space, InstantiateFn instantiate)
       : info_(std::move(info)), define_space_(define_space), instantiate_(instantiate) {}
   Template(const Template&) = delete;
@@ -71,7 +82,7 @@ class Template {
 };
 
 // NotFound naming the known templates when `name` is not one.
-absl::StatusOr<const Template*> FindTemplate(const std::string& name);
+[[nodiscard]] absl::StatusOr<const Template*> FindTemplate(const std::string& name);
 // The built-in templates, then the registered ones.
 std::vector<const Template*> AllTemplates();
 // Adds `tmpl` (not owned; it must live as long as the process) to
@@ -82,8 +93,8 @@ std::vector<const Template*> AllTemplates();
 void RegisterTemplate(const Template* tmpl);
 // The template `tune` picks for a workload when none is named: the first GPU
 // template for a `cuda ...` target, the first CPU template otherwise.
-absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
-                                                const std::string& target = "");
+[[nodiscard]] absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
+                                                              const std::string& target = "");
 // Whether a target names a CUDA GPU: IsCudaTargetString, common/target_string.h.
 
 // Entry symbol every kernel of a template exports.

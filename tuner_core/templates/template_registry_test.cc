@@ -19,7 +19,7 @@ bool Listed(const std::string& name) {
 // A stand-in that only has a name; never instantiated.
 const Template& NamedOnlyTemplate() {
   static const Template kTemplate(
-      {"dense_registered.test", "dense", "dense_registered.test"},
+      Template::Names{"dense_registered.test", "dense", "dense_registered.test", false},
       [](const Workload&) -> absl::StatusOr<ConfigSpace> {
         return absl::UnimplementedError("named only");
       },

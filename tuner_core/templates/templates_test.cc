@@ -1,7 +1,6 @@
-#include "tuner_core/templates/task.h"
-
 #include "gtest/gtest.h"
 #include "tuner_core/ir/ir_printer.h"
+#include "tuner_core/templates/task.h"
 
 namespace tunefleet {
 namespace {
@@ -28,11 +27,17 @@ TEST(TemplatesTest, PackSpaceContainsTheVendorLevelConfig) {
   auto task = Task::Make("", "dense", {{"M", 1024}, {"N", 1024}, {"K", 1024}}, "llvm");
   ASSERT_TRUE(task.ok()) << task.status();
   // MR=6, NR=16 (2 x 8-lane vectors), KC=256: the classic AVX2 micro-kernel.
-  auto config = (*task)->space().FromJson(
-      {{"entity",
-        {{"vec", "ot", 8}, {"nr_vecs", "ot", 2}, {"mr", "ot", 6}, {"kc", "ot", 256},
-         {"mc_panels", "ot", 16}, {"nc_panels", "ot", 8}, {"unroll_k", "ot", 4}, {"pack_a", "ot", 1},
-         {"order", "ot", "nm"}, {"fuse", "ot", "mn"}}}});
+  auto config = (*task)->space().FromJson({{"entity",
+                                            {{"vec", "ot", 8},
+                                             {"nr_vecs", "ot", 2},
+                                             {"mr", "ot", 6},
+                                             {"kc", "ot", 256},
+                                             {"mc_panels", "ot", 16},
+                                             {"nc_panels", "ot", 8},
+                                             {"unroll_k", "ot", 4},
+                                             {"pack_a", "ot", 1},
+                                             {"order", "ot", "nm"},
+                                             {"fuse", "ot", "mn"}}}});
   ASSERT_TRUE(config.ok()) << config.status();
   auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
   ASSERT_TRUE(func.ok()) << func.status();
@@ -58,14 +63,23 @@ TEST(TemplatesTest, EveryWorkloadHasADefaultTemplate) {
 // vectors), and it instantiates to the blocked, staged kernel.
 TEST(TemplatesTest, Conv2dSpaceContainsTheClassicBlockedConfig) {
   auto task = Task::Make("", "conv2d_nchw",
-                         {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3},
-                          {"padding", 1}, {"layout", "NCHWc"}},
+                         {{"N", 1},
+                          {"C", 64},
+                          {"H", 56},
+                          {"W", 56},
+                          {"K", 64},
+                          {"R", 3},
+                          {"S", 3},
+                          {"padding", 1},
+                          {"layout", "NCHWc"}},
                          "llvm");
   ASSERT_TRUE(task.ok()) << task.status();
-  auto config = (*task)->space().FromJson(
-      {{"entity",
-        {{"tile_ic", "ot", 16}, {"tile_oc", "ot", 16}, {"tile_ow", "ot", 14}, {"vec", "ot", 16},
-         {"reduce", "ot", "c_kh_ic_kw"}}}});
+  auto config = (*task)->space().FromJson({{"entity",
+                                            {{"tile_ic", "ot", 16},
+                                             {"tile_oc", "ot", 16},
+                                             {"tile_ow", "ot", 14},
+                                             {"vec", "ot", 16},
+                                             {"reduce", "ot", "c_kh_ic_kw"}}}});
   ASSERT_TRUE(config.ok()) << config.status();
   auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
   ASSERT_TRUE(func.ok()) << func.status();
@@ -76,10 +90,10 @@ TEST(TemplatesTest, Conv2dSpaceContainsTheClassicBlockedConfig) {
   EXPECT_NE(text.find("allocate acc[float32 * 224] in stack"), std::string::npos) << text;
   EXPECT_NE(text.find("vectorized for"), std::string::npos);
   // In the NCHW layout the same config packs inside the timed body instead.
-  auto nchw = Task::Make("", "conv2d_nchw",
-                         {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3},
-                          {"padding", 1}},
-                         "llvm");
+  auto nchw = Task::Make(
+      "", "conv2d_nchw",
+      {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3}, {"padding", 1}},
+      "llvm");
   ASSERT_TRUE(nchw.ok());
   auto plain = (*nchw)->tmpl().Instantiate((*nchw)->workload(), *config);
   ASSERT_TRUE(plain.ok()) << plain.status();
@@ -89,16 +103,20 @@ TEST(TemplatesTest, Conv2dSpaceContainsTheClassicBlockedConfig) {
 
 TEST(TemplatesTest, OversizedConvRegisterTileIsRejectedWithTheReason) {
   auto task = Task::Make("", "conv2d_nchw",
-                         {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3}}, "llvm");
+                         {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3}},
+                         "llvm");
   ASSERT_TRUE(task.ok()) << task.status();
-  auto config = (*task)->space().FromJson(
-      {{"entity",
-        {{"tile_ic", "ot", 16}, {"tile_oc", "ot", 64}, {"tile_ow", "ot", 32}, {"vec", "ot", 4},
-         {"reduce", "ot", "c_kh_kw_ic"}}}});
+  auto config = (*task)->space().FromJson({{"entity",
+                                            {{"tile_ic", "ot", 16},
+                                             {"tile_oc", "ot", 64},
+                                             {"tile_ow", "ot", 32},
+                                             {"vec", "ot", 4},
+                                             {"reduce", "ot", "c_kh_kw_ic"}}}});
   ASSERT_TRUE(config.ok()) << config.status();
   auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
   EXPECT_EQ(func.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(func.status().message().find("register tile 32x64"), std::string::npos) << func.status();
+  EXPECT_NE(func.status().message().find("register tile 32x64"), std::string::npos)
+      << func.status();
 }
 
 TEST(TemplatesTest, WrongWorkloadForTemplateIsInvalidArgument) {

@@ -6,8 +6,9 @@
 
 namespace tunefleet {
 
-std::vector<int> DiversePick(const std::vector<float>& scores, const std::vector<std::vector<int64_t>>& points,
-                             int num, double knob_weight) {
+std::vector<int> DiversePick(const std::vector<float>& scores,
+                             const std::vector<std::vector<int64_t>>& points, int num,
+                             double knob_weight) {
   const int n = static_cast<int>(std::min(scores.size(), points.size()));
   const size_t num_knobs = n > 0 ? points[0].size() : 0;
   std::vector<absl::flat_hash_set<int64_t>> covered(num_knobs);

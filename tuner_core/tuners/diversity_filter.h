@@ -14,8 +14,9 @@ namespace tunefleet {
 // `points[i]` is candidate i's per-knob choices, all of one length, and
 // `scores[i]` its score. Returns positions into the candidates, in pick
 // order (ties: the earlier candidate). At most min(num, candidates).
-std::vector<int> DiversePick(const std::vector<float>& scores, const std::vector<std::vector<int64_t>>& points,
-                             int num, double knob_weight = 1.0);
+std::vector<int> DiversePick(const std::vector<float>& scores,
+                             const std::vector<std::vector<int64_t>>& points, int num,
+                             double knob_weight = 1.0);
 
 }  // namespace tunefleet
 

@@ -33,7 +33,8 @@ absl::Status GaTunerOptions::Validate() const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<GaTuner>> GaTuner::Create(const ConfigSpace& space, const GaTunerOptions& options) {
+absl::StatusOr<std::unique_ptr<GaTuner>> GaTuner::Create(const ConfigSpace& space,
+                                                         const GaTunerOptions& options) {
   TF_RETURN_IF_ERROR(options.Validate());
   return std::unique_ptr<GaTuner>(new GaTuner(space, options));
 }
@@ -58,7 +59,8 @@ int64_t GaTuner::DrawUnvisited() {
 }
 
 void GaTuner::Update(const std::vector<TrialResult>& results) {
-  for (const TrialResult& trial : results) pool_.emplace_back(trial.config.index(), Throughput(trial.result));
+  for (const TrialResult& trial : results)
+    pool_.emplace_back(trial.config.index(), Throughput(trial.result));
 }
 
 void GaTuner::Breed() {
@@ -95,8 +97,9 @@ void GaTuner::Breed() {
     }
     auto draw_parent = [&]() -> size_t {
       const double r = UniformUnit(engine_) * total;
-      return std::min<size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), r) - cumulative.begin(),
-                              parents.size() - 1);
+      return std::min<size_t>(
+          std::upper_bound(cumulative.begin(), cumulative.end(), r) - cumulative.begin(),
+          parents.size() - 1);
     };
     while (static_cast<int>(next.size()) < options_.pop_size) {
       int64_t child_index = -1;
@@ -110,10 +113,12 @@ void GaTuner::Breed() {
         const size_t cut = UniformBelow(engine_, dims_.size());
         for (size_t k = cut; k < dims_.size(); ++k) child[k] = p2[k];
         for (size_t k = 0; k < dims_.size(); ++k) {
-          if (UniformUnit(engine_) < options_.mutation_prob) child[k] = UniformBelow(engine_, dims_[k]);
+          if (UniformUnit(engine_) < options_.mutation_prob)
+            child[k] = UniformBelow(engine_, dims_[k]);
         }
         child_index = PointToIndex(child, dims_);
-        for (int repair = 0; repair < kMaxRepairs && (IsVisited(child_index) || chosen.contains(child_index));
+        for (int repair = 0;
+             repair < kMaxRepairs && (IsVisited(child_index) || chosen.contains(child_index));
              ++repair) {
           const size_t k = UniformBelow(engine_, dims_.size());
           child[k] = UniformBelow(engine_, dims_[k]);
@@ -147,7 +152,8 @@ std::vector<Config> GaTuner::NextBatch(int batch_size) {
       if (genes_.empty() && generation_ == 0) {
         // Generation 0: random configs.
         absl::flat_hash_set<int64_t> chosen;
-        while (static_cast<int64_t>(genes_.size()) < std::min<int64_t>(options_.pop_size, num_unvisited())) {
+        while (static_cast<int64_t>(genes_.size()) <
+               std::min<int64_t>(options_.pop_size, num_unvisited())) {
           const int64_t index = DrawUnvisited();
           if (chosen.insert(index).second) genes_.push_back(index);
         }

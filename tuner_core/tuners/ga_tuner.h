@@ -38,13 +38,13 @@ struct GaTunerOptions {
   uint64_t seed = 0;
 
   // InvalidArgument naming the first bad field.
-  absl::Status Validate() const;
+  [[nodiscard]] absl::Status Validate() const;
 };
 
 class GaTuner : public Tuner {
  public:
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<GaTuner>> Create(const ConfigSpace& space,
-                                                                       const GaTunerOptions& options);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<GaTuner>> Create(
+      const ConfigSpace& space, const GaTunerOptions& options);
 
   bool HasNext() const override;
   std::vector<Config> NextBatch(int batch_size) override;

@@ -70,7 +70,8 @@ TEST(GaTunerTest, KeepsTheBestConfigsSeenAsElites) {
   for (const auto& [index, cost] : measured) costs.push_back(cost);
   std::sort(costs.begin(), costs.end());
   for (size_t i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(1.0 / (*tuner)->elites()[i].second, costs[i]);
-  for (size_t i = 1; i < 3; ++i) EXPECT_GE((*tuner)->elites()[i - 1].second, (*tuner)->elites()[i].second);
+  for (size_t i = 1; i < 3; ++i)
+    EXPECT_GE((*tuner)->elites()[i - 1].second, (*tuner)->elites()[i].second);
 }
 
 TEST(GaTunerTest, ConvergesTowardsTheOptimumFasterThanChance) {

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-
 namespace tunefleet {
 
 GridTuner::GridTuner(const ConfigSpace& space) : Tuner(space) {}

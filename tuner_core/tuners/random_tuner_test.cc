@@ -84,7 +84,8 @@ TEST(RandomTunerTest, FirstSequenceOfAFixedSeedIsStable) {
   std::vector<int64_t> expected;
   for (int i = 0; i < 3; ++i) {
     uint64_t r;
-    do r = engine(); while (r < (0 - size) % size);
+    do r = engine();
+    while (r < (0 - size) % size);
     expected.push_back(static_cast<int64_t>(r % size));
   }
   EXPECT_EQ(first, expected);

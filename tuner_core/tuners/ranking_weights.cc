@@ -37,8 +37,8 @@ double Mistakes(const std::vector<float>& predicted, const std::vector<double>& 
 }  // namespace
 
 RankingWeightsResult RankingWeights(const std::vector<std::vector<float>>& predictions,
-                                    const std::vector<double>& measured, int bootstrap_samples, uint64_t seed,
-                                    int max_points) {
+                                    const std::vector<double>& measured, int bootstrap_samples,
+                                    uint64_t seed, int max_points) {
   const size_t models = predictions.size();
   for (const std::vector<float>& p : predictions) TF_CHECK(p.size() == measured.size());
   RankingWeightsResult result;
@@ -58,9 +58,11 @@ RankingWeightsResult RankingWeights(const std::vector<std::vector<float>>& predi
     std::sort(points.begin(), points.end());
   }
   std::vector<double> mistakes(models);
-  for (size_t m = 0; m < models; ++m) mistakes[m] = Mistakes(predictions[m], measured, points, &result.pairs);
+  for (size_t m = 0; m < models; ++m)
+    mistakes[m] = Mistakes(predictions[m], measured, points, &result.pairs);
   if (result.pairs == 0) return result;  // no evidence: equal weights
-  for (size_t m = 0; m < models; ++m) result.accuracy[m] = 1.0 - mistakes[m] / static_cast<double>(result.pairs);
+  for (size_t m = 0; m < models; ++m)
+    result.accuracy[m] = 1.0 - mistakes[m] / static_cast<double>(result.pairs);
 
   // Share of resamples in which each model makes the fewest mistakes
   // (a tie splits the resample).
@@ -69,9 +71,11 @@ RankingWeightsResult RankingWeights(const std::vector<std::vector<float>>& predi
   for (int s = 0; s < bootstrap_samples; ++s) {
     for (size_t& p : sample) p = points[UniformBelow(engine, points.size())];
     std::vector<double> sample_mistakes(models);
-    for (size_t m = 0; m < models; ++m) sample_mistakes[m] = Mistakes(predictions[m], measured, sample, nullptr);
+    for (size_t m = 0; m < models; ++m)
+      sample_mistakes[m] = Mistakes(predictions[m], measured, sample, nullptr);
     const double fewest = *std::min_element(sample_mistakes.begin(), sample_mistakes.end());
-    const double winners = static_cast<double>(std::count(sample_mistakes.begin(), sample_mistakes.end(), fewest));
+    const double winners =
+        static_cast<double>(std::count(sample_mistakes.begin(), sample_mistakes.end(), fewest));
     for (size_t m = 0; m < models; ++m) {
       if (sample_mistakes[m] == fewest) wins[m] += 1.0 / winners;
     }
@@ -91,7 +95,8 @@ RankingWeightsResult RankingWeights(const std::vector<std::vector<float>>& predi
     } else if (eligible_wins > 0) {
       result.weights[m] = wins[m] / eligible_wins;
     } else {
-      result.weights[m] = 1.0 / static_cast<double>(eligible);  // no resample: only better-than-chance ones share
+      result.weights[m] =
+          1.0 / static_cast<double>(eligible);  // no resample: only better-than-chance ones share
     }
   }
   return result;

@@ -14,7 +14,8 @@
 // takes over the history's weight, one that orders them no better than
 // chance gets none.
 //
-//   RankingWeightsResult w = RankingWeights({base1_predictions, base2_predictions}, measured, 32, seed);
+//   RankingWeightsResult w = RankingWeights({base1_predictions, base2_predictions}, measured, 32,
+//   seed);
 //   // w.weights sum to 1 (or are all 0: no model beats chance)
 #ifndef TUNEFLEET_TUNER_CORE_TUNERS_RANKING_WEIGHTS_H_
 #define TUNEFLEET_TUNER_CORE_TUNERS_RANKING_WEIGHTS_H_
@@ -41,8 +42,8 @@ struct RankingWeightsResult {
 // measured.size() entries (checked). More than `max_points` points: a
 // random subset of that many is used. Deterministic for a seed.
 RankingWeightsResult RankingWeights(const std::vector<std::vector<float>>& predictions,
-                                    const std::vector<double>& measured, int bootstrap_samples, uint64_t seed,
-                                    int max_points = 256);
+                                    const std::vector<double>& measured, int bootstrap_samples,
+                                    uint64_t seed, int max_points = 256);
 
 }  // namespace tunefleet
 

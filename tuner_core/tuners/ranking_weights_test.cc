@@ -64,7 +64,8 @@ TEST(RankingWeightsTest, NoModelBetterThanChanceGivesNoWeight) {
 
 TEST(RankingWeightsTest, WithoutEvidenceTheWeightsAreEqual) {
   const std::vector<double> measured(5, 2.0);  // one value: no ordered pair
-  const RankingWeightsResult r = RankingWeights({{1, 2, 3, 4, 5}, {5, 4, 3, 2, 1}}, measured, kSamples, 3);
+  const RankingWeightsResult r =
+      RankingWeights({{1, 2, 3, 4, 5}, {5, 4, 3, 2, 1}}, measured, kSamples, 3);
   EXPECT_EQ(r.pairs, 0);
   EXPECT_DOUBLE_EQ(r.weights[0], 0.5);
   EXPECT_DOUBLE_EQ(r.weights[1], 0.5);
@@ -80,7 +81,8 @@ TEST(RankingWeightsTest, ManyPointsUseASubsetAndReplayForASeed) {
     good.push_back(static_cast<float>(i + (i % 10) * 30));  // mostly right
     bad.push_back(static_cast<float>((i * 7919) % n));      // scrambled
   }
-  const RankingWeightsResult r = RankingWeights({bad, good}, measured, kSamples, 11, /*max_points=*/100);
+  const RankingWeightsResult r =
+      RankingWeights({bad, good}, measured, kSamples, 11, /*max_points=*/100);
   EXPECT_LE(r.pairs, 100 * 99 / 2);
   EXPECT_GT(r.weights[1], 0.99);
   const RankingWeightsResult again = RankingWeights({bad, good}, measured, kSamples, 11, 100);

@@ -66,8 +66,10 @@ class TopList {
 
 absl::Status SimulatedAnnealingOptions::Validate() const {
   if (n_iter < 0) return absl::InvalidArgumentError("simulated annealing n_iter must be >= 0");
-  if (parallel_size < 1) return absl::InvalidArgumentError("simulated annealing parallel_size must be >= 1");
-  if (early_stop < 1) return absl::InvalidArgumentError("simulated annealing early_stop must be >= 1");
+  if (parallel_size < 1)
+    return absl::InvalidArgumentError("simulated annealing parallel_size must be >= 1");
+  if (early_stop < 1)
+    return absl::InvalidArgumentError("simulated annealing early_stop must be >= 1");
   if (!(temp_start >= temp_end) || temp_end < 0) {
     return absl::InvalidArgumentError("simulated annealing needs temp_start >= temp_end >= 0");
   }
@@ -101,18 +103,19 @@ void SimulatedAnnealing::SeedPoints(const std::vector<int64_t>& points) {
   }
 }
 
-absl::StatusOr<std::vector<int64_t>> SimulatedAnnealing::FindMaximums(const ScoreFunction& score, int num,
-                                                                      const ExcludeFunction& exclude,
-                                                                      std::mt19937_64& engine) {
+absl::StatusOr<std::vector<int64_t>> SimulatedAnnealing::FindMaximums(
+    const ScoreFunction& score, int num, const ExcludeFunction& exclude, std::mt19937_64& engine) {
   TF_RETURN_IF_ERROR(options_.Validate());
-  if (num < 0) return absl::InvalidArgumentError(absl::StrCat("simulated annealing num ", num, " < 0"));
+  if (num < 0)
+    return absl::InvalidArgumentError(absl::StrCat("simulated annealing num ", num, " < 0"));
   for (int64_t d : dims_) {
     if (d < 1) return absl::InvalidArgumentError("simulated annealing: a knob without choices");
   }
   if (!options_.persistent || static_cast<int>(points_.size()) != options_.parallel_size) {
     points_.clear();
     for (int i = 0; i < options_.parallel_size; ++i) {
-      points_.push_back(static_cast<int64_t>(UniformBelow(engine, static_cast<uint64_t>(space_size_))));
+      points_.push_back(
+          static_cast<int64_t>(UniformBelow(engine, static_cast<uint64_t>(space_size_))));
     }
   }
   for (size_t i = 0; i < seeds_.size() && i < points_.size(); ++i) points_[i] = seeds_[i];
@@ -130,8 +133,8 @@ absl::StatusOr<std::vector<int64_t>> SimulatedAnnealing::FindMaximums(const Scor
 
   TF_ASSIGN_OR_RETURN(std::vector<float> scores, score(points_));
   if (scores.size() != points_.size()) {
-    return absl::InternalError(absl::StrCat("score function gave ", scores.size(), " scores for ", points_.size(),
-                                            " points"));
+    return absl::InternalError(absl::StrCat("score function gave ", scores.size(), " scores for ",
+                                            points_.size(), " points"));
   }
   offer_all(points_, scores);
 
@@ -143,8 +146,8 @@ absl::StatusOr<std::vector<int64_t>> SimulatedAnnealing::FindMaximums(const Scor
     for (size_t c = 0; c < points_.size(); ++c) next[c] = RandomWalk(points_[c], engine);
     TF_ASSIGN_OR_RETURN(std::vector<float> next_scores, score(next));
     if (next_scores.size() != next.size()) {
-      return absl::InternalError(absl::StrCat("score function gave ", next_scores.size(), " scores for ",
-                                              next.size(), " points"));
+      return absl::InternalError(absl::StrCat("score function gave ", next_scores.size(),
+                                              " scores for ", next.size(), " points"));
     }
     for (size_t c = 0; c < points_.size(); ++c) {
       const double delta = static_cast<double>(next_scores[c]) - scores[c];

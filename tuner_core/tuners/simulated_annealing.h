@@ -39,13 +39,14 @@ struct SimulatedAnnealingOptions {
   bool persistent = true;
 
   // InvalidArgument naming the first bad field.
-  absl::Status Validate() const;
+  [[nodiscard]] absl::Status Validate() const;
 };
 
 class SimulatedAnnealing {
  public:
   // Higher is better; one score per index, same order.
-  using ScoreFunction = std::function<absl::StatusOr<std::vector<float>>(const std::vector<int64_t>& indices)>;
+  using ScoreFunction =
+      std::function<absl::StatusOr<std::vector<float>>(const std::vector<int64_t>& indices)>;
   // Indices that may be walked through but never returned (e.g. measured).
   using ExcludeFunction = std::function<bool(int64_t index)>;
 
@@ -56,7 +57,8 @@ class SimulatedAnnealing {
   // best first (ties: the earlier seen). Fewer only when fewer distinct
   // non-excluded points were scored. InvalidArgument for bad options or
   // num < 0; the score function's error if it fails.
-  [[nodiscard]] absl::StatusOr<std::vector<int64_t>> FindMaximums(const ScoreFunction& score, int num,
+  [[nodiscard]] absl::StatusOr<std::vector<int64_t>> FindMaximums(const ScoreFunction& score,
+                                                                  int num,
                                                                   const ExcludeFunction& exclude,
                                                                   std::mt19937_64& engine);
 

@@ -15,11 +15,12 @@ const std::vector<int64_t> kPeak = {5, 2, 7, 1, 4, 6};
 float Score(int64_t index) {
   const std::vector<int64_t> p = IndexToPoint(index, kDims);
   float s = 0;
-  for (size_t i = 0; i < p.size(); ++i) s -= static_cast<float>((p[i] - kPeak[i]) * (p[i] - kPeak[i]));
+  for (size_t i = 0; i < p.size(); ++i)
+    s -= static_cast<float>((p[i] - kPeak[i]) * (p[i] - kPeak[i]));
   return s;
 }
 
-absl::StatusOr<std::vector<float>> ScoreAll(const std::vector<int64_t>& indices) {
+[[nodiscard]] absl::StatusOr<std::vector<float>> ScoreAll(const std::vector<int64_t>& indices) {
   std::vector<float> out;
   for (int64_t i : indices) out.push_back(Score(i));
   return out;
@@ -92,9 +93,11 @@ TEST(SimulatedAnnealingTest, BadInputsAndScoreErrorsAreStatuses) {
   std::mt19937_64 engine(4);
   auto none = [](int64_t) { return false; };
   SimulatedAnnealing bad_sa(kDims, bad);
-  EXPECT_EQ(bad_sa.FindMaximums(ScoreAll, 3, none, engine).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad_sa.FindMaximums(ScoreAll, 3, none, engine).status().code(),
+            absl::StatusCode::kInvalidArgument);
   SimulatedAnnealing sa(kDims, {});
-  EXPECT_EQ(sa.FindMaximums(ScoreAll, -1, none, engine).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(sa.FindMaximums(ScoreAll, -1, none, engine).status().code(),
+            absl::StatusCode::kInvalidArgument);
   auto failing = [](const std::vector<int64_t>&) -> absl::StatusOr<std::vector<float>> {
     return absl::InternalError("model broke");
   };
@@ -102,7 +105,8 @@ TEST(SimulatedAnnealingTest, BadInputsAndScoreErrorsAreStatuses) {
   auto short_scores = [](const std::vector<int64_t>&) -> absl::StatusOr<std::vector<float>> {
     return std::vector<float>{1.0f};
   };
-  EXPECT_EQ(sa.FindMaximums(short_scores, 3, none, engine).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(sa.FindMaximums(short_scores, 3, none, engine).status().code(),
+            absl::StatusCode::kInternal);
 }
 
 }  // namespace

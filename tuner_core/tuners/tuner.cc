@@ -82,8 +82,8 @@ absl::Status Tuner::Tune(MeasurerInterface& measurer, const TuneOptions& options
 
     std::vector<MeasureResult> results = measurer.Measure(configs);
     if (results.size() != configs.size()) {
-      return absl::InternalError(absl::StrCat("measurer returned ", results.size(),
-                                              " results for ", configs.size(), " configs"));
+      return absl::InternalError(absl::StrCat("measurer returned ", results.size(), " results for ",
+                                              configs.size(), " configs"));
     }
     std::vector<TrialResult> batch;
     batch.reserve(configs.size());

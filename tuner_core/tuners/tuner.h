@@ -49,12 +49,12 @@ class MeasurerInterface {
 };
 
 struct TuneOptions {
-  int64_t n_trial = 100;         // trials to run in this Tune() call (at most)
+  int64_t n_trial = 100;  // trials to run in this Tune() call (at most)
   // Stop once this many trials have passed since the best one, i.e. when
   // trials_done() - best_trial() >= early_stopping (AutoTVM's rule).
   // Negative = never stop early.
   int64_t early_stopping = -1;
-  int batch_size = 8;            // configs per Measure() call
+  int batch_size = 8;                     // configs per Measure() call
   std::string task_label = "[Task 1/1]";  // prefix of the progress line
   // FLOPs of one run of the workload, for GFLOPS. With 0 the best config is
   // still the one with the lowest mean cost, but GFLOPS show as 0.
@@ -80,8 +80,8 @@ class Tuner {
   // called again to continue: the best-so-far state, trials_done() and the
   // visited set carry over. InvalidArgument for bad options; Internal if the
   // measurer breaks its contract (wrong number of results).
-  absl::Status Tune(MeasurerInterface& measurer, const TuneOptions& options,
-                    const std::vector<TuneCallback>& callbacks = {});
+  [[nodiscard]] absl::Status Tune(MeasurerInterface& measurer, const TuneOptions& options,
+                                  const std::vector<TuneCallback>& callbacks = {});
 
   // Whether the strategy can propose another config.
   virtual bool HasNext() const = 0;

@@ -10,10 +10,13 @@
 
 namespace tunefleet {
 
-std::vector<std::string> TunerNames() { return {"grid", "random", "ga", "xgb", "xgb_rank", "xgb_knob", "xgb_curve"}; }
+std::vector<std::string> TunerNames() {
+  return {"grid", "random", "ga", "xgb", "xgb_rank", "xgb_knob", "xgb_curve"};
+}
 
-absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name, const ConfigSpace& space,
-                                                 const TunerOptions& options) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name,
+                                                               const ConfigSpace& space,
+                                                               const TunerOptions& options) {
   if (name == "grid") return std::make_unique<GridTuner>(space);
   if (name == "random") return std::make_unique<RandomTuner>(space, options.seed);
   if (name == "ga") {
@@ -24,27 +27,31 @@ absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name, const 
   }
   if (name == "xgb" || name == "xgb_rank" || name == "xgb_knob" || name == "xgb_curve") {
     if (options.task == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tuner '", name, "' needs the task (its features come from the task's loop nests)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "tuner '", name, "' needs the task (its features come from the task's loop nests)"));
     }
-    if (options.task->space().size() != space.size() || options.task->space().num_knobs() != space.num_knobs()) {
-      return absl::InvalidArgumentError(absl::StrCat("tuner '", name, "': the task's space is not the space given"));
+    if (options.task->space().size() != space.size() ||
+        options.task->space().num_knobs() != space.num_knobs()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tuner '", name, "': the task's space is not the space given"));
     }
     XgbTunerOptions xgb = options.xgb;
     xgb.seed = options.seed;
     xgb.loss = name == "xgb_rank" ? "rank" : "reg";
-    xgb.feature = name == "xgb_knob" ? FeatureKind::kKnob
+    xgb.feature = name == "xgb_knob"    ? FeatureKind::kKnob
                   : name == "xgb_curve" ? FeatureKind::kCurve
                                         : FeatureKind::kItervar;
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbTuner> tuner, XgbTuner::Create(*options.task, xgb, options.history));
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbTuner> tuner,
+                        XgbTuner::Create(*options.task, xgb, options.history));
     return std::unique_ptr<Tuner>(std::move(tuner));
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown tuner '", name, "' (known: ",
-                                                 absl::StrJoin(TunerNames(), ", "), ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown tuner '", name, "' (known: ", absl::StrJoin(TunerNames(), ", "), ")"));
 }
 
-absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name, const ConfigSpace& space,
-                                                 uint64_t seed) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name,
+                                                               const ConfigSpace& space,
+                                                               uint64_t seed) {
   TunerOptions options;
   options.seed = seed;
   return MakeTuner(name, space, options);

@@ -51,13 +51,15 @@ std::vector<std::string> TunerNames();
 
 // InvalidArgument for an unknown name, bad options, or an xgb* tuner without
 // options.task (or with a task of another space).
-absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name, const ConfigSpace& space,
-                                                 const TunerOptions& options);
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name,
+                                                               const ConfigSpace& space,
+                                                               const TunerOptions& options);
 
 // Shorthand for the tuners that need nothing but a seed ("grid", "random",
 // "ga" with default options).
-absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name, const ConfigSpace& space,
-                                                 uint64_t seed);
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name,
+                                                               const ConfigSpace& space,
+                                                               uint64_t seed);
 
 }  // namespace tunefleet
 

@@ -37,7 +37,8 @@ TEST(TunerFactoryTest, MakesGaWithItsOptions) {
   ASSERT_TRUE(ga.ok()) << ga.status();
   EXPECT_NE(dynamic_cast<GaTuner*>(ga->get()), nullptr);
   options.ga.pop_size = 0;
-  EXPECT_EQ(MakeTuner("ga", MakeSpace(), options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeTuner("ga", MakeSpace(), options).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TunerFactoryTest, MakesXgbVariantsFromTheTask) {
@@ -61,7 +62,8 @@ TEST(TunerFactoryTest, XgbWithoutTheTaskOrWithAnotherSpaceIsInvalidArgument) {
   auto task = Task::Make("", "dense", {{"M", 64}, {"N", 64}, {"K", 64}}, "llvm");
   TunerOptions options;
   options.task = task->get();
-  EXPECT_EQ(MakeTuner("xgb", MakeSpace(), options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeTuner("xgb", MakeSpace(), options).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TunerFactoryTest, UnknownNameIsInvalidArgumentListingKnownNames) {

@@ -165,7 +165,8 @@ TEST(TunerTest, CallbacksAndUpdateSeeEveryResult) {
 
 TEST(TunerTest, WritesAutoTvmProgressLines) {
   GridTuner tuner(MakeSpace());
-  FakeMeasurer measurer([](const Config& config) { return FakeCost(config.index() == 1 ? 0.5 : 1.0); });
+  FakeMeasurer measurer(
+      [](const Config& config) { return FakeCost(config.index() == 1 ? 0.5 : 1.0); });
   std::ostringstream progress;
   TuneOptions options;
   options.n_trial = 4;
@@ -178,8 +179,10 @@ TEST(TunerTest, WritesAutoTvmProgressLines) {
   // One '\r'-prefixed line per batch, then a newline.
   ASSERT_EQ(std::count(text.begin(), text.end(), '\r'), 2);
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_THAT(text, HasSubstr("\r[Task 2/3]  Current/Best:   20.00/  20.00 GFLOPS | Progress: (2/4) | "));
-  EXPECT_THAT(text, HasSubstr("\r[Task 2/3]  Current/Best:   10.00/  20.00 GFLOPS | Progress: (4/4) | "));
+  EXPECT_THAT(text,
+              HasSubstr("\r[Task 2/3]  Current/Best:   20.00/  20.00 GFLOPS | Progress: (2/4) | "));
+  EXPECT_THAT(text,
+              HasSubstr("\r[Task 2/3]  Current/Best:   10.00/  20.00 GFLOPS | Progress: (4/4) | "));
 }
 
 TEST(TunerTest, NoProgressOutputWhenDisabled) {

@@ -36,7 +36,9 @@ constexpr size_t kResultsToReweighFirstPlan = 16;
 class StopWatch {
  public:
   explicit StopWatch(double& sink) : sink_(sink), start_(std::chrono::steady_clock::now()) {}
-  ~StopWatch() { sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  ~StopWatch() {
+    sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
 
  private:
   double& sink_;
@@ -55,7 +57,8 @@ double Throughput(const MeasureResult& result) {
 // (~50 us each).
 void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
   constexpr size_t kItemsPerThread = 32;
-  const size_t used = std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / kItemsPerThread);
+  const size_t used =
+      std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / kItemsPerThread);
   if (used <= 1) {
     for (size_t i = 0; i < n; ++i) fn(i);
     return;
@@ -78,8 +81,10 @@ absl::Status XgbTunerOptions::Validate() const {
   if (!(diversity_filter_ratio == 0 || diversity_filter_ratio >= 1)) {
     return absl::InvalidArgumentError("xgb tuner diversity_filter_ratio must be 0 (off) or >= 1");
   }
-  if (!(transfer_half_life > 0)) return absl::InvalidArgumentError("xgb tuner transfer_half_life must be > 0");
-  if (feature_threads < 0) return absl::InvalidArgumentError("xgb tuner feature_threads must be >= 0");
+  if (!(transfer_half_life > 0))
+    return absl::InvalidArgumentError("xgb tuner transfer_half_life must be > 0");
+  if (feature_threads < 0)
+    return absl::InvalidArgumentError("xgb tuner feature_threads must be >= 0");
   if (sa_seeds < 0) return absl::InvalidArgumentError("xgb tuner sa_seeds must be >= 0");
   TF_RETURN_IF_ERROR(sa.Validate());
   XgbCostModelOptions effective = model;
@@ -87,8 +92,9 @@ absl::Status XgbTunerOptions::Validate() const {
   return effective.Validate();
 }
 
-absl::StatusOr<std::unique_ptr<XgbTuner>> XgbTuner::Create(const Task& task, const XgbTunerOptions& options,
-                                                          const std::vector<Record>& history) {
+absl::StatusOr<std::unique_ptr<XgbTuner>> XgbTuner::Create(const Task& task,
+                                                           const XgbTunerOptions& options,
+                                                           const std::vector<Record>& history) {
   TF_RETURN_IF_ERROR(options.Validate());
   TF_ASSIGN_OR_RETURN(FeatureExtractor extractor, FeatureExtractor::Create(options.feature, task));
   XgbCostModelOptions model_options = options.model;
@@ -96,7 +102,8 @@ absl::StatusOr<std::unique_ptr<XgbTuner>> XgbTuner::Create(const Task& task, con
   model_options.recall_k = options.plan_size;
   model_options.seed = options.seed;
   TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> model, XgbCostModel::Create(model_options));
-  std::unique_ptr<XgbTuner> tuner(new XgbTuner(task, options, std::move(extractor), std::move(model)));
+  std::unique_ptr<XgbTuner> tuner(
+      new XgbTuner(task, options, std::move(extractor), std::move(model)));
   if (!history.empty()) TF_RETURN_IF_ERROR(tuner->BuildBaseModel(history));
   return tuner;
 }
@@ -108,9 +115,10 @@ XgbTuner::XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtr
       options_(options),
       extractor_(std::move(extractor)),
       model_(std::move(model)),
-      feature_threads_(options.feature_threads > 0
-                           ? options.feature_threads
-                           : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u))),
+      feature_threads_(
+          options.feature_threads > 0
+              ? options.feature_threads
+              : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u))),
       sa_(task.space().KnobDims(), options.sa),
       engine_(options.seed) {
   rows_.num_features = extractor_.num_features();
@@ -133,8 +141,8 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
   }
   for (const std::string& key : keys) {
     const std::vector<const Record*>& records = groups[key];
-    absl::StatusOr<std::unique_ptr<Task>> task =
-        Task::Make(task_.name(), task_.workload().name(), records[0]->workload_args, task_.target());
+    absl::StatusOr<std::unique_ptr<Task>> task = Task::Make(
+        task_.name(), task_.workload().name(), records[0]->workload_args, task_.target());
     if (!task.ok()) {
       TF_LOG(WARNING) << "xgb tuner: history of " << key << " skipped: " << task.status().message();
       continue;
@@ -162,7 +170,8 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
       if (throughputs.back() > 0) ranked.emplace_back(throughputs.back(), i);
     }
     if (ranked.empty()) continue;  // nothing ran: nothing to learn what is fast
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
     HistoryShape shape;
     shape.workload_args = key;
     shape.records = static_cast<int64_t>(throughputs.size());
@@ -174,7 +183,8 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
         shape.best.push_back(here->index());
       }
     }
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> model, XgbCostModel::Create(model_->options()));
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> model,
+                        XgbCostModel::Create(model_->options()));
     TF_RETURN_IF_ERROR(model->Fit(rows, throughputs));
     shape.model = std::move(model);
     history_records_ += shape.records;
@@ -182,8 +192,9 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
   }
   if (history_.empty()) {
     if (!history.empty()) {
-      TF_LOG(WARNING) << "xgb tuner: none of " << history.size() << " history records is a successful run of "
-                      << task_.name() << " on \"" << task_.target() << "\" with other workload args; tuning cold";
+      TF_LOG(WARNING) << "xgb tuner: none of " << history.size()
+                      << " history records is a successful run of " << task_.name() << " on \""
+                      << task_.target() << "\" with other workload args; tuning cold";
     }
     return absl::OkStatus();
   }
@@ -194,7 +205,8 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
 
 void XgbTuner::SetHistoryBases(double total_weight) {
   std::vector<XgbCostModel::WeightedModel> bases;
-  for (const HistoryShape& shape : history_) bases.push_back({shape.model, total_weight * shape.weight});
+  for (const HistoryShape& shape : history_)
+    bases.push_back({shape.model, total_weight * shape.weight});
   model_->SetBaseModels(std::move(bases));
 }
 
@@ -205,8 +217,8 @@ absl::Status XgbTuner::WeighHistory() {
     TF_ASSIGN_OR_RETURN(std::vector<float> predicted, shape.model->Predict(rows_));
     predictions.push_back(std::move(predicted));
   }
-  const RankingWeightsResult weights =
-      RankingWeights(predictions, throughputs_, kRankingSamples, options_.seed + throughputs_.size());
+  const RankingWeightsResult weights = RankingWeights(predictions, throughputs_, kRankingSamples,
+                                                      options_.seed + throughputs_.size());
   for (size_t i = 0; i < history_.size(); ++i) {
     history_[i].weight = weights.weights[i];
     history_[i].ranking_accuracy = weights.accuracy[i];
@@ -217,7 +229,8 @@ absl::Status XgbTuner::WeighHistory() {
 std::vector<XgbTuner::HistoryShapeReport> XgbTuner::history_shapes() const {
   std::vector<HistoryShapeReport> report;
   for (const HistoryShape& shape : history_) {
-    report.push_back({shape.workload_args, shape.records, shape.weight * history_weight(), shape.ranking_accuracy});
+    report.push_back({shape.workload_args, shape.records, shape.weight * history_weight(),
+                      shape.ranking_accuracy});
   }
   return report;
 }
@@ -250,7 +263,8 @@ void XgbTuner::CacheFeatures(const std::vector<int64_t>& indices) {
   };
   ParallelFor(missing.size(), feature_threads_, extract);
   timings_.featurized_configs += static_cast<int64_t>(missing.size());
-  for (size_t i = 0; i < missing.size(); ++i) feature_cache_.emplace(missing[i], std::move(rows[i]));
+  for (size_t i = 0; i < missing.size(); ++i)
+    feature_cache_.emplace(missing[i], std::move(rows[i]));
 }
 
 void XgbTuner::Update(const std::vector<TrialResult>& results) {
@@ -262,7 +276,8 @@ void XgbTuner::Update(const std::vector<TrialResult>& results) {
       if (row == nullptr) continue;  // cannot be instantiated: nothing to learn from its loop nest
       rows_.AddRow(*row);
       throughputs_.push_back(Throughput(trial.result));
-      if (throughputs_.back() > 0) measured_.emplace_back(throughputs_.back(), trial.config.index());
+      if (throughputs_.back() > 0)
+        measured_.emplace_back(throughputs_.back(), trial.config.index());
     }
   }
   if (results_since_fit_ < options_.plan_size) {
@@ -325,13 +340,14 @@ absl::StatusOr<std::vector<float>> XgbTuner::Score(const std::vector<int64_t>& i
 absl::StatusOr<std::vector<int64_t>> XgbTuner::Select(const std::vector<int64_t>& seeds) {
   score_cache_.clear();
   const bool diverse = options_.diversity_filter_ratio > 1;
-  const int wanted = diverse ? static_cast<int>(std::ceil(options_.plan_size * options_.diversity_filter_ratio))
-                             : options_.plan_size;
+  const int wanted =
+      diverse ? static_cast<int>(std::ceil(options_.plan_size * options_.diversity_filter_ratio))
+              : options_.plan_size;
   sa_.SeedPoints(seeds);
   TF_ASSIGN_OR_RETURN(
       std::vector<int64_t> candidates,
-      sa_.FindMaximums([this](const std::vector<int64_t>& indices) { return Score(indices); }, wanted,
-                       [this](int64_t index) { return IsVisited(index); }, engine_));
+      sa_.FindMaximums([this](const std::vector<int64_t>& indices) { return Score(indices); },
+                       wanted, [this](int64_t index) { return IsVisited(index); }, engine_));
   timings_.sa_steps += sa_.last_steps();
   if (diverse) {
     std::vector<float> scores;
@@ -342,7 +358,8 @@ absl::StatusOr<std::vector<int64_t>> XgbTuner::Select(const std::vector<int64_t>
       points.push_back(IndexToPoint(index, dims));
     }
     std::vector<int64_t> picked;
-    for (int position : DiversePick(scores, points, options_.plan_size)) picked.push_back(candidates[position]);
+    for (int position : DiversePick(scores, points, options_.plan_size))
+      picked.push_back(candidates[position]);
     candidates = std::move(picked);
   }
   // Configs that cannot be instantiated are not worth a trial.
@@ -393,7 +410,8 @@ absl::Status XgbTuner::PlanFromHistory() {
     }
     history_picks_.push_back(*std::move(selected));
   }
-  if (throughputs_.size() >= kResultsToReweighFirstPlan) TF_RETURN_IF_ERROR(WeighHistory());  // resumed results
+  if (throughputs_.size() >= kResultsToReweighFirstPlan)
+    TF_RETURN_IF_ERROR(WeighHistory());  // resumed results
   history_plan_used_ = 0;
   plan_pos_ = 0;
   MergeHistoryPicks();
@@ -414,7 +432,8 @@ void XgbTuner::ReweighFirstPlan() {
 
 void XgbTuner::MergeHistoryPicks() {
   history_plan_used_ += plan_pos_;  // proposals already taken from the plan being replaced
-  const size_t room = static_cast<size_t>(std::max<int64_t>(0, options_.plan_size - history_plan_used_));
+  const size_t room =
+      static_cast<size_t>(std::max<int64_t>(0, options_.plan_size - history_plan_used_));
   // Smooth weighted round robin over the shapes with weight > 0: each turn
   // every shape with picks left earns its weight, the richest proposes its
   // next unvisited pick and pays the turn's total.
@@ -423,7 +442,8 @@ void XgbTuner::MergeHistoryPicks() {
   absl::flat_hash_set<int64_t> planned;
   auto has_pick = [&](size_t shape) {
     const std::vector<int64_t>& picks = history_picks_[shape];
-    while (next[shape] < picks.size() && (IsVisited(picks[next[shape]]) || planned.contains(picks[next[shape]]))) {
+    while (next[shape] < picks.size() &&
+           (IsVisited(picks[next[shape]]) || planned.contains(picks[next[shape]]))) {
       ++next[shape];
     }
     return next[shape] < picks.size();
@@ -436,11 +456,13 @@ void XgbTuner::MergeHistoryPicks() {
       if (history_[shape].weight <= 0 || !has_pick(shape)) continue;
       credit[shape] += history_[shape].weight;
       total += history_[shape].weight;
-      if (chosen < 0 || credit[shape] > credit[static_cast<size_t>(chosen)]) chosen = static_cast<int>(shape);
+      if (chosen < 0 || credit[shape] > credit[static_cast<size_t>(chosen)])
+        chosen = static_cast<int>(shape);
     }
     if (chosen < 0) break;  // no shape worth following is left: the rest is random
     credit[static_cast<size_t>(chosen)] -= total;
-    const int64_t pick = history_picks_[static_cast<size_t>(chosen)][next[static_cast<size_t>(chosen)]];
+    const int64_t pick =
+        history_picks_[static_cast<size_t>(chosen)][next[static_cast<size_t>(chosen)]];
     planned.insert(pick);
     plan.push_back(pick);
   }

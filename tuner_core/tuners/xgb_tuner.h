@@ -47,8 +47,8 @@
 #include <cstdint>
 #include <memory>
 #include <random>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -64,16 +64,16 @@
 namespace tunefleet {
 
 struct XgbTunerOptions {
-  std::string loss = "reg";                   // "reg" | "rank" (rank:pairwise)
+  std::string loss = "reg";  // "reg" | "rank" (rank:pairwise)
   FeatureKind feature = FeatureKind::kItervar;
-  int plan_size = 64;                         // refit every plan_size results; SA picks this many
-  double eps = 0.05;                          // fraction of each plan proposed at random
+  int plan_size = 64;  // refit every plan_size results; SA picks this many
+  double eps = 0.05;   // fraction of each plan proposed at random
   // > 1: SA keeps ratio x plan_size candidates and DiversePick keeps
   // plan_size of them; 0 (or 1): off.
   double diversity_filter_ratio = 0;
-  uint64_t seed = 0;                          // SA, random picks and XGBoost
-  double transfer_half_life = 64;             // own results that halve the history's weight
-  size_t feature_cache_limit = 200000;        // cached feature rows (cleared when passed)
+  uint64_t seed = 0;                    // SA, random picks and XGBoost
+  double transfer_half_life = 64;       // own results that halve the history's weight
+  size_t feature_cache_limit = 200000;  // cached feature rows (cleared when passed)
   // Threads that compute the features of a selection's new candidates (the
   // rows are the same for any count). 0: the machine's cores, at most 8.
   int feature_threads = 0;
@@ -89,20 +89,20 @@ struct XgbTunerOptions {
   XgbCostModelOptions model;
 
   // InvalidArgument naming the first bad field.
-  absl::Status Validate() const;
+  [[nodiscard]] absl::Status Validate() const;
 };
 
 // Where the model side of a tuning run spends its time (wall seconds).
 struct ModelTimings {
-  double fit_seconds = 0;        // XGBoost training, with the training rows' features
-  double select_seconds = 0;     // SA + diversity filter, with candidate features and predictions
-  double feature_seconds = 0;    // part of fit + select spent computing features
-  double transfer_seconds = 0;   // building the history shapes' base models (once)
+  double fit_seconds = 0;       // XGBoost training, with the training rows' features
+  double select_seconds = 0;    // SA + diversity filter, with candidate features and predictions
+  double feature_seconds = 0;   // part of fit + select spent computing features
+  double transfer_seconds = 0;  // building the history shapes' base models (once)
   int64_t fits = 0;
   int64_t selections = 0;
   int64_t predicted_rows = 0;
   int64_t featurized_configs = 0;
-  int64_t sa_steps = 0;          // simulated-annealing steps over all selections
+  int64_t sa_steps = 0;  // simulated-annealing steps over all selections
 
   double total_seconds() const { return fit_seconds + select_seconds + transfer_seconds; }
 };
@@ -111,9 +111,8 @@ class XgbTuner : public Tuner {
  public:
   // `task` must outlive the tuner. InvalidArgument for bad options; a
   // failure to train a history shape's base model is returned as is.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<XgbTuner>> Create(const Task& task,
-                                                                        const XgbTunerOptions& options,
-                                                                        const std::vector<Record>& history = {});
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<XgbTuner>> Create(
+      const Task& task, const XgbTunerOptions& options, const std::vector<Record>& history = {});
 
   bool HasNext() const override;
   std::vector<Config> NextBatch(int batch_size) override;
@@ -128,7 +127,7 @@ class XgbTuner : public Tuner {
   struct HistoryShapeReport {
     std::string workload_args;  // JSON
     int64_t records = 0;
-    double weight = 0;             // of its margin now (the shapes' sum is history_weight())
+    double weight = 0;              // of its margin now (the shapes' sum is history_weight())
     double ranking_accuracy = 0.5;  // pairs of own results its model orders right, at the last fit
   };
   std::vector<HistoryShapeReport> history_shapes() const;
@@ -152,23 +151,23 @@ class XgbTuner : public Tuner {
     double ranking_accuracy = 0.5;
   };
 
-  absl::Status BuildBaseModel(const std::vector<Record>& history);
+  [[nodiscard]] absl::Status BuildBaseModel(const std::vector<Record>& history);
   // Sets the history shapes' models as the model's bases, each with
   // total_weight x its share.
   void SetHistoryBases(double total_weight);
   // Re-splits the history's weight by how well each shape's model orders
   // the own results.
-  absl::Status WeighHistory();
+  [[nodiscard]] absl::Status WeighHistory();
   // Features of one config of the task, cached; nullptr when it cannot be
   // instantiated.
   const std::vector<float>* FeaturesOf(int64_t index);
   // Computes and caches the rows of every index not cached yet, on up to
   // feature_threads threads.
   void CacheFeatures(const std::vector<int64_t>& indices);
-  absl::Status Refit();
-  absl::Status Replan();
+  [[nodiscard]] absl::Status Refit();
+  [[nodiscard]] absl::Status Replan();
   // The first plan, from the history shapes' models in turn.
-  absl::Status PlanFromHistory();
+  [[nodiscard]] absl::Status PlanFromHistory();
   // Before the first fit, once enough own results exist: re-splits the
   // history's weight and what is left of the first plan accordingly.
   void ReweighFirstPlan();
@@ -177,9 +176,9 @@ class XgbTuner : public Tuner {
   void MergeHistoryPicks();
   // SA from `seeds` over the model as set: up to plan_size unvisited,
   // instantiable configs, best first (thinned for diversity if asked).
-  absl::StatusOr<std::vector<int64_t>> Select(const std::vector<int64_t>& seeds);
+  [[nodiscard]] absl::StatusOr<std::vector<int64_t>> Select(const std::vector<int64_t>& seeds);
   void SetPlan(std::vector<int64_t> plan);
-  absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices);
+  [[nodiscard]] absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices);
   int64_t DrawUnvisited();
   void NoteModelFailure(const absl::Status& status);
 
@@ -200,8 +199,9 @@ class XgbTuner : public Tuner {
   std::vector<int64_t> plan_;
   int64_t plan_pos_ = 0;
   bool planned_from_history_ = false;
-  std::vector<std::vector<int64_t>> history_picks_;  // first plan: each shape's SA picks, best first
-  int64_t history_plan_used_ = 0;                    // proposals taken from the first plan so far
+  std::vector<std::vector<int64_t>>
+      history_picks_;              // first plan: each shape's SA picks, best first
+  int64_t history_plan_used_ = 0;  // proposals taken from the first plan so far
   std::vector<std::pair<double, int64_t>> measured_;  // (throughput, index) of successful results
 
   absl::flat_hash_map<int64_t, std::vector<float>> feature_cache_;  // empty row: not instantiable

@@ -121,7 +121,8 @@ TEST(XgbTunerTest, AsynchronousUseRefitsPerPlanSizeResultsReceived) {
       (*tuner)->Update({{in_flight[pick], SyntheticResult(in_flight[pick])}});
       in_flight.erase(in_flight.begin() + pick);
       ++received;
-      EXPECT_EQ((*tuner)->model_timings().fits, received / 16) << "after " << received << " results";
+      EXPECT_EQ((*tuner)->model_timings().fits, received / 16)
+          << "after " << received << " results";
     }
   }
   EXPECT_GE(received, 100);
@@ -203,7 +204,8 @@ TEST(XgbTunerTest, HistoryShapesAreWeighedByHowWellTheirModelsOrderOwnResults) {
   auto tuner = XgbTuner::Create(*task, FastOptions(9), history);
   ASSERT_TRUE(tuner.ok()) << tuner.status();
   ASSERT_EQ((*tuner)->history_workloads(), 2);
-  for (const auto& shape : (*tuner)->history_shapes()) EXPECT_DOUBLE_EQ(shape.weight, 0.5);  // no evidence yet
+  for (const auto& shape : (*tuner)->history_shapes())
+    EXPECT_DOUBLE_EQ(shape.weight, 0.5);  // no evidence yet
 
   // The first plan takes each shape's picks in turn, so the like shape's
   // best guesses are among the first few trials however the other misleads.
@@ -231,7 +233,8 @@ TEST(XgbTunerTest, HistoryShapesAreWeighedByHowWellTheirModelsOrderOwnResults) {
     slow_next += SyntheticGflops(c) < 0.2 * 80;
     more.push_back({c, SyntheticResult(c)});
   }
-  std::printf("slow configs proposed: %d of the first 16, %d of the next 16\n", slow_first, slow_next);
+  std::printf("slow configs proposed: %d of the first 16, %d of the next 16\n", slow_first,
+              slow_next);
   EXPECT_LE(slow_next, 2);  // at most the plan's random tail (eps)
   (*tuner)->Update(more);
   results.clear();

@@ -22,11 +22,12 @@ class BatchMatmulWorkload final : public Workload {
  public:
   enum class Layout { kNK, kKN };
 
-  static absl::StatusOr<std::unique_ptr<BatchMatmulWorkload>> Make(const nlohmann::json& args);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<BatchMatmulWorkload>> Make(
+      const nlohmann::json& args);
   // `workload` as a batch_matmul one; InvalidArgument naming `user` when it
   // is not.
-  static absl::StatusOr<const BatchMatmulWorkload*> From(const Workload& workload,
-                                                         const std::string& user);
+  [[nodiscard]] static absl::StatusOr<const BatchMatmulWorkload*> From(const Workload& workload,
+                                                                       const std::string& user);
 
   const std::string& name() const override { return name_; }
   const nlohmann::json& args() const override { return args_; }

@@ -19,10 +19,11 @@ namespace tunefleet {
 
 class Conv2dWorkload final : public Workload {
  public:
-  static absl::StatusOr<std::unique_ptr<Conv2dWorkload>> Make(const nlohmann::json& args);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Conv2dWorkload>> Make(
+      const nlohmann::json& args);
   // `workload` as a conv2d_nchw one; InvalidArgument naming `user` when it is not.
-  static absl::StatusOr<const Conv2dWorkload*> From(const Workload& workload,
-                                                    const std::string& user);
+  [[nodiscard]] static absl::StatusOr<const Conv2dWorkload*> From(const Workload& workload,
+                                                                  const std::string& user);
 
   const std::string& name() const override { return name_; }
   const nlohmann::json& args() const override { return args_; }

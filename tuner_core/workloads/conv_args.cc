@@ -14,10 +14,10 @@ using json_args::kMaxDim;
 
 // Reads a (height, width) pair given either as `shorthand` (an int or [h, w])
 // or as the explicit keys, never both.
-absl::Status ReadPair(const std::string& op, const nlohmann::json& args,
-                      const std::string& shorthand, const std::string& key_h,
-                      const std::string& key_w, int64_t default_value, int64_t min, int64_t* h,
-                      int64_t* w) {
+[[nodiscard]] absl::Status ReadPair(const std::string& op, const nlohmann::json& args,
+                                    const std::string& shorthand, const std::string& key_h,
+                                    const std::string& key_w, int64_t default_value, int64_t min,
+                                    int64_t* h, int64_t* w) {
   if (!json_args::Has(args, shorthand)) {
     TF_ASSIGN_OR_RETURN(*h,
                         json_args::ReadOptionalInt(op, args, key_h, default_value, min, kMaxDim));
@@ -41,7 +41,8 @@ absl::Status ReadPair(const std::string& op, const nlohmann::json& args,
 
 // Reads the four paddings from "padding" (p, [h, w] or [top, left, bottom,
 // right], TVM's order) or from the explicit keys, never both.
-absl::Status ReadPadding(const std::string& op, const nlohmann::json& args, ConvArgs* a) {
+[[nodiscard]] absl::Status ReadPadding(const std::string& op, const nlohmann::json& args,
+                                       ConvArgs* a) {
   static const char* const kKeys[] = {"pad_top", "pad_left", "pad_bottom", "pad_right"};
   int64_t* const fields[] = {&a->pad_top, &a->pad_left, &a->pad_bottom, &a->pad_right};
   if (!json_args::Has(args, "padding")) {
@@ -83,9 +84,10 @@ constexpr AxisNames kCols = {"W", "S", "pad_left", "pad_right", "dil_w", "width"
 
 // Checks the paddings of one axis against the dilated kernel extent and
 // returns its output size.
-absl::StatusOr<int64_t> OutputSize(const std::string& op, const AxisNames& names, int64_t size,
-                                   int64_t kernel, int64_t stride, int64_t pad_lo, int64_t pad_hi,
-                                   int64_t dil, bool padding_shorthand) {
+[[nodiscard]] absl::StatusOr<int64_t> OutputSize(const std::string& op, const AxisNames& names,
+                                                 int64_t size, int64_t kernel, int64_t stride,
+                                                 int64_t pad_lo, int64_t pad_hi, int64_t dil,
+                                                 bool padding_shorthand) {
   const int64_t extent = dil * (kernel - 1) + 1;
   const std::string kernel_desc =
       absl::StrCat("dilated kernel ", names.noun, " ", extent, " (", names.kernel, "=", kernel,
@@ -116,8 +118,9 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }  // a >= 0, b 
 
 }  // namespace
 
-absl::StatusOr<ConvArgs> ParseConvArgs(const std::string& op, const nlohmann::json& args,
-                                       ConvOutChannels out_channels) {
+[[nodiscard]] absl::StatusOr<ConvArgs> ParseConvArgs(const std::string& op,
+                                                     const nlohmann::json& args,
+                                                     ConvOutChannels out_channels) {
   const bool with_k = out_channels == ConvOutChannels::kFromK;
   std::vector<std::string> accepted = {"N", "C", "H", "W"};
   if (with_k) accepted.push_back("K");

@@ -55,8 +55,9 @@ enum class ConvOutChannels { kFromK, kSameAsC };
 
 // Parses and checks `args` for workload `op`; InvalidArgument naming the key
 // (or the shape, when the output would be empty) otherwise.
-absl::StatusOr<ConvArgs> ParseConvArgs(const std::string& op, const nlohmann::json& args,
-                                       ConvOutChannels out_channels);
+[[nodiscard]] absl::StatusOr<ConvArgs> ParseConvArgs(const std::string& op,
+                                                     const nlohmann::json& args,
+                                                     ConvOutChannels out_channels);
 
 // The canonical args object: every explicit key, no shorthands.
 nlohmann::json CanonicalConvArgs(const ConvArgs& a, ConvOutChannels out_channels);

@@ -10,7 +10,7 @@ namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 20;
 
-absl::StatusOr<int64_t> ReadDim(const nlohmann::json& args, const char* key) {
+[[nodiscard]] absl::StatusOr<int64_t> ReadDim(const nlohmann::json& args, const char* key) {
   auto it = args.find(key);
   if (it == args.end()) {
     return absl::InvalidArgumentError(absl::StrCat("dense: missing argument \"", key, "\""));
@@ -21,8 +21,8 @@ absl::StatusOr<int64_t> ReadDim(const nlohmann::json& args, const char* key) {
   }
   int64_t value = it->get<int64_t>();
   if (value < 1 || value > kMaxDim) {
-    return absl::InvalidArgumentError(absl::StrCat("dense: argument \"", key, "\" = ", value,
-                                                   " is outside [1, ", kMaxDim, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dense: argument \"", key, "\" = ", value, " is outside [1, ", kMaxDim, "]"));
   }
   return value;
 }
@@ -37,8 +37,8 @@ absl::StatusOr<std::unique_ptr<DenseWorkload>> DenseWorkload::Make(const nlohman
   for (auto it = args.begin(); it != args.end(); ++it) {
     const std::string& key = it.key();
     if (key != "M" && key != "N" && key != "K" && key != "layout") {
-      return absl::InvalidArgumentError(absl::StrCat("dense: unknown argument \"", key,
-                                                     "\" (expected M, N, K, layout)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("dense: unknown argument \"", key, "\" (expected M, N, K, layout)"));
     }
   }
   auto m = ReadDim(args, "M");
@@ -62,7 +62,8 @@ absl::StatusOr<const DenseWorkload*> DenseWorkload::From(const Workload& workloa
                                                          const std::string& user) {
   const auto* dense = dynamic_cast<const DenseWorkload*>(&workload);
   if (dense == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(user, ": workload ", workload.name(), " is not dense"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(user, ": workload ", workload.name(), " is not dense"));
   }
   return dense;
 }

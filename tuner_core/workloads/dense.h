@@ -20,9 +20,11 @@ class DenseWorkload final : public Workload {
  public:
   enum class Layout { kNK, kKN };
 
-  static absl::StatusOr<std::unique_ptr<DenseWorkload>> Make(const nlohmann::json& args);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<DenseWorkload>> Make(
+      const nlohmann::json& args);
   // `workload` as a dense one; InvalidArgument naming `user` when it is not.
-  static absl::StatusOr<const DenseWorkload*> From(const Workload& workload, const std::string& user);
+  [[nodiscard]] static absl::StatusOr<const DenseWorkload*> From(const Workload& workload,
+                                                                 const std::string& user);
 
   const std::string& name() const override { return name_; }
   const nlohmann::json& args() const override { return args_; }

@@ -20,11 +20,12 @@ namespace tunefleet {
 
 class DepthwiseConv2dWorkload final : public Workload {
  public:
-  static absl::StatusOr<std::unique_ptr<DepthwiseConv2dWorkload>> Make(const nlohmann::json& args);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<DepthwiseConv2dWorkload>> Make(
+      const nlohmann::json& args);
   // `workload` as a depthwise_conv2d_nchw one; InvalidArgument naming `user`
   // when it is not.
-  static absl::StatusOr<const DepthwiseConv2dWorkload*> From(const Workload& workload,
-                                                             const std::string& user);
+  [[nodiscard]] static absl::StatusOr<const DepthwiseConv2dWorkload*> From(const Workload& workload,
+                                                                           const std::string& user);
 
   const std::string& name() const override { return name_; }
   const nlohmann::json& args() const override { return args_; }

@@ -9,8 +9,8 @@
 namespace tunefleet {
 namespace json_args {
 
-absl::Status CheckObjectWithKeys(absl::string_view op, const nlohmann::json& args,
-                                 const std::vector<std::string>& accepted) {
+[[nodiscard]] absl::Status CheckObjectWithKeys(absl::string_view op, const nlohmann::json& args,
+                                               const std::vector<std::string>& accepted) {
   if (!args.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat(op, ": arguments must be a JSON object, got ", args.dump()));
@@ -29,8 +29,9 @@ bool Has(const nlohmann::json& args, const std::string& key) {
   return args.find(key) != args.end();
 }
 
-absl::StatusOr<int64_t> IntValue(absl::string_view op, const std::string& key,
-                                 const nlohmann::json& value, int64_t min, int64_t max) {
+[[nodiscard]] absl::StatusOr<int64_t> IntValue(absl::string_view op, const std::string& key,
+                                               const nlohmann::json& value, int64_t min,
+                                               int64_t max) {
   // is_number_integer() is false for 2.0 and for booleans: both are refused
   // rather than silently converted.
   if (!value.is_number_integer()) {
@@ -50,8 +51,8 @@ absl::StatusOr<int64_t> IntValue(absl::string_view op, const std::string& key,
   return v;
 }
 
-absl::StatusOr<int64_t> ReadInt(absl::string_view op, const nlohmann::json& args,
-                                const std::string& key, int64_t min, int64_t max) {
+[[nodiscard]] absl::StatusOr<int64_t> ReadInt(absl::string_view op, const nlohmann::json& args,
+                                              const std::string& key, int64_t min, int64_t max) {
   auto it = args.find(key);
   if (it == args.end()) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": missing argument \"", key, "\""));
@@ -59,18 +60,20 @@ absl::StatusOr<int64_t> ReadInt(absl::string_view op, const nlohmann::json& args
   return IntValue(op, key, *it, min, max);
 }
 
-absl::StatusOr<int64_t> ReadOptionalInt(absl::string_view op, const nlohmann::json& args,
-                                        const std::string& key, int64_t default_value, int64_t min,
-                                        int64_t max) {
+[[nodiscard]] absl::StatusOr<int64_t> ReadOptionalInt(absl::string_view op,
+                                                      const nlohmann::json& args,
+                                                      const std::string& key, int64_t default_value,
+                                                      int64_t min, int64_t max) {
   auto it = args.find(key);
   if (it == args.end()) return default_value;
   return IntValue(op, key, *it, min, max);
 }
 
-absl::StatusOr<std::vector<int64_t>> ReadIntOrList(absl::string_view op, const nlohmann::json& args,
-                                                   const std::string& key,
-                                                   const std::vector<size_t>& lengths, int64_t min,
-                                                   int64_t max) {
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> ReadIntOrList(absl::string_view op,
+                                                                 const nlohmann::json& args,
+                                                                 const std::string& key,
+                                                                 const std::vector<size_t>& lengths,
+                                                                 int64_t min, int64_t max) {
   const nlohmann::json& value = args.at(key);
   if (value.is_number_integer()) {
     TF_ASSIGN_OR_RETURN(int64_t v, IntValue(op, key, value, min, max));
@@ -96,9 +99,11 @@ absl::StatusOr<std::vector<int64_t>> ReadIntOrList(absl::string_view op, const n
   return out;
 }
 
-absl::StatusOr<std::string> ReadChoice(absl::string_view op, const nlohmann::json& args,
-                                       const std::string& key, const std::string& default_value,
-                                       const std::vector<std::string>& allowed) {
+[[nodiscard]] absl::StatusOr<std::string> ReadChoice(absl::string_view op,
+                                                     const nlohmann::json& args,
+                                                     const std::string& key,
+                                                     const std::string& default_value,
+                                                     const std::vector<std::string>& allowed) {
   auto it = args.find(key);
   if (it == args.end()) return default_value;
   if (it->is_string()) {
@@ -110,7 +115,8 @@ absl::StatusOr<std::string> ReadChoice(absl::string_view op, const nlohmann::jso
                                                  it->dump()));
 }
 
-absl::Status CheckTensorSizes(absl::string_view op, const std::vector<TensorArg>& tensors) {
+[[nodiscard]] absl::Status CheckTensorSizes(absl::string_view op,
+                                            const std::vector<TensorArg>& tensors) {
   for (const TensorArg& t : tensors) {
     // Multiplied with a division check first: the dimensions alone may
     // multiply past int64.

@@ -25,40 +25,46 @@ inline constexpr int64_t kMaxElements = int64_t{1} << 40;
 
 // InvalidArgument unless `args` is a JSON object whose keys are all in
 // `accepted`; the message for an unknown key lists the accepted ones.
-absl::Status CheckObjectWithKeys(absl::string_view op, const nlohmann::json& args,
-                                 const std::vector<std::string>& accepted);
+[[nodiscard]] absl::Status CheckObjectWithKeys(absl::string_view op, const nlohmann::json& args,
+                                               const std::vector<std::string>& accepted);
 
 // True when `args` (an object) has `key`.
 bool Has(const nlohmann::json& args, const std::string& key);
 
 // `value` (found under `key`) as an integer in [min, max].
-absl::StatusOr<int64_t> IntValue(absl::string_view op, const std::string& key,
-                                 const nlohmann::json& value, int64_t min, int64_t max);
+[[nodiscard]] absl::StatusOr<int64_t> IntValue(absl::string_view op, const std::string& key,
+                                               const nlohmann::json& value, int64_t min,
+                                               int64_t max);
 
 // Required integer argument in [min, max].
-absl::StatusOr<int64_t> ReadInt(absl::string_view op, const nlohmann::json& args,
-                                const std::string& key, int64_t min, int64_t max);
+[[nodiscard]] absl::StatusOr<int64_t> ReadInt(absl::string_view op, const nlohmann::json& args,
+                                              const std::string& key, int64_t min, int64_t max);
 
 // Optional integer argument in [min, max]; `default_value` when absent.
-absl::StatusOr<int64_t> ReadOptionalInt(absl::string_view op, const nlohmann::json& args,
-                                        const std::string& key, int64_t default_value, int64_t min,
-                                        int64_t max);
+[[nodiscard]] absl::StatusOr<int64_t> ReadOptionalInt(absl::string_view op,
+                                                      const nlohmann::json& args,
+                                                      const std::string& key, int64_t default_value,
+                                                      int64_t min, int64_t max);
 
 // An integer or a list of integers, each in [min, max], under `key`; the list
 // length must be one of `lengths`. An integer reads as a list of one.
-absl::StatusOr<std::vector<int64_t>> ReadIntOrList(absl::string_view op, const nlohmann::json& args,
-                                                   const std::string& key,
-                                                   const std::vector<size_t>& lengths, int64_t min,
-                                                   int64_t max);
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> ReadIntOrList(absl::string_view op,
+                                                                 const nlohmann::json& args,
+                                                                 const std::string& key,
+                                                                 const std::vector<size_t>& lengths,
+                                                                 int64_t min, int64_t max);
 
 // Optional string argument that must be one of `allowed`; `default_value`
 // when absent.
-absl::StatusOr<std::string> ReadChoice(absl::string_view op, const nlohmann::json& args,
-                                       const std::string& key, const std::string& default_value,
-                                       const std::vector<std::string>& allowed);
+[[nodiscard]] absl::StatusOr<std::string> ReadChoice(absl::string_view op,
+                                                     const nlohmann::json& args,
+                                                     const std::string& key,
+                                                     const std::string& default_value,
+                                                     const std::vector<std::string>& allowed);
 
 // InvalidArgument naming the tensor when one has more than kMaxElements.
-absl::Status CheckTensorSizes(absl::string_view op, const std::vector<TensorArg>& tensors);
+[[nodiscard]] absl::Status CheckTensorSizes(absl::string_view op,
+                                            const std::vector<TensorArg>& tensors);
 
 }  // namespace json_args
 }  // namespace tunefleet

@@ -13,7 +13,8 @@ namespace tunefleet {
 namespace {
 
 template <typename T>
-absl::StatusOr<std::unique_ptr<Workload>> AsWorkload(absl::StatusOr<std::unique_ptr<T>> made) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Workload>> AsWorkload(
+    absl::StatusOr<std::unique_ptr<T>> made) {
   if (!made.ok()) return made.status();
   return std::unique_ptr<Workload>(std::move(made).value());
 }
@@ -29,14 +30,14 @@ int64_t TensorArg::NumElements() const {
 std::string Workload::Describe() const {
   std::vector<std::string> parts;
   for (auto it = args().begin(); it != args().end(); ++it) {
-    parts.push_back(absl::StrCat(it.key(), "=",
-                                 it->is_string() ? it->get<std::string>() : it->dump()));
+    parts.push_back(
+        absl::StrCat(it.key(), "=", it->is_string() ? it->get<std::string>() : it->dump()));
   }
   return absl::StrCat(name(), "(", absl::StrJoin(parts, ","), ")");
 }
 
-absl::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
-                                                       const nlohmann::json& args) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
+                                                                     const nlohmann::json& args) {
   if (name == "dense") return AsWorkload(DenseWorkload::Make(args));
   if (name == "conv2d_nchw") return AsWorkload(Conv2dWorkload::Make(args));
   if (name == "depthwise_conv2d_nchw") return AsWorkload(DepthwiseConv2dWorkload::Make(args));

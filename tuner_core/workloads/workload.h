@@ -55,8 +55,8 @@ class Workload {
 
 // Makes a registered workload. InvalidArgument names the problem for an
 // unknown name, a missing/unknown key or a bad value.
-absl::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
-                                                       const nlohmann::json& args);
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
+                                                                     const nlohmann::json& args);
 
 // Names of every registered workload, sorted.
 std::vector<std::string> WorkloadNames();
