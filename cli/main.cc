@@ -163,21 +163,22 @@ int main(int argc, char** argv) {
     if (!args.ok()) {
       status = args.status();
     } else if (!model.empty()) {
-      status = OnnxOptions().status();
-      if (status.ok()) {
-        status = tunefleet::RunTuneModel(model, *OnnxOptions(), o, std::cerr, std::cout).status();
-      }
+      absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
+      status = onnx.ok() ? tunefleet::RunTuneModel(model, *onnx, o, std::cerr, std::cout).status()
+                         : onnx.status();
     } else {
       status = tunefleet::RunTune(o, std::cerr, std::cout).status();
     }
   } else if (command == "tasks") {
-    status = OnnxOptions().status();
-    if (status.ok() && absl::GetFlag(FLAGS_similarity)) {
-      status = tunefleet::RunSimilarity(absl::GetFlag(FLAGS_model), *OnnxOptions(),
-                                        absl::GetFlag(FLAGS_target),
-                                        absl::GetFlag(FLAGS_selective_threshold), std::cout);
-    } else if (status.ok()) {
-      status = tunefleet::RunTasks(absl::GetFlag(FLAGS_model), *OnnxOptions(), std::cout);
+    absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
+    if (!onnx.ok()) {
+      status = onnx.status();
+    } else if (absl::GetFlag(FLAGS_similarity)) {
+      status =
+          tunefleet::RunSimilarity(absl::GetFlag(FLAGS_model), *onnx, absl::GetFlag(FLAGS_target),
+                                   absl::GetFlag(FLAGS_selective_threshold), std::cout);
+    } else {
+      status = tunefleet::RunTasks(absl::GetFlag(FLAGS_model), *onnx, std::cout);
     }
   } else if (command == "best" && absl::GetFlag(FLAGS_job).empty()) {
     status = tunefleet::RunBest(absl::GetFlag(FLAGS_log), std::cout);
