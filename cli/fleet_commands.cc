@@ -16,14 +16,47 @@
 #include "local/tune_command.h"
 #include "proto_convert/job_state.h"
 #include "proto_convert/measure_result.h"
+#include "proto_convert/model_job.h"
 #include "proto_convert/task_spec.h"
 #include "tracker/auth.h"
+#include "tuner_core/graph/model_source.h"
 #include "tuner_core/tuners/tuner.h"
 
 namespace tunefleet {
 namespace {
 
 std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
+
+// One line per finished trial of a model job: the trial's task and the
+// model's estimated latency (sum over tasks of layers x best latency).
+std::string ModelProgressLine(const proto::JobStatus& s, const proto::JobEvent& e) {
+  const int n = s.tasks_size();
+  const int t = e.task_index();
+  const MeasureResult result = ToMeasureResult(e.result());
+  const double elapsed = s.started_at() > 0 ? e.result().timestamp() - s.started_at() : 0;
+  std::string trial = result.ok() ? absl::StrFormat("%.4f ms", result.MeanCost() * 1e3)
+                                  : std::string(MeasureErrorName(result.error_no));
+  return absl::StrFormat(
+      "[%s] task %2d/%d: %-10s | tasks tuned %d/%d | estimated latency %.4f ms | trials %d/%d | "
+      "%.1f s",
+      s.job_id(), t + 1, n, trial, n - s.untuned_tasks(), n, s.estimated_latency_s() * 1e3,
+      s.trials_done(), s.spec().n_trial(), elapsed);
+}
+
+// Each task of a model job: its best, its share of the estimated latency.
+void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
+  out << absl::StrFormat("%-5s %-7s %-7s %-10s %-12s %s\n", "task", "layers", "trials", "GFLOPS",
+                         "ms x layers", "workload");
+  for (const proto::TaskStatus& t : s.tasks()) {
+    out << absl::StrFormat("%-5d %-7g %-7d %-10.2f %-12.4f %s\n", t.index(), t.weight(),
+                           t.trials_done(), t.best_gflops(), t.best_cost_s() * t.weight() * 1e3,
+                           t.name());
+  }
+  out << absl::StrFormat("estimated latency (sum of tuned tasks' best x layers): %.4f ms",
+                         s.estimated_latency_s() * 1e3);
+  if (s.untuned_tasks() > 0) out << " (" << s.untuned_tasks() << " tasks without a result)";
+  out << "\n" << s.trials_done() << " trials (" << s.trials_failed() << " failed)\n";
+}
 
 [[nodiscard]] absl::Status WriteSecret(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
@@ -41,17 +74,32 @@ std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
-  nlohmann::json args = o.args;
-  if (args.is_null()) {
-    TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(o.workload, o.shape, o.layout));
-  }
   proto::JobSpec spec;
   spec.set_name(o.name);
   spec.set_device_key(o.device_key);
-  *spec.mutable_task() = MakeTaskSpec(o.template_name, o.workload, args,
-                                      o.target.empty() ? "llvm -mcpu=native" : o.target);
+  const std::string target = o.target.empty() ? "llvm -mcpu=native" : o.target;
+  if (!o.model.empty()) {
+    TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(o.model, o.onnx));
+    for (proto::JobTask& t : ModelJobTasks(model.tasks, target)) *spec.add_tasks() = std::move(t);
+    const int64_t per_task = o.trials_per_task > 0 ? o.trials_per_task : o.trials;
+    spec.set_model(o.model);
+    spec.set_n_trial(per_task * spec.tasks_size());
+    spec.set_task_policy(o.task_policy);
+    // The gradient policy decides each task's share of the budget; the fixed
+    // policies and selective tuning give every tuned task the same budget.
+    if (o.task_policy != "gradient" || !o.selective.empty()) spec.set_trials_per_task(per_task);
+    spec.set_selective(o.selective);
+    spec.set_selective_threshold(o.selective_threshold);
+    if (spec.name().empty()) spec.set_name(o.model);
+  } else {
+    nlohmann::json args = o.args;
+    if (args.is_null()) {
+      TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(o.workload, o.shape, o.layout));
+    }
+    *spec.mutable_task() = MakeTaskSpec(o.template_name, o.workload, args, target);
+    spec.set_n_trial(o.trials);
+  }
   spec.set_tuner(o.tuner);
-  spec.set_n_trial(o.trials);
   spec.set_early_stopping(o.early_stopping);
   spec.set_priority(o.priority);
   spec.set_seed(o.seed);
@@ -78,7 +126,10 @@ std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
   TF_RETURN_IF_ERROR(client.Watch(job_id, [&](const proto::JobEvent& e) {
     last = e.status();
     const proto::JobStatus& s = e.status();
-    if (e.trial_id() >= 0) {
+    if (e.trial_id() >= 0 && s.tasks_size() > 1) {
+      out << ModelProgressLine(s, e);
+      out << (live ? "\r" : "\n") << std::flush;
+    } else if (e.trial_id() >= 0) {
       // GFLOPS of this trial from the best one's: flops = best_gflops * best_cost.
       const MeasureResult result = ToMeasureResult(e.result());
       const double cost = result.MeanCost();
@@ -97,6 +148,10 @@ std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
           << (s.message().empty() ? "" : ": " + s.message()) << "\n";
     }
   }));
+  if (last.state() == proto::SUCCEEDED && last.tasks_size() > 1) {
+    PrintTaskTable(last, out);
+    return absl::OkStatus();
+  }
   if (last.state() == proto::SUCCEEDED) {
     out << "best: " << absl::StrFormat("%.2f", last.best_gflops()) << " GFLOPS, "
         << last.trials_done() << " trials (" << last.trials_failed() << " failed)\n";
@@ -163,26 +218,42 @@ std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
   out << absl::StrFormat("%-10s %-10s %-8s %-10s %11s %10s  %s\n", "JOB", "STATE", "TUNER", "KEY",
                          "TRIALS", "BEST", "TASK");
   for (const proto::JobStatus& j : jobs) {
-    out << absl::StrFormat("%-10s %-10s %-8s %-10s %5d/%-5d %10.2f  %s %s\n", j.job_id(),
+    std::string what;
+    if (j.spec().tasks_size() == 1) {
+      what = absl::StrCat(j.spec().tasks(0).task().workload_name(), " ",
+                          j.spec().tasks(0).task().workload_args_json());
+    } else {
+      what = absl::StrFormat("%s: %d tasks, est. %.3f ms", j.spec().model(), j.spec().tasks_size(),
+                             j.estimated_latency_s() * 1e3);
+    }
+    out << absl::StrFormat("%-10s %-10s %-8s %-10s %5d/%-5d %10.2f  %s\n", j.job_id(),
                            StateName(j.state()), j.spec().tuner(), j.spec().device_key(),
-                           j.trials_done(), j.spec().n_trial(), j.best_gflops(),
-                           j.spec().task().workload_name(), j.spec().task().workload_args_json());
+                           j.trials_done(), j.spec().n_trial(), j.best_gflops(), what);
   }
   return absl::OkStatus();
 }
 
 [[nodiscard]] absl::Status RunFleetBest(FleetClient& client, const std::string& job_id,
-                                        std::ostream& out) {
+                                        int32_t task_index, std::ostream& out) {
+  if (!job_id.empty() && task_index < 0) {
+    TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Get(job_id));
+    if (status.tasks_size() > 1) {
+      PrintTaskTable(status, out);
+      return absl::OkStatus();
+    }
+  }
   proto::BestConfigRequest request;
   request.set_job_id(job_id);
+  if (task_index >= 0) request.set_task_index(task_index);
   TF_ASSIGN_OR_RETURN(proto::BestConfigResponse best, client.Best(request));
   out << absl::StrFormat("%.2f GFLOPS\n", best.gflops()) << best.record_line() << "\n";
   return absl::OkStatus();
 }
 
 [[nodiscard]] absl::Status RunExport(FleetClient& client, const std::string& job_id,
-                                     const std::string& path, std::ostream& out) {
-  TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, client.Export(job_id));
+                                     int32_t task_index, const std::string& path,
+                                     std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, client.Export(job_id, task_index));
   if (path.empty()) {
     for (const std::string& l : lines) out << l << "\n";
     return absl::OkStatus();

@@ -3,6 +3,7 @@
 //
 //   tunefleet up --agents 2                      # a one-machine fleet on 127.0.0.1
 //   tunefleet submit --shape 512,512,512 --trials 200 --key local
+//   tunefleet submit --model resnet18.onnx --trials_per_task 64 --selective=top3
 //   tunefleet watch --job job-1                  # AutoTVM's progress line, live
 //   tunefleet devices | queue | jobs
 //   tunefleet best --job job-1 | export --job job-1 --log out.jsonl | cancel --job job-1
@@ -16,6 +17,7 @@
 #include "client/fleet_client.h"
 #include "nlohmann/json.hpp"
 #include "proto/fleet.pb.h"
+#include "tuner_core/graph/onnx_import.h"
 
 namespace tunefleet {
 
@@ -37,6 +39,16 @@ struct SubmitOptions {
   int32_t max_attempts = 0;
   double build_timeout_s = 0;
   proto::MeasureOptions measure;
+  // A model job (instead of one workload): a built-in model name or an ONNX
+  // file, its tasks tuned with `trials_per_task` each (the job's budget is
+  // that times the number of tasks), spread by `task_policy`, and selective
+  // tuning when `selective` is set ("top3", "5%").
+  std::string model;
+  OnnxImportOptions onnx;
+  int64_t trials_per_task = 0;  // 0: `trials`
+  std::string task_policy = "gradient";
+  std::string selective;
+  double selective_threshold = 0.01;
 };
 
 [[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& options);
@@ -45,18 +57,24 @@ struct SubmitOptions {
                                                          const SubmitOptions& options,
                                                          std::ostream& out);
 // Prints one AutoTVM progress line per finished trial ("\r"-updated on a
-// terminal when `live`), then the final state. Error if the job failed.
+// terminal when `live`; for a model job the trial's task and the model's
+// estimated latency), then the final state (a model job: each task's best).
+// Error if the job failed.
 [[nodiscard]] absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live,
                                     std::ostream& out);
 [[nodiscard]] absl::Status RunDevices(FleetClient& client, std::ostream& out);
 [[nodiscard]] absl::Status RunQueue(FleetClient& client, std::ostream& out);
 [[nodiscard]] absl::Status RunJobs(FleetClient& client, bool all, std::ostream& out);
+// The job's best record (of task `task_index` when >= 0); a model job
+// without a task index prints each task's best and the estimated latency.
 [[nodiscard]] absl::Status RunFleetBest(FleetClient& client, const std::string& job_id,
-                                        std::ostream& out);
-// Writes the job's records (all jobs' when job_id is empty) to `path`
-// (appended), or to `out` when path is empty.
+                                        int32_t task_index, std::ostream& out);
+// Writes the job's records (of one task when task_index >= 0; all jobs'
+// when job_id is empty) to `path` (appended), or to `out` when path is
+// empty.
 [[nodiscard]] absl::Status RunExport(FleetClient& client, const std::string& job_id,
-                                     const std::string& path, std::ostream& out);
+                                     int32_t task_index, const std::string& path,
+                                     std::ostream& out);
 [[nodiscard]] absl::Status RunCancel(FleetClient& client, const std::string& job_id,
                                      std::ostream& out);
 

@@ -41,6 +41,16 @@ ABSL_FLAG(int32_t, plan_size, 64, "xgb*: refit the cost model every plan_size re
 ABSL_FLAG(std::string, transfer_log, "",
           "xgb*: records of other shapes of the same template and target to warm-start the model");
 ABSL_FLAG(int64_t, trials, 500, "number of trials");
+ABSL_FLAG(
+    int64_t, trials_per_task, 0,
+    "submit --model: trials per task (the job's budget is this times its tasks; 0: --trials)");
+ABSL_FLAG(std::string, task_policy, "gradient",
+          "submit --model: how the budget is spread over the tasks: gradient (Ansor's task "
+          "scheduler), round_robin, or sequential (each task in turn)");
+ABSL_FLAG(std::string, selective, "",
+          "submit --model: selective tuning; the top-k each task takes from its cluster's "
+          "representative: top3, 5% (--selective=top10)");
+ABSL_FLAG(int32_t, task, -1, "best, export: one task of a model job (0-based; -1: the whole job)");
 ABSL_FLAG(int64_t, early_stopping, -1, "stop after this many trials without improvement (<0: off)");
 ABSL_FLAG(int32_t, batch, 8, "configs built in parallel, then measured one by one");
 ABSL_FLAG(std::string, log, "", "records file (JSON lines, appended)");
@@ -128,7 +138,9 @@ int main(int argc, char** argv) {
       "  templates  list the kernel templates\n"
       "the fleet:\n"
       "  up         start tracker, builders, agents and tuners on 127.0.0.1\n"
-      "  submit     submit a tuning job (--key, --shape, --trials, --tuner, ...)\n"
+      "  submit     submit a tuning job (--key, --shape, --trials, --tuner, ...), or a whole\n"
+      "             model as one job (--model resnet-18|x.onnx --trials_per_task N\n"
+      "             [--task_policy gradient|round_robin|sequential] [--selective=top3])\n"
       "  watch      follow a job (--job), AutoTVM's progress line\n"
       "  jobs       list jobs (--all: finished ones too)\n"
       "  devices    list connected builders, agents and tuners\n"
@@ -231,6 +243,14 @@ int main(int argc, char** argv) {
         o.seed = absl::GetFlag(FLAGS_seed);
         o.window = absl::GetFlag(FLAGS_window);
         o.measure = tunefleet::ToProto(MeasureFromFlags());
+        o.model = absl::GetFlag(FLAGS_model);
+        o.trials_per_task = absl::GetFlag(FLAGS_trials_per_task);
+        o.task_policy = absl::GetFlag(FLAGS_task_policy);
+        o.selective = absl::GetFlag(FLAGS_selective);
+        o.selective_threshold = absl::GetFlag(FLAGS_selective_threshold);
+        absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
+        if (onnx.ok()) o.onnx = *onnx;
+        if (!onnx.ok()) args = onnx.status();
         absl::StatusOr<tunefleet::proto::JobStatus> submitted =
             args.ok() ? tunefleet::RunSubmit(client, o, std::cout) : args.status();
         status = submitted.status();
@@ -247,9 +267,10 @@ int main(int argc, char** argv) {
       } else if (command == "queue") {
         status = tunefleet::RunQueue(client, std::cout);
       } else if (command == "best") {
-        status = tunefleet::RunFleetBest(client, job, std::cout);
+        status = tunefleet::RunFleetBest(client, job, absl::GetFlag(FLAGS_task), std::cout);
       } else if (command == "export") {
-        status = tunefleet::RunExport(client, job, absl::GetFlag(FLAGS_log), std::cout);
+        status = tunefleet::RunExport(client, job, absl::GetFlag(FLAGS_task),
+                                      absl::GetFlag(FLAGS_log), std::cout);
       } else if (command == "cancel") {
         status = need_job();
         if (status.ok()) status = tunefleet::RunCancel(client, job, std::cout);

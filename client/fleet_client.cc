@@ -124,11 +124,13 @@ absl::StatusOr<proto::BestConfigResponse> FleetClient::Best(
   return response;
 }
 
-absl::StatusOr<std::vector<std::string>> FleetClient::Export(const std::string& job_id) {
+absl::StatusOr<std::vector<std::string>> FleetClient::Export(const std::string& job_id,
+                                                             int32_t task_index) {
   grpc::ClientContext context;
   Prepare(context, false);
   proto::ExportRecordsRequest request;
   request.set_job_id(job_id);
+  if (task_index >= 0) request.set_task_index(task_index);
   std::unique_ptr<grpc::ClientReader<proto::RecordLines>> reader =
       stub_->ExportRecords(&context, request);
   std::vector<std::string> lines;

@@ -43,7 +43,10 @@ class FleetClient {
   [[nodiscard]] absl::StatusOr<std::vector<proto::JobStatus>> List(bool include_finished);
   [[nodiscard]] absl::StatusOr<proto::BestConfigResponse> Best(
       const proto::BestConfigRequest& request);
-  [[nodiscard]] absl::StatusOr<std::vector<std::string>> Export(const std::string& job_id);
+  // Record lines of one job (of one of its tasks when task_index >= 0), or
+  // of every job when job_id is empty.
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> Export(const std::string& job_id,
+                                                                int32_t task_index = -1);
   [[nodiscard]] absl::StatusOr<proto::ListDevicesResponse> Devices();
   [[nodiscard]] absl::StatusOr<proto::QueueSummaryResponse> Queue();
   // Calls `on_event` for every event until the job ends (OK), or the

@@ -6,6 +6,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "device_agent/runner.h"
+#include "proto_convert/measure_result.h"
 #include "tuner_core/measure/measure.h"
 
 namespace tunefleet {
@@ -43,6 +44,9 @@ AgentDaemon::AgentDaemon(AgentDaemonOptions options, proto::DeviceInfo device,
     : options_(std::move(options)) {
   AgentServiceOptions service_options;
   service_options.artifact_cache_capacity_bytes = options_.cache_capacity_bytes;
+  // Costs faster than this device could run their FLOPs are refused here,
+  // before they reach the tracker (which applies the same rule).
+  service_options.max_gflops = PlausiblePeakGflops(device);
   service_ = std::make_unique<AgentService>(runner, service_options);
 
   proto::Register registration;

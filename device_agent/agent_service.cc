@@ -1,6 +1,8 @@
 #include "device_agent/agent_service.h"
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -8,12 +10,25 @@
 #include "absl/time/time.h"
 #include "common/logging.h"
 #include "common/sha256.h"
+#include "nlohmann/json.hpp"
+#include "proto_convert/measure_result.h"
 #include "tuner_core/measure/measure.h"
+#include "tuner_core/workloads/workload.h"
 
 namespace tunefleet {
 namespace {
 
 int Code(MeasureErrorNo error_no) { return static_cast<int>(error_no); }
+
+// The FLOPs of the request's workload, or 0 (no FLOP bound) when it cannot
+// be made; the runner has then already answered the request as bad.
+double WorkloadFlops(const proto::RunRequest& run) {
+  const nlohmann::json args = nlohmann::json::parse(run.workload_args_json(), /*cb=*/nullptr,
+                                                    /*allow_exceptions=*/false);
+  if (args.is_discarded()) return 0;
+  absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(run.workload_name(), args);
+  return workload.ok() ? (*workload)->flops() : 0;
+}
 
 }  // namespace
 
@@ -21,6 +36,10 @@ absl::Status AgentServiceOptions::Validate() const {
   if (artifact_cache_capacity_bytes < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "artifact cache capacity must be >= 0 bytes, got ", artifact_cache_capacity_bytes));
+  }
+  if (!std::isfinite(max_gflops) || max_gflops < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_gflops must be finite and >= 0 (0 = no FLOP bound), got ", max_gflops));
   }
   return absl::OkStatus();
 }
@@ -104,7 +123,8 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
                 absl::StrCat("artifact ", run->artifact_hash(), " is not in this agent's cache"));
   }
   if (runner_ == nullptr) return fail(MeasureErrorNo::kUnknown, "agent has no runner");
-  *result.mutable_run() = runner_->Run(*run);
+  *result.mutable_run() =
+      RejectInvalidCosts(runner_->Run(*run), WorkloadFlops(*run), options_.max_gflops);
   result.set_measure_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   return result;
 }

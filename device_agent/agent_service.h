@@ -17,6 +17,11 @@
 // (with run.error_no UNKNOWN, so that nobody mistakes it for a measurement):
 // the tracker resends it with the bytes.
 //
+// Every successful run's costs pass the fleet's cost rule before they leave
+// (ValidateCosts with the workload's FLOPs and options.max_gflops): a cost
+// that is not finite and > 0, or faster than the device could run the
+// FLOPs, is answered RUNTIME_DEVICE naming it, so it can never become a best.
+//
 // Thread-safe. The destructor drops queued requests unanswered (the tracker
 // requeues them when the stream breaks) and waits for the measurement in
 // progress.
@@ -41,6 +46,10 @@ namespace tunefleet {
 
 struct AgentServiceOptions {
   int64_t artifact_cache_capacity_bytes = int64_t{512} << 20;
+  // The device's plausible peak (PlausiblePeakGflops of its DeviceInfo,
+  // proto_convert/measure_result.h); 0 checks only that costs are finite and
+  // > 0. A success whose costs fail ValidateCosts is answered as an error.
+  double max_gflops = 0;
 
   [[nodiscard]] absl::Status Validate() const;
 };

@@ -78,7 +78,7 @@ TEST(AgentServiceTest, StoresArtifactBytesAndReusesThemByHash) {
   ASSERT_EQ(answers.size(), 2u);
   for (const proto::MeasureResult& answer : answers) {
     EXPECT_EQ(answer.run().error_no(), Code(MeasureErrorNo::kNoError)) << answer.run().error_msg();
-    EXPECT_THAT(answer.run().costs(), ElementsAre(1e-3, 1e-3, 1e-3));
+    EXPECT_THAT(answer.run().costs(), ElementsAre(1e-3));  // 3 repeats, trimmed
     EXPECT_FALSE(answer.need_artifact());
     EXPECT_GE(answer.measure_seconds(), 0.0);
   }
@@ -216,8 +216,58 @@ TEST(AgentServiceTest, RealRunnerMeasuresATestdataKernel) {
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kNoError))
       << answers[0].run().error_msg();
-  EXPECT_EQ(answers[0].run().costs_size(), 3);
+  EXPECT_EQ(answers[0].run().costs_size(), 1);
   EXPECT_GT(answers[0].measure_seconds(), 0.0);
+}
+
+// A runner answering success with `cost` seconds for every repeat.
+FakeRunner::Responder AnswerCost(double cost) {
+  return [cost](const proto::RunRequest&) {
+    proto::RunResult result;
+    result.add_costs(1e-3);
+    result.add_costs(cost);
+    return result;
+  };
+}
+
+TEST(AgentServiceTest, CostFasterThanTheDeviceCouldRunIsAnError) {
+  // dense 4x4x4 is 128 FLOP; in 1e-12 s that is 128000 GFLOPS > 1000.
+  FakeRunner runner(AnswerCost(1e-12));
+  AgentServiceOptions options;
+  options.max_gflops = 1000;
+  AgentService service(&runner, options);
+  Results results;
+  service.Handle(Request("fast", "ELF"), results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(answers[0].run().error_msg(), HasSubstr("invalid measurement: cost[1] = 1e-12 s"));
+  EXPECT_THAT(answers[0].run().error_msg(), HasSubstr("1000 GFLOPS"));
+  EXPECT_TRUE(answers[0].run().costs().empty());
+}
+
+TEST(AgentServiceTest, ZeroCostIsAnErrorEvenWithoutAFlopBound) {
+  FakeRunner runner(AnswerCost(0.0));
+  AgentService service(&runner, {});
+  Results results;
+  service.Handle(Request("zero", "ELF"), results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kRuntimeDevice));
+  EXPECT_THAT(answers[0].run().error_msg(), HasSubstr("cost[1] = 0 s is not a time"));
+}
+
+TEST(AgentServiceTest, PlausibleCostsPassTheBound) {
+  FakeRunner runner(AnswerCost(2e-3));
+  AgentServiceOptions options;
+  options.max_gflops = 1000;
+  AgentService service(&runner, options);
+  Results results;
+  service.Handle(Request("fine", "ELF"), results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kNoError));
+  EXPECT_EQ(answers[0].run().costs_size(), 2);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "device_agent/fake_runner.h"
 
+#include "proto_convert/run_request.h"
+
 namespace tunefleet {
 
 proto::RunResult FakeRunner::Run(const proto::RunRequest& request) {
@@ -9,7 +11,11 @@ proto::RunResult FakeRunner::Run(const proto::RunRequest& request) {
   }
   if (respond_) return respond_(request);
   proto::RunResult result;
-  for (int i = 0; i < request.options().repeat(); ++i) result.add_costs(1e-3);
+  // Like the real evaluator: unset options take their defaults, and more
+  // than 2 repeats are trimmed to repeat - 2 costs.
+  const int repeat = ResolveMeasureOptions(request.options()).repeat;
+  for (int i = 0; i < (repeat > 2 ? repeat - 2 : repeat); ++i) result.add_costs(1e-3);
+  result.set_timed_repeats(repeat);
   return result;
 }
 

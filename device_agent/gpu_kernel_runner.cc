@@ -8,7 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "common/gpu_artifact.h"
 #include "device_agent/cuda_event_clock.h"
+#include "device_agent/measured_costs.h"
 #include "device_agent/time_evaluator.h"
+#include "proto_convert/run_request.h"
 #include "tuner_core/measure/measure.h"
 
 namespace tunefleet {
@@ -159,7 +161,7 @@ proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request, Prepared
     if (set_stage) set_stage(s);
   };
   auto seconds_since = [&](int64_t start) { return (host_clock_->NowNanos() - start) / 1e9; };
-  const proto::MeasureOptions& options = request.options();
+  const MeasureOptions options = ResolveMeasureOptions(request.options());
   const std::vector<TensorArg>& tensors = workload.workload().tensors();
 
   stage(RunnerStage::kLoadingKernel);
@@ -254,7 +256,7 @@ proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request, Prepared
     return device_failed(uploaded, "copying the inputs to the GPU");
   }
 
-  if (options.check_correctness()) {
+  if (options.check_correctness) {
     stage(RunnerStage::kCheckRun);
     const int64_t check_start = host_clock_->NowNanos();
     workload.PrepareCheckRun();  // host: NaN in every output
@@ -279,7 +281,7 @@ proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request, Prepared
     if (wrong.has_value()) {
       return Failure(std::move(result), MeasureErrorNo::kWrongAnswer,
                      absl::StrCat("wrong answer for ", workload.workload().Describe(), " (seed ",
-                                  options.input_seed(), "): ", *wrong));
+                                  options.input_seed, "): ", *wrong));
     }
     workload.RestoreInputs();  // the host copy, for the next request
   }
@@ -292,14 +294,11 @@ proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request, Prepared
     result.set_run_seconds(seconds_since(run_start));
     return device_failed(gpu_clock.status(), "creating the timing events");
   }
-  const TimeEvaluatorOptions timing{.number = options.number(),
-                                    .repeat = options.repeat(),
-                                    .min_repeat_ms = options.min_repeat_ms(),
-                                    .cooldown_interval_s = options.cooldown_interval_s()};
+  const TimeEvaluatorOptions timing = TimingOptions(options);
   // The evaluator knows only "non-zero failed"; the status says why.
   absl::Status launch_error;
   CudaEventClock* clock = gpu_clock->get();
-  absl::StatusOr<std::vector<double>> costs = EvaluateTime(
+  absl::StatusOr<TimeEvaluation> costs = EvaluateTime(
       [&]() -> int32_t {
         if (!clock->status().ok()) return 1;
         launch_error = launch_once();
@@ -316,7 +315,7 @@ proto::RunResult GpuKernelRunner::Run(const proto::RunRequest& request, Prepared
     return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
                    std::string(costs.status().message()));
   }
-  for (double cost : *costs) result.add_costs(cost);
+  SetTimedCosts(*costs, &result);
   result.set_error_no(static_cast<int>(MeasureErrorNo::kNoError));
   return result;
 }

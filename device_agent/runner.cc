@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/logging.h"
+#include "proto_convert/run_request.h"
 #include "tuner_core/measure/measure.h"
 
 extern char** environ;
@@ -353,12 +354,15 @@ std::string Runner::ReapExitingChild() {
 
 proto::RunResult Runner::Run(const proto::RunRequest& request) {
   absl::MutexLock lock(&mu_);
-  const double timeout_s = request.options().timeout_s();
-  if (!(timeout_s > 0) || !std::isfinite(timeout_s)) {
+  const MeasureOptions measure = ResolveMeasureOptions(request.options());
+  if (absl::Status valid = measure.Validate(); !valid.ok()) {
     return Failure(MeasureErrorNo::kUnknown,
-                   absl::StrCat("invalid measure options: timeout_s must be > 0, got ", timeout_s));
+                   absl::StrCat("invalid measure options: ", valid.message()));
   }
-  const int64_t timeout_nanos = SecondsToNanos(timeout_s);
+  const double timeout_s = measure.timeout_s;
+  // The child sleeps the cooldown after the measurement; it is not the
+  // kernel's time, so it extends the deadline rather than eating into it.
+  const int64_t timeout_nanos = SecondsToNanos(timeout_s + measure.cooldown_interval_s);
   const int64_t prepare_timeout_nanos = SecondsToNanos(options_.prepare_timeout_s);
   const std::string payload = request.SerializeAsString();
 

@@ -12,8 +12,10 @@
 #include "common/gpu_artifact.h"
 #include "common/logging.h"
 #include "device_agent/kernel_loader.h"
+#include "device_agent/measured_costs.h"
 #include "device_agent/staged_kernel.h"
 #include "device_agent/time_evaluator.h"
+#include "proto_convert/run_request.h"
 #include "tuner_core/measure/measure.h"
 
 namespace tunefleet {
@@ -30,27 +32,6 @@ proto::RunResult Failure(proto::RunResult result, MeasureErrorNo error_no, std::
   result.set_error_no(static_cast<int>(error_no));
   result.set_error_msg(std::move(message));
   return result;
-}
-
-// The request's measure options, or why they are unusable. Proto3 sends 0
-// for an unset field, so a caller that forgets the options gets told here
-// rather than silently measuring with number = 0.
-[[nodiscard]] absl::Status ValidateMeasureOptions(const proto::MeasureOptions& options) {
-  if (options.number() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("number must be >= 1, got ", options.number()));
-  }
-  if (options.repeat() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("repeat must be >= 1, got ", options.repeat()));
-  }
-  if (options.min_repeat_ms() < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("min_repeat_ms must be >= 0, got ", options.min_repeat_ms()));
-  }
-  if (!(options.cooldown_interval_s() >= 0) || !std::isfinite(options.cooldown_interval_s())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cooldown_interval_s must be finite and >= 0, got ", options.cooldown_interval_s()));
-  }
-  return absl::OkStatus();
 }
 
 double SecondsSince(ClockInterface& clock, int64_t start_nanos) {
@@ -75,12 +56,28 @@ void RunnerChild::SetStage(RunnerStage stage) {
 }
 
 proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
-  proto::RunResult result;
-  const proto::MeasureOptions& options = request.options();
-  if (absl::Status valid = ValidateMeasureOptions(options); !valid.ok()) {
-    return Failure(std::move(result), MeasureErrorNo::kUnknown,
+  // Unset options take their defaults here (proto3 would read them as 0,
+  // e.g. check_correctness false), then the fleet's one validation.
+  const MeasureOptions options = ResolveMeasureOptions(request.options());
+  if (absl::Status valid = options.Validate(); !valid.ok()) {
+    return Failure(proto::RunResult(), MeasureErrorNo::kUnknown,
                    absl::StrCat("invalid measure options: ", valid.message()));
   }
+  proto::RunResult result = Measure(request, options);
+  // AutoTVM's cooldown: once per trial, after the measurement and outside
+  // every stage time (so outside all_cost), like run_through_rpc's sleep
+  // after its timestamp. It still counts against the parent's timeout, as
+  // AutoTVM's sleep counts against call_func_with_timeout.
+  if (options.cooldown_interval_s > 0) {
+    SetStage(RunnerStage::kCoolingDown);
+    clock_->SleepSeconds(options.cooldown_interval_s);
+  }
+  return result;
+}
+
+proto::RunResult RunnerChild::Measure(const proto::RunRequest& request,
+                                      const MeasureOptions& options) {
+  proto::RunResult result;
 
   // A GPU artifact on a host without a usable GPU fails here, before the
   // (possibly long) reference computation below.
@@ -98,8 +95,8 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
   SetStage(RunnerStage::kPreparingWorkload);
   const int64_t prepare_start = clock_->NowNanos();
   absl::StatusOr<PreparedWorkload*> prepared =
-      workloads_.Get(request.workload_name(), request.workload_args_json(), options.input_seed());
-  if (prepared.ok() && options.check_correctness()) (*prepared)->ComputeReferenceIfNeeded();
+      workloads_.Get(request.workload_name(), request.workload_args_json(), options.input_seed);
+  if (prepared.ok() && options.check_correctness) (*prepared)->ComputeReferenceIfNeeded();
   const int64_t prepare_nanos = clock_->NowNanos() - prepare_start;
   result.set_prepare_seconds(static_cast<double>(prepare_nanos) * 1e-9);
   if (status_page_ != nullptr) {
@@ -152,7 +149,7 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
   if (const int32_t rc = kernel->Prepare(runtime); rc != 0)
     return stage_failed("in its prepare stage", rc);
 
-  if (options.check_correctness()) {
+  if (options.check_correctness) {
     SetStage(RunnerStage::kCheckRun);
     const int64_t check_start = clock_->NowNanos();
     workload.PrepareCheckRun();  // restores inputs, poisons outputs
@@ -168,7 +165,7 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
     if (wrong.has_value()) {
       return Failure(std::move(result), MeasureErrorNo::kWrongAnswer,
                      absl::StrCat("wrong answer for ", workload.workload().Describe(), " (seed ",
-                                  options.input_seed(), "): ", *wrong));
+                                  options.input_seed, "): ", *wrong));
     }
     // Inputs the kernel overwrote would skew the timings that follow.
     workload.RestoreInputs();
@@ -176,24 +173,21 @@ proto::RunResult RunnerChild::Handle(const proto::RunRequest& request) {
 
   SetStage(RunnerStage::kTimingRuns);
   const int64_t run_start = clock_->NowNanos();
-  TimeEvaluatorOptions timing{.number = options.number(),
-                              .repeat = options.repeat(),
-                              .min_repeat_ms = options.min_repeat_ms(),
-                              .cooldown_interval_s = options.cooldown_interval_s()};
-  if (options.enable_cpu_cache_flush()) {
+  TimeEvaluatorOptions timing = TimingOptions(options);
+  if (options.enable_cpu_cache_flush) {
     std::vector<CacheFlushRange> ranges = workload.InputRanges();
     for (const CacheFlushRange& range : kernel->StagedRanges()) ranges.push_back(range);
     timing.before_repeat = [ranges] { FlushCpuCache(ranges); };
   }
   StagedKernel* timed = &*kernel;
-  absl::StatusOr<std::vector<double>> costs =
+  absl::StatusOr<TimeEvaluation> costs =
       EvaluateTime([timed, runtime] { return timed->Run(runtime); }, timing, *clock_);
   result.set_run_seconds(SecondsSince(*clock_, run_start));
   if (!costs.ok()) {
     return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
                    std::string(costs.status().message()));
   }
-  for (double cost : *costs) result.add_costs(cost);
+  SetTimedCosts(*costs, &result);
   result.set_error_no(static_cast<int>(MeasureErrorNo::kNoError));
   return result;
 }

@@ -26,6 +26,7 @@
 #include "device_agent/tensor_data.h"
 #include "device_agent/thread_pool.h"
 #include "proto/runner.pb.h"
+#include "tuner_core/measure/measure.h"
 
 namespace tunefleet {
 
@@ -59,7 +60,9 @@ class RunnerChild {
   //                   kernel returns non-zero, or tensors cannot be allocated;
   //   WRONG_ANSWER    outputs differ from the reference (first index named),
   //                   or the kernel wrote into an input.
-  // On success, costs holds one mean seconds-per-call per repeat. The stage
+  // On success, costs holds the mean seconds-per-call of each repeat, trimmed
+  // (time_evaluator.h), with their spread. After the measurement, success
+  // or not, the child sleeps cooldown_interval_s once (kCoolingDown). The stage
   // times (prepare_seconds, load_seconds, check_seconds, run_seconds) are
   // filled as far as the request got.
   proto::RunResult Handle(const proto::RunRequest& request);
@@ -80,6 +83,8 @@ class RunnerChild {
 
  private:
   void SetStage(RunnerStage stage);
+  // Handle() without the cooldown, with `options` resolved and valid.
+  proto::RunResult Measure(const proto::RunRequest& request, const MeasureOptions& options);
 
   ClockInterface* clock_;
   RunnerStatusPage* status_page_;

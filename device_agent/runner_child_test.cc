@@ -29,10 +29,14 @@ class RunnerChildTest : public ::testing::Test {
   RunnerChild child_{RunnerChildOptions{.num_threads = 2, .pin_threads = false}, &clock_};
 };
 
-TEST_F(RunnerChildTest, CorrectKernelGivesOneCostPerRepeat) {
+TEST_F(RunnerChildTest, CorrectKernelGivesTrimmedCostsAndTheirSpread) {
   proto::RunResult result = child_.Handle(DenseTestRequest("libdense_ok.so"));
   ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
-  ASSERT_EQ(result.costs_size(), 3);
+  // 3 repeats timed; AutoTVM's trimming keeps the middle one.
+  ASSERT_EQ(result.costs_size(), 1);
+  EXPECT_EQ(result.timed_repeats(), 3);
+  EXPECT_TRUE(result.has_cost_stddev_s());
+  EXPECT_TRUE(result.has_cost_rel_ci());
   for (double cost : result.costs()) EXPECT_GT(cost, 0.0);
   EXPECT_GE(result.load_seconds(), 0.0);
   EXPECT_GE(result.check_seconds(), 0.0);
@@ -44,7 +48,7 @@ TEST_F(RunnerChildTest, CorrectKernelGivesOneCostPerRepeat) {
 TEST_F(RunnerChildTest, StagedKernelRunsPrepareEntryAndFinish) {
   proto::RunResult result = child_.Handle(DenseTestRequest("libdense_staged.so"));
   ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
-  EXPECT_EQ(result.costs_size(), 3);
+  EXPECT_EQ(result.costs_size(), 1);
   // The same workload next with a self-contained kernel: nothing staged leaks.
   result = child_.Handle(DenseTestRequest("libdense_ok.so"));
   EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
@@ -71,7 +75,7 @@ TEST_F(RunnerChildTest, WrongKernelIsTimedWhenCheckingIsOff) {
   request.mutable_options()->set_check_correctness(false);
   proto::RunResult result = child_.Handle(request);
   EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
-  EXPECT_EQ(result.costs_size(), 3);
+  EXPECT_EQ(result.costs_size(), 1);
 }
 
 TEST_F(RunnerChildTest, CorrectKernelAfterAWrongOneStillPasses) {
@@ -122,12 +126,62 @@ TEST_F(RunnerChildTest, BadWorkloadIsUnknown) {
   EXPECT_THAT(result.error_msg(), HasSubstr("missing argument \"N\""));
 }
 
-TEST_F(RunnerChildTest, UnsetMeasureOptionsAreUnknown) {
-  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+TEST(RunnerChildOptionsTest, UnsetMeasureOptionsTakeTheDefaults) {
+  // Only the timeout set: number, repeat and check_correctness must be the
+  // defaults (4, 3, true), not proto3's zeros.
+  FakeClock clock;
+  RunnerChild child(RunnerChildOptions{.num_threads = 1, .pin_threads = false}, &clock);
+  proto::RunRequest request = DenseTestRequest("libdense_wrong.so");
   request.clear_options();
+  request.mutable_options()->set_timeout_s(30);
+  proto::RunResult result = child.Handle(request);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kWrongAnswer)) << result.error_msg();
+
+  request = DenseTestRequest("libdense_ok.so");
+  request.clear_options();
+  result = child.Handle(request);
+  ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  EXPECT_EQ(result.timed_repeats(), 3);
+}
+
+TEST_F(RunnerChildTest, ExplicitlyBadMeasureOptionsAreUnknown) {
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  request.mutable_options()->set_number(0);
   proto::RunResult result = child_.Handle(request);
   EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kUnknown));
-  EXPECT_THAT(result.error_msg(), HasSubstr("invalid measure options: number must be >= 1"));
+  EXPECT_THAT(result.error_msg(), HasSubstr("invalid measure options: measure option number = 0"));
+}
+
+TEST(RunnerChildCooldownTest, SleepsOnceAfterTheTrialOutsideTheStageTimes) {
+  FakeClock clock;
+  RunnerStatusPage page{};
+  RunnerChild child(RunnerChildOptions{.num_threads = 1, .pin_threads = false}, &clock, &page);
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  request.mutable_options()->set_repeat(5);
+  request.mutable_options()->set_cooldown_interval_s(0.25);
+  proto::RunResult result = child.Handle(request);
+  ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  // Once per trial, not between the 5 repeats (the old evaluator slept 4 times).
+  EXPECT_THAT(clock.sleeps(), ::testing::ElementsAre(250'000'000));
+  EXPECT_EQ(static_cast<RunnerStage>(page.stage.load()), RunnerStage::kCoolingDown);
+  // Only the fake clock's sleep moved time: no stage counted it.
+  EXPECT_EQ(result.prepare_seconds() + result.load_seconds() + result.check_seconds() +
+                result.run_seconds(),
+            0.0);
+}
+
+TEST(RunnerChildAdaptiveTest, RepeatsUntilTheCapWhenTheTargetIsNotMet) {
+  FakeClock clock;  // every cost reads 0 s: no interval, so never within target
+  RunnerChild child(RunnerChildOptions{.num_threads = 1, .pin_threads = false}, &clock);
+  proto::RunRequest request = DenseTestRequest("libdense_ok.so");
+  request.mutable_options()->set_repeat(3);
+  request.mutable_options()->set_max_repeat(6);
+  // The cap ends it.
+  request.mutable_options()->set_target_rel_ci(1e-9);
+  proto::RunResult result = child.Handle(request);
+  ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+  EXPECT_EQ(result.timed_repeats(), 6);
+  EXPECT_EQ(result.costs_size(), 4);
 }
 
 TEST(RunnerChildStatusPageTest, PublishesStageAndPreparationTime) {
@@ -169,7 +223,7 @@ TEST(RunnerChildGpuTest, GpuArtifactRunsOnTheGpuAndSharedObjectsStillOnTheCpu) {
   RunnerChild child(OptionsWithFakeGpu(fake), &clock);
   proto::RunResult result = child.Handle(GpuTestRequest());
   ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
-  EXPECT_EQ(result.costs_size(), 3);
+  EXPECT_EQ(result.costs_size(), 1);          // 3 repeats, trimmed
   EXPECT_EQ(fake.launches(), 1 + 1 + 3 * 2);  // check, warm-up, 3 repeats of 2
 
   result = child.Handle(DenseTestRequest("libdense_ok.so"));

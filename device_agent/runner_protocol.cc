@@ -94,6 +94,8 @@ const char* RunnerStageDescription(RunnerStage stage) {
       return "writing the result";
     case RunnerStage::kExiting:
       return "writing its last result before exiting (the CUDA context was lost to a GPU fault)";
+    case RunnerStage::kCoolingDown:
+      return "cooling down after the measurement (cooldown_interval_s)";
   }
   return "in an unknown stage";
 }

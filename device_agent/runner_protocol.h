@@ -51,6 +51,8 @@ enum class RunnerStage : uint32_t {
   // Writing its last result: a GPU fault left the CUDA context unusable, so
   // the child exits after this result and the parent reaps it.
   kExiting = 7,
+  // The once-per-trial cooldown after a measurement (cooldown_interval_s).
+  kCoolingDown = 8,
 };
 
 // "running the kernel (timing runs)": completes "... while <description>".

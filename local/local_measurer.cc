@@ -82,15 +82,15 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
     proto::RunRequest request =
         MakeRunRequest(task_.workload(), build.artifact.shared_object, build.artifact.entry_name,
                        build.artifact.hash, options_.measure);
-    const Clock::time_point run_start = Clock::now();
     proto::RunResult run = runner_->Run(request);
-    const double run_wall = SecondsSince(run_start);
     timings_.run_seconds += run.run_seconds();
     timings_.check_seconds += run.check_seconds();
     timings_.load_seconds += run.load_seconds();
     timings_.prepare_seconds += run.prepare_seconds();
-    result = ToMeasureResult(run, Now());
-    result.all_cost = build.timings.total_seconds + run_wall;
+    // The same checks as the fleet's: no cost this host could not reach.
+    result = RejectInvalidCosts(ToMeasureResult(run, Now()), task_.workload().flops(), max_gflops_);
+    // AutoTVM's all_cost: build + run, without the cooldown slept after it.
+    result.all_cost = build.timings.total_seconds + result.all_cost;
   }
   timings_.measure_wall_seconds += SecondsSince(start);
   timings_.trials += static_cast<int64_t>(configs.size());

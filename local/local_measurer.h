@@ -13,7 +13,9 @@
 #include "absl/status/statusor.h"
 #include "builder_worker/builder.h"
 #include "builder_worker/codegen/target.h"
+#include "device_agent/device_info.h"
 #include "device_agent/runner.h"
+#include "proto_convert/measure_result.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/tuners/tuner.h"
@@ -62,7 +64,8 @@ class LocalMeasurer final : public MeasurerInterface {
       : task_(task),
         target_(std::move(target)),
         options_(std::move(options)),
-        runner_(std::move(runner)) {}
+        runner_(std::move(runner)),
+        max_gflops_(PlausiblePeakGflops(DetectHostDevice())) {}
 
   std::vector<BuildResult> BuildAll(const std::vector<Config>& configs);
 
@@ -70,6 +73,7 @@ class LocalMeasurer final : public MeasurerInterface {
   const TargetSpec target_;
   const LocalMeasurerOptions options_;
   std::unique_ptr<Runner> runner_;
+  const double max_gflops_;  // no cost of this host may imply more
   LocalTimings timings_;
 };
 

@@ -14,7 +14,29 @@ proto::MeasureOptions ToProto(const MeasureOptions& options) {
   proto.set_timeout_s(options.timeout_s);
   proto.set_check_correctness(options.check_correctness);
   proto.set_input_seed(options.input_seed);
+  if (options.max_repeat != 0) proto.set_max_repeat(options.max_repeat);
+  proto.set_target_rel_ci(options.target_rel_ci);
   return proto;
+}
+
+MeasureOptions ResolveMeasureOptions(const proto::MeasureOptions& options) {
+  MeasureOptions resolved;  // the defaults
+  if (options.has_number()) resolved.number = options.number();
+  if (options.has_repeat()) resolved.repeat = options.repeat();
+  resolved.min_repeat_ms = options.min_repeat_ms();
+  if (options.has_cooldown_interval_s())
+    resolved.cooldown_interval_s = options.cooldown_interval_s();
+  resolved.enable_cpu_cache_flush = options.enable_cpu_cache_flush();
+  if (options.has_timeout_s()) resolved.timeout_s = options.timeout_s();
+  if (options.has_check_correctness()) resolved.check_correctness = options.check_correctness();
+  if (options.has_input_seed()) resolved.input_seed = options.input_seed();
+  if (options.has_max_repeat()) resolved.max_repeat = options.max_repeat();
+  if (options.has_target_rel_ci()) resolved.target_rel_ci = options.target_rel_ci();
+  return resolved;
+}
+
+[[nodiscard]] absl::Status ValidateMeasureOptions(const proto::MeasureOptions& options) {
+  return ResolveMeasureOptions(options).Validate();
 }
 
 proto::RunRequest MakeRunRequest(const Workload& workload, std::string shared_object,

@@ -40,4 +40,15 @@ proto::TaskSpec MakeTaskSpec(const std::string& template_name, const std::string
   return spec;
 }
 
+[[nodiscard]] absl::Status CanonicalizeJobTasks(proto::JobSpec& spec) {
+  if (!spec.has_task()) return absl::OkStatus();
+  if (spec.tasks_size() > 0) {
+    return absl::InvalidArgumentError(
+        "a job gives either `task` (one task) or `tasks` (a model's), not both");
+  }
+  *spec.add_tasks()->mutable_task() = spec.task();
+  spec.clear_task();
+  return absl::OkStatus();
+}
+
 }  // namespace tunefleet

@@ -5,6 +5,7 @@
 //
 //   TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, TaskFromSpec(request.task()));
 //   proto::TaskSpec spec = MakeTaskSpec("", "dense", {{"M", 64}, ...}, "llvm -mcpu=native");
+//   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(job_spec));   // `task` -> `tasks`
 #ifndef TUNEFLEET_PROTO_CONVERT_TASK_SPEC_H_
 #define TUNEFLEET_PROTO_CONVERT_TASK_SPEC_H_
 
@@ -28,6 +29,10 @@ namespace tunefleet {
 // The spec of a task: empty template_name means the workload's default.
 proto::TaskSpec MakeTaskSpec(const std::string& template_name, const std::string& workload_name,
                              const nlohmann::json& workload_args, const std::string& target);
+
+// A job's spec in canonical form: a one-task `task` moved into `tasks` (and
+// cleared). InvalidArgument when both are given.
+[[nodiscard]] absl::Status CanonicalizeJobTasks(proto::JobSpec& spec);
 
 }  // namespace tunefleet
 

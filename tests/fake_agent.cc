@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "proto_convert/run_request.h"
 
 namespace tunefleet {
 
@@ -87,8 +88,10 @@ void FakeAgent::MeasureLoop() {
     result->set_lease_id(request.lease_id());
     proto::RunResult* run = result->mutable_run();
     run->set_error_no(0);  // NO_ERROR
-    const int repeat = std::max(1, request.run().options().repeat());
-    for (int i = 0; i < repeat; ++i) run->add_costs(options_.measure_s);
+    // Like the real time evaluator: costs trimmed once (min and max dropped
+    // when more than 2 repeats).
+    const int repeat = ResolveMeasureOptions(request.run().options()).repeat;
+    for (int i = 0; i < (repeat > 2 ? repeat - 2 : repeat); ++i) run->add_costs(options_.measure_s);
     const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
     run->set_run_seconds(seconds);
     result->set_measure_seconds(seconds);

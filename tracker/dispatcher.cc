@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "common/logging.h"
+#include "proto_convert/run_request.h"
 
 namespace tunefleet {
 namespace {
@@ -50,7 +51,7 @@ void Dispatcher::ResendWithArtifact(Worker& agent, Job& job, Trial& trial) {
 void Dispatcher::AssignJobs() {
   for (const std::string& id : jobs_->submission_order()) {
     Job& job = *jobs_->Find(id);
-    if (job.finished() || !job.tuner_worker.empty() || job.task == nullptr) continue;
+    if (job.finished() || !job.tuner_worker.empty() || !job.loaded()) continue;
     Worker* best = nullptr;
     for (const std::string& tuner_id : workers_->tuners()) {
       Worker& tuner = *workers_->Find(tuner_id);
@@ -84,6 +85,7 @@ void Dispatcher::SendAssignment(Worker& tuner, Job& job) {
     k->set_trial_id(id);
     k->set_config_json(t.config_json);
     k->set_config_index(t.config_index);
+    k->set_task_index(t.task_index);
     k->set_done(t.done);
     if (t.done) *k->mutable_result() = t.result;
   }
@@ -127,7 +129,7 @@ void Dispatcher::DispatchBuilds(double since) {
     b->set_lease_id(lease_id);
     b->set_job_id(job.stored.job_id);
     b->set_trial_id(trial.id);
-    *b->mutable_task() = job.stored.spec.task();
+    *b->mutable_task() = job.stored.spec.tasks(trial.task_index).task();
     b->set_config_json(trial.config_json);
     b->set_timeout_s(job.stored.spec.build_timeout_s());
     builder->outbox->Send(std::move(m));
@@ -164,7 +166,9 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
     agent.free_listed = false;
     Trial& trial = job.trials.at(job.to_measure.front());
     job.to_measure.pop_front();
-    const double deadline = clock_->NowSeconds() + job.stored.spec.measure().timeout_s() +
+    // The agent's own deadline is timeout + cooldown (slept once per trial).
+    const MeasureOptions measure = ResolveMeasureOptions(job.stored.spec.measure());
+    const double deadline = clock_->NowSeconds() + measure.timeout_s + measure.cooldown_interval_s +
                             options_->measure_lease_grace_s;
     leases_->Grant(job, trial, agent, Stage::kMeasure, deadline);
     SendMeasure(agent, job, trial, !agent.artifacts_sent.contains(trial.artifact_hash));
@@ -179,8 +183,9 @@ void Dispatcher::SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_by
   request->set_job_id(job.stored.job_id);
   request->set_trial_id(trial.id);
   proto::RunRequest* run = request->mutable_run();
-  run->set_workload_name(job.task->workload().name());
-  run->set_workload_args_json(job.task->workload().args().dump());
+  const Workload& workload = job.tasks[trial.task_index].task->workload();
+  run->set_workload_name(workload.name());
+  run->set_workload_args_json(workload.args().dump());
   if (with_bytes) {
     run->set_shared_object(*trial.shared_object);
     agent.artifacts_sent.insert(trial.artifact_hash);

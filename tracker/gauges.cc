@@ -54,9 +54,11 @@ void RefreshGauges(const JobTable& jobs, const WorkerRegistry& workers, double n
   std::map<std::string, double> best;
   for (const auto& [id, job] : jobs.by_id()) {
     if (int64_t* count = JobsIn(job->stored.state, stats)) ++*count;
-    if (job->best_cost > 0 && job->task != nullptr) {
-      double& b = best[job->stored.spec.task().target()];
-      b = std::max(b, job->task->workload().flops() / job->best_cost / 1e9);
+    for (int i = 0; i < static_cast<int>(job->tasks.size()); ++i) {
+      const JobTask& t = job->tasks[i];
+      if (!t.best.has_best()) continue;
+      double& b = best[job->stored.spec.tasks(i).task().target()];
+      b = std::max(b, t.best.Gflops(t.task->workload().flops()));
     }
     if (job->finished()) continue;
     stats.trials_done += job->done;

@@ -20,7 +20,9 @@ TEST(GaugesTest, SnapshotsWorkersQueuesAndJobs) {
   ASSERT_EQ(running.tuner_worker, tuner.id);
   parts.ProposeConfigs(running, tuner, {1, 2});
   agent.leases.insert("L-fake");  // busy
-  finished.best_cost = 1e-3;
+  MeasureResult fast;
+  fast.costs = {1e-3};
+  finished.tasks[0].best.Offer(fast);
   finished.stored.state = proto::SUCCEEDED;
   parts.clock.AdvanceSeconds(2);
 
@@ -50,7 +52,8 @@ TEST(GaugesTest, SnapshotsWorkersQueuesAndJobs) {
   EXPECT_EQ(jobs.trials_target, 4);
   ASSERT_EQ(jobs.best_gflops.size(), 1u);
   EXPECT_EQ(jobs.best_gflops[0].target, "llvm");
-  EXPECT_DOUBLE_EQ(jobs.best_gflops[0].gflops, finished.task->workload().flops() / 1e-3 / 1e9);
+  EXPECT_DOUBLE_EQ(jobs.best_gflops[0].gflops,
+                   finished.tasks[0].task->workload().flops() / 1e-3 / 1e9);
 }
 
 }  // namespace

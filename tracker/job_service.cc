@@ -154,7 +154,7 @@ grpc::Status JobServiceImpl::ExportRecords(grpc::ServerContext* context,
                                            grpc::ServerWriter<proto::RecordLines>* writer) {
   grpc::Status auth = Check(*context, Action::kQuery);
   if (!auth.ok()) return auth;
-  absl::StatusOr<std::vector<std::string>> lines = scheduler_->ExportRecords(request->job_id());
+  absl::StatusOr<std::vector<std::string>> lines = scheduler_->ExportRecords(*request);
   if (!lines.ok()) return ToGrpc(lines.status());
   constexpr size_t kChunkBytes = 1 << 20;
   proto::RecordLines chunk;

@@ -1,12 +1,16 @@
 #include "tracker/job_table.h"
 
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/run_request.h"
 #include "proto_convert/task_spec.h"
+#include "tuner_core/selective/selective_plan.h"
+#include "tuner_core/task_scheduler/task_scheduler.h"
 #include "tuner_core/tuners/tuner_factory.h"
 
 namespace tunefleet {
@@ -60,6 +64,47 @@ void JobTable::EndWatches(Job& job) {
   job.watchers.clear();
 }
 
+namespace {
+
+// A model's tasks per job: far beyond the largest models' distinct tasks
+// (BERT-large has fewer than 30), small enough that a spec stays small.
+constexpr int kMaxTasksPerJob = 1024;
+
+[[nodiscard]] absl::Status CompleteTasks(proto::JobSpec& spec) {
+  TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
+  if (spec.tasks_size() == 0) return absl::InvalidArgumentError("the job has no task");
+  if (spec.tasks_size() > kMaxTasksPerJob) {
+    return absl::InvalidArgumentError(absl::StrCat("a job may have at most ", kMaxTasksPerJob,
+                                                   " tasks, got ", spec.tasks_size()));
+  }
+  for (int i = 0; i < spec.tasks_size(); ++i) {
+    proto::JobTask& t = *spec.mutable_tasks(i);
+    if (!t.has_weight()) t.set_weight(1);
+    if (!std::isfinite(t.weight()) || t.weight() <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("task ", i, ": weight must be finite and > 0, got ", t.weight()));
+    }
+  }
+  if (spec.task_policy().empty()) spec.set_task_policy("gradient");
+  TF_RETURN_IF_ERROR(ParseTaskSchedulePolicy(spec.task_policy()).status());
+  if (spec.has_trials_per_task() && spec.trials_per_task() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trials_per_task must be >= 1, got ", spec.trials_per_task()));
+  }
+  if (!spec.selective().empty()) {
+    absl::StatusOr<TopK> top = ParseTopK(spec.selective());
+    if (!top.ok()) return absl::InvalidArgumentError(top.status().message());
+  }
+  if (spec.has_selective_threshold() &&
+      !(spec.selective_threshold() >= 0 && spec.selective_threshold() <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("selective_threshold must be in [0, 1], got ", spec.selective_threshold()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 [[nodiscard]] absl::StatusOr<proto::JobSpec> CompleteJobSpec(proto::JobSpec spec,
                                                              const SchedulerOptions& options) {
   if (spec.n_trial() <= 0 || spec.n_trial() > options.max_trials_per_job) {
@@ -79,16 +124,35 @@ void JobTable::EndWatches(Job& job) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown tuner \"", spec.tuner(), "\" (one of: ", absl::StrJoin(names, ", "), ")"));
   }
-  if (!spec.has_measure()) *spec.mutable_measure() = ToProto(MeasureOptions());
-  const proto::MeasureOptions& m = spec.measure();
-  if (m.number() <= 0 || m.repeat() <= 0 || m.timeout_s() <= 0 || m.min_repeat_ms() < 0 ||
-      m.cooldown_interval_s() < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("measure options out of range (number and repeat >= 1, timeout_s > 0, "
-                     "min_repeat_ms and cooldown_interval_s >= 0): ",
-                     m.ShortDebugString()));
+  // Unset measure fields keep their defaults (proto_convert/run_request);
+  // the stored spec says them all, so every reader sees the same values.
+  const absl::Status measure = ValidateMeasureOptions(spec.measure());
+  if (!measure.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("measure options: ", measure.message()));
   }
+  *spec.mutable_measure() = ToProto(ResolveMeasureOptions(spec.measure()));
+  TF_RETURN_IF_ERROR(CompleteTasks(spec));
   return spec;
+}
+
+[[nodiscard]] absl::StatusOr<std::vector<JobTask>> LoadJobTasks(const proto::JobSpec& spec) {
+  std::vector<JobTask> tasks;
+  for (int i = 0; i < spec.tasks_size(); ++i) {
+    const proto::JobTask& t = spec.tasks(i);
+    absl::StatusOr<std::unique_ptr<Task>> task = TaskFromSpec(t.task());
+    if (!task.ok()) {
+      return absl::Status(task.status().code(),
+                          absl::StrCat("task ", i, ": ", task.status().message()));
+    }
+    if ((*task)->space().size() <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("task ", i, ": its config space is empty"));
+    }
+    JobTask& loaded = tasks.emplace_back();
+    loaded.weight = t.has_weight() ? t.weight() : 1;
+    loaded.name = t.name().empty() ? (*task)->workload().Describe() : t.name();
+    loaded.task = std::move(*task);
+  }
+  return tasks;
 }
 
 proto::JobStatus StatusOf(const Job& job, const std::string& tuner_name) {
@@ -99,10 +163,33 @@ proto::JobStatus StatusOf(const Job& job, const std::string& tuner_name) {
   s.set_trials_done(job.done);
   s.set_trials_failed(job.failed);
   s.set_trials_in_flight(job.finished() ? 0 : job.in_flight());
-  if (job.best_cost > 0 && job.task != nullptr) {
-    s.set_best_gflops(job.task->workload().flops() / job.best_cost / 1e9);
-    s.set_best_cost_s(job.best_cost);
-    s.set_best_config_json(job.best_config_json);
+  double latency = 0;
+  int untuned = 0;
+  for (size_t i = 0; i < job.tasks.size(); ++i) {
+    const JobTask& t = job.tasks[i];
+    proto::TaskStatus* ts = s.add_tasks();
+    ts->set_index(static_cast<int32_t>(i));
+    ts->set_name(t.name);
+    ts->set_weight(t.weight);
+    ts->set_trials_done(t.done);
+    ts->set_trials_failed(t.failed);
+    ts->set_trials_in_flight(job.finished() ? 0 : t.trials - t.done);
+    if (t.best.has_best()) {
+      ts->set_best_cost_s(t.best.cost_s());
+      ts->set_best_gflops(t.best.Gflops(t.task->workload().flops()));
+      ts->set_best_config_json(t.best_config_json);
+      latency += t.weight * t.best.cost_s();
+    } else {
+      ++untuned;
+    }
+  }
+  s.set_estimated_latency_s(latency);
+  s.set_untuned_tasks(untuned);
+  // A one-task job's best is its task's (the fields single-task clients read).
+  if (job.tasks.size() == 1 && job.tasks[0].best.has_best()) {
+    s.set_best_gflops(s.tasks(0).best_gflops());
+    s.set_best_cost_s(s.tasks(0).best_cost_s());
+    s.set_best_config_json(s.tasks(0).best_config_json());
   }
   s.set_message(job.store_error.empty() ? job.stored.message : job.store_error);
   s.set_created_at(job.stored.created_at);

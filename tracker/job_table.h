@@ -33,6 +33,7 @@
 #include "proto_convert/job_state.h"
 #include "tracker/scheduler_options.h"
 #include "tracker/store.h"
+#include "tuner_core/records/best_so_far.h"
 #include "tuner_core/templates/task.h"
 
 namespace tunefleet {
@@ -52,6 +53,7 @@ enum class TrialState {
 
 struct Trial {
   int64_t id = 0;
+  int32_t task_index = 0;  // in the job's tasks
   std::string config_json;
   int64_t config_index = 0;
   TrialState state = TrialState::kToBuild;
@@ -73,9 +75,23 @@ struct Trial {
 // held: must only queue the event. Returning false unsubscribes.
 using JobWatcher = std::function<bool(const proto::JobEvent& event)>;
 
+// One task of a job (spec.tasks[i]) and its progress.
+struct JobTask {
+  std::unique_ptr<Task> task;  // for configs, records and FLOPs
+  double weight = 1;           // layers of the model it serves
+  std::string name;
+  int64_t trials = 0;  // created (proposed and accepted)
+  int64_t done = 0;
+  int64_t failed = 0;
+  BestSoFar best;
+  std::string best_config_json;
+};
+
 struct Job {
   StoredJob stored;
-  std::unique_ptr<Task> task;  // for configs, records and FLOPs; null if it cannot be loaded
+  // One per spec.tasks entry; empty when a task cannot be loaded (the job
+  // is failed at Resume).
+  std::vector<JobTask> tasks;
   std::map<int64_t, Trial> trials;
   std::deque<int64_t> to_build;
   std::deque<int64_t> to_measure;
@@ -86,8 +102,6 @@ struct Job {
   std::string tuner_worker;  // worker id of the tuner holding it
   double build_pass = 0;     // stride scheduling
   double measure_pass = 0;
-  double best_cost = 0;  // 0 = none yet
-  std::string best_config_json;
   bool search_finished = false;
   std::string finish_reason;
   std::map<int64_t, JobWatcher> watchers;
@@ -98,6 +112,7 @@ struct Job {
   std::string store_error;
 
   bool finished() const { return IsFinalJobState(stored.state); }
+  bool loaded() const { return !tasks.empty(); }
   int64_t in_flight() const { return static_cast<int64_t>(trials.size()) - done; }
   double stride() const { return 1.0 / std::max(1, stored.spec.priority()); }
 };
@@ -134,10 +149,16 @@ class JobTable {
 };
 
 // `spec` with defaults filled in (priority 1, the options' max_attempts and
-// build timeout, the random tuner, AutoTVM's measure options), or
-// InvalidArgument naming the field out of range. Does not look at the task.
+// build timeout, the random tuner, AutoTVM's measure options, the gradient
+// task policy) and in canonical form (a one-task `task` moved into `tasks`),
+// or InvalidArgument naming the field out of range. Does not load the tasks.
 [[nodiscard]] absl::StatusOr<proto::JobSpec> CompleteJobSpec(proto::JobSpec spec,
                                                              const SchedulerOptions& options);
+
+// The tasks of a completed spec, loaded (TaskFromSpec), with their weights
+// and names; InvalidArgument naming the task that does not load or whose
+// space is empty.
+[[nodiscard]] absl::StatusOr<std::vector<JobTask>> LoadJobTasks(const proto::JobSpec& spec);
 
 // `job` as the job API reports it; `tuner_name` is the name of the tuner
 // holding it ("" for none).

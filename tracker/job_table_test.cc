@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto_convert/measure_result.h"
@@ -89,10 +90,19 @@ TEST(JobTableTest, FinishedJobGetsTheFirstEventOnly) {
   EXPECT_TRUE(job.watchers.empty());
 }
 
+proto::TaskSpec DenseTask(int m) {
+  proto::TaskSpec task;
+  task.set_workload_name("dense");
+  task.set_workload_args_json(absl::StrCat(R"({"M":)", m, R"(,"N":64,"K":64,"layout":"NK"})"));
+  task.set_target("llvm");
+  return task;
+}
+
 proto::JobSpec MinimalSpec() {
   proto::JobSpec spec;
   spec.set_device_key("cpu");
   spec.set_n_trial(10);
+  *spec.mutable_task() = DenseTask(16);
   return spec;
 }
 
@@ -106,6 +116,52 @@ TEST(CompleteJobSpecTest, FillsDefaults) {
   EXPECT_EQ(spec.build_timeout_s(), 30);
   EXPECT_EQ(spec.tuner(), "random");
   EXPECT_EQ(spec.measure().number(), ToProto(MeasureOptions()).number());
+  // Canonical form: the one task moved into `tasks`, weight 1, gradient policy.
+  EXPECT_FALSE(spec.has_task());
+  ASSERT_EQ(spec.tasks_size(), 1);
+  EXPECT_EQ(spec.tasks(0).task().workload_name(), "dense");
+  EXPECT_EQ(spec.tasks(0).weight(), 1);
+  EXPECT_EQ(spec.task_policy(), "gradient");
+}
+
+TEST(CompleteJobSpecTest, ModelJobsAreCheckedTaskByTask) {
+  SchedulerOptions options;
+  proto::JobSpec spec = MinimalSpec();
+  spec.clear_task();
+  for (int m : {16, 32}) {
+    proto::JobTask* t = spec.add_tasks();
+    *t->mutable_task() = DenseTask(m);
+    t->set_weight(m == 16 ? 3 : 1);
+  }
+  spec.set_selective("top3");
+  proto::JobSpec done = CompleteJobSpec(spec, options).value();
+  EXPECT_EQ(done.tasks(0).weight(), 3);
+  std::vector<JobTask> tasks = LoadJobTasks(done).value();
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].weight, 3);
+  EXPECT_FALSE(tasks[1].name.empty());
+
+  proto::JobSpec both = spec;
+  *both.mutable_task() = DenseTask(8);
+  EXPECT_THAT(CompleteJobSpec(both, options).status().message(), HasSubstr("not both"));
+  proto::JobSpec bad = spec;
+  bad.mutable_tasks(1)->set_weight(-2);
+  EXPECT_THAT(CompleteJobSpec(bad, options).status().message(),
+              HasSubstr("task 1: weight must be finite and > 0"));
+  bad = spec;
+  bad.set_task_policy("lottery");
+  EXPECT_THAT(CompleteJobSpec(bad, options).status().message(),
+              HasSubstr("unknown task scheduler 'lottery'"));
+  bad = spec;
+  bad.set_selective("best");
+  EXPECT_FALSE(CompleteJobSpec(bad, options).ok());
+  bad = spec;
+  bad.clear_tasks();
+  EXPECT_THAT(CompleteJobSpec(bad, options).status().message(), HasSubstr("no task"));
+  bad = spec;
+  bad.mutable_tasks(1)->mutable_task()->set_workload_name("no_such_op");
+  proto::JobSpec completed = CompleteJobSpec(bad, options).value();
+  EXPECT_THAT(LoadJobTasks(completed).status().message(), HasSubstr("task 1: "));
 }
 
 TEST(CompleteJobSpecTest, RefusesFieldsOutOfRangeByName) {
@@ -130,7 +186,7 @@ TEST(CompleteJobSpecTest, RefusesFieldsOutOfRangeByName) {
   spec.mutable_measure()->set_repeat(1);
   spec.mutable_measure()->set_timeout_s(1);
   EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
-              HasSubstr("measure options out of range"));
+              HasSubstr("measure options: "));
 }
 
 TEST(StatusOfTest, ReportsCountsTunerAndAWaitingStoreWrite) {
@@ -151,6 +207,33 @@ TEST(StatusOfTest, ReportsCountsTunerAndAWaitingStoreWrite) {
   EXPECT_EQ(StatusOf(*job, "").message(), "store write failed (x): disk full");
   job->stored.state = proto::CANCELLED;
   EXPECT_EQ(StatusOf(*job, "").trials_in_flight(), 0);
+}
+
+TEST(StatusOfTest, ModelJobReportsEachTaskAndTheEstimatedLatency) {
+  auto job = NewJob(4);
+  proto::JobSpec spec = MinimalSpec();
+  spec.clear_task();
+  for (int m : {16, 32, 64}) {
+    proto::JobTask* t = spec.add_tasks();
+    *t->mutable_task() = DenseTask(m);
+    t->set_weight(m == 16 ? 4 : 1);
+  }
+  job->stored.spec = spec;
+  job->tasks = LoadJobTasks(spec).value();
+  MeasureResult fast, slow;
+  fast.costs = {1e-3};
+  slow.costs = {5e-3};
+  job->tasks[0].best.Offer(fast);
+  job->tasks[0].done = 2;
+  job->tasks[1].best.Offer(slow);
+  proto::JobStatus status = StatusOf(*job, "");
+  ASSERT_EQ(status.tasks_size(), 3);
+  EXPECT_EQ(status.tasks(0).trials_done(), 2);
+  EXPECT_DOUBLE_EQ(status.tasks(0).best_cost_s(), 1e-3);
+  EXPECT_DOUBLE_EQ(status.tasks(1).weight(), 1);
+  EXPECT_DOUBLE_EQ(status.estimated_latency_s(), 4 * 1e-3 + 5e-3);
+  EXPECT_EQ(status.untuned_tasks(), 1);
+  EXPECT_EQ(status.best_gflops(), 0) << "a model job has no single best";
 }
 
 }  // namespace

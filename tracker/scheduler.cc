@@ -52,11 +52,9 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(Store* store,
 
 absl::StatusOr<proto::JobStatus> Scheduler::SubmitJob(const proto::JobSpec& spec_in) {
   TF_ASSIGN_OR_RETURN(proto::JobSpec spec, CompleteJobSpec(spec_in, options_));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, TaskFromSpec(spec.task()));
-  if (task->space().size() <= 0)
-    return absl::InvalidArgumentError("the task's config space is empty");
+  TF_ASSIGN_OR_RETURN(std::vector<JobTask> tasks, LoadJobTasks(spec));
   absl::MutexLock lock(&mu_);
-  TF_ASSIGN_OR_RETURN(Job * job, lifecycle_.Submit(std::move(spec), std::move(task)));
+  TF_ASSIGN_OR_RETURN(Job * job, lifecycle_.Submit(std::move(spec), std::move(tasks)));
   dispatcher_.Enroll(*job);
   dispatcher_.DispatchAll(clock_->NowSeconds());
   return lifecycle_.StatusOf(*job);
@@ -99,11 +97,16 @@ absl::StatusOr<proto::BestConfigResponse> Scheduler::BestConfig(
   if (!request.job_id().empty()) {
     {
       absl::MutexLock lock(&mu_);
-      const Job* job = jobs_.Find(request.job_id());
-      if (job == nullptr) return NoJob(request.job_id());
-      if (job->task == nullptr)
-        return absl::FailedPreconditionError("the job's task cannot be loaded");
-      flops = job->task->workload().flops();
+      TF_ASSIGN_OR_RETURN(const JobTask* task, TaskOfJob(request.job_id(), request.has_task_index(),
+                                                         request.task_index(), /*required=*/true));
+      flops = task->task->workload().flops();
+      // Only that task's records: a model job's tasks share its records.
+      task_name = task->task->name();
+      args = task->task->workload().args();
+      target = jobs_.Find(request.job_id())
+                   ->stored.spec.tasks(request.has_task_index() ? request.task_index() : 0)
+                   .task()
+                   .target();
     }
     TF_ASSIGN_OR_RETURN(lines, store_->LoadRecordLines(request.job_id()));
   } else {
@@ -127,12 +130,58 @@ absl::StatusOr<proto::BestConfigResponse> Scheduler::BestConfig(
   return response;
 }
 
-absl::StatusOr<std::vector<std::string>> Scheduler::ExportRecords(const std::string& job_id) {
-  if (!job_id.empty()) {
-    absl::MutexLock lock(&mu_);
-    if (jobs_.Find(job_id) == nullptr) return NoJob(job_id);
+absl::StatusOr<std::vector<std::string>> Scheduler::ExportRecords(
+    const proto::ExportRecordsRequest& request) {
+  const std::string& job_id = request.job_id();
+  if (job_id.empty()) {
+    if (request.has_task_index()) return absl::InvalidArgumentError("task_index needs a job_id");
+    return store_->LoadRecordLines("");
   }
-  return store_->LoadRecordLines(job_id);
+  std::string task_name, target;
+  nlohmann::json args;
+  {
+    absl::MutexLock lock(&mu_);
+    TF_ASSIGN_OR_RETURN(const JobTask* task,
+                        TaskOfJob(job_id, request.has_task_index(), request.task_index(),
+                                  /*required=*/false));
+    if (task != nullptr) {
+      task_name = task->task->name();
+      args = task->task->workload().args();
+      target = jobs_.Find(job_id)->stored.spec.tasks(request.task_index()).task().target();
+    }
+  }
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, store_->LoadRecordLines(job_id));
+  if (!request.has_task_index()) return lines;
+  std::vector<std::string> of_task;
+  for (std::string& line : lines) {
+    absl::StatusOr<Record> r = Record::FromLine(line);
+    if (r.ok() && r->task_name == task_name && r->workload_args == args && r->target == target) {
+      of_task.push_back(std::move(line));
+    }
+  }
+  return of_task;
+}
+
+absl::StatusOr<const JobTask*> Scheduler::TaskOfJob(const std::string& job_id, bool has_index,
+                                                    int32_t index, bool required) {
+  const Job* job = jobs_.Find(job_id);
+  if (job == nullptr) return NoJob(job_id);
+  if (!job->loaded()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job_id, ": its tasks cannot be loaded (", job->stored.message, ")"));
+  }
+  const int n = static_cast<int>(job->tasks.size());
+  if (!has_index) {
+    if (n == 1) return &job->tasks[0];
+    if (!required) return nullptr;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job ", job_id, " has ", n, " tasks: name one with task_index (0..", n - 1, ")"));
+  }
+  if (index < 0 || index >= n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job ", job_id, " has no task ", index, " (it has ", n, ": 0..", n - 1, ")"));
+  }
+  return &job->tasks[index];
 }
 
 proto::ListDevicesResponse Scheduler::ListDevices() {

@@ -66,7 +66,10 @@ class Scheduler {
   std::vector<proto::JobStatus> ListJobs(bool include_finished);
   [[nodiscard]] absl::StatusOr<proto::BestConfigResponse> BestConfig(
       const proto::BestConfigRequest& request);
-  [[nodiscard]] absl::StatusOr<std::vector<std::string>> ExportRecords(const std::string& job_id);
+  // The record lines of one job (of one of its tasks with task_index) or,
+  // with no job_id, of every job.
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> ExportRecords(
+      const proto::ExportRecordsRequest& request);
   proto::ListDevicesResponse ListDevices();
   proto::QueueSummaryResponse QueueSummary();
   // Subscribes `watcher` to the job's events; it first receives one event
@@ -99,6 +102,12 @@ class Scheduler {
   Scheduler(Store* store, TrackerMetricsInterface* metrics, SchedulerOptions options,
             ClockInterface* clock);
 
+  // Task `index` of job `job_id` (the only task when !has_index and the job
+  // has one; null when !has_index, it has several and !required); NotFound
+  // or InvalidArgument naming the job and the index.
+  [[nodiscard]] absl::StatusOr<const JobTask*> TaskOfJob(const std::string& job_id, bool has_index,
+                                                         int32_t index, bool required)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void HandleBuildResult(Worker& builder, const proto::BuildResult& result, double received_at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void HandleMeasureResult(Worker& agent, const proto::MeasureResult& result, double received_at)

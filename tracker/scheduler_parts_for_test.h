@@ -62,22 +62,22 @@ struct SchedulerParts {
     spec.mutable_task()->set_workload_args_json(kDenseArgs);
     spec.mutable_task()->set_target("llvm");
     spec = CompleteJobSpec(spec, options).value();
-    std::unique_ptr<Task> task = TaskFromSpec(spec.task()).value();
-    Job& job = *lifecycle.Submit(spec, std::move(task)).value();
+    Job& job = *lifecycle.Submit(spec, LoadJobTasks(spec).value()).value();
     dispatcher.Enroll(job);
     return job;
   }
 
   // The trials `tuner` (which must hold the job) proposes, by config index.
   std::vector<Trial*> ProposeConfigs(Job& job, Worker& tuner, const std::vector<int64_t>& indices,
-                                     bool finished = false) {
+                                     bool finished = false, int32_t task_index = 0) {
     proto::ProposeTrials propose;
     propose.set_job_id(job.stored.job_id);
     propose.set_finished(finished);
     for (int64_t i : indices) {
       proto::ProposedConfig* c = propose.add_configs();
-      c->set_config_json(job.task->space().Get(i).value().ToJson().dump());
+      c->set_config_json(job.tasks[task_index].task->space().Get(i).value().ToJson().dump());
       c->set_config_index(i);
+      c->set_task_index(task_index);
     }
     const int64_t before = static_cast<int64_t>(job.trials.size());
     lifecycle.Propose(job, tuner, propose, clock.NowSeconds());

@@ -16,6 +16,12 @@
 namespace tunefleet {
 namespace {
 
+proto::ExportRecordsRequest ExportOf(const std::string& job_id) {
+  proto::ExportRecordsRequest request;
+  request.set_job_id(job_id);
+  return request;
+}
+
 using ::testing::HasSubstr;
 
 struct FakeWorker {
@@ -188,7 +194,7 @@ TEST_F(SchedulerTest, RunsAJobThroughBuildAndMeasure) {
   EXPECT_EQ(done.state(), proto::SUCCEEDED);
   EXPECT_EQ(done.trials_done(), 3);
   EXPECT_GT(done.best_gflops(), 0);
-  std::vector<std::string> records = scheduler_->ExportRecords(job.job_id()).value();
+  std::vector<std::string> records = scheduler_->ExportRecords(ExportOf(job.job_id())).value();
   ASSERT_EQ(records.size(), 3u);
   EXPECT_THAT(records[0], HasSubstr("\"dense\""));
   proto::BestConfigRequest best;
@@ -270,7 +276,7 @@ TEST_F(SchedulerTest, LostAgentsWorkIsRequeuedAndDoneExactlyOnce) {
   CompleteMeasures(a2);
   // The dead agent's late result is refused, not counted.
   EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
-  EXPECT_EQ(scheduler_->ExportRecords(job.job_id())->size(), 2u);
+  EXPECT_EQ(scheduler_->ExportRecords(ExportOf(job.job_id()))->size(), 2u);
   EXPECT_EQ(tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate).size(), 2u);
 }
 
@@ -386,7 +392,7 @@ TEST_F(SchedulerTest, RestartResumesFromTheStore) {
   FakeWorker agent2 = Register(proto::AGENT, "agent", "cpu");
   for (int i = 0; i < 3; ++i) CompleteMeasures(agent2);
   EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
-  std::vector<std::string> records = scheduler_->ExportRecords(job.job_id()).value();
+  std::vector<std::string> records = scheduler_->ExportRecords(ExportOf(job.job_id())).value();
   EXPECT_EQ(records.size(), 4u);
 }
 
@@ -533,7 +539,7 @@ TEST_F(SchedulerTest, ResultTheStoreRefusesIsNotAcknowledgedUntilItIsStored) {
   status = scheduler_->GetJob(job.job_id()).value();
   EXPECT_EQ(status.state(), proto::SUCCEEDED);
   EXPECT_EQ(status.trials_done(), 1);
-  EXPECT_EQ(scheduler_->ExportRecords(job.job_id())->size(), 1u);
+  EXPECT_EQ(scheduler_->ExportRecords(ExportOf(job.job_id()))->size(), 1u);
   EXPECT_EQ(metrics_.trials_finished(0), 1);
 }
 

@@ -13,7 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "common/logging.h"
 #include "common/status_macros.h"
+#include "tracker/sqlite_schema.h"
 
 namespace tunefleet {
 namespace {
@@ -26,54 +28,6 @@ struct StmtFinalizer {
 };
 using DbPtr = std::unique_ptr<sqlite3, DbCloser>;
 using StmtPtr = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
-
-// Version 1. Later versions add migrations in MigrateSchema; never edit this.
-constexpr const char* kSchemaV1 = R"sql(
-CREATE TABLE jobs (
-  job_id      TEXT PRIMARY KEY NOT NULL,
-  sequence    INTEGER NOT NULL,
-  spec        BLOB NOT NULL,     -- proto::JobSpec
-  state       INTEGER NOT NULL,  -- proto::JobState
-  message     TEXT NOT NULL,
-  created_at  REAL NOT NULL,
-  started_at  REAL NOT NULL,
-  finished_at REAL NOT NULL
-);
-CREATE INDEX jobs_by_sequence ON jobs (sequence, job_id);
-CREATE TABLE trials (
-  job_id       TEXT NOT NULL,
-  trial_id     INTEGER NOT NULL,
-  config_json  TEXT NOT NULL,
-  config_index INTEGER NOT NULL,
-  attempts     INTEGER NOT NULL,
-  done         INTEGER NOT NULL,
-  result       BLOB NOT NULL,    -- proto::TrialResult
-  record_line  TEXT NOT NULL,
-  PRIMARY KEY (job_id, trial_id)
-) WITHOUT ROWID;
-)sql";
-
-absl::StatusCode CodeFor(int rc) {
-  switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-    case SQLITE_IOERR:
-      return absl::StatusCode::kUnavailable;
-    case SQLITE_FULL:
-      return absl::StatusCode::kResourceExhausted;
-    case SQLITE_CORRUPT:
-      return absl::StatusCode::kDataLoss;
-    case SQLITE_NOTADB:
-    case SQLITE_CANTOPEN:
-    case SQLITE_READONLY:
-      return absl::StatusCode::kFailedPrecondition;
-    case SQLITE_PERM:
-    case SQLITE_AUTH:
-      return absl::StatusCode::kPermissionDenied;
-    default:
-      return absl::StatusCode::kInternal;
-  }
-}
 
 // Reads one column, checking its storage class, so a hand-edited or damaged
 // row is reported rather than read as zeros.
@@ -196,8 +150,8 @@ class SqliteStore final : public Store {
 };
 
 absl::Status SqliteStore::Error(int rc, absl::string_view operation) const {
-  return absl::Status(CodeFor(rc), absl::StrCat("sqlite store ", path_, ": ", operation, ": ",
-                                                sqlite3_errmsg(db_.get()), " (code ", rc, ")"));
+  return absl::Status(SqliteCode(rc), absl::StrCat("sqlite store ", path_, ": ", operation, ": ",
+                                                   sqlite3_errmsg(db_.get()), " (code ", rc, ")"));
 }
 
 absl::Status SqliteStore::Prepare(const char* sql, StmtPtr* stmt) {
@@ -223,18 +177,19 @@ absl::Status SqliteStore::PrepareStatements() {
       &upsert_job_));
   TF_RETURN_IF_ERROR(Prepare(
       "INSERT INTO trials (job_id, trial_id, config_json, config_index, attempts, done, result, "
-      "record_line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+      "record_line, task_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
       "ON CONFLICT (job_id, trial_id) DO UPDATE SET config_json = excluded.config_json, "
       "config_index = excluded.config_index, attempts = excluded.attempts, done = excluded.done, "
-      "result = excluded.result, record_line = excluded.record_line",
+      "result = excluded.result, record_line = excluded.record_line, "
+      "task_index = excluded.task_index",
       &upsert_trial_));
   TF_RETURN_IF_ERROR(
       Prepare("SELECT job_id, sequence, spec, state, message, created_at, started_at, finished_at "
               "FROM jobs ORDER BY sequence, job_id",
               &load_jobs_));
   TF_RETURN_IF_ERROR(
-      Prepare("SELECT trial_id, config_json, config_index, attempts, done, result, record_line "
-              "FROM trials WHERE job_id = ?1 ORDER BY trial_id",
+      Prepare("SELECT trial_id, config_json, config_index, attempts, done, result, record_line, "
+              "task_index FROM trials WHERE job_id = ?1 ORDER BY trial_id",
               &load_trials_));
   TF_RETURN_IF_ERROR(Prepare(
       "SELECT record_line FROM trials WHERE job_id = ?1 AND done != 0 AND record_line != '' "
@@ -338,7 +293,8 @@ absl::Status SqliteStore::WriteTrial(const StoredTrial& trial) {
       .Int(trial.attempts)
       .Int(trial.done ? 1 : 0)
       .Blob(result)
-      .Text(trial.record_line);
+      .Text(trial.record_line)
+      .Int(trial.task_index);
   int rc = bind.rc();
   if (rc == SQLITE_OK) rc = sqlite3_step(use.get());
   if (rc != SQLITE_DONE && rc != SQLITE_OK) {
@@ -428,6 +384,7 @@ absl::StatusOr<std::vector<StoredTrial>> SqliteStore::LoadTrials(const std::stri
     trial.done = row.Int(4) != 0;
     row.Proto(5, &trial.result);
     trial.record_line = row.Text(6);
+    trial.task_index = static_cast<int32_t>(row.Int(7));
     TF_RETURN_IF_ERROR(row.status());
     trials.push_back(std::move(trial));
   }
@@ -464,91 +421,6 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
 
 // ---------------------------------------------------------------- opening
 
-// Runs SQL that returns no rows (or whose rows do not matter).
-[[nodiscard]] absl::Status Exec(sqlite3* db, const std::string& path, const char* sql,
-                                absl::string_view operation) {
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
-  if (rc == SQLITE_OK) return absl::OkStatus();
-  std::string text = message != nullptr ? message : sqlite3_errstr(rc);
-  sqlite3_free(message);
-  std::string hint;
-  if ((rc & 0xff) == SQLITE_NOTADB) hint = "; the file exists but is not a SQLite database";
-  return absl::Status(CodeFor(rc), absl::StrCat("sqlite store ", path, ": ", operation, ": ", text,
-                                                " (code ", rc, ")", hint));
-}
-
-// Reads the single text value a query returns; empty optional if no row.
-[[nodiscard]] absl::StatusOr<std::optional<std::string>> QueryText(sqlite3* db,
-                                                                   const std::string& path,
-                                                                   const char* sql,
-                                                                   absl::string_view operation) {
-  sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &raw, nullptr);
-  StmtPtr stmt(raw);
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_step(stmt.get());
-    if (rc == SQLITE_DONE) return std::optional<std::string>();
-    if (rc == SQLITE_ROW) {
-      const unsigned char* text = sqlite3_column_text(stmt.get(), 0);
-      return std::optional<std::string>(text == nullptr ? "" : reinterpret_cast<const char*>(text));
-    }
-  }
-  std::string hint;
-  if ((rc & 0xff) == SQLITE_NOTADB) hint = "; the file exists but is not a SQLite database";
-  return absl::Status(CodeFor(rc), absl::StrCat("sqlite store ", path, ": ", operation, ": ",
-                                                sqlite3_errmsg(db), " (code ", rc, ")", hint));
-}
-
-// Creates the schema in a new file, checks the version of an existing one.
-[[nodiscard]] absl::Status InitSchema(sqlite3* db, const std::string& path) {
-  TF_RETURN_IF_ERROR(Exec(db, path, "BEGIN IMMEDIATE", "begin schema check"));
-  auto check = [&]() -> absl::Status {
-    TF_RETURN_IF_ERROR(
-        Exec(db, path,
-             "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
-             "create table meta"));
-    TF_ASSIGN_OR_RETURN(std::optional<std::string> version_text,
-                        QueryText(db, path, "SELECT value FROM meta WHERE key = 'schema_version'",
-                                  "read schema_version"));
-    if (!version_text.has_value()) {
-      TF_ASSIGN_OR_RETURN(
-          std::optional<std::string> other_table,
-          QueryText(
-              db, path,
-              "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta' LIMIT 1",
-              "list tables"));
-      if (other_table.has_value()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("sqlite store ", path, ": the database has tables (e.g. '", *other_table,
-                         "') but no schema_version in table meta; it is not a TuneFleet store"));
-      }
-      TF_RETURN_IF_ERROR(Exec(db, path, kSchemaV1, "create schema"));
-      const std::string insert =
-          absl::StrCat("INSERT INTO meta (key, value) VALUES ('schema_version', '",
-                       kSqliteStoreSchemaVersion, "')");
-      return Exec(db, path, insert.c_str(), "write schema_version");
-    }
-    int version = 0;
-    if (!absl::SimpleAtoi(*version_text, &version) || version < 1) {
-      return absl::DataLossError(absl::StrCat("sqlite store ", path, ": schema_version '",
-                                              *version_text, "' in table meta is not a version"));
-    }
-    if (version > kSqliteStoreSchemaVersion) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("sqlite store ", path, ": schema_version ", version,
-                       " is newer than this tracker understands (", kSqliteStoreSchemaVersion,
-                       "); run a newer TuneFleet or use another store file"));
-    }
-    // Older versions would be migrated here; version 1 is the first.
-    return absl::OkStatus();
-  };
-  absl::Status status = check();
-  if (status.ok()) return Exec(db, path, "COMMIT", "commit schema");
-  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-  return status;
-}
-
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
@@ -561,7 +433,7 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   DbPtr db(raw);
   if (open_rc != SQLITE_OK) {
-    return absl::Status(CodeFor(open_rc),
+    return absl::Status(SqliteCode(open_rc),
                         absl::StrCat("sqlite store ", path, ": open: ",
                                      raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(open_rc),
                                      " (code ", open_rc, ")"));
@@ -571,18 +443,19 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
 
   // The first statement to touch the file: a file that is not a database
   // fails here.
-  TF_ASSIGN_OR_RETURN(std::optional<std::string> journal_mode,
-                      QueryText(db.get(), path, "PRAGMA journal_mode = WAL", "switch to WAL mode"));
+  TF_ASSIGN_OR_RETURN(
+      std::optional<std::string> journal_mode,
+      SqliteQueryText(db.get(), path, "PRAGMA journal_mode = WAL", "switch to WAL mode"));
   if (!journal_mode.has_value() || *journal_mode != "wal") {
     return absl::FailedPreconditionError(absl::StrCat(
         "sqlite store ", path, ": could not switch to WAL mode (journal_mode is '",
         journal_mode.value_or(""), "'); is it on a filesystem without shared memory?"));
   }
-  TF_RETURN_IF_ERROR(
-      Exec(db.get(), path,
-           options.synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
-           "set synchronous"));
-  TF_RETURN_IF_ERROR(InitSchema(db.get(), path));
+  TF_RETURN_IF_ERROR(SqliteExec(
+      db.get(), path,
+      options.synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+      "set synchronous"));
+  TF_RETURN_IF_ERROR(InitSqliteSchema(db.get(), path));
 
   auto store = std::make_unique<SqliteStore>(path, std::move(db));
   TF_RETURN_IF_ERROR(store->PrepareStatements());

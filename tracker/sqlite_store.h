@@ -25,12 +25,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "tracker/sqlite_schema.h"
 #include "tracker/store.h"
 
 namespace tunefleet {
-
-// The schema this build writes and the newest one it can read.
-inline constexpr int kSqliteStoreSchemaVersion = 1;
 
 struct SqliteStoreOptions {
   // false: synchronous=NORMAL (survives a killed process, not power loss).

@@ -46,7 +46,8 @@ struct StoredTrial {
   int64_t trial_id = 0;  // 0..n_trial-1 within its job
   std::string config_json;
   int64_t config_index = 0;
-  int32_t attempts = 0;  // times a worker holding it was lost
+  int32_t task_index = 0;  // its task in the job's spec.tasks
+  int32_t attempts = 0;    // times a worker holding it was lost
   bool done = false;
   proto::TrialResult result;  // when done
   std::string record_line;    // when done: the AutoTVM-format record

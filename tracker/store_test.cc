@@ -372,6 +372,40 @@ TEST_F(SqliteStoreTest, AcknowledgedWritesSurviveKillOfTheWritingProcess) {
   EXPECT_THAT(TrialIds(*trials), ElementsAre(0));
 }
 
+TEST_F(SqliteStoreTest, MigratesAVersion1StoreAndKeepsItsTrials) {
+  // A store as version 1 wrote it: trials without a task_index column.
+  RawExec("CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)");
+  RawExec("INSERT INTO meta (key, value) VALUES ('schema_version', '1')");
+  RawExec(
+      "CREATE TABLE jobs (job_id TEXT PRIMARY KEY NOT NULL, sequence INTEGER NOT NULL, spec BLOB "
+      "NOT NULL, state INTEGER NOT NULL, message TEXT NOT NULL, created_at REAL NOT NULL, "
+      "started_at REAL NOT NULL, finished_at REAL NOT NULL)");
+  RawExec(
+      "CREATE TABLE trials (job_id TEXT NOT NULL, trial_id INTEGER NOT NULL, config_json TEXT NOT "
+      "NULL, config_index INTEGER NOT NULL, attempts INTEGER NOT NULL, done INTEGER NOT NULL, "
+      "result BLOB NOT NULL, record_line TEXT NOT NULL, PRIMARY KEY (job_id, trial_id)) WITHOUT "
+      "ROWID");
+  RawExec("INSERT INTO jobs VALUES ('j', 1, x'', 1, '', 0, 0, 0)");
+  RawExec("INSERT INTO trials VALUES ('j', 0, '{}', 5, 0, 0, x'', '')");
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  auto trials = store->LoadTrials("j");
+  ASSERT_TRUE(trials.ok()) << trials.status();
+  ASSERT_EQ(trials->size(), 1u);
+  EXPECT_EQ((*trials)[0].config_index, 5);
+  EXPECT_EQ((*trials)[0].task_index, 0);
+  StoredTrial second = MakeTrial("j", 1, false);
+  second.task_index = 3;
+  ASSERT_TRUE(store->PutTrials({second}).ok());
+  store.reset();
+  store = Open();  // now version 2: opens without migrating again
+  ASSERT_NE(store, nullptr);
+  trials = store->LoadTrials("j");
+  ASSERT_TRUE(trials.ok()) << trials.status();
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[1].task_index, 3);
+}
+
 TEST_F(SqliteStoreTest, RefusesANewerSchemaVersion) {
   ASSERT_NE(Open(), nullptr);
   RawExec("UPDATE meta SET value = '7' WHERE key = 'schema_version'");

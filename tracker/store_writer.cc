@@ -22,6 +22,7 @@ StoredTrial RowOf(const Job& job, const Trial& trial) {
   row.trial_id = trial.id;
   row.config_json = trial.config_json;
   row.config_index = trial.config_index;
+  row.task_index = trial.task_index;
   row.attempts = trial.attempts;
   return row;
 }
@@ -56,10 +57,11 @@ absl::Status StoreWriter::PutResult(const Job& job, const Trial& trial) {
 
 std::string RecordLineOf(const Job& job, const Trial& trial) {
   Record record;
-  record.target = job.stored.spec.task().target();
-  record.task_name = job.task->name();
-  record.workload_name = job.task->workload().name();
-  record.workload_args = job.task->workload().args();
+  const Task& task = *job.tasks[trial.task_index].task;
+  record.target = job.stored.spec.tasks(trial.task_index).task().target();
+  record.task_name = task.name();
+  record.workload_name = task.workload().name();
+  record.workload_args = task.workload().args();
   record.config = nlohmann::json::parse(trial.config_json, nullptr, false);
   record.result = ToMeasureResult(trial.result);
   return record.ToLine();

@@ -37,7 +37,7 @@ class StoreWriter {
   // A trial that goes back to its queue: its attempt count, not done.
   [[nodiscard]] absl::Status PutAttempts(const Job& job, const Trial& trial);
   // A finished trial: done, with trial.result and the record line made from
-  // it. `job.task` must be set.
+  // it. `job` must be loaded (Job::loaded).
   [[nodiscard]] absl::Status PutResult(const Job& job, const Trial& trial);
 
  private:

@@ -23,14 +23,14 @@ class StoreWriterTest : public ::testing::Test {
   void SetUp() override {
     job_.stored.job_id = "job-1";
     job_.stored.sequence = 1;
-    proto::TaskSpec* task = job_.stored.spec.mutable_task();
+    proto::TaskSpec* task = job_.stored.spec.add_tasks()->mutable_task();
     task->set_workload_name("dense");
     task->set_workload_args_json(kArgs);
     task->set_target("llvm");
-    job_.task = TaskFromSpec(*task).value();
+    job_.tasks = LoadJobTasks(job_.stored.spec).value();
     trial_.id = 0;
     trial_.config_index = 3;
-    trial_.config_json = job_.task->space().Get(3).value().ToJson().dump();
+    trial_.config_json = job_.tasks[0].task->space().Get(3).value().ToJson().dump();
   }
 
   FailingStore store_;

@@ -21,18 +21,22 @@ absl::Status TrialLifecycle::Resume(Store& store) {
     auto job = std::make_unique<Job>();
     job->stored = std::move(stored_job);
     const std::string id = job->stored.job_id;
-    absl::StatusOr<std::unique_ptr<Task>> task = TaskFromSpec(job->stored.spec.task());
-    if (!task.ok()) {
+    // A job stored before jobs had several tasks takes the canonical form.
+    const absl::Status canonical = CanonicalizeJobTasks(job->stored.spec);
+    absl::StatusOr<std::vector<JobTask>> tasks =
+        canonical.ok() ? LoadJobTasks(job->stored.spec)
+                       : absl::StatusOr<std::vector<JobTask>>(canonical);
+    if (!tasks.ok()) {
       // The code that accepted it no longer does (e.g. a template was
       // removed): fail this job, keep the others.
       if (!job->finished()) {
         job->stored.state = proto::FAILED;
-        job->stored.message = absl::StrCat("cannot resume: ", task.status().message());
+        job->stored.message = absl::StrCat("cannot resume: ", tasks.status().message());
         job->stored.finished_at = clock_->WallSeconds();
         TF_RETURN_IF_ERROR(writer_->PutJob(job->stored));
       }
     } else {
-      job->task = std::move(*task);
+      job->tasks = std::move(*tasks);
     }
     if (!job->finished()) {
       TF_ASSIGN_OR_RETURN(std::vector<StoredTrial> trials, store.LoadTrials(id));
@@ -41,7 +45,14 @@ absl::Status TrialLifecycle::Resume(Store& store) {
         t.id = row.trial_id;
         t.config_json = std::move(row.config_json);
         t.config_index = row.config_index;
+        t.task_index = row.task_index;
         t.attempts = row.attempts;
+        if (t.task_index < 0 || t.task_index >= static_cast<int32_t>(job->tasks.size())) {
+          return absl::DataLossError(absl::StrCat("job ", id, " trial ", t.id, ": task_index ",
+                                                  t.task_index, " but the job has ",
+                                                  job->tasks.size(), " tasks"));
+        }
+        ++job->tasks[t.task_index].trials;
         if (row.done) {
           t.done = true;
           t.state = TrialState::kDone;
@@ -66,19 +77,20 @@ absl::Status TrialLifecycle::Resume(Store& store) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Job*> TrialLifecycle::Submit(proto::JobSpec spec, std::unique_ptr<Task> task) {
+absl::StatusOr<Job*> TrialLifecycle::Submit(proto::JobSpec spec, std::vector<JobTask> tasks) {
   auto job = std::make_unique<Job>();
   job->stored.sequence = jobs_->TakeSequence();
   job->stored.job_id = absl::StrCat("job-", job->stored.sequence);
   job->stored.spec = std::move(spec);
   job->stored.state = proto::QUEUED;
   job->stored.created_at = clock_->WallSeconds();
-  job->task = std::move(task);
+  job->tasks = std::move(tasks);
   TF_RETURN_IF_ERROR(writer_->PutJob(job->stored));
   const proto::JobSpec& s = job->stored.spec;
-  TF_LOG(INFO) << "job " << job->stored.job_id << " submitted: " << s.task().workload_name() << " "
-               << s.task().workload_args_json() << " on key " << s.device_key() << ", "
-               << s.n_trial() << " trials, tuner " << s.tuner();
+  TF_LOG(INFO) << "job " << job->stored.job_id
+               << " submitted: " << (s.model().empty() ? job->tasks[0].name : s.model()) << " ("
+               << job->tasks.size() << " task" << (job->tasks.size() == 1 ? "" : "s") << ") on key "
+               << s.device_key() << ", " << s.n_trial() << " trials, tuner " << s.tuner();
   return &jobs_->Add(std::move(job));
 }
 
@@ -160,33 +172,53 @@ void TrialLifecycle::Propose(Job& job, Worker& tuner, const proto::ProposeTrials
   proto::TrialsAccepted* accepted = reply.mutable_accepted();
   accepted->set_job_id(job.stored.job_id);
   std::vector<Trial> created;
-  absl::flat_hash_set<int64_t> seen;
-  for (const auto& [id, t] : job.trials) seen.insert(t.config_index);
+  absl::flat_hash_set<std::pair<int32_t, int64_t>> seen;  // (task, config index)
+  for (const auto& [id, t] : job.trials) seen.insert({t.task_index, t.config_index});
+  std::vector<int64_t> task_trials(job.tasks.size());
+  for (size_t i = 0; i < job.tasks.size(); ++i) task_trials[i] = job.tasks[i].trials;
+  const proto::JobSpec& spec = job.stored.spec;
   int64_t next_id = static_cast<int64_t>(job.trials.size());
-  for (const proto::ProposedConfig& pc : propose.configs()) {
-    if (next_id >= job.stored.spec.n_trial()) {
-      accepted->add_rejected(
-          absl::StrCat("job already has all ", job.stored.spec.n_trial(), " trials"));
+  std::vector<int32_t> created_positions;
+  for (int32_t position = 0; position < propose.configs_size(); ++position) {
+    const proto::ProposedConfig& pc = propose.configs(position);
+    auto reject = [&](std::string why) {
+      accepted->add_rejected(std::move(why));
+      accepted->add_rejected_positions(position);
+    };
+    if (next_id >= spec.n_trial()) {
+      reject(absl::StrCat("job already has all ", spec.n_trial(), " trials"));
       continue;
     }
-    absl::StatusOr<Config> config = job.task->space().FromJsonString(pc.config_json());
+    const int32_t ti = pc.task_index();
+    if (ti < 0 || ti >= static_cast<int32_t>(job.tasks.size())) {
+      reject(
+          absl::StrCat("task_index ", ti, " is not a task of this job (", job.tasks.size(), ")"));
+      continue;
+    }
+    if (spec.has_trials_per_task() && task_trials[ti] >= spec.trials_per_task()) {
+      reject(absl::StrCat("task ", ti, " already has all ", spec.trials_per_task(), " trials"));
+      continue;
+    }
+    absl::StatusOr<Config> config = job.tasks[ti].task->space().FromJsonString(pc.config_json());
     if (!config.ok()) {
-      accepted->add_rejected(absl::StrCat("config outside the space: ", config.status().message()));
+      reject(absl::StrCat("config outside the space: ", config.status().message()));
       continue;
     }
     if (config->index() != pc.config_index()) {
-      accepted->add_rejected(absl::StrCat("config_index ", pc.config_index(),
-                                          " does not match the config (index ", config->index(),
-                                          ")"));
+      reject(absl::StrCat("config_index ", pc.config_index(), " does not match the config (index ",
+                          config->index(), ")"));
       continue;
     }
-    if (!seen.insert(config->index()).second) {
-      accepted->add_rejected(
-          absl::StrCat("config ", config->index(), " was already proposed in this job"));
+    if (!seen.insert({ti, config->index()}).second) {
+      reject(absl::StrCat("config ", config->index(), " of task ", ti,
+                          " was already proposed in this job"));
       continue;
     }
+    ++task_trials[ti];
+    created_positions.push_back(position);
     Trial t;
     t.id = next_id++;
+    t.task_index = ti;
     t.config_json = config->ToJson().dump();
     t.config_index = config->index();
     t.queued_at = received_at;
@@ -198,13 +230,16 @@ void TrialLifecycle::Propose(Job& job, Worker& tuner, const proto::ProposeTrials
       // Nothing was acknowledged: the tuner sees these configs refused with
       // the store's reason and the job stays as it was.
       TF_LOG(ERROR) << stored;
-      for (size_t i = 0; i < created.size(); ++i)
+      for (int32_t position : created_positions) {
         accepted->add_rejected(std::string(stored.message()));
+        accepted->add_rejected_positions(position);
+      }
       created.clear();
     }
   }
   for (Trial& t : created) {
     accepted->add_trial_ids(t.id);
+    ++job.tasks[t.task_index].trials;
     job.to_build.push_back(t.id);
     job.trials.emplace(t.id, std::move(t));
   }
@@ -262,7 +297,11 @@ void TrialLifecycle::Measured(Job& job, Trial& trial, const proto::MeasureResult
                               const Worker& agent) {
   // The agent's answer under the fleet's one rule set (proto_convert):
   // unknown codes and successes without costs become UNKNOWN errors.
-  proto::TrialResult r = ToTrialResult(result.run(), clock_->WallSeconds());
+  // and, with the task's FLOPs, costs no device of this kind could reach.
+  const double flops = job.tasks[trial.task_index].task->workload().flops();
+  proto::TrialResult r =
+      ToTrialResult(RejectInvalidCosts(ToMeasureResult(result.run(), clock_->WallSeconds()), flops,
+                                       PlausiblePeakGflops(agent.registration.device())));
   r.set_build_seconds(trial.build_seconds);
   r.set_measure_seconds(result.measure_seconds());
   r.set_all_cost(trial.build_seconds + r.all_cost());
@@ -355,6 +394,7 @@ void TrialLifecycle::Acknowledge(Job& job, Trial& trial) {
     u->set_trial_id(trial.id);
     u->set_config_json(trial.config_json);
     u->set_config_index(trial.config_index);
+    u->set_task_index(trial.task_index);
     *u->mutable_result() = trial.result;
     u->set_suggested_window(workers_->SuggestedWindow(job.stored.spec, options_->max_window));
     tuner->outbox->Send(std::move(m));
@@ -386,16 +426,14 @@ void TrialLifecycle::HoldForStore(Job& job, Trial& trial, TrialState state,
 }
 
 void TrialLifecycle::CountOutcome(Job& job, const Trial& trial) {
+  JobTask& task = job.tasks[trial.task_index];
+  ++task.done;
   const MeasureResult measured = ToMeasureResult(trial.result);
   if (!measured.ok()) {
     ++job.failed;
-    return;
+    ++task.failed;
   }
-  const double cost = measured.MeanCost();
-  if (job.best_cost == 0 || cost < job.best_cost) {
-    job.best_cost = cost;
-    job.best_config_json = trial.config_json;
-  }
+  if (task.best.Offer(measured)) task.best_config_json = trial.config_json;
 }
 
 void TrialLifecycle::Publish(Job& job, const Trial* trial) {
@@ -404,6 +442,7 @@ void TrialLifecycle::Publish(Job& job, const Trial* trial) {
   event.set_trial_id(trial == nullptr ? -1 : trial->id);
   if (trial != nullptr) {
     event.set_config_json(trial->config_json);
+    event.set_task_index(trial->task_index);
     *event.mutable_result() = trial->result;
   }
   jobs_->Notify(job, event);

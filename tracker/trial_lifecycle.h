@@ -60,9 +60,10 @@ class TrialLifecycle {
   // QUEUED with their unfinished trials to be built again. A job whose task
   // no longer loads is failed (and that is stored) so the others resume.
   [[nodiscard]] absl::Status Resume(Store& store);
-  // A new QUEUED job with a completed spec (CompleteJobSpec) and its task;
-  // the store's error if its row cannot be written (nothing is added).
-  [[nodiscard]] absl::StatusOr<Job*> Submit(proto::JobSpec spec, std::unique_ptr<Task> task);
+  // A new QUEUED job with a completed spec (CompleteJobSpec) and its tasks
+  // (LoadJobTasks); the store's error if its row cannot be written (nothing
+  // is added).
+  [[nodiscard]] absl::StatusOr<Job*> Submit(proto::JobSpec spec, std::vector<JobTask> tasks);
   // QUEUED -> RUNNING once a tuner holds it (job.tuner_worker set); a no-op
   // for a RUNNING job. On a store error nothing changes.
   [[nodiscard]] absl::Status Start(Job& job);
@@ -103,7 +104,7 @@ class TrialLifecycle {
   // After the trial's attempt count is stored: into its queue.
   void Enqueue(Job& job, Trial& trial, const std::string& reason);
   void HoldForStore(Job& job, Trial& trial, TrialState state, const absl::Status& why);
-  // Best cost and failure count of the job, with a done trial.
+  // Counts a done trial in its task (done, failed, best) and the job.
   void CountOutcome(Job& job, const Trial& trial);
   // One event to the job's watchers; `trial` null for a job-level event.
   void Publish(Job& job, const Trial* trial);

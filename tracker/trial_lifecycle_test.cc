@@ -95,7 +95,7 @@ TEST_F(TrialLifecycleTest, TrialGoesThroughBuildAndMeasureToDone) {
   EXPECT_TRUE(trial.done);
   EXPECT_EQ(trial.result.agent(), "agent");
   EXPECT_EQ(trial.result.builder(), "builder");
-  EXPECT_DOUBLE_EQ(job.best_cost, 2e-3);
+  EXPECT_DOUBLE_EQ(job.tasks[0].best.cost_s(), 2e-3);
   auto updates = tuner_outbox_.Take(proto::TrackerMessage::kTrialUpdate);
   ASSERT_EQ(updates.size(), 1u);
   EXPECT_EQ(updates[0].trial_update().result().costs(0), 2e-3);
@@ -249,7 +249,7 @@ TEST_F(TrialLifecycleTest, ResumeRebuildsUnfinishedTrialsAndFailsJobsThatNoLonge
   Job& again = *resumed_jobs.Find(job.stored.job_id);
   EXPECT_EQ(again.stored.state, proto::QUEUED);  // until a tuner claims it
   EXPECT_EQ(again.done, 1);
-  EXPECT_DOUBLE_EQ(again.best_cost, 4e-3);
+  EXPECT_DOUBLE_EQ(again.tasks[0].best.cost_s(), 4e-3);
   EXPECT_THAT(again.to_build, ElementsAre(1));
   Job& failed = *resumed_jobs.Find("job-99");
   EXPECT_EQ(failed.stored.state, proto::FAILED);

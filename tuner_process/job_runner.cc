@@ -1,127 +1,314 @@
 #include "tuner_process/job_runner.h"
 
 #include <algorithm>
-#include <chrono>
+#include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/clock.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/task_spec.h"
+#include "tuner_core/selective/similarity.h"
 #include "tuner_core/tuners/tuner_factory.h"
 
 namespace tunefleet {
 namespace {
 
-double NowSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+double NowSeconds() { return RealClock().NowSeconds(); }
+
+// Each task's budget: trials_per_task when set; otherwise the whole n_trial
+// for the gradient policy (it decides the split) and an equal share for the
+// fixed policies.
+int64_t TaskBudget(const proto::JobSpec& spec, TaskSchedulePolicy policy, int num_tasks) {
+  if (spec.has_trials_per_task()) return spec.trials_per_task();
+  if (policy == TaskSchedulePolicy::kGradient || num_tasks <= 1) return spec.n_trial();
+  return std::max<int64_t>(1, (spec.n_trial() + num_tasks - 1) / num_tasks);
 }
 
 }  // namespace
 
+JobRunner::~JobRunner() = default;
+
 absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(
     const proto::JobAssignment& assignment) {
-  const proto::JobSpec& spec = assignment.spec();
-  absl::StatusOr<std::unique_ptr<Task>> made = TaskFromSpec(spec.task());
-  if (!made.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("job ", assignment.job_id(), ": ", made.status().message()));
+  proto::JobSpec spec = assignment.spec();
+  TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
+  if (spec.tasks_size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("job ", assignment.job_id(), " has no task"));
   }
-  std::unique_ptr<Task> task = *std::move(made);
-  TunerOptions tuner_options;
-  tuner_options.seed = spec.seed();
-  tuner_options.task = task.get();  // owned by the runner, outlives the tuner
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner,
-                      MakeTuner(spec.tuner(), task->space(), tuner_options));
-  std::unique_ptr<JobRunner> runner(
-      new JobRunner(assignment.job_id(), spec, std::move(task), std::move(tuner)));
+  std::unique_ptr<JobRunner> runner(new JobRunner(assignment.job_id(), spec));
+  for (int i = 0; i < spec.tasks_size(); ++i) {
+    absl::StatusOr<std::unique_ptr<Task>> made = TaskFromSpec(spec.tasks(i).task());
+    if (!made.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("job ", assignment.job_id(), " task ", i, ": ", made.status().message()));
+    }
+    TaskRun& run = runner->tasks_.emplace_back();
+    run.task = *std::move(made);
+    run.weight = spec.tasks(i).has_weight() ? spec.tasks(i).weight() : 1;
+    TunerOptions tuner_options;
+    tuner_options.seed = spec.seed() + static_cast<uint64_t>(i);
+    tuner_options.task = run.task.get();  // owned by the run, outlives the tuner
+    TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
+  }
   runner->started_ = NowSeconds();
   runner->window_ = std::max(1, assignment.suggested_window());
+  std::vector<const proto::KnownTrial*> known;
   for (const proto::KnownTrial& t : assignment.trials()) {
-    runner->tuner_->MarkVisited(t.config_index());
-    ++runner->known_;
-    if (t.done()) {
-      runner->Learn(t.config_json(), t.result());
-    } else {
-      ++runner->in_flight_;
+    if (t.task_index() < 0 || t.task_index() >= runner->num_tasks()) {
+      return absl::InvalidArgumentError(absl::StrCat("job ", assignment.job_id(), " trial ",
+                                                     t.trial_id(), ": no task ", t.task_index()));
     }
+    known.push_back(&t);
   }
+  TF_RETURN_IF_ERROR(runner->Plan(known));
   return runner;
 }
 
-void JobRunner::Learn(const std::string& config_json, const proto::TrialResult& result) {
-  ++done_;
-  MeasureResult m = ToMeasureResult(result);
-  last_gflops_ = 0;
-  if (m.ok()) {
-    double cost = m.MeanCost();
-    last_gflops_ = cost > 0 ? task_->workload().flops() / cost / 1e9 : 0;
-    if (best_cost_ == 0 || cost < best_cost_) {
-      best_cost_ = cost;
-      best_gflops_ = last_gflops_;
-      best_trial_ = done_ - 1;
+absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known) {
+  const std::string policy_name = spec_.task_policy().empty() ? "gradient" : spec_.task_policy();
+  TF_ASSIGN_OR_RETURN(TaskSchedulePolicy policy, ParseTaskSchedulePolicy(policy_name));
+  const int n = num_tasks();
+  if (!spec_.selective().empty() && n > 1) {
+    TF_ASSIGN_OR_RETURN(TopK top, ParseTopK(spec_.selective()));
+    selective_ = top;
+    std::vector<const ConfigSpace*> spaces;
+    for (const TaskRun& t : tasks_) spaces.push_back(&t.task->space());
+    SelectiveOptions options;
+    if (spec_.has_selective_threshold()) options.threshold = spec_.selective_threshold();
+    const SelectivePlan plan = PlanSelectiveTuning(spaces, options);
+    for (int t = 0; t < n; ++t) tasks_[t].depends_on = plan.depends_on[t];
+  }
+  std::vector<SchedulerTask> scheduled;
+  for (int t = 0; t < n; ++t) {
+    TaskRun& run = tasks_[t];
+    if (selective_ && run.depends_on != t) continue;
+    run.scheduler_index = static_cast<int>(scheduled_tasks_.size());
+    scheduled_tasks_.push_back(t);
+    scheduled.push_back({run.weight, run.task->workload().flops()});
+  }
+  TaskSchedulerOptions options;
+  options.policy = policy;
+  options.max_trials_per_task = TaskBudget(spec_, policy, static_cast<int>(scheduled.size()));
+  options.early_stopping =
+      spec_.has_early_stopping() && spec_.early_stopping() >= 0 ? spec_.early_stopping() : -1;
+  // Ansor's warm-up is one round over the tasks; a small budget keeps it short.
+  options.warmup_trials = std::min<int64_t>(options.warmup_trials,
+                                            std::max<int64_t>(1, options.max_trials_per_task / 8));
+  scheduler_ = std::make_unique<TaskScheduler>(std::move(scheduled), options);
+
+  // Replay what the tracker knows: results in the order they came, so the
+  // scheduler's state is what it was; trials in flight stay in flight.
+  std::vector<const proto::KnownTrial*> done;
+  for (const proto::KnownTrial* k : known) {
+    TaskRun& run = tasks_[k->task_index()];
+    run.tuner->MarkVisited(k->config_index());
+    ++run.known;
+    ++known_;
+    if (run.scheduler_index >= 0) scheduler_->Assign(run.scheduler_index);
+    if (run.scheduler_index < 0) run.seeded = true;  // its top-k were proposed before
+    if (k->done()) {
+      done.push_back(k);
+    } else {
+      ++run.in_flight;
+      ++in_flight_;
     }
   }
-  absl::StatusOr<Config> config = task_->space().FromJsonString(config_json);
+  std::stable_sort(done.begin(), done.end(), [](const auto* a, const auto* b) {
+    return a->result().timestamp() < b->result().timestamp();
+  });
+  for (const proto::KnownTrial* k : done) {
+    ++tasks_[k->task_index()].in_flight;  // Learn takes it out again
+    ++in_flight_;
+    Learn(k->task_index(), k->config_json(), k->result());
+  }
+  return absl::OkStatus();
+}
+
+void JobRunner::Learn(int task, const std::string& config_json, const proto::TrialResult& result) {
+  TaskRun& run = tasks_[task];
+  ++done_;
+  ++run.done;
+  run.in_flight = std::max<int64_t>(0, run.in_flight - 1);
+  in_flight_ = std::max<int64_t>(0, in_flight_ - 1);
+  MeasureResult m = ToMeasureResult(result);
+  const double cost = m.ok() ? m.MeanCost() : 0;
+  last_gflops_ = GflopsOf(run.task->workload().flops(), cost);
+  run.best.Offer(m);
+  if (run.scheduler_index >= 0) {
+    absl::Status counted = scheduler_->OnResult(run.scheduler_index, cost);
+    if (!counted.ok()) TF_LOG(WARNING) << "job " << job_id_ << ": " << counted;
+  }
+  absl::StatusOr<Config> config = run.task->space().FromJsonString(config_json);
   if (!config.ok()) {
-    TF_LOG(WARNING) << "job " << job_id_
+    TF_LOG(WARNING) << "job " << job_id_ << " task " << task
                     << ": a result for a config outside the space: " << config.status();
     return;
   }
-  tuner_->Update({TrialResult{*std::move(config), std::move(m)}});
+  if (m.ok()) run.successes.emplace_back(cost, *config);
+  run.tuner->Update({TrialResult{*std::move(config), std::move(m)}});
+  if (selective_ && run.scheduler_index >= 0 && scheduler_->done(run.scheduler_index) &&
+      run.in_flight == 0) {
+    SeedDependents(task);
+  }
+}
+
+void JobRunner::SeedDependents(int representative) {
+  TaskRun& rep = tasks_[representative];
+  std::vector<std::pair<double, Config>> ranked = rep.successes;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const int k = selective_->Of(static_cast<int>(ranked.size()));
+  for (int t = 0; t < num_tasks(); ++t) {
+    TaskRun& dep = tasks_[t];
+    if (dep.seeded || dep.depends_on != representative || t == representative) continue;
+    dep.seeded = true;
+    int queued = 0;
+    for (int i = 0; i < static_cast<int>(ranked.size()) && queued < k; ++i) {
+      absl::StatusOr<Config> mapped = MapConfig(ranked[i].second, dep.task->space());
+      if (!mapped.ok() || dep.tuner->IsVisited(mapped->index())) continue;
+      dep.tuner->MarkVisited(mapped->index());
+      seeds_.emplace_back(t, *std::move(mapped));
+      ++queued;
+    }
+    // Fewer of the representative's winners fit this space: its own search
+    // tops the k up, so every dependent measures k configs.
+    if (queued < k && dep.tuner->HasNext()) {
+      for (Config& c : dep.tuner->NextBatch(k - queued)) seeds_.emplace_back(t, std::move(c));
+    }
+    TF_LOG(INFO) << "job " << job_id_ << ": task " << t << " takes " << queued << " of task "
+                 << representative << "'s top " << k << " configs";
+  }
+}
+
+void JobRunner::Propose(proto::ProposeTrials& p, int task, const Config& config) {
+  proto::ProposedConfig* pc = p.add_configs();
+  pc->set_config_json(config.ToJson().dump());
+  pc->set_config_index(config.index());
+  pc->set_task_index(task);
+  ++tasks_[task].known;
+  ++tasks_[task].in_flight;
+  ++known_;
+  ++in_flight_;
+}
+
+bool JobRunner::NothingMoreToPropose() const {
+  if (!seeds_.empty()) return false;
+  for (const TaskRun& run : tasks_) {
+    if (run.scheduler_index >= 0 ? !scheduler_->done(run.scheduler_index) : !run.seeded) {
+      return false;
+    }
+  }
+  return true;
 }
 
 proto::ProposeTrials JobRunner::NextProposals() {
   proto::ProposeTrials p;
   p.set_job_id(job_id_);
   if (finished_sent_) return p;
-  const int64_t n = spec_.n_trial();
-  if (spec_.early_stopping() >= 0 && best_trial_ >= 0 &&
-      done_ - best_trial_ >= spec_.early_stopping()) {
-    finished_sent_ = true;
-    p.set_finished(true);
-    p.set_finish_reason(absl::StrCat("early stopping: no better config in the last ",
-                                     spec_.early_stopping(), " trials"));
-    return p;
+  int64_t room = std::min<int64_t>(window_ - in_flight_, spec_.n_trial() - known_);
+  // Selective dependents' configs first: they are few and their
+  // representatives are done.
+  while (room > 0 && !seeds_.empty()) {
+    Propose(p, seeds_.front().first, seeds_.front().second);
+    seeds_.pop_front();
+    --room;
   }
-  const int64_t room = std::min<int64_t>(window_ - in_flight_, n - known_);
-  if (room > 0 && tuner_->HasNext()) {
-    std::vector<Config> configs = tuner_->NextBatch(static_cast<int>(room));
-    for (const Config& c : configs) {
-      proto::ProposedConfig* pc = p.add_configs();
-      pc->set_config_json(c.ToJson().dump());
-      pc->set_config_index(c.index());
+  // Then the scheduler's picks, grouped per task so each tuner proposes a
+  // batch (the learning tuners plan per batch).
+  std::map<int, int> wanted;  // task -> configs
+  for (; room > 0; --room) {
+    std::optional<int> s = scheduler_->NextTask();
+    if (!s) break;
+    ++wanted[scheduled_tasks_[*s]];
+  }
+  for (const auto& [task, count] : wanted) {
+    TaskRun& run = tasks_[task];
+    std::vector<Config> configs;
+    if (run.tuner->HasNext()) configs = run.tuner->NextBatch(count);
+    for (const Config& c : configs) Propose(p, task, c);
+    for (int i = static_cast<int>(configs.size()); i < count; ++i) {
+      scheduler_->Withdraw(run.scheduler_index);
     }
-    in_flight_ += static_cast<int64_t>(configs.size());
-    known_ += static_cast<int64_t>(configs.size());
+    if (!run.tuner->HasNext()) scheduler_->Exhaust(run.scheduler_index);
   }
-  if (known_ < n && !tuner_->HasNext()) {
+  if (p.configs_size() > 0) awaiting_answer_.push_back(TasksOf(p));
+  if (NothingMoreToPropose() && known_ < spec_.n_trial()) {
     finished_sent_ = true;
     p.set_finished(true);
     p.set_finish_reason(
-        absl::StrCat("the search space is exhausted (", task_->space().size(), " configs)"));
+        num_tasks() == 1
+            ? absl::StrCat("the search ended after ", done_, " trials (",
+                           tasks_[0].tuner->HasNext() ? "early stopping" : "space exhausted", ")")
+            : absl::StrCat("every task is done (budget, early stopping or space exhausted",
+                           selective_ ? ", or its representative's top-k measured" : "", ") after ",
+                           done_, " trials"));
+    if (p.configs_size() == 0) awaiting_answer_.push_back({});
   }
   return p;
 }
 
+std::vector<int> JobRunner::TasksOf(const proto::ProposeTrials& p) {
+  std::vector<int> tasks;
+  for (const proto::ProposedConfig& c : p.configs()) tasks.push_back(c.task_index());
+  return tasks;
+}
+
 void JobRunner::OnAccepted(const proto::TrialsAccepted& accepted) {
-  const int64_t rejected = accepted.rejected_size();
-  in_flight_ = std::max<int64_t>(0, in_flight_ - rejected);
-  known_ = std::max<int64_t>(0, known_ - rejected);
-  for (const std::string& why : accepted.rejected()) {
-    TF_LOG(WARNING) << "job " << job_id_ << ": the tracker refused a config: " << why;
+  std::vector<int> sent;
+  if (!awaiting_answer_.empty()) {
+    sent = std::move(awaiting_answer_.front());
+    awaiting_answer_.pop_front();
+  }
+  for (int i = 0; i < accepted.rejected_size(); ++i) {
+    // Which config: its position when the tracker says, else the last ones.
+    const int position = i < accepted.rejected_positions_size()
+                             ? accepted.rejected_positions(i)
+                             : static_cast<int>(sent.size()) - accepted.rejected_size() + i;
+    TF_LOG(WARNING) << "job " << job_id_
+                    << ": the tracker refused a config: " << accepted.rejected(i);
+    known_ = std::max<int64_t>(0, known_ - 1);
+    in_flight_ = std::max<int64_t>(0, in_flight_ - 1);
+    if (position < 0 || position >= static_cast<int>(sent.size())) continue;
+    TaskRun& run = tasks_[sent[position]];
+    run.known = std::max<int64_t>(0, run.known - 1);
+    run.in_flight = std::max<int64_t>(0, run.in_flight - 1);
+    if (run.scheduler_index >= 0) scheduler_->Withdraw(run.scheduler_index);
   }
 }
 
 void JobRunner::OnTrialUpdate(const proto::TrialUpdate& update) {
   if (update.suggested_window() > 0) window_ = update.suggested_window();
-  in_flight_ = std::max<int64_t>(0, in_flight_ - 1);
-  Learn(update.config_json(), update.result());
+  if (update.task_index() < 0 || update.task_index() >= num_tasks()) {
+    TF_LOG(WARNING) << "job " << job_id_ << ": a result for task " << update.task_index()
+                    << ", which the job does not have";
+    return;
+  }
+  Learn(update.task_index(), update.config_json(), update.result());
+}
+
+double JobRunner::best_gflops() const {
+  return tasks_[0].best.Gflops(tasks_[0].task->workload().flops());
+}
+
+double JobRunner::EstimatedLatency() const {
+  double total = 0;
+  for (const TaskRun& run : tasks_) total += run.weight * run.best.cost_s();
+  return total;
 }
 
 std::string JobRunner::Progress() const {
-  return ProgressLine(absl::StrCat("[", job_id_, "]"), last_gflops_, best_gflops_, done_,
-                      spec_.n_trial(), NowSeconds() - started_);
+  if (num_tasks() == 1) {
+    return ProgressLine(absl::StrCat("[", job_id_, "]"), last_gflops_, best_gflops(), done_,
+                        spec_.n_trial(), NowSeconds() - started_);
+  }
+  int tuned = 0;
+  for (const TaskRun& run : tasks_) tuned += run.best.has_best() ? 1 : 0;
+  return absl::StrFormat(
+      "[%s] tasks tuned %d/%d, estimated latency %.4f ms | trials %d/%d | %.1f s", job_id_, tuned,
+      num_tasks(), EstimatedLatency() * 1e3, done_, spec_.n_trial(), NowSeconds() - started_);
 }
 
 }  // namespace tunefleet

@@ -1,9 +1,11 @@
-// One job in the tuner process: its task, its search strategy and the count
-// of trials in flight, driven by the tracker's messages with no batch
-// barrier. The tuner keeps `window` trials in flight and proposes more as
-// results arrive, so builds of new trials overlap measurements of earlier
-// ones. No gRPC here (tuner_service.h does the stream), so tests drive it
-// directly:
+// One job in the tuner process: its tasks (one, or a whole model's), a
+// search strategy per task, the task scheduler that spreads the job's trial
+// budget over them, and selective tuning when the job asks for it. Driven by
+// the tracker's messages with no batch barrier: the runner keeps `window`
+// trials in flight (of any of its tasks) and proposes more as results
+// arrive, so builds of new trials overlap measurements of earlier ones and
+// several tasks of one model are measured at once. No gRPC here
+// (tuner_service.h does the stream), so tests drive it directly:
 //
 //   TF_ASSIGN_OR_RETURN(auto runner, JobRunner::Create(assignment));
 //   proto::ProposeTrials p = runner->NextProposals();   // send it
@@ -11,21 +13,44 @@
 //   runner->OnTrialUpdate(update);                      // a result
 //   p = runner->NextProposals();                        // send again
 //
+// Which task runs next (tuner_core/task_scheduler): spec.task_policy,
+// "gradient" (Ansor's: warm-up round, then the largest expected drop of the
+// model's estimated latency, per-task early stopping), "round_robin" or
+// "sequential" (AutoTVM's tune_tasks: each task in turn). Each task's budget
+// is spec.trials_per_task (unset: the job's n_trial for the gradient policy,
+// an equal share of it otherwise).
+//
+// Selective tuning (spec.selective = "top3" | "5%", tuner_core/selective):
+// the tasks are clustered by the similarity of their spaces; only each
+// cluster's representative (and every task similar to no other) is tuned
+// by the scheduler. When a representative is done, each task that depends
+// on it measures the representative's top-k configs mapped into its own
+// space (topped up from its own tuner when fewer map) and is then done.
+//
 // A JobRunner is rebuilt from every JobAssignment: the assignment lists all
 // trials the tracker knows (done ones with results), so a tuner that takes
 // over a job, after its predecessor or the tracker died, marks them visited,
-// learns from the done ones and never proposes a config twice.
+// replays the done ones in the order their results came (the tuners learn
+// them, the task scheduler's state is rebuilt as it was) and never proposes
+// a config twice.
 //
 // Threading: one thread at a time.
 #ifndef TUNEFLEET_TUNER_PROCESS_JOB_RUNNER_H_
 #define TUNEFLEET_TUNER_PROCESS_JOB_RUNNER_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "proto/fleet.pb.h"
+#include "tuner_core/records/best_so_far.h"
+#include "tuner_core/selective/selective_plan.h"
+#include "tuner_core/task_scheduler/task_scheduler.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/tuners/tuner.h"
 
@@ -33,16 +58,21 @@ namespace tunefleet {
 
 class JobRunner {
  public:
-  // InvalidArgument when the job's task or tuner cannot be made.
+  // InvalidArgument when a task, the tuner, the task policy or the
+  // selective option cannot be made.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<JobRunner>> Create(
       const proto::JobAssignment& assignment);
+  ~JobRunner();
 
   // New configs to propose now: enough to fill the window, never beyond the
-  // job's n_trial, never a config proposed before. `finished` is set once
-  // (the search space is exhausted or early stopping triggered), and from
-  // then on nothing more is proposed. Empty when there is nothing to send.
+  // job's n_trial or a task's budget, never a config proposed before.
+  // `finished` is set once (every task is done: budget spent, early stopped
+  // or space exhausted), and from then on nothing more is proposed. Empty
+  // when there is nothing to send.
   proto::ProposeTrials NextProposals();
-  // The tracker's answer to a proposal: rejected configs leave the window.
+  // The tracker's answer to the oldest proposal not yet answered (it
+  // answers every proposal that had configs or `finished`, in order): the
+  // refused configs leave the window and their tasks' counts.
   void OnAccepted(const proto::TrialsAccepted& accepted);
   // A trial of this job finished.
   void OnTrialUpdate(const proto::TrialUpdate& update);
@@ -50,31 +80,60 @@ class JobRunner {
   const std::string& job_id() const { return job_id_; }
   int64_t done() const { return done_; }
   int64_t in_flight() const { return in_flight_; }
-  double best_gflops() const { return best_gflops_; }
-  // The AutoTVM progress line of this job.
+  int num_tasks() const { return static_cast<int>(tasks_.size()); }
+  // The best GFLOPS of a one-task job (of task 0 otherwise).
+  double best_gflops() const;
+  // Sum over tasks of weight x best cost, over tasks with a success.
+  double EstimatedLatency() const;
+  // Whether `task` is tuned by the scheduler (false: it waits for its
+  // representative's top-k, selective tuning).
+  bool scheduled(int task) const { return tasks_[task].scheduler_index >= 0; }
+  // The AutoTVM progress line of this job (model jobs: estimated latency).
   std::string Progress() const;
 
  private:
-  JobRunner(std::string job_id, proto::JobSpec spec, std::unique_ptr<Task> task,
-            std::unique_ptr<Tuner> tuner)
-      : job_id_(std::move(job_id)),
-        spec_(std::move(spec)),
-        task_(std::move(task)),
-        tuner_(std::move(tuner)) {}
+  struct TaskRun {
+    std::unique_ptr<Task> task;
+    std::unique_ptr<Tuner> tuner;  // points into `task`: declared after it
+    double weight = 1;
+    int scheduler_index = -1;  // in scheduler_; -1 for a selective dependent
+    int depends_on = -1;       // selective: the representative it starts from
+    bool seeded = false;       // selective dependent: its configs were queued
+    int64_t known = 0;         // proposed and not refused
+    int64_t in_flight = 0;
+    int64_t done = 0;
+    BestSoFar best;
+    std::vector<std::pair<double, Config>> successes;  // (mean cost, config)
+  };
 
-  void Learn(const std::string& config_json, const proto::TrialResult& result);
+  JobRunner(std::string job_id, proto::JobSpec spec) : job_id_(std::move(job_id)), spec_(spec) {}
+
+  [[nodiscard]] absl::Status Plan(const std::vector<const proto::KnownTrial*>& known);
+  // Counts a finished trial of `task`: tuner, best, scheduler, seeds.
+  void Learn(int task, const std::string& config_json, const proto::TrialResult& result);
+  // Selective: queue the configs of every dependent of `representative`
+  // once it is done.
+  void SeedDependents(int representative);
+  // Adds `config` of `task` to `p` and counts it in flight.
+  void Propose(proto::ProposeTrials& p, int task, const Config& config);
+  // Every task is done or will be once its trials in flight report: the
+  // tracker may end the job then (ProposeTrials.finished).
+  bool NothingMoreToPropose() const;
+  static std::vector<int> TasksOf(const proto::ProposeTrials& p);
 
   const std::string job_id_;
   const proto::JobSpec spec_;
-  std::unique_ptr<Task> task_;
-  std::unique_ptr<Tuner> tuner_;  // after task_: destroyed first, it points into it
+  std::vector<TaskRun> tasks_;
+  std::vector<int> scheduled_tasks_;  // scheduler index -> task
+  std::unique_ptr<TaskScheduler> scheduler_;
+  std::optional<TopK> selective_;
+  std::deque<std::pair<int, Config>> seeds_;  // selective: (task, config) to propose
+  // The tasks of each proposal sent and not yet answered, oldest first.
+  std::deque<std::vector<int>> awaiting_answer_;
   int32_t window_ = 8;
   int64_t known_ = 0;      // trials the tracker holds or we proposed
   int64_t in_flight_ = 0;  // proposed, not yet done
   int64_t done_ = 0;
-  int64_t best_trial_ = -1;  // 0-based count of done trials when the best came
-  double best_cost_ = 0;
-  double best_gflops_ = 0;
   double last_gflops_ = 0;
   bool finished_sent_ = false;
   double started_ = 0;

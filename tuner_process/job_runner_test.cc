@@ -1,7 +1,9 @@
 #include "tuner_process/job_runner.h"
 
+#include <map>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -162,6 +164,158 @@ TEST(JobRunnerTest, BadJobsAreErrors) {
   a = Assignment(10, 2);
   a.mutable_spec()->mutable_task()->set_target("llvm -O3");
   EXPECT_THAT(JobRunner::Create(a).status().message(), HasSubstr("unknown option \"-O3\""));
+}
+
+// A model job: dense tasks with these M (N = K = 32) and weights.
+proto::JobAssignment ModelAssignment(const std::vector<std::pair<int, double>>& tasks,
+                                     int64_t n_trial, int32_t window, const std::string& policy) {
+  proto::JobAssignment a = Assignment(n_trial, window);
+  proto::JobSpec* spec = a.mutable_spec();
+  spec->clear_task();
+  for (const auto& [m, weight] : tasks) {
+    proto::JobTask* t = spec->add_tasks();
+    t->mutable_task()->set_workload_name("dense");
+    t->mutable_task()->set_workload_args_json(
+        absl::StrCat(R"({"M":)", m, R"(,"N":32,"K":32,"layout":"NK"})"));
+    t->mutable_task()->set_target("llvm");
+    t->set_weight(weight);
+  }
+  spec->set_task_policy(policy);
+  return a;
+}
+
+proto::TrialUpdate DoneOf(const proto::ProposedConfig& c, double cost, double timestamp = 0) {
+  proto::TrialUpdate u = Done(c, cost);
+  u.set_task_index(c.task_index());
+  u.mutable_result()->set_timestamp(timestamp);
+  return u;
+}
+
+// Runs the job with every trial answered at once (cost by task); returns the
+// task of each proposal in order.
+std::vector<int> RunToEnd(JobRunner& runner, const std::vector<double>& cost_of_task,
+                          bool* finished = nullptr) {
+  std::vector<int> order;
+  for (int step = 0; step < 10000; ++step) {
+    proto::ProposeTrials p = runner.NextProposals();
+    if (p.finished() && finished != nullptr) *finished = true;
+    if (p.configs_size() == 0) break;
+    proto::TrialsAccepted accepted;
+    runner.OnAccepted(accepted);
+    for (const proto::ProposedConfig& c : p.configs()) {
+      order.push_back(c.task_index());
+      runner.OnTrialUpdate(DoneOf(c, cost_of_task[c.task_index()] * (1 + c.config_index() % 5)));
+    }
+  }
+  return order;
+}
+
+TEST(JobRunnerTest, SequentialPolicyTunesEachTaskInTurnUpToItsBudget) {
+  proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}, {64, 1}}, 12, 2, "sequential");
+  auto runner = JobRunner::Create(a).value();
+  EXPECT_EQ(runner->num_tasks(), 3);
+  std::vector<int> order = RunToEnd(*runner, {1e-3, 1e-3, 1e-3});
+  EXPECT_EQ(order, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}));
+  EXPECT_GT(runner->EstimatedLatency(), 0);
+}
+
+TEST(JobRunnerTest, GradientPolicyWarmsUpEveryTaskThenFavoursTheHeavyOne) {
+  // Task 1 serves 20 layers: the model's latency is mostly its.
+  proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 20}, {64, 1}}, 60, 4, "gradient");
+  auto runner = JobRunner::Create(a).value();
+  std::vector<int> order = RunToEnd(*runner, {1e-4, 1e-3, 1e-4});
+  ASSERT_EQ(order.size(), 60u);
+  std::vector<int> count(3);
+  for (int t : order) ++count[t];
+  EXPECT_GT(count[0], 0);
+  EXPECT_GT(count[2], 0);
+  EXPECT_GT(count[1], count[0] + count[2]) << count[0] << " " << count[1] << " " << count[2];
+}
+
+TEST(JobRunnerTest, SelectiveDependentMeasuresItsRepresentativesTopK) {
+  // Two tasks of the same shape: one cluster, one representative.
+  proto::JobAssignment a = ModelAssignment({{32, 1}, {32, 1}}, 40, 4, "round_robin");
+  a.mutable_spec()->set_trials_per_task(10);
+  a.mutable_spec()->set_selective("top3");
+  auto runner = JobRunner::Create(a).value();
+  ASSERT_NE(runner->scheduled(0), runner->scheduled(1));
+  const int rep = runner->scheduled(0) ? 0 : 1;
+  const int dep = 1 - rep;
+  std::map<int64_t, double> rep_costs;
+  std::vector<int64_t> dep_configs;
+  bool finished = false;
+  for (int step = 0; step < 100; ++step) {
+    proto::ProposeTrials p = runner->NextProposals();
+    finished = finished || p.finished();
+    if (p.configs_size() == 0) break;
+    runner->OnAccepted(proto::TrialsAccepted());
+    for (const proto::ProposedConfig& c : p.configs()) {
+      const double cost = 1e-3 * (1 + (c.config_index() * 7919) % 13);
+      if (c.task_index() == rep) {
+        EXPECT_TRUE(dep_configs.empty()) << "the dependent waits for its representative";
+        rep_costs[c.config_index()] = cost;
+      } else {
+        dep_configs.push_back(c.config_index());
+      }
+      runner->OnTrialUpdate(DoneOf(c, cost));
+    }
+  }
+  EXPECT_TRUE(finished);
+  EXPECT_EQ(rep_costs.size(), 10u);
+  // The same space: the top 3 map to the same indices.
+  std::vector<std::pair<double, int64_t>> ranked;
+  for (const auto& [index, cost] : rep_costs) ranked.push_back({cost, index});
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  ASSERT_EQ(dep_configs.size(), 3u) << "task " << dep;
+  std::set<int64_t> top(dep_configs.begin(), dep_configs.end());
+  std::set<double> top_costs;
+  for (int64_t i : top) top_costs.insert(rep_costs.at(i));
+  EXPECT_LE(*top_costs.rbegin(), ranked[2].first) << "the dependent took configs outside the top 3";
+  EXPECT_EQ(runner->done(), 13);
+}
+
+TEST(JobRunnerTest, ModelJobResumesWithItsSchedulerState) {
+  proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}}, 8, 8, "sequential");
+  // Task 0 (budget 4) has 3 results and one trial in flight; task 1 none.
+  for (int i = 0; i < 4; ++i) {
+    proto::KnownTrial* t = a.add_trials();
+    t->set_trial_id(i);
+    t->set_task_index(0);
+    auto task = Task::Make("", "dense",
+                           nlohmann::json::parse(R"({"M":16,"N":32,"K":32,"layout":"NK"})"), "llvm")
+                    .value();
+    t->set_config_index(i);
+    t->set_config_json(task->space().Get(i).value().ToJson().dump());
+    t->set_done(i < 3);
+    if (i < 3) {
+      t->mutable_result()->add_costs(1e-3 * (3 - i));
+      t->mutable_result()->set_timestamp(100 + i);
+    }
+  }
+  auto runner = JobRunner::Create(a).value();
+  EXPECT_EQ(runner->done(), 3);
+  EXPECT_EQ(runner->in_flight(), 1);
+  proto::ProposeTrials p = runner->NextProposals();
+  // Task 0's budget is spent (3 done + 1 in flight): task 1 runs next.
+  ASSERT_EQ(p.configs_size(), 4);
+  for (const auto& c : p.configs()) EXPECT_EQ(c.task_index(), 1);
+  EXPECT_DOUBLE_EQ(runner->EstimatedLatency(), 1e-3);
+}
+
+TEST(JobRunnerTest, RefusedConfigsOfAModelJobGoBackToTheirTask) {
+  proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}}, 4, 4, "round_robin");
+  auto runner = JobRunner::Create(a).value();
+  proto::ProposeTrials p = runner->NextProposals();
+  ASSERT_EQ(p.configs_size(), 4);
+  proto::TrialsAccepted accepted;
+  accepted.add_rejected("store write failed");
+  accepted.add_rejected_positions(1);
+  runner->OnAccepted(accepted);
+  EXPECT_EQ(runner->in_flight(), 3);
+  proto::ProposeTrials again = runner->NextProposals();
+  ASSERT_EQ(again.configs_size(), 1);
+  EXPECT_EQ(again.configs(0).task_index(), p.configs(1).task_index());
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 #define TUNEFLEET_TUNER_CORE_MEASURE_MEASURE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "absl/status/status.h"
 
 namespace tunefleet {
 
@@ -25,27 +28,60 @@ enum class MeasureErrorNo : int {
 
 const char* MeasureErrorName(MeasureErrorNo error_no);
 
+// The longest measurement timeout anyone may ask for: a trial holds its
+// device for up to this long, so a typo (600000 for 600) would stall a
+// device's queue for days.
+inline constexpr double kMaxMeasureTimeoutS = 600.0;
+// The most repeats one trial may ask for (repeat and max_repeat).
+inline constexpr int kMaxRepeat = 10000;
+
 // Time evaluator settings (AutoTVM's measure_option / runner arguments).
+// The member initialisers are the defaults; the wire's optional fields
+// resolve to them (proto_convert/run_request.h, ResolveMeasureOptions).
 struct MeasureOptions {
   int number = 4;                    // runs per repeat (grows with min_repeat_ms)
-  int repeat = 3;                    // repeats; one cost per repeat
+  int repeat = 3;                    // repeats; one cost per repeat (before trimming)
   int min_repeat_ms = 0;             // grow `number` until a repeat lasts this long
-  double cooldown_interval_s = 0.1;  // sleep between repeats
+  double cooldown_interval_s = 0.1;  // sleep once after each trial (AutoTVM's)
   bool enable_cpu_cache_flush = false;
-  double timeout_s = 10.0;  // whole measurement of one trial
+  double timeout_s = 10.0;  // whole measurement of one trial; <= kMaxMeasureTimeoutS
   bool check_correctness = true;
   uint64_t input_seed = 1;  // seeds the random inputs
+  // Adaptive repeats: 0 means `repeat` (none added). With target_rel_ci > 0,
+  // repeats go on past `repeat`, up to max_repeat, until the 95 % confidence
+  // interval of the mean cost is within +-target_rel_ci of it.
+  int max_repeat = 0;
+  double target_rel_ci = 0.0;  // 0: off; e.g. 0.02 for +-2 %
+
+  // The repeat cap the evaluator uses: max(repeat, max_repeat).
+  int EffectiveMaxRepeat() const { return max_repeat > repeat ? max_repeat : repeat; }
+
+  // InvalidArgument naming the first bad field and its value: number and
+  // repeat >= 1, min_repeat_ms >= 0, cooldown finite and >= 0, timeout_s in
+  // (0, kMaxMeasureTimeoutS], max_repeat 0 or in [repeat, kMaxRepeat],
+  // target_rel_ci in [0, 1) and, when > 0, max_repeat > repeat.
+  [[nodiscard]] absl::Status Validate() const;
 };
 
 struct MeasureResult {
-  std::vector<double> costs;  // seconds per run, one per repeat; {1e9} on error
+  // Seconds per run, one per repeat, already trimmed when they were made
+  // (AutoTVM's run_through_rpc: more than 2 repeats -> min and max
+  // dropped); {1e9} on error.
+  std::vector<double> costs;
   MeasureErrorNo error_no = MeasureErrorNo::kNoError;
   std::string error_msg;
-  double all_cost = 0.0;   // seconds spent on this trial, build + run
+  double all_cost = 0.0;   // seconds spent on this trial, build + run (no cooldown)
   double timestamp = 0.0;  // unix seconds when the result was made
+  // The spread (device_agent/time_evaluator.h): repeats timed before
+  // trimming (0 when unknown), their standard deviation in seconds, and the
+  // 95 % confidence half-width of MeanCost() relative to it.
+  int timed_repeats = 0;
+  std::optional<double> cost_stddev_s;
+  std::optional<double> cost_rel_ci;
 
   bool ok() const { return error_no == MeasureErrorNo::kNoError; }
-  // Mean cost as AutoTVM reports it: drop min and max when > 2 costs.
+  // The plain mean of `costs`, as AutoTVM's readers take it (np.mean): the
+  // costs were trimmed once when measured, never again here. 1e9 if empty.
   double MeanCost() const;
 };
 

@@ -1,7 +1,8 @@
 // BestSoFar: the best successful measurement of a search as results arrive,
 // the one rule every place that reports "best" uses (the tuning loop, the
 // tracker's job table, the tuner process's progress line): only NO_ERROR
-// results count, they are compared by MeanCost() (AutoTVM's trimmed mean),
+// results count, they are compared by MeanCost() (the plain mean of costs
+// that were trimmed once, when measured),
 // and on a tie the earlier result stays best.
 //
 //   BestSoFar best;

@@ -1,5 +1,6 @@
 #include "tuner_core/records/record.h"
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,13 @@ std::string Record::ToLine() const {
   line["version"] = kRecordFormatVersion;
   line["tvm_version"] = kRecordProducer;
   if (!ok && !result.error_msg.empty()) line["error_msg"] = result.error_msg;
+  // The spread of a success's costs, under one extra key AutoTVM readers ignore.
+  if (ok && result.timed_repeats > 0) {
+    nlohmann::ordered_json spread = {{"timed_repeats", result.timed_repeats}};
+    if (result.cost_stddev_s.has_value()) spread["stddev_s"] = *result.cost_stddev_s;
+    if (result.cost_rel_ci.has_value()) spread["rel_ci"] = *result.cost_rel_ci;
+    line["spread"] = std::move(spread);
+  }
   // Replace invalid UTF-8 (e.g. from a compiler's error text) rather than throw.
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
@@ -118,6 +126,26 @@ absl::StatusOr<Record> Record::FromLine(std::string_view line) {
   if (error_msg_it != parsed.end()) {
     if (!error_msg_it->is_string()) return FieldError("\"error_msg\"", "expected a string");
     record.result.error_msg = error_msg_it->get<std::string>();
+  }
+
+  // "spread": {"timed_repeats": n, "stddev_s": s, "rel_ci": r}, all optional.
+  if (auto spread = parsed.find("spread"); spread != parsed.end()) {
+    if (!spread->is_object()) return FieldError("\"spread\"", "expected an object");
+    if (auto n = spread->find("timed_repeats"); n != spread->end()) {
+      if (!n->is_number_integer() || n->get<int64_t>() < 0 || n->get<int64_t>() > INT32_MAX) {
+        return FieldError("\"spread\".timed_repeats", "expected a non-negative integer");
+      }
+      record.result.timed_repeats = n->get<int>();
+    }
+    for (const auto& [key, field] : {std::pair{"stddev_s", &record.result.cost_stddev_s},
+                                     std::pair{"rel_ci", &record.result.cost_rel_ci}}) {
+      auto value = spread->find(key);
+      if (value == spread->end()) continue;
+      if (!value->is_number() || value->get<double>() < 0) {
+        return FieldError(absl::StrCat("\"spread\".", key), "expected a number >= 0");
+      }
+      *field = value->get<double>();
+    }
   }
   return record;
 }

@@ -11,7 +11,10 @@
 // (one line in the file). "result" is [costs, error_no, all_cost, timestamp];
 // a failed trial's costs are [1e9], AutoTVM's convention. A failed trial also
 // carries a top-level "error_msg" string, which AutoTVM readers ignore, so the
-// reason for a failure survives in the log.
+// reason for a failure survives in the log. A success measured by TuneFleet
+// carries a top-level "spread" object, {"timed_repeats": 12, "stddev_s":
+// 2.1e-05, "rel_ci": 0.014} (MeasureResult's fields; the last two only when
+// known), which AutoTVM readers ignore too; FromLine reads it back.
 //
 // Reading and writing files of records: record_file.h. Picking the best
 // record of a workload: best_record.h.

@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/logging.h"
+#include "nlohmann/json.hpp"
+#include "tuner_core/records/tvm_record.h"
 
 namespace tunefleet {
 namespace {
@@ -105,36 +107,55 @@ absl::Status RecordWriter::Append(const Record& record) {
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::StatusOr<ReadReport> ReadRecords(const std::string& path) {
+[[nodiscard]] absl::StatusOr<std::vector<RecordLine>> ReadRecordLines(const std::string& path) {
   absl::StatusOr<std::string> contents = ReadWholeFile(path);
   if (!contents.ok()) return contents.status();
 
-  ReadReport report;
-  auto warn = [&](int64_t line_number, const std::string& what) {
-    std::string warning = absl::StrCat(path, ":", line_number, ": ", what);
-    TF_LOG(WARNING) << warning;
-    report.warnings.push_back(std::move(warning));
-  };
-
+  std::vector<RecordLine> lines;
+  TvmRecordConverter converter;  // defines each AutoTVM task's space once per file
   absl::string_view rest = *contents;
   int64_t line_number = 0;
   while (!rest.empty()) {
     ++line_number;
     const size_t newline = rest.find('\n');
     const bool terminated = newline != absl::string_view::npos;
-    absl::string_view line = rest.substr(0, terminated ? newline : rest.size());
+    absl::string_view text = rest.substr(0, terminated ? newline : rest.size());
     rest.remove_prefix(terminated ? newline + 1 : rest.size());
-    if (IsBlank(line)) continue;
+    if (IsBlank(text)) continue;
 
-    absl::StatusOr<Record> record = Record::FromLine(std::string_view(line.data(), line.size()));
-    if (record.ok()) {
-      report.records.push_back(*std::move(record));
-    } else if (!terminated) {
-      // Only the last line can lack its newline: a write that was cut short.
-      warn(line_number, "torn last line ignored");
-    } else {
-      warn(line_number, absl::StrCat("corrupt line skipped: ", record.status().message()));
+    RecordLine line;
+    line.line_number = line_number;
+    const nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr,
+                                                        /*allow_exceptions=*/false);
+    line.autotvm = IsTvmRecordJson(parsed);
+    line.record = line.autotvm ? converter.ConvertJson(parsed)
+                               : Record::FromLine(std::string_view(text.data(), text.size()));
+    // Only the last line can lack its newline: a write that was cut short.
+    line.torn = !line.record.ok() && !terminated;
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+[[nodiscard]] absl::StatusOr<ReadReport> ReadRecords(const std::string& path) {
+  absl::StatusOr<std::vector<RecordLine>> lines = ReadRecordLines(path);
+  if (!lines.ok()) return lines.status();
+
+  ReadReport report;
+  for (RecordLine& line : *lines) {
+    if (line.record.ok()) {
+      report.records.push_back(*std::move(line.record));
+      continue;
     }
+    std::string warning = absl::StrCat(path, ":", line.line_number, ": ");
+    if (line.torn) {
+      absl::StrAppend(&warning, "torn last line ignored");
+    } else {
+      absl::StrAppend(&warning, line.autotvm ? "AutoTVM line skipped: " : "corrupt line skipped: ",
+                      line.record.status().message());
+    }
+    TF_LOG(WARNING) << warning;
+    report.warnings.push_back(std::move(warning));
   }
   return report;
 }

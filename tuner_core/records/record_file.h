@@ -12,6 +12,7 @@
 #ifndef TUNEFLEET_TUNER_CORE_RECORDS_RECORD_FILE_H_
 #define TUNEFLEET_TUNER_CORE_RECORDS_RECORD_FILE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,10 +60,29 @@ struct ReadReport {
   // One per line that was not read, e.g.
   //   "records.jsonl:17: corrupt line skipped: record field \"result\": missing"
   //   "records.jsonl:42: torn last line ignored"
+  //   "tvm.log:3: AutoTVM line skipped: AutoTVM task \"conv2d_nhwc.x86\" has no ..."
   std::vector<std::string> warnings;
 };
 
-// Reads every record of a file. NotFound if the file does not exist. A
+// One non-blank line of a record file: the record it holds, or why it holds
+// none.
+struct RecordLine {
+  int64_t line_number = 0;  // 1-based
+  absl::StatusOr<Record> record;
+  bool autotvm = false;  // the line is in AutoTVM's format (tvm_record.h)
+  bool torn = false;     // an unterminated last line that does not parse
+};
+
+// Every non-blank line of a file, in order, as a record or the reason it is
+// none. A line may be a TuneFleet record or a line of an AutoTVM log (TVM
+// v0.18 and earlier; converted as tvm_record.h describes, e.g. "config of
+// AutoTVM task dense_nopack.x86 does not fit the space of template
+// dense_pack.x86: config names knob 'tile_y', which this space does not
+// define"); one file may mix both. NotFound if the file does not exist.
+[[nodiscard]] absl::StatusOr<std::vector<RecordLine>> ReadRecordLines(const std::string& path);
+
+// Reads every record of a file (TuneFleet's or AutoTVM's lines, as
+// ReadRecordLines). NotFound if the file does not exist. A
 // corrupt line is skipped, and an unterminated, unparseable last line (a
 // write cut short) is ignored, each with a warning naming its line number
 // (also logged with TF_LOG(WARNING)); a bad line never rejects the whole

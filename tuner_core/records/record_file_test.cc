@@ -97,6 +97,32 @@ TEST(RecordFileTest, WellFormedJsonThatIsNotARecordIsCorrupt) {
   EXPECT_THAT(report->warnings[0], HasSubstr(":2: corrupt line skipped: record field \"input\""));
 }
 
+TEST(RecordFileTest, AutoTvmLinesAreReadPerLineBesideOurs) {
+  const std::string path = TempPath("mixed.log");
+  const std::string tvm_line =
+      R"({"input": ["llvm -keys=cpu", "conv2d_nhwc.x86", [["TENSOR", [1, 8, 8, 4], "float32"]],)"
+      R"( {}], "config": {"index": 0, "code_hash": null, "entity": []},)"
+      R"( "result": [[0.001], 0, 1.0, 1700000000.0], "version": 0.2, "tvm_version": "0.18.0"})";
+  WriteFile(path, MakeRecord(0, 0.1).ToLine() + "\n" + tvm_line + "\n\n" +
+                      MakeRecord(2, 0.3).ToLine() + "\n");
+  absl::StatusOr<std::vector<RecordLine>> lines = ReadRecordLines(path);
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  ASSERT_EQ(lines->size(), 3u);  // the blank line is skipped
+  EXPECT_TRUE((*lines)[0].record.ok());
+  EXPECT_FALSE((*lines)[0].autotvm);
+  EXPECT_EQ((*lines)[1].line_number, 2);
+  EXPECT_TRUE((*lines)[1].autotvm);
+  EXPECT_THAT(std::string((*lines)[1].record.status().message()),
+              HasSubstr("\"conv2d_nhwc.x86\" has no TuneFleet workload"));
+  EXPECT_EQ((*lines)[2].line_number, 4);
+
+  absl::StatusOr<ReadReport> report = ReadRecords(path);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(Indices(report->records), ElementsAre(0, 2));
+  ASSERT_EQ(report->warnings.size(), 1u);
+  EXPECT_THAT(report->warnings[0], HasSubstr(path + ":2: AutoTVM line skipped: "));
+}
+
 TEST(RecordFileTest, TornLastLineIsIgnoredWithAWarning) {
   const std::string path = TempPath("records.jsonl");
   const std::string second = MakeRecord(1, 0.2).ToLine();

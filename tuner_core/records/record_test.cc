@@ -66,8 +66,36 @@ TEST(RecordTest, FailedTrialIsWrittenWithCost1e9AndKeepsItsMessage) {
 
 TEST(RecordTest, GflopsUsesAutoTvmMeanCost) {
   Record record = DenseRecord();
-  // Three costs: min and max dropped, mean cost 0.0012 s.
+  // The plain mean of the stored (already trimmed) costs: 0.0012 s.
   EXPECT_NEAR(record.Gflops(2.0 * 512 * 256 * 128), 2.0 * 512 * 256 * 128 / 0.0012 / 1e9, 1e-9);
+}
+
+TEST(RecordTest, SpreadIsAnExtraKeyAndRoundTrips) {
+  Record record = DenseRecord();
+  record.result.timed_repeats = 12;
+  record.result.cost_stddev_s = 2.5e-05;
+  record.result.cost_rel_ci = 0.015;
+  const std::string line = record.ToLine();
+  // After AutoTVM's keys, so "result" keeps its 4-element shape.
+  EXPECT_THAT(line, HasSubstr(R"("result":[[0.0012,0.0011,0.0013],0,1.83,1700000000.5],)"));
+  EXPECT_THAT(line,
+              HasSubstr(R"("spread":{"timed_repeats":12,"stddev_s":2.5e-05,"rel_ci":0.015})"));
+  absl::StatusOr<Record> parsed = Record::FromLine(line);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->result.timed_repeats, 12);
+  EXPECT_EQ(parsed->result.cost_stddev_s, 2.5e-05);
+  EXPECT_EQ(parsed->result.cost_rel_ci, 0.015);
+}
+
+TEST(RecordTest, SpreadWithoutAnIntervalOmitsIt) {
+  Record record = DenseRecord();
+  record.result.timed_repeats = 1;
+  const std::string line = record.ToLine();
+  EXPECT_THAT(line, HasSubstr(R"("spread":{"timed_repeats":1})"));
+  absl::StatusOr<Record> parsed = Record::FromLine(line);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_FALSE(parsed->result.cost_stddev_s.has_value());
+  EXPECT_FALSE(parsed->result.cost_rel_ci.has_value());
 }
 
 TEST(RecordTest, ReadsALineWrittenByPythonJsonDumps) {
@@ -85,6 +113,15 @@ void ExpectBadField(const std::string& line, const std::string& field) {
   ASSERT_FALSE(parsed.ok()) << line;
   EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(field)) << parsed.status();
+}
+
+TEST(RecordTest, BadSpreadIsNamed) {
+  const std::string head =
+      R"({"input": ["llvm", "t", ["dense", {}], {}], "config": {"index": 0, "entity": []}, )"
+      R"("result": [[1.0], 0, 0.5, 1.0], )";
+  ExpectBadField(head + R"("spread": 3})", "\"spread\"");
+  ExpectBadField(head + R"("spread": {"rel_ci": "wide"}})", "\"spread\".rel_ci");
+  ExpectBadField(head + R"("spread": {"timed_repeats": -1}})", "\"spread\".timed_repeats");
 }
 
 TEST(RecordTest, FromLineNamesTheBadField) {

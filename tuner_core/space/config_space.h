@@ -19,12 +19,21 @@
 //         "power2" (inner sizes are powers of two, outer = ceil-div), and
 //         "verbose" (inner sizes from factors and powers of two together).
 //   "re"  DefineReorder: loop orders, each a permutation of 0..num_axes-1.
-//   "an"  DefineAnnotate: one of "none" | "unroll" | "vec" per axis.
+//   "an"  DefineAnnotate: one of "none" | "unroll" | "vec" per axis, at most
+//         one axis vectorized.
 //
 // A config's index is mixed radix over the knobs in definition order, with the
 // FIRST-defined knob varying fastest (AutoTVM's convention). Within a knob,
-// choices are listed in AutoTVM's order too (e.g. split choices by ascending
-// inner size, the innermost loop's size varying slowest).
+// choices are listed in AutoTVM's order too, so an AutoTVM index of the same
+// space names the same config here:
+//   split     depth first over the candidate inner sizes, the innermost loop's
+//             size varying slowest; candidates ascend for "factors" and
+//             "power2", and for "verbose" come in the order AutoTVM's
+//             list(set(factors) | set(powers of two)) has in CPython (for 48:
+//             32, 1, 2, 3, 4, 6, 8, 12, 16, 48, 24), not sorted;
+//   reorder   "all" lexicographic, like itertools.permutations;
+//   annotate  depth first, the first axis varying slowest, options in the
+//             policy's order ("try_unroll_vec": none, unroll, vec).
 //
 // ConfigSpace is cheap to copy: its knob table is immutable and shared. Config
 // values share it too, so they stay valid after the space is moved, copied or
@@ -142,9 +151,14 @@ class ConfigSpace {
   [[nodiscard]] absl::Status DefineReorder(const std::string& name, int num_axes,
                                            const std::string& policy,
                                            std::vector<std::vector<int>> candidates = {});
-  // policy: "try_unroll" (each axis none|unroll), "try_vec" (last axis
-  // none|vec, others none) or "try_unroll_vec" (others none|unroll, last
-  // none|unroll|vec). num_axes <= 16.
+  // AutoTVM's annotate policies: words joined by '_', "try" meaning "none",
+  // each of none|unroll|vec at most once; every axis may take every word the
+  // policy lists, and a choice vectorizes at most one axis (any one, as in
+  // AutoTVM's AnnotateSpace). So "try_unroll": each axis none|unroll (2^n
+  // choices); "try_vec": all none, or exactly one axis vec (n + 1);
+  // "try_unroll_vec": none|unroll everywhere with at most one vec
+  // (2^n + n * 2^(n-1)); "try_vec_unroll" the same choices in another order.
+  // num_axes <= 16 and at most 2^17 choices.
   [[nodiscard]] absl::Status DefineAnnotate(const std::string& name, int num_axes,
                                             const std::string& policy);
 

@@ -1,5 +1,6 @@
 #include "tuner_core/space/config_space.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -86,6 +87,105 @@ TEST(ConfigSpaceTest, SplitVerboseOf12IsUnionOfFactorsAndPowersOfTwo) {
   EXPECT_EQ(inner, (std::vector<int64_t>{1, 2, 3, 4, 6, 8, 12}));
 }
 
+// AutoTVM's SplitSpace(policy="verbose") for 48: factors
+// list(set(get_factors(48)) | set(get_pow2s(48))), which CPython lists as
+// [32, 1, 2, 3, 4, 6, 8, 12, 16, 48, 24] (not sorted: 32 and 48 hash past
+// the set's table size at the moment they are placed; see
+// python_set_order.h). Two outputs: entity i = [-1, factors[i]].
+TEST(ConfigSpaceTest, SplitVerboseOf48KeepsAutoTvmIndices) {
+  ConfigSpace space;
+  SplitOptions options;
+  options.policy = "verbose";
+  ASSERT_TRUE(space.DefineSplit("tile", 48, options).ok());
+  ASSERT_EQ(space.size(), 11);
+  std::vector<std::vector<int64_t>> expected = {{2, 32}, {48, 1}, {24, 2}, {16, 3}, {12, 4}, {8, 6},
+                                                {6, 8},  {4, 12}, {3, 16}, {1, 48}, {2, 24}};
+  EXPECT_EQ(AllSplits(space, "tile"), expected);
+  EXPECT_EQ(space.Get(0)->ToJson()["entity"][0][2], nlohmann::json::array({-1, 32}));
+}
+
+// Three outputs, by hand from _generate_space(0, [None, None]): the outer
+// loop picks the INNERMOST size s0 from the factor list, the inner loop the
+// middle size s1, and [-1, s1, s0] is kept when s0 * s1 <= 48 (tails are
+// allowed). s0 = 32 admits only s1 = 1 (index 0); s0 = 1 admits all 11 in
+// list order (indices 1..11: 32, 1, 2, ..., 48, 24); s0 = 2 admits 1, 2, 3,
+// 4, 6, 8, 12, 16, 24 (indices 12..20; 32 and 48 overflow); s0 = 3 starts at
+// index 21 with s1 = 1. 57 choices in all.
+TEST(ConfigSpaceTest, SplitVerboseOf48IntoThreeKeepsAutoTvmIndices) {
+  ConfigSpace space;
+  SplitOptions options;
+  options.policy = "verbose";
+  options.num_outputs = 3;
+  ASSERT_TRUE(space.DefineSplit("tile", 48, options).ok());
+  ASSERT_EQ(space.size(), 57);
+  auto json_of = [&](int64_t index) { return space.Get(index)->ToJson()["entity"][0][2]; };
+  EXPECT_EQ(json_of(0), nlohmann::json::array({-1, 1, 32}));
+  EXPECT_EQ(json_of(1), nlohmann::json::array({-1, 32, 1}));
+  EXPECT_EQ(json_of(2), nlohmann::json::array({-1, 1, 1}));
+  EXPECT_EQ(json_of(10), nlohmann::json::array({-1, 48, 1}));
+  EXPECT_EQ(json_of(11), nlohmann::json::array({-1, 24, 1}));
+  EXPECT_EQ(json_of(12), nlohmann::json::array({-1, 1, 2}));
+  EXPECT_EQ(json_of(19), nlohmann::json::array({-1, 16, 2}));
+  EXPECT_EQ(json_of(20), nlohmann::json::array({-1, 24, 2}));
+  EXPECT_EQ(json_of(21), nlohmann::json::array({-1, 1, 3}));
+  // 16 * 2 = 32 does not divide 48: a tail, kept; the outer loop is
+  // ceil(48 / 32) = 2.
+  EXPECT_EQ(*space.Get(19)->GetSplit("tile"), (std::vector<int64_t>{2, 16, 2}));
+}
+
+// verbose 20 into three: factors [1, 2, 4, 5, 8, 10, 16, 20] (sorted: all
+// below the table size). s0 = 1: s1 = 1..20 (8 choices, indices 0..7);
+// s0 = 2: s1 in 1, 2, 4, 5, 8, 10 (8..13); s0 = 4: 1, 2, 4, 5 (14..17);
+// s0 = 5: 1, 2, 4 (18..20); s0 = 8: 1, 2 (21, 22); s0 = 10: 1, 2 (23, 24);
+// s0 = 16: 1 (25); s0 = 20: 1 (26).
+TEST(ConfigSpaceTest, SplitVerboseOf20IntoThreeKeepsAutoTvmIndices) {
+  ConfigSpace space;
+  SplitOptions options;
+  options.policy = "verbose";
+  options.num_outputs = 3;
+  ASSERT_TRUE(space.DefineSplit("tile", 20, options).ok());
+  ASSERT_EQ(space.size(), 27);
+  std::vector<std::vector<int64_t>> inner;  // [s1, s0]
+  for (const auto& sizes : AllSplits(space, "tile")) inner.push_back({sizes[1], sizes[2]});
+  std::vector<std::vector<int64_t>> expected = {
+      {1, 1}, {2, 1}, {4, 1}, {5, 1}, {8, 1},  {10, 1}, {16, 1}, {20, 1}, {1, 2},
+      {2, 2}, {4, 2}, {5, 2}, {8, 2}, {10, 2}, {1, 4},  {2, 4},  {4, 4},  {5, 4},
+      {1, 5}, {2, 5}, {4, 5}, {1, 8}, {2, 8},  {1, 10}, {2, 10}, {1, 16}, {1, 20}};
+  EXPECT_EQ(inner, expected);
+}
+
+// factors of 12 into three, by hand: s0 over [1, 2, 3, 4, 6, 12], s1 such
+// that s0 * s1 divides 12. Index 9 = (s0 = 2, s1 = 6): s0 = 1 takes 6
+// indices, then s1 = 1, 2, 3, 6 -> 6..9.
+TEST(ConfigSpaceTest, SplitFactorsOf12IntoThreeKeepsAutoTvmIndices) {
+  ConfigSpace space;
+  SplitOptions options;
+  options.num_outputs = 3;
+  ASSERT_TRUE(space.DefineSplit("tile", 12, options).ok());
+  ASSERT_EQ(space.size(), 18);
+  EXPECT_EQ(*space.Get(9)->GetSplit("tile"), (std::vector<int64_t>{1, 6, 2}));
+  EXPECT_EQ(*space.Get(17)->GetSplit("tile"), (std::vector<int64_t>{1, 1, 12}));
+}
+
+// A two-knob AutoTVM index: tile (verbose 48, 11 choices) then ann
+// (try_unroll_vec on 3 axes, 20 choices). Index 5 + 11 * 13 -> tile choice 5
+// ([-1, 6]) and ann choice 13 ([unroll, unroll, vec]).
+TEST(ConfigSpaceTest, AutoTvmIndexOfVerboseSplitAndAnnotate) {
+  ConfigSpace space;
+  SplitOptions verbose;
+  verbose.policy = "verbose";
+  ASSERT_TRUE(space.DefineSplit("tile", 48, verbose).ok());
+  ASSERT_TRUE(space.DefineAnnotate("ann", 3, "try_unroll_vec").ok());
+  absl::StatusOr<Config> config = space.Get(5 + 11 * 13);
+  ASSERT_TRUE(config.ok());
+  nlohmann::json expected = nlohmann::json::parse(R"({"index": 148, "code_hash": null,
+    "entity": [["tile", "sp", [-1, 6]], ["ann", "an", ["unroll", "unroll", "vec"]]]})");
+  EXPECT_EQ(config->ToJson(), expected);
+  absl::StatusOr<Config> parsed = space.FromJson(expected);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->index(), 148);
+}
+
 TEST(ConfigSpaceTest, SplitFactorsOf32IntoThreeHasTwentyOneChoices) {
   ConfigSpace space;
   SplitOptions options;
@@ -162,28 +262,71 @@ TEST(ConfigSpaceTest, ReorderPolicies) {
   EXPECT_EQ(space.DefineReorder("huh", 3, "interleave").code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST(ConfigSpaceTest, AnnotatePolicies) {
+// AutoTVM's AnnotateSpace._generate_space for policy P on n axes: options
+// O = P.replace("try", "none").split("_") for every axis; depth first with
+// axis 0 slowest; keep a choice when it has at most one "vec". By hand:
+//   try_vec, 3 axes: O = [none, vec]; the 8 products in order are nnn, nnv,
+//     nvn, nvv (2 vecs, dropped), vnn, vnv (dropped), vvn (dropped), vvv
+//     (dropped) -> [nnn, nnv, nvn, vnn]: the vec may sit on ANY axis.
+//   try_unroll_vec, 3 axes: O = [none, unroll, vec]; 27 products minus those
+//     with two or three vecs (3 * 2 + 1 = 7) -> 20; index 2 = (n, n, v),
+//     index 16 = (v, n, n) (the first product with axis 0 = vec is 18th of
+//     27, minus the 2 dropped before it: nvv and uvv).
+TEST(ConfigSpaceTest, AnnotatePoliciesOfferVecOnEveryAxisInAutoTvmOrder) {
   ConfigSpace space;
-  ASSERT_TRUE(space.DefineAnnotate("u", 3, "try_unroll").ok());
   ASSERT_TRUE(space.DefineAnnotate("v", 3, "try_vec").ok());
+  ASSERT_TRUE(space.DefineAnnotate("u", 3, "try_unroll").ok());
   ASSERT_TRUE(space.DefineAnnotate("uv", 3, "try_unroll_vec").ok());
-  EXPECT_EQ(space.KnobDims(), (std::vector<int64_t>{8, 2, 12}));
+  ASSERT_TRUE(space.DefineAnnotate("vu", 2, "try_vec_unroll").ok());
+  EXPECT_EQ(space.KnobDims(), (std::vector<int64_t>{4, 8, 20, 8}));
 
-  std::set<std::vector<std::string>> vec_choices;
-  for (int64_t i = 0; i < 2; ++i) {
-    vec_choices.insert(*space.Get(i * 8)->GetAnnotate("v"));
+  using Annotation = std::vector<std::string>;
+  std::vector<Annotation> try_vec;
+  for (int64_t c = 0; c < 4; ++c) try_vec.push_back(*space.Get(c)->GetAnnotate("v"));
+  EXPECT_EQ(try_vec, (std::vector<Annotation>{{"none", "none", "none"},
+                                              {"none", "none", "vec"},
+                                              {"none", "vec", "none"},
+                                              {"vec", "none", "none"}}));
+  // try_unroll: the binary count with axis 0 most significant.
+  EXPECT_EQ(*space.Get(4 * 6)->GetAnnotate("u"), (Annotation{"unroll", "unroll", "none"}));
+
+  const int64_t uv_stride = 4 * 8;
+  EXPECT_EQ(*space.Get(2 * uv_stride)->GetAnnotate("uv"), (Annotation{"none", "none", "vec"}));
+  EXPECT_EQ(*space.Get(16 * uv_stride)->GetAnnotate("uv"), (Annotation{"vec", "none", "none"}));
+  EXPECT_EQ(*space.Get(19 * uv_stride)->GetAnnotate("uv"), (Annotation{"vec", "unroll", "unroll"}));
+  for (int64_t c = 0; c < 20; ++c) {
+    Annotation annotation = *space.Get(c * uv_stride)->GetAnnotate("uv");
+    EXPECT_LE(std::count(annotation.begin(), annotation.end(), "vec"), 1) << c;
   }
-  EXPECT_EQ(vec_choices, (std::set<std::vector<std::string>>{{"none", "none", "none"},
-                                                             {"none", "none", "vec"}}));
-  // The last axis of try_unroll_vec may also be unrolled; the others never vec.
-  for (int64_t c = 0; c < 12; ++c) {
-    std::vector<std::string> annotation = *space.Get(c * 16)->GetAnnotate("uv");
-    EXPECT_NE(annotation[0], "vec");
-    EXPECT_NE(annotation[1], "vec");
-  }
+  // try_vec_unroll, 2 axes: O = [none, vec, unroll] -> nn, nv, nu, vn, vu,
+  // un, uv, uu (vv dropped).
+  const int64_t vu_stride = uv_stride * 20;
+  EXPECT_EQ(*space.Get(1 * vu_stride)->GetAnnotate("vu"), (Annotation{"none", "vec"}));
+  EXPECT_EQ(*space.Get(4 * vu_stride)->GetAnnotate("vu"), (Annotation{"vec", "unroll"}));
+  EXPECT_EQ(*space.Get(7 * vu_stride)->GetAnnotate("vu"), (Annotation{"unroll", "unroll"}));
+}
+
+TEST(ConfigSpaceTest, AnnotateFixedPoliciesAndBadPolicies) {
+  ConfigSpace space;
+  ASSERT_TRUE(space.DefineAnnotate("all_unroll", 3, "unroll").ok());
+  ASSERT_TRUE(space.DefineAnnotate("one_vec", 1, "vec").ok());
+  EXPECT_EQ(space.KnobDims(), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(*space.Get(0)->GetAnnotate("all_unroll"),
+            (std::vector<std::string>{"unroll", "unroll", "unroll"}));
+
+  // "vec" on two axes would vectorize both: no choice is left.
+  absl::Status two_vecs = space.DefineAnnotate("two_vecs", 2, "vec");
+  EXPECT_EQ(two_vecs.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(two_vecs.message()), HasSubstr("'two_vecs'"));
+  absl::Status repeated = space.DefineAnnotate("repeated", 2, "try_none");
+  EXPECT_EQ(repeated.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(repeated.message()), HasSubstr("'none' twice"));
   EXPECT_EQ(space.DefineAnnotate("bad", 0, "try_unroll").code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(space.DefineAnnotate("bad", 2, "bind_gpu").code(), absl::StatusCode::kInvalidArgument);
+  absl::Status gpu = space.DefineAnnotate("bad", 2, "bind_gpu");
+  EXPECT_EQ(gpu.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(gpu.message()), HasSubstr("bind_gpu"));
+  EXPECT_EQ(space.num_knobs(), 2);
 }
 
 TEST(ConfigSpaceTest, BadDefinitionsAreInvalidArgumentAndLeaveTheSpaceUnchanged) {

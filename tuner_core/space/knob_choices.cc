@@ -7,7 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
+#include "tuner_core/space/python_set_order.h"
 
 namespace tunefleet {
 namespace config_space_internal {
@@ -19,6 +22,7 @@ constexpr int64_t kMaxSplitChoices = int64_t{1} << 20;
 constexpr int kMaxSplitOutputs = 16;
 constexpr int kMaxReorderAllAxes = 8;  // 8! = 40320 orders
 constexpr int kMaxAnnotateAxes = 16;
+constexpr int64_t kMaxAnnotateChoices = int64_t{1} << 17;
 
 // All positive divisors of n, ascending.
 std::vector<int64_t> Divisors(int64_t n) {
@@ -44,9 +48,11 @@ std::vector<int64_t> PowersOfTwo(int64_t n) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Enumerates split choices in AutoTVM's order: the innermost size varies
-// slowest, and within one position sizes ascend. Each choice is the full list
-// of loop sizes, outer first, with the real outer extent.
+// Enumerates split choices in AutoTVM's order (SplitSpace._generate_space): a
+// depth-first walk where the innermost size varies slowest and each position
+// takes the candidates in the order given. Each choice is the full list of
+// loop sizes, outer first, with the real outer extent. Skipping subtrees that
+// can hold no choice keeps AutoTVM's order.
 class SplitEnumerator {
  public:
   SplitEnumerator(int64_t extent, int num_outputs, bool exact, std::vector<int64_t> candidates,
@@ -75,7 +81,8 @@ class SplitEnumerator {
       return static_cast<int64_t>(choices_.size()) <= kMaxSplitChoices;
     }
     for (int64_t candidate : candidates_) {
-      if (candidate > extent_ / product) break;  // candidates ascend
+      // Candidates need not ascend ("verbose" lists them in Python set order).
+      if (candidate > extent_ / product) continue;
       const int64_t next = product * candidate;
       // With "factors" the product of inner sizes must divide the extent; a
       // partial product that does not divide it never will.
@@ -110,6 +117,58 @@ template <typename T, typename Print>
   }
   return absl::OkStatus();
 }
+
+// The per-axis options of an AutoTVM annotate policy such as "try_vec" or
+// "try_unroll_vec": the policy with "try" read as "none", split at '_'.
+[[nodiscard]] absl::StatusOr<std::vector<std::string>> AnnotateOptions(const std::string& name,
+                                                                       const std::string& policy) {
+  std::vector<std::string> options =
+      absl::StrSplit(absl::StrReplaceAll(policy, {{"try", "none"}}), '_');
+  for (size_t i = 0; i < options.size(); ++i) {
+    const std::string& option = options[i];
+    if (option != "none" && option != "unroll" && option != "vec") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "annotate '", name, "': unknown policy '", policy,
+          "' (expected words none|try, unroll, vec joined by '_', e.g. try_unroll_vec)"));
+    }
+    if (FindChoice(options, option) != static_cast<int64_t>(i)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("annotate '", name, "': policy '", policy, "' offers '", option, "' twice"));
+    }
+  }
+  return options;
+}
+
+// Enumerates annotations like AnnotateSpace._generate_space: depth first, the
+// first axis varying slowest, keeping those that vectorize at most one axis.
+class AnnotateEnumerator {
+ public:
+  AnnotateEnumerator(int num_axes, std::vector<std::string> options)
+      : options_(std::move(options)), current_(num_axes) {}
+
+  // False when the number of choices passed kMaxAnnotateChoices.
+  bool Run() { return Visit(0, false); }
+  std::vector<std::vector<std::string>> TakeChoices() { return std::move(choices_); }
+
+ private:
+  bool Visit(size_t axis, bool vectorized) {
+    if (axis == current_.size()) {
+      choices_.push_back(current_);
+      return static_cast<int64_t>(choices_.size()) <= kMaxAnnotateChoices;
+    }
+    for (const std::string& option : options_) {
+      const bool vec = option == "vec";
+      if (vec && vectorized) continue;  // a second "vec" is never a choice
+      current_[axis] = option;
+      if (!Visit(axis + 1, vectorized || vec)) return false;
+    }
+    return true;
+  }
+
+  const std::vector<std::string> options_;
+  std::vector<std::string> current_;
+  std::vector<std::vector<std::string>> choices_;
+};
 
 }  // namespace
 
@@ -162,10 +221,9 @@ template <typename T, typename Print>
   } else if (options.policy == "power2") {
     candidates = PowersOfTwo(extent);
   } else if (options.policy == "verbose") {
-    candidates = Divisors(extent);
-    for (int64_t p : PowersOfTwo(extent)) candidates.push_back(p);
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    // AutoTVM takes list(set(factors) | set(powers of two)) unsorted, so its
+    // indices follow CPython's set order (e.g. 32 comes first for 48).
+    candidates = PythonSetUnionOrder(Divisors(extent), PowersOfTwo(extent));
   } else {
     return absl::InvalidArgumentError(absl::StrCat("split '", name, "': unknown policy '",
                                                    options.policy,
@@ -268,37 +326,23 @@ template <typename T, typename Print>
     return absl::InvalidArgumentError(absl::StrCat(
         "annotate '", name, "': num_axes must be in [1, ", kMaxAnnotateAxes, "], got ", num_axes));
   }
-  // Options per axis; the last axis is the innermost loop.
-  std::vector<std::vector<std::string>> options(num_axes);
-  if (policy == "try_unroll") {
-    for (auto& o : options) o = {"none", "unroll"};
-  } else if (policy == "try_vec") {
-    for (auto& o : options) o = {"none"};
-    options.back() = {"none", "vec"};
-  } else if (policy == "try_unroll_vec") {
-    for (auto& o : options) o = {"none", "unroll"};
-    options.back() = {"none", "unroll", "vec"};
-  } else {
+  // AutoTVM's AnnotateSpace: "try" reads as "none", and every axis takes
+  // the same options in the policy's order ("try_unroll_vec": none, unroll,
+  // vec); a choice vectorizes at most one axis, any one.
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> options, AnnotateOptions(name, policy));
+  AnnotateEnumerator enumerator(num_axes, std::move(options));
+  if (!enumerator.Run()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("annotate '", name, "': unknown policy '", policy,
-                     "' (expected try_unroll, try_vec or try_unroll_vec)"));
+        absl::StrCat("annotate '", name, "': policy '", policy, "' on ", num_axes,
+                     " axes has more than ", kMaxAnnotateChoices, " choices; use fewer axes"));
   }
-  int64_t count = 1;
-  for (const auto& o : options) count *= static_cast<int64_t>(o.size());
-
-  // AutoTVM's order: the first axis varies slowest.
-  std::vector<std::vector<std::string>> annotations;
-  annotations.reserve(count);
-  for (int64_t i = 0; i < count; ++i) {
-    std::vector<std::string> annotation(num_axes);
-    int64_t rest = i;
-    for (int axis = num_axes - 1; axis >= 0; --axis) {
-      const int64_t n = static_cast<int64_t>(options[axis].size());
-      annotation[axis] = options[axis][rest % n];
-      rest /= n;
-    }
-    annotations.push_back(std::move(annotation));
+  std::vector<std::vector<std::string>> annotations = enumerator.TakeChoices();
+  if (annotations.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("annotate '", name, "': policy '", policy,
+                                                   "' has no choice for ", num_axes,
+                                                   " axes (at most one axis may be vectorized)"));
   }
+  const int64_t count = static_cast<int64_t>(annotations.size());
   auto knob = std::make_shared<Knob>();
   knob->name = name;
   knob->kind = KnobKind::kAnnotate;

@@ -12,7 +12,7 @@ TaskScheduler::TaskScheduler(std::vector<SchedulerTask> tasks, TaskSchedulerOpti
 
 bool TaskScheduler::done(int task) const {
   const TaskState& s = state_[task];
-  if (s.trials + s.in_flight >= options_.max_trials_per_task) return true;
+  if (s.exhausted || s.trials + s.in_flight >= options_.max_trials_per_task) return true;
   // Early stopping counts only results: a task waiting on results may still gain.
   return options_.early_stopping >= 0 && s.best_cost > 0 &&
          s.trials - s.best_trial >= options_.early_stopping;
@@ -48,7 +48,11 @@ std::optional<int> TaskScheduler::NextTask() {
   const int n = static_cast<int>(tasks_.size());
   if (n == 0) return std::nullopt;
   std::optional<int> chosen;
-  if (options_.policy == TaskSchedulePolicy::kRoundRobin) {
+  if (options_.policy == TaskSchedulePolicy::kSequential) {
+    for (int t = 0; t < n && !chosen; ++t) {
+      if (Available(t)) chosen = t;
+    }
+  } else if (options_.policy == TaskSchedulePolicy::kRoundRobin) {
     for (int k = 0; k < n && !chosen; ++k) {
       const int t = (round_robin_next_ + k) % n;
       if (Available(t)) chosen = t;
@@ -80,6 +84,20 @@ std::optional<int> TaskScheduler::NextTask() {
   return chosen;
 }
 
+void TaskScheduler::Assign(int task) {
+  if (task >= 0 && task < static_cast<int>(state_.size())) ++state_[task].in_flight;
+}
+
+void TaskScheduler::Withdraw(int task) {
+  if (task >= 0 && task < static_cast<int>(state_.size()) && state_[task].in_flight > 0) {
+    --state_[task].in_flight;
+  }
+}
+
+void TaskScheduler::Exhaust(int task) {
+  if (task >= 0 && task < static_cast<int>(state_.size())) state_[task].exhausted = true;
+}
+
 absl::Status TaskScheduler::OnResult(int task, double cost_s) {
   if (task < 0 || task >= static_cast<int>(tasks_.size())) {
     return absl::InvalidArgumentError(absl::StrCat("task scheduler: no task ", task));
@@ -93,7 +111,7 @@ absl::Status TaskScheduler::OnResult(int task, double cost_s) {
   ++s.trials;
   if (cost_s > 0 && (s.best_cost <= 0 || cost_s < s.best_cost)) {
     s.best_cost = cost_s;
-    s.best_trial = s.trials;
+    s.best_trial = s.trials - 1;
   }
   s.best_history.push_back(s.best_cost);
   return absl::OkStatus();
@@ -114,7 +132,8 @@ nlohmann::json TaskScheduler::ToJson() const {
     tasks.push_back({{"trials", s.trials},
                      {"best_cost", s.best_cost},
                      {"best_trial", s.best_trial},
-                     {"best_history", s.best_history}});
+                     {"best_history", s.best_history},
+                     {"exhausted", s.exhausted}});
   }
   return {{"round_robin_next", round_robin_next_}, {"tasks", tasks}};
 }
@@ -140,6 +159,7 @@ absl::Status TaskScheduler::RestoreJson(const nlohmann::json& saved) {
     s.trials = j["trials"].get<int64_t>();
     s.best_cost = j["best_cost"].get<double>();
     s.best_trial = j["best_trial"].get<int64_t>();
+    s.exhausted = j.value("exhausted", false);
     for (const nlohmann::json& v : j["best_history"]) {
       if (!v.is_number()) {
         return absl::InvalidArgumentError(
@@ -161,8 +181,9 @@ absl::Status TaskScheduler::RestoreJson(const nlohmann::json& saved) {
 [[nodiscard]] absl::StatusOr<TaskSchedulePolicy> ParseTaskSchedulePolicy(const std::string& name) {
   if (name == "gradient") return TaskSchedulePolicy::kGradient;
   if (name == "round_robin") return TaskSchedulePolicy::kRoundRobin;
+  if (name == "sequential") return TaskSchedulePolicy::kSequential;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown task scheduler '", name, "' (gradient, round_robin)"));
+      absl::StrCat("unknown task scheduler '", name, "' (gradient, round_robin, sequential)"));
 }
 
 }  // namespace tunefleet

@@ -6,7 +6,9 @@
 // progress (backward gradient over `backward_window` trials) and from how
 // far it could still go (forward estimate); a task that has not improved in
 // `early_stopping` trials, or has used its `max_trials_per_task`, stops.
-// Round-robin (every task in turn) stays available for comparison.
+// Round-robin (one trial per task in turn) and sequential (each task up to
+// its budget or early stop, then the next: AutoTVM's tune_tasks loop) stay
+// available for comparison.
 //
 //   TaskScheduler scheduler(tasks, options);
 //   while (std::optional<int> t = scheduler.NextTask()) {
@@ -31,7 +33,7 @@
 
 namespace tunefleet {
 
-enum class TaskSchedulePolicy { kGradient, kRoundRobin };
+enum class TaskSchedulePolicy { kGradient, kRoundRobin, kSequential };
 
 struct TaskSchedulerOptions {
   TaskSchedulePolicy policy = TaskSchedulePolicy::kGradient;
@@ -39,7 +41,9 @@ struct TaskSchedulerOptions {
   int64_t warmup_trials = 16;          // per task, before the gradient policy chooses
   int64_t backward_window = 16;        // trials over which progress is measured
   double alpha = 0.2;                  // weight of the backward gradient (Ansor: 0.2)
-  int64_t early_stopping = 200;  // stop a task after this many trials without gain; < 0: never
+  // Stop a task once `early_stopping` results came after its best one began
+  // (AutoTVM: trials >= best_iter + early_stopping); < 0: never.
+  int64_t early_stopping = 200;
 };
 
 struct SchedulerTask {
@@ -55,6 +59,15 @@ class TaskScheduler {
   // Several calls before OnResult are allowed (trials in flight): in-flight
   // trials count against the task's budget and rotation.
   std::optional<int> NextTask();
+  // A trial of `task` in flight that the policy did not choose (e.g. one
+  // replayed after a restart): counted as NextTask would have counted it.
+  void Assign(int task);
+  // A trial NextTask chose that will never run (its proposal was refused):
+  // out of the task's in-flight count, no result.
+  void Withdraw(int task);
+  // The task's search has nothing more to propose (its space is exhausted):
+  // it is done once its trials in flight report.
+  void Exhaust(int task);
   // The result of one trial of `task`: its mean cost in seconds, or <= 0 for
   // a failed trial. InvalidArgument for an unknown task or one with no trial
   // in flight.
@@ -79,8 +92,9 @@ class TaskScheduler {
     int64_t trials = 0;  // results received
     int64_t in_flight = 0;
     double best_cost = 0;              // 0: no success yet
-    int64_t best_trial = -1;           // trials count when best_cost was reached
+    int64_t best_trial = -1;           // 0-based position of the result that set best_cost
     std::vector<double> best_history;  // best_cost after each result (0 = none)
+    bool exhausted = false;
   };
 
   bool Available(int task) const;

@@ -37,6 +37,34 @@ TEST(TaskSchedulerTest, RoundRobinTakesTurns) {
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 0, 1, 2}));
 }
 
+TEST(TaskSchedulerTest, SequentialFinishesEachTaskBeforeTheNext) {
+  TaskScheduler scheduler({{1, 0}, {1, 0}},
+                          {.policy = TaskSchedulePolicy::kSequential, .max_trials_per_task = 3});
+  std::vector<int> order;
+  while (std::optional<int> t = scheduler.NextTask()) {
+    order.push_back(*t);
+    ASSERT_TRUE(scheduler.OnResult(*t, 1.0).ok());
+  }
+  EXPECT_EQ(order, (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  EXPECT_TRUE(scheduler.AllDone());
+}
+
+TEST(TaskSchedulerTest, ExhaustedWithdrawnAndAssignedTrialsAreCounted) {
+  TaskScheduler scheduler({{1, 0}, {1, 0}},
+                          {.policy = TaskSchedulePolicy::kSequential, .max_trials_per_task = 5});
+  ASSERT_EQ(scheduler.NextTask(), 0);
+  scheduler.Withdraw(0);  // refused: no result will come
+  scheduler.Exhaust(0);   // and task 0 has nothing more to propose
+  EXPECT_TRUE(scheduler.done(0));
+  EXPECT_EQ(scheduler.NextTask(), 1);
+  scheduler.Assign(1);  // a replayed trial in flight
+  ASSERT_TRUE(scheduler.OnResult(1, 2.0).ok());
+  ASSERT_TRUE(scheduler.OnResult(1, 1.0).ok());
+  EXPECT_EQ(scheduler.trials(1), 2);
+  EXPECT_DOUBLE_EQ(scheduler.best_cost(1), 1.0);
+  EXPECT_FALSE(scheduler.OnResult(1, 1.0).ok()) << "nothing of task 1 is in flight any more";
+}
+
 TEST(TaskSchedulerTest, WarmupGivesEveryTaskItsTrialsFirst) {
   TaskScheduler scheduler({{5, 0}, {1, 0}}, {.warmup_trials = 3});
   std::vector<int> counts(2, 0);
@@ -73,7 +101,7 @@ TEST(TaskSchedulerTest, BudgetAndEarlyStoppingEndTasks) {
     ASSERT_LT(++issued, 100);
   }
   EXPECT_EQ(scheduler.trials(0), 5);  // improves every trial: the budget ends it
-  EXPECT_EQ(scheduler.trials(1), 3);  // best at trial 1, then 2 without gain
+  EXPECT_EQ(scheduler.trials(1), 2);  // best at position 0: AutoTVM stops at 0 + 2 results
   EXPECT_TRUE(scheduler.AllDone());
 }
 

@@ -105,10 +105,11 @@ class Tuner {
   // Never propose this config index (e.g. it was measured in an earlier run
   // whose records were loaded). Indices outside the space are ignored.
   void MarkVisited(int64_t index);
+  // Whether this config index was proposed or marked visited.
+  bool IsVisited(int64_t index) const { return visited_.contains(index); }
 
  protected:
   const ConfigSpace& space() const { return space_; }
-  bool IsVisited(int64_t index) const { return visited_.contains(index); }
   int64_t num_visited() const { return static_cast<int64_t>(visited_.size()); }
   int64_t num_unvisited() const { return space_.size() - num_visited(); }
   // The config at `index` (inside the space), marked visited: how every
