@@ -44,11 +44,12 @@ ABSL_FLAG(int64_t, trials, 500, "number of trials");
 ABSL_FLAG(
     int64_t, trials_per_task, 0,
     "submit --model: trials per task (the job's budget is this times its tasks; 0: --trials)");
-ABSL_FLAG(std::string, task_policy, "gradient",
-          "submit --model: how the budget is spread over the tasks: gradient (Ansor's task "
-          "scheduler), round_robin, or sequential (each task in turn)");
+ABSL_FLAG(std::string, task_policy, "",
+          "--model: how the budget is spread over the tasks: gradient (Ansor's task scheduler; "
+          "submit's default), round_robin, or sequential (each task in turn); with tune, any "
+          "value (or --selective) runs the model as one job like submit does");
 ABSL_FLAG(std::string, selective, "",
-          "submit --model: selective tuning; the top-k each task takes from its cluster's "
+          "--model: selective tuning; the top-k each task takes from its cluster's "
           "representative: top3, 5% (--selective=top10)");
 ABSL_FLAG(int32_t, task, -1, "best, export: one task of a model job (0-based; -1: the whole job)");
 ABSL_FLAG(int64_t, early_stopping, -1, "stop after this many trials without improvement (<0: off)");
@@ -174,6 +175,17 @@ int main(int argc, char** argv) {
     const std::string model = absl::GetFlag(FLAGS_model);
     if (!args.ok()) {
       status = args.status();
+    } else if (!model.empty() && (!absl::GetFlag(FLAGS_task_policy).empty() ||
+                                  !absl::GetFlag(FLAGS_selective).empty())) {
+      tunefleet::ModelJobOptions job;
+      if (!absl::GetFlag(FLAGS_task_policy).empty())
+        job.task_policy = absl::GetFlag(FLAGS_task_policy);
+      job.selective = absl::GetFlag(FLAGS_selective);
+      job.selective_threshold = absl::GetFlag(FLAGS_selective_threshold);
+      absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
+      status = onnx.ok()
+                   ? tunefleet::RunTuneModelJob(model, *onnx, o, job, std::cerr, std::cout).status()
+                   : onnx.status();
     } else if (!model.empty()) {
       absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
       status = onnx.ok() ? tunefleet::RunTuneModel(model, *onnx, o, std::cerr, std::cout).status()
@@ -245,7 +257,8 @@ int main(int argc, char** argv) {
         o.measure = tunefleet::ToProto(MeasureFromFlags());
         o.model = absl::GetFlag(FLAGS_model);
         o.trials_per_task = absl::GetFlag(FLAGS_trials_per_task);
-        o.task_policy = absl::GetFlag(FLAGS_task_policy);
+        o.task_policy = absl::GetFlag(FLAGS_task_policy).empty() ? "gradient"
+                                                                 : absl::GetFlag(FLAGS_task_policy);
         o.selective = absl::GetFlag(FLAGS_selective);
         o.selective_threshold = absl::GetFlag(FLAGS_selective_threshold);
         absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "builder_worker/codegen/target.h"
 #include "common/status_macros.h"
+#include "proto_convert/model_job.h"
 #include "tuner_core/graph/model_source.h"
 #include "tuner_core/models/model_zoo.h"
 #include "tuner_core/selective/selective_plan.h"
@@ -180,6 +181,46 @@ std::string DescribeTask(const ModelTask& task) {
       100 * summary.build_wall_seconds / summary.wall_seconds, summary.measure_wall_seconds,
       100 * summary.measure_wall_seconds / summary.wall_seconds, other,
       100 * other / summary.wall_seconds, summary.model_seconds);
+  return summary;
+}
+
+[[nodiscard]] absl::StatusOr<LocalModelSummary> RunTuneModelJob(
+    const std::string& model, const OnnxImportOptions& onnx, const TuneCommandOptions& base,
+    const ModelJobOptions& job, std::ostream& progress, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
+  proto::JobSpec spec;
+  const std::string target = base.target.empty() ? HostTargetString() : base.target;
+  for (proto::JobTask& t : ModelJobTasks(loaded.tasks, target)) *spec.add_tasks() = std::move(t);
+  spec.set_model(model);
+  spec.set_n_trial(base.trials * spec.tasks_size());
+  spec.set_tuner(base.tuner);
+  spec.set_seed(base.seed);
+  spec.set_early_stopping(base.early_stopping);
+  spec.set_window(base.batch_size);
+  spec.set_task_policy(job.task_policy);
+  // As `submit --model`: fixed policies and selective tuning give every
+  // tuned task the same budget; the gradient policy splits it.
+  if (job.task_policy != "gradient" || !job.selective.empty())
+    spec.set_trials_per_task(base.trials);
+  spec.set_selective(job.selective);
+  spec.set_selective_threshold(job.selective_threshold);
+  out << "Tuning " << model << " as one job: " << spec.tasks_size() << " tasks, " << base.trials
+      << " trials per task, tuner " << base.tuner << ", task policy " << job.task_policy
+      << (job.selective.empty() ? "" : ", selective " + job.selective)
+      << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
+  TF_ASSIGN_OR_RETURN(LocalModelSummary summary,
+                      RunLocalModelJob(spec, base.local, base.log, progress));
+  out << absl::StrFormat("%-6s %-7s %-7s %-11s %s\n", "task", "layers", "trials", "ms x layers",
+                         "workload");
+  for (int i = 0; i < spec.tasks_size(); ++i) {
+    out << absl::StrFormat(
+        "%-6d %-7g %-7d %-11.4f %s\n", i + 1, spec.tasks(i).weight(), summary.trials_per_task[i],
+        summary.best_cost_s[i] * spec.tasks(i).weight() * 1e3, spec.tasks(i).name());
+  }
+  out << absl::StrFormat("Estimated latency (sum of tuned tasks' best x layers): %.3f ms",
+                         summary.estimated_latency_s * 1e3);
+  if (summary.untuned_tasks > 0) out << " (" << summary.untuned_tasks << " tasks without a result)";
+  out << absl::StrFormat("\n%d trials in %.1f s\n", summary.trials, summary.wall_seconds);
   return summary;
 }
 

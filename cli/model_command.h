@@ -10,6 +10,11 @@
 //       tunes every task in turn (one AutoTVM progress line per task,
 //       "[Task 3/12]"), into one records file, then prints each task's best
 //       and the summed best latency of the model's tuned layers
+//   tunefleet tune --model resnet-18 --trials 200 --task_policy gradient
+//       [--selective=top3]
+//       the model as one job, locally, with the fleet's model-job logic
+//       (local/model_job.h): the task scheduler spreads trials x tasks over
+//       the tasks, selective tuning tunes representatives only
 #ifndef TUNEFLEET_CLI_MODEL_COMMAND_H_
 #define TUNEFLEET_CLI_MODEL_COMMAND_H_
 
@@ -19,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "local/model_job.h"
 #include "local/tune_command.h"
 #include "tuner_core/graph/onnx_import.h"
 
@@ -63,6 +69,19 @@ struct ModelTuneSummary {
                                                             const TuneCommandOptions& base,
                                                             std::ostream& progress,
                                                             std::ostream& out);
+
+struct ModelJobOptions {
+  std::string task_policy = "gradient";  // gradient | round_robin | sequential
+  std::string selective;                 // "" off; "top3", "5%"
+  double selective_threshold = 0.01;
+};
+
+// Tunes `model` locally as one model job: `base.trials` per task, its tuner,
+// seed, target, log and measurement options; `job`'s policy and selective
+// tuning. Prints each task's best and the estimated latency.
+[[nodiscard]] absl::StatusOr<LocalModelSummary> RunTuneModelJob(
+    const std::string& model, const OnnxImportOptions& onnx, const TuneCommandOptions& base,
+    const ModelJobOptions& job, std::ostream& progress, std::ostream& out);
 
 }  // namespace tunefleet
 

@@ -93,7 +93,8 @@ proto::TrialResult ToTrialResult(const proto::RunResult& run, double timestamp_u
   return ToTrialResult(ToMeasureResult(run, timestamp_unix_s));
 }
 
-[[nodiscard]] absl::Status ValidateCosts(absl::Span<const double> costs, double flops, double max_gflops) {
+[[nodiscard]] absl::Status ValidateCosts(absl::Span<const double> costs, double flops,
+                                         double max_gflops) {
   for (size_t i = 0; i < costs.size(); ++i) {
     const double cost = costs[i];
     if (!std::isfinite(cost) || cost <= 0) {

@@ -60,6 +60,18 @@ void RefreshGauges(const JobTable& jobs, const WorkerRegistry& workers, double n
       double& b = best[job->stored.spec.tasks(i).task().target()];
       b = std::max(b, t.best.Gflops(t.task->workload().flops()));
     }
+    if (job->tasks.size() > 1) {
+      if (job->finished()) {
+        ++stats.model_jobs_finished;
+      } else if (job->stored.state == proto::QUEUED) {
+        ++stats.model_jobs_queued;
+      } else {
+        ++stats.model_jobs_running;
+        for (const JobTask& t : job->tasks) {
+          ++(t.best.has_best() ? stats.model_tasks_tuned : stats.model_tasks_untuned);
+        }
+      }
+    }
     if (job->finished()) continue;
     stats.trials_done += job->done;
     stats.trials_target += job->stored.spec.n_trial();

@@ -185,8 +185,7 @@ TEST(CompleteJobSpecTest, RefusesFieldsOutOfRangeByName) {
   spec.mutable_measure()->set_number(0);
   spec.mutable_measure()->set_repeat(1);
   spec.mutable_measure()->set_timeout_s(1);
-  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
-              HasSubstr("measure options: "));
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(), HasSubstr("measure options: "));
 }
 
 TEST(StatusOfTest, ReportsCountsTunerAndAWaitingStoreWrite) {

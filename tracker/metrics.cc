@@ -104,6 +104,17 @@ TrackerMetrics::TrackerMetrics() : registry_(std::make_shared<prometheus::Regist
                "Trials of running jobs: done, and the target (sum of n_trial).", registry);
   job_trials_done_ = &job_trials.Add({{"state", "done"}});
   job_trials_target_ = &job_trials.Add({{"state", "target"}});
+  auto& model_jobs =
+      Register(prometheus::BuildGauge(), "tunefleet_model_jobs",
+               "Model jobs (several tasks) known to the tracker, by state.", registry);
+  model_jobs_queued_ = &model_jobs.Add({{"state", "queued"}});
+  model_jobs_running_ = &model_jobs.Add({{"state", "running"}});
+  model_jobs_finished_ = &model_jobs.Add({{"state", "finished"}});
+  auto& model_tasks = Register(
+      prometheus::BuildGauge(), "tunefleet_model_job_tasks",
+      "Tasks of running model jobs, with (tuned) and without (untuned) a result.", registry);
+  model_tasks_tuned_ = &model_tasks.Add({{"state", "tuned"}});
+  model_tasks_untuned_ = &model_tasks.Add({{"state", "untuned"}});
   best_gflops_family_ =
       &Register(prometheus::BuildGauge(), "tunefleet_job_best_gflops",
                 "Best GFLOPS reached among running and finished jobs, by target.", registry);
@@ -184,6 +195,11 @@ void TrackerMetrics::SetJobs(const JobStats& jobs) {
   jobs_cancelled_->Set(static_cast<double>(jobs.cancelled));
   job_trials_done_->Set(static_cast<double>(jobs.trials_done));
   job_trials_target_->Set(static_cast<double>(jobs.trials_target));
+  model_jobs_queued_->Set(static_cast<double>(jobs.model_jobs_queued));
+  model_jobs_running_->Set(static_cast<double>(jobs.model_jobs_running));
+  model_jobs_finished_->Set(static_cast<double>(jobs.model_jobs_finished));
+  model_tasks_tuned_->Set(static_cast<double>(jobs.model_tasks_tuned));
+  model_tasks_untuned_->Set(static_cast<double>(jobs.model_tasks_untuned));
 
   absl::MutexLock lock(&mutex_);
   absl::flat_hash_set<std::string> present;

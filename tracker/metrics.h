@@ -112,6 +112,11 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   prometheus::Gauge* jobs_cancelled_;
   prometheus::Gauge* job_trials_done_;
   prometheus::Gauge* job_trials_target_;
+  prometheus::Gauge* model_jobs_queued_;
+  prometheus::Gauge* model_jobs_running_;
+  prometheus::Gauge* model_jobs_finished_;
+  prometheus::Gauge* model_tasks_tuned_;
+  prometheus::Gauge* model_tasks_untuned_;
 
   // Series created on first use; the metric objects themselves are
   // thread-safe, the maps are not.

@@ -79,6 +79,13 @@ struct JobStats {
   int64_t trials_target = 0;
   // Among running and finished jobs, one entry per target.
   std::vector<TargetBest> best_gflops;
+  // Model jobs (more than one task): by state, and the tasks of the running
+  // ones with and without a successful trial yet (job detail is in the API).
+  int64_t model_jobs_queued = 0;
+  int64_t model_jobs_running = 0;
+  int64_t model_jobs_finished = 0;
+  int64_t model_tasks_tuned = 0;
+  int64_t model_tasks_untuned = 0;
 };
 
 class TrackerMetricsInterface {

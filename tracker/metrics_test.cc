@@ -39,6 +39,9 @@ void ReportSomething(TrackerMetrics& metrics) {
   jobs.trials_done = 150;
   jobs.trials_target = 400;
   jobs.best_gflops = {{"llvm -mcpu=skylake", 812.5}};
+  jobs.model_jobs_running = 1;
+  jobs.model_tasks_tuned = 9;
+  jobs.model_tasks_untuned = 3;
   metrics.SetJobs(jobs);
   metrics.TrialFinished(0);
   metrics.TrialFinished(5);
@@ -66,9 +69,12 @@ TEST(TrackerMetricsTest, ExportsEveryFamilyWithItsType) {
   const std::string text = metrics.Serialize();
   for (const char* gauge :
        {"tunefleet_workers", "tunefleet_queue_depth", "tunefleet_queue_oldest_age_seconds",
-        "tunefleet_jobs", "tunefleet_job_trials", "tunefleet_job_best_gflops"}) {
+        "tunefleet_jobs", "tunefleet_job_trials", "tunefleet_job_best_gflops",
+        "tunefleet_model_jobs", "tunefleet_model_job_tasks"}) {
     EXPECT_THAT(text, HasSubstr(absl::StrCat("# TYPE ", gauge, " gauge\n")));
   }
+  EXPECT_THAT(text, HasSubstr("tunefleet_model_jobs{state=\"running\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("tunefleet_model_job_tasks{state=\"untuned\"} 3\n"));
   for (const char* counter :
        {"tunefleet_trials_total", "tunefleet_trial_requeues_total",
         "tunefleet_stream_messages_total", "tunefleet_rejected_messages_total"}) {
@@ -105,6 +111,8 @@ TEST(TrackerMetricsTest, FixedLabelSetsExistAtZeroFromTheStart) {
   EXPECT_THAT(text, HasSubstr("tunefleet_trial_requeues_total{reason=\"worker_lost\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("tunefleet_dispatch_latency_seconds_count{stage=\"build\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("tunefleet_jobs{state=\"cancelled\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("tunefleet_model_jobs{state=\"running\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("tunefleet_model_job_tasks{state=\"untuned\"} 0\n"));
 }
 
 TEST(TrackerMetricsTest, OutOfRangeErrorNumbersCountAsUnknown) {

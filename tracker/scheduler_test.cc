@@ -294,11 +294,14 @@ TEST_F(SchedulerTest, GivesUpAfterMaxAttemptsWithAReason) {
     scheduler_->OnDisconnect(agent.id, absl::UnavailableError("kill -9"));
   }
   proto::JobStatus status = scheduler_->GetJob(job.job_id()).value();
-  EXPECT_EQ(status.state(), proto::SUCCEEDED);
+  EXPECT_EQ(status.state(), proto::FAILED);  // its only trial never ran
+  EXPECT_THAT(status.message(), HasSubstr("every trial failed"));
   EXPECT_EQ(status.trials_failed(), 1);
   auto updates = tuner.outbox->Take(proto::TrackerMessage::kTrialUpdate);
   ASSERT_EQ(updates.size(), 1u);
-  EXPECT_EQ(updates[0].trial_update().result().error_no(), 4);  // RUNTIME_DEVICE
+  // An infrastructure outcome (UNKNOWN_ERROR, marked): not the config's fault.
+  EXPECT_EQ(updates[0].trial_update().result().error_no(), 8);
+  EXPECT_TRUE(updates[0].trial_update().result().infrastructure());
   EXPECT_THAT(updates[0].trial_update().result().error_msg(), HasSubstr("after 2 attempts"));
   EXPECT_THAT(updates[0].trial_update().result().error_msg(), HasSubstr("kill -9"));
 }
@@ -460,7 +463,9 @@ TEST_F(SchedulerTest, BuildErrorsEndTheTrialWithTheBuildersReason) {
   ASSERT_EQ(updates.size(), 1u);
   EXPECT_EQ(updates[0].trial_update().result().error_no(), 1);
   EXPECT_EQ(updates[0].trial_update().result().error_msg(), "bad config");
-  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+  // Its one trial failed: the job did not succeed, and says why.
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::FAILED);
+  EXPECT_THAT(scheduler_->GetJob(job.job_id())->message(), HasSubstr("bad config"));
 }
 
 TEST_F(SchedulerTest, TunerEndingTheSearchFinishesTheJobWhenTheWindowDrains) {

@@ -154,7 +154,29 @@ void TrialLifecycle::MaybeFinish(Job& job) {
   } else {
     return;
   }
-  absl::Status ended = End(job, proto::SUCCEEDED, message);
+  // A job none of whose trials worked did not succeed: say why (the first
+  // error is as good a reason as any, they usually share one).
+  proto::JobState state = proto::SUCCEEDED;
+  int untuned = 0;
+  for (const JobTask& t : job.tasks) untuned += t.best.has_best() ? 0 : 1;
+  if (job.done > 0 && untuned == static_cast<int>(job.tasks.size())) {
+    state = proto::FAILED;
+    std::string first_error;
+    for (const auto& [id, trial] : job.trials) {
+      if (trial.done && trial.result.error_no() != 0) {
+        first_error =
+            absl::StrCat(MeasureErrorName(static_cast<MeasureErrorNo>(trial.result.error_no())),
+                         ": ", trial.result.error_msg());
+        break;
+      }
+    }
+    message = absl::StrCat("every trial failed (", job.done, " of ", n,
+                           " done; first: ", first_error.substr(0, 300), ")");
+  } else if (untuned > 0) {
+    absl::StrAppend(&message, "; ", untuned, " of ", job.tasks.size(),
+                    " tasks have no working config");
+  }
+  absl::Status ended = End(job, state, message);
   if (!ended.ok()) {
     // Still running: RetryStoreWrites comes back here on the next tick.
     TF_LOG(ERROR) << ended << "; job " << job.stored.job_id
@@ -323,11 +345,14 @@ void TrialLifecycle::Requeue(Job& job, Trial& trial, Stage lost_stage, const std
 
 void TrialLifecycle::GiveUp(Job& job, Trial& trial, Stage lost_stage, const std::string& reason) {
   const bool building = lost_stage == Stage::kBuild;
+  // Not the config's fault: an infrastructure outcome (UNKNOWN_ERROR, marked
+  // as such) that tuners skip instead of learning the config is bad.
   proto::TrialResult r =
-      ErrorResult(building ? MeasureErrorNo::kCompileHost : MeasureErrorNo::kRuntimeDevice,
-                  absl::StrCat("gave up after ", trial.attempts, " attempts: the ",
+      ErrorResult(MeasureErrorNo::kUnknown,
+                  absl::StrCat("infrastructure: gave up after ", trial.attempts, " attempts: the ",
                                building ? "builder" : "agent",
                                " holding this trial was lost each time (last: ", reason, ")"));
+  r.set_infrastructure(true);
   r.set_build_seconds(trial.build_seconds);
   r.set_builder(trial.builder);
   Finish(job, trial, std::move(r));
@@ -364,7 +389,14 @@ void TrialLifecycle::RetryStoreWrites() {
 }
 
 proto::JobStatus TrialLifecycle::StatusOf(const Job& job) const {
-  return tunefleet::StatusOf(job, workers_->NameOf(job.tuner_worker));
+  proto::JobStatus status = tunefleet::StatusOf(job, workers_->NameOf(job.tuner_worker));
+  // Waiting on agents that are not there is not progress: say so.
+  const std::string& key = job.stored.spec.device_key();
+  if (!job.finished() && status.message().empty() && workers_->AgentsOfKey(key) == 0) {
+    status.set_message(absl::StrCat("waiting: no agent of key '", key,
+                                    "' is connected; trials wait until one registers"));
+  }
+  return status;
 }
 
 // ---------------------------------------------------------------- private

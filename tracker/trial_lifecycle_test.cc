@@ -126,6 +126,29 @@ TEST_F(TrialLifecycleTest, BuildWithoutAnArtifactOrTooBigEndsTheTrialWithCompile
   EXPECT_EQ(job.failed, 2);
 }
 
+TEST_F(TrialLifecycleTest, JobWhoseEveryTrialFailedEndsFailedSayingWhy) {
+  Job& job = SubmitRunningJob(2);
+  std::vector<Trial*> trials = Propose(job, {1, 2});
+  for (Trial* t : trials) {
+    proto::BuildResult bad;
+    bad.set_error_no(static_cast<int>(MeasureErrorNo::kCompileHost));
+    bad.set_error_msg("'-mcpu=nosuchcpu' is not a CPU LLVM knows");
+    lifecycle_.Built(job, *t, bad, builder_, 0);
+  }
+  EXPECT_EQ(job.stored.state, proto::FAILED);
+  EXPECT_THAT(job.stored.message, HasSubstr("every trial failed"));
+  EXPECT_THAT(job.stored.message, HasSubstr("nosuchcpu"));
+}
+
+TEST_F(TrialLifecycleTest, JobWithoutAnAgentOfItsKeySaysSoInItsStatus) {
+  Job& job = SubmitRunningJob(2);
+  // The fixture's agent serves key "cpu"; a job on another key waits.
+  job.stored.spec.set_device_key("rk3399");
+  EXPECT_THAT(lifecycle_.StatusOf(job).message(), HasSubstr("no agent of key 'rk3399'"));
+  job.stored.spec.set_device_key("cpu");
+  EXPECT_EQ(lifecycle_.StatusOf(job).message(), "");
+}
+
 TEST_F(TrialLifecycleTest, ResultTheStoreRefusesIsHeldAndAcknowledgedOnlyOnceStored) {
   Job& job = SubmitRunningJob(2);
   Trial& trial = *Propose(job, {3})[0];
@@ -193,7 +216,9 @@ TEST_F(TrialLifecycleTest, GiveUpEndsTheTrialSayingWhy) {
   trial.attempts = 3;
   lifecycle_.GiveUp(job, trial, Stage::kMeasure, "agent \"a\" lost: kill -9");
   EXPECT_TRUE(trial.done);
-  EXPECT_EQ(trial.result.error_no(), static_cast<int>(MeasureErrorNo::kRuntimeDevice));
+  // An infrastructure outcome, not a device runtime error of the config.
+  EXPECT_EQ(trial.result.error_no(), static_cast<int>(MeasureErrorNo::kUnknown));
+  EXPECT_TRUE(trial.result.infrastructure());
   EXPECT_THAT(trial.result.error_msg(), HasSubstr("gave up after 3 attempts"));
   EXPECT_THAT(trial.result.error_msg(), HasSubstr("kill -9"));
   EXPECT_EQ(job.failed, 1);

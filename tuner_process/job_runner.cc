@@ -94,9 +94,10 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
   options.max_trials_per_task = TaskBudget(spec_, policy, static_cast<int>(scheduled.size()));
   options.early_stopping =
       spec_.has_early_stopping() && spec_.early_stopping() >= 0 ? spec_.early_stopping() : -1;
-  // Ansor's warm-up is one round over the tasks; a small budget keeps it short.
-  options.warmup_trials = std::min<int64_t>(options.warmup_trials,
-                                            std::max<int64_t>(1, options.max_trials_per_task / 8));
+  // Ansor's warm-up is one short round over the tasks: an eighth of each
+  // task's fair share of the budget (1 to 16 trials).
+  const int64_t fair_share = spec_.n_trial() / std::max<int64_t>(1, scheduled.size());
+  options.warmup_trials = std::clamp<int64_t>(fair_share / 8, 1, options.warmup_trials);
   scheduler_ = std::make_unique<TaskScheduler>(std::move(scheduled), options);
 
   // Replay what the tracker knows: results in the order they came, so the
@@ -138,7 +139,7 @@ void JobRunner::Learn(int task, const std::string& config_json, const proto::Tri
   last_gflops_ = GflopsOf(run.task->workload().flops(), cost);
   run.best.Offer(m);
   if (run.scheduler_index >= 0) {
-    absl::Status counted = scheduler_->OnResult(run.scheduler_index, cost);
+    absl::Status counted = scheduler_->OnResult(run.scheduler_index, cost, result.all_cost());
     if (!counted.ok()) TF_LOG(WARNING) << "job " << job_id_ << ": " << counted;
   }
   absl::StatusOr<Config> config = run.task->space().FromJsonString(config_json);
@@ -148,7 +149,8 @@ void JobRunner::Learn(int task, const std::string& config_json, const proto::Tri
     return;
   }
   if (m.ok()) run.successes.emplace_back(cost, *config);
-  run.tuner->Update({TrialResult{*std::move(config), std::move(m)}});
+  // An infrastructure outcome says nothing of the config: not learned.
+  if (!result.infrastructure()) run.tuner->Update({TrialResult{*std::move(config), std::move(m)}});
   if (selective_ && run.scheduler_index >= 0 && scheduler_->done(run.scheduler_index) &&
       run.in_flight == 0) {
     SeedDependents(task);
@@ -160,21 +162,28 @@ void JobRunner::SeedDependents(int representative) {
   std::vector<std::pair<double, Config>> ranked = rep.successes;
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  const int k = selective_->Of(static_cast<int>(ranked.size()));
+  // "topN": N configs, topped up from the dependent's own search when the
+  // representative has fewer winners; "P%": P % of its winners, at least 1.
+  const int k = selective_->percent > 0
+                    ? std::max(1, selective_->Of(static_cast<int>(ranked.size())))
+                    : selective_->count;
   for (int t = 0; t < num_tasks(); ++t) {
     TaskRun& dep = tasks_[t];
     if (dep.seeded || dep.depends_on != representative || t == representative) continue;
     dep.seeded = true;
     int queued = 0;
+    // The winners in order, each carried to the nearest config of this
+    // space (the same one where its values exist here); winners that land on
+    // a config already taken give way to the next ones.
     for (int i = 0; i < static_cast<int>(ranked.size()) && queued < k; ++i) {
-      absl::StatusOr<Config> mapped = MapConfig(ranked[i].second, dep.task->space());
-      if (!mapped.ok() || dep.tuner->IsVisited(mapped->index())) continue;
-      dep.tuner->MarkVisited(mapped->index());
-      seeds_.emplace_back(t, *std::move(mapped));
+      Config mapped = MapConfigNearest(ranked[i].second, dep.task->space());
+      if (dep.tuner->IsVisited(mapped.index())) continue;
+      dep.tuner->MarkVisited(mapped.index());
+      seeds_.emplace_back(t, std::move(mapped));
       ++queued;
     }
-    // Fewer of the representative's winners fit this space: its own search
-    // tops the k up, so every dependent measures k configs.
+    // Fewer distinct configs than k: its own search tops them up, so every
+    // dependent measures k configs.
     if (queued < k && dep.tuner->HasNext()) {
       for (Config& c : dep.tuner->NextBatch(k - queued)) seeds_.emplace_back(t, std::move(c));
     }

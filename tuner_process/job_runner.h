@@ -24,8 +24,9 @@
 // the tasks are clustered by the similarity of their spaces; only each
 // cluster's representative (and every task similar to no other) is tuned
 // by the scheduler. When a representative is done, each task that depends
-// on it measures the representative's top-k configs mapped into its own
-// space (topped up from its own tuner when fewer map) and is then done.
+// on it measures the representative's top-k configs carried to the nearest
+// configs of its own space (MapConfigNearest; topped up from its own tuner
+// when fewer are distinct) and is then done.
 //
 // A JobRunner is rebuilt from every JobAssignment: the assignment lists all
 // trials the tracker knows (done ones with results), so a tuner that takes
@@ -85,6 +86,8 @@ class JobRunner {
   double best_gflops() const;
   // Sum over tasks of weight x best cost, over tasks with a success.
   double EstimatedLatency() const;
+  // The best mean cost of `task` so far; 0 when none of its trials worked.
+  double best_cost_s(int task) const { return tasks_[task].best.cost_s(); }
   // Whether `task` is tuned by the scheduler (false: it waits for its
   // representative's top-k, selective tuning).
   bool scheduled(int task) const { return tasks_[task].scheduler_index >= 0; }

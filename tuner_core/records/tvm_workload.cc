@@ -274,7 +274,7 @@ const nlohmann::json& ArgOrNull(const nlohmann::json& args, size_t i) {
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<WorkloadOfTvmTask> WorkloadFromTvmTask(const std::string& task_name,
-                                                      const nlohmann::json& args) {
+                                                                    const nlohmann::json& args) {
   const TvmTask* task = nullptr;
   for (const TvmTask& t : kTvmTasks) {
     if (task_name == t.task_name) task = &t;

@@ -1,5 +1,8 @@
 #include "tuner_core/selective/similarity.h"
 
+#include <cmath>
+#include <limits>
+#include <map>
 #include <set>
 #include <string>
 
@@ -77,6 +80,63 @@ double KnobwiseSimilarity(const ConfigSpace& a, const ConfigSpace& b) {
   nlohmann::json json = from.ToJson();
   json.erase("index");  // recomputed in `to`
   return to.FromJson(json);
+}
+
+namespace {
+
+// How far apart two entity values are: 0 when equal; log ratios for
+// integers and for lists of integers of one length (a split's -1 outer
+// size matches anything); 1e9 for values of different shapes.
+double ValueDistance(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a == b) return 0;
+  if (a.is_number_integer() && b.is_number_integer()) {
+    const double x = static_cast<double>(a.get<int64_t>());
+    const double y = static_cast<double>(b.get<int64_t>());
+    if (x <= 0 || y <= 0) return std::abs(x - y);
+    return std::abs(std::log2(x / y));
+  }
+  if (a.is_array() && b.is_array() && a.size() == b.size()) {
+    double total = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].is_number_integer() && b[i].is_number_integer() &&
+          (a[i].get<int64_t>() == -1 || b[i].get<int64_t>() == -1)) {
+        continue;
+      }
+      total += ValueDistance(a[i], b[i]);
+    }
+    return total;
+  }
+  return a.type() == b.type() ? 1 : 1e9;
+}
+
+}  // namespace
+
+Config MapConfigNearest(const Config& from, const ConfigSpace& to) {
+  std::map<std::string, nlohmann::json> values;
+  const nlohmann::json from_json = from.ToJson();  // the loop below reads into it
+  for (const nlohmann::json& item : from_json["entity"]) {
+    values[item[0].get<std::string>()] = item[2];
+  }
+  const std::vector<std::vector<nlohmann::json>> candidates = KnobCandidates(to);
+  int64_t index = 0;
+  int64_t stride = 1;
+  for (int k = 0; k < to.num_knobs(); ++k) {
+    int64_t best = 0;
+    auto it = values.find(to.knob_name(k));
+    if (it != values.end()) {
+      double best_distance = std::numeric_limits<double>::infinity();
+      for (size_t c = 0; c < candidates[k].size(); ++c) {
+        const double d = ValueDistance(it->second, candidates[k][c]);
+        if (d < best_distance) {
+          best_distance = d;
+          best = static_cast<int64_t>(c);
+        }
+      }
+    }
+    index += best * stride;
+    stride *= to.knob_size(k);
+  }
+  return *to.Get(index);  // every digit is below its knob's size
 }
 
 }  // namespace tunefleet

@@ -35,6 +35,13 @@ double KnobwiseSimilarity(const ConfigSpace& a, const ConfigSpace& b);
 // naming the knob when a value is not among `to`'s candidates.
 [[nodiscard]] absl::StatusOr<Config> MapConfig(const Config& from, const ConfigSpace& to);
 
+// The config of `to` closest to `from`, knob by knob: a value `to` has is
+// kept; otherwise the candidate nearest to it (integers and split factors by
+// log ratio, other values: equal or not); a knob `from` lacks takes its
+// first choice. Equals MapConfig whenever that succeeds. How a schedule
+// carries into a space whose tile factors differ (e.g. other channel counts).
+Config MapConfigNearest(const Config& from, const ConfigSpace& to);
+
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_TUNER_CORE_SELECTIVE_SIMILARITY_H_

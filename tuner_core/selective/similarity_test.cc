@@ -58,6 +58,21 @@ TEST(SimilarityTest, MapConfigCarriesValuesOrNamesTheKnob) {
   EXPECT_THAT(refused.status().message(), HasSubstr("tile"));
 }
 
+TEST(SimilarityTest, MapConfigNearestTakesTheClosestCandidate) {
+  ConfigSpace a = Space({1, 2, 4}, {0, 1});
+  ConfigSpace b = Space({2, 8, 16}, {0, 1});
+  // tile 4 is not in b: 2 and 8 are equally far by log ratio; the first wins.
+  Config mapped = MapConfigNearest(*a.Get(2 + 3 * 1), b);
+  EXPECT_EQ(*mapped.GetInt("tile"), 2);
+  EXPECT_EQ(*mapped.GetInt("unroll"), 1);
+  ConfigSpace c = Space({3, 12, 48}, {0, 1});
+  EXPECT_EQ(*MapConfigNearest(*a.Get(2), c).GetInt("tile"), 3);  // 4 -> 3, not 12
+  // Where MapConfig works, the nearest config is the same one.
+  ConfigSpace d = Space({2, 4, 8}, {0, 1});
+  Config four = *a.Get(2 + 3 * 1);
+  EXPECT_EQ(MapConfigNearest(four, d).index(), MapConfig(four, d)->index());
+}
+
 TEST(SelectivePlanTest, CliquesAndRepresentatives) {
   ConfigSpace a = Space({1, 2, 4}, {0, 1});
   ConfigSpace b = Space({1, 2, 4, 8}, {0, 1});

@@ -41,7 +41,10 @@ double TaskScheduler::ExpectedGain(int task) const {
   }
   // Forward: optimistic, the best could still drop by best / trials per trial.
   const double forward = s.best_cost / std::max<int64_t>(1, s.trials);
-  return tasks_[task].weight * (options_.alpha * backward + (1 - options_.alpha) * forward);
+  const double per_trial =
+      tasks_[task].weight * (options_.alpha * backward + (1 - options_.alpha) * forward);
+  if (!options_.per_second || s.timed_trials == 0 || s.trial_seconds <= 0) return per_trial;
+  return per_trial / (s.trial_seconds / static_cast<double>(s.timed_trials));
 }
 
 std::optional<int> TaskScheduler::NextTask() {
@@ -98,7 +101,7 @@ void TaskScheduler::Exhaust(int task) {
   if (task >= 0 && task < static_cast<int>(state_.size())) state_[task].exhausted = true;
 }
 
-absl::Status TaskScheduler::OnResult(int task, double cost_s) {
+absl::Status TaskScheduler::OnResult(int task, double cost_s, double trial_seconds) {
   if (task < 0 || task >= static_cast<int>(tasks_.size())) {
     return absl::InvalidArgumentError(absl::StrCat("task scheduler: no task ", task));
   }
@@ -109,6 +112,10 @@ absl::Status TaskScheduler::OnResult(int task, double cost_s) {
   }
   --s.in_flight;
   ++s.trials;
+  if (trial_seconds > 0) {
+    s.trial_seconds += trial_seconds;
+    ++s.timed_trials;
+  }
   if (cost_s > 0 && (s.best_cost <= 0 || cost_s < s.best_cost)) {
     s.best_cost = cost_s;
     s.best_trial = s.trials - 1;
@@ -133,7 +140,9 @@ nlohmann::json TaskScheduler::ToJson() const {
                      {"best_cost", s.best_cost},
                      {"best_trial", s.best_trial},
                      {"best_history", s.best_history},
-                     {"exhausted", s.exhausted}});
+                     {"exhausted", s.exhausted},
+                     {"trial_seconds", s.trial_seconds},
+                     {"timed_trials", s.timed_trials}});
   }
   return {{"round_robin_next", round_robin_next_}, {"tasks", tasks}};
 }
@@ -160,6 +169,8 @@ absl::Status TaskScheduler::RestoreJson(const nlohmann::json& saved) {
     s.best_cost = j["best_cost"].get<double>();
     s.best_trial = j["best_trial"].get<int64_t>();
     s.exhausted = j.value("exhausted", false);
+    s.trial_seconds = j.value("trial_seconds", 0.0);
+    s.timed_trials = j.value("timed_trials", int64_t{0});
     for (const nlohmann::json& v : j["best_history"]) {
       if (!v.is_number()) {
         return absl::InvalidArgumentError(

@@ -41,6 +41,10 @@ struct TaskSchedulerOptions {
   int64_t warmup_trials = 16;          // per task, before the gradient policy chooses
   int64_t backward_window = 16;        // trials over which progress is measured
   double alpha = 0.2;                  // weight of the backward gradient (Ansor: 0.2)
+  // Rank tasks by expected gain per second of tuning (gain / the task's mean
+  // trial time, when trials report it) rather than per trial: what matters
+  // when a task's trials cost more (slow kernels take longer to measure).
+  bool per_second = true;
   // Stop a task once `early_stopping` results came after its best one began
   // (AutoTVM: trials >= best_iter + early_stopping); < 0: never.
   int64_t early_stopping = 200;
@@ -69,9 +73,10 @@ class TaskScheduler {
   // it is done once its trials in flight report.
   void Exhaust(int task);
   // The result of one trial of `task`: its mean cost in seconds, or <= 0 for
-  // a failed trial. InvalidArgument for an unknown task or one with no trial
-  // in flight.
-  [[nodiscard]] absl::Status OnResult(int task, double cost_s);
+  // a failed trial, and what the trial took (build + measure seconds; 0:
+  // unknown). InvalidArgument for an unknown task or one with no trial in
+  // flight.
+  [[nodiscard]] absl::Status OnResult(int task, double cost_s, double trial_seconds = 0);
 
   // Sum over tasks of weight x best cost; tasks without a success count
   // with `unknown_cost_s` (0 by default: left out).
@@ -95,6 +100,8 @@ class TaskScheduler {
     int64_t best_trial = -1;           // 0-based position of the result that set best_cost
     std::vector<double> best_history;  // best_cost after each result (0 = none)
     bool exhausted = false;
+    double trial_seconds = 0;  // summed over the results that reported it
+    int64_t timed_trials = 0;
   };
 
   bool Available(int task) const;

@@ -1,5 +1,6 @@
 #include "tuner_core/task_scheduler/task_scheduler.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gmock/gmock.h"
@@ -63,6 +64,30 @@ TEST(TaskSchedulerTest, ExhaustedWithdrawnAndAssignedTrialsAreCounted) {
   EXPECT_EQ(scheduler.trials(1), 2);
   EXPECT_DOUBLE_EQ(scheduler.best_cost(1), 1.0);
   EXPECT_FALSE(scheduler.OnResult(1, 1.0).ok()) << "nothing of task 1 is in flight any more";
+}
+
+TEST(TaskSchedulerTest, PerSecondRankingPrefersTheTaskWhoseTrialsAreCheaper) {
+  // Equal weights, equal progress; task 1's trials take 10x longer.
+  for (bool per_second : {false, true}) {
+    TaskScheduler scheduler({{1, 0}, {1, 0}}, {.warmup_trials = 0, .per_second = per_second});
+    for (int i = 0; i < 4; ++i) {
+      for (int t : {0, 1}) {
+        scheduler.Assign(t);
+        ASSERT_TRUE(scheduler.OnResult(t, 1.0 / (i + 1), t == 0 ? 0.1 : 1.0).ok());
+      }
+    }
+    std::vector<int> picks;
+    for (int i = 0; i < 4; ++i) {
+      const int t = *scheduler.NextTask();
+      picks.push_back(t);
+      ASSERT_TRUE(scheduler.OnResult(t, 0.25, t == 0 ? 0.1 : 1.0).ok());
+    }
+    if (per_second) {
+      EXPECT_EQ(picks, (std::vector<int>{0, 0, 0, 0}));
+    } else {
+      EXPECT_NE(std::count(picks.begin(), picks.end(), 1), 0) << "per trial: both are equal";
+    }
+  }
 }
 
 TEST(TaskSchedulerTest, WarmupGivesEveryTaskItsTrialsFirst) {

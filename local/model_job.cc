@@ -1,0 +1,96 @@
+#include "local/model_job.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "proto_convert/measure_result.h"
+#include "proto_convert/task_spec.h"
+#include "tuner_core/records/record_file.h"
+#include "tuner_core/records/task_record.h"
+#include "tuner_process/job_runner.h"
+
+namespace tunefleet {
+
+[[nodiscard]] absl::StatusOr<LocalModelSummary> RunLocalModelJob(
+    const proto::JobSpec& spec_in, const LocalMeasurerOptions& options, const std::string& log,
+    std::ostream& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  proto::JobSpec spec = spec_in;
+  TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
+  proto::JobAssignment assignment;
+  assignment.set_job_id("local");
+  *assignment.mutable_spec() = spec;
+  // One build batch in flight, as local `tune` builds a batch then measures it.
+  assignment.set_suggested_window(spec.window() > 0 ? spec.window() : 8);
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner, JobRunner::Create(assignment));
+  std::vector<std::unique_ptr<Task>> tasks;
+  for (const proto::JobTask& t : spec.tasks()) {
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, TaskFromSpec(t.task()));
+    tasks.push_back(std::move(task));
+  }
+  std::unique_ptr<RecordWriter> writer;
+  if (!log.empty()) {
+    TF_ASSIGN_OR_RETURN(writer, RecordWriter::Open(log));
+  }
+
+  LocalModelSummary summary;
+  summary.trials_per_task.assign(tasks.size(), 0);
+  // One runner child at a time: a measurer is made for a task when its
+  // configs come and kept while the next batch is of the same task.
+  int measurer_task = -1;
+  std::unique_ptr<LocalMeasurer> measurer;
+  int64_t next_trial_id = 0;
+  while (true) {
+    proto::ProposeTrials proposals = runner->NextProposals();
+    if (proposals.configs_size() > 0 || proposals.finished()) {
+      proto::TrialsAccepted accepted;  // everything: nobody else proposes here
+      accepted.set_job_id("local");
+      for (int i = 0; i < proposals.configs_size(); ++i) accepted.add_trial_ids(next_trial_id++);
+      runner->OnAccepted(accepted);
+    }
+    if (proposals.configs_size() == 0) break;  // done, or the window is empty and nothing comes
+    std::map<int, std::vector<Config>> by_task;
+    for (const proto::ProposedConfig& pc : proposals.configs()) {
+      TF_ASSIGN_OR_RETURN(Config config,
+                          tasks[pc.task_index()]->space().FromJsonString(pc.config_json()));
+      by_task[pc.task_index()].push_back(std::move(config));
+    }
+    for (const auto& [t, configs] : by_task) {
+      if (measurer_task != t) {
+        measurer.reset();
+        TF_ASSIGN_OR_RETURN(measurer, LocalMeasurer::Create(*tasks[t], options));
+        measurer_task = t;
+      }
+      const std::vector<MeasureResult> results = measurer->Measure(configs);
+      for (size_t i = 0; i < configs.size(); ++i) {
+        if (writer) {
+          TF_RETURN_IF_ERROR(writer->Append(RecordOf(*tasks[t], configs[i], results[i])));
+        }
+        proto::TrialUpdate update;
+        update.set_job_id("local");
+        update.set_task_index(t);
+        update.set_config_json(configs[i].ToJson().dump());
+        update.set_config_index(configs[i].index());
+        *update.mutable_result() = ToTrialResult(results[i]);
+        runner->OnTrialUpdate(update);
+        ++summary.trials;
+        ++summary.trials_per_task[t];
+      }
+    }
+    progress << runner->Progress() << "\n";
+  }
+  for (size_t t = 0; t < tasks.size(); ++t) summary.best_cost_s.push_back(0);
+  summary.estimated_latency_s = runner->EstimatedLatency();
+  for (int t = 0; t < runner->num_tasks(); ++t) {
+    summary.best_cost_s[t] = runner->best_cost_s(t);
+    if (summary.best_cost_s[t] <= 0) ++summary.untuned_tasks;
+  }
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace tunefleet

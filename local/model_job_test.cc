@@ -1,0 +1,91 @@
+// A model job in local mode: real builds, the real runner child, the
+// fleet's JobRunner deciding which task runs next, records on disk.
+#include "local/model_job.h"
+
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner_core/records/record_file.h"
+
+namespace tunefleet {
+namespace {
+
+class LocalModelJobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* srcdir = std::getenv("TEST_SRCDIR");
+    ASSERT_NE(srcdir, nullptr);
+    setenv("TUNEFLEET_RUNNER",
+           (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
+    log_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl";
+    std::remove(log_.c_str());
+    options_.runner.num_threads = 1;
+    options_.measure.number = 2;
+    options_.measure.repeat = 2;
+    options_.measure.cooldown_interval_s = 0;
+  }
+
+  // Dense tasks with these M (N = K = 32), weights 1.
+  static proto::JobSpec Spec(const std::vector<int>& ms, int64_t per_task) {
+    proto::JobSpec spec;
+    for (int m : ms) {
+      proto::JobTask* t = spec.add_tasks();
+      t->mutable_task()->set_workload_name("dense");
+      t->mutable_task()->set_workload_args_json("{\"M\":" + std::to_string(m) +
+                                                ",\"N\":32,\"K\":32,\"layout\":\"NK\"}");
+      t->mutable_task()->set_target("llvm");
+      t->set_weight(1);
+    }
+    spec.set_n_trial(per_task * static_cast<int64_t>(ms.size()));
+    spec.set_trials_per_task(per_task);
+    spec.set_tuner("random");
+    spec.set_seed(3);
+    return spec;
+  }
+
+  std::string log_;
+  LocalMeasurerOptions options_;
+};
+
+TEST_F(LocalModelJobTest, SequentialJobMeasuresEveryTaskAndRecordsIt) {
+  proto::JobSpec spec = Spec({16, 24}, 4);
+  spec.set_task_policy("sequential");
+  std::ostringstream progress;
+  LocalModelSummary summary = RunLocalModelJob(spec, options_, log_, progress).value();
+  EXPECT_EQ(summary.trials, 8);
+  EXPECT_EQ(summary.trials_per_task, (std::vector<int64_t>{4, 4}));
+  // Random configs may all fail on a small shape (e.g. 16-lane vectors on
+  // AVX2); the estimate sums the tasks that have a best.
+  EXPECT_NEAR(summary.estimated_latency_s, summary.best_cost_s[0] + summary.best_cost_s[1], 1e-15);
+  ReadReport records = ReadRecords(log_).value();
+  ASSERT_EQ(records.records.size(), 8u);
+  std::map<int, int> per_m;
+  for (const Record& r : records.records) ++per_m[r.workload_args.value("M", -1)];
+  EXPECT_EQ(per_m[16], 4);
+  EXPECT_EQ(per_m[24], 4);
+}
+
+TEST_F(LocalModelJobTest, SelectiveJobTunesTheRepresentativeOnly) {
+  proto::JobSpec spec = Spec({16, 16}, 5);
+  spec.set_selective("top2");
+  std::ostringstream progress;
+  LocalModelSummary summary = RunLocalModelJob(spec, options_, "", progress).value();
+  // One representative with its 5, the other task its top 2.
+  EXPECT_EQ(summary.trials, 7);
+  EXPECT_THAT(summary.trials_per_task, ::testing::UnorderedElementsAre(5, 2));
+}
+
+TEST_F(LocalModelJobTest, BadSpecIsAnError) {
+  proto::JobSpec spec = Spec({16}, 2);
+  spec.set_task_policy("lottery");
+  std::ostringstream progress;
+  EXPECT_THAT(RunLocalModelJob(spec, options_, "", progress).status().message(),
+              ::testing::HasSubstr("unknown task scheduler 'lottery'"));
+}
+
+}  // namespace
+}  // namespace tunefleet
