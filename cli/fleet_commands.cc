@@ -27,8 +27,9 @@ namespace {
 
 std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
 
-// One line per finished trial of a model job: the trial's task and the
-// model's estimated latency (sum over tasks of layers x best latency).
+// One line per finished trial of a model job: the trial's task (0-based, as
+// --task takes it) and the model's estimated latency (sum over tasks of
+// layers x best latency).
 std::string ModelProgressLine(const proto::JobStatus& s, const proto::JobEvent& e) {
   const int n = s.tasks_size();
   const int t = e.task_index();
@@ -37,9 +38,9 @@ std::string ModelProgressLine(const proto::JobStatus& s, const proto::JobEvent& 
   std::string trial = result.ok() ? absl::StrFormat("%.4f ms", result.MeanCost() * 1e3)
                                   : std::string(MeasureErrorName(result.error_no));
   return absl::StrFormat(
-      "[%s] task %2d/%d: %-10s | tasks tuned %d/%d | estimated latency %.4f ms | trials %d/%d | "
-      "%.1f s",
-      s.job_id(), t + 1, n, trial, n - s.untuned_tasks(), n, s.estimated_latency_s() * 1e3,
+      "[%s] task %2d of %d: %-10s | tasks tuned %d/%d | estimated latency %.4f ms | trials %d/%d "
+      "| %.1f s",
+      s.job_id(), t, n, trial, n - s.untuned_tasks(), n, s.estimated_latency_s() * 1e3,
       s.trials_done(), s.spec().n_trial(), elapsed);
 }
 

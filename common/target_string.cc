@@ -162,4 +162,13 @@ bool IsCudaTargetString(absl::string_view target) {
   return false;
 }
 
+std::string WithNativeCpu(absl::string_view target, const std::string& cpu) {
+  if (cpu.empty() || !absl::StrContains(target, "-mcpu=native")) return std::string(target);
+  std::vector<std::string> words = absl::StrSplit(target, ' ', absl::SkipEmpty());
+  for (std::string& word : words) {
+    if (word == "-mcpu=native") word = "-mcpu=" + cpu;
+  }
+  return absl::StrJoin(words, " ");
+}
+
 }  // namespace tunefleet

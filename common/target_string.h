@@ -68,6 +68,11 @@ struct TargetString {
 // The parsed string, or InvalidArgument saying what is wrong (see above).
 [[nodiscard]] absl::StatusOr<TargetString> ParseTargetString(absl::string_view target);
 
+// `target` with "-mcpu=native" replaced by "-mcpu=<cpu>" (the measuring
+// device's CPU, which is what "native" means for a fleet); unchanged when it
+// has no such option or `cpu` is empty.
+std::string WithNativeCpu(absl::string_view target, const std::string& cpu);
+
 // Whether `target` names a CUDA GPU ("cuda ..." or "llvm -mtriple=nvptx64-..."),
 // without checking the rest: for choosing a default template.
 bool IsCudaTargetString(absl::string_view target);

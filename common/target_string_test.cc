@@ -35,6 +35,13 @@ TEST(TargetStringTest, ReadsLlvmTripleCpuAttributesAndTvmAttributes) {
   EXPECT_EQ(t->sm, 0);
 }
 
+TEST(TargetStringTest, NativeIsReplacedByTheGivenCpuOnly) {
+  EXPECT_EQ(WithNativeCpu("llvm -mcpu=native -mattr=+avx2", "znver4"),
+            "llvm -mcpu=znver4 -mattr=+avx2");
+  EXPECT_EQ(WithNativeCpu("llvm  -mcpu=skylake", "znver4"), "llvm  -mcpu=skylake");
+  EXPECT_EQ(WithNativeCpu("llvm -mcpu=native", ""), "llvm -mcpu=native");
+}
+
 TEST(TargetStringTest, BareLlvmMeansTheHost) {
   absl::StatusOr<TargetString> t = ParseTargetString("  llvm   -mcpu=native ");
   ASSERT_TRUE(t.ok()) << t.status();

@@ -12,18 +12,13 @@
 #include "bench/fleet_launcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/status_assertions.h"
 #include "tuner_core/records/record.h"
 
 namespace tunefleet {
 namespace {
 
 using ::testing::HasSubstr;
-
-#define ASSERT_OK(expr)                          \
-  do {                                           \
-    const absl::Status _s = (expr);              \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s; \
-  } while (0)
 
 std::vector<Record> Records(FleetLauncher& fleet, const std::string& job_id) {
   std::vector<Record> out;

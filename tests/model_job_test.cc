@@ -13,18 +13,13 @@
 #include "bench/fleet_launcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/status_assertions.h"
 #include "tuner_core/records/record.h"
 
 namespace tunefleet {
 namespace {
 
 using ::testing::HasSubstr;
-
-#define ASSERT_OK(expr)                          \
-  do {                                           \
-    const absl::Status _s = (expr);              \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s; \
-  } while (0)
 
 // A model job of dense tasks with these M (N = K = 48) and weights.
 proto::JobSpec ModelJob(FleetLauncher& fleet, const std::vector<std::pair<int, double>>& tasks,

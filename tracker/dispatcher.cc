@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "common/logging.h"
+#include "common/target_string.h"
 #include "proto_convert/run_request.h"
 
 namespace tunefleet {
@@ -130,6 +131,10 @@ void Dispatcher::DispatchBuilds(double since) {
     b->set_job_id(job.stored.job_id);
     b->set_trial_id(trial.id);
     *b->mutable_task() = job.stored.spec.tasks(trial.task_index).task();
+    // "native" is the measuring device's CPU, not the builder's.
+    trial.target =
+        WithNativeCpu(b->task().target(), workers_->LlvmCpuOfKey(job.stored.spec.device_key()));
+    b->mutable_task()->set_target(trial.target);
     b->set_config_json(trial.config_json);
     b->set_timeout_s(job.stored.spec.build_timeout_s());
     builder->outbox->Send(std::move(m));

@@ -85,6 +85,22 @@ TEST_F(DispatcherTest, BuildsFillTheBuilderWithTheMostFreeSlots) {
   EXPECT_DOUBLE_EQ(parts_.metrics.dispatch_seconds()[0].second, 0.25);
 }
 
+TEST_F(DispatcherTest, NativeIsBuiltForTheCpuOfTheKeysAgents) {
+  Worker& tuner = parts_.AddWorker(proto::TUNER, "t");
+  Worker& builder = parts_.AddWorker(proto::BUILDER, "b");
+  Worker& agent = parts_.AddWorker(proto::AGENT, "a", "cpu");
+  agent.registration.mutable_device()->set_llvm_cpu("cortex-a72");  // a board, not this host
+  Job& job = parts_.SubmitJob(1);
+  job.stored.spec.mutable_tasks(0)->mutable_task()->set_target("llvm -mcpu=native");
+  dispatcher_.DispatchAll(0);
+  parts_.ProposeConfigs(job, tuner, {1});
+  dispatcher_.DispatchAll(0);
+  std::vector<proto::TrackerMessage> builds = Out(builder).Take(proto::TrackerMessage::kBuild);
+  ASSERT_EQ(builds.size(), 1u);
+  EXPECT_EQ(builds[0].build().task().target(), "llvm -mcpu=cortex-a72");
+  EXPECT_EQ(job.trials.at(0).target, "llvm -mcpu=cortex-a72");  // what its record keeps
+}
+
 TEST_F(DispatcherTest, EachAgentMeasuresOneTrialAtATimeWithTheArtifactOnce) {
   Worker& tuner = parts_.AddWorker(proto::TUNER, "t");
   Worker& agent = parts_.AddWorker(proto::AGENT, "a", "cpu");

@@ -66,6 +66,9 @@ struct Trial {
   std::string artifact_hash;
   double build_seconds = 0;
   std::string builder;
+  // The target it was built for: the task's, with "-mcpu=native" resolved
+  // to the CPU of the key's agents. Empty until a build is dispatched.
+  std::string target;
   Stage requeue_stage = Stage::kBuild;  // kRequeueUnstored: the stage it lost
   bool done = false;                    // the store has its result
   proto::TrialResult result;            // once done (or kResultUnstored)

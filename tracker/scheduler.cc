@@ -103,10 +103,8 @@ absl::StatusOr<proto::BestConfigResponse> Scheduler::BestConfig(
       // Only that task's records: a model job's tasks share its records.
       task_name = task->task->name();
       args = task->task->workload().args();
-      target = jobs_.Find(request.job_id())
-                   ->stored.spec.tasks(request.has_task_index() ? request.task_index() : 0)
-                   .task()
-                   .target();
+      // Any target: the job's records are its own, and "native" was
+      // resolved per trial to the agents' CPU.
     }
     TF_ASSIGN_OR_RETURN(lines, store_->LoadRecordLines(request.job_id()));
   } else {
@@ -137,7 +135,7 @@ absl::StatusOr<std::vector<std::string>> Scheduler::ExportRecords(
     if (request.has_task_index()) return absl::InvalidArgumentError("task_index needs a job_id");
     return store_->LoadRecordLines("");
   }
-  std::string task_name, target;
+  std::string task_name;
   nlohmann::json args;
   {
     absl::MutexLock lock(&mu_);
@@ -147,7 +145,7 @@ absl::StatusOr<std::vector<std::string>> Scheduler::ExportRecords(
     if (task != nullptr) {
       task_name = task->task->name();
       args = task->task->workload().args();
-      target = jobs_.Find(job_id)->stored.spec.tasks(request.task_index()).task().target();
+      // Any target: see BestConfig.
     }
   }
   TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, store_->LoadRecordLines(job_id));
@@ -155,7 +153,7 @@ absl::StatusOr<std::vector<std::string>> Scheduler::ExportRecords(
   std::vector<std::string> of_task;
   for (std::string& line : lines) {
     absl::StatusOr<Record> r = Record::FromLine(line);
-    if (r.ok() && r->task_name == task_name && r->workload_args == args && r->target == target) {
+    if (r.ok() && r->task_name == task_name && r->workload_args == args) {
       of_task.push_back(std::move(line));
     }
   }

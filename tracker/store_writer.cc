@@ -58,7 +58,9 @@ absl::Status StoreWriter::PutResult(const Job& job, const Trial& trial) {
 std::string RecordLineOf(const Job& job, const Trial& trial) {
   Record record;
   const Task& task = *job.tasks[trial.task_index].task;
-  record.target = job.stored.spec.tasks(trial.task_index).task().target();
+  // The target the trial was built for ("native" resolved), else the task's.
+  record.target =
+      trial.target.empty() ? job.stored.spec.tasks(trial.task_index).task().target() : trial.target;
   record.task_name = task.name();
   record.workload_name = task.workload().name();
   record.workload_args = task.workload().args();

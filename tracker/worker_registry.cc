@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <tuple>
 
 #include "absl/strings/match.h"
@@ -100,6 +101,24 @@ int WorkerRegistry::AgentsOfKey(const std::string& device_key) const {
     if (w->role() == proto::AGENT && w->registration.device_key() == device_key) ++n;
   }
   return n;
+}
+
+std::string WorkerRegistry::LlvmCpuOfKey(const std::string& device_key) const {
+  std::map<std::string, int> votes;
+  for (const auto& [id, w] : workers_) {
+    if (w->role() != proto::AGENT || w->registration.device_key() != device_key) continue;
+    const std::string& cpu = w->registration.device().llvm_cpu();
+    if (!cpu.empty()) ++votes[cpu];
+  }
+  std::string best;
+  int most = 0;
+  for (const auto& [cpu, n] : votes) {
+    if (n > most) {
+      best = cpu;
+      most = n;
+    }
+  }
+  return best;
 }
 
 int32_t WorkerRegistry::SuggestedWindow(const proto::JobSpec& spec, int max_window) const {

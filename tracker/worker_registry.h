@@ -78,6 +78,9 @@ class WorkerRegistry {
   const std::set<std::string>& IsolatingAgentsOn(const std::string& host) const;
 
   int AgentsOfKey(const std::string& device_key) const;
+  // The LLVM CPU the agents of `device_key` report (DeviceInfo.llvm_cpu),
+  // the one most of them report; "" when none is connected or none says.
+  std::string LlvmCpuOfKey(const std::string& device_key) const;
   // Trials a tuner should keep in flight for a job with `spec`: its window,
   // or enough to keep every agent of its key busy with one trial built ahead
   // and every build slot fed, in [2, max_window].
