@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -26,6 +28,9 @@ namespace tunefleet {
 namespace {
 
 std::string StateName(proto::JobState s) { return proto::JobState_Name(s); }
+
+// How long `watch` keeps trying to reach a tracker that went away.
+constexpr double kWatchReconnectSeconds = 120;
 
 // One line per finished trial of a model job: the trial's task (0-based, as
 // --task takes it) and the model's estimated latency (sum over tasks of
@@ -124,7 +129,7 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
                                     std::ostream& out) {
   proto::JobStatus last;
   double current = 0;
-  TF_RETURN_IF_ERROR(client.Watch(job_id, [&](const proto::JobEvent& e) {
+  auto on_event = [&](const proto::JobEvent& e) {
     last = e.status();
     const proto::JobStatus& s = e.status();
     if (e.trial_id() >= 0 && s.tasks_size() > 1) {
@@ -148,7 +153,31 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
       out << job_id << " " << StateName(s.state())
           << (s.message().empty() ? "" : ": " + s.message()) << "\n";
     }
-  }));
+  };
+  // A tracker that restarts (or a broken connection) is waited for: the
+  // watch resumes from the job's current state once it answers again.
+  double backoff_s = 0.25;
+  double waited_s = 0;
+  while (true) {
+    bool heard = false;
+    const absl::Status watched = client.Watch(job_id, [&](const proto::JobEvent& e) {
+      heard = true;
+      on_event(e);
+    });
+    if (IsFinalJobState(last.state())) break;
+    if (watched.ok()) break;  // the tracker ended the stream
+    if (!absl::IsUnavailable(watched)) return watched;
+    if (heard) waited_s = 0;
+    if (waited_s >= kWatchReconnectSeconds) {
+      return absl::UnavailableError(absl::StrCat("lost the tracker for ", waited_s,
+                                                 " s while watching ", job_id, ": ",
+                                                 watched.message()));
+    }
+    out << (live ? "\n" : "") << "(" << watched.message() << "; reconnecting)\n" << std::flush;
+    std::this_thread::sleep_for(std::chrono::duration<double>(backoff_s));
+    waited_s += backoff_s;
+    backoff_s = std::min(2 * backoff_s, 5.0);
+  }
   if (last.state() == proto::SUCCEEDED && last.tasks_size() > 1) {
     PrintTaskTable(last, out);
     return absl::OkStatus();

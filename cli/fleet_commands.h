@@ -59,7 +59,8 @@ struct SubmitOptions {
 // Prints one AutoTVM progress line per finished trial ("\r"-updated on a
 // terminal when `live`; for a model job the trial's task and the model's
 // estimated latency), then the final state (a model job: each task's best).
-// Error if the job failed.
+// Error if the job failed. A tracker that goes away (restarts) is waited for
+// up to 2 minutes and the watch goes on from the job's state then.
 [[nodiscard]] absl::Status RunWatch(FleetClient& client, const std::string& job_id, bool live,
                                     std::ostream& out);
 [[nodiscard]] absl::Status RunDevices(FleetClient& client, std::ostream& out);

@@ -7,10 +7,12 @@
 
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "bench/fleet_launcher.h"
+#include "cli/fleet_commands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_assertions.h"
@@ -133,6 +135,32 @@ TEST(ModelJobTest, SelectiveDependentsMeasureTheirRepresentativesTopK) {
   for (int64_t c : Configs(TaskRecords(fleet, job.job_id(), 1 - rep, 32))) {
     EXPECT_TRUE(rep_configs.count(c)) << "config " << c << " is not one of the representative's";
   }
+}
+
+TEST(ModelJobTest, WatchGoesOnAcrossATrackerRestart) {
+  FleetLauncher fleet(FleetLauncher::Options{});
+  ASSERT_OK(fleet.Start());
+  constexpr int64_t kPerTask = 8;
+  proto::JobSpec spec = ModelJob(fleet, {{16, 1}, {32, 1}}, kPerTask);
+  spec.set_task_policy("round_robin");
+  proto::JobStatus job = fleet.client().Submit(spec).value();
+  std::ostringstream out;
+  absl::Status watched = absl::UnknownError("not run");
+  std::thread watcher([&] { watched = RunWatch(fleet.client(), job.job_id(), false, out); });
+  for (int i = 0; i < 600; ++i) {
+    absl::StatusOr<proto::JobStatus> s = fleet.client().Get(job.job_id());
+    if (s.ok() && s->trials_done() >= 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  fleet.tracker().Kill(SIGKILL);
+  fleet.tracker().Wait(10);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_OK(fleet.StartTracker());
+  watcher.join();
+  EXPECT_TRUE(watched.ok()) << watched << "\n" << out.str();
+  EXPECT_THAT(out.str(), HasSubstr("reconnecting"));
+  EXPECT_THAT(out.str(), HasSubstr(job.job_id() + " SUCCEEDED"));
+  EXPECT_THAT(out.str(), HasSubstr("estimated latency"));
 }
 
 }  // namespace
