@@ -56,5 +56,24 @@ TEST(GaugesTest, SnapshotsWorkersQueuesAndJobs) {
                    finished.tasks[0].task->workload().flops() / 1e-3 / 1e9);
 }
 
+TEST(GaugesTest, ModelJobsAreCountedWithTheirTunedTasks) {
+  SchedulerParts parts;
+  parts.AddWorker(proto::TUNER, "t");
+  Job& job = parts.SubmitJob(4);
+  // Make it a model job of two tasks, running, with one task tuned.
+  job.stored.spec.add_tasks()->CopyFrom(job.stored.spec.tasks(0));
+  job.tasks = LoadJobTasks(job.stored.spec).value();
+  job.stored.state = proto::RUNNING;
+  MeasureResult fast;
+  fast.costs = {1e-3};
+  job.tasks[1].best.Offer(fast);
+  RefreshGauges(parts.jobs, parts.workers, parts.clock.NowSeconds(), parts.metrics);
+  JobStats jobs = parts.metrics.jobs();
+  EXPECT_EQ(jobs.model_jobs_running, 1);
+  EXPECT_EQ(jobs.model_jobs_queued, 0);
+  EXPECT_EQ(jobs.model_tasks_tuned, 1);
+  EXPECT_EQ(jobs.model_tasks_untuned, 1);
+}
+
 }  // namespace
 }  // namespace tunefleet
