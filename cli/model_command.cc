@@ -214,7 +214,7 @@ std::string DescribeTask(const ModelTask& task) {
                          "workload");
   for (int i = 0; i < spec.tasks_size(); ++i) {
     out << absl::StrFormat(
-        "%-6d %-7g %-7d %-11.4f %s\n", i + 1, spec.tasks(i).weight(), summary.trials_per_task[i],
+        "%-6d %-7g %-7d %-11.4f %s\n", i, spec.tasks(i).weight(), summary.trials_per_task[i],
         summary.best_cost_s[i] * spec.tasks(i).weight() * 1e3, spec.tasks(i).name());
   }
   out << absl::StrFormat("Estimated latency (sum of tuned tasks' best x layers): %.3f ms",

@@ -218,18 +218,21 @@ TEST(FleetTest, BadInputGetsClearErrorsAndDisturbsNothing) {
   spec = fleet.DenseJob(4);
   spec.mutable_task()->set_target("llvm -mtriple=mips-linux");
   EXPECT_THAT(fleet.client().Submit(spec).status().message(), HasSubstr("mips"));
-  // A key no device has: queued and visible as pending, not an error.
+  // A key no device has: queued, its trials waiting (not built: "native"
+  // is the agents' CPU, and none has said which), and its status says why.
   spec = fleet.DenseJob(2);
   spec.set_device_key("rk3399");
   proto::JobStatus pending = fleet.client().Submit(spec).value();
   bool seen_pending = false;
   for (int i = 0; i < 200 && !seen_pending; ++i) {
     proto::QueueSummaryResponse q = fleet.client().Queue().value();
-    for (const auto& k : q.keys())
-      seen_pending |= k.device_key() == "rk3399" && k.pending() > 0 && k.total() == 0;
+    for (const auto& j : q.jobs())
+      seen_pending |= j.job_id() == pending.job_id() && j.to_build() > 0 && j.building() == 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(seen_pending);
+  EXPECT_THAT(fleet.client().Get(pending.job_id())->message(),
+              HasSubstr("no agent of key 'rk3399'"));
   // No token, or a wrong one: refused.
   FleetAddress anonymous;
   anonymous.address = fleet.address();

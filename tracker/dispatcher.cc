@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "common/logging.h"
 #include "common/target_string.h"
 #include "proto_convert/run_request.h"
@@ -96,6 +97,16 @@ void Dispatcher::SendAssignment(Worker& tuner, Job& job) {
 
 // ---------------------------------------------------------------- builds
 
+bool Dispatcher::MayBuild(const Job& job) const {
+  // "-mcpu=native" means the agents' CPU: wait until one of the key says it.
+  for (const proto::JobTask& t : job.stored.spec.tasks()) {
+    if (absl::StrContains(t.task().target(), "-mcpu=native")) {
+      return workers_->AgentsOfKey(job.stored.spec.device_key()) > 0;
+    }
+  }
+  return true;
+}
+
 void Dispatcher::DispatchBuilds(double since) {
   while (true) {
     // The builder with the most free slots.
@@ -113,7 +124,7 @@ void Dispatcher::DispatchBuilds(double since) {
     if (builder == nullptr) return;
     Job* pick = nullptr;
     for (const auto& [id, job] : jobs_->by_id()) {
-      if (job->finished() || job->to_build.empty()) continue;
+      if (job->finished() || job->to_build.empty() || !MayBuild(*job)) continue;
       if (pick == nullptr || job->build_pass < pick->build_pass) pick = job.get();
     }
     if (pick == nullptr) return;

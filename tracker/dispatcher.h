@@ -69,6 +69,9 @@ class Dispatcher {
   void AssignJobs();
   void SendAssignment(Worker& tuner, Job& job);
   void DispatchBuilds(double since);
+  // False while `job` builds for "-mcpu=native" and no agent of its key is
+  // connected to say which CPU that is.
+  bool MayBuild(const Job& job) const;
   void DispatchMeasures(const std::string& device_key, double since);
   void SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_bytes);
   bool HostMayBuild(const std::string& host) const;

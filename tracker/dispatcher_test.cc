@@ -88,12 +88,15 @@ TEST_F(DispatcherTest, BuildsFillTheBuilderWithTheMostFreeSlots) {
 TEST_F(DispatcherTest, NativeIsBuiltForTheCpuOfTheKeysAgents) {
   Worker& tuner = parts_.AddWorker(proto::TUNER, "t");
   Worker& builder = parts_.AddWorker(proto::BUILDER, "b");
-  Worker& agent = parts_.AddWorker(proto::AGENT, "a", "cpu");
-  agent.registration.mutable_device()->set_llvm_cpu("cortex-a72");  // a board, not this host
   Job& job = parts_.SubmitJob(1);
   job.stored.spec.mutable_tasks(0)->mutable_task()->set_target("llvm -mcpu=native");
   dispatcher_.DispatchAll(0);
   parts_.ProposeConfigs(job, tuner, {1});
+  dispatcher_.DispatchAll(0);
+  // No agent of the key yet: nobody can say what "native" is, so no build.
+  EXPECT_TRUE(Out(builder).Take(proto::TrackerMessage::kBuild).empty());
+  Worker& agent = parts_.AddWorker(proto::AGENT, "a", "cpu");
+  agent.registration.mutable_device()->set_llvm_cpu("cortex-a72");  // a board, not this host
   dispatcher_.DispatchAll(0);
   std::vector<proto::TrackerMessage> builds = Out(builder).Take(proto::TrackerMessage::kBuild);
   ASSERT_EQ(builds.size(), 1u);

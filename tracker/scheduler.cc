@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -112,6 +113,9 @@ absl::StatusOr<proto::BestConfigResponse> Scheduler::BestConfig(
     flops = task->workload().flops();
     task_name = task->name();
     target = request.task().target();
+    // Records keep the CPU "native" stood for (the agents'), so a "native"
+    // request matches any CPU's records of the task.
+    if (absl::StrContains(target, "-mcpu=native")) target.clear();
     args = task->workload().args();
     TF_ASSIGN_OR_RETURN(lines, store_->LoadRecordLines(""));
   }
@@ -139,6 +143,11 @@ absl::StatusOr<std::vector<std::string>> Scheduler::ExportRecords(
   nlohmann::json args;
   {
     absl::MutexLock lock(&mu_);
+    // A whole job's records need only the job (its tasks may no longer load).
+    if (!request.has_task_index()) {
+      if (jobs_.Find(job_id) == nullptr) return NoJob(job_id);
+      return store_->LoadRecordLines(job_id);
+    }
     TF_ASSIGN_OR_RETURN(const JobTask* task,
                         TaskOfJob(job_id, request.has_task_index(), request.task_index(),
                                   /*required=*/false));

@@ -15,6 +15,19 @@ namespace tunefleet {
 
 // ---------------------------------------------------------------- jobs
 
+namespace {
+
+// A spec stored before MeasureOptions' fields were `optional`: proto3 left
+// out the fields that were zero, which now read as unset (default). They
+// were zero; keep them so.
+void KeepStoredZeros(proto::MeasureOptions& m) {
+  if (!m.has_cooldown_interval_s()) m.set_cooldown_interval_s(0);
+  if (!m.has_check_correctness()) m.set_check_correctness(false);
+  if (!m.has_input_seed()) m.set_input_seed(0);
+}
+
+}  // namespace
+
 absl::Status TrialLifecycle::Resume(Store& store) {
   TF_ASSIGN_OR_RETURN(std::vector<StoredJob> stored, store.LoadJobs());
   for (StoredJob& stored_job : stored) {
@@ -22,50 +35,31 @@ absl::Status TrialLifecycle::Resume(Store& store) {
     job->stored = std::move(stored_job);
     const std::string id = job->stored.job_id;
     // A job stored before jobs had several tasks takes the canonical form.
+    if (job->stored.spec.has_task()) KeepStoredZeros(*job->stored.spec.mutable_measure());
     const absl::Status canonical = CanonicalizeJobTasks(job->stored.spec);
     absl::StatusOr<std::vector<JobTask>> tasks =
         canonical.ok() ? LoadJobTasks(job->stored.spec)
                        : absl::StatusOr<std::vector<JobTask>>(canonical);
+    std::string cannot_resume;
     if (!tasks.ok()) {
-      // The code that accepted it no longer does (e.g. a template was
-      // removed): fail this job, keep the others.
-      if (!job->finished()) {
-        job->stored.state = proto::FAILED;
-        job->stored.message = absl::StrCat("cannot resume: ", tasks.status().message());
-        job->stored.finished_at = clock_->WallSeconds();
-        TF_RETURN_IF_ERROR(writer_->PutJob(job->stored));
-      }
+      cannot_resume = std::string(tasks.status().message());
     } else {
       job->tasks = std::move(*tasks);
+      // Finished jobs too: their per-task progress and best are what the
+      // job API reports of them.
+      TF_ASSIGN_OR_RETURN(std::vector<StoredTrial> trials, store.LoadTrials(id));
+      cannot_resume = LoadTrials(*job, trials);
+    }
+    if (!cannot_resume.empty() && !job->finished()) {
+      // The code that accepted it no longer does (e.g. a template was
+      // removed) or a row is damaged: fail this job, keep the others.
+      job->stored.state = proto::FAILED;
+      job->stored.message = absl::StrCat("cannot resume: ", cannot_resume);
+      job->stored.finished_at = clock_->WallSeconds();
+      job->to_build.clear();
+      TF_RETURN_IF_ERROR(writer_->PutJob(job->stored));
     }
     if (!job->finished()) {
-      TF_ASSIGN_OR_RETURN(std::vector<StoredTrial> trials, store.LoadTrials(id));
-      for (StoredTrial& row : trials) {
-        Trial t;
-        t.id = row.trial_id;
-        t.config_json = std::move(row.config_json);
-        t.config_index = row.config_index;
-        t.task_index = row.task_index;
-        t.attempts = row.attempts;
-        if (t.task_index < 0 || t.task_index >= static_cast<int32_t>(job->tasks.size())) {
-          return absl::DataLossError(absl::StrCat("job ", id, " trial ", t.id, ": task_index ",
-                                                  t.task_index, " but the job has ",
-                                                  job->tasks.size(), " tasks"));
-        }
-        ++job->tasks[t.task_index].trials;
-        if (row.done) {
-          t.done = true;
-          t.state = TrialState::kDone;
-          t.result = std::move(row.result);
-          ++job->done;
-          CountOutcome(*job, t);
-        } else {
-          t.state = TrialState::kToBuild;
-          t.queued_at = clock_->NowSeconds();
-          job->to_build.push_back(t.id);
-        }
-        job->trials.emplace(t.id, std::move(t));
-      }
       if (job->stored.state == proto::RUNNING)
         job->stored.state = proto::QUEUED;  // until a tuner claims it
       TF_LOG(INFO) << "resuming job " << id << ": " << job->done << " of "
@@ -75,6 +69,37 @@ absl::Status TrialLifecycle::Resume(Store& store) {
     jobs_->Add(std::move(job));
   }
   return absl::OkStatus();
+}
+
+std::string TrialLifecycle::LoadTrials(Job& job, std::vector<StoredTrial>& rows) {
+  for (StoredTrial& row : rows) {
+    if (row.task_index < 0 || row.task_index >= static_cast<int32_t>(job.tasks.size())) {
+      return absl::StrCat("trial ", row.trial_id, " names task ", row.task_index,
+                          " but the job has ", job.tasks.size(), " tasks");
+    }
+    Trial t;
+    t.id = row.trial_id;
+    t.config_json = std::move(row.config_json);
+    t.config_index = row.config_index;
+    t.task_index = row.task_index;
+    t.attempts = row.attempts;
+    ++job.tasks[t.task_index].trials;
+    if (row.done) {
+      t.done = true;
+      t.state = TrialState::kDone;
+      t.result = std::move(row.result);
+      ++job.done;
+      CountOutcome(job, t);
+    } else if (!job.finished()) {
+      t.state = TrialState::kToBuild;
+      t.queued_at = clock_->NowSeconds();
+      job.to_build.push_back(t.id);
+    } else {
+      t.state = TrialState::kDone;  // dropped when its job ended
+    }
+    job.trials.emplace(t.id, std::move(t));
+  }
+  return "";
 }
 
 absl::StatusOr<Job*> TrialLifecycle::Submit(proto::JobSpec spec, std::vector<JobTask> tasks) {

@@ -56,9 +56,11 @@ class TrialLifecycle {
         clock_(clock) {}
 
   // ---- jobs
-  // Loads every job of `store` into the table; unfinished ones go back to
-  // QUEUED with their unfinished trials to be built again. A job whose task
-  // no longer loads is failed (and that is stored) so the others resume.
+  // Loads every job of `store` into the table (finished ones with their
+  // per-task counts and best); unfinished ones go back to QUEUED with their
+  // unfinished trials to be built again. A job whose tasks no longer load,
+  // or one of whose trials names no task of it, is failed (and that is
+  // stored) so the others resume.
   [[nodiscard]] absl::Status Resume(Store& store);
   // A new QUEUED job with a completed spec (CompleteJobSpec) and its tasks
   // (LoadJobTasks); the store's error if its row cannot be written (nothing
@@ -104,6 +106,9 @@ class TrialLifecycle {
   // After the trial's attempt count is stored: into its queue.
   void Enqueue(Job& job, Trial& trial, const std::string& reason);
   void HoldForStore(Job& job, Trial& trial, TrialState state, const absl::Status& why);
+  // The stored trials of `job` into it (counts, best; unfinished ones of a
+  // running job queued to build again); "" or why a row does not fit.
+  std::string LoadTrials(Job& job, std::vector<StoredTrial>& rows);
   // Counts a done trial in its task (done, failed, best) and the job.
   void CountOutcome(Job& job, const Trial& trial);
   // One event to the job's watchers; `trial` null for a job-level event.

@@ -253,6 +253,34 @@ TEST_F(TrialLifecycleTest, StartTheStoreRefusesLeavesTheJobQueued) {
   EXPECT_THAT(lifecycle_.StatusOf(job).message(), HasSubstr("stays queued"));
 }
 
+TEST_F(TrialLifecycleTest, ResumeKeepsFinishedJobsResultsAndFailsOnlyAJobWithABadRow) {
+  Job& done = SubmitRunningJob(1);
+  Trial& trial = *Propose(done, {1})[0];
+  Build(done, trial);
+  Measure(done, trial, 3e-3);
+  ASSERT_EQ(done.stored.state, proto::SUCCEEDED);
+  Job& damaged = SubmitRunningJob(2);
+  StoredTrial bad;
+  bad.job_id = damaged.stored.job_id;
+  bad.trial_id = 0;
+  bad.config_json = "{}";
+  bad.task_index = 5;  // the job has one task
+  ASSERT_TRUE(store_.PutTrials({bad}).ok());
+
+  JobTable resumed_jobs;
+  TrialLifecycle resumed(&options_, &resumed_jobs, &parts_.workers, &parts_.writer, &metrics_,
+                         &clock_);
+  ASSERT_TRUE(resumed.Resume(store_).ok()) << "one bad row must not stop the tracker";
+  proto::JobStatus status = resumed.StatusOf(*resumed_jobs.Find(done.stored.job_id));
+  ASSERT_EQ(status.tasks_size(), 1);
+  EXPECT_EQ(status.tasks(0).trials_done(), 1);
+  EXPECT_DOUBLE_EQ(status.tasks(0).best_cost_s(), 3e-3);
+  EXPECT_EQ(status.untuned_tasks(), 0);
+  Job& failed = *resumed_jobs.Find(damaged.stored.job_id);
+  EXPECT_EQ(failed.stored.state, proto::FAILED);
+  EXPECT_THAT(failed.stored.message, HasSubstr("names task 5"));
+}
+
 TEST_F(TrialLifecycleTest, ResumeRebuildsUnfinishedTrialsAndFailsJobsThatNoLongerLoad) {
   Job& job = SubmitRunningJob(3);
   std::vector<Trial*> trials = Propose(job, {1, 2});

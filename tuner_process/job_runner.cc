@@ -91,7 +91,11 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
   }
   TaskSchedulerOptions options;
   options.policy = policy;
-  options.max_trials_per_task = TaskBudget(spec_, policy, static_cast<int>(scheduled.size()));
+  // Selective tuning without trials_per_task: an equal share of the budget
+  // over every task, so the dependents' top-k fit in it too.
+  options.max_trials_per_task = selective_ && !spec_.has_trials_per_task()
+                                    ? std::max<int64_t>(1, spec_.n_trial() / n)
+                                    : TaskBudget(spec_, policy, static_cast<int>(scheduled.size()));
   options.early_stopping =
       spec_.has_early_stopping() && spec_.early_stopping() >= 0 ? spec_.early_stopping() : -1;
   // Ansor's warm-up is one short round over the tasks: an eighth of each
@@ -109,7 +113,6 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
     ++run.known;
     ++known_;
     if (run.scheduler_index >= 0) scheduler_->Assign(run.scheduler_index);
-    if (run.scheduler_index < 0) run.seeded = true;  // its top-k were proposed before
     if (k->done()) {
       done.push_back(k);
     } else {
@@ -125,6 +128,10 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
     ++in_flight_;
     Learn(k->task_index(), k->config_json(), k->result());
   }
+  // Tasks whose spaces the known trials used up, and representatives that
+  // were done before the takeover, settle now (their dependents get what
+  // they still lack of their top-k).
+  for (int t = 0; t < n; ++t) Settle(t);
   return absl::OkStatus();
 }
 
@@ -146,15 +153,26 @@ void JobRunner::Learn(int task, const std::string& config_json, const proto::Tri
   if (!config.ok()) {
     TF_LOG(WARNING) << "job " << job_id_ << " task " << task
                     << ": a result for a config outside the space: " << config.status();
-    return;
+  } else {
+    if (m.ok()) run.successes.emplace_back(cost, *config);
+    // An infrastructure outcome says nothing of the config: not learned.
+    if (!result.infrastructure()) {
+      run.tuner->Update({TrialResult{*std::move(config), std::move(m)}});
+    }
   }
-  if (m.ok()) run.successes.emplace_back(cost, *config);
-  // An infrastructure outcome says nothing of the config: not learned.
-  if (!result.infrastructure()) run.tuner->Update({TrialResult{*std::move(config), std::move(m)}});
-  if (selective_ && run.scheduler_index >= 0 && scheduler_->done(run.scheduler_index) &&
-      run.in_flight == 0) {
-    SeedDependents(task);
-  }
+  Settle(task);
+}
+
+bool JobRunner::Settle(int task) {
+  const TaskRun& run = tasks_[task];
+  if (run.scheduler_index < 0) return false;
+  if (!run.tuner->HasNext()) scheduler_->Exhaust(run.scheduler_index);
+  // Selective: a representative that is done and has nothing in flight
+  // hands its winners to its dependents.
+  if (!selective_ || !scheduler_->done(run.scheduler_index) || run.in_flight > 0) return false;
+  const size_t before = seeds_.size();
+  SeedDependents(task);
+  return seeds_.size() > before;
 }
 
 void JobRunner::SeedDependents(int representative) {
@@ -171,11 +189,13 @@ void JobRunner::SeedDependents(int representative) {
     TaskRun& dep = tasks_[t];
     if (dep.seeded || dep.depends_on != representative || t == representative) continue;
     dep.seeded = true;
+    // Configs it already has (proposed before a takeover) count.
+    const int want = std::max<int>(0, k - static_cast<int>(dep.known));
     int queued = 0;
     // The winners in order, each carried to the nearest config of this
     // space (the same one where its values exist here); winners that land on
     // a config already taken give way to the next ones.
-    for (int i = 0; i < static_cast<int>(ranked.size()) && queued < k; ++i) {
+    for (int i = 0; i < static_cast<int>(ranked.size()) && queued < want; ++i) {
       Config mapped = MapConfigNearest(ranked[i].second, dep.task->space());
       if (dep.tuner->IsVisited(mapped.index())) continue;
       dep.tuner->MarkVisited(mapped.index());
@@ -184,8 +204,8 @@ void JobRunner::SeedDependents(int representative) {
     }
     // Fewer distinct configs than k: its own search tops them up, so every
     // dependent measures k configs.
-    if (queued < k && dep.tuner->HasNext()) {
-      for (Config& c : dep.tuner->NextBatch(k - queued)) seeds_.emplace_back(t, std::move(c));
+    if (queued < want && dep.tuner->HasNext()) {
+      for (Config& c : dep.tuner->NextBatch(want - queued)) seeds_.emplace_back(t, std::move(c));
     }
     TF_LOG(INFO) << "job " << job_id_ << ": task " << t << " takes " << queued << " of task "
                  << representative << "'s top " << k << " configs";
@@ -217,6 +237,30 @@ proto::ProposeTrials JobRunner::NextProposals() {
   proto::ProposeTrials p;
   p.set_job_id(job_id_);
   if (finished_sent_) return p;
+  // A round whose picks all went to tasks with nothing left to propose
+  // (their spaces exhausted, or representatives that just handed over to
+  // their dependents) is tried again: the tasks it settled are out of the
+  // way, so a proposal is empty only when there is nothing to propose now.
+  for (int round = 0; round <= num_tasks() && p.configs_size() == 0; ++round) {
+    if (!ProposeRound(p)) break;
+  }
+  if (p.configs_size() > 0) awaiting_answer_.push_back(TasksOf(p));
+  if (NothingMoreToPropose() && known_ < spec_.n_trial()) {
+    finished_sent_ = true;
+    p.set_finished(true);
+    p.set_finish_reason(
+        num_tasks() == 1
+            ? absl::StrCat("the search ended after ", done_, " trials (",
+                           tasks_[0].tuner->HasNext() ? "early stopping" : "space exhausted", ")")
+            : absl::StrCat("every task is done (budget, early stopping or space exhausted",
+                           selective_ ? ", or its representative's top-k measured" : "", ") after ",
+                           done_, " trials"));
+    if (p.configs_size() == 0) awaiting_answer_.push_back({});
+  }
+  return p;
+}
+
+bool JobRunner::ProposeRound(proto::ProposeTrials& p) {
   int64_t room = std::min<int64_t>(window_ - in_flight_, spec_.n_trial() - known_);
   // Selective dependents' configs first: they are few and their
   // representatives are done.
@@ -233,6 +277,7 @@ proto::ProposeTrials JobRunner::NextProposals() {
     if (!s) break;
     ++wanted[scheduled_tasks_[*s]];
   }
+  bool settled = false;  // a pick found nothing: the next round picks again
   for (const auto& [task, count] : wanted) {
     TaskRun& run = tasks_[task];
     std::vector<Config> configs;
@@ -241,22 +286,10 @@ proto::ProposeTrials JobRunner::NextProposals() {
     for (int i = static_cast<int>(configs.size()); i < count; ++i) {
       scheduler_->Withdraw(run.scheduler_index);
     }
-    if (!run.tuner->HasNext()) scheduler_->Exhaust(run.scheduler_index);
+    if (static_cast<int>(configs.size()) < count) settled = true;
+    Settle(task);
   }
-  if (p.configs_size() > 0) awaiting_answer_.push_back(TasksOf(p));
-  if (NothingMoreToPropose() && known_ < spec_.n_trial()) {
-    finished_sent_ = true;
-    p.set_finished(true);
-    p.set_finish_reason(
-        num_tasks() == 1
-            ? absl::StrCat("the search ended after ", done_, " trials (",
-                           tasks_[0].tuner->HasNext() ? "early stopping" : "space exhausted", ")")
-            : absl::StrCat("every task is done (budget, early stopping or space exhausted",
-                           selective_ ? ", or its representative's top-k measured" : "", ") after ",
-                           done_, " trials"));
-    if (p.configs_size() == 0) awaiting_answer_.push_back({});
-  }
-  return p;
+  return settled || !seeds_.empty();
 }
 
 std::vector<int> JobRunner::TasksOf(const proto::ProposeTrials& p) {
@@ -285,6 +318,7 @@ void JobRunner::OnAccepted(const proto::TrialsAccepted& accepted) {
     run.known = std::max<int64_t>(0, run.known - 1);
     run.in_flight = std::max<int64_t>(0, run.in_flight - 1);
     if (run.scheduler_index >= 0) scheduler_->Withdraw(run.scheduler_index);
+    Settle(sent[position]);
   }
 }
 

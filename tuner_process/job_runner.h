@@ -117,6 +117,15 @@ class JobRunner {
   // Selective: queue the configs of every dependent of `representative`
   // once it is done.
   void SeedDependents(int representative);
+  // After anything that may end `task`'s search: marks it exhausted in the
+  // scheduler when its tuner has nothing left, and (selective) seeds its
+  // dependents once it is done with nothing in flight. True when it queued
+  // seeds.
+  bool Settle(int task);
+  // One pass of NextProposals: seeds, then the scheduler's picks. True when
+  // another pass may find configs this one did not (a pick found its task
+  // exhausted, or seeds are waiting).
+  bool ProposeRound(proto::ProposeTrials& p);
   // Adds `config` of `task` to `p` and counts it in flight.
   void Propose(proto::ProposeTrials& p, int task, const Config& config);
   // Every task is done or will be once its trials in flight report: the

@@ -318,5 +318,65 @@ TEST(JobRunnerTest, RefusedConfigsOfAModelJobGoBackToTheirTask) {
   EXPECT_EQ(again.configs(0).task_index(), p.configs(1).task_index());
 }
 
+TEST(JobRunnerTest, TakeoverAfterATaskUsedUpItsSpaceGoesOnWithTheNext) {
+  proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}}, 100000, 4, "sequential");
+  auto first = Task::Make("", "dense",
+                          nlohmann::json::parse(R"({"M":16,"N":32,"K":32,"layout":"NK"})"), "llvm")
+                   .value();
+  const int64_t size = first->space().size();
+  ASSERT_LT(size, 200000) << "the test replays every config of task 0";
+  a.mutable_spec()->set_trials_per_task(size + 10);  // more than task 0 can use
+  for (int64_t i = 0; i < size; ++i) {
+    proto::KnownTrial* t = a.add_trials();
+    t->set_trial_id(i);
+    t->set_task_index(0);
+    t->set_config_index(i);
+    t->set_config_json(first->space().Get(i).value().ToJson().dump());
+    t->set_done(true);
+    t->mutable_result()->add_costs(1e-3);
+  }
+  auto runner = JobRunner::Create(a).value();
+  proto::ProposeTrials p = runner->NextProposals();
+  ASSERT_EQ(p.configs_size(), 4) << "an empty proposal with nothing in flight would stall the job";
+  for (const auto& c : p.configs()) EXPECT_EQ(c.task_index(), 1);
+}
+
+TEST(JobRunnerTest, SelectiveTakeoverSeedsWhatADependentStillLacks) {
+  proto::JobAssignment a = ModelAssignment({{32, 1}, {32, 1}}, 40, 8, "round_robin");
+  a.mutable_spec()->set_trials_per_task(4);
+  a.mutable_spec()->set_selective("top3");
+  auto probe = JobRunner::Create(a).value();
+  const int rep = probe->scheduled(0) ? 0 : 1;
+  auto task = Task::Make("", "dense",
+                         nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm")
+                  .value();
+  // The representative did its 4; the dependent got 1 of its 3 before the takeover.
+  int64_t id = 0;
+  for (int i = 0; i < 4; ++i) {
+    proto::KnownTrial* t = a.add_trials();
+    t->set_trial_id(id++);
+    t->set_task_index(rep);
+    t->set_config_index(i);
+    t->set_config_json(task->space().Get(i).value().ToJson().dump());
+    t->set_done(true);
+    t->mutable_result()->add_costs(1e-3 * (i + 1));
+    t->mutable_result()->set_timestamp(i);
+  }
+  proto::KnownTrial* seeded = a.add_trials();
+  seeded->set_trial_id(id++);
+  seeded->set_task_index(1 - rep);
+  seeded->set_config_index(0);
+  seeded->set_config_json(task->space().Get(0).value().ToJson().dump());
+  seeded->set_done(true);
+  seeded->mutable_result()->add_costs(1e-3);
+  auto runner = JobRunner::Create(a).value();
+  proto::ProposeTrials p = runner->NextProposals();
+  ASSERT_EQ(p.configs_size(), 2);
+  for (const auto& c : p.configs()) {
+    EXPECT_EQ(c.task_index(), 1 - rep);
+    EXPECT_NE(c.config_index(), 0) << "already measured before the takeover";
+  }
+}
+
 }  // namespace
 }  // namespace tunefleet
