@@ -106,6 +106,7 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
     spec.set_n_trial(o.trials);
   }
   spec.set_tuner(o.tuner);
+  if (o.queue_timeout_s > 0) spec.set_queue_timeout_s(o.queue_timeout_s);
   spec.set_early_stopping(o.early_stopping);
   spec.set_priority(o.priority);
   spec.set_seed(o.seed);

@@ -49,6 +49,7 @@ struct SubmitOptions {
   std::string task_policy = "gradient";
   std::string selective;
   double selective_threshold = 0.01;
+  double queue_timeout_s = 0;  // > 0: fail when no agent of the key comes
 };
 
 [[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& options);

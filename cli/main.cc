@@ -51,6 +51,9 @@ ABSL_FLAG(std::string, task_policy, "",
 ABSL_FLAG(std::string, selective, "",
           "--model: selective tuning; the top-k each task takes from its cluster's "
           "representative: top3, 5% (--selective=top10)");
+ABSL_FLAG(double, queue_timeout, 0,
+          "submit: fail the job when no agent of its key has been connected for this many "
+          "seconds (0: wait as long as it takes)");
 ABSL_FLAG(int32_t, task, -1, "best, export: one task of a model job (0-based; -1: the whole job)");
 ABSL_FLAG(int64_t, early_stopping, -1, "stop after this many trials without improvement (<0: off)");
 ABSL_FLAG(int32_t, batch, 8, "configs built in parallel, then measured one by one");
@@ -256,6 +259,7 @@ int main(int argc, char** argv) {
         o.window = absl::GetFlag(FLAGS_window);
         o.measure = tunefleet::ToProto(MeasureFromFlags());
         o.model = absl::GetFlag(FLAGS_model);
+        o.queue_timeout_s = absl::GetFlag(FLAGS_queue_timeout);
         o.trials_per_task = absl::GetFlag(FLAGS_trials_per_task);
         o.task_policy = absl::GetFlag(FLAGS_task_policy).empty() ? "gradient"
                                                                  : absl::GetFlag(FLAGS_task_policy);

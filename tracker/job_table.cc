@@ -87,6 +87,11 @@ constexpr int kMaxTasksPerJob = 1024;
   }
   if (spec.task_policy().empty()) spec.set_task_policy("gradient");
   TF_RETURN_IF_ERROR(ParseTaskSchedulePolicy(spec.task_policy()).status());
+  if (spec.has_queue_timeout_s() &&
+      !(std::isfinite(spec.queue_timeout_s()) && spec.queue_timeout_s() > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("queue_timeout_s must be > 0 seconds, got ", spec.queue_timeout_s()));
+  }
   if (spec.has_trials_per_task() && spec.trials_per_task() <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("trials_per_task must be >= 1, got ", spec.trials_per_task()));

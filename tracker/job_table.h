@@ -113,6 +113,9 @@ struct Job {
   // none is waiting): StatusOf reports it as the job's message.
   std::set<int64_t> unstored_trials;
   std::string store_error;
+  // Steady time since when no agent of its key is connected; 0 while one is
+  // (spec.queue_timeout_s).
+  double no_agent_since = 0;
 
   bool finished() const { return IsFinalJobState(stored.state); }
   bool loaded() const { return !tasks.empty(); }

@@ -287,6 +287,7 @@ void Scheduler::Tick() {
                RequeueReason::kWorkerLost);
   }
   lifecycle_.RetryStoreWrites();
+  lifecycle_.FailJobsWithoutAgents();
   dispatcher_.DispatchAll(now);
   if (metrics_ != nullptr && now - last_gauge_refresh_ >= kGaugeRefreshS) {
     last_gauge_refresh_ = now;

@@ -383,6 +383,26 @@ void TrialLifecycle::GiveUp(Job& job, Trial& trial, Stage lost_stage, const std:
   Finish(job, trial, std::move(r));
 }
 
+void TrialLifecycle::FailJobsWithoutAgents() {
+  const double now = clock_->NowSeconds();
+  for (const auto& [id, job_ptr] : jobs_->by_id()) {
+    Job& job = *job_ptr;
+    const proto::JobSpec& spec = job.stored.spec;
+    if (job.finished() || !spec.has_queue_timeout_s()) continue;
+    if (workers_->AgentsOfKey(spec.device_key()) > 0) {
+      job.no_agent_since = 0;
+      continue;
+    }
+    if (job.no_agent_since == 0) job.no_agent_since = now;
+    if (now - job.no_agent_since < spec.queue_timeout_s()) continue;
+    absl::Status ended =
+        End(job, proto::FAILED,
+            absl::StrCat("no agent of key '", spec.device_key(), "' was connected for ",
+                         spec.queue_timeout_s(), " s (queue_timeout_s)"));
+    if (!ended.ok()) TF_LOG(ERROR) << ended << "; job " << id << " retried on the next tick";
+  }
+}
+
 void TrialLifecycle::RetryStoreWrites() {
   for (const auto& [id, job_ptr] : jobs_->by_id()) {
     Job& job = *job_ptr;

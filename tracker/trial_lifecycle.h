@@ -93,6 +93,9 @@ class TrialLifecycle {
   // The same, after max_attempts: the trial ends with an error result that
   // says why.
   void GiveUp(Job& job, Trial& trial, Stage lost_stage, const std::string& reason);
+  // Fails every job with a queue_timeout_s whose key has had no agent for
+  // that long (FAILED, saying so). Call every tick.
+  void FailJobsWithoutAgents();
   // Writes again what the store refused before and acknowledges what it
   // takes now. Call every tick.
   void RetryStoreWrites();

@@ -140,6 +140,28 @@ TEST_F(TrialLifecycleTest, JobWhoseEveryTrialFailedEndsFailedSayingWhy) {
   EXPECT_THAT(job.stored.message, HasSubstr("nosuchcpu"));
 }
 
+TEST_F(TrialLifecycleTest, QueueTimeoutFailsAJobWhoseKeyHasNoAgent) {
+  Job& job = SubmitRunningJob(2);
+  job.stored.spec.set_device_key("rk3399");
+  job.stored.spec.set_queue_timeout_s(10);
+  lifecycle_.FailJobsWithoutAgents();  // the wait starts
+  clock_.AdvanceSeconds(9);
+  lifecycle_.FailJobsWithoutAgents();
+  EXPECT_FALSE(job.finished());
+  clock_.AdvanceSeconds(2);
+  lifecycle_.FailJobsWithoutAgents();
+  EXPECT_EQ(job.stored.state, proto::FAILED);
+  EXPECT_THAT(job.stored.message, HasSubstr("no agent of key 'rk3399' was connected for 10 s"));
+  // A job whose key has an agent never times out.
+  Job& served = SubmitRunningJob(2);
+  served.stored.spec.set_queue_timeout_s(1);
+  clock_.AdvanceSeconds(5);
+  lifecycle_.FailJobsWithoutAgents();
+  clock_.AdvanceSeconds(5);
+  lifecycle_.FailJobsWithoutAgents();
+  EXPECT_FALSE(served.finished());
+}
+
 TEST_F(TrialLifecycleTest, JobWithoutAnAgentOfItsKeySaysSoInItsStatus) {
   Job& job = SubmitRunningJob(2);
   // The fixture's agent serves key "cpu"; a job on another key waits.
