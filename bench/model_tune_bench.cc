@@ -80,28 +80,19 @@ struct Run {
 
 proto::JobSpec ModelSpec(const LoadedModel& model, const std::string& name,
                          const std::string& strategy, uint64_t seed) {
-  proto::JobSpec spec;
+  // (a) sequential, (b) gradient, (c) anything else: selective tuning with
+  // the gradient policy over the representatives.
+  ModelJobOptions options{.trials_per_task = absl::GetFlag(FLAGS_trials_per_task)};
+  options.task_policy = strategy == "sequential" ? "sequential" : "gradient";
+  if (strategy != "sequential" && strategy != "gradient") {
+    options.selective = absl::GetFlag(FLAGS_selective);
+  }
+  proto::JobSpec spec = MakeModelJobSpec(name, model.tasks, "llvm -mcpu=native", options);
   spec.set_name(absl::StrCat(name, " ", strategy));
   spec.set_device_key("cpu");
-  for (proto::JobTask& t : ModelJobTasks(model.tasks, "llvm -mcpu=native")) {
-    *spec.add_tasks() = std::move(t);
-  }
-  const int64_t per_task = absl::GetFlag(FLAGS_trials_per_task);
-  spec.set_model(name);
-  spec.set_n_trial(per_task * spec.tasks_size());
   spec.set_tuner(absl::GetFlag(FLAGS_tuner));
   spec.set_seed(seed);
   spec.set_early_stopping(-1);
-  if (strategy == "sequential") {
-    spec.set_task_policy("sequential");
-    spec.set_trials_per_task(per_task);
-  } else if (strategy == "gradient") {
-    spec.set_task_policy("gradient");
-  } else {
-    spec.set_task_policy("gradient");
-    spec.set_trials_per_task(per_task);
-    spec.set_selective(absl::GetFlag(FLAGS_selective));
-  }
   proto::MeasureOptions* m = spec.mutable_measure();
   m->set_number(3);
   m->set_repeat(3);

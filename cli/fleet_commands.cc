@@ -86,17 +86,14 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
   const std::string target = o.target.empty() ? "llvm -mcpu=native" : o.target;
   if (!o.model.empty()) {
     TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(o.model, o.onnx));
-    for (proto::JobTask& t : ModelJobTasks(model.tasks, target)) *spec.add_tasks() = std::move(t);
-    const int64_t per_task = o.trials_per_task > 0 ? o.trials_per_task : o.trials;
-    spec.set_model(o.model);
-    spec.set_n_trial(per_task * spec.tasks_size());
-    spec.set_task_policy(o.task_policy);
-    // The gradient policy decides each task's share of the budget; the fixed
-    // policies and selective tuning give every tuned task the same budget.
-    if (o.task_policy != "gradient" || !o.selective.empty()) spec.set_trials_per_task(per_task);
-    spec.set_selective(o.selective);
-    spec.set_selective_threshold(o.selective_threshold);
-    if (spec.name().empty()) spec.set_name(o.model);
+    const std::string name = spec.name().empty() ? o.model : spec.name();
+    spec.MergeFrom(
+        MakeModelJobSpec(o.model, model.tasks, target,
+                         {.trials_per_task = o.trials_per_task > 0 ? o.trials_per_task : o.trials,
+                          .task_policy = o.task_policy,
+                          .selective = o.selective,
+                          .selective_threshold = o.selective_threshold}));
+    spec.set_name(name);
   } else {
     nlohmann::json args = o.args;
     if (args.is_null()) {

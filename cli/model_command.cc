@@ -188,22 +188,14 @@ std::string DescribeTask(const ModelTask& task) {
     const std::string& model, const OnnxImportOptions& onnx, const TuneCommandOptions& base,
     const ModelJobOptions& job, std::ostream& progress, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
-  proto::JobSpec spec;
   const std::string target = base.target.empty() ? HostTargetString() : base.target;
-  for (proto::JobTask& t : ModelJobTasks(loaded.tasks, target)) *spec.add_tasks() = std::move(t);
-  spec.set_model(model);
-  spec.set_n_trial(base.trials * spec.tasks_size());
+  ModelJobOptions options = job;
+  options.trials_per_task = base.trials;
+  proto::JobSpec spec = MakeModelJobSpec(model, loaded.tasks, target, options);
   spec.set_tuner(base.tuner);
   spec.set_seed(base.seed);
   spec.set_early_stopping(base.early_stopping);
   spec.set_window(base.batch_size);
-  spec.set_task_policy(job.task_policy);
-  // As `submit --model`: fixed policies and selective tuning give every
-  // tuned task the same budget; the gradient policy splits it.
-  if (job.task_policy != "gradient" || !job.selective.empty())
-    spec.set_trials_per_task(base.trials);
-  spec.set_selective(job.selective);
-  spec.set_selective_threshold(job.selective_threshold);
   out << "Tuning " << model << " as one job: " << spec.tasks_size() << " tasks, " << base.trials
       << " trials per task, tuner " << base.tuner << ", task policy " << job.task_policy
       << (job.selective.empty() ? "" : ", selective " + job.selective)

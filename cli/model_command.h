@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "local/model_job.h"
 #include "local/tune_command.h"
+#include "proto_convert/model_job.h"
 #include "tuner_core/graph/onnx_import.h"
 
 namespace tunefleet {
@@ -70,15 +71,10 @@ struct ModelTuneSummary {
                                                             std::ostream& progress,
                                                             std::ostream& out);
 
-struct ModelJobOptions {
-  std::string task_policy = "gradient";  // gradient | round_robin | sequential
-  std::string selective;                 // "" off; "top3", "5%"
-  double selective_threshold = 0.01;
-};
-
-// Tunes `model` locally as one model job: `base.trials` per task, its tuner,
-// seed, target, log and measurement options; `job`'s policy and selective
-// tuning. Prints each task's best and the estimated latency.
+// Tunes `model` locally as one model job: `base.trials` per task (which
+// overrides job.trials_per_task), its tuner, seed, target, log and
+// measurement options; `job`'s policy and selective tuning. Prints each task's best and the
+// estimated latency.
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunTuneModelJob(
     const std::string& model, const OnnxImportOptions& onnx, const TuneCommandOptions& base,
     const ModelJobOptions& job, std::ostream& progress, std::ostream& out);

@@ -26,11 +26,9 @@ namespace tunefleet {
   // One build batch in flight, as local `tune` builds a batch then measures it.
   assignment.set_suggested_window(spec.window() > 0 ? spec.window() : 8);
   TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner, JobRunner::Create(assignment));
-  std::vector<std::unique_ptr<Task>> tasks;
-  for (const proto::JobTask& t : spec.tasks()) {
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, TaskFromSpec(t.task()));
-    tasks.push_back(std::move(task));
-  }
+  // The runner's tasks: built and measured as the runner proposes them.
+  std::vector<const Task*> tasks;
+  for (int t = 0; t < runner->num_tasks(); ++t) tasks.push_back(&runner->task(t));
   std::unique_ptr<RecordWriter> writer;
   if (!log.empty()) {
     TF_ASSIGN_OR_RETURN(writer, RecordWriter::Open(log));

@@ -21,4 +21,19 @@ std::vector<proto::JobTask> ModelJobTasks(const std::vector<ModelTask>& tasks,
   return out;
 }
 
+proto::JobSpec MakeModelJobSpec(const std::string& model, const std::vector<ModelTask>& tasks,
+                                const std::string& target, const ModelJobOptions& options) {
+  proto::JobSpec spec;
+  for (proto::JobTask& t : ModelJobTasks(tasks, target)) *spec.add_tasks() = std::move(t);
+  spec.set_model(model);
+  spec.set_n_trial(options.trials_per_task * spec.tasks_size());
+  spec.set_task_policy(options.task_policy);
+  if (options.task_policy != "gradient" || !options.selective.empty()) {
+    spec.set_trials_per_task(options.trials_per_task);
+  }
+  spec.set_selective(options.selective);
+  spec.set_selective_threshold(options.selective_threshold);
+  return spec;
+}
+
 }  // namespace tunefleet

@@ -4,8 +4,8 @@
 // job for the same model.
 //
 //   TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel("resnet18.onnx", onnx));
-//   for (proto::JobTask& t : ModelJobTasks(model.tasks, "llvm -mcpu=native"))
-//     *spec.add_tasks() = std::move(t);
+//   proto::JobSpec spec = MakeModelJobSpec("resnet18.onnx", model.tasks,
+//                                          "llvm -mcpu=native", {.trials_per_task = 64});
 #ifndef TUNEFLEET_PROTO_CONVERT_MODEL_JOB_H_
 #define TUNEFLEET_PROTO_CONVERT_MODEL_JOB_H_
 
@@ -22,6 +22,24 @@ namespace tunefleet {
 // its layer count.
 std::vector<proto::JobTask> ModelJobTasks(const std::vector<ModelTask>& tasks,
                                           const std::string& target);
+
+// How a model job spends its budget.
+struct ModelJobOptions {
+  int64_t trials_per_task = 1;
+  std::string task_policy = "gradient";  // gradient | round_robin | sequential
+  std::string selective;                 // "" off; "top3", "5%"
+  double selective_threshold = 0.01;
+};
+
+// The spec of a model job for `tasks` on `target` (the rest of the spec,
+// e.g. key, tuner, measure options, left to the caller): its tasks
+// (ModelJobTasks), `model` as its name, n_trial = trials_per_task x tasks,
+// and the policy. The gradient policy decides each task's share of the
+// budget; the fixed policies and selective tuning give every tuned task
+// trials_per_task. The one rule for `submit --model`, local
+// `tune --model` and the benchmarks.
+proto::JobSpec MakeModelJobSpec(const std::string& model, const std::vector<ModelTask>& tasks,
+                                const std::string& target, const ModelJobOptions& options);
 
 }  // namespace tunefleet
 

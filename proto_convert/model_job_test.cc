@@ -25,5 +25,23 @@ TEST(ModelJobTest, OneWeightedTaskPerModelTaskThatLoads) {
   EXPECT_EQ(layers, 21);  // ResNet-18: 20 convolutions and the dense layer
 }
 
+TEST(ModelJobTest, SpecSpendsTheBudgetByThePolicy) {
+  std::vector<ModelTask> tasks = ModelTasks("resnet-18").value();
+  proto::JobSpec gradient = MakeModelJobSpec("resnet-18", tasks, "llvm", {.trials_per_task = 8});
+  EXPECT_EQ(gradient.model(), "resnet-18");
+  EXPECT_EQ(gradient.tasks_size(), static_cast<int>(tasks.size()));
+  EXPECT_EQ(gradient.n_trial(), 8 * gradient.tasks_size());
+  EXPECT_EQ(gradient.task_policy(), "gradient");
+  EXPECT_FALSE(gradient.has_trials_per_task()) << "the gradient policy splits the budget";
+  proto::JobSpec sequential = MakeModelJobSpec("resnet-18", tasks, "llvm",
+                                               {.trials_per_task = 8, .task_policy = "sequential"});
+  EXPECT_EQ(sequential.trials_per_task(), 8);
+  proto::JobSpec selective =
+      MakeModelJobSpec("resnet-18", tasks, "llvm", {.trials_per_task = 8, .selective = "top3"});
+  EXPECT_EQ(selective.trials_per_task(), 8);
+  EXPECT_EQ(selective.selective(), "top3");
+  EXPECT_DOUBLE_EQ(selective.selective_threshold(), 0.01);
+}
+
 }  // namespace
 }  // namespace tunefleet

@@ -82,6 +82,8 @@ class JobRunner {
   int64_t done() const { return done_; }
   int64_t in_flight() const { return in_flight_; }
   int num_tasks() const { return static_cast<int>(tasks_.size()); }
+  // Task `i` of the job, as the runner made it from its spec.
+  const Task& task(int i) const { return *tasks_[i].task; }
   // The best GFLOPS of a one-task job (of task 0 otherwise).
   double best_gflops() const;
   // Sum over tasks of weight x best cost, over tasks with a success.
