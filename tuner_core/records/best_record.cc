@@ -7,23 +7,30 @@
 #include "absl/strings/str_cat.h"
 
 namespace tunefleet {
+namespace {
+
+// Whether `a` is a better pick than the current best `b`: a validated
+// record beats any unvalidated one (whose search figure is the luck of the
+// draw the validation removed); within a class the lower ReportedCost wins,
+// and on a tie the earlier record (b) stays.
+bool Better(const Record& a, const Record& b) {
+  if (a.validated() != b.validated()) return a.validated();
+  return a.ReportedCost() < b.ReportedCost();
+}
+
+}  // namespace
 
 [[nodiscard]] absl::StatusOr<Record> BestRecord(const std::vector<Record>& records,
                                                 const std::string& task_name,
                                                 const nlohmann::json* workload_args,
                                                 const std::string& target) {
   const Record* best = nullptr;
-  double best_cost = 0.0;
   for (const Record& record : records) {
     if (!record.result.ok()) continue;
     if (!task_name.empty() && record.task_name != task_name) continue;
     if (!target.empty() && record.target != target) continue;
     if (workload_args != nullptr && record.workload_args != *workload_args) continue;
-    const double cost = record.result.MeanCost();
-    if (best == nullptr || cost < best_cost) {
-      best = &record;
-      best_cost = cost;
-    }
+    if (best == nullptr || Better(record, *best)) best = &record;
   }
   if (best == nullptr) {
     return absl::NotFoundError(absl::StrCat(
@@ -48,7 +55,7 @@ std::vector<Record> BestPerTask(const std::vector<Record>& records) {
     auto [it, inserted] = slot_of.try_emplace(std::move(key), best.size());
     if (inserted) {
       best.push_back(&record);
-    } else if (record.result.MeanCost() < best[it->second]->result.MeanCost()) {
+    } else if (Better(record, *best[it->second])) {
       best[it->second] = &record;
     }
   }

@@ -2,8 +2,12 @@
 // target (what "apply history best" and `tunefleet best` answer), and the best
 // of every (task, workload, target) in a log.
 //
-// Only NO_ERROR records compete; lower MeanCost() wins, and on a tie the
-// earlier record wins (so the answer does not depend on later duplicates).
+// Only NO_ERROR records compete. A validated record (one of its job's
+// top-k, re-measured: record.h) beats every unvalidated one, whose search
+// figure is the luck of the draw; within each class the lower
+// ReportedCost() wins (the validated cost, or the search's MeanCost()), and
+// on a tie the earlier record wins (so the answer does not depend on later
+// duplicates).
 #ifndef TUNEFLEET_TUNER_CORE_RECORDS_BEST_RECORD_H_
 #define TUNEFLEET_TUNER_CORE_RECORDS_BEST_RECORD_H_
 

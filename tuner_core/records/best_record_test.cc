@@ -37,6 +37,29 @@ TEST(BestRecordTest, PicksLowestMeanCostIgnoringFailedRecords) {
   EXPECT_EQ(IndexOf(*best), 2);
 }
 
+TEST(BestRecordTest, AValidatedRecordBeatsLuckierSearchFigures) {
+  std::vector<Record> records = {
+      MakeRecord("dense_pack.x86", 64, "llvm", 0, 0.05),  // lucky, never validated
+      MakeRecord("dense_pack.x86", 64, "llvm", 1, 0.08),
+      MakeRecord("dense_pack.x86", 64, "llvm", 2, 0.09),
+  };
+  records[1].validation.emplace();
+  records[1].validation->pass_costs = {0.12, 0.11, 0.13};  // validated 0.12
+  records[2].validation.emplace();
+  records[2].validation->pass_costs = {0.10};  // validated 0.10: the best
+  absl::StatusOr<Record> best = BestRecord(records, "", nullptr, "");
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ(IndexOf(*best), 2);
+  std::vector<Record> per_task = BestPerTask(records);
+  ASSERT_EQ(per_task.size(), 1u);
+  EXPECT_EQ(IndexOf(per_task[0]), 2);
+  // A validation whose every pass failed does not count as validated.
+  records[2].validation->pass_costs.clear();
+  best = BestRecord(records, "", nullptr, "");
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ(IndexOf(*best), 1);
+}
+
 TEST(BestRecordTest, FiltersByTaskArgsAndTarget) {
   std::vector<Record> records = {
       MakeRecord("dense_pack.x86", 64, "llvm", 0, 0.3),

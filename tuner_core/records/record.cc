@@ -1,10 +1,12 @@
 #include "tuner_core/records/record.h"
 
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace tunefleet {
 namespace {
@@ -36,6 +38,38 @@ nlohmann::ordered_json OrderedConfig(const nlohmann::json& config) {
   return out;
 }
 
+// The "validation" object of a record line (record.h).
+absl::StatusOr<Validation> ValidationFromJson(const nlohmann::json& v) {
+  if (!v.is_object()) return FieldError("\"validation\"", "expected an object");
+  Validation validation;
+  auto costs = v.find("pass_costs");
+  if (costs == v.end() || !costs->is_array()) {
+    return FieldError("\"validation\".pass_costs", "expected an array of costs");
+  }
+  for (const auto& cost : *costs) {
+    if (!cost.is_number() || !(cost.get<double>() > 0) || !std::isfinite(cost.get<double>())) {
+      return FieldError("\"validation\".pass_costs", "expected finite costs > 0");
+    }
+    validation.pass_costs.push_back(cost.get<double>());
+  }
+  for (const auto& [key, field] : {std::pair{"failed_passes", &validation.failed_passes},
+                                   std::pair{"timed_repeats", &validation.timed_repeats}}) {
+    auto n = v.find(key);
+    if (n == v.end()) continue;
+    if (!n->is_number_integer() || n->get<int64_t>() < 0 || n->get<int64_t>() > INT32_MAX) {
+      return FieldError(absl::StrCat("\"validation\".", key), "expected a non-negative integer");
+    }
+    *field = n->get<int>();
+  }
+  if (auto ci = v.find("max_rel_ci"); ci != v.end()) {
+    if (!ci->is_number() || ci->get<double>() < 0) {
+      return FieldError("\"validation\".max_rel_ci", "expected a number >= 0");
+    }
+    validation.max_rel_ci = ci->get<double>();
+  }
+  return validation;
+}
+
 }  // namespace
 
 std::string Record::ToLine() const {
@@ -57,6 +91,15 @@ std::string Record::ToLine() const {
     if (result.cost_stddev_s.has_value()) spread["stddev_s"] = *result.cost_stddev_s;
     if (result.cost_rel_ci.has_value()) spread["rel_ci"] = *result.cost_rel_ci;
     line["spread"] = std::move(spread);
+  }
+  if (validation.has_value()) {
+    nlohmann::ordered_json v = {{"cost_s", validation->cost_s()},
+                                {"pass_costs", validation->pass_costs},
+                                {"failed_passes", validation->failed_passes},
+                                {"timed_repeats", validation->timed_repeats},
+                                {"rel_spread", validation->rel_spread()}};
+    if (validation->max_rel_ci.has_value()) v["max_rel_ci"] = *validation->max_rel_ci;
+    line["validation"] = std::move(v);
   }
   // Replace invalid UTF-8 (e.g. from a compiler's error text) rather than throw.
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
@@ -147,7 +190,15 @@ absl::StatusOr<Record> Record::FromLine(std::string_view line) {
       *field = value->get<double>();
     }
   }
+  if (auto v = parsed.find("validation"); v != parsed.end()) {
+    TF_ASSIGN_OR_RETURN(record.validation, ValidationFromJson(*v));
+  }
   return record;
+}
+
+double Record::ReportedCost() const {
+  if (!result.ok()) return kFailedCost;
+  return validated() ? validation->cost_s() : result.MeanCost();
 }
 
 double Record::Gflops(double flops) const {

@@ -87,6 +87,38 @@ TEST(RecordTest, SpreadIsAnExtraKeyAndRoundTrips) {
   EXPECT_EQ(parsed->result.cost_rel_ci, 0.015);
 }
 
+TEST(RecordTest, ValidationIsAnExtraKeyAndRoundTrips) {
+  Record record = DenseRecord();
+  EXPECT_DOUBLE_EQ(record.ReportedCost(), 0.0012);  // the search's mean
+  record.validation.emplace();
+  record.validation->pass_costs = {0.0014, 0.0013, 0.0015};
+  record.validation->failed_passes = 1;
+  record.validation->timed_repeats = 54;
+  record.validation->max_rel_ci = 0.008;
+  const std::string line = record.ToLine();
+  EXPECT_THAT(line, HasSubstr(R"("result":[[0.0012,0.0011,0.0013],0,1.83,1700000000.5],)"));
+  EXPECT_THAT(line, HasSubstr(R"("validation":{"cost_s":0.0014,"pass_costs":[0.0014,0.0013,)"
+                              R"(0.0015],"failed_passes":1,"timed_repeats":54,"rel_spread":)"));
+  EXPECT_THAT(line, HasSubstr(R"("max_rel_ci":0.008})"));
+  absl::StatusOr<Record> parsed = Record::FromLine(line);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_TRUE(parsed->validated());
+  EXPECT_EQ(parsed->validation->pass_costs, record.validation->pass_costs);
+  EXPECT_EQ(parsed->validation->failed_passes, 1);
+  EXPECT_EQ(parsed->validation->timed_repeats, 54);
+  EXPECT_EQ(parsed->validation->max_rel_ci, 0.008);
+  EXPECT_DOUBLE_EQ(parsed->ReportedCost(), 0.0014);     // the validated median
+  EXPECT_DOUBLE_EQ(parsed->result.MeanCost(), 0.0012);  // the search figure stays
+
+  // Every pass failed: kept, but the search figure is what is reported.
+  record.validation->pass_costs.clear();
+  parsed = Record::FromLine(record.ToLine());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->validation.has_value());
+  EXPECT_FALSE(parsed->validated());
+  EXPECT_DOUBLE_EQ(parsed->ReportedCost(), 0.0012);
+}
+
 TEST(RecordTest, SpreadWithoutAnIntervalOmitsIt) {
   Record record = DenseRecord();
   record.result.timed_repeats = 1;
@@ -122,6 +154,20 @@ TEST(RecordTest, BadSpreadIsNamed) {
   ExpectBadField(head + R"("spread": 3})", "\"spread\"");
   ExpectBadField(head + R"("spread": {"rel_ci": "wide"}})", "\"spread\".rel_ci");
   ExpectBadField(head + R"("spread": {"timed_repeats": -1}})", "\"spread\".timed_repeats");
+}
+
+TEST(RecordTest, BadValidationIsNamed) {
+  const std::string head =
+      R"({"input": ["llvm", "t", ["dense", {}], {}], "config": {"index": 0, "entity": []}, )"
+      R"("result": [[1.0], 0, 0.5, 1.0], )";
+  ExpectBadField(head + R"("validation": []})", "\"validation\"");
+  ExpectBadField(head + R"("validation": {}})", "\"validation\".pass_costs");
+  ExpectBadField(head + R"("validation": {"pass_costs": [1.0, -2.0]}})",
+                 "\"validation\".pass_costs");
+  ExpectBadField(head + R"("validation": {"pass_costs": [1.0], "failed_passes": 0.5}})",
+                 "\"validation\".failed_passes");
+  ExpectBadField(head + R"("validation": {"pass_costs": [1.0], "max_rel_ci": -1}})",
+                 "\"validation\".max_rel_ci");
 }
 
 TEST(RecordTest, FromLineNamesTheBadField) {
