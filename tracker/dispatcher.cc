@@ -9,6 +9,7 @@
 #include "common/logging.h"
 #include "common/target_string.h"
 #include "proto_convert/run_request.h"
+#include "tracker/validation.h"
 
 namespace tunefleet {
 namespace {
@@ -83,6 +84,7 @@ void Dispatcher::SendAssignment(Worker& tuner, Job& job) {
   a->set_job_id(job.stored.job_id);
   *a->mutable_spec() = job.stored.spec;
   for (const auto& [id, t] : job.trials) {
+    if (t.validates >= 0) continue;  // the tracker's, not the search's
     proto::KnownTrial* k = a->add_trials();
     k->set_trial_id(id);
     k->set_config_json(t.config_json);
@@ -183,7 +185,7 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
     Trial& trial = job.trials.at(job.to_measure.front());
     job.to_measure.pop_front();
     // The agent's own deadline is timeout + cooldown (slept once per trial).
-    const MeasureOptions measure = ResolveMeasureOptions(job.stored.spec.measure());
+    const MeasureOptions measure = ResolveMeasureOptions(MeasureOptionsOf(job, trial));
     const double deadline = clock_->NowSeconds() + measure.timeout_s + measure.cooldown_interval_s +
                             options_->measure_lease_grace_s;
     leases_->Grant(job, trial, agent, Stage::kMeasure, deadline);
@@ -208,7 +210,8 @@ void Dispatcher::SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_by
   }
   run->set_entry_name(trial.entry_name);
   run->set_artifact_hash(trial.artifact_hash);
-  *run->mutable_options() = job.stored.spec.measure();
+  *run->mutable_options() = MeasureOptionsOf(job, trial);
+  request->set_fresh_runner(trial.validates >= 0);
   agent.outbox->Send(std::move(m));
 }
 

@@ -136,6 +136,17 @@ constexpr int kMaxTasksPerJob = 1024;
     return absl::InvalidArgumentError(absl::StrCat("measure options: ", measure.message()));
   }
   *spec.mutable_measure() = ToProto(ResolveMeasureOptions(spec.measure()));
+  if (!spec.has_validate_top_k()) spec.set_validate_top_k(kDefaultValidateTopK);
+  if (!spec.has_validation_passes()) spec.set_validation_passes(kDefaultValidationPasses);
+  if (spec.validate_top_k() < 0 || spec.validate_top_k() > kMaxValidateTopK) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "validate_top_k must be in [0, ", kMaxValidateTopK, "], got ", spec.validate_top_k()));
+  }
+  if (spec.validation_passes() < 1 || spec.validation_passes() > kMaxValidationPasses) {
+    return absl::InvalidArgumentError(absl::StrCat("validation_passes must be in [1, ",
+                                                   kMaxValidationPasses, "], got ",
+                                                   spec.validation_passes()));
+  }
   TF_RETURN_IF_ERROR(CompleteTasks(spec));
   return spec;
 }
@@ -179,10 +190,23 @@ proto::JobStatus StatusOf(const Job& job, const std::string& tuner_name) {
     ts->set_trials_done(t.done);
     ts->set_trials_failed(t.failed);
     ts->set_trials_in_flight(job.finished() ? 0 : t.trials - t.done);
-    if (t.best.has_best()) {
+    if (t.validated_trial >= 0) {
+      // The validated winner: the median of its passes, beside the search's best.
+      const double cost = t.validated.cost_s();
+      ts->set_best_figure("validated");
+      ts->set_best_cost_s(cost);
+      ts->set_best_gflops(t.task->workload().flops() / cost / 1e9);
+      ts->set_best_config_json(job.trials.at(t.validated_trial).config_json);
+      ts->set_best_search_cost_s(t.best.cost_s());
+      ts->set_best_rel_spread(t.validated.rel_spread());
+      ts->set_best_validation_passes(static_cast<int32_t>(t.validated.pass_costs.size()));
+      latency += t.weight * cost;
+    } else if (t.best.has_best()) {
+      ts->set_best_figure("search");
       ts->set_best_cost_s(t.best.cost_s());
       ts->set_best_gflops(t.best.Gflops(t.task->workload().flops()));
       ts->set_best_config_json(t.best_config_json);
+      ts->set_best_search_cost_s(t.best.cost_s());
       latency += t.weight * t.best.cost_s();
     } else {
       ++untuned;
@@ -192,10 +216,22 @@ proto::JobStatus StatusOf(const Job& job, const std::string& tuner_name) {
   s.set_untuned_tasks(untuned);
   // A one-task job's best is its task's (the fields single-task clients read).
   if (job.tasks.size() == 1 && job.tasks[0].best.has_best()) {
-    s.set_best_gflops(s.tasks(0).best_gflops());
-    s.set_best_cost_s(s.tasks(0).best_cost_s());
-    s.set_best_config_json(s.tasks(0).best_config_json());
+    const proto::TaskStatus& only = s.tasks(0);
+    s.set_best_gflops(only.best_gflops());
+    s.set_best_cost_s(only.best_cost_s());
+    s.set_best_config_json(only.best_config_json());
+    s.set_best_figure(only.best_figure());
+    s.set_best_search_cost_s(only.best_search_cost_s());
+    s.set_best_rel_spread(only.best_rel_spread());
+  } else if (untuned < static_cast<int>(job.tasks.size())) {
+    // A model job: validated once every tuned task's best is.
+    bool all_validated = true;
+    for (const JobTask& t : job.tasks)
+      all_validated &= !t.best.has_best() || t.validated_trial >= 0;
+    s.set_best_figure(all_validated ? "validated" : "search");
   }
+  s.set_validations_total(job.validations);
+  s.set_validations_done(job.validations_done);
   s.set_message(job.store_error.empty() ? job.stored.message : job.store_error);
   s.set_created_at(job.stored.created_at);
   s.set_started_at(job.stored.started_at);

@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "proto_convert/job_state.h"
 #include "tracker/scheduler_options.h"
 #include "tracker/store.h"
+#include "tuner_core/measure/validation.h"
 #include "tuner_core/records/best_so_far.h"
 #include "tuner_core/templates/task.h"
 
@@ -54,6 +56,13 @@ enum class TrialState {
 struct Trial {
   int64_t id = 0;
   int32_t task_index = 0;  // in the job's tasks
+  // A validation measurement (tracker/validation.h) of search trial
+  // `validates`, pass `validation_pass`; -1 for a search trial.
+  int64_t validates = -1;
+  int32_t validation_pass = 0;
+  // A search trial among its task's top-k once every validation of the job
+  // is done: its passes (written into its record line).
+  std::optional<Validation> validation;
   std::string config_json;
   int64_t config_index = 0;
   TrialState state = TrialState::kToBuild;
@@ -86,8 +95,12 @@ struct JobTask {
   int64_t trials = 0;  // created (proposed and accepted)
   int64_t done = 0;
   int64_t failed = 0;
-  BestSoFar best;
+  BestSoFar best;  // the search's best measurement
   std::string best_config_json;
+  // Once the job's validation is done: the search trial whose validated
+  // cost is the task's lowest (-1: none validated) and its validation.
+  int64_t validated_trial = -1;
+  Validation validated;
 };
 
 struct Job {
@@ -100,8 +113,14 @@ struct Job {
   std::deque<int64_t> to_measure;
   int64_t building = 0;
   int64_t measuring = 0;
-  int64_t done = 0;
+  int64_t done = 0;  // search trials done
   int64_t failed = 0;
+  // Validation measurements (tracker/validation.h): created, and done.
+  // Validation starts once the search is over; `validated` once the
+  // results are applied to the search trials and stored.
+  int64_t validations = 0;
+  int64_t validations_done = 0;
+  bool validated = false;
   std::string tuner_worker;  // worker id of the tuner holding it
   double build_pass = 0;     // stride scheduling
   double measure_pass = 0;
@@ -119,7 +138,9 @@ struct Job {
 
   bool finished() const { return IsFinalJobState(stored.state); }
   bool loaded() const { return !tasks.empty(); }
-  int64_t in_flight() const { return static_cast<int64_t>(trials.size()) - done; }
+  // Search trials proposed and not done (validation measurements apart).
+  int64_t in_flight() const { return search_trials() - done; }
+  int64_t search_trials() const { return static_cast<int64_t>(trials.size()) - validations; }
   double stride() const { return 1.0 / std::max(1, stored.spec.priority()); }
 };
 

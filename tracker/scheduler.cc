@@ -128,7 +128,13 @@ absl::StatusOr<proto::BestConfigResponse> Scheduler::BestConfig(
                       BestRecord(records, task_name, args.is_null() ? nullptr : &args, target));
   proto::BestConfigResponse response;
   response.set_record_line(best.ToLine());
-  response.set_gflops(best.Gflops(flops));
+  response.set_gflops(flops / best.ReportedCost() / 1e9);
+  response.set_search_gflops(best.Gflops(flops));
+  response.set_figure(best.validated() ? "validated" : "search");
+  if (best.validated()) {
+    response.set_rel_spread(best.validation->rel_spread());
+    response.set_passes(static_cast<int32_t>(best.validation->pass_costs.size()));
+  }
   return response;
 }
 

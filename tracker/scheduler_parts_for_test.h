@@ -52,9 +52,14 @@ struct SchedulerParts {
     return static_cast<FakeOutbox&>(*worker.outbox);
   }
 
-  // A QUEUED dense job on `device_key`, stored and in the table.
-  Job& SubmitJob(int64_t n_trial, const std::string& device_key = "cpu", int priority = 1) {
+  // A QUEUED dense job on `device_key`, stored and in the table; it
+  // validates its top `validate_top_k` (0: off, so tests of other parts
+  // see only the search's trials) in `passes` passes.
+  Job& SubmitJob(int64_t n_trial, const std::string& device_key = "cpu", int priority = 1,
+                 int validate_top_k = 0, int passes = 3) {
     proto::JobSpec spec;
+    spec.set_validate_top_k(validate_top_k);
+    spec.set_validation_passes(passes);
     spec.set_device_key(device_key);
     spec.set_n_trial(n_trial);
     spec.set_priority(priority);

@@ -39,6 +39,7 @@ proto::JobSpec DenseJob(int64_t n_trial, const std::string& key = "cpu") {
   spec.mutable_task()->set_target("llvm");
   spec.set_tuner("random");
   spec.set_n_trial(n_trial);
+  spec.set_validate_top_k(0);  // validation: trial_lifecycle_test, tests/
   return spec;
 }
 

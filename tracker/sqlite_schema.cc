@@ -47,6 +47,21 @@ CREATE TABLE trials (
 constexpr const char* kMigrateV1ToV2 =
     "ALTER TABLE trials ADD COLUMN task_index INTEGER NOT NULL DEFAULT 0";
 
+// Version 3: validation measurements are trials too (validated winners):
+// the search trial one validates (-1 for a search trial) and its pass.
+constexpr const char* kMigrateV2ToV3 =
+    "ALTER TABLE trials ADD COLUMN validates INTEGER NOT NULL DEFAULT -1; "
+    "ALTER TABLE trials ADD COLUMN validation_pass INTEGER NOT NULL DEFAULT 0";
+
+// Brings a database of schema `version` to the current one, step by step.
+[[nodiscard]] absl::Status Migrate(sqlite3* db, const std::string& path, int version) {
+  if (version < 2)
+    TF_RETURN_IF_ERROR(SqliteExec(db, path, kMigrateV1ToV2, "migrate schema 1 -> 2"));
+  if (version < 3)
+    TF_RETURN_IF_ERROR(SqliteExec(db, path, kMigrateV2ToV3, "migrate schema 2 -> 3"));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusCode SqliteCode(int rc) {
@@ -130,7 +145,7 @@ absl::StatusCode SqliteCode(int rc) {
                          "') but no schema_version in table meta; it is not a TuneFleet store"));
       }
       TF_RETURN_IF_ERROR(SqliteExec(db, path, kSchemaV1, "create schema"));
-      TF_RETURN_IF_ERROR(SqliteExec(db, path, kMigrateV1ToV2, "migrate schema 1 -> 2"));
+      TF_RETURN_IF_ERROR(Migrate(db, path, 1));
       const std::string insert =
           absl::StrCat("INSERT INTO meta (key, value) VALUES ('schema_version', '",
                        kSqliteStoreSchemaVersion, "')");
@@ -147,13 +162,13 @@ absl::StatusCode SqliteCode(int rc) {
                        " is newer than this tracker understands (", kSqliteStoreSchemaVersion,
                        "); run a newer TuneFleet or use another store file"));
     }
-    if (version == 1) {
-      TF_RETURN_IF_ERROR(SqliteExec(db, path, kMigrateV1ToV2, "migrate schema 1 -> 2"));
+    if (version < kSqliteStoreSchemaVersion) {
+      TF_RETURN_IF_ERROR(Migrate(db, path, version));
       const std::string update = absl::StrCat(
           "UPDATE meta SET value = '", kSqliteStoreSchemaVersion, "' WHERE key = 'schema_version'");
       TF_RETURN_IF_ERROR(SqliteExec(db, path, update.c_str(), "write schema_version"));
-      TF_LOG(INFO) << "sqlite store " << path << ": schema migrated from version 1 to "
-                   << kSqliteStoreSchemaVersion;
+      TF_LOG(INFO) << "sqlite store " << path << ": schema migrated from version " << version
+                   << " to " << kSqliteStoreSchemaVersion;
     }
     return absl::OkStatus();
   };

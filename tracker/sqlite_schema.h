@@ -1,6 +1,7 @@
 // The SQLite store's schema and its versions: creating it in a new file,
 // checking the version of an existing one and migrating older versions in
-// place (version 1 -> 2: trials name their task, for model jobs). Used by
+// place (version 1 -> 2: trials name their task, for model jobs; 2 -> 3:
+// validation measurements, the trial they validate and their pass). Used by
 // sqlite_store.cc only; the store's users see kSqliteStoreSchemaVersion.
 #ifndef TUNEFLEET_TRACKER_SQLITE_SCHEMA_H_
 #define TUNEFLEET_TRACKER_SQLITE_SCHEMA_H_
@@ -17,7 +18,7 @@
 namespace tunefleet {
 
 // The schema this build writes and the newest one it can read.
-inline constexpr int kSqliteStoreSchemaVersion = 2;
+inline constexpr int kSqliteStoreSchemaVersion = 3;
 
 // The status code for an SQLite result code (busy/locked/I/O: Unavailable,
 // full: ResourceExhausted, corrupt: DataLoss, ...).

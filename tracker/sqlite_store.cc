@@ -177,20 +177,22 @@ absl::Status SqliteStore::PrepareStatements() {
       &upsert_job_));
   TF_RETURN_IF_ERROR(Prepare(
       "INSERT INTO trials (job_id, trial_id, config_json, config_index, attempts, done, result, "
-      "record_line, task_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+      "record_line, task_index, validates, validation_pass) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
       "ON CONFLICT (job_id, trial_id) DO UPDATE SET config_json = excluded.config_json, "
       "config_index = excluded.config_index, attempts = excluded.attempts, done = excluded.done, "
       "result = excluded.result, record_line = excluded.record_line, "
-      "task_index = excluded.task_index",
+      "task_index = excluded.task_index, validates = excluded.validates, "
+      "validation_pass = excluded.validation_pass",
       &upsert_trial_));
   TF_RETURN_IF_ERROR(
       Prepare("SELECT job_id, sequence, spec, state, message, created_at, started_at, finished_at "
               "FROM jobs ORDER BY sequence, job_id",
               &load_jobs_));
-  TF_RETURN_IF_ERROR(
-      Prepare("SELECT trial_id, config_json, config_index, attempts, done, result, record_line, "
-              "task_index FROM trials WHERE job_id = ?1 ORDER BY trial_id",
-              &load_trials_));
+  TF_RETURN_IF_ERROR(Prepare(
+      "SELECT trial_id, config_json, config_index, attempts, done, result, record_line, "
+      "task_index, validates, validation_pass FROM trials WHERE job_id = ?1 ORDER BY trial_id",
+      &load_trials_));
   TF_RETURN_IF_ERROR(Prepare(
       "SELECT record_line FROM trials WHERE job_id = ?1 AND done != 0 AND record_line != '' "
       "ORDER BY trial_id",
@@ -294,7 +296,9 @@ absl::Status SqliteStore::WriteTrial(const StoredTrial& trial) {
       .Int(trial.done ? 1 : 0)
       .Blob(result)
       .Text(trial.record_line)
-      .Int(trial.task_index);
+      .Int(trial.task_index)
+      .Int(trial.validates)
+      .Int(trial.validation_pass);
   int rc = bind.rc();
   if (rc == SQLITE_OK) rc = sqlite3_step(use.get());
   if (rc != SQLITE_DONE && rc != SQLITE_OK) {
@@ -385,6 +389,8 @@ absl::StatusOr<std::vector<StoredTrial>> SqliteStore::LoadTrials(const std::stri
     row.Proto(5, &trial.result);
     trial.record_line = row.Text(6);
     trial.task_index = static_cast<int32_t>(row.Int(7));
+    trial.validates = row.Int(8);
+    trial.validation_pass = static_cast<int32_t>(row.Int(9));
     TF_RETURN_IF_ERROR(row.status());
     trials.push_back(std::move(trial));
   }

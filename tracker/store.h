@@ -48,9 +48,15 @@ struct StoredTrial {
   int64_t config_index = 0;
   int32_t task_index = 0;  // its task in the job's spec.tasks
   int32_t attempts = 0;    // times a worker holding it was lost
+  // A validation measurement (validated winners): the search trial it
+  // measures again and its pass; -1 for a search trial.
+  int64_t validates = -1;
+  int32_t validation_pass = 0;
   bool done = false;
   proto::TrialResult result;  // when done
-  std::string record_line;    // when done: the AutoTVM-format record
+  // When done: the AutoTVM-format record (a validated search trial's carries
+  // its "validation"); empty for a validation measurement.
+  std::string record_line;
 };
 
 class Store {

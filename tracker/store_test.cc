@@ -165,7 +165,10 @@ TEST_P(StoreContractTest, PutJobRejectsEmptyId) {
 
 TEST_P(StoreContractTest, LoadsTrialsInTrialIdOrderWithEveryField) {
   ASSERT_TRUE(store_->PutJob(MakeJob("j", 1)).ok());
-  ASSERT_TRUE(store_->PutTrials({MakeTrial("j", 2, false)}).ok());
+  StoredTrial validation = MakeTrial("j", 2, false);
+  validation.validates = 0;
+  validation.validation_pass = 2;
+  ASSERT_TRUE(store_->PutTrials({validation}).ok());
   ASSERT_TRUE(store_->PutTrials({MakeTrial("j", 0, true), MakeTrial("j", 1, false)}).ok());
 
   auto trials = store_->LoadTrials("j");
@@ -179,8 +182,11 @@ TEST_P(StoreContractTest, LoadsTrialsInTrialIdOrderWithEveryField) {
   EXPECT_THAT(done.result.costs(), ElementsAre(1e-3, 2e-3));
   EXPECT_EQ(done.result.agent(), "agent-a");
   EXPECT_EQ(done.record_line, R"({"job":"j","trial":0})");
+  EXPECT_EQ(done.validates, -1);  // a search trial
   EXPECT_EQ((*trials)[1].attempts, 1);
   EXPECT_FALSE((*trials)[1].done);
+  EXPECT_EQ((*trials)[2].validates, 0);
+  EXPECT_EQ((*trials)[2].validation_pass, 2);
 }
 
 TEST_P(StoreContractTest, PutTrialsReplacesATrial) {
@@ -394,16 +400,19 @@ TEST_F(SqliteStoreTest, MigratesAVersion1StoreAndKeepsItsTrials) {
   ASSERT_EQ(trials->size(), 1u);
   EXPECT_EQ((*trials)[0].config_index, 5);
   EXPECT_EQ((*trials)[0].task_index, 0);
+  EXPECT_EQ((*trials)[0].validates, -1);  // version 3's column, its default
   StoredTrial second = MakeTrial("j", 1, false);
   second.task_index = 3;
+  second.validates = 0;
   ASSERT_TRUE(store->PutTrials({second}).ok());
   store.reset();
-  store = Open();  // now version 2: opens without migrating again
+  store = Open();  // now the current version: opens without migrating again
   ASSERT_NE(store, nullptr);
   trials = store->LoadTrials("j");
   ASSERT_TRUE(trials.ok()) << trials.status();
   ASSERT_EQ(trials->size(), 2u);
   EXPECT_EQ((*trials)[1].task_index, 3);
+  EXPECT_EQ((*trials)[1].validates, 0);
 }
 
 TEST_F(SqliteStoreTest, RefusesANewerSchemaVersion) {

@@ -24,6 +24,16 @@ StoredTrial RowOf(const Job& job, const Trial& trial) {
   row.config_index = trial.config_index;
   row.task_index = trial.task_index;
   row.attempts = trial.attempts;
+  row.validates = trial.validates;
+  row.validation_pass = trial.validation_pass;
+  return row;
+}
+
+StoredTrial DoneRowOf(const Job& job, const Trial& trial) {
+  StoredTrial row = RowOf(job, trial);
+  row.done = true;
+  row.result = trial.result;
+  row.record_line = RecordLineOf(job, trial);
   return row;
 }
 
@@ -47,15 +57,21 @@ absl::Status StoreWriter::PutAttempts(const Job& job, const Trial& trial) {
 }
 
 absl::Status StoreWriter::PutResult(const Job& job, const Trial& trial) {
-  StoredTrial row = RowOf(job, trial);
-  row.done = true;
-  row.result = trial.result;
-  row.record_line = RecordLineOf(job, trial);
-  return Explained(store_->PutTrials({row}),
+  return Explained(store_->PutTrials({DoneRowOf(job, trial)}),
                    absl::StrCat("result of job ", job.stored.job_id, " trial ", trial.id));
 }
 
+absl::Status StoreWriter::PutValidated(const Job& job, const std::vector<Trial>& trials) {
+  std::vector<StoredTrial> rows;
+  rows.reserve(trials.size());
+  for (const Trial& trial : trials) rows.push_back(DoneRowOf(job, trial));
+  return Explained(store_->PutTrials(rows),
+                   absl::StrCat("validated records of job ", job.stored.job_id));
+}
+
 std::string RecordLineOf(const Job& job, const Trial& trial) {
+  // A validation measurement's figure lives in its search trial's record.
+  if (trial.validates >= 0) return "";
   Record record;
   const Task& task = *job.tasks[trial.task_index].task;
   // The target the trial was built for ("native" resolved), else the task's.
@@ -66,6 +82,7 @@ std::string RecordLineOf(const Job& job, const Trial& trial) {
   record.workload_args = task.workload().args();
   record.config = nlohmann::json::parse(trial.config_json, nullptr, false);
   record.result = ToMeasureResult(trial.result);
+  record.validation = trial.validation;
   return record.ToLine();
 }
 

@@ -1,7 +1,7 @@
 // StoreWriter: every write the scheduler makes to the Store, in one place,
 // each named after the transition it makes durable: a job's row, newly
 // proposed trials, a trial's attempt count after a lost worker, a trial's
-// result with its record line.
+// result with its record line, validated trials' record lines.
 //
 // A failed write comes back as the store's code with a message that starts
 // "store write failed (<what>): ", so the caller can pass it on as is. The
@@ -39,12 +39,16 @@ class StoreWriter {
   // A finished trial: done, with trial.result and the record line made from
   // it. `job` must be loaded (Job::loaded).
   [[nodiscard]] absl::Status PutResult(const Job& job, const Trial& trial);
+  // Done search trials written again with their validation (Trial::
+  // validation) in their record lines, all or none.
+  [[nodiscard]] absl::Status PutValidated(const Job& job, const std::vector<Trial>& trials);
 
  private:
   Store* const store_;
 };
 
-// The AutoTVM-format record line of `trial` (with trial.result) of `job`.
+// The AutoTVM-format record line of `trial` (with trial.result and, once
+// validated, trial.validation) of `job`; "" for a validation measurement.
 std::string RecordLineOf(const Job& job, const Trial& trial);
 
 }  // namespace tunefleet

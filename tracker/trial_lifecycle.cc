@@ -10,97 +10,11 @@
 #include "proto_convert/measure_result.h"
 #include "proto_convert/run_request.h"
 #include "proto_convert/task_spec.h"
+#include "tracker/validation.h"
 
 namespace tunefleet {
 
 // ---------------------------------------------------------------- jobs
-
-namespace {
-
-// A spec stored before MeasureOptions' fields were `optional`: proto3 left
-// out the fields that were zero, which now read as unset (default). They
-// were zero; keep them so.
-void KeepStoredZeros(proto::MeasureOptions& m) {
-  if (!m.has_cooldown_interval_s()) m.set_cooldown_interval_s(0);
-  if (!m.has_check_correctness()) m.set_check_correctness(false);
-  if (!m.has_input_seed()) m.set_input_seed(0);
-}
-
-}  // namespace
-
-absl::Status TrialLifecycle::Resume(Store& store) {
-  TF_ASSIGN_OR_RETURN(std::vector<StoredJob> stored, store.LoadJobs());
-  for (StoredJob& stored_job : stored) {
-    auto job = std::make_unique<Job>();
-    job->stored = std::move(stored_job);
-    const std::string id = job->stored.job_id;
-    // A job stored before jobs had several tasks takes the canonical form.
-    if (job->stored.spec.has_task()) KeepStoredZeros(*job->stored.spec.mutable_measure());
-    const absl::Status canonical = CanonicalizeJobTasks(job->stored.spec);
-    absl::StatusOr<std::vector<JobTask>> tasks =
-        canonical.ok() ? LoadJobTasks(job->stored.spec)
-                       : absl::StatusOr<std::vector<JobTask>>(canonical);
-    std::string cannot_resume;
-    if (!tasks.ok()) {
-      cannot_resume = std::string(tasks.status().message());
-    } else {
-      job->tasks = std::move(*tasks);
-      // Finished jobs too: their per-task progress and best are what the
-      // job API reports of them.
-      TF_ASSIGN_OR_RETURN(std::vector<StoredTrial> trials, store.LoadTrials(id));
-      cannot_resume = LoadTrials(*job, trials);
-    }
-    if (!cannot_resume.empty() && !job->finished()) {
-      // The code that accepted it no longer does (e.g. a template was
-      // removed) or a row is damaged: fail this job, keep the others.
-      job->stored.state = proto::FAILED;
-      job->stored.message = absl::StrCat("cannot resume: ", cannot_resume);
-      job->stored.finished_at = clock_->WallSeconds();
-      job->to_build.clear();
-      TF_RETURN_IF_ERROR(writer_->PutJob(job->stored));
-    }
-    if (!job->finished()) {
-      if (job->stored.state == proto::RUNNING)
-        job->stored.state = proto::QUEUED;  // until a tuner claims it
-      TF_LOG(INFO) << "resuming job " << id << ": " << job->done << " of "
-                   << job->stored.spec.n_trial() << " trials done, " << job->to_build.size()
-                   << " to build again";
-    }
-    jobs_->Add(std::move(job));
-  }
-  return absl::OkStatus();
-}
-
-std::string TrialLifecycle::LoadTrials(Job& job, std::vector<StoredTrial>& rows) {
-  for (StoredTrial& row : rows) {
-    if (row.task_index < 0 || row.task_index >= static_cast<int32_t>(job.tasks.size())) {
-      return absl::StrCat("trial ", row.trial_id, " names task ", row.task_index,
-                          " but the job has ", job.tasks.size(), " tasks");
-    }
-    Trial t;
-    t.id = row.trial_id;
-    t.config_json = std::move(row.config_json);
-    t.config_index = row.config_index;
-    t.task_index = row.task_index;
-    t.attempts = row.attempts;
-    ++job.tasks[t.task_index].trials;
-    if (row.done) {
-      t.done = true;
-      t.state = TrialState::kDone;
-      t.result = std::move(row.result);
-      ++job.done;
-      CountOutcome(job, t);
-    } else if (!job.finished()) {
-      t.state = TrialState::kToBuild;
-      t.queued_at = clock_->NowSeconds();
-      job.to_build.push_back(t.id);
-    } else {
-      t.state = TrialState::kDone;  // dropped when its job ended
-    }
-    job.trials.emplace(t.id, std::move(t));
-  }
-  return "";
-}
 
 absl::StatusOr<Job*> TrialLifecycle::Submit(proto::JobSpec spec, std::vector<JobTask> tasks) {
   auto job = std::make_unique<Job>();
@@ -173,11 +87,23 @@ void TrialLifecycle::MaybeFinish(Job& job) {
   std::string message;
   if (job.done >= n) {
     message = absl::StrCat("all ", n, " trials done");
-  } else if (job.search_finished && job.in_flight() == 0) {
-    message =
-        absl::StrCat("search ended after ", job.done, " of ", n, " trials: ", job.finish_reason);
+  } else if ((job.search_finished || job.validations > 0) && job.in_flight() == 0) {
+    // (Validation starts only once the search is over, also before a restart.)
+    message = absl::StrCat("search ended after ", job.done, " of ", n, " trials",
+                           job.finish_reason.empty() ? "" : ": ", job.finish_reason);
   } else {
     return;
+  }
+  if (!job.validated) {
+    if (job.validations == 0) {
+      if (StartValidation(job)) return;  // measuring (or retried on the next tick)
+    } else if (job.validations_done < job.validations || !FinishValidation(job)) {
+      return;
+    }
+  }
+  if (job.validations > 0) {
+    absl::StrAppend(&message, "; best validated by ", job.validations,
+                    " re-measurements of the top ", ValidateTopK(job.stored.spec), " per task");
   }
   // A job none of whose trials worked did not succeed: say why (the first
   // error is as good a reason as any, they usually share one).
@@ -232,6 +158,10 @@ void TrialLifecycle::Propose(Job& job, Worker& tuner, const proto::ProposeTrials
       accepted->add_rejected(std::move(why));
       accepted->add_rejected_positions(position);
     };
+    if (job.validations > 0) {
+      reject("the search is over: the job's winners are being validated");
+      continue;
+    }
     if (next_id >= spec.n_trial()) {
       reject(absl::StrCat("job already has all ", spec.n_trial(), " trials"));
       continue;
@@ -461,6 +391,12 @@ void TrialLifecycle::Finish(Job& job, Trial& trial, proto::TrialResult result) {
 void TrialLifecycle::Acknowledge(Job& job, Trial& trial) {
   trial.done = true;
   trial.state = TrialState::kDone;
+  if (trial.validates >= 0) {  // the tuner never sees validations
+    ++job.validations_done;
+    Publish(job, &trial);
+    MaybeFinish(job);
+    return;
+  }
   ++job.done;
   if (metrics_ != nullptr) metrics_->TrialFinished(trial.result.error_no());
   CountOutcome(job, trial);
@@ -478,6 +414,48 @@ void TrialLifecycle::Acknowledge(Job& job, Trial& trial) {
   }
   Publish(job, &trial);
   MaybeFinish(job);
+}
+
+bool TrialLifecycle::StartValidation(Job& job) {
+  const int64_t first_id = job.trials.empty() ? 0 : job.trials.rbegin()->first + 1;
+  std::vector<Trial> planned = PlanValidation(job, first_id, clock_->NowSeconds());
+  if (planned.empty()) return false;  // off, or nothing succeeded
+  absl::Status stored = writer_->PutNewTrials(job, planned);
+  if (!stored.ok()) {
+    TF_LOG(ERROR) << stored << "; job " << job.stored.job_id
+                  << " starts its validation on the next tick";
+    job.store_error = absl::StrCat(stored.message(), "; validation starts once the store takes it");
+    return true;
+  }
+  TF_LOG(INFO) << "job " << job.stored.job_id << ": search over; validating its winners with "
+               << planned.size() << " re-measurements";
+  job.validations = static_cast<int64_t>(planned.size());
+  for (Trial& t : planned) {
+    job.to_build.push_back(t.id);
+    job.trials.emplace(t.id, std::move(t));
+  }
+  Publish(job, nullptr);
+  return true;
+}
+
+bool TrialLifecycle::FinishValidation(Job& job) {
+  const ValidationOutcome outcome = SummarizeValidation(job);
+  std::vector<Trial> rewritten;
+  for (const auto& [id, validation] : outcome.of_trial) {
+    Trial copy = job.trials.at(id);
+    copy.shared_object.reset();
+    copy.validation = validation;
+    rewritten.push_back(std::move(copy));
+  }
+  absl::Status stored = writer_->PutValidated(job, rewritten);
+  if (!stored.ok()) {
+    TF_LOG(ERROR) << stored << "; job " << job.stored.job_id
+                  << " applies its validation on the next tick";
+    job.store_error = absl::StrCat(stored.message(), "; the job ends once the store takes it");
+    return false;
+  }
+  ApplyValidation(job, outcome);
+  return true;
 }
 
 void TrialLifecycle::Enqueue(Job& job, Trial& trial, const std::string& reason) {
@@ -520,6 +498,7 @@ void TrialLifecycle::Publish(Job& job, const Trial* trial) {
   if (trial != nullptr) {
     event.set_config_json(trial->config_json);
     event.set_task_index(trial->task_index);
+    if (trial->validates >= 0) event.set_validates(trial->validates);
     *event.mutable_result() = trial->result;
   }
   jobs_->Notify(job, event);

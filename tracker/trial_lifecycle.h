@@ -7,6 +7,8 @@
 //   building --Built--> to_measure --(Dispatcher: lease)--> measuring
 //   measuring --Measured--> done            any stage --error--> done
 //   building|measuring --(LeaseKeeper: worker lost)--> Requeue | GiveUp
+//   search over --StartValidation--> validation measurements (like trials)
+//   all measured --FinishValidation--> validated records --> job ends
 //
 // Store failures, case by case:
 //  - proposed trials: the whole proposal is refused (the tuner is told why
@@ -72,8 +74,9 @@ class TrialLifecycle {
   // Ends the job: queued work is dropped, its tuner released, watchers told
   // and unsubscribed. On a store error nothing changes.
   [[nodiscard]] absl::Status End(Job& job, proto::JobState state, const std::string& message);
-  // Ends the job (SUCCEEDED) once all n_trial trials are done, or once the
-  // tuner ended the search and nothing is in flight.
+  // Once all n_trial trials are done, or the tuner ended the search and
+  // nothing is in flight: validates the winners (tracker/validation.h),
+  // then ends the job (SUCCEEDED, or FAILED when every trial failed).
   void MaybeFinish(Job& job);
 
   // ---- trials
@@ -104,6 +107,13 @@ class TrialLifecycle {
 
  private:
   void Finish(Job& job, Trial& trial, proto::TrialResult result);
+  // The search is over: stores and queues the validation measurements.
+  // False when there is nothing to validate; true when they were queued or
+  // the store refused them (job.store_error says so; retried every tick).
+  bool StartValidation(Job& job);
+  // Every validation measurement is done: stores the validated records and
+  // applies them; false (job.store_error says why) when the store refused.
+  bool FinishValidation(Job& job);
   // After the trial's result is stored: counters, best, tuner, watchers.
   void Acknowledge(Job& job, Trial& trial);
   // After the trial's attempt count is stored: into its queue.

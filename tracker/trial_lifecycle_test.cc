@@ -1,6 +1,7 @@
 #include "tracker/trial_lifecycle.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +9,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tracker/scheduler_parts_for_test.h"
+#include "tracker/validation.h"
+#include "tuner_core/records/record.h"
 
 namespace tunefleet {
 namespace {
@@ -18,8 +21,8 @@ using ::testing::HasSubstr;
 class TrialLifecycleTest : public ::testing::Test {
  protected:
   // A RUNNING job held by tuner_, watched into events_.
-  Job& SubmitRunningJob(int64_t n_trial) {
-    Job& job = parts_.SubmitJob(n_trial);
+  Job& SubmitRunningJob(int64_t n_trial, int validate_top_k = 0, int passes = 3) {
+    Job& job = parts_.SubmitJob(n_trial, "cpu", 1, validate_top_k, passes);
     job.tuner_worker = tuner_.id;
     tuner_.jobs.insert(job.stored.job_id);
     EXPECT_TRUE(lifecycle_.Start(job).ok());
@@ -330,6 +333,213 @@ TEST_F(TrialLifecycleTest, ResumeRebuildsUnfinishedTrialsAndFailsJobsThatNoLonge
   EXPECT_EQ(failed.stored.state, proto::FAILED);
   EXPECT_THAT(failed.stored.message, HasSubstr("cannot resume"));
   EXPECT_EQ(resumed_jobs.TakeSequence(), 100);
+}
+
+// ---------------------------------------------------------------- validation
+
+// The validation measurements of `job`, in queue order.
+std::vector<Trial*> Validations(Job& job) {
+  std::vector<Trial*> out;
+  for (int64_t id : job.to_build) {
+    if (job.trials.at(id).validates >= 0) out.push_back(&job.trials.at(id));
+  }
+  return out;
+}
+
+TEST_F(TrialLifecycleTest, SearchOverValidatesTheTopKInterleavedThenEndsWithTheValidatedBest) {
+  Job& job = SubmitRunningJob(4, /*validate_top_k=*/2, /*passes=*/3);
+  std::vector<Trial*> searched = Propose(job, {1, 2, 3, 4});
+  const std::vector<double> search_costs = {3e-3, 1e-3, 2e-3, 5e-3};  // top 2: trials 1, 2
+  for (size_t i = 0; i < searched.size(); ++i) {
+    Build(job, *searched[i]);
+    Measure(job, *searched[i], search_costs[i]);
+  }
+  // All 4 done: not SUCCEEDED yet; 2 candidates x 3 passes queued, A B, B A, A B.
+  EXPECT_EQ(job.stored.state, proto::RUNNING);
+  std::vector<Trial*> v = Validations(job);
+  ASSERT_EQ(v.size(), 6u);
+  std::vector<int64_t> order;
+  for (const Trial* t : v) order.push_back(t->validates);
+  EXPECT_THAT(order, ElementsAre(1, 2, 2, 1, 1, 2));
+  EXPECT_EQ(v[2]->validation_pass, 1);
+  EXPECT_EQ(v[0]->config_json, searched[1]->config_json);
+  proto::JobStatus status = lifecycle_.StatusOf(job);
+  EXPECT_EQ(status.validations_total(), 6);
+  EXPECT_EQ(status.validations_done(), 0);
+  EXPECT_EQ(status.best_figure(), "search");
+  EXPECT_EQ(status.trials_done(), 4);  // validations are not search trials
+  EXPECT_EQ(status.trials_in_flight(), 0);
+  // The tuner never hears of validations, and may propose no more.
+  tuner_outbox_.sent.clear();
+  EXPECT_TRUE(Propose(job, {7}).empty());
+  std::vector<proto::TrackerMessage> answers = tuner_outbox_.Take(proto::TrackerMessage::kAccepted);
+  ASSERT_EQ(answers.size(), 1u);
+  ASSERT_EQ(answers[0].accepted().rejected_size(), 1);
+  EXPECT_THAT(answers[0].accepted().rejected(0), HasSubstr("being validated"));
+
+  // Trial 1 was lucky (validated 1.6e-3 median), trial 2 is really the best
+  // (1.5e-3 median, one noisy pass).
+  const std::map<int64_t, std::vector<double>> passes = {{1, {1.6e-3, 1.5e-3, 1.7e-3}},
+                                                         {2, {1.5e-3, 3e-3, 1.4e-3}}};
+  std::map<int64_t, int> seen;
+  for (Trial* t : v) {
+    Build(job, *t);
+    Measure(job, *t, passes.at(t->validates)[seen[t->validates]++]);
+  }
+  EXPECT_TRUE(tuner_outbox_.Take(proto::TrackerMessage::kTrialUpdate).empty());
+  EXPECT_EQ(tuner_outbox_.Take(proto::TrackerMessage::kReleased).size(), 1u);
+  ASSERT_EQ(job.stored.state, proto::SUCCEEDED);
+  EXPECT_THAT(job.stored.message, HasSubstr("best validated by 6 re-measurements"));
+  status = lifecycle_.StatusOf(job);
+  EXPECT_EQ(status.best_figure(), "validated");
+  EXPECT_DOUBLE_EQ(status.best_cost_s(), 1.5e-3);
+  EXPECT_DOUBLE_EQ(status.best_search_cost_s(), 1e-3);
+  EXPECT_DOUBLE_EQ(status.tasks(0).best_rel_spread(), (3e-3 - 1.4e-3) / 1.5e-3);
+  EXPECT_EQ(status.tasks(0).best_validation_passes(), 3);
+  EXPECT_EQ(status.best_config_json(), searched[2]->config_json);
+  EXPECT_EQ(status.validations_done(), 6);
+  // Watchers saw each validation, marked as such.
+  int validation_events = 0;
+  for (const proto::JobEvent& e : events_) validation_events += e.has_validates() ? 1 : 0;
+  EXPECT_EQ(validation_events, 6);
+
+  // The store: validated records carry both figures; validations have no line.
+  absl::StatusOr<std::vector<std::string>> lines = store_.LoadRecordLines(job.stored.job_id);
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  ASSERT_EQ(lines->size(), 4u);
+  int validated = 0;
+  for (const std::string& line : *lines) {
+    absl::StatusOr<Record> r = Record::FromLine(line);
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (!r->validated()) continue;
+    ++validated;
+    EXPECT_EQ(r->validation->pass_costs.size(), 3u);
+  }
+  EXPECT_EQ(validated, 2);
+
+  // A restarted tracker reports the same validated best.
+  JobTable resumed_jobs;
+  TrialLifecycle resumed(&options_, &resumed_jobs, &parts_.workers, &parts_.writer, &metrics_,
+                         &clock_);
+  ASSERT_TRUE(resumed.Resume(store_).ok());
+  proto::JobStatus again = resumed.StatusOf(*resumed_jobs.Find(job.stored.job_id));
+  EXPECT_EQ(again.best_figure(), "validated");
+  EXPECT_DOUBLE_EQ(again.best_cost_s(), 1.5e-3);
+}
+
+TEST_F(TrialLifecycleTest, ValidationMeasuresInAFreshRunnerWithMoreRepeats) {
+  Job& job = SubmitRunningJob(1, /*validate_top_k=*/5, /*passes=*/2);
+  Trial& trial = *Propose(job, {3})[0];
+  Build(job, trial);
+  Measure(job, trial, 2e-3);
+  std::vector<Trial*> v = Validations(job);
+  ASSERT_EQ(v.size(), 2u);  // one success: one candidate
+  Build(job, *v[0]);
+  FakeOutbox& agent_outbox = SchedulerParts::outbox_of(agent_);
+  parts_.dispatcher.MarkAgentFree(agent_);
+  parts_.dispatcher.DispatchAll(clock_.NowSeconds());
+  std::vector<proto::TrackerMessage> measures = agent_outbox.Take(proto::TrackerMessage::kMeasure);
+  ASSERT_EQ(measures.size(), 1u);
+  const proto::MeasureRequest& request = measures[0].measure();
+  EXPECT_EQ(request.trial_id(), v[0]->id);
+  EXPECT_TRUE(request.fresh_runner());
+  const MeasureOptions search = ResolveMeasureOptions(job.stored.spec.measure());
+  const MeasureOptions sent = ResolveMeasureOptions(request.run().options());
+  EXPECT_EQ(sent.repeat, ValidationMeasureOptions(search).repeat);
+  EXPECT_GT(sent.repeat, search.repeat);
+  EXPECT_FALSE(sent.check_correctness);
+}
+
+TEST_F(TrialLifecycleTest, FailedValidationPassesFallBackToTheSearchFigure) {
+  Job& job = SubmitRunningJob(1, /*validate_top_k=*/1, /*passes=*/1);
+  Trial& trial = *Propose(job, {3})[0];
+  Build(job, trial);
+  Measure(job, trial, 2e-3);
+  Trial& pass = *Validations(job)[0];
+  Build(job, pass);
+  Measure(job, pass, -1.0);  // a forged cost: an error result, never a best
+  ASSERT_EQ(job.stored.state, proto::SUCCEEDED);
+  proto::JobStatus status = lifecycle_.StatusOf(job);
+  EXPECT_EQ(status.best_figure(), "search");
+  EXPECT_DOUBLE_EQ(status.best_cost_s(), 2e-3);
+}
+
+TEST_F(TrialLifecycleTest, ValidationTheStoreRefusesWaitsAndNothingIsReportedValidated) {
+  Job& job = SubmitRunningJob(1, /*validate_top_k=*/1, /*passes=*/1);
+  Trial& trial = *Propose(job, {3})[0];
+  Build(job, trial);
+  Measure(job, trial, 2e-3);
+  Trial& pass = *Validations(job)[0];
+  Build(job, pass);
+  store_.FailWrites(absl::UnavailableError("disk gone"));
+  Measure(job, pass, 2.2e-3);  // the result itself is held
+  EXPECT_EQ(job.stored.state, proto::RUNNING);
+  store_.FailWrites(absl::OkStatus());
+  lifecycle_.RetryStoreWrites();
+  ASSERT_EQ(job.stored.state, proto::SUCCEEDED);
+  EXPECT_EQ(lifecycle_.StatusOf(job).best_figure(), "validated");
+  EXPECT_DOUBLE_EQ(lifecycle_.StatusOf(job).best_cost_s(), 2.2e-3);
+}
+
+TEST_F(TrialLifecycleTest, ARestartDuringValidationMeasuresWhatIsLeftAndRefusesProposals) {
+  Job& job = SubmitRunningJob(2, /*validate_top_k=*/2, /*passes=*/1);
+  std::vector<Trial*> searched = Propose(job, {1, 2});
+  Build(job, *searched[0]);
+  Measure(job, *searched[0], 2e-3);
+  Build(job, *searched[1]);
+  Measure(job, *searched[1], 3e-3);
+  std::vector<Trial*> v = Validations(job);
+  ASSERT_EQ(v.size(), 2u);
+  Build(job, *v[0]);
+  Measure(job, *v[0], 2.1e-3);
+
+  JobTable resumed_jobs;
+  TrialLifecycle resumed(&options_, &resumed_jobs, &parts_.workers, &parts_.writer, &metrics_,
+                         &clock_);
+  ASSERT_TRUE(resumed.Resume(store_).ok());
+  Job& again = *resumed_jobs.Find(job.stored.job_id);
+  EXPECT_EQ(again.validations, 2);
+  EXPECT_EQ(again.validations_done, 1);
+  EXPECT_EQ(again.done, 2);
+  ASSERT_THAT(again.to_build, ElementsAre(v[1]->id));
+  again.tuner_worker = tuner_.id;
+  ASSERT_TRUE(resumed.Start(again).ok());
+  // A tuner taking it over finds the search over.
+  proto::ProposeTrials propose;
+  propose.set_job_id(again.stored.job_id);
+  propose.set_finished(true);
+  resumed.Propose(again, tuner_, propose, clock_.NowSeconds());
+  EXPECT_EQ(again.stored.state, proto::RUNNING);
+  Trial& left = again.trials.at(v[1]->id);
+  again.to_build.clear();
+  left.state = TrialState::kBuilding;
+  proto::BuildResult built;
+  built.set_shared_object("ELF");
+  built.set_entry_name("kernel");
+  built.set_artifact_hash("h");
+  resumed.Built(again, left, built, builder_, clock_.NowSeconds());
+  again.to_measure.clear();
+  proto::MeasureResult measured;
+  measured.mutable_run()->add_costs(2.5e-3);
+  resumed.Measured(again, left, measured, agent_);
+  ASSERT_EQ(again.stored.state, proto::SUCCEEDED);
+  proto::JobStatus status = resumed.StatusOf(again);
+  EXPECT_EQ(status.best_figure(), "validated");
+  EXPECT_DOUBLE_EQ(status.best_cost_s(), 2.1e-3);
+}
+
+TEST(PlanValidationTest, NothingToValidateWhenOffOrNothingSucceeded) {
+  SchedulerParts parts;
+  Job& off = parts.SubmitJob(2, "cpu", 1, /*validate_top_k=*/0);
+  Trial t;
+  t.done = true;
+  t.result.add_costs(1e-3);
+  off.trials.emplace(0, t);
+  EXPECT_TRUE(PlanValidation(off, 1, 0).empty());
+  Job& failed = parts.SubmitJob(2, "cpu", 1, /*validate_top_k=*/5);
+  t.result.set_error_no(static_cast<int>(MeasureErrorNo::kRuntimeDevice));
+  failed.trials.emplace(0, t);
+  EXPECT_TRUE(PlanValidation(failed, 1, 0).empty());
 }
 
 }  // namespace
