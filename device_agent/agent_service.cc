@@ -123,6 +123,7 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
                 absl::StrCat("artifact ", run->artifact_hash(), " is not in this agent's cache"));
   }
   if (runner_ == nullptr) return fail(MeasureErrorNo::kUnknown, "agent has no runner");
+  if (request.fresh_runner()) runner_->Recycle();
   *result.mutable_run() =
       RejectInvalidCosts(runner_->Run(*run), WorkloadFlops(*run), options_.max_gflops);
   result.set_measure_seconds(absl::ToDoubleSeconds(absl::Now() - start));

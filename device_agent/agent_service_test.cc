@@ -91,6 +91,21 @@ TEST(AgentServiceTest, StoresArtifactBytesAndReusesThemByHash) {
   EXPECT_EQ(service.cache_entries(), 1);
 }
 
+TEST(AgentServiceTest, FreshRunnerRequestsRecycleTheChildFirst) {
+  FakeRunner runner;
+  AgentService service(&runner, {});
+  Results results;
+  service.Handle(Request("search", "ELF-bytes-1"), results.Callback());
+  proto::MeasureRequest validation = Request("validation", "ELF-bytes-1", /*send_bytes=*/false);
+  validation.set_fresh_runner(true);
+  service.Handle(validation, results.Callback());
+  const auto answers = results.WaitFor(2);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[1].run().error_no(), Code(MeasureErrorNo::kNoError));
+  EXPECT_EQ(runner.recycles(), 1);
+  EXPECT_EQ(runner.requests().size(), 2u);
+}
+
 TEST(AgentServiceTest, UnknownHashWithoutBytesAsksForTheArtifact) {
   FakeRunner runner;
   AgentService service(&runner, {});

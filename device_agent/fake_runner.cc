@@ -19,6 +19,16 @@ proto::RunResult FakeRunner::Run(const proto::RunRequest& request) {
   return result;
 }
 
+void FakeRunner::Recycle() {
+  absl::MutexLock lock(&mu_);
+  ++recycles_;
+}
+
+int FakeRunner::recycles() const {
+  absl::MutexLock lock(&mu_);
+  return recycles_;
+}
+
 std::vector<proto::RunRequest> FakeRunner::requests() const {
   absl::MutexLock lock(&mu_);
   return requests_;

@@ -29,14 +29,19 @@ class FakeRunner final : public RunnerInterface {
   explicit FakeRunner(Responder respond = nullptr) : respond_(std::move(respond)) {}
 
   proto::RunResult Run(const proto::RunRequest& request) override;
+  // Counts the call (there is no child to end).
+  void Recycle() override;
 
   // Every request so far, in call order.
   std::vector<proto::RunRequest> requests() const;
+  // Recycle calls so far.
+  int recycles() const;
 
  private:
   const Responder respond_;
   mutable absl::Mutex mu_;
   std::vector<proto::RunRequest> requests_ ABSL_GUARDED_BY(mu_);
+  int recycles_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace tunefleet

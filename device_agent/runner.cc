@@ -188,6 +188,11 @@ Runner::~Runner() {
   if (child_.has_value()) KillChild();
 }
 
+void Runner::Recycle() {
+  absl::MutexLock lock(&mu_);
+  if (child_.has_value()) KillChild();
+}
+
 std::optional<pid_t> Runner::child_pid() const {
   absl::MutexLock lock(&mu_);
   if (!child_.has_value()) return std::nullopt;

@@ -101,6 +101,8 @@ class Runner final : public RunnerInterface {
   // For these parent-made results run_seconds is the wall time from sending
   // the request to giving up: the time the trial cost.
   proto::RunResult Run(const proto::RunRequest& request) override;
+  // Kills and reaps the live child (if any); the next Run spawns a new one.
+  void Recycle() override;
 
   // The live child's pid, if any (for tests and diagnostics).
   std::optional<pid_t> child_pid() const;

@@ -17,6 +17,11 @@ class RunnerInterface {
  public:
   virtual ~RunnerInterface() = default;
   virtual proto::RunResult Run(const proto::RunRequest& request) = 0;
+  // Ends the runner's current child process, if it keeps one, so that the
+  // next Run starts a fresh one (validation measurements: nothing a
+  // long-lived child accumulated flatters or hurts a candidate). A no-op
+  // for runners without a child.
+  virtual void Recycle() {}
 };
 
 }  // namespace tunefleet

@@ -65,6 +65,20 @@ TEST(RunnerTest, CorrectKernelSucceedsAndTheChildIsReused) {
   EXPECT_EQ(runner->child_pid(), first_child);
 }
 
+TEST(RunnerTest, RecycleEndsTheChildAndTheNextRunStartsAFreshOne) {
+  auto runner = MakeRunner();
+  runner->Recycle();  // no child yet: nothing to do
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+  const std::optional<pid_t> first_child = runner->child_pid();
+  ASSERT_TRUE(first_child.has_value());
+  runner->Recycle();
+  EXPECT_FALSE(runner->child_pid().has_value());
+  EXPECT_NE(kill(*first_child, 0), 0) << "the old child must be gone (and reaped)";
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+  ASSERT_TRUE(runner->child_pid().has_value());
+  EXPECT_NE(runner->child_pid(), first_child);
+}
+
 TEST(RunnerTest, SegfaultIsRuntimeDeviceAndTheNextRunGetsANewChild) {
   auto runner = MakeRunner();
   proto::RunResult crashed = runner->Run(DenseTestRequest("libdense_segfault.so"));
