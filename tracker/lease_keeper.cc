@@ -67,6 +67,10 @@ std::vector<std::pair<std::string, std::string>> LeaseKeeper::Expired(double now
   return expired;
 }
 
+void LeaseKeeper::ForgiveStall(double seconds) {
+  for (auto& [id, lease] : leases_) lease.deadline += seconds;
+}
+
 void LeaseKeeper::Requeue(const std::string& lease_id, const std::string& reason,
                           RequeueReason kind) {
   auto it = leases_.find(lease_id);

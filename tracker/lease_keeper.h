@@ -57,6 +57,8 @@ class LeaseKeeper {
   void RequeueAllOf(const Worker& worker, const std::string& reason, RequeueReason kind);
   // (worker id, why) for every lease past its deadline at `now`.
   std::vector<std::pair<std::string, std::string>> Expired(double now) const;
+  // Every deadline `seconds` later (the tracker stalled that long).
+  void ForgiveStall(double seconds);
 
   // Leases in flight on `host`, of isolating workers.
   int BuildsOn(const std::string& host) const { return CountOn(host_builds_, host); }

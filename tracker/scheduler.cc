@@ -283,6 +283,16 @@ void Scheduler::OnDisconnect(const std::string& worker_id, const absl::Status& w
 void Scheduler::Tick() {
   absl::MutexLock lock(&mu_);
   const double now = clock_->NowSeconds();
+  const double gap = last_tick_ > 0 ? now - last_tick_ : 0;
+  last_tick_ = now;
+  if (options_.stall_forgiveness_s > 0 && gap > options_.stall_forgiveness_s) {
+    // The tracker did not run for `gap` s: the workers' silence and the
+    // leases' overrun in that time are its own, not theirs.
+    workers_.ForgiveStall(gap);
+    leases_.ForgiveStall(gap);
+    TF_LOG(WARNING) << "the tracker stalled for " << gap
+                    << " s (no tick); no worker or lease is charged for that time";
+  }
   for (const auto& [worker_id, why] : leases_.Expired(now)) {
     if (workers_.Find(worker_id) == nullptr) continue;
     DropWorker(worker_id, absl::DeadlineExceededError(why), /*close_stream=*/true,

@@ -139,6 +139,7 @@ class Scheduler {
   LeaseKeeper leases_ ABSL_GUARDED_BY(mu_);
   Dispatcher dispatcher_ ABSL_GUARDED_BY(mu_);
   double last_gauge_refresh_ ABSL_GUARDED_BY(mu_) = 0;
+  double last_tick_ ABSL_GUARDED_BY(mu_) = 0;  // steady; 0 before the first
 };
 
 }  // namespace tunefleet

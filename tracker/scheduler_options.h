@@ -25,6 +25,12 @@ struct SchedulerOptions {
   // timings of a one-machine fleet. Hosts that only build or only measure
   // (a real cluster) overlap as usual.
   bool isolate_measurements = true;
+  // A tick this much later than the one before means the tracker itself
+  // stalled (stopped, starved, suspended): nobody could be heard meanwhile,
+  // so the gap is forgiven, every worker's silence and every lease
+  // deadline shifted by it, before anyone is judged (no attempts charged
+  // to workers for the tracker's pause). Ticks run every 0.1 s. 0: off.
+  double stall_forgiveness_s = 2.0;
   // Largest artifact accepted from a builder.
   int64_t max_artifact_bytes = 64LL << 20;
 };

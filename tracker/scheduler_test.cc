@@ -325,6 +325,36 @@ TEST_F(SchedulerTest, SilentWorkerIsDroppedOnTick) {
   EXPECT_EQ(b2.outbox->Take(proto::TrackerMessage::kBuild).size(), 1u);
 }
 
+TEST_F(SchedulerTest, AStalledTrackerChargesNoWorkerForItsOwnPause) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(1)).value();
+  Propose(tuner, job.job_id(), {3});
+  CompleteBuilds(builder);
+  ASSERT_EQ(agent.outbox->Take(proto::TrackerMessage::kMeasure).size(), 1u);
+  scheduler_->Tick();
+  // The tracker stops for longer than the worker timeout and the measure
+  // lease (e.g. SIGSTOP, a suspended VM): nobody was heard meanwhile.
+  clock_.AdvanceSeconds(400);
+  scheduler_->Tick();
+  EXPECT_FALSE(agent.outbox->closed.has_value()) << agent.outbox->closed->message();
+  EXPECT_FALSE(builder.outbox->closed.has_value());
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->trials_in_flight(), 1);
+  // It still notices a worker that stays silent once it runs again.
+  for (int i = 0; i < 120; ++i) {
+    clock_.AdvanceSeconds(0.1);
+    proto::WorkerMessage hb;
+    hb.mutable_heartbeat();
+    scheduler_->OnMessage(agent.id, hb);
+    scheduler_->OnMessage(tuner.id, hb);
+    scheduler_->Tick();
+  }
+  ASSERT_TRUE(builder.outbox->closed.has_value());
+  EXPECT_THAT(builder.outbox->closed->message(), HasSubstr("silent"));
+  EXPECT_FALSE(agent.outbox->closed.has_value());
+}
+
 TEST_F(SchedulerTest, JobsOnOneKeyShareItByPriority) {
   FakeWorker tuner = Register(proto::TUNER, "tuner", "", 2);
   FakeWorker builder = Register(proto::BUILDER, "builder", "", 64);

@@ -129,6 +129,10 @@ int32_t WorkerRegistry::SuggestedWindow(const proto::JobSpec& spec, int max_wind
   return std::clamp(2 * agents + build_slots, 2, max_window);
 }
 
+void WorkerRegistry::ForgiveStall(double seconds) {
+  for (auto& [id, w] : workers_) w->last_seen += seconds;
+}
+
 std::vector<std::pair<std::string, std::string>> WorkerRegistry::Silent(double now,
                                                                         double timeout_s) const {
   std::vector<std::pair<std::string, std::string>> silent;

@@ -86,6 +86,9 @@ class WorkerRegistry {
   // and every build slot fed, in [2, max_window].
   int32_t SuggestedWindow(const proto::JobSpec& spec, int max_window) const;
   // (worker id, why) of every worker not heard from for more than `timeout_s`.
+  // Every worker's last_seen `seconds` later (the tracker stalled that
+  // long and could hear nobody).
+  void ForgiveStall(double seconds);
   std::vector<std::pair<std::string, std::string>> Silent(double now, double timeout_s) const;
 
   proto::ListDevicesResponse ListDevices() const;
