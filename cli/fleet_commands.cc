@@ -49,16 +49,32 @@ std::string ModelProgressLine(const proto::JobStatus& s, const proto::JobEvent& 
       s.trials_done(), s.spec().n_trial(), elapsed);
 }
 
+// Which figure a best is and what stands beside it, e.g. "validated:
+// median of 3 passes, spread 1.2 %; search figure 142.40 GFLOPS" or
+// "search figure, not validated".
+std::string FigureNote(const std::string& figure, double gflops, double cost_s,
+                       double search_cost_s, double rel_spread, int passes) {
+  if (figure != "validated") return "search figure, not validated";
+  const double search_gflops = search_cost_s > 0 ? gflops * cost_s / search_cost_s : 0;
+  return absl::StrFormat(
+      "validated: median of %d re-measurement passes, spread %.1f %%; search figure %.2f GFLOPS",
+      passes, rel_spread * 100, search_gflops);
+}
+
 // Each task of a model job: its best, its share of the estimated latency.
 void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
-  out << absl::StrFormat("%-5s %-7s %-7s %-10s %-12s %s\n", "task", "layers", "trials", "GFLOPS",
-                         "ms x layers", "workload");
+  out << absl::StrFormat("%-5s %-7s %-7s %-10s %-10s %-9s %-12s %s\n", "task", "layers", "trials",
+                         "GFLOPS", "figure", "search", "ms x layers", "workload");
   for (const proto::TaskStatus& t : s.tasks()) {
-    out << absl::StrFormat("%-5d %-7g %-7d %-10.2f %-12.4f %s\n", t.index(), t.weight(),
-                           t.trials_done(), t.best_gflops(), t.best_cost_s() * t.weight() * 1e3,
-                           t.name());
+    const double search_gflops =
+        t.best_search_cost_s() > 0 ? t.best_gflops() * t.best_cost_s() / t.best_search_cost_s() : 0;
+    out << absl::StrFormat("%-5d %-7g %-7d %-10.2f %-10s %-9.2f %-12.4f %s\n", t.index(),
+                           t.weight(), t.trials_done(), t.best_gflops(),
+                           t.best_figure().empty() ? "-" : t.best_figure(), search_gflops,
+                           t.best_cost_s() * t.weight() * 1e3, t.name());
   }
-  out << absl::StrFormat("estimated latency (sum of tuned tasks' best x layers): %.4f ms",
+  out << absl::StrFormat("estimated latency (sum of tuned tasks' best x layers, %s): %.4f ms",
+                         s.best_figure() == "validated" ? "validated figures" : "search figures",
                          s.estimated_latency_s() * 1e3);
   if (s.untuned_tasks() > 0) out << " (" << s.untuned_tasks() << " tasks without a result)";
   out << "\n" << s.trials_done() << " trials (" << s.trials_failed() << " failed)\n";
@@ -104,6 +120,8 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
   }
   spec.set_tuner(o.tuner);
   if (o.queue_timeout_s > 0) spec.set_queue_timeout_s(o.queue_timeout_s);
+  spec.set_validate_top_k(o.validate_top_k);
+  spec.set_validation_passes(o.validation_passes);
   spec.set_early_stopping(o.early_stopping);
   spec.set_priority(o.priority);
   spec.set_seed(o.seed);
@@ -130,7 +148,15 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
   auto on_event = [&](const proto::JobEvent& e) {
     last = e.status();
     const proto::JobStatus& s = e.status();
-    if (e.trial_id() >= 0 && s.tasks_size() > 1) {
+    if (e.trial_id() >= 0 && e.has_validates()) {
+      const MeasureResult result = ToMeasureResult(e.result());
+      out << absl::StrFormat("[%s] validating: %d/%d re-measurements (task %d, trial %d: %s)",
+                             job_id, s.validations_done(), s.validations_total(), e.task_index(),
+                             e.validates(),
+                             result.ok() ? absl::StrFormat("%.4f ms", result.MeanCost() * 1e3)
+                                         : std::string(MeasureErrorName(result.error_no)));
+      out << (live ? "\r" : "\n") << std::flush;
+    } else if (e.trial_id() >= 0 && s.tasks_size() > 1) {
       out << ModelProgressLine(s, e);
       out << (live ? "\r" : "\n") << std::flush;
     } else if (e.trial_id() >= 0) {
@@ -181,8 +207,11 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
     return absl::OkStatus();
   }
   if (last.state() == proto::SUCCEEDED) {
-    out << "best: " << absl::StrFormat("%.2f", last.best_gflops()) << " GFLOPS, "
-        << last.trials_done() << " trials (" << last.trials_failed() << " failed)\n";
+    out << "best: " << absl::StrFormat("%.2f", last.best_gflops()) << " GFLOPS ("
+        << FigureNote(last.best_figure(), last.best_gflops(), last.best_cost_s(),
+                      last.best_search_cost_s(), last.best_rel_spread(),
+                      last.tasks_size() > 0 ? last.tasks(0).best_validation_passes() : 0)
+        << "), " << last.trials_done() << " trials (" << last.trials_failed() << " failed)\n";
     return absl::OkStatus();
   }
   if (last.state() == proto::FAILED)
@@ -243,8 +272,8 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
 
 [[nodiscard]] absl::Status RunJobs(FleetClient& client, bool all, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(std::vector<proto::JobStatus> jobs, client.List(all));
-  out << absl::StrFormat("%-10s %-10s %-8s %-10s %11s %10s  %s\n", "JOB", "STATE", "TUNER", "KEY",
-                         "TRIALS", "BEST", "TASK");
+  out << absl::StrFormat("%-10s %-10s %-8s %-10s %11s %10s %-9s  %s\n", "JOB", "STATE", "TUNER",
+                         "KEY", "TRIALS", "BEST", "FIGURE", "TASK");
   for (const proto::JobStatus& j : jobs) {
     std::string what;
     if (j.spec().tasks_size() == 1) {
@@ -254,9 +283,10 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
       what = absl::StrFormat("%s: %d tasks, est. %.3f ms", j.spec().model(), j.spec().tasks_size(),
                              j.estimated_latency_s() * 1e3);
     }
-    out << absl::StrFormat("%-10s %-10s %-8s %-10s %5d/%-5d %10.2f  %s\n", j.job_id(),
+    out << absl::StrFormat("%-10s %-10s %-8s %-10s %5d/%-5d %10.2f %-9s  %s\n", j.job_id(),
                            StateName(j.state()), j.spec().tuner(), j.spec().device_key(),
-                           j.trials_done(), j.spec().n_trial(), j.best_gflops(), what);
+                           j.trials_done(), j.spec().n_trial(), j.best_gflops(),
+                           j.best_figure().empty() ? "-" : j.best_figure(), what);
   }
   return absl::OkStatus();
 }
@@ -274,7 +304,14 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
   request.set_job_id(job_id);
   if (task_index >= 0) request.set_task_index(task_index);
   TF_ASSIGN_OR_RETURN(proto::BestConfigResponse best, client.Best(request));
-  out << absl::StrFormat("%.2f GFLOPS\n", best.gflops()) << best.record_line() << "\n";
+  out << absl::StrFormat(
+             "%.2f GFLOPS (%s)\n", best.gflops(),
+             best.figure() == "validated"
+                 ? absl::StrFormat("validated: median of %d re-measurement passes, "
+                                   "spread %.1f %%; search figure %.2f GFLOPS",
+                                   best.passes(), best.rel_spread() * 100, best.search_gflops())
+                 : std::string("search figure, not validated"))
+      << best.record_line() << "\n";
   return absl::OkStatus();
 }
 

@@ -18,6 +18,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/fleet.pb.h"
 #include "tuner_core/graph/onnx_import.h"
+#include "tuner_core/measure/validation.h"
 
 namespace tunefleet {
 
@@ -50,6 +51,10 @@ struct SubmitOptions {
   std::string selective;
   double selective_threshold = 0.01;
   double queue_timeout_s = 0;  // > 0: fail when no agent of the key comes
+  // Validated winners: each task's top-k re-measured in `passes` passes
+  // once the search ends (the tracker refuses values out of range).
+  int32_t validate_top_k = kDefaultValidateTopK;
+  int32_t validation_passes = kDefaultValidationPasses;
 };
 
 [[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& options);
