@@ -97,6 +97,43 @@ TEST(FleetTest, TwoJobsOnOneKeyShareItAndBothComplete) {
   }
 }
 
+TEST(FleetTest, TheReportedBestIsValidatedAndTheRecordsKeepBothFigures) {
+  FleetLauncher fleet(FleetLauncher::Options{});
+  ASSERT_OK(fleet.Start());
+  proto::JobSpec spec = fleet.DenseJob(8, "64,64,64");
+  spec.set_validate_top_k(3);
+  spec.set_validation_passes(2);
+  proto::JobStatus job = fleet.client().Submit(spec).value();
+  proto::JobStatus done = fleet.WaitForJob(job.job_id(), 240).value();
+  ASSERT_EQ(done.state(), proto::SUCCEEDED) << done.message();
+  EXPECT_THAT(done.message(), HasSubstr("validated"));
+  EXPECT_EQ(done.trials_done(), 8);
+  EXPECT_EQ(done.best_figure(), "validated");
+  EXPECT_EQ(done.validations_total(), 6);
+  EXPECT_EQ(done.validations_done(), 6);
+  ASSERT_EQ(done.tasks_size(), 1);
+  EXPECT_EQ(done.tasks(0).best_validation_passes(), 2);
+  EXPECT_GT(done.best_search_cost_s(), 0);
+  // Validation measurements are not search records: 8 lines, 3 validated.
+  std::vector<Record> records = Records(fleet, job.job_id());
+  ASSERT_EQ(records.size(), 8u);
+  const Record* winner = nullptr;
+  for (const Record& r : records) {
+    if (!r.validated()) continue;
+    EXPECT_EQ(r.validation->pass_costs.size(), 2u);
+    if (winner == nullptr || r.ReportedCost() < winner->ReportedCost()) winner = &r;
+  }
+  ASSERT_NE(winner, nullptr);
+  EXPECT_DOUBLE_EQ(winner->ReportedCost(), done.best_cost_s());
+  // `best` answers with the validated figure and says so.
+  proto::BestConfigRequest request;
+  request.set_job_id(job.job_id());
+  proto::BestConfigResponse best = fleet.client().Best(request).value();
+  EXPECT_EQ(best.figure(), "validated");
+  EXPECT_EQ(best.passes(), 2);
+  EXPECT_NEAR(best.gflops(), done.best_gflops(), 1e-6 * done.best_gflops());
+}
+
 TEST(FleetTest, KilledAgentMidMeasurementLosesNothing) {
   FleetLauncher::Options o;
   o.agents = 2;
