@@ -6,6 +6,8 @@
 #include <fstream>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+
 namespace tunefleet {
 namespace bench {
 
@@ -49,6 +51,14 @@ double OtherBusyCores(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   if (!read(&busy1, &total1) || total1 <= total0) return -1;
   return (busy1 - busy0) / (total1 - total0) * std::thread::hardware_concurrency();
+}
+
+[[nodiscard]] absl::Status WriteJsonReport(const std::string& path, const Json& report) {
+  if (path.empty()) return absl::OkStatus();
+  std::ofstream file(path);
+  file << report.dump(2) << "\n";
+  if (!file) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
 }
 
 }  // namespace bench

@@ -27,6 +27,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "bench/bench_report.h"
 #include "builder_worker/builder.h"
 #include "builder_worker/codegen/target.h"
 #include "nlohmann/json.hpp"
@@ -236,9 +237,7 @@ int Run() {
   const double others = (MachineBusySeconds() - busy_start) - (OwnCpuSeconds() - own_start);
   report["other_processes_cpu_s"] = std::max(0.0, others);
   std::printf("CPU time of other processes during the run: %.1f s\n", std::max(0.0, others));
-  if (!absl::GetFlag(FLAGS_json).empty()) {
-    std::ofstream(absl::GetFlag(FLAGS_json)) << report.dump(2) << "\n";
-  }
+  bench::WriteJsonReport(absl::GetFlag(FLAGS_json), report).IgnoreError();
   return 0;
 }
 

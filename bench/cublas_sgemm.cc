@@ -22,7 +22,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <string>
@@ -35,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "bench/bench_report.h"
 #include "bench/gpu_peak.h"
 #include "device_agent/cuda_driver.h"
 #include "nlohmann/json.hpp"
@@ -296,13 +296,7 @@ std::vector<float> Uniform(int64_t count, uint32_t seed) {
                                  *peak);
   }
   std::cout << "\n" << result.dump() << "\n";
-  const std::string json_path = absl::GetFlag(FLAGS_json);
-  if (!json_path.empty()) {
-    std::ofstream out(json_path, std::ios::trunc);
-    out << result.dump(2) << "\n";
-    if (!out) return absl::InternalError(absl::StrCat("cannot write ", json_path));
-  }
-  return absl::OkStatus();
+  return bench::WriteJsonReport(absl::GetFlag(FLAGS_json), result);
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 // detection does not know every CPU model); the faster is the reference.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -23,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/bench_report.h"
 #include "bench/bench_util.h"
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
@@ -168,9 +168,7 @@ int Main() {
           {"build_wall_seconds", t.build_wall_seconds},
       });
       // Written after every case, so an interrupted run keeps what it measured.
-      if (!absl::GetFlag(FLAGS_json).empty()) {
-        std::ofstream(absl::GetFlag(FLAGS_json)) << report.dump(2) << "\n";
-      }
+      bench::WriteJsonReport(absl::GetFlag(FLAGS_json), report).IgnoreError();
     }
   }
   return 0;

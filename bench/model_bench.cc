@@ -36,7 +36,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -241,9 +240,7 @@ int Main() {
         {"openblas_coretype", coretype},
         {"log_dir", log_dir}}},
       {"runs", Json::array()}};
-  auto write_report = [&] {
-    if (!json_path.empty()) std::ofstream(json_path) << report.dump(2) << "\n";
-  };
+  auto write_report = [&] { bench::WriteJsonReport(json_path, report).IgnoreError(); };
   std::printf(
       "model_bench: target \"%s\", conv layout %s, tuner %s, %lld trials per task, records in %s\n",
       target.c_str(), layout.c_str(), absl::GetFlag(FLAGS_tuner).c_str(),

@@ -6,6 +6,8 @@
 
 #include "bench/openblas_batch_matmul.h"
 #include "gtest/gtest.h"
+#include "tuner_core/workloads/conv_args.h"
+#include "tuner_core/workloads/workload_test_util.h"
 
 namespace tunefleet {
 namespace bench {
@@ -19,29 +21,23 @@ std::vector<float> Random(size_t count, uint32_t seed) {
   return v;
 }
 
-// Naive direct convolution, NCHW / OIHW (depthwise: C x 1 x R x S), double accumulation.
+// Naive direct convolution, NCHW / OIHW (depthwise: C x 1 x R x S), double
+// accumulation: the workload tests' brute force, element by element.
 std::vector<float> NaiveConv(const ConvShape& s, const std::vector<float>& src,
                              const std::vector<float>& wei) {
+  const workload_test::ConvShape shape = {
+      s.n,        s.c,       s.h,        s.w,          s.k,         s.r,     s.s,    s.stride_h,
+      s.stride_w, s.pad_top, s.pad_left, s.pad_bottom, s.pad_right, s.dil_h, s.dil_w};
+  const ConvOutChannels out_channels =
+      s.depthwise ? ConvOutChannels::kSameAsC : ConvOutChannels::kFromK;
   const int64_t oh = ConvOutHeight(s), ow = ConvOutWidth(s);
-  const int64_t cin_per_group = s.depthwise ? 1 : s.c;
   std::vector<float> dst(static_cast<size_t>(s.n * s.k * oh * ow));
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t k = 0; k < s.k; ++k)
       for (int64_t y = 0; y < oh; ++y)
         for (int64_t x = 0; x < ow; ++x) {
-          double acc = 0;
-          for (int64_t ci = 0; ci < cin_per_group; ++ci) {
-            const int64_t c = s.depthwise ? k : ci;
-            for (int64_t r = 0; r < s.r; ++r)
-              for (int64_t q = 0; q < s.s; ++q) {
-                const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
-                const int64_t ix = x * s.stride_w - s.pad_left + q * s.dil_w;
-                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-                acc += static_cast<double>(src[((n * s.c + c) * s.h + iy) * s.w + ix]) *
-                       wei[((k * cin_per_group + ci) * s.r + r) * s.s + q];
-              }
-          }
-          dst[((n * s.k + k) * oh + y) * ow + x] = static_cast<float>(acc);
+          dst[((n * s.k + k) * oh + y) * ow + x] =
+              workload_test::DirectConv(shape, out_channels, src, wei, n, k, y, x);
         }
   return dst;
 }

@@ -37,6 +37,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/bench_report.h"
 #include "bench/feature_speed.h"
 #include "bench/memoizing_measurer.h"
 #include "common/status_macros.h"
@@ -368,10 +369,7 @@ int Main() {
       {"plan_size", absl::GetFlag(FLAGS_plan_size)},
       {"xgb_sa", XgbSaJson()},
       {"shapes", Json::array()}};
-  auto save = [&]() {
-    if (!absl::GetFlag(FLAGS_json).empty())
-      std::ofstream(absl::GetFlag(FLAGS_json)) << report.dump(2) << "\n";
-  };
+  auto save = [&]() { bench::WriteJsonReport(absl::GetFlag(FLAGS_json), report).IgnoreError(); };
   std::printf(
       "Measurements are memoised: each (shape, config) is measured once (cache %s, %lld records at "
       "start);\n"

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/workloads/workload.h"
+#include "tuner_core/workloads/workload_test_util.h"
 
 namespace tunefleet {
 namespace {
@@ -63,19 +64,10 @@ const TfRuntime kRuntime = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialParallelFor
     return ::testing::AssertionFailure() << "missing entry " << artifact.entry_name;
   }
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<std::vector<float>> storage, reference;
-  std::vector<float*> pointers, ref_pointers;
-  for (const TensorArg& t : workload.tensors()) {
-    storage.emplace_back(t.NumElements(), std::nanf(""));
-    if (!t.is_output) {
-      for (float& v : storage.back()) v = dist(rng);
-    }
-    reference.push_back(storage.back());
-  }
-  for (auto& s : storage) pointers.push_back(s.data());
-  for (auto& s : reference) ref_pointers.push_back(s.data());
-  workload.ComputeReference(ref_pointers);
+  workload_test::ReferenceBuffers buffers = workload_test::MakeReferenceBuffers(workload, &rng);
+  const std::vector<std::vector<float>>& storage = buffers.kernel;
+  const std::vector<std::vector<float>>& reference = buffers.reference;
+  const std::vector<float*> pointers = buffers.KernelPointers();
   std::vector<void*> args(pointers.begin(), pointers.end());
   // A staged kernel (common/kernel_abi.h): poisoned staged buffers after the
   // tensors, then prepare, entry (twice: it must not consume its staged

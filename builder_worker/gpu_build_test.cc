@@ -26,6 +26,7 @@
 #include "tuner_core/ir/gpu_emulator.h"
 #include "tuner_core/templates/template.h"
 #include "tuner_core/workloads/workload.h"
+#include "tuner_core/workloads/workload_test_util.h"
 
 namespace tunefleet {
 namespace {
@@ -111,20 +112,11 @@ TEST(GpuBuildTest, TemplatesComputeTheReferenceUnderGpuSemantics) {
       if (!func.ok()) continue;  // e.g. vec_load not dividing the panel: INSTANTIATION_ERROR
       if (!AnalyzeGpuKernel(*func, *target).ok()) continue;
       ++tried;
-      std::vector<std::vector<float>> storage, reference;
-      std::vector<float*> pointers, ref_pointers;
-      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-      for (const TensorArg& t : (*workload)->tensors()) {
-        storage.emplace_back(t.NumElements(), std::nanf(""));
-        if (!t.is_output) {
-          for (float& v : storage.back()) v = dist(rng);
-        }
-        reference.push_back(storage.back());
-      }
-      for (auto& s : storage) pointers.push_back(s.data());
-      for (auto& s : reference) ref_pointers.push_back(s.data());
-      (*workload)->ComputeReference(ref_pointers);
-      absl::Status run = ir::EmulateGpuKernel(*func, pointers);
+      workload_test::ReferenceBuffers buffers =
+          workload_test::MakeReferenceBuffers(**workload, &rng);
+      const std::vector<std::vector<float>>& storage = buffers.kernel;
+      const std::vector<std::vector<float>>& reference = buffers.reference;
+      absl::Status run = ir::EmulateGpuKernel(*func, buffers.KernelPointers());
       ASSERT_TRUE(run.ok()) << c.tmpl << " " << c.args.dump() << " " << config->ToString() << ": "
                             << run;
       for (size_t t = 0; t < storage.size(); ++t) {

@@ -1,6 +1,7 @@
 // tunefleet: the command line. Flags -> options -> one command -> exit code.
 //   tunefleet tune --workload dense --shape 1024,1024,1024 --trials 500 --log records.jsonl
 //   tunefleet best --log records.jsonl
+//   tunefleet measure --log records.jsonl [--top 5] [--task dense_pack.x86] [--passes 3]
 //   tunefleet templates
 #include <unistd.h>
 
@@ -11,9 +12,11 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
 #include "cli/fleet_commands.h"
 #include "cli/model_command.h"
 #include "client/fleet_client.h"
+#include "local/measure_command.h"
 #include "local/tune_command.h"
 #include "proto_convert/run_request.h"
 #include "worker/worker_connection.h"
@@ -54,7 +57,9 @@ ABSL_FLAG(std::string, selective, "",
 ABSL_FLAG(double, queue_timeout, 0,
           "submit: fail the job when no agent of its key has been connected for this many "
           "seconds (0: wait as long as it takes)");
-ABSL_FLAG(int32_t, task, -1, "best, export: one task of a model job (0-based; -1: the whole job)");
+ABSL_FLAG(std::string, task, "",
+          "best, export: one task of a model job (0-based index; empty: the whole job); "
+          "measure: only the records of this task (template name, e.g. dense_pack.x86)");
 ABSL_FLAG(int64_t, early_stopping, -1, "stop after this many trials without improvement (<0: off)");
 ABSL_FLAG(int32_t, batch, 8, "configs built in parallel, then measured one by one");
 ABSL_FLAG(std::string, log, "", "records file (JSON lines, appended)");
@@ -68,6 +73,15 @@ ABSL_FLAG(double, cooldown, 0.0, "seconds to sleep between repeats (AutoTVM defa
 ABSL_FLAG(bool, cache_flush, false, "flush the inputs from the CPU caches before each repeat");
 ABSL_FLAG(double, timeout, 10.0, "seconds one measurement may take before RUN_TIMEOUT");
 ABSL_FLAG(bool, resume, true, "skip configs already recorded in --log for this task");
+ABSL_FLAG(int32_t, validate_top_k, tunefleet::kDefaultValidateTopK,
+          "tune: after the search, re-measure this many of the best configs, each in fresh runner "
+          "children, and report the validated best (0: off, report the search's figure)");
+ABSL_FLAG(int32_t, validation_passes, tunefleet::kDefaultValidationPasses,
+          "tune: measurements of each validated config (the validated cost is their median)");
+ABSL_FLAG(int32_t, top, tunefleet::kDefaultValidateTopK,
+          "measure: records re-measured per task (the best by their reported figure)");
+ABSL_FLAG(int32_t, passes, tunefleet::kDefaultValidationPasses,
+          "measure: measurements of each record (the re-measured cost is their median)");
 // The fleet.
 ABSL_FLAG(std::string, tracker, "", "tracker host:port (default: the fleet of --fleet_dir)");
 ABSL_FLAG(std::string, token_file, "", "file holding your token (default: <fleet_dir>/user.token)");
@@ -129,6 +143,17 @@ tunefleet::MeasureOptions MeasureFromFlags() {
   return options;
 }
 
+// --task as a model job's task index for best and export; -1 (the whole job) when empty.
+[[nodiscard]] absl::StatusOr<int> TaskIndexFromFlag() {
+  const std::string text = absl::GetFlag(FLAGS_task);
+  int index = -1;
+  if (!text.empty() && (!absl::SimpleAtoi(text, &index) || index < -1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--task \"", text, "\": best and export take a task's 0-based index"));
+  }
+  return index;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,9 +161,15 @@ int main(int argc, char** argv) {
       "tunefleet <command> [flags]\n"
       "local mode (one process, no RPC):\n"
       "  tune       build and measure configs locally and record them in --log\n"
-      "             (--workload with --shape or --args, or every task of --model)\n"
+      "             (--workload with --shape or --args, or every task of --model), then\n"
+      "             re-measure its top --validate_top_k configs (default 5; 0: off)\n"
+      "             --validation_passes times each and report the validated best\n"
       "  tasks      list the tuning tasks of --model\n"
-      "  best       print the best record per task in --log (or of --job on the fleet)\n"
+      "  best       print the best record per task in --log (or of --job on the fleet), and\n"
+      "             which figure it is: validated (median of passes, spread) or the search's\n"
+      "  measure    re-measure the top --top records per task of --log on this host, --passes\n"
+      "             times each in fresh runner children (--task: one task), against the\n"
+      "             recorded figures\n"
       "  templates  list the kernel templates\n"
       "the fleet:\n"
       "  up         start tracker, builders, agents and tuners on 127.0.0.1\n"
@@ -175,6 +206,8 @@ int main(int argc, char** argv) {
     o.resume = absl::GetFlag(FLAGS_resume);
     o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
     o.local.measure = MeasureFromFlags();
+    o.local.validation.top_k = absl::GetFlag(FLAGS_validate_top_k);
+    o.local.validation.passes = absl::GetFlag(FLAGS_validation_passes);
     const std::string model = absl::GetFlag(FLAGS_model);
     if (!args.ok()) {
       status = args.status();
@@ -209,6 +242,17 @@ int main(int argc, char** argv) {
     }
   } else if (command == "best" && absl::GetFlag(FLAGS_job).empty()) {
     status = tunefleet::RunBest(absl::GetFlag(FLAGS_log), std::cout);
+  } else if (command == "measure") {
+    tunefleet::MeasureCommandOptions o;
+    o.log = absl::GetFlag(FLAGS_log);
+    o.top = absl::GetFlag(FLAGS_top);
+    o.task = absl::GetFlag(FLAGS_task);
+    o.passes = absl::GetFlag(FLAGS_passes);
+    // --key's default, "local", is this host.
+    if (absl::GetFlag(FLAGS_key) != "local") o.key = absl::GetFlag(FLAGS_key);
+    o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
+    o.local.measure = MeasureFromFlags();
+    status = tunefleet::RunMeasure(o, std::cerr, std::cout).status();
   } else if (command == "up") {
     tunefleet::UpOptions o;
     const std::string dir = absl::GetFlag(FLAGS_fleet_dir);
@@ -284,10 +328,13 @@ int main(int argc, char** argv) {
       } else if (command == "queue") {
         status = tunefleet::RunQueue(client, std::cout);
       } else if (command == "best") {
-        status = tunefleet::RunFleetBest(client, job, absl::GetFlag(FLAGS_task), std::cout);
+        absl::StatusOr<int> task = TaskIndexFromFlag();
+        status = task.ok() ? tunefleet::RunFleetBest(client, job, *task, std::cout) : task.status();
       } else if (command == "export") {
-        status = tunefleet::RunExport(client, job, absl::GetFlag(FLAGS_task),
-                                      absl::GetFlag(FLAGS_log), std::cout);
+        absl::StatusOr<int> task = TaskIndexFromFlag();
+        status = task.ok()
+                     ? tunefleet::RunExport(client, job, *task, absl::GetFlag(FLAGS_log), std::cout)
+                     : task.status();
       } else if (command == "cancel") {
         status = need_job();
         if (status.ok()) status = tunefleet::RunCancel(client, job, std::cout);

@@ -193,6 +193,14 @@ void Runner::Recycle() {
   if (child_.has_value()) KillChild();
 }
 
+void Runner::Abort(const std::string& reason) {
+  absl::MutexLock lock(&abort_mu_);
+  const pid_t pid = running_pid_.load(std::memory_order_acquire);
+  if (pid <= 0) return;
+  abort_reason_ = reason.empty() ? "no reason given" : reason;
+  kill(pid, SIGKILL);
+}
+
 std::optional<pid_t> Runner::child_pid() const {
   absl::MutexLock lock(&mu_);
   if (!child_.has_value()) return std::nullopt;
@@ -384,6 +392,11 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     const pid_t pid = child_->pid;
     const uint64_t sequence = ++child_->requests_sent;
     const int64_t sent_at = RunnerNowNanos();
+    {
+      absl::MutexLock abort_lock(&abort_mu_);
+      abort_reason_.clear();
+      running_pid_.store(pid, std::memory_order_release);
+    }
 
     absl::Status written = WriteFrame(child_->request_fd, payload, sent_at + timeout_nanos);
     if (!written.ok()) {
@@ -431,6 +444,20 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     absl::StatusOr<std::string> frame =
         readable.ok() ? ReadFrame(child_->result_fd, RunnerNowNanos() + timeout_nanos)
                       : absl::StatusOr<std::string>(readable);
+    std::string aborted;
+    {
+      absl::MutexLock abort_lock(&abort_mu_);
+      running_pid_.store(-1, std::memory_order_release);
+      aborted = std::move(abort_reason_);
+      abort_reason_.clear();
+    }
+    if (!aborted.empty() && !frame.ok()) {
+      const std::string ended = ReapExitingChild();
+      return Failure(
+          MeasureErrorNo::kUnknown,
+          absl::StrCat("aborted: ", aborted, "; the runner child (pid ", pid, ") ", ended),
+          (RunnerNowNanos() - sent_at) / 1e9);
+    }
 
     if (frame.ok()) {
       proto::RunResult result;

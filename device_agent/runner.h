@@ -30,6 +30,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -103,6 +104,8 @@ class Runner final : public RunnerInterface {
   proto::RunResult Run(const proto::RunRequest& request) override;
   // Kills and reaps the live child (if any); the next Run spawns a new one.
   void Recycle() override;
+  // SIGKILLs the child while a Run waits for it (see RunnerInterface).
+  void Abort(const std::string& reason) override;
 
   // The live child's pid, if any (for tests and diagnostics).
   std::optional<pid_t> child_pid() const;
@@ -134,6 +137,11 @@ class Runner final : public RunnerInterface {
   const RunnerOptions options_;
   mutable absl::Mutex mu_;
   std::optional<Child> child_ ABSL_GUARDED_BY(mu_);
+  // The child a Run is waiting on (-1: none), readable without mu_ (which
+  // that Run holds), and why it was aborted ("" when it was not).
+  std::atomic<pid_t> running_pid_{-1};
+  absl::Mutex abort_mu_;
+  std::string abort_reason_ ABSL_GUARDED_BY(abort_mu_);
 };
 
 }  // namespace tunefleet

@@ -5,6 +5,8 @@
 #ifndef TUNEFLEET_DEVICE_AGENT_RUNNER_INTERFACE_H_
 #define TUNEFLEET_DEVICE_AGENT_RUNNER_INTERFACE_H_
 
+#include <string>
+
 #include "proto/runner.pb.h"
 
 namespace tunefleet {
@@ -22,6 +24,10 @@ class RunnerInterface {
   // long-lived child accumulated flatters or hurts a candidate). A no-op
   // for runners without a child.
   virtual void Recycle() {}
+  // From any thread: stops the Run in progress, if any (kills its child);
+  // that Run returns an error result whose message starts "aborted: " and
+  // names `reason`. A no-op for runners that cannot stop a run.
+  virtual void Abort(const std::string& reason) {}
 };
 
 }  // namespace tunefleet

@@ -8,12 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "device_agent/runner_protocol.h"
@@ -97,6 +99,27 @@ TEST(RunnerTest, SegfaultInTimingRunsNamesThatStage) {
   proto::RunResult crashed = runner->Run(request);
   EXPECT_EQ(crashed.error_no(), Code(MeasureErrorNo::kRuntimeDevice));
   EXPECT_THAT(crashed.error_msg(), HasSubstr("(SIGSEGV) while running the kernel (timing runs)"));
+}
+
+TEST(RunnerTest, AbortStopsAHangingKernelWithinSecondsAndTheNextRunSucceeds) {
+  auto runner = MakeRunner();
+  proto::RunRequest hang = DenseTestRequest("libdense_hang.so");
+  hang.mutable_options()->set_timeout_s(300);
+  std::thread aborter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    runner->Abort("job job-7 was cancelled");
+  });
+  const auto start = std::chrono::steady_clock::now();
+  proto::RunResult aborted = runner->Run(hang);
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  aborter.join();
+  EXPECT_NE(aborted.error_no(), Code(MeasureErrorNo::kNoError));
+  EXPECT_THAT(aborted.error_msg(), HasSubstr("aborted: job job-7 was cancelled"));
+  EXPECT_LT(waited, 60) << "aborted only at the timeout";
+  EXPECT_FALSE(runner->child_pid().has_value());
+  runner->Abort("nothing runs: ignored");
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
 }
 
 TEST(RunnerTest, HangIsRunTimeoutAndTheNextRunSucceeds) {

@@ -24,6 +24,18 @@ double SecondsSince(Clock::time_point start) {
 
 }  // namespace
 
+absl::Status LocalValidationOptions::Validate() const {
+  if (top_k < 0 || top_k > kMaxValidateTopK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--validate_top_k must be in [0, ", kMaxValidateTopK, "], not ", top_k));
+  }
+  if (passes < 1 || passes > kMaxValidationPasses) {
+    return absl::InvalidArgumentError(absl::StrCat("--validation_passes must be in [1, ",
+                                                   kMaxValidationPasses, "], not ", passes));
+  }
+  return absl::OkStatus();
+}
+
 double LocalTimings::OverheadPerTrialSeconds() const {
   if (trials == 0) return 0;
   const double outside = measure_wall_seconds - run_seconds - check_seconds - prepare_seconds;
@@ -79,22 +91,70 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
     }
     ++timings_.built;
     timings_.build_seconds_each.push_back(build.timings.total_seconds);
-    proto::RunRequest request =
-        MakeRunRequest(task_.workload(), build.artifact.shared_object, build.artifact.entry_name,
-                       build.artifact.hash, options_.measure);
-    proto::RunResult run = runner_->Run(request);
-    timings_.run_seconds += run.run_seconds();
-    timings_.check_seconds += run.check_seconds();
-    timings_.load_seconds += run.load_seconds();
-    timings_.prepare_seconds += run.prepare_seconds();
-    // The same checks as the fleet's: no cost this host could not reach.
-    result = RejectInvalidCosts(ToMeasureResult(run, Now()), task_.workload().flops(), max_gflops_);
-    // AutoTVM's all_cost: build + run, without the cooldown slept after it.
-    result.all_cost = build.timings.total_seconds + result.all_cost;
+    result = RunBuilt(build, options_.measure, &timings_);
   }
   timings_.measure_wall_seconds += SecondsSince(start);
   timings_.trials += static_cast<int64_t>(configs.size());
   return results;
+}
+
+MeasureResult LocalMeasurer::RunBuilt(const BuildResult& build, const MeasureOptions& measure,
+                                      LocalTimings* timings) {
+  proto::RunRequest request =
+      MakeRunRequest(task_.workload(), build.artifact.shared_object, build.artifact.entry_name,
+                     build.artifact.hash, measure);
+  proto::RunResult run = runner_->Run(request);
+  if (timings != nullptr) {
+    timings->run_seconds += run.run_seconds();
+    timings->check_seconds += run.check_seconds();
+    timings->load_seconds += run.load_seconds();
+    timings->prepare_seconds += run.prepare_seconds();
+  }
+  // The same checks as the fleet's: no cost this host could not reach.
+  MeasureResult result =
+      RejectInvalidCosts(ToMeasureResult(run, Now()), task_.workload().flops(), max_gflops_);
+  // AutoTVM's all_cost: build + run, without the cooldown slept after it.
+  result.all_cost = build.timings.total_seconds + result.all_cost;
+  return result;
+}
+
+absl::StatusOr<LocalValidationRun> LocalMeasurer::Validate(const std::vector<Config>& candidates,
+                                                           int passes) {
+  if (passes < 1 || passes > kMaxValidationPasses) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("validation passes must be in [1, ", kMaxValidationPasses, "], not ", passes));
+  }
+  const Clock::time_point start = Clock::now();
+  LocalValidationRun run;
+  run.validations.resize(candidates.size());
+  run.last_errors.resize(candidates.size());
+  const std::vector<BuildResult> builds = BuildAll(candidates);
+  const MeasureOptions measure = ValidationMeasureOptions(options_.measure);
+  for (const auto& [candidate, pass] :
+       ValidationOrder(static_cast<int>(candidates.size()), passes)) {
+    const BuildResult& build = builds[candidate];
+    MeasureResult result;
+    if (build.ok()) {
+      // A fresh child per measurement: nothing one candidate left behind
+      // (caches, page placement, a warmed thread pool) favours the next.
+      // Replacing runner_ also ends the previous child, so no idle child
+      // shares the machine with the measured one.
+      TF_ASSIGN_OR_RETURN(std::unique_ptr<Runner> fresh, Runner::Create(options_.runner));
+      runner_ = std::move(fresh);
+      result = RunBuilt(build, measure, /*timings=*/nullptr);
+    } else {
+      result.costs = {1e9};
+      result.error_no = build.error_no;
+      result.error_msg = build.error_msg;
+    }
+    run.validations[candidate].Add(result);
+    if (!result.ok()) {
+      run.last_errors[candidate] =
+          absl::StrCat(MeasureErrorName(result.error_no), ": ", result.error_msg);
+    }
+  }
+  timings_.validation_seconds += SecondsSince(start);
+  return run;
 }
 
 }  // namespace tunefleet

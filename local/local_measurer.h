@@ -3,6 +3,10 @@
 // the isolated runner child, with no RPC anywhere (the LocalRunner lesson:
 // an RPC hop to yourself costs time and reliability). Builds never overlap a
 // measurement, so timings are not disturbed by the compiler.
+//
+// Validated winners (tuner_core/measure/validation.h): Validate re-measures
+// a few configs, each measurement in a fresh runner child, with
+// ValidationMeasureOptions of the search's options, in ValidationOrder.
 #ifndef TUNEFLEET_LOCAL_LOCAL_MEASURER_H_
 #define TUNEFLEET_LOCAL_LOCAL_MEASURER_H_
 
@@ -17,16 +21,36 @@
 #include "device_agent/runner.h"
 #include "proto_convert/measure_result.h"
 #include "tuner_core/measure/measure.h"
+#include "tuner_core/measure/validation.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/tuners/tuner.h"
 
 namespace tunefleet {
+
+// How local mode validates a search's winners (the CLI's --validate_top_k
+// and --validation_passes).
+struct LocalValidationOptions {
+  int top_k = kDefaultValidateTopK;       // configs re-measured; 0: no validation
+  int passes = kDefaultValidationPasses;  // measurements of each
+
+  // InvalidArgument naming the flag: --validate_top_k outside
+  // [0, kMaxValidateTopK], --validation_passes outside [1, kMaxValidationPasses].
+  [[nodiscard]] absl::Status Validate() const;
+};
 
 struct LocalMeasurerOptions {
   MeasureOptions measure;
   BuildOptions build;
   int build_parallelism = 0;  // builder threads; 0 = hardware concurrency
   RunnerOptions runner;
+  LocalValidationOptions validation;  // used by the callers of Validate
+};
+
+// What Validate measured: one Validation per candidate, in the candidates'
+// order, and the last error of each (empty when every pass succeeded).
+struct LocalValidationRun {
+  std::vector<Validation> validations;
+  std::vector<std::string> last_errors;
 };
 
 // Where a trial's time went, summed over every trial measured so far.
@@ -40,6 +64,7 @@ struct LocalTimings {
   double load_seconds = 0;                 // dlopen in the child
   double prepare_seconds = 0;              // tensors + reference, once per workload
   double measure_wall_seconds = 0;         // wall time of the measure phases
+  double validation_seconds = 0;           // wall time of Validate (builds and passes)
   std::vector<double> build_seconds_each;  // per built candidate
 
   // Per-trial time outside the build, the kernel's own runs (timing and the
@@ -55,6 +80,16 @@ class LocalMeasurer final : public MeasurerInterface {
 
   std::vector<MeasureResult> Measure(const std::vector<Config>& configs) override;
 
+  // Builds `candidates` (again: artifacts are not kept from the search) and
+  // measures each `passes` times, in ValidationOrder, each measurement in a
+  // fresh runner child (the search's child is ended first), with
+  // ValidationMeasureOptions(options.measure); a build failure fails each
+  // of that candidate's passes. Not counted in timings().trials.
+  // InvalidArgument for passes outside [1, kMaxValidationPasses]; the errors
+  // of Runner::Create.
+  [[nodiscard]] absl::StatusOr<LocalValidationRun> Validate(const std::vector<Config>& candidates,
+                                                            int passes);
+
   const LocalTimings& timings() const { return timings_; }
   const TargetSpec& target() const { return target_; }
 
@@ -68,6 +103,10 @@ class LocalMeasurer final : public MeasurerInterface {
         max_gflops_(PlausiblePeakGflops(DetectHostDevice())) {}
 
   std::vector<BuildResult> BuildAll(const std::vector<Config>& configs);
+  // Measures one built candidate in runner_; the result as the fleet checks
+  // it. The child's time split is added to `timings` unless it is null.
+  MeasureResult RunBuilt(const BuildResult& build, const MeasureOptions& measure,
+                         LocalTimings* timings);
 
   const Task& task_;
   const TargetSpec target_;

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "local/validate_winners.h"
+#include "local/validation_log.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/task_spec.h"
 #include "tuner_core/records/record_file.h"
@@ -18,6 +20,7 @@ namespace tunefleet {
     const proto::JobSpec& spec_in, const LocalMeasurerOptions& options, const std::string& log,
     std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
+  TF_RETURN_IF_ERROR(options.validation.Validate());
   proto::JobSpec spec = spec_in;
   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
   proto::JobAssignment assignment;
@@ -41,6 +44,8 @@ namespace tunefleet {
   int measurer_task = -1;
   std::unique_ptr<LocalMeasurer> measurer;
   int64_t next_trial_id = 0;
+  // Every result per task: the validation's candidates.
+  std::vector<std::vector<TrialResult>> results_per_task(tasks.size());
   while (true) {
     proto::ProposeTrials proposals = runner->NextProposals();
     if (proposals.configs_size() > 0 || proposals.finished()) {
@@ -76,15 +81,61 @@ namespace tunefleet {
         runner->OnTrialUpdate(update);
         ++summary.trials;
         ++summary.trials_per_task[t];
+        results_per_task[t].push_back(TrialResult{configs[i], results[i]});
       }
     }
     progress << runner->Progress() << "\n";
   }
-  for (size_t t = 0; t < tasks.size(); ++t) summary.best_cost_s.push_back(0);
-  summary.estimated_latency_s = runner->EstimatedLatency();
-  for (int t = 0; t < runner->num_tasks(); ++t) {
-    summary.best_cost_s[t] = runner->best_cost_s(t);
-    if (summary.best_cost_s[t] <= 0) ++summary.untuned_tasks;
+  writer.reset();  // the log may be rewritten with the validations
+
+  const size_t n = tasks.size();
+  summary.best_cost_s.assign(n, 0);
+  summary.search_best_cost_s.assign(n, 0);
+  summary.validated.assign(n, false);
+  summary.validation_passes.assign(n, 0);
+  summary.validation_spread.assign(n, 0);
+  std::vector<Record> validated_records;
+  for (size_t t = 0; t < n; ++t) {
+    summary.search_best_cost_s[t] = runner->best_cost_s(static_cast<int>(t));
+    summary.best_cost_s[t] = summary.search_best_cost_s[t];
+    if (summary.search_best_cost_s[t] <= 0 || options.validation.top_k == 0) continue;
+    if (measurer_task != static_cast<int>(t)) {
+      measurer.reset();
+      TF_ASSIGN_OR_RETURN(measurer, LocalMeasurer::Create(*tasks[t], options));
+      measurer_task = static_cast<int>(t);
+    }
+    TF_ASSIGN_OR_RETURN(WinnerValidation winners,
+                        ValidateWinners(*measurer, results_per_task[t], options.validation));
+    for (Record& r : ValidatedRecords(*tasks[t], winners))
+      validated_records.push_back(std::move(r));
+    progress << absl::StrFormat("[local] task %d: %d configs validated; best ", t,
+                                winners.candidates.size());
+    if (winners.best.has_value()) {
+      const Validation& best = winners.candidates[*winners.best].validation;
+      summary.best_cost_s[t] = best.cost_s();
+      summary.validated[t] = true;
+      summary.validation_passes[t] = static_cast<int>(best.pass_costs.size());
+      summary.validation_spread[t] = best.rel_spread();
+      progress << absl::StrFormat("%.4f ms validated (%s; search figure %.4f ms)\n",
+                                  best.cost_s() * 1e3, DescribeValidation(best),
+                                  winners.candidates[*winners.best].search.MeanCost() * 1e3);
+    } else {
+      progress << absl::StrFormat("%.4f ms search figure, not validated: no pass succeeded\n",
+                                  summary.search_best_cost_s[t] * 1e3);
+    }
+  }
+  measurer.reset();
+  if (!log.empty() && !validated_records.empty()) {
+    TF_ASSIGN_OR_RETURN(summary.validated_lines, WriteValidationsToLog(log, validated_records));
+  }
+  for (size_t t = 0; t < n; ++t) {
+    if (summary.best_cost_s[t] <= 0) {
+      ++summary.untuned_tasks;
+      continue;
+    }
+    // The same weights as JobRunner::EstimatedLatency.
+    const double weight = spec.tasks(t).has_weight() ? spec.tasks(t).weight() : 1;
+    summary.estimated_latency_s += weight * summary.best_cost_s[t];
   }
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -11,6 +11,12 @@
 // Trials are measured in the runner's window order, one batch per task at a
 // time (built in parallel, then measured one by one, as local `tune`); each
 // result is appended to the log before the runner hears of it.
+//
+// After the search, each task's winners are validated as local `tune`
+// validates them (local/validate_winners.h, options.validation): the task's
+// best and the estimated latency use the validated costs where there are
+// some, and the log's lines of the validated configs get their
+// "validation" objects (rewritten atomically, local/validation_log.h).
 #ifndef TUNEFLEET_LOCAL_MODEL_JOB_H_
 #define TUNEFLEET_LOCAL_MODEL_JOB_H_
 
@@ -27,15 +33,25 @@ namespace tunefleet {
 struct LocalModelSummary {
   int64_t trials = 0;
   std::vector<int64_t> trials_per_task;
-  std::vector<double> best_cost_s;  // per task; 0 when none worked
-  double estimated_latency_s = 0;   // sum over tasks of weight x best
+  // Per task: the reported best, validated where a validation pass
+  // succeeded, else the search's; 0 when none worked.
+  std::vector<double> best_cost_s;
+  std::vector<double> search_best_cost_s;  // per task: the search's best; 0 when none worked
+  std::vector<bool> validated;             // per task: best_cost_s is a validated cost
+  std::vector<int> validation_passes;      // per task: successful passes of the validated best
+  std::vector<double> validation_spread;   // per task: their (max - min) / median
+  double estimated_latency_s = 0;          // sum over tasks of weight x best_cost_s
   int untuned_tasks = 0;
+  int validated_lines = 0;  // lines of the log given a "validation" object
   double wall_seconds = 0;
 };
 
 // Runs the model job `spec` (its tasks, n_trial, tuner, task_policy,
-// selective) locally. Records go to `log` when it is not empty. The errors
-// of JobRunner::Create, LocalMeasurer::Create and the record writer.
+// selective) locally, then validates each task's winners
+// (options.validation). Records go to `log` when it is not empty.
+// InvalidArgument naming the flag for bad validation options; the errors
+// of JobRunner::Create, LocalMeasurer::Create, the record writer and the
+// log's rewrite.
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunLocalModelJob(
     const proto::JobSpec& spec, const LocalMeasurerOptions& options, const std::string& log,
     std::ostream& progress);

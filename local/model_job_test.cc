@@ -2,8 +2,10 @@
 // fleet's JobRunner deciding which task runs next, records on disk.
 #include "local/model_job.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "gmock/gmock.h"
@@ -27,6 +29,8 @@ class LocalModelJobTest : public ::testing::Test {
     options_.measure.number = 2;
     options_.measure.repeat = 2;
     options_.measure.cooldown_interval_s = 0;
+    options_.validation.top_k = 2;
+    options_.validation.passes = 2;
   }
 
   // Dense tasks with these M (N = K = 32), weights 1.
@@ -77,6 +81,59 @@ TEST_F(LocalModelJobTest, SelectiveJobTunesTheRepresentativeOnly) {
   // One representative with its 5, the other task its top 2.
   EXPECT_EQ(summary.trials, 7);
   EXPECT_THAT(summary.trials_per_task, ::testing::UnorderedElementsAre(5, 2));
+}
+
+TEST_F(LocalModelJobTest, ValidatesEachTasksWinnersAndEstimatesWithValidatedCosts) {
+  proto::JobSpec spec = Spec({64, 48}, 6);
+  spec.mutable_tasks(1)->set_weight(3);
+  spec.set_task_policy("sequential");
+  std::ostringstream progress;
+  LocalModelSummary summary = RunLocalModelJob(spec, options_, log_, progress).value();
+  ReadReport records = ReadRecords(log_).value();
+  ASSERT_EQ(records.records.size(), 12u);
+  // Per task (M): distinct successful configs, and the validated lines.
+  std::map<int, std::set<int64_t>> successes;
+  std::map<int, std::vector<const Record*>> validated;
+  for (const Record& r : records.records) {
+    const int m = r.workload_args.value("M", -1);
+    if (r.result.ok()) successes[m].insert(r.config["index"].get<int64_t>());
+    if (r.validation.has_value()) validated[m].push_back(&r);
+  }
+  int expected_lines = 0;
+  double expected_latency = 0;
+  for (int t = 0; t < 2; ++t) {
+    const int m = t == 0 ? 64 : 48;
+    const int k = std::min<int>(2, successes[m].size());
+    expected_lines += k;
+    EXPECT_EQ(validated[m].size(), static_cast<size_t>(k)) << "M=" << m;
+    if (summary.validated[t]) {
+      // The task's best is its cheapest validated cost, from the log's lines.
+      double cheapest = 0;
+      for (const Record* r : validated[m]) {
+        if (r->validated() && (cheapest == 0 || r->validation->cost_s() < cheapest))
+          cheapest = r->validation->cost_s();
+      }
+      EXPECT_DOUBLE_EQ(summary.best_cost_s[t], cheapest);
+      EXPECT_EQ(summary.validation_passes[t], 2);
+    } else {
+      EXPECT_EQ(summary.best_cost_s[t], summary.search_best_cost_s[t]);
+    }
+    expected_latency += (t == 0 ? 1 : 3) * summary.best_cost_s[t];
+  }
+  EXPECT_EQ(summary.validated_lines, expected_lines);
+  EXPECT_GT(expected_lines, 0) << "no config of either task ran";
+  EXPECT_NEAR(summary.estimated_latency_s, expected_latency, 1e-15);
+}
+
+TEST_F(LocalModelJobTest, BadValidationOptionsAreRefusedNamingTheFlag) {
+  std::ostringstream progress;
+  options_.validation.top_k = -1;
+  EXPECT_THAT(RunLocalModelJob(Spec({16}, 2), options_, "", progress).status().message(),
+              ::testing::HasSubstr("--validate_top_k"));
+  options_.validation.top_k = 1;
+  options_.validation.passes = 0;
+  EXPECT_THAT(RunLocalModelJob(Spec({16}, 2), options_, "", progress).status().message(),
+              ::testing::HasSubstr("--validation_passes"));
 }
 
 TEST_F(LocalModelJobTest, BadSpecIsAnError) {

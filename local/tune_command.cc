@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
+#include "local/validation_log.h"
 #include "proto_convert/task_spec.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
@@ -25,6 +26,97 @@ double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// The cheapest successful result, or null.
+const TrialResult* SearchBest(const std::vector<TrialResult>& results) {
+  const TrialResult* best = nullptr;
+  for (const TrialResult& r : results) {
+    if (r.result.ok() && (best == nullptr || r.result.MeanCost() < best->result.MeanCost())) {
+      best = &r;
+    }
+  }
+  return best;
+}
+
+// Validates the winners of `results` (when options ask for it), fills the
+// summary's best and validation fields, prints the validation table and
+// writes the validations into the log.
+[[nodiscard]] absl::Status ValidateAndReport(const TuneCommandOptions& options, const Task& task,
+                                             LocalMeasurer& measurer,
+                                             const std::vector<TrialResult>& results,
+                                             TuneSummary& summary, std::ostream& progress,
+                                             std::ostream& out) {
+  const double flops = task.workload().flops();
+  const TrialResult* search_best = SearchBest(results);
+  if (search_best == nullptr) return absl::OkStatus();
+  summary.search_best_cost_seconds = search_best->result.MeanCost();
+  summary.search_best_gflops = flops / summary.search_best_cost_seconds / 1e9;
+  summary.search_best_config = search_best->config.ToJson();
+  summary.best_cost_seconds = summary.search_best_cost_seconds;
+  summary.best_gflops = summary.search_best_gflops;
+  summary.best_search_gflops = summary.search_best_gflops;
+  summary.best_config = summary.search_best_config;
+
+  const LocalValidationOptions& validation = options.local.validation;
+  if (validation.top_k == 0) return absl::OkStatus();
+  progress << options.task_label << " validating up to the top " << validation.top_k << " configs, "
+           << validation.passes << " passes each, each measurement in a fresh runner child\n";
+  const double seconds_before = measurer.timings().validation_seconds;
+  TF_ASSIGN_OR_RETURN(WinnerValidation winners, ValidateWinners(measurer, results, validation));
+  summary.validated_configs = static_cast<int>(winners.candidates.size());
+  out << absl::StrFormat("Validation: %d configs x %d passes in %.1f s\n",
+                         winners.candidates.size(), validation.passes,
+                         measurer.timings().validation_seconds - seconds_before);
+  for (const ValidatedCandidate& c : winners.candidates) {
+    out << absl::StrFormat("  config %d: search %.2f GFLOPS, ", c.config.index(),
+                           flops / c.search.MeanCost() / 1e9);
+    if (c.validation.ok()) {
+      out << absl::StrFormat("validated %.2f GFLOPS (%s)", flops / c.validation.cost_s() / 1e9,
+                             DescribeValidation(c.validation));
+    } else {
+      out << DescribeValidation(c.validation);
+    }
+    if (!c.last_error.empty()) out << "; last error: " << c.last_error;
+    out << "\n";
+  }
+  if (winners.best.has_value()) {
+    const ValidatedCandidate& best = winners.candidates[*winners.best];
+    summary.best_validated = true;
+    summary.best_cost_seconds = best.validation.cost_s();
+    summary.best_gflops = flops / summary.best_cost_seconds / 1e9;
+    summary.best_config = best.config.ToJson();
+    summary.best_search_gflops = flops / best.search.MeanCost() / 1e9;
+    summary.best_validation_passes = static_cast<int>(best.validation.pass_costs.size());
+    summary.best_validation_spread = best.validation.rel_spread();
+  }
+  if (!options.log.empty()) {
+    const std::vector<Record> records = ValidatedRecords(task, winners);
+    TF_ASSIGN_OR_RETURN(summary.validated_lines, WriteValidationsToLog(options.log, records));
+    if (summary.validated_lines < static_cast<int>(records.size())) {
+      out << "warning: " << records.size() - summary.validated_lines
+          << " validated configs have no TuneFleet record line in " << options.log
+          << " to carry their validation\n";
+    }
+  }
+  return absl::OkStatus();
+}
+
+// "Best: ..." with which figure it is.
+std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validation) {
+  std::string figure;
+  if (s.best_validated) {
+    figure = absl::StrFormat(
+        "validated (median of %d pass%s, spread %.1f %%; search figure %.2f GFLOPS)",
+        s.best_validation_passes, s.best_validation_passes == 1 ? "" : "es",
+        100 * s.best_validation_spread, s.best_search_gflops);
+  } else if (validation.top_k > 0) {
+    figure = "search figure, not validated: no validation pass succeeded";
+  } else {
+    figure = "search figure, not validated";
+  }
+  return absl::StrFormat("Best: %.2f GFLOPS %s, %.3f ms, config %s\n", s.best_gflops, figure,
+                         s.best_cost_seconds * 1e3, s.best_config.dump());
 }
 
 }  // namespace
@@ -64,6 +156,7 @@ double Median(std::vector<double> v) {
 [[nodiscard]] absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options,
                                                   std::ostream& progress, std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
+  TF_RETURN_IF_ERROR(options.local.validation.Validate());
   nlohmann::json args = options.args;
   if (args.is_null()) {
     TF_ASSIGN_OR_RETURN(args,
@@ -94,10 +187,11 @@ double Median(std::vector<double> v) {
   summary.workload = task->workload().Describe();
   summary.target = target;
 
+  // Every result of this task, resumed ones first: the validation's candidates.
+  std::vector<TrialResult> results;
   std::unique_ptr<RecordWriter> writer;
   if (!options.log.empty()) {
     if (options.resume) {
-      std::vector<TrialResult> resumed;
       absl::StatusOr<ReadReport> earlier = ReadRecords(options.log);
       if (earlier.ok()) {
         for (const Record& r : earlier->records) {
@@ -107,11 +201,11 @@ double Median(std::vector<double> v) {
           absl::StatusOr<Config> config = task->space().FromJson(r.config);
           if (!config.ok()) continue;  // a record of an older space: measure again
           tuner->MarkVisited(config->index());
-          resumed.push_back(TrialResult{*std::move(config), r.result});
+          results.push_back(TrialResult{*std::move(config), r.result});
           ++summary.resumed;
         }
         // Model-based tuners learn from the earlier run too.
-        tuner->Update(resumed);
+        tuner->Update(results);
       } else if (earlier.status().code() != absl::StatusCode::kNotFound) {
         return earlier.status();
       }
@@ -133,6 +227,9 @@ double Median(std::vector<double> v) {
 
   absl::Status write_status;
   std::vector<TuneCallback> callbacks;
+  callbacks.push_back([&](const std::vector<TrialResult>& batch) {
+    results.insert(results.end(), batch.begin(), batch.end());
+  });
   if (writer) {
     callbacks.push_back([&](const std::vector<TrialResult>& batch) {
       for (const TrialResult& trial : batch) {
@@ -150,12 +247,10 @@ double Median(std::vector<double> v) {
   tune_options.task_label = options.task_label;
   TF_RETURN_IF_ERROR(tuner->Tune(*measurer, tune_options, callbacks));
   TF_RETURN_IF_ERROR(write_status);
+  writer.reset();  // the log may be rewritten with the validations
 
   summary.trials = tuner->trials_done();
-  summary.best_gflops = tuner->best_flops() / 1e9;
-  if (tuner->best_config().has_value()) summary.best_config = tuner->best_config()->ToJson();
-  if (summary.best_gflops > 0)
-    summary.best_cost_seconds = task->workload().flops() / tuner->best_flops();
+  TF_RETURN_IF_ERROR(ValidateAndReport(options, *task, *measurer, results, summary, progress, out));
   summary.timings = measurer->timings();
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -164,15 +259,15 @@ double Median(std::vector<double> v) {
   if (summary.best_config.is_null()) {
     out << "No config succeeded.\n";
   } else {
-    out << absl::StrFormat("Best: %.2f GFLOPS (%.3f ms) config %s\n", summary.best_gflops,
-                           summary.best_cost_seconds * 1e3, summary.best_config.dump());
+    out << BestLine(summary, options.local.validation);
   }
   out << absl::StrFormat(
       "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
-      "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial\n",
+      "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial | "
+      "validation %.1f s\n",
       summary.wall_seconds, summary.trials, t.build_wall_seconds,
       Median(t.build_seconds_each) * 1e3, t.run_seconds, t.check_seconds, t.prepare_seconds,
-      t.OverheadPerTrialSeconds() * 1e3);
+      t.OverheadPerTrialSeconds() * 1e3, t.validation_seconds);
   if (model_tuner != nullptr) {
     const ModelTimings& m = model_tuner->model_timings();
     summary.model_seconds = m.total_seconds();
@@ -206,9 +301,21 @@ double Median(std::vector<double> v) {
         MakeWorkload(r.workload_name, r.workload_args);
     out << r.task_name << " " << (workload.ok() ? (*workload)->Describe() : r.workload_args.dump())
         << " on \"" << r.target << "\"\n";
-    if (workload.ok()) {
-      out << absl::StrFormat("  %.2f GFLOPS, %.4f ms\n", r.Gflops((*workload)->flops()),
-                             r.result.MeanCost() * 1e3);
+    // The reported figure (validated where there is one) and which it is.
+    const double cost = r.ReportedCost();
+    out << "  ";
+    if (workload.ok()) out << absl::StrFormat("%.2f GFLOPS, ", (*workload)->flops() / cost / 1e9);
+    out << absl::StrFormat("%.4f ms, ", cost * 1e3);
+    if (r.validated()) {
+      out << "validated (" << DescribeValidation(*r.validation) << "; search figure ";
+      if (workload.ok()) {
+        out << absl::StrFormat("%.2f GFLOPS", r.Gflops((*workload)->flops()));
+      } else {
+        out << absl::StrFormat("%.4f ms", r.result.MeanCost() * 1e3);
+      }
+      out << ")\n";
+    } else {
+      out << DescribeFigure(r) << "\n";
     }
     out << "  config " << r.config.dump() << "\n";
   }

@@ -3,7 +3,17 @@
 //
 //   tunefleet tune --workload dense --shape 1024,1024,1024 --tuner xgb
 //       --trials 500 --log records.jsonl [--transfer_log other_shapes.jsonl]
+//       [--validate_top_k 5 --validation_passes 3]
 //   tunefleet best --log records.jsonl
+//
+// After the search, `tune` validates the task's winners (local/
+// validate_winners.h): the top --validate_top_k configs (resumed ones
+// included) are re-measured --validation_passes times each in fresh runner
+// children, the reported best is the validated best, and with --log each
+// validated config's line gets its "validation" object (the file is
+// rewritten atomically; local/validation_log.h). `best` and the summary say
+// which figure they show: validated (median of passes, spread) or the
+// search's figure.
 #ifndef TUNEFLEET_LOCAL_TUNE_COMMAND_H_
 #define TUNEFLEET_LOCAL_TUNE_COMMAND_H_
 
@@ -13,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "local/local_measurer.h"
+#include "local/validate_winners.h"
 #include "nlohmann/json.hpp"
 
 namespace tunefleet {
@@ -34,7 +45,7 @@ struct TuneCommandOptions {
   uint64_t seed = 0;
   bool resume = true;                     // skip configs already in --log for this task
   std::string task_label = "[Task 1/1]";  // prefix of the progress line
-  LocalMeasurerOptions local;
+  LocalMeasurerOptions local;             // local.validation: --validate_top_k, --validation_passes
 };
 
 struct TuneSummary {
@@ -43,9 +54,21 @@ struct TuneSummary {
   std::string target;
   int64_t trials = 0;
   int64_t resumed = 0;  // configs skipped because --log had them
+  // The reported best: the validated best when validation ran and a pass
+  // succeeded, else the search's best.
   double best_gflops = 0;
   double best_cost_seconds = 0;
   nlohmann::json best_config;  // null when nothing succeeded
+  bool best_validated = false;
+  int best_validation_passes = 0;     // successful passes of the validated best
+  double best_validation_spread = 0;  // their (max - min) / median
+  double best_search_gflops = 0;      // the reported best config's own search figure
+  // The search's best (its luckiest figure), validated or not.
+  double search_best_gflops = 0;
+  double search_best_cost_seconds = 0;
+  nlohmann::json search_best_config;
+  int validated_configs = 0;  // configs re-measured (0: validation off or nothing succeeded)
+  int validated_lines = 0;    // lines of --log given a "validation" object
   double wall_seconds = 0;
   LocalTimings timings;
   double model_seconds = 0;  // xgb*: fitting + selecting (ModelTimings::total_seconds)
@@ -58,10 +81,14 @@ struct TuneSummary {
                                                                    const std::string& layout);
 
 // Runs the tuning job; progress lines go to `progress`, the summary to `out`.
+// InvalidArgument naming the flag for bad validation options, before
+// anything is measured.
 [[nodiscard]] absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options,
                                                   std::ostream& progress, std::ostream& out);
 
-// Prints the best record per task in `log` with its GFLOPS.
+// Prints the best record per task in `log` (BestPerTask: validated records
+// first) with its GFLOPS, which figure that is (validated, with its passes
+// and spread, or the search's) and, for a validated one, its search figure.
 [[nodiscard]] absl::Status RunBest(const std::string& log, std::ostream& out);
 
 }  // namespace tunefleet

@@ -1,11 +1,13 @@
 // Local mode end to end: real builds, the real runner child, records on disk.
 #include "local/tune_command.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "tuner_core/records/record_file.h"
 
@@ -34,7 +36,16 @@ class TuneCommandTest : public ::testing::Test {
     o.local.measure.number = 2;
     o.local.measure.repeat = 2;
     o.local.measure.cooldown_interval_s = 0;
+    o.local.validation.top_k = 2;
+    o.local.validation.passes = 2;
     return o;
+  }
+
+  std::string ReadLog() {
+    std::ifstream in(log_, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
   }
 
   std::string log_;
@@ -131,6 +142,130 @@ TEST_F(TuneCommandTest, BadInputsAreClearErrors) {
   EXPECT_NE(RunTune(o, progress, out).status().message().find("no output rows"), std::string::npos);
   std::ostringstream best;
   EXPECT_EQ(RunBest(log_ + ".missing", best).code(), absl::StatusCode::kNotFound);
+}
+
+// Distinct configs that succeeded, per the records of `log`.
+int SuccessfulConfigs(const std::vector<Record>& records) {
+  std::set<int64_t> indices;
+  for (const Record& r : records) {
+    if (r.result.ok()) indices.insert(r.config["index"].get<int64_t>());
+  }
+  return static_cast<int>(indices.size());
+}
+
+TEST_F(TuneCommandTest, ValidatesTheTopConfigsResumedOnesIncludedAndRecordsTheValidations) {
+  std::ostringstream progress, out;
+  TuneCommandOptions first = SmallJob(10);
+  first.shape = "64,64,64";
+  first.local.validation.top_k = 0;
+  ASSERT_TRUE(RunTune(first, progress, out).ok());
+  const std::string before = ReadLog();
+  const std::vector<std::string> before_lines = absl::StrSplit(before, '\n');
+
+  TuneCommandOptions second = first;
+  second.trials = 4;
+  second.local.validation = {.top_k = 3, .passes = 2};
+  std::ostringstream second_out;
+  auto summary = RunTune(second, progress, second_out);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->resumed, 10);
+
+  auto report = ReadRecords(log_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->records.size(), 14u);
+  const int k = std::min(3, SuccessfulConfigs(report->records));
+  ASSERT_GT(k, 0) << "no config of 64x64x64 ran";
+  EXPECT_EQ(summary->validated_configs, k);
+  EXPECT_EQ(summary->validated_lines, k);
+
+  // Exactly k lines carry a validation; every other line of the first run
+  // kept its bytes, and a validated line kept its search figure.
+  const std::vector<std::string> after_lines = absl::StrSplit(ReadLog(), '\n');
+  ASSERT_EQ(after_lines.size(), before_lines.size() + 4);
+  int validated = 0;
+  double best_validated_cost = 0;
+  for (size_t i = 0; i + 1 < after_lines.size(); ++i) {
+    auto record = Record::FromLine(after_lines[i]);
+    ASSERT_TRUE(record.ok()) << record.status();
+    if (record->validation.has_value()) {
+      ++validated;
+      EXPECT_TRUE(record->result.ok());
+      EXPECT_EQ(record->validation->pass_costs.size() + record->validation->failed_passes, 2u);
+      if (record->validated() &&
+          (best_validated_cost == 0 || record->validation->cost_s() < best_validated_cost)) {
+        best_validated_cost = record->validation->cost_s();
+      }
+      if (i + 1 < before_lines.size()) {
+        auto original = Record::FromLine(before_lines[i]);
+        ASSERT_TRUE(original.ok());
+        EXPECT_EQ(record->result.costs, original->result.costs);
+      }
+    } else if (i + 1 < before_lines.size()) {
+      EXPECT_EQ(after_lines[i], before_lines[i]) << "line " << i + 1;
+    }
+  }
+  EXPECT_EQ(validated, k);
+
+  // The reported best is the validated best, and the summary says so.
+  ASSERT_TRUE(summary->best_validated) << second_out.str();
+  EXPECT_DOUBLE_EQ(summary->best_cost_seconds, best_validated_cost);
+  EXPECT_EQ(summary->best_validation_passes, 2);
+  EXPECT_GT(summary->search_best_gflops, 0);
+  EXPECT_NE(second_out.str().find("GFLOPS validated (median of 2 passes, spread "),
+            std::string::npos)
+      << second_out.str();
+  EXPECT_NE(second_out.str().find("; search figure "), std::string::npos) << second_out.str();
+
+  std::ostringstream best;
+  ASSERT_TRUE(RunBest(log_, best).ok());
+  EXPECT_NE(best.str().find("validated (median of 2 passes, spread "), std::string::npos)
+      << best.str();
+  EXPECT_NE(best.str().find("; search figure "), std::string::npos) << best.str();
+}
+
+TEST_F(TuneCommandTest, ValidationOffLeavesTheLogAsAppendedAndSaysSo) {
+  std::ostringstream progress, out;
+  TuneCommandOptions o = SmallJob(6);
+  o.shape = "64,64,64";
+  o.local.validation.top_k = 0;
+  auto first = RunTune(o, progress, out);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string before = ReadLog();
+  std::ostringstream second_out;
+  auto second = RunTune(o, progress, second_out);
+  ASSERT_TRUE(second.ok()) << second.status();
+  const std::string after = ReadLog();
+  EXPECT_EQ(after.substr(0, before.size()), before);
+  EXPECT_EQ(after.find("\"validation\""), std::string::npos);
+  EXPECT_EQ(second->validated_configs, 0);
+  EXPECT_FALSE(second->best_validated);
+  if (second->best_gflops > 0) {
+    EXPECT_NE(second_out.str().find("GFLOPS search figure, not validated"), std::string::npos)
+        << second_out.str();
+    std::ostringstream best;
+    ASSERT_TRUE(RunBest(log_, best).ok());
+    EXPECT_NE(best.str().find("search figure, not validated"), std::string::npos) << best.str();
+  }
+}
+
+TEST_F(TuneCommandTest, BadValidationFlagsAreRefusedNamingTheFlag) {
+  std::ostringstream progress, out;
+  for (int top_k : {-1, kMaxValidateTopK + 1}) {
+    TuneCommandOptions o = SmallJob(2);
+    o.local.validation.top_k = top_k;
+    absl::Status s = RunTune(o, progress, out).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("--validate_top_k"), std::string::npos) << s;
+  }
+  for (int passes : {0, kMaxValidationPasses + 1}) {
+    TuneCommandOptions o = SmallJob(2);
+    o.local.validation.passes = passes;
+    absl::Status s = RunTune(o, progress, out).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("--validation_passes"), std::string::npos) << s;
+  }
+  EXPECT_EQ(ReadRecords(log_).status().code(), absl::StatusCode::kNotFound)
+      << "a refused job measured something";
 }
 
 TEST(WorkloadArgsFromShapeTest, DenseAndBatchMatmul) {

@@ -1,12 +1,14 @@
 #include "worker/fake_worker_gateway.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "worker/worker_connection.h"
 
 namespace tunefleet {
 
-FakeWorkerGateway::FakeWorkerGateway() {
+FakeWorkerGateway::FakeWorkerGateway(Mode mode) : mode_(mode) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
   builder.SetMaxReceiveMessageSize(kMaxWorkerMessageBytes);
@@ -28,21 +30,38 @@ grpc::Status FakeWorkerGateway::Connect(
   if (!stream->Read(&message) || !message.has_register_()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "expected Register");
   }
-  proto::TrackerMessage reply;
   {
     absl::MutexLock lock(&mu_);
-    ++registrations_;
-    last_registration_ = message.register_();
+    ++registers_seen_;
     auto it = context->client_metadata().find("authorization");
     last_authorization_ = it == context->client_metadata().end()
                               ? ""
                               : std::string(it->second.data(), it->second.size());
-    reply.mutable_registered()->set_worker_id(absl::StrCat("worker-", registrations_));
-    reply.mutable_registered()->set_heartbeat_interval_s(0.02);
+  }
+  if (mode_ == Mode::kSilent) {
+    while (stream->Read(&message)) {
+    }
+    return grpc::Status::OK;
+  }
+  proto::TrackerMessage reply;
+  {
+    absl::MutexLock lock(&mu_);
+    if (mode_ == Mode::kRefuse) {
+      ++refusals_;
+      reply.mutable_error()->set_code("PERMISSION_DENIED");
+      reply.mutable_error()->set_message("name taken");
+      reply.mutable_error()->set_fatal(true);
+    } else {
+      ++registrations_;
+      last_registration_ = message.register_();
+      reply.mutable_registered()->set_worker_id(absl::StrCat("worker-", registrations_));
+      reply.mutable_registered()->set_heartbeat_interval_s(0.02);
+    }
   }
   stream->Write(reply);
   while (stream->Read(&message)) {
     std::vector<proto::TrackerMessage> outbox;
+    bool drop = false;
     {
       absl::MutexLock lock(&mu_);
       if (message.has_heartbeat()) {
@@ -51,8 +70,10 @@ grpc::Status FakeWorkerGateway::Connect(
         received_.push_back(message);
       }
       outbox.swap(outbox_);
+      std::swap(drop, drop_);
     }
     for (const proto::TrackerMessage& out : outbox) stream->Write(out);
+    if (drop) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "fake tracker drops the stream");
   }
   return grpc::Status::OK;
 }
@@ -60,6 +81,21 @@ grpc::Status FakeWorkerGateway::Connect(
 void FakeWorkerGateway::Enqueue(proto::TrackerMessage message) {
   absl::MutexLock lock(&mu_);
   outbox_.push_back(std::move(message));
+}
+
+void FakeWorkerGateway::DropStream() {
+  absl::MutexLock lock(&mu_);
+  drop_ = true;
+}
+
+int FakeWorkerGateway::registers_seen() const {
+  absl::MutexLock lock(&mu_);
+  return registers_seen_;
+}
+
+int FakeWorkerGateway::refusals() const {
+  absl::MutexLock lock(&mu_);
+  return refusals_;
 }
 
 int FakeWorkerGateway::registrations() const {

@@ -1,8 +1,10 @@
 // FakeWorkerGateway: an in-process tracker stand-in for tests of workers
-// (builder, agent, tuner daemons). Listens on 127.0.0.1 (a port the kernel
-// picks), answers every Register with Registered (worker ids "worker-1",
-// "worker-2", ..., heartbeats every 20 ms), records what workers send, and
-// sends what the test enqueues.
+// (builder, agent, tuner daemons, the connection itself). Listens on
+// 127.0.0.1 (a port the kernel picks), answers every Register with
+// Registered (worker ids "worker-1", "worker-2", ..., heartbeats every
+// 20 ms), records what workers send, and sends what the test enqueues. In
+// the other modes it refuses every Register with a fatal PERMISSION_DENIED
+// error, or never answers it; DropStream() ends a stream with an error.
 //
 //   FakeWorkerGateway tracker;
 //   ... start a worker dialing tracker.address() ...
@@ -27,7 +29,10 @@ namespace tunefleet {
 
 class FakeWorkerGateway final : public proto::WorkerGateway::Service {
  public:
-  FakeWorkerGateway();
+  // How every Register is answered.
+  enum class Mode { kRegister, kRefuse, kSilent };
+
+  explicit FakeWorkerGateway(Mode mode = Mode::kRegister);
   ~FakeWorkerGateway() override;
 
   std::string address() const;
@@ -35,8 +40,14 @@ class FakeWorkerGateway final : public proto::WorkerGateway::Service {
   // Sent on the current stream after the worker's next message (its
   // heartbeats come every 20 ms).
   void Enqueue(proto::TrackerMessage message);
+  // Ends the current stream with UNAVAILABLE after the worker's next message.
+  void DropStream();
 
+  // Streams that opened with a Register, whatever the mode.
+  int registers_seen() const;
+  // Registers answered with Registered (kRegister), and refused (kRefuse).
   int registrations() const;
+  int refusals() const;
   proto::Register last_registration() const;
   std::string last_authorization() const;
   int heartbeats() const;
@@ -52,13 +63,17 @@ class FakeWorkerGateway final : public proto::WorkerGateway::Service {
       grpc::ServerReaderWriter<proto::TrackerMessage, proto::WorkerMessage>* stream) override;
 
  private:
+  const Mode mode_;
   mutable absl::Mutex mu_;
+  int registers_seen_ ABSL_GUARDED_BY(mu_) = 0;
   int registrations_ ABSL_GUARDED_BY(mu_) = 0;
+  int refusals_ ABSL_GUARDED_BY(mu_) = 0;
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
   proto::Register last_registration_ ABSL_GUARDED_BY(mu_);
   std::string last_authorization_ ABSL_GUARDED_BY(mu_);
   std::vector<proto::WorkerMessage> received_ ABSL_GUARDED_BY(mu_);
   std::vector<proto::TrackerMessage> outbox_ ABSL_GUARDED_BY(mu_);
+  bool drop_ ABSL_GUARDED_BY(mu_) = false;
 
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,29 @@ proto::Register BuilderRegistration() {
   return registration;
 }
 
+// A daemon with a HoldingRole against a FakeWorkerGateway, as every
+// WorkerDaemonTest starts.
+class WorkerDaemonTest : public ::testing::Test {
+ protected:
+  // Starts daemon_ (drain bounded by `drain_timeout_s`) and waits until its
+  // stream is up.
+  void StartConnected(double drain_timeout_s) {
+    daemon_ = std::make_unique<WorkerDaemon>(Options(tracker_, drain_timeout_s),
+                                             BuilderRegistration(), &role_);
+    role_.set_daemon(daemon_.get());
+    daemon_->Start();
+    ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon_->connection().connected(); }));
+  }
+  // daemon_->Stop() on another thread, so the test can act while it drains.
+  std::future<int64_t> StopAsync() {
+    return std::async(std::launch::async, [this] { return daemon_->Stop(); });
+  }
+
+  FakeWorkerGateway tracker_;
+  HoldingRole role_;
+  std::unique_ptr<WorkerDaemon> daemon_;
+};
+
 TEST(WorkerDaemonOptionsTest, RefusesMissingAddressNameAndNegativeDrain) {
   WorkerDaemonOptions options;
   options.name = "w";
@@ -97,83 +121,60 @@ TEST(WorkerDaemonOptionsTest, RefusesMissingAddressNameAndNegativeDrain) {
   EXPECT_TRUE(options.Validate().ok());
 }
 
-TEST(WorkerDaemonTest, RegistersWithItsNameAndPassesWorkBothWays) {
-  FakeWorkerGateway tracker;
-  HoldingRole role;
-  WorkerDaemon daemon(Options(tracker, 5), BuilderRegistration(), &role);
-  role.set_daemon(&daemon);
-  daemon.Start();
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.connection().connected(); }));
-  EXPECT_EQ(tracker.last_registration().name(), "builder-test");
-  EXPECT_EQ(tracker.last_registration().role(), proto::BUILDER);
-  EXPECT_EQ(tracker.last_authorization(), "Bearer secret");
+TEST_F(WorkerDaemonTest, RegistersWithItsNameAndPassesWorkBothWays) {
+  ASSERT_NO_FATAL_FAILURE(StartConnected(5));
+  EXPECT_EQ(tracker_.last_registration().name(), "builder-test");
+  EXPECT_EQ(tracker_.last_registration().role(), proto::BUILDER);
+  EXPECT_EQ(tracker_.last_authorization(), "Bearer secret");
 
-  tracker.Enqueue(Build("lease-1"));
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return role.InFlight() == 1; }));
-  role.AnswerOne();
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return tracker.received().size() == 1; }));
-  EXPECT_EQ(tracker.received()[0].build_result().lease_id(), "lease-1");
-  EXPECT_EQ(daemon.Stop(), 0);
+  tracker_.Enqueue(Build("lease-1"));
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return role_.InFlight() == 1; }));
+  role_.AnswerOne();
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return tracker_.received().size() == 1; }));
+  EXPECT_EQ(tracker_.received()[0].build_result().lease_id(), "lease-1");
+  EXPECT_EQ(daemon_->Stop(), 0);
 }
 
-TEST(WorkerDaemonTest, DrainTakesNoNewWorkAndAnswersWhatItHoldsBeforeDisconnecting) {
-  FakeWorkerGateway tracker;
-  HoldingRole role;
-  WorkerDaemon daemon(Options(tracker, 60), BuilderRegistration(), &role);
-  role.set_daemon(&daemon);
-  daemon.Start();
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.connection().connected(); }));
-  tracker.Enqueue(Build("held"));
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return role.InFlight() == 1; }));
+TEST_F(WorkerDaemonTest, DrainTakesNoNewWorkAndAnswersWhatItHoldsBeforeDisconnecting) {
+  ASSERT_NO_FATAL_FAILURE(StartConnected(60));
+  tracker_.Enqueue(Build("held"));
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return role_.InFlight() == 1; }));
 
-  std::future<int64_t> stopped =
-      std::async(std::launch::async, [&daemon] { return daemon.Stop(); });
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.draining(); }));
+  std::future<int64_t> stopped = StopAsync();
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon_->draining(); }));
   // New work while draining never reaches the role...
-  tracker.Enqueue(Build("refused"));
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.refused_while_draining() == 1; }));
-  EXPECT_EQ(role.InFlight(), 1);
+  tracker_.Enqueue(Build("refused"));
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon_->refused_while_draining() == 1; }));
+  EXPECT_EQ(role_.InFlight(), 1);
   // ... the stream stays up while work is in hand ...
-  EXPECT_TRUE(daemon.connection().connected());
+  EXPECT_TRUE(daemon_->connection().connected());
   EXPECT_EQ(stopped.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
   // ... and its answer still reaches the tracker, after which Stop() returns.
-  role.AnswerOne();
+  role_.AnswerOne();
   ASSERT_EQ(stopped.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   EXPECT_EQ(stopped.get(), 0);
-  ASSERT_EQ(tracker.received().size(), 1u);
-  EXPECT_EQ(tracker.received()[0].build_result().lease_id(), "held");
-  EXPECT_FALSE(daemon.connection().connected());
+  ASSERT_EQ(tracker_.received().size(), 1u);
+  EXPECT_EQ(tracker_.received()[0].build_result().lease_id(), "held");
+  EXPECT_FALSE(daemon_->connection().connected());
 }
 
-TEST(WorkerDaemonTest, DrainGivesUpAfterItsTimeoutAndReportsWhatWasUnanswered) {
-  FakeWorkerGateway tracker;
-  HoldingRole role;
-  WorkerDaemon daemon(Options(tracker, 0.05), BuilderRegistration(), &role);
-  role.set_daemon(&daemon);
-  daemon.Start();
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.connection().connected(); }));
-  tracker.Enqueue(Build("a"));
-  tracker.Enqueue(Build("b"));
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return role.InFlight() == 2; }));
+TEST_F(WorkerDaemonTest, DrainGivesUpAfterItsTimeoutAndReportsWhatWasUnanswered) {
+  ASSERT_NO_FATAL_FAILURE(StartConnected(0.05));
+  tracker_.Enqueue(Build("a"));
+  tracker_.Enqueue(Build("b"));
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return role_.InFlight() == 2; }));
 
-  std::future<int64_t> stopped =
-      std::async(std::launch::async, [&daemon] { return daemon.Stop(); });
+  std::future<int64_t> stopped = StopAsync();
   ASSERT_EQ(stopped.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   EXPECT_EQ(stopped.get(), 2);
-  EXPECT_FALSE(daemon.connection().connected());
-  EXPECT_TRUE(tracker.received().empty());
-  EXPECT_EQ(daemon.Stop(), 0);  // idempotent
+  EXPECT_FALSE(daemon_->connection().connected());
+  EXPECT_TRUE(tracker_.received().empty());
+  EXPECT_EQ(daemon_->Stop(), 0);  // idempotent
 }
 
-TEST(WorkerDaemonTest, StopWithNothingInHandDisconnectsAtOnce) {
-  FakeWorkerGateway tracker;
-  HoldingRole role;
-  WorkerDaemon daemon(Options(tracker, 3600), BuilderRegistration(), &role);
-  role.set_daemon(&daemon);
-  daemon.Start();
-  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.connection().connected(); }));
-  std::future<int64_t> stopped =
-      std::async(std::launch::async, [&daemon] { return daemon.Stop(); });
+TEST_F(WorkerDaemonTest, StopWithNothingInHandDisconnectsAtOnce) {
+  ASSERT_NO_FATAL_FAILURE(StartConnected(3600));
+  std::future<int64_t> stopped = StopAsync();
   ASSERT_EQ(stopped.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   EXPECT_EQ(stopped.get(), 0);
 }

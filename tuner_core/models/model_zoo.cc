@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tuner_core/workloads/conv_args.h"
 
 namespace tunefleet {
 namespace {
@@ -28,14 +29,16 @@ class Net {
  public:
   // A C -> K conv, R x R, on an H x H input; returns the output size.
   int Conv(const std::string& name, int c, int h, int k, int r, int stride, int pad) {
-    nlohmann::json args = WindowArgs(c, h, r, stride, pad);
-    args["K"] = k;
-    layers_.push_back({"conv2d_nchw", std::move(args), name});
+    ConvArgs a = Window(c, h, r, stride, pad);
+    a.k = k;
+    layers_.push_back({"conv2d_nchw", CanonicalConvArgs(a, ConvOutChannels::kFromK), name});
     return static_cast<int>(OutSize(h, pad, pad, r, stride, 1));
   }
   // A depthwise conv (multiplier 1) on C channels; returns the output size.
   int Depthwise(const std::string& name, int c, int h, int r, int stride, int pad) {
-    layers_.push_back({"depthwise_conv2d_nchw", WindowArgs(c, h, r, stride, pad), name});
+    layers_.push_back({"depthwise_conv2d_nchw",
+                       CanonicalConvArgs(Window(c, h, r, stride, pad), ConvOutChannels::kSameAsC),
+                       name});
     return static_cast<int>(OutSize(h, pad, pad, r, stride, 1));
   }
   // A linear layer in_features -> out_features at the model's batch.
@@ -47,22 +50,19 @@ class Net {
   std::vector<ModelLayer> Take() { return std::move(layers_); }
 
  private:
-  static nlohmann::json WindowArgs(int c, int h, int r, int stride, int pad) {
-    return {{"N", kBatch},
-            {"C", c},
-            {"H", h},
-            {"W", h},
-            {"R", r},
-            {"S", r},
-            {"stride_h", stride},
-            {"stride_w", stride},
-            {"pad_top", pad},
-            {"pad_left", pad},
-            {"pad_bottom", pad},
-            {"pad_right", pad},
-            {"dil_h", 1},
-            {"dil_w", 1},
-            {"layout", "NCHWc"}};
+  // A square window on a square input at the model's batch, run blocked
+  // end to end (layout NCHWc). Only what CanonicalConvArgs reads is set.
+  static ConvArgs Window(int c, int h, int r, int stride, int pad) {
+    ConvArgs a;
+    a.n = kBatch;
+    a.c = c;
+    a.h = a.w = h;
+    a.r = a.s = r;
+    a.stride_h = a.stride_w = stride;
+    a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = pad;
+    a.dil_h = a.dil_w = 1;
+    a.layout_nchwc = true;
+    return a;
   }
 
   std::vector<ModelLayer> layers_;

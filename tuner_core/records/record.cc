@@ -39,7 +39,7 @@ nlohmann::ordered_json OrderedConfig(const nlohmann::json& config) {
 }
 
 // The "validation" object of a record line (record.h).
-absl::StatusOr<Validation> ValidationFromJson(const nlohmann::json& v) {
+[[nodiscard]] absl::StatusOr<Validation> ValidationFromJson(const nlohmann::json& v) {
   if (!v.is_object()) return FieldError("\"validation\"", "expected an object");
   Validation validation;
   auto costs = v.find("pass_costs");

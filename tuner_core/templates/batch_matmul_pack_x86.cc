@@ -1,5 +1,7 @@
 #include "tuner_core/templates/batch_matmul_pack_x86.h"
 
+#include <utility>
+
 #include "common/status_macros.h"
 #include "tuner_core/templates/gemm_pack.h"
 #include "tuner_core/workloads/batch_matmul.h"
@@ -27,11 +29,8 @@ constexpr const char* kTemplateName = kNames.name;
                       BatchMatmulWorkload::From(workload, kTemplateName));
   const GemmShape shape{bmm->batch(), bmm->m(), bmm->n(), bmm->k(),
                         bmm->layout() == BatchMatmulWorkload::Layout::kNK};
-  ir::LoweredFunc func;
-  func.name = KernelEntryName(BatchMatmulPackX86Template());
-  func.args = BufferArgsOf(workload);
-  TF_ASSIGN_OR_RETURN(func.body, BuildPackedGemm(shape, config));
-  return func;
+  TF_ASSIGN_OR_RETURN(ir::Stmt body, BuildPackedGemm(shape, config));
+  return KernelFunc(BatchMatmulPackX86Template(), workload, std::move(body));
 }
 
 const Template& BatchMatmulPackX86Template() {

@@ -140,11 +140,7 @@ using namespace ir;  // NOLINT
     });
   });
 
-  LoweredFunc func;
-  func.name = KernelEntryName(Conv2dDirectCudaTemplate());
-  func.args = BufferArgsOf(workload);
-  func.body = nest;
-  return func;
+  return KernelFunc(Conv2dDirectCudaTemplate(), workload, nest);
 }
 
 const Template& Conv2dDirectCudaTemplate() {

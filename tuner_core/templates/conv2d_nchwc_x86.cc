@@ -1,8 +1,5 @@
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
 
-#include <algorithm>
-#include <numeric>
-
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "tuner_core/templates/loop_builder.h"
@@ -20,14 +17,9 @@ namespace {
 
 using namespace ir;  // NOLINT
 
-// Vector registers the tile may use (AVX-512 has 32; the rest hold the
-// broadcast input and the weights).
-constexpr int64_t kMaxTileVectors = 28;
-
 struct Params : ConvArgs {
   int64_t ic_bn, oc_bn, ICC, OCC;
-  int64_t reg_n, OWC, OWP;  // tile width, tiles per row, padded output width
-  int64_t vec;
+  RowTiling tile;
   Padding pad;
   std::string reduce;
 };
@@ -60,15 +52,15 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   const int64_t HP = p.pad.padded_h, WP = p.pad.padded_w;
   auto acc_index = [&](Expr owi, Expr o) { return owi * p.oc_bn + o; };
 
-  Stmt row = Loop("owc", p.OWC, ForKind::kSerial, [&](Expr owc) {
-    Stmt init = RegisterTileLoops("_z", p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
+  Stmt row = Loop("owc", p.tile.tiles, ForKind::kSerial, [&](Expr owc) {
+    Stmt init = RegisterTileLoops("_z", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
       return Store::Make("acc", 0.0, acc_index(owi, o));
     });
     // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
     auto step = [&](Expr icc, Expr icb, Expr kh, Expr kw, const std::string& suffix) {
-      return RegisterTileLoops(suffix, p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
+      return RegisterTileLoops(suffix, p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
         Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + oh * p.stride_h + kh * p.dil_h) * WP +
-                                   (owc * p.reg_n + owi) * p.stride_w + kw * p.dil_w) *
+                                   (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w) *
                                           p.ic_bn +
                                       icb);
         Expr w = Load::Make(
@@ -106,26 +98,17 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
         });
       });
     }
-    Stmt store = RegisterTileLoops("_s", p.reg_n, p.oc_bn, p.vec, [&](Expr owi, Expr o) {
+    Stmt store = RegisterTileLoops("_s", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
       return Store::Make(
           out, Load::Make("acc", acc_index(owi, o)),
-          (((n * p.OCC + occ) * p.out_h + oh) * p.OWP + owc * p.reg_n + owi) * p.oc_bn + o);
+          (((n * p.OCC + occ) * p.out_h + oh) * p.tile.padded_w + owc * p.tile.width + owi) *
+                  p.oc_bn +
+              o);
     });
-    return Allocate::Make("acc", p.reg_n * p.oc_bn, MemoryScope::kStack,
+    return Allocate::Make("acc", p.tile.width * p.oc_bn, MemoryScope::kStack,
                           Block::Make({init, reduction, store}));
   });
   return For::Make("blk", 0, p.n * p.OCC * p.out_h, ForKind::kParallel, row);
-}
-
-// Output widths worth a register tile: small counts, plus the row itself
-// when it fits.
-std::vector<int64_t> TileWidthCandidates(int64_t ow) {
-  std::vector<int64_t> out;
-  for (int64_t v : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32}) {
-    if (v <= ow) out.push_back(v);
-  }
-  if (ow <= 32 && std::find(out.begin(), out.end(), ow) == out.end()) out.push_back(ow);
-  return out;
 }
 
 }  // namespace
@@ -135,7 +118,11 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(conv->c(), 64)));
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(conv->k(), 64)));
-  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ow", TileWidthCandidates(conv->out_w())));
+  // Small counts, plus the row itself when it fits.
+  TF_RETURN_IF_ERROR(space.DefineKnob(
+      "tile_ow",
+      TileWidthCandidates(conv->out_w(), {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32},
+                          /*max_whole_row=*/32)));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
   TF_RETURN_IF_ERROR(space.DefineKnob(
       "reduce", std::vector<std::string>{"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic"}));
@@ -149,42 +136,24 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
   static_cast<ConvArgs&>(p) = conv->conv_args();
   TF_ASSIGN_OR_RETURN(p.ic_bn, config.GetInt("tile_ic"));
   TF_ASSIGN_OR_RETURN(p.oc_bn, config.GetInt("tile_oc"));
-  TF_ASSIGN_OR_RETURN(p.reg_n, config.GetInt("tile_ow"));
+  TF_ASSIGN_OR_RETURN(int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
   TF_ASSIGN_OR_RETURN(p.reduce, config.GetString("reduce"));
   if (p.c % p.ic_bn != 0 || p.k % p.oc_bn != 0) {
     return absl::InvalidArgumentError(absl::StrCat("channel blocks ", p.ic_bn, "/", p.oc_bn,
                                                    " do not divide C=", p.c, "/K=", p.k));
   }
-  p.vec = std::gcd(vec, p.oc_bn);
   p.ICC = p.c / p.ic_bn;
   p.OCC = p.k / p.oc_bn;
-  p.OWC = CeilDiv(p.out_w, p.reg_n);
-  p.OWP = p.OWC * p.reg_n;
-  const int64_t tile_vectors = p.reg_n * (p.oc_bn / p.vec);
-  if (tile_vectors > kMaxTileVectors) {
-    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.reg_n, "x", p.oc_bn,
-                                                   " needs ", tile_vectors, " vectors of ", p.vec,
-                                                   " lanes (at most ", kMaxTileVectors, ")"));
-  }
-  // The padded input covers every tap of every (padded) output column.
-  p.pad = ConvInputPadding(p, p.OWP);
+  TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.oc_bn, vec));
 
-  BlockedConvPlan plan;
-  plan.in = {p.n, p.c, p.h, p.w, p.ic_bn};
-  plan.out = {p.n, p.k, p.out_h, p.out_w, p.oc_bn};
-  plan.pad = p.pad;
-  plan.padded_out_w = p.OWP;
+  BlockedConvPlan plan = BlockedConvGeometry(p, p.tile, p.ic_bn, p.oc_bn);
+  p.pad = plan.pad;
   plan.kernel_elems = p.k * p.c * p.r * p.s;
-  plan.layout_nchwc = conv->layout_nchwc();
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
   plan.compute = [&](const std::string& data, const std::string& kernel_vec,
                      const std::string& out) { return Compute(p, data, kernel_vec, out); };
-  LoweredFunc func;
-  func.name = KernelEntryName(Conv2dNchwcX86Template());
-  func.args = BufferArgsOf(workload);
-  AssembleBlockedConv(plan, &func);
-  return func;
+  return AssembleBlockedConv(plan, Conv2dNchwcX86Template(), workload);
 }
 
 const Template& Conv2dNchwcX86Template() {

@@ -133,11 +133,7 @@ using namespace ir;  // NOLINT
     });
   });
 
-  LoweredFunc func;
-  func.name = KernelEntryName(DenseGpuCudaTemplate());
-  func.args = BufferArgsOf(workload);
-  func.body = nest;
-  return func;
+  return KernelFunc(DenseGpuCudaTemplate(), workload, nest);
 }
 
 const Template& DenseGpuCudaTemplate() {

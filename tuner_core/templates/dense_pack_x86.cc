@@ -1,5 +1,7 @@
 #include "tuner_core/templates/dense_pack_x86.h"
 
+#include <utility>
+
 #include "common/status_macros.h"
 #include "tuner_core/templates/gemm_pack.h"
 #include "tuner_core/workloads/dense.h"
@@ -24,11 +26,8 @@ constexpr const char* kTemplateName = kNames.name;
   TF_ASSIGN_OR_RETURN(const DenseWorkload* dense, DenseWorkload::From(workload, kTemplateName));
   const GemmShape shape{1, dense->m(), dense->n(), dense->k(),
                         dense->layout() == DenseWorkload::Layout::kNK};
-  ir::LoweredFunc func;
-  func.name = KernelEntryName(DensePackX86Template());
-  func.args = BufferArgsOf(workload);
-  TF_ASSIGN_OR_RETURN(func.body, BuildPackedGemm(shape, config));
-  return func;
+  TF_ASSIGN_OR_RETURN(ir::Stmt body, BuildPackedGemm(shape, config));
+  return KernelFunc(DensePackX86Template(), workload, std::move(body));
 }
 
 const Template& DensePackX86Template() {

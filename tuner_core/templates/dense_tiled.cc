@@ -50,11 +50,7 @@ using namespace ir;  // NOLINT
   nest = For::Make("xo", 0, tile_x[0], ForKind::kSerial, nest);
   nest = For::Make("yo", 0, tile_y[0], ForKind::kSerial, nest);
 
-  LoweredFunc func;
-  func.name = KernelEntryName(DenseTiledTemplate());
-  func.args = BufferArgsOf(workload);
-  func.body = Block::Make({zero, nest});
-  return func;
+  return KernelFunc(DenseTiledTemplate(), workload, Block::Make({zero, nest}));
 }
 
 const Template& DenseTiledTemplate() {

@@ -1,8 +1,5 @@
 #include "tuner_core/templates/depthwise_conv2d_nchwc_x86.h"
 
-#include <algorithm>
-#include <numeric>
-
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "tuner_core/templates/loop_builder.h"
@@ -20,12 +17,9 @@ namespace {
 
 using namespace ir;  // NOLINT
 
-constexpr int64_t kMaxTileVectors = 28;
-
 struct Params : ConvArgs {
   int64_t c_bn, CC;
-  int64_t reg_n, OWC, OWP;
-  int64_t vec;
+  RowTiling tile;
   bool unroll_kw;
   Padding pad;
 };
@@ -54,19 +48,19 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   Expr t = Var::Make("blk");
   Expr n = t / (p.CC * p.out_h), cc = (t / p.out_h) % p.CC, oh = t % p.out_h;
   auto acc_index = [&](Expr owi, Expr b) { return owi * p.c_bn + b; };
-  Stmt row = Loop("owc", p.OWC, ForKind::kSerial, [&](Expr owc) {
-    Stmt init = RegisterTileLoops("_z", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
+  Stmt row = Loop("owc", p.tile.tiles, ForKind::kSerial, [&](Expr owc) {
+    Stmt init = RegisterTileLoops("_z", p.tile.width, p.c_bn, p.tile.vec, [&](Expr owi, Expr b) {
       return Store::Make("acc", 0.0, acc_index(owi, b));
     });
     auto ih = [&](Expr kh) { return oh * p.stride_h + kh * p.dil_h - p.pad.top; };
     auto iw = [&](Expr owi, Expr kw) {
-      return (owc * p.reg_n + owi) * p.stride_w + kw * p.dil_w - p.pad.left;
+      return (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w - p.pad.left;
     };
     // The FMAs of one tap for one output pixel of the tile.
     auto tap = [&](Expr kh, Expr kw, Expr owi, const std::string& suffix) {
-      return Loop("v" + suffix, p.c_bn / p.vec, ForKind::kUnrolled, [&](Expr v) {
-        return Loop("l" + suffix, p.vec, ForKind::kVectorized, [&](Expr l) {
-          Expr b = v * p.vec + l;
+      return Loop("v" + suffix, p.c_bn / p.tile.vec, ForKind::kUnrolled, [&](Expr v) {
+        return Loop("l" + suffix, p.tile.vec, ForKind::kVectorized, [&](Expr l) {
+          Expr b = v * p.tile.vec + l;
           Expr x =
               Load::Make(data, (((n * p.CC + cc) * p.h + ih(kh)) * p.w + iw(owi, kw)) * p.c_bn + b);
           Expr w = Load::Make(kernel_vec, ((cc * p.r + kh) * p.s + kw) * p.c_bn + b);
@@ -78,38 +72,30 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     const ForKind kw_kind = p.unroll_kw ? ForKind::kUnrolled : ForKind::kSerial;
     Stmt interior = Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
       return Loop("kw", p.s, kw_kind, [&](Expr kw) {
-        return Loop("r_m", p.reg_n, ForKind::kUnrolled,
+        return Loop("r_m", p.tile.width, ForKind::kUnrolled,
                     [&](Expr owi) { return tap(kh, kw, owi, "_m"); });
       });
     });
     Stmt border = Loop("khb", p.r, ForKind::kSerial, [&](Expr kh) {
       Stmt columns = Loop("kwb", p.s, kw_kind, [&](Expr kw) {
-        return Loop("r_b", p.reg_n, ForKind::kUnrolled, [&](Expr owi) {
+        return Loop("r_b", p.tile.width, ForKind::kUnrolled, [&](Expr owi) {
           return IfThenElse::Make(iw(owi, kw) >= 0 && iw(owi, kw) < p.w, tap(kh, kw, owi, "_b"));
         });
       });
       return IfThenElse::Make(ih(kh) >= 0 && ih(kh) < p.h, columns);
     });
     Expr inside =
-        ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.reg_n - 1, p.s - 1) < p.w;
-    Stmt store = RegisterTileLoops("_s", p.reg_n, p.c_bn, p.vec, [&](Expr owi, Expr b) {
+        ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.tile.width - 1, p.s - 1) < p.w;
+    Stmt store = RegisterTileLoops("_s", p.tile.width, p.c_bn, p.tile.vec, [&](Expr owi, Expr b) {
       return Store::Make(
           out, Load::Make("acc", acc_index(owi, b)),
-          (((n * p.CC + cc) * p.out_h + oh) * p.OWP + owc * p.reg_n + owi) * p.c_bn + b);
+          (((n * p.CC + cc) * p.out_h + oh) * p.tile.padded_w + owc * p.tile.width + owi) * p.c_bn +
+              b);
     });
-    return Allocate::Make("acc", p.reg_n * p.c_bn, MemoryScope::kStack,
+    return Allocate::Make("acc", p.tile.width * p.c_bn, MemoryScope::kStack,
                           Block::Make({init, IfThenElse::Make(inside, interior, border), store}));
   });
   return For::Make("blk", 0, p.n * p.CC * p.out_h, ForKind::kParallel, row);
-}
-
-std::vector<int64_t> TileWidthCandidates(int64_t ow) {
-  std::vector<int64_t> out;
-  for (int64_t v : {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28}) {
-    if (v <= ow) out.push_back(v);
-  }
-  if (ow <= 28 && std::find(out.begin(), out.end(), ow) == out.end()) out.push_back(ow);
-  return out;
 }
 
 }  // namespace
@@ -119,7 +105,9 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
                       DepthwiseConv2dWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_c", Divisors(conv->c(), 64)));
-  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ow", TileWidthCandidates(conv->out_w())));
+  TF_RETURN_IF_ERROR(space.DefineKnob(
+      "tile_ow", TileWidthCandidates(conv->out_w(), {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28},
+                                     /*max_whole_row=*/28)));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
   TF_RETURN_IF_ERROR(space.DefineKnob("unroll_kw", std::vector<int64_t>{0, 1}));
   return space;
@@ -132,7 +120,7 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
   Params p;
   static_cast<ConvArgs&>(p) = conv->conv_args();
   TF_ASSIGN_OR_RETURN(p.c_bn, config.GetInt("tile_c"));
-  TF_ASSIGN_OR_RETURN(p.reg_n, config.GetInt("tile_ow"));
+  TF_ASSIGN_OR_RETURN(int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
   TF_ASSIGN_OR_RETURN(int64_t unroll_kw, config.GetInt("unroll_kw"));
   if (p.c % p.c_bn != 0) {
@@ -140,34 +128,17 @@ std::vector<int64_t> TileWidthCandidates(int64_t ow) {
         absl::StrCat("channel block ", p.c_bn, " does not divide C=", p.c));
   }
   p.unroll_kw = unroll_kw != 0;
-  p.vec = std::gcd(vec, p.c_bn);
   p.CC = p.c / p.c_bn;
-  p.OWC = CeilDiv(p.out_w, p.reg_n);
-  p.OWP = p.OWC * p.reg_n;
-  const int64_t tile_vectors = p.reg_n * (p.c_bn / p.vec);
-  if (tile_vectors > kMaxTileVectors) {
-    return absl::InvalidArgumentError(absl::StrCat("register tile ", p.reg_n, "x", p.c_bn,
-                                                   " needs ", tile_vectors, " vectors of ", p.vec,
-                                                   " lanes (at most ", kMaxTileVectors, ")"));
-  }
-  p.pad = ConvInputPadding(p, p.OWP);
+  TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.c_bn, vec));
 
-  BlockedConvPlan plan;
-  plan.in = {p.n, p.c, p.h, p.w, p.c_bn};
-  plan.out = {p.n, p.c, p.out_h, p.out_w, p.c_bn};
-  plan.pad = p.pad;
-  plan.padded_out_w = p.OWP;
+  BlockedConvPlan plan = BlockedConvGeometry(p, p.tile, p.c_bn, p.c_bn);
+  p.pad = plan.pad;
   plan.kernel_elems = p.c * p.r * p.s;
-  plan.layout_nchwc = conv->layout_nchwc();
   plan.compute_reads_unpadded = true;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
   plan.compute = [&](const std::string& data, const std::string& kernel_vec,
                      const std::string& out) { return Compute(p, data, kernel_vec, out); };
-  LoweredFunc func;
-  func.name = KernelEntryName(DepthwiseConv2dNchwcX86Template());
-  func.args = BufferArgsOf(workload);
-  AssembleBlockedConv(plan, &func);
-  return func;
+  return AssembleBlockedConv(plan, DepthwiseConv2dNchwcX86Template(), workload);
 }
 
 const Template& DepthwiseConv2dNchwcX86Template() {

@@ -1,7 +1,10 @@
 #include "tuner_core/templates/nchwc_layout.h"
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 
+#include "absl/strings/str_cat.h"
 #include "tuner_core/templates/loop_builder.h"
 
 namespace tunefleet {
@@ -14,8 +17,16 @@ namespace {
 struct RowIndex {
   Expr n, cb, row;
 };
-RowIndex SplitRow(Expr t, int64_t blocks, int64_t rows) {
-  return {t / (blocks * rows), (t / rows) % blocks, t % rows};
+
+// The parallel loop "<tag>_t" over (n, channel block, row) of `s` with
+// `rows` rows per block; `row_body` builds the statement for one row.
+Stmt ForEachBlockedRow(const std::string& tag, const ActivationShape& s, int64_t rows,
+                       const std::function<Stmt(const RowIndex& r)>& row_body) {
+  const int64_t blocks = s.c / s.block;
+  const std::string t_name = tag + "_t";
+  Expr t = Var::Make(t_name);
+  const RowIndex r = {t / (blocks * rows), (t / rows) % blocks, t % rows};
+  return For::Make(t_name, 0, s.n * blocks * rows, ForKind::kParallel, row_body(r));
 }
 
 }  // namespace
@@ -23,65 +34,61 @@ RowIndex SplitRow(Expr t, int64_t blocks, int64_t rows) {
 Stmt NchwToBlocked(const std::string& tag, const std::string& src, const std::string& dst,
                    const ActivationShape& s) {
   const int64_t CB = s.c / s.block;
-  const std::string t_name = tag + "_t";
-  Expr t = Var::Make(t_name);
-  RowIndex r = SplitRow(t, CB, s.h);
-  Stmt body = Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
-    return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
-      Expr c = r.cb * s.block + b;
-      return Store::Make(dst, Load::Make(src, ((r.n * s.c + c) * s.h + r.row) * s.w + w),
-                         (((r.n * CB + r.cb) * s.h + r.row) * s.w + w) * s.block + b);
+  return ForEachBlockedRow(tag, s, s.h, [&](const RowIndex& r) {
+    return Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
+      return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
+        Expr c = r.cb * s.block + b;
+        return Store::Make(dst, Load::Make(src, ((r.n * s.c + c) * s.h + r.row) * s.w + w),
+                           (((r.n * CB + r.cb) * s.h + r.row) * s.w + w) * s.block + b);
+      });
     });
   });
-  return For::Make(t_name, 0, s.n * CB * s.h, ForKind::kParallel, body);
 }
 
 Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
                   const std::string& dst, const ActivationShape& s, const Padding& p) {
   const int64_t CB = s.c / s.block;
-  const std::string t_name = tag + "_t";
-  Expr t = Var::Make(t_name);
-  RowIndex r = SplitRow(t, CB, p.padded_h);
-  auto dst_index = [&](Expr wp, Expr b) {
-    return (((r.n * CB + r.cb) * p.padded_h + r.row) * p.padded_w + wp) * s.block + b;
-  };
-  auto zeros = [&](const std::string& suffix, int64_t begin, int64_t end) {
-    return Loop(tag + "_zw" + suffix, end - begin, ForKind::kSerial, [&](Expr wp) {
-      return Loop(tag + "_zb" + suffix, s.block, ForKind::kSerial,
-                  [&](Expr b) { return Store::Make(dst, 0.0, dst_index(wp + begin, b)); });
+  return ForEachBlockedRow(tag, s, p.padded_h, [&](const RowIndex& r) {
+    auto dst_index = [&](Expr wp, Expr b) {
+      return (((r.n * CB + r.cb) * p.padded_h + r.row) * p.padded_w + wp) * s.block + b;
+    };
+    auto zeros = [&](const std::string& suffix, int64_t begin, int64_t end) {
+      return Loop(tag + "_zw" + suffix, end - begin, ForKind::kSerial, [&](Expr wp) {
+        return Loop(tag + "_zb" + suffix, s.block, ForKind::kSerial,
+                    [&](Expr b) { return Store::Make(dst, 0.0, dst_index(wp + begin, b)); });
+      });
+    };
+    Expr h = r.row - p.top;
+    Stmt copy = Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
+      return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
+        Expr src_index = src_is_nchw ? ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w
+                                     : (((r.n * CB + r.cb) * s.h + h) * s.w + w) * s.block + b;
+        return Store::Make(dst, Load::Make(src, src_index), dst_index(w + p.left, b));
+      });
     });
-  };
-  Expr h = r.row - p.top;
-  Stmt copy = Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
-    return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
-      Expr src_index = src_is_nchw ? ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w
-                                   : (((r.n * CB + r.cb) * s.h + h) * s.w + w) * s.block + b;
-      return Store::Make(dst, Load::Make(src, src_index), dst_index(w + p.left, b));
-    });
+    Stmt image_row =
+        Block::Make({zeros("l", 0, p.left), copy, zeros("r", p.left + s.w, p.padded_w)});
+    Stmt row = image_row;
+    if (p.top > 0 || p.padded_h > p.top + s.h) {
+      row = IfThenElse::Make(r.row >= p.top && r.row < p.top + s.h, image_row,
+                             zeros("a", 0, p.padded_w));
+    }
+    return row;
   });
-  Stmt image_row = Block::Make({zeros("l", 0, p.left), copy, zeros("r", p.left + s.w, p.padded_w)});
-  Stmt row = image_row;
-  if (p.top > 0 || p.padded_h > p.top + s.h) {
-    row = IfThenElse::Make(r.row >= p.top && r.row < p.top + s.h, image_row,
-                           zeros("a", 0, p.padded_w));
-  }
-  return For::Make(t_name, 0, s.n * CB * p.padded_h, ForKind::kParallel, row);
 }
 
 Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w,
                    const std::string& dst, const ActivationShape& s) {
   const int64_t CB = s.c / s.block;
-  const std::string t_name = tag + "_t";
-  Expr t = Var::Make(t_name);
-  RowIndex r = SplitRow(t, CB, s.h);
-  Stmt body = Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
-    return Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
-      return Store::Make(
-          dst, Load::Make(src, (((r.n * CB + r.cb) * s.h + r.row) * src_w + w) * s.block + b),
-          ((r.n * s.c + r.cb * s.block + b) * s.h + r.row) * s.w + w);
+  return ForEachBlockedRow(tag, s, s.h, [&](const RowIndex& r) {
+    return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
+      return Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
+        return Store::Make(
+            dst, Load::Make(src, (((r.n * CB + r.cb) * s.h + r.row) * src_w + w) * s.block + b),
+            ((r.n * s.c + r.cb * s.block + b) * s.h + r.row) * s.w + w);
+      });
     });
   });
-  return For::Make(t_name, 0, s.n * CB * s.h, ForKind::kParallel, body);
 }
 
 Padding ConvInputPadding(const ConvArgs& a, int64_t padded_out_w) {
@@ -95,7 +102,50 @@ Padding ConvInputPadding(const ConvArgs& a, int64_t padded_out_w) {
   return p;
 }
 
-void AssembleBlockedConv(const BlockedConvPlan& plan, LoweredFunc* func) {
+[[nodiscard]] absl::StatusOr<RowTiling> TileOutputRows(int64_t out_w, int64_t width, int64_t block,
+                                                       int64_t vec) {
+  RowTiling tiling;
+  tiling.width = width;
+  tiling.vec = std::gcd(vec, block);
+  tiling.tiles = CeilDiv(out_w, width);
+  tiling.padded_w = tiling.tiles * width;
+  const int64_t tile_vectors = width * (block / tiling.vec);
+  if (tile_vectors > kMaxTileVectors) {
+    return absl::InvalidArgumentError(absl::StrCat("register tile ", width, "x", block, " needs ",
+                                                   tile_vectors, " vectors of ", tiling.vec,
+                                                   " lanes (at most ", kMaxTileVectors, ")"));
+  }
+  return tiling;
+}
+
+std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t> widths,
+                                         int64_t max_whole_row) {
+  std::vector<int64_t> out;
+  for (int64_t v : widths) {
+    if (v <= out_w) out.push_back(v);
+  }
+  if (out_w <= max_whole_row && std::find(out.begin(), out.end(), out_w) == out.end()) {
+    out.push_back(out_w);
+  }
+  return out;
+}
+
+BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, const RowTiling& tile, int64_t in_block,
+                                    int64_t out_block) {
+  BlockedConvPlan plan;
+  plan.in = {a.n, a.c, a.h, a.w, in_block};
+  plan.out = {a.n, a.k, a.out_h, a.out_w, out_block};
+  // The padded input covers every tap of every (padded) output column.
+  plan.pad = ConvInputPadding(a, tile.padded_w);
+  plan.padded_out_w = tile.padded_w;
+  plan.layout_nchwc = a.layout_nchwc;
+  return plan;
+}
+
+LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmpl,
+                                const Workload& workload) {
+  LoweredFunc result = KernelFunc(tmpl, workload, Stmt());
+  LoweredFunc* func = &result;
   const ActivationShape& in = plan.in;
   const bool needs_padding =
       !plan.compute_reads_unpadded && (plan.pad.top > 0 || plan.pad.left > 0 ||
@@ -117,7 +167,7 @@ void AssembleBlockedConv(const BlockedConvPlan& plan, LoweredFunc* func) {
       func->body = plan.compute("data_nchwc", "kernel_vec", "out_nchwc");
     }
     func->finish = BlockedToNchw("uo", "out_nchwc", plan.padded_out_w, "output", plan.out);
-    return;
+    return result;
   }
   Stmt to_blocked = plan.compute_reads_unpadded
                         ? NchwToBlocked("blk", "data", "data_pad", in)
@@ -130,6 +180,7 @@ void AssembleBlockedConv(const BlockedConvPlan& plan, LoweredFunc* func) {
                         plan.compute_reads_unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,
                         MemoryScope::kGlobal, body);
   func->body = Allocate::Make("kernel_vec", plan.kernel_elems, MemoryScope::kGlobal, body);
+  return result;
 }
 
 }  // namespace tunefleet

@@ -13,8 +13,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "tuner_core/ir/ir.h"
+#include "tuner_core/templates/template.h"
 #include "tuner_core/workloads/conv_args.h"
 
 namespace tunefleet {
@@ -50,6 +54,30 @@ ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t s
 // register tiles) stays inside the buffer.
 Padding ConvInputPadding(const ConvArgs& conv, int64_t padded_out_w);
 
+// Vector registers a blocked convolution's register tile may use (AVX-512
+// has 32; the rest hold the broadcast input and the weights).
+inline constexpr int64_t kMaxTileVectors = 28;
+
+// How a blocked convolution tiles each output row: tiles of `width` output
+// columns by one channel block, held in vectors of `vec` lanes.
+struct RowTiling {
+  int64_t width = 1;     // output columns per tile (the "tile_ow" knob)
+  int64_t vec = 1;       // lanes: gcd of the "vec" knob and the channel block
+  int64_t tiles = 1;     // tiles per output row
+  int64_t padded_w = 1;  // tiles * width: the output row as computed
+};
+
+// The tiling of output rows `out_w` wide by tiles `width` x `block`
+// channels with the "vec" knob `vec`; InvalidArgument when the tile needs
+// more than kMaxTileVectors vectors.
+[[nodiscard]] absl::StatusOr<RowTiling> TileOutputRows(int64_t out_w, int64_t width, int64_t block,
+                                                       int64_t vec);
+
+// Values of the "tile_ow" knob: those of `widths` up to out_w, plus out_w
+// itself (when not among them) if it is at most `max_whole_row`.
+std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t> widths,
+                                         int64_t max_whole_row);
+
 // How a blocked convolution kernel is put together, by conv2d and depthwise
 // alike: which stages are timed follows `layout_nchwc` (see
 // conv2d_nchwc_x86.h).
@@ -72,9 +100,18 @@ struct BlockedConvPlan {
       compute;
 };
 
-// Fills func->body (and, for NCHWc, staged/prepare/finish) from the plan.
-// The tensors are "data", "kernel" and "output".
-void AssembleBlockedConv(const BlockedConvPlan& plan, ir::LoweredFunc* func);
+// A plan's geometry for convolution `a` (a.k output channels: C for
+// depthwise) computed in row tiles `tile`, its input blocked by `in_block`
+// channels and its output by `out_block`: the shapes, the input's padding
+// (ConvInputPadding), the computed output width and the layout. The caller
+// adds kernel_elems, pack_kernel and compute (and compute_reads_unpadded).
+BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, const RowTiling& tile, int64_t in_block,
+                                    int64_t out_block);
+
+// The kernel of `tmpl` for `workload` (whose tensors are "data", "kernel"
+// and "output"): body and, for NCHWc, staged/prepare/finish from the plan.
+ir::LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmpl,
+                                    const Workload& workload);
 
 }  // namespace tunefleet
 

@@ -1,6 +1,7 @@
 #include "tuner_core/templates/template.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -83,6 +84,14 @@ std::vector<ir::BufferArg> BufferArgsOf(const Workload& workload) {
   std::vector<ir::BufferArg> args;
   for (const TensorArg& t : workload.tensors()) args.push_back({t.name, t.shape, t.is_output});
   return args;
+}
+
+ir::LoweredFunc KernelFunc(const Template& tmpl, const Workload& workload, ir::Stmt body) {
+  ir::LoweredFunc func;
+  func.name = KernelEntryName(tmpl);
+  func.args = BufferArgsOf(workload);
+  func.body = std::move(body);
+  return func;
 }
 
 }  // namespace tunefleet

@@ -103,6 +103,11 @@ std::string KernelEntryName(const Template& tmpl);
 // Kernel arguments in the workload's tensor order.
 std::vector<ir::BufferArg> BufferArgsOf(const Workload& workload);
 
+// The kernel a template instantiates for `workload`: its entry symbol
+// (KernelEntryName), the workload's tensors as arguments (BufferArgsOf) and
+// `body`. Staged kernels add their stages to it.
+ir::LoweredFunc KernelFunc(const Template& tmpl, const Workload& workload, ir::Stmt body);
+
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_TUNER_CORE_TEMPLATES_TEMPLATE_H_

@@ -19,6 +19,14 @@ MeasureResult FakeFailure(MeasureErrorNo error_no, const std::string& message) {
   return result;
 }
 
+TuneOptions QuietTuneOptions(int64_t n_trial, int batch_size) {
+  TuneOptions options;
+  options.n_trial = n_trial;
+  options.batch_size = batch_size;
+  options.show_progress = false;
+  return options;
+}
+
 FakeMeasurer::FakeMeasurer(ResultFunction result_of) : result_of_(std::move(result_of)) {}
 
 std::vector<MeasureResult> FakeMeasurer::Measure(const std::vector<Config>& configs) {

@@ -1,7 +1,7 @@
 // FakeMeasurer: a MeasurerInterface for tests. The result of each config is
 // a function of the config chosen by the test (typically of its index), and
 // every call is recorded so tests can check what was measured, and in which
-// batches.
+// batches. QuietTuneOptions() gives the options such a test tunes with.
 #ifndef TUNEFLEET_TUNER_CORE_TUNERS_FAKE_MEASURER_H_
 #define TUNEFLEET_TUNER_CORE_TUNERS_FAKE_MEASURER_H_
 
@@ -20,6 +20,10 @@ namespace tunefleet {
 MeasureResult FakeCost(double seconds);
 // A failed result: costs {1e9}, as a real measurer reports it.
 MeasureResult FakeFailure(MeasureErrorNo error_no, const std::string& message = "fake failure");
+
+// Tune() options for a test: `n_trial` trials in batches of `batch_size`,
+// no progress lines.
+TuneOptions QuietTuneOptions(int64_t n_trial, int batch_size);
 
 class FakeMeasurer : public MeasurerInterface {
  public:

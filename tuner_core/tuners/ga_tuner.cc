@@ -44,20 +44,6 @@ GaTuner::GaTuner(const ConfigSpace& space, const GaTunerOptions& options)
 
 bool GaTuner::HasNext() const { return num_unvisited() > 0; }
 
-int64_t GaTuner::DrawUnvisited() {
-  const uint64_t size = static_cast<uint64_t>(space().size());
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    const int64_t index = static_cast<int64_t>(UniformBelow(engine_, size));
-    if (!IsVisited(index)) return index;
-  }
-  const int64_t start = static_cast<int64_t>(UniformBelow(engine_, size));
-  for (int64_t step = 0; step < space().size(); ++step) {
-    const int64_t index = (start + step) % space().size();
-    if (!IsVisited(index)) return index;
-  }
-  return -1;
-}
-
 void GaTuner::Update(const std::vector<TrialResult>& results) {
   for (const TrialResult& trial : results)
     pool_.emplace_back(trial.config.index(), Throughput(trial.result));
@@ -130,7 +116,7 @@ void GaTuner::Breed() {
         // No parents yet (all results still in flight), or a crowded
         // neighbourhood: a random newcomer.
         for (int attempt = 0; attempt < kMaxRepairs && child_index < 0; ++attempt) {
-          const int64_t candidate = DrawUnvisited();
+          const int64_t candidate = DrawUnvisited(engine_);
           if (candidate >= 0 && !chosen.contains(candidate)) child_index = candidate;
         }
         if (child_index < 0) break;
@@ -154,7 +140,7 @@ std::vector<Config> GaTuner::NextBatch(int batch_size) {
         absl::flat_hash_set<int64_t> chosen;
         while (static_cast<int64_t>(genes_.size()) <
                std::min<int64_t>(options_.pop_size, num_unvisited())) {
-          const int64_t index = DrawUnvisited();
+          const int64_t index = DrawUnvisited(engine_);
           if (chosen.insert(index).second) genes_.push_back(index);
         }
         next_gene_ = 0;

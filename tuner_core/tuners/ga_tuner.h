@@ -59,7 +59,6 @@ class GaTuner : public Tuner {
   GaTuner(const ConfigSpace& space, const GaTunerOptions& options);
 
   void Breed();
-  int64_t DrawUnvisited();
 
   const GaTunerOptions options_;
   const std::vector<int64_t> dims_;

@@ -29,14 +29,6 @@ double Cost(const Config& config) {
   return 1e-3 * (1 + d);
 }
 
-TuneOptions Quiet(int64_t trials, int batch) {
-  TuneOptions options;
-  options.n_trial = trials;
-  options.batch_size = batch;
-  options.show_progress = false;
-  return options;
-}
-
 TEST(GaTunerTest, BadOptionsAreInvalidArgument) {
   GaTunerOptions options;
   options.pop_size = 1;
@@ -60,7 +52,7 @@ TEST(GaTunerTest, KeepsTheBestConfigsSeenAsElites) {
     measured[config.index()] = Cost(config);
     return FakeCost(Cost(config));
   });
-  ASSERT_TRUE((*tuner)->Tune(measurer, Quiet(200, 10)).ok());
+  ASSERT_TRUE((*tuner)->Tune(measurer, QuietTuneOptions(200, 10)).ok());
   EXPECT_GE((*tuner)->generation(), 9);
   // Breeding the next generation folds in the last results: the first elite
   // is then the fastest config measured, and the others the next fastest.
@@ -83,7 +75,7 @@ TEST(GaTunerTest, ConvergesTowardsTheOptimumFasterThanChance) {
     options.seed = seed;
     auto tuner = GaTuner::Create(Space(), options);
     FakeMeasurer measurer([](const Config& config) { return FakeCost(Cost(config)); });
-    ASSERT_TRUE((*tuner)->Tune(measurer, Quiet(400, 8)).ok());
+    ASSERT_TRUE((*tuner)->Tune(measurer, QuietTuneOptions(400, 8)).ok());
     if (Cost(*(*tuner)->best_config()) <= 1e-3 * (1 + 1)) ++hits;
   }
   EXPECT_GE(hits, 2);
@@ -96,7 +88,7 @@ TEST(GaTunerTest, SeededRunIsReplayable) {
     options.seed = seed;
     auto tuner = GaTuner::Create(Space(), options);
     FakeMeasurer measurer([](const Config& config) { return FakeCost(Cost(config)); });
-    EXPECT_TRUE((*tuner)->Tune(measurer, Quiet(100, 7)).ok());
+    EXPECT_TRUE((*tuner)->Tune(measurer, QuietTuneOptions(100, 7)).ok());
     return measurer.measured_indices();
   };
   EXPECT_EQ(run(5), run(5));
@@ -136,7 +128,7 @@ TEST(GaTunerTest, DrainsASmallSpaceExactlyOnce) {
   options.pop_size = 4;
   auto tuner = GaTuner::Create(space, options);
   FakeMeasurer measurer([](const Config& config) { return FakeCost(1.0 / (1 + config.index())); });
-  ASSERT_TRUE((*tuner)->Tune(measurer, Quiet(100, 3)).ok());
+  ASSERT_TRUE((*tuner)->Tune(measurer, QuietTuneOptions(100, 3)).ok());
   std::vector<int64_t> seen = measurer.measured_indices();
   std::sort(seen.begin(), seen.end());
   EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));

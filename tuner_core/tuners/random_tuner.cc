@@ -3,22 +3,13 @@
 #include <utility>
 
 #include "common/check.h"
+#include "tuner_core/tuners/search_util.h"
 
 namespace tunefleet {
 
 RandomTuner::RandomTuner(const ConfigSpace& space, uint64_t seed) : Tuner(space), engine_(seed) {}
 
 bool RandomTuner::HasNext() const { return num_unvisited() > 0; }
-
-uint64_t RandomTuner::UniformBelow(uint64_t bound) {
-  // Reject the lowest (2^64 mod bound) values so every residue is equally
-  // likely; at most half of all draws are rejected, usually almost none.
-  const uint64_t threshold = (0 - bound) % bound;
-  while (true) {
-    const uint64_t r = engine_();
-    if (r >= threshold) return r % bound;
-  }
-}
 
 int64_t RandomTuner::DrawUnvisited() {
   TF_CHECK(num_unvisited() > 0);
@@ -30,7 +21,7 @@ int64_t RandomTuner::DrawUnvisited() {
       if (!IsVisited(index)) remaining_.push_back(index);
     }
     for (size_t i = remaining_.size(); i > 1; --i) {  // Fisher-Yates
-      std::swap(remaining_[i - 1], remaining_[UniformBelow(i)]);
+      std::swap(remaining_[i - 1], remaining_[UniformBelow(engine_, i)]);
     }
     listed_remaining_ = true;
   }
@@ -43,7 +34,7 @@ int64_t RandomTuner::DrawUnvisited() {
     }
   }
   while (true) {
-    const int64_t index = static_cast<int64_t>(UniformBelow(static_cast<uint64_t>(size)));
+    const int64_t index = static_cast<int64_t>(UniformBelow(engine_, static_cast<uint64_t>(size)));
     if (!IsVisited(index)) return index;
   }
 }

@@ -33,8 +33,6 @@ class RandomTuner : public Tuner {
  private:
   // An unvisited index, uniformly. Requires HasNext().
   int64_t DrawUnvisited();
-  // Uniform in [0, bound), bound > 0, unbiased.
-  uint64_t UniformBelow(uint64_t bound);
 
   std::mt19937_64 engine_;
   bool listed_remaining_ = false;

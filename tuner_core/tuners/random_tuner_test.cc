@@ -54,11 +54,7 @@ TEST(RandomTunerTest, CoversASmallSpaceExactlyOnceThenStops) {
 TEST(RandomTunerTest, TuneStopsWhenTheSpaceIsExhausted) {
   RandomTuner tuner(SmallSpace(), /*seed=*/3);
   FakeMeasurer measurer([](const Config&) { return FakeCost(1e-3); });
-  TuneOptions options;
-  options.n_trial = 500;
-  options.batch_size = 8;
-  options.show_progress = false;
-  ASSERT_TRUE(tuner.Tune(measurer, options).ok());
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(500, 8)).ok());
   std::vector<int64_t> measured = measurer.measured_indices();
   EXPECT_EQ(measured.size(), 30u);
   EXPECT_EQ(std::set<int64_t>(measured.begin(), measured.end()).size(), 30u);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "common/check.h"
 #include "common/logging.h"
+#include "tuner_core/tuners/search_util.h"
 
 namespace tunefleet {
 namespace {
@@ -29,6 +30,21 @@ void Tuner::MarkVisited(int64_t index) {
   // no longer has; they simply cannot be proposed anyway.
   if (index < 0 || index >= space_.size()) return;
   visited_.insert(index);
+}
+
+int64_t Tuner::DrawUnvisited(std::mt19937_64& engine) const {
+  const uint64_t size = static_cast<uint64_t>(space().size());
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const int64_t index = static_cast<int64_t>(UniformBelow(engine, size));
+    if (!IsVisited(index)) return index;
+  }
+  // Mostly visited: walk from a random start to the next free index.
+  const int64_t start = static_cast<int64_t>(UniformBelow(engine, size));
+  for (int64_t step = 0; step < space().size(); ++step) {
+    const int64_t index = (start + step) % space().size();
+    if (!IsVisited(index)) return index;
+  }
+  return -1;
 }
 
 Config Tuner::Propose(int64_t index) {

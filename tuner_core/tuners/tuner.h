@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,10 @@ class Tuner {
   // The config at `index` (inside the space), marked visited: how every
   // strategy turns a chosen index into a proposal.
   Config Propose(int64_t index);
+  // A random unvisited config index drawn with `engine`: up to 64 uniform
+  // draws, then a walk from a random start to the next unvisited index, so
+  // it ends however full the space is. -1 when every index is visited.
+  int64_t DrawUnvisited(std::mt19937_64& engine) const;
 
  private:
   // Folds one measured batch into the best-so-far state and error count.

@@ -26,18 +26,10 @@ ConfigSpace MakeSpace() {
   return space;
 }
 
-TuneOptions QuietOptions(int64_t n_trial, int batch_size) {
-  TuneOptions options;
-  options.n_trial = n_trial;
-  options.batch_size = batch_size;
-  options.show_progress = false;
-  return options;
-}
-
 TEST(TunerTest, RunsNTrialsInBatches) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config&) { return FakeCost(1e-3); });
-  ASSERT_TRUE(tuner.Tune(measurer, QuietOptions(10, 4)).ok());
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(10, 4)).ok());
   EXPECT_EQ(tuner.trials_done(), 10);
   ASSERT_EQ(measurer.batches().size(), 3u);
   EXPECT_EQ(measurer.batches()[0].size(), 4u);
@@ -45,7 +37,7 @@ TEST(TunerTest, RunsNTrialsInBatches) {
   EXPECT_EQ(measurer.batches()[2].size(), 2u);  // min(batch_size, remaining)
 
   // A second call continues where the first stopped.
-  ASSERT_TRUE(tuner.Tune(measurer, QuietOptions(5, 4)).ok());
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(5, 4)).ok());
   EXPECT_EQ(tuner.trials_done(), 15);
   EXPECT_EQ(measurer.measured_indices().back(), 14);
 }
@@ -53,7 +45,7 @@ TEST(TunerTest, RunsNTrialsInBatches) {
 TEST(TunerTest, StopsWhenTheStrategyRunsOut) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config&) { return FakeCost(1e-3); });
-  ASSERT_TRUE(tuner.Tune(measurer, QuietOptions(1000, 8)).ok());
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(1000, 8)).ok());
   EXPECT_EQ(tuner.trials_done(), 36);
   EXPECT_FALSE(tuner.HasNext());
 }
@@ -64,7 +56,7 @@ TEST(TunerTest, TracksTheBestConfigByGflops) {
   FakeMeasurer measurer([](const Config& config) {
     return FakeCost(config.index() == 13 ? 1e-3 : 2e-3 + config.index() * 1e-6);
   });
-  TuneOptions options = QuietOptions(36, 5);
+  TuneOptions options = QuietTuneOptions(36, 5);
   options.flops = 2e9;
   ASSERT_TRUE(tuner.Tune(measurer, options).ok());
   ASSERT_TRUE(tuner.best_config().has_value());
@@ -77,7 +69,7 @@ TEST(TunerTest, WithoutFlopsTheLowestCostStillWins) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer(
       [](const Config& config) { return FakeCost(config.index() == 7 ? 1e-4 : 1e-3); });
-  ASSERT_TRUE(tuner.Tune(measurer, QuietOptions(36, 8)).ok());
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(36, 8)).ok());
   ASSERT_TRUE(tuner.best_config().has_value());
   EXPECT_EQ(tuner.best_config()->index(), 7);
   EXPECT_EQ(tuner.best_flops(), 0.0);
@@ -89,7 +81,7 @@ TEST(TunerTest, FailedTrialsNeverBecomeBest) {
     if (config.index() % 2 == 0) return FakeFailure(MeasureErrorNo::kWrongAnswer);
     return FakeCost(1.0 / (config.index() + 1));  // later is faster
   });
-  TuneOptions options = QuietOptions(36, 8);
+  TuneOptions options = QuietTuneOptions(36, 8);
   options.flops = 1e9;
   ASSERT_TRUE(tuner.Tune(measurer, options).ok());
   EXPECT_EQ(tuner.best_config()->index(), 35);
@@ -98,7 +90,7 @@ TEST(TunerTest, FailedTrialsNeverBecomeBest) {
 TEST(TunerTest, NoSuccessLeavesNoBest) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config&) { return FakeFailure(MeasureErrorNo::kRunTimeout); });
-  ASSERT_TRUE(tuner.Tune(measurer, QuietOptions(10, 3)).ok());
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(10, 3)).ok());
   EXPECT_FALSE(tuner.best_config().has_value());
   EXPECT_EQ(tuner.best_flops(), 0.0);
 }
@@ -110,7 +102,7 @@ TEST(TunerTest, EarlyStoppingStopsAfterNoImprovement) {
     const int64_t i = config.index();
     return FakeCost(i <= 5 ? 1.0 - 0.1 * i : 1.0 + i);
   });
-  TuneOptions options = QuietOptions(36, 1);
+  TuneOptions options = QuietTuneOptions(36, 1);
   options.early_stopping = 10;
   ASSERT_TRUE(tuner.Tune(measurer, options).ok());
   EXPECT_EQ(tuner.best_trial(), 5);
@@ -121,7 +113,7 @@ TEST(TunerTest, EarlyStoppingStopsAfterNoImprovement) {
 TEST(TunerTest, EarlyStoppingChecksAfterWholeBatches) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config& config) { return FakeCost(1.0 + config.index()); });
-  TuneOptions options = QuietOptions(36, 4);
+  TuneOptions options = QuietTuneOptions(36, 4);
   options.early_stopping = 6;
   ASSERT_TRUE(tuner.Tune(measurer, options).ok());
   EXPECT_EQ(tuner.best_trial(), 0);
@@ -154,7 +146,7 @@ TEST(TunerTest, CallbacksAndUpdateSeeEveryResult) {
   TuneCallback other = [&](const std::vector<TrialResult>& batch) {
     for (const TrialResult& trial : batch) second.push_back(trial.config.index());
   };
-  ASSERT_TRUE(tuner.Tune(measurer, QuietOptions(7, 3), {log, other}).ok());
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(7, 3), {log, other}).ok());
   EXPECT_THAT(first, ElementsAre(0, 1, 2, 3, 4, 5, 6));
   EXPECT_EQ(second, first);
   EXPECT_EQ(tuner.updated, first);
@@ -189,7 +181,7 @@ TEST(TunerTest, NoProgressOutputWhenDisabled) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config&) { return FakeCost(1.0); });
   std::ostringstream progress;
-  TuneOptions options = QuietOptions(4, 2);
+  TuneOptions options = QuietTuneOptions(4, 2);
   options.progress_stream = &progress;
   ASSERT_TRUE(tuner.Tune(measurer, options).ok());
   EXPECT_EQ(progress.str(), "");
@@ -211,21 +203,23 @@ TEST(TunerTest, MeasurerReturningTheWrongNumberOfResultsIsInternal) {
   };
   GridTuner tuner(MakeSpace());
   ShortMeasurer measurer;
-  EXPECT_EQ(tuner.Tune(measurer, QuietOptions(4, 2)).code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(tuner.Tune(measurer, QuietTuneOptions(4, 2)).code(), absl::StatusCode::kInternal);
 }
 
 TEST(TunerTest, BadOptionsAreInvalidArgument) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config&) { return FakeCost(1.0); });
-  EXPECT_EQ(tuner.Tune(measurer, QuietOptions(-1, 2)).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(tuner.Tune(measurer, QuietOptions(4, 0)).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(tuner.Tune(measurer, QuietTuneOptions(-1, 2)).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(tuner.Tune(measurer, QuietTuneOptions(4, 0)).code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(measurer.batches().empty());
 }
 
 TEST(TunerTest, ZeroTrialsMeasuresNothing) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config&) { return FakeCost(1.0); });
-  ASSERT_TRUE(tuner.Tune(measurer, QuietOptions(0, 2)).ok());
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(0, 2)).ok());
   EXPECT_TRUE(measurer.batches().empty());
 }
 

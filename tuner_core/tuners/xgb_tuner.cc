@@ -480,23 +480,6 @@ void XgbTuner::NoteModelFailure(const absl::Status& status) {
 
 bool XgbTuner::HasNext() const { return num_unvisited() > 0; }
 
-int64_t XgbTuner::DrawUnvisited() {
-  TF_CHECK(num_unvisited() > 0);
-  const uint64_t size = static_cast<uint64_t>(space().size());
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    const int64_t index = static_cast<int64_t>(UniformBelow(engine_, size));
-    if (!IsVisited(index)) return index;
-  }
-  // Mostly visited: walk from a random start to the next free index.
-  const int64_t start = static_cast<int64_t>(UniformBelow(engine_, size));
-  for (int64_t step = 0; step < space().size(); ++step) {
-    const int64_t index = (start + step) % space().size();
-    if (!IsVisited(index)) return index;
-  }
-  TF_CHECK(false);  // num_unvisited() > 0
-  return -1;
-}
-
 std::vector<Config> XgbTuner::NextBatch(int batch_size) {
   if (!planned_from_history_ && !history_.empty() && !model_->trained()) {
     // With history, the first plan already comes from the history's models.
@@ -513,7 +496,8 @@ std::vector<Config> XgbTuner::NextBatch(int batch_size) {
       const int64_t candidate = plan_[plan_pos_++];
       if (!IsVisited(candidate)) index = candidate;
     }
-    if (index < 0) index = DrawUnvisited();
+    if (index < 0) index = DrawUnvisited(engine_);
+    TF_CHECK(index >= 0);  // HasNext(): something is unvisited
     batch.push_back(Propose(index));
   }
   return batch;

@@ -179,7 +179,6 @@ class XgbTuner : public Tuner {
   [[nodiscard]] absl::StatusOr<std::vector<int64_t>> Select(const std::vector<int64_t>& seeds);
   void SetPlan(std::vector<int64_t> plan);
   [[nodiscard]] absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices);
-  int64_t DrawUnvisited();
   void NoteModelFailure(const absl::Status& status);
 
   const Task& task_;

@@ -45,10 +45,7 @@ XgbTunerOptions FastOptions(uint64_t seed) {
 }
 
 TuneOptions Quiet(int64_t trials, int batch) {
-  TuneOptions options;
-  options.n_trial = trials;
-  options.batch_size = batch;
-  options.show_progress = false;
+  TuneOptions options = QuietTuneOptions(trials, batch);
   options.flops = 1e9;  // best_flops() / 1e9 is then the synthetic GFLOPS
   return options;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "tuner_core/workloads/json_args.h"
 
@@ -32,12 +31,7 @@ absl::StatusOr<std::unique_ptr<BatchMatmulWorkload>> BatchMatmulWorkload::Make(
 
 absl::StatusOr<const BatchMatmulWorkload*> BatchMatmulWorkload::From(const Workload& workload,
                                                                      const std::string& user) {
-  const auto* bmm = dynamic_cast<const BatchMatmulWorkload*>(&workload);
-  if (bmm == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(user, ": workload ", workload.name(), " is not batch_matmul"));
-  }
-  return bmm;
+  return WorkloadAs<BatchMatmulWorkload>(workload, user, kName);
 }
 
 BatchMatmulWorkload::BatchMatmulWorkload(int64_t batch, int64_t m, int64_t n, int64_t k,

@@ -7,28 +7,21 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tuner_core/workloads/workload_test_util.h"
 
 namespace tunefleet {
 namespace {
 
 using nlohmann::json;
 
-json With(json args, const json& extra) {
-  for (auto it = extra.begin(); it != extra.end(); ++it) args[it.key()] = it.value();
-  return args;
-}
-
-json Without(json args, const std::string& key) {
-  args.erase(key);
-  return args;
-}
+using workload_test::BadArgsCase;
+using workload_test::With;
+using workload_test::Without;
 
 json Base() { return {{"B", 2}, {"M", 3}, {"N", 4}, {"K", 5}}; }
 
 std::unique_ptr<BatchMatmulWorkload> MakeOk(const json& args) {
-  auto w = BatchMatmulWorkload::Make(args);
-  EXPECT_TRUE(w.ok()) << args.dump() << ": " << w.status();
-  return w.ok() ? std::move(w).value() : nullptr;
+  return workload_test::MakeOk<BatchMatmulWorkload>(args);
 }
 
 TEST(BatchMatmulWorkloadTest, CanonicalArgsAndAccessors) {
@@ -83,10 +76,7 @@ TEST(BatchMatmulWorkloadTest, FlopsAreExact) {
 
 TEST(BatchMatmulWorkloadTest, BadArgumentsAreInvalidArgumentNamingTheKey) {
   const int64_t big = int64_t{1} << 20;
-  struct Case {
-    json args;
-    const char* expected;
-  } cases[] = {
+  const BadArgsCase cases[] = {
       {Without(Base(), "B"), "missing argument \"B\""},
       {With(Base(), {{"M", 0}}), "argument \"M\" = 0 is outside [1, 1048576]"},
       {With(Base(), {{"N", big + 1}}), "argument \"N\" = 1048577 is outside"},
@@ -100,14 +90,7 @@ TEST(BatchMatmulWorkloadTest, BadArgumentsAreInvalidArgumentNamingTheKey) {
        "tensor \"A\" of shape [1048576,1048576,1048576] has more than 1099511627776 elements"},
       {json(3), "arguments must be a JSON object"},
   };
-  for (const Case& c : cases) {
-    auto w = MakeWorkload("batch_matmul", c.args);
-    ASSERT_FALSE(w.ok()) << c.args.dump();
-    EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument) << w.status();
-    EXPECT_EQ(w.status().message().rfind("batch_matmul: ", 0), 0u) << w.status();
-    EXPECT_NE(w.status().message().find(c.expected), std::string::npos)
-        << w.status() << "\nexpected to contain: " << c.expected;
-  }
+  workload_test::ExpectBadArgsNameTheKey("batch_matmul", cases);
 }
 
 TEST(BatchMatmulWorkloadTest, ReferenceMatchesHandComputedValues) {
@@ -165,14 +148,12 @@ TEST(BatchMatmulWorkloadTest, ReferenceMatchesBruteForce) {
 TEST(BatchMatmulWorkloadTest, FromAcceptsOnlyBatchMatmul) {
   auto bmm = MakeWorkload("batch_matmul", Base());
   ASSERT_TRUE(bmm.ok()) << bmm.status();
-  auto as_bmm = BatchMatmulWorkload::From(**bmm, "bmm_template");
-  ASSERT_TRUE(as_bmm.ok());
-  EXPECT_EQ((*as_bmm)->batch(), 2);
   auto dense = MakeWorkload("dense", {{"M", 3}, {"N", 4}, {"K", 5}});
   ASSERT_TRUE(dense.ok());
-  auto not_bmm = BatchMatmulWorkload::From(**dense, "bmm_template");
-  EXPECT_EQ(not_bmm.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(not_bmm.status().message(), "bmm_template: workload dense is not batch_matmul");
+  const BatchMatmulWorkload* as_bmm =
+      workload_test::ExpectFromAcceptsOnly<BatchMatmulWorkload>(**bmm, **dense, "bmm_template");
+  ASSERT_NE(as_bmm, nullptr);
+  EXPECT_EQ(as_bmm->batch(), 2);
 }
 
 }  // namespace

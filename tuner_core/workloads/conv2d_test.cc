@@ -10,98 +10,34 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tuner_core/workloads/workload_test_util.h"
 
 namespace tunefleet {
 namespace {
 
 using nlohmann::json;
 
+using workload_test::BadArgsCase;
+using workload_test::ConvShape;
+using workload_test::CountPositions;
+using workload_test::ExpectClose;
+using workload_test::With;
+using workload_test::Without;
+
 json Array(std::vector<int64_t> v) { return json(v); }
 
 // A small valid conv, for tests that change one key.
 json Base() { return {{"N", 1}, {"C", 3}, {"H", 10}, {"W", 10}, {"K", 4}, {"R", 3}, {"S", 3}}; }
 
-json With(json args, const json& extra) {
-  for (auto it = extra.begin(); it != extra.end(); ++it) args[it.key()] = it.value();
-  return args;
-}
-
-json Without(json args, const std::string& key) {
-  args.erase(key);
-  return args;
-}
-
 std::unique_ptr<Conv2dWorkload> MakeOk(const json& args) {
-  auto w = Conv2dWorkload::Make(args);
-  EXPECT_TRUE(w.ok()) << args.dump() << ": " << w.status();
-  return w.ok() ? std::move(w).value() : nullptr;
+  return workload_test::MakeOk<Conv2dWorkload>(args);
 }
 
-// Every field of a convolution, written out by the tests rather than read
-// back from the workload, so the brute force below is independent of it.
-struct Shape {
-  int64_t n, c, h, w, k, r, s;
-  int64_t stride_h = 1, stride_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-  int64_t dil_h = 1, dil_w = 1;
-};
+json ArgsOf(const ConvShape& s) { return workload_test::ConvArgsOf(s, ConvOutChannels::kFromK); }
 
-json ArgsOf(const Shape& s) {
-  return {{"N", s.n},
-          {"C", s.c},
-          {"H", s.h},
-          {"W", s.w},
-          {"K", s.k},
-          {"R", s.r},
-          {"S", s.s},
-          {"stride_h", s.stride_h},
-          {"stride_w", s.stride_w},
-          {"pad_top", s.pad_top},
-          {"pad_left", s.pad_left},
-          {"pad_bottom", s.pad_bottom},
-          {"pad_right", s.pad_right},
-          {"dil_h", s.dil_h},
-          {"dil_w", s.dil_w}};
-}
-
-// Output size by counting window positions that fit in the padded input
-// (no division formula).
-int64_t CountPositions(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t dil,
-                       int64_t stride) {
-  int64_t count = 0;
-  for (int64_t start = 0; start + dil * (kernel - 1) < in + pad_lo + pad_hi; start += stride) {
-    ++count;
-  }
-  return count;
-}
-
-// One output element straight from the definition.
-float Direct(const Shape& s, const std::vector<float>& data, const std::vector<float>& kernel,
+float Direct(const ConvShape& s, const std::vector<float>& data, const std::vector<float>& kernel,
              int64_t n, int64_t k, int64_t y, int64_t x) {
-  double acc = 0;
-  for (int64_t c = 0; c < s.c; ++c) {
-    for (int64_t r = 0; r < s.r; ++r) {
-      for (int64_t q = 0; q < s.s; ++q) {
-        const int64_t ih = y * s.stride_h - s.pad_top + r * s.dil_h;
-        const int64_t iw = x * s.stride_w - s.pad_left + q * s.dil_w;
-        if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
-        acc += static_cast<double>(data[((n * s.c + c) * s.h + ih) * s.w + iw]) *
-               kernel[((k * s.c + c) * s.r + r) * s.s + q];
-      }
-    }
-  }
-  return static_cast<float>(acc);
-}
-
-std::vector<float> Random(int64_t count, std::mt19937* rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(*rng);
-  return v;
-}
-
-void ExpectClose(float got, float want, const std::string& where) {
-  EXPECT_NEAR(got, want, 1e-5 * (1.0 + std::fabs(want))) << where;
+  return workload_test::DirectConv(s, ConvOutChannels::kFromK, data, kernel, n, k, y, x);
 }
 
 TEST(Conv2dWorkloadTest, DefaultsFillTheCanonicalArgs) {
@@ -130,7 +66,7 @@ TEST(Conv2dWorkloadTest, DefaultsFillTheCanonicalArgs) {
 }
 
 TEST(Conv2dWorkloadTest, ExplicitKeysAreKeptAndCanonicalArgsRoundTrip) {
-  const Shape s = {2, 5, 11, 13, 6, 3, 5, 2, 1, 1, 2, 0, 3, 1, 2};
+  const ConvShape s = {2, 5, 11, 13, 6, 3, 5, 2, 1, 1, 2, 0, 3, 1, 2};
   auto w = MakeOk(ArgsOf(s));
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->n(), 2);
@@ -189,10 +125,7 @@ TEST(Conv2dWorkloadTest, ShorthandsExpandIntoTheExplicitKeys) {
 
 TEST(Conv2dWorkloadTest, BadArgumentsAreInvalidArgumentNamingTheKey) {
   const int64_t big = int64_t{1} << 20;
-  struct Case {
-    json args;
-    const char* expected;
-  } cases[] = {
+  const BadArgsCase cases[] = {
       {Without(Base(), "R"), "missing argument \"R\""},
       {Without(Base(), "K"), "missing argument \"K\""},
       {With(Base(), {{"N", 0}}), "argument \"N\" = 0 is outside [1, 1048576]"},
@@ -247,14 +180,7 @@ TEST(Conv2dWorkloadTest, BadArgumentsAreInvalidArgumentNamingTheKey) {
        "tensor \"data\" of shape [1048576,1048576,1048576,1048576] has more than"},
       {json::array({1, 2}), "arguments must be a JSON object"},
   };
-  for (const Case& c : cases) {
-    auto w = MakeWorkload("conv2d_nchw", c.args);
-    ASSERT_FALSE(w.ok()) << c.args.dump();
-    EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument) << w.status();
-    EXPECT_EQ(w.status().message().rfind("conv2d_nchw: ", 0), 0u) << w.status();
-    EXPECT_NE(w.status().message().find(c.expected), std::string::npos)
-        << w.status() << "\nexpected to contain: " << c.expected;
-  }
+  workload_test::ExpectBadArgsNameTheKey("conv2d_nchw", cases);
 }
 
 TEST(Conv2dWorkloadTest, ResNet18ShapesHaveExactFlopsAndTensors) {
@@ -407,7 +333,7 @@ TEST(Conv2dWorkloadTest, ReferenceMatchesHandComputedValues) {
 }
 
 TEST(Conv2dWorkloadTest, ReferenceMatchesBruteForceOnAwkwardShapes) {
-  const Shape shapes[] = {
+  const ConvShape shapes[] = {
       // n, c, h, w, k, r, s, stride_h, stride_w, top, left, bottom, right, dil_h, dil_w
       {2, 3, 7, 9, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // "same" 3x3, batch 2
       {1, 5, 11, 13, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},  // odd sizes, stride 2
@@ -420,45 +346,26 @@ TEST(Conv2dWorkloadTest, ReferenceMatchesBruteForceOnAwkwardShapes) {
       {1, 2, 4, 15, 3, 1, 5, 1, 1, 0, 6, 0, 6, 1, 3},   // 1x5, wide dilated pad
       {3, 3, 9, 7, 2, 3, 3, 3, 1, 2, 0, 1, 2, 1, 1},    // stride 3x1, mixed pads
       {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},    // 1x1x1x1
+      {2, 1, 6, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // one input channel, three out
   };
   std::mt19937 rng(1234);
-  for (const Shape& s : shapes) {
-    const json args = ArgsOf(s);
-    auto w = MakeOk(args);
-    ASSERT_NE(w, nullptr);
-    const int64_t oh = CountPositions(s.h, s.pad_top, s.pad_bottom, s.r, s.dil_h, s.stride_h);
-    const int64_t ow = CountPositions(s.w, s.pad_left, s.pad_right, s.s, s.dil_w, s.stride_w);
-    ASSERT_EQ(w->out_h(), oh) << args.dump();
-    ASSERT_EQ(w->out_w(), ow) << args.dump();
-    std::vector<float> data = Random(s.n * s.c * s.h * s.w, &rng);
-    std::vector<float> kernel = Random(s.k * s.c * s.r * s.s, &rng);
-    std::vector<float> out(s.n * s.k * oh * ow, NAN);
-    w->ComputeReference({data.data(), kernel.data(), out.data()});
-    for (int64_t n = 0; n < s.n; ++n) {
-      for (int64_t k = 0; k < s.k; ++k) {
-        for (int64_t y = 0; y < oh; ++y) {
-          for (int64_t x = 0; x < ow; ++x) {
-            ExpectClose(out[((n * s.k + k) * oh + y) * ow + x], Direct(s, data, kernel, n, k, y, x),
-                        absl::StrCat(args.dump(), " at ", n, ",", k, ",", y, ",", x));
-          }
-        }
-      }
-    }
+  for (const ConvShape& s : shapes) {
+    workload_test::ExpectConvReferenceMatchesDirect(s, ConvOutChannels::kFromK, &rng);
   }
 }
 
 TEST(Conv2dWorkloadTest, ReferenceHandlesResNet18LayersQuickly) {
-  const Shape shapes[] = {
+  const ConvShape shapes[] = {
       {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // conv2_x, 231 MFLOP
       {1, 3, 224, 224, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1},   // stem, 236 MFLOP
       {1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  // conv4_x
   };
   std::mt19937 rng(99);
-  for (const Shape& s : shapes) {
+  for (const ConvShape& s : shapes) {
     auto w = MakeOk(ArgsOf(s));
     ASSERT_NE(w, nullptr);
-    std::vector<float> data = Random(s.n * s.c * s.h * s.w, &rng);
-    std::vector<float> kernel = Random(s.k * s.c * s.r * s.s, &rng);
+    std::vector<float> data = workload_test::Random(s.n * s.c * s.h * s.w, &rng);
+    std::vector<float> kernel = workload_test::Random(s.k * s.c * s.r * s.s, &rng);
     std::vector<float> out(w->tensors()[2].NumElements(), NAN);
     const auto start = std::chrono::steady_clock::now();
     w->ComputeReference({data.data(), kernel.data(), out.data()});
@@ -482,15 +389,12 @@ TEST(Conv2dWorkloadTest, ReferenceHandlesResNet18LayersQuickly) {
 TEST(Conv2dWorkloadTest, FromAcceptsOnlyConv2d) {
   auto conv = MakeWorkload("conv2d_nchw", Base());
   ASSERT_TRUE(conv.ok()) << conv.status();
-  auto as_conv = Conv2dWorkload::From(**conv, "conv2d_template");
-  ASSERT_TRUE(as_conv.ok());
-  EXPECT_EQ((*as_conv)->k(), 4);
-
   auto dense = MakeWorkload("dense", {{"M", 4}, {"N", 4}, {"K", 4}});
   ASSERT_TRUE(dense.ok());
-  auto not_conv = Conv2dWorkload::From(**dense, "conv2d_template");
-  EXPECT_EQ(not_conv.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(not_conv.status().message(), "conv2d_template: workload dense is not conv2d_nchw");
+  const Conv2dWorkload* as_conv =
+      workload_test::ExpectFromAcceptsOnly<Conv2dWorkload>(**conv, **dense, "conv2d_template");
+  ASSERT_NE(as_conv, nullptr);
+  EXPECT_EQ(as_conv->k(), 4);
 }
 
 }  // namespace

@@ -60,12 +60,7 @@ absl::StatusOr<std::unique_ptr<DenseWorkload>> DenseWorkload::Make(const nlohman
 
 absl::StatusOr<const DenseWorkload*> DenseWorkload::From(const Workload& workload,
                                                          const std::string& user) {
-  const auto* dense = dynamic_cast<const DenseWorkload*>(&workload);
-  if (dense == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(user, ": workload ", workload.name(), " is not dense"));
-  }
-  return dense;
+  return WorkloadAs<DenseWorkload>(workload, user, "dense");
 }
 
 DenseWorkload::DenseWorkload(int64_t m, int64_t n, int64_t k, Layout layout)

@@ -5,20 +5,20 @@
 // with taps outside the input reading zero. Keys, shorthands and the output
 // size are those of conv2d_nchw (conv_args.h) without K.
 // Tensors: "data" [N, C, H, W], "kernel" [C, 1, R, S], "output" [N, C, OH, OW].
+// The accessors, FLOP count and reference are ConvWorkload's (conv_workload.h).
 #ifndef TUNEFLEET_TUNER_CORE_WORKLOADS_DEPTHWISE_CONV2D_H_
 #define TUNEFLEET_TUNER_CORE_WORKLOADS_DEPTHWISE_CONV2D_H_
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "tuner_core/workloads/conv_args.h"
-#include "tuner_core/workloads/workload.h"
+#include "tuner_core/workloads/conv_workload.h"
 
 namespace tunefleet {
 
-class DepthwiseConv2dWorkload final : public Workload {
+class DepthwiseConv2dWorkload final : public ConvWorkload {
  public:
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<DepthwiseConv2dWorkload>> Make(
       const nlohmann::json& args);
@@ -27,43 +27,8 @@ class DepthwiseConv2dWorkload final : public Workload {
   [[nodiscard]] static absl::StatusOr<const DepthwiseConv2dWorkload*> From(const Workload& workload,
                                                                            const std::string& user);
 
-  const std::string& name() const override { return name_; }
-  const nlohmann::json& args() const override { return args_; }
-  const std::vector<TensorArg>& tensors() const override { return tensors_; }
-  // Every tap counts, padding included.
-  double flops() const override;
-  void ComputeReference(const std::vector<float*>& buffers) const override;
-  int64_t ReductionLength() const override { return a_.r * a_.s; }
-
-  int64_t n() const { return a_.n; }
-  int64_t c() const { return a_.c; }
-  int64_t h() const { return a_.h; }
-  int64_t w() const { return a_.w; }
-  int64_t r() const { return a_.r; }
-  int64_t s() const { return a_.s; }
-  int64_t stride_h() const { return a_.stride_h; }
-  int64_t stride_w() const { return a_.stride_w; }
-  int64_t pad_top() const { return a_.pad_top; }
-  int64_t pad_left() const { return a_.pad_left; }
-  int64_t pad_bottom() const { return a_.pad_bottom; }
-  int64_t pad_right() const { return a_.pad_right; }
-  int64_t dil_h() const { return a_.dil_h; }
-  int64_t dil_w() const { return a_.dil_w; }
-  int64_t out_h() const { return a_.out_h; }
-  int64_t out_w() const { return a_.out_w; }
-  // Whether the network runs blocked end to end, so templates leave the
-  // NCHW <-> NCHW[x]c transforms out of the timed kernel.
-  bool layout_nchwc() const { return a_.layout_nchwc; }
-  // Every argument, parsed, with the output size.
-  const ConvArgs& conv_args() const { return a_; }
-
  private:
   explicit DepthwiseConv2dWorkload(const ConvArgs& a);
-
-  std::string name_ = "depthwise_conv2d_nchw";
-  ConvArgs a_;
-  nlohmann::json args_;
-  std::vector<TensorArg> tensors_;
 };
 
 }  // namespace tunefleet

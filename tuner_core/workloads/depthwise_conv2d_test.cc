@@ -8,90 +8,25 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tuner_core/workloads/workload_test_util.h"
 
 namespace tunefleet {
 namespace {
 
 using nlohmann::json;
 
+using workload_test::BadArgsCase;
+using workload_test::ConvShape;
+using workload_test::With;
+using workload_test::Without;
+
 json Array(std::vector<int64_t> v) { return json(v); }
 
 json Base() { return {{"N", 1}, {"C", 8}, {"H", 10}, {"W", 10}, {"R", 3}, {"S", 3}}; }
 
-json With(json args, const json& extra) {
-  for (auto it = extra.begin(); it != extra.end(); ++it) args[it.key()] = it.value();
-  return args;
-}
-
-json Without(json args, const std::string& key) {
-  args.erase(key);
-  return args;
-}
-
 std::unique_ptr<DepthwiseConv2dWorkload> MakeOk(const json& args) {
-  auto w = DepthwiseConv2dWorkload::Make(args);
-  EXPECT_TRUE(w.ok()) << args.dump() << ": " << w.status();
-  return w.ok() ? std::move(w).value() : nullptr;
-}
-
-struct Shape {
-  int64_t n, c, h, w, r, s;
-  int64_t stride_h = 1, stride_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-  int64_t dil_h = 1, dil_w = 1;
-};
-
-json ArgsOf(const Shape& s) {
-  return {{"N", s.n},
-          {"C", s.c},
-          {"H", s.h},
-          {"W", s.w},
-          {"R", s.r},
-          {"S", s.s},
-          {"stride_h", s.stride_h},
-          {"stride_w", s.stride_w},
-          {"pad_top", s.pad_top},
-          {"pad_left", s.pad_left},
-          {"pad_bottom", s.pad_bottom},
-          {"pad_right", s.pad_right},
-          {"dil_h", s.dil_h},
-          {"dil_w", s.dil_w}};
-}
-
-// Output size by counting window positions that fit in the padded input.
-int64_t CountPositions(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t dil,
-                       int64_t stride) {
-  int64_t count = 0;
-  for (int64_t start = 0; start + dil * (kernel - 1) < in + pad_lo + pad_hi; start += stride) {
-    ++count;
-  }
-  return count;
-}
-
-// One output element straight from the definition: channel c of the input
-// with filter c only.
-float Direct(const Shape& s, const std::vector<float>& data, const std::vector<float>& kernel,
-             int64_t n, int64_t c, int64_t y, int64_t x) {
-  double acc = 0;
-  for (int64_t r = 0; r < s.r; ++r) {
-    for (int64_t q = 0; q < s.s; ++q) {
-      const int64_t ih = y * s.stride_h - s.pad_top + r * s.dil_h;
-      const int64_t iw = x * s.stride_w - s.pad_left + q * s.dil_w;
-      if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
-      acc += static_cast<double>(data[((n * s.c + c) * s.h + ih) * s.w + iw]) *
-             kernel[(c * s.r + r) * s.s + q];
-    }
-  }
-  return static_cast<float>(acc);
-}
-
-std::vector<float> Random(int64_t count, std::mt19937* rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(*rng);
-  return v;
+  return workload_test::MakeOk<DepthwiseConv2dWorkload>(args);
 }
 
 TEST(DepthwiseConv2dWorkloadTest, CanonicalArgsHaveNoK) {
@@ -131,10 +66,7 @@ TEST(DepthwiseConv2dWorkloadTest, ShorthandsAndLayoutAreParsedLikeConv2d) {
 }
 
 TEST(DepthwiseConv2dWorkloadTest, BadArgumentsAreInvalidArgumentNamingTheKey) {
-  struct Case {
-    json args;
-    const char* expected;
-  } cases[] = {
+  const BadArgsCase cases[] = {
       {With(Base(), {{"K", 8}}),
        "unknown argument \"K\" (accepted: N, C, H, W, R, S, stride_h, stride_w, pad_top, "
        "pad_left, pad_bottom, pad_right, dil_h, dil_w, layout, stride, padding, dilation)"},
@@ -151,14 +83,7 @@ TEST(DepthwiseConv2dWorkloadTest, BadArgumentsAreInvalidArgumentNamingTheKey) {
       {With(Base(), {{"layout", "NHWC"}}), "argument \"layout\" must be \"NCHW\" or \"NCHWc\""},
       {"NCHW", "arguments must be a JSON object"},
   };
-  for (const Case& c : cases) {
-    auto w = MakeWorkload("depthwise_conv2d_nchw", c.args);
-    ASSERT_FALSE(w.ok()) << c.args.dump();
-    EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument) << w.status();
-    EXPECT_EQ(w.status().message().rfind("depthwise_conv2d_nchw: ", 0), 0u) << w.status();
-    EXPECT_NE(w.status().message().find(c.expected), std::string::npos)
-        << w.status() << "\nexpected to contain: " << c.expected;
-  }
+  workload_test::ExpectBadArgsNameTheKey("depthwise_conv2d_nchw", cases);
 }
 
 TEST(DepthwiseConv2dWorkloadTest, MobileNetShapesHaveExactFlopsAndTensors) {
@@ -231,49 +156,33 @@ TEST(DepthwiseConv2dWorkloadTest, ReferenceMatchesHandComputedValues) {
 }
 
 TEST(DepthwiseConv2dWorkloadTest, ReferenceMatchesBruteForceOnAwkwardShapes) {
-  const Shape shapes[] = {
-      // n, c, h, w, r, s, stride_h, stride_w, top, left, bottom, right, dil_h, dil_w
-      {2, 3, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   {1, 5, 11, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
-      {1, 4, 17, 19, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1}, {2, 6, 9, 10, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
-      {1, 4, 12, 11, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2}, {1, 3, 8, 6, 3, 2, 1, 2, 0, 1, 2, 0, 1, 1},
-      {1, 2, 2, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   {3, 2, 10, 10, 2, 2, 3, 3, 0, 0, 0, 0, 3, 3},
-      {1, 2, 4, 15, 1, 5, 1, 1, 0, 6, 0, 6, 1, 3},  {1, 7, 9, 7, 5, 5, 3, 1, 2, 0, 1, 4, 1, 1},
+  // k, the output channels, is c.
+  const ConvShape shapes[] = {
+      // n, c, h, w, k, r, s, stride_h, stride_w, top, left, bottom, right, dil_h, dil_w
+      {2, 3, 7, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 5, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 4, 17, 19, 4, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1},
+      {2, 6, 9, 10, 6, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
+      {1, 4, 12, 11, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+      {1, 3, 8, 6, 3, 3, 2, 1, 2, 0, 1, 2, 0, 1, 1},
+      {1, 2, 2, 1, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {3, 2, 10, 10, 2, 2, 2, 3, 3, 0, 0, 0, 0, 3, 3},
+      {1, 2, 4, 15, 2, 1, 5, 1, 1, 0, 6, 0, 6, 1, 3},
+      {1, 7, 9, 7, 7, 5, 5, 3, 1, 2, 0, 1, 4, 1, 1},
   };
   std::mt19937 rng(4321);
-  for (const Shape& s : shapes) {
-    const json args = ArgsOf(s);
-    auto w = MakeOk(args);
-    ASSERT_NE(w, nullptr);
-    const int64_t oh = CountPositions(s.h, s.pad_top, s.pad_bottom, s.r, s.dil_h, s.stride_h);
-    const int64_t ow = CountPositions(s.w, s.pad_left, s.pad_right, s.s, s.dil_w, s.stride_w);
-    ASSERT_EQ(w->out_h(), oh) << args.dump();
-    ASSERT_EQ(w->out_w(), ow) << args.dump();
-    ASSERT_EQ(w->flops(), 2.0 * s.n * s.c * oh * ow * s.r * s.s);
-    std::vector<float> data = Random(s.n * s.c * s.h * s.w, &rng);
-    std::vector<float> kernel = Random(s.c * s.r * s.s, &rng);
-    std::vector<float> out(s.n * s.c * oh * ow, NAN);
-    w->ComputeReference({data.data(), kernel.data(), out.data()});
-    for (int64_t n = 0; n < s.n; ++n) {
-      for (int64_t c = 0; c < s.c; ++c) {
-        for (int64_t y = 0; y < oh; ++y) {
-          for (int64_t x = 0; x < ow; ++x) {
-            const float want = Direct(s, data, kernel, n, c, y, x);
-            EXPECT_NEAR(out[((n * s.c + c) * oh + y) * ow + x], want, 1e-5 * (1 + std::fabs(want)))
-                << args.dump() << " at " << n << "," << c << "," << y << "," << x;
-          }
-        }
-      }
-    }
+  for (const ConvShape& s : shapes) {
+    workload_test::ExpectConvReferenceMatchesDirect(s, ConvOutChannels::kSameAsC, &rng);
   }
 }
 
 TEST(DepthwiseConv2dWorkloadTest, ReferenceIsQuickOnMobileNetShapes) {
-  const Shape s = {1, 32, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
-  auto w = MakeOk(ArgsOf(s));
+  const ConvShape s = {1, 32, 112, 112, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  auto w = MakeOk(workload_test::ConvArgsOf(s, ConvOutChannels::kSameAsC));
   ASSERT_NE(w, nullptr);
   std::mt19937 rng(5);
-  std::vector<float> data = Random(s.n * s.c * s.h * s.w, &rng);
-  std::vector<float> kernel = Random(s.c * s.r * s.s, &rng);
+  std::vector<float> data = workload_test::Random(s.n * s.c * s.h * s.w, &rng);
+  std::vector<float> kernel = workload_test::Random(s.c * s.r * s.s, &rng);
   std::vector<float> out(w->tensors()[2].NumElements(), NAN);
   const auto start = std::chrono::steady_clock::now();
   w->ComputeReference({data.data(), kernel.data(), out.data()});
@@ -284,7 +193,8 @@ TEST(DepthwiseConv2dWorkloadTest, ReferenceIsQuickOnMobileNetShapes) {
   for (int i = 0; i < 200; ++i) {
     const int64_t c = pick_c(rng), y = (i % 4 == 0) ? 111 : pick(rng),
                   x = (i % 3 == 0) ? 0 : pick(rng);
-    const float want = Direct(s, data, kernel, 0, c, y, x);
+    const float want =
+        workload_test::DirectConv(s, ConvOutChannels::kSameAsC, data, kernel, 0, c, y, x);
     EXPECT_NEAR(out[(c * 112 + y) * 112 + x], want, 1e-5 * (1 + std::fabs(want)));
   }
 }
@@ -292,16 +202,12 @@ TEST(DepthwiseConv2dWorkloadTest, ReferenceIsQuickOnMobileNetShapes) {
 TEST(DepthwiseConv2dWorkloadTest, FromAcceptsOnlyDepthwise) {
   auto dw = MakeWorkload("depthwise_conv2d_nchw", Base());
   ASSERT_TRUE(dw.ok()) << dw.status();
-  auto as_dw = DepthwiseConv2dWorkload::From(**dw, "dw_template");
-  ASSERT_TRUE(as_dw.ok());
-  EXPECT_EQ((*as_dw)->c(), 8);
-
   auto conv = MakeWorkload("conv2d_nchw", With(Base(), {{"K", 8}}));
   ASSERT_TRUE(conv.ok()) << conv.status();
-  auto not_dw = DepthwiseConv2dWorkload::From(**conv, "dw_template");
-  EXPECT_EQ(not_dw.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(not_dw.status().message(),
-            "dw_template: workload conv2d_nchw is not depthwise_conv2d_nchw");
+  const DepthwiseConv2dWorkload* as_dw =
+      workload_test::ExpectFromAcceptsOnly<DepthwiseConv2dWorkload>(**dw, **conv, "dw_template");
+  ASSERT_NE(as_dw, nullptr);
+  EXPECT_EQ(as_dw->c(), 8);
 }
 
 }  // namespace

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 
 namespace tunefleet {
@@ -52,6 +54,19 @@ class Workload {
   // "dense(M=1024,N=1024,K=1024,layout=NK)": for logs and progress lines.
   std::string Describe() const;
 };
+
+// `workload` as the concrete workload W (registered as `name`), for the
+// From() of each workload; InvalidArgument naming `user` when it is not one.
+template <typename W>
+[[nodiscard]] absl::StatusOr<const W*> WorkloadAs(const Workload& workload, absl::string_view user,
+                                                  absl::string_view name) {
+  const auto* as_w = dynamic_cast<const W*>(&workload);
+  if (as_w == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(user, ": workload ", workload.name(), " is not ", name));
+  }
+  return as_w;
+}
 
 // Makes a registered workload. InvalidArgument names the problem for an
 // unknown name, a missing/unknown key or a bad value.

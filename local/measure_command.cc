@@ -1,0 +1,193 @@
+#include "local/measure_command.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "builder_worker/codegen/target.h"
+#include "common/status_macros.h"
+#include "device_agent/device_info.h"
+#include "local/validate_winners.h"
+#include "proto_convert/task_spec.h"
+#include "tuner_core/records/record_file.h"
+
+namespace tunefleet {
+namespace {
+
+// The records of one (task, workload, target) of the log.
+struct Group {
+  const Record* first = nullptr;
+  std::vector<const Record*> successes;  // in file order
+};
+
+std::string Arch(const std::string& triple) { return triple.substr(0, triple.find('-')); }
+
+// OK when this host can run what `target` builds; FailedPrecondition saying
+// why not otherwise.
+[[nodiscard]] absl::Status CheckRunnableHere(const std::string& target,
+                                             const RunnerOptions& runner) {
+  absl::StatusOr<TargetSpec> spec = ParseTarget(target);
+  if (!spec.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "record target \"", target, "\" cannot be built here: ", spec.status().message()));
+  }
+  if (spec->is_cuda()) {
+    absl::StatusOr<GpuDeviceProperties> gpu =
+        DetectGpu(runner.gpu_device,
+                  runner.cuda_driver_library.empty() ? kLibCudaName : runner.cuda_driver_library);
+    if (!gpu.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat("record target \"", target,
+                                                        "\" is a GPU target and this host has "
+                                                        "no usable GPU: ",
+                                                        gpu.status().message()));
+    }
+    return absl::OkStatus();
+  }
+  TF_ASSIGN_OR_RETURN(TargetSpec host, ParseTarget(HostTargetString()));
+  if (Arch(spec->triple) != Arch(host.triple)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "record target \"", target, "\" builds ", Arch(spec->triple), " code, which this ",
+        Arch(host.triple), " host cannot run; measure it on a ", Arch(spec->triple), " host"));
+  }
+  return absl::OkStatus();
+}
+
+// The group's top `k` records by ReportedCost, one per config.
+std::vector<const Record*> TopRecords(const Group& group, int k) {
+  std::vector<const Record*> sorted = group.successes;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Record* a, const Record* b) {
+    return a->ReportedCost() < b->ReportedCost();
+  });
+  std::vector<const Record*> top;
+  std::set<std::string> configs;
+  for (const Record* r : sorted) {
+    if (static_cast<int>(top.size()) == k) break;
+    const std::string index =
+        r->config.contains("index") ? r->config["index"].dump() : r->config.dump();
+    if (configs.insert(index).second) top.push_back(r);
+  }
+  return top;
+}
+
+}  // namespace
+
+[[nodiscard]] absl::StatusOr<std::vector<RemeasuredRecord>> RunMeasure(
+    const MeasureCommandOptions& options, std::ostream& progress, std::ostream& out) {
+  if (!options.key.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "--key ", options.key,
+        ": re-measuring on a fleet agent needs the fleet, which `measure` does not use; run "
+        "`tunefleet measure` on a host of that key instead"));
+  }
+  if (options.log.empty()) return absl::InvalidArgumentError("--log is required");
+  if (options.top < 1 || options.top > kMaxValidateTopK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--top must be in [1, ", kMaxValidateTopK, "], not ", options.top));
+  }
+  if (options.passes < 1 || options.passes > kMaxValidationPasses) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--passes must be in [1, ", kMaxValidationPasses, "], not ", options.passes));
+  }
+  TF_ASSIGN_OR_RETURN(ReadReport report, ReadRecords(options.log));
+  for (const std::string& w : report.warnings) out << "warning: " << w << "\n";
+
+  // Group the successful records, in the order each group first appears.
+  std::vector<Group> groups;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> group_of;
+  std::set<std::string> task_names;
+  for (const Record& r : report.records) {
+    if (!r.result.ok()) continue;
+    task_names.insert(r.task_name);
+    if (!options.task.empty() && r.task_name != options.task) continue;
+    auto [it, inserted] = group_of.emplace(
+        std::make_tuple(r.task_name, r.workload_name, r.workload_args.dump(), r.target),
+        groups.size());
+    if (inserted) groups.push_back(Group{&r, {}});
+    groups[it->second].successes.push_back(&r);
+  }
+  if (groups.empty()) {
+    if (!options.task.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat("--task ", options.task, ": no successful record of it in ", options.log,
+                       task_names.empty() ? "" : "; its tasks: ", absl::StrJoin(task_names, ", ")));
+    }
+    return absl::NotFoundError(
+        absl::StrCat(options.log, ": no successful record among ", report.records.size()));
+  }
+  // Refuse what this host cannot run before measuring anything.
+  for (const Group& g : groups) {
+    TF_RETURN_IF_ERROR(CheckRunnableHere(g.first->target, options.local.runner));
+  }
+
+  out << "Re-measuring on this host: the top " << options.top << " records per task, "
+      << options.passes << " passes each, every measurement in a fresh runner child\n";
+  std::vector<RemeasuredRecord> remeasured;
+  for (const Group& g : groups) {
+    const Record& first = *g.first;
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task,
+                        TaskFromSpec(MakeTaskSpec(first.task_name, first.workload_name,
+                                                  first.workload_args, first.target)));
+    const std::vector<const Record*> top = TopRecords(g, options.top);
+    std::vector<Config> configs;
+    for (const Record* r : top) {
+      absl::StatusOr<Config> config = task->space().FromJson(r->config);
+      if (!config.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(options.log, ": a config of ", first.task_name, " ", r->config.dump(),
+                         " does not fit the template's space: ", config.status().message()));
+      }
+      configs.push_back(*std::move(config));
+    }
+    const double flops = task->workload().flops();
+    const std::string workload = task->workload().Describe();
+    progress << "measuring " << configs.size() << " configs of " << first.task_name << " "
+             << workload << "\n";
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<LocalMeasurer> measurer,
+                        LocalMeasurer::Create(*task, options.local));
+    TF_ASSIGN_OR_RETURN(LocalValidationRun run, measurer->Validate(configs, options.passes));
+
+    out << first.task_name << " " << workload << " on \"" << first.target << "\" (top "
+        << top.size() << " of " << g.successes.size() << " successful records)\n";
+    out << absl::StrFormat("  %-10s %12s %-10s %15s %8s %7s\n", "config", "recorded", "figure",
+                           "re-measured", "spread", "ratio");
+    for (size_t i = 0; i < top.size(); ++i) {
+      RemeasuredRecord row;
+      row.task_name = first.task_name;
+      row.workload = workload;
+      row.target = first.target;
+      row.config_index = configs[i].index();
+      row.recorded_gflops = flops / top[i]->ReportedCost() / 1e9;
+      row.recorded_validated = top[i]->validated();
+      row.remeasured = run.validations[i];
+      row.last_error = run.last_errors[i];
+      const std::string figure = row.recorded_validated ? "validated" : "search";
+      if (row.remeasured.ok()) {
+        row.remeasured_gflops = flops / row.remeasured.cost_s() / 1e9;
+        row.ratio = row.remeasured_gflops / row.recorded_gflops;
+        out << absl::StrFormat("  %-10d %12.2f %-10s %15.2f %6.1f %% %7.3f", row.config_index,
+                               row.recorded_gflops, figure, row.remeasured_gflops,
+                               100 * row.remeasured.rel_spread(), row.ratio);
+        if (row.remeasured.failed_passes > 0) {
+          out << "  (" << row.remeasured.failed_passes << " passes failed: " << row.last_error
+              << ")";
+        }
+      } else {
+        out << absl::StrFormat("  %-10d %12.2f %-10s %s: %s", row.config_index, row.recorded_gflops,
+                               figure, DescribeValidation(row.remeasured), row.last_error);
+      }
+      out << "\n";
+      remeasured.push_back(std::move(row));
+    }
+  }
+  out << "GFLOPS: recorded = the record's reported figure; re-measured = median of passes; "
+         "spread = (max - min) / median over passes; ratio = re-measured / recorded\n";
+  return remeasured;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,139 @@
+#include "local/validation_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace tunefleet {
+namespace {
+
+[[nodiscard]] absl::Status IoError(const std::string& what, const std::string& path) {
+  return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
+}
+
+std::optional<int64_t> ConfigIndex(const Record& r) {
+  auto it = r.config.find("index");
+  if (it == r.config.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+bool SameConfig(const Record& a, const Record& b) {
+  return a.task_name == b.task_name && a.workload_name == b.workload_name && a.target == b.target &&
+         a.workload_args == b.workload_args && ConfigIndex(a).has_value() &&
+         ConfigIndex(a) == ConfigIndex(b);
+}
+
+// One line of the file: its text without the newline, whether it had one,
+// and the record it holds when it is a TuneFleet record line.
+struct Line {
+  std::string_view text;
+  bool newline = false;
+  std::optional<Record> record;
+};
+
+[[nodiscard]] absl::Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError("cannot write", path);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+// Replaces `path` with `content` atomically (see the header).
+[[nodiscard]] absl::Status ReplaceFile(const std::string& path, const std::string& content,
+                                       mode_t mode) {
+  std::string temp = path + ".validating.XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return IoError("cannot create a temporary file beside", path);
+  absl::Status status = WriteAll(fd, content, temp);
+  if (status.ok() && ::fchmod(fd, mode) != 0) status = IoError("cannot set the mode of", temp);
+  if (status.ok() && ::fsync(fd) != 0) status = IoError("cannot fsync", temp);
+  if (::close(fd) != 0 && status.ok()) status = IoError("cannot close", temp);
+  if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
+    status = IoError(absl::StrCat("cannot rename ", temp, " to"), path);
+  }
+  if (!status.ok()) {
+    ::unlink(temp.c_str());
+    return status;
+  }
+  // The rename is durable once the directory is.
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+[[nodiscard]] absl::StatusOr<int> WriteValidationsToLog(const std::string& path,
+                                                        const std::vector<Record>& validated) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::NotFoundError(absl::StrCat(path, ": no such file"));
+    return IoError("cannot stat", path);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return IoError("cannot open", path);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return IoError("cannot read", path);
+  const std::string content = buffer.str();
+
+  std::vector<Line> lines;
+  for (size_t pos = 0; pos < content.size();) {
+    const size_t end = content.find('\n', pos);
+    Line line;
+    line.newline = end != std::string::npos;
+    line.text = std::string_view(content).substr(pos, (line.newline ? end : content.size()) - pos);
+    absl::StatusOr<Record> record = Record::FromLine(line.text);
+    if (record.ok()) line.record = *std::move(record);
+    pos = line.newline ? end + 1 : content.size();
+    lines.push_back(std::move(line));
+  }
+
+  std::vector<std::optional<std::string>> replaced(lines.size());
+  int changed = 0;
+  for (const Record& v : validated) {
+    std::optional<size_t> match;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const std::optional<Record>& r = lines[i].record;
+      if (!r || !r->result.ok() || !SameConfig(*r, v)) continue;
+      if (!match || r->result.MeanCost() < lines[*match].record->result.MeanCost()) match = i;
+    }
+    if (!match) continue;
+    Record updated = *lines[*match].record;
+    updated.validation = v.validation;
+    if (!replaced[*match]) ++changed;
+    replaced[*match] = updated.ToLine();
+  }
+  if (changed == 0) return 0;
+
+  std::string out;
+  out.reserve(content.size() + 256 * changed);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += replaced[i] ? std::string_view(*replaced[i]) : lines[i].text;
+    if (lines[i].newline) out += '\n';
+  }
+  TF_RETURN_IF_ERROR(ReplaceFile(path, out, st.st_mode & 07777));
+  return changed;
+}
+
+}  // namespace tunefleet
