@@ -99,6 +99,7 @@ absl::Status FleetLauncher::StartTracker() {
       absl::StrCat("--heartbeat_s=", options_.heartbeat_s),
       absl::StrCat("--worker_timeout_s=", options_.worker_timeout_s),
       absl::StrCat("--measure_lease_grace_s=", options_.measure_lease_grace_s)};
+  argv.insert(argv.end(), options_.tracker_flags.begin(), options_.tracker_flags.end());
   // Fake agents all run on this host: isolating them would serialise them.
   if (options_.simulate_measure_ms > 0) argv.push_back("--isolate_measurements=false");
   TF_ASSIGN_OR_RETURN(tracker_, Process::Spawn(argv, dir_ + "/tracker.log"));
@@ -142,6 +143,9 @@ absl::Status FleetLauncher::StartAgent(int i) {
   }
   if (!options_.agent_runner_launcher.empty()) {
     argv.push_back("--runner_launcher=" + options_.agent_runner_launcher);
+  }
+  if (auto flags = options_.agent_flags.find(i); flags != options_.agent_flags.end()) {
+    argv.insert(argv.end(), flags->second.begin(), flags->second.end());
   }
   TF_ASSIGN_OR_RETURN(agents_.at(i),
                       Process::Spawn(argv, absl::StrCat(dir_, "/agent-", i, ".log")));

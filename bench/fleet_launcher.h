@@ -21,6 +21,7 @@
 #ifndef TUNEFLEET_BENCH_FLEET_LAUNCHER_H_
 #define TUNEFLEET_BENCH_FLEET_LAUNCHER_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,17 @@ class FleetLauncher {
     std::string agent_binary;
     std::vector<std::string> agent_command_prefix;
     std::string agent_runner_launcher;
+    // More flags for agent i (e.g. a fake agent's --calibration_gflops).
+    std::map<int, std::vector<std::string>> agent_flags;
+    // More flags for the tracker. By default a looser agent quarantine than
+    // the tracker's own (tracker/agent_calibration.h): this fleet's real
+    // agents share a 2-core test machine with the tracker, builders and
+    // other test processes, so their calibrations differ for reasons no
+    // deployment has; the policy itself is tested with fake agents whose
+    // figures are fixed. Empty: the tracker's defaults.
+    std::vector<std::string> tracker_flags = {"--quarantine_max_noise=0.25",
+                                              "--quarantine_min_relative_speed=0.5",
+                                              "--quarantine_recheck_s=2"};
     // The target string of DenseJob.
     std::string target = "llvm -mcpu=native";
   };

@@ -223,8 +223,9 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
 
 [[nodiscard]] absl::Status RunDevices(FleetClient& client, std::ostream& out) {
   TF_ASSIGN_OR_RETURN(proto::ListDevicesResponse devices, client.Devices());
-  out << absl::StrFormat("%-8s %-24s %-10s %-6s %6s %9s  %s\n", "ROLE", "NAME", "KEY", "STATE",
-                         "LEASES", "COMPLETED", "DEVICE");
+  out << absl::StrFormat("%-8s %-24s %-10s %-11s %6s %9s %-20s  %s\n", "ROLE", "NAME", "KEY",
+                         "STATE", "LEASES", "COMPLETED", "CALIBRATION", "DEVICE");
+  std::vector<std::string> quarantined;
   for (const proto::WorkerStatus& w : devices.workers()) {
     std::string device;
     if (w.role() == proto::AGENT) {
@@ -237,9 +238,28 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
     }
     std::string role = proto::WorkerRole_Name(w.role());
     for (char& c : role) c = static_cast<char>(std::tolower(c));
-    out << absl::StrFormat("%-8s %-24s %-10s %-6s %6d %9d  %s\n", role, w.name(), w.device_key(),
-                           w.state(), w.leases(), w.completed(), device);
+    // The agent's latest calibration: throughput, spread and how far it is
+    // from its first passing figure.
+    std::string calibration = "-";
+    if (w.has_calibration()) {
+      calibration = w.calibration().error().empty()
+                        ? absl::StrFormat("%.1f GF ±%.1f%%", w.calibration().gflops(),
+                                          100 * w.calibration().noise())
+                        : "failed";
+      if (w.calibration().error().empty() && w.baseline_gflops() > 0) {
+        absl::StrAppend(
+            &calibration,
+            absl::StrFormat(" %+.0f%%",
+                            100 * (w.calibration().gflops() / w.baseline_gflops() - 1)));
+      }
+    }
+    out << absl::StrFormat("%-8s %-24s %-10s %-11s %6d %9d %-20s  %s\n", role, w.name(),
+                           w.device_key(), w.state(), w.leases(), w.completed(), calibration,
+                           device);
+    if (!w.quarantine().empty())
+      quarantined.push_back(absl::StrCat(w.name(), ": ", w.quarantine()));
   }
+  for (const std::string& line : quarantined) out << "quarantined " << line << "\n";
   return absl::OkStatus();
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "device_agent/runner.h"
@@ -47,6 +48,12 @@ AgentDaemon::AgentDaemon(AgentDaemonOptions options, proto::DeviceInfo device,
   // Costs faster than this device could run their FLOPs are refused here,
   // before they reach the tracker (which applies the same rule).
   service_options.max_gflops = PlausiblePeakGflops(device);
+  // The fixed calibration kernel, on the measuring thread; the tracker asks
+  // for it at registration and while the agent is idle.
+  service_options.calibrate = [] {
+    RealClock clock;
+    return RunCalibration(CalibrationOptions{}, clock);
+  };
   service_ = std::make_unique<AgentService>(runner, service_options);
 
   proto::Register registration;
@@ -55,6 +62,7 @@ AgentDaemon::AgentDaemon(AgentDaemonOptions options, proto::DeviceInfo device,
   *registration.mutable_device() = std::move(device);
   registration.set_parallelism(1);  // one measurement at a time
   registration.set_version(kAgentVersion);
+  registration.set_calibrates(true);
   worker_ = std::make_unique<WorkerDaemon>(options_.worker, std::move(registration),
                                            static_cast<WorkerRoleInterface*>(this));
 }
@@ -79,6 +87,27 @@ void AgentDaemon::OnSession(const std::string& worker_id) {
 }
 
 void AgentDaemon::OnMessage(const proto::TrackerMessage& message) {
+  if (message.has_abort_measure()) {
+    TF_LOG(INFO) << "measure lease=" << message.abort_measure().lease_id()
+                 << " aborted by the tracker: " << message.abort_measure().reason();
+    service_->Abort(message.abort_measure().lease_id(), message.abort_measure().reason());
+    return;
+  }
+  if (message.has_calibrate()) {
+    TF_LOG(INFO) << "calibrating (" << message.calibrate().reason() << ")";
+    service_->Calibrate([this](proto::Calibration calibration) {
+      if (calibration.error().empty()) {
+        TF_LOG(INFO) << "calibration: " << calibration.gflops() << " GFLOPS, spread "
+                     << 100 * calibration.noise() << " %";
+      } else {
+        TF_LOG(WARNING) << "calibration failed: " << calibration.error();
+      }
+      proto::WorkerMessage answer;
+      *answer.mutable_calibration() = std::move(calibration);
+      worker_->Send(answer);
+    });
+    return;
+  }
   if (!message.has_measure()) {
     if (!message.has_error()) {
       TF_LOG(WARNING) << "agent ignores tracker message kind " << message.kind_case();

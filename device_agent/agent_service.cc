@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -75,6 +76,40 @@ int64_t AgentService::DropQueued() {
   return dropped;
 }
 
+void AgentService::Calibrate(CalibrationDone done) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return;
+  Pending pending;
+  pending.calibration_done = std::move(done);
+  queue_.push_back(std::move(pending));
+  changed_.SignalAll();
+}
+
+void AgentService::Abort(const std::string& lease_id, const std::string& reason) {
+  if (lease_id.empty()) return;  // calibrations have no lease
+  std::optional<Pending> dropped;
+  {
+    absl::MutexLock lock(&mu_);
+    if (lease_id == current_lease_ && !lease_id.empty()) {
+      current_abort_ = reason;
+      runner_->Abort(reason);
+      return;
+    }
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      if (it->request.lease_id() != lease_id) continue;
+      dropped = std::move(*it);
+      queue_.erase(it);
+      break;
+    }
+  }
+  if (!dropped.has_value()) return;
+  proto::MeasureResult result;
+  result.set_lease_id(lease_id);
+  result.mutable_run()->set_error_no(Code(MeasureErrorNo::kUnknown));
+  result.mutable_run()->set_error_msg(absl::StrCat("aborted before it ran: ", reason));
+  dropped->done(std::move(result));
+}
+
 void AgentService::MeasureLoop() {
   while (true) {
     Pending pending;
@@ -84,13 +119,37 @@ void AgentService::MeasureLoop() {
       if (stopping_) return;
       pending = std::move(queue_.front());
       queue_.pop_front();
+      current_lease_ = pending.request.lease_id();
+      current_abort_.clear();
+    }
+    if (pending.calibration_done) {
+      pending.calibration_done(RunCalibrationNow());
+      continue;
     }
     proto::MeasureResult result = Measure(pending.request);
     result.set_lease_id(pending.request.lease_id());
     pending.done(std::move(result));
     absl::MutexLock lock(&mu_);
+    current_lease_.clear();
     ++measured_;
   }
+}
+
+proto::Calibration AgentService::RunCalibrationNow() {
+  proto::Calibration calibration;
+  if (!options_.calibrate) {
+    calibration.set_error("this agent has no calibration kernel");
+    return calibration;
+  }
+  absl::StatusOr<CalibrationFigures> figures = options_.calibrate();
+  if (!figures.ok()) {
+    calibration.set_error(std::string(figures.status().message()));
+    return calibration;
+  }
+  calibration.set_gflops(figures->gflops);
+  calibration.set_noise(figures->noise);
+  calibration.set_repeats(figures->repeats);
+  return calibration;
 }
 
 proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
@@ -123,6 +182,12 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
                 absl::StrCat("artifact ", run->artifact_hash(), " is not in this agent's cache"));
   }
   if (runner_ == nullptr) return fail(MeasureErrorNo::kUnknown, "agent has no runner");
+  {
+    absl::MutexLock lock(&mu_);
+    if (!current_abort_.empty()) {
+      return fail(MeasureErrorNo::kUnknown, absl::StrCat("aborted: ", current_abort_));
+    }
+  }
   if (request.fresh_runner()) runner_->Recycle();
   *result.mutable_run() =
       RejectInvalidCosts(runner_->Run(*run), WorkloadFlops(*run), options_.max_gflops);

@@ -22,6 +22,10 @@
 // that is not finite and > 0, or faster than the device could run the
 // FLOPs, is answered RUNTIME_DEVICE naming it, so it can never become a best.
 //
+// Calibrate() runs options.calibrate (device_agent/calibration.h) on the
+// same thread, between measurements, so a calibration and a measurement
+// never disturb each other.
+//
 // Thread-safe. The destructor drops queued requests unanswered (the tracker
 // requeues them when the stream breaks) and waits for the measurement in
 // progress.
@@ -39,6 +43,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "common/artifact_cache.h"
+#include "device_agent/calibration.h"
 #include "device_agent/runner_interface.h"
 #include "proto/fleet.pb.h"
 
@@ -50,6 +55,9 @@ struct AgentServiceOptions {
   // proto_convert/measure_result.h); 0 checks only that costs are finite and
   // > 0. A success whose costs fail ValidateCosts is answered as an error.
   double max_gflops = 0;
+  // Runs the calibration kernel for Calibrate(); unset: this agent cannot
+  // calibrate, and Calibrate answers with an error.
+  std::function<absl::StatusOr<CalibrationFigures>()> calibrate;
 
   [[nodiscard]] absl::Status Validate() const;
 };
@@ -57,6 +65,7 @@ struct AgentServiceOptions {
 class AgentService {
  public:
   using Done = std::function<void(proto::MeasureResult)>;
+  using CalibrationDone = std::function<void(proto::Calibration)>;
 
   // `runner` (not owned, not null) must outlive the service. `options` must
   // be valid (Validate()). Simulated agents are //tests:fake_agent.
@@ -70,9 +79,20 @@ class AgentService {
   // the request is dropped (DropQueued, destruction) before it starts.
   void Handle(const proto::MeasureRequest& request, Done done);
 
+  // Queues a calibration behind the queued requests; `done` is called once,
+  // on the measuring thread, with its figures or with Calibration.error
+  // saying why there are none (unless dropped like a request).
+  void Calibrate(CalibrationDone done);
+
   // Forgets queued requests without answering them (their session broke and
   // the tracker requeued them); returns how many.
   int64_t DropQueued();
+
+  // Stops the request of lease `lease_id`: running, its runner child is
+  // killed (RunnerInterface::Abort) and its result says "aborted: reason";
+  // queued, it is answered at once with such an error, unrun. Unknown
+  // leases (already answered) are ignored.
+  void Abort(const std::string& lease_id, const std::string& reason);
 
   int64_t queued() const;
   int64_t measured() const;  // requests answered so far
@@ -84,10 +104,12 @@ class AgentService {
   struct Pending {
     proto::MeasureRequest request;
     Done done;
+    CalibrationDone calibration_done;  // set: a calibration, not a measurement
   };
 
   void MeasureLoop();
   proto::MeasureResult Measure(proto::MeasureRequest& request);
+  proto::Calibration RunCalibrationNow();
 
   RunnerInterface* const runner_;
   const AgentServiceOptions options_;
@@ -97,6 +119,10 @@ class AgentService {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
   int64_t measured_ ABSL_GUARDED_BY(mu_) = 0;
+  // The lease being measured ("" between requests) and, once Abort named
+  // it, why.
+  std::string current_lease_ ABSL_GUARDED_BY(mu_);
+  std::string current_abort_ ABSL_GUARDED_BY(mu_);
 
   // Artifact bytes by their content hash. Filled and read by the measuring
   // thread; thread-safe on its own for the observers.

@@ -4,6 +4,7 @@
 #include "device_agent/agent_service.h"
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -104,6 +105,49 @@ TEST(AgentServiceTest, FreshRunnerRequestsRecycleTheChildFirst) {
   EXPECT_EQ(answers[1].run().error_no(), Code(MeasureErrorNo::kNoError));
   EXPECT_EQ(runner.recycles(), 1);
   EXPECT_EQ(runner.requests().size(), 2u);
+}
+
+TEST(AgentServiceTest, AbortStopsTheRunningRequestAndAnswersAQueuedOneUnrun) {
+  absl::Notification started, release;
+  std::atomic<int> aborts{0};
+  class AbortableRunner final : public RunnerInterface {
+   public:
+    AbortableRunner(absl::Notification* started, absl::Notification* release,
+                    std::atomic<int>* aborts)
+        : started_(started), release_(release), aborts_(aborts) {}
+    proto::RunResult Run(const proto::RunRequest&) override {
+      started_->Notify();
+      release_->WaitForNotification();  // a hung kernel until aborted
+      proto::RunResult r;
+      r.set_error_no(Code(MeasureErrorNo::kUnknown));
+      r.set_error_msg("aborted: test");
+      return r;
+    }
+    void Abort(const std::string&) override {
+      ++*aborts_;
+      release_->Notify();
+    }
+
+   private:
+    absl::Notification* started_;
+    absl::Notification* release_;
+    std::atomic<int>* aborts_;
+  } runner(&started, &release, &aborts);
+  AgentService service(&runner, {});
+  Results results;
+  service.Handle(Request("running", "ELF-bytes-1"), results.Callback());
+  service.Handle(Request("queued", "ELF-bytes-1"), results.Callback());
+  started.WaitForNotification();
+  service.Abort("queued", "job cancelled");
+  service.Abort("unknown-lease", "ignored");
+  service.Abort("running", "job cancelled");
+  const auto answers = results.WaitFor(2);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].lease_id(), "queued");
+  EXPECT_THAT(answers[0].run().error_msg(), HasSubstr("aborted before it ran: job cancelled"));
+  EXPECT_EQ(answers[1].lease_id(), "running");
+  EXPECT_THAT(answers[1].run().error_msg(), HasSubstr("aborted"));
+  EXPECT_EQ(aborts.load(), 1);
 }
 
 TEST(AgentServiceTest, UnknownHashWithoutBytesAsksForTheArtifact) {
@@ -283,6 +327,83 @@ TEST(AgentServiceTest, PlausibleCostsPassTheBound) {
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kNoError));
   EXPECT_EQ(answers[0].run().costs_size(), 2);
+}
+
+// Collects calibrations; waits (bounded) for one.
+class Calibrations {
+ public:
+  AgentService::CalibrationDone Callback() {
+    return [this](proto::Calibration c) {
+      absl::MutexLock lock(&mu_);
+      got_.push_back(std::move(c));
+    };
+  }
+  proto::Calibration WaitForOne() {
+    absl::MutexLock lock(&mu_);
+    auto one = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !got_.empty(); };
+    EXPECT_TRUE(mu_.AwaitWithTimeout(absl::Condition(&one), absl::Seconds(60)));
+    return got_.empty() ? proto::Calibration() : got_.front();
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<proto::Calibration> got_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST(AgentServiceTest, CalibrationRunsOnTheMeasuringThreadBetweenMeasurements) {
+  std::atomic<bool> measuring{false};
+  std::atomic<bool> overlapped{false};
+  std::thread::id measuring_thread;
+  FakeRunner runner([&](const proto::RunRequest&) {
+    measuring = true;
+    measuring_thread = std::this_thread::get_id();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    measuring = false;
+    proto::RunResult result;
+    result.add_costs(1e-4);
+    return result;
+  });
+  std::thread::id calibrating_thread;
+  AgentServiceOptions options;
+  options.calibrate = [&]() -> absl::StatusOr<CalibrationFigures> {
+    if (measuring) overlapped = true;
+    calibrating_thread = std::this_thread::get_id();
+    return CalibrationFigures{.gflops = 42.5, .noise = 0.012, .repeats = 12};
+  };
+  AgentService service(&runner, options);
+  Results results;
+  Calibrations calibrations;
+  service.Handle(Request("1", "kernel-1"), results.Callback());
+  service.Calibrate(calibrations.Callback());
+  service.Handle(Request("2", "kernel-2"), results.Callback());
+  const proto::Calibration c = calibrations.WaitForOne();
+  ASSERT_EQ(results.WaitFor(2).size(), 2u);
+  EXPECT_TRUE(c.error().empty()) << c.error();
+  EXPECT_EQ(c.gflops(), 42.5);
+  EXPECT_EQ(c.noise(), 0.012);
+  EXPECT_EQ(c.repeats(), 12);
+  EXPECT_FALSE(overlapped);
+  EXPECT_EQ(calibrating_thread, measuring_thread);
+}
+
+TEST(AgentServiceTest, CalibrationSaysWhyItHasNoFigures) {
+  FakeRunner runner;
+  {
+    AgentService service(&runner, {});
+    Calibrations calibrations;
+    service.Calibrate(calibrations.Callback());
+    EXPECT_THAT(calibrations.WaitForOne().error(), HasSubstr("no calibration kernel"));
+  }
+  AgentServiceOptions options;
+  options.calibrate = []() -> absl::StatusOr<CalibrationFigures> {
+    return absl::InternalError("clock went backwards");
+  };
+  AgentService service(&runner, options);
+  Calibrations calibrations;
+  service.Calibrate(calibrations.Callback());
+  const proto::Calibration c = calibrations.WaitForOne();
+  EXPECT_EQ(c.error(), "clock went backwards");
+  EXPECT_EQ(c.gflops(), 0);
 }
 
 }  // namespace

@@ -16,6 +16,11 @@ absl::Status FakeAgentOptions::Validate() const {
   if (!(measure_s > 0)) {
     return absl::InvalidArgumentError(absl::StrCat("measure time must be > 0 s, got ", measure_s));
   }
+  if (!(calibration_gflops >= 0) || !(calibration_noise >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("calibration figures must be >= 0, got ",
+                                                   calibration_gflops, " GFLOPS, spread ",
+                                                   calibration_noise));
+  }
   return absl::OkStatus();
 }
 
@@ -27,6 +32,7 @@ FakeAgent::FakeAgent(FakeAgentOptions options, proto::DeviceInfo device)
   *registration.mutable_device() = std::move(device);
   registration.set_parallelism(1);
   registration.set_version("tunefleet-fake-agent/1");
+  registration.set_calibrates(options_.calibration_gflops > 0);
   worker_ = std::make_unique<WorkerDaemon>(options_.worker, std::move(registration),
                                            static_cast<WorkerRoleInterface*>(this));
   measuring_thread_ = std::thread([this] { MeasureLoop(); });
@@ -63,6 +69,14 @@ void FakeAgent::OnSession(const std::string&) {
 }
 
 void FakeAgent::OnMessage(const proto::TrackerMessage& message) {
+  if (message.has_calibrate()) {
+    proto::WorkerMessage answer;
+    answer.mutable_calibration()->set_gflops(options_.calibration_gflops);
+    answer.mutable_calibration()->set_noise(options_.calibration_noise);
+    answer.mutable_calibration()->set_repeats(12);
+    worker_->Send(answer);
+    return;
+  }
   if (!message.has_measure()) return;
   absl::MutexLock lock(&mu_);
   queue_.push_back(message.measure());

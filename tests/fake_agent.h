@@ -3,7 +3,8 @@
 // device key like a real agent, and answers every MeasureRequest after a
 // fixed delay with NO_ERROR and `repeat` costs of that delay, without
 // loading or running anything (it accepts any artifact, even a placeholder,
-// and never asks for bytes). One measurement at a time, in arrival order,
+// and never asks for bytes). With calibration_gflops set it answers
+// calibrations with fixed figures. One measurement at a time, in arrival order,
 // like a real agent; Stop() drains like one (worker/worker_daemon.h).
 //
 //   FakeAgentOptions options;
@@ -33,6 +34,11 @@ struct FakeAgentOptions {
   WorkerDaemonOptions worker;
   std::string device_key;
   double measure_s = 0.1;  // every measurement takes this long and costs this much
+  // > 0: it says it calibrates (Register.calibrates) and answers every
+  // CalibrateRequest at once with these figures (a throttled or noisy host
+  // is one with a low figure or a large spread); 0: it does not calibrate.
+  double calibration_gflops = 0;
+  double calibration_noise = 0.01;
 
   [[nodiscard]] absl::Status Validate() const;
 };

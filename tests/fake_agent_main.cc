@@ -24,6 +24,9 @@
 ABSL_FLAG(std::string, key, "", "device key (required)");
 ABSL_FLAG(double, measure_ms, 100, "every measurement takes this long and costs this much");
 ABSL_FLAG(int, agents, 1, "simulated agents in this process");
+ABSL_FLAG(double, calibration_gflops, 0,
+          "> 0: calibrate, answering every calibration with this throughput (0: do not)");
+ABSL_FLAG(double, calibration_noise, 0.01, "the spread those calibrations report");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
@@ -41,6 +44,8 @@ int main(int argc, char** argv) {
   options.worker = *std::move(worker);
   options.device_key = absl::GetFlag(FLAGS_key);
   options.measure_s = absl::GetFlag(FLAGS_measure_ms) / 1000.0;
+  options.calibration_gflops = absl::GetFlag(FLAGS_calibration_gflops);
+  options.calibration_noise = absl::GetFlag(FLAGS_calibration_noise);
   const std::string name = options.worker.name;
   const tunefleet::proto::DeviceInfo device = tunefleet::DetectHostDevice();
   std::vector<std::unique_ptr<tunefleet::FakeAgent>> fleet;

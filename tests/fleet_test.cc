@@ -134,6 +134,49 @@ TEST(FleetTest, TheReportedBestIsValidatedAndTheRecordsKeepBothFigures) {
   EXPECT_NEAR(best.gflops(), done.best_gflops(), 1e-6 * done.best_gflops());
 }
 
+TEST(FleetTest, AThrottledAgentIsQuarantinedAndTheOtherMeasuresEverything) {
+  FleetLauncher::Options o;
+  o.agents = 2;
+  o.simulate_measure_ms = 20;  // fake agents: their calibration figures are set by flag
+  o.simulate_build_ms = 5;
+  o.agent_flags[0] = {"--calibration_gflops=30", "--calibration_noise=0.01"};
+  o.agent_flags[1] = {"--calibration_gflops=12", "--calibration_noise=0.01"};
+  FleetLauncher fleet(o);
+  ASSERT_OK(fleet.Start());
+  absl::StatusOr<proto::ListDevicesResponse> calibrated = fleet.WaitForDevices(
+      [](const proto::ListDevicesResponse& d) {
+        int judged = 0;
+        for (const auto& w : d.workers()) {
+          if (w.role() == proto::AGENT && (w.state() == "free" || w.state() == "quarantined")) {
+            ++judged;
+          }
+        }
+        return judged == 2;
+      },
+      60);
+  ASSERT_OK(calibrated.status());
+  constexpr int64_t kTrials = 8;
+  proto::JobStatus job = fleet.client().Submit(fleet.DenseJob(kTrials)).value();
+  proto::JobStatus done = fleet.WaitForJob(job.job_id(), 120).value();
+  EXPECT_EQ(done.state(), proto::SUCCEEDED) << done.message();
+  std::map<std::string, proto::WorkerStatus> agents;
+  const proto::ListDevicesResponse devices = fleet.client().Devices().value();
+  for (const auto& w : devices.workers()) {
+    if (w.role() == proto::AGENT) agents[w.name()] = w;
+  }
+  ASSERT_EQ(agents.size(), 2u);
+  EXPECT_EQ(agents["agent-0"].state(), "free");
+  EXPECT_EQ(agents["agent-0"].calibration().gflops(), 30);
+  EXPECT_GE(agents["agent-0"].completed(), kTrials);
+  EXPECT_EQ(agents["agent-1"].state(), "quarantined");
+  EXPECT_THAT(agents["agent-1"].quarantine(), HasSubstr("slow: calibration 12.00 GFLOPS"));
+  EXPECT_EQ(agents["agent-1"].completed(), 0);
+  for (const Record& r : Records(fleet, job.job_id())) {
+    EXPECT_EQ(r.result.error_no, MeasureErrorNo::kNoError) << r.result.error_msg;
+  }
+  EXPECT_THAT(fleet.Log("tracker"), HasSubstr("quarantined: slow"));
+}
+
 TEST(FleetTest, KilledAgentMidMeasurementLosesNothing) {
   FleetLauncher::Options o;
   o.agents = 2;

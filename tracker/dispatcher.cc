@@ -24,7 +24,10 @@ void Dispatcher::Enroll(Job& job) {
 }
 
 void Dispatcher::MarkAgentFree(Worker& agent) {
-  if (agent.free_listed || !agent.leases.empty()) return;
+  if (agent.free_listed || !agent.leases.empty() || agent.calibrating || agent.calibration_wanted ||
+      !agent.quarantine.empty()) {
+    return;
+  }
   agent.free_listed = true;
   free_agents_[agent.registration.device_key()].push_back(agent.id);
 }
@@ -218,11 +221,19 @@ void Dispatcher::SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_by
 // ---------------------------------------------------------------- isolation
 
 bool Dispatcher::HostMayMeasure(const std::string& host) const {
-  return leases_->BuildsOn(host) == 0;
+  return leases_->BuildsOn(host) == 0 && !HostCalibrates(host);
+}
+
+bool Dispatcher::HostCalibrates(const std::string& host) const {
+  for (const std::string& agent_id : workers_->IsolatingAgentsOn(host)) {
+    const Worker& agent = *workers_->all().at(agent_id);
+    if (agent.calibrating || agent.calibration_wanted) return true;
+  }
+  return false;
 }
 
 bool Dispatcher::HostMayBuild(const std::string& host) const {
-  if (leases_->MeasuresOn(host) > 0) return false;
+  if (leases_->MeasuresOn(host) > 0 || HostCalibrates(host)) return false;
   // Measurements waiting for a free agent of this host go first.
   const std::set<std::string>& agents = workers_->IsolatingAgentsOn(host);
   if (agents.empty()) return true;

@@ -50,7 +50,8 @@ class Dispatcher {
   // A new job joins stride scheduling where the others are now (it does not
   // get a burst of turns for the time it was not there).
   void Enroll(Job& job);
-  // An agent with no lease waits for a measurement of its key.
+  // An agent with no lease waits for a measurement of its key (not while
+  // it calibrates or is quarantined: tracker/agent_calibration.h).
   void MarkAgentFree(Worker& agent);
   // A worker leaves (before RequeueAllOf): it is no longer free.
   void Forget(const Worker& worker);
@@ -76,6 +77,8 @@ class Dispatcher {
   void SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_bytes);
   bool HostMayBuild(const std::string& host) const;
   bool HostMayMeasure(const std::string& host) const;
+  // An agent of `host` calibrates or waits to (timed like a measurement).
+  bool HostCalibrates(const std::string& host) const;
   // Device keys with measurements waiting.
   std::vector<std::string> KeysWaiting() const;
   void RecordDispatch(Stage stage, double since);

@@ -16,13 +16,35 @@ std::vector<WorkerCount> CountWorkers(const WorkerRegistry& workers) {
     WorkerCount& c = counts[{static_cast<int>(role), w->registration.device_key()}];
     c.role = role;
     c.device_key = w->registration.device_key();
-    if (w->busy_units() >= w->capacity())
+    if (!w->quarantine.empty())
+      ++c.quarantined;
+    else if (w->calibrating || w->calibration_wanted || w->busy_units() >= w->capacity())
       ++c.busy;
     else
       ++c.free;
   }
   std::vector<WorkerCount> out;
   for (auto& [key, c] : counts) out.push_back(std::move(c));
+  return out;
+}
+
+std::vector<KeyCalibration> CalibrationsByKey(const WorkerRegistry& workers) {
+  std::map<std::string, KeyCalibration> keys;
+  for (const auto& [id, w] : workers.all()) {
+    if (w->role() != proto::AGENT || !w->calibration.has_value() ||
+        !w->calibration->error().empty()) {
+      continue;
+    }
+    const proto::Calibration& c = *w->calibration;
+    KeyCalibration& k = keys[w->registration.device_key()];
+    k.device_key = w->registration.device_key();
+    k.gflops_min = k.agents == 0 ? c.gflops() : std::min(k.gflops_min, c.gflops());
+    k.gflops_max = std::max(k.gflops_max, c.gflops());
+    k.noise_max = std::max(k.noise_max, c.noise());
+    ++k.agents;
+  }
+  std::vector<KeyCalibration> out;
+  for (auto& [key, k] : keys) out.push_back(std::move(k));
   return out;
 }
 
@@ -46,6 +68,7 @@ double FrontAge(const Job& job, const std::deque<int64_t>& queue, double now) {
 void RefreshGauges(const JobTable& jobs, const WorkerRegistry& workers, double now,
                    TrackerMetricsInterface& metrics) {
   metrics.SetWorkers(CountWorkers(workers));
+  metrics.SetCalibrations(CalibrationsByKey(workers));
 
   QueueStat build;
   build.stage = QueueStage::kBuild;

@@ -67,6 +67,21 @@ std::vector<std::pair<std::string, std::string>> LeaseKeeper::Expired(double now
   return expired;
 }
 
+int LeaseKeeper::AbortMeasuresOf(const std::string& job_id, const std::string& reason) {
+  int aborted = 0;
+  for (const auto& [id, lease] : leases_) {
+    if (lease.job_id != job_id || lease.stage != Stage::kMeasure) continue;
+    Worker* agent = workers_->Find(lease.worker_id);
+    if (agent == nullptr) continue;
+    proto::TrackerMessage m;
+    m.mutable_abort_measure()->set_lease_id(id);
+    m.mutable_abort_measure()->set_reason(reason);
+    agent->outbox->Send(std::move(m));
+    ++aborted;
+  }
+  return aborted;
+}
+
 void LeaseKeeper::ForgiveStall(double seconds) {
   for (auto& [id, lease] : leases_) lease.deadline += seconds;
 }

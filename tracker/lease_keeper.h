@@ -57,6 +57,9 @@ class LeaseKeeper {
   void RequeueAllOf(const Worker& worker, const std::string& reason, RequeueReason kind);
   // (worker id, why) for every lease past its deadline at `now`.
   std::vector<std::pair<std::string, std::string>> Expired(double now) const;
+  // Asks the agent holding each measure lease of `job_id` to stop it now
+  // (AbortMeasure); the leases end when the agents answer. Returns how many.
+  int AbortMeasuresOf(const std::string& job_id, const std::string& reason);
   // Every deadline `seconds` later (the tracker stalled that long).
   void ForgiveStall(double seconds);
 

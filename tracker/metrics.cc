@@ -55,9 +55,9 @@ auto& Register(Builder builder, const char* name, const char* help,
 TrackerMetrics::TrackerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
   prometheus::Registry& registry = *registry_;
 
-  workers_family_ =
-      &Register(prometheus::BuildGauge(), "tunefleet_workers",
-                "Connected workers by role, device key and state (free or busy).", registry);
+  workers_family_ = &Register(
+      prometheus::BuildGauge(), "tunefleet_workers",
+      "Connected workers by role, device key and state (free, busy or quarantined).", registry);
   queue_depth_family_ = &Register(
       prometheus::BuildGauge(), "tunefleet_queue_depth",
       "Trials waiting in a queue: the build queue, or a device key's measure queue.", registry);
@@ -129,6 +129,19 @@ TrackerMetrics::TrackerMetrics() : registry_(std::make_shared<prometheus::Regist
   }
   rejected_family_ = &Register(prometheus::BuildCounter(), "tunefleet_rejected_messages_total",
                                "Messages and calls refused, by reason.", registry);
+  calibration_gflops_family_ = &Register(
+      prometheus::BuildGauge(), "tunefleet_agent_calibration_gflops",
+      "Latest calibration throughput of a device key's agents: the slowest (stat=min) and the "
+      "fastest (stat=max).",
+      registry);
+  calibration_noise_family_ =
+      &Register(prometheus::BuildGauge(), "tunefleet_agent_calibration_noise_ratio",
+                "Largest relative spread (robust: 1.4826 x MAD / median) among a device key's "
+                "agents' latest calibrations.",
+                registry);
+  calibrations_family_ = &Register(
+      prometheus::BuildCounter(), "tunefleet_agent_calibrations_total",
+      "Agent calibrations received, by device key and result (passed or quarantined).", registry);
 }
 
 std::string TrackerMetrics::Serialize() const {
@@ -138,17 +151,19 @@ std::string TrackerMetrics::Serialize() const {
 void TrackerMetrics::SetWorkers(const std::vector<WorkerCount>& workers) {
   // Totals first (several entries for one (role, key) add up), then one Set
   // per series, so a scrape never sees a half-applied snapshot's zeros.
-  absl::flat_hash_map<WorkerKey, std::pair<int64_t, int64_t>> totals;
+  absl::flat_hash_map<WorkerKey, std::array<int64_t, 3>> totals;  // free, busy, quarantined
   for (const WorkerCount& count : workers) {
-    auto& [free, busy] = totals[WorkerKey(count.role, count.device_key)];
+    auto& [free, busy, quarantined] = totals[WorkerKey(count.role, count.device_key)];
     free += count.free;
     busy += count.busy;
+    quarantined += count.quarantined;
   }
   absl::MutexLock lock(&mutex_);
   for (auto& [key, gauges] : workers_) {
     if (totals.contains(key)) continue;
     gauges.free->Set(0);
     gauges.busy->Set(0);
+    gauges.quarantined->Set(0);
   }
   for (const auto& [key, total] : totals) {
     StateGauges& gauges = workers_[key];
@@ -159,10 +174,46 @@ void TrackerMetrics::SetWorkers(const std::vector<WorkerCount>& workers) {
           &workers_family_->Add({{"role", role}, {"device_key", device_key}, {"state", "free"}});
       gauges.busy =
           &workers_family_->Add({{"role", role}, {"device_key", device_key}, {"state", "busy"}});
+      gauges.quarantined = &workers_family_->Add(
+          {{"role", role}, {"device_key", device_key}, {"state", "quarantined"}});
     }
-    gauges.free->Set(static_cast<double>(total.first));
-    gauges.busy->Set(static_cast<double>(total.second));
+    gauges.free->Set(static_cast<double>(total[0]));
+    gauges.busy->Set(static_cast<double>(total[1]));
+    gauges.quarantined->Set(static_cast<double>(total[2]));
   }
+}
+
+void TrackerMetrics::SetCalibrations(const std::vector<KeyCalibration>& keys) {
+  absl::MutexLock lock(&mutex_);
+  absl::flat_hash_map<std::string, const KeyCalibration*> latest;
+  for (const KeyCalibration& key : keys) latest[key.device_key] = &key;
+  for (auto& [key, gauges] : calibration_by_key_) {
+    if (latest.contains(key)) continue;
+    gauges.gflops_min->Set(0);
+    gauges.gflops_max->Set(0);
+    gauges.noise_max->Set(0);
+  }
+  for (const auto& [key, figures] : latest) {
+    CalibrationGauges& gauges = calibration_by_key_[key];
+    if (gauges.gflops_min == nullptr) {
+      gauges.gflops_min = &calibration_gflops_family_->Add({{"device_key", key}, {"stat", "min"}});
+      gauges.gflops_max = &calibration_gflops_family_->Add({{"device_key", key}, {"stat", "max"}});
+      gauges.noise_max = &calibration_noise_family_->Add({{"device_key", key}, {"stat", "max"}});
+    }
+    gauges.gflops_min->Set(figures->gflops_min);
+    gauges.gflops_max->Set(figures->gflops_max);
+    gauges.noise_max->Set(figures->noise_max);
+  }
+}
+
+void TrackerMetrics::AgentCalibrated(absl::string_view device_key, bool quarantined) {
+  absl::MutexLock lock(&mutex_);
+  prometheus::Counter*& counter = calibrations_[{ToString(device_key), quarantined}];
+  if (counter == nullptr) {
+    counter = &calibrations_family_->Add(
+        {{"device_key", ToString(device_key)}, {"result", quarantined ? "quarantined" : "passed"}});
+  }
+  counter->Increment();
 }
 
 void TrackerMetrics::SetQueues(const std::vector<QueueStat>& queues) {

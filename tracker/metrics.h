@@ -75,6 +75,8 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   void MessageIn(WorkerRole role) override;
   void MessageOut(WorkerRole role) override;
   void Rejected(absl::string_view reason) override;
+  void SetCalibrations(const std::vector<KeyCalibration>& keys) override;
+  void AgentCalibrated(absl::string_view device_key, bool quarantined) override;
 
  private:
   using WorkerKey = std::tuple<WorkerRole, std::string>;  // (role, device_key)
@@ -82,6 +84,12 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   struct StateGauges {
     prometheus::Gauge* free = nullptr;
     prometheus::Gauge* busy = nullptr;
+    prometheus::Gauge* quarantined = nullptr;
+  };
+  struct CalibrationGauges {
+    prometheus::Gauge* gflops_min = nullptr;
+    prometheus::Gauge* gflops_max = nullptr;
+    prometheus::Gauge* noise_max = nullptr;
   };
   struct QueueGauges {
     prometheus::Gauge* depth = nullptr;
@@ -97,6 +105,9 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   prometheus::Family<prometheus::Histogram>* measure_family_;
   prometheus::Family<prometheus::Gauge>* best_gflops_family_;
   prometheus::Family<prometheus::Counter>* rejected_family_;
+  prometheus::Family<prometheus::Gauge>* calibration_gflops_family_;
+  prometheus::Family<prometheus::Gauge>* calibration_noise_family_;
+  prometheus::Family<prometheus::Counter>* calibrations_family_;
 
   // Series of fixed label sets, created once; indexed by the enum.
   std::array<prometheus::Counter*, kNumTrialResults> trials_by_result_;
@@ -127,6 +138,10 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   absl::flat_hash_map<std::string, prometheus::Gauge*> best_gflops_by_target_
       ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<std::string, prometheus::Counter*> rejected_by_reason_
+      ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::string, CalibrationGauges> calibration_by_key_ ABSL_GUARDED_BY(mutex_);
+  // (device_key, quarantined) -> tunefleet_agent_calibrations_total series.
+  absl::flat_hash_map<std::pair<std::string, bool>, prometheus::Counter*> calibrations_
       ABSL_GUARDED_BY(mutex_);
 };
 

@@ -50,7 +50,20 @@ struct WorkerCount {
   WorkerRole role = WorkerRole::kAgent;
   std::string device_key;  // "" for builders and tuners
   int64_t free = 0;
-  int64_t busy = 0;
+  int64_t busy = 0;         // holding work, or calibrating
+  int64_t quarantined = 0;  // agents kept out of measurements (tracker/agent_calibration.h)
+};
+
+// The latest calibrations of one device key's agents (those that calibrate
+// and have a figure): the slowest and fastest throughput and the largest
+// spread, so a dashboard sees a key's agents drift apart without a label
+// per agent.
+struct KeyCalibration {
+  std::string device_key;
+  int64_t agents = 0;
+  double gflops_min = 0;
+  double gflops_max = 0;
+  double noise_max = 0;
 };
 
 // One queue: the build queue (device_key "") or a device key's measure queue.
@@ -98,6 +111,7 @@ class TrackerMetricsInterface {
   virtual void SetWorkers(const std::vector<WorkerCount>& workers) = 0;
   virtual void SetQueues(const std::vector<QueueStat>& queues) = 0;
   virtual void SetJobs(const JobStats& jobs) = 0;
+  virtual void SetCalibrations(const std::vector<KeyCalibration>& keys) = 0;
 
   // A trial reached `done` with this MeasureErrorNo (out of range: unknown).
   virtual void TrialFinished(int error_no) = 0;
@@ -114,6 +128,9 @@ class TrackerMetricsInterface {
   // A message or call refused. `reason` must come from a small fixed set of
   // constants (e.g. "unauthenticated", "permission_denied", "stale_lease").
   virtual void Rejected(absl::string_view reason) = 0;
+  // An agent of `device_key` reported a calibration, which passed or
+  // quarantined it.
+  virtual void AgentCalibrated(absl::string_view device_key, bool quarantined) = 0;
 };
 
 // Reports nothing; for callers that run without monitoring.
@@ -130,6 +147,8 @@ class NoopTrackerMetrics final : public TrackerMetricsInterface {
   void MessageIn(WorkerRole) override {}
   void MessageOut(WorkerRole) override {}
   void Rejected(absl::string_view) override {}
+  void SetCalibrations(const std::vector<KeyCalibration>&) override {}
+  void AgentCalibrated(absl::string_view, bool) override {}
 };
 
 }  // namespace tunefleet

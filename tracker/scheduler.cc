@@ -35,7 +35,8 @@ Scheduler::Scheduler(Store* store, TrackerMetricsInterface* metrics, SchedulerOp
       store_writer_(store),
       lifecycle_(&options_, &jobs_, &workers_, &store_writer_, metrics, clock),
       leases_(&jobs_, &workers_, &lifecycle_, metrics),
-      dispatcher_(&options_, &jobs_, &workers_, &leases_, &lifecycle_, metrics, clock) {}
+      dispatcher_(&options_, &jobs_, &workers_, &leases_, &lifecycle_, metrics, clock),
+      calibrations_(&options_.calibration, &workers_, &dispatcher_, &leases_, metrics) {}
 
 absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(Store* store,
                                                              TrackerMetricsInterface* metrics,
@@ -43,6 +44,7 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(Store* store,
                                                              ClockInterface* clock) {
   if (store == nullptr) return absl::InvalidArgumentError("Scheduler needs a store");
   if (clock == nullptr) return absl::InvalidArgumentError("Scheduler needs a clock");
+  TF_RETURN_IF_ERROR(options.calibration.Validate());
   std::unique_ptr<Scheduler> s(new Scheduler(store, metrics, std::move(options), clock));
   absl::MutexLock lock(&s->mu_);
   TF_RETURN_IF_ERROR(s->lifecycle_.Resume(*store));
@@ -74,6 +76,9 @@ absl::StatusOr<proto::JobStatus> Scheduler::CancelJob(const std::string& job_id)
   if (job == nullptr) return NoJob(job_id);
   if (!job->finished()) {
     TF_RETURN_IF_ERROR(lifecycle_.End(*job, proto::CANCELLED, "cancelled by a user"));
+    // A measurement in flight (maybe a hung kernel) stops now, not at its
+    // timeout: the host is free to build and measure other jobs' trials.
+    leases_.AbortMeasuresOf(job_id, absl::StrCat("job ", job_id, " was cancelled"));
     dispatcher_.DispatchAll(clock_->NowSeconds());
   }
   return lifecycle_.StatusOf(*job);
@@ -250,7 +255,8 @@ absl::StatusOr<std::string> Scheduler::RegisterWorker(const proto::Register& reg
                << proto::WorkerRole_Name(registration.role())
                << (registration.device_key().empty() ? "" : " key " + registration.device_key())
                << " from " << peer;
-  if (worker.role() == proto::AGENT) dispatcher_.MarkAgentFree(worker);
+  // An agent that calibrates measures only once its first calibration passed.
+  if (worker.role() == proto::AGENT) calibrations_.Admit(worker);
   const std::string id = worker.id;
   dispatcher_.DispatchAll(now);
   return id;
@@ -268,6 +274,7 @@ void Scheduler::OnMessage(const std::string& worker_id, const proto::WorkerMessa
   if (message.has_measure_result())
     return HandleMeasureResult(worker, message.measure_result(), now);
   if (message.has_propose()) return HandlePropose(worker, message.propose(), now);
+  if (message.has_calibration()) return HandleCalibration(worker, message.calibration(), now);
   SendError(worker,
             message.kind_case() == proto::WorkerMessage::kRegister
                 ? absl::FailedPreconditionError("already registered on this stream")
@@ -304,6 +311,7 @@ void Scheduler::Tick() {
   }
   lifecycle_.RetryStoreWrites();
   lifecycle_.FailJobsWithoutAgents();
+  calibrations_.RequestDue(now);
   dispatcher_.DispatchAll(now);
   if (metrics_ != nullptr && now - last_gauge_refresh_ >= kGaugeRefreshS) {
     last_gauge_refresh_ = now;
@@ -344,6 +352,15 @@ void Scheduler::HandleMeasureResult(Worker& agent, const proto::MeasureResult& r
     metrics_->ObserveMeasure(job.stored.spec.device_key(), result.measure_seconds());
   if (!job.finished()) lifecycle_.Measured(job, trial, result, agent);
   dispatcher_.MarkAgentFree(agent);
+  dispatcher_.DispatchAll(received_at);
+}
+
+void Scheduler::HandleCalibration(Worker& agent, const proto::Calibration& calibration,
+                                  double received_at) {
+  if (!HasRole(agent, proto::AGENT, "only agents send calibrations")) return;
+  absl::Status kept =
+      calibrations_.Calibrated(agent, calibration, received_at, clock_->WallSeconds());
+  if (!kept.ok()) return SendError(agent, kept, false);
   dispatcher_.DispatchAll(received_at);
 }
 

@@ -34,6 +34,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "proto/fleet.pb.h"
+#include "tracker/agent_calibration.h"
 #include "tracker/dispatcher.h"
 #include "tracker/job_table.h"
 #include "tracker/lease_keeper.h"
@@ -112,6 +113,8 @@ class Scheduler {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void HandleMeasureResult(Worker& agent, const proto::MeasureResult& result, double received_at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void HandleCalibration(Worker& agent, const proto::Calibration& calibration, double received_at)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void HandlePropose(Worker& tuner, const proto::ProposeTrials& propose, double received_at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The lease `lease_id` of `worker` for `stage`, or null after answering
@@ -138,6 +141,7 @@ class Scheduler {
   TrialLifecycle lifecycle_ ABSL_GUARDED_BY(mu_);
   LeaseKeeper leases_ ABSL_GUARDED_BY(mu_);
   Dispatcher dispatcher_ ABSL_GUARDED_BY(mu_);
+  AgentCalibrations calibrations_ ABSL_GUARDED_BY(mu_);
   double last_gauge_refresh_ ABSL_GUARDED_BY(mu_) = 0;
   double last_tick_ ABSL_GUARDED_BY(mu_) = 0;  // steady; 0 before the first
 };

@@ -6,7 +6,25 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
+
 namespace tunefleet {
+
+// When an agent that calibrates (Register.calibrates) is kept out of
+// measurements, and how often it recalibrates (tracker/agent_calibration.h
+// applies it and says what each field means).
+struct CalibrationPolicy {
+  double max_noise = 0.05;               // relative spread above which an agent is noisy
+  double noisier_factor = 3.0;           // ... or this many times its key's median spread
+  double min_noise_for_relative = 0.02;  // (only above this spread)
+  double min_relative_speed = 0.8;       // slower than this x its key's median: slow
+  double max_drift = 0.15;               // this far from its first passing figure: drifted
+  double interval_s = 600;               // an idle agent is recalibrated this often
+  double recheck_s = 60;                 // a quarantined one this often
+
+  // InvalidArgument naming the field for a value outside its range.
+  [[nodiscard]] absl::Status Validate() const;
+};
 
 struct SchedulerOptions {
   double heartbeat_interval_s = 1.0;  // asked of every worker
@@ -33,6 +51,7 @@ struct SchedulerOptions {
   double stall_forgiveness_s = 2.0;
   // Largest artifact accepted from a builder.
   int64_t max_artifact_bytes = 64LL << 20;
+  CalibrationPolicy calibration;
 };
 
 }  // namespace tunefleet

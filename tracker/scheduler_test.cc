@@ -1,5 +1,6 @@
 #include "tracker/scheduler.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -403,6 +404,34 @@ TEST_F(SchedulerTest, CancelReleasesTheTunerAndDropsQueuedWork) {
   EXPECT_EQ(scheduler_->CancelJob("job-77").status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(SchedulerTest, CancelAbortsTheMeasurementInFlight) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder");
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  Propose(tuner, job.job_id(), {3});
+  CompleteBuilds(builder);
+  std::vector<proto::TrackerMessage> measures = agent.outbox->Take(proto::TrackerMessage::kMeasure);
+  ASSERT_EQ(measures.size(), 1u);
+  ASSERT_EQ(scheduler_->CancelJob(job.job_id())->state(), proto::CANCELLED);
+  std::vector<proto::TrackerMessage> aborts =
+      agent.outbox->Take(proto::TrackerMessage::kAbortMeasure);
+  ASSERT_EQ(aborts.size(), 1u);
+  EXPECT_EQ(aborts[0].abort_measure().lease_id(), measures[0].measure().lease_id());
+  EXPECT_THAT(aborts[0].abort_measure().reason(), HasSubstr("cancelled"));
+  // The agent's answer ends the lease; the agent is free for other work.
+  proto::WorkerMessage answer;
+  answer.mutable_measure_result()->set_lease_id(measures[0].measure().lease_id());
+  answer.mutable_measure_result()->mutable_run()->set_error_no(8);
+  answer.mutable_measure_result()->mutable_run()->set_error_msg("aborted: job cancelled");
+  scheduler_->OnMessage(agent.id, answer);
+  proto::JobStatus other = scheduler_->SubmitJob(DenseJob(1)).value();
+  Propose(tuner, other.job_id(), {4});
+  CompleteBuilds(builder);
+  EXPECT_EQ(agent.outbox->Take(proto::TrackerMessage::kMeasure).size(), 1u);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::CANCELLED);
+}
+
 TEST_F(SchedulerTest, RestartResumesFromTheStore) {
   FakeWorker tuner = Register(proto::TUNER, "tuner");
   FakeWorker builder = Register(proto::BUILDER, "builder", "", 4);
@@ -654,6 +683,103 @@ TEST_F(SchedulerTest, FinishedJobTheStoreRefusesEndsOnALaterTick) {
   scheduler_->Tick();
   EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
   EXPECT_EQ(tuner.outbox->Take(proto::TrackerMessage::kReleased).size(), 1u);
+}
+
+// An agent that calibrates: registered, asked at once, answered.
+FakeWorker RegisterCalibrating(Scheduler& scheduler, const std::string& name, double gflops,
+                               double noise) {
+  FakeWorker w;
+  proto::Register r;
+  r.set_role(proto::AGENT);
+  r.set_name(name);
+  r.set_device_key("cpu");
+  r.set_calibrates(true);
+  w.id = scheduler.RegisterWorker(r, "test", w.outbox).value();
+  EXPECT_EQ(w.outbox->Take(proto::TrackerMessage::kCalibrate).size(), 1u);
+  proto::WorkerMessage answer;
+  answer.mutable_calibration()->set_gflops(gflops);
+  answer.mutable_calibration()->set_noise(noise);
+  scheduler.OnMessage(w.id, answer);
+  return w;
+}
+
+TEST_F(SchedulerTest, AThrottledAgentIsQuarantinedAndGetsNoMeasurement) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 4);
+  FakeWorker healthy = RegisterCalibrating(*scheduler_, "healthy", 30, 0.01);
+  FakeWorker throttled = RegisterCalibrating(*scheduler_, "throttled", 14, 0.01);
+  FakeWorker noisy = RegisterCalibrating(*scheduler_, "noisy", 30, 0.12);
+
+  proto::ListDevicesResponse devices = scheduler_->ListDevices();
+  std::map<std::string, proto::WorkerStatus> by_name;
+  for (const proto::WorkerStatus& w : devices.workers()) by_name[w.name()] = w;
+  EXPECT_EQ(by_name["healthy"].state(), "free");
+  EXPECT_EQ(by_name["healthy"].calibration().gflops(), 30);
+  EXPECT_EQ(by_name["throttled"].state(), "quarantined");
+  EXPECT_THAT(by_name["throttled"].quarantine(), HasSubstr("slow: calibration 14.00 GFLOPS"));
+  EXPECT_EQ(by_name["noisy"].state(), "quarantined");
+  EXPECT_THAT(by_name["noisy"].quarantine(), HasSubstr("noisy: calibration spread 12.0 %"));
+
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(4)).value();
+  Propose(tuner, job.job_id(), {1, 2, 3, 4});
+  CompleteBuilds(builder);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(CompleteMeasures(healthy).size(), 1u);
+    EXPECT_TRUE(throttled.outbox->Take(proto::TrackerMessage::kMeasure).empty());
+    EXPECT_TRUE(noisy.outbox->Take(proto::TrackerMessage::kMeasure).empty());
+  }
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+
+  // Past the recheck interval the quarantined agents are asked again (the
+  // healthy one is not due); a passing figure puts the throttled one back.
+  // Every worker keeps heartbeating meanwhile, and the tracker ticks.
+  proto::WorkerMessage heartbeat;
+  heartbeat.mutable_heartbeat();
+  for (int s = 0; s <= SchedulerOptions().calibration.recheck_s; ++s) {
+    clock_.AdvanceSeconds(1);
+    for (const FakeWorker* w : {&tuner, &builder, &healthy, &throttled, &noisy}) {
+      scheduler_->OnMessage(w->id, heartbeat);
+    }
+    scheduler_->Tick();
+  }
+  // Both are due; they share a host, so they calibrate one after the other
+  // (and the host builds and measures nothing until both have).
+  EXPECT_EQ(throttled.outbox->Take(proto::TrackerMessage::kCalibrate).size(), 1u);
+  EXPECT_TRUE(noisy.outbox->Take(proto::TrackerMessage::kCalibrate).empty());
+  EXPECT_TRUE(healthy.outbox->Take(proto::TrackerMessage::kCalibrate).empty());
+  proto::WorkerMessage recovered;
+  recovered.mutable_calibration()->set_gflops(29);
+  recovered.mutable_calibration()->set_noise(0.01);
+  scheduler_->OnMessage(throttled.id, recovered);
+  EXPECT_EQ(noisy.outbox->Take(proto::TrackerMessage::kCalibrate).size(), 1u);
+  proto::WorkerMessage still_noisy;
+  still_noisy.mutable_calibration()->set_gflops(30);
+  still_noisy.mutable_calibration()->set_noise(0.2);
+  scheduler_->OnMessage(noisy.id, still_noisy);
+  proto::JobStatus second = scheduler_->SubmitJob(DenseJob(2)).value();
+  Propose(tuner, second.job_id(), {5, 6});
+  CompleteBuilds(builder);
+  EXPECT_EQ(CompleteMeasures(healthy).size() + CompleteMeasures(throttled).size(), 2u);
+  EXPECT_TRUE(noisy.outbox->Take(proto::TrackerMessage::kMeasure).empty());
+}
+
+TEST_F(SchedulerTest, AJobWhoseAgentsAreAllQuarantinedSaysSo) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker noisy = RegisterCalibrating(*scheduler_, "noisy", 30, 0.3);
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  EXPECT_THAT(scheduler_->GetJob(job.job_id())->message(),
+              HasSubstr("every agent of key 'cpu' is quarantined (noisy"));
+}
+
+TEST_F(SchedulerTest, AnUnaskedCalibrationIsRefused) {
+  FakeWorker agent = RegisterCalibrating(*scheduler_, "a", 30, 0.01);
+  proto::WorkerMessage answer;
+  answer.mutable_calibration()->set_gflops(1);
+  scheduler_->OnMessage(agent.id, answer);
+  std::vector<proto::TrackerMessage> errors = agent.outbox->Take(proto::TrackerMessage::kError);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].error().message(), HasSubstr("not asked for"));
+  EXPECT_EQ(scheduler_->ListDevices().workers(0).calibration().gflops(), 30);
 }
 
 }  // namespace

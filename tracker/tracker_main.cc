@@ -9,6 +9,7 @@
 #include "absl/flags/usage.h"
 #include "common/daemon_util.h"
 #include "common/logging.h"
+#include "tracker/scheduler_flags.h"
 #include "tracker/tracker_server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
@@ -24,13 +25,6 @@ ABSL_FLAG(std::string, tls_key, "", "server key (PEM)");
 ABSL_FLAG(std::string, tls_client_ca, "", "CA that client certificates must be signed by (PEM)");
 ABSL_FLAG(std::string, port_file, "",
           "write the bound port here once listening (for scripts and tests)");
-ABSL_FLAG(double, heartbeat_s, 1.0, "heartbeat interval asked of workers");
-ABSL_FLAG(double, worker_timeout_s, 10.0,
-          "a worker silent this long is dropped and its work requeued");
-ABSL_FLAG(double, measure_lease_grace_s, 120.0, "measurement lease: the job's timeout plus this");
-ABSL_FLAG(
-    bool, isolate_measurements, true,
-    "never build on a host while an agent there measures (one-machine fleets keep clean timings)");
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("tunefleet_tracker: owns the fleet, its queues and the job store");
@@ -46,10 +40,7 @@ int main(int argc, char** argv) {
   options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   options.tls_key = absl::GetFlag(FLAGS_tls_key);
   options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
-  options.scheduler.heartbeat_interval_s = absl::GetFlag(FLAGS_heartbeat_s);
-  options.scheduler.worker_timeout_s = absl::GetFlag(FLAGS_worker_timeout_s);
-  options.scheduler.measure_lease_grace_s = absl::GetFlag(FLAGS_measure_lease_grace_s);
-  options.scheduler.isolate_measurements = absl::GetFlag(FLAGS_isolate_measurements);
+  options.scheduler = tunefleet::SchedulerOptionsFromFlags();  // tracker/scheduler_flags.h
   absl::StatusOr<std::unique_ptr<tunefleet::TrackerServer>> tracker =
       tunefleet::TrackerServer::Start(options);
   if (!tracker.ok()) {

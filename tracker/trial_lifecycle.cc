@@ -370,6 +370,13 @@ proto::JobStatus TrialLifecycle::StatusOf(const Job& job) const {
   if (!job.finished() && status.message().empty() && workers_->AgentsOfKey(key) == 0) {
     status.set_message(absl::StrCat("waiting: no agent of key '", key,
                                     "' is connected; trials wait until one registers"));
+  } else if (!job.finished() && status.message().empty()) {
+    const std::string quarantine = workers_->QuarantineOfKey(key);
+    if (!quarantine.empty()) {
+      status.set_message(absl::StrCat("waiting: every agent of key '", key, "' is quarantined (",
+                                      quarantine,
+                                      "); trials wait until one passes its calibration"));
+    }
   }
   return status;
 }

@@ -103,6 +103,16 @@ int WorkerRegistry::AgentsOfKey(const std::string& device_key) const {
   return n;
 }
 
+std::string WorkerRegistry::QuarantineOfKey(const std::string& device_key) const {
+  std::string first;
+  for (const auto& [id, w] : workers_) {
+    if (w->role() != proto::AGENT || w->registration.device_key() != device_key) continue;
+    if (w->quarantine.empty()) return "";
+    if (first.empty()) first = w->quarantine;
+  }
+  return first;
+}
+
 std::string WorkerRegistry::LlvmCpuOfKey(const std::string& device_key) const {
   std::map<std::string, int> votes;
   for (const auto& [id, w] : workers_) {
@@ -162,7 +172,13 @@ proto::ListDevicesResponse WorkerRegistry::ListDevices() const {
     *s->mutable_device() = w->registration.device();
     s->set_parallelism(w->registration.parallelism());
     s->set_leases(w->busy_units());
-    s->set_state(w->busy_units() >= w->capacity() ? "busy" : "free");
+    s->set_state(!w->quarantine.empty()                    ? "quarantined"
+                 : w->calibrating || w->calibration_wanted ? "calibrating"
+                 : w->busy_units() >= w->capacity()        ? "busy"
+                                                           : "free");
+    if (w->calibration.has_value()) *s->mutable_calibration() = *w->calibration;
+    s->set_baseline_gflops(w->baseline_gflops);
+    s->set_quarantine(w->quarantine);
     s->set_connected_at(w->connected_at);
     s->set_peer(w->peer);
     s->set_completed(w->completed);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -42,6 +43,17 @@ struct Worker {
   bool free_listed = false;  // agents: in the Dispatcher's free list of its key
   std::string host;          // peer address without the port
   bool isolating = false;    // takes part in measurement isolation
+  // Agents that calibrate (tracker/agent_calibration.h): owing one (asked
+  // once the host is quiet) and why; running one now; the latest figures
+  // and when (steady); the first passing figure; and, when quarantined, why
+  // ("" when not).
+  bool calibration_wanted = false;
+  std::string calibration_reason;
+  bool calibrating = false;
+  std::optional<proto::Calibration> calibration;
+  double calibrated_at = 0;
+  double baseline_gflops = 0;
+  std::string quarantine;
 
   proto::WorkerRole role() const { return registration.role(); }
   // Jobs held (tuners) or leases held (builders, agents), against what it
@@ -78,6 +90,9 @@ class WorkerRegistry {
   const std::set<std::string>& IsolatingAgentsOn(const std::string& host) const;
 
   int AgentsOfKey(const std::string& device_key) const;
+  // When every agent of `device_key` is quarantined (and there is one), the
+  // first one's reason; else "".
+  std::string QuarantineOfKey(const std::string& device_key) const;
   // The LLVM CPU the agents of `device_key` report (DeviceInfo.llvm_cpu),
   // the one most of them report; "" when none is connected or none says.
   std::string LlvmCpuOfKey(const std::string& device_key) const;
