@@ -199,7 +199,7 @@ double Median(std::vector<double> v) {
     TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(absl::GetFlag(FLAGS_model), {}));
     std::vector<ModelTask> convs;
     for (const ModelTask& t : model.tasks) {
-      if (t.workload == "conv2d") convs.push_back(t);
+      if (t.workload == "conv2d_nchw") convs.push_back(t);
     }
     ModelJobOptions options;
     options.trials_per_task = absl::GetFlag(FLAGS_trials_per_task);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/process.h"
@@ -78,6 +80,12 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
                          s.estimated_latency_s() * 1e3);
   if (s.untuned_tasks() > 0) out << " (" << s.untuned_tasks() << " tasks without a result)";
   out << "\n" << s.trials_done() << " trials (" << s.trials_failed() << " failed)\n";
+  if (!s.confirmation().empty()) out << "agents: " << s.confirmation() << "\n";
+  for (const proto::TaskStatus& t : s.tasks()) {
+    if (absl::StartsWith(t.confirmation(), "agents disagree")) {
+      out << "task " << t.index() << ": " << t.confirmation() << "\n";
+    }
+  }
 }
 
 [[nodiscard]] absl::Status WriteSecret(const std::string& path, const std::string& content) {
@@ -212,6 +220,7 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
                       last.best_search_cost_s(), last.best_rel_spread(),
                       last.tasks_size() > 0 ? last.tasks(0).best_validation_passes() : 0)
         << "), " << last.trials_done() << " trials (" << last.trials_failed() << " failed)\n";
+    if (!last.confirmation().empty()) out << "agents: " << last.confirmation() << "\n";
     return absl::OkStatus();
   }
   if (last.state() == proto::FAILED)
@@ -324,6 +333,14 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
   request.set_job_id(job_id);
   if (task_index >= 0) request.set_task_index(task_index);
   TF_ASSIGN_OR_RETURN(proto::BestConfigResponse best, client.Best(request));
+  // One truth per key: whether the key's agents agree on this winner.
+  std::string confirmation;
+  if (!job_id.empty()) {
+    absl::StatusOr<proto::JobStatus> status = client.Get(job_id);
+    if (status.ok() && status->tasks_size() > std::max(task_index, 0)) {
+      confirmation = status->tasks(std::max(task_index, 0)).confirmation();
+    }
+  }
   out << absl::StrFormat(
              "%.2f GFLOPS (%s)\n", best.gflops(),
              best.figure() == "validated"
@@ -331,6 +348,7 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
                                    "spread %.1f %%; search figure %.2f GFLOPS",
                                    best.passes(), best.rel_spread() * 100, best.search_gflops())
                  : std::string("search figure, not validated"))
+      << (confirmation.empty() ? "" : absl::StrCat("agents: ", confirmation, "\n"))
       << best.record_line() << "\n";
   return absl::OkStatus();
 }

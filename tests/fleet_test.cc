@@ -88,6 +88,12 @@ TEST(FleetTest, TwoJobsOnOneKeyShareItAndBothComplete) {
   EXPECT_LT(first(ra), last(rb));
   EXPECT_LT(first(rb), last(ra));
   EXPECT_GT(da.best_gflops(), 0);
+  // One truth per key: each winner's validation passes ran on both agents.
+  for (const proto::JobStatus& s : {da, db}) {
+    EXPECT_THAT(s.confirmation(),
+                ::testing::AnyOf(HasSubstr("confirmed on 2 agents"), HasSubstr("agents disagree")))
+        << s.job_id();
+  }
   // Both agents measured.
   proto::ListDevicesResponse devices = fleet.client().Devices().value();
   for (const auto& w : devices.workers()) {
@@ -175,6 +181,8 @@ TEST(FleetTest, AThrottledAgentIsQuarantinedAndTheOtherMeasuresEverything) {
     EXPECT_EQ(r.result.error_no, MeasureErrorNo::kNoError) << r.result.error_msg;
   }
   EXPECT_THAT(fleet.Log("tracker"), HasSubstr("quarantined: slow"));
+  // The quarantined agent cannot confirm the winner.
+  EXPECT_THAT(done.confirmation(), HasSubstr("not confirmed: every pass ran on agent-0"));
 }
 
 TEST(FleetTest, KilledAgentMidMeasurementLosesNothing) {

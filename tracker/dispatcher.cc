@@ -164,36 +164,61 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
   auto free_it = free_agents_.find(device_key);
   if (free_it == free_agents_.end()) return;
   std::deque<std::string>& free = free_it->second;
-  while (!free.empty()) {
-    // The first free agent whose host is not building.
-    auto eligible = std::find_if(free.begin(), free.end(), [this](const std::string& id) {
-      const Worker& agent = *workers_->Find(id);
-      return !agent.isolating || HostMayMeasure(agent.host);
-    });
-    if (eligible == free.end()) return;
-    Job* pick = nullptr;
-    for (const auto& [id, job] : jobs_->by_id()) {
-      if (job->finished() || job->to_measure.empty() || job->stored.spec.device_key() != device_key)
-        continue;
-      if (pick == nullptr || job->measure_pass < pick->measure_pass) pick = job.get();
+  // The key's agents that may measure (not quarantined): a validation pass
+  // waits for one of them that has not measured its candidate yet.
+  std::vector<std::string> measuring_agents;
+  for (const auto& [id, w] : workers_->all()) {
+    if (w->role() == proto::AGENT && w->registration.device_key() == device_key &&
+        w->quarantine.empty()) {
+      measuring_agents.push_back(w->registration.name());
     }
-    if (pick == nullptr) return;
-    Job& job = *pick;
-    double& virtual_pass = virtual_measure_pass_[device_key];
-    virtual_pass = std::max(virtual_pass, job.measure_pass);
-    job.measure_pass += job.stride();
-    Worker& agent = *workers_->Find(*eligible);
-    free.erase(eligible);
-    agent.free_listed = false;
-    Trial& trial = job.trials.at(job.to_measure.front());
-    job.to_measure.pop_front();
-    // The agent's own deadline is timeout + cooldown (slept once per trial).
-    const MeasureOptions measure = ResolveMeasureOptions(MeasureOptionsOf(job, trial));
-    const double deadline = clock_->NowSeconds() + measure.timeout_s + measure.cooldown_interval_s +
-                            options_->measure_lease_grace_s;
-    leases_->Grant(job, trial, agent, Stage::kMeasure, deadline);
-    SendMeasure(agent, job, trial, !agent.artifacts_sent.contains(trial.artifact_hash));
-    RecordDispatch(Stage::kMeasure, since);
+  }
+  bool dispatched = true;
+  while (dispatched) {
+    dispatched = false;
+    // The first free agent whose host is not building and for which some
+    // job has a trial: the job whose turn it is (stride), its first trial
+    // that agent may take.
+    for (auto agent_it = free.begin(); agent_it != free.end(); ++agent_it) {
+      Worker& agent = *workers_->Find(*agent_it);
+      if (agent.isolating && !HostMayMeasure(agent.host)) continue;
+      Job* pick = nullptr;
+      std::deque<int64_t>::iterator pick_trial;
+      for (const auto& [id, job] : jobs_->by_id()) {
+        if (job->finished() || job->to_measure.empty() ||
+            job->stored.spec.device_key() != device_key ||
+            (pick != nullptr && job->measure_pass >= pick->measure_pass)) {
+          continue;
+        }
+        auto trial_it =
+            std::find_if(job->to_measure.begin(), job->to_measure.end(), [&](int64_t trial_id) {
+              return ValidationMayGoTo(*job, job->trials.at(trial_id), agent.registration.name(),
+                                       measuring_agents);
+            });
+        if (trial_it == job->to_measure.end()) continue;
+        pick = job.get();
+        pick_trial = trial_it;
+      }
+      if (pick == nullptr) continue;
+      Job& job = *pick;
+      double& virtual_pass = virtual_measure_pass_[device_key];
+      virtual_pass = std::max(virtual_pass, job.measure_pass);
+      job.measure_pass += job.stride();
+      free.erase(agent_it);
+      agent.free_listed = false;
+      Trial& trial = job.trials.at(*pick_trial);
+      job.to_measure.erase(pick_trial);
+      trial.measuring_agent = agent.registration.name();
+      // The agent's own deadline is timeout + cooldown (slept once per trial).
+      const MeasureOptions measure = ResolveMeasureOptions(MeasureOptionsOf(job, trial));
+      const double deadline = clock_->NowSeconds() + measure.timeout_s +
+                              measure.cooldown_interval_s + options_->measure_lease_grace_s;
+      leases_->Grant(job, trial, agent, Stage::kMeasure, deadline);
+      SendMeasure(agent, job, trial, !agent.artifacts_sent.contains(trial.artifact_hash));
+      RecordDispatch(Stage::kMeasure, since);
+      dispatched = true;
+      break;  // `free` changed: start over
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
@@ -148,6 +149,19 @@ constexpr int kMaxTasksPerJob = 1024;
                                                    spec.validation_passes()));
   }
   TF_RETURN_IF_ERROR(CompleteTasks(spec));
+  if (spec.tuner() == "given") {
+    if (spec.given_configs_size() == 0 || spec.tasks_size() != 1) {
+      return absl::InvalidArgumentError("tuner \"given\" needs given_configs and exactly one task");
+    }
+    if (spec.n_trial() < spec.given_configs_size()) {
+      return absl::InvalidArgumentError(absl::StrCat("n_trial ", spec.n_trial(),
+                                                     " is fewer than the ",
+                                                     spec.given_configs_size(), " given configs"));
+    }
+  } else if (spec.given_configs_size() > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("given_configs are for tuner \"given\", not \"", spec.tuner(), "\""));
+  }
   return spec;
 }
 
@@ -163,6 +177,13 @@ constexpr int kMaxTasksPerJob = 1024;
     if ((*task)->space().size() <= 0) {
       return absl::InvalidArgumentError(absl::StrCat("task ", i, ": its config space is empty"));
     }
+    for (int64_t index : spec.given_configs()) {
+      if (index < 0 || index >= (*task)->space().size()) {
+        return absl::InvalidArgumentError(absl::StrCat("given config ", index, " is outside task ",
+                                                       i, "'s space (0..",
+                                                       (*task)->space().size() - 1, ")"));
+      }
+    }
     JobTask& loaded = tasks.emplace_back();
     loaded.weight = t.has_weight() ? t.weight() : 1;
     loaded.name = t.name().empty() ? (*task)->workload().Describe() : t.name();
@@ -170,6 +191,31 @@ constexpr int kMaxTasksPerJob = 1024;
   }
   return tasks;
 }
+
+namespace {
+
+// A model job's confirmations in one line: tasks confirmed on several
+// agents, and those whose agents disagree.
+std::string ModelConfirmation(const Job& job) {
+  int validated = 0, confirmed = 0;
+  std::vector<std::string> disagree;
+  for (size_t i = 0; i < job.tasks.size(); ++i) {
+    const JobTask& t = job.tasks[i];
+    if (t.validated_trial < 0) continue;
+    ++validated;
+    if (absl::StartsWith(t.confirmation, "confirmed")) ++confirmed;
+    if (t.agents_disagree) disagree.push_back(absl::StrCat(i));
+  }
+  if (validated == 0) return "";
+  std::string line =
+      absl::StrCat(confirmed, " of ", validated, " validated tasks confirmed on a second agent");
+  if (!disagree.empty()) {
+    absl::StrAppend(&line, "; agents disagree on task(s) ", absl::StrJoin(disagree, ", "));
+  }
+  return line;
+}
+
+}  // namespace
 
 proto::JobStatus StatusOf(const Job& job, const std::string& tuner_name) {
   proto::JobStatus s;
@@ -200,6 +246,7 @@ proto::JobStatus StatusOf(const Job& job, const std::string& tuner_name) {
       ts->set_best_search_cost_s(t.best.cost_s());
       ts->set_best_rel_spread(t.validated.rel_spread());
       ts->set_best_validation_passes(static_cast<int32_t>(t.validated.pass_costs.size()));
+      ts->set_confirmation(t.confirmation);
       latency += t.weight * cost;
     } else if (t.best.has_best()) {
       ts->set_best_figure("search");
@@ -223,12 +270,14 @@ proto::JobStatus StatusOf(const Job& job, const std::string& tuner_name) {
     s.set_best_figure(only.best_figure());
     s.set_best_search_cost_s(only.best_search_cost_s());
     s.set_best_rel_spread(only.best_rel_spread());
+    s.set_confirmation(only.confirmation());
   } else if (untuned < static_cast<int>(job.tasks.size())) {
     // A model job: validated once every tuned task's best is.
     bool all_validated = true;
     for (const JobTask& t : job.tasks)
       all_validated &= !t.best.has_best() || t.validated_trial >= 0;
     s.set_best_figure(all_validated ? "validated" : "search");
+    s.set_confirmation(ModelConfirmation(job));
   }
   s.set_validations_total(job.validations);
   s.set_validations_done(job.validations_done);

@@ -75,6 +75,9 @@ struct Trial {
   std::string artifact_hash;
   double build_seconds = 0;
   std::string builder;
+  // The agent holding its measure lease (while kMeasuring; the result names
+  // the agent once done).
+  std::string measuring_agent;
   // The target it was built for: the task's, with "-mcpu=native" resolved
   // to the CPU of the key's agents. Empty until a build is dispatched.
   std::string target;
@@ -101,6 +104,11 @@ struct JobTask {
   // cost is the task's lowest (-1: none validated) and its validation.
   int64_t validated_trial = -1;
   Validation validated;
+  // Whether the agents of the key that measured the winner's passes agree
+  // (ConfirmationOf in tracker/validation.h): its Describe(), and whether
+  // they disagree beyond the noise.
+  std::string confirmation;
+  bool agents_disagree = false;
 };
 
 struct Job {

@@ -104,6 +104,11 @@ void TrialLifecycle::MaybeFinish(Job& job) {
   if (job.validations > 0) {
     absl::StrAppend(&message, "; best validated by ", job.validations,
                     " re-measurements of the top ", ValidateTopK(job.stored.spec), " per task");
+    // One truth per key: a winner whose agents disagree is reported on the job.
+    for (size_t i = 0; i < job.tasks.size(); ++i) {
+      if (!job.tasks[i].agents_disagree) continue;
+      absl::StrAppend(&message, "; task ", i, ": ", job.tasks[i].confirmation);
+    }
   }
   // A job none of whose trials worked did not succeed: say why (the first
   // error is as good a reason as any, they usually share one).

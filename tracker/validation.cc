@@ -1,9 +1,41 @@
 #include "tracker/validation.h"
 
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/run_request.h"
 
 namespace tunefleet {
+namespace {
+
+double MedianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// The agent that measured (done) or is measuring validation trial `t`; ""
+// when neither.
+std::string AgentOf(const Trial& t) {
+  if (t.done) return t.result.agent();
+  if (t.state == TrialState::kMeasuring) return t.measuring_agent;
+  return "";
+}
+
+// Calls `visit` for every validation trial of `job` (they come after every
+// search trial: PlanValidation numbers them from the last id on).
+template <typename Visit>
+void ForEachValidation(const Job& job, Visit visit) {
+  for (auto it = job.trials.rbegin(); it != job.trials.rend() && it->second.validates >= 0; ++it) {
+    visit(it->second);
+  }
+}
+
+}  // namespace
 
 int ValidateTopK(const proto::JobSpec& spec) {
   return spec.has_validate_top_k() ? spec.validate_top_k() : kDefaultValidateTopK;
@@ -67,6 +99,66 @@ ValidationOutcome SummarizeValidation(const Job& job) {
   return outcome;
 }
 
+std::string Confirmation::Describe() const {
+  if (agent_costs.empty()) return "not confirmed: no validation pass succeeded";
+  if (agent_costs.size() == 1) {
+    return absl::StrCat("not confirmed: every pass ran on ", agent_costs[0].first,
+                        " (no other agent of the key could measure it)");
+  }
+  std::vector<std::string> figures;
+  for (const auto& [agent, cost] : agent_costs) {
+    figures.push_back(absl::StrFormat("%s %.4g ms", agent, cost * 1e3));
+  }
+  if (confirmed()) {
+    return absl::StrFormat("confirmed on %d agents (%s): %.1f %% apart, within %.1f %%",
+                           static_cast<int>(agent_costs.size()), absl::StrJoin(figures, ", "),
+                           100 * apart, 100 * tolerance);
+  }
+  return absl::StrFormat("agents disagree (%s): %.1f %% apart, beyond the %.1f %% noise bound",
+                         absl::StrJoin(figures, ", "), 100 * apart, 100 * tolerance);
+}
+
+Confirmation ConfirmationOf(const Job& job, int64_t searched) {
+  std::map<std::string, std::vector<double>> by_agent;
+  ForEachValidation(job, [&](const Trial& t) {
+    if (t.validates != searched || !t.done) return;
+    const MeasureResult measured = ToMeasureResult(t.result);
+    if (measured.ok()) by_agent[t.result.agent()].push_back(measured.MeanCost());
+  });
+  Confirmation c;
+  c.tolerance = kMinConfirmationTolerance;
+  double fastest = 0, slowest = 0;
+  for (const auto& [agent, costs] : by_agent) {
+    const double median = MedianOf(costs);
+    c.agent_costs.emplace_back(agent, median);
+    fastest = fastest == 0 ? median : std::min(fastest, median);
+    slowest = std::max(slowest, median);
+    if (costs.size() >= 2 && median > 0) {
+      const auto [low, high] = std::minmax_element(costs.begin(), costs.end());
+      c.tolerance = std::max(c.tolerance, 2 * (*high - *low) / median);
+    }
+  }
+  if (c.agent_costs.size() >= 2 && fastest > 0) c.apart = slowest / fastest - 1;
+  return c;
+}
+
+bool ValidationMayGoTo(const Job& job, const Trial& trial, const std::string& agent_name,
+                       const std::vector<std::string>& measuring_agents) {
+  if (trial.validates < 0) return true;
+  std::set<std::string> used;  // agents with another pass of this candidate
+  ForEachValidation(job, [&](const Trial& t) {
+    if (t.id == trial.id || t.validates != trial.validates) return;
+    if (std::string agent = AgentOf(t); !agent.empty()) used.insert(std::move(agent));
+  });
+  if (used.count(agent_name) == 0) return true;
+  // This agent measured the candidate already: leave the pass to an agent
+  // of the key that has not, when there is one (it takes it when free).
+  for (const std::string& other : measuring_agents) {
+    if (used.count(other) == 0) return false;
+  }
+  return true;
+}
+
 void ApplyValidation(Job& job, const ValidationOutcome& outcome) {
   for (const auto& [searched, validation] : outcome.of_trial) {
     job.trials.at(searched).validation = validation;
@@ -74,7 +166,12 @@ void ApplyValidation(Job& job, const ValidationOutcome& outcome) {
   for (size_t task = 0; task < job.tasks.size(); ++task) {
     JobTask& t = job.tasks[task];
     t.validated_trial = outcome.winner[task];
-    if (t.validated_trial >= 0) t.validated = outcome.of_trial.at(t.validated_trial);
+    if (t.validated_trial >= 0) {
+      t.validated = outcome.of_trial.at(t.validated_trial);
+      const Confirmation confirmation = ConfirmationOf(job, t.validated_trial);
+      t.confirmation = confirmation.Describe();
+      t.agents_disagree = confirmation.disagree();
+    }
   }
   job.validated = true;
 }

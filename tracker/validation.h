@@ -10,12 +10,21 @@
 // ("validation") and each task's best becomes the candidate with the
 // lowest validated cost; then the job ends.
 //
+// One truth per key: when the key has several agents, the passes of one
+// candidate are spread over them (ValidationMayGoTo: a pass goes to an
+// agent that measured none of the candidate's other passes while the key
+// has one that may measure), so each winner is confirmed on a second agent
+// before it is reported; ConfirmationOf says whether the agents agree
+// within the noise, and a disagreement is reported on the task and the job.
+//
 // Pure functions over a Job; TrialLifecycle stores and applies them.
 #ifndef TUNEFLEET_TRACKER_VALIDATION_H_
 #define TUNEFLEET_TRACKER_VALIDATION_H_
 
 #include <cstdint>
 #include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "proto/fleet.pb.h"
@@ -47,8 +56,43 @@ struct ValidationOutcome {
   std::vector<int64_t> winner;  // per task
 };
 ValidationOutcome SummarizeValidation(const Job& job);
-// Puts `outcome` into `job`: each trial's validation, each task's winner,
-// and marks the job validated.
+// One truth per key: whether a task's validated winner holds on every
+// agent of the key that measured it. The validation passes of one
+// candidate are spread over the key's agents (ValidationMayGoTo); here they
+// are grouped by the agent that measured them (TrialResult.agent).
+struct Confirmation {
+  // Per agent that measured successful passes: its name and the median of
+  // its passes' costs, in name order.
+  std::vector<std::pair<std::string, double>> agent_costs;
+  double apart = 0;      // slowest / fastest agent's median - 1 (0 with fewer than two)
+  double tolerance = 0;  // the noise bound `apart` is judged against
+  bool confirmed() const { return agent_costs.size() >= 2 && apart <= tolerance; }
+  bool disagree() const { return agent_costs.size() >= 2 && apart > tolerance; }
+  // "confirmed on 2 agents: ...", "agents disagree: ...", or "not confirmed:
+  // every pass ran on agent-0".
+  std::string Describe() const;
+};
+
+// The smallest disagreement counted as one: agents of a key are the same
+// kind of device, and 5 % is what repeated validations of one winner on
+// one quiet agent stay within.
+inline constexpr double kMinConfirmationTolerance = 0.05;
+
+// The confirmation of search trial `searched`'s validation passes in `job`:
+// tolerance is the larger of kMinConfirmationTolerance and twice the
+// largest spread ((max - min) / median) among one agent's own passes.
+Confirmation ConfirmationOf(const Job& job, int64_t searched);
+
+// Whether validation trial `trial` of `job` may be measured by agent
+// `agent_name` now: a pass of a candidate goes to an agent that measured
+// none of that candidate's other passes (done or in flight) while the key
+// has such an agent that may measure (`measuring_agents`: the names of the
+// key's agents that are not quarantined); search trials go anywhere.
+bool ValidationMayGoTo(const Job& job, const Trial& trial, const std::string& agent_name,
+                       const std::vector<std::string>& measuring_agents);
+
+// Puts `outcome` into `job`: each trial's validation, each task's winner
+// and its confirmation, and marks the job validated.
 void ApplyValidation(Job& job, const ValidationOutcome& outcome);
 
 }  // namespace tunefleet

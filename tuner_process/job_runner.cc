@@ -51,6 +51,7 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(
     TunerOptions tuner_options;
     tuner_options.seed = spec.seed() + static_cast<uint64_t>(i);
     tuner_options.task = run.task.get();  // owned by the run, outlives the tuner
+    tuner_options.given.assign(spec.given_configs().begin(), spec.given_configs().end());
     TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
   }
   runner->started_ = NowSeconds();

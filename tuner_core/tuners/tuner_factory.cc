@@ -5,19 +5,25 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "tuner_core/tuners/given_tuner.h"
 #include "tuner_core/tuners/grid_tuner.h"
 #include "tuner_core/tuners/random_tuner.h"
 
 namespace tunefleet {
 
 std::vector<std::string> TunerNames() {
-  return {"grid", "random", "ga", "xgb", "xgb_rank", "xgb_knob", "xgb_curve"};
+  return {"grid", "random", "ga", "xgb", "xgb_rank", "xgb_knob", "xgb_curve", "given"};
 }
 
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name,
                                                                const ConfigSpace& space,
                                                                const TunerOptions& options) {
   if (name == "grid") return std::make_unique<GridTuner>(space);
+  if (name == "given") {
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<GivenTuner> tuner,
+                        GivenTuner::Create(space, options.given));
+    return std::unique_ptr<Tuner>(std::move(tuner));
+  }
   if (name == "random") return std::make_unique<RandomTuner>(space, options.seed);
   if (name == "ga") {
     GaTunerOptions ga = options.ga;

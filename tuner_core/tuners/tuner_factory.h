@@ -7,6 +7,7 @@
 //   "xgb"        XGBoost regression model on itervar features + SA (XgbTunerOptions)
 //   "xgb_rank"   the same with the rank:pairwise objective
 //   "xgb_knob", "xgb_curve"   regression on knob / curve features
+//   "given"      exactly TunerOptions::given, in order (re-measuring known configs)
 //
 //   TunerOptions options;
 //   options.seed = 7;
@@ -41,6 +42,8 @@ struct TunerOptions {
   // Transfer learning for xgb*: records of other shapes of the same template
   // and target (XgbTuner::Create). Ignored by the other tuners.
   std::vector<Record> history;
+  // "given": the config indices to propose.
+  std::vector<int64_t> given;
   GaTunerOptions ga;
   // plan_size, eps, SA and XGBoost parameters; the name sets loss and feature.
   XgbTunerOptions xgb;
