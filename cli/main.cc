@@ -2,6 +2,7 @@
 //   tunefleet tune --workload dense --shape 1024,1024,1024 --trials 500 --log records.jsonl
 //   tunefleet best --log records.jsonl
 //   tunefleet measure --log records.jsonl [--top 5] [--task dense_pack.x86] [--passes 3]
+//   tunefleet measure --log records.jsonl --key rk3399   # on that key's agents
 //   tunefleet templates
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "cli/fleet_commands.h"
+#include "cli/measure_fleet.h"
 #include "cli/model_command.h"
 #include "client/fleet_client.h"
 #include "local/measure_command.h"
@@ -169,7 +171,7 @@ int main(int argc, char** argv) {
       "             which figure it is: validated (median of passes, spread) or the search's\n"
       "  measure    re-measure the top --top records per task of --log on this host, --passes\n"
       "             times each in fresh runner children (--task: one task), against the\n"
-      "             recorded figures\n"
+      "             recorded figures; with --key K, on the agents of key K through the fleet\n"
       "  templates  list the kernel templates\n"
       "the fleet:\n"
       "  up         start tracker, builders, agents and tuners on 127.0.0.1\n"
@@ -242,14 +244,12 @@ int main(int argc, char** argv) {
     }
   } else if (command == "best" && absl::GetFlag(FLAGS_job).empty()) {
     status = tunefleet::RunBest(absl::GetFlag(FLAGS_log), std::cout);
-  } else if (command == "measure") {
+  } else if (command == "measure" && absl::GetFlag(FLAGS_key) == "local") {
     tunefleet::MeasureCommandOptions o;
     o.log = absl::GetFlag(FLAGS_log);
     o.top = absl::GetFlag(FLAGS_top);
     o.task = absl::GetFlag(FLAGS_task);
     o.passes = absl::GetFlag(FLAGS_passes);
-    // --key's default, "local", is this host.
-    if (absl::GetFlag(FLAGS_key) != "local") o.key = absl::GetFlag(FLAGS_key);
     o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
     o.local.measure = MeasureFromFlags();
     status = tunefleet::RunMeasure(o, std::cerr, std::cout).status();
@@ -268,7 +268,7 @@ int main(int argc, char** argv) {
     status = tunefleet::RunUp(o, std::cout);
   } else if (command == "submit" || command == "watch" || command == "jobs" ||
              command == "devices" || command == "queue" || command == "best" ||
-             command == "export" || command == "cancel") {
+             command == "export" || command == "cancel" || command == "measure") {
     absl::StatusOr<tunefleet::FleetAddress> fleet =
         tunefleet::ResolveFleet(absl::GetFlag(FLAGS_tracker), absl::GetFlag(FLAGS_token_file),
                                 absl::GetFlag(FLAGS_fleet_dir));
@@ -284,7 +284,16 @@ int main(int argc, char** argv) {
       auto need_job = [&]() {
         return job.empty() ? absl::InvalidArgumentError("--job is required") : absl::OkStatus();
       };
-      if (command == "submit") {
+      if (command == "measure") {  // --key names the agents' key (local mode: above)
+        tunefleet::FleetMeasureOptions o;
+        o.log = absl::GetFlag(FLAGS_log);
+        o.top = absl::GetFlag(FLAGS_top);
+        o.task = absl::GetFlag(FLAGS_task);
+        o.passes = absl::GetFlag(FLAGS_passes);
+        o.key = absl::GetFlag(FLAGS_key);
+        o.measure = tunefleet::ToProto(MeasureFromFlags());
+        status = tunefleet::RunFleetMeasure(client, o, std::cerr, std::cout).status();
+      } else if (command == "submit") {
         tunefleet::SubmitOptions o;
         o.name = absl::GetFlag(FLAGS_name);
         o.device_key = absl::GetFlag(FLAGS_key);

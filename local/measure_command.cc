@@ -15,16 +15,11 @@
 #include "device_agent/device_info.h"
 #include "local/validate_winners.h"
 #include "proto_convert/task_spec.h"
+#include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
 namespace {
-
-// The records of one (task, workload, target) of the log.
-struct Group {
-  const Record* first = nullptr;
-  std::vector<const Record*> successes;  // in file order
-};
 
 std::string Arch(const std::string& triple) { return triple.substr(0, triple.find('-')); }
 
@@ -58,33 +53,10 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
   return absl::OkStatus();
 }
 
-// The group's top `k` records by ReportedCost, one per config.
-std::vector<const Record*> TopRecords(const Group& group, int k) {
-  std::vector<const Record*> sorted = group.successes;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Record* a, const Record* b) {
-    return a->ReportedCost() < b->ReportedCost();
-  });
-  std::vector<const Record*> top;
-  std::set<std::string> configs;
-  for (const Record* r : sorted) {
-    if (static_cast<int>(top.size()) == k) break;
-    const std::string index =
-        r->config.contains("index") ? r->config["index"].dump() : r->config.dump();
-    if (configs.insert(index).second) top.push_back(r);
-  }
-  return top;
-}
-
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<std::vector<RemeasuredRecord>> RunMeasure(
     const MeasureCommandOptions& options, std::ostream& progress, std::ostream& out) {
-  if (!options.key.empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "--key ", options.key,
-        ": re-measuring on a fleet agent needs the fleet, which `measure` does not use; run "
-        "`tunefleet measure` on a host of that key instead"));
-  }
   if (options.log.empty()) return absl::InvalidArgumentError("--log is required");
   if (options.top < 1 || options.top > kMaxValidateTopK) {
     return absl::InvalidArgumentError(
@@ -97,21 +69,12 @@ std::vector<const Record*> TopRecords(const Group& group, int k) {
   TF_ASSIGN_OR_RETURN(ReadReport report, ReadRecords(options.log));
   for (const std::string& w : report.warnings) out << "warning: " << w << "\n";
 
-  // Group the successful records, in the order each group first appears.
-  std::vector<Group> groups;
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> group_of;
-  std::set<std::string> task_names;
-  for (const Record& r : report.records) {
-    if (!r.result.ok()) continue;
-    task_names.insert(r.task_name);
-    if (!options.task.empty() && r.task_name != options.task) continue;
-    auto [it, inserted] = group_of.emplace(
-        std::make_tuple(r.task_name, r.workload_name, r.workload_args.dump(), r.target),
-        groups.size());
-    if (inserted) groups.push_back(Group{&r, {}});
-    groups[it->second].successes.push_back(&r);
-  }
+  std::vector<TaskRecords> groups = TopPerTask(report.records, options.top, options.task);
   if (groups.empty()) {
+    std::set<std::string> task_names;
+    for (const Record& r : report.records) {
+      if (r.result.ok()) task_names.insert(r.task_name);
+    }
     if (!options.task.empty()) {
       return absl::NotFoundError(
           absl::StrCat("--task ", options.task, ": no successful record of it in ", options.log,
@@ -121,21 +84,22 @@ std::vector<const Record*> TopRecords(const Group& group, int k) {
         absl::StrCat(options.log, ": no successful record among ", report.records.size()));
   }
   // Refuse what this host cannot run before measuring anything.
-  for (const Group& g : groups) {
-    TF_RETURN_IF_ERROR(CheckRunnableHere(g.first->target, options.local.runner));
+  for (const TaskRecords& g : groups) {
+    TF_RETURN_IF_ERROR(CheckRunnableHere(g.top.front().target, options.local.runner));
   }
 
   out << "Re-measuring on this host: the top " << options.top << " records per task, "
       << options.passes << " passes each, every measurement in a fresh runner child\n";
   std::vector<RemeasuredRecord> remeasured;
-  for (const Group& g : groups) {
-    const Record& first = *g.first;
+  for (const TaskRecords& g : groups) {
+    const Record& first = g.top.front();
     TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task,
                         TaskFromSpec(MakeTaskSpec(first.task_name, first.workload_name,
                                                   first.workload_args, first.target)));
-    const std::vector<const Record*> top = TopRecords(g, options.top);
+    const std::vector<Record>& top = g.top;
     std::vector<Config> configs;
-    for (const Record* r : top) {
+    for (const Record& record : top) {
+      const Record* r = &record;
       absl::StatusOr<Config> config = task->space().FromJson(r->config);
       if (!config.ok()) {
         return absl::InvalidArgumentError(
@@ -153,7 +117,7 @@ std::vector<const Record*> TopRecords(const Group& group, int k) {
     TF_ASSIGN_OR_RETURN(LocalValidationRun run, measurer->Validate(configs, options.passes));
 
     out << first.task_name << " " << workload << " on \"" << first.target << "\" (top "
-        << top.size() << " of " << g.successes.size() << " successful records)\n";
+        << top.size() << " of " << g.successes << " successful records)\n";
     out << absl::StrFormat("  %-10s %12s %-10s %15s %8s %7s\n", "config", "recorded", "figure",
                            "re-measured", "spread", "ratio");
     for (size_t i = 0; i < top.size(); ++i) {
@@ -162,8 +126,8 @@ std::vector<const Record*> TopRecords(const Group& group, int k) {
       row.workload = workload;
       row.target = first.target;
       row.config_index = configs[i].index();
-      row.recorded_gflops = flops / top[i]->ReportedCost() / 1e9;
-      row.recorded_validated = top[i]->validated();
+      row.recorded_gflops = flops / top[i].ReportedCost() / 1e9;
+      row.recorded_validated = top[i].validated();
       row.remeasured = run.validations[i];
       row.last_error = run.last_errors[i];
       const std::string figure = row.recorded_validated ? "validated" : "search";

@@ -14,8 +14,8 @@
 // search), the re-measured GFLOPS (median of passes) with its spread, and
 // re-measured / recorded. The log is not changed.
 //
-// Re-measuring on a fleet agent (--key) needs the fleet and is not done
-// here: Unimplemented.
+// Re-measuring on the agents of a fleet key (--key) is cli/measure_fleet.h,
+// over the same selection of records (TopPerTask).
 #ifndef TUNEFLEET_LOCAL_MEASURE_COMMAND_H_
 #define TUNEFLEET_LOCAL_MEASURE_COMMAND_H_
 
@@ -35,7 +35,6 @@ struct MeasureCommandOptions {
   int top = kDefaultValidateTopK;         // --top: records per task, in [1, kMaxValidateTopK]
   std::string task;                       // --task: a task (template) name; empty: every task
   int passes = kDefaultValidationPasses;  // --passes, in [1, kMaxValidationPasses]
-  std::string key;                        // --key: a fleet device key; empty: this host
   // measure: the search-like options the passes' options derive from;
   // runner: the child's. `validation` is not used.
   LocalMeasurerOptions local;
@@ -57,7 +56,7 @@ struct RemeasuredRecord {
 // Runs the command; the table goes to `out`, progress to `progress`.
 // InvalidArgument naming the flag for a missing --log or --top / --passes
 // out of range, and for a record whose config does not fit its template's
-// space; Unimplemented for --key; the errors of ReadRecords (NotFound for a
+// space; the errors of ReadRecords (NotFound for a
 // missing log); NotFound when the log has no successful record (of --task,
 // naming the log's tasks); FailedPrecondition naming the target when a
 // selected record's target is not one this host can run (another

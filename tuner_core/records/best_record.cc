@@ -1,5 +1,7 @@
 #include "tuner_core/records/best_record.h"
 
+#include <algorithm>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -41,27 +43,45 @@ bool Better(const Record& a, const Record& b) {
   return *best;
 }
 
-std::vector<Record> BestPerTask(const std::vector<Record>& records) {
+std::vector<TaskRecords> TopPerTask(const std::vector<Record>& records, int k,
+                                    const std::string& task_name) {
   // Key: task, workload, canonical args text (nlohmann::json dumps object keys
   // sorted, so equal JSON values give equal text), target.
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
-  absl::flat_hash_map<Key, size_t> slot_of;  // key -> position in `best`
-  std::vector<const Record*> best;
+  absl::flat_hash_map<Key, size_t> slot_of;  // key -> position in `groups`
+  std::vector<std::vector<const Record*>> groups;
   for (const Record& record : records) {
     if (!record.result.ok()) continue;
+    if (!task_name.empty() && record.task_name != task_name) continue;
     Key key(record.task_name, record.workload_name,
             record.workload_args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
             record.target);
-    auto [it, inserted] = slot_of.try_emplace(std::move(key), best.size());
-    if (inserted) {
-      best.push_back(&record);
-    } else if (Better(record, *best[it->second])) {
-      best[it->second] = &record;
+    auto [it, inserted] = slot_of.try_emplace(std::move(key), groups.size());
+    if (inserted) groups.emplace_back();
+    groups[it->second].push_back(&record);
+  }
+  std::vector<TaskRecords> out;
+  out.reserve(groups.size());
+  for (std::vector<const Record*>& group : groups) {
+    TaskRecords& task = out.emplace_back();
+    task.successes = static_cast<int64_t>(group.size());
+    // Best first; stable, so ties keep file order (the earlier wins).
+    std::stable_sort(group.begin(), group.end(),
+                     [](const Record* a, const Record* b) { return Better(*a, *b); });
+    std::set<std::string> configs;
+    for (const Record* r : group) {
+      if (static_cast<int>(task.top.size()) >= k) break;
+      const std::string config =
+          r->config.contains("index") ? r->config["index"].dump() : r->config.dump();
+      if (configs.insert(config).second) task.top.push_back(*r);
     }
   }
+  return out;
+}
+
+std::vector<Record> BestPerTask(const std::vector<Record>& records) {
   std::vector<Record> out;
-  out.reserve(best.size());
-  for (const Record* record : best) out.push_back(*record);
+  for (TaskRecords& task : TopPerTask(records, 1)) out.push_back(std::move(task.top.front()));
   return out;
 }
 

@@ -34,6 +34,19 @@ namespace tunefleet {
 // no successful record are left out.
 std::vector<Record> BestPerTask(const std::vector<Record>& records);
 
+// The successful records of one (task_name, workload_name, workload_args,
+// target) of a log: its `k` best (the order above: validated first, then by
+// ReportedCost, then file order), one per config, and how many it has.
+struct TaskRecords {
+  std::vector<Record> top;
+  int64_t successes = 0;
+};
+// The TaskRecords of every group with a successful record (only task
+// `task_name`'s when not empty), in the order each group first appears;
+// k >= 1. What `tunefleet measure` re-measures.
+std::vector<TaskRecords> TopPerTask(const std::vector<Record>& records, int k,
+                                    const std::string& task_name = "");
+
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_TUNER_CORE_RECORDS_BEST_RECORD_H_

@@ -112,5 +112,34 @@ TEST(BestPerTaskTest, OneBestPerTaskWorkloadAndTargetInFirstSeenOrder) {
   EXPECT_EQ(IndexOf(best[2]), 3);
 }
 
+TEST(TopPerTaskTest, TheKBestOfEachTaskOneRecordPerConfig) {
+  std::vector<Record> records = {
+      MakeRecord("dense_pack.x86", 64, "llvm", 0, 0.3),
+      MakeRecord("dense_pack.x86", 128, "llvm", 1, 0.5),
+      MakeRecord("dense_pack.x86", 64, "llvm", 2, 0.1),
+      MakeRecord("dense_pack.x86", 64, "llvm", 2, 0.15),  // the same config again
+      MakeRecord("dense_pack.x86", 64, "llvm", 3, 0.2),
+      MakeRecord("other", 64, "llvm", 4, 0.1),
+      MakeRecord("dense_pack.x86", 64, "llvm", 5, 0.0, MeasureErrorNo::kCompileHost),
+  };
+  std::vector<TaskRecords> top = TopPerTask(records, 2);
+  ASSERT_EQ(top.size(), 3u);
+  ASSERT_EQ(top[0].top.size(), 2u);
+  EXPECT_EQ(IndexOf(top[0].top[0]), 2);
+  EXPECT_EQ(top[0].top[0].result.costs[0], 0.1);
+  EXPECT_EQ(IndexOf(top[0].top[1]), 3);
+  EXPECT_EQ(top[0].successes, 4);
+  EXPECT_EQ(top[1].top.size(), 1u);
+  EXPECT_EQ(IndexOf(top[2].top[0]), 4);
+  // One task only; k = 1 is BestPerTask's pick.
+  std::vector<TaskRecords> other = TopPerTask(records, 5, "other");
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(IndexOf(other[0].top[0]), 4);
+  std::vector<Record> best = BestPerTask(records);
+  for (size_t i = 0; i < best.size(); ++i) {
+    EXPECT_EQ(IndexOf(best[i]), IndexOf(TopPerTask(records, 1)[i].top[0]));
+  }
+}
+
 }  // namespace
 }  // namespace tunefleet

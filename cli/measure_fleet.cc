@@ -1,0 +1,143 @@
+#include "cli/measure_fleet.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "proto_convert/task_spec.h"
+#include "tuner_core/measure/validation.h"
+#include "tuner_core/records/best_record.h"
+#include "tuner_core/records/record_file.h"
+
+namespace tunefleet {
+namespace {
+
+// Polls `job_id` until it ends or `timeout_s` passes.
+[[nodiscard]] absl::StatusOr<proto::JobStatus> WaitForEnd(FleetClient& client,
+                                                          const std::string& job_id,
+                                                          double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (true) {
+    TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Get(job_id));
+    if (status.state() == proto::SUCCEEDED || status.state() == proto::FAILED ||
+        status.state() == proto::CANCELLED) {
+      return status;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("job ", job_id, " did not end within ", timeout_s, " s (",
+                       status.validations_done(), " of ", status.validations_total(),
+                       " re-measurements done); it goes on: cancel it with `tunefleet cancel`"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<int> RunFleetMeasure(FleetClient& client, const FleetMeasureOptions& options,
+                                    std::ostream& progress, std::ostream& out) {
+  if (options.log.empty()) return absl::InvalidArgumentError("--log is required");
+  if (options.key.empty()) return absl::InvalidArgumentError("--key is required");
+  if (options.top < 1 || options.top > kMaxValidateTopK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--top must be in [1, ", kMaxValidateTopK, "], not ", options.top));
+  }
+  if (options.passes < 1 || options.passes > kMaxValidationPasses) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--passes must be in [1, ", kMaxValidationPasses, "], not ", options.passes));
+  }
+  TF_ASSIGN_OR_RETURN(ReadReport report, ReadRecords(options.log));
+  for (const std::string& w : report.warnings) out << "warning: " << w << "\n";
+  const std::vector<TaskRecords> groups = TopPerTask(report.records, options.top, options.task);
+  if (groups.empty()) {
+    return absl::NotFoundError(absl::StrCat(options.log, ": no successful record",
+                                            options.task.empty() ? "" : " of task ", options.task,
+                                            " among ", report.records.size()));
+  }
+  out << "Re-measuring on the agents of key " << options.key << ": the top " << options.top
+      << " records per task, " << options.passes
+      << " passes each, every pass in a fresh runner child\n";
+  int remeasured = 0;
+  for (const TaskRecords& group : groups) {
+    const Record& first = group.top.front();
+    const proto::TaskSpec task_spec =
+        MakeTaskSpec(first.task_name, first.workload_name, first.workload_args, first.target);
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, TaskFromSpec(task_spec));
+    proto::JobSpec spec;
+    spec.set_name(absl::StrCat("measure ", first.task_name, " ", task->workload().Describe()));
+    spec.set_device_key(options.key);
+    *spec.mutable_task() = task_spec;
+    spec.set_tuner("given");
+    std::vector<int64_t> indices;
+    for (const Record& r : group.top) {
+      absl::StatusOr<Config> config = task->space().FromJson(r.config);
+      if (!config.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(options.log, ": a config of ", first.task_name, " ", r.config.dump(),
+                         " does not fit the template's space: ", config.status().message()));
+      }
+      indices.push_back(config->index());
+      spec.add_given_configs(config->index());
+    }
+    spec.set_n_trial(spec.given_configs_size());
+    spec.set_validate_top_k(spec.given_configs_size());
+    spec.set_validation_passes(options.passes);
+    *spec.mutable_measure() = options.measure;
+    TF_ASSIGN_OR_RETURN(proto::JobStatus submitted, client.Submit(spec));
+    progress << "job " << submitted.job_id() << ": " << spec.name() << " on key " << options.key
+             << "\n";
+    TF_ASSIGN_OR_RETURN(proto::JobStatus done,
+                        WaitForEnd(client, submitted.job_id(), options.timeout_s));
+    if (done.state() != proto::SUCCEEDED) {
+      return absl::AbortedError(absl::StrCat(
+          "job ", done.job_id(), " ", proto::JobState_Name(done.state()), ": ", done.message()));
+    }
+    TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, client.Export(done.job_id()));
+    std::map<int64_t, Record> measured;  // config index -> the job's record
+    for (const std::string& line : lines) {
+      absl::StatusOr<Record> r = Record::FromLine(line);
+      if (!r.ok()) continue;
+      absl::StatusOr<Config> config = task->space().FromJson(r->config);
+      if (config.ok()) measured[config->index()] = *std::move(r);
+    }
+    const double flops = task->workload().flops();
+    out << first.task_name << " " << task->workload().Describe() << " on \"" << first.target
+        << "\" (top " << group.top.size() << " of " << group.successes
+        << " successful records; job " << done.job_id() << ")\n";
+    out << absl::StrFormat("  %-10s %12s %-10s %15s %8s %7s\n", "config", "recorded", "figure",
+                           "re-measured", "spread", "ratio");
+    for (size_t i = 0; i < group.top.size(); ++i) {
+      const Record& recorded = group.top[i];
+      const double recorded_gflops = flops / recorded.ReportedCost() / 1e9;
+      const std::string figure = recorded.validated() ? "validated" : "search";
+      auto it = measured.find(indices[i]);
+      if (it == measured.end() || !it->second.validated()) {
+        const std::string why = it == measured.end()      ? "not measured"
+                                : !it->second.result.ok() ? it->second.result.error_msg
+                                                          : "every pass failed";
+        out << absl::StrFormat("  %-10d %12.2f %-10s %s\n", indices[i], recorded_gflops, figure,
+                               why);
+        continue;
+      }
+      const Validation& v = *it->second.validation;
+      const double gflops = flops / v.cost_s() / 1e9;
+      out << absl::StrFormat("  %-10d %12.2f %-10s %15.2f %6.1f %% %7.3f\n", indices[i],
+                             recorded_gflops, figure, gflops, 100 * v.rel_spread(),
+                             gflops / recorded_gflops);
+      ++remeasured;
+    }
+    if (!done.confirmation().empty()) out << "  agents: " << done.confirmation() << "\n";
+  }
+  out << "GFLOPS: recorded = the record's reported figure; re-measured = median of passes on "
+         "the key's agents; spread = (max - min) / median over passes; ratio = re-measured / "
+         "recorded\n";
+  return remeasured;
+}
+
+}  // namespace tunefleet
