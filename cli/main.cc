@@ -74,9 +74,14 @@ ABSL_FLAG(int32_t, min_repeat_ms, 0, "grow number until a repeat lasts this long
 ABSL_FLAG(double, cooldown, 0.0, "seconds to sleep between repeats (AutoTVM default 0.1)");
 ABSL_FLAG(bool, cache_flush, false, "flush the inputs from the CPU caches before each repeat");
 ABSL_FLAG(double, timeout, 10.0, "seconds one measurement may take before RUN_TIMEOUT");
+ABSL_FLAG(double, target_rel_ci, 0,
+          "adaptive repeats: keep repeating (up to --max_repeat) until the 95 % confidence "
+          "interval of the mean is within +-this fraction of it (0: off; e.g. 0.02)");
+ABSL_FLAG(int32_t, max_repeat, 0, "adaptive repeats' cap (0: --repeat; else > --repeat)");
 ABSL_FLAG(bool, resume, true, "skip configs already recorded in --log for this task");
 ABSL_FLAG(int32_t, validate_top_k, tunefleet::kDefaultValidateTopK,
-          "tune: after the search, re-measure this many of the best configs, each in fresh runner "
+          "tune, submit: after the search, re-measure this many of the best configs, each in fresh "
+          "runner "
           "children, and report the validated best (0: off, report the search's figure)");
 ABSL_FLAG(int32_t, validation_passes, tunefleet::kDefaultValidationPasses,
           "tune: measurements of each validated config (the validated cost is their median)");
@@ -119,6 +124,8 @@ tunefleet::MeasureOptions MeasureFromFlags() {
   m.cooldown_interval_s = absl::GetFlag(FLAGS_cooldown);
   m.enable_cpu_cache_flush = absl::GetFlag(FLAGS_cache_flush);
   m.timeout_s = absl::GetFlag(FLAGS_timeout);
+  m.max_repeat = absl::GetFlag(FLAGS_max_repeat);
+  m.target_rel_ci = absl::GetFlag(FLAGS_target_rel_ci);
   return m;
 }
 
@@ -311,6 +318,8 @@ int main(int argc, char** argv) {
         o.seed = absl::GetFlag(FLAGS_seed);
         o.window = absl::GetFlag(FLAGS_window);
         o.measure = tunefleet::ToProto(MeasureFromFlags());
+        o.validate_top_k = absl::GetFlag(FLAGS_validate_top_k);
+        o.validation_passes = absl::GetFlag(FLAGS_validation_passes);
         o.model = absl::GetFlag(FLAGS_model);
         o.queue_timeout_s = absl::GetFlag(FLAGS_queue_timeout);
         o.trials_per_task = absl::GetFlag(FLAGS_trials_per_task);

@@ -10,9 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "proto_convert/task_spec.h"
-#include "tuner_core/measure/validation.h"
-#include "tuner_core/records/best_record.h"
-#include "tuner_core/records/record_file.h"
+#include "tuner_core/records/remeasure_selection.h"
 
 namespace tunefleet {
 namespace {
@@ -40,26 +38,15 @@ namespace {
 
 }  // namespace
 
-absl::StatusOr<int> RunFleetMeasure(FleetClient& client, const FleetMeasureOptions& options,
-                                    std::ostream& progress, std::ostream& out) {
-  if (options.log.empty()) return absl::InvalidArgumentError("--log is required");
+[[nodiscard]] absl::StatusOr<int> RunFleetMeasure(FleetClient& client,
+                                                  const FleetMeasureOptions& options,
+                                                  std::ostream& progress, std::ostream& out) {
   if (options.key.empty()) return absl::InvalidArgumentError("--key is required");
-  if (options.top < 1 || options.top > kMaxValidateTopK) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--top must be in [1, ", kMaxValidateTopK, "], not ", options.top));
-  }
-  if (options.passes < 1 || options.passes > kMaxValidationPasses) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--passes must be in [1, ", kMaxValidationPasses, "], not ", options.passes));
-  }
-  TF_ASSIGN_OR_RETURN(ReadReport report, ReadRecords(options.log));
-  for (const std::string& w : report.warnings) out << "warning: " << w << "\n";
-  const std::vector<TaskRecords> groups = TopPerTask(report.records, options.top, options.task);
-  if (groups.empty()) {
-    return absl::NotFoundError(absl::StrCat(options.log, ": no successful record",
-                                            options.task.empty() ? "" : " of task ", options.task,
-                                            " among ", report.records.size()));
-  }
+  TF_ASSIGN_OR_RETURN(
+      std::vector<TaskRecords> groups,
+      SelectRecordsToRemeasure(
+          {.log = options.log, .top = options.top, .task = options.task, .passes = options.passes},
+          out));
   out << "Re-measuring on the agents of key " << options.key << ": the top " << options.top
       << " records per task, " << options.passes
       << " passes each, every pass in a fresh runner child\n";

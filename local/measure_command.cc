@@ -15,8 +15,7 @@
 #include "device_agent/device_info.h"
 #include "local/validate_winners.h"
 #include "proto_convert/task_spec.h"
-#include "tuner_core/records/best_record.h"
-#include "tuner_core/records/record_file.h"
+#include "tuner_core/records/remeasure_selection.h"
 
 namespace tunefleet {
 namespace {
@@ -57,32 +56,11 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
 
 [[nodiscard]] absl::StatusOr<std::vector<RemeasuredRecord>> RunMeasure(
     const MeasureCommandOptions& options, std::ostream& progress, std::ostream& out) {
-  if (options.log.empty()) return absl::InvalidArgumentError("--log is required");
-  if (options.top < 1 || options.top > kMaxValidateTopK) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--top must be in [1, ", kMaxValidateTopK, "], not ", options.top));
-  }
-  if (options.passes < 1 || options.passes > kMaxValidationPasses) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--passes must be in [1, ", kMaxValidationPasses, "], not ", options.passes));
-  }
-  TF_ASSIGN_OR_RETURN(ReadReport report, ReadRecords(options.log));
-  for (const std::string& w : report.warnings) out << "warning: " << w << "\n";
-
-  std::vector<TaskRecords> groups = TopPerTask(report.records, options.top, options.task);
-  if (groups.empty()) {
-    std::set<std::string> task_names;
-    for (const Record& r : report.records) {
-      if (r.result.ok()) task_names.insert(r.task_name);
-    }
-    if (!options.task.empty()) {
-      return absl::NotFoundError(
-          absl::StrCat("--task ", options.task, ": no successful record of it in ", options.log,
-                       task_names.empty() ? "" : "; its tasks: ", absl::StrJoin(task_names, ", ")));
-    }
-    return absl::NotFoundError(
-        absl::StrCat(options.log, ": no successful record among ", report.records.size()));
-  }
+  TF_ASSIGN_OR_RETURN(
+      std::vector<TaskRecords> groups,
+      SelectRecordsToRemeasure(
+          {.log = options.log, .top = options.top, .task = options.task, .passes = options.passes},
+          out));
   // Refuse what this host cannot run before measuring anything.
   for (const TaskRecords& g : groups) {
     TF_RETURN_IF_ERROR(CheckRunnableHere(g.top.front().target, options.local.runner));

@@ -163,6 +163,7 @@ void AgentCalibrations::Judge(Worker& agent, const std::string& reason) {
 }
 
 void AgentCalibrations::RequestDue(double now) {
+  std::vector<Worker*> due;
   for (const auto& [id, worker] : workers_->all()) {
     Worker& agent = *worker;
     if (agent.role() != proto::AGENT || !agent.registration.calibrates() || agent.calibrating ||
@@ -173,8 +174,15 @@ void AgentCalibrations::RequestDue(double now) {
     if (!quarantined && !agent.free_listed) continue;
     const double every = quarantined ? policy_->recheck_s : policy_->interval_s;
     if (now - agent.calibrated_at < every) continue;
-    Want(agent, quarantined ? "quarantine recheck" : "periodic");
+    due.push_back(&agent);
   }
+  // Longest since its last calibration first (then by name): a fixed order.
+  std::sort(due.begin(), due.end(), [](const Worker* a, const Worker* b) {
+    return std::make_pair(a->calibrated_at, a->registration.name()) <
+           std::make_pair(b->calibrated_at, b->registration.name());
+  });
+  for (Worker* agent : due)
+    Want(*agent, agent->quarantine.empty() ? "periodic" : "quarantine recheck");
   RequestWanted();
 }
 
@@ -183,12 +191,22 @@ void AgentCalibrations::Want(Worker& agent, const std::string& why) {
   agent.free_listed = false;
   agent.calibration_wanted = true;
   agent.calibration_reason = why;
+  wanted_.push_back(agent.id);
 }
 
 void AgentCalibrations::RequestWanted() {
-  for (const auto& [id, worker] : workers_->all()) {
-    Worker& agent = *worker;
-    if (agent.calibration_wanted && HostQuiet(agent)) Request(agent);
+  // In the order they came to want one, so that agents sharing a host take
+  // turns; ids of agents that left are dropped.
+  for (auto it = wanted_.begin(); it != wanted_.end();) {
+    Worker* agent = workers_->Find(*it);
+    if (agent == nullptr || !agent->calibration_wanted) {
+      it = wanted_.erase(it);
+    } else if (HostQuiet(*agent)) {
+      Request(*agent);
+      it = wanted_.erase(it);
+    } else {
+      ++it;
+    }
   }
 }
 

@@ -29,6 +29,7 @@
 #ifndef TUNEFLEET_TRACKER_AGENT_CALIBRATION_H_
 #define TUNEFLEET_TRACKER_AGENT_CALIBRATION_H_
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,7 @@ class AgentCalibrations {
   Dispatcher* dispatcher_;
   LeaseKeeper* leases_;
   TrackerMetricsInterface* metrics_;
+  std::deque<std::string> wanted_;  // ids of agents that want a calibration, oldest first
 };
 
 }  // namespace tunefleet

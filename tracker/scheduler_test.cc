@@ -744,18 +744,19 @@ TEST_F(SchedulerTest, AThrottledAgentIsQuarantinedAndGetsNoMeasurement) {
   }
   // Both are due; they share a host, so they calibrate one after the other
   // (and the host builds and measures nothing until both have).
-  EXPECT_EQ(throttled.outbox->Take(proto::TrackerMessage::kCalibrate).size(), 1u);
-  EXPECT_TRUE(noisy.outbox->Take(proto::TrackerMessage::kCalibrate).empty());
-  EXPECT_TRUE(healthy.outbox->Take(proto::TrackerMessage::kCalibrate).empty());
-  proto::WorkerMessage recovered;
-  recovered.mutable_calibration()->set_gflops(29);
-  recovered.mutable_calibration()->set_noise(0.01);
-  scheduler_->OnMessage(throttled.id, recovered);
+  // (Equally overdue: by name, "noisy" first.)
   EXPECT_EQ(noisy.outbox->Take(proto::TrackerMessage::kCalibrate).size(), 1u);
+  EXPECT_TRUE(throttled.outbox->Take(proto::TrackerMessage::kCalibrate).empty());
+  EXPECT_TRUE(healthy.outbox->Take(proto::TrackerMessage::kCalibrate).empty());
   proto::WorkerMessage still_noisy;
   still_noisy.mutable_calibration()->set_gflops(30);
   still_noisy.mutable_calibration()->set_noise(0.2);
   scheduler_->OnMessage(noisy.id, still_noisy);
+  EXPECT_EQ(throttled.outbox->Take(proto::TrackerMessage::kCalibrate).size(), 1u);
+  proto::WorkerMessage recovered;
+  recovered.mutable_calibration()->set_gflops(29);
+  recovered.mutable_calibration()->set_noise(0.01);
+  scheduler_->OnMessage(throttled.id, recovered);
   proto::JobStatus second = scheduler_->SubmitJob(DenseJob(2)).value();
   Propose(tuner, second.job_id(), {5, 6});
   CompleteBuilds(builder);
