@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "bench/fleet_launcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -56,12 +57,38 @@ bool AnyBusy(const proto::ListDevicesResponse& d, proto::WorkerRole role, const 
   return false;
 }
 
+// Every agent's first calibration passed (none calibrating or quarantined):
+// a fleet whose agents all measure. On this 2-core machine an agent that
+// calibrated while the other processes started may be quarantined at first
+// and freed by its recheck (FleetLauncher's tracker rechecks every 2 s).
+std::string WaitForAgentsFree(FleetLauncher& fleet, int agents) {
+  absl::StatusOr<proto::ListDevicesResponse> devices = fleet.WaitForDevices(
+      [agents](const proto::ListDevicesResponse& d) {
+        int free = 0;
+        for (const auto& w : d.workers()) free += w.role() == proto::AGENT && w.state() == "free";
+        return free == agents;
+      },
+      60);
+  if (devices.ok()) return "";
+  std::string states = std::string(devices.status().message());
+  absl::StatusOr<proto::ListDevicesResponse> now = fleet.client().Devices();
+  if (now.ok()) {
+    for (const auto& w : now->workers()) {
+      if (w.role() == proto::AGENT) {
+        absl::StrAppend(&states, "; ", w.name(), " ", w.state(), " ", w.quarantine());
+      }
+    }
+  }
+  return states;
+}
+
 TEST(FleetTest, TwoJobsOnOneKeyShareItAndBothComplete) {
   FleetLauncher::Options o;
   o.builders = 2;
   o.agents = 2;
   FleetLauncher fleet(o);
   ASSERT_OK(fleet.Start());
+  ASSERT_EQ(WaitForAgentsFree(fleet, 2), "");
   constexpr int64_t kTrials = 16;
   proto::JobStatus a = fleet.client().Submit(fleet.DenseJob(kTrials, "48,48,48")).value();
   proto::JobStatus b = fleet.client().Submit(fleet.DenseJob(kTrials, "40,56,24")).value();

@@ -165,12 +165,20 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
   if (free_it == free_agents_.end()) return;
   std::deque<std::string>& free = free_it->second;
   // The key's agents that may measure (not quarantined): a validation pass
-  // waits for one of them that has not measured its candidate yet.
+  // waits for one of them that has not measured its candidate yet. Listed
+  // only while a job of the key validates (search trials go anywhere).
   std::vector<std::string> measuring_agents;
-  for (const auto& [id, w] : workers_->all()) {
-    if (w->role() == proto::AGENT && w->registration.device_key() == device_key &&
-        w->quarantine.empty()) {
-      measuring_agents.push_back(w->registration.name());
+  bool validating = false;
+  for (const auto& [id, job] : jobs_->by_id()) {
+    validating |=
+        !job->finished() && job->validations > 0 && job->stored.spec.device_key() == device_key;
+  }
+  if (validating) {
+    for (const auto& [id, w] : workers_->all()) {
+      if (w->role() == proto::AGENT && w->registration.device_key() == device_key &&
+          w->quarantine.empty()) {
+        measuring_agents.push_back(w->registration.name());
+      }
     }
   }
   bool dispatched = true;
