@@ -71,7 +71,9 @@ void AgentService::Handle(const proto::MeasureRequest& request, Done done) {
 
 int64_t AgentService::DropQueued() {
   absl::MutexLock lock(&mu_);
-  const int64_t dropped = static_cast<int64_t>(queue_.size());
+  // Measurements only: a dropped calibration was never a lease.
+  const int64_t dropped = std::count_if(queue_.begin(), queue_.end(),
+                                        [](const Pending& p) { return !p.calibration_done; });
   queue_.clear();
   return dropped;
 }

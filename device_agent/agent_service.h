@@ -84,8 +84,9 @@ class AgentService {
   // saying why there are none (unless dropped like a request).
   void Calibrate(CalibrationDone done);
 
-  // Forgets queued requests without answering them (their session broke and
-  // the tracker requeued them); returns how many.
+  // Forgets queued requests and calibrations without answering them (their
+  // session broke and the tracker requeued them); returns how many
+  // measurement requests it dropped.
   int64_t DropQueued();
 
   // Stops the request of lease `lease_id`: running, its runner child is

@@ -245,8 +245,10 @@ TEST(AgentServiceTest, DropQueuedForgetsWaitingRequestsButNotTheRunningOne) {
   }
   ASSERT_EQ(runner.requests().size(), 1u);
   service.Handle(Request("queued-1", "k"), results.Callback());
+  service.Calibrate([](proto::Calibration) {});  // dropped too, but not a lease
   service.Handle(Request("queued-2", "k"), results.Callback());
   EXPECT_EQ(service.DropQueued(), 2);
+  EXPECT_EQ(service.queued(), 0);
   release.Notify();
   const auto answers = results.WaitFor(1);
   ASSERT_EQ(answers.size(), 1u);
