@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "absl/strings/str_format.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "local/validate_winners.h"
 #include "local/validation_log.h"
@@ -28,7 +29,8 @@ namespace tunefleet {
   *assignment.mutable_spec() = spec;
   // One build batch in flight, as local `tune` builds a batch then measures it.
   assignment.set_suggested_window(spec.window() > 0 ? spec.window() : 8);
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner, JobRunner::Create(assignment));
+  RealClock clock;
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner, JobRunner::Create(assignment, &clock));
   // The runner's tasks: built and measured as the runner proposes them.
   std::vector<const Task*> tasks;
   for (int t = 0; t < runner->num_tasks(); ++t) tasks.push_back(&runner->task(t));

@@ -16,8 +16,6 @@
 namespace tunefleet {
 namespace {
 
-double NowSeconds() { return RealClock().NowSeconds(); }
-
 // Each task's budget: trials_per_task when set; otherwise the whole n_trial
 // for the gradient policy (it decides the split) and an equal share for the
 // fixed policies.
@@ -31,8 +29,9 @@ int64_t TaskBudget(const proto::JobSpec& spec, TaskSchedulePolicy policy, int nu
 
 JobRunner::~JobRunner() = default;
 
-absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(
-    const proto::JobAssignment& assignment) {
+absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAssignment& assignment,
+                                                             ClockInterface* clock) {
+  if (clock == nullptr) return absl::InvalidArgumentError("JobRunner needs a clock");
   proto::JobSpec spec = assignment.spec();
   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
   if (spec.tasks_size() == 0) {
@@ -54,7 +53,8 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(
     tuner_options.given.assign(spec.given_configs().begin(), spec.given_configs().end());
     TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
   }
-  runner->started_ = NowSeconds();
+  runner->clock_ = clock;
+  runner->started_ = clock->NowSeconds();
   runner->window_ = std::max(1, assignment.suggested_window());
   std::vector<const proto::KnownTrial*> known;
   for (const proto::KnownTrial& t : assignment.trials()) {
@@ -346,13 +346,14 @@ double JobRunner::EstimatedLatency() const {
 std::string JobRunner::Progress() const {
   if (num_tasks() == 1) {
     return ProgressLine(absl::StrCat("[", job_id_, "]"), last_gflops_, best_gflops(), done_,
-                        spec_.n_trial(), NowSeconds() - started_);
+                        spec_.n_trial(), clock_->NowSeconds() - started_);
   }
   int tuned = 0;
   for (const TaskRun& run : tasks_) tuned += run.best.has_best() ? 1 : 0;
   return absl::StrFormat(
       "[%s] tasks tuned %d/%d, estimated latency %.4f ms | trials %d/%d | %.1f s", job_id_, tuned,
-      num_tasks(), EstimatedLatency() * 1e3, done_, spec_.n_trial(), NowSeconds() - started_);
+      num_tasks(), EstimatedLatency() * 1e3, done_, spec_.n_trial(),
+      clock_->NowSeconds() - started_);
 }
 
 }  // namespace tunefleet

@@ -7,7 +7,7 @@
 // several tasks of one model are measured at once. No gRPC here
 // (tuner_service.h does the stream), so tests drive it directly:
 //
-//   TF_ASSIGN_OR_RETURN(auto runner, JobRunner::Create(assignment));
+//   TF_ASSIGN_OR_RETURN(auto runner, JobRunner::Create(assignment, &clock));
 //   proto::ProposeTrials p = runner->NextProposals();   // send it
 //   runner->OnAccepted(accepted);                       // tracker's answer
 //   runner->OnTrialUpdate(update);                      // a result
@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/clock.h"
 #include "proto/fleet.pb.h"
 #include "tuner_core/records/best_so_far.h"
 #include "tuner_core/selective/selective_plan.h"
@@ -60,9 +61,10 @@ namespace tunefleet {
 class JobRunner {
  public:
   // InvalidArgument when a task, the tuner, the task policy or the
-  // selective option cannot be made.
+  // selective option cannot be made. `clock` (not null) must outlive the
+  // runner; it times the progress line.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<JobRunner>> Create(
-      const proto::JobAssignment& assignment);
+      const proto::JobAssignment& assignment, ClockInterface* clock);
   ~JobRunner();
 
   // New configs to propose now: enough to fill the window, never beyond the
@@ -150,7 +152,8 @@ class JobRunner {
   int64_t done_ = 0;
   double last_gflops_ = 0;
   bool finished_sent_ = false;
-  double started_ = 0;
+  ClockInterface* clock_ = nullptr;
+  double started_ = 0;  // clock_'s seconds when created
 };
 
 }  // namespace tunefleet

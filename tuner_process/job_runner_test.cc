@@ -4,12 +4,20 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
 namespace tunefleet {
 namespace {
+
+// The clock every runner here is timed by: it moves only when a test
+// advances it.
+FakeClock* TestClock() {
+  static FakeClock clock;
+  return &clock;
+}
 
 using ::testing::HasSubstr;
 
@@ -40,7 +48,7 @@ proto::TrialUpdate Done(const proto::ProposedConfig& c, double cost) {
 }
 
 TEST(JobRunnerTest, KeepsTheWindowFullAndStopsAtNTrial) {
-  auto runner = JobRunner::Create(Assignment(10, 4)).value();
+  auto runner = JobRunner::Create(Assignment(10, 4), TestClock()).value();
   proto::ProposeTrials p = runner->NextProposals();
   ASSERT_EQ(p.configs_size(), 4);
   EXPECT_TRUE(runner->NextProposals().configs().empty());  // window full
@@ -83,7 +91,7 @@ TEST(JobRunnerTest, ResumesFromKnownTrialsWithoutReproposingThem) {
     t->set_done(i < 2);
     if (i < 2) t->mutable_result()->add_costs(1e-3);
   }
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   EXPECT_EQ(runner->done(), 2);
   EXPECT_EQ(runner->in_flight(), 1);
   proto::ProposeTrials p = runner->NextProposals();
@@ -92,7 +100,7 @@ TEST(JobRunnerTest, ResumesFromKnownTrialsWithoutReproposingThem) {
 }
 
 TEST(JobRunnerTest, RejectedConfigsLeaveTheWindow) {
-  auto runner = JobRunner::Create(Assignment(10, 2)).value();
+  auto runner = JobRunner::Create(Assignment(10, 2), TestClock()).value();
   proto::ProposeTrials p = runner->NextProposals();
   ASSERT_EQ(p.configs_size(), 2);
   proto::TrialsAccepted accepted;
@@ -106,7 +114,7 @@ TEST(JobRunnerTest, RejectedConfigsLeaveTheWindow) {
 
 TEST(JobRunnerTest, SpaceExhaustionAndEarlyStoppingEndTheSearch) {
   proto::JobAssignment a = Assignment(1000000, 1000000, "grid");
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   proto::ProposeTrials p = runner->NextProposals();
   EXPECT_TRUE(p.finished());
   EXPECT_THAT(p.finish_reason(), HasSubstr("exhausted"));
@@ -114,7 +122,7 @@ TEST(JobRunnerTest, SpaceExhaustionAndEarlyStoppingEndTheSearch) {
 
   proto::JobAssignment b = Assignment(100, 1);
   b.mutable_spec()->set_early_stopping(3);
-  auto stopper = JobRunner::Create(b).value();
+  auto stopper = JobRunner::Create(b, TestClock()).value();
   double cost = 1e-3;
   for (int i = 0; i < 10; ++i) {
     proto::ProposeTrials q = stopper->NextProposals();
@@ -132,7 +140,7 @@ TEST(JobRunnerTest, SpaceExhaustionAndEarlyStoppingEndTheSearch) {
 
 TEST(JobRunnerTest, ModelBasedTunersRunAsynchronously) {
   for (const char* name : {"xgb", "ga"}) {
-    auto runner = JobRunner::Create(Assignment(40, 4, name)).value();
+    auto runner = JobRunner::Create(Assignment(40, 4, name), TestClock()).value();
     std::set<int64_t> seen;
     std::vector<proto::ProposedConfig> flying;
     double cost = 1e-3;
@@ -152,18 +160,26 @@ TEST(JobRunnerTest, ModelBasedTunersRunAsynchronously) {
   }
 }
 
+TEST(JobRunnerTest, TheProgressLineIsTimedByTheInjectedClock) {
+  auto runner = JobRunner::Create(Assignment(10, 4), TestClock()).value();
+  TestClock()->AdvanceSeconds(12.5);
+  EXPECT_THAT(runner->Progress(), ::testing::HasSubstr("| 12.50 s"));
+  EXPECT_FALSE(JobRunner::Create(Assignment(10, 4), nullptr).ok());
+}
+
 TEST(JobRunnerTest, BadJobsAreErrors) {
   proto::JobAssignment a = Assignment(10, 2);
   a.mutable_spec()->set_tuner("oracle");
-  EXPECT_FALSE(JobRunner::Create(a).ok());
+  EXPECT_FALSE(JobRunner::Create(a, TestClock()).ok());
   a = Assignment(10, 2);
   a.mutable_spec()->mutable_task()->set_workload_args_json("{");
-  EXPECT_THAT(JobRunner::Create(a).status().message(),
+  EXPECT_THAT(JobRunner::Create(a, TestClock()).status().message(),
               HasSubstr("workload_args_json is not valid JSON"));
   // The same target grammar as the tracker and the builder.
   a = Assignment(10, 2);
   a.mutable_spec()->mutable_task()->set_target("llvm -O3");
-  EXPECT_THAT(JobRunner::Create(a).status().message(), HasSubstr("unknown option \"-O3\""));
+  EXPECT_THAT(JobRunner::Create(a, TestClock()).status().message(),
+              HasSubstr("unknown option \"-O3\""));
 }
 
 // A model job: dense tasks with these M (N = K = 32) and weights.
@@ -212,7 +228,7 @@ std::vector<int> RunToEnd(JobRunner& runner, const std::vector<double>& cost_of_
 
 TEST(JobRunnerTest, SequentialPolicyTunesEachTaskInTurnUpToItsBudget) {
   proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}, {64, 1}}, 12, 2, "sequential");
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   EXPECT_EQ(runner->num_tasks(), 3);
   std::vector<int> order = RunToEnd(*runner, {1e-3, 1e-3, 1e-3});
   EXPECT_EQ(order, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}));
@@ -222,7 +238,7 @@ TEST(JobRunnerTest, SequentialPolicyTunesEachTaskInTurnUpToItsBudget) {
 TEST(JobRunnerTest, GradientPolicyWarmsUpEveryTaskThenFavoursTheHeavyOne) {
   // Task 1 serves 20 layers: the model's latency is mostly its.
   proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 20}, {64, 1}}, 60, 4, "gradient");
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   std::vector<int> order = RunToEnd(*runner, {1e-4, 1e-3, 1e-4});
   ASSERT_EQ(order.size(), 60u);
   std::vector<int> count(3);
@@ -237,7 +253,7 @@ TEST(JobRunnerTest, SelectiveDependentMeasuresItsRepresentativesTopK) {
   proto::JobAssignment a = ModelAssignment({{32, 1}, {32, 1}}, 40, 4, "round_robin");
   a.mutable_spec()->set_trials_per_task(10);
   a.mutable_spec()->set_selective("top3");
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   ASSERT_NE(runner->scheduled(0), runner->scheduled(1));
   const int rep = runner->scheduled(0) ? 0 : 1;
   const int dep = 1 - rep;
@@ -293,7 +309,7 @@ TEST(JobRunnerTest, ModelJobResumesWithItsSchedulerState) {
       t->mutable_result()->set_timestamp(100 + i);
     }
   }
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   EXPECT_EQ(runner->done(), 3);
   EXPECT_EQ(runner->in_flight(), 1);
   proto::ProposeTrials p = runner->NextProposals();
@@ -305,7 +321,7 @@ TEST(JobRunnerTest, ModelJobResumesWithItsSchedulerState) {
 
 TEST(JobRunnerTest, RefusedConfigsOfAModelJobGoBackToTheirTask) {
   proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}}, 4, 4, "round_robin");
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   proto::ProposeTrials p = runner->NextProposals();
   ASSERT_EQ(p.configs_size(), 4);
   proto::TrialsAccepted accepted;
@@ -335,7 +351,7 @@ TEST(JobRunnerTest, TakeoverAfterATaskUsedUpItsSpaceGoesOnWithTheNext) {
     t->set_done(true);
     t->mutable_result()->add_costs(1e-3);
   }
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   proto::ProposeTrials p = runner->NextProposals();
   ASSERT_EQ(p.configs_size(), 4) << "an empty proposal with nothing in flight would stall the job";
   for (const auto& c : p.configs()) EXPECT_EQ(c.task_index(), 1);
@@ -345,7 +361,7 @@ TEST(JobRunnerTest, SelectiveTakeoverSeedsWhatADependentStillLacks) {
   proto::JobAssignment a = ModelAssignment({{32, 1}, {32, 1}}, 40, 8, "round_robin");
   a.mutable_spec()->set_trials_per_task(4);
   a.mutable_spec()->set_selective("top3");
-  auto probe = JobRunner::Create(a).value();
+  auto probe = JobRunner::Create(a, TestClock()).value();
   const int rep = probe->scheduled(0) ? 0 : 1;
   auto task = Task::Make("", "dense",
                          nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm")
@@ -369,7 +385,7 @@ TEST(JobRunnerTest, SelectiveTakeoverSeedsWhatADependentStillLacks) {
   seeded->set_config_json(task->space().Get(0).value().ToJson().dump());
   seeded->set_done(true);
   seeded->mutable_result()->add_costs(1e-3);
-  auto runner = JobRunner::Create(a).value();
+  auto runner = JobRunner::Create(a, TestClock()).value();
   proto::ProposeTrials p = runner->NextProposals();
   ASSERT_EQ(p.configs_size(), 2);
   for (const auto& c : p.configs()) {

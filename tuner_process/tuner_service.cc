@@ -55,7 +55,7 @@ void TunerService::OnMessage(const proto::TrackerMessage& message) {
   switch (message.kind_case()) {
     case proto::TrackerMessage::kAssignment: {
       const proto::JobAssignment& a = message.assignment();
-      absl::StatusOr<std::unique_ptr<JobRunner>> runner = JobRunner::Create(a);
+      absl::StatusOr<std::unique_ptr<JobRunner>> runner = JobRunner::Create(a, &clock_);
       if (!runner.ok()) {
         TF_LOG(ERROR) << "cannot run job " << a.job_id() << ": " << runner.status();
         proto::WorkerMessage m;

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "common/clock.h"
 #include "tuner_process/job_runner.h"
 #include "worker/worker_daemon.h"
 
@@ -49,6 +50,7 @@ class TunerService final : private WorkerRoleInterface {
   void Propose(JobRunner& runner);
 
   const TunerServiceOptions options_;
+  RealClock clock_;  // the jobs' progress lines
   mutable absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<JobRunner>> runners_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<WorkerDaemon> worker_;

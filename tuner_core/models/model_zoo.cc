@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tuner_core/workloads/conv_args.h"
+#include "tuner_core/workloads/workload.h"
 
 namespace tunefleet {
 namespace {
@@ -164,8 +166,6 @@ const ModelEntry kModels[] = {
     {"vgg-16", &Vgg16},
 };
 
-int64_t Int(const nlohmann::json& args, const char* key) { return args.at(key).get<int64_t>(); }
-
 }  // namespace
 
 std::vector<std::string> ModelNames() {
@@ -183,21 +183,9 @@ std::vector<std::string> ModelNames() {
 }
 
 double ModelLayerFlops(const std::string& workload, const nlohmann::json& args) {
-  if (workload == "dense") {
-    return 2.0 * Int(args, "M") * Int(args, "N") * Int(args, "K");
-  }
-  if (workload == "batch_matmul") {
-    return 2.0 * Int(args, "B") * Int(args, "M") * Int(args, "N") * Int(args, "K");
-  }
-  const bool conv = workload == "conv2d_nchw";
-  if (!conv && workload != "depthwise_conv2d_nchw") return 0;
-  const int64_t oh = OutSize(Int(args, "H"), Int(args, "pad_top"), Int(args, "pad_bottom"),
-                             Int(args, "R"), Int(args, "stride_h"), Int(args, "dil_h"));
-  const int64_t ow = OutSize(Int(args, "W"), Int(args, "pad_left"), Int(args, "pad_right"),
-                             Int(args, "S"), Int(args, "stride_w"), Int(args, "dil_w"));
-  double flops = 2.0 * Int(args, "N") * Int(args, "C") * oh * ow * Int(args, "R") * Int(args, "S");
-  if (conv) flops *= Int(args, "K");
-  return flops;
+  // The workload's own count (one formula per workload, in tuner_core/workloads).
+  absl::StatusOr<std::unique_ptr<Workload>> made = MakeWorkload(workload, args);
+  return made.ok() ? (*made)->flops() : 0;
 }
 
 std::vector<ModelTask> GroupLayers(const std::vector<ModelLayer>& layers) {

@@ -68,8 +68,8 @@ std::vector<std::string> ModelNames();
 // (tuner_core/graph) both use it.
 std::vector<ModelTask> GroupLayers(const std::vector<ModelLayer>& layers);
 
-// FLOPs of one layer from its workload and canonical args (0 for a workload
-// this file does not know).
+// FLOPs of one layer from its workload and canonical args: the workload's
+// own flops() (0 for args no workload accepts).
 double ModelLayerFlops(const std::string& workload, const nlohmann::json& args);
 
 }  // namespace tunefleet
