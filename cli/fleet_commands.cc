@@ -412,7 +412,11 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
       Process::Spawn({tracker_bin, absl::StrCat("--listen=127.0.0.1:", o.port),
                       "--store=" + o.dir + "/tracker.db",
                       absl::StrCat("--metrics_listen=127.0.0.1:", o.metrics_port),
-                      "--token_file=" + o.dir + "/tokens", "--port_file=" + port_file},
+                      "--token_file=" + o.dir + "/tokens", "--port_file=" + port_file,
+                      // Every process of this fleet starts at once on this host: an
+                      // agent calibrated in that bustle and quarantined is rechecked
+                      // within seconds, not the minute a cluster waits.
+                      "--quarantine_recheck_s=5"},
                      o.dir + "/tracker.log"));
   TF_ASSIGN_OR_RETURN(int port, WaitForPortFile(port_file, 30, &tracker));
   processes.push_back(std::move(tracker));

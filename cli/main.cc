@@ -179,6 +179,7 @@ int main(int argc, char** argv) {
       "  measure    re-measure the top --top records per task of --log on this host, --passes\n"
       "             times each in fresh runner children (--task: one task), against the\n"
       "             recorded figures; with --key K, on the agents of key K through the fleet\n"
+      "             (--key local, the default, is this host)\n"
       "  templates  list the kernel templates\n"
       "the fleet:\n"
       "  up         start tracker, builders, agents and tuners on 127.0.0.1\n"

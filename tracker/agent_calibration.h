@@ -6,10 +6,11 @@
 // An agent is quarantined (kept connected, sent no measurement, shown in
 // `devices` with the reason) when its latest calibration
 //   - failed (the agent says why);
-//   - is noisy: its repeats' relative spread exceeds max_noise, or exceeds
-//     noisier_factor times the median spread of its key's other agents (and
-//     min_noise_for_relative, so that quiet keys do not quarantine an agent
-//     for 0.4 % against 0.1 %);
+//   - is noisy: its repeats' relative spread exceeds max_noise (5 %), or
+//     exceeds noisier_factor (5) times the median spread of its key's other
+//     agents and min_noise_for_relative (3 %), so that an agent at 3-4 %
+//     beside quiet ones at 1 % (common on shared VMs) still measures, and
+//     one at 0.4 % is never "noisy" next to 0.1 %;
 //   - is slow: its throughput is below min_relative_speed times the median of
 //     its key's other agents' latest figures (another board of the same key,
 //     a throttled host);

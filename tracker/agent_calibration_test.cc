@@ -38,7 +38,7 @@ TEST(QuarantineReasonTest, NamesANoisyAgent) {
   // Within the absolute bound but far noisier than the key's others.
   EXPECT_THAT(
       QuarantineReason(Figures(30, 0.04), 0, {Figures(30, 0.005), Figures(30, 0.006)}, policy),
-      HasSubstr("more than 3x its key's median"));
+      HasSubstr("more than 5x its key's median"));
   // On a quiet key, a tiny spread is not "noisy" for being a multiple.
   EXPECT_THAT(QuarantineReason(Figures(30, 0.004), 0, {Figures(30, 0.001)}, policy), IsEmpty());
 }

@@ -189,7 +189,7 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
     // that agent may take.
     for (auto agent_it = free.begin(); agent_it != free.end(); ++agent_it) {
       Worker& agent = *workers_->Find(*agent_it);
-      if (agent.isolating && !HostMayMeasure(agent.host)) continue;
+      if (agent.isolating && !HostMayMeasure(agent)) continue;
       Job* pick = nullptr;
       std::deque<int64_t>::iterator pick_trial;
       for (const auto& [id, job] : jobs_->by_id()) {
@@ -253,8 +253,20 @@ void Dispatcher::SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_by
 
 // ---------------------------------------------------------------- isolation
 
-bool Dispatcher::HostMayMeasure(const std::string& host) const {
-  return leases_->BuildsOn(host) == 0 && !HostCalibrates(host);
+bool Dispatcher::HostMayMeasure(const Worker& agent) const {
+  if (leases_->BuildsOn(agent.host) > 0 || HostCalibrates(agent.host)) return false;
+  // CPU agents of one host share its cores (and caches, and memory
+  // bandwidth): one measures at a time. An agent with a GPU times its own
+  // device.
+  if (!agent.registration.device().gpu_name().empty()) return true;
+  for (const std::string& other_id : workers_->IsolatingAgentsOn(agent.host)) {
+    const Worker& other = *workers_->all().at(other_id);
+    if (other_id != agent.id && other.registration.device().gpu_name().empty() &&
+        !other.leases.empty()) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool Dispatcher::HostCalibrates(const std::string& host) const {

@@ -6,7 +6,8 @@
 // priority (a job of priority 2 gets twice the turns of a job of priority 1
 // while both have work waiting). With measurement isolation a host never
 // builds while one of its agents measures, nor measures while it builds,
-// and waiting measurements go first.
+// waiting measurements go first, and its CPU agents measure one at a time
+// (they share its cores).
 //
 // It also answers QueueSummary (queues per key, dispatch latency). Not
 // thread-safe: the Scheduler facade calls everything under its one mutex.
@@ -76,7 +77,10 @@ class Dispatcher {
   void DispatchMeasures(const std::string& device_key, double since);
   void SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_bytes);
   bool HostMayBuild(const std::string& host) const;
-  bool HostMayMeasure(const std::string& host) const;
+  // Whether `agent` (isolating) may start a measurement: its host builds
+  // nothing and calibrates nothing, and (a CPU agent) no other CPU agent of
+  // its host is measuring.
+  bool HostMayMeasure(const Worker& agent) const;
   // An agent of `host` calibrates or waits to (timed like a measurement).
   bool HostCalibrates(const std::string& host) const;
   // Device keys with measurements waiting.

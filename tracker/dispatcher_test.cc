@@ -173,6 +173,29 @@ TEST_F(DispatcherTest, AHostNeverBuildsWhileItMeasuresNorMeasuresWhileItBuilds) 
   EXPECT_EQ(job.to_build.size(), 1u);
 }
 
+TEST_F(DispatcherTest, CpuAgentsOfOneHostMeasureOneAtATime) {
+  Worker& tuner = parts_.AddWorker(proto::TUNER, "t");
+  Worker& a = parts_.AddWorker(proto::AGENT, "a", "cpu", 1, "ipv4:10.0.0.5:1");
+  Worker& b = parts_.AddWorker(proto::AGENT, "b", "cpu", 1, "ipv4:10.0.0.5:2");
+  Worker& elsewhere = parts_.AddWorker(proto::AGENT, "c", "cpu", 1, "ipv4:10.0.0.6:1");
+  Job& job = parts_.SubmitJob(4);
+  dispatcher_.DispatchAll(0);
+  parts_.ProposeConfigs(job, tuner, {1, 2, 3, 4});
+  BuildAllQueued(job);
+  for (Worker* agent : {&a, &b, &elsewhere}) dispatcher_.MarkAgentFree(*agent);
+  dispatcher_.DispatchAll(0);
+  const size_t on_a = Out(a).Take(proto::TrackerMessage::kMeasure).size();
+  const size_t on_b = Out(b).Take(proto::TrackerMessage::kMeasure).size();
+  EXPECT_EQ(on_a + on_b, 1u) << "two measurements at once on one host's cores";
+  EXPECT_EQ(Out(elsewhere).Take(proto::TrackerMessage::kMeasure).size(), 1u);
+  // The host's measurement ends: its other agent takes the next one.
+  Worker& done = on_a == 1 ? a : b;
+  Worker& next = on_a == 1 ? b : a;
+  for (const std::string& lease : std::set<std::string>(done.leases)) parts_.leases.End(lease);
+  dispatcher_.DispatchAll(0);
+  EXPECT_EQ(Out(next).Take(proto::TrackerMessage::kMeasure).size(), 1u);
+}
+
 TEST_F(DispatcherTest, AForgottenAgentGetsNoWork) {
   Worker& tuner = parts_.AddWorker(proto::TUNER, "t");
   Worker& agent = parts_.AddWorker(proto::AGENT, "a", "cpu");

@@ -15,8 +15,8 @@ namespace tunefleet {
 // applies it and says what each field means).
 struct CalibrationPolicy {
   double max_noise = 0.05;               // relative spread above which an agent is noisy
-  double noisier_factor = 3.0;           // ... or this many times its key's median spread
-  double min_noise_for_relative = 0.02;  // (only above this spread)
+  double noisier_factor = 5.0;           // ... or this many times its key's median spread
+  double min_noise_for_relative = 0.03;  // (only above this spread)
   double min_relative_speed = 0.8;       // slower than this x its key's median: slow
   double max_drift = 0.15;               // this far from its first passing figure: drifted
   double interval_s = 600;               // an idle agent is recalibrated this often
