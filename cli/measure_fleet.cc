@@ -1,5 +1,6 @@
 #include "cli/measure_fleet.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -75,6 +76,8 @@ namespace {
     spec.set_n_trial(spec.given_configs_size());
     spec.set_validate_top_k(spec.given_configs_size());
     spec.set_validation_passes(options.passes);
+    // A key with no agent fails the job (and the command) soon, saying so.
+    spec.set_queue_timeout_s(std::min(options.timeout_s / 2, 120.0));
     *spec.mutable_measure() = options.measure;
     TF_ASSIGN_OR_RETURN(proto::JobStatus submitted, client.Submit(spec));
     progress << "job " << submitted.job_id() << ": " << spec.name() << " on key " << options.key

@@ -37,7 +37,8 @@ struct FleetMeasureOptions {
 // config does not fit its template's space; the errors of ReadRecords;
 // NotFound when the log has no successful record (of --task); the
 // tracker's refusal of a job; Aborted naming the job when it does not
-// succeed; DeadlineExceeded after timeout_s.
+// succeed (e.g. no agent of the key connected for timeout_s / 2, at most
+// 120 s); DeadlineExceeded after timeout_s.
 [[nodiscard]] absl::StatusOr<int> RunFleetMeasure(FleetClient& client,
                                                   const FleetMeasureOptions& options,
                                                   std::ostream& progress, std::ostream& out);

@@ -82,6 +82,13 @@ TEST_F(FleetMeasureTest, RefusesWhatItCannotDo) {
   options.log = empty;
   EXPECT_EQ(RunFleetMeasure(fleet.client(), options, progress, out).status().code(),
             absl::StatusCode::kNotFound);
+  // A key nobody serves: the job fails once it has waited for an agent.
+  options.log = LogOfAJob(fleet);
+  options.key = "rk3399";
+  options.timeout_s = 6;
+  absl::Status no_agent = RunFleetMeasure(fleet.client(), options, progress, out).status();
+  EXPECT_EQ(no_agent.code(), absl::StatusCode::kAborted) << no_agent;
+  EXPECT_THAT(no_agent.message(), HasSubstr("no agent of key 'rk3399'"));
 }
 
 }  // namespace
