@@ -1,7 +1,6 @@
 #include "local/local_measurer.h"
 
 #include <atomic>
-#include <chrono>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -10,19 +9,7 @@
 #include "proto_convert/run_request.h"
 
 namespace tunefleet {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 absl::Status LocalValidationOptions::Validate() const {
   if (top_k < 0 || top_k > kMaxValidateTopK) {
@@ -71,11 +58,11 @@ std::vector<BuildResult> LocalMeasurer::BuildAll(const std::vector<Config>& conf
 }
 
 std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& configs) {
-  Clock::time_point start = Clock::now();
+  double start = clock_->NowSeconds();
   std::vector<BuildResult> builds = BuildAll(configs);
-  timings_.build_wall_seconds += SecondsSince(start);
+  timings_.build_wall_seconds += clock_->NowSeconds() - start;
 
-  start = Clock::now();
+  start = clock_->NowSeconds();
   std::vector<MeasureResult> results(configs.size());
   for (size_t i = 0; i < configs.size(); ++i) {
     const BuildResult& build = builds[i];
@@ -86,14 +73,14 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
       result.error_no = build.error_no;
       result.error_msg = build.error_msg;
       result.all_cost = build.timings.total_seconds;
-      result.timestamp = Now();
+      result.timestamp = clock_->WallSeconds();
       continue;
     }
     ++timings_.built;
     timings_.build_seconds_each.push_back(build.timings.total_seconds);
     result = RunBuilt(build, options_.measure, &timings_);
   }
-  timings_.measure_wall_seconds += SecondsSince(start);
+  timings_.measure_wall_seconds += clock_->NowSeconds() - start;
   timings_.trials += static_cast<int64_t>(configs.size());
   return results;
 }
@@ -111,8 +98,8 @@ MeasureResult LocalMeasurer::RunBuilt(const BuildResult& build, const MeasureOpt
     timings->prepare_seconds += run.prepare_seconds();
   }
   // The same checks as the fleet's: no cost this host could not reach.
-  MeasureResult result =
-      RejectInvalidCosts(ToMeasureResult(run, Now()), task_.workload().flops(), max_gflops_);
+  MeasureResult result = RejectInvalidCosts(ToMeasureResult(run, clock_->WallSeconds()),
+                                            task_.workload().flops(), max_gflops_);
   // AutoTVM's all_cost: build + run, without the cooldown slept after it.
   result.all_cost = build.timings.total_seconds + result.all_cost;
   return result;
@@ -124,7 +111,7 @@ absl::StatusOr<LocalValidationRun> LocalMeasurer::Validate(const std::vector<Con
     return absl::InvalidArgumentError(
         absl::StrCat("validation passes must be in [1, ", kMaxValidationPasses, "], not ", passes));
   }
-  const Clock::time_point start = Clock::now();
+  const double start = clock_->NowSeconds();
   LocalValidationRun run;
   run.validations.resize(candidates.size());
   run.last_errors.resize(candidates.size());
@@ -153,7 +140,7 @@ absl::StatusOr<LocalValidationRun> LocalMeasurer::Validate(const std::vector<Con
           absl::StrCat(MeasureErrorName(result.error_no), ": ", result.error_msg);
     }
   }
-  timings_.validation_seconds += SecondsSince(start);
+  timings_.validation_seconds += clock_->NowSeconds() - start;
   return run;
 }
 

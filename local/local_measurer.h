@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "builder_worker/builder.h"
 #include "builder_worker/codegen/target.h"
+#include "common/clock.h"
 #include "device_agent/device_info.h"
 #include "device_agent/runner.h"
 #include "proto_convert/measure_result.h"
@@ -44,6 +45,9 @@ struct LocalMeasurerOptions {
   int build_parallelism = 0;  // builder threads; 0 = hardware concurrency
   RunnerOptions runner;
   LocalValidationOptions validation;  // used by the callers of Validate
+  // Times the phases and stamps the results; null: the real clock. Must
+  // outlive the measurer.
+  ClockInterface* clock = nullptr;
 };
 
 // What Validate measured: one Validation per candidate, in the candidates'
@@ -100,7 +104,8 @@ class LocalMeasurer final : public MeasurerInterface {
         target_(std::move(target)),
         options_(std::move(options)),
         runner_(std::move(runner)),
-        max_gflops_(PlausiblePeakGflops(DetectHostDevice())) {}
+        max_gflops_(PlausiblePeakGflops(DetectHostDevice())),
+        clock_(options_.clock != nullptr ? options_.clock : &real_clock_) {}
 
   std::vector<BuildResult> BuildAll(const std::vector<Config>& configs);
   // Measures one built candidate in runner_; the result as the fleet checks
@@ -113,6 +118,8 @@ class LocalMeasurer final : public MeasurerInterface {
   const LocalMeasurerOptions options_;
   std::unique_ptr<Runner> runner_;
   const double max_gflops_;  // no cost of this host may imply more
+  RealClock real_clock_;
+  ClockInterface* const clock_;  // options_.clock, or real_clock_
   LocalTimings timings_;
 };
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_split.h"
+#include "common/clock.h"
 #include "gtest/gtest.h"
 #include "tuner_core/records/record_file.h"
 
@@ -50,6 +51,21 @@ class TuneCommandTest : public ::testing::Test {
 
   std::string log_;
 };
+
+TEST_F(TuneCommandTest, RecordsAreStampedByTheMeasurersClock) {
+  FakeClock clock;  // wall time 1'700'000'000 s, moving only when told
+  TuneCommandOptions o = SmallJob(4);
+  o.local.validation.top_k = 0;
+  o.local.clock = &clock;
+  std::ostringstream progress, out;
+  ASSERT_TRUE(RunTune(o, progress, out).ok());
+  auto report = ReadRecords(log_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->records.size(), 4u);
+  for (const Record& r : report->records) {
+    EXPECT_DOUBLE_EQ(r.result.timestamp, FakeClock::kDefaultWallStartNanos / 1e9);
+  }
+}
 
 TEST_F(TuneCommandTest, TunesRecordsEveryTrialAndReportsTheBest) {
   std::ostringstream progress, out;
