@@ -1,6 +1,5 @@
 #include "local/model_job.h"
 
-#include <chrono>
 #include <map>
 #include <memory>
 
@@ -20,7 +19,10 @@ namespace tunefleet {
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunLocalModelJob(
     const proto::JobSpec& spec_in, const LocalMeasurerOptions& options, const std::string& log,
     std::ostream& progress) {
-  const auto start = std::chrono::steady_clock::now();
+  // The measurers' clock (the real one unless the caller gave one).
+  RealClock real_clock;
+  ClockInterface* const clock = options.clock != nullptr ? options.clock : &real_clock;
+  const double start = clock->NowSeconds();
   TF_RETURN_IF_ERROR(options.validation.Validate());
   proto::JobSpec spec = spec_in;
   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
@@ -29,8 +31,7 @@ namespace tunefleet {
   *assignment.mutable_spec() = spec;
   // One build batch in flight, as local `tune` builds a batch then measures it.
   assignment.set_suggested_window(spec.window() > 0 ? spec.window() : 8);
-  RealClock clock;
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner, JobRunner::Create(assignment, &clock));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner, JobRunner::Create(assignment, clock));
   // The runner's tasks: built and measured as the runner proposes them.
   std::vector<const Task*> tasks;
   for (int t = 0; t < runner->num_tasks(); ++t) tasks.push_back(&runner->task(t));
@@ -139,8 +140,7 @@ namespace tunefleet {
     const double weight = spec.tasks(t).has_weight() ? spec.tasks(t).weight() : 1;
     summary.estimated_latency_s += weight * summary.best_cost_s[t];
   }
-  summary.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.wall_seconds = clock->NowSeconds() - start;
   return summary;
 }
 
