@@ -322,6 +322,48 @@ TEST(FleetTest, CrashingAndHangingKernelsAreErrorsAndTheAgentKeepsServing) {
   ExpectExactlyOnce(Records(fleet, next.job_id()), 2);
 }
 
+TEST(FleetTest, CancelStopsAHungMeasurementWithinSeconds) {
+  FleetLauncher::Options o;
+  o.enable_test_templates = true;
+  FleetLauncher fleet(o);
+  ASSERT_OK(fleet.Start());
+  proto::JobSpec spec = fleet.DenseJob(3);
+  spec.mutable_task()->set_template_name("dense_fault.test");
+  spec.set_tuner("grid");  // none, segv and hang
+  spec.mutable_measure()->set_timeout_s(300);
+  proto::JobStatus job = fleet.client().Submit(spec).value();
+  // The hang: the agent busy with one measurement for more than 3 s (the
+  // others take milliseconds).
+  auto busy_since = std::chrono::steady_clock::now();
+  bool was_busy = false;
+  ASSERT_OK(fleet
+                .WaitForDevices(
+                    [&](const proto::ListDevicesResponse& d) {
+                      const bool busy = AnyBusy(d, proto::AGENT, "agent-0");
+                      if (busy && !was_busy) busy_since = std::chrono::steady_clock::now();
+                      was_busy = busy;
+                      return busy && std::chrono::steady_clock::now() - busy_since >
+                                         std::chrono::seconds(3);
+                    },
+                    120)
+                .status());
+  ASSERT_EQ(fleet.client().Cancel(job.job_id()).value().state(), proto::CANCELLED);
+  // The agent is free again long before the hang's 300 s timeout, and the
+  // host builds and measures the next job.
+  ASSERT_OK(fleet
+                .WaitForDevices(
+                    [](const proto::ListDevicesResponse& d) {
+                      return !AnyBusy(d, proto::AGENT, "agent-0");
+                    },
+                    30)
+                .status());
+  EXPECT_THAT(fleet.Log("agent-0"), HasSubstr("aborted by the tracker"));
+  EXPECT_TRUE(fleet.agent(0).running());
+  proto::JobStatus next = fleet.client().Submit(fleet.DenseJob(2)).value();
+  proto::JobStatus next_done = fleet.WaitForJob(next.job_id(), 60).value();
+  EXPECT_EQ(next_done.state(), proto::SUCCEEDED) << next_done.message();
+}
+
 TEST(FleetTest, BadInputGetsClearErrorsAndDisturbsNothing) {
   FleetLauncher fleet(FleetLauncher::Options{});
   ASSERT_OK(fleet.Start());
