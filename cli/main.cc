@@ -129,6 +129,14 @@ tunefleet::MeasureOptions MeasureFromFlags() {
   return m;
 }
 
+// measure: which records of --log it re-measures, local or on the fleet.
+tunefleet::RemeasureSelection RemeasureSelectionFromFlags() {
+  return {.log = absl::GetFlag(FLAGS_log),
+          .top = absl::GetFlag(FLAGS_top),
+          .task = absl::GetFlag(FLAGS_task),
+          .passes = absl::GetFlag(FLAGS_passes)};
+}
+
 // --args as JSON; null when the flag is empty.
 [[nodiscard]] absl::StatusOr<nlohmann::json> ArgsFromFlag() {
   const std::string text = absl::GetFlag(FLAGS_args);
@@ -254,10 +262,7 @@ int main(int argc, char** argv) {
     status = tunefleet::RunBest(absl::GetFlag(FLAGS_log), std::cout);
   } else if (command == "measure" && absl::GetFlag(FLAGS_key) == "local") {
     tunefleet::MeasureCommandOptions o;
-    o.log = absl::GetFlag(FLAGS_log);
-    o.top = absl::GetFlag(FLAGS_top);
-    o.task = absl::GetFlag(FLAGS_task);
-    o.passes = absl::GetFlag(FLAGS_passes);
+    o.records = RemeasureSelectionFromFlags();
     o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
     o.local.measure = MeasureFromFlags();
     status = tunefleet::RunMeasure(o, std::cerr, std::cout).status();
@@ -294,10 +299,7 @@ int main(int argc, char** argv) {
       };
       if (command == "measure") {  // --key names the agents' key (local mode: above)
         tunefleet::FleetMeasureOptions o;
-        o.log = absl::GetFlag(FLAGS_log);
-        o.top = absl::GetFlag(FLAGS_top);
-        o.task = absl::GetFlag(FLAGS_task);
-        o.passes = absl::GetFlag(FLAGS_passes);
+        o.records = RemeasureSelectionFromFlags();
         o.key = absl::GetFlag(FLAGS_key);
         o.measure = tunefleet::ToProto(MeasureFromFlags());
         status = tunefleet::RunFleetMeasure(client, o, std::cerr, std::cout).status();

@@ -43,13 +43,10 @@ namespace {
                                                   const FleetMeasureOptions& options,
                                                   std::ostream& progress, std::ostream& out) {
   if (options.key.empty()) return absl::InvalidArgumentError("--key is required");
-  TF_ASSIGN_OR_RETURN(
-      std::vector<TaskRecords> groups,
-      SelectRecordsToRemeasure(
-          {.log = options.log, .top = options.top, .task = options.task, .passes = options.passes},
-          out));
-  out << "Re-measuring on the agents of key " << options.key << ": the top " << options.top
-      << " records per task, " << options.passes
+  TF_ASSIGN_OR_RETURN(std::vector<TaskRecords> groups,
+                      SelectRecordsToRemeasure(options.records, out));
+  out << "Re-measuring on the agents of key " << options.key << ": the top " << options.records.top
+      << " records per task, " << options.records.passes
       << " passes each, every pass in a fresh runner child\n";
   int remeasured = 0;
   for (const TaskRecords& group : groups) {
@@ -66,16 +63,16 @@ namespace {
     for (const Record& r : group.top) {
       absl::StatusOr<Config> config = task->space().FromJson(r.config);
       if (!config.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(options.log, ": a config of ", first.task_name, " ", r.config.dump(),
-                         " does not fit the template's space: ", config.status().message()));
+        return absl::InvalidArgumentError(absl::StrCat(
+            options.records.log, ": a config of ", first.task_name, " ", r.config.dump(),
+            " does not fit the template's space: ", config.status().message()));
       }
       indices.push_back(config->index());
       spec.add_given_configs(config->index());
     }
     spec.set_n_trial(spec.given_configs_size());
     spec.set_validate_top_k(spec.given_configs_size());
-    spec.set_validation_passes(options.passes);
+    spec.set_validation_passes(options.records.passes);
     // A key with no agent fails the job (and the command) soon, saying so.
     spec.set_queue_timeout_s(std::min(options.timeout_s / 2, 120.0));
     *spec.mutable_measure() = options.measure;

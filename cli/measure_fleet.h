@@ -19,14 +19,12 @@
 #include "absl/status/statusor.h"
 #include "client/fleet_client.h"
 #include "proto/fleet.pb.h"
+#include "tuner_core/records/remeasure_selection.h"
 
 namespace tunefleet {
 
 struct FleetMeasureOptions {
-  std::string log;                // required
-  int top = 5;                    // records per task, in [1, kMaxValidateTopK]
-  std::string task;               // a template name; empty: every task of the log
-  int passes = 3;                 // in [1, kMaxValidationPasses]
+  RemeasureSelection records;     // --log, --top, --task, --passes
   std::string key;                // required: the device key whose agents measure
   proto::MeasureOptions measure;  // the search's options; the passes derive theirs
   double timeout_s = 3600;        // per job

@@ -56,18 +56,15 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
 
 [[nodiscard]] absl::StatusOr<std::vector<RemeasuredRecord>> RunMeasure(
     const MeasureCommandOptions& options, std::ostream& progress, std::ostream& out) {
-  TF_ASSIGN_OR_RETURN(
-      std::vector<TaskRecords> groups,
-      SelectRecordsToRemeasure(
-          {.log = options.log, .top = options.top, .task = options.task, .passes = options.passes},
-          out));
+  TF_ASSIGN_OR_RETURN(std::vector<TaskRecords> groups,
+                      SelectRecordsToRemeasure(options.records, out));
   // Refuse what this host cannot run before measuring anything.
   for (const TaskRecords& g : groups) {
     TF_RETURN_IF_ERROR(CheckRunnableHere(g.top.front().target, options.local.runner));
   }
 
-  out << "Re-measuring on this host: the top " << options.top << " records per task, "
-      << options.passes << " passes each, every measurement in a fresh runner child\n";
+  out << "Re-measuring on this host: the top " << options.records.top << " records per task, "
+      << options.records.passes << " passes each, every measurement in a fresh runner child\n";
   std::vector<RemeasuredRecord> remeasured;
   for (const TaskRecords& g : groups) {
     const Record& first = g.top.front();
@@ -80,9 +77,9 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
       const Record* r = &record;
       absl::StatusOr<Config> config = task->space().FromJson(r->config);
       if (!config.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(options.log, ": a config of ", first.task_name, " ", r->config.dump(),
-                         " does not fit the template's space: ", config.status().message()));
+        return absl::InvalidArgumentError(absl::StrCat(
+            options.records.log, ": a config of ", first.task_name, " ", r->config.dump(),
+            " does not fit the template's space: ", config.status().message()));
       }
       configs.push_back(*std::move(config));
     }
@@ -92,7 +89,8 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
              << workload << "\n";
     TF_ASSIGN_OR_RETURN(std::unique_ptr<LocalMeasurer> measurer,
                         LocalMeasurer::Create(*task, options.local));
-    TF_ASSIGN_OR_RETURN(LocalValidationRun run, measurer->Validate(configs, options.passes));
+    TF_ASSIGN_OR_RETURN(LocalValidationRun run,
+                        measurer->Validate(configs, options.records.passes));
 
     out << first.task_name << " " << workload << " on \"" << first.target << "\" (top "
         << top.size() << " of " << g.successes << " successful records)\n";

@@ -27,14 +27,12 @@
 #include "absl/status/statusor.h"
 #include "local/local_measurer.h"
 #include "tuner_core/measure/validation.h"
+#include "tuner_core/records/remeasure_selection.h"
 
 namespace tunefleet {
 
 struct MeasureCommandOptions {
-  std::string log;                        // --log (required)
-  int top = kDefaultValidateTopK;         // --top: records per task, in [1, kMaxValidateTopK]
-  std::string task;                       // --task: a task (template) name; empty: every task
-  int passes = kDefaultValidationPasses;  // --passes, in [1, kMaxValidationPasses]
+  RemeasureSelection records;  // --log, --top, --task, --passes
   // measure: the search-like options the passes' options derive from;
   // runner: the child's. `validation` is not used.
   LocalMeasurerOptions local;

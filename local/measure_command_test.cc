@@ -54,9 +54,9 @@ class MeasureCommandTest : public ::testing::Test {
 
   MeasureCommandOptions Options() const {
     MeasureCommandOptions o;
-    o.log = log_;
+    o.records.log = log_;
     o.local = Local();
-    o.passes = 2;
+    o.records.passes = 2;
     return o;
   }
 
@@ -77,7 +77,7 @@ TEST_F(MeasureCommandTest, PrintsOneRowPerTopRecordWithItsFigureAndRatio) {
   ASSERT_GE(validated_index, 0);
 
   MeasureCommandOptions o = Options();
-  o.top = kMaxValidateTopK;  // every successful config
+  o.records.top = kMaxValidateTopK;  // every successful config
   std::ostringstream progress, out;
   auto rows = RunMeasure(o, progress, out);
   ASSERT_TRUE(rows.ok()) << rows.status();
@@ -100,7 +100,7 @@ TEST_F(MeasureCommandTest, PrintsOneRowPerTopRecordWithItsFigureAndRatio) {
   if (successful.size() > 1) EXPECT_THAT(out.str(), HasSubstr(" search "));
 
   // --top 1: only the best by reported figure.
-  o.top = 1;
+  o.records.top = 1;
   std::ostringstream one_out;
   auto one = RunMeasure(o, progress, one_out);
   ASSERT_TRUE(one.ok()) << one.status();
@@ -112,7 +112,7 @@ TEST_F(MeasureCommandTest, PrintsOneRowPerTopRecordWithItsFigureAndRatio) {
 TEST_F(MeasureCommandTest, RefusesAnUnknownTaskAndAForeignArchitecture) {
   TuneSmallDense(4);
   MeasureCommandOptions o = Options();
-  o.task = "conv2d_nchwc.x86";
+  o.records.task = "conv2d_nchwc.x86";
   std::ostringstream progress, out;
   absl::Status unknown = RunMeasure(o, progress, out).status();
   EXPECT_EQ(unknown.code(), absl::StatusCode::kNotFound);
@@ -134,7 +134,7 @@ TEST_F(MeasureCommandTest, RefusesAnUnknownTaskAndAForeignArchitecture) {
   const std::string other_arch = "x86_64";
 #endif
   std::ofstream(log_, std::ios::app) << foreign.ToLine() << "\n";
-  o.task.clear();
+  o.records.task.clear();
   absl::Status refused = RunMeasure(o, progress, out).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(refused.message(), HasSubstr(foreign.target));
@@ -144,13 +144,13 @@ TEST_F(MeasureCommandTest, RefusesAnUnknownTaskAndAForeignArchitecture) {
 TEST_F(MeasureCommandTest, BadFlagsAreRefusedNamingTheFlag) {
   std::ostringstream progress, out;
   MeasureCommandOptions o = Options();
-  o.top = 0;
+  o.records.top = 0;
   EXPECT_THAT(RunMeasure(o, progress, out).status().message(), HasSubstr("--top"));
   o = Options();
-  o.passes = kMaxValidationPasses + 1;
+  o.records.passes = kMaxValidationPasses + 1;
   EXPECT_THAT(RunMeasure(o, progress, out).status().message(), HasSubstr("--passes"));
   o = Options();
-  o.log.clear();
+  o.records.log.clear();
   EXPECT_THAT(RunMeasure(o, progress, out).status().message(), HasSubstr("--log"));
   o = Options();  // log_ does not exist
   EXPECT_EQ(RunMeasure(o, progress, out).status().code(), absl::StatusCode::kNotFound);

@@ -47,10 +47,10 @@ TEST_F(FleetMeasureTest, ReMeasuresTheTopRecordsOnTheKeysAgents) {
   ASSERT_OK(fleet.Start());
   const std::string log = LogOfAJob(fleet);
   FleetMeasureOptions options;
-  options.log = log;
+  options.records.log = log;
   options.key = "cpu";
-  options.top = 3;
-  options.passes = 2;
+  options.records.top = 3;
+  options.records.passes = 2;
   options.timeout_s = 120;
   std::ostringstream progress, out;
   absl::StatusOr<int> remeasured = RunFleetMeasure(fleet.client(), options, progress, out);
@@ -71,19 +71,19 @@ TEST_F(FleetMeasureTest, RefusesWhatItCannotDo) {
   options.key = "cpu";
   EXPECT_THAT(RunFleetMeasure(fleet.client(), options, progress, out).status().message(),
               HasSubstr("--log is required"));
-  options.log = "/nonexistent/records.jsonl";
-  options.top = 0;
+  options.records.log = "/nonexistent/records.jsonl";
+  options.records.top = 0;
   EXPECT_THAT(RunFleetMeasure(fleet.client(), options, progress, out).status().message(),
               HasSubstr("--top must be in"));
-  options.top = 2;
+  options.records.top = 2;
   EXPECT_FALSE(RunFleetMeasure(fleet.client(), options, progress, out).ok());
   const std::string empty = absl::StrCat(::testing::TempDir(), "/empty.jsonl");
   std::ofstream(empty, std::ios::trunc) << "";
-  options.log = empty;
+  options.records.log = empty;
   EXPECT_EQ(RunFleetMeasure(fleet.client(), options, progress, out).status().code(),
             absl::StatusCode::kNotFound);
   // A key nobody serves: the job fails once it has waited for an agent.
-  options.log = LogOfAJob(fleet);
+  options.records.log = LogOfAJob(fleet);
   options.key = "rk3399";
   options.timeout_s = 6;
   absl::Status no_agent = RunFleetMeasure(fleet.client(), options, progress, out).status();

@@ -12,15 +12,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tuner_core/measure/validation.h"
 #include "tuner_core/records/best_record.h"
 
 namespace tunefleet {
 
 struct RemeasureSelection {
-  std::string log;   // --log (required)
-  int top = 5;       // --top: records per task, in [1, kMaxValidateTopK]
-  std::string task;  // --task: one template's records; empty: every task
-  int passes = 3;    // --passes, in [1, kMaxValidationPasses] (checked here too)
+  std::string log;                        // --log (required)
+  int top = kDefaultValidateTopK;         // --top: records per task, in [1, kMaxValidateTopK]
+  std::string task;                       // --task: one template's records; empty: every task
+  int passes = kDefaultValidationPasses;  // --passes, in [1, kMaxValidationPasses] (checked here)
 };
 
 // The log's TopPerTask(records, top, task); its read warnings go to
