@@ -1,6 +1,7 @@
 #include "tracker/dispatcher.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -187,6 +188,14 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
     // The first free agent whose host is not building and for which some
     // job has a trial: the job whose turn it is (stride), its first trial
     // that agent may take.
+    // Per validating job, who measured its candidates: one pass over its
+    // validation trials per dispatch, not one per queued trial.
+    std::map<const Job*, ValidationAgents> validation_agents;
+    auto agents_of = [&](const Job& job) -> const ValidationAgents& {
+      auto [it, inserted] = validation_agents.try_emplace(&job);
+      if (inserted && validating) it->second = ValidationAgentsOf(job);
+      return it->second;
+    };
     for (auto agent_it = free.begin(); agent_it != free.end(); ++agent_it) {
       Worker& agent = *workers_->Find(*agent_it);
       if (agent.isolating && !HostMayMeasure(agent)) continue;
@@ -200,8 +209,8 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
         }
         auto trial_it =
             std::find_if(job->to_measure.begin(), job->to_measure.end(), [&](int64_t trial_id) {
-              return ValidationMayGoTo(*job, job->trials.at(trial_id), agent.registration.name(),
-                                       measuring_agents);
+              return ValidationMayGoTo(job->trials.at(trial_id), agent.registration.name(),
+                                       agents_of(*job), measuring_agents);
             });
         if (trial_it == job->to_measure.end()) continue;
         pick = job.get();

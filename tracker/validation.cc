@@ -142,14 +142,23 @@ Confirmation ConfirmationOf(const Job& job, int64_t searched) {
   return c;
 }
 
-bool ValidationMayGoTo(const Job& job, const Trial& trial, const std::string& agent_name,
+ValidationAgents ValidationAgentsOf(const Job& job) {
+  ValidationAgents agents;
+  ForEachValidation(job, [&](const Trial& t) {
+    if (std::string agent = AgentOf(t); !agent.empty()) agents[t.validates].insert(agent);
+  });
+  return agents;
+}
+
+bool ValidationMayGoTo(const Trial& trial, const std::string& agent_name,
+                       const ValidationAgents& agents,
                        const std::vector<std::string>& measuring_agents) {
   if (trial.validates < 0) return true;
-  std::set<std::string> used;  // agents with another pass of this candidate
-  ForEachValidation(job, [&](const Trial& t) {
-    if (t.id == trial.id || t.validates != trial.validates) return;
-    if (std::string agent = AgentOf(t); !agent.empty()) used.insert(std::move(agent));
-  });
+  // The agents with a pass of this candidate (a queued trial is none of
+  // them: it has no agent yet).
+  auto of_candidate = agents.find(trial.validates);
+  if (of_candidate == agents.end()) return true;
+  const std::set<std::string>& used = of_candidate->second;
   if (used.count(agent_name) == 0) return true;
   // This agent measured the candidate already: leave the pass to an agent
   // of the key that has not, when there is one (it takes it when free).

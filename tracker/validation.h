@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,12 +84,19 @@ inline constexpr double kMinConfirmationTolerance = 0.05;
 // largest spread ((max - min) / median) among one agent's own passes.
 Confirmation ConfirmationOf(const Job& job, int64_t searched);
 
-// Whether validation trial `trial` of `job` may be measured by agent
-// `agent_name` now: a pass of a candidate goes to an agent that measured
-// none of that candidate's other passes (done or in flight) while the key
-// has such an agent that may measure (`measuring_agents`: the names of the
-// key's agents that are not quarantined); search trials go anywhere.
-bool ValidationMayGoTo(const Job& job, const Trial& trial, const std::string& agent_name,
+// Per candidate (search trial id), the agents that measured one of its
+// validation passes or are measuring one now: what ValidationMayGoTo
+// decides by, computed once per look at a job's queue.
+using ValidationAgents = std::map<int64_t, std::set<std::string>>;
+ValidationAgents ValidationAgentsOf(const Job& job);
+
+// Whether queued trial `trial` may be measured by agent `agent_name` now
+// (`agents`: ValidationAgentsOf its job): a validation pass of a candidate
+// goes to an agent that measured none of that candidate's passes while the
+// key has such an agent that may measure (`measuring_agents`: the names of
+// the key's agents that are not quarantined); search trials go anywhere.
+bool ValidationMayGoTo(const Trial& trial, const std::string& agent_name,
+                       const ValidationAgents& agents,
                        const std::vector<std::string>& measuring_agents);
 
 // Puts `outcome` into `job`: each trial's validation, each task's winner

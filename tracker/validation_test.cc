@@ -62,15 +62,15 @@ TEST_F(ConfirmationTest, APassGoesToAnAgentThatHasNotMeasuredItsCandidate) {
   Pass("agent-0", 1e-3);
   Trial& next = Waiting();
   const std::vector<std::string> two = {"agent-0", "agent-1"};
-  EXPECT_FALSE(ValidationMayGoTo(job_, next, "agent-0", two));
-  EXPECT_TRUE(ValidationMayGoTo(job_, next, "agent-1", two));
+  EXPECT_FALSE(ValidationMayGoTo(next, "agent-0", ValidationAgentsOf(job_), two));
+  EXPECT_TRUE(ValidationMayGoTo(next, "agent-1", ValidationAgentsOf(job_), two));
   // Alone on its key, agent-0 measures every pass.
-  EXPECT_TRUE(ValidationMayGoTo(job_, next, "agent-0", {"agent-0"}));
+  EXPECT_TRUE(ValidationMayGoTo(next, "agent-0", ValidationAgentsOf(job_), {"agent-0"}));
   // A pass in flight on agent-1 counts too: both have it, either may go on.
   Measuring("agent-1");
-  EXPECT_TRUE(ValidationMayGoTo(job_, next, "agent-0", two));
+  EXPECT_TRUE(ValidationMayGoTo(next, "agent-0", ValidationAgentsOf(job_), two));
   // Search trials go anywhere.
-  EXPECT_TRUE(ValidationMayGoTo(job_, job_.trials.at(1), "agent-0", two));
+  EXPECT_TRUE(ValidationMayGoTo(job_.trials.at(1), "agent-0", ValidationAgentsOf(job_), two));
 }
 
 TEST_F(ConfirmationTest, AgentsWithinTheNoiseConfirmTheWinner) {
