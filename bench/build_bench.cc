@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "bench/bench_main.h"
 #include "bench/bench_report.h"
 #include "builder_worker/builder.h"
 #include "builder_worker/codegen/target.h"
@@ -242,9 +242,7 @@ int Run() {
 }
 
 }  // namespace
-}  // namespace tunefleet
 
-int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  return tunefleet::Run();
-}
+int bench::BenchMain() { return Run(); }
+
+}  // namespace tunefleet

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/bench_main.h"
 #include "bench/bench_report.h"
 #include "bench/bench_util.h"
 #include "local/tune_command.h"
@@ -175,9 +175,7 @@ int Main() {
 }
 
 }  // namespace
-}  // namespace tunefleet
 
-int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  return tunefleet::Main();
-}
+int bench::BenchMain() { return Main(); }
+
+}  // namespace tunefleet

@@ -25,7 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "bench/fleet_launcher.h"
+#include "launcher/fleet_launcher.h"
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/records/record.h"

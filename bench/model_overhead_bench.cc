@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
+#include "bench/bench_main.h"
 #include "bench/feature_speed.h"
 #include "builder_worker/codegen/target.h"
 #include "local/tune_command.h"
@@ -118,9 +118,7 @@ int Main() {
 }
 
 }  // namespace
-}  // namespace tunefleet
 
-int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  return tunefleet::Main();
-}
+int bench::BenchMain() { return Main(); }
+
+}  // namespace tunefleet

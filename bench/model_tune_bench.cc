@@ -29,13 +29,13 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "bench/fleet_launcher.h"
+#include "bench/bench_main.h"
 #include "common/process.h"
 #include "common/status_macros.h"
+#include "launcher/fleet_launcher.h"
 #include "nlohmann/json.hpp"
 #include "proto_convert/model_job.h"
 #include "tuner_core/graph/model_source.h"
@@ -274,9 +274,7 @@ int Main() {
 }
 
 }  // namespace
-}  // namespace tunefleet
 
-int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  return tunefleet::Main();
-}
+int bench::BenchMain() { return Main(); }
+
+}  // namespace tunefleet

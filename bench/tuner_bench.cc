@@ -31,12 +31,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/bench_main.h"
 #include "bench/bench_report.h"
 #include "bench/feature_speed.h"
 #include "bench/memoizing_measurer.h"
@@ -559,9 +559,7 @@ int Main() {
 }
 
 }  // namespace
-}  // namespace tunefleet
 
-int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  return tunefleet::Main();
-}
+int bench::BenchMain() { return Main(); }
+
+}  // namespace tunefleet

@@ -1,12 +1,13 @@
 #include "builder_worker/build_service.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "builder_worker/codegen/target.h"
 #include "common/logging.h"
 #include "common/sha256.h"
@@ -35,6 +36,7 @@ void AddField(Sha256& sha, const std::string& field) {
 }  // namespace
 
 absl::Status BuildServiceOptions::Validate() const {
+  if (clock == nullptr) return absl::InvalidArgumentError("clock must not be null");
   if (parallelism < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("parallelism must be >= 0 (0 = all cores), got ", parallelism));
@@ -91,7 +93,7 @@ void BuildService::Handle(const proto::BuildRequest& request, Done done) {
   job->request = request;
   job->done = std::move(done);
   job->cache_key = CacheKey(request);
-  job->arrived = absl::Now();
+  job->arrived = options_.clock->NowSeconds();
 
   proto::BuildResult cached;
   if (CacheLookup(job->cache_key, &cached)) {
@@ -103,7 +105,7 @@ void BuildService::Handle(const proto::BuildRequest& request, Done done) {
   absl::MutexLock lock(&mu_);
   if (stopping_) return;
   if (request.timeout_s() > 0) {
-    job->deadline = job->arrived + absl::Seconds(request.timeout_s());
+    job->deadline = job->arrived + request.timeout_s();
     watched_.push_back(job);
     deadlines_changed_.Signal();
   }
@@ -162,7 +164,7 @@ void BuildService::WorkerLoop() {
         TF_LOG(INFO) << "build lease=" << job->request.lease_id()
                      << " job=" << job->request.job_id() << " trial=" << job->request.trial_id()
                      << " finished after its timeout ("
-                     << absl::StrFormat("%.2f", absl::ToDoubleSeconds(absl::Now() - job->arrived))
+                     << absl::StrFormat("%.2f", options_.clock->NowSeconds() - job->arrived)
                      << " s); result discarded";
       } else {
         if (result.error_no() == Code(MeasureErrorNo::kNoError) && !result.from_cache()) {
@@ -180,8 +182,8 @@ void BuildService::WorkerLoop() {
 void BuildService::WatchdogLoop() {
   absl::MutexLock lock(&mu_);
   while (!stopping_) {
-    const absl::Time now = absl::Now();
-    absl::Time earliest = absl::InfiniteFuture();
+    const double now = options_.clock->NowSeconds();
+    double earliest = std::numeric_limits<double>::infinity();
     std::vector<std::shared_ptr<Job>> expired;
     for (auto it = watched_.begin(); it != watched_.end();) {
       if ((*it)->deadline <= now) {
@@ -193,7 +195,11 @@ void BuildService::WatchdogLoop() {
       }
     }
     if (expired.empty()) {
-      deadlines_changed_.WaitWithDeadline(&mu_, earliest);
+      if (std::isinf(earliest)) {
+        deadlines_changed_.Wait(&mu_);
+      } else {
+        deadlines_changed_.WaitWithTimeout(&mu_, absl::Seconds(earliest - now));
+      }
       continue;
     }
     const int busy = busy_slots_;
@@ -210,7 +216,7 @@ void BuildService::WatchdogLoop() {
       result.set_error_msg(absl::StrCat(
           "build did not finish within timeout_s=", job->request.timeout_s(), " s",
           started ? "" : absl::StrCat(" (still queued behind ", busy, " busy build slots)")));
-      result.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - job->arrived));
+      result.set_build_seconds(options_.clock->NowSeconds() - job->arrived);
       if (Answer(*job, std::move(result))) {
         TF_LOG(WARNING) << "build lease=" << job->request.lease_id()
                         << " job=" << job->request.job_id() << " trial=" << job->request.trial_id()
@@ -223,20 +229,20 @@ void BuildService::WatchdogLoop() {
 }
 
 proto::BuildResult BuildService::Build(const proto::BuildRequest& request) const {
-  const absl::Time start = absl::Now();
+  const Stopwatch watch(*options_.clock);
   proto::BuildResult result;
   result.set_lease_id(request.lease_id());
   auto fail = [&](MeasureErrorNo error_no, std::string message) {
     result.set_error_no(Code(error_no));
     result.set_error_msg(std::move(message));
-    result.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+    result.set_build_seconds(watch.ElapsedSeconds());
     return result;
   };
   const proto::TaskSpec& spec = request.task();
   if (options_.before_build) {
     if (std::optional<proto::BuildResult> answer = options_.before_build(request)) {
       answer->set_lease_id(request.lease_id());
-      answer->set_build_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+      answer->set_build_seconds(watch.ElapsedSeconds());
       return *std::move(answer);
     }
   }
@@ -266,7 +272,7 @@ proto::BuildResult BuildService::Build(const proto::BuildRequest& request) const
     result.set_entry_name(built.artifact.entry_name);
     result.set_shared_object(std::move(built.artifact.shared_object));
     result.set_artifact_hash(built.artifact.hash);
-    result.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+    result.set_build_seconds(watch.ElapsedSeconds());
     return result;
   } catch (const std::exception& e) {
     return fail(MeasureErrorNo::kCompileHost, absl::StrCat("builder internal error: ", e.what()));

@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,7 @@
 #include "absl/time/time.h"
 #include "builder_worker/builder.h"
 #include "common/artifact_cache.h"
+#include "common/clock.h"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
@@ -71,6 +73,9 @@ struct BuildServiceOptions {
   // are filled in). Empty in production; tests/test_builder_main.cc uses it
   // to slow builds down or to answer placeholders for fake agents.
   std::function<std::optional<proto::BuildResult>(const proto::BuildRequest&)> before_build;
+  // Build times and timeout deadlines; not owned. The watchdog sleeps on a
+  // condition variable in real time, so a FakeClock only moves the figures.
+  ClockInterface* clock = &SystemClock();
 
   [[nodiscard]] absl::Status Validate() const;
 };
@@ -112,8 +117,8 @@ class BuildService {
     proto::BuildRequest request;
     Done done;
     std::string cache_key;
-    absl::Time arrived;
-    absl::Time deadline = absl::InfiniteFuture();
+    double arrived = 0;  // options_.clock's monotonic seconds
+    double deadline = std::numeric_limits<double>::infinity();
     absl::Mutex mu;
     bool answered ABSL_GUARDED_BY(mu) = false;
     bool started ABSL_GUARDED_BY(mu) = false;  // a build thread took it

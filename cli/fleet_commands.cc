@@ -1,7 +1,6 @@
 #include "cli/fleet_commands.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,14 +14,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/process.h"
+#include "common/daemon_util.h"
 #include "common/status_macros.h"
+#include "launcher/fleet_launcher.h"
 #include "local/tune_command.h"
 #include "proto_convert/job_state.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/model_job.h"
 #include "proto_convert/task_spec.h"
-#include "tracker/auth.h"
 #include "tuner_core/graph/model_source.h"
 #include "tuner_core/tuners/tuner.h"
 
@@ -86,19 +85,6 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
       out << "task " << t.index() << ": " << t.confirmation() << "\n";
     }
   }
-}
-
-[[nodiscard]] absl::Status WriteSecret(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return absl::InternalError(absl::StrCat("cannot write ", tmp));
-    out << content << "\n";
-  }
-  chmod(tmp.c_str(), 0600);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return absl::InternalError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -378,89 +364,40 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
 }
 
 [[nodiscard]] absl::Status RunUp(const UpOptions& o, std::ostream& out) {
-  if (o.agents < 0 || o.builders < 0 || o.tuners < 0)
-    return absl::InvalidArgumentError("negative process count");
-  mkdir(o.dir.c_str(), 0700);
-  struct stat st;
-  if (stat(o.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot create the fleet directory ", o.dir));
-  }
+  if (o.dir.empty()) return absl::InvalidArgumentError("up: --dir is empty");
   // Block SIGINT/SIGTERM here (children get an empty mask) and wait for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-  TF_ASSIGN_OR_RETURN(TokenSet tokens, TokenSet::Generate());
-  TF_RETURN_IF_ERROR(tokens.WriteTokenFile(o.dir + "/tokens"));
-  for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner}) {
-    TF_RETURN_IF_ERROR(
-        WriteSecret(absl::StrCat(o.dir, "/", RoleName(role), ".token"), tokens.TokenFor(role)));
-  }
-  TF_ASSIGN_OR_RETURN(std::string tracker_bin, FindFleetBinary("tracker", "tunefleet_tracker"));
-  TF_ASSIGN_OR_RETURN(std::string builder_bin,
-                      FindFleetBinary("builder_worker", "tunefleet_builder"));
-  TF_ASSIGN_OR_RETURN(std::string agent_bin, FindFleetBinary("device_agent", "tunefleet_agent"));
-  TF_ASSIGN_OR_RETURN(std::string tuner_bin, FindFleetBinary("tuner_process", "tunefleet_tuner"));
-
-  const std::string port_file = o.dir + "/tracker.port";
-  std::remove(port_file.c_str());
-  std::vector<Process> processes;
-  TF_ASSIGN_OR_RETURN(
-      Process tracker,
-      Process::Spawn({tracker_bin, absl::StrCat("--listen=127.0.0.1:", o.port),
-                      "--store=" + o.dir + "/tracker.db",
-                      absl::StrCat("--metrics_listen=127.0.0.1:", o.metrics_port),
-                      "--token_file=" + o.dir + "/tokens", "--port_file=" + port_file,
-                      // Every process of this fleet starts at once on this host: an
-                      // agent calibrated in that bustle and quarantined is rechecked
-                      // within seconds, not the minute a cluster waits.
-                      "--quarantine_recheck_s=5"},
-                     o.dir + "/tracker.log"));
-  TF_ASSIGN_OR_RETURN(int port, WaitForPortFile(port_file, 30, &tracker));
-  processes.push_back(std::move(tracker));
-  const std::string address = absl::StrCat("127.0.0.1:", port);
-  TF_RETURN_IF_ERROR(WriteSecret(o.dir + "/address", address));
-  const std::string pid = std::to_string(getpid());
-  for (int i = 0; i < o.builders; ++i) {
-    TF_ASSIGN_OR_RETURN(Process p,
-                        Process::Spawn({builder_bin, "--tracker=" + address,
-                                        "--token_file=" + o.dir + "/builder.token",
-                                        absl::StrCat("--name=builder-", pid, "-", i),
-                                        absl::StrCat("--parallelism=", o.builder_parallelism)},
-                                       absl::StrCat(o.dir, "/builder-", i, ".log")));
-    processes.push_back(std::move(p));
-  }
-  for (int i = 0; i < o.agents; ++i) {
-    std::vector<std::string> argv = {agent_bin,
-                                     "--tracker=" + address,
-                                     "--token_file=" + o.dir + "/agent.token",
-                                     "--key=" + o.device_key,
-                                     absl::StrCat("--name=agent-", pid, "-", i),
-                                     absl::StrCat("--threads=", o.agent_threads)};
-    TF_ASSIGN_OR_RETURN(Process p, Process::Spawn(argv, absl::StrCat(o.dir, "/agent-", i, ".log")));
-    processes.push_back(std::move(p));
-  }
-  for (int i = 0; i < o.tuners; ++i) {
-    TF_ASSIGN_OR_RETURN(Process p, Process::Spawn({tuner_bin, "--tracker=" + address,
-                                                   "--token_file=" + o.dir + "/tuner.token",
-                                                   absl::StrCat("--name=tuner-", pid, "-", i)},
-                                                  absl::StrCat(o.dir, "/tuner-", i, ".log")));
-    processes.push_back(std::move(p));
-  }
-  out << "tunefleet up: tracker " << address << " (store " << o.dir << "/tracker.db), "
+  BlockTerminationSignals();
+  FleetLauncher::Options options;
+  options.dir = o.dir;
+  options.port = o.port;
+  options.metrics_port = o.metrics_port;
+  options.name_prefix = absl::StrCat(getpid(), "-");
+  options.builders = o.builders;
+  options.builder_parallelism = o.builder_parallelism;
+  options.agents = o.agents;
+  options.agent_threads = o.agent_threads;
+  options.tuners = o.tuners;
+  options.device_key = o.device_key;
+  // The tracker's own heartbeat, failure detection and quarantine, except:
+  // every process of this fleet starts at once on this host, so an agent
+  // calibrated in that bustle and quarantined is rechecked within seconds,
+  // not the minute a cluster waits.
+  options.heartbeat_s.reset();
+  options.worker_timeout_s.reset();
+  options.measure_lease_grace_s.reset();
+  options.tracker_flags = {"--quarantine_recheck_s=5"};
+  FleetLauncher fleet(options);
+  TF_RETURN_IF_ERROR(fleet.Start());
+  out << "tunefleet up: tracker " << fleet.address() << " (store " << o.dir << "/tracker.db), "
       << o.builders << " builder(s), " << o.agents << " agent(s) on key \"" << o.device_key
       << "\", " << o.tuners << " tuner(s); logs and tokens in " << o.dir << "/\n"
       << "  submit with: tunefleet submit --key " << o.device_key
       << " --shape 512,512,512 --trials 100\n"
       << "  stop with Ctrl-C (or kill " << getpid() << ")\n"
       << std::flush;
-  int sig = 0;
-  sigwait(&signals, &sig);
-  out << "tunefleet up: stopping\n";
-  // Workers first, the tracker last.
-  for (auto it = processes.rbegin(); it != processes.rend(); ++it) it->Stop(5.0);
+  const int sig = WaitForTerminationSignal();
+  out << "tunefleet up: stopping (signal " << sig << ")\n";
+  fleet.Stop(5.0);  // workers first, the tracker last
   return absl::OkStatus();
 }
 

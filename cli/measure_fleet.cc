@@ -1,14 +1,13 @@
 #include "cli/measure_fleet.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "proto_convert/task_spec.h"
 #include "tuner_core/records/remeasure_selection.h"
@@ -20,20 +19,20 @@ namespace {
 [[nodiscard]] absl::StatusOr<proto::JobStatus> WaitForEnd(FleetClient& client,
                                                           const std::string& job_id,
                                                           double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  const Stopwatch waited;
   while (true) {
     TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Get(job_id));
     if (status.state() == proto::SUCCEEDED || status.state() == proto::FAILED ||
         status.state() == proto::CANCELLED) {
       return status;
     }
-    if (std::chrono::steady_clock::now() > deadline) {
+    if (waited.ElapsedSeconds() > timeout_s) {
       return absl::DeadlineExceededError(
           absl::StrCat("job ", job_id, " did not end within ", timeout_s, " s (",
                        status.validations_done(), " of ", status.validations_total(),
                        " re-measurements done); it goes on: cancel it with `tunefleet cancel`"));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    SystemClock().SleepSeconds(0.25);
   }
 }
 

@@ -1,10 +1,10 @@
 #include "cli/model_command.h"
 
-#include <chrono>
 #include <sstream>
 
 #include "absl/strings/str_format.h"
 #include "builder_worker/codegen/target.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "proto_convert/model_job.h"
 #include "tuner_core/graph/model_source.h"
@@ -121,7 +121,7 @@ std::string DescribeTask(const ModelTask& task) {
                                                             std::ostream& out) {
   TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
   const std::vector<ModelTask>& tasks = loaded.tasks;
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   out << "Tuning " << model << ": " << tasks.size() << " tasks, " << base.trials
       << " trials each, tuner " << base.tuner
       << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
@@ -155,8 +155,7 @@ std::string DescribeTask(const ModelTask& task) {
     summary.model_seconds += result->model_seconds;
     summary.tasks.push_back(std::move(task_result));
   }
-  summary.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.wall_seconds = watch.ElapsedSeconds();
 
   out << absl::StrFormat("%-6s %-7s %-10s %-11s %s\n", "task", "layers", "GFLOPS", "ms x layers",
                          "workload");

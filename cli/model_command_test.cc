@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "local/local_mode_test_util.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
@@ -29,10 +30,7 @@ TEST(ModelCommandTest, TasksListsResNet18) {
 }
 
 TEST(ModelCommandTest, TunesEveryTaskOfResNet18IntoOneLog) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  ASSERT_NE(srcdir, nullptr);
-  setenv("TUNEFLEET_RUNNER",
-         (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
+  ASSERT_TRUE(UseTestRunner());
   TuneCommandOptions base;
   base.trials = 2;
   base.batch_size = 2;

@@ -22,6 +22,11 @@ void RealClock::SleepNanos(int64_t nanos) {
   std::this_thread::sleep_for(std::chrono::nanoseconds(nanos));
 }
 
+ClockInterface& SystemClock() {
+  static RealClock* const clock = new RealClock();
+  return *clock;
+}
+
 int64_t FakeClock::NowNanos() {
   absl::MutexLock lock(&mu_);
   return now_nanos_;

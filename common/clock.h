@@ -51,6 +51,30 @@ class RealClock final : public ClockInterface {
   void SleepNanos(int64_t nanos) override;
 };
 
+// The process's real clock, for code that has no clock injected (a default
+// argument, a main). Never null; lives as long as the process.
+ClockInterface& SystemClock();
+
+// Time since construction (or the last Restart) on a clock's monotonic line:
+// how long a build, a measurement or a tuner step took.
+//
+//   Stopwatch watch;                         // SystemClock()
+//   Stopwatch watch(clock);                  // tests: a FakeClock
+//   result.set_build_seconds(watch.ElapsedSeconds());
+class Stopwatch {
+ public:
+  explicit Stopwatch(ClockInterface& clock = SystemClock())
+      : clock_(clock), start_nanos_(clock.NowNanos()) {}
+  double ElapsedSeconds() const {
+    return static_cast<double>(clock_.NowNanos() - start_nanos_) * 1e-9;
+  }
+  void Restart() { start_nanos_ = clock_.NowNanos(); }
+
+ private:
+  ClockInterface& clock_;
+  int64_t start_nanos_;
+};
+
 // A clock that moves only when told to; both time lines move together.
 // SleepNanos advances the clock instead of blocking and records the request,
 // so tests can assert how long code chose to sleep. Thread-safe.

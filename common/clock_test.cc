@@ -52,5 +52,21 @@ TEST(RealClockTest, WallTimeIsAfter2020) {
   EXPECT_GT(clock.WallSeconds(), 1.577e9);  // 2020-01-01
 }
 
+TEST(StopwatchTest, MeasuresOnItsClockAndRestarts) {
+  FakeClock clock(1'000'000'000);
+  Stopwatch watch(clock);
+  EXPECT_EQ(watch.ElapsedSeconds(), 0.0);
+  clock.AdvanceSeconds(2.5);
+  EXPECT_DOUBLE_EQ(watch.ElapsedSeconds(), 2.5);
+  watch.Restart();
+  clock.AdvanceSeconds(0.25);
+  EXPECT_DOUBLE_EQ(watch.ElapsedSeconds(), 0.25);
+}
+
+TEST(SystemClockTest, IsOneRealClock) {
+  EXPECT_EQ(&SystemClock(), &SystemClock());
+  EXPECT_GT(SystemClock().WallSeconds(), 1.577e9);
+}
+
 }  // namespace
 }  // namespace tunefleet

@@ -1,11 +1,12 @@
 #include "common/logging.h"
 
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+
+#include "common/clock.h"
 
 namespace tunefleet {
 namespace {
@@ -53,10 +54,9 @@ void SetMinLogLevel(LogLevel level) {
 LogMessage::LogMessage(LogLevel level, const char* file, int line) : level_(level) {
   const char* base = std::strrchr(file, '/');
   base = base ? base + 1 : file;
-  auto now = std::chrono::system_clock::now();
-  std::time_t secs = std::chrono::system_clock::to_time_t(now);
-  int millis = static_cast<int>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
+  const int64_t wall_nanos = SystemClock().WallNanos();
+  std::time_t secs = static_cast<std::time_t>(wall_nanos / 1'000'000'000);
+  int millis = static_cast<int>((wall_nanos / 1'000'000) % 1000);
   std::tm tm_utc;
   gmtime_r(&secs, &tm_utc);
   char stamp[32];

@@ -8,23 +8,18 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/clock.h"
 
 extern char** environ;
 
 namespace tunefleet {
 namespace {
-
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 bool IsExecutable(const std::string& path) {
   struct stat st;
@@ -119,7 +114,7 @@ void Process::Kill(int signal) {
 std::optional<int> Process::Wait(double timeout_s) {
   if (pid_ <= 0) return std::nullopt;
   if (exit_status_.has_value()) return exit_status_;
-  const double deadline = Now() + timeout_s;
+  const Stopwatch waited;
   while (true) {
     int status = 0;
     pid_t r = waitpid(pid_, &status, WNOHANG);
@@ -131,8 +126,8 @@ std::optional<int> Process::Wait(double timeout_s) {
       exit_status_ = -1;
       return -1;
     }
-    if (Now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (waited.ElapsedSeconds() >= timeout_s) return std::nullopt;
+    SystemClock().SleepSeconds(0.005);
   }
 }
 
@@ -176,8 +171,8 @@ int Process::Stop(double grace_s) {
 
 [[nodiscard]] absl::StatusOr<int> WaitForPortFile(const std::string& path, double timeout_s,
                                                   Process* owner) {
-  const double deadline = Now() + timeout_s;
-  while (Now() < deadline) {
+  const Stopwatch waited;
+  while (waited.ElapsedSeconds() < timeout_s) {
     std::ifstream in(path);
     int port = 0;
     if (in >> port && port > 0) return port;
@@ -185,7 +180,7 @@ int Process::Stop(double grace_s) {
       return absl::FailedPreconditionError(
           absl::StrCat("the process that should write ", path, " exited"));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    SystemClock().SleepSeconds(0.02);
   }
   return absl::DeadlineExceededError(absl::StrCat("no port in ", path, " after ", timeout_s, " s"));
 }

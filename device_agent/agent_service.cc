@@ -7,8 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/logging.h"
 #include "common/sha256.h"
 #include "nlohmann/json.hpp"
@@ -155,13 +154,13 @@ proto::Calibration AgentService::RunCalibrationNow() {
 }
 
 proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
-  const absl::Time start = absl::Now();
+  const Stopwatch watch;
   proto::MeasureResult result;
   proto::RunRequest* run = request.mutable_run();
   auto fail = [&](MeasureErrorNo error_no, std::string message) {
     result.mutable_run()->set_error_no(Code(error_no));
     result.mutable_run()->set_error_msg(std::move(message));
-    result.set_measure_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+    result.set_measure_seconds(watch.ElapsedSeconds());
     return result;
   };
   if (run->artifact_hash().empty()) {
@@ -193,7 +192,7 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
   if (request.fresh_runner()) runner_->Recycle();
   *result.mutable_run() =
       RejectInvalidCosts(runner_->Run(*run), WorkloadFlops(*run), options_.max_gflops);
-  result.set_measure_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+  result.set_measure_seconds(watch.ElapsedSeconds());
   return result;
 }
 

@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/clock.h"
 #include "common/logging.h"
 #include "proto_convert/run_request.h"
 #include "tuner_core/measure/measure.h"
@@ -303,7 +304,7 @@ absl::Status Runner::SpawnChild() {
 
   absl::StatusOr<std::string> hello =
       ReadExactBytes(child_->result_fd, kRunnerHello.size(),
-                     RunnerNowNanos() + SecondsToNanos(options_.startup_timeout_s));
+                     SystemClock().NowNanos() + SecondsToNanos(options_.startup_timeout_s));
   if (!hello.ok()) {
     const std::string ended =
         absl::IsUnavailable(hello.status()) ? ReapExitingChild() : KillChild();
@@ -344,7 +345,7 @@ std::string Runner::KillChild() {
 }
 
 std::string Runner::ReapExitingChild() {
-  const int64_t give_up = RunnerNowNanos() + kExitGraceNanos;
+  const int64_t give_up = SystemClock().NowNanos() + kExitGraceNanos;
   for (;;) {
     int status = 0;
     const pid_t reaped = waitpid(child_->pid, &status, WNOHANG);
@@ -358,7 +359,7 @@ std::string Runner::ReapExitingChild() {
       ReleaseChildResources();
       return absl::StrCat("ended (exit status unavailable: ", std::strerror(error), ")");
     }
-    if (RunnerNowNanos() >= give_up) {
+    if (SystemClock().NowNanos() >= give_up) {
       return absl::StrCat("closed its result pipe but did not exit, so was ", KillChild());
     }
     usleep(1000);
@@ -391,7 +392,7 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     }
     const pid_t pid = child_->pid;
     const uint64_t sequence = ++child_->requests_sent;
-    const int64_t sent_at = RunnerNowNanos();
+    const int64_t sent_at = SystemClock().NowNanos();
     {
       absl::MutexLock abort_lock(&abort_mu_);
       abort_reason_.clear();
@@ -427,7 +428,7 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
       if (page == nullptr || page->requests_received.load(std::memory_order_acquire) != sequence) {
         break;
       }
-      const int64_t now = RunnerNowNanos();
+      const int64_t now = SystemClock().NowNanos();
       if (static_cast<RunnerStage>(page->stage.load(std::memory_order_acquire)) ==
           RunnerStage::kPreparingWorkload) {
         preparation_too_slow = now - sent_at >= prepare_timeout_nanos;
@@ -442,7 +443,7 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     }
     // Once the result starts arriving, the rest is at most a timeout away.
     absl::StatusOr<std::string> frame =
-        readable.ok() ? ReadFrame(child_->result_fd, RunnerNowNanos() + timeout_nanos)
+        readable.ok() ? ReadFrame(child_->result_fd, SystemClock().NowNanos() + timeout_nanos)
                       : absl::StatusOr<std::string>(readable);
     std::string aborted;
     {
@@ -456,7 +457,7 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
       return Failure(
           MeasureErrorNo::kUnknown,
           absl::StrCat("aborted: ", aborted, "; the runner child (pid ", pid, ") ", ended),
-          (RunnerNowNanos() - sent_at) / 1e9);
+          (SystemClock().NowNanos() - sent_at) / 1e9);
     }
 
     if (frame.ok()) {
@@ -479,7 +480,7 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     }
     const std::string stage = ChildStage();
     // The trial's cost in time, for the caller's all_cost.
-    const double elapsed_s = (RunnerNowNanos() - sent_at) / 1e9;
+    const double elapsed_s = (SystemClock().NowNanos() - sent_at) / 1e9;
     if (absl::IsDeadlineExceeded(frame.status())) {
       KillChild();
       if (preparation_too_slow) {

@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 
 namespace tunefleet {
 namespace {
@@ -59,7 +59,7 @@ class ScopedSigpipeSuppression {
   for (;;) {
     int timeout_ms = -1;
     if (deadline_nanos != kNoDeadline) {
-      const int64_t left = deadline_nanos - RunnerNowNanos();
+      const int64_t left = deadline_nanos - SystemClock().NowNanos();
       if (left <= 0) return absl::DeadlineExceededError("deadline passed");
       // Round up: a poll that wakes a little early just loops.
       timeout_ms = static_cast<int>(std::min<int64_t>((left + 999'999) / 1'000'000, INT_MAX));
@@ -121,12 +121,6 @@ int CreateRunnerStatusFd() {
     return -1;
   }
   return fd;
-}
-
-int64_t RunnerNowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 [[nodiscard]] absl::Status WaitUntilReadable(int fd, int64_t deadline_nanos) {

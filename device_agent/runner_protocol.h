@@ -80,8 +80,7 @@ void UnmapRunnerStatusPage(RunnerStatusPage* page);
 // A new memfd sized for the page, close-on-exec. -1 on failure.
 int CreateRunnerStatusFd();
 
-// Monotonic nanoseconds, the time base of every deadline below.
-int64_t RunnerNowNanos();
+// Every deadline below is on SystemClock()'s monotonic line (NowNanos).
 
 // Writes all of `bytes` to `fd` (blocking or not) by `deadline_nanos`.
 // Never raises SIGPIPE: a closed reader is reported as Unavailable.

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -32,7 +33,7 @@ class PipeTest : public ::testing::Test {
   }
   int reader() const { return fds_[0]; }
   int writer() const { return fds_[1]; }
-  static int64_t SoonNanos() { return RunnerNowNanos() + 50'000'000; }  // 50 ms
+  static int64_t SoonNanos() { return SystemClock().NowNanos() + 50'000'000; }  // 50 ms
 
   int fds_[2] = {-1, -1};
 };

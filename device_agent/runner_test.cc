@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "device_agent/runner_protocol.h"
 #include "device_agent/test_kernels.h"
 #include "gmock/gmock.h"
@@ -325,7 +326,7 @@ TEST(RunnerChildProcessTest, ExitsWhenTheParentGoesAwayEvenWhileHung) {
   close(result_pipe[1]);
   close(status_fd);
 
-  const int64_t deadline = RunnerNowNanos() + int64_t{30} * 1'000'000'000;
+  const int64_t deadline = SystemClock().NowNanos() + int64_t{30} * 1'000'000'000;
   auto hello = ReadExactBytes(result_pipe[0], kRunnerHello.size(), deadline);
   ASSERT_TRUE(hello.ok()) << hello.status();
   EXPECT_EQ(*hello, kRunnerHello);
@@ -333,7 +334,7 @@ TEST(RunnerChildProcessTest, ExitsWhenTheParentGoesAwayEvenWhileHung) {
   ASSERT_TRUE(WriteFrame(request_pipe[1], hang.SerializeAsString(), deadline).ok());
   // Wait (bounded) until the child is stuck in the kernel.
   while (static_cast<RunnerStage>(page->stage.load()) != RunnerStage::kCheckRun &&
-         RunnerNowNanos() < deadline) {
+         SystemClock().NowNanos() < deadline) {
     usleep(1000);
   }
   EXPECT_EQ(static_cast<RunnerStage>(page->stage.load()), RunnerStage::kCheckRun);

@@ -4,10 +4,10 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 
 #include "common/check.h"
+#include "common/clock.h"
 #include "common/logging.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -31,25 +31,19 @@ inline void CpuRelax() {
 #endif
 }
 
-int64_t MonotonicNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Busy-waits until done() or `spin_nanos` elapse; returns done()'s last value.
 // Reads the clock only every 64 iterations: it is slower than the check.
 template <typename Done>
 bool SpinUntil(Done done, int64_t spin_nanos) {
   if (done()) return true;
   if (spin_nanos <= 0) return false;
-  const int64_t deadline = MonotonicNanos() + spin_nanos;
+  const int64_t deadline = SystemClock().NowNanos() + spin_nanos;
   for (;;) {
     for (int i = 0; i < 64; ++i) {
       CpuRelax();
       if (done()) return true;
     }
-    if (MonotonicNanos() >= deadline) return done();
+    if (SystemClock().NowNanos() >= deadline) return done();
   }
 }
 

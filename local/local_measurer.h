@@ -45,9 +45,9 @@ struct LocalMeasurerOptions {
   int build_parallelism = 0;  // builder threads; 0 = hardware concurrency
   RunnerOptions runner;
   LocalValidationOptions validation;  // used by the callers of Validate
-  // Times the phases and stamps the results; null: the real clock. Must
-  // outlive the measurer.
-  ClockInterface* clock = nullptr;
+  // Times the phases and stamps the results; not owned, must outlive the
+  // measurer.
+  ClockInterface* clock = &SystemClock();
 };
 
 // What Validate measured: one Validation per candidate, in the candidates'
@@ -105,7 +105,7 @@ class LocalMeasurer final : public MeasurerInterface {
         options_(std::move(options)),
         runner_(std::move(runner)),
         max_gflops_(PlausiblePeakGflops(DetectHostDevice())),
-        clock_(options_.clock != nullptr ? options_.clock : &real_clock_) {}
+        clock_(options_.clock != nullptr ? options_.clock : &SystemClock()) {}
 
   std::vector<BuildResult> BuildAll(const std::vector<Config>& configs);
   // Measures one built candidate in runner_; the result as the fleet checks
@@ -117,9 +117,8 @@ class LocalMeasurer final : public MeasurerInterface {
   const TargetSpec target_;
   const LocalMeasurerOptions options_;
   std::unique_ptr<Runner> runner_;
-  const double max_gflops_;  // no cost of this host may imply more
-  RealClock real_clock_;
-  ClockInterface* const clock_;  // options_.clock, or real_clock_
+  const double max_gflops_;      // no cost of this host may imply more
+  ClockInterface* const clock_;  // options_.clock (SystemClock() if null)
   LocalTimings timings_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "local/local_mode_test_util.h"
 #include "local/tune_command.h"
 #include "tuner_core/records/record_file.h"
 
@@ -18,18 +19,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class MeasureCommandTest : public ::testing::Test {
+class MeasureCommandTest : public LocalModeTest {
  protected:
-  void SetUp() override {
-    const char* srcdir = std::getenv("TEST_SRCDIR");
-    ASSERT_NE(srcdir, nullptr);
-    setenv("TUNEFLEET_RUNNER",
-           (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
-    log_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl";
-    std::remove(log_.c_str());
-  }
-
   // Tunes a 64x64x64 dense for `trials` into log_, validating its best.
   void TuneSmallDense(int trials) {
     TuneCommandOptions o;
@@ -59,8 +50,6 @@ class MeasureCommandTest : public ::testing::Test {
     o.records.passes = 2;
     return o;
   }
-
-  std::string log_;
 };
 
 TEST_F(MeasureCommandTest, PrintsOneRowPerTopRecordWithItsFigureAndRatio) {

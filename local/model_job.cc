@@ -19,9 +19,8 @@ namespace tunefleet {
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunLocalModelJob(
     const proto::JobSpec& spec_in, const LocalMeasurerOptions& options, const std::string& log,
     std::ostream& progress) {
-  // The measurers' clock (the real one unless the caller gave one).
-  RealClock real_clock;
-  ClockInterface* const clock = options.clock != nullptr ? options.clock : &real_clock;
+  // The measurers' clock.
+  ClockInterface* const clock = options.clock != nullptr ? options.clock : &SystemClock();
   const double start = clock->NowSeconds();
   TF_RETURN_IF_ERROR(options.validation.Validate());
   proto::JobSpec spec = spec_in;

@@ -10,21 +10,16 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "local/local_mode_test_util.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
 namespace {
 
-class LocalModelJobTest : public ::testing::Test {
+class LocalModelJobTest : public LocalModeTest {
  protected:
   void SetUp() override {
-    const char* srcdir = std::getenv("TEST_SRCDIR");
-    ASSERT_NE(srcdir, nullptr);
-    setenv("TUNEFLEET_RUNNER",
-           (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
-    log_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl";
-    std::remove(log_.c_str());
+    LocalModeTest::SetUp();
     options_.runner.num_threads = 1;
     options_.measure.number = 2;
     options_.measure.repeat = 2;
@@ -51,7 +46,6 @@ class LocalModelJobTest : public ::testing::Test {
     return spec;
   }
 
-  std::string log_;
   LocalMeasurerOptions options_;
 };
 

@@ -1,7 +1,6 @@
 #include "local/tune_command.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -10,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "local/validation_log.h"
 #include "proto_convert/task_spec.h"
@@ -155,7 +155,7 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
 
 [[nodiscard]] absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options,
                                                   std::ostream& progress, std::ostream& out) {
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch watch(options.local.clock != nullptr ? *options.local.clock : SystemClock());
   TF_RETURN_IF_ERROR(options.local.validation.Validate());
   nlohmann::json args = options.args;
   if (args.is_null()) {
@@ -252,8 +252,7 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   summary.trials = tuner->trials_done();
   TF_RETURN_IF_ERROR(ValidateAndReport(options, *task, *measurer, results, summary, progress, out));
   summary.timings = measurer->timings();
-  summary.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.wall_seconds = watch.ElapsedSeconds();
 
   const LocalTimings& t = summary.timings;
   if (summary.best_config.is_null()) {

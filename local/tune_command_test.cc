@@ -10,23 +10,14 @@
 #include "absl/strings/str_split.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "local/local_mode_test_util.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
 namespace {
 
-class TuneCommandTest : public ::testing::Test {
+class TuneCommandTest : public LocalModeTest {
  protected:
-  void SetUp() override {
-    const char* srcdir = std::getenv("TEST_SRCDIR");
-    ASSERT_NE(srcdir, nullptr);
-    setenv("TUNEFLEET_RUNNER",
-           (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1);
-    log_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl";
-    std::remove(log_.c_str());
-  }
-
   TuneCommandOptions SmallJob(int64_t trials) {
     TuneCommandOptions o;
     o.shape = "37,45,29";  // divides no tile
@@ -48,8 +39,6 @@ class TuneCommandTest : public ::testing::Test {
     s << in.rdbuf();
     return s.str();
   }
-
-  std::string log_;
 };
 
 TEST_F(TuneCommandTest, RecordsAreStampedByTheMeasurersClock) {

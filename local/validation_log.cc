@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
@@ -40,46 +41,6 @@ struct Line {
   bool newline = false;
   std::optional<Record> record;
 };
-
-[[nodiscard]] absl::Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return IoError("cannot write", path);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return absl::OkStatus();
-}
-
-// Replaces `path` with `content` atomically (see the header).
-[[nodiscard]] absl::Status ReplaceFile(const std::string& path, const std::string& content,
-                                       mode_t mode) {
-  std::string temp = path + ".validating.XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return IoError("cannot create a temporary file beside", path);
-  absl::Status status = WriteAll(fd, content, temp);
-  if (status.ok() && ::fchmod(fd, mode) != 0) status = IoError("cannot set the mode of", temp);
-  if (status.ok() && ::fsync(fd) != 0) status = IoError("cannot fsync", temp);
-  if (::close(fd) != 0 && status.ok()) status = IoError("cannot close", temp);
-  if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
-    status = IoError(absl::StrCat("cannot rename ", temp, " to"), path);
-  }
-  if (!status.ok()) {
-    ::unlink(temp.c_str());
-    return status;
-  }
-  // The rename is durable once the directory is.
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace
 
@@ -132,7 +93,7 @@ struct Line {
     out += replaced[i] ? std::string_view(*replaced[i]) : lines[i].text;
     if (lines[i].newline) out += '\n';
   }
-  TF_RETURN_IF_ERROR(ReplaceFile(path, out, st.st_mode & 07777));
+  TF_RETURN_IF_ERROR(ReplaceFileAtomically(path, out, st.st_mode & 07777));
   return changed;
 }
 

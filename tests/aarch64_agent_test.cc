@@ -23,9 +23,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "bench/fleet_launcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "launcher/fleet_launcher.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/records/record.h"
 

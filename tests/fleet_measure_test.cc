@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/fleet_launcher.h"
 #include "cli/measure_fleet.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "launcher/fleet_launcher.h"
 #include "tests/status_assertions.h"
 
 namespace tunefleet {

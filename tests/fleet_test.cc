@@ -10,9 +10,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/fleet_launcher.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "launcher/fleet_launcher.h"
 #include "tests/status_assertions.h"
 #include "tuner_core/records/record.h"
 

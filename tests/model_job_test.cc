@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "bench/fleet_launcher.h"
 #include "cli/fleet_commands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "launcher/fleet_launcher.h"
 #include "tests/status_assertions.h"
 #include "tuner_core/records/record.h"
 

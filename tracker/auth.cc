@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
@@ -69,16 +70,6 @@ unsigned ConstantTimeEquals(absl::string_view presented, absl::string_view store
     done += static_cast<size_t>(n);
   }
   close(fd);
-  return absl::OkStatus();
-}
-
-[[nodiscard]] absl::Status WriteAll(int fd, absl::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return absl::UnavailableError(ErrnoText());
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
   return absl::OkStatus();
 }
 
@@ -175,40 +166,18 @@ absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
   for (const Entry& entry : entries_)
     absl::StrAppend(&text, RoleName(entry.role), " ", entry.token, "\n");
 
-  // Write a private temporary beside the target, then rename over it, so a
-  // reader never sees a half-written file and the tokens are never readable
-  // by others, whatever the umask.
-  std::string temporary = path + ".tmp.XXXXXX";
-  const int fd = mkstemp(temporary.data());
-  if (fd < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("write token file ", path, ": create temporary: ", ErrnoText()));
+  // Never readable by others, whatever the umask; never seen half written.
+  return ReplaceFileAtomically(path, text, 0600);
+}
+
+absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
+  for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner}) {
+    const std::string token = TokenFor(role);
+    if (token.empty()) continue;
+    TF_RETURN_IF_ERROR(ReplaceFileAtomically(absl::StrCat(dir, "/", RoleName(role), ".token"),
+                                             token + "\n", 0600));
   }
-  absl::Status status;
-  if (fchmod(fd, 0600) != 0) {
-    status = absl::UnavailableError(
-        absl::StrCat("write token file ", path, ": chmod 600: ", ErrnoText()));
-  }
-  if (status.ok()) {
-    if (absl::Status written = WriteAll(fd, text); !written.ok()) {
-      status =
-          absl::UnavailableError(absl::StrCat("write token file ", path, ": ", written.message()));
-    }
-  }
-  if (status.ok() && fsync(fd) != 0) {
-    status =
-        absl::UnavailableError(absl::StrCat("write token file ", path, ": fsync: ", ErrnoText()));
-  }
-  if (close(fd) != 0 && status.ok()) {
-    status =
-        absl::UnavailableError(absl::StrCat("write token file ", path, ": close: ", ErrnoText()));
-  }
-  if (status.ok() && rename(temporary.c_str(), path.c_str()) != 0) {
-    status =
-        absl::UnavailableError(absl::StrCat("write token file ", path, ": rename: ", ErrnoText()));
-  }
-  if (!status.ok()) unlink(temporary.c_str());
-  return status;
+  return absl::OkStatus();
 }
 
 [[nodiscard]] absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {

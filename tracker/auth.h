@@ -79,6 +79,10 @@ class TokenSet {
   // Writes every token as a token file readable by its owner only (0600),
   // replacing `path` atomically.
   [[nodiscard]] absl::Status WriteTokenFile(const std::string& path) const;
+  // Writes <dir>/<role>.token (user, builder, agent, tuner) holding that
+  // role's first token, 0600, each replaced atomically: what a daemon's
+  // --token_file reads.
+  [[nodiscard]] absl::Status WriteRoleTokenFiles(const std::string& dir) const;
 
   bool empty() const { return entries_.empty(); }
   size_t size() const { return entries_.size(); }

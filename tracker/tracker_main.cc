@@ -1,13 +1,14 @@
 // tunefleet_tracker: the fleet's daemon. See tracker/tracker_server.h.
 #include <csignal>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
 #include "common/daemon_util.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "tracker/scheduler_flags.h"
 #include "tracker/tracker_server.h"
@@ -48,8 +49,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (const std::string port_file = absl::GetFlag(FLAGS_port_file); !port_file.empty()) {
-    std::ofstream(port_file + ".tmp") << (*tracker)->port() << "\n";
-    std::rename((port_file + ".tmp").c_str(), port_file.c_str());
+    if (absl::Status written =
+            tunefleet::ReplaceFileAtomically(port_file, absl::StrCat((*tracker)->port(), "\n"));
+        !written.ok()) {
+      std::cerr << "tunefleet_tracker: " << written << "\n";
+      (*tracker)->Shutdown();
+      return 1;
+    }
   }
   std::thread signals([&] {
     const int sig = tunefleet::WaitForTerminationSignal();

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/clock.h"
 #include "worker/worker_connection.h"
 
 namespace tunefleet {
@@ -124,10 +125,10 @@ std::vector<proto::WorkerMessage> FakeWorkerGateway::received() const {
 }
 
 bool FakeWorkerGateway::WaitFor(const std::function<bool()>& condition, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
+  const Stopwatch waited;
   while (!condition()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
+    if (waited.ElapsedSeconds() > absl::ToDoubleSeconds(timeout)) return false;
+    SystemClock().SleepSeconds(0.005);
   }
   return true;
 }

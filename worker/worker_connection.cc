@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/logging.h"
 
 namespace tunefleet {
@@ -128,8 +128,6 @@ std::string Describe(const grpc::Status& status) {
 
 int Millis(double seconds) { return static_cast<int>(std::max(1.0, seconds * 1000.0)); }
 
-double UnixSeconds() { return absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()); }
-
 }  // namespace
 
 WorkerConnection::WorkerConnection(WorkerConnectionOptions options, MessageHandler on_message,
@@ -224,9 +222,10 @@ bool WorkerConnection::stopping() const {
 }
 
 bool WorkerConnection::SleepUnlessStopping(double seconds) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(seconds);
+  const Stopwatch slept;
   absl::MutexLock lock(&mu_);
-  while (!stopping_ && !wake_.WaitWithDeadline(&mu_, deadline)) {
+  for (double left = seconds; !stopping_ && left > 0; left = seconds - slept.ElapsedSeconds()) {
+    wake_.WaitWithTimeout(&mu_, absl::Seconds(left));
   }
   return !stopping_;
 }
@@ -368,7 +367,7 @@ void WorkerConnection::HeartbeatLoop() {
       if (!registered_) continue;
     }
     proto::WorkerMessage heartbeat;
-    heartbeat.mutable_heartbeat()->set_sent_at(UnixSeconds());
+    heartbeat.mutable_heartbeat()->set_sent_at(SystemClock().WallSeconds());
     Send(heartbeat);
   }
 }

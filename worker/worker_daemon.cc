@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/logging.h"
 
 namespace tunefleet {
@@ -58,7 +58,7 @@ int64_t WorkerDaemon::Stop() {
     draining_ = true;
     progress_.SignalAll();
   }
-  const absl::Time deadline = absl::Now() + absl::Seconds(options_.drain_timeout_s);
+  const Stopwatch draining;
   int64_t unfinished = role_->InFlight();
   if (unfinished > 0) {
     TF_LOG(INFO) << options_.name << " draining: " << unfinished << " in flight, up to "
@@ -68,10 +68,10 @@ int64_t WorkerDaemon::Stop() {
     absl::MutexLock lock(&mu_);
     // Woken by every result sent; the timeout also catches work the role
     // dropped without answering (a new session).
-    const absl::Time wake = std::min(deadline, absl::Now() + absl::Milliseconds(100));
-    progress_.WaitWithDeadline(&mu_, wake);
+    const double left = options_.drain_timeout_s - draining.ElapsedSeconds();
+    if (left <= 0) break;
+    progress_.WaitWithTimeout(&mu_, absl::Seconds(std::min(left, 0.1)));
     unfinished = role_->InFlight();
-    if (absl::Now() >= deadline) break;
   }
   if (unfinished > 0) {
     TF_LOG(WARNING) << options_.name << " stops with " << unfinished

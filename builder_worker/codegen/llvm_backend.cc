@@ -1,17 +1,13 @@
 #include "builder_worker/codegen/llvm_backend.h"
 
-#include <chrono>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "builder_worker/codegen/llvm_headers.h"
+#include "common/clock.h"
 
 namespace tunefleet {
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 llvm::OptimizationLevel ToLevel(int opt_level) {
   switch (opt_level) {
@@ -48,7 +44,7 @@ llvm::OptimizationLevel ToLevel(int opt_level) {
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(target.triple);
 
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   if (opt_level > 0) {
     llvm::PipelineTuningOptions tuning;
     tuning.LoopVectorization = false;
@@ -67,9 +63,9 @@ llvm::OptimizationLevel ToLevel(int opt_level) {
     llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(ToLevel(opt_level));
     passes.run(module, mam);
   }
-  if (timings) timings->optimize_seconds = SecondsSince(start);
+  if (timings) timings->optimize_seconds = watch.ElapsedSeconds();
 
-  start = std::chrono::steady_clock::now();
+  watch.Restart();
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager codegen;
@@ -81,7 +77,7 @@ llvm::OptimizationLevel ToLevel(int opt_level) {
     return absl::InternalError(absl::StrCat("target ", target.original, " cannot emit objects"));
   }
   codegen.run(module);
-  if (timings) timings->emit_seconds = SecondsSince(start);
+  if (timings) timings->emit_seconds = watch.ElapsedSeconds();
   return std::string(buffer.data(), buffer.size());
 }
 

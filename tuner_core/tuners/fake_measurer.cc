@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "gtest/gtest.h"
+
 namespace tunefleet {
 
 MeasureResult FakeCost(double seconds) {
@@ -17,6 +19,20 @@ MeasureResult FakeFailure(MeasureErrorNo error_no, const std::string& message) {
   result.error_no = error_no;
   result.error_msg = message;
   return result;
+}
+
+ConfigSpace TileByMrSpace() {
+  ConfigSpace space;
+  EXPECT_TRUE(space.DefineSplit("tile", 32).ok());
+  EXPECT_TRUE(space.DefineKnob("mr", {4, 6, 8}).ok());
+  return space;
+}
+
+std::vector<int64_t> ConfigIndices(const std::vector<Config>& configs) {
+  std::vector<int64_t> out;
+  out.reserve(configs.size());
+  for (const Config& c : configs) out.push_back(c.index());
+  return out;
 }
 
 TuneOptions QuietTuneOptions(int64_t n_trial, int batch_size) {

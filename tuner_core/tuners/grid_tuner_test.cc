@@ -12,26 +12,13 @@ namespace {
 
 using ::testing::ElementsAre;
 
-ConfigSpace MakeSpace() {  // 6 x 3 = 18 configs
-  ConfigSpace space;
-  EXPECT_TRUE(space.DefineSplit("tile", 32).ok());
-  EXPECT_TRUE(space.DefineKnob("mr", {4, 6, 8}).ok());
-  return space;
-}
-
-std::vector<int64_t> Indices(const std::vector<Config>& configs) {
-  std::vector<int64_t> out;
-  for (const Config& c : configs) out.push_back(c.index());
-  return out;
-}
-
 TEST(GridTunerTest, VisitsEveryIndexInOrderThenStops) {
-  GridTuner tuner(MakeSpace());
+  GridTuner tuner(TileByMrSpace());
   std::vector<int64_t> seen;
   while (tuner.HasNext()) {
     std::vector<Config> batch = tuner.NextBatch(5);
     ASSERT_FALSE(batch.empty());
-    for (int64_t index : Indices(batch)) seen.push_back(index);
+    for (int64_t index : ConfigIndices(batch)) seen.push_back(index);
   }
   std::vector<int64_t> expected(18);
   std::iota(expected.begin(), expected.end(), 0);
@@ -40,23 +27,23 @@ TEST(GridTunerTest, VisitsEveryIndexInOrderThenStops) {
 }
 
 TEST(GridTunerTest, LastBatchIsShort) {
-  GridTuner tuner(MakeSpace());
+  GridTuner tuner(TileByMrSpace());
   EXPECT_EQ(tuner.NextBatch(16).size(), 16u);
-  EXPECT_THAT(Indices(tuner.NextBatch(16)), ElementsAre(16, 17));
+  EXPECT_THAT(ConfigIndices(tuner.NextBatch(16)), ElementsAre(16, 17));
 }
 
 TEST(GridTunerTest, SkipsIndicesMarkedVisited) {
-  GridTuner tuner(MakeSpace());
+  GridTuner tuner(TileByMrSpace());
   for (int64_t index : {0, 1, 5, 17, 99, -3}) tuner.MarkVisited(index);  // 99, -3 ignored
   std::vector<int64_t> seen;
   while (tuner.HasNext()) {
-    for (int64_t index : Indices(tuner.NextBatch(4))) seen.push_back(index);
+    for (int64_t index : ConfigIndices(tuner.NextBatch(4))) seen.push_back(index);
   }
   EXPECT_THAT(seen, ElementsAre(2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16));
 }
 
 TEST(GridTunerTest, TuneMeasuresTheWholeSpaceOnce) {
-  GridTuner tuner(MakeSpace());
+  GridTuner tuner(TileByMrSpace());
   FakeMeasurer measurer([](const Config&) { return FakeCost(1e-3); });
   TuneOptions options;
   options.n_trial = 100;

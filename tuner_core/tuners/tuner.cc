@@ -1,12 +1,12 @@
 #include "tuner_core/tuners/tuner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/check.h"
+#include "common/clock.h"
 #include "common/logging.h"
 #include "tuner_core/tuners/search_util.h"
 
@@ -86,7 +86,7 @@ absl::Status Tuner::Tune(MeasurerInterface& measurer, const TuneOptions& options
   }
   std::ostream& progress = options.progress_stream ? *options.progress_stream : std::cerr;
   // Wall time only feeds the progress display, never a decision.
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   bool progress_shown = false;
 
   int64_t done = 0;  // trials of this call
@@ -116,8 +116,7 @@ absl::Status Tuner::Tune(MeasurerInterface& measurer, const TuneOptions& options
     for (const TuneCallback& callback : callbacks) callback(batch);
 
     if (options.show_progress) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double elapsed = watch.ElapsedSeconds();
       progress << '\r'
                << ProgressLine(options.task_label, current_gflops, best_flops_ / 1e9, done,
                                options.n_trial, elapsed)

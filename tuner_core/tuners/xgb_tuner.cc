@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -12,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
+#include "common/clock.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "tuner_core/tuners/diversity_filter.h"
@@ -31,18 +31,16 @@ constexpr int kRankingSamples = 32;
 // first plan between the history shapes (120 ordered pairs at most).
 constexpr size_t kResultsToReweighFirstPlan = 16;
 
-// Timings are reports only (no decision depends on them), so they read the
-// steady clock directly rather than through an injected clock.
+// Adds the time of a scope to a metric. Timings are reports only (no
+// decision depends on them), so they use the system clock.
 class StopWatch {
  public:
-  explicit StopWatch(double& sink) : sink_(sink), start_(std::chrono::steady_clock::now()) {}
-  ~StopWatch() {
-    sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  explicit StopWatch(double& sink) : sink_(sink) {}
+  ~StopWatch() { sink_ += watch_.ElapsedSeconds(); }
 
  private:
   double& sink_;
-  std::chrono::steady_clock::time_point start_;
+  Stopwatch watch_;
 };
 
 // Higher is better; 0 for a failed trial (the model learns to avoid it).

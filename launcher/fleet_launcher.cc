@@ -1,16 +1,17 @@
-#include "bench/fleet_launcher.h"
+#include "launcher/fleet_launcher.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "proto_convert/job_state.h"
 #include "tracker/auth.h"
@@ -18,36 +19,36 @@
 namespace tunefleet {
 namespace {
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-[[nodiscard]] absl::Status WriteToken(const std::string& path, const std::string& token) {
-  std::ofstream out(path, std::ios::trunc);
-  out << token << "\n";
-  out.close();
-  chmod(path.c_str(), 0600);
-  return out ? absl::OkStatus() : absl::InternalError(absl::StrCat("cannot write ", path));
+// "--name=value", or nothing when the value is unset (the daemon's default).
+void AddOptional(std::vector<std::string>& argv, const std::string& name,
+                 const std::optional<double>& value) {
+  if (value.has_value()) argv.push_back(absl::StrCat("--", name, "=", *value));
 }
 
 }  // namespace
 
 FleetLauncher::FleetLauncher(Options options) : options_(std::move(options)) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::string base = tmp != nullptr ? tmp : "/tmp";
-  char templ[4096];
-  snprintf(templ, sizeof(templ), "%s/fleet-XXXXXX", base.c_str());
-  dir_ = mkdtemp(templ) != nullptr ? templ : base;
-  builders_.resize(options_.builders);
-  agents_.resize(options_.agents);
-  tuners_.resize(options_.tuners);
+  dir_ = options_.dir;
+  if (dir_.empty()) {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    std::string base = tmp != nullptr ? tmp : "/tmp";
+    char templ[4096];
+    snprintf(templ, sizeof(templ), "%s/fleet-XXXXXX", base.c_str());
+    dir_ = mkdtemp(templ) != nullptr ? templ : base;
+  }
+  port_ = options_.port;
+  builders_.resize(std::max(0, options_.builders));
+  agents_.resize(std::max(0, options_.agents));
+  tuners_.resize(std::max(0, options_.tuners));
 }
 
-FleetLauncher::~FleetLauncher() {
-  for (auto& p : tuners_) p.Stop(1);
-  for (auto& p : agents_) p.Stop(1);
-  for (auto& p : builders_) p.Stop(1);
-  tracker_.Stop(2);
+FleetLauncher::~FleetLauncher() { Stop(1); }
+
+void FleetLauncher::Stop(double grace_s) {
+  for (auto& p : tuners_) p.Stop(grace_s);
+  for (auto& p : agents_) p.Stop(grace_s);
+  for (auto& p : builders_) p.Stop(grace_s);
+  tracker_.Stop(std::max(grace_s, 2.0));
 }
 
 std::string FleetLauncher::address() const { return absl::StrCat("127.0.0.1:", port_); }
@@ -59,13 +60,21 @@ absl::StatusOr<std::string> FleetLauncher::Binary(const std::string& package,
 }
 
 absl::Status FleetLauncher::Start() {
+  if (options_.builders < 0 || options_.agents < 0 || options_.tuners < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("negative process count (builders ",
+                                                   options_.builders, ", agents ", options_.agents,
+                                                   ", tuners ", options_.tuners, ")"));
+  }
+  mkdir(dir_.c_str(), 0700);
+  struct stat st;
+  if (stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot create the fleet directory ", dir_));
+  }
   TF_ASSIGN_OR_RETURN(TokenSet tokens, TokenSet::Generate());
   TF_RETURN_IF_ERROR(tokens.WriteTokenFile(dir_ + "/tokens"));
-  for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner}) {
-    TF_RETURN_IF_ERROR(
-        WriteToken(absl::StrCat(dir_, "/", RoleName(role), ".token"), tokens.TokenFor(role)));
-  }
+  TF_RETURN_IF_ERROR(tokens.WriteRoleTokenFiles(dir_));
   TF_RETURN_IF_ERROR(StartTracker());
+  TF_RETURN_IF_ERROR(ReplaceFileAtomically(dir_ + "/address", address() + "\n"));
   FleetAddress fleet;
   fleet.address = address();
   fleet.token = tokens.TokenFor(Role::kUser);
@@ -93,12 +102,12 @@ absl::Status FleetLauncher::StartTracker() {
       bin,
       absl::StrCat("--listen=127.0.0.1:", port_),
       "--store=" + dir_ + "/tracker.db",
-      "--metrics_listen=127.0.0.1:0",
+      absl::StrCat("--metrics_listen=127.0.0.1:", options_.metrics_port),
       "--token_file=" + dir_ + "/tokens",
-      "--port_file=" + port_file,
-      absl::StrCat("--heartbeat_s=", options_.heartbeat_s),
-      absl::StrCat("--worker_timeout_s=", options_.worker_timeout_s),
-      absl::StrCat("--measure_lease_grace_s=", options_.measure_lease_grace_s)};
+      "--port_file=" + port_file};
+  AddOptional(argv, "heartbeat_s", options_.heartbeat_s);
+  AddOptional(argv, "worker_timeout_s", options_.worker_timeout_s);
+  AddOptional(argv, "measure_lease_grace_s", options_.measure_lease_grace_s);
   argv.insert(argv.end(), options_.tracker_flags.begin(), options_.tracker_flags.end());
   // Fake agents all run on this host: isolating them would serialise them.
   if (options_.simulate_measure_ms > 0) argv.push_back("--isolate_measurements=false");
@@ -114,7 +123,7 @@ absl::Status FleetLauncher::StartBuilder(int i) {
                       Binary("builder_worker", "tunefleet_builder", test_builder, "test_builder"));
   std::vector<std::string> argv = {bin, "--tracker=" + address(),
                                    "--token_file=" + dir_ + "/builder.token",
-                                   absl::StrCat("--name=builder-", i),
+                                   absl::StrCat("--name=builder-", options_.name_prefix, i),
                                    absl::StrCat("--parallelism=", options_.builder_parallelism)};
   if (options_.simulate_build_ms > 0)
     argv.push_back(absl::StrCat("--simulate_build_ms=", options_.simulate_build_ms));
@@ -134,7 +143,8 @@ absl::Status FleetLauncher::StartAgent(int i) {
   }
   std::vector<std::string> argv = options_.agent_command_prefix;
   argv.insert(argv.end(), {bin, "--tracker=" + address(), "--token_file=" + dir_ + "/agent.token",
-                           "--key=" + options_.device_key, absl::StrCat("--name=agent-", i)});
+                           "--key=" + options_.device_key,
+                           absl::StrCat("--name=agent-", options_.name_prefix, i)});
   if (fake) {
     argv.push_back(absl::StrCat("--measure_ms=", options_.simulate_measure_ms));
     argv.push_back(absl::StrCat("--agents=", options_.agents_per_process));
@@ -155,10 +165,11 @@ absl::Status FleetLauncher::StartAgent(int i) {
 absl::Status FleetLauncher::StartTuner(int i) {
   TF_ASSIGN_OR_RETURN(std::string bin, Binary("tuner_process", "tunefleet_tuner",
                                               options_.enable_test_templates, "test_tuner"));
-  TF_ASSIGN_OR_RETURN(tuners_.at(i), Process::Spawn({bin, "--tracker=" + address(),
-                                                     "--token_file=" + dir_ + "/tuner.token",
-                                                     absl::StrCat("--name=tuner-", i)},
-                                                    absl::StrCat(dir_, "/tuner-", i, ".log")));
+  TF_ASSIGN_OR_RETURN(
+      tuners_.at(i),
+      Process::Spawn({bin, "--tracker=" + address(), "--token_file=" + dir_ + "/tuner.token",
+                      absl::StrCat("--name=tuner-", options_.name_prefix, i)},
+                     absl::StrCat(dir_, "/tuner-", i, ".log")));
   return absl::OkStatus();
 }
 
@@ -189,13 +200,14 @@ proto::JobSpec FleetLauncher::DenseJob(int64_t n_trial, const std::string& shape
 
 absl::StatusOr<proto::JobStatus> FleetLauncher::WaitForJob(const std::string& job_id,
                                                            double timeout_s) {
-  const double deadline = Now() + timeout_s;
+  RealClock clock;
+  const double deadline = clock.NowSeconds() + timeout_s;
   absl::Status last = absl::OkStatus();
-  while (Now() < deadline) {
+  while (clock.NowSeconds() < deadline) {
     absl::StatusOr<proto::JobStatus> s = client_->Get(job_id);
     if (s.ok() && IsFinalJobState(s->state())) return s;
     if (!s.ok()) last = s.status();
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    clock.SleepSeconds(0.1);
   }
   return absl::DeadlineExceededError(absl::StrCat("job ", job_id, " not finished after ", timeout_s,
                                                   " s (last error: ", last.ToString(), ")"));
@@ -203,11 +215,12 @@ absl::StatusOr<proto::JobStatus> FleetLauncher::WaitForJob(const std::string& jo
 
 absl::StatusOr<proto::ListDevicesResponse> FleetLauncher::WaitForDevices(
     const std::function<bool(const proto::ListDevicesResponse&)>& pred, double timeout_s) {
-  const double deadline = Now() + timeout_s;
-  while (Now() < deadline) {
+  RealClock clock;
+  const double deadline = clock.NowSeconds() + timeout_s;
+  while (clock.NowSeconds() < deadline) {
     absl::StatusOr<proto::ListDevicesResponse> d = client_->Devices();
     if (d.ok() && pred(*d)) return d;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    clock.SleepSeconds(0.02);
   }
   return absl::DeadlineExceededError(
       absl::StrCat("fleet not in the expected state after ", timeout_s, " s"));

@@ -1,8 +1,9 @@
-// FleetLauncher: a fleet of real processes on 127.0.0.1 for the integration
-// tests and the fleet benchmark: a tracker (SQLite store, tokens), builders,
-// agents and tuners, each its own process with its log in a temporary
-// directory, plus a client. Any process can be killed (kill -9) and started
-// again. It only starts binaries (common/process.h) and links none of them.
+// FleetLauncher: a whole fleet as real processes on 127.0.0.1: a tracker
+// (SQLite store, tokens), builders, agents and tuners, each its own process
+// with its log in one directory, plus a client. The one launcher of the
+// project: `tunefleet up` runs it until Ctrl-C, the integration tests and the
+// fleet benchmarks kill (kill -9) and restart its processes. It only starts
+// binaries (common/process.h) and links none of them.
 //
 //   FleetLauncher fleet(FleetLauncher::Options{.builders = 2, .agents = 2});
 //   ASSERT_OK(fleet.Start());
@@ -18,11 +19,12 @@
 //   simulate_build_ms/_delay_ms > 0  //tests:test_builder
 //   enable_test_templates            //tests:test_tracker, test_builder and
 //                                    test_tuner (they link dense_fault.test)
-#ifndef TUNEFLEET_BENCH_FLEET_LAUNCHER_H_
-#define TUNEFLEET_BENCH_FLEET_LAUNCHER_H_
+#ifndef TUNEFLEET_LAUNCHER_FLEET_LAUNCHER_H_
+#define TUNEFLEET_LAUNCHER_FLEET_LAUNCHER_H_
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,20 +37,31 @@ namespace tunefleet {
 
 class FleetLauncher {
  public:
+  // The defaults suit a fleet that is started and stopped often on one busy
+  // host (tests, benchmarks): failures detected within seconds, a looser
+  // quarantine. `tunefleet up` resets what it wants the tracker to decide.
   struct Options {
+    // Tokens, store, logs, port and address files. Empty: a fresh directory
+    // under $TEST_TMPDIR (or /tmp); otherwise created (0700) if missing.
+    std::string dir;
+    int port = 0;          // the tracker's; 0 = any free one
+    int metrics_port = 0;  // 0 = any free one
+    // Workers are named builder-<name_prefix><i>, agent-..., tuner-...
+    std::string name_prefix;
     int builders = 1;
     int agents = 1;
     int tuners = 1;
     std::string device_key = "cpu";
-    int builder_parallelism = 1;
-    int agent_threads = 1;
+    int builder_parallelism = 1;         // 0 = every core
+    int agent_threads = 1;               // kernel threads per agent; 0 = every core
     double simulate_measure_ms = 0;      // > 0: fake agents (//tests:fake_agent)
     double simulate_build_delay_ms = 0;  // > 0: test builders sleep first
     double simulate_build_ms = 0;        // > 0: test builders compile nothing
     int agents_per_process = 1;          // > 1 only with simulate_measure_ms
-    double measure_lease_grace_s = 120;
-    double worker_timeout_s = 3;
-    double heartbeat_s = 0.3;
+    // Tracker settings; unset: the tracker's own defaults.
+    std::optional<double> measure_lease_grace_s = 120;
+    std::optional<double> worker_timeout_s = 3;
+    std::optional<double> heartbeat_s = 0.3;
     bool enable_test_templates = false;  // dense_fault.test on tracker, builders, tuners
     // The agents' binary (empty: //device_agent:tunefleet_agent from
     // FindFleetBinary), a command they are started through (e.g.
@@ -75,8 +88,12 @@ class FleetLauncher {
   explicit FleetLauncher(Options options);
   ~FleetLauncher();  // stops everything
 
-  // Tracker first (waits for its port), then every worker.
+  // Tracker first (waits for its port), then every worker; returns when all
+  // of them have registered. Writes <dir>/address and a token file per role.
   [[nodiscard]] absl::Status Start();
+  // Stops the workers, then the tracker, each given `grace_s` after SIGTERM
+  // before SIGKILL. The destructor does this with a short grace.
+  void Stop(double grace_s);
   // (Re)starts the tracker on the same port and store.
   [[nodiscard]] absl::Status StartTracker();
   [[nodiscard]] absl::Status StartBuilder(int i);
@@ -120,4 +137,4 @@ class FleetLauncher {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_BENCH_FLEET_LAUNCHER_H_
+#endif  // TUNEFLEET_LAUNCHER_FLEET_LAUNCHER_H_

@@ -1,0 +1,57 @@
+#include "common/file_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace tunefleet {
+namespace {
+
+[[nodiscard]] absl::Status Failed(const std::string& path, const char* step) {
+  return absl::UnavailableError(
+      absl::StrCat("cannot replace ", path, ": ", step, ": ", std::strerror(errno)));
+}
+
+[[nodiscard]] absl::Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Failed(path, "write");
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+[[nodiscard]] absl::Status ReplaceFileAtomically(const std::string& path, std::string_view content,
+                                                 mode_t mode) {
+  std::string temp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return Failed(path, "create a temporary file beside it");
+  absl::Status status = WriteAll(fd, content, path);
+  if (status.ok() && ::fchmod(fd, mode) != 0) status = Failed(path, "chmod");
+  if (status.ok() && ::fsync(fd) != 0) status = Failed(path, "fsync");
+  if (::close(fd) != 0 && status.ok()) status = Failed(path, "close");
+  if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) status = Failed(path, "rename");
+  if (!status.ok()) {
+    ::unlink(temp.c_str());
+    return status;
+  }
+  // The rename is durable once the directory is.
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

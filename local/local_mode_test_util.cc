@@ -1,0 +1,24 @@
+#include "local/local_mode_test_util.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace tunefleet {
+
+bool UseTestRunner() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  if (srcdir == nullptr) return false;
+  return setenv("TUNEFLEET_RUNNER",
+                (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1) == 0;
+}
+
+std::string FreshTestLog() {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string log = std::string(tmp != nullptr ? tmp : "/tmp") + "/" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                          ".jsonl";
+  std::remove(log.c_str());
+  return log;
+}
+
+}  // namespace tunefleet
