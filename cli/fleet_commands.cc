@@ -97,12 +97,9 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
   if (!o.model.empty()) {
     TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(o.model, o.onnx));
     const std::string name = spec.name().empty() ? o.model : spec.name();
-    spec.MergeFrom(
-        MakeModelJobSpec(o.model, model.tasks, target,
-                         {.trials_per_task = o.trials_per_task > 0 ? o.trials_per_task : o.trials,
-                          .task_policy = o.task_policy,
-                          .selective = o.selective,
-                          .selective_threshold = o.selective_threshold}));
+    ModelJobOptions job = o.model_job;
+    if (job.trials_per_task <= 0) job.trials_per_task = o.trials;
+    spec.MergeFrom(MakeModelJobSpec(o.model, model.tasks, target, job));
     spec.set_name(name);
   } else {
     nlohmann::json args = o.args;

@@ -17,6 +17,7 @@
 #include "client/fleet_client.h"
 #include "nlohmann/json.hpp"
 #include "proto/fleet.pb.h"
+#include "proto_convert/model_job.h"
 #include "tuner_core/graph/onnx_import.h"
 #include "tuner_core/measure/validation.h"
 
@@ -41,15 +42,12 @@ struct SubmitOptions {
   double build_timeout_s = 0;
   proto::MeasureOptions measure;
   // A model job (instead of one workload): a built-in model name or an ONNX
-  // file, its tasks tuned with `trials_per_task` each (the job's budget is
-  // that times the number of tasks), spread by `task_policy`, and selective
-  // tuning when `selective` is set ("top3", "5%").
+  // file, its tasks tuned with model_job.trials_per_task each (<= 0:
+  // `trials`; the job's budget is that times the number of tasks), spread by
+  // its task_policy, and selective tuning when its `selective` is set.
   std::string model;
   OnnxImportOptions onnx;
-  int64_t trials_per_task = 0;  // 0: `trials`
-  std::string task_policy = "gradient";
-  std::string selective;
-  double selective_threshold = 0.01;
+  ModelJobOptions model_job{.trials_per_task = 0};
   double queue_timeout_s = 0;  // > 0: fail when no agent of the key comes
   // Validated winners: each task's top-k re-measured in `passes` passes
   // once the search ends (the tracker refuses values out of range).

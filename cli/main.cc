@@ -56,6 +56,9 @@ ABSL_FLAG(std::string, task_policy, "",
 ABSL_FLAG(std::string, selective, "",
           "--model: selective tuning; the top-k each task takes from its cluster's "
           "representative: top3, 5% (--selective=top10)");
+ABSL_FLAG(int64_t, selective_followup, 0,
+          "--selective: trials each dependent task goes on tuning with its own tuner after "
+          "its representative's top-k (0: it is done after them)");
 ABSL_FLAG(double, queue_timeout, 0,
           "submit: fail the job when no agent of its key has been connected for this many "
           "seconds (0: wait as long as it takes)");
@@ -135,6 +138,17 @@ tunefleet::RemeasureSelection RemeasureSelectionFromFlags() {
           .top = absl::GetFlag(FLAGS_top),
           .task = absl::GetFlag(FLAGS_task),
           .passes = absl::GetFlag(FLAGS_passes)};
+}
+
+// --model as one job (tune with --task_policy/--selective, submit): how its
+// budget is spread and whether it is tuned selectively.
+tunefleet::ModelJobOptions ModelJobFromFlags() {
+  const std::string policy = absl::GetFlag(FLAGS_task_policy);
+  return {.trials_per_task = absl::GetFlag(FLAGS_trials_per_task),
+          .task_policy = policy.empty() ? "gradient" : policy,
+          .selective = absl::GetFlag(FLAGS_selective),
+          .selective_threshold = absl::GetFlag(FLAGS_selective_threshold),
+          .selective_followup_trials = absl::GetFlag(FLAGS_selective_followup)};
 }
 
 // --args as JSON; null when the flag is empty.
@@ -231,11 +245,7 @@ int main(int argc, char** argv) {
       status = args.status();
     } else if (!model.empty() && (!absl::GetFlag(FLAGS_task_policy).empty() ||
                                   !absl::GetFlag(FLAGS_selective).empty())) {
-      tunefleet::ModelJobOptions job;
-      if (!absl::GetFlag(FLAGS_task_policy).empty())
-        job.task_policy = absl::GetFlag(FLAGS_task_policy);
-      job.selective = absl::GetFlag(FLAGS_selective);
-      job.selective_threshold = absl::GetFlag(FLAGS_selective_threshold);
+      const tunefleet::ModelJobOptions job = ModelJobFromFlags();
       absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
       status = onnx.ok()
                    ? tunefleet::RunTuneModelJob(model, *onnx, o, job, std::cerr, std::cout).status()
@@ -325,11 +335,7 @@ int main(int argc, char** argv) {
         o.validation_passes = absl::GetFlag(FLAGS_validation_passes);
         o.model = absl::GetFlag(FLAGS_model);
         o.queue_timeout_s = absl::GetFlag(FLAGS_queue_timeout);
-        o.trials_per_task = absl::GetFlag(FLAGS_trials_per_task);
-        o.task_policy = absl::GetFlag(FLAGS_task_policy).empty() ? "gradient"
-                                                                 : absl::GetFlag(FLAGS_task_policy);
-        o.selective = absl::GetFlag(FLAGS_selective);
-        o.selective_threshold = absl::GetFlag(FLAGS_selective_threshold);
+        o.model_job = ModelJobFromFlags();
         absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
         if (onnx.ok()) o.onnx = *onnx;
         if (!onnx.ok()) args = onnx.status();

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "builder_worker/codegen/target.h"
 #include "common/clock.h"
@@ -198,6 +199,9 @@ std::string DescribeTask(const ModelTask& task) {
   out << "Tuning " << model << " as one job: " << spec.tasks_size() << " tasks, " << base.trials
       << " trials per task, tuner " << base.tuner << ", task policy " << job.task_policy
       << (job.selective.empty() ? "" : ", selective " + job.selective)
+      << (job.selective.empty() || job.selective_followup_trials <= 0
+              ? ""
+              : absl::StrCat(" + ", job.selective_followup_trials, " follow-up trials"))
       << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
   TF_ASSIGN_OR_RETURN(LocalModelSummary summary,
                       RunLocalModelJob(spec, base.local, base.log, progress));

@@ -29,6 +29,8 @@ struct ModelJobOptions {
   std::string task_policy = "gradient";  // gradient | round_robin | sequential
   std::string selective;                 // "" off; "top3", "5%"
   double selective_threshold = 0.01;
+  // Selective: trials each dependent goes on tuning after its top-k (0: none).
+  int64_t selective_followup_trials = 0;
 };
 
 // The spec of a model job for `tasks` on `target` (the rest of the spec,

@@ -101,6 +101,10 @@ constexpr int kMaxTasksPerJob = 1024;
     absl::StatusOr<TopK> top = ParseTopK(spec.selective());
     if (!top.ok()) return absl::InvalidArgumentError(top.status().message());
   }
+  if (spec.has_selective_followup_trials() && spec.selective_followup_trials() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("selective_followup_trials must be >= 0, got ",
+                                                   spec.selective_followup_trials()));
+  }
   if (spec.has_selective_threshold() &&
       !(spec.selective_threshold() >= 0 && spec.selective_threshold() <= 1)) {
     return absl::InvalidArgumentError(

@@ -156,6 +156,10 @@ TEST(CompleteJobSpecTest, ModelJobsAreCheckedTaskByTask) {
   bad.set_selective("best");
   EXPECT_FALSE(CompleteJobSpec(bad, options).ok());
   bad = spec;
+  bad.set_selective_followup_trials(-1);
+  EXPECT_THAT(CompleteJobSpec(bad, options).status().message(),
+              HasSubstr("selective_followup_trials must be >= 0, got -1"));
+  bad = spec;
   bad.clear_tasks();
   EXPECT_THAT(CompleteJobSpec(bad, options).status().message(), HasSubstr("no task"));
   bad = spec;

@@ -81,14 +81,22 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
     if (spec_.has_selective_threshold()) options.threshold = spec_.selective_threshold();
     const SelectivePlan plan = PlanSelectiveTuning(spaces, options);
     for (int t = 0; t < n; ++t) tasks_[t].depends_on = plan.depends_on[t];
+    followup_ = spec_.has_selective_followup_trials() ? spec_.selective_followup_trials() : 0;
   }
   std::vector<SchedulerTask> scheduled;
+  int tuned_from_start = 0;
   for (int t = 0; t < n; ++t) {
     TaskRun& run = tasks_[t];
-    if (selective_ && run.depends_on != t) continue;
+    const bool dependent = selective_ && run.depends_on != t;
+    if (dependent && followup_ <= 0) continue;
     run.scheduler_index = static_cast<int>(scheduled_tasks_.size());
     scheduled_tasks_.push_back(t);
-    scheduled.push_back({run.weight, run.task->workload().flops()});
+    // A dependent with follow-up trials waits, held, for its seeds.
+    scheduled.push_back({.weight = run.weight,
+                         .flops = run.task->workload().flops(),
+                         .max_trials = -1,
+                         .held = dependent});
+    tuned_from_start += dependent ? 0 : 1;
   }
   TaskSchedulerOptions options;
   options.policy = policy;
@@ -96,12 +104,12 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
   // over every task, so the dependents' top-k fit in it too.
   options.max_trials_per_task = selective_ && !spec_.has_trials_per_task()
                                     ? std::max<int64_t>(1, spec_.n_trial() / n)
-                                    : TaskBudget(spec_, policy, static_cast<int>(scheduled.size()));
+                                    : TaskBudget(spec_, policy, tuned_from_start);
   options.early_stopping =
       spec_.has_early_stopping() && spec_.early_stopping() >= 0 ? spec_.early_stopping() : -1;
   // Ansor's warm-up is one short round over the tasks: an eighth of each
   // task's fair share of the budget (1 to 16 trials).
-  const int64_t fair_share = spec_.n_trial() / std::max<int64_t>(1, scheduled.size());
+  const int64_t fair_share = spec_.n_trial() / std::max<int64_t>(1, tuned_from_start);
   options.warmup_trials = std::clamp<int64_t>(fair_share / 8, 1, options.warmup_trials);
   scheduler_ = std::make_unique<TaskScheduler>(std::move(scheduled), options);
 
@@ -208,6 +216,8 @@ void JobRunner::SeedDependents(int representative) {
     if (queued < want && dep.tuner->HasNext()) {
       for (Config& c : dep.tuner->NextBatch(want - queued)) seeds_.emplace_back(t, std::move(c));
     }
+    // Follow-up: from now on the scheduler may pick it, up to k + F trials.
+    if (dep.scheduler_index >= 0) scheduler_->Release(dep.scheduler_index, k + followup_);
     TF_LOG(INFO) << "job " << job_id_ << ": task " << t << " takes " << queued << " of task "
                  << representative << "'s top " << k << " configs";
   }
@@ -266,7 +276,9 @@ bool JobRunner::ProposeRound(proto::ProposeTrials& p) {
   // Selective dependents' configs first: they are few and their
   // representatives are done.
   while (room > 0 && !seeds_.empty()) {
-    Propose(p, seeds_.front().first, seeds_.front().second);
+    const int task = seeds_.front().first;
+    if (tasks_[task].scheduler_index >= 0) scheduler_->Assign(tasks_[task].scheduler_index);
+    Propose(p, task, seeds_.front().second);
     seeds_.pop_front();
     --room;
   }

@@ -26,7 +26,10 @@
 // by the scheduler. When a representative is done, each task that depends
 // on it measures the representative's top-k configs carried to the nearest
 // configs of its own space (MapConfigNearest; topped up from its own tuner
-// when fewer are distinct) and is then done.
+// when fewer are distinct) and is then done, or, with
+// spec.selective_followup_trials = F > 0, goes on tuning from there with its
+// own tuner (which has learned those results), scheduled with the other
+// tasks, up to k + F trials.
 //
 // A JobRunner is rebuilt from every JobAssignment: the assignment lists all
 // trials the tracker knows (done ones with results), so a tuner that takes
@@ -92,9 +95,9 @@ class JobRunner {
   double EstimatedLatency() const;
   // The best mean cost of `task` so far; 0 when none of its trials worked.
   double best_cost_s(int task) const { return tasks_[task].best.cost_s(); }
-  // Whether `task` is tuned by the scheduler (false: it waits for its
-  // representative's top-k, selective tuning).
-  bool scheduled(int task) const { return tasks_[task].scheduler_index >= 0; }
+  // Whether `task` is tuned from the start (false: a selective dependent,
+  // which waits for its representative's top-k).
+  bool scheduled(int task) const { return !selective_ || tasks_[task].depends_on == task; }
   // The AutoTVM progress line of this job (model jobs: estimated latency).
   std::string Progress() const;
 
@@ -103,10 +106,12 @@ class JobRunner {
     std::unique_ptr<Task> task;
     std::unique_ptr<Tuner> tuner;  // points into `task`: declared after it
     double weight = 1;
-    int scheduler_index = -1;  // in scheduler_; -1 for a selective dependent
-    int depends_on = -1;       // selective: the representative it starts from
-    bool seeded = false;       // selective dependent: its configs were queued
-    int64_t known = 0;         // proposed and not refused
+    // In scheduler_; -1 for a selective dependent without follow-up trials
+    // (held in the scheduler until seeded with them).
+    int scheduler_index = -1;
+    int depends_on = -1;  // selective: the representative it starts from
+    bool seeded = false;  // selective dependent: its configs were queued
+    int64_t known = 0;    // proposed and not refused
     int64_t in_flight = 0;
     int64_t done = 0;
     BestSoFar best;
@@ -143,6 +148,7 @@ class JobRunner {
   std::vector<int> scheduled_tasks_;  // scheduler index -> task
   std::unique_ptr<TaskScheduler> scheduler_;
   std::optional<TopK> selective_;
+  int64_t followup_ = 0;                      // spec.selective_followup_trials
   std::deque<std::pair<int, Config>> seeds_;  // selective: (task, config) to propose
   // The tasks of each proposal sent and not yet answered, oldest first.
   std::deque<std::vector<int>> awaiting_answer_;

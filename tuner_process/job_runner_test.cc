@@ -291,6 +291,86 @@ TEST(JobRunnerTest, SelectiveDependentMeasuresItsRepresentativesTopK) {
   EXPECT_EQ(runner->done(), 13);
 }
 
+// Runs `runner` to the end with a cost that depends on the config only; the
+// configs each task measured, in order.
+std::map<int, std::vector<int64_t>> RunSelectiveToEnd(JobRunner& runner, bool* finished) {
+  std::map<int, std::vector<int64_t>> measured;
+  for (int step = 0; step < 200; ++step) {
+    proto::ProposeTrials p = runner.NextProposals();
+    *finished = *finished || p.finished();
+    if (p.configs_size() == 0) break;
+    runner.OnAccepted(proto::TrialsAccepted());
+    for (const proto::ProposedConfig& c : p.configs()) {
+      measured[c.task_index()].push_back(c.config_index());
+      runner.OnTrialUpdate(DoneOf(c, 1e-3 * (1 + (c.config_index() * 7919) % 13)));
+    }
+  }
+  return measured;
+}
+
+TEST(JobRunnerTest, SelectiveDependentGoesOnTuningAfterItsTopKWithFollowupTrials) {
+  proto::JobAssignment a = ModelAssignment({{32, 1}, {32, 1}}, 40, 4, "gradient");
+  a.mutable_spec()->set_trials_per_task(10);
+  a.mutable_spec()->set_selective("top3");
+  a.mutable_spec()->set_selective_followup_trials(5);
+  auto runner = JobRunner::Create(a, TestClock()).value();
+  ASSERT_NE(runner->scheduled(0), runner->scheduled(1));
+  const int rep = runner->scheduled(0) ? 0 : 1;
+  bool finished = false;
+  std::map<int, std::vector<int64_t>> measured = RunSelectiveToEnd(*runner, &finished);
+  EXPECT_TRUE(finished);
+  ASSERT_EQ(measured[rep].size(), 10u);
+  // 3 from the representative's top, then 5 of its own search, none twice.
+  ASSERT_EQ(measured[1 - rep].size(), 8u);
+  std::set<int64_t> distinct(measured[1 - rep].begin(), measured[1 - rep].end());
+  EXPECT_EQ(distinct.size(), 8u);
+  const std::set<int64_t> rep_configs(measured[rep].begin(), measured[rep].end());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(rep_configs.count(measured[1 - rep][i])) << "seed " << i << " is not a rep config";
+  }
+  EXPECT_EQ(runner->done(), 18);
+}
+
+TEST(JobRunnerTest, SelectiveFollowupResumesAfterATakeoverWithinItsBudget) {
+  proto::JobAssignment a = ModelAssignment({{32, 1}, {32, 1}}, 40, 8, "round_robin");
+  a.mutable_spec()->set_trials_per_task(4);
+  a.mutable_spec()->set_selective("top2");
+  a.mutable_spec()->set_selective_followup_trials(3);
+  auto probe = JobRunner::Create(a, TestClock()).value();
+  const int rep = probe->scheduled(0) ? 0 : 1;
+  auto task = Task::Make("", "dense",
+                         nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm")
+                  .value();
+  // Before the takeover: the representative did its 4; the dependent its 2
+  // seeds (configs 0 and 1, the best two) and 1 follow-up trial (config 9).
+  int64_t id = 0;
+  auto known = [&](int task_index, int64_t config, double cost) {
+    proto::KnownTrial* t = a.add_trials();
+    t->set_trial_id(id);
+    t->set_task_index(task_index);
+    t->set_config_index(config);
+    t->set_config_json(task->space().Get(config).value().ToJson().dump());
+    t->set_done(true);
+    t->mutable_result()->add_costs(cost);
+    t->mutable_result()->set_timestamp(static_cast<double>(id++));
+  };
+  for (int i = 0; i < 4; ++i) known(rep, i, 1e-3 * (i + 1));
+  known(1 - rep, 0, 1e-3);
+  known(1 - rep, 1, 2e-3);
+  known(1 - rep, 9, 3e-3);
+  auto runner = JobRunner::Create(a, TestClock()).value();
+  bool finished = false;
+  std::map<int, std::vector<int64_t>> measured = RunSelectiveToEnd(*runner, &finished);
+  EXPECT_TRUE(finished);
+  EXPECT_TRUE(measured[rep].empty());
+  ASSERT_EQ(measured[1 - rep].size(), 2u) << "2 + 3 trials in all, 3 of them before";
+  for (int64_t c : measured[1 - rep]) {
+    EXPECT_NE(c, 0);
+    EXPECT_NE(c, 1);
+    EXPECT_NE(c, 9);
+  }
+}
+
 TEST(JobRunnerTest, ModelJobResumesWithItsSchedulerState) {
   proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}}, 8, 8, "sequential");
   // Task 0 (budget 4) has 3 results and one trial in flight; task 1 none.

@@ -8,11 +8,16 @@
 namespace tunefleet {
 
 TaskScheduler::TaskScheduler(std::vector<SchedulerTask> tasks, TaskSchedulerOptions options)
-    : tasks_(std::move(tasks)), options_(options), state_(tasks_.size()) {}
+    : tasks_(std::move(tasks)), options_(options), state_(tasks_.size()) {
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    state_[t].held = tasks_[t].held;
+    state_[t].max_trials = tasks_[t].max_trials;
+  }
+}
 
 bool TaskScheduler::done(int task) const {
   const TaskState& s = state_[task];
-  if (s.exhausted || s.trials + s.in_flight >= options_.max_trials_per_task) return true;
+  if (s.exhausted || s.trials + s.in_flight >= Budget(task)) return true;
   // Early stopping counts only results: a task waiting on results may still gain.
   return options_.early_stopping >= 0 && s.best_cost > 0 &&
          s.trials - s.best_trial >= options_.early_stopping;
@@ -25,7 +30,11 @@ bool TaskScheduler::AllDone() const {
   return true;
 }
 
-bool TaskScheduler::Available(int task) const { return !done(task); }
+bool TaskScheduler::Available(int task) const { return !state_[task].held && !done(task); }
+
+int64_t TaskScheduler::Budget(int task) const {
+  return state_[task].max_trials >= 0 ? state_[task].max_trials : options_.max_trials_per_task;
+}
 
 double TaskScheduler::ExpectedGain(int task) const {
   const TaskState& s = state_[task];
@@ -101,6 +110,12 @@ void TaskScheduler::Exhaust(int task) {
   if (task >= 0 && task < static_cast<int>(state_.size())) state_[task].exhausted = true;
 }
 
+void TaskScheduler::Release(int task, int64_t max_trials) {
+  if (task < 0 || task >= static_cast<int>(state_.size())) return;
+  state_[task].held = false;
+  if (max_trials >= 0) state_[task].max_trials = max_trials;
+}
+
 absl::Status TaskScheduler::OnResult(int task, double cost_s, double trial_seconds) {
   if (task < 0 || task >= static_cast<int>(tasks_.size())) {
     return absl::InvalidArgumentError(absl::StrCat("task scheduler: no task ", task));
@@ -141,6 +156,8 @@ nlohmann::json TaskScheduler::ToJson() const {
                      {"best_trial", s.best_trial},
                      {"best_history", s.best_history},
                      {"exhausted", s.exhausted},
+                     {"held", s.held},
+                     {"max_trials", s.max_trials},
                      {"trial_seconds", s.trial_seconds},
                      {"timed_trials", s.timed_trials}});
   }
@@ -169,6 +186,8 @@ absl::Status TaskScheduler::RestoreJson(const nlohmann::json& saved) {
     s.best_cost = j["best_cost"].get<double>();
     s.best_trial = j["best_trial"].get<int64_t>();
     s.exhausted = j.value("exhausted", false);
+    s.held = j.value("held", tasks_[t].held);
+    s.max_trials = j.value("max_trials", tasks_[t].max_trials);
     s.trial_seconds = j.value("trial_seconds", 0.0);
     s.timed_trials = j.value("timed_trials", int64_t{0});
     for (const nlohmann::json& v : j["best_history"]) {

@@ -53,6 +53,11 @@ struct TaskSchedulerOptions {
 struct SchedulerTask {
   double weight = 1;  // layers the task serves
   double flops = 0;   // of one layer (for the forward estimate's GFLOPS bound)
+  // This task's budget; < 0: the options' max_trials_per_task.
+  int64_t max_trials = -1;
+  // Not picked by NextTask until Release(task) (a selective dependent that
+  // waits for its representative); Assign and OnResult count it all along.
+  bool held = false;
 };
 
 class TaskScheduler {
@@ -72,6 +77,9 @@ class TaskScheduler {
   // The task's search has nothing more to propose (its space is exhausted):
   // it is done once its trials in flight report.
   void Exhaust(int task);
+  // A held task may be picked from now on; with `max_trials` >= 0 that is
+  // its budget from now on (trials it had count against it).
+  void Release(int task, int64_t max_trials = -1);
   // The result of one trial of `task`: its mean cost in seconds, or <= 0 for
   // a failed trial, and what the trial took (build + measure seconds; 0:
   // unknown). InvalidArgument for an unknown task or one with no trial in
@@ -100,11 +108,14 @@ class TaskScheduler {
     int64_t best_trial = -1;           // 0-based position of the result that set best_cost
     std::vector<double> best_history;  // best_cost after each result (0 = none)
     bool exhausted = false;
+    bool held = false;
+    int64_t max_trials = -1;   // < 0: options_.max_trials_per_task
     double trial_seconds = 0;  // summed over the results that reported it
     int64_t timed_trials = 0;
   };
 
   bool Available(int task) const;
+  int64_t Budget(int task) const;
   // Expected latency drop per trial of `task` (larger = more promising).
   double ExpectedGain(int task) const;
 

@@ -66,6 +66,40 @@ TEST(TaskSchedulerTest, ExhaustedWithdrawnAndAssignedTrialsAreCounted) {
   EXPECT_FALSE(scheduler.OnResult(1, 1.0).ok()) << "nothing of task 1 is in flight any more";
 }
 
+TEST(TaskSchedulerTest, HeldTaskIsCountedButNotPickedUntilReleasedAndKeepsItsOwnBudget) {
+  // Task 1 waits (a selective dependent): 2 trials assigned from outside
+  // (its representative's top-k) before release with a budget of 4.
+  TaskScheduler scheduler({{1, 0}, {1, 0, /*max_trials=*/-1, /*held=*/true}},
+                          {.policy = TaskSchedulePolicy::kRoundRobin, .max_trials_per_task = 3});
+  std::vector<int> order;
+  for (int i = 0; i < 3; ++i) {
+    order.push_back(*scheduler.NextTask());
+    ASSERT_TRUE(scheduler.OnResult(order.back(), 1.0).ok());
+  }
+  EXPECT_EQ(order, (std::vector<int>{0, 0, 0}));
+  EXPECT_FALSE(scheduler.NextTask().has_value()) << "task 1 is held";
+  EXPECT_FALSE(scheduler.AllDone());
+  scheduler.Assign(1);
+  scheduler.Assign(1);
+  ASSERT_TRUE(scheduler.OnResult(1, 2.0).ok());
+  ASSERT_TRUE(scheduler.OnResult(1, 1.5).ok());
+  scheduler.Release(1, 4);
+  order.clear();
+  while (std::optional<int> t = scheduler.NextTask()) {
+    order.push_back(*t);
+    ASSERT_TRUE(scheduler.OnResult(*t, 1.0).ok());
+  }
+  EXPECT_EQ(order, (std::vector<int>{1, 1})) << "4 trials in all, 2 of them assigned";
+  EXPECT_TRUE(scheduler.AllDone());
+  // Held survives a restart.
+  TaskScheduler held({{1, 0, -1, true}}, {});
+  TaskScheduler restored({{1, 0, -1, true}}, {});
+  held.Release(0, 1);
+  ASSERT_TRUE(restored.RestoreJson(held.ToJson()).ok());
+  EXPECT_EQ(restored.NextTask(), 0);
+  EXPECT_FALSE(restored.NextTask().has_value()) << "its budget of 1 came back too";
+}
+
 TEST(TaskSchedulerTest, PerSecondRankingPrefersTheTaskWhoseTrialsAreCheaper) {
   // Equal weights, equal progress; task 1's trials take 10x longer.
   for (bool per_second : {false, true}) {
