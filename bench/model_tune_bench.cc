@@ -15,12 +15,17 @@
 //   bazel run -c opt //bench:model_tune_bench -- --trials_per_task 24 \
 //       --json $PWD/bench/results_model_tune.json
 //
-// Latencies are the search's measurements (the tracker's figures, as AutoTVM
-// and Ansor report them during tuning); each strategy gets a fresh fleet and
-// store, the three run back to back per round, and each round has its own
-// seed; the medians over rounds are the reported figures.
+// The curves are the search's measurements (the tracker's figures during
+// tuning, as AutoTVM and Ansor report them), and the tuning time is the time
+// of the last search trial. Once a job's search ends, the tracker re-measures
+// each task's top configs in fresh runner children (validation, issue 18):
+// the final latencies compared are those validated figures, and the search's
+// own final figure is reported beside them. The scheduler's time to come
+// within 5 % of (a) compares search figures with search figures. Each
+// strategy gets a fresh fleet and store, the three run back to back per
+// round, and each round has its own seed; the medians over rounds are the
+// reported figures.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -33,6 +38,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_main.h"
+#include "common/clock.h"
 #include "common/process.h"
 #include "common/status_macros.h"
 #include "launcher/fleet_launcher.h"
@@ -46,6 +52,10 @@ ABSL_FLAG(std::string, strategies, "sequential,gradient,selective", "which of (a
 ABSL_FLAG(int64_t, trials_per_task, 24, "per-task budget");
 ABSL_FLAG(std::string, tuner, "random", "search strategy inside each task");
 ABSL_FLAG(std::string, selective, "top3", "(c): top-k from the representative");
+ABSL_FLAG(int64_t, selective_followup, 0,
+          "(c): trials each dependent tunes on after its top-k (0: none, as the RFC)");
+ABSL_FLAG(int32_t, validate_top_k, 2, "configs per task the tracker re-measures after the search");
+ABSL_FLAG(int32_t, validation_passes, 3, "re-measurement passes of each (fresh runner children)");
 ABSL_FLAG(int, threads, 2, "kernel threads of the agent");
 ABSL_FLAG(uint64_t, seed, 1, "tuner seed of the first round (+1 per round)");
 ABSL_FLAG(int, rounds, 3, "rounds of all strategies per model; medians reported");
@@ -63,9 +73,12 @@ struct Point {
 
 struct Run {
   std::string strategy;
-  std::vector<Point> curve;
-  double wall_s = 0;
-  double final_latency_s = 0;
+  std::vector<Point> curve;  // search trials only
+  double wall_s = 0;         // submission to the last search trial
+  double validation_s = 0;   // the last search trial to the end of validation
+  double final_search_latency_s = 0;
+  double final_latency_s = 0;  // validated where the tracker has validated figures
+  std::string figure;          // "validated" or "search"
   int64_t trials = 0;
   int64_t failed = 0;
   std::string state;
@@ -86,6 +99,7 @@ proto::JobSpec ModelSpec(const LoadedModel& model, const std::string& name,
   options.task_policy = strategy == "sequential" ? "sequential" : "gradient";
   if (strategy != "sequential" && strategy != "gradient") {
     options.selective = absl::GetFlag(FLAGS_selective);
+    options.selective_followup_trials = absl::GetFlag(FLAGS_selective_followup);
   }
   proto::JobSpec spec = MakeModelJobSpec(name, model.tasks, "llvm -mcpu=native", options);
   spec.set_name(absl::StrCat(name, " ", strategy));
@@ -93,6 +107,8 @@ proto::JobSpec ModelSpec(const LoadedModel& model, const std::string& name,
   spec.set_tuner(absl::GetFlag(FLAGS_tuner));
   spec.set_seed(seed);
   spec.set_early_stopping(-1);
+  spec.set_validate_top_k(absl::GetFlag(FLAGS_validate_top_k));
+  spec.set_validation_passes(absl::GetFlag(FLAGS_validation_passes));
   proto::MeasureOptions* m = spec.mutable_measure();
   m->set_number(3);
   m->set_repeat(3);
@@ -117,7 +133,7 @@ proto::JobSpec ModelSpec(const LoadedModel& model, const std::string& name,
                              60)
                          .status());
   const proto::JobSpec spec = ModelSpec(model, name, strategy, seed);
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   TF_ASSIGN_OR_RETURN(proto::JobStatus submitted, fleet.client().Submit(spec));
   Run run;
   run.strategy = strategy;
@@ -125,8 +141,11 @@ proto::JobSpec ModelSpec(const LoadedModel& model, const std::string& name,
   TF_RETURN_IF_ERROR(fleet.client().Watch(submitted.job_id(), [&](const proto::JobEvent& e) {
     last = e.status();
     if (e.trial_id() < 0) return;
-    const double t =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double t = watch.ElapsedSeconds();
+    if (e.has_validates() && e.validates() >= 0) {
+      run.validation_s = t;  // made relative to wall_s below
+      return;
+    }
     run.curve.push_back({t, last.estimated_latency_s(), last.untuned_tasks(), last.trials_done()});
     if (last.trials_done() % 25 == 0 || last.trials_done() == spec.n_trial()) {
       std::fprintf(stderr, "  %-10s %5.0f s  trials %4ld/%-4ld  tasks tuned %2d/%-2d  %.3f ms\n",
@@ -136,7 +155,10 @@ proto::JobSpec ModelSpec(const LoadedModel& model, const std::string& name,
     }
   }));
   run.wall_s = run.curve.empty() ? 0 : run.curve.back().seconds;
+  run.validation_s = std::max(0.0, run.validation_s - run.wall_s);
+  run.final_search_latency_s = run.curve.empty() ? 0 : run.curve.back().latency_s;
   run.final_latency_s = last.estimated_latency_s();
+  run.figure = last.best_figure();
   run.trials = last.trials_done();
   run.failed = last.trials_failed();
   run.state = proto::JobState_Name(last.state());
@@ -174,9 +196,17 @@ int Main() {
   out["trials_per_task"] = absl::GetFlag(FLAGS_trials_per_task);
   out["tuner"] = absl::GetFlag(FLAGS_tuner);
   out["selective"] = absl::GetFlag(FLAGS_selective);
+  out["selective_followup"] = absl::GetFlag(FLAGS_selective_followup);
+  out["validate_top_k"] = absl::GetFlag(FLAGS_validate_top_k);
+  out["validation_passes"] = absl::GetFlag(FLAGS_validation_passes);
   out["threads"] = absl::GetFlag(FLAGS_threads);
   out["curve_columns"] = {"seconds", "estimated_latency_ms (null until every task has a result)",
                           "trials"};
+  out["final_latency_note"] =
+      "final_latency_ms: sum over tasks of weight x validated cost (median of the tracker's "
+      "re-measurement passes in fresh runner children) where validated, else the search's; "
+      "final_search_latency_ms: the search's own last estimate; wall_s: tuning time (to the "
+      "last search trial); validation_s: after it";
   const std::vector<std::string> strategies =
       absl::StrSplit(absl::GetFlag(FLAGS_strategies), ',', absl::SkipEmpty());
   bool ok = true;
@@ -209,14 +239,23 @@ int Main() {
       }
       nlohmann::json r;
       r["seed"] = seed;
-      std::cout << absl::StrFormat("  round %d (seed %d)\n  %-11s %8s %7s %12s %s\n", round + 1,
-                                   seed, "strategy", "trials", "wall s", "latency ms", "state");
+      std::cout << absl::StrFormat("  round %d (seed %d)\n  %-11s %8s %8s %8s %13s %13s %s\n",
+                                   round + 1, seed, "strategy", "trials", "tuning s", "valid. s",
+                                   "latency ms", "search ms", "state");
       for (const auto& [strategy, run] : runs) {
-        std::cout << absl::StrFormat("  %-11s %8d %7.1f %12.4f %s\n", strategy, run.trials,
-                                     run.wall_s, run.final_latency_s * 1e3, run.state);
-        r[strategy] = {{"trials", run.trials}, {"failed", run.failed},
-                       {"wall_s", run.wall_s}, {"final_latency_ms", run.final_latency_s * 1e3},
-                       {"state", run.state},   {"curve", CurveJson(run)}};
+        std::cout << absl::StrFormat(
+            "  %-11s %8d %8.1f %8.1f %9.4f %-3s %13.4f %s\n", strategy, run.trials, run.wall_s,
+            run.validation_s, run.final_latency_s * 1e3, run.figure == "validated" ? "(v)" : "(s)",
+            run.final_search_latency_s * 1e3, run.state);
+        r[strategy] = {{"trials", run.trials},
+                       {"failed", run.failed},
+                       {"wall_s", run.wall_s},
+                       {"validation_s", run.validation_s},
+                       {"final_latency_ms", run.final_latency_s * 1e3},
+                       {"final_latency_figure", run.figure},
+                       {"final_search_latency_ms", run.final_search_latency_s * 1e3},
+                       {"state", run.state},
+                       {"curve", CurveJson(run)}};
       }
       if (runs.count("sequential") && runs.count("selective")) {
         const Run& a = runs.at("sequential");
@@ -234,13 +273,14 @@ int Main() {
       if (runs.count("sequential") && runs.count("gradient")) {
         const Run& a = runs.at("sequential");
         const Run& b = runs.at("gradient");
-        const double reach = TimeToReach(b, a.final_latency_s, 1.05);
+        // Search figures against search figures.
+        const double reach = TimeToReach(b, a.final_search_latency_s, 1.05);
         // Never reaching it counts as more than the whole time (200 %).
         const double time = reach < 0 ? 200 : 100 * reach / a.wall_s;
         const double performance = 100 * a.final_latency_s / b.final_latency_s;
         std::cout << absl::StrFormat(
-            "  task scheduler: within 5 %% of (a)'s final latency after %s of (a)'s time; "
-            "its own final latency %.0f %% of (a)'s performance\n",
+            "  task scheduler: within 5 %% of (a)'s final search latency after %s of (a)'s "
+            "tuning time; its own final (validated) latency %.0f %% of (a)'s performance\n",
             reach < 0 ? "never (counted as 200 %)" : absl::StrFormat("%.0f %%", time), performance);
         r["scheduler_vs_sequential"] = {{"seconds_to_within_5pct", reach},
                                         {"time_pct", time},

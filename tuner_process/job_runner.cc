@@ -85,6 +85,9 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
   }
   std::vector<SchedulerTask> scheduled;
   int tuned_from_start = 0;
+  // Ansor's similar tasks: those of one template bound each other's
+  // expected throughput.
+  std::map<std::string, int> groups;
   for (int t = 0; t < n; ++t) {
     TaskRun& run = tasks_[t];
     const bool dependent = selective_ && run.depends_on != t;
@@ -92,10 +95,12 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
     run.scheduler_index = static_cast<int>(scheduled_tasks_.size());
     scheduled_tasks_.push_back(t);
     // A dependent with follow-up trials waits, held, for its seeds.
-    scheduled.push_back({.weight = run.weight,
-                         .flops = run.task->workload().flops(),
-                         .max_trials = -1,
-                         .held = dependent});
+    scheduled.push_back(
+        {.weight = run.weight,
+         .flops = run.task->workload().flops(),
+         .group = groups.emplace(run.task->name(), static_cast<int>(groups.size())).first->second,
+         .max_trials = -1,
+         .held = dependent});
     tuned_from_start += dependent ? 0 : 1;
   }
   TaskSchedulerOptions options;

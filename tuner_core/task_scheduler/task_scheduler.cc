@@ -48,8 +48,21 @@ double TaskScheduler::ExpectedGain(int task) const {
     if (before <= 0) before = s.best_cost;  // the window starts before the first success
     backward = (before - s.best_cost) / window;
   }
-  // Forward: optimistic, the best could still drop by best / trials per trial.
-  const double forward = s.best_cost / std::max<int64_t>(1, s.trials);
+  // Forward: optimistic, the best could still drop by best / trials per trial,
+  // or down to the cost at 1 / beta of the best throughput of its group.
+  double forward = s.best_cost / std::max<int64_t>(1, s.trials);
+  if (tasks_[task].group >= 0 && tasks_[task].flops > 0) {
+    double best_similar_flops_per_s = 0;
+    for (size_t k = 0; k < tasks_.size(); ++k) {
+      if (tasks_[k].group != tasks_[task].group || state_[k].best_cost <= 0) continue;
+      best_similar_flops_per_s =
+          std::max(best_similar_flops_per_s, tasks_[k].flops / state_[k].best_cost);
+    }
+    if (best_similar_flops_per_s > 0) {
+      const double reachable_cost = options_.beta * tasks_[task].flops / best_similar_flops_per_s;
+      forward = std::max(forward, s.best_cost - reachable_cost);
+    }
+  }
   const double per_trial =
       tasks_[task].weight * (options_.alpha * backward + (1 - options_.alpha) * forward);
   if (!options_.per_second || s.timed_trials == 0 || s.trial_seconds <= 0) return per_trial;

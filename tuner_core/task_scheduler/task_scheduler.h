@@ -4,7 +4,9 @@
 // round that gives every task `warmup_trials`, then the task with the
 // largest expected latency drop per trial, estimated from its recent
 // progress (backward gradient over `backward_window` trials) and from how
-// far it could still go (forward estimate); a task that has not improved in
+// far it could still go (forward estimate: the larger of best / trials and
+// how far it is from 1 / `beta` of the throughput the best task of its
+// `group` reached, Ansor's similar-task term); a task that has not improved in
 // `early_stopping` trials, or has used its `max_trials_per_task`, stops.
 // Round-robin (one trial per task in turn) and sequential (each task up to
 // its budget or early stop, then the next: AutoTVM's tune_tasks loop) stay
@@ -41,6 +43,9 @@ struct TaskSchedulerOptions {
   int64_t warmup_trials = 16;          // per task, before the gradient policy chooses
   int64_t backward_window = 16;        // trials over which progress is measured
   double alpha = 0.2;                  // weight of the backward gradient (Ansor: 0.2)
+  // Similar tasks: a task may expect to reach 1 / beta of the best GFLOPS a
+  // task of its group reached (Ansor: 2).
+  double beta = 2;
   // Rank tasks by expected gain per second of tuning (gain / the task's mean
   // trial time, when trials report it) rather than per trial: what matters
   // when a task's trials cost more (slow kernels take longer to measure).
@@ -53,6 +58,9 @@ struct TaskSchedulerOptions {
 struct SchedulerTask {
   double weight = 1;  // layers the task serves
   double flops = 0;   // of one layer (for the forward estimate's GFLOPS bound)
+  // Tasks of one group are similar (same operator and template, say): their
+  // throughput bounds each other's forward estimate. < 0: no group.
+  int group = -1;
   // This task's budget; < 0: the options' max_trials_per_task.
   int64_t max_trials = -1;
   // Not picked by NextTask until Release(task) (a selective dependent that

@@ -69,7 +69,7 @@ TEST(TaskSchedulerTest, ExhaustedWithdrawnAndAssignedTrialsAreCounted) {
 TEST(TaskSchedulerTest, HeldTaskIsCountedButNotPickedUntilReleasedAndKeepsItsOwnBudget) {
   // Task 1 waits (a selective dependent): 2 trials assigned from outside
   // (its representative's top-k) before release with a budget of 4.
-  TaskScheduler scheduler({{1, 0}, {1, 0, /*max_trials=*/-1, /*held=*/true}},
+  TaskScheduler scheduler({{1, 0}, {.weight = 1, .held = true}},
                           {.policy = TaskSchedulePolicy::kRoundRobin, .max_trials_per_task = 3});
   std::vector<int> order;
   for (int i = 0; i < 3; ++i) {
@@ -92,12 +92,42 @@ TEST(TaskSchedulerTest, HeldTaskIsCountedButNotPickedUntilReleasedAndKeepsItsOwn
   EXPECT_EQ(order, (std::vector<int>{1, 1})) << "4 trials in all, 2 of them assigned";
   EXPECT_TRUE(scheduler.AllDone());
   // Held survives a restart.
-  TaskScheduler held({{1, 0, -1, true}}, {});
-  TaskScheduler restored({{1, 0, -1, true}}, {});
+  TaskScheduler held({{.held = true}}, {});
+  TaskScheduler restored({{.held = true}}, {});
   held.Release(0, 1);
   ASSERT_TRUE(restored.RestoreJson(held.ToJson()).ok());
   EXPECT_EQ(restored.NextTask(), 0);
   EXPECT_FALSE(restored.NextTask().has_value()) << "its budget of 1 came back too";
+}
+
+TEST(TaskSchedulerTest, ATaskFarBelowItsGroupsThroughputIsPreferred) {
+  // Same weight, FLOPs, best cost and flat progress for tasks 1 and 2; task
+  // 2's group-mate (task 0) runs 10x faster, so task 2 can expect to gain
+  // far more than task 1, which has no group (Ansor's similar-task term).
+  const double flops = 1e9;
+  TaskScheduler scheduler({{.weight = 1, .flops = flops, .group = 0},
+                           {.weight = 1, .flops = flops},
+                           {.weight = 1, .flops = flops, .group = 0}},
+                          {.warmup_trials = 1, .per_second = false, .early_stopping = -1});
+  const double best[] = {1e-3, 10e-3, 10e-3};
+  for (int t = 0; t < 3; ++t) {
+    for (int i = 0; i < 20; ++i) {
+      scheduler.Assign(t);
+      ASSERT_TRUE(scheduler.OnResult(t, best[t]).ok());
+    }
+  }
+  EXPECT_EQ(scheduler.NextTask(), 2);
+  // Without the group, the two are tied and the first wins.
+  TaskScheduler ungrouped(
+      {{.weight = 1, .flops = flops}, {.weight = 1, .flops = flops}, {.weight = 1, .flops = flops}},
+      {.warmup_trials = 1, .per_second = false, .early_stopping = -1});
+  for (int t = 0; t < 3; ++t) {
+    for (int i = 0; i < 20; ++i) {
+      ungrouped.Assign(t);
+      ASSERT_TRUE(ungrouped.OnResult(t, best[t]).ok());
+    }
+  }
+  EXPECT_EQ(ungrouped.NextTask(), 1);
 }
 
 TEST(TaskSchedulerTest, PerSecondRankingPrefersTheTaskWhoseTrialsAreCheaper) {
