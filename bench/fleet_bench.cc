@@ -43,9 +43,21 @@ ABSL_FLAG(int, dispatch_agents, 1000, "dispatch: simulated agents");
 ABSL_FLAG(int, dispatch_jobs, 10, "dispatch: concurrent jobs");
 ABSL_FLAG(int64_t, dispatch_trials, 300, "dispatch: trials per job");
 ABSL_FLAG(double, dispatch_measure_ms, 2000, "dispatch: simulated measurement time");
+ABSL_FLAG(int32_t, validate_top_k, -1,
+          "configs each job re-measures once its search ends (-1: the tracker's default, 5; "
+          "0: no validation)");
 
 namespace tunefleet {
 namespace {
+
+// A job of this benchmark: `fleet`'s dense job with --validate_top_k.
+proto::JobSpec BenchJob(const FleetLauncher& fleet, int64_t trials, const std::string& shape) {
+  proto::JobSpec spec = fleet.DenseJob(trials, shape);
+  if (absl::GetFlag(FLAGS_validate_top_k) >= 0) {
+    spec.set_validate_top_k(absl::GetFlag(FLAGS_validate_top_k));
+  }
+  return spec;
+}
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -117,7 +129,7 @@ double Median(std::vector<double> v) {
     // runs: startup is not per trial.
     FleetLauncher fleet(o);
     if (absl::Status s = fleet.Start(); !s.ok()) return s;
-    proto::JobSpec spec = fleet.DenseJob(trials, shape);
+    proto::JobSpec spec = BenchJob(fleet, trials, shape);
     spec.set_tuner("grid");
     *spec.mutable_measure() = BenchMeasure();
     const double f0 = Now();
@@ -172,7 +184,7 @@ double Median(std::vector<double> v) {
     FleetLauncher fleet(o);
     if (absl::Status s = fleet.Start(); !s.ok()) return s;
     const int64_t trials = static_cast<int64_t>(absl::GetFlag(FLAGS_trials_per_agent)) * n + 1;
-    proto::JobSpec spec = fleet.DenseJob(trials, "512,512,512");
+    proto::JobSpec spec = BenchJob(fleet, trials, "512,512,512");
     absl::StatusOr<proto::JobStatus> job = fleet.client().Submit(spec);
     if (!job.ok()) return job.status();
     absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(job->job_id(), 1800);
@@ -212,7 +224,7 @@ double Median(std::vector<double> v) {
   std::vector<std::string> ids;
   const double t0 = Now();
   for (int j = 0; j < jobs; ++j) {
-    proto::JobSpec spec = fleet.DenseJob(trials, absl::StrCat(256 + 16 * j, ",512,512"));
+    proto::JobSpec spec = BenchJob(fleet, trials, absl::StrCat(256 + 16 * j, ",512,512"));
     absl::StatusOr<proto::JobStatus> job = fleet.client().Submit(spec);
     if (!job.ok()) return job.status();
     ids.push_back(job->job_id());

@@ -63,7 +63,10 @@ TEST(LayeringTest, TreeRulesAllowTheDirectionDesignMdDescribes) {
                                      {"//cli:tune_command", "//device_agent:runner"},
                                      {"//bench:dense_bench", "//builder_worker:builder"},
                                      {"//tests:fleet_test", "//cli:tune_command"},
-                                     {"//common:logging", "//third_party:abseil"}}),
+                                     {"//common:logging", "//third_party:abseil"},
+                                     {"//launcher:fleet_launcher", "//tracker:auth"},
+                                     {"//cli:fleet_commands", "//launcher:fleet_launcher"},
+                                     {"//bench:fleet_bench", "//launcher:fleet_launcher"}}),
               IsEmpty());
 }
 
@@ -84,6 +87,10 @@ TEST(LayeringTest, TreeRulesRefuseEdgesAgainstTheDirection) {
               ElementsAre(HasSubstr("must not depend on //third_party:llvm")));
   EXPECT_THAT(FindViolations(rules, {{"//tuner_core/ir:ir", "//third_party:grpc"}}),
               ElementsAre(HasSubstr("must not depend on //third_party:grpc")));
+  EXPECT_THAT(FindViolations(rules, {{"//launcher:fleet_launcher", "//tests:fake_agent"}}),
+              ElementsAre(HasSubstr("must not depend on //tests")));
+  EXPECT_THAT(FindViolations(rules, {{"//client:fleet_client", "//launcher:fleet_launcher"}}),
+              ElementsAre(HasSubstr("\"client\" may depend only on its own folder")));
   EXPECT_THAT(FindViolations(rules, {{"//newfolder:x", "//common:logging"}}),
               ElementsAre(HasSubstr("has no layer rule")));
 }
