@@ -46,7 +46,7 @@ RunnerChild::RunnerChild(const RunnerChildOptions& options, ClockInterface* cloc
       status_page_(status_page),
       thread_pool_(ThreadPoolOptions{.num_threads = DefaultThreads(options.num_threads),
                                      .pin_threads = options.pin_threads}),
-      workloads_(options.workload_cache_capacity),
+      workloads_(options.workload_cache_capacity, options.workload_cache_bytes),
       gpu_(options.gpu, clock) {}
 
 void RunnerChild::SetStage(RunnerStage stage) {

@@ -36,8 +36,10 @@ struct RunnerChildOptions {
   // Pin the pool's threads (and the serving thread) to CPUs; see
   // ThreadPoolOptions::pin_threads.
   bool pin_threads = true;
-  // Workloads (x seeds) whose tensors and references are kept.
-  size_t workload_cache_capacity = 4;
+  // Workloads (x seeds) whose tensors and references are kept, and the
+  // memory they may take (PreparedWorkloadCache).
+  size_t workload_cache_capacity = PreparedWorkloadCache::kDefaultCapacity;
+  int64_t workload_cache_bytes = PreparedWorkloadCache::kDefaultMaxBytes;
   // GPU artifacts: which device and driver (gpu_kernel_runner.h).
   GpuKernelRunnerOptions gpu;
 };

@@ -210,8 +210,21 @@ std::vector<CacheFlushRange> PreparedWorkload::InputRanges() const {
   return ranges;
 }
 
-PreparedWorkloadCache::PreparedWorkloadCache(size_t capacity)
-    : capacity_(std::max<size_t>(capacity, 1)) {}
+int64_t PreparedWorkload::BytesFor(const Workload& workload) {
+  int64_t bytes = 0;
+  for (const TensorArg& tensor : workload.tensors())
+    bytes += 2 * static_cast<int64_t>(Bytes(tensor));
+  return bytes;
+}
+
+PreparedWorkloadCache::PreparedWorkloadCache(size_t capacity, int64_t max_bytes)
+    : capacity_(std::max<size_t>(capacity, 1)), max_bytes_(std::max<int64_t>(max_bytes, 0)) {}
+
+int64_t PreparedWorkloadCache::bytes() const {
+  int64_t total = 0;
+  for (const auto& entry : entries_) total += entry.second->bytes();
+  return total;
+}
 
 absl::StatusOr<PreparedWorkload*> PreparedWorkloadCache::Get(const std::string& name,
                                                              const std::string& args_json,
@@ -235,7 +248,10 @@ absl::StatusOr<PreparedWorkload*> PreparedWorkloadCache::Get(const std::string& 
     }
   }
   // Evict before allocating: the new entry may need the memory.
-  if (entries_.size() >= capacity_) entries_.pop_back();
+  const int64_t needed = PreparedWorkload::BytesFor(**workload);
+  while (!entries_.empty() && (entries_.size() >= capacity_ || bytes() + needed > max_bytes_)) {
+    entries_.pop_back();
+  }
   absl::StatusOr<std::unique_ptr<PreparedWorkload>> prepared =
       PreparedWorkload::Make(std::move(workload).value(), seed);
   if (!prepared.ok()) return prepared.status();

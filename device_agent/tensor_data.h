@@ -109,6 +109,10 @@ class PreparedWorkload {
 
   // The input buffers, for the cache flush before each timing repeat.
   std::vector<CacheFlushRange> InputRanges() const;
+  // What it holds: two buffers per tensor (the kernel's, and the pristine
+  // input or the reference output).
+  int64_t bytes() const { return BytesFor(*workload_); }
+  static int64_t BytesFor(const Workload& workload);
 
  private:
   PreparedWorkload(std::unique_ptr<Workload> workload, uint64_t seed)
@@ -123,11 +127,19 @@ class PreparedWorkload {
   bool reference_ready_ = false;
 };
 
-// The last few PreparedWorkloads used, by (workload name, canonical args,
-// seed); least recently used evicted first. Not thread-safe.
+// The PreparedWorkloads used last, by (workload name, canonical args,
+// seed), at most `capacity` of them and `max_bytes` in all (the entry in use
+// is kept whatever its size); least recently used evicted first. A model
+// job's tasks take turns on an agent, so the cache holds a model's layers:
+// their references (naive loops) are computed once, not on every turn. Not
+// thread-safe.
 class PreparedWorkloadCache {
  public:
-  explicit PreparedWorkloadCache(size_t capacity = 4);
+  static constexpr size_t kDefaultCapacity = 64;
+  static constexpr int64_t kDefaultMaxBytes = int64_t{256} << 20;
+
+  explicit PreparedWorkloadCache(size_t capacity = kDefaultCapacity,
+                                 int64_t max_bytes = kDefaultMaxBytes);
 
   // Makes the workload from (name, args_json) and returns its prepared data,
   // building it on a miss. The pointer stays valid until a later Get evicts
@@ -138,9 +150,11 @@ class PreparedWorkloadCache {
                                                       const std::string& args_json, uint64_t seed);
 
   size_t size() const { return entries_.size(); }
+  int64_t bytes() const;
 
  private:
   size_t capacity_;
+  int64_t max_bytes_;
   // Most recently used first. A handful of entries: a linear scan is fine.
   std::vector<std::pair<std::string, std::unique_ptr<PreparedWorkload>>> entries_;
 };

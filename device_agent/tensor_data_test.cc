@@ -189,6 +189,24 @@ TEST(PreparedWorkloadCacheTest, EvictsLeastRecentlyUsed) {
   EXPECT_EQ(*a_again, *a);  // still cached: same object
 }
 
+TEST(PreparedWorkloadCacheTest, KeepsWithinItsByteBudgetButAlwaysTheEntryInUse) {
+  // dense 64^3: A, B, C of 16 KiB each, two buffers per tensor = 96 KiB.
+  const int64_t one = 6 * 64 * 64 * 4;
+  PreparedWorkloadCache cache(/*capacity=*/64, /*max_bytes=*/2 * one);
+  auto a = cache.Get("dense", R"({"M": 64, "N": 64, "K": 64})", 1);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)->bytes(), one);
+  ASSERT_TRUE(cache.Get("dense", R"({"M": 64, "N": 64, "K": 64})", 2).ok());
+  EXPECT_EQ(cache.bytes(), 2 * one);
+  ASSERT_TRUE(cache.Get("dense", R"({"M": 64, "N": 64, "K": 64})", 3).ok());  // evicts seed 1
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_LE(cache.bytes(), 2 * one);
+  // Larger than the whole budget: kept alone, as it is in use.
+  auto big = cache.Get("dense", R"({"M": 256, "N": 256, "K": 256})", 1);
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ(cache.size(), 1u);
+}
+
 TEST(PreparedWorkloadCacheTest, BadRequestsAreInvalidArgument) {
   PreparedWorkloadCache cache;
   auto not_json = cache.Get("dense", "{M: 4", 1);
