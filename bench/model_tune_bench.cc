@@ -54,6 +54,9 @@ ABSL_FLAG(std::string, tuner, "random", "search strategy inside each task");
 ABSL_FLAG(std::string, selective, "top3", "(c): top-k from the representative");
 ABSL_FLAG(int64_t, selective_followup, 0,
           "(c): trials each dependent tunes on after its top-k (0: none, as the RFC)");
+ABSL_FLAG(std::string, share_schedules, "",
+          "(b): true | false: schedule sharing between tasks of a template (empty: the "
+          "gradient policy's default, on)");
 ABSL_FLAG(int32_t, validate_top_k, 2, "configs per task the tracker re-measures after the search");
 ABSL_FLAG(int32_t, validation_passes, 3, "re-measurement passes of each (fresh runner children)");
 ABSL_FLAG(int, threads, 2, "kernel threads of the agent");
@@ -97,6 +100,9 @@ proto::JobSpec ModelSpec(const LoadedModel& model, const std::string& name,
   // the gradient policy over the representatives.
   ModelJobOptions options{.trials_per_task = absl::GetFlag(FLAGS_trials_per_task)};
   options.task_policy = strategy == "sequential" ? "sequential" : "gradient";
+  if (strategy == "gradient" && !absl::GetFlag(FLAGS_share_schedules).empty()) {
+    options.share_schedules = absl::GetFlag(FLAGS_share_schedules) == "true";
+  }
   if (strategy != "sequential" && strategy != "gradient") {
     options.selective = absl::GetFlag(FLAGS_selective);
     options.selective_followup_trials = absl::GetFlag(FLAGS_selective_followup);
@@ -197,6 +203,7 @@ int Main() {
   out["tuner"] = absl::GetFlag(FLAGS_tuner);
   out["selective"] = absl::GetFlag(FLAGS_selective);
   out["selective_followup"] = absl::GetFlag(FLAGS_selective_followup);
+  out["share_schedules"] = absl::GetFlag(FLAGS_share_schedules);
   out["validate_top_k"] = absl::GetFlag(FLAGS_validate_top_k);
   out["validation_passes"] = absl::GetFlag(FLAGS_validation_passes);
   out["threads"] = absl::GetFlag(FLAGS_threads);

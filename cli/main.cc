@@ -56,6 +56,9 @@ ABSL_FLAG(std::string, task_policy, "",
 ABSL_FLAG(std::string, selective, "",
           "--model: selective tuning; the top-k each task takes from its cluster's "
           "representative: top3, 5% (--selective=top10)");
+ABSL_FLAG(std::string, share_schedules, "",
+          "--model as one job: true | false: whether a task first tries the best schedule of "
+          "the fastest task of its template (empty: on with the gradient policy)");
 ABSL_FLAG(int64_t, selective_followup, 0,
           "--selective: trials each dependent task goes on tuning with its own tuner after "
           "its representative's top-k (0: it is done after them)");
@@ -142,13 +145,24 @@ tunefleet::RemeasureSelection RemeasureSelectionFromFlags() {
 
 // --model as one job (tune with --task_policy/--selective, submit): how its
 // budget is spread and whether it is tuned selectively.
-tunefleet::ModelJobOptions ModelJobFromFlags() {
+[[nodiscard]] absl::StatusOr<tunefleet::ModelJobOptions> ModelJobFromFlags() {
   const std::string policy = absl::GetFlag(FLAGS_task_policy);
-  return {.trials_per_task = absl::GetFlag(FLAGS_trials_per_task),
-          .task_policy = policy.empty() ? "gradient" : policy,
-          .selective = absl::GetFlag(FLAGS_selective),
-          .selective_threshold = absl::GetFlag(FLAGS_selective_threshold),
-          .selective_followup_trials = absl::GetFlag(FLAGS_selective_followup)};
+  tunefleet::ModelJobOptions job{
+      .trials_per_task = absl::GetFlag(FLAGS_trials_per_task),
+      .task_policy = policy.empty() ? "gradient" : policy,
+      .selective = absl::GetFlag(FLAGS_selective),
+      .selective_threshold = absl::GetFlag(FLAGS_selective_threshold),
+      .selective_followup_trials = absl::GetFlag(FLAGS_selective_followup)};
+  const std::string share = absl::GetFlag(FLAGS_share_schedules);
+  if (share == "true") {
+    job.share_schedules = true;
+  } else if (share == "false") {
+    job.share_schedules = false;
+  } else if (!share.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--share_schedules must be true or false, got \"", share, "\""));
+  }
+  return job;
 }
 
 // --args as JSON; null when the flag is empty.
@@ -245,11 +259,16 @@ int main(int argc, char** argv) {
       status = args.status();
     } else if (!model.empty() && (!absl::GetFlag(FLAGS_task_policy).empty() ||
                                   !absl::GetFlag(FLAGS_selective).empty())) {
-      const tunefleet::ModelJobOptions job = ModelJobFromFlags();
+      const absl::StatusOr<tunefleet::ModelJobOptions> job = ModelJobFromFlags();
       absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
-      status = onnx.ok()
-                   ? tunefleet::RunTuneModelJob(model, *onnx, o, job, std::cerr, std::cout).status()
-                   : onnx.status();
+      if (!job.ok()) {
+        status = job.status();
+      } else {
+        status =
+            onnx.ok()
+                ? tunefleet::RunTuneModelJob(model, *onnx, o, *job, std::cerr, std::cout).status()
+                : onnx.status();
+      }
     } else if (!model.empty()) {
       absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
       status = onnx.ok() ? tunefleet::RunTuneModel(model, *onnx, o, std::cerr, std::cout).status()
@@ -335,10 +354,12 @@ int main(int argc, char** argv) {
         o.validation_passes = absl::GetFlag(FLAGS_validation_passes);
         o.model = absl::GetFlag(FLAGS_model);
         o.queue_timeout_s = absl::GetFlag(FLAGS_queue_timeout);
-        o.model_job = ModelJobFromFlags();
+        absl::StatusOr<tunefleet::ModelJobOptions> model_job = ModelJobFromFlags();
+        if (model_job.ok()) o.model_job = *model_job;
+        if (!model_job.ok()) args = model_job.status();
         absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
         if (onnx.ok()) o.onnx = *onnx;
-        if (!onnx.ok()) args = onnx.status();
+        if (!onnx.ok() && args.ok()) args = onnx.status();
         absl::StatusOr<tunefleet::proto::JobStatus> submitted =
             args.ok() ? tunefleet::RunSubmit(client, o, std::cout) : args.status();
         status = submitted.status();

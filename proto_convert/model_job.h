@@ -9,6 +9,7 @@
 #ifndef TUNEFLEET_PROTO_CONVERT_MODEL_JOB_H_
 #define TUNEFLEET_PROTO_CONVERT_MODEL_JOB_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct ModelJobOptions {
   double selective_threshold = 0.01;
   // Selective: trials each dependent goes on tuning after its top-k (0: none).
   int64_t selective_followup_trials = 0;
+  // Schedule sharing between tasks of one template (JobSpec.share_schedules);
+  // unset: on with the gradient policy.
+  std::optional<bool> share_schedules;
 };
 
 // The spec of a model job for `tasks` on `target` (the rest of the spec,

@@ -71,6 +71,8 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
 absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known) {
   const std::string policy_name = spec_.task_policy().empty() ? "gradient" : spec_.task_policy();
   TF_ASSIGN_OR_RETURN(TaskSchedulePolicy policy, ParseTaskSchedulePolicy(policy_name));
+  share_schedules_ = spec_.has_share_schedules() ? spec_.share_schedules()
+                                                 : policy == TaskSchedulePolicy::kGradient;
   const int n = num_tasks();
   if (!spec_.selective().empty() && n > 1) {
     TF_ASSIGN_OR_RETURN(TopK top, ParseTopK(spec_.selective()));
@@ -228,6 +230,37 @@ void JobRunner::SeedDependents(int representative) {
   }
 }
 
+std::optional<Config> JobRunner::SharedSchedule(int task) {
+  TaskRun& run = tasks_[task];
+  const double own_flops_per_s =
+      run.best.has_best() ? run.task->workload().flops() / run.best.cost_s() : 0;
+  // The fastest other task of the same template, by throughput.
+  int source = -1;
+  double source_flops_per_s = own_flops_per_s;
+  for (int t = 0; t < num_tasks(); ++t) {
+    const TaskRun& other = tasks_[t];
+    if (t == task || other.successes.empty() || !other.best.has_best() ||
+        other.task->name() != run.task->name()) {
+      continue;
+    }
+    const double flops_per_s = other.task->workload().flops() / other.best.cost_s();
+    if (flops_per_s > source_flops_per_s) {
+      source = t;
+      source_flops_per_s = flops_per_s;
+    }
+  }
+  if (source < 0) return std::nullopt;
+  const auto& successes = tasks_[source].successes;
+  const auto best =
+      std::min_element(successes.begin(), successes.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!run.shared.insert({source, best->second.index()}).second) return std::nullopt;
+  Config mapped = MapConfigNearest(best->second, run.task->space());
+  if (run.tuner->IsVisited(mapped.index())) return std::nullopt;
+  run.tuner->MarkVisited(mapped.index());
+  return mapped;
+}
+
 void JobRunner::Propose(proto::ProposeTrials& p, int task, const Config& config) {
   proto::ProposedConfig* pc = p.add_configs();
   pc->set_config_json(config.ToJson().dump());
@@ -299,7 +332,15 @@ bool JobRunner::ProposeRound(proto::ProposeTrials& p) {
   for (const auto& [task, count] : wanted) {
     TaskRun& run = tasks_[task];
     std::vector<Config> configs;
-    if (run.tuner->HasNext()) configs = run.tuner->NextBatch(count);
+    if (share_schedules_) {
+      if (std::optional<Config> shared = SharedSchedule(task))
+        configs.push_back(*std::move(shared));
+    }
+    if (static_cast<int>(configs.size()) < count && run.tuner->HasNext()) {
+      for (Config& c : run.tuner->NextBatch(count - static_cast<int>(configs.size()))) {
+        configs.push_back(std::move(c));
+      }
+    }
     for (const Config& c : configs) Propose(p, task, c);
     for (int i = static_cast<int>(configs.size()); i < count; ++i) {
       scheduler_->Withdraw(run.scheduler_index);

@@ -20,6 +20,11 @@
 // is spec.trials_per_task (unset: the job's n_trial for the gradient policy,
 // an equal share of it otherwise).
 //
+// Schedule sharing (spec.share_schedules; by default with the gradient
+// policy): a task given trials first tries the best schedule of the fastest
+// other task of its template, carried to its own space (MapConfigNearest),
+// once per such schedule, while that task runs at a higher throughput.
+//
 // Selective tuning (spec.selective = "top3" | "5%", tuner_core/selective):
 // the tasks are clustered by the similarity of their spaces; only each
 // cluster's representative (and every task similar to no other) is tuned
@@ -46,6 +51,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -116,6 +122,8 @@ class JobRunner {
     int64_t done = 0;
     BestSoFar best;
     std::vector<std::pair<double, Config>> successes;  // (mean cost, config)
+    // Schedule sharing: (source task, source config index) already offered.
+    std::set<std::pair<int, int64_t>> shared;
   };
 
   JobRunner(std::string job_id, proto::JobSpec spec) : job_id_(std::move(job_id)), spec_(spec) {}
@@ -135,6 +143,9 @@ class JobRunner {
   // another pass may find configs this one did not (a pick found its task
   // exhausted, or seeds are waiting).
   bool ProposeRound(proto::ProposeTrials& p);
+  // Schedule sharing: the next schedule `task` should take from another task
+  // of its template (marked visited), or nothing.
+  std::optional<Config> SharedSchedule(int task);
   // Adds `config` of `task` to `p` and counts it in flight.
   void Propose(proto::ProposeTrials& p, int task, const Config& config);
   // Every task is done or will be once its trials in flight report: the
@@ -149,6 +160,7 @@ class JobRunner {
   std::unique_ptr<TaskScheduler> scheduler_;
   std::optional<TopK> selective_;
   int64_t followup_ = 0;                      // spec.selective_followup_trials
+  bool share_schedules_ = false;              // spec.share_schedules
   std::deque<std::pair<int, Config>> seeds_;  // selective: (task, config) to propose
   // The tasks of each proposal sent and not yet answered, oldest first.
   std::deque<std::vector<int>> awaiting_answer_;

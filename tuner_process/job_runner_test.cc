@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/selective/similarity.h"
 
 namespace tunefleet {
 namespace {
@@ -368,6 +369,45 @@ TEST(JobRunnerTest, SelectiveFollowupResumesAfterATakeoverWithinItsBudget) {
     EXPECT_NE(c, 0);
     EXPECT_NE(c, 1);
     EXPECT_NE(c, 9);
+  }
+}
+
+TEST(JobRunnerTest, ATaskFirstTriesTheBestScheduleOfTheFastestTaskOfItsTemplate) {
+  // Sequential, one trial at a time: task 0 (M=32) is tuned first, then task
+  // 1 (M=64, same template) starts from task 0's best schedule.
+  for (const bool share : {true, false}) {
+    proto::JobAssignment a = ModelAssignment({{32, 1}, {64, 1}}, 12, 1, "sequential");
+    a.mutable_spec()->set_trials_per_task(6);
+    a.mutable_spec()->set_share_schedules(share);
+    auto runner = JobRunner::Create(a, TestClock()).value();
+    std::map<int, std::vector<proto::ProposedConfig>> proposed;
+    std::map<int64_t, double> cost0;
+    for (int step = 0; step < 100; ++step) {
+      proto::ProposeTrials p = runner->NextProposals();
+      if (p.configs_size() == 0) break;
+      runner->OnAccepted(proto::TrialsAccepted());
+      for (const proto::ProposedConfig& c : p.configs()) {
+        proposed[c.task_index()].push_back(c);
+        const double cost = 1e-3 * (1 + (c.config_index() * 7919) % 13);
+        if (c.task_index() == 0) cost0[c.config_index()] = cost;
+        runner->OnTrialUpdate(DoneOf(c, cost));
+      }
+    }
+    ASSERT_EQ(proposed[0].size(), 6u);
+    ASSERT_EQ(proposed[1].size(), 6u);
+    int64_t best0 = -1;
+    for (const auto& [index, cost] : cost0) {
+      if (best0 < 0 || cost < cost0[best0]) best0 = index;
+    }
+    const Task& t0 = runner->task(0);
+    const Task& t1 = runner->task(1);
+    const Config expected = MapConfigNearest(t0.space().Get(best0).value(), t1.space());
+    if (share) {
+      EXPECT_EQ(proposed[1][0].config_index(), expected.index());
+    }
+    std::set<int64_t> distinct;
+    for (const auto& c : proposed[1]) distinct.insert(c.config_index());
+    EXPECT_EQ(distinct.size(), 6u) << "share=" << share;
   }
 }
 
