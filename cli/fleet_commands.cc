@@ -16,7 +16,6 @@
 #include "absl/strings/str_format.h"
 #include "common/daemon_util.h"
 #include "common/status_macros.h"
-#include "launcher/fleet_launcher.h"
 #include "local/tune_command.h"
 #include "proto_convert/job_state.h"
 #include "proto_convert/measure_result.h"
@@ -360,35 +359,31 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::Status RunUp(const UpOptions& o, std::ostream& out) {
-  if (o.dir.empty()) return absl::InvalidArgumentError("up: --dir is empty");
-  // Block SIGINT/SIGTERM here (children get an empty mask) and wait for them.
-  BlockTerminationSignals();
+FleetLauncher::Options UpFleetOptions() {
   FleetLauncher::Options options;
-  options.dir = o.dir;
-  options.port = o.port;
-  options.metrics_port = o.metrics_port;
+  options.dir = ".tunefleet";
+  options.device_key = "local";
+  options.builder_parallelism = 0;
+  options.agent_threads = 0;
   options.name_prefix = absl::StrCat(getpid(), "-");
-  options.builders = o.builders;
-  options.builder_parallelism = o.builder_parallelism;
-  options.agents = o.agents;
-  options.agent_threads = o.agent_threads;
-  options.tuners = o.tuners;
-  options.device_key = o.device_key;
-  // The tracker's own heartbeat, failure detection and quarantine, except:
-  // every process of this fleet starts at once on this host, so an agent
-  // calibrated in that bustle and quarantined is rechecked within seconds,
-  // not the minute a cluster waits.
   options.heartbeat_s.reset();
   options.worker_timeout_s.reset();
   options.measure_lease_grace_s.reset();
   options.tracker_flags = {"--quarantine_recheck_s=5"};
+  return options;
+}
+
+[[nodiscard]] absl::Status RunUp(const FleetLauncher::Options& options, std::ostream& out) {
+  if (options.dir.empty()) return absl::InvalidArgumentError("up: the fleet directory is empty");
+  // Block SIGINT/SIGTERM here (children get an empty mask) and wait for them.
+  BlockTerminationSignals();
   FleetLauncher fleet(options);
   TF_RETURN_IF_ERROR(fleet.Start());
-  out << "tunefleet up: tracker " << fleet.address() << " (store " << o.dir << "/tracker.db), "
-      << o.builders << " builder(s), " << o.agents << " agent(s) on key \"" << o.device_key
-      << "\", " << o.tuners << " tuner(s); logs and tokens in " << o.dir << "/\n"
-      << "  submit with: tunefleet submit --key " << o.device_key
+  out << "tunefleet up: tracker " << fleet.address() << " (store " << options.dir
+      << "/tracker.db), " << options.builders << " builder(s), " << options.agents
+      << " agent(s) on key \"" << options.device_key << "\", " << options.tuners
+      << " tuner(s); logs and tokens in " << options.dir << "/\n"
+      << "  submit with: tunefleet submit --key " << options.device_key
       << " --shape 512,512,512 --trials 100\n"
       << "  stop with Ctrl-C (or kill " << getpid() << ")\n"
       << std::flush;

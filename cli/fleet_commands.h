@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/fleet_client.h"
+#include "launcher/fleet_launcher.h"
 #include "nlohmann/json.hpp"
 #include "proto/fleet.pb.h"
 #include "proto_convert/model_job.h"
@@ -83,21 +84,17 @@ struct SubmitOptions {
 [[nodiscard]] absl::Status RunCancel(FleetClient& client, const std::string& job_id,
                                      std::ostream& out);
 
-struct UpOptions {
-  std::string dir = ".tunefleet";  // tokens, store, logs, address
-  int port = 0;                    // tracker port; 0 = any free one
-  int metrics_port = 0;            // 0 = any free one
-  int builders = 1;
-  int builder_parallelism = 0;  // 0 = every core
-  int agents = 1;
-  std::string device_key = "local";
-  int agent_threads = 0;  // kernel threads per agent; 0 = every core
-  int tuners = 1;
-};
+// What `up` starts unless told otherwise: a fleet in .tunefleet/ on key
+// "local" whose builders and agents use every core, named after this
+// process, with the tracker's own heartbeat and failure detection; only its
+// quarantine recheck is shorter (every process of this fleet starts at once
+// on this host, so an agent calibrated in that bustle and quarantined is
+// rechecked within seconds, not the minute a cluster waits).
+FleetLauncher::Options UpFleetOptions();
 
-// Starts tracker, builders, agents and tuners on 127.0.0.1, prints where
-// everything is, and runs until SIGINT/SIGTERM, then stops them all.
-[[nodiscard]] absl::Status RunUp(const UpOptions& options, std::ostream& out);
+// Starts the fleet (launcher/fleet_launcher.h) on 127.0.0.1, prints where
+// everything is, and runs until SIGINT/SIGTERM, then stops it all.
+[[nodiscard]] absl::Status RunUp(const FleetLauncher::Options& options, std::ostream& out);
 
 }  // namespace tunefleet
 

@@ -296,7 +296,7 @@ int main(int argc, char** argv) {
     o.local.measure = MeasureFromFlags();
     status = tunefleet::RunMeasure(o, std::cerr, std::cout).status();
   } else if (command == "up") {
-    tunefleet::UpOptions o;
+    tunefleet::FleetLauncher::Options o = tunefleet::UpFleetOptions();
     const std::string dir = absl::GetFlag(FLAGS_fleet_dir);
     if (!dir.empty()) o.dir = dir;
     o.port = absl::GetFlag(FLAGS_port);

@@ -208,6 +208,24 @@ proto::TrialUpdate DoneOf(const proto::ProposedConfig& c, double cost, double ti
   return u;
 }
 
+// Adds a finished trial with `config` of a dense 32x32x32 task (ModelAssignment's
+// M=32 tasks) to `a`, as the tracker lists it to a tuner taking the job over;
+// its result time is its position.
+void AddDoneTrial(proto::JobAssignment& a, int task_index, int64_t config, double cost) {
+  static const std::unique_ptr<Task> task =
+      Task::Make("", "dense", nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"),
+                 "llvm")
+          .value();
+  proto::KnownTrial* t = a.add_trials();
+  t->set_trial_id(a.trials_size() - 1);
+  t->set_task_index(task_index);
+  t->set_config_index(config);
+  t->set_config_json(task->space().Get(config).value().ToJson().dump());
+  t->set_done(true);
+  t->mutable_result()->add_costs(cost);
+  t->mutable_result()->set_timestamp(a.trials_size() - 1);
+}
+
 // Runs the job with every trial answered at once (cost by task); returns the
 // task of each proposal in order.
 std::vector<int> RunToEnd(JobRunner& runner, const std::vector<double>& cost_of_task,
@@ -339,26 +357,12 @@ TEST(JobRunnerTest, SelectiveFollowupResumesAfterATakeoverWithinItsBudget) {
   a.mutable_spec()->set_selective_followup_trials(3);
   auto probe = JobRunner::Create(a, TestClock()).value();
   const int rep = probe->scheduled(0) ? 0 : 1;
-  auto task = Task::Make("", "dense",
-                         nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm")
-                  .value();
   // Before the takeover: the representative did its 4; the dependent its 2
   // seeds (configs 0 and 1, the best two) and 1 follow-up trial (config 9).
-  int64_t id = 0;
-  auto known = [&](int task_index, int64_t config, double cost) {
-    proto::KnownTrial* t = a.add_trials();
-    t->set_trial_id(id);
-    t->set_task_index(task_index);
-    t->set_config_index(config);
-    t->set_config_json(task->space().Get(config).value().ToJson().dump());
-    t->set_done(true);
-    t->mutable_result()->add_costs(cost);
-    t->mutable_result()->set_timestamp(static_cast<double>(id++));
-  };
-  for (int i = 0; i < 4; ++i) known(rep, i, 1e-3 * (i + 1));
-  known(1 - rep, 0, 1e-3);
-  known(1 - rep, 1, 2e-3);
-  known(1 - rep, 9, 3e-3);
+  for (int i = 0; i < 4; ++i) AddDoneTrial(a, rep, i, 1e-3 * (i + 1));
+  AddDoneTrial(a, 1 - rep, 0, 1e-3);
+  AddDoneTrial(a, 1 - rep, 1, 2e-3);
+  AddDoneTrial(a, 1 - rep, 9, 3e-3);
   auto runner = JobRunner::Create(a, TestClock()).value();
   bool finished = false;
   std::map<int, std::vector<int64_t>> measured = RunSelectiveToEnd(*runner, &finished);
@@ -483,28 +487,9 @@ TEST(JobRunnerTest, SelectiveTakeoverSeedsWhatADependentStillLacks) {
   a.mutable_spec()->set_selective("top3");
   auto probe = JobRunner::Create(a, TestClock()).value();
   const int rep = probe->scheduled(0) ? 0 : 1;
-  auto task = Task::Make("", "dense",
-                         nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm")
-                  .value();
   // The representative did its 4; the dependent got 1 of its 3 before the takeover.
-  int64_t id = 0;
-  for (int i = 0; i < 4; ++i) {
-    proto::KnownTrial* t = a.add_trials();
-    t->set_trial_id(id++);
-    t->set_task_index(rep);
-    t->set_config_index(i);
-    t->set_config_json(task->space().Get(i).value().ToJson().dump());
-    t->set_done(true);
-    t->mutable_result()->add_costs(1e-3 * (i + 1));
-    t->mutable_result()->set_timestamp(i);
-  }
-  proto::KnownTrial* seeded = a.add_trials();
-  seeded->set_trial_id(id++);
-  seeded->set_task_index(1 - rep);
-  seeded->set_config_index(0);
-  seeded->set_config_json(task->space().Get(0).value().ToJson().dump());
-  seeded->set_done(true);
-  seeded->mutable_result()->add_costs(1e-3);
+  for (int i = 0; i < 4; ++i) AddDoneTrial(a, rep, i, 1e-3 * (i + 1));
+  AddDoneTrial(a, 1 - rep, 0, 1e-3);
   auto runner = JobRunner::Create(a, TestClock()).value();
   proto::ProposeTrials p = runner->NextProposals();
   ASSERT_EQ(p.configs_size(), 2);
