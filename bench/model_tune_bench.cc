@@ -128,16 +128,7 @@ proto::JobSpec ModelSpec(const LoadedModel& model, const std::string& name,
                                            const std::string& strategy, uint64_t seed) {
   FleetLauncher fleet(FleetLauncher::Options{
       .builders = 1, .agents = 1, .tuners = 1, .agent_threads = absl::GetFlag(FLAGS_threads)});
-  TF_RETURN_IF_ERROR(fleet.Start());
-  TF_RETURN_IF_ERROR(fleet
-                         .WaitForDevices(
-                             [](const proto::ListDevicesResponse& d) {
-                               int agents = 0;
-                               for (const auto& w : d.workers()) agents += w.role() == proto::AGENT;
-                               return agents >= 1;
-                             },
-                             60)
-                         .status());
+  TF_RETURN_IF_ERROR(fleet.Start());  // returns once every worker has registered
   const proto::JobSpec spec = ModelSpec(model, name, strategy, seed);
   const Stopwatch watch;
   TF_ASSIGN_OR_RETURN(proto::JobStatus submitted, fleet.client().Submit(spec));

@@ -105,25 +105,11 @@ proto::MeasureOptions SearchMeasure() {
   return v;
 }
 
-[[nodiscard]] absl::Status StartFleet(FleetLauncher& fleet) {
-  TF_RETURN_IF_ERROR(fleet.Start());
-  return fleet
-      .WaitForDevices(
-          [](const proto::ListDevicesResponse& d) {
-            for (const auto& w : d.workers()) {
-              if (w.role() == proto::AGENT) return true;
-            }
-            return false;
-          },
-          60)
-      .status();
-}
-
 // Runs `spec` on a fresh fleet; the final status and its wall time.
 [[nodiscard]] absl::StatusOr<std::pair<proto::JobStatus, double>> RunJob(proto::JobSpec spec) {
   FleetLauncher fleet(FleetLauncher::Options{
       .builders = 1, .agents = 1, .tuners = 1, .agent_threads = absl::GetFlag(FLAGS_threads)});
-  TF_RETURN_IF_ERROR(StartFleet(fleet));
+  TF_RETURN_IF_ERROR(fleet.Start());  // returns once every worker has registered
   spec.set_device_key("cpu");
   const auto start = std::chrono::steady_clock::now();
   TF_ASSIGN_OR_RETURN(proto::JobStatus submitted, fleet.client().Submit(spec));

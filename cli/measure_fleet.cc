@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
+#include "proto_convert/job_state.h"
 #include "proto_convert/task_spec.h"
 #include "tuner_core/records/remeasure_selection.h"
 
@@ -22,10 +23,7 @@ namespace {
   const Stopwatch waited;
   while (true) {
     TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Get(job_id));
-    if (status.state() == proto::SUCCEEDED || status.state() == proto::FAILED ||
-        status.state() == proto::CANCELLED) {
-      return status;
-    }
+    if (IsFinalJobState(status.state())) return status;
     if (waited.ElapsedSeconds() > timeout_s) {
       return absl::DeadlineExceededError(
           absl::StrCat("job ", job_id, " did not end within ", timeout_s, " s (",
@@ -58,17 +56,9 @@ namespace {
     spec.set_device_key(options.key);
     *spec.mutable_task() = task_spec;
     spec.set_tuner("given");
-    std::vector<int64_t> indices;
-    for (const Record& r : group.top) {
-      absl::StatusOr<Config> config = task->space().FromJson(r.config);
-      if (!config.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            options.records.log, ": a config of ", first.task_name, " ", r.config.dump(),
-            " does not fit the template's space: ", config.status().message()));
-      }
-      indices.push_back(config->index());
-      spec.add_given_configs(config->index());
-    }
+    TF_ASSIGN_OR_RETURN(std::vector<Config> configs,
+                        TopConfigs(group, task->space(), options.records.log));
+    for (const Config& config : configs) spec.add_given_configs(config.index());
     spec.set_n_trial(spec.given_configs_size());
     spec.set_validate_top_k(spec.given_configs_size());
     spec.set_validation_passes(options.records.passes);
@@ -96,26 +86,23 @@ namespace {
     out << first.task_name << " " << task->workload().Describe() << " on \"" << first.target
         << "\" (top " << group.top.size() << " of " << group.successes
         << " successful records; job " << done.job_id() << ")\n";
-    out << absl::StrFormat("  %-10s %12s %-10s %15s %8s %7s\n", "config", "recorded", "figure",
-                           "re-measured", "spread", "ratio");
+    out << RemeasureTableHeader();
     for (size_t i = 0; i < group.top.size(); ++i) {
       const Record& recorded = group.top[i];
       const double recorded_gflops = flops / recorded.ReportedCost() / 1e9;
-      const std::string figure = recorded.validated() ? "validated" : "search";
-      auto it = measured.find(indices[i]);
+      const int64_t index = configs[i].index();
+      auto it = measured.find(index);
       if (it == measured.end() || !it->second.validated()) {
         const std::string why = it == measured.end()      ? "not measured"
                                 : !it->second.result.ok() ? it->second.result.error_msg
                                                           : "every pass failed";
-        out << absl::StrFormat("  %-10d %12.2f %-10s %s\n", indices[i], recorded_gflops, figure,
-                               why);
+        out << RemeasureTableFailure(index, recorded_gflops, recorded.validated(), why) << "\n";
         continue;
       }
       const Validation& v = *it->second.validation;
-      const double gflops = flops / v.cost_s() / 1e9;
-      out << absl::StrFormat("  %-10d %12.2f %-10s %15.2f %6.1f %% %7.3f\n", indices[i],
-                             recorded_gflops, figure, gflops, 100 * v.rel_spread(),
-                             gflops / recorded_gflops);
+      out << RemeasureTableRow(index, recorded_gflops, recorded.validated(),
+                               flops / v.cost_s() / 1e9, v.rel_spread())
+          << "\n";
       ++remeasured;
     }
     if (!done.confirmation().empty()) out << "  agents: " << done.confirmation() << "\n";

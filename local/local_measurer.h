@@ -50,6 +50,11 @@ struct LocalMeasurerOptions {
   ClockInterface* clock = &SystemClock();
 };
 
+// The clock `options` times with: options.clock, or SystemClock() if null.
+inline ClockInterface& MeasurerClock(const LocalMeasurerOptions& options) {
+  return options.clock != nullptr ? *options.clock : SystemClock();
+}
+
 // What Validate measured: one Validation per candidate, in the candidates'
 // order, and the last error of each (empty when every pass succeeded).
 struct LocalValidationRun {
@@ -105,7 +110,7 @@ class LocalMeasurer final : public MeasurerInterface {
         options_(std::move(options)),
         runner_(std::move(runner)),
         max_gflops_(PlausiblePeakGflops(DetectHostDevice())),
-        clock_(options_.clock != nullptr ? options_.clock : &SystemClock()) {}
+        clock_(&MeasurerClock(options_)) {}
 
   std::vector<BuildResult> BuildAll(const std::vector<Config>& configs);
   // Measures one built candidate in runner_; the result as the fleet checks

@@ -72,17 +72,8 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
                         TaskFromSpec(MakeTaskSpec(first.task_name, first.workload_name,
                                                   first.workload_args, first.target)));
     const std::vector<Record>& top = g.top;
-    std::vector<Config> configs;
-    for (const Record& record : top) {
-      const Record* r = &record;
-      absl::StatusOr<Config> config = task->space().FromJson(r->config);
-      if (!config.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            options.records.log, ": a config of ", first.task_name, " ", r->config.dump(),
-            " does not fit the template's space: ", config.status().message()));
-      }
-      configs.push_back(*std::move(config));
-    }
+    TF_ASSIGN_OR_RETURN(std::vector<Config> configs,
+                        TopConfigs(g, task->space(), options.records.log));
     const double flops = task->workload().flops();
     const std::string workload = task->workload().Describe();
     progress << "measuring " << configs.size() << " configs of " << first.task_name << " "
@@ -94,8 +85,7 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
 
     out << first.task_name << " " << workload << " on \"" << first.target << "\" (top "
         << top.size() << " of " << g.successes << " successful records)\n";
-    out << absl::StrFormat("  %-10s %12s %-10s %15s %8s %7s\n", "config", "recorded", "figure",
-                           "re-measured", "spread", "ratio");
+    out << RemeasureTableHeader();
     for (size_t i = 0; i < top.size(); ++i) {
       RemeasuredRecord row;
       row.task_name = first.task_name;
@@ -106,20 +96,19 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
       row.recorded_validated = top[i].validated();
       row.remeasured = run.validations[i];
       row.last_error = run.last_errors[i];
-      const std::string figure = row.recorded_validated ? "validated" : "search";
       if (row.remeasured.ok()) {
         row.remeasured_gflops = flops / row.remeasured.cost_s() / 1e9;
         row.ratio = row.remeasured_gflops / row.recorded_gflops;
-        out << absl::StrFormat("  %-10d %12.2f %-10s %15.2f %6.1f %% %7.3f", row.config_index,
-                               row.recorded_gflops, figure, row.remeasured_gflops,
-                               100 * row.remeasured.rel_spread(), row.ratio);
+        out << RemeasureTableRow(row.config_index, row.recorded_gflops, row.recorded_validated,
+                                 row.remeasured_gflops, row.remeasured.rel_spread());
         if (row.remeasured.failed_passes > 0) {
           out << "  (" << row.remeasured.failed_passes << " passes failed: " << row.last_error
               << ")";
         }
       } else {
-        out << absl::StrFormat("  %-10d %12.2f %-10s %s: %s", row.config_index, row.recorded_gflops,
-                               figure, DescribeValidation(row.remeasured), row.last_error);
+        out << RemeasureTableFailure(
+            row.config_index, row.recorded_gflops, row.recorded_validated,
+            absl::StrCat(DescribeValidation(row.remeasured), ": ", row.last_error));
       }
       out << "\n";
       remeasured.push_back(std::move(row));

@@ -20,7 +20,7 @@ namespace tunefleet {
     const proto::JobSpec& spec_in, const LocalMeasurerOptions& options, const std::string& log,
     std::ostream& progress) {
   // The measurers' clock.
-  ClockInterface* const clock = options.clock != nullptr ? options.clock : &SystemClock();
+  ClockInterface* const clock = &MeasurerClock(options);
   const double start = clock->NowSeconds();
   TF_RETURN_IF_ERROR(options.validation.Validate());
   proto::JobSpec spec = spec_in;

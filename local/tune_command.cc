@@ -155,7 +155,7 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
 
 [[nodiscard]] absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options,
                                                   std::ostream& progress, std::ostream& out) {
-  const Stopwatch watch(options.local.clock != nullptr ? *options.local.clock : SystemClock());
+  const Stopwatch watch(MeasurerClock(options.local));
   TF_RETURN_IF_ERROR(options.local.validation.Validate());
   nlohmann::json args = options.args;
   if (args.is_null()) {

@@ -36,6 +36,16 @@ std::vector<Record> Records(FleetLauncher& fleet, const std::string& job_id) {
 
 // Exactly `n` records with `n` distinct configs, all measured successfully
 // (or refused at build time because the host lacks a vector width).
+// The three configs of dense_fault.test (none, segv, hang), measured with
+// `timeout_s`; the fleet needs enable_test_templates.
+proto::JobSpec FaultJob(const FleetLauncher& fleet, double timeout_s) {
+  proto::JobSpec spec = fleet.DenseJob(3);
+  spec.mutable_task()->set_template_name("dense_fault.test");
+  spec.set_tuner("grid");
+  spec.mutable_measure()->set_timeout_s(timeout_s);
+  return spec;
+}
+
 void ExpectExactlyOnce(const std::vector<Record>& records, int64_t n) {
   EXPECT_EQ(static_cast<int64_t>(records.size()), n);
   std::set<int64_t> configs;
@@ -289,11 +299,7 @@ TEST(FleetTest, CrashingAndHangingKernelsAreErrorsAndTheAgentKeepsServing) {
   o.enable_test_templates = true;
   FleetLauncher fleet(o);
   ASSERT_OK(fleet.Start());
-  proto::JobSpec spec = fleet.DenseJob(3);
-  spec.mutable_task()->set_template_name("dense_fault.test");
-  spec.set_tuner("grid");  // all three configs: none, segv, hang
-  spec.mutable_measure()->set_timeout_s(2);
-  proto::JobStatus job = fleet.client().Submit(spec).value();
+  proto::JobStatus job = fleet.client().Submit(FaultJob(fleet, /*timeout_s=*/2)).value();
   proto::JobStatus done = fleet.WaitForJob(job.job_id(), 120).value();
   EXPECT_EQ(done.state(), proto::SUCCEEDED) << done.message();
   std::map<std::string, Record> by_fault;
@@ -327,11 +333,7 @@ TEST(FleetTest, CancelStopsAHungMeasurementWithinSeconds) {
   o.enable_test_templates = true;
   FleetLauncher fleet(o);
   ASSERT_OK(fleet.Start());
-  proto::JobSpec spec = fleet.DenseJob(3);
-  spec.mutable_task()->set_template_name("dense_fault.test");
-  spec.set_tuner("grid");  // none, segv and hang
-  spec.mutable_measure()->set_timeout_s(300);
-  proto::JobStatus job = fleet.client().Submit(spec).value();
+  proto::JobStatus job = fleet.client().Submit(FaultJob(fleet, /*timeout_s=*/300)).value();
   // The hang: the agent busy with one measurement for more than 3 s (the
   // others take milliseconds).
   auto busy_since = std::chrono::steady_clock::now();

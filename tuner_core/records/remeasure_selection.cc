@@ -3,6 +3,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "tuner_core/measure/validation.h"
@@ -36,6 +37,40 @@ namespace tunefleet {
   }
   return absl::NotFoundError(
       absl::StrCat(selection.log, ": no successful record among ", report.records.size()));
+}
+
+[[nodiscard]] absl::StatusOr<std::vector<Config>> TopConfigs(const TaskRecords& task,
+                                                             const ConfigSpace& space,
+                                                             const std::string& log) {
+  std::vector<Config> configs;
+  for (const Record& r : task.top) {
+    absl::StatusOr<Config> config = space.FromJson(r.config);
+    if (!config.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(log, ": a config of ", task.top.front().task_name, " ", r.config.dump(),
+                       " does not fit the template's space: ", config.status().message()));
+    }
+    configs.push_back(*std::move(config));
+  }
+  return configs;
+}
+
+std::string RemeasureTableHeader() {
+  return absl::StrFormat("  %-10s %12s %-10s %15s %8s %7s\n", "config", "recorded", "figure",
+                         "re-measured", "spread", "ratio");
+}
+
+std::string RemeasureTableRow(int64_t config_index, double recorded_gflops, bool recorded_validated,
+                              double remeasured_gflops, double rel_spread) {
+  return absl::StrFormat("  %-10d %12.2f %-10s %15.2f %6.1f %% %7.3f", config_index,
+                         recorded_gflops, recorded_validated ? "validated" : "search",
+                         remeasured_gflops, 100 * rel_spread, remeasured_gflops / recorded_gflops);
+}
+
+std::string RemeasureTableFailure(int64_t config_index, double recorded_gflops,
+                                  bool recorded_validated, const std::string& why) {
+  return absl::StrFormat("  %-10d %12.2f %-10s %s", config_index, recorded_gflops,
+                         recorded_validated ? "validated" : "search", why);
 }
 
 }  // namespace tunefleet

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "tuner_core/measure/validation.h"
 #include "tuner_core/records/best_record.h"
+#include "tuner_core/space/config_space.h"
 
 namespace tunefleet {
 
@@ -31,6 +32,21 @@ struct RemeasureSelection {
 // record (of --task, naming the log's tasks).
 [[nodiscard]] absl::StatusOr<std::vector<TaskRecords>> SelectRecordsToRemeasure(
     const RemeasureSelection& selection, std::ostream& warnings);
+
+// The configs of `task.top` in `space`, in order. InvalidArgument naming
+// `log`, the task and the config when one does not fit the space.
+[[nodiscard]] absl::StatusOr<std::vector<Config>> TopConfigs(const TaskRecords& task,
+                                                             const ConfigSpace& space,
+                                                             const std::string& log);
+
+// The table `measure` prints for each task, on this host or on the fleet:
+// the header line, and a row (without newline) for a re-measured record or
+// for one that could not be re-measured (`why`).
+std::string RemeasureTableHeader();
+std::string RemeasureTableRow(int64_t config_index, double recorded_gflops, bool recorded_validated,
+                              double remeasured_gflops, double rel_spread);
+std::string RemeasureTableFailure(int64_t config_index, double recorded_gflops,
+                                  bool recorded_validated, const std::string& why);
 
 }  // namespace tunefleet
 

@@ -65,5 +65,35 @@ TEST(RemeasureSelectionTest, SaysWhatIsWrong) {
             absl::StatusCode::kNotFound);
 }
 
+TEST(RemeasureSelectionTest, TopConfigsAreTheRecordsConfigsOrANamedError) {
+  ConfigSpace space;
+  ASSERT_TRUE(space.DefineKnob("mr", {4, 6, 8}).ok());
+  TaskRecords task;
+  for (int64_t index : {2, 0}) {
+    Record r = MakeRecord("dense_pack.x86", index, 0.1);
+    r.config = space.Get(index).value().ToJson();
+    task.top.push_back(r);
+  }
+  absl::StatusOr<std::vector<Config>> configs = TopConfigs(task, space, "r.jsonl");
+  ASSERT_TRUE(configs.ok()) << configs.status();
+  ASSERT_EQ(configs->size(), 2u);
+  EXPECT_EQ((*configs)[0].index(), 2);
+  EXPECT_EQ((*configs)[1].index(), 0);
+  task.top.push_back(MakeRecord("dense_pack.x86", 9, 0.1));  // no "mr" entity
+  configs = TopConfigs(task, space, "r.jsonl");
+  EXPECT_EQ(configs.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(configs.status().message(), HasSubstr("r.jsonl: a config of dense_pack.x86"));
+  EXPECT_THAT(configs.status().message(), HasSubstr("does not fit the template's space"));
+}
+
+TEST(RemeasureSelectionTest, TableRowsLineUpUnderTheHeader) {
+  EXPECT_EQ(RemeasureTableHeader(),
+            "  config         recorded figure         re-measured   spread   ratio\n");
+  EXPECT_EQ(RemeasureTableRow(17, 100, true, 95, 0.021),
+            "  17               100.00 validated            95.00    2.1 %   0.950");
+  EXPECT_EQ(RemeasureTableFailure(3, 50, false, "every pass failed"),
+            "  3                 50.00 search     every pass failed");
+}
+
 }  // namespace
 }  // namespace tunefleet
