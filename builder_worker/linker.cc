@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 
 extern char** environ;
 
@@ -43,24 +44,9 @@ std::string TempDir() {
   return absl::OkStatus();
 }
 
+// The linked object (an artifact) or the linker's log.
 [[nodiscard]] absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  std::string data;
-  char buf[65536];
-  while (true) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      close(fd);
-      return absl::InternalError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
-    }
-    if (n == 0) break;
-    data.append(buf, n);
-  }
-  close(fd);
-  return data;
+  return ReadFileToString(path, kMaxArtifactBytes);
 }
 
 // Removes the temporary files whatever path the function leaves by.

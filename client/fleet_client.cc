@@ -1,13 +1,17 @@
 #include "client/fleet_client.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/daemon_util.h"
+#include "common/file_util.h"
 #include "rpc/grpc_status.h"
 
 namespace tunefleet {
@@ -33,8 +37,9 @@ namespace {
   FleetAddress fleet;
   fleet.address = tracker;
   if (fleet.address.empty()) {
-    std::ifstream in(dir + "/address");
-    if (!(in >> fleet.address)) {
+    absl::StatusOr<std::string> address = ReadFileToString(dir + "/address", kMaxSmallFileBytes);
+    if (address.ok()) fleet.address = std::string(absl::StripAsciiWhitespace(*address));
+    if (fleet.address.empty()) {
       return absl::NotFoundError(
           absl::StrCat("no --tracker given and no fleet in ", dir,
                        " (start one with `tunefleet up`, or pass --tracker)"));
@@ -44,7 +49,7 @@ namespace {
     absl::StatusOr<std::string> token = ReadTokenFile(token_file);
     if (!token.ok()) return token.status();
     fleet.token = *token;
-  } else if (std::ifstream(dir + "/user.token")) {
+  } else if (access((dir + "/user.token").c_str(), F_OK) == 0) {
     absl::StatusOr<std::string> token = ReadTokenFile(dir + "/user.token");
     if (!token.ok()) return token.status();
     fleet.token = *token;

@@ -13,22 +13,19 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 
 namespace tunefleet {
 
 [[nodiscard]] absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   if (path.empty()) return std::string();
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    const int error = errno;
-    const std::string message =
-        absl::StrCat("cannot read token file ", path, ": ", std::strerror(error));
-    return error == EACCES ? absl::PermissionDeniedError(message) : absl::NotFoundError(message);
+  absl::StatusOr<std::string> content = ReadFileToString(path, kMaxTokenFileBytes);
+  if (!content.ok()) {
+    return absl::Status(content.status().code(),
+                        absl::StrCat("token file: ", content.status().message()));
   }
-  std::ostringstream content;
-  content << file.rdbuf();
-  std::string token(absl::StripAsciiWhitespace(content.str()));
+  std::string token(absl::StripAsciiWhitespace(*content));
   if (token.empty())
     return absl::InvalidArgumentError(absl::StrCat("token file ", path, " is empty"));
   return token;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace tunefleet {
@@ -52,6 +53,49 @@ namespace {
     ::close(dir_fd);
   }
   return absl::OkStatus();
+}
+
+[[nodiscard]] absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                                           int64_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    return absl::ErrnoToStatus(error, absl::StrCat("cannot read ", path));
+  }
+  auto fail = [&](absl::Status status) {
+    ::close(fd);
+    return status;
+  };
+  auto over_cap = [&](int64_t size, bool at_least) {
+    return absl::InvalidArgumentError(absl::StrCat(path, " is ", at_least ? "over " : "", size,
+                                                   " bytes, over the cap of ", max_bytes,
+                                                   " bytes for this kind of file"));
+  };
+  // Check the file opened, not the path (which could change in between).
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    return fail(absl::ErrnoToStatus(errno, absl::StrCat("cannot stat ", path)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return fail(
+        absl::FailedPreconditionError(absl::StrCat("cannot read ", path, ": not a regular file")));
+  }
+  if (st.st_size > max_bytes) return fail(over_cap(st.st_size, false));
+  std::string content;
+  content.reserve(static_cast<size_t>(st.st_size));
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail(absl::ErrnoToStatus(errno, absl::StrCat("cannot read ", path)));
+    if (n == 0) break;
+    if (static_cast<int64_t>(content.size()) + n > max_bytes) {
+      return fail(over_cap(max_bytes, true));
+    }
+    content.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return content;
 }
 
 }  // namespace tunefleet

@@ -60,5 +60,43 @@ TEST(ReplaceFileAtomicallyTest, FailureNamesThePathAndLeavesNoTemporary) {
   EXPECT_EQ(entries, 1);  // a_directory only
 }
 
+TEST(ReadFileToStringTest, ReadsAFileUpToTheCap) {
+  const std::string path = TempDir() + "/exact";
+  ASSERT_TRUE(ReplaceFileAtomically(path, "12345678").ok());
+  absl::StatusOr<std::string> content = ReadFileToString(path, 8);
+  ASSERT_TRUE(content.ok()) << content.status();
+  EXPECT_EQ(*content, "12345678");
+  ASSERT_TRUE(ReplaceFileAtomically(path, "").ok());
+  EXPECT_EQ(ReadFileToString(path, 8).value(), "");
+}
+
+TEST(ReadFileToStringTest, RefusesAFileOverTheCapNamingFileAndCap) {
+  const std::string path = TempDir() + "/big";
+  ASSERT_TRUE(ReplaceFileAtomically(path, "123456789").ok());
+  absl::StatusOr<std::string> content = ReadFileToString(path, 8);
+  ASSERT_FALSE(content.ok());
+  EXPECT_EQ(content.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(content.status().message(), testing::HasSubstr(path));
+  EXPECT_THAT(content.status().message(), testing::HasSubstr("9 bytes, over the cap of 8 bytes"));
+}
+
+TEST(ReadFileToStringTest, CapsAProcFileThatReportsNoSize) {
+  // /proc files report st_size 0: the cap holds while reading.
+  absl::StatusOr<std::string> content = ReadFileToString("/proc/self/status", 16);
+  ASSERT_FALSE(content.ok());
+  EXPECT_THAT(content.status().message(), testing::HasSubstr("over the cap of 16 bytes"));
+  EXPECT_TRUE(ReadFileToString("/proc/self/status", kMaxConfigFileBytes).ok());
+}
+
+TEST(ReadFileToStringTest, MissingFileAndDirectoryAreClearErrors) {
+  const std::string dir = TempDir();
+  absl::StatusOr<std::string> missing = ReadFileToString(dir + "/none", 8);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), testing::HasSubstr(dir + "/none"));
+  absl::StatusOr<std::string> directory = ReadFileToString(dir, 8);
+  EXPECT_EQ(directory.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(directory.status().message(), testing::HasSubstr("not a regular file"));
+}
+
 }  // namespace
 }  // namespace tunefleet

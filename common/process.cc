@@ -12,9 +12,12 @@
 #include <cstring>
 #include <fstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/clock.h"
+#include "common/file_util.h"
 
 extern char** environ;
 
@@ -173,9 +176,11 @@ int Process::Stop(double grace_s) {
                                                   Process* owner) {
   const Stopwatch waited;
   while (waited.ElapsedSeconds() < timeout_s) {
-    std::ifstream in(path);
+    absl::StatusOr<std::string> text = ReadFileToString(path, kMaxSmallFileBytes);
     int port = 0;
-    if (in >> port && port > 0) return port;
+    if (text.ok() && absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &port) && port > 0) {
+      return port;
+    }
     if (owner != nullptr && !owner->running()) {
       return absl::FailedPreconditionError(
           absl::StrCat("the process that should write ", path, " exited"));

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 
 namespace tunefleet {
@@ -31,11 +32,9 @@ constexpr const char* kInterestingFeatures[] = {
     // AArch64
     "neon", "asimd", "asimdhp", "asimddp", "fphp", "i8mm", "bf16", "sve", "sve2"};
 
+// A /proc file; empty when unreadable (the fields then read as unknown).
 std::string ReadFile(const char* path) {
-  std::ifstream file(path);
-  std::ostringstream content;
-  content << file.rdbuf();
-  return content.str();
+  return ReadFileToString(path, kMaxConfigFileBytes).value_or("");
 }
 
 // The value of the first "key : value" line of `text` whose key is `key`.

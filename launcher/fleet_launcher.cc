@@ -227,10 +227,9 @@ absl::StatusOr<proto::ListDevicesResponse> FleetLauncher::WaitForDevices(
 }
 
 std::string FleetLauncher::Log(const std::string& name) const {
-  std::ifstream in(absl::StrCat(dir_, "/", name, ".log"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  absl::StatusOr<std::string> log =
+      ReadFileToString(absl::StrCat(dir_, "/", name, ".log"), kMaxLogFileBytes);
+  return log.ok() ? *log : absl::StrCat("(", log.status().message(), ")");
 }
 
 }  // namespace tunefleet

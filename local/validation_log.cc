@@ -51,12 +51,9 @@ struct Line {
     if (errno == ENOENT) return absl::NotFoundError(absl::StrCat(path, ": no such file"));
     return IoError("cannot stat", path);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError("cannot open", path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return IoError("cannot read", path);
-  const std::string content = buffer.str();
+  absl::StatusOr<std::string> read = ReadFileToString(path, kMaxRecordLogBytes);
+  if (!read.ok()) return read.status();
+  const std::string content = *std::move(read);
 
   std::vector<Line> lines;
   for (size_t pos = 0; pos < content.size();) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
@@ -194,19 +195,12 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
 
 [[nodiscard]] absl::StatusOr<Graph> ImportOnnxFile(const std::string& path,
                                                    const OnnxImportOptions& options) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ONNX file '", path, "'"));
-  const std::streamoff size = in.tellg();
-  if (size > kMaxOnnxFileBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ONNX file '", path, "' is ", size, " bytes, over the limit of ", kMaxOnnxFileBytes));
+  absl::StatusOr<std::string> bytes = ReadFileToString(path, kMaxOnnxFileBytes);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrCat("ONNX file: ", bytes.status().message()));
   }
-  in.seekg(0);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  if (!in.read(bytes.data(), size)) {
-    return absl::DataLossError(absl::StrCat("cannot read ONNX file '", path, "'"));
-  }
-  return ImportOnnxBytes(bytes, path, options);
+  return ImportOnnxBytes(*bytes, path, options);
 }
 
 [[nodiscard]] absl::StatusOr<Graph> ImportOnnxBytes(const std::string& bytes,

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/records/tvm_record.h"
@@ -38,26 +39,6 @@ bool EndsInTornLine(int fd) {
   if (::fstat(fd, &st) != 0 || st.st_size == 0) return false;
   char last = '\n';
   return ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
-}
-
-[[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
-  std::string contents;
-  char buffer[1 << 16];
-  while (true) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int error = errno;
-      ::close(fd);
-      return absl::ErrnoToStatus(error, absl::StrCat("read ", path));
-    }
-    if (n == 0) break;
-    contents.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return contents;
 }
 
 bool IsBlank(absl::string_view line) {
@@ -108,7 +89,7 @@ absl::Status RecordWriter::Append(const Record& record) {
 }
 
 [[nodiscard]] absl::StatusOr<std::vector<RecordLine>> ReadRecordLines(const std::string& path) {
-  absl::StatusOr<std::string> contents = ReadWholeFile(path);
+  absl::StatusOr<std::string> contents = ReadFileToString(path, kMaxRecordLogBytes);
   if (!contents.ok()) return contents.status();
 
   std::vector<RecordLine> lines;
