@@ -123,11 +123,17 @@ int64_t BuildService::DropQueued() {
   return dropped;
 }
 
-bool BuildService::Answer(Job& job, proto::BuildResult result) {
+bool BuildService::Answer(Job& job, proto::BuildResult result) const {
   {
     absl::MutexLock lock(&job.mu);
     if (job.answered) return false;
     job.answered = true;
+  }
+  // Signed here, the one place every artifact leaves through (built, cached
+  // or answered by before_build), so no path ships unsigned bytes.
+  if (options_.signing_key.has_value() && !result.shared_object().empty()) {
+    result.set_signature(options_.signing_key->Sign(result.artifact_hash(), result.entry_name()));
+    result.set_signer_key(options_.signing_key->public_key_text());
   }
   job.done(std::move(result));
   return true;

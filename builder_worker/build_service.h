@@ -55,6 +55,7 @@
 #include "builder_worker/builder.h"
 #include "common/artifact_cache.h"
 #include "common/clock.h"
+#include "common/signing.h"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
@@ -76,6 +77,9 @@ struct BuildServiceOptions {
   // Build times and timeout deadlines; not owned. The watchdog sleeps on a
   // condition variable in real time, so a FakeClock only moves the figures.
   ClockInterface* clock = &SystemClock();
+  // Signs every artifact (common/signing.h); unset: artifacts go unsigned,
+  // and a tracker that pins builder keys refuses this builder.
+  std::optional<SigningKey> signing_key;
 
   [[nodiscard]] absl::Status Validate() const;
 };
@@ -130,7 +134,7 @@ class BuildService {
   proto::BuildResult Build(const proto::BuildRequest& request) const;
   // Calls job->done with `result` unless someone already answered; true
   // when this call answered.
-  static bool Answer(Job& job, proto::BuildResult result);
+  bool Answer(Job& job, proto::BuildResult result) const;
 
   bool CacheLookup(const std::string& key, proto::BuildResult* result);
   void CacheInsert(const std::string& key, const proto::BuildResult& result);

@@ -10,6 +10,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/sha256.h"
+#include "common/signing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -96,6 +97,27 @@ TEST(BuildServiceTest, BuildsADenseKernelThenAnswersTheSameRequestFromCache) {
   EXPECT_EQ(second.lease_id(), "lease-2");
   EXPECT_EQ(second.artifact_hash(), first.artifact_hash());
   EXPECT_EQ(second.shared_object(), first.shared_object());
+  EXPECT_EQ(service.cache_hits(), 1);
+}
+
+TEST(BuildServiceTest, SignsEveryArtifactItAnswersBuiltOrCached) {
+  BuildServiceOptions options = SmallOptions();
+  absl::StatusOr<SigningKey> key = SigningKey::Generate();
+  ASSERT_TRUE(key.ok()) << key.status();
+  options.signing_key = *key;
+  BuildService service(options);
+  absl::StatusOr<PinnedKeys> pinned = PinnedKeys::FromTexts({key->public_key_text()});
+  ASSERT_TRUE(pinned.ok());
+  for (const char* lease : {"built", "cached"}) {
+    const proto::BuildResult result = Call(service, DenseRequest(lease));
+    ASSERT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+    EXPECT_EQ(result.signer_key(), key->public_key_text());
+    EXPECT_TRUE(pinned
+                    ->Verify(result.shared_object(), result.artifact_hash(), result.entry_name(),
+                             result.signature(), result.signer_key())
+                    .ok())
+        << lease;
+  }
   EXPECT_EQ(service.cache_hits(), 1);
 }
 

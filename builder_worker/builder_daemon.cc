@@ -18,6 +18,9 @@ BuilderDaemon::BuilderDaemon(BuilderDaemonOptions options) : options_(std::move(
   registration.set_role(proto::BUILDER);
   registration.set_parallelism(service_->parallelism());
   registration.set_version(kBuilderVersion);
+  if (options_.service.signing_key.has_value()) {
+    registration.set_signing_key(options_.service.signing_key->public_key_text());
+  }
   worker_ = std::make_unique<WorkerDaemon>(options_.worker, std::move(registration),
                                            static_cast<WorkerRoleInterface*>(this));
 }
@@ -28,7 +31,10 @@ void BuilderDaemon::Start() {
   TF_LOG(INFO) << "builder " << options_.worker.name
                << " starting: tracker=" << options_.worker.tracker_address
                << " parallelism=" << service_->parallelism()
-               << " cache_bytes=" << options_.service.cache_capacity_bytes;
+               << " cache_bytes=" << options_.service.cache_capacity_bytes << " signing_key="
+               << (options_.service.signing_key.has_value()
+                       ? options_.service.signing_key->public_key_text()
+                       : std::string("none (artifacts unsigned)"));
   worker_->Start();
 }
 

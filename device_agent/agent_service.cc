@@ -167,6 +167,24 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
     return fail(MeasureErrorNo::kUnknown, "measure request has no artifact_hash");
   }
   if (!run->shared_object().empty()) {
+    absl::Status trusted = absl::OkStatus();
+    {
+      absl::MutexLock lock(&mu_);
+      if (!pinned_builder_keys_.empty()) {
+        trusted = pinned_builder_keys_.Verify(run->shared_object(), run->artifact_hash(),
+                                              run->entry_name(), request.artifact_signature(),
+                                              request.artifact_signer());
+      } else if (options_.require_signed_artifacts) {
+        trusted = absl::PermissionDeniedError(
+            "artifact refused: this agent requires signed artifacts "
+            "(--require_signed_artifacts) and the tracker pins no builder keys");
+      }
+      if (!trusted.ok()) ++artifacts_refused_;
+    }
+    if (!trusted.ok()) {
+      TF_LOG(WARNING) << "lease " << request.lease_id() << ": " << trusted.message();
+      return fail(MeasureErrorNo::kUnknown, std::string(trusted.message()));
+    }
     const std::string actual = Sha256Hex(run->shared_object());
     if (actual != run->artifact_hash()) {
       return fail(MeasureErrorNo::kUnknown,
@@ -194,6 +212,16 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
       RejectInvalidCosts(runner_->Run(*run), WorkloadFlops(*run), options_.max_gflops);
   result.set_measure_seconds(watch.ElapsedSeconds());
   return result;
+}
+
+void AgentService::SetPinnedBuilderKeys(PinnedKeys keys) {
+  absl::MutexLock lock(&mu_);
+  pinned_builder_keys_ = std::move(keys);
+}
+
+int64_t AgentService::artifacts_refused() const {
+  absl::MutexLock lock(&mu_);
+  return artifacts_refused_;
 }
 
 int64_t AgentService::queued() const {

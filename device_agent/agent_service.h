@@ -11,8 +11,10 @@
 //   });
 //
 // A request with run.shared_object set stores the bytes under
-// run.artifact_hash after checking that they hash (SHA-256, hex) to it; a
-// mismatch is answered UNKNOWN naming both hashes, nothing is run. A request
+// run.artifact_hash after checking that they hash (SHA-256, hex) to it and,
+// when the tracker pins builder keys, that the builder's signature verifies
+// (common/signing.h); a mismatch or a bad signature is answered UNKNOWN
+// naming it, and nothing is written or run. A request
 // without bytes uses the cached artifact, or is answered need_artifact=true
 // (with run.error_no UNKNOWN, so that nobody mistakes it for a measurement):
 // the tracker resends it with the bytes.
@@ -43,6 +45,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "common/artifact_cache.h"
+#include "common/signing.h"
 #include "device_agent/calibration.h"
 #include "device_agent/runner_interface.h"
 #include "proto/fleet.pb.h"
@@ -58,6 +61,10 @@ struct AgentServiceOptions {
   // Runs the calibration kernel for Calibrate(); unset: this agent cannot
   // calibrate, and Calibrate answers with an error.
   std::function<absl::StatusOr<CalibrationFigures>()> calibrate;
+  // Refuse every artifact unless the tracker pins builder keys and the
+  // artifact is signed by one of them (a board that must never run unsigned
+  // code, whatever the tracker says).
+  bool require_signed_artifacts = false;
 
   [[nodiscard]] absl::Status Validate() const;
 };
@@ -95,8 +102,15 @@ class AgentService {
   // leases (already answered) are ignored.
   void Abort(const std::string& lease_id, const std::string& reason);
 
+  // The builder keys the tracker pins (Registered.builder_keys), replacing
+  // the previous ones. Non-empty: artifact bytes are loaded only if signed
+  // by one of them; others are answered UNKNOWN "artifact refused: ..." and
+  // counted (artifacts_refused). Thread-safe.
+  void SetPinnedBuilderKeys(PinnedKeys keys);
+
   int64_t queued() const;
   int64_t measured() const;  // requests answered so far
+  int64_t artifacts_refused() const;
   int64_t cache_entries() const;
   int64_t cache_bytes() const;
   bool HasArtifact(const std::string& hash) const;
@@ -120,6 +134,8 @@ class AgentService {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
   int64_t measured_ ABSL_GUARDED_BY(mu_) = 0;
+  PinnedKeys pinned_builder_keys_ ABSL_GUARDED_BY(mu_);
+  int64_t artifacts_refused_ ABSL_GUARDED_BY(mu_) = 0;
   // The lease being measured ("" between requests) and, once Abort named
   // it, why.
   std::string current_lease_ ABSL_GUARDED_BY(mu_);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -177,6 +178,79 @@ TEST(AgentServiceTest, BytesThatDoNotMatchTheHashAreRefusedUnrun) {
   EXPECT_THAT(answers[0].run().error_msg(), HasSubstr(Sha256Hex("tampered-bytes")));
   EXPECT_TRUE(runner.requests().empty());
   EXPECT_EQ(service.cache_entries(), 0);
+}
+
+// A builder key, the agent's pins holding it, and requests it signed.
+class SignedArtifactsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<SigningKey> key = SigningKey::Generate();
+    ASSERT_TRUE(key.ok()) << key.status();
+    key_.emplace(*key);
+    absl::StatusOr<PinnedKeys> pinned = PinnedKeys::FromTexts({key_->public_key_text()});
+    ASSERT_TRUE(pinned.ok()) << pinned.status();
+    pinned_ = *pinned;
+  }
+  proto::MeasureRequest Signed(const std::string& lease_id, const std::string& bytes) {
+    proto::MeasureRequest request = Request(lease_id, bytes);
+    request.set_artifact_signature(
+        key_->Sign(request.run().artifact_hash(), request.run().entry_name()));
+    request.set_artifact_signer(key_->public_key_text());
+    return request;
+  }
+  std::optional<SigningKey> key_;
+  PinnedKeys pinned_;
+};
+
+TEST_F(SignedArtifactsTest, LoadsSignedArtifactsAndRefusesTamperedOrUnsignedOnes) {
+  FakeRunner runner;
+  AgentService service(&runner, {});
+  service.SetPinnedBuilderKeys(pinned_);
+  Results results;
+  service.Handle(Signed("signed", "ELF-good"), results.Callback());
+  // Tampered in transit, hash recomputed to match: the signature catches it.
+  proto::MeasureRequest tampered = Signed("tampered", "ELF-evil");
+  tampered.mutable_run()->set_shared_object("ELF-eviL");
+  tampered.mutable_run()->set_artifact_hash(Sha256Hex("ELF-eviL"));
+  service.Handle(tampered, results.Callback());
+  service.Handle(Request("unsigned", "ELF-unsigned"), results.Callback());
+  // Signed by a key nobody pinned.
+  absl::StatusOr<SigningKey> rogue = SigningKey::Generate();
+  ASSERT_TRUE(rogue.ok());
+  proto::MeasureRequest forged = Request("forged", "ELF-forged");
+  forged.set_artifact_signature(
+      rogue->Sign(forged.run().artifact_hash(), forged.run().entry_name()));
+  forged.set_artifact_signer(rogue->public_key_text());
+  service.Handle(forged, results.Callback());
+
+  const auto answers = results.WaitFor(4);
+  ASSERT_EQ(answers.size(), 4u);
+  EXPECT_EQ(answers[0].run().error_no(), Code(MeasureErrorNo::kNoError))
+      << answers[0].run().error_msg();
+  EXPECT_THAT(answers[1].run().error_msg(), HasSubstr("artifact refused: the signature does not"));
+  EXPECT_THAT(answers[2].run().error_msg(), HasSubstr("artifact refused: it is unsigned"));
+  EXPECT_THAT(answers[3].run().error_msg(), HasSubstr("not a pinned builder key"));
+  for (int i = 1; i < 4; ++i)
+    EXPECT_EQ(answers[i].run().error_no(), Code(MeasureErrorNo::kUnknown));
+  // Only the signed one reached the runner or the cache.
+  ASSERT_EQ(runner.requests().size(), 1u);
+  EXPECT_EQ(runner.requests()[0].shared_object(), "ELF-good");
+  EXPECT_EQ(service.cache_entries(), 1);
+  EXPECT_EQ(service.artifacts_refused(), 3);
+}
+
+TEST_F(SignedArtifactsTest, AnAgentThatRequiresSignaturesRefusesWhenTheTrackerPinsNoKeys) {
+  FakeRunner runner;
+  AgentServiceOptions options;
+  options.require_signed_artifacts = true;
+  AgentService service(&runner, options);
+  Results results;
+  service.Handle(Signed("signed-but-unpinned", "ELF-good"), results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_THAT(answers[0].run().error_msg(), HasSubstr("requires signed artifacts"));
+  EXPECT_TRUE(runner.requests().empty());
+  EXPECT_EQ(service.artifacts_refused(), 1);
 }
 
 TEST(AgentServiceTest, MeasuresOneAtATimeInOrderOnOneLongLivedThread) {

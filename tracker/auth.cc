@@ -2,22 +2,32 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grpc/grpc_security_constants.h>
+#include <grpcpp/security/auth_context.h>
 #include <grpcpp/server_context.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "common/file_util.h"
+#include "common/sha256.h"
+#include "common/signing.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
@@ -26,6 +36,12 @@ namespace {
 constexpr Role kAllRoles[] = {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner,
                               Role::kAdmin};
 constexpr size_t kGeneratedTokenBytes = 32;
+constexpr size_t kGeneratedIdBytes = 8;
+constexpr absl::string_view kGeneratedPrefix = "tf_";
+constexpr absl::string_view kHashPrefix = "$argon2id$";
+// Refused tokens remembered (by SHA-256) so that a client retrying a wrong
+// token costs one hash, not one Argon2 run, each time; cleared when full.
+constexpr size_t kMaxRememberedRefusals = 4096;
 
 std::string ErrnoText() { return strerror(errno); }
 
@@ -73,7 +89,79 @@ unsigned ConstantTimeEquals(absl::string_view presented, absl::string_view store
   return absl::OkStatus();
 }
 
+// The id of a generated token "tf_<16 hex>_<secret>", or "".
+std::string TokenId(absl::string_view token) {
+  if (!absl::StartsWith(token, kGeneratedPrefix)) return "";
+  const absl::string_view rest = token.substr(kGeneratedPrefix.size());
+  const size_t underscore = rest.find('_');
+  if (underscore != 2 * kGeneratedIdBytes) return "";
+  const absl::string_view id = rest.substr(0, underscore);
+  for (char c : id) {
+    if (!absl::ascii_isxdigit(c)) return "";
+  }
+  return std::string(id);
+}
+
+[[nodiscard]] absl::StatusOr<std::string> HashToken(absl::string_view token) {
+  TF_RETURN_IF_ERROR(InitSodium());
+  char hash[crypto_pwhash_STRBYTES];
+  if (crypto_pwhash_str(hash, token.data(), token.size(), crypto_pwhash_OPSLIMIT_INTERACTIVE,
+                        crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0) {
+    return absl::ResourceExhaustedError("hashing a token ran out of memory (Argon2id, 64 MiB)");
+  }
+  return std::string(hash);
+}
+
+bool HashMatches(const std::string& hash, absl::string_view token) {
+  return crypto_pwhash_str_verify(hash.c_str(), token.data(), token.size()) == 0;
+}
+
+[[nodiscard]] absl::StatusOr<std::string> RandomHex(size_t bytes) {
+  std::string raw(bytes, '\0');
+  TF_RETURN_IF_ERROR(ReadRandom(raw.data(), raw.size()));
+  return absl::BytesToHexString(raw);
+}
+
+std::string ScopeAttributes(const std::string& id, const TokenScope& scope) {
+  std::string text;
+  if (!id.empty()) absl::StrAppend(&text, " id=", id);
+  if (!scope.device_keys.empty())
+    absl::StrAppend(&text, " keys=", absl::StrJoin(scope.device_keys, ","));
+  if (!scope.identity.empty()) absl::StrAppend(&text, " identity=", scope.identity);
+  return text;
+}
+
+[[nodiscard]] absl::Status CheckScope(const TokenScope& scope) {
+  for (const std::string& key : scope.device_keys) {
+    if (key.empty() || key.find_first_of(", \t#=") != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("device key '", key, "' is empty or holds ',', '=', '#' or whitespace"));
+    }
+  }
+  if (scope.identity.find_first_of(" \t#") != std::string::npos) {
+    return absl::InvalidArgumentError("identity holds whitespace or '#'");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+struct TokenSet::Cache {
+  absl::Mutex mu;
+  // SHA-256 of a verified token -> its entry.
+  absl::flat_hash_map<std::string, size_t> verified ABSL_GUARDED_BY(mu);
+  absl::flat_hash_set<std::string> refused ABSL_GUARDED_BY(mu);
+};
+
+absl::Status Principal::CheckDeviceKey(absl::string_view device_key) const {
+  if (scope.device_keys.empty()) return absl::OkStatus();
+  for (const std::string& key : scope.device_keys) {
+    if (key == device_key) return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "this agent token is scoped to device key", scope.device_keys.size() > 1 ? "s " : " ",
+      absl::StrJoin(scope.device_keys, ", "), "; it cannot register as '", device_key, "'"));
+}
 
 absl::string_view RoleName(Role role) {
   // Indexed by Role.
@@ -106,30 +194,53 @@ bool Allowed(Role role, Action action) {
   return false;
 }
 
+TokenSet::TokenSet() : cache_(std::make_unique<Cache>()) {}
+TokenSet::TokenSet(TokenSet&&) noexcept = default;
+TokenSet& TokenSet::operator=(TokenSet&&) noexcept = default;
+TokenSet::~TokenSet() = default;
+
 absl::StatusOr<TokenSet> TokenSet::Generate() {
   TokenSet tokens;
-  for (Role role : kAllRoles) {
-    unsigned char bytes[kGeneratedTokenBytes];
-    TF_RETURN_IF_ERROR(ReadRandom(bytes, sizeof(bytes)));
-    TF_RETURN_IF_ERROR(tokens.Add(role, absl::BytesToHexString(absl::string_view(
-                                            reinterpret_cast<const char*>(bytes), sizeof(bytes)))));
-  }
+  for (Role role : kAllRoles) TF_RETURN_IF_ERROR(tokens.AddGenerated(role).status());
   return tokens;
 }
 
-absl::Status TokenSet::Add(Role role, std::string token) {
+absl::StatusOr<std::string> TokenSet::AddGenerated(Role role, TokenScope scope) {
+  TF_ASSIGN_OR_RETURN(const std::string id, RandomHex(kGeneratedIdBytes));
+  TF_ASSIGN_OR_RETURN(const std::string secret, RandomHex(kGeneratedTokenBytes));
+  std::string token = absl::StrCat(kGeneratedPrefix, id, "_", secret);
+  TF_RETURN_IF_ERROR(Add(role, token, std::move(scope)));
+  return token;
+}
+
+absl::Status TokenSet::Add(Role role, std::string token, TokenScope scope) {
   TF_RETURN_IF_ERROR(CheckToken(token));
+  TF_RETURN_IF_ERROR(CheckScope(scope));
   for (const Entry& entry : entries_) {
-    if (ConstantTimeEquals(token, entry.token)) {
+    if (!entry.plaintext.empty() && ConstantTimeEquals(token, entry.plaintext)) {
       return absl::InvalidArgumentError(
           absl::StrCat("the same token is already given to role ", RoleName(entry.role)));
     }
   }
-  entries_.push_back(Entry{role, std::move(token)});
+  TF_ASSIGN_OR_RETURN(std::string hash, HashToken(token));
+  std::string id = TokenId(token);
+  return AddEntry(Entry{role, std::move(hash), std::move(id), std::move(scope), std::move(token)});
+}
+
+absl::Status TokenSet::AddEntry(Entry entry) {
+  if (!entry.id.empty()) {
+    for (const Entry& other : entries_) {
+      if (other.id == entry.id) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "token id ", entry.id, " is already given to role ", RoleName(other.role)));
+      }
+    }
+  }
+  entries_.push_back(std::move(entry));
   return absl::OkStatus();
 }
 
-absl::StatusOr<Role> TokenSet::Authenticate(absl::string_view authorization_header) const {
+absl::StatusOr<Principal> TokenSet::Authenticate(absl::string_view authorization_header) const {
   absl::string_view header = absl::StripAsciiWhitespace(authorization_header);
   if (header.empty()) {
     return absl::UnauthenticatedError(absl::StrCat("no credentials: send metadata '",
@@ -141,33 +252,68 @@ absl::StatusOr<Role> TokenSet::Authenticate(absl::string_view authorization_head
         "the ", kAuthorizationMetadataKey, " metadata is not of the form 'Bearer <token>'"));
   }
   const absl::string_view token = absl::StripLeadingAsciiWhitespace(header.substr(kScheme.size()));
-  // Look at every entry, without stopping at a match, so the time taken does
-  // not say which entry (or whether an early one) matched.
-  int64_t match = -1;
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    const int64_t mask = -static_cast<int64_t>(ConstantTimeEquals(token, entries_[i].token));
-    match = (static_cast<int64_t>(i) & mask) | (match & ~mask);
+  const absl::Status unknown = absl::UnauthenticatedError("the bearer token is not recognized");
+  if (CheckToken(token).ok() == false) return unknown;
+
+  const std::string digest = Sha256Hex(token);
+  {
+    absl::MutexLock lock(&cache_->mu);
+    if (auto it = cache_->verified.find(digest); it != cache_->verified.end()) {
+      const Entry& entry = entries_[it->second];
+      return Principal{entry.role, entry.scope};
+    }
+    if (cache_->refused.contains(digest)) return unknown;
   }
-  if (match < 0) return absl::UnauthenticatedError("the bearer token is not recognized");
-  return entries_[static_cast<size_t>(match)].role;
+  // Argon2 outside the lock: only the entries this token can match (its id's
+  // line, or the lines without an id for tokens of other shapes).
+  const std::string id = TokenId(token);
+  std::optional<size_t> match;
+  for (size_t i = 0; i < entries_.size() && !match.has_value(); ++i) {
+    if (entries_[i].id == id && HashMatches(entries_[i].hash, token)) match = i;
+  }
+  absl::MutexLock lock(&cache_->mu);
+  if (!match.has_value()) {
+    if (cache_->refused.size() >= kMaxRememberedRefusals) cache_->refused.clear();
+    cache_->refused.insert(digest);
+    return unknown;
+  }
+  cache_->verified.emplace(digest, *match);
+  return Principal{entries_[*match].role, entries_[*match].scope};
 }
 
 std::string TokenSet::TokenFor(Role role) const {
   for (const Entry& entry : entries_) {
-    if (entry.role == role) return entry.token;
+    if (entry.role == role && !entry.plaintext.empty()) return entry.plaintext;
   }
   return "";
 }
 
+std::vector<int> TokenSet::UnboundEntries() const {
+  std::vector<int> unbound;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].scope.identity.empty()) unbound.push_back(static_cast<int>(i) + 1);
+  }
+  return unbound;
+}
+
 absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
   std::string text =
-      "# TuneFleet tokens: <role> <token> per line (roles user, builder, agent, tuner, admin).\n"
+      "# TuneFleet tokens (hashes only): <role> <argon2id hash> [id=] [keys=] [identity=].\n"
       "# Keep this file private (chmod 600).\n";
-  for (const Entry& entry : entries_)
-    absl::StrAppend(&text, RoleName(entry.role), " ", entry.token, "\n");
-
+  for (const Entry& entry : entries_) {
+    absl::StrAppend(&text, RoleName(entry.role), " ", entry.hash,
+                    ScopeAttributes(entry.id, entry.scope), "\n");
+  }
   // Never readable by others, whatever the umask; never seen half written.
   return ReplaceFileAtomically(path, text, 0600);
+}
+
+absl::StatusOr<std::string> TokenFileLine(Role role, absl::string_view token,
+                                          const TokenScope& scope) {
+  TF_RETURN_IF_ERROR(CheckToken(token));
+  TF_RETURN_IF_ERROR(CheckScope(scope));
+  TF_ASSIGN_OR_RETURN(std::string hash, HashToken(token));
+  return absl::StrCat(RoleName(role), " ", hash, ScopeAttributes(TokenId(token), scope));
 }
 
 absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
@@ -218,6 +364,11 @@ absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
     }
     if (n == 0) break;
     text.append(buffer, static_cast<size_t>(n));
+    if (static_cast<int64_t>(text.size()) > kMaxTokenFileBytes) {
+      close(fd);
+      return absl::InvalidArgumentError(
+          absl::StrCat("token file ", path, " is over the cap of ", kMaxTokenFileBytes, " bytes"));
+    }
   }
   close(fd);
 
@@ -229,7 +380,7 @@ absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
     if (line.empty() || line[0] == '#') continue;
     std::vector<absl::string_view> fields =
         absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
-    // A trailing comment ("agent <token> # board 3") is allowed.
+    // A trailing comment ("agent <hash> # board 3") is allowed.
     for (size_t i = 0; i < fields.size(); ++i) {
       if (!fields[i].empty() && fields[i][0] == '#') {
         fields.resize(i);
@@ -237,30 +388,62 @@ absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
       }
     }
     const std::string where = absl::StrCat("token file ", path, " line ", line_number);
-    if (fields.size() != 2) {
+    if (fields.size() < 2) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": expected '<role> <token>', found ", fields.size(), " fields"));
+          absl::StrCat(where, ": expected '<role> <hash> [id=..] [keys=..] [identity=..]', found ",
+                       fields.size(), " field", fields.size() == 1 ? "" : "s"));
     }
     absl::StatusOr<Role> role = ParseRole(fields[0]);
     if (!role.ok())
       return absl::InvalidArgumentError(absl::StrCat(where, ": ", role.status().message()));
-    if (absl::Status added = tokens.Add(*role, std::string(fields[1])); !added.ok()) {
+    if (!absl::StartsWith(fields[1], kHashPrefix)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": role ", fields[0],
+          ": the credential is not an Argon2id hash; the tracker stores tokens hashed only. "
+          "Replace the line with what `tunefleet token hash --role ",
+          fields[0], "` prints for that token (it reads the token on stdin)"));
+    }
+    TokenSet::Entry entry{*role, std::string(fields[1]), "", TokenScope{}, ""};
+    for (size_t i = 2; i < fields.size(); ++i) {
+      const size_t equals = fields[i].find('=');
+      const absl::string_view name = fields[i].substr(0, equals);
+      const absl::string_view value =
+          equals == absl::string_view::npos ? "" : fields[i].substr(equals + 1);
+      if (name == "id" && !value.empty()) {
+        entry.id = std::string(value);
+      } else if (name == "keys" && !value.empty()) {
+        entry.scope.device_keys = absl::StrSplit(value, ',', absl::SkipEmpty());
+      } else if (name == "identity" && !value.empty()) {
+        entry.scope.identity = std::string(value);
+      } else {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": unknown attribute '", name,
+                         "' (expected id=<hex>, keys=<key>[,<key>] or identity=<URI>)"));
+      }
+    }
+    if (!entry.scope.device_keys.empty() && *role != Role::kAgent) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": role ", fields[0], ": ", added.message()));
+          absl::StrCat(where, ": keys= scopes agent tokens only, not ", fields[0]));
+    }
+    if (absl::Status scope = CheckScope(entry.scope); !scope.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", scope.message()));
+    }
+    if (absl::Status added = tokens.AddEntry(std::move(entry)); !added.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", added.message()));
     }
   }
   if (tokens.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("token file ", path, " holds no tokens; expected lines '<role> <token>'"));
+        absl::StrCat("token file ", path, " holds no tokens; expected lines '<role> <hash>'"));
   }
   return tokens;
 }
 
 std::string BearerHeader(absl::string_view token) { return absl::StrCat("Bearer ", token); }
 
-[[nodiscard]] absl::StatusOr<Role> AuthenticateContext(const TokenSet* tokens,
-                                                       const grpc::ServerContextBase& context) {
-  if (tokens == nullptr) return Role::kAdmin;
+absl::StatusOr<Principal> AuthenticateContext(const TokenSet* tokens,
+                                              const grpc::ServerContextBase& context) {
+  if (tokens == nullptr) return Principal{Role::kAdmin, TokenScope{}};
   const auto& metadata = context.client_metadata();
   const auto [first, last] = metadata.equal_range(kAuthorizationMetadataKey);
   if (first == last) return tokens->Authenticate("");
@@ -268,7 +451,26 @@ std::string BearerHeader(absl::string_view token) { return absl::StrCat("Bearer 
     return absl::UnauthenticatedError(absl::StrCat("more than one ", kAuthorizationMetadataKey,
                                                    " metadata entry; send exactly one"));
   }
-  return tokens->Authenticate(absl::string_view(first->second.data(), first->second.size()));
+  TF_ASSIGN_OR_RETURN(Principal principal, tokens->Authenticate(absl::string_view(
+                                               first->second.data(), first->second.size())));
+  if (principal.scope.identity.empty()) return principal;
+  // A bound token is worth nothing without the certificate it is bound to.
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  std::vector<std::string> presented;
+  if (auth != nullptr) {
+    for (const char* property : {GRPC_PEER_URI_PROPERTY_NAME, GRPC_X509_SAN_PROPERTY_NAME}) {
+      for (const grpc::string_ref& value : auth->FindPropertyValues(property)) {
+        const std::string text(value.data(), value.size());
+        if (text == principal.scope.identity) return principal;
+        presented.push_back(text);
+      }
+    }
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "this token is bound to the client certificate identity ", principal.scope.identity,
+      presented.empty()
+          ? ", and the call presented no client certificate"
+          : absl::StrCat(", and the certificate's names are ", absl::StrJoin(presented, ", "))));
 }
 
 }  // namespace tunefleet

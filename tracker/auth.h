@@ -4,18 +4,30 @@
 // against the action; clients send BearerHeader(token).
 //
 //   TF_ASSIGN_OR_RETURN(TokenSet tokens, LoadTokenFile("/etc/tunefleet/tokens"));
-//   TF_ASSIGN_OR_RETURN(Role role, AuthenticateContext(&tokens, *context));
-//   if (!Allowed(role, Action::kRegisterAgent)) return PermissionDenied(...);
+//   TF_ASSIGN_OR_RETURN(Principal who, AuthenticateContext(&tokens, *context));
+//   if (!Allowed(who.role, Action::kRegisterAgent)) return PermissionDenied(...);
 //
-// Token file: one "<role> <token>" per line, roles user, builder, agent,
-// tuner and admin; a role may have several tokens (one per board, say);
-// blank lines and lines starting with '#' are ignored. Tokens are at least 16
-// characters with no whitespace. The file must not be readable or writable
-// by others (chmod 600). `tunefleet up` makes one with TokenSet::Generate()
-// and WriteTokenFile(). No message here ever contains a token.
+// The tracker's token file holds hashes only, one per line:
+//   <role> <argon2id hash> [id=<hex>] [keys=<key>,<key>] [identity=<URI SAN>]
+// roles user, builder, agent, tuner and admin; a role may have several
+// tokens (one per board, say); blank lines and '#' comments are ignored.
+//   - The hash is libsodium's crypto_pwhash_str (Argon2id) of the token; a
+//     line holding a plaintext token is refused. `tunefleet token new`
+//     makes a token and its line; `tunefleet token hash` hashes one.
+//   - id=: the public id generated tokens carry ("tf_<id>_<secret>"), so a
+//     presented token is checked against its own line only.
+//   - keys=: an agent token may register only as these device keys (an
+//     rk3399 board's token cannot register as h100).
+//   - identity=: the token is accepted only from a TLS client whose
+//     certificate has this URI SAN (e.g. spiffe://fleet/agent/board-7). Off
+//     loopback the tracker requires it on every line.
+// The file must not be readable or writable by others (chmod 600). No
+// message here ever contains a token. Verified tokens are remembered by
+// their SHA-256 for the life of the process, so Argon2 runs once per token.
 #ifndef TUNEFLEET_TRACKER_AUTH_H_
 #define TUNEFLEET_TRACKER_AUTH_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,46 +66,86 @@ inline constexpr size_t kMinTokenLength = 16;
 // The gRPC metadata key carrying BearerHeader(token).
 inline constexpr char kAuthorizationMetadataKey[] = "authorization";
 
+// What a token may do beyond its role.
+struct TokenScope {
+  // Agents: the device keys it may register as; empty = any key.
+  std::vector<std::string> device_keys;
+  // The URI SAN the caller's client certificate must carry; empty = unbound.
+  std::string identity;
+};
+
+// Who an authenticated caller is.
+struct Principal {
+  Role role = Role::kUser;
+  TokenScope scope;
+
+  // Whether an agent with this token may register as `device_key`;
+  // PermissionDenied naming the keys it may use otherwise.
+  [[nodiscard]] absl::Status CheckDeviceKey(absl::string_view device_key) const;
+};
+
 class TokenSet {
  public:
   // An empty set authenticates nobody.
-  TokenSet() = default;
+  TokenSet();
+  TokenSet(TokenSet&&) noexcept;
+  TokenSet& operator=(TokenSet&&) noexcept;
+  ~TokenSet();
 
-  // One fresh token per role: 32 bytes from /dev/urandom, hex encoded.
+  // One fresh token per role, "tf_<16 hex id>_<64 hex secret>" from
+  // /dev/urandom, hashed at once.
   [[nodiscard]] static absl::StatusOr<TokenSet> Generate();
+  // A fresh token for `role` and `scope`, added to this set; returns it.
+  [[nodiscard]] absl::StatusOr<std::string> AddGenerated(Role role, TokenScope scope = {});
 
-  // Adds a token. InvalidArgument if it is shorter than kMinTokenLength,
-  // holds whitespace or control characters, or is already in the set.
-  [[nodiscard]] absl::Status Add(Role role, std::string token);
+  // Adds a token (hashed here; the plaintext is kept in memory only, for
+  // TokenFor). InvalidArgument if it is shorter than kMinTokenLength, holds
+  // whitespace or control characters, or is already in the set.
+  [[nodiscard]] absl::Status Add(Role role, std::string token, TokenScope scope = {});
 
-  // The role of "Bearer <token>" (scheme case-insensitive). Unauthenticated,
-  // saying what was wrong but never echoing the token, if the header is
-  // missing, not a bearer token, or the token is unknown. Compares in time
-  // independent of where a presented token differs from a stored one.
-  [[nodiscard]] absl::StatusOr<Role> Authenticate(absl::string_view authorization_header) const;
+  // The role and scope of "Bearer <token>" (scheme case-insensitive).
+  // Unauthenticated, saying what was wrong but never echoing the token, if
+  // the header is missing, not a bearer token, or the token is unknown.
+  [[nodiscard]] absl::StatusOr<Principal> Authenticate(
+      absl::string_view authorization_header) const;
 
-  // The first token of `role`, or "" if it has none (for `tunefleet up` to
-  // hand to the daemons it starts).
+  // The first token of `role` added in this process, or "" if none (for
+  // `tunefleet up` to hand to the daemons it starts).
   std::string TokenFor(Role role) const;
 
-  // Writes every token as a token file readable by its owner only (0600),
-  // replacing `path` atomically.
+  // Writes every entry as a token file line (hash, id, scope; never a
+  // token) readable by its owner only (0600), replacing `path` atomically.
   [[nodiscard]] absl::Status WriteTokenFile(const std::string& path) const;
   // Writes <dir>/<role>.token (user, builder, agent, tuner) holding that
   // role's first token, 0600, each replaced atomically: what a daemon's
   // --token_file reads.
   [[nodiscard]] absl::Status WriteRoleTokenFiles(const std::string& dir) const;
 
+  // 1-based positions of entries with no identity= binding.
+  std::vector<int> UnboundEntries() const;
+
   bool empty() const { return entries_.empty(); }
   size_t size() const { return entries_.size(); }
 
  private:
+  friend absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path);
   struct Entry {
     Role role;
-    std::string token;
+    std::string hash;  // crypto_pwhash_str output
+    std::string id;    // from "tf_<id>_..." tokens; "" for others
+    TokenScope scope;
+    std::string plaintext;  // only for tokens added in this process
   };
+  struct Cache;
+  [[nodiscard]] absl::Status AddEntry(Entry entry);
   std::vector<Entry> entries_;
+  std::unique_ptr<Cache> cache_;
 };
+
+// The token file line for `token` (hashing it): what `tunefleet token hash`
+// prints.
+[[nodiscard]] absl::StatusOr<std::string> TokenFileLine(Role role, absl::string_view token,
+                                                        const TokenScope& scope);
 
 // Reads a token file (format above). Errors name the file and line;
 // FailedPrecondition if others may read or write it, InvalidArgument if it
@@ -103,11 +155,12 @@ class TokenSet {
 // "Bearer <token>", the value of the authorization header or metadata.
 std::string BearerHeader(absl::string_view token);
 
-// Authenticates a call from its "authorization" metadata. `tokens` nullptr
+// Authenticates a call from its "authorization" metadata and, for a token
+// bound to an identity, the client certificate's URI SANs. `tokens` nullptr
 // means authentication is off and every caller is admin (the tracker allows
 // that only when it listens on loopback).
-[[nodiscard]] absl::StatusOr<Role> AuthenticateContext(const TokenSet* tokens,
-                                                       const grpc::ServerContextBase& context);
+[[nodiscard]] absl::StatusOr<Principal> AuthenticateContext(const TokenSet* tokens,
+                                                            const grpc::ServerContextBase& context);
 
 }  // namespace tunefleet
 

@@ -99,13 +99,13 @@ TEST(TokenSetTest, AuthenticatesEachRolesToken) {
   TokenSet tokens = ThreeTokens();
   auto user = tokens.Authenticate(BearerHeader(kUserToken));
   ASSERT_TRUE(user.ok()) << user.status();
-  EXPECT_EQ(*user, Role::kUser);
+  EXPECT_EQ(user->role, Role::kUser);
   auto agent = tokens.Authenticate(absl::StrCat("bearer  ", kAgentToken, " "));
   ASSERT_TRUE(agent.ok()) << agent.status();
-  EXPECT_EQ(*agent, Role::kAgent);
+  EXPECT_EQ(agent->role, Role::kAgent);
   auto admin = tokens.Authenticate(BearerHeader(kAdminToken));
   ASSERT_TRUE(admin.ok()) << admin.status();
-  EXPECT_EQ(*admin, Role::kAdmin);
+  EXPECT_EQ(admin->role, Role::kAdmin);
 }
 
 TEST(TokenSetTest, RefusesUnknownTokensWithoutEchoingThem) {
@@ -150,19 +150,22 @@ TEST(TokenSetTest, AddRefusesShortDuplicateAndWhitespaceTokens) {
   EXPECT_FALSE(tokens.Add(Role::kUser, "has a space in the middle").ok());
 }
 
-TEST(TokenSetTest, GenerateMakesDistinctLongHexTokensForEveryRole) {
+TEST(TokenSetTest, GenerateMakesDistinctLongTokensWithAnIdForEveryRole) {
   auto first = TokenSet::Generate();
   ASSERT_TRUE(first.ok()) << first.status();
   auto second = TokenSet::Generate();
   ASSERT_TRUE(second.ok()) << second.status();
   for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner, Role::kAdmin}) {
     const std::string token = first->TokenFor(role);
-    EXPECT_EQ(token.size(), 64u);
-    EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos) << token;
+    // "tf_" + 16 hex id + "_" + 64 hex secret.
+    ASSERT_EQ(token.size(), 84u) << token;
+    EXPECT_EQ(token.substr(0, 3), "tf_");
+    EXPECT_EQ(token[19], '_');
+    EXPECT_EQ(token.find_first_not_of("0123456789abcdef", 20), std::string::npos) << token;
     EXPECT_NE(token, second->TokenFor(role));
     auto authenticated = first->Authenticate(BearerHeader(token));
     ASSERT_TRUE(authenticated.ok()) << authenticated.status();
-    EXPECT_EQ(*authenticated, role);
+    EXPECT_EQ(authenticated->role, role);
   }
 }
 
@@ -183,7 +186,7 @@ TEST(TokenFileTest, WrittenFileIsPrivateAndLoadsBack) {
   EXPECT_EQ(loaded->size(), 5u);
   auto tuner = loaded->Authenticate(BearerHeader(generated->TokenFor(Role::kTuner)));
   ASSERT_TRUE(tuner.ok()) << tuner.status();
-  EXPECT_EQ(*tuner, Role::kTuner);
+  EXPECT_EQ(tuner->role, Role::kTuner);
 
   // Writing again replaces the file.
   ASSERT_TRUE(ThreeTokens().WriteTokenFile(path).ok());
@@ -192,25 +195,83 @@ TEST(TokenFileTest, WrittenFileIsPrivateAndLoadsBack) {
   EXPECT_EQ(replaced->size(), 3u);
 }
 
+// One line of a token file for `token`, hashed.
+std::string Line(Role role, const std::string& token, const TokenScope& scope = {}) {
+  absl::StatusOr<std::string> line = TokenFileLine(role, token, scope);
+  EXPECT_TRUE(line.ok()) << line.status();
+  return line.value_or("");
+}
+
 TEST(TokenFileTest, ReadsCommentsBlankLinesAndSeveralTokensPerRole) {
-  const std::string path = WriteFile("tokens_ok",
-                                     "# fleet tokens\n"
-                                     "\n"
-                                     "user   user-token-0123456789\n"
-                                     "  agent\tagent-board-1-0123456789   # rk3399 #1\n"
-                                     "agent agent-board-2-0123456789\n"
-                                     "admin admin-token-0123456789");  // no final newline
+  const std::string path = WriteFile(
+      "tokens_ok", absl::StrCat("# fleet tokens\n"
+                                "\n",
+                                Line(Role::kUser, kUserToken), "\n  ",
+                                Line(Role::kAgent, "agent-board-1-0123456789"), "   # rk3399 #1\n",
+                                Line(Role::kAgent, "agent-board-2-0123456789"), "\n",
+                                Line(Role::kAdmin, kAdminToken)));  // no final newline
   auto tokens = LoadTokenFile(path);
   ASSERT_TRUE(tokens.ok()) << tokens.status();
   EXPECT_EQ(tokens->size(), 4u);
   auto board2 = tokens->Authenticate(BearerHeader("agent-board-2-0123456789"));
   ASSERT_TRUE(board2.ok()) << board2.status();
-  EXPECT_EQ(*board2, Role::kAgent);
+  EXPECT_EQ(board2->role, Role::kAgent);
+  // Asking twice is answered from the verified-token cache, the same way.
+  auto again = tokens->Authenticate(BearerHeader("agent-board-2-0123456789"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->role, Role::kAgent);
+  EXPECT_FALSE(tokens->Authenticate(BearerHeader("agent-board-3-0123456789")).ok());
+  EXPECT_FALSE(tokens->Authenticate(BearerHeader("agent-board-3-0123456789")).ok());
+}
+
+TEST(TokenFileTest, StoresHashesAndNeverTheTokens) {
+  auto generated = TokenSet::Generate();
+  ASSERT_TRUE(generated.ok()) << generated.status();
+  const std::string path = TempPath("hashed_tokens");
+  ASSERT_TRUE(generated->WriteTokenFile(path).ok());
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (Role role : {Role::kUser, Role::kBuilder, Role::kAgent, Role::kTuner, Role::kAdmin}) {
+    const std::string token = generated->TokenFor(role);
+    EXPECT_THAT(text, Not(HasSubstr(token.substr(20)))) << "the secret of a token is in the file";
+  }
+  EXPECT_THAT(text, HasSubstr("$argon2id$"));
+}
+
+TEST(TokenFileTest, RefusesAPlaintextTokenAndSaysHowToHashIt) {
+  const std::string path = WriteFile("tokens_plain", "user user-token-0123456789\n");
+  auto tokens = LoadTokenFile(path);
+  ASSERT_FALSE(tokens.ok());
+  EXPECT_EQ(tokens.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(tokens.status().message(), HasSubstr("not an Argon2id hash"));
+  EXPECT_THAT(tokens.status().message(), HasSubstr("tunefleet token hash --role user"));
+  EXPECT_THAT(tokens.status().message(), Not(HasSubstr("0123456789")));
+}
+
+TEST(TokenFileTest, AgentTokensAreScopedToTheirDeviceKeys) {
+  const std::string board_token = "rk3399-board-7-0123456789";
+  const std::string path = WriteFile(
+      "tokens_scoped", Line(Role::kAgent, board_token, TokenScope{{"rk3399", "rk3399-b"}, ""}));
+  auto tokens = LoadTokenFile(path);
+  ASSERT_TRUE(tokens.ok()) << tokens.status();
+  auto who = tokens->Authenticate(BearerHeader(board_token));
+  ASSERT_TRUE(who.ok()) << who.status();
+  EXPECT_TRUE(who->CheckDeviceKey("rk3399").ok());
+  EXPECT_TRUE(who->CheckDeviceKey("rk3399-b").ok());
+  const absl::Status h100 = who->CheckDeviceKey("h100");
+  EXPECT_TRUE(absl::IsPermissionDenied(h100)) << h100;
+  EXPECT_THAT(h100.message(), HasSubstr("scoped to device keys rk3399, rk3399-b"));
+  EXPECT_THAT(h100.message(), HasSubstr("cannot register as 'h100'"));
+
+  // keys= is for agents only.
+  const std::string user_scoped =
+      WriteFile("tokens_user_scoped", Line(Role::kUser, kUserToken, TokenScope{{"rk3399"}, ""}));
+  EXPECT_THAT(LoadTokenFile(user_scoped).status().message(), HasSubstr("agent tokens only"));
 }
 
 TEST(TokenFileTest, RefusesAWorldReadableFile) {
   const std::string path =
-      WriteFile("tokens_world_readable", "admin admin-token-0123456789\n", 0644);
+      WriteFile("tokens_world_readable", Line(Role::kAdmin, kAdminToken) + "\n", 0644);
   auto tokens = LoadTokenFile(path);
   ASSERT_FALSE(tokens.ok());
   EXPECT_EQ(tokens.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -223,13 +284,15 @@ TEST(TokenFileTest, ErrorsNameTheLineAndNeverTheToken) {
     std::string text;
     std::string expected;
   };
+  const std::string user_line = Line(Role::kUser, kUserToken);
+  const std::string hash = user_line.substr(user_line.find(' ') + 1);
   const Case cases[] = {
-      {"user user-token-0123456789\nroot root-token-0123456789\n", "line 2: unknown role 'root'"},
-      {"# c\n\nagent tooshort\n", "line 3: role agent: token is 8 characters; at least 16"},
-      {"user\n", "line 1: expected '<role> <token>', found 1 fields"},
-      {"user a-token-0123456789 extra\n", "line 1: expected '<role> <token>', found 3 fields"},
-      {"user same-token-0123456789\nadmin same-token-0123456789\n",
-       "line 2: role admin: the same token"},
+      {absl::StrCat(user_line, "\nroot ", hash, "\n"), "line 2: unknown role 'root'"},
+      {"# c\n\nagent tooshort-0123456789\n", "line 3: role agent: the credential is not an"},
+      {"user\n", "line 1: expected '<role> <hash>"},
+      {absl::StrCat("user ", hash, " extra\n"), "line 1: unknown attribute 'extra'"},
+      {absl::StrCat("user ", hash, " id=00ff\nadmin ", hash, " id=00ff\n"),
+       "line 2: token id 00ff is already given to role user"},
       {"# only comments\n\n", "holds no tokens"},
   };
   int index = 0;
@@ -263,13 +326,12 @@ class WhoAmIService final : public grpc::CallbackGenericService {
       grpc::GenericCallbackServerContext* context) override {
     class Reactor final : public grpc::ServerGenericBidiReactor {
      public:
-      explicit Reactor(absl::StatusOr<Role> role) {
-        if (!role.ok()) {
-          Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                              std::string(role.status().message())));
+      explicit Reactor(absl::StatusOr<Principal> who) {
+        if (!who.ok()) {
+          Finish(ToGrpc(who.status()));
           return;
         }
-        grpc::Slice slice{std::string(RoleName(*role))};
+        grpc::Slice slice{std::string(RoleName(who->role))};
         response_ = grpc::ByteBuffer(&slice, 1);
         StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
       }
@@ -363,6 +425,19 @@ TEST_F(AuthenticateContextTest, RefusesTwoAuthorizationEntries) {
   ASSERT_FALSE(role.ok());
   EXPECT_EQ(role.status().code(), absl::StatusCode::kUnauthenticated);
   EXPECT_THAT(role.status().message(), HasSubstr("more than one"));
+}
+
+TEST_F(AuthenticateContextTest, RefusesABoundTokenFromACallerWithoutItsCertificate) {
+  TokenSet tokens;
+  ASSERT_TRUE(
+      tokens.Add(Role::kAgent, kAgentToken, TokenScope{{}, "spiffe://fleet/agent/board-7"}).ok());
+  StartServer(&tokens);
+  auto role = Call({BearerHeader(kAgentToken)});
+  ASSERT_FALSE(role.ok());
+  EXPECT_EQ(role.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(role.status().message(), HasSubstr("bound to the client certificate identity "
+                                                 "spiffe://fleet/agent/board-7"));
+  EXPECT_THAT(role.status().message(), HasSubstr("presented no client certificate"));
 }
 
 TEST_F(AuthenticateContextTest, NoTokenSetMeansEveryCallerIsAdmin) {

@@ -251,6 +251,8 @@ void Dispatcher::SendMeasure(Worker& agent, Job& job, Trial& trial, bool with_by
   run->set_workload_args_json(workload.args().dump());
   if (with_bytes) {
     run->set_shared_object(*trial.shared_object);
+    request->set_artifact_signature(trial.artifact_signature);
+    request->set_artifact_signer(trial.artifact_signer);
     agent.artifacts_sent.insert(trial.artifact_hash);
   }
   run->set_entry_name(trial.entry_name);

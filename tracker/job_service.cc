@@ -65,9 +65,9 @@ class EventQueue {
 }  // namespace
 
 grpc::Status JobServiceImpl::Check(const grpc::ServerContext& context, Action action) const {
-  absl::StatusOr<Role> role = AuthenticateContext(tokens_, context);
-  if (!role.ok()) return ToGrpc(role.status());
-  if (!Allowed(*role, action)) {
+  absl::StatusOr<Principal> who = AuthenticateContext(tokens_, context);
+  if (!who.ok()) return ToGrpc(who.status());
+  if (!Allowed(who->role, action)) {
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         "this token is not allowed to do that");
   }

@@ -73,6 +73,10 @@ struct Trial {
   std::shared_ptr<const std::string> shared_object;
   std::string entry_name;
   std::string artifact_hash;
+  // The builder's signature of the artifact and its public key (empty when
+  // the fleet does not sign), forwarded to the agent with the bytes.
+  std::string artifact_signature;
+  std::string artifact_signer;
   double build_seconds = 0;
   std::string builder;
   // The agent holding its measure lease (while kMeasuring; the result names

@@ -233,6 +233,17 @@ absl::StatusOr<std::string> Scheduler::RegisterWorker(const proto::Register& reg
                                                       const std::string& peer,
                                                       std::shared_ptr<Outbox> outbox) {
   TF_RETURN_IF_ERROR(WorkerRegistry::ValidateRegistration(registration));
+  if (registration.role() == proto::BUILDER && !options_.builder_keys.empty() &&
+      !options_.builder_keys.Contains(registration.signing_key())) {
+    return absl::PermissionDeniedError(
+        registration.signing_key().empty()
+            ? absl::StrCat("builder \"", registration.name(),
+                           "\" signs nothing (no --signing_key), and this tracker pins builder "
+                           "keys (--builder_keys)")
+            : absl::StrCat("builder \"", registration.name(), "\" signs with ",
+                           registration.signing_key(),
+                           ", which this tracker does not pin; add it to --builder_keys"));
+  }
   absl::MutexLock lock(&mu_);
   const double now = clock_->NowSeconds();
   if (const Worker* old = workers_.FindByName(registration.name())) {
@@ -250,6 +261,10 @@ absl::StatusOr<std::string> Scheduler::RegisterWorker(const proto::Register& reg
   proto::TrackerMessage reply;
   reply.mutable_registered()->set_worker_id(worker.id);
   reply.mutable_registered()->set_heartbeat_interval_s(options_.heartbeat_interval_s);
+  if (worker.role() == proto::AGENT) {
+    for (const std::string& key : options_.builder_keys.texts())
+      reply.mutable_registered()->add_builder_keys(key);
+  }
   worker.outbox->Send(std::move(reply));
   TF_LOG(INFO) << "worker " << worker.id << " \"" << registration.name() << "\" registered as "
                << proto::WorkerRole_Name(registration.role())

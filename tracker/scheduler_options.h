@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "common/signing.h"
 
 namespace tunefleet {
 
@@ -52,6 +53,10 @@ struct SchedulerOptions {
   // Largest artifact accepted from a builder.
   int64_t max_artifact_bytes = 64LL << 20;
   CalibrationPolicy calibration;
+  // Builder signing keys (common/signing.h). Non-empty: a builder must sign
+  // with one of them (checked at registration and on every artifact), and
+  // agents are told to load only artifacts signed by one of them.
+  PinnedKeys builder_keys;
 };
 
 }  // namespace tunefleet

@@ -260,6 +260,17 @@ void TrialLifecycle::Built(Job& job, Trial& trial, const proto::BuildResult& res
   } else if (static_cast<int64_t>(result.shared_object().size()) > options_->max_artifact_bytes) {
     problem = absl::StrCat("artifact of ", result.shared_object().size(),
                            " bytes exceeds the limit of ", options_->max_artifact_bytes);
+  } else if (!options_->builder_keys.empty()) {
+    // Checked here too, not only on the agent: a bad artifact fails its
+    // trial at once, named, instead of travelling to a board to be refused.
+    if (absl::Status signed_ok = options_->builder_keys.Verify(
+            result.shared_object(), result.artifact_hash(), result.entry_name(), result.signature(),
+            result.signer_key());
+        !signed_ok.ok()) {
+      problem = absl::StrCat("builder ", trial.builder, ": ", signed_ok.message());
+      if (metrics_ != nullptr) metrics_->Rejected("artifact_signature");
+      TF_LOG(WARNING) << "trial " << trial.id << " of job " << job.stored.job_id << ": " << problem;
+    }
   }
   if (!problem.empty()) {
     proto::TrialResult r = ErrorResult(MeasureErrorNo::kCompileHost, problem);
@@ -270,6 +281,8 @@ void TrialLifecycle::Built(Job& job, Trial& trial, const proto::BuildResult& res
   trial.shared_object = std::make_shared<const std::string>(result.shared_object());
   trial.entry_name = result.entry_name();
   trial.artifact_hash = result.artifact_hash();
+  trial.artifact_signature = result.signature();
+  trial.artifact_signer = result.signer_key();
   trial.state = TrialState::kToMeasure;
   trial.queued_at = received_at;
   job.to_measure.push_back(trial.id);

@@ -92,7 +92,7 @@ class StreamWriter final : public Outbox {
 class WorkerStream final : public Reactor {
  public:
   WorkerStream(Scheduler* scheduler, TrackerMetricsInterface* metrics,
-               grpc::CallbackServerContext* context, absl::StatusOr<Role> role)
+               grpc::CallbackServerContext* context, absl::StatusOr<Principal> role)
       : scheduler_(scheduler),
         metrics_(metrics),
         peer_(context->peer()),
@@ -147,11 +147,18 @@ class WorkerStream final : public Reactor {
       Refuse(absl::InvalidArgumentError("Register.role must be BUILDER, AGENT or TUNER"));
       return false;
     }
-    if (!Allowed(*auth_, action)) {
+    if (!Allowed(auth_->role, action)) {
       if (metrics_ != nullptr) metrics_->Rejected("permission_denied");
       Refuse(absl::PermissionDeniedError(
           absl::StrCat("this token may not register a ", RoleLabel(reg.role()))));
       return false;
+    }
+    if (reg.role() == proto::AGENT) {
+      if (absl::Status scoped = auth_->CheckDeviceKey(reg.device_key()); !scoped.ok()) {
+        if (metrics_ != nullptr) metrics_->Rejected("device_key_scope");
+        Refuse(scoped);
+        return false;
+      }
     }
     role_ = MetricsRole(reg.role());
     writer_->set_role(role_);
@@ -177,7 +184,7 @@ class WorkerStream final : public Reactor {
   Scheduler* const scheduler_;
   TrackerMetricsInterface* const metrics_;
   const std::string peer_;
-  const absl::StatusOr<Role> auth_;
+  const absl::StatusOr<Principal> auth_;
   std::shared_ptr<StreamWriter> writer_;
   proto::WorkerMessage in_;
   std::string worker_id_;
