@@ -11,10 +11,14 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "common/clock.h"
 #include "common/daemon_util.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "local/tune_command.h"
 #include "proto_convert/job_state.h"
@@ -343,12 +347,31 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
     for (const std::string& l : lines) out << l << "\n";
     return absl::OkStatus();
   }
-  std::ofstream file(path, std::ios::app);
-  if (!file) return absl::InternalError(absl::StrCat("cannot write ", path));
-  for (const std::string& l : lines) file << l << "\n";
-  file.flush();
-  if (!file) return absl::InternalError(absl::StrCat("write to ", path, " failed"));
-  out << "wrote " << lines.size() << " records to " << path << "\n";
+  // Idempotent: records already in the file (the same line) are skipped, so
+  // exporting again after more trials adds only the new ones; the file is
+  // rewritten atomically, so a reader never sees it half written.
+  std::string content;
+  absl::StatusOr<std::string> existing = ReadFileToString(path, kMaxRecordLogBytes);
+  if (existing.ok()) {
+    content = *std::move(existing);
+  } else if (!absl::IsNotFound(existing.status())) {
+    return existing.status();
+  }
+  absl::flat_hash_set<absl::string_view> present;
+  for (absl::string_view line : absl::StrSplit(content, '\n')) present.insert(line);
+  std::vector<const std::string*> added;
+  for (const std::string& l : lines) {
+    if (present.insert(l).second) added.push_back(&l);
+  }
+  if (!added.empty()) {
+    std::string updated = content;
+    if (!updated.empty() && updated.back() != '\n') updated.push_back('\n');
+    for (const std::string* l : added) absl::StrAppend(&updated, *l, "\n");
+    TF_RETURN_IF_ERROR(ReplaceFileAtomically(path, updated));
+  }
+  out << "wrote " << added.size() << " records to " << path;
+  if (added.size() < lines.size()) out << " (" << lines.size() - added.size() << " already there)";
+  out << "\n";
   return absl::OkStatus();
 }
 
@@ -385,12 +408,40 @@ FleetLauncher::Options UpFleetOptions() {
       << " tuner(s); logs and tokens in " << options.dir << "/\n"
       << "  submit with: tunefleet submit --key " << options.device_key
       << " --shape 512,512,512 --trials 100\n"
-      << "  stop with Ctrl-C (or kill " << getpid() << ")\n"
+      << "  stop with Ctrl-C (or kill " << getpid() << "); a child that dies is restarted\n"
+      << "  tracker pid " << fleet.tracker().pid();
+  for (int i = 0; i < options.builders; ++i)
+    out << ", builder-" << i << " " << fleet.builder(i).pid();
+  for (int i = 0; i < options.agents; ++i) out << ", agent-" << i << " " << fleet.agent(i).pid();
+  for (int i = 0; i < options.tuners; ++i) out << ", tuner-" << i << " " << fleet.tuner(i).pid();
+  out << "\n" << std::flush;
+  // Supervise the children until SIGINT/SIGTERM: a child that dies is
+  // reported (which one, and its exit code or signal) and restarted with
+  // backoff; one that dies too often stops the whole fleet with an error.
+  RealClock clock;
+  sigset_t termination;
+  sigemptyset(&termination);
+  sigaddset(&termination, SIGINT);
+  sigaddset(&termination, SIGTERM);
+  absl::Status result = absl::OkStatus();
+  int sig = 0;
+  while (sig <= 0) {
+    struct timespec poll = {0, 200'000'000};
+    sig = sigtimedwait(&termination, nullptr, &poll);
+    if (sig > 0) break;
+    for (const FleetLauncher::ChildEvent& event : fleet.Supervise(clock)) {
+      out << "tunefleet up: " << event.ToString() << "\n" << std::flush;
+      if (event.kind == FleetLauncher::ChildEvent::Kind::kGaveUp && result.ok()) {
+        result = absl::AbortedError(absl::StrCat("up: ", event.ToString()));
+      }
+    }
+    if (!result.ok()) break;
+  }
+  out << "tunefleet up: stopping"
+      << (sig > 0 ? absl::StrCat(" (", sig == SIGINT ? "SIGINT" : "SIGTERM", ")") : "") << "\n"
       << std::flush;
-  const int sig = WaitForTerminationSignal();
-  out << "tunefleet up: stopping (signal " << sig << ")\n";
   fleet.Stop(5.0);  // workers first, the tracker last
-  return absl::OkStatus();
+  return result;
 }
 
 }  // namespace tunefleet

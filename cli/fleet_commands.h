@@ -76,8 +76,9 @@ struct SubmitOptions {
 [[nodiscard]] absl::Status RunFleetBest(FleetClient& client, const std::string& job_id,
                                         int32_t task_index, std::ostream& out);
 // Writes the job's records (of one task when task_index >= 0; all jobs'
-// when job_id is empty) to `path` (appended), or to `out` when path is
-// empty.
+// when job_id is empty) to `out` when path is empty; otherwise adds to the
+// file at `path` (created if missing) the records it does not hold yet, so
+// exporting again never duplicates a line (the file is replaced atomically).
 [[nodiscard]] absl::Status RunExport(FleetClient& client, const std::string& job_id,
                                      int32_t task_index, const std::string& path,
                                      std::ostream& out);
@@ -93,7 +94,10 @@ struct SubmitOptions {
 FleetLauncher::Options UpFleetOptions();
 
 // Starts the fleet (launcher/fleet_launcher.h) on 127.0.0.1, prints where
-// everything is, and runs until SIGINT/SIGTERM, then stops it all.
+// everything is (and each child's pid), and supervises it until
+// SIGINT/SIGTERM, then stops it all. A child that dies is reported (its name,
+// exit code or signal, log) and restarted with backoff (options.restart);
+// one that dies too often stops the fleet and `up` returns Aborted naming it.
 [[nodiscard]] absl::Status RunUp(const FleetLauncher::Options& options, std::ostream& out);
 
 }  // namespace tunefleet

@@ -117,6 +117,9 @@ ABSL_FLAG(int32_t, tuners, 1, "up: tuner processes to start");
 ABSL_FLAG(int32_t, builder_parallelism, 0, "up: builds at once per builder (0: every core)");
 ABSL_FLAG(int32_t, port, 0, "up: tracker port (0: any free port)");
 ABSL_FLAG(int32_t, metrics_port, 0, "up: tracker /metrics port (0: any free port)");
+ABSL_FLAG(int32_t, max_restarts, 5,
+          "up: restarts of a child that dies (backoff 0.5 s doubling to 30 s) before `up` "
+          "stops the fleet; a child that ran 60 s starts counting again");
 
 namespace {
 
@@ -307,6 +310,7 @@ int main(int argc, char** argv) {
     o.device_key = absl::GetFlag(FLAGS_key);
     o.agent_threads = absl::GetFlag(FLAGS_threads);
     o.tuners = absl::GetFlag(FLAGS_tuners);
+    o.restart.max_restarts = absl::GetFlag(FLAGS_max_restarts);
     status = tunefleet::RunUp(o, std::cout);
   } else if (command == "submit" || command == "watch" || command == "jobs" ||
              command == "devices" || command == "queue" || command == "best" ||

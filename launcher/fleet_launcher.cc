@@ -45,6 +45,7 @@ FleetLauncher::FleetLauncher(Options options) : options_(std::move(options)) {
 FleetLauncher::~FleetLauncher() { Stop(1); }
 
 void FleetLauncher::Stop(double grace_s) {
+  stopped_ = true;  // no more restarts
   for (auto& p : tuners_) p.Stop(grace_s);
   for (auto& p : agents_) p.Stop(grace_s);
   for (auto& p : builders_) p.Stop(grace_s);
@@ -52,6 +53,87 @@ void FleetLauncher::Stop(double grace_s) {
 }
 
 std::string FleetLauncher::address() const { return absl::StrCat("127.0.0.1:", port_); }
+
+std::string FleetLauncher::ChildEvent::ToString() const {
+  switch (kind) {
+    case Kind::kDied:
+      return absl::StrCat(child, " ", detail);
+    case Kind::kRestarted:
+      return absl::StrCat(child, " restarted (", detail, ")");
+    case Kind::kRestartFailed:
+      return absl::StrCat(child, " could not be restarted: ", detail);
+    case Kind::kGaveUp:
+      return absl::StrCat(child, " ", detail);
+  }
+  return child;
+}
+
+std::vector<FleetLauncher::ChildEvent> FleetLauncher::Supervise(ClockInterface& clock) {
+  std::vector<ChildEvent> events;
+  if (stopped_) return events;
+  const double now_s = clock.NowSeconds();
+  SuperviseChild("tracker", tracker_, [this] { return StartTracker(); }, now_s, events);
+  for (int i = 0; i < static_cast<int>(builders_.size()); ++i) {
+    SuperviseChild(
+        absl::StrCat("builder-", i), builders_[i], [this, i] { return StartBuilder(i); }, now_s,
+        events);
+  }
+  for (int i = 0; i < static_cast<int>(agents_.size()); ++i) {
+    SuperviseChild(
+        absl::StrCat("agent-", i), agents_[i], [this, i] { return StartAgent(i); }, now_s, events);
+  }
+  for (int i = 0; i < static_cast<int>(tuners_.size()); ++i) {
+    SuperviseChild(
+        absl::StrCat("tuner-", i), tuners_[i], [this, i] { return StartTuner(i); }, now_s, events);
+  }
+  return events;
+}
+
+void FleetLauncher::SuperviseChild(const std::string& name, Process& process,
+                                   const std::function<absl::Status()>& start, double now_s,
+                                   std::vector<ChildEvent>& events) {
+  if (process.pid() <= 0) return;  // never started
+  Supervised& child =
+      supervised_.try_emplace(name, Supervised{RestartPolicy(options_.restart)}).first->second;
+  if (child.given_up) return;
+  if (!child.restart_at_s.has_value()) {
+    const std::optional<int> status = process.Wait(0);
+    if (!status.has_value()) {
+      if (!child.seen_running) child.policy.Started(now_s);
+      child.seen_running = true;
+      return;
+    }
+    const std::string why = DescribeExit(*status);
+    child.seen_running = false;
+    child.restart_at_s = child.policy.Died(now_s);
+    const std::string log = absl::StrCat(" (log: ", dir_, "/", name, ".log)");
+    if (!child.restart_at_s.has_value()) {
+      child.given_up = true;
+      events.push_back({ChildEvent::Kind::kGaveUp, name,
+                        absl::StrCat(why, "; not restarting it: it died ",
+                                     options_.restart.max_restarts + 1, " times in a row within ",
+                                     options_.restart.stable_after_s, " s of its start", log)});
+      return;
+    }
+    events.push_back(
+        {ChildEvent::Kind::kDied, name,
+         absl::StrCat(why, log, "; restarting it in ", *child.restart_at_s - now_s, " s (restart ",
+                      child.policy.restarts(), " of ", options_.restart.max_restarts, ")"),
+         *child.restart_at_s});
+  }
+  if (now_s < *child.restart_at_s) return;
+  child.restart_at_s.reset();
+  const absl::Status started = start();
+  if (!started.ok()) {
+    // The dead process stays in place: the next step counts it as another
+    // death, so a child that cannot start backs off and is given up on too.
+    events.push_back({ChildEvent::Kind::kRestartFailed, name, started.ToString()});
+    return;
+  }
+  child.policy.Started(now_s);
+  child.seen_running = true;
+  events.push_back({ChildEvent::Kind::kRestarted, name, absl::StrCat("pid ", process.pid())});
+}
 
 absl::StatusOr<std::string> FleetLauncher::Binary(const std::string& package,
                                                   const std::string& name, bool test,
@@ -104,7 +186,8 @@ absl::Status FleetLauncher::StartTracker() {
       "--store=" + dir_ + "/tracker.db",
       absl::StrCat("--metrics_listen=127.0.0.1:", options_.metrics_port),
       "--token_file=" + dir_ + "/tokens",
-      "--port_file=" + port_file};
+      "--port_file=" + port_file,
+      absl::StrCat("--store_sync_full=", options_.store_sync_full ? "true" : "false")};
   AddOptional(argv, "heartbeat_s", options_.heartbeat_s);
   AddOptional(argv, "worker_timeout_s", options_.worker_timeout_s);
   AddOptional(argv, "measure_lease_grace_s", options_.measure_lease_grace_s);

@@ -11,6 +11,11 @@
 //   fleet.agent(0).Kill(SIGKILL);
 //   proto::JobStatus done = fleet.WaitForJob(job.job_id(), 120).value();
 //
+// Supervision (`tunefleet up`): Supervise(clock), called in a loop, notices a
+// child that died, says which one and why, and restarts it with backoff until
+// options.restart's limit (launcher/restart_policy.h). Tests that kill and
+// restart processes themselves simply never call it.
+//
 // Test scaffolding lives in separate binaries under tests/, which the caller
 // must have as data dependencies when it asks for them:
 //   simulate_measure_ms > 0          //tests:fake_agent for the agents (and
@@ -22,6 +27,7 @@
 #ifndef TUNEFLEET_LAUNCHER_FLEET_LAUNCHER_H_
 #define TUNEFLEET_LAUNCHER_FLEET_LAUNCHER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,7 +36,9 @@
 
 #include "absl/status/statusor.h"
 #include "client/fleet_client.h"
+#include "common/clock.h"
 #include "common/process.h"
+#include "launcher/restart_policy.h"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
@@ -63,6 +71,10 @@ class FleetLauncher {
     std::optional<double> worker_timeout_s = 3;
     std::optional<double> heartbeat_s = 0.3;
     bool enable_test_templates = false;  // dense_fault.test on tracker, builders, tuners
+    // The store's synchronous=FULL (the tracker's default, for deployments).
+    // Off here: a fleet on one machine for tests, benchmarks and `up` needs
+    // to survive kill -9, not power loss, and commits without an fsync each.
+    bool store_sync_full = false;
     // The agents' binary (empty: //device_agent:tunefleet_agent from
     // FindFleetBinary), a command they are started through (e.g.
     // {"/usr/bin/qemu-aarch64", "-L", "/"} for a cross-built AArch64 agent)
@@ -83,6 +95,25 @@ class FleetLauncher {
                                               "--quarantine_recheck_s=2"};
     // The target string of DenseJob.
     std::string target = "llvm -mcpu=native";
+    // How Supervise restarts a child that died.
+    RestartOptions restart;
+  };
+
+  // What Supervise saw or did to one child ("tracker", "agent-0", ...).
+  struct ChildEvent {
+    enum class Kind {
+      kDied,           // restarted at restart_at_s
+      kRestarted,      // running again
+      kRestartFailed,  // could not be started; tried again with backoff
+      kGaveUp,         // died too often; left dead
+    };
+    Kind kind;
+    std::string child;
+    std::string detail;  // why it died, its new pid, or the start error
+    double restart_at_s = 0;
+    // "agent-0 killed by SIGKILL (log: <dir>/agent-0.log); restarting it in
+    // 0.5 s (restart 1 of 5)".
+    std::string ToString() const;
   };
 
   explicit FleetLauncher(Options options);
@@ -94,6 +125,13 @@ class FleetLauncher {
   // Stops the workers, then the tracker, each given `grace_s` after SIGTERM
   // before SIGKILL. The destructor does this with a short grace.
   void Stop(double grace_s);
+  // One supervision step, for a loop that calls it every fraction of a
+  // second: reaps every child that died since the last step and schedules
+  // its restart (backoff per options.restart), restarts those whose time has
+  // come (on `clock`), and gives up on a child that died too often. Returns
+  // what happened, for the caller to print; nothing after Stop().
+  std::vector<ChildEvent> Supervise(ClockInterface& clock);
+
   // (Re)starts the tracker on the same port and store.
   [[nodiscard]] absl::Status StartTracker();
   [[nodiscard]] absl::Status StartBuilder(int i);
@@ -125,7 +163,21 @@ class FleetLauncher {
                                                    const std::string& name, bool test,
                                                    const std::string& test_name) const;
 
+  // A child's supervision state, by the child's name.
+  struct Supervised {
+    RestartPolicy policy;
+    bool seen_running = false;
+    std::optional<double> restart_at_s;
+    bool given_up = false;
+  };
+  // One child's step of Supervise.
+  void SuperviseChild(const std::string& name, Process& process,
+                      const std::function<absl::Status()>& start, double now_s,
+                      std::vector<ChildEvent>& events);
+
   Options options_;
+  bool stopped_ = false;
+  std::map<std::string, Supervised> supervised_;
   std::string dir_;
   int port_ = 0;
   Process tracker_;

@@ -1,6 +1,7 @@
 #include "tracker/sqlite_store.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <optional>
@@ -9,8 +10,10 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "common/logging.h"
@@ -19,6 +22,11 @@
 
 namespace tunefleet {
 namespace {
+
+constexpr const char* kRepairHint =
+    "check the store with `tunefleet_tracker --store=<file> --store_check` and see "
+    "deploy/README.md "
+    "(operations: a damaged store)";
 
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -340,23 +348,40 @@ absl::StatusOr<std::vector<StoredJob>> SqliteStore::LoadJobs() {
   int rc;
   while ((rc = sqlite3_step(use.get())) == SQLITE_ROW) {
     StoredJob job;
-    // The id first, so every later complaint can name the job.
+    // The id and sequence first, so every later complaint can name the job;
+    // without them the row cannot even be reported as a job.
     RowReader id_reader(use.get(), absl::StrCat("sqlite store ", path_, ": job row ", jobs.size()));
     job.job_id = id_reader.Text(0);
-    TF_RETURN_IF_ERROR(id_reader.status());
+    job.sequence = id_reader.Int(1);
+    if (!id_reader.status().ok()) {
+      return absl::DataLossError(absl::StrCat(id_reader.status().message(), "; ", kRepairHint));
+    }
     RowReader row(use.get(), absl::StrCat("sqlite store ", path_, ": job '", job.job_id, "'"));
-    job.sequence = row.Int(1);
     row.Proto(2, &job.spec);
     const int64_t state = row.Int(3);
     job.message = row.Text(4);
     job.created_at = row.Real(5);
     job.started_at = row.Real(6);
     job.finished_at = row.Real(7);
-    TF_RETURN_IF_ERROR(row.status());
-    if (state < INT32_MIN || state > INT32_MAX ||
-        !proto::JobState_IsValid(static_cast<int>(state))) {
-      return absl::DataLossError(absl::StrCat("sqlite store ", path_, ": job '", job.job_id,
-                                              "': state ", state, " is not a JobState"));
+    absl::Status damage = row.status();
+    if (damage.ok() && (state < INT32_MIN || state > INT32_MAX ||
+                        !proto::JobState_IsValid(static_cast<int>(state)))) {
+      damage = absl::DataLossError(absl::StrCat("sqlite store ", path_, ": job '", job.job_id,
+                                                "': state ", state, " is not a JobState"));
+    }
+    if (!damage.ok()) {
+      // One damaged row must not keep the tracker from serving every other
+      // job: the job loads as FAILED, naming the row; the row stays as it
+      // was, for the operator to inspect or repair.
+      TF_LOG(ERROR) << damage.message()
+                    << "; the job is reported FAILED, its row is left as it was";
+      StoredJob failed;
+      failed.job_id = job.job_id;
+      failed.sequence = job.sequence;
+      failed.state = proto::FAILED;
+      failed.message = absl::StrCat(kDamagedRowMessage, damage.message(), "; ", kRepairHint);
+      jobs.push_back(std::move(failed));
+      continue;
     }
     job.state = static_cast<proto::JobState>(state);
     jobs.push_back(std::move(job));
@@ -391,7 +416,9 @@ absl::StatusOr<std::vector<StoredTrial>> SqliteStore::LoadTrials(const std::stri
     trial.task_index = static_cast<int32_t>(row.Int(7));
     trial.validates = row.Int(8);
     trial.validation_pass = static_cast<int32_t>(row.Int(9));
-    TF_RETURN_IF_ERROR(row.status());
+    if (!row.status().ok()) {
+      return absl::DataLossError(absl::StrCat(row.status().message(), "; ", kRepairHint));
+    }
     trials.push_back(std::move(trial));
   }
   if (rc != SQLITE_DONE) return Error(rc, operation);
@@ -427,11 +454,38 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
 
 // ---------------------------------------------------------------- opening
 
+// A store that cannot be opened because of damage: the way out, in the error.
+[[nodiscard]] absl::Status WithRepairHint(const absl::Status& status, const std::string& path) {
+  if (status.code() != absl::StatusCode::kDataLoss &&
+      status.code() != absl::StatusCode::kFailedPrecondition) {
+    return status;
+  }
+  return absl::Status(
+      status.code(),
+      absl::StrCat(status.message(),
+                   ". The tracker will not start on it. Stop the tracker and keep a copy, then "
+                   "either restore the file from backup, or recover what SQLite can read: "
+                   "`sqlite3 ",
+                   path, " .recover | sqlite3 ", path, ".recovered` and check it with ",
+                   "`tunefleet_tracker --store=", path, ".recovered --store_check` before moving ",
+                   "it over ", path, " (and removing ", path, "-wal and ", path,
+                   "-shm); or remove it to start with an empty store"));
+}
+
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
                                                                      SqliteStoreOptions options) {
   if (path.empty()) return absl::InvalidArgumentError("OpenSqliteStore: empty path");
+  // SQLite would silently make a 0-byte file a new empty store: a store
+  // truncated by a bad copy or a full disk would lose every job unnoticed.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("store ", path,
+                     " is empty (0 bytes) — not a TuneFleet store; remove it to start fresh or "
+                     "restore it from backup"));
+  }
   sqlite3* raw = nullptr;
   // NOMUTEX: SqliteStore serializes every use of the connection itself.
   const int open_rc =
@@ -449,13 +503,24 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
 
   // The first statement to touch the file: a file that is not a database
   // fails here.
-  TF_ASSIGN_OR_RETURN(
-      std::optional<std::string> journal_mode,
-      SqliteQueryText(db.get(), path, "PRAGMA journal_mode = WAL", "switch to WAL mode"));
-  if (!journal_mode.has_value() || *journal_mode != "wal") {
+  absl::StatusOr<std::optional<std::string>> journal_mode =
+      SqliteQueryText(db.get(), path, "PRAGMA journal_mode = WAL", "switch to WAL mode");
+  if (!journal_mode.ok()) return WithRepairHint(journal_mode.status(), path);
+  if (!journal_mode->has_value() || **journal_mode != "wal") {
     return absl::FailedPreconditionError(absl::StrCat(
         "sqlite store ", path, ": could not switch to WAL mode (journal_mode is '",
-        journal_mode.value_or(""), "'); is it on a filesystem without shared memory?"));
+        journal_mode->value_or(""), "'); is it on a filesystem without shared memory?"));
+  }
+  // Damage inside the file (a torn page, a bad copy) is found here rather
+  // than mid-job. quick_check reads every page once: a second or so per GB.
+  absl::StatusOr<std::optional<std::string>> check =
+      SqliteQueryText(db.get(), path, "PRAGMA quick_check(3)", "check integrity");
+  if (!check.ok()) return WithRepairHint(check.status(), path);
+  if (check->value_or("ok") != "ok") {
+    return WithRepairHint(
+        absl::DataLossError(
+            absl::StrCat("sqlite store ", path, " is damaged (PRAGMA quick_check: ", **check, ")")),
+        path);
   }
   TF_RETURN_IF_ERROR(SqliteExec(
       db.get(), path,
@@ -466,6 +531,43 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
   auto store = std::make_unique<SqliteStore>(path, std::move(db));
   TF_RETURN_IF_ERROR(store->PrepareStatements());
   return std::unique_ptr<Store>(std::move(store));
+}
+
+[[nodiscard]] absl::StatusOr<SqliteStoreCheck> CheckSqliteStore(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("store ", path, " does not exist"));
+  }
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenSqliteStore(path));
+  SqliteStoreCheck result;
+  TF_ASSIGN_OR_RETURN(std::vector<StoredJob> jobs, store->LoadJobs());
+  for (const StoredJob& job : jobs) {
+    ++result.jobs;
+    if (absl::StartsWith(job.message, kDamagedRowMessage)) {
+      result.problems.push_back(absl::StrCat("job '", job.job_id, "': ", job.message));
+    }
+    absl::StatusOr<std::vector<StoredTrial>> trials = store->LoadTrials(job.job_id);
+    if (!trials.ok()) {
+      result.problems.push_back(std::string(trials.status().message()));
+      continue;
+    }
+    result.trials += static_cast<int64_t>(trials->size());
+    absl::StatusOr<std::vector<std::string>> lines = store->LoadRecordLines(job.job_id);
+    if (!lines.ok()) result.problems.push_back(std::string(lines.status().message()));
+  }
+  return result;
+}
+
+int RunSqliteStoreCheck(const std::string& path, std::ostream& out) {
+  absl::StatusOr<SqliteStoreCheck> check = CheckSqliteStore(path);
+  if (!check.ok()) {
+    out << check.status().message() << "\n";
+    return 1;
+  }
+  for (const std::string& problem : check->problems) out << problem << "\n";
+  out << "store " << path << ": " << check->jobs << " jobs, " << check->trials << " trials, "
+      << check->problems.size() << " damaged rows\n";
+  return check->problems.empty() ? 0 : 1;
 }
 
 }  // namespace tunefleet

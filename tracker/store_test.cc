@@ -452,7 +452,7 @@ TEST_F(SqliteStoreTest, MissingDirectoryNamesThePath) {
   EXPECT_THAT(store.status().message(), HasSubstr(missing));
 }
 
-TEST_F(SqliteStoreTest, UnparseableSpecIsDataLossNamingTheJob) {
+TEST_F(SqliteStoreTest, UnparseableSpecLoadsTheJobAsFailedNamingTheRow) {
   {
     std::unique_ptr<Store> store = Open();
     ASSERT_NE(store, nullptr);
@@ -463,9 +463,15 @@ TEST_F(SqliteStoreTest, UnparseableSpecIsDataLossNamingTheJob) {
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   auto jobs = store->LoadJobs();
-  ASSERT_FALSE(jobs.ok());
-  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kDataLoss) << jobs.status();
-  EXPECT_THAT(jobs.status().message(), HasSubstr("'damaged'"));
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[0].job_id, "good");
+  EXPECT_EQ((*jobs)[0].state, MakeJob("good", 1).state);
+  EXPECT_EQ((*jobs)[1].job_id, "damaged");
+  EXPECT_EQ((*jobs)[1].state, proto::FAILED);
+  EXPECT_THAT((*jobs)[1].message, HasSubstr("store row damaged"));
+  EXPECT_THAT((*jobs)[1].message, HasSubstr("job 'damaged'"));
+  EXPECT_THAT((*jobs)[1].message, HasSubstr("'spec'"));
 }
 
 TEST_F(SqliteStoreTest, UnparseableResultIsDataLossNamingTheTrial) {
@@ -484,7 +490,7 @@ TEST_F(SqliteStoreTest, UnparseableResultIsDataLossNamingTheTrial) {
   EXPECT_THAT(trials.status().message(), HasSubstr("trial 1 of job 'j'"));
 }
 
-TEST_F(SqliteStoreTest, WrongColumnTypeIsDataLoss) {
+TEST_F(SqliteStoreTest, WrongColumnTypeLoadsTheJobAsFailedNamingTheColumn) {
   {
     std::unique_ptr<Store> store = Open();
     ASSERT_NE(store, nullptr);
@@ -494,9 +500,10 @@ TEST_F(SqliteStoreTest, WrongColumnTypeIsDataLoss) {
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   auto jobs = store->LoadJobs();
-  ASSERT_FALSE(jobs.ok());
-  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kDataLoss) << jobs.status();
-  EXPECT_THAT(jobs.status().message(), HasSubstr("'state'"));
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].state, proto::FAILED);
+  EXPECT_THAT((*jobs)[0].message, HasSubstr("'state'"));
 }
 
 // Not a benchmark and asserts no time: writes many one-trial batches, the

@@ -11,14 +11,22 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "tracker/scheduler_flags.h"
+#include "tracker/sqlite_store.h"
 #include "tracker/tracker_server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
           "host:port of the gRPC server (port 0: any free port)");
 ABSL_FLAG(std::string, store, "tunefleet-tracker.db",
           "SQLite store (created if missing); empty: in memory");
-ABSL_FLAG(bool, store_sync_full, false, "fsync every commit (survives power loss, slower)");
-ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464", "host:port of /metrics; empty: off");
+ABSL_FLAG(bool, store_sync_full, true,
+          "fsync every commit (synchronous=FULL: survives power loss); false: synchronous=NORMAL, "
+          "survives a killed tracker but may lose the last commits on power loss");
+ABSL_FLAG(bool, store_check, false,
+          "check the --store file (integrity, every row readable), print what is damaged, and exit "
+          "(0: sound, 1: damaged or unreadable); never creates a store");
+ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
+          "host:port to serve Prometheus metrics at /metrics (fleet, process and build figures; "
+          "the URL is logged at start); port 0: any free port; empty: off");
 ABSL_FLAG(std::string, token_file, "",
           "role tokens file (lines '<role> <token>'); required off loopback");
 ABSL_FLAG(std::string, tls_cert, "", "server certificate (PEM)");
@@ -30,6 +38,8 @@ ABSL_FLAG(std::string, port_file, "",
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("tunefleet_tracker: owns the fleet, its queues and the job store");
   absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_store_check))
+    return tunefleet::RunSqliteStoreCheck(absl::GetFlag(FLAGS_store), std::cout);
   tunefleet::BlockTerminationSignals();  // before any thread starts
 
   tunefleet::TrackerServerOptions options;

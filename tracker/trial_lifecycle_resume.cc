@@ -44,8 +44,16 @@ absl::Status TrialLifecycle::Resume(Store& store) {
       job->tasks = std::move(*tasks);
       // Finished jobs too: their per-task progress and best are what the
       // job API reports of them.
-      TF_ASSIGN_OR_RETURN(std::vector<StoredTrial> trials, store.LoadTrials(id));
-      cannot_resume = LoadTrials(*job, trials);
+      absl::StatusOr<std::vector<StoredTrial>> trials = store.LoadTrials(id);
+      if (absl::IsDataLoss(trials.status())) {
+        // A damaged trial row fails its job only; every other job resumes.
+        TF_LOG(ERROR) << "job " << id << ": " << trials.status().message();
+        cannot_resume = std::string(trials.status().message());
+      } else if (!trials.ok()) {
+        return trials.status();
+      } else {
+        cannot_resume = LoadTrials(*job, *trials);
+      }
     }
     if (!cannot_resume.empty() && !job->finished()) {
       // The code that accepted it no longer does (e.g. a template was
