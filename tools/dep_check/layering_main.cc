@@ -10,6 +10,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "common/file_util.h"
 #include "tools/dep_check/layering.h"
 
 ABSL_FLAG(std::string, rules, "", "layer rules file (tools/dep_check/layers.txt)");
@@ -17,12 +18,11 @@ ABSL_FLAG(std::string, graph, "", "bazel query --output=graph file");
 
 namespace {
 
+// The rules file or a `bazel query --output=graph` dump (tens of MB at most).
 bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *out = text.str();
+  absl::StatusOr<std::string> text = tunefleet::ReadFileToString(path, tunefleet::kMaxLogFileBytes);
+  if (!text.ok()) return false;
+  *out = *std::move(text);
   return true;
 }
 
