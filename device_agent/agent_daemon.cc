@@ -33,6 +33,7 @@ absl::StatusOr<std::unique_ptr<AgentDaemon>> AgentDaemon::Create(AgentDaemonOpti
   runner_options.num_threads = options.kernel_threads;
   runner_options.gpu_device = options.gpu_device;
   runner_options.launcher = options.runner_launcher;
+  runner_options.sandbox = options.runner_sandbox;
   TF_ASSIGN_OR_RETURN(std::unique_ptr<RunnerInterface> runner,
                       Runner::Create(std::move(runner_options)));
   auto daemon = std::make_unique<AgentDaemon>(std::move(options), std::move(device), runner.get());

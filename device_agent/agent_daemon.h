@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "device_agent/agent_service.h"
 #include "device_agent/runner_interface.h"
+#include "device_agent/runner_protocol.h"
 #include "proto/fleet.pb.h"
 #include "worker/lease_counter.h"
 #include "worker/worker_daemon.h"
@@ -36,6 +37,8 @@ struct AgentDaemonOptions {
   // Emulated boards only: the command the runner child is started through,
   // e.g. {"qemu-aarch64", "-L", "/"} (RunnerOptions::launcher).
   std::vector<std::string> runner_launcher;
+  // The runner child's sandbox (RunnerOptions::sandbox); on by default.
+  RunnerSandboxOptions runner_sandbox;
   int64_t cache_capacity_bytes = int64_t{512} << 20;
 
   [[nodiscard]] absl::Status Validate() const;

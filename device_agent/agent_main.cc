@@ -36,6 +36,13 @@ ABSL_FLAG(std::string, runner_launcher, "",
           "emulated boards only: command prefix the runner child is started with, e.g. "
           "\"qemu-aarch64 -L /\" for an AArch64 agent under qemu-user (empty: exec it directly)");
 
+ABSL_FLAG(bool, sandbox, true,
+          "run kernels in a sandboxed runner child (no sockets, processes or file writes; "
+          "memory, file size and CPU time limits); false only to diagnose a kernel the sandbox "
+          "stops");
+ABSL_FLAG(int64_t, runner_memory_limit_mb, 0,
+          "the sandboxed runner child's memory limit in MiB (0 = 4096 + 128 per kernel thread)");
+
 int Fail(absl::string_view message) {
   std::cerr << "tunefleet_agent: " << message << "\n";
   return 2;
@@ -55,6 +62,8 @@ int main(int argc, char** argv) {
   options.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
   options.runner_launcher =
       absl::StrSplit(absl::GetFlag(FLAGS_runner_launcher), ' ', absl::SkipWhitespace());
+  options.runner_sandbox.enabled = absl::GetFlag(FLAGS_sandbox);
+  options.runner_sandbox.memory_limit_mb = absl::GetFlag(FLAGS_runner_memory_limit_mb);
 
   absl::StatusOr<tunefleet::proto::DeviceInfo> device = tunefleet::DetectAgentDevice(
       {.gpu_ordinal = options.gpu_device, .require_gpu = absl::GetFlag(FLAGS_gpu)});

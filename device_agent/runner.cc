@@ -73,6 +73,21 @@ std::string WaitForExit(pid_t pid) {
   }
 }
 
+// "sandbox: ...; " when the child's end was its sandbox's doing, else "".
+// `forbidden` is the call the SIGSYS handler recorded (may be "").
+std::string SandboxCause(int wait_status, const std::string& forbidden, int64_t cpu_limit_s) {
+  const bool signaled = wait_status != -1 && WIFSIGNALED(wait_status);
+  if (!forbidden.empty() || (signaled && WTERMSIG(wait_status) == SIGSYS)) {
+    return absl::StrCat("sandbox: forbidden system call (",
+                        forbidden.empty() ? "not recorded" : forbidden, "); ");
+  }
+  if (signaled && WTERMSIG(wait_status) == SIGXCPU) {
+    return absl::StrCat("sandbox: CPU time limit (", cpu_limit_s,
+                        " s over the child's life) exceeded; ");
+  }
+  return "";
+}
+
 [[nodiscard]] absl::Status IsExecutableFile(const std::string& path) {
   if (path.empty()) return absl::NotFoundError("empty path");
   if (access(path.c_str(), X_OK) != 0) {
@@ -173,9 +188,22 @@ absl::StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
         absl::StrCat("runner: startup_timeout_s and prepare_timeout_s must be > 0, got ",
                      options.startup_timeout_s, " and ", options.prepare_timeout_s));
   }
+  if (options.sandbox.memory_limit_mb < 0 || options.sandbox.file_size_limit_mb <= 0 ||
+      options.sandbox.cpu_limit_s < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "runner: sandbox limits must be >= 0 (0 = automatic; file size > 0), got memory ",
+        options.sandbox.memory_limit_mb, " MiB, file size ", options.sandbox.file_size_limit_mb,
+        " MiB, CPU ", options.sandbox.cpu_limit_s, " s"));
+  }
   absl::StatusOr<std::string> path = ResolveRunnerPath(options.runner_path);
   if (!path.ok()) return path.status();
   options.runner_path = *std::move(path);
+  if (!options.launcher.empty() && options.sandbox.enabled) {
+    TF_LOG(WARNING) << "runner: the child runs through launcher " << options.launcher.front()
+                    << " without a sandbox (qemu-user refuses seccomp filters); a real board "
+                       "runs it sandboxed";
+    options.sandbox.enabled = false;
+  }
   if (!options.launcher.empty()) {
     absl::StatusOr<std::string> program = ResolveLauncherProgram(options.launcher.front());
     if (!program.ok()) return program.status();
@@ -270,6 +298,13 @@ absl::Status Runner::SpawnChild() {
   if (!options_.cuda_driver_library.empty()) {
     args.push_back(absl::StrCat("--cuda_driver=", options_.cuda_driver_library));
   }
+  const RunnerSandboxOptions& sandbox = options_.sandbox;
+  args.push_back(absl::StrCat("--sandbox=", sandbox.enabled ? "true" : "false"));
+  if (sandbox.enabled) {
+    args.push_back(absl::StrCat("--memory_limit_mb=", sandbox.memory_limit_mb));
+    args.push_back(absl::StrCat("--file_size_limit_mb=", sandbox.file_size_limit_mb));
+    args.push_back(absl::StrCat("--cpu_limit_s=", sandbox.cpu_limit_s));
+  }
   const std::string& program =
       options_.launcher.empty() ? options_.runner_path : options_.launcher.front();
   std::vector<char*> argv;
@@ -344,12 +379,14 @@ std::string Runner::KillChild() {
   return ended;
 }
 
-std::string Runner::ReapExitingChild() {
+std::string Runner::ReapExitingChild(int* wait_status) {
   const int64_t give_up = SystemClock().NowNanos() + kExitGraceNanos;
+  if (wait_status != nullptr) *wait_status = -1;
   for (;;) {
     int status = 0;
     const pid_t reaped = waitpid(child_->pid, &status, WNOHANG);
     if (reaped == child_->pid) {
+      if (wait_status != nullptr) *wait_status = status;
       ReleaseChildResources();
       return DescribeWaitStatus(status);
     }
@@ -474,7 +511,8 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
                                  std::memory_order_acquire)) == RunnerStage::kExiting) {
         const std::string ended = ReapExitingChild();
         TF_LOG(WARNING) << "runner: child pid=" << pid << " " << ended
-                        << " after a GPU fault left its CUDA context unusable";
+                        << " after its last result (a GPU fault left its CUDA context unusable, "
+                           "or it spent half its CPU time limit)";
       }
       return result;
     }
@@ -506,14 +544,20 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     if (absl::IsUnavailable(frame.status())) {
       const bool took_request =
           page == nullptr || page->requests_received.load(std::memory_order_acquire) >= sequence;
-      const std::string ended = ReapExitingChild();
+      // Read before reaping, which unmaps the page.
+      const std::string forbidden = ReadForbiddenSyscall(page);
+      const int64_t cpu_limit_s =
+          page != nullptr ? page->cpu_limit_s.load(std::memory_order_acquire) : 0;
+      int wait_status = -1;
+      const std::string ended = ReapExitingChild(&wait_status);
       if (!took_request && may_retry) {
         TF_LOG(WARNING) << "runner: child pid=" << pid << " " << ended
                         << " before taking a request; starting a new one";
         continue;
       }
       return Failure(MeasureErrorNo::kRuntimeDevice,
-                     absl::StrCat("runner child (pid ", pid, ") ", ended, " while ", stage),
+                     absl::StrCat(SandboxCause(wait_status, forbidden, cpu_limit_s),
+                                  "runner child (pid ", pid, ") ", ended, " while ", stage),
                      elapsed_s);
     }
     KillChild();

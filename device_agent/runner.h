@@ -12,7 +12,9 @@
 // survive from one trial to the next. Requests and results travel as
 // length-prefixed protos over two pipes (runner_protocol.h).
 //
-// When the child dies (a kernel crashed) the trial is RUNTIME_DEVICE with the
+// When the child dies (a kernel crashed, or its sandbox stopped it: a
+// forbidden system call is named, "sandbox: forbidden system call (socket);
+// ...", as is the CPU time limit) the trial is RUNTIME_DEVICE with the
 // signal and what the child was doing (a GPU kernel's fault that leaves the
 // CUDA context unusable comes back as the child's own result, after which
 // the child exits and is reaped at once); when it overruns timeout_s the Runner
@@ -71,6 +73,10 @@ struct RunnerOptions {
   // The CUDA driver library the child opens for GPU artifacts (its
   // --cuda_driver); empty: libcuda.so.1. Tests point it at a fake.
   std::string cuda_driver_library;
+  // The child's sandbox (sandbox.h): on by default. A child started through
+  // a launcher (qemu-user) runs without one, with a warning at Create:
+  // qemu-user refuses seccomp filters.
+  RunnerSandboxOptions sandbox;
   // From spawning a child until it reports ready.
   double startup_timeout_s = 10.0;
   // Preparing a workload (allocating tensors and computing the naive
@@ -129,7 +135,8 @@ class Runner final : public RunnerInterface {
   std::string KillChild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reaps a child that closed its pipe (normally: it died), killing it if it
   // lingers; returns how it ended.
-  std::string ReapExitingChild() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `wait_status` (may be null) receives the raw status, or -1 when unknown.
+  std::string ReapExitingChild(int* wait_status = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleaseChildResources() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What the child was doing, for error messages.
   std::string ChildStage() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

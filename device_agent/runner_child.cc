@@ -1,6 +1,7 @@
 #include "device_agent/runner_child.h"
 
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -47,7 +48,21 @@ RunnerChild::RunnerChild(const RunnerChildOptions& options, ClockInterface* cloc
       thread_pool_(ThreadPoolOptions{.num_threads = DefaultThreads(options.num_threads),
                                      .pin_threads = options.pin_threads}),
       workloads_(options.workload_cache_capacity, options.workload_cache_bytes),
-      gpu_(options.gpu, clock) {}
+      gpu_(options.gpu, clock),
+      exit_after_cpu_seconds_(options.exit_after_cpu_seconds) {}
+
+bool RunnerChild::must_exit() const {
+  if (gpu_.context_lost()) return true;
+  if (exit_after_cpu_seconds_ <= 0) return false;
+  struct timespec used;
+  return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &used) == 0 &&
+         used.tv_sec + used.tv_nsec * 1e-9 >= exit_after_cpu_seconds_;
+}
+
+bool RunnerChild::OpenGpuBeforeSandbox() {
+  gpu_open_failure_ = gpu_.OpenDevice();
+  return gpu_open_failure_.ok();
+}
 
 void RunnerChild::SetStage(RunnerStage stage) {
   if (status_page_ != nullptr) {
@@ -84,7 +99,8 @@ proto::RunResult RunnerChild::Measure(const proto::RunRequest& request,
   const bool gpu_artifact = IsGpuArtifact(request.shared_object());
   if (gpu_artifact) {
     SetStage(RunnerStage::kLoadingKernel);
-    if (absl::Status usable = gpu_.OpenDevice(); !usable.ok()) {
+    if (absl::Status usable = gpu_open_failure_.ok() ? gpu_.OpenDevice() : gpu_open_failure_;
+        !usable.ok()) {
       return Failure(std::move(result), MeasureErrorNo::kRuntimeDevice,
                      absl::StrCat("cannot run a GPU kernel: ", usable.message()));
     }
@@ -223,8 +239,13 @@ absl::Status RunnerChild::Serve(int request_fd, int result_fd) {
     absl::Status written = WriteFrame(result_fd, result.SerializeAsString(), kNoDeadline);
     if (!written.ok()) return written;
     if (must_exit()) {
-      TF_LOG(WARNING) << "tunefleet_runner: exiting: the CUDA context is unusable after: "
-                      << result.error_msg();
+      if (gpu_.context_lost()) {
+        TF_LOG(WARNING) << "tunefleet_runner: exiting: the CUDA context is unusable after: "
+                        << result.error_msg();
+      } else {
+        TF_LOG(INFO) << "tunefleet_runner: exiting: spent " << exit_after_cpu_seconds_
+                     << " s of CPU time, half its limit; the runner starts a fresh child";
+      }
       return absl::OkStatus();
     }
   }

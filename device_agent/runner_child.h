@@ -42,6 +42,10 @@ struct RunnerChildOptions {
   int64_t workload_cache_bytes = PreparedWorkloadCache::kDefaultMaxBytes;
   // GPU artifacts: which device and driver (gpu_kernel_runner.h).
   GpuKernelRunnerOptions gpu;
+  // Process CPU seconds after which the child exits after its next result
+  // (must_exit()), so that a sandboxed child is replaced long before its
+  // RLIMIT_CPU could stop an honest trial; 0: never.
+  double exit_after_cpu_seconds = 0;
 };
 
 class RunnerChild {
@@ -78,8 +82,16 @@ class RunnerChild {
   [[nodiscard]] absl::Status Serve(int request_fd, int result_fd);
 
   // True once a GPU kernel's fault has made CUDA unusable in this process
-  // (GpuKernelRunner::context_lost): only a new process can use the GPU.
-  bool must_exit() const { return gpu_.context_lost(); }
+  // (GpuKernelRunner::context_lost): only a new process can use the GPU; or
+  // once the process has used exit_after_cpu_seconds of CPU time.
+  bool must_exit() const;
+
+  // For a child about to enter its sandbox (sandbox.h), which forbids the
+  // read-write opens of /dev/nvidia* the driver makes: opens the CUDA driver,
+  // device and context now. True when the GPU is open. When it fails, every
+  // GPU artifact is answered with that failure rather than a new attempt
+  // (which the sandbox would stop).
+  bool OpenGpuBeforeSandbox();
 
   const ThreadPool& thread_pool() const { return thread_pool_; }
 
@@ -93,6 +105,9 @@ class RunnerChild {
   ThreadPool thread_pool_;
   PreparedWorkloadCache workloads_;
   GpuKernelRunner gpu_;
+  double exit_after_cpu_seconds_;
+  // Why the GPU could not be opened before the sandbox; OK otherwise.
+  absl::Status gpu_open_failure_;
 };
 
 // Starts a detached thread that ends the process (_exit) as soon as every

@@ -93,11 +93,26 @@ const char* RunnerStageDescription(RunnerStage stage) {
     case RunnerStage::kWritingResult:
       return "writing the result";
     case RunnerStage::kExiting:
-      return "writing its last result before exiting (the CUDA context was lost to a GPU fault)";
+      return "writing its last result before exiting (the CUDA context was lost to a GPU fault, "
+             "or the child spent half its CPU time limit)";
     case RunnerStage::kCoolingDown:
       return "cooling down after the measurement (cooldown_interval_s)";
   }
   return "in an unknown stage";
+}
+
+std::string ReadForbiddenSyscall(const RunnerStatusPage* page) {
+  if (page == nullptr || page->forbidden_syscall_set.load(std::memory_order_acquire) == 0) {
+    return "";
+  }
+  std::string name;
+  for (size_t i = 0; i + 1 < sizeof(page->forbidden_syscall); ++i) {
+    const char c = page->forbidden_syscall[i];
+    if (c == '\0') break;
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    name.push_back(allowed ? c : '?');
+  }
+  return name;
 }
 
 RunnerStatusPage* MapRunnerStatusPage(int fd) {

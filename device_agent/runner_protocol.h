@@ -68,11 +68,41 @@ struct RunnerStatusPage {
   // Time the current request spent in kPreparingWorkload, published when
   // that stage ends; the parent does not count it against timeout_s.
   std::atomic<int64_t> prepare_nanos;
+  // Written by the sandbox's SIGSYS handler (sandbox.h) just before the
+  // child dies: the name of the forbidden system call, NUL-terminated,
+  // published by forbidden_syscall_set = 1. The kernel shares this page, so
+  // the parent reads it as untrusted text (ReadForbiddenSyscall).
+  char forbidden_syscall[32];
+  std::atomic<uint32_t> forbidden_syscall_set;
+  // The child's RLIMIT_CPU in seconds once it entered the sandbox, else 0.
+  std::atomic<int64_t> cpu_limit_s;
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free &&
                   std::atomic<uint64_t>::is_always_lock_free &&
                   std::atomic<int64_t>::is_always_lock_free,
               "the status page needs lock-free (address-free) atomics");
+
+// The forbidden call's name from the page, restricted to [a-z0-9_] and 31
+// characters; "" when none was recorded (or `page` is null).
+std::string ReadForbiddenSyscall(const RunnerStatusPage* page);
+
+// The runner child's sandbox (sandbox.h), as the Runner forwards it on the
+// child's command line. Limits of 0 take the automatic value
+// (ResolveSandboxLimits).
+struct RunnerSandboxOptions {
+  // Off: no filter and no limits (--sandbox=false on the agent).
+  bool enabled = true;
+  // RLIMIT_AS (RLIMIT_DATA for a child with the GPU open) in MiB; 0: 4096 +
+  // 128 per kernel thread, room for the 256 MiB prepared-workload cache,
+  // the largest workloads' tensors, and each thread's stack and malloc arena.
+  int64_t memory_limit_mb = 0;
+  // RLIMIT_FSIZE in MiB: bounds the memfd a kernel is written to.
+  int64_t file_size_limit_mb = 256;
+  // RLIMIT_CPU in seconds over the child's life; 0: 600 per kernel thread.
+  // A child past half of it exits after its result and is replaced, so the
+  // limit only ever stops a runaway, never an honest trial.
+  int64_t cpu_limit_s = 0;
+};
 
 // Maps the page behind `fd` (read-write, shared). nullptr on failure.
 RunnerStatusPage* MapRunnerStatusPage(int fd);

@@ -25,6 +25,8 @@ PACKAGES=(
   # Debian's arm64 multiarch libraries; tests run it under qemu-aarch64.
   g++-aarch64-linux-gnu qemu-user
   libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64
+  # The runner child's seccomp sandbox (device_agent/sandbox.h), both arches.
+  libseccomp-dev libseccomp-dev:arm64
 )
 
 SUDO=""

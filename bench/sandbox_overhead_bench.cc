@@ -1,0 +1,153 @@
+// What the runner child's sandbox (device_agent/sandbox.h) adds to a trial:
+// two Runners, one with the sandbox and one without, measure the same small
+// CPU kernel (testdata/dense_ok.c, dense 48x40x64) in alternation, and the
+// wall time of each Runner::Run is compared by median (plus p10/p90). A
+// second phase times a fresh child's start and first trial (Recycle, then
+// Run), also interleaved, since the filter is built and loaded at start.
+//
+//   bazel run -c opt //bench:sandbox_overhead_bench -- --trials 2000 --respawns 50
+//
+// Prints one JSON object (figures in microseconds) after the human summary.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "bench/bench_main.h"
+#include "device_agent/runner.h"
+#include "nlohmann/json.hpp"
+#include "tuner_core/measure/measure.h"
+
+ABSL_FLAG(int32_t, trials, 2000, "trials per Runner in the steady-state phase");
+ABSL_FLAG(int32_t, respawns, 50, "child starts per Runner in the start-up phase");
+ABSL_FLAG(int32_t, threads, 2, "kernel threads in each child");
+ABSL_FLAG(bool, check_correctness, true, "run the correctness check in each trial");
+
+namespace tunefleet {
+namespace {
+
+std::string SelfRunfile(const std::string& relative) {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) return relative;
+  return std::string(self, static_cast<size_t>(length)) + ".runfiles/tunefleet/" + relative;
+}
+
+proto::RunRequest DenseOkRequest() {
+  std::ifstream in(SelfRunfile("device_agent/testdata/libdense_ok.so"), std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  proto::RunRequest request;
+  request.set_workload_name("dense");
+  request.set_workload_args_json(R"({"M": 48, "N": 40, "K": 64, "layout": "NK"})");
+  request.set_shared_object(bytes.str());
+  request.set_entry_name("dense_kernel");
+  request.set_artifact_hash("dense_ok");
+  proto::MeasureOptions* options = request.mutable_options();
+  options->set_number(2);
+  options->set_repeat(3);
+  options->set_min_repeat_ms(0);
+  options->set_cooldown_interval_s(0);
+  options->set_enable_cpu_cache_flush(false);
+  options->set_timeout_s(30);
+  options->set_check_correctness(absl::GetFlag(FLAGS_check_correctness));
+  options->set_input_seed(1);
+  return request;
+}
+
+double Percentile(std::vector<double> values, double fraction) {
+  std::sort(values.begin(), values.end());
+  const size_t index = static_cast<size_t>(fraction * static_cast<double>(values.size() - 1));
+  return values[index];
+}
+
+// Microseconds one Run took; exits the benchmark on a failed trial.
+double TimedRun(Runner& runner, const proto::RunRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  proto::RunResult result = runner.Run(request);
+  const double micros =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  if (result.error_no() != static_cast<int>(MeasureErrorNo::kNoError)) {
+    std::fprintf(stderr, "sandbox_overhead_bench: trial failed: %s\n", result.error_msg().c_str());
+    std::exit(1);
+  }
+  return micros;
+}
+
+nlohmann::json Summary(const std::vector<double>& micros) {
+  return {{"median_us", Percentile(micros, 0.5)},
+          {"p10_us", Percentile(micros, 0.1)},
+          {"p90_us", Percentile(micros, 0.9)},
+          {"n", micros.size()}};
+}
+
+}  // namespace
+
+namespace bench {
+
+int BenchMain() {
+  const proto::RunRequest request = DenseOkRequest();
+  if (request.shared_object().empty()) {
+    std::fprintf(stderr, "sandbox_overhead_bench: libdense_ok.so not found in runfiles\n");
+    return 1;
+  }
+  std::unique_ptr<Runner> runners[2];
+  for (int sandboxed = 0; sandboxed < 2; ++sandboxed) {
+    absl::StatusOr<std::unique_ptr<Runner>> runner = Runner::Create(RunnerOptions{
+        .num_threads = absl::GetFlag(FLAGS_threads), .sandbox = {.enabled = sandboxed == 1}});
+    if (!runner.ok()) {
+      std::fprintf(stderr, "sandbox_overhead_bench: %s\n", runner.status().ToString().c_str());
+      return 1;
+    }
+    runners[sandboxed] = *std::move(runner);
+    for (int warm = 0; warm < 20; ++warm) TimedRun(*runners[sandboxed], request);
+  }
+
+  std::vector<double> trial[2], start[2];
+  const int trials = absl::GetFlag(FLAGS_trials);
+  for (int i = 0; i < trials; ++i) {
+    // Alternate which goes first, so drift and ordering hit both alike.
+    for (int k = 0; k < 2; ++k) {
+      const int sandboxed = (i + k) % 2;
+      trial[sandboxed].push_back(TimedRun(*runners[sandboxed], request));
+    }
+  }
+  const int respawns = absl::GetFlag(FLAGS_respawns);
+  for (int i = 0; i < respawns; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      const int sandboxed = (i + k) % 2;
+      runners[sandboxed]->Recycle();
+      start[sandboxed].push_back(TimedRun(*runners[sandboxed], request));
+    }
+  }
+
+  const nlohmann::json report = {
+      {"benchmark", "sandbox_overhead"},
+      {"threads", absl::GetFlag(FLAGS_threads)},
+      {"check_correctness", absl::GetFlag(FLAGS_check_correctness)},
+      {"trial_off", Summary(trial[0])},
+      {"trial_on", Summary(trial[1])},
+      {"trial_added_median_us", Percentile(trial[1], 0.5) - Percentile(trial[0], 0.5)},
+      {"start_and_first_trial_off", Summary(start[0])},
+      {"start_and_first_trial_on", Summary(start[1])},
+      {"start_added_median_us", Percentile(start[1], 0.5) - Percentile(start[0], 0.5)},
+  };
+  std::printf(
+      "per trial (median of %d, interleaved): sandbox off %.1f us, on %.1f us, added %.1f us\n"
+      "child start + first trial (median of %d): off %.1f us, on %.1f us, added %.1f us\n",
+      trials, Percentile(trial[0], 0.5), Percentile(trial[1], 0.5),
+      report["trial_added_median_us"].get<double>(), respawns, Percentile(start[0], 0.5),
+      Percentile(start[1], 0.5), report["start_added_median_us"].get<double>());
+  std::printf("%s\n", report.dump().c_str());
+  return 0;
+}
+
+}  // namespace bench
+}  // namespace tunefleet
