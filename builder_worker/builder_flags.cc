@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <iostream>
+#include <memory>
 #include <utility>
 
 #include "absl/flags/flag.h"
@@ -9,6 +10,7 @@
 #include "common/daemon_util.h"
 #include "common/logging.h"
 #include "worker/worker_flags.h"
+#include "worker/worker_metrics.h"
 
 ABSL_FLAG(int, parallelism, 0, "builds at once (0 = all cores)");
 ABSL_FLAG(int64_t, cache_mb, 256, "artifact cache size in MiB");
@@ -32,6 +34,11 @@ int RunBuilderFromFlags(const std::string& program,
     return 2;
   }
 
+  absl::StatusOr<std::unique_ptr<MetricsServer>> metrics = StartWorkerMetrics(options.worker);
+  if (!metrics.ok()) {
+    std::cerr << program << ": " << metrics.status().message() << "\n";
+    return 2;
+  }
   BuilderDaemon daemon(options);
   daemon.Start();
   const int signal = WaitForTerminationSignal();

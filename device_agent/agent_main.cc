@@ -10,7 +10,7 @@
 // --gpu makes a missing GPU a start-up error. Artifacts pick their own path
 // either way: a GPU artifact runs on the GPU, a shared object on the CPU.
 // The shared worker flags (--tracker, --token_file, --tls_*, --name,
-// --drain_timeout_s) are in worker/worker_flags.h.
+// --drain_timeout_s, --metrics_listen) are in worker/worker_flags.h.
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -24,6 +24,7 @@
 #include "device_agent/agent_daemon.h"
 #include "device_agent/device_info.h"
 #include "worker/worker_flags.h"
+#include "worker/worker_metrics.h"
 
 ABSL_FLAG(std::string, key, "", "device key (required), e.g. x86-avx2 or rk3399");
 ABSL_FLAG(int, threads, 0, "kernel threads (0 = all cores)");
@@ -68,6 +69,9 @@ int main(int argc, char** argv) {
   absl::StatusOr<tunefleet::proto::DeviceInfo> device = tunefleet::DetectAgentDevice(
       {.gpu_ordinal = options.gpu_device, .require_gpu = absl::GetFlag(FLAGS_gpu)});
   if (!device.ok()) return Fail(device.status().message());
+  absl::StatusOr<std::unique_ptr<tunefleet::MetricsServer>> metrics =
+      tunefleet::StartWorkerMetrics(options.worker);
+  if (!metrics.ok()) return Fail(metrics.status().message());
   absl::StatusOr<std::unique_ptr<tunefleet::AgentDaemon>> daemon =
       tunefleet::AgentDaemon::Create(options, *std::move(device));
   if (!daemon.ok()) return Fail(daemon.status().message());

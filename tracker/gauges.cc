@@ -49,12 +49,12 @@ std::vector<KeyCalibration> CalibrationsByKey(const WorkerRegistry& workers) {
 }
 
 // The count of jobs in `state` (null for a state not counted).
-int64_t* JobsIn(proto::JobState state, JobStats& stats) {
-  if (state == proto::QUEUED) return &stats.queued;
-  if (state == proto::RUNNING) return &stats.running;
-  if (state == proto::SUCCEEDED) return &stats.succeeded;
-  if (state == proto::FAILED) return &stats.failed;
-  if (state == proto::CANCELLED) return &stats.cancelled;
+int64_t* JobsIn(proto::JobState state, JobCounts& counts) {
+  if (state == proto::QUEUED) return &counts.queued;
+  if (state == proto::RUNNING) return &counts.running;
+  if (state == proto::SUCCEEDED) return &counts.succeeded;
+  if (state == proto::FAILED) return &counts.failed;
+  if (state == proto::CANCELLED) return &counts.cancelled;
   return nullptr;
 }
 
@@ -76,7 +76,8 @@ void RefreshGauges(const JobTable& jobs, const WorkerRegistry& workers, double n
   JobStats stats;
   std::map<std::string, double> best;
   for (const auto& [id, job] : jobs.by_id()) {
-    if (int64_t* count = JobsIn(job->stored.state, stats)) ++*count;
+    JobCounts& counts = stats.of(PriorityClassOf(job->stored.spec.priority()));
+    if (int64_t* count = JobsIn(job->stored.state, counts)) ++*count;
     for (int i = 0; i < static_cast<int>(job->tasks.size()); ++i) {
       const JobTask& t = job->tasks[i];
       if (!t.best.has_best()) continue;
@@ -96,8 +97,8 @@ void RefreshGauges(const JobTable& jobs, const WorkerRegistry& workers, double n
       }
     }
     if (job->finished()) continue;
-    stats.trials_done += job->done;
-    stats.trials_target += job->stored.spec.n_trial();
+    counts.trials_done += job->done;
+    counts.trials_target += job->stored.spec.n_trial();
     build.depth += static_cast<int64_t>(job->to_build.size());
     build.oldest_age_seconds =
         std::max(build.oldest_age_seconds, FrontAge(*job, job->to_build, now));

@@ -1,5 +1,6 @@
 // RefreshGauges: the tracker's point-in-time metrics (workers by role, key
-// and state; queue depth and age; jobs by state, progress and best GFLOPS)
+// and state; queue depth and age; jobs by state and priority class, their
+// progress, and best GFLOPS)
 // computed from the job table and the worker registry and handed to the
 // metrics interface as one snapshot each. The Scheduler calls it about once
 // a second from Tick, under its mutex.

@@ -47,13 +47,51 @@ TEST(GaugesTest, SnapshotsWorkersQueuesAndJobs) {
   EXPECT_EQ(queues[1].depth, 0);
 
   JobStats jobs = parts.metrics.jobs();
-  EXPECT_EQ(jobs.running, 1);
-  EXPECT_EQ(jobs.succeeded, 1);
-  EXPECT_EQ(jobs.trials_target, 4);
+  EXPECT_EQ(jobs.of(PriorityClass::kOne).running, 1);
+  EXPECT_EQ(jobs.of(PriorityClass::kOne).succeeded, 1);
+  EXPECT_EQ(jobs.of(PriorityClass::kOne).trials_target, 4);
   ASSERT_EQ(jobs.best_gflops.size(), 1u);
   EXPECT_EQ(jobs.best_gflops[0].target, "llvm");
   EXPECT_DOUBLE_EQ(jobs.best_gflops[0].gflops,
                    finished.tasks[0].task->workload().flops() / 1e-3 / 1e9);
+}
+
+TEST(GaugesTest, JobsAndTheirProgressAreCountedByPriorityClass) {
+  SchedulerParts parts;
+  parts.SubmitJob(10, "cpu", /*priority=*/1);
+  parts.SubmitJob(20, "cpu", /*priority=*/3);
+  Job& urgent = parts.SubmitJob(30, "cpu", /*priority=*/5);
+  Job& done = parts.SubmitJob(40, "cpu", /*priority=*/1000);
+  urgent.stored.state = proto::RUNNING;
+  urgent.done = 7;
+  done.stored.state = proto::SUCCEEDED;
+
+  RefreshGauges(parts.jobs, parts.workers, parts.clock.NowSeconds(), parts.metrics);
+
+  const JobStats jobs = parts.metrics.jobs();
+  EXPECT_EQ(jobs.of(PriorityClass::kOne).queued, 1);
+  EXPECT_EQ(jobs.of(PriorityClass::kOne).trials_target, 10);
+  EXPECT_EQ(jobs.of(PriorityClass::kTwoToThree).queued, 1);
+  EXPECT_EQ(jobs.of(PriorityClass::kTwoToThree).trials_target, 20);
+  EXPECT_EQ(jobs.of(PriorityClass::kFourToSeven).running, 1);
+  EXPECT_EQ(jobs.of(PriorityClass::kFourToSeven).trials_done, 7);
+  EXPECT_EQ(jobs.of(PriorityClass::kFourToSeven).trials_target, 30);
+  // A finished job counts by state but not in progress.
+  EXPECT_EQ(jobs.of(PriorityClass::kEightAndUp).succeeded, 1);
+  EXPECT_EQ(jobs.of(PriorityClass::kEightAndUp).trials_target, 0);
+}
+
+TEST(GaugesTest, PriorityClassesArePowersOfTwo) {
+  EXPECT_EQ(PriorityClassOf(0), PriorityClass::kOne);  // 0 means 1
+  EXPECT_EQ(PriorityClassOf(1), PriorityClass::kOne);
+  EXPECT_EQ(PriorityClassOf(2), PriorityClass::kTwoToThree);
+  EXPECT_EQ(PriorityClassOf(3), PriorityClass::kTwoToThree);
+  EXPECT_EQ(PriorityClassOf(4), PriorityClass::kFourToSeven);
+  EXPECT_EQ(PriorityClassOf(7), PriorityClass::kFourToSeven);
+  EXPECT_EQ(PriorityClassOf(8), PriorityClass::kEightAndUp);
+  EXPECT_EQ(PriorityClassOf(1 << 30), PriorityClass::kEightAndUp);
+  EXPECT_EQ(LabelValue(PriorityClass::kTwoToThree), "2-3");
+  EXPECT_EQ(LabelValue(PriorityClass::kEightAndUp), "8+");
 }
 
 TEST(GaugesTest, ModelJobsAreCountedWithTheirTunedTasks) {

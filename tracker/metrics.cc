@@ -1,12 +1,8 @@
 #include "tracker/metrics.h"
 
-#include <exception>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
-#include "prometheus/exposer.h"
 #include "prometheus/text_serializer.h"
 
 namespace tunefleet {
@@ -93,17 +89,25 @@ TrackerMetrics::TrackerMetrics() : registry_(std::make_shared<prometheus::Regist
   }
 
   auto& jobs = Register(prometheus::BuildGauge(), "tunefleet_jobs",
-                        "Jobs known to the tracker, by state.", registry);
-  jobs_queued_ = &jobs.Add({{"state", "queued"}});
-  jobs_running_ = &jobs.Add({{"state", "running"}});
-  jobs_succeeded_ = &jobs.Add({{"state", "succeeded"}});
-  jobs_failed_ = &jobs.Add({{"state", "failed"}});
-  jobs_cancelled_ = &jobs.Add({{"state", "cancelled"}});
-  auto& job_trials =
-      Register(prometheus::BuildGauge(), "tunefleet_job_trials",
-               "Trials of running jobs: done, and the target (sum of n_trial).", registry);
-  job_trials_done_ = &job_trials.Add({{"state", "done"}});
-  job_trials_target_ = &job_trials.Add({{"state", "target"}});
+                        "Jobs known to the tracker, by state and priority class.", registry);
+  auto& job_trials = Register(prometheus::BuildGauge(), "tunefleet_job_trials",
+                              "Trials of unfinished jobs by priority class: done, and the "
+                              "target (sum of n_trial).",
+                              registry);
+  for (int i = 0; i < kNumPriorityClasses; ++i) {
+    const std::string priority_class = ToString(LabelValue(static_cast<PriorityClass>(i)));
+    auto add = [&priority_class](prometheus::Family<Gauge>& family, const char* state) {
+      return &family.Add({{"state", state}, {"priority_class", priority_class}});
+    };
+    JobGauges& gauges = jobs_by_priority_[i];
+    gauges.queued = add(jobs, "queued");
+    gauges.running = add(jobs, "running");
+    gauges.succeeded = add(jobs, "succeeded");
+    gauges.failed = add(jobs, "failed");
+    gauges.cancelled = add(jobs, "cancelled");
+    gauges.trials_done = add(job_trials, "done");
+    gauges.trials_target = add(job_trials, "target");
+  }
   auto& model_jobs =
       Register(prometheus::BuildGauge(), "tunefleet_model_jobs",
                "Model jobs (several tasks) known to the tracker, by state.", registry);
@@ -239,13 +243,17 @@ void TrackerMetrics::SetQueues(const std::vector<QueueStat>& queues) {
 }
 
 void TrackerMetrics::SetJobs(const JobStats& jobs) {
-  jobs_queued_->Set(static_cast<double>(jobs.queued));
-  jobs_running_->Set(static_cast<double>(jobs.running));
-  jobs_succeeded_->Set(static_cast<double>(jobs.succeeded));
-  jobs_failed_->Set(static_cast<double>(jobs.failed));
-  jobs_cancelled_->Set(static_cast<double>(jobs.cancelled));
-  job_trials_done_->Set(static_cast<double>(jobs.trials_done));
-  job_trials_target_->Set(static_cast<double>(jobs.trials_target));
+  for (int i = 0; i < kNumPriorityClasses; ++i) {
+    const JobCounts& counts = jobs.by_priority[i];
+    const JobGauges& gauges = jobs_by_priority_[i];
+    gauges.queued->Set(static_cast<double>(counts.queued));
+    gauges.running->Set(static_cast<double>(counts.running));
+    gauges.succeeded->Set(static_cast<double>(counts.succeeded));
+    gauges.failed->Set(static_cast<double>(counts.failed));
+    gauges.cancelled->Set(static_cast<double>(counts.cancelled));
+    gauges.trials_done->Set(static_cast<double>(counts.trials_done));
+    gauges.trials_target->Set(static_cast<double>(counts.trials_target));
+  }
   model_jobs_queued_->Set(static_cast<double>(jobs.model_jobs_queued));
   model_jobs_running_->Set(static_cast<double>(jobs.model_jobs_running));
   model_jobs_finished_->Set(static_cast<double>(jobs.model_jobs_finished));
@@ -325,40 +333,6 @@ void TrackerMetrics::Rejected(absl::string_view reason) {
     counter = slot;
   }
   counter->Increment();
-}
-
-// ---------------------------------------------------------------- server
-
-MetricsServer::MetricsServer(std::unique_ptr<prometheus::Exposer> exposer,
-                             std::shared_ptr<prometheus::Registry> registry, int port)
-    : exposer_(std::move(exposer)), registry_(std::move(registry)), port_(port) {}
-
-MetricsServer::~MetricsServer() = default;
-
-[[nodiscard]] absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
-    const std::string& bind_address, std::shared_ptr<prometheus::Registry> registry) {
-  if (registry == nullptr) return absl::InvalidArgumentError("StartMetricsServer: no registry");
-  const size_t colon = bind_address.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == bind_address.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("metrics address '", bind_address,
-                                                   "' is not host:port (e.g. 127.0.0.1:9464)"));
-  }
-  // prometheus-cpp (civetweb underneath) reports bind failures by throwing.
-  try {
-    auto exposer = std::make_unique<prometheus::Exposer>(bind_address, /*num_threads=*/2);
-    exposer->RegisterCollectable(registry, "/metrics");
-    const std::vector<int> ports = exposer->GetListeningPorts();
-    if (ports.empty()) {
-      return absl::UnavailableError(
-          absl::StrCat("metrics server on ", bind_address, ": no port bound"));
-    }
-    return std::make_unique<MetricsServer>(std::move(exposer), std::move(registry), ports.front());
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(
-        absl::StrCat("metrics server: cannot listen on ", bind_address, ": ", e.what()));
-  } catch (...) {
-    return absl::UnavailableError(absl::StrCat("metrics server: cannot listen on ", bind_address));
-  }
 }
 
 }  // namespace tunefleet

@@ -1,11 +1,12 @@
 // TrackerMetrics: the tracker's TrackerMetricsInterface in Prometheus format
-// (prometheus-cpp), and StartMetricsServer, which serves a registry at
-// /metrics over HTTP. Only the tracker's server wiring should include this;
-// the scheduler and services take a TrackerMetricsInterface*.
+// (prometheus-cpp). Only the tracker's server wiring should include this;
+// the scheduler and services take a TrackerMetricsInterface*. The HTTP
+// endpoint, with the process metrics every daemon serves, is
+// metrics/metrics_server.h.
 //
 //   auto metrics = std::make_unique<TrackerMetrics>();
 //   TF_ASSIGN_OR_RETURN(std::unique_ptr<MetricsServer> server,
-//                       StartMetricsServer("127.0.0.1:9464", metrics->registry()));
+//                       StartMetricsServer("127.0.0.1:9464", {metrics->registry()}));
 //
 // Families (all names start with tunefleet_; base units in names):
 //   tunefleet_workers{role,device_key,state}            gauge (state free|busy)
@@ -16,12 +17,14 @@
 //   tunefleet_build_duration_seconds                    histogram
 //   tunefleet_measure_duration_seconds{device_key}      histogram
 //   tunefleet_dispatch_latency_seconds{stage}           histogram (50us..1s)
-//   tunefleet_jobs{state}                               gauge
-//   tunefleet_job_trials{state}                         gauge (done|target, running jobs)
+//   tunefleet_jobs{state,priority_class}                gauge
+//   tunefleet_job_trials{state,priority_class}          gauge (done|target, unfinished jobs)
 //   tunefleet_job_best_gflops{target}                   gauge
 //   tunefleet_stream_messages_total{role,direction}     counter (direction in|out)
 //   tunefleet_rejected_messages_total{reason}           counter
-// Series of the fixed label sets (results, reasons, stages, roles, job states)
+// priority_class is a job's priority in powers of two: 1, 2-3, 4-7, 8+.
+// Series of the fixed label sets (results, reasons, stages, roles, job states
+// and priority classes)
 // exist from the start at 0, so rates and alerts never see a missing series.
 #ifndef TUNEFLEET_TRACKER_METRICS_H_
 #define TUNEFLEET_TRACKER_METRICS_H_
@@ -34,7 +37,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "prometheus/counter.h"
@@ -43,10 +45,6 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "tracker/metrics_interface.h"
-
-namespace prometheus {
-class Exposer;
-}  // namespace prometheus
 
 namespace tunefleet {
 
@@ -116,13 +114,17 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   std::array<prometheus::Histogram*, kNumQueueStages> dispatch_by_stage_;
   std::array<prometheus::Counter*, kNumWorkerRoles> messages_in_by_role_;
   std::array<prometheus::Counter*, kNumWorkerRoles> messages_out_by_role_;
-  prometheus::Gauge* jobs_queued_;
-  prometheus::Gauge* jobs_running_;
-  prometheus::Gauge* jobs_succeeded_;
-  prometheus::Gauge* jobs_failed_;
-  prometheus::Gauge* jobs_cancelled_;
-  prometheus::Gauge* job_trials_done_;
-  prometheus::Gauge* job_trials_target_;
+  // The series of one priority class, mirroring JobCounts.
+  struct JobGauges {
+    prometheus::Gauge* queued = nullptr;
+    prometheus::Gauge* running = nullptr;
+    prometheus::Gauge* succeeded = nullptr;
+    prometheus::Gauge* failed = nullptr;
+    prometheus::Gauge* cancelled = nullptr;
+    prometheus::Gauge* trials_done = nullptr;
+    prometheus::Gauge* trials_target = nullptr;
+  };
+  std::array<JobGauges, kNumPriorityClasses> jobs_by_priority_;
   prometheus::Gauge* model_jobs_queued_;
   prometheus::Gauge* model_jobs_running_;
   prometheus::Gauge* model_jobs_finished_;
@@ -144,30 +146,6 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   absl::flat_hash_map<std::pair<std::string, bool>, prometheus::Counter*> calibrations_
       ABSL_GUARDED_BY(mutex_);
 };
-
-// Serves a registry at http://<bind_address>/metrics until destroyed.
-class MetricsServer {
- public:
-  MetricsServer(std::unique_ptr<prometheus::Exposer> exposer,
-                std::shared_ptr<prometheus::Registry> registry, int port);
-  ~MetricsServer();
-  MetricsServer(const MetricsServer&) = delete;
-  MetricsServer& operator=(const MetricsServer&) = delete;
-
-  // The port bound (the real one when asked for port 0).
-  int port() const { return port_; }
-
- private:
-  std::unique_ptr<prometheus::Exposer> exposer_;
-  std::shared_ptr<prometheus::Registry> registry_;  // kept alive while served
-  int port_;
-};
-
-// Starts serving `registry` at /metrics on `bind_address` ("host:port";
-// "127.0.0.1:0" picks a free port). Unavailable if the address cannot be
-// bound, InvalidArgument if it is malformed.
-[[nodiscard]] absl::StatusOr<std::unique_ptr<MetricsServer>> StartMetricsServer(
-    const std::string& bind_address, std::shared_ptr<prometheus::Registry> registry);
 
 }  // namespace tunefleet
 

@@ -14,6 +14,7 @@
 #ifndef TUNEFLEET_TRACKER_METRICS_INTERFACE_H_
 #define TUNEFLEET_TRACKER_METRICS_INTERFACE_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,7 +33,20 @@ inline constexpr int kNumQueueStages = 2;
 enum class RequeueReason { kWorkerLost = 0, kLeaseExpired = 1 };
 inline constexpr int kNumRequeueReasons = 2;
 
-// Lower-case label values: "builder", "build", "worker_lost", ...
+// Label `priority_class` of tunefleet_jobs and tunefleet_job_trials: a job's
+// priority (JobSpec.priority, its weight in fair sharing, unbounded) in
+// powers of two, so the label has four values whatever users submit.
+enum class PriorityClass { kOne = 0, kTwoToThree = 1, kFourToSeven = 2, kEightAndUp = 3 };
+inline constexpr int kNumPriorityClasses = 4;
+// The class of JobSpec.priority `priority` (0 and below mean 1).
+inline PriorityClass PriorityClassOf(int64_t priority) {
+  if (priority < 2) return PriorityClass::kOne;
+  if (priority < 4) return PriorityClass::kTwoToThree;
+  if (priority < 8) return PriorityClass::kFourToSeven;
+  return PriorityClass::kEightAndUp;
+}
+
+// Lower-case label values: "builder", "build", "worker_lost", "2-3", ...
 inline absl::string_view LabelValue(WorkerRole role) {
   constexpr absl::string_view kNames[kNumWorkerRoles] = {"builder", "agent", "tuner"};
   const int index = static_cast<int>(role);
@@ -43,6 +57,11 @@ inline absl::string_view LabelValue(QueueStage stage) {
 }
 inline absl::string_view LabelValue(RequeueReason reason) {
   return reason == RequeueReason::kWorkerLost ? "worker_lost" : "lease_expired";
+}
+inline absl::string_view LabelValue(PriorityClass priority_class) {
+  constexpr absl::string_view kNames[kNumPriorityClasses] = {"1", "2-3", "4-7", "8+"};
+  const int index = static_cast<int>(priority_class);
+  return index >= 0 && index < kNumPriorityClasses ? kNames[index] : "unknown";
 }
 
 // Connected workers of one role and device key.
@@ -80,16 +99,28 @@ struct TargetBest {
   double gflops = 0;
 };
 
-struct JobStats {
+// The jobs of one priority class.
+struct JobCounts {
   // Jobs by state.
   int64_t queued = 0;
   int64_t running = 0;
   int64_t succeeded = 0;
   int64_t failed = 0;
   int64_t cancelled = 0;
-  // Summed over running jobs: progress is trials_done / trials_target.
+  // Summed over unfinished jobs: progress is trials_done / trials_target.
   int64_t trials_done = 0;
   int64_t trials_target = 0;
+};
+
+struct JobStats {
+  // Indexed by PriorityClass. Per-job detail stays in the job API.
+  std::array<JobCounts, kNumPriorityClasses> by_priority;
+  JobCounts& of(PriorityClass priority_class) {
+    return by_priority[static_cast<int>(priority_class)];
+  }
+  const JobCounts& of(PriorityClass priority_class) const {
+    return by_priority[static_cast<int>(priority_class)];
+  }
   // Among running and finished jobs, one entry per target.
   std::vector<TargetBest> best_gflops;
   // Model jobs (more than one task): by state, and the tasks of the running

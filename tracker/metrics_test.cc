@@ -1,17 +1,6 @@
 #include "tracker/metrics.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <stdio.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "metrics/metrics_testing.h"
 
 namespace tunefleet {
 namespace {
@@ -34,10 +24,12 @@ void ReportSomething(TrackerMetrics& metrics) {
   metrics.SetQueues(
       {{QueueStage::kBuild, "", 3, 0.5}, {QueueStage::kMeasure, "x86-avx2", 7, 2.25}});
   JobStats jobs;
-  jobs.running = 2;
-  jobs.succeeded = 1;
-  jobs.trials_done = 150;
-  jobs.trials_target = 400;
+  jobs.of(PriorityClass::kOne).running = 2;
+  jobs.of(PriorityClass::kOne).succeeded = 1;
+  jobs.of(PriorityClass::kOne).trials_done = 150;
+  jobs.of(PriorityClass::kOne).trials_target = 400;
+  jobs.of(PriorityClass::kEightAndUp).queued = 1;
+  jobs.of(PriorityClass::kEightAndUp).trials_target = 50;
   jobs.best_gflops = {{"llvm -mcpu=skylake", 812.5}};
   jobs.model_jobs_running = 1;
   jobs.model_tasks_tuned = 9;
@@ -90,7 +82,10 @@ TEST(TrackerMetricsTest, ExportsEveryFamilyWithItsType) {
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_queue_depth{device_key="x86-avx2",stage="measure"} 7)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_trials_total{result="wrong_answer"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_trial_requeues_total{reason="lease_expired"} 1)"));
-  EXPECT_THAT(text, HasSubstr(R"(tunefleet_job_trials{state="target"} 400)"));
+  EXPECT_THAT(text, HasSubstr(R"(tunefleet_job_trials{priority_class="1",state="target"} 400)"));
+  EXPECT_THAT(text, HasSubstr(R"(tunefleet_job_trials{priority_class="8+",state="target"} 50)"));
+  EXPECT_THAT(text, HasSubstr(R"(tunefleet_jobs{priority_class="1",state="running"} 2)"));
+  EXPECT_THAT(text, HasSubstr(R"(tunefleet_jobs{priority_class="8+",state="queued"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(tunefleet_job_best_gflops{target="llvm -mcpu=skylake"} 812.5)"));
   EXPECT_THAT(text,
               HasSubstr(R"(tunefleet_stream_messages_total{direction="out",role="tuner"} 1)"));
@@ -110,7 +105,16 @@ TEST(TrackerMetricsTest, FixedLabelSetsExistAtZeroFromTheStart) {
   }
   EXPECT_THAT(text, HasSubstr("tunefleet_trial_requeues_total{reason=\"worker_lost\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("tunefleet_dispatch_latency_seconds_count{stage=\"build\"} 0\n"));
-  EXPECT_THAT(text, HasSubstr("tunefleet_jobs{state=\"cancelled\"} 0\n"));
+  for (const char* priority_class : {"1", "2-3", "4-7", "8+"}) {
+    for (const char* state : {"queued", "running", "succeeded", "failed", "cancelled"}) {
+      EXPECT_THAT(text, HasSubstr(absl::StrCat("tunefleet_jobs{priority_class=\"", priority_class,
+                                               "\",state=\"", state, "\"} 0\n")));
+    }
+    for (const char* state : {"done", "target"}) {
+      EXPECT_THAT(text, HasSubstr(absl::StrCat("tunefleet_job_trials{priority_class=\"",
+                                               priority_class, "\",state=\"", state, "\"} 0\n")));
+    }
+  }
   EXPECT_THAT(text, HasSubstr("tunefleet_model_jobs{state=\"running\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("tunefleet_model_job_tasks{state=\"untuned\"} 0\n"));
 }
@@ -163,8 +167,9 @@ TEST(TrackerMetricsTest, SetJobsDropsTargetsNoLongerReported) {
 TEST(TrackerMetricsTest, UsesOnlyConventionalNamesAndFixedLabels) {
   TrackerMetrics metrics;
   ReportSomething(metrics);
-  const std::set<std::string> allowed = {"device_key", "stage",  "result",    "reason", "state",
-                                         "role",       "target", "direction", "le"};
+  const std::set<std::string> allowed = {"device_key", "stage",         "result", "reason",
+                                         "state",      "role",          "target", "direction",
+                                         "le",         "priority_class"};
   for (const std::string& sample : SampleLines(metrics.Serialize())) {
     EXPECT_TRUE(absl::StartsWith(sample, "tunefleet_")) << sample;
     const size_t open = sample.find('{');
@@ -200,86 +205,14 @@ TEST(TrackerMetricsTest, TakesReportsFromManyThreads) {
   EXPECT_THAT(text, HasSubstr("tunefleet_rejected_messages_total{reason=\"stale_lease\"} 2000\n"));
 }
 
-// A minimal HTTP/1.0 client: the whole response, or an error text.
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return "socket failed";
-  timeval timeout{10, 0};  // a hung server fails the test instead of hanging it
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    close(fd);
-    return "connect failed";
-  }
-  const std::string request = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-  if (send(fd, request.data(), request.size(), 0) != static_cast<ssize_t>(request.size())) {
-    close(fd);
-    return "send failed";
-  }
-  std::string response;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = recv(fd, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, n);
-  close(fd);
-  return response;
-}
-
-TEST(MetricsServerTest, ServesMetricsOverHttp) {
-  TrackerMetrics metrics;
-  ReportSomething(metrics);
-  auto server = StartMetricsServer("127.0.0.1:0", metrics.registry());
-  ASSERT_TRUE(server.ok()) << server.status();
-  ASSERT_GT((*server)->port(), 0);
-
-  const std::string response = HttpGet((*server)->port(), "/metrics");
-  EXPECT_THAT(response, HasSubstr(" 200 "));
-  EXPECT_THAT(response, HasSubstr(R"(tunefleet_trials_total{result="wrong_answer"} 1)"));
-}
-
-TEST(MetricsServerTest, ReportsAPortInUse) {
-  TrackerMetrics metrics;
-  auto first = StartMetricsServer("127.0.0.1:0", metrics.registry());
-  ASSERT_TRUE(first.ok()) << first.status();
-  const std::string taken = absl::StrCat("127.0.0.1:", (*first)->port());
-  auto second = StartMetricsServer(taken, metrics.registry());
-  ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable) << second.status();
-  EXPECT_THAT(second.status().message(), HasSubstr(taken));
-}
-
-TEST(MetricsServerTest, RejectsAnAddressWithoutPort) {
-  TrackerMetrics metrics;
-  auto server = StartMetricsServer("localhost", metrics.registry());
-  ASSERT_FALSE(server.ok());
-  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument) << server.status();
-}
-
 TEST(PromtoolTest, AcceptsTheExposition) {
-  constexpr const char* kPromtool = "/usr/bin/promtool";
-  if (access(kPromtool, X_OK) != 0) {
-    GTEST_SKIP() << kPromtool << " not installed (Debian package 'prometheus'); lint not run";
+  if (!PromtoolInstalled()) {
+    GTEST_SKIP() << kPromtoolPath << " not installed (Debian package 'prometheus'); lint not run";
   }
   TrackerMetrics metrics;
   ReportSomething(metrics);
-  const char* tmpdir = std::getenv("TEST_TMPDIR");
-  const std::string path = absl::StrCat(tmpdir != nullptr ? tmpdir : "/tmp", "/metrics.txt");
-  {
-    std::ofstream out(path);
-    out << metrics.Serialize();
-  }
-  const std::string command = absl::StrCat(kPromtool, " check metrics < '", path, "' 2>&1");
-  FILE* pipe = popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[1024];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status)) << output;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "promtool check metrics:\n" << output;
+  const absl::Status lint = PromtoolCheckMetrics(metrics.Serialize());
+  EXPECT_TRUE(lint.ok()) << lint;
 }
 
 }  // namespace

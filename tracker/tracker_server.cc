@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "tracker/memory_store.h"
 #include "tracker/sqlite_store.h"
@@ -67,7 +68,7 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   t->metrics_ = std::make_unique<TrackerMetrics>();
   if (!options.metrics_listen.empty()) {
     TF_ASSIGN_OR_RETURN(t->metrics_server_,
-                        StartMetricsServer(options.metrics_listen, t->metrics_->registry()));
+                        StartMetricsServer(options.metrics_listen, {t->metrics_->registry()}));
     t->metrics_port_ = t->metrics_server_->port();
   }
   TF_ASSIGN_OR_RETURN(t->scheduler_, Scheduler::Create(t->store_.get(), t->metrics_.get(),
@@ -77,6 +78,7 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   t->jobs_ = std::make_unique<JobServiceImpl>(t->scheduler_.get(), t->tokens_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!options.tls_cert.empty()) {
@@ -103,13 +105,18 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
     return absl::UnavailableError(absl::StrCat(
         "cannot listen on ", options.listen, " (address in use, or not an address of this host)"));
   }
-  t->server_->GetHealthCheckService()->SetServingStatus(true);
+  // Serving for "" (what Kubernetes' gRPC probe asks by default) and for
+  // each service by name.
+  grpc::HealthCheckServiceInterface* health = t->server_->GetHealthCheckService();
+  health->SetServingStatus(true);
+  health->SetServingStatus(proto::WorkerGateway::service_full_name(), true);
+  health->SetServingStatus(proto::JobService::service_full_name(), true);
   t->ticker_ = std::thread([p = t.get()] { p->TickLoop(); });
   TF_LOG(INFO) << "tracker listening on " << options.listen << " (port " << t->port_ << ")"
                << (t->tokens_ ? ", tokens required" : ", no authentication (loopback)")
                << (options.store_path.empty() ? ", in-memory store"
                                               : ", store " + options.store_path)
-               << (t->metrics_port_ ? absl::StrCat(", metrics on port ", t->metrics_port_) : "");
+               << (t->metrics_server_ ? ", metrics on " + t->metrics_server_->url() : "");
   return t;
 }
 

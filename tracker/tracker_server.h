@@ -1,7 +1,11 @@
 // The tracker daemon as a library: the store, the scheduler, the gRPC
-// server (WorkerGateway + JobService + health checking), the metrics
-// endpoint and the tick thread, started and stopped together. main.cc and
-// the in-process tests use exactly this.
+// server (WorkerGateway + JobService, plus the standard grpc.health.v1.Health
+// service, SERVING from the end of Start() until Shutdown(), and server
+// reflection, grpc.reflection.v1alpha, so `grpcurl list` works), the metrics
+// endpoint (the tracker's families plus the process metrics every daemon
+// serves) and the tick thread, started and stopped together. main.cc and
+// the in-process tests use exactly this. Health and reflection need no
+// token: probes and tools see only what the public .proto files say.
 //
 //   TrackerServerOptions options;
 //   options.listen = "127.0.0.1:0";
@@ -20,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "common/clock.h"
 #include "grpcpp/grpcpp.h"
+#include "metrics/metrics_server.h"
 #include "tracker/auth.h"
 #include "tracker/job_service.h"
 #include "tracker/metrics.h"
@@ -59,6 +64,10 @@ class TrackerServer {
 
   int port() const { return port_; }
   int metrics_port() const { return metrics_port_; }
+  // "http://127.0.0.1:9464/metrics"; empty when metrics are off.
+  std::string metrics_url() const {
+    return metrics_server_ != nullptr ? metrics_server_->url() : "";
+  }
   Scheduler& scheduler() { return *scheduler_; }
 
   // Blocks until Shutdown() (from another thread or a signal handler thread).

@@ -3,8 +3,9 @@
 //   tunefleet_tuner --tracker=127.0.0.1:7070 --token_file=tuner.token --max_jobs=4
 //
 // The shared worker flags (--tracker, --token_file, --tls_*, --name,
-// --drain_timeout_s) are in worker/worker_flags.h.
+// --drain_timeout_s, --metrics_listen) are in worker/worker_flags.h.
 #include <iostream>
+#include <memory>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -12,6 +13,7 @@
 #include "common/logging.h"
 #include "tuner_process/tuner_service.h"
 #include "worker/worker_flags.h"
+#include "worker/worker_metrics.h"
 
 ABSL_FLAG(int, max_jobs, 4, "jobs run at once");
 
@@ -32,6 +34,12 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  absl::StatusOr<std::unique_ptr<tunefleet::MetricsServer>> metrics =
+      tunefleet::StartWorkerMetrics(options.worker);
+  if (!metrics.ok()) {
+    std::cerr << "tunefleet_tuner: " << metrics.status().message() << "\n";
+    return 1;
+  }
   tunefleet::TunerService service(options);
   service.Start();
   const int signal = tunefleet::WaitForTerminationSignal();

@@ -50,6 +50,10 @@ struct WorkerDaemonOptions {
   // Stop(): how long work already taken may take to finish before the stream
   // closes anyway (0: hand everything back at once).
   double drain_timeout_s = 30;
+  // host:port of the process's /metrics endpoint (process metrics and
+  // build info; worker/worker_metrics.h starts it, not the daemon); empty:
+  // none.
+  std::string metrics_listen;
 
   [[nodiscard]] absl::Status Validate() const;
 };

@@ -14,6 +14,9 @@ ABSL_FLAG(std::string, tls_key, "", "this worker's client key (PEM)");
 ABSL_FLAG(std::string, name, "", "unique worker name (default <role>-<hostname>-<pid>)");
 ABSL_FLAG(double, drain_timeout_s, 30,
           "on SIGTERM/SIGINT: how long work in hand may take to finish before it is handed back");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "host:port to serve Prometheus metrics at /metrics (process CPU, memory, fds, start "
+          "time, build info); port 0: any free port, printed at start; empty: off");
 
 namespace tunefleet {
 
@@ -28,6 +31,7 @@ namespace tunefleet {
   options.name = absl::GetFlag(FLAGS_name);
   if (options.name.empty()) options.name = DefaultWorkerName(name_prefix);
   options.drain_timeout_s = absl::GetFlag(FLAGS_drain_timeout_s);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   return options;
 }
 

@@ -1,6 +1,7 @@
 // The command-line flags every worker process shares, read into
 // WorkerDaemonOptions: --tracker, --token_file, --tls_ca, --tls_cert,
-// --tls_key, --name and --drain_timeout_s. Link it into worker mains only
+// --tls_key, --name, --drain_timeout_s and --metrics_listen (served by
+// StartWorkerMetrics, worker/worker_metrics.h). Link it into worker mains only
 // (it defines the flags); each main adds its role's own flags.
 //
 //   absl::ParseCommandLine(argc, argv);
@@ -12,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "worker/worker_daemon.h"
+#include "worker/worker_metrics.h"  // StartWorkerMetrics, for the mains
 
 namespace tunefleet {
 
