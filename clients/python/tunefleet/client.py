@@ -1,0 +1,282 @@
+"""Client: the users' side of the tracker's JobService, from Python.
+
+One channel to the tracker, the bearer token on every call (metadata
+"authorization: Bearer <token>", as the `tunefleet` CLI sends it), TLS when
+given, and every failure raised as a tunefleet.errors class:
+
+    client = Client("tracker.lab:7070", token="...", tls=TlsConfig(ca="ca.pem"))
+    job_id = client.submit(workload="dense", shape=(512, 512, 512), trials=200, key="x86-avx2")
+    for event in client.watch(job_id):      # ends when the job does
+        if event.ok:
+            print(event.trial_id, event.cost_s, event.status.best_gflops)
+    print(client.best(job_id).gflops)
+
+    client = Client.from_fleet_dir()        # the fleet `tunefleet up` started here
+"""
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator, List, Mapping, Optional, Tuple, Union
+
+import grpc
+
+from tunefleet._proto import fleet_pb2, fleet_pb2_grpc
+from tunefleet.errors import (
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    TuneFleetError,
+    error_for,
+    from_rpc_error,
+)
+from tunefleet.messages import Best, Device, JobEvent, JobStatus
+from tunefleet.spec import job_spec
+
+# Record exports can be large; the C++ client accepts the same.
+_MAX_RECEIVE_BYTES = 128 << 20
+
+
+def _read_file(path: str, what: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise NotFound(f"cannot read {what} {path}: no such file") from None
+    except PermissionError:
+        raise PermissionDenied(f"cannot read {what} {path}: permission denied") from None
+    except OSError as e:
+        raise TuneFleetError(f"cannot read {what} {path}: {e.strerror}") from None
+
+
+def read_token(path: str) -> str:
+    """The token in a token file (as `tunefleet up` writes <dir>/user.token)."""
+    token = _read_file(path, "token file").decode("utf-8", errors="replace").strip()
+    if not token:
+        raise InvalidArgument(f"token file {path} is empty")
+    return token
+
+
+@dataclass(frozen=True)
+class TlsConfig:
+    """TLS to the tracker, like the CLI's --tls_ca, --tls_cert, --tls_key.
+
+    ca: PEM file of the CA that signed the tracker's certificate. cert, key:
+    this client's certificate and key, for trackers that require client
+    certificates (both or neither). server_name: the name to check the
+    tracker's certificate against when it differs from the address's host.
+    """
+
+    ca: str
+    cert: Optional[str] = None
+    key: Optional[str] = None
+    server_name: Optional[str] = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        if (self.cert is None) != (self.key is None):
+            raise InvalidArgument("TLS: give both the client certificate and its key, or neither")
+        return grpc.ssl_channel_credentials(
+            root_certificates=_read_file(self.ca, "TLS CA"),
+            private_key=_read_file(self.key, "TLS key") if self.key else None,
+            certificate_chain=_read_file(self.cert, "TLS certificate") if self.cert else None,
+        )
+
+
+def _tls_config(tls: Union[TlsConfig, str, Mapping[str, str], None]) -> Optional[TlsConfig]:
+    if tls is None or isinstance(tls, TlsConfig):
+        return tls
+    if isinstance(tls, str):  # the CA's path alone
+        return TlsConfig(ca=tls)
+    if isinstance(tls, Mapping):
+        try:
+            return TlsConfig(**tls)
+        except TypeError as e:
+            raise InvalidArgument(f"tls: {e} (keys: ca, cert, key, server_name)") from None
+    raise InvalidArgument(f"tls must be a TlsConfig, a CA path or a dict, got {type(tls).__name__}")
+
+
+class Client:
+    """A connection to one tracker's job API. Thread-safe; close() when done."""
+
+    def __init__(
+        self,
+        address: str,
+        token: Optional[str] = None,
+        tls: Union[TlsConfig, str, Mapping[str, str], None] = None,
+        *,
+        timeout_s: float = 30.0,
+    ):
+        """address: the tracker's host:port. token: the caller's token (None:
+        send none; a tracker with tokens then answers Unauthenticated).
+        tls: a TlsConfig, a CA file's path, or a dict of TlsConfig's fields;
+        None is plaintext, which a tracker accepts on loopback only.
+        timeout_s: the deadline of each unary call (not of watch/export)."""
+        self.address = address
+        self._timeout_s = timeout_s
+        self._metadata: Tuple[Tuple[str, str], ...] = (
+            (("authorization", f"Bearer {token}"),) if token else ()
+        )
+        config = _tls_config(tls)
+        options = [
+            ("grpc.max_receive_message_length", _MAX_RECEIVE_BYTES),
+        ]
+        if config is None:
+            self._channel = grpc.insecure_channel(address, options=options)
+        else:
+            if config.server_name:
+                options.append(("grpc.ssl_target_name_override", config.server_name))
+            self._channel = grpc.secure_channel(address, config.credentials(), options=options)
+        self._stub = fleet_pb2_grpc.JobServiceStub(self._channel)
+
+    @classmethod
+    def from_fleet_dir(cls, fleet_dir: Optional[str] = None, **kwargs: Any) -> "Client":
+        """A client of the fleet `tunefleet up` runs in `fleet_dir` (default:
+        $TUNEFLEET_DIR, else ./.tunefleet): its address and user.token files."""
+        directory = fleet_dir or os.environ.get("TUNEFLEET_DIR") or ".tunefleet"
+        try:
+            address = _read_file(os.path.join(directory, "address"), "fleet address").decode()
+        except NotFound:
+            raise NotFound(
+                f"no fleet in {directory} (start one with `tunefleet up`, or give an address)"
+            ) from None
+        token_path = os.path.join(directory, "user.token")
+        token = read_token(token_path) if os.path.exists(token_path) else None
+        return cls(address.strip(), token=kwargs.pop("token", token), **kwargs)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _unary(self, name: str, request: Any) -> Any:
+        try:
+            return getattr(self._stub, name)(
+                request, timeout=self._timeout_s, metadata=self._metadata
+            )
+        except grpc.RpcError as e:
+            raise from_rpc_error(e, name) from None
+
+    # ------------------------------------------------------------- jobs
+
+    def submit(self, spec: Optional["fleet_pb2.JobSpec"] = None, **kwargs: Any) -> str:
+        """Submits a job and returns its id.
+
+        Keyword arguments are those of tunefleet.job_spec (workload, shape or
+        args, trials, tuner, key, measure, ...); or pass a JobSpec proto.
+        """
+        if spec is None:
+            spec = job_spec(**kwargs)
+        elif kwargs:
+            raise InvalidArgument("give a JobSpec or keyword arguments, not both")
+        response = self._unary("SubmitJob", fleet_pb2.SubmitJobRequest(spec=spec))
+        return response.job_id
+
+    def get(self, job_id: str) -> JobStatus:
+        return JobStatus.from_proto(self._unary("GetJob", fleet_pb2.GetJobRequest(job_id=job_id)))
+
+    def jobs(self, include_finished: bool = False) -> List[JobStatus]:
+        response = self._unary(
+            "ListJobs", fleet_pb2.ListJobsRequest(include_finished=include_finished)
+        )
+        return [JobStatus.from_proto(j) for j in response.jobs]
+
+    def cancel(self, job_id: str) -> JobStatus:
+        """Cancels a job; returns its status (CANCELLED, or its final state
+        if it had already ended)."""
+        return JobStatus.from_proto(
+            self._unary("CancelJob", fleet_pb2.CancelJobRequest(job_id=job_id))
+        )
+
+    def watch(
+        self,
+        job_id: str,
+        *,
+        timeout_s: Optional[float] = None,
+        reconnect_s: float = 120.0,
+    ) -> Iterator[JobEvent]:
+        """The job's events as they happen: one per finished trial (and
+        validation measurement), one per change of state. The iterator ends
+        after the event of a final state (SUCCEEDED, FAILED, CANCELLED), or
+        when the tracker ends the stream.
+
+        A tracker that goes away (Unavailable: restarting, network) is waited
+        for, up to `reconnect_s` without an event, and the watch resumes from
+        the job's state then (the first event after a reconnect repeats the
+        current status). timeout_s bounds the whole watch: DeadlineExceeded.
+        """
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        backoff_s = 0.25
+        waited_s = 0.0
+        while True:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise error_for(
+                    grpc.StatusCode.DEADLINE_EXCEEDED, "the watch's timeout passed", "WatchJob"
+                )
+            call = self._stub.WatchJob(
+                fleet_pb2.WatchJobRequest(job_id=job_id),
+                timeout=remaining,
+                metadata=self._metadata,
+            )
+            try:
+                for message in call:
+                    waited_s = 0.0
+                    event = JobEvent.from_proto(message)
+                    yield event
+                    if event.is_state_change and event.status.done:
+                        return
+                return  # the tracker ended the stream
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNAVAILABLE or waited_s >= reconnect_s:
+                    raise from_rpc_error(e, "WatchJob") from None
+            finally:
+                call.cancel()  # no-op once it ended; stops it if the caller stopped iterating
+            if deadline is not None:
+                backoff_s = min(backoff_s, max(0.0, deadline - time.monotonic()))
+            time.sleep(backoff_s)
+            waited_s += backoff_s
+            backoff_s = min(2 * backoff_s, 5.0)
+
+    def wait(self, job_id: str, *, timeout_s: Optional[float] = None) -> JobStatus:
+        """Watches the job until it ends and returns its final status."""
+        last: Optional[JobStatus] = None
+        for event in self.watch(job_id, timeout_s=timeout_s):
+            last = event.status
+        return last if last is not None and last.done else self.get(job_id)
+
+    def best(self, job_id: str, task_index: Optional[int] = None) -> Best:
+        """The job's winning record (of task `task_index` of a model job)."""
+        request = fleet_pb2.BestConfigRequest(job_id=job_id)
+        if task_index is not None:
+            request.task_index = task_index
+        return Best.from_proto(self._unary("BestConfig", request))
+
+    def export(self, job_id: Optional[str] = None, task_index: Optional[int] = None) -> List[str]:
+        """The job's records as AutoTVM JSON lines (every job's when job_id
+        is None; one task's with task_index)."""
+        request = fleet_pb2.ExportRecordsRequest(job_id=job_id or "")
+        if task_index is not None:
+            request.task_index = task_index
+        lines: List[str] = []
+        try:
+            for chunk in self._stub.ExportRecords(request, metadata=self._metadata):
+                lines.extend(chunk.lines)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e, "ExportRecords") from None
+        return lines
+
+    # ------------------------------------------------------------- fleet
+
+    def devices(self) -> List[Device]:
+        """The connected builders, agents and tuners."""
+        response = self._unary("ListDevices", fleet_pb2.ListDevicesRequest())
+        return [Device.from_proto(w) for w in response.workers]
+
+    def queue(self) -> "fleet_pb2.QueueSummaryResponse":
+        """Per device key and per job: what is waiting and in flight."""
+        return self._unary("QueueSummary", fleet_pb2.QueueSummaryRequest())
+
