@@ -126,6 +126,21 @@ TEST_F(RunnerChildTest, BadWorkloadIsUnknown) {
   EXPECT_THAT(result.error_msg(), HasSubstr("missing argument \"N\""));
 }
 
+TEST(RunnerChildCpuBudgetTest, MustExitOnceTheProcessUsedItsCpuBudget) {
+  FakeClock clock;
+  RunnerChild unlimited(RunnerChildOptions{.num_threads = 1, .pin_threads = false}, &clock);
+  EXPECT_FALSE(unlimited.must_exit());
+  // This test process has used more than a nanosecond of CPU time already.
+  RunnerChild spent(
+      RunnerChildOptions{.num_threads = 1, .pin_threads = false, .exit_after_cpu_seconds = 1e-9},
+      &clock);
+  EXPECT_TRUE(spent.must_exit());
+  RunnerChild fresh(
+      RunnerChildOptions{.num_threads = 1, .pin_threads = false, .exit_after_cpu_seconds = 1e6},
+      &clock);
+  EXPECT_FALSE(fresh.must_exit());
+}
+
 TEST(RunnerChildOptionsTest, UnsetMeasureOptionsTakeTheDefaults) {
   // Only the timeout set: number, repeat and check_correctness must be the
   // defaults (4, 3, true), not proto3's zeros.
