@@ -91,28 +91,18 @@ class FleetTest(unittest.TestCase):
             role: tunefleet.read_token(os.path.join(cls.dir, f"{role}.token")) for role in _ROLES
         }
 
-        port_file = os.path.join(cls.dir, "tracker.port")
-        tracker = cls._spawn(
-            "tracker",
-            [
-                _binary("tracker/tunefleet_tracker"),
-                "--listen=127.0.0.1:0",
-                "--port_file=" + port_file,
-                "--store=" + os.path.join(cls.dir, "tracker.db"),
-                "--metrics_listen=",
-                "--token_file=" + token_file,
-                "--heartbeat_s=0.3",
-                "--worker_timeout_s=5",
-                "--isolate_measurements=false",
-            ],
-        )
-
-        def port():
-            with open(port_file) as f:
-                text = f.read()
-            return int(text) if text.endswith("\n") else None
-
-        cls.address = f"127.0.0.1:{_wait_for('tracker port', port, 30, [('tracker', tracker)])}"
+        cls.tracker_argv = [
+            _binary("tracker/tunefleet_tracker"),
+            "--port_file=" + os.path.join(cls.dir, "tracker.port"),
+            "--store=" + os.path.join(cls.dir, "tracker.db"),
+            "--metrics_listen=",
+            "--token_file=" + token_file,
+            "--heartbeat_s=0.3",
+            "--worker_timeout_s=5",
+            "--isolate_measurements=false",
+        ]
+        cls.port = cls._start_tracker(0)
+        cls.address = f"127.0.0.1:{cls.port}"
 
         def worker(name, path, role, *flags):
             cls._spawn(
@@ -133,6 +123,25 @@ class FleetTest(unittest.TestCase):
         worker("tuner-py", "tuner_process/tunefleet_tuner", "tuner")
 
         cls.client = tunefleet.Client(cls.address, token=cls.tokens["user"], timeout_s=10)
+        cls._wait_for_workers()
+
+    @classmethod
+    def _start_tracker(cls, port):
+        """Starts the tracker on `port` (0: any free one); returns the port."""
+        port_file = os.path.join(cls.dir, "tracker.port")
+        if os.path.exists(port_file):
+            os.remove(port_file)
+        tracker = cls._spawn("tracker", cls.tracker_argv + [f"--listen=127.0.0.1:{port}"])
+
+        def bound_port():
+            with open(port_file) as f:
+                text = f.read()
+            return int(text) if text.endswith("\n") else None
+
+        return _wait_for("tracker port", bound_port, 30, [("tracker", tracker)])
+
+    @classmethod
+    def _wait_for_workers(cls):
         _wait_for(
             "3 registered workers",
             lambda: len(cls.client.devices()) == 3,
@@ -221,6 +230,26 @@ class FleetTest(unittest.TestCase):
         events = list(self.client.watch(job_id, timeout_s=30))
         self.assertEqual(events[-1].status.state, "CANCELLED")
         self.assertEqual(self.client.get(job_id).state, "CANCELLED")
+
+    def test_watch_goes_on_across_a_tracker_restart(self):
+        job_id = self._submit_small(trials=40, validate_top_k=0)
+        events = self.client.watch(job_id, timeout_s=120)
+        first_trial = next(e for e in events if e.trial_id is not None)
+        self.assertEqual(first_trial.status.state, "RUNNING")
+        self.assertLess(first_trial.status.trials_done, 40)
+
+        # kill -9 the tracker and start it again on the same port and store.
+        [(name, tracker)] = [(n, p) for n, p in self.processes if n == "tracker"]
+        tracker.kill()
+        tracker.wait(timeout=10)
+        self.processes.remove((name, tracker))
+        self.assertEqual(self._start_tracker(self.port), self.port)
+
+        rest = list(events)  # the same iterator, reconnected
+        self.assertEqual(rest[-1].status.state, "SUCCEEDED", rest[-1].status.message)
+        self.assertEqual(rest[-1].status.trials_done, 40)
+        self.assertEqual(self.client.get(job_id).state, "SUCCEEDED")
+        self._wait_for_workers()  # leave the fleet as the other tests expect it
 
     def test_wrong_or_missing_token_is_unauthenticated(self):
         for token in ("not-the-token-" + "0" * 20, None):

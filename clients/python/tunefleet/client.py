@@ -35,6 +35,7 @@ from tunefleet.spec import job_spec
 
 # Record exports can be large; the C++ client accepts the same.
 _MAX_RECEIVE_BYTES = 128 << 20
+_MAX_RECONNECT_BACKOFF_MS = 5000
 
 
 def _read_file(path: str, what: str) -> bytes:
@@ -119,6 +120,9 @@ class Client:
         config = _tls_config(tls)
         options = [
             ("grpc.max_receive_message_length", _MAX_RECEIVE_BYTES),
+            # After a tracker restart, try again within seconds (gRPC's own
+            # backoff grows to 2 minutes).
+            ("grpc.max_reconnect_backoff_ms", _MAX_RECONNECT_BACKOFF_MS),
         ]
         if config is None:
             self._channel = grpc.insecure_channel(address, options=options)
