@@ -27,6 +27,8 @@ PACKAGES=(
   libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64
   # The runner child's seccomp sandbox (device_agent/sandbox.h), both arches.
   libseccomp-dev libseccomp-dev:arm64
+  # TLS diagnosis (rpc/tls_diagnosis.h) and the test PKI: OpenSSL 3.
+  libssl-dev
 )
 
 SUDO=""
