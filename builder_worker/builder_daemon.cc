@@ -43,8 +43,8 @@ void BuilderDaemon::Stop() {
   service_.reset();  // joins the build threads
 }
 
-void BuilderDaemon::OnSession(const std::string& worker_id) {
-  leases_.Dropped(service_->DropQueued(), worker_id, "builds");
+void BuilderDaemon::OnSession(const proto::Registered& registered) {
+  leases_.Dropped(service_->DropQueued(), registered.worker_id(), "builds");
 }
 
 void BuilderDaemon::OnMessage(const proto::TrackerMessage& message) {

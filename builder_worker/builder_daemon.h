@@ -44,7 +44,7 @@ class BuilderDaemon final : private WorkerRoleInterface {
 
  private:
   void OnMessage(const proto::TrackerMessage& message) override;
-  void OnSession(const std::string& worker_id) override;
+  void OnSession(const proto::Registered& registered) override;
   int64_t InFlight() const override { return leases_.count(); }
   void SendResult(proto::BuildResult result);
 

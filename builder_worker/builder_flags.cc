@@ -9,11 +9,15 @@
 #include "absl/status/statusor.h"
 #include "common/daemon_util.h"
 #include "common/logging.h"
+#include "common/signing.h"
 #include "worker/worker_flags.h"
 #include "worker/worker_metrics.h"
 
 ABSL_FLAG(int, parallelism, 0, "builds at once (0 = all cores)");
 ABSL_FLAG(int64_t, cache_mb, 256, "artifact cache size in MiB");
+ABSL_FLAG(std::string, signing_key, "",
+          "Ed25519 key file every artifact is signed with (tunefleet keys new); a tracker with "
+          "--builder_keys refuses builders that do not sign with a key it pins");
 
 namespace tunefleet {
 
@@ -28,6 +32,14 @@ int RunBuilderFromFlags(const std::string& program,
   options.worker = *std::move(worker);
   options.service.parallelism = absl::GetFlag(FLAGS_parallelism);
   options.service.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
+  if (const std::string key_file = absl::GetFlag(FLAGS_signing_key); !key_file.empty()) {
+    absl::StatusOr<SigningKey> key = LoadSigningKey(key_file);
+    if (!key.ok()) {
+      std::cerr << program << ": " << key.status().message() << "\n";
+      return 2;
+    }
+    options.service.signing_key = *std::move(key);
+  }
   if (customize) customize(options);
   if (absl::Status valid = options.Validate(); !valid.ok()) {
     std::cerr << program << ": " << valid.message() << "\n";

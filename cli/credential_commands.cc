@@ -55,8 +55,8 @@ namespace {
 
 }  // namespace
 
-absl::Status RunTokenCommand(const std::vector<std::string>& args, std::istream& in,
-                             std::ostream& out) {
+[[nodiscard]] absl::Status RunTokenCommand(const std::vector<std::string>& args, std::istream& in,
+                                           std::ostream& out) {
   const std::string sub = args.empty() ? "" : args[0];
   if (sub != "new" && sub != "hash") {
     return absl::InvalidArgumentError("usage: tunefleet token new|hash --role R [...]");
@@ -97,7 +97,7 @@ absl::Status RunTokenCommand(const std::vector<std::string>& args, std::istream&
   return absl::OkStatus();
 }
 
-absl::Status RunKeysCommand(const std::vector<std::string>& args, std::ostream& out) {
+[[nodiscard]] absl::Status RunKeysCommand(const std::vector<std::string>& args, std::ostream& out) {
   if (args.empty() || args[0] != "new") {
     return absl::InvalidArgumentError(
         "usage: tunefleet keys new --signing_key_out FILE [--pinned_keys FILE --key_name N]");

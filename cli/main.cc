@@ -14,6 +14,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
+#include "cli/credential_commands.h"
 #include "cli/fleet_commands.h"
 #include "cli/measure_fleet.h"
 #include "cli/model_command.h"
@@ -21,6 +22,7 @@
 #include "local/measure_command.h"
 #include "local/tune_command.h"
 #include "proto_convert/run_request.h"
+#include "rpc/tls_diagnosis.h"
 #include "worker/worker_connection.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload to tune");
@@ -230,7 +232,13 @@ int main(int argc, char** argv) {
       "  devices    list connected builders, agents and tuners\n"
       "  queue      per device key: total/free/busy/pending; per job: in flight and done\n"
       "  export     write a job's records (--job; all jobs without) to --log or stdout\n"
-      "  cancel     cancel a job (--job)");
+      "  cancel     cancel a job (--job)\n"
+      "credentials:\n"
+      "  token new  make a token (--role, [--device_keys], [--identity]), append its hash to\n"
+      "             --tokens (the tracker's token file), write it to --token_out\n"
+      "  token hash print the token file line of the token read on stdin (--role)\n"
+      "  keys new   make a builder signing key (--signing_key_out) and pin its public key\n"
+      "             in --pinned_keys (the tracker's --builder_keys)");
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   const std::string command = positional.size() > 1 ? positional[1] : "";
 
@@ -391,7 +399,18 @@ int main(int argc, char** argv) {
         status = need_job();
         if (status.ok()) status = tunefleet::RunCancel(client, job, std::cout);
       }
+      // gRPC says only "unavailable" for a TLS misconfiguration: name it.
+      if (absl::IsUnavailable(status)) {
+        absl::StatusOr<std::unique_ptr<tunefleet::TlsClientPem>> pem =
+            tunefleet::LoadTlsClientPem(absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
+                                        absl::GetFlag(FLAGS_tls_key));
+        if (pem.ok()) status = tunefleet::ExplainUnavailable(status, fleet->address, pem->get());
+      }
     }
+  } else if (command == "token" || command == "keys") {
+    const std::vector<std::string> args(positional.begin() + 2, positional.end());
+    status = command == "token" ? tunefleet::RunTokenCommand(args, std::cin, std::cout)
+                                : tunefleet::RunKeysCommand(args, std::cout);
   } else if (command == "templates") {
     for (const tunefleet::Template* t : tunefleet::AllTemplates()) {
       std::cout << t->name() << " (" << t->workload_name() << "): " << t->description() << "\n";

@@ -39,7 +39,7 @@ constexpr int64_t kMaxKeyFileBytes = int64_t{1} << 20;
 
 }  // namespace
 
-absl::Status InitSodium() {
+[[nodiscard]] absl::Status InitSodium() {
   // sodium_init is thread-safe and idempotent: 0 first time, 1 afterwards.
   if (sodium_init() < 0) return absl::InternalError("libsodium failed to initialise");
   return absl::OkStatus();
@@ -51,7 +51,7 @@ std::string PublicKeyText(const std::array<unsigned char, kEd25519PublicKeyBytes
       absl::Base64Escape(absl::string_view(reinterpret_cast<const char*>(key.data()), key.size())));
 }
 
-absl::StatusOr<std::array<unsigned char, kEd25519PublicKeyBytes>> ParsePublicKeyText(
+[[nodiscard]] absl::StatusOr<std::array<unsigned char, kEd25519PublicKeyBytes>> ParsePublicKeyText(
     absl::string_view text) {
   absl::string_view encoded = text;
   if (!absl::ConsumePrefix(&encoded, kPublicKeyPrefix)) {
@@ -75,7 +75,7 @@ std::string ArtifactSigningMessage(absl::string_view artifact_hash_hex,
                       entry_name);
 }
 
-absl::StatusOr<SigningKey> SigningKey::Generate() {
+[[nodiscard]] absl::StatusOr<SigningKey> SigningKey::Generate() {
   TF_RETURN_IF_ERROR(InitSodium());
   std::string seed(kEd25519SeedBytes, '\0');
   randombytes_buf(seed.data(), seed.size());
@@ -84,7 +84,7 @@ absl::StatusOr<SigningKey> SigningKey::Generate() {
   return key;
 }
 
-absl::StatusOr<SigningKey> SigningKey::FromSeed(absl::string_view seed) {
+[[nodiscard]] absl::StatusOr<SigningKey> SigningKey::FromSeed(absl::string_view seed) {
   TF_RETURN_IF_ERROR(InitSodium());
   if (seed.size() != kEd25519SeedBytes) {
     return absl::InvalidArgumentError(
@@ -111,7 +111,7 @@ std::string SigningKey::Sign(absl::string_view artifact_hash_hex,
   return signature;
 }
 
-absl::Status SigningKey::WriteFile(const std::string& path) const {
+[[nodiscard]] absl::Status SigningKey::WriteFile(const std::string& path) const {
   return ReplaceFileAtomically(
       path,
       absl::StrCat("# TuneFleet builder signing key (Ed25519). Public key: ", public_key_text(),
@@ -122,7 +122,7 @@ absl::Status SigningKey::WriteFile(const std::string& path) const {
       0600);
 }
 
-absl::StatusOr<SigningKey> LoadSigningKey(const std::string& path) {
+[[nodiscard]] absl::StatusOr<SigningKey> LoadSigningKey(const std::string& path) {
   TF_RETURN_IF_ERROR(CheckPrivate(path, "signing key file"));
   TF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path, kMaxKeyFileBytes));
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -144,7 +144,8 @@ absl::StatusOr<SigningKey> LoadSigningKey(const std::string& path) {
   return absl::InvalidArgumentError(absl::StrCat("signing key file ", path, " holds no key"));
 }
 
-absl::StatusOr<PinnedKeys> PinnedKeys::FromTexts(const std::vector<std::string>& texts) {
+[[nodiscard]] absl::StatusOr<PinnedKeys> PinnedKeys::FromTexts(
+    const std::vector<std::string>& texts) {
   TF_RETURN_IF_ERROR(InitSodium());
   PinnedKeys pinned;
   for (const std::string& text : texts) {
@@ -156,6 +157,12 @@ absl::StatusOr<PinnedKeys> PinnedKeys::FromTexts(const std::vector<std::string>&
   return pinned;
 }
 
+PinnedKeys PinnedKeys::RefuseAll() {
+  PinnedKeys keys;
+  keys.refuse_all_ = true;
+  return keys;
+}
+
 bool PinnedKeys::Contains(absl::string_view key_text) const {
   for (const std::string& text : texts_) {
     if (text == key_text) return true;
@@ -163,9 +170,15 @@ bool PinnedKeys::Contains(absl::string_view key_text) const {
   return false;
 }
 
-absl::Status PinnedKeys::Verify(absl::string_view bytes, absl::string_view artifact_hash_hex,
-                                absl::string_view entry_name, absl::string_view signature,
-                                absl::string_view signer) const {
+[[nodiscard]] absl::Status PinnedKeys::Verify(absl::string_view bytes,
+                                              absl::string_view artifact_hash_hex,
+                                              absl::string_view entry_name,
+                                              absl::string_view signature,
+                                              absl::string_view signer) const {
+  if (refuse_all_) {
+    return absl::PermissionDeniedError(
+        "artifact refused: the tracker's pinned builder keys could not be read");
+  }
   if (signature.empty() || signer.empty()) {
     return absl::PermissionDeniedError(
         "artifact refused: it is unsigned, and this fleet pins builder signing keys");
@@ -194,7 +207,7 @@ absl::Status PinnedKeys::Verify(absl::string_view bytes, absl::string_view artif
   return absl::OkStatus();
 }
 
-absl::StatusOr<PinnedKeys> LoadPinnedKeys(const std::string& path) {
+[[nodiscard]] absl::StatusOr<PinnedKeys> LoadPinnedKeys(const std::string& path) {
   TF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path, kMaxKeyFileBytes));
   std::vector<std::string> texts;
   int line_number = 0;
@@ -223,8 +236,8 @@ absl::StatusOr<PinnedKeys> LoadPinnedKeys(const std::string& path) {
   return PinnedKeys::FromTexts(texts);
 }
 
-absl::Status WritePinnedKeysFile(const std::string& path,
-                                 const std::vector<std::pair<std::string, std::string>>& keys) {
+[[nodiscard]] absl::Status WritePinnedKeysFile(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& keys) {
   std::string text = "# TuneFleet pinned builder keys: <name> ed25519:<base64> per line.\n";
   for (const auto& [name, key] : keys) absl::StrAppend(&text, name, " ", key, "\n");
   return ReplaceFileAtomically(path, text, 0644);

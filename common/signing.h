@@ -91,13 +91,18 @@ class PinnedKeys {
                                     absl::string_view entry_name, absl::string_view signature,
                                     absl::string_view signer) const;
 
+  // Pins nothing any signature could verify against: every artifact is
+  // refused (what an agent uses when the tracker's keys do not parse).
+  static PinnedKeys RefuseAll();
+
   bool Contains(absl::string_view key_text) const;
-  bool empty() const { return keys_.empty(); }
+  bool empty() const { return keys_.empty() && !refuse_all_; }
   const std::vector<std::string>& texts() const { return texts_; }
 
  private:
   std::vector<std::array<unsigned char, kEd25519PublicKeyBytes>> keys_;
   std::vector<std::string> texts_;
+  bool refuse_all_ = false;
 };
 
 // Reads a pinned keys file ("<name> ed25519:<base64>" per line).

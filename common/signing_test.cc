@@ -41,7 +41,7 @@ class SigningTest : public ::testing::Test {
     pinned_ = *pinned;
   }
 
-  absl::Status Verify(const SignedArtifact& a) const {
+  [[nodiscard]] absl::Status Verify(const SignedArtifact& a) const {
     return pinned_.Verify(a.bytes, a.hash, a.entry, a.signature, a.signer);
   }
 

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "common/logging.h"
+#include "common/signing.h"
 #include "common/status_macros.h"
 #include "device_agent/runner.h"
 #include "proto_convert/measure_result.h"
@@ -46,6 +47,7 @@ AgentDaemon::AgentDaemon(AgentDaemonOptions options, proto::DeviceInfo device,
     : options_(std::move(options)) {
   AgentServiceOptions service_options;
   service_options.artifact_cache_capacity_bytes = options_.cache_capacity_bytes;
+  service_options.require_signed_artifacts = options_.require_signed_artifacts;
   // Costs faster than this device could run their FLOPs are refused here,
   // before they reach the tracker (which applies the same rule).
   service_options.max_gflops = PlausiblePeakGflops(device);
@@ -83,8 +85,25 @@ void AgentDaemon::Stop() {
   service_.reset();  // joins the measuring thread
 }
 
-void AgentDaemon::OnSession(const std::string& worker_id) {
-  leases_.Dropped(service_->DropQueued(), worker_id, "measurements");
+void AgentDaemon::OnSession(const proto::Registered& registered) {
+  leases_.Dropped(service_->DropQueued(), registered.worker_id(), "measurements");
+  // The builder keys the tracker pins, renewed with every session (a
+  // tracker restarted with other keys is followed).
+  absl::StatusOr<PinnedKeys> pinned =
+      PinnedKeys::FromTexts({registered.builder_keys().begin(), registered.builder_keys().end()});
+  if (!pinned.ok()) {
+    // Keys that do not parse pin nothing we could verify against: refuse
+    // every artifact rather than run unsigned code.
+    TF_LOG(ERROR) << "the tracker's pinned builder keys do not parse (" << pinned.status()
+                  << "); refusing every artifact of this session";
+    service_->SetPinnedBuilderKeys(PinnedKeys::RefuseAll());
+    return;
+  }
+  if (!pinned->empty()) {
+    TF_LOG(INFO) << "loading only artifacts signed by the tracker's " << pinned->texts().size()
+                 << " pinned builder key(s)";
+  }
+  service_->SetPinnedBuilderKeys(*std::move(pinned));
 }
 
 void AgentDaemon::OnMessage(const proto::TrackerMessage& message) {

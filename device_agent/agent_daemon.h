@@ -40,6 +40,8 @@ struct AgentDaemonOptions {
   // The runner child's sandbox (RunnerOptions::sandbox); on by default.
   RunnerSandboxOptions runner_sandbox;
   int64_t cache_capacity_bytes = int64_t{512} << 20;
+  // AgentServiceOptions::require_signed_artifacts.
+  bool require_signed_artifacts = false;
 
   [[nodiscard]] absl::Status Validate() const;
 };
@@ -62,7 +64,7 @@ class AgentDaemon final : private WorkerRoleInterface {
 
  private:
   void OnMessage(const proto::TrackerMessage& message) override;
-  void OnSession(const std::string& worker_id) override;
+  void OnSession(const proto::Registered& registered) override;
   int64_t InFlight() const override { return leases_.count(); }
   void SendResult(proto::MeasureResult result);
 

@@ -37,6 +37,9 @@ ABSL_FLAG(std::string, runner_launcher, "",
           "emulated boards only: command prefix the runner child is started with, e.g. "
           "\"qemu-aarch64 -L /\" for an AArch64 agent under qemu-user (empty: exec it directly)");
 
+ABSL_FLAG(bool, require_signed_artifacts, false,
+          "refuse every artifact not signed by a builder key the tracker pins (and every "
+          "artifact when it pins none)");
 ABSL_FLAG(bool, sandbox, true,
           "run kernels in a sandboxed runner child (no sockets, processes or file writes; "
           "memory, file size and CPU time limits); false only to diagnose a kernel the sandbox "
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
   options.kernel_threads = absl::GetFlag(FLAGS_threads);
   options.gpu_device = absl::GetFlag(FLAGS_gpu_device);
   options.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
+  options.require_signed_artifacts = absl::GetFlag(FLAGS_require_signed_artifacts);
   options.runner_launcher =
       absl::StrSplit(absl::GetFlag(FLAGS_runner_launcher), ' ', absl::SkipWhitespace());
   options.runner_sandbox.enabled = absl::GetFlag(FLAGS_sandbox);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "common/file_util.h"
+#include "common/signing.h"
 #include "common/status_macros.h"
 #include "proto_convert/job_state.h"
 #include "tracker/auth.h"
@@ -155,6 +156,12 @@ absl::Status FleetLauncher::Start() {
   TF_ASSIGN_OR_RETURN(TokenSet tokens, TokenSet::Generate());
   TF_RETURN_IF_ERROR(tokens.WriteTokenFile(dir_ + "/tokens"));
   TF_RETURN_IF_ERROR(tokens.WriteRoleTokenFiles(dir_));
+  // One signing key for this fleet's builders, pinned by its tracker: the
+  // agents load only what the builders signed, as in a deployed fleet.
+  TF_ASSIGN_OR_RETURN(const SigningKey signing_key, SigningKey::Generate());
+  TF_RETURN_IF_ERROR(signing_key.WriteFile(dir_ + "/builder.key"));
+  TF_RETURN_IF_ERROR(WritePinnedKeysFile(dir_ + "/builder_keys",
+                                         {{"fleet-builders", signing_key.public_key_text()}}));
   TF_RETURN_IF_ERROR(StartTracker());
   TF_RETURN_IF_ERROR(ReplaceFileAtomically(dir_ + "/address", address() + "\n"));
   FleetAddress fleet;
@@ -186,6 +193,7 @@ absl::Status FleetLauncher::StartTracker() {
       "--store=" + dir_ + "/tracker.db",
       absl::StrCat("--metrics_listen=127.0.0.1:", options_.metrics_port),
       "--token_file=" + dir_ + "/tokens",
+      "--builder_keys=" + dir_ + "/builder_keys",
       "--port_file=" + port_file,
       absl::StrCat("--store_sync_full=", options_.store_sync_full ? "true" : "false")};
   AddOptional(argv, "heartbeat_s", options_.heartbeat_s);
@@ -204,8 +212,10 @@ absl::Status FleetLauncher::StartBuilder(int i) {
                             options_.simulate_build_delay_ms > 0;
   TF_ASSIGN_OR_RETURN(std::string bin,
                       Binary("builder_worker", "tunefleet_builder", test_builder, "test_builder"));
-  std::vector<std::string> argv = {bin, "--tracker=" + address(),
+  std::vector<std::string> argv = {bin,
+                                   "--tracker=" + address(),
                                    "--token_file=" + dir_ + "/builder.token",
+                                   "--signing_key=" + dir_ + "/builder.key",
                                    absl::StrCat("--name=builder-", options_.name_prefix, i),
                                    absl::StrCat("--parallelism=", options_.builder_parallelism)};
   if (options_.simulate_build_ms > 0)

@@ -9,5 +9,6 @@ cd "$ROOT"
 
 TARGET="${TARGET:-//cli:tunefleet}"
 
-./scripts/install_deps.sh
+# The CLI needs only the demo's packages; anything else may need the tests'.
+if [[ "$TARGET" == "//cli:tunefleet" ]]; then ./scripts/install_deps.sh demo; else ./scripts/install_deps.sh test; fi
 bazel build --color=no --curses=no "$@" -- "$TARGET"

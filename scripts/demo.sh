@@ -11,7 +11,7 @@ TRIALS="${TRIALS:-200}"
 SHAPE="${SHAPE:-1024,1024,1024}"
 LOG="${LOG:-$ROOT/records.jsonl}"
 
-./scripts/install_deps.sh
+./scripts/install_deps.sh demo
 bazel build --color=no --curses=no //cli:tunefleet //bench:openblas_sgemm //device_agent:tunefleet_runner
 BIN="$(bazel info bazel-bin 2>/dev/null)"
 export TUNEFLEET_RUNNER="$BIN/device_agent/tunefleet_runner"

@@ -12,7 +12,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-./scripts/install_deps.sh || { echo "test.sh: install_deps.sh failed" >&2; echo "0 passed, 0 failed"; exit 1; }
+./scripts/install_deps.sh test || { echo "test.sh: install_deps.sh failed" >&2; echo "0 passed, 0 failed"; exit 1; }
 
 LOG="${TUNEFLEET_TEST_LOG:-$ROOT/logs/bazel-test.log}"
 mkdir -p "$(dirname "$LOG")"

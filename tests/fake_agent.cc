@@ -63,7 +63,7 @@ int64_t FakeAgent::InFlight() const {
   return static_cast<int64_t>(queue_.size()) + (measuring_ ? 1 : 0);
 }
 
-void FakeAgent::OnSession(const std::string&) {
+void FakeAgent::OnSession(const proto::Registered&) {
   absl::MutexLock lock(&mu_);
   queue_.clear();  // the tracker requeued them with the old session
 }

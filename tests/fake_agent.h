@@ -57,7 +57,7 @@ class FakeAgent final : private WorkerRoleInterface {
 
  private:
   void OnMessage(const proto::TrackerMessage& message) override;
-  void OnSession(const std::string& worker_id) override;
+  void OnSession(const proto::Registered& registered) override;
   int64_t InFlight() const override;
   void MeasureLoop();
 

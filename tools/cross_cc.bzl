@@ -106,7 +106,10 @@ def _cross_cc_binaries_impl(ctx):
         args.add("-o", out)
         args.add_all(binary_objects)
         args.add_all(ctx.attr.linkopts)
-        args.add_all(info.linkopts, uniquify = True)
+        args.add_all(
+            [ctx.attr.linkopt_rewrites.get(opt, opt) for opt in info.linkopts.to_list()],
+            uniquify = True,
+        )
         ctx.actions.run(
             executable = ctx.attr.compiler,
             arguments = [args],
@@ -145,6 +148,11 @@ cross_cc_binaries = rule(
         "linkopts": attr.string_list(
             default = ["-pthread", "-Wl,--as-needed"],
             doc = "Linker options before the collected ones.",
+        ),
+        "linkopt_rewrites": attr.string_dict(
+            doc = "Collected linker options replaced for the target, e.g. a -lfoo whose " +
+                  "target-architecture -dev package cannot be installed beside the host's " +
+                  "(not Multi-Arch: same) -> -l:libfoo.so.N from its runtime package.",
         ),
     },
 )

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -153,7 +154,7 @@ struct TokenSet::Cache {
   absl::flat_hash_set<std::string> refused ABSL_GUARDED_BY(mu);
 };
 
-absl::Status Principal::CheckDeviceKey(absl::string_view device_key) const {
+[[nodiscard]] absl::Status Principal::CheckDeviceKey(absl::string_view device_key) const {
   if (scope.device_keys.empty()) return absl::OkStatus();
   for (const std::string& key : scope.device_keys) {
     if (key == device_key) return absl::OkStatus();
@@ -199,13 +200,13 @@ TokenSet::TokenSet(TokenSet&&) noexcept = default;
 TokenSet& TokenSet::operator=(TokenSet&&) noexcept = default;
 TokenSet::~TokenSet() = default;
 
-absl::StatusOr<TokenSet> TokenSet::Generate() {
+[[nodiscard]] absl::StatusOr<TokenSet> TokenSet::Generate() {
   TokenSet tokens;
   for (Role role : kAllRoles) TF_RETURN_IF_ERROR(tokens.AddGenerated(role).status());
   return tokens;
 }
 
-absl::StatusOr<std::string> TokenSet::AddGenerated(Role role, TokenScope scope) {
+[[nodiscard]] absl::StatusOr<std::string> TokenSet::AddGenerated(Role role, TokenScope scope) {
   TF_ASSIGN_OR_RETURN(const std::string id, RandomHex(kGeneratedIdBytes));
   TF_ASSIGN_OR_RETURN(const std::string secret, RandomHex(kGeneratedTokenBytes));
   std::string token = absl::StrCat(kGeneratedPrefix, id, "_", secret);
@@ -213,7 +214,7 @@ absl::StatusOr<std::string> TokenSet::AddGenerated(Role role, TokenScope scope) 
   return token;
 }
 
-absl::Status TokenSet::Add(Role role, std::string token, TokenScope scope) {
+[[nodiscard]] absl::Status TokenSet::Add(Role role, std::string token, TokenScope scope) {
   TF_RETURN_IF_ERROR(CheckToken(token));
   TF_RETURN_IF_ERROR(CheckScope(scope));
   for (const Entry& entry : entries_) {
@@ -227,7 +228,7 @@ absl::Status TokenSet::Add(Role role, std::string token, TokenScope scope) {
   return AddEntry(Entry{role, std::move(hash), std::move(id), std::move(scope), std::move(token)});
 }
 
-absl::Status TokenSet::AddEntry(Entry entry) {
+[[nodiscard]] absl::Status TokenSet::AddEntry(Entry entry) {
   if (!entry.id.empty()) {
     for (const Entry& other : entries_) {
       if (other.id == entry.id) {
@@ -240,7 +241,8 @@ absl::Status TokenSet::AddEntry(Entry entry) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Principal> TokenSet::Authenticate(absl::string_view authorization_header) const {
+[[nodiscard]] absl::StatusOr<Principal> TokenSet::Authenticate(
+    absl::string_view authorization_header) const {
   absl::string_view header = absl::StripAsciiWhitespace(authorization_header);
   if (header.empty()) {
     return absl::UnauthenticatedError(absl::StrCat("no credentials: send metadata '",
@@ -296,7 +298,7 @@ std::vector<int> TokenSet::UnboundEntries() const {
   return unbound;
 }
 
-absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
+[[nodiscard]] absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
   std::string text =
       "# TuneFleet tokens (hashes only): <role> <argon2id hash> [id=] [keys=] [identity=].\n"
       "# Keep this file private (chmod 600).\n";
@@ -308,8 +310,8 @@ absl::Status TokenSet::WriteTokenFile(const std::string& path) const {
   return ReplaceFileAtomically(path, text, 0600);
 }
 
-absl::StatusOr<std::string> TokenFileLine(Role role, absl::string_view token,
-                                          const TokenScope& scope) {
+[[nodiscard]] absl::StatusOr<std::string> TokenFileLine(Role role, absl::string_view token,
+                                                        const TokenScope& scope) {
   TF_RETURN_IF_ERROR(CheckToken(token));
   TF_RETURN_IF_ERROR(CheckScope(scope));
   TF_ASSIGN_OR_RETURN(std::string hash, HashToken(token));
@@ -441,8 +443,8 @@ absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
 
 std::string BearerHeader(absl::string_view token) { return absl::StrCat("Bearer ", token); }
 
-absl::StatusOr<Principal> AuthenticateContext(const TokenSet* tokens,
-                                              const grpc::ServerContextBase& context) {
+[[nodiscard]] absl::StatusOr<Principal> AuthenticateContext(
+    const TokenSet* tokens, const grpc::ServerContextBase& context) {
   if (tokens == nullptr) return Principal{Role::kAdmin, TokenScope{}};
   const auto& metadata = context.client_metadata();
   const auto [first, last] = metadata.equal_range(kAuthorizationMetadataKey);
@@ -458,12 +460,13 @@ absl::StatusOr<Principal> AuthenticateContext(const TokenSet* tokens,
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   std::vector<std::string> presented;
   if (auth != nullptr) {
-    for (const char* property : {GRPC_PEER_URI_PROPERTY_NAME, GRPC_X509_SAN_PROPERTY_NAME}) {
-      for (const grpc::string_ref& value : auth->FindPropertyValues(property)) {
-        const std::string text(value.data(), value.size());
-        if (text == principal.scope.identity) return principal;
+    // The URI SANs only (gRPC's "peer_uri"), as documented: a DNS or IP
+    // name that happens to spell the identity does not count.
+    for (const grpc::string_ref& value : auth->FindPropertyValues(GRPC_PEER_URI_PROPERTY_NAME)) {
+      const std::string text(value.data(), value.size());
+      if (text == principal.scope.identity) return principal;
+      if (std::find(presented.begin(), presented.end(), text) == presented.end())
         presented.push_back(text);
-      }
     }
   }
   return absl::PermissionDeniedError(absl::StrCat(

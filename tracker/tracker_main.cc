@@ -32,6 +32,13 @@ ABSL_FLAG(std::string, token_file, "",
 ABSL_FLAG(std::string, tls_cert, "", "server certificate (PEM)");
 ABSL_FLAG(std::string, tls_key, "", "server key (PEM)");
 ABSL_FLAG(std::string, tls_client_ca, "", "CA that client certificates must be signed by (PEM)");
+ABSL_FLAG(std::string, builder_keys, "",
+          "pinned builder signing keys ('<name> ed25519:<base64>' per line, tunefleet keys new): "
+          "builders must sign with one, agents load only artifacts signed by one");
+ABSL_FLAG(bool, allow_unsigned_artifacts, false,
+          "off loopback, start without --builder_keys (agents then load unsigned code)");
+ABSL_FLAG(bool, allow_unbound_tokens, false,
+          "off loopback, accept tokens not bound to a client certificate identity");
 ABSL_FLAG(std::string, port_file, "",
           "write the bound port here once listening (for scripts and tests)");
 
@@ -51,6 +58,9 @@ int main(int argc, char** argv) {
   options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   options.tls_key = absl::GetFlag(FLAGS_tls_key);
   options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
+  options.builder_keys_file = absl::GetFlag(FLAGS_builder_keys);
+  options.allow_unsigned_artifacts = absl::GetFlag(FLAGS_allow_unsigned_artifacts);
+  options.allow_unbound_tokens = absl::GetFlag(FLAGS_allow_unbound_tokens);
   options.scheduler = tunefleet::SchedulerOptionsFromFlags();  // tracker/scheduler_flags.h
   absl::StatusOr<std::unique_ptr<tunefleet::TrackerServer>> tracker =
       tunefleet::TrackerServer::Start(options);

@@ -1,12 +1,13 @@
 #include "tracker/tracker_server.h"
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/file_util.h"
 #include "common/logging.h"
+#include "common/signing.h"
 #include "common/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -17,11 +18,29 @@ namespace tunefleet {
 namespace {
 
 [[nodiscard]] absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return ReadFileToString(path, kMaxPemFileBytes);
+}
+
+// What an off-loopback tracker insists on beyond tokens and TLS: tokens
+// bound to certificate identities, and signed artifacts.
+[[nodiscard]] absl::Status CheckExposedSettings(const TrackerServerOptions& options,
+                                                const TokenSet& tokens) {
+  if (!options.allow_unbound_tokens) {
+    if (const std::vector<int> unbound = tokens.UnboundEntries(); !unbound.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing to listen on ", options.listen, ": ", unbound.size(), " token(s) in ",
+          options.token_file, " (entries ", absl::StrJoin(unbound, ", "),
+          ") are not bound to a client certificate identity; add identity=<URI SAN> to each "
+          "line (tunefleet token new --identity ...), or pass --allow_unbound_tokens"));
+    }
+  }
+  if (options.builder_keys_file.empty() && !options.allow_unsigned_artifacts) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to listen on ", options.listen,
+        " without pinned builder keys: agents would load unsigned code. Pass --builder_keys "
+        "(tunefleet keys new), or --allow_unsigned_artifacts"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -57,6 +76,19 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
         absl::StrCat("refusing to listen on ", options.listen,
                      " in plaintext: tokens would travel in clear. "
                      "Pass --tls_cert and --tls_key, or listen on 127.0.0.1"));
+  }
+  if (t->tokens_ != nullptr && t->tokens_->UnboundEntries().size() < t->tokens_->size() &&
+      options.tls_client_ca.empty()) {
+    return absl::FailedPreconditionError(
+        "the token file binds tokens to client certificate identities, but the tracker asks "
+        "for no client certificates: pass --tls_client_ca");
+  }
+  if (!loopback) TF_RETURN_IF_ERROR(CheckExposedSettings(options, *t->tokens_));
+  if (!options.builder_keys_file.empty()) {
+    TF_ASSIGN_OR_RETURN(options.scheduler.builder_keys, LoadPinnedKeys(options.builder_keys_file));
+    TF_LOG(INFO) << "pinned " << options.scheduler.builder_keys.texts().size()
+                 << " builder signing key(s) from " << options.builder_keys_file
+                 << ": agents load only artifacts they signed";
   }
   if (options.store_path.empty()) {
     t->store_ = std::make_unique<MemoryStore>();

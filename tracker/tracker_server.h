@@ -40,7 +40,9 @@ struct TrackerServerOptions {
   // SQLite file (created if missing). Empty: an in-memory store (nothing
   // survives a restart; tests only).
   std::string store_path;
-  bool store_synchronous_full = false;
+  // SQLite synchronous=FULL (every commit fsynced: survives power loss);
+  // false: NORMAL (survives a killed tracker; tests and `up`).
+  bool store_synchronous_full = true;
   // host:port for /metrics; empty: no metrics endpoint.
   std::string metrics_listen;
   // Role tokens (tracker/auth.h). Empty: no authentication, which is only
@@ -52,6 +54,15 @@ struct TrackerServerOptions {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_client_ca;
+  // Pinned builder signing keys (common/signing.h LoadPinnedKeys). Set: a
+  // builder must sign with one of them, every artifact is verified, and
+  // agents load only artifacts signed by one of them. Off loopback it is
+  // required unless allow_unsigned_artifacts.
+  std::string builder_keys_file;
+  bool allow_unsigned_artifacts = false;
+  // Off loopback every token must be bound to a client certificate identity
+  // (identity= in the token file) unless this is set.
+  bool allow_unbound_tokens = false;
   int max_message_bytes = 128 << 20;
   SchedulerOptions scheduler;
 };

@@ -33,7 +33,8 @@ int TunerService::jobs() const {
   return static_cast<int>(runners_.size());
 }
 
-void TunerService::OnSession(const std::string& worker_id) {
+void TunerService::OnSession(const proto::Registered& registered) {
+  const std::string& worker_id = registered.worker_id();
   absl::MutexLock lock(&mu_);
   if (!runners_.empty()) {
     TF_LOG(INFO) << "new session " << worker_id << ": dropping " << runners_.size()

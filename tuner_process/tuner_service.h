@@ -44,7 +44,7 @@ class TunerService final : private WorkerRoleInterface {
 
  private:
   void OnMessage(const proto::TrackerMessage& message) override;
-  void OnSession(const std::string& worker_id) override;
+  void OnSession(const proto::Registered& registered) override;
   // Jobs are handed back, not finished, on Stop(): nothing to wait for.
   int64_t InFlight() const override { return 0; }
   void Propose(JobRunner& runner);

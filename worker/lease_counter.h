@@ -9,8 +9,8 @@
 //       leases_.Answer(*worker_, message);
 //     });
 //   }
-//   void OnSession(const std::string& id) override { leases_.Dropped(service_->DropQueued(), id,
-//   "builds"); } int64_t InFlight() const override { return leases_.count(); }
+//   void OnSession(const proto::Registered& r) override { leases_.Dropped(service_->DropQueued(),
+//   r.worker_id(), "builds"); } int64_t InFlight() const override { return leases_.count(); }
 //
 // Thread-safe.
 #ifndef TUNEFLEET_WORKER_LEASE_COUNTER_H_

@@ -12,7 +12,7 @@ namespace {
 class NoRole final : public WorkerRoleInterface {
  public:
   void OnMessage(const proto::TrackerMessage&) override {}
-  void OnSession(const std::string&) override {}
+  void OnSession(const proto::Registered&) override {}
   int64_t InFlight() const override { return 0; }
 };
 

@@ -1,8 +1,6 @@
 #include "worker/worker_connection.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,40 +8,19 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
 
 namespace tunefleet {
 
 [[nodiscard]] absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(
     const std::string& ca_file, const std::string& cert_file, const std::string& key_file) {
-  if (ca_file.empty()) {
-    if (!cert_file.empty() || !key_file.empty()) {
-      return absl::InvalidArgumentError(
-          "a client certificate needs --tls_ca (the CA of the tracker's certificate)");
-    }
-    return std::shared_ptr<grpc::ChannelCredentials>(nullptr);
-  }
-  if (cert_file.empty() != key_file.empty()) {
-    return absl::InvalidArgumentError("--tls_cert and --tls_key go together");
-  }
-  auto read = [](const std::string& path) -> absl::StatusOr<std::string> {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<TlsClientPem> pem,
+                      LoadTlsClientPem(ca_file, cert_file, key_file));
+  if (pem == nullptr) return std::shared_ptr<grpc::ChannelCredentials>(nullptr);
   grpc::SslCredentialsOptions ssl;
-  absl::StatusOr<std::string> ca = read(ca_file);
-  if (!ca.ok()) return ca.status();
-  ssl.pem_root_certs = *ca;
-  if (!cert_file.empty()) {
-    absl::StatusOr<std::string> cert = read(cert_file);
-    if (!cert.ok()) return cert.status();
-    absl::StatusOr<std::string> key = read(key_file);
-    if (!key.ok()) return key.status();
-    ssl.pem_cert_chain = *cert;
-    ssl.pem_private_key = *key;
-  }
+  ssl.pem_root_certs = pem->ca;
+  ssl.pem_cert_chain = pem->cert;
+  ssl.pem_private_key = pem->key;
   return grpc::SslCredentials(ssl);
 }
 
@@ -233,6 +210,7 @@ bool WorkerConnection::SleepUnlessStopping(double seconds) {
 void WorkerConnection::ReaderLoop() {
   const std::string& address = options_.tracker_address;
   double backoff_s = options_.initial_backoff_s;
+  bool unreachable_before = false;  // the last session never reached the tracker
   while (!stopping()) {
     TF_LOG(INFO) << "connecting to tracker " << address
                  << " role=" << proto::WorkerRole_Name(options_.registration.role())
@@ -253,10 +231,18 @@ void WorkerConnection::ReaderLoop() {
       TF_LOG(ERROR) << "tracker " << address << " refused registration of "
                     << options_.registration.name() << " (" << end.reason << "); retrying in "
                     << wait;
+    } else if (!unreachable_before) {
+      // First failure of an outage: say why, TLS misconfigurations by name
+      // (the diagnosis may take seconds, so not on every retry).
+      const absl::Status why =
+          ExplainUnavailable(absl::UnavailableError(end.reason), address, options_.tls_pem.get());
+      TF_LOG(WARNING) << "tracker " << address << " unreachable (" << why.message()
+                      << "); retrying in " << wait;
     } else {
       TF_LOG(WARNING) << "tracker " << address << " unreachable (" << end.reason
                       << "); retrying in " << wait;
     }
+    unreachable_before = !end.registered && !end.refused;
     backoff_s = std::min(backoff_s * 2, options_.max_backoff_s);
     if (!SleepUnlessStopping(wait_s)) break;
   }
@@ -310,7 +296,7 @@ WorkerConnection::SessionEnd WorkerConnection::RunSession() {
     end.worker_id = registered.worker_id();
     // Before the session is published, so that connected() implies the
     // worker has dropped the previous session's state.
-    if (on_session_) on_session_(registered.worker_id());
+    if (on_session_) on_session_(registered);
     {
       absl::MutexLock lock(&mu_);
       registered_ = true;

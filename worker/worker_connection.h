@@ -56,6 +56,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/fleet.grpc.pb.h"
 #include "proto/fleet.pb.h"
+#include "rpc/tls_diagnosis.h"
 
 namespace tunefleet {
 
@@ -69,6 +70,10 @@ struct WorkerConnectionOptions {
   proto::Register registration;  // role, name, device_key, device, parallelism
   // Null = insecure (loopback).
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // The PEM behind `credentials` (null = plaintext): when the tracker is
+  // unreachable, the first failure of each outage is diagnosed
+  // (rpc/tls_diagnosis.h) so the log names a TLS misconfiguration.
+  std::shared_ptr<const TlsClientPem> tls_pem;
   double initial_backoff_s = 0.1;
   double max_backoff_s = 5.0;
   double default_heartbeat_interval_s = 1.0;  // until Registered says otherwise
@@ -86,7 +91,7 @@ struct WorkerConnectionOptions {
 class WorkerConnection {
  public:
   using MessageHandler = std::function<void(const proto::TrackerMessage&)>;
-  using SessionHandler = std::function<void(const std::string& worker_id)>;
+  using SessionHandler = std::function<void(const proto::Registered& registered)>;
 
   WorkerConnection(WorkerConnectionOptions options, MessageHandler on_message,
                    SessionHandler on_session = nullptr);

@@ -59,9 +59,9 @@ class Inbox {
     };
   }
   WorkerConnection::SessionHandler SessionHandler() {
-    return [this](const std::string& worker_id) {
+    return [this](const proto::Registered& registered) {
       absl::MutexLock lock(&mu_);
-      sessions_.push_back(worker_id);
+      sessions_.push_back(registered.worker_id());
     };
   }
   std::vector<proto::TrackerMessage> messages() const {

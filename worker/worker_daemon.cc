@@ -38,12 +38,13 @@ WorkerDaemon::WorkerDaemon(WorkerDaemonOptions options, proto::Register registra
   connection_options.tracker_address = options_.tracker_address;
   connection_options.token = options_.token;
   connection_options.credentials = options_.credentials;
+  connection_options.tls_pem = options_.tls_pem;
   connection_options.registration = std::move(registration);
   connection_options.registration.set_name(options_.name);
   connection_ = std::make_unique<WorkerConnection>(
       std::move(connection_options),
       [this](const proto::TrackerMessage& message) { OnMessage(message); },
-      [this](const std::string& worker_id) { role_->OnSession(worker_id); });
+      [this](const proto::Registered& registered) { role_->OnSession(registered); });
 }
 
 WorkerDaemon::~WorkerDaemon() { Stop(); }

@@ -8,9 +8,8 @@
 //   class BuilderDaemon : private WorkerRoleInterface {
 //     BuilderDaemon(...) { worker_ = std::make_unique<WorkerDaemon>(options.worker, registration,
 //     this); } void OnMessage(const proto::TrackerMessage& m) override { ... worker_.Send(result)
-//     ... } void OnSession(const std::string& worker_id) override { ... drop queued work ... }
-//     int64_t InFlight() const override { ... }
-//     std::unique_ptr<WorkerDaemon> worker_;
+//     ... } void OnSession(const proto::Registered& registered) override { ... drop queued work ...
+//     } int64_t InFlight() const override { ... } std::unique_ptr<WorkerDaemon> worker_;
 //   };
 //
 // Drain (Stop(), e.g. on SIGTERM): from the moment Stop() is called the
@@ -46,7 +45,10 @@ struct WorkerDaemonOptions {
   std::string tracker_address;                            // "127.0.0.1:7070"
   std::string token;                                      // empty = none
   std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
-  std::string name;                                       // unique per live worker
+  // The PEM behind `credentials` (null = plaintext), for naming the cause
+  // when the tracker cannot be reached (rpc/tls_diagnosis.h).
+  std::shared_ptr<const TlsClientPem> tls_pem;
+  std::string name;  // unique per live worker
   // Stop(): how long work already taken may take to finish before the stream
   // closes anyway (0: hand everything back at once).
   double drain_timeout_s = 30;
@@ -66,9 +68,10 @@ class WorkerRoleInterface {
   // heartbeats are handled by the connection; new work never arrives here
   // while draining). Must not block for long: hand work to another thread.
   virtual void OnMessage(const proto::TrackerMessage& message) = 0;
-  // A new session was registered: whatever the role held for the previous
-  // one has been requeued by the tracker; forget it.
-  virtual void OnSession(const std::string& worker_id) = 0;
+  // A new session was registered (the tracker's Registered message: worker
+  // id, and for agents the pinned builder keys): whatever the role held for
+  // the previous one has been requeued by the tracker; forget it.
+  virtual void OnSession(const proto::Registered& registered) = 0;
   // Work taken from the tracker and not yet answered (what a drain waits
   // for); count a piece as answered only once its result has been passed
   // to WorkerDaemon::Send. Thread-safe.

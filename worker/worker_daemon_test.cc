@@ -28,7 +28,7 @@ class HoldingRole final : public WorkerRoleInterface {
     if (message.has_build()) held_.push_back(message.build().lease_id());
     ++messages_;
   }
-  void OnSession(const std::string&) override {
+  void OnSession(const proto::Registered&) override {
     absl::MutexLock lock(&mu_);
     held_.clear();
   }

@@ -28,6 +28,10 @@ namespace tunefleet {
   TF_ASSIGN_OR_RETURN(options.credentials,
                       MakeTlsCredentials(absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
                                          absl::GetFlag(FLAGS_tls_key)));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<TlsClientPem> pem,
+                      LoadTlsClientPem(absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
+                                       absl::GetFlag(FLAGS_tls_key)));
+  options.tls_pem = std::move(pem);
   options.name = absl::GetFlag(FLAGS_name);
   if (options.name.empty()) options.name = DefaultWorkerName(name_prefix);
   options.drain_timeout_s = absl::GetFlag(FLAGS_drain_timeout_s);
