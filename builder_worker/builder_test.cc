@@ -238,6 +238,19 @@ TEST(BuilderTest, DensePackRandomConfigsAreCorrectOnRaggedShapes) {
                      55, 1);
 }
 
+TEST(BuilderTest, DenseGemmRandomConfigsAreCorrectOnRaggedShapes) {
+  // Both layouts, M = 1 and small M, tails of k shorter than a vector: the
+  // dot kernel, B packed per call and B packed once in the staged prepare.
+  CheckRandomConfigs("dense_gemm.x86",
+                     {{37, 53, 29, "NK"},
+                      {19, 41, 67, "KN"},
+                      {1, 70, 33, "NK"},
+                      {16, 96, 130, "NK"},
+                      {13, 100, 9, "NK"},
+                      {64, 48, 64, "KN"}},
+                     55, 6);
+}
+
 TEST(BuilderTest, DenseTiledRandomConfigsAreCorrect) {
   CheckRandomConfigs("dense_tiled",
                      {{36, 60, 29, "NK"},

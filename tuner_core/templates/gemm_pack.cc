@@ -188,6 +188,97 @@ Stmt Compute(const Params& p) {
   return For::Make("blk", 0, p.batch * MB * NB, ForKind::kParallel, body);
 }
 
+// The "dot" kernel (layout NK, one batch item): no packing at all. A tile
+// of MR rows of A by R = nr_vecs rows of B keeps MR x R vector accumulators
+// of k (each A and B row read with unit stride); at the end each output is
+// the sum of its accumulator's lanes plus the k tail. B is streamed once per
+// M block, which is all that matters when M is small.
+Stmt DotKernel(const Params& p) {
+  const int64_t rows_b = p.nr_vecs;
+  const int64_t MP = CeilDiv(p.M, p.MR), NP = CeilDiv(p.N, rows_b);
+  const int64_t MB = CeilDiv(MP, p.mc_panels), NB = CeilDiv(NP, p.nc_panels);
+  const int64_t step = p.vec * p.unroll_k;
+  const int64_t main_steps = p.K / step, rest_vecs = (p.K % step) / p.vec;
+  const int64_t k_vec_end = main_steps * step + rest_vecs * p.vec;
+  Expr t = Var::Make("blk");
+  Expr mb = p.fuse_mn ? t / NB : t % MB;
+  Expr nb = p.fuse_mn ? t % NB : t / MB;
+  auto tile = [&](Expr mp, Expr np) {
+    // Rows past M or N read the last row again; their sums are not stored.
+    auto a_row = [&](Expr i) { return Min(mp * p.MR + i, Expr(p.M - 1)) * p.K; };
+    auto b_row = [&](Expr j) { return Min(np * rows_b + j, Expr(p.N - 1)) * p.K; };
+    auto acc_index = [&](Expr i, Expr j, Expr l) { return (i * rows_b + j) * p.vec + l; };
+    auto tile_loops = [&](const std::string& suffix,
+                          const std::function<Stmt(Expr, Expr, Expr)>& body) {
+      return Loop("di" + suffix, p.MR, ForKind::kUnrolled, [&](Expr i) {
+        return Loop("dj" + suffix, rows_b, ForKind::kUnrolled, [&](Expr j) {
+          return Loop("dl" + suffix, p.vec, ForKind::kVectorized,
+                      [&](Expr l) { return body(i, j, l); });
+        });
+      });
+    };
+    Stmt zero = tile_loops(
+        "_z", [&](Expr i, Expr j, Expr l) { return Store::Make("acc", 0.0, acc_index(i, j, l)); });
+    auto step_at = [&](Expr k0, const std::string& suffix) {
+      return tile_loops(suffix, [&](Expr i, Expr j, Expr l) {
+        Expr a = Load::Make("A", a_row(i) + k0 + l);
+        Expr b = Load::Make("B", b_row(j) + k0 + l);
+        return Store::Make("acc", Load::Make("acc", acc_index(i, j, l)) + a * b,
+                           acc_index(i, j, l));
+      });
+    };
+    Expr ko = Var::Make("dko");
+    Stmt main_loop = main_steps == 0
+                         ? Stmt()
+                         : For::Make("dko", 0, main_steps, ForKind::kSerial,
+                                     Loop("dku", p.unroll_k, ForKind::kUnrolled, [&](Expr ku) {
+                                       return step_at((ko * p.unroll_k + ku) * p.vec, "_m");
+                                     }));
+    Stmt rest = Loop("dkr", rest_vecs, ForKind::kSerial, [&](Expr kr) {
+      return step_at((main_steps * p.unroll_k + kr) * p.vec, "_r");
+    });
+    Stmt reduce = Loop("dri", p.MR, ForKind::kUnrolled, [&](Expr i) {
+      return Loop("drj", rows_b, ForKind::kUnrolled, [&](Expr j) {
+        // Lanes summed pairwise (a shallow tree), then the k tail.
+        std::vector<Expr> terms;
+        for (int64_t l = 0; l < p.vec; ++l) terms.push_back(Load::Make("acc", acc_index(i, j, l)));
+        while (terms.size() > 1) {
+          std::vector<Expr> next;
+          for (size_t e = 0; e + 1 < terms.size(); e += 2) next.push_back(terms[e] + terms[e + 1]);
+          if (terms.size() % 2 == 1) next.push_back(terms.back());
+          terms = std::move(next);
+        }
+        Expr sum = terms[0];
+        for (int64_t k = k_vec_end; k < p.K; ++k) {
+          sum = sum + Load::Make("A", a_row(i) + k) * Load::Make("B", b_row(j) + k);
+        }
+        Expr m = mp * p.MR + i, n = np * rows_b + j;
+        Stmt store = Store::Make("C", sum, m * p.N + n);
+        if (p.M % p.MR == 0 && p.N % rows_b == 0) return store;
+        return IfThenElse::Make(m < p.M && n < p.N, store);
+      });
+    });
+    Stmt kernel = Allocate::Make("acc", p.MR * rows_b * p.vec, MemoryScope::kStack,
+                                 Block::Make({zero, main_loop, rest, reduce}));
+    const bool m_ragged = MP % p.mc_panels != 0, n_ragged = NP % p.nc_panels != 0;
+    if (m_ragged && n_ragged) return IfThenElse::Make(mp < MP && np < NP, kernel);
+    if (m_ragged) return IfThenElse::Make(mp < MP, kernel);
+    if (n_ragged) return IfThenElse::Make(np < NP, kernel);
+    return kernel;
+  };
+  auto panel = [&](Expr pm, Expr pn) { return tile(mb * p.mc_panels + pm, nb * p.nc_panels + pn); };
+  Stmt body = p.b_panel_outer ? Loop("pn", p.nc_panels, ForKind::kSerial,
+                                     [&](Expr pn) {
+                                       return Loop("pm", p.mc_panels, ForKind::kSerial,
+                                                   [&](Expr pm) { return panel(pm, pn); });
+                                     })
+                              : Loop("pm", p.mc_panels, ForKind::kSerial, [&](Expr pm) {
+                                  return Loop("pn", p.nc_panels, ForKind::kSerial,
+                                              [&](Expr pn) { return panel(pm, pn); });
+                                });
+  return For::Make("blk", 0, MB * NB, ForKind::kParallel, body);
+}
+
 // Candidates <= limit, plus limit itself when it is not already there.
 std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit) {
   std::vector<int64_t> out;
@@ -198,12 +289,12 @@ std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit
   return out;
 }
 
-}  // namespace
-
-[[nodiscard]] absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space) {
+// The knobs of DefineGemmPackSpace, with `mr` taking `mr_candidates`.
+[[nodiscard]] absl::Status DefinePanelKnobs(int64_t k, std::vector<int64_t> mr_candidates,
+                                            ConfigSpace* space) {
   TF_RETURN_IF_ERROR(space->DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
   TF_RETURN_IF_ERROR(space->DefineKnob("nr_vecs", std::vector<int64_t>{1, 2, 3, 4}));
-  TF_RETURN_IF_ERROR(space->DefineKnob("mr", std::vector<int64_t>{1, 2, 3, 4, 5, 6, 8}));
+  TF_RETURN_IF_ERROR(space->DefineKnob("mr", std::move(mr_candidates)));
   const int64_t k_limit = std::min<int64_t>(k, 2048);
   TF_RETURN_IF_ERROR(
       space->DefineKnob("kc", CappedCandidates({64, 128, 256, 384, 512, 768, 1024}, k_limit)));
@@ -216,8 +307,8 @@ std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape,
-                                                       const Config& config) {
+[[nodiscard]] absl::StatusOr<Params> ParamsFromConfig(const GemmShape& shape,
+                                                      const Config& config) {
   Params p;
   p.batch = shape.batch;
   p.M = shape.m;
@@ -245,18 +336,75 @@ std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit
     return absl::InvalidArgumentError(
         absl::StrCat("register tile ", p.MR, "x", p.NR, " is too large"));
   }
+  return p;
+}
 
-  const int64_t MP = CeilDiv(p.M, p.MR), NP = CeilDiv(p.N, p.NR);
-  Stmt compute = Compute(p);
-  Stmt body;
+// The timed body of the panel kernel: A packed when asked, then the blocks;
+// B packed here too unless it was packed once before the timed calls.
+Stmt PanelBody(const Params& p) {
+  const int64_t MP = CeilDiv(p.M, p.MR);
+  Stmt body = Compute(p);
   if (p.pack_a) {
-    body = Block::Make({PackA(p), compute});
-    body = Allocate::Make("Ap", p.batch * MP * p.MR * p.K, MemoryScope::kGlobal, body);
-    body = Block::Make({PackB(p), body});
-  } else {
-    body = Block::Make({PackB(p), compute});
+    body = Allocate::Make("Ap", p.batch * MP * p.MR * p.K, MemoryScope::kGlobal,
+                          Block::Make({PackA(p), body}));
   }
-  return Allocate::Make("Bp", p.batch * NP * p.NR * p.K, MemoryScope::kGlobal, body);
+  return body;
+}
+
+int64_t PackedBElements(const Params& p) { return p.batch * CeilDiv(p.N, p.NR) * p.NR * p.K; }
+
+}  // namespace
+
+[[nodiscard]] absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space) {
+  return DefinePanelKnobs(k, {1, 2, 3, 4, 5, 6, 8}, space);
+}
+
+[[nodiscard]] absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape,
+                                                       const Config& config) {
+  TF_ASSIGN_OR_RETURN(Params p, ParamsFromConfig(shape, config));
+  return Allocate::Make("Bp", PackedBElements(p), MemoryScope::kGlobal,
+                        Block::Make({PackB(p), PanelBody(p)}));
+}
+
+[[nodiscard]] absl::Status DefineDenseGemmSpace(int64_t k, bool b_is_nk, ConfigSpace* space) {
+  TF_RETURN_IF_ERROR(DefinePanelKnobs(k, {1, 2, 3, 4, 5, 6, 8, 12, 14, 16}, space));
+  TF_RETURN_IF_ERROR(space->DefineKnob("pack_b", std::vector<std::string>{"call", "once"}));
+  if (b_is_nk) {
+    TF_RETURN_IF_ERROR(space->DefineKnob("kernel", std::vector<std::string>{"panel", "dot"}));
+  }
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::StatusOr<PackedGemmKernel> BuildDenseGemm(const GemmShape& shape,
+                                                              const Config& config) {
+  if (shape.batch != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the dense GEMM takes one batch item, not ", shape.batch));
+  }
+  TF_ASSIGN_OR_RETURN(Params p, ParamsFromConfig(shape, config));
+  TF_ASSIGN_OR_RETURN(std::string pack_b, config.GetString("pack_b"));
+  p.pack_b_once = pack_b == "once";
+  if (shape.b_is_nk) {
+    TF_ASSIGN_OR_RETURN(std::string kernel, config.GetString("kernel"));
+    p.dot = kernel == "dot";
+  }
+  PackedGemmKernel kernel;
+  if (p.dot) {
+    // Nothing is packed, so pack_b, pack_a and kc do not apply.
+    if (p.MR * p.nr_vecs > 32) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dot tile ", p.MR, "x", p.nr_vecs, " needs more than 32 vector registers"));
+    }
+    kernel.body = DotKernel(p);
+  } else if (p.pack_b_once) {
+    kernel.staged = {{"Bp", PackedBElements(p)}};
+    kernel.prepare = PackB(p);
+    kernel.body = PanelBody(p);
+  } else {
+    kernel.body = Allocate::Make("Bp", PackedBElements(p), MemoryScope::kGlobal,
+                                 Block::Make({PackB(p), PanelBody(p)}));
+  }
+  return kernel;
 }
 
 }  // namespace tunefleet

@@ -18,10 +18,24 @@
 //   fuse      order of the fused parallel block loop ("mn" or "nm")
 // Sizes that do not divide the tiles are handled by zero-padded panels and
 // guarded edge tiles.
+//
+// The dense template, whose B is a layer's weights (a constant of the model),
+// adds (DefineDenseGemmSpace):
+//   mr        also 12, 14 and 16 rows (AVX-512's 32 registers hold 14 x 2)
+//   pack_b    "call": B packed inside the timed kernel on every call; "once":
+//             B packed once, untimed, into a staged buffer the timed kernel
+//             reads (a compiled network packs its weights at compile time)
+//   kernel    "panel": the packed micro-kernel above; "dot" (layout NK
+//             only): B read in place, no packing at all, each output a dot
+//             product along k: an mr x nr_vecs tile of (A row, B row) pairs
+//             held as vectors of k, reduced across lanes at the end (the
+//             small-M and matrix-vector path: B streamed once, both threads
+//             splitting N)
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -43,6 +57,16 @@ struct GemmPackParams {
   bool b_is_nk;
   int64_t vec, nr_vecs, NR, MR, KC, mc_panels, nc_panels, unroll_k;
   bool pack_a, b_panel_outer, fuse_mn;
+  bool pack_b_once = false;  // B packed in the untimed prepare stage
+  bool dot = false;          // the "dot" kernel: no packing, B read in place
+};
+
+// A packed GEMM kernel: the timed body, and for pack_b "once" the untimed
+// stage that packs B and the staged buffer it fills (ir::LoweredFunc).
+struct PackedGemmKernel {
+  ir::Stmt body;
+  ir::Stmt prepare;  // undefined unless B is packed once
+  std::vector<ir::StagedBuffer> staged;
 };
 
 // Appends the knobs above to `space`, with kc candidates capped at k.
@@ -52,6 +76,15 @@ struct GemmPackParams {
 // take (an oversized register tile).
 [[nodiscard]] absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape,
                                                        const Config& config);
+
+// The dense space: DefineGemmPackSpace's knobs widened as listed above;
+// `b_is_nk` adds the "dot" kernel.
+[[nodiscard]] absl::Status DefineDenseGemmSpace(int64_t k, bool b_is_nk, ConfigSpace* space);
+
+// The kernel for a config of DefineDenseGemmSpace; InvalidArgument for one
+// it cannot take (an oversized register tile).
+[[nodiscard]] absl::StatusOr<PackedGemmKernel> BuildDenseGemm(const GemmShape& shape,
+                                                              const Config& config);
 
 }  // namespace tunefleet
 

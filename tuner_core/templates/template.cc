@@ -10,6 +10,7 @@
 #include "tuner_core/templates/batch_matmul_pack_x86.h"
 #include "tuner_core/templates/conv2d_direct_cuda.h"
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
+#include "tuner_core/templates/dense_gemm_x86.h"
 #include "tuner_core/templates/dense_gpu_cuda.h"
 #include "tuner_core/templates/dense_pack_x86.h"
 #include "tuner_core/templates/dense_tiled.h"
@@ -34,7 +35,7 @@ std::vector<const Template*> BuiltInTemplates() {
   return {&DensePackX86Template(),       &DenseTiledTemplate(),
           &Conv2dNchwcX86Template(),     &DepthwiseConv2dNchwcX86Template(),
           &BatchMatmulPackX86Template(), &DenseGpuCudaTemplate(),
-          &Conv2dDirectCudaTemplate()};
+          &Conv2dDirectCudaTemplate(),   &DenseGemmX86Template()};
 }
 
 }  // namespace

@@ -1,4 +1,7 @@
+#include <string>
+
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tuner_core/ir/ir_printer.h"
 #include "tuner_core/templates/task.h"
 
@@ -117,6 +120,90 @@ TEST(TemplatesTest, OversizedConvRegisterTileIsRejectedWithTheReason) {
   EXPECT_EQ(func.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(func.status().message().find("register tile 32x64"), std::string::npos)
       << func.status();
+}
+
+// One config of dense_gemm.x86 for a 16 x 1024 x 1024 NK layer.
+nlohmann::json DenseGemmConfig(int64_t mr, const std::string& pack_b, const std::string& kernel) {
+  return {{"entity",
+           {{"vec", "ot", 16},
+            {"nr_vecs", "ot", 2},
+            {"mr", "ot", mr},
+            {"kc", "ot", 256},
+            {"mc_panels", "ot", 1},
+            {"nc_panels", "ot", 4},
+            {"unroll_k", "ot", 4},
+            {"pack_a", "ot", 0},
+            {"order", "ot", "nm"},
+            {"fuse", "ot", "nm"},
+            {"pack_b", "ot", pack_b},
+            {"kernel", "ot", kernel}}}};
+}
+
+TEST(TemplatesTest, DenseGemmPacksWeightsOnceInAnUntimedStage) {
+  auto task = Task::Make("dense_gemm.x86", "dense", {{"M", 16}, {"N", 1024}, {"K", 1024}}, "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  // A 14 x 32 tile (28 of AVX-512's 32 registers) is in the space.
+  auto once = (*task)->space().FromJson(DenseGemmConfig(14, "once", "panel"));
+  ASSERT_TRUE(once.ok()) << once.status();
+  auto func = (*task)->tmpl().Instantiate((*task)->workload(), *once);
+  ASSERT_TRUE(func.ok()) << func.status();
+  ASSERT_EQ(func->staged.size(), 1u);
+  EXPECT_EQ(func->staged[0].name, "Bp");
+  EXPECT_EQ(func->staged[0].num_elements, 1024 * 1024);
+  ASSERT_TRUE(func->prepare.defined());
+  EXPECT_NE(ir::ToString(func->prepare).find("pb_np"), std::string::npos);
+  const std::string timed = ir::ToString(func->body);
+  EXPECT_EQ(timed.find("pb_np"), std::string::npos) << timed;  // no packing of B when timed
+  EXPECT_NE(timed.find("allocate acc[float32 * 448] in stack"), std::string::npos) << timed;
+  // "call" packs B inside the timed body, as dense_pack.x86 does.
+  auto call = (*task)->space().FromJson(DenseGemmConfig(14, "call", "panel"));
+  ASSERT_TRUE(call.ok()) << call.status();
+  auto per_call = (*task)->tmpl().Instantiate((*task)->workload(), *call);
+  ASSERT_TRUE(per_call.ok()) << per_call.status();
+  EXPECT_TRUE(per_call->staged.empty());
+  EXPECT_FALSE(per_call->prepare.defined());
+  EXPECT_NE(ir::ToString(per_call->body).find("pb_np"), std::string::npos);
+}
+
+TEST(TemplatesTest, DenseGemmDotKernelPacksNothingAndSplitsN) {
+  auto task = Task::Make("dense_gemm.x86", "dense", {{"M", 1}, {"N", 4096}, {"K", 4096}}, "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto config = (*task)->space().FromJson(DenseGemmConfig(1, "once", "dot"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
+  ASSERT_TRUE(func.ok()) << func.status();
+  EXPECT_TRUE(func->staged.empty());  // pack_b does not apply: nothing is packed
+  const std::string text = ir::ToString(func->body);
+  EXPECT_EQ(text.find("Bp"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Ap"), std::string::npos) << text;
+  // 1 x 2 tiles of 16-lane vectors; 2048 tiles of N in blocks of 4 run in parallel.
+  EXPECT_NE(text.find("allocate acc[float32 * 32] in stack"), std::string::npos) << text;
+  EXPECT_NE(text.find("parallel for (blk, 0, 512)"), std::string::npos) << text;
+  EXPECT_NE(text.find("vectorized for"), std::string::npos);
+}
+
+TEST(TemplatesTest, DenseGemmSpaceOffersTheDotKernelOnlyForNK) {
+  auto nk = Task::Make("dense_gemm.x86", "dense", {{"M", 4}, {"N", 8}, {"K", 8}}, "llvm");
+  auto kn = Task::Make("dense_gemm.x86", "dense", {{"M", 4}, {"N", 8}, {"K", 8}, {"layout", "KN"}},
+                       "llvm");
+  ASSERT_TRUE(nk.ok() && kn.ok());
+  EXPECT_EQ((*nk)->space().size(), 2 * (*kn)->space().size());
+  // The old template's space is unchanged: no pack_b, no kernel, mr <= 8.
+  auto old = Task::Make("dense_pack.x86", "dense", {{"M", 4}, {"N", 8}, {"K", 8}}, "llvm");
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ((*kn)->space().size(), 2 * (*old)->space().size() * 10 / 7);
+}
+
+TEST(TemplatesTest, DenseGemmOversizedDotTileIsRejectedWithTheReason) {
+  auto task = Task::Make("dense_gemm.x86", "dense", {{"M", 16}, {"N", 64}, {"K", 256}}, "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  nlohmann::json json = DenseGemmConfig(16, "call", "dot");
+  json["entity"][1][2] = 4;  // nr_vecs: 16 x 4 accumulators
+  auto config = (*task)->space().FromJson(json);
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
+  EXPECT_EQ(func.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(func.status().message().find("dot tile 16x4"), std::string::npos) << func.status();
 }
 
 TEST(TemplatesTest, WrongWorkloadForTemplateIsInvalidArgument) {
