@@ -48,6 +48,8 @@ struct AgentDaemonOptions {
 
 class AgentDaemon final : private WorkerRoleInterface {
  public:
+  // Artifacts refused for their signature (AgentService::artifacts_refused).
+  int64_t artifacts_refused() const { return service_->artifacts_refused(); }
   // Creates the Runner; NotFound when the tunefleet_runner binary cannot be
   // found.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<AgentDaemon>> Create(

@@ -23,6 +23,7 @@
 #include "common/logging.h"
 #include "device_agent/agent_daemon.h"
 #include "device_agent/device_info.h"
+#include "metrics/process_collector.h"
 #include "worker/worker_flags.h"
 #include "worker/worker_metrics.h"
 
@@ -73,15 +74,22 @@ int main(int argc, char** argv) {
   absl::StatusOr<tunefleet::proto::DeviceInfo> device = tunefleet::DetectAgentDevice(
       {.gpu_ordinal = options.gpu_device, .require_gpu = absl::GetFlag(FLAGS_gpu)});
   if (!device.ok()) return Fail(device.status().message());
-  absl::StatusOr<std::unique_ptr<tunefleet::MetricsServer>> metrics =
-      tunefleet::StartWorkerMetrics(options.worker);
-  if (!metrics.ok()) return Fail(metrics.status().message());
   absl::StatusOr<std::unique_ptr<tunefleet::AgentDaemon>> daemon =
       tunefleet::AgentDaemon::Create(options, *std::move(device));
   if (!daemon.ok()) return Fail(daemon.status().message());
+  // Declared after the daemon, so it stops serving (and reading it) first.
+  tunefleet::AgentDaemon* agent = daemon->get();
+  absl::StatusOr<std::unique_ptr<tunefleet::MetricsServer>> metrics = tunefleet::StartWorkerMetrics(
+      options.worker, {std::make_shared<tunefleet::CallbackCounter>(
+                          "tunefleet_agent_artifacts_refused_total",
+                          "Artifacts refused unloaded: unsigned, tampered or signed by a "
+                          "builder key the tracker does not pin",
+                          [agent] { return static_cast<double>(agent->artifacts_refused()); })});
+  if (!metrics.ok()) return Fail(metrics.status().message());
   (*daemon)->Start();
   const int signal = tunefleet::WaitForTerminationSignal();
   TF_LOG(INFO) << "signal " << signal << ": draining and stopping agent " << options.worker.name;
+  metrics->reset();  // no scrape reads the daemon while it stops
   (*daemon)->Stop();
   return 0;
 }

@@ -63,4 +63,11 @@ std::vector<prometheus::MetricFamily> ProcessCollector::Collect() const {
   return families;
 }
 
+CallbackCounter::CallbackCounter(std::string name, std::string help, std::function<double()> value)
+    : name_(std::move(name)), help_(std::move(help)), value_(std::move(value)) {}
+
+std::vector<prometheus::MetricFamily> CallbackCounter::Collect() const {
+  return {OneSample(name_, help_, prometheus::MetricType::Counter, value_())};
+}
+
 }  // namespace tunefleet

@@ -19,6 +19,7 @@
 #define TUNEFLEET_METRICS_PROCESS_COLLECTOR_H_
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -43,6 +44,19 @@ class ProcessCollector final : public prometheus::Collectable {
  private:
   const StatsReader read_stats_;
   const BuildInfo build_info_;
+};
+
+// One counter of a daemon's own, read from `value` at each scrape (a worker
+// that counts something itself, e.g. the agent's refused artifacts).
+class CallbackCounter final : public prometheus::Collectable {
+ public:
+  CallbackCounter(std::string name, std::string help, std::function<double()> value);
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const std::string name_;
+  const std::string help_;
+  const std::function<double()> value_;
 };
 
 }  // namespace tunefleet

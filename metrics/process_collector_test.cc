@@ -15,7 +15,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string Serialize(const ProcessCollector& collector) {
+std::string Serialize(const prometheus::Collectable& collector) {
   return prometheus::TextSerializer().Serialize(collector.Collect());
 }
 
@@ -84,6 +84,19 @@ TEST(ProcessCollectorTest, PromtoolAcceptsTheExposition) {
   ProcessCollector collector([] { return SomeStats(); }, kBuild);
   const absl::Status lint = PromtoolCheckMetrics(Serialize(collector));
   EXPECT_TRUE(lint.ok()) << lint;
+}
+
+TEST(CallbackCounterTest, ReadsItsValueAtEachScrapeAndPassesPromtool) {
+  int refused = 0;
+  CallbackCounter counter("tunefleet_agent_artifacts_refused_total", "Artifacts refused",
+                          [&refused] { return static_cast<double>(refused); });
+  EXPECT_THAT(Serialize(counter), HasSubstr("tunefleet_agent_artifacts_refused_total 0\n"));
+  refused = 3;
+  EXPECT_THAT(Serialize(counter), HasSubstr("tunefleet_agent_artifacts_refused_total 3\n"));
+  if (PromtoolInstalled()) {
+    const absl::Status lint = PromtoolCheckMetrics(Serialize(counter));
+    EXPECT_TRUE(lint.ok()) << lint;
+  }
 }
 
 }  // namespace

@@ -7,10 +7,11 @@
 namespace tunefleet {
 
 [[nodiscard]] absl::StatusOr<std::unique_ptr<MetricsServer>> StartWorkerMetrics(
-    const WorkerDaemonOptions& options) {
+    const WorkerDaemonOptions& options,
+    std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
   if (options.metrics_listen.empty()) return nullptr;
   absl::StatusOr<std::unique_ptr<MetricsServer>> server =
-      StartMetricsServer(options.metrics_listen);
+      StartMetricsServer(options.metrics_listen, std::move(collectables));
   if (!server.ok()) {
     return absl::Status(server.status().code(),
                         absl::StrCat("--metrics_listen: ", server.status().message()));

@@ -11,6 +11,7 @@
 #define TUNEFLEET_WORKER_WORKER_METRICS_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "metrics/metrics_server.h"
@@ -22,8 +23,10 @@ namespace tunefleet {
 // ("... metrics on http://127.0.0.1:9465/metrics", the port actually bound).
 // Null when metrics_listen is empty. Errors name --metrics_listen and the
 // address (InvalidArgument: not host:port; Unavailable: cannot bind).
+// `collectables`: the worker's own figures, served beside the process ones.
 [[nodiscard]] absl::StatusOr<std::unique_ptr<MetricsServer>> StartWorkerMetrics(
-    const WorkerDaemonOptions& options);
+    const WorkerDaemonOptions& options,
+    std::vector<std::shared_ptr<prometheus::Collectable>> collectables = {});
 
 }  // namespace tunefleet
 
