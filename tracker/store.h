@@ -14,9 +14,11 @@
 //
 // Implementations: OpenSqliteStore (sqlite_store.h, the default, WAL mode) and
 // MemoryStore (memory_store.h, tests). Thread-safe: calls may come from any
-// thread. A row that cannot be read back (a spec or result that does not
-// parse) makes the whole load fail with DataLoss naming the job or trial;
-// nothing is skipped silently.
+// thread. Nothing is skipped silently: a job row that cannot be read back
+// (a spec that does not parse, a bad state) loads as a FAILED job whose
+// message starts with "store row damaged:" and names the row; a damaged
+// trial row makes LoadTrials of its job fail with DataLoss naming the trial;
+// a row without a readable job_id or sequence fails LoadJobs with DataLoss.
 #ifndef TUNEFLEET_TRACKER_STORE_H_
 #define TUNEFLEET_TRACKER_STORE_H_
 
