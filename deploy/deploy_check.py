@@ -5,6 +5,8 @@ systemd (skipped, with a message, where systemd-analyze is missing):
   * every unit, and the agent with each of its drop-ins, scores at most
     MAX_EXPOSURE in `systemd-analyze security --offline=true`;
   * every unit sets SystemCallFilter= and SystemCallErrorNumber=EPERM;
+  * the tracker's ExecStart passes --builder_keys= (pinned builder keys) and
+    the builder's --signing_key=;
   * `systemd-analyze verify` passes in a scratch root holding the units, the
     host's stock units and stub binaries (skipped where the host has no
     stock units), and neither command warns about a line it ignored.
@@ -15,6 +17,11 @@ Kubernetes (PyYAML):
   * every pod: automountServiceAccountToken false, runAsNonRoot; every
     container: no privilege escalation, read-only root, capabilities ALL
     dropped;
+  * the tracker container passes --builder_keys= and the builder container
+    --signing_key=, each a file under one of the container's volume mounts;
+  * the token Secrets hold no plaintext token: every line of a `tokens` key
+    is '<role> $argon2id$...' or '<role> REPLACE_..._HASH', then only
+    id=, keys= or identity= fields;
   * NetworkPolicy: a default deny of all ingress in the namespace, and every
     rule names its sources and ports, the ports being the tracker's gRPC port
     (tracker pods only) or a daemon's /metrics port; one rule lets the
@@ -122,6 +129,31 @@ def check_unit_text(systemd_dir):
             fail("%s: no SystemCallErrorNumber=EPERM (a refused call would kill it)" % name)
 
 
+# ExecStart flags a unit must pass: unit file -> flags.
+REQUIRED_UNIT_FLAGS = {
+    "tunefleet-tracker.service": ["--builder_keys=/", "--token_file=/"],
+    "tunefleet-builder.service": ["--signing_key=/"],
+}
+
+
+def exec_start(text):
+    """The ExecStart= command line, continuation lines joined."""
+    found = re.search(r"^ExecStart=((?:.*\\\n)*.*)", text, re.M)
+    return found.group(1).replace("\\\n", " ") if found else ""
+
+
+def check_unit_flags(systemd_dir):
+    for name, flags in REQUIRED_UNIT_FLAGS.items():
+        path = os.path.join(systemd_dir, name)
+        if not os.path.exists(path):
+            fail("%s: missing" % name)
+            continue
+        command = exec_start(open(path).read()).split()
+        for flag in flags:
+            if not any(arg.startswith(flag) for arg in command):
+                fail("%s: ExecStart does not pass %s<file>" % (name, flag.rstrip("/")))
+
+
 def check_security(analyze, root, units):
     for unit in units:
         run = subprocess.run(
@@ -160,6 +192,7 @@ def check_verify(analyze, systemd_dir, units):
 def check_systemd(deploy_dir):
     systemd_dir = os.path.join(deploy_dir, "systemd")
     check_unit_text(systemd_dir)
+    check_unit_flags(systemd_dir)
     analyze = shutil.which("systemd-analyze") or (
         "/usr/bin/systemd-analyze" if os.path.exists("/usr/bin/systemd-analyze") else None)
     if analyze is None:
@@ -294,6 +327,59 @@ def check_network_policies(workloads, policies):
         fail("no NetworkPolicy lets the tracker's gRPC port in")
 
 
+# Container args a workload must pass: container name -> flags whose value is
+# a file the container mounts.
+REQUIRED_CONTAINER_FILE_FLAGS = {
+    "tracker": ["builder_keys", "token_file"],
+    "builder": ["signing_key"],
+}
+ROLES = ("user", "builder", "agent", "tuner", "admin")
+# '<role> <hash> [id=..] [keys=..] [identity=..]' with an Argon2id hash (what
+# `tunefleet token new/hash` writes) or a placeholder naming a hash.
+TOKEN_LINE = re.compile(
+    r"^(%s)\s+(\$argon2id\$\S+|REPLACE_\w*HASH\w*)"
+    r"(\s+(id=[0-9a-f]+|keys=[\w.,-]+|identity=\S+))*\s*$" % "|".join(ROLES))
+
+
+def check_container_files(name, container):
+    args = container.get("args", [])
+    mounts = [m.get("mountPath", "").rstrip("/") + "/" for m in container.get("volumeMounts", [])]
+    for flag in REQUIRED_CONTAINER_FILE_FLAGS.get(container["name"], []):
+        values = [a.split("=", 1)[1] for a in args if a.startswith("--%s=" % flag)]
+        if not values or not values[0]:
+            fail("%s container %s: no --%s=<file>" % (name, container["name"], flag))
+        elif not any(values[0].startswith(m) for m in mounts):
+            fail("%s container %s: --%s=%s is not under any volume mount" %
+                 (name, container["name"], flag, values[0]))
+
+
+def check_token_secrets(docs):
+    """The tracker's token file in a Secret holds hashes, never tokens."""
+    token_files = 0
+    for doc in docs:
+        if doc.get("kind") != "Secret":
+            continue
+        name = "Secret/" + doc["metadata"]["name"]
+        for key, text in (doc.get("stringData") or {}).items():
+            if key != "tokens":
+                continue
+            token_files += 1
+            lines = [l.strip() for l in str(text).splitlines()]
+            lines = [l for l in lines if l and not l.startswith("#")]
+            if not lines:
+                fail("%s: key tokens holds no line" % name)
+            for line in lines:
+                if not TOKEN_LINE.match(line):
+                    # Never print the line: it may be a real token.
+                    fail("%s: a tokens line is not '<role> $argon2id$...' or a "
+                         "REPLACE_..._HASH placeholder (plaintext token?): starts %r" %
+                         (name, line.split()[0] if line.split() else ""))
+        if "tokens" in (doc.get("data") or {}):
+            fail("%s: tokens under data: (base64) cannot be checked; use stringData" % name)
+    if token_files == 0:
+        fail("no Secret with a `tokens` key (the tracker's token file) in deploy/k8s")
+
+
 def check_k8s(deploy_dir):
     try:
         import yaml
@@ -314,6 +400,8 @@ def check_k8s(deploy_dir):
             continue
         check_workload(doc)
         template = doc["spec"]["template"]
+        for container in template["spec"]["containers"]:
+            check_container_files("%s/%s" % (doc["kind"], doc["metadata"]["name"]), container)
         ports = {}
         is_tracker = False
         for container in template["spec"]["containers"]:
@@ -331,6 +419,10 @@ def check_k8s(deploy_dir):
     if not any(w[2] for w in workloads.values()):
         fail("no workload runs a tracker (a container with --listen=)")
     check_network_policies(workloads, policies)
+    check_token_secrets(docs)
+    if not any(c["name"] == "builder" for d in docs if d.get("kind") in WORKLOADS
+               for c in d["spec"]["template"]["spec"]["containers"]):
+        fail("no workload has a container named builder (its --signing_key is checked)")
     print("k8s: %d files, %d workloads, %d NetworkPolicies" %
           (len(files), len(workloads), len(policies)))
 
