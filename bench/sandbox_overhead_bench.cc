@@ -21,6 +21,7 @@
 
 #include "absl/flags/flag.h"
 #include "bench/bench_main.h"
+#include "common/file_util.h"
 #include "device_agent/runner.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/measure/measure.h"
@@ -41,13 +42,12 @@ std::string SelfRunfile(const std::string& relative) {
 }
 
 proto::RunRequest DenseOkRequest() {
-  std::ifstream in(SelfRunfile("device_agent/testdata/libdense_ok.so"), std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  absl::StatusOr<std::string> bytes =
+      ReadFileToString(SelfRunfile("device_agent/testdata/libdense_ok.so"), kMaxArtifactBytes);
   proto::RunRequest request;
   request.set_workload_name("dense");
   request.set_workload_args_json(R"({"M": 48, "N": 40, "K": 64, "layout": "NK"})");
-  request.set_shared_object(bytes.str());
+  request.set_shared_object(bytes.value_or(""));
   request.set_entry_name("dense_kernel");
   request.set_artifact_hash("dense_ok");
   proto::MeasureOptions* options = request.mutable_options();

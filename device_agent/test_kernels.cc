@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
+#include "common/file_util.h"
 
 namespace tunefleet {
 namespace testing {
@@ -21,14 +22,12 @@ std::string RunfilePath(const std::string& workspace_relative_path) {
 
 std::string ReadTestKernel(const std::string& file) {
   const std::string path = RunfilePath(absl::StrCat("device_agent/testdata/", file));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "cannot open test kernel %s\n", path.c_str());
+  absl::StatusOr<std::string> bytes = ReadFileToString(path, kMaxArtifactBytes);
+  if (!bytes.ok()) {
+    std::fprintf(stderr, "cannot read test kernel: %s\n", bytes.status().ToString().c_str());
     std::abort();
   }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  return *std::move(bytes);
 }
 
 proto::RunRequest DenseTestRequest(const std::string& kernel_file) {

@@ -14,28 +14,17 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
 namespace {
 
-// /proc files report size 0, so the cap is counted while reading. The
-// largest read here, <root>/stat, is a few KiB even with hundreds of cores.
-constexpr size_t kMaxProcFileBytes = size_t{1} << 20;
-
+// The largest read here, <root>/stat, is a few KiB even with hundreds of
+// cores; ReadFileToString counts the cap while reading (/proc files report
+// size 0).
 [[nodiscard]] absl::StatusOr<std::string> ReadProcFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::string content;
-  char buffer[4096];
-  while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
-    content.append(buffer, static_cast<size_t>(in.gcount()));
-    if (content.size() > kMaxProcFileBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, " is over the cap of ", kMaxProcFileBytes, " bytes"));
-    }
-  }
-  return content;
+  return ReadFileToString(path, kMaxConfigFileBytes);
 }
 
 template <typename T>
