@@ -9,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/file_util.h"
@@ -32,7 +33,7 @@ constexpr int64_t kMaxKeyFileBytes = int64_t{1} << 20;
   if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat(what, " ", path, " may be read or written by other users (mode ",
-                     absl::StrCat(absl::Hex(info.st_mode & 0777)), "); run: chmod 600 ", path));
+                     absl::StrFormat("%03o", info.st_mode & 0777), "); run: chmod 600 ", path));
   }
   return absl::OkStatus();
 }

@@ -22,6 +22,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -348,11 +349,15 @@ absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
     return absl::FailedPreconditionError(
         absl::StrCat("token file ", path, " is not a regular file"));
   }
-  if ((info.st_mode & (S_IROTH | S_IWOTH)) != 0) {
+  // Group access counts as others': the file says who may run jobs and
+  // register as workers.
+  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     close(fd);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "token file ", path, " is ", (info.st_mode & S_IROTH) ? "readable" : "writable",
-        " by other users; run: chmod 600 ", path));
+    return absl::FailedPreconditionError(
+        absl::StrCat("token file ", path, " is ",
+                     (info.st_mode & (S_IRGRP | S_IROTH)) != 0 ? "readable" : "writable", " by ",
+                     (info.st_mode & S_IRWXO) != 0 ? "other users" : "its group", " (mode ",
+                     absl::StrFormat("%03o", info.st_mode & 0777), "); run: chmod 600 ", path));
   }
   std::string text;
   char buffer[4096];

@@ -269,6 +269,16 @@ TEST(TokenFileTest, AgentTokensAreScopedToTheirDeviceKeys) {
   EXPECT_THAT(LoadTokenFile(user_scoped).status().message(), HasSubstr("agent tokens only"));
 }
 
+TEST(TokenFileTest, RefusesAGroupReadableFile) {
+  const std::string path =
+      WriteFile("tokens_group_readable", Line(Role::kAdmin, kAdminToken) + "\n", 0640);
+  auto tokens = LoadTokenFile(path);
+  ASSERT_FALSE(tokens.ok());
+  EXPECT_EQ(tokens.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(tokens.status().message(), HasSubstr("readable by its group"));
+  EXPECT_THAT(tokens.status().message(), HasSubstr("chmod 600"));
+}
+
 TEST(TokenFileTest, RefusesAWorldReadableFile) {
   const std::string path =
       WriteFile("tokens_world_readable", Line(Role::kAdmin, kAdminToken) + "\n", 0644);
