@@ -1,0 +1,259 @@
+#include "compiler/runtime/model_runtime.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/file_util.h"
+#include "common/status_macros.h"
+#include "compiler/runtime/ops.h"
+#include "device_agent/thread_pool.h"
+
+namespace tunefleet {
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint16_t kHostMachine = 62;  // EM_X86_64
+constexpr char kHostArch[] = "x86_64";
+#elif defined(__aarch64__)
+constexpr uint16_t kHostMachine = 183;  // EM_AARCH64
+constexpr char kHostArch[] = "aarch64";
+#else
+constexpr uint16_t kHostMachine = 0;
+constexpr char kHostArch[] = "unknown";
+#endif
+
+std::string MachineName(uint16_t machine) {
+  switch (machine) {
+    case 62:
+      return "x86_64";
+    case 183:
+      return "aarch64";
+    case 40:
+      return "arm";
+    default:
+      return absl::StrCat("ELF machine ", machine);
+  }
+}
+
+// NotFound / InvalidArgument / FailedPrecondition for a file dlopen must not see.
+[[nodiscard]] absl::Status CheckElf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("model library ", path, " does not exist"));
+  unsigned char header[20] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof(header));
+  if (in.gcount() != sizeof(header) || std::memcmp(header,
+                                                   "\x7f"
+                                                   "ELF",
+                                                   4) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " is not a shared library (no ELF header)"));
+  }
+  const uint16_t machine = static_cast<uint16_t>(header[18] | (header[19] << 8));
+  if (machine != kHostMachine) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("model library ", path, " was built for ", MachineName(machine),
+                     "; this machine is ", kHostArch, " (compile it with a target for this CPU)"));
+  }
+  return absl::OkStatus();
+}
+
+std::string CpuFlagsLine() {
+  absl::StatusOr<std::string> cpuinfo = ReadFileToString("/proc/cpuinfo", kMaxConfigFileBytes);
+  if (!cpuinfo.ok()) return "";
+  for (absl::string_view line : absl::StrSplit(*cpuinfo, '\n')) {
+    if (absl::StartsWith(line, "flags")) return std::string(line);
+  }
+  return "";
+}
+
+void FreeAligned(void* p) { std::free(p); }
+
+}  // namespace
+
+std::vector<std::string> MissingCpuFeatures(const std::vector<std::string>& required,
+                                            const std::string& cpu_flags) {
+  std::set<std::string> have;
+  for (absl::string_view flag : absl::StrSplit(cpu_flags, absl::ByAnyChar(" \t:"))) {
+    if (!flag.empty()) have.insert(std::string(flag));
+  }
+  std::vector<std::string> missing;
+  for (const std::string& feature : required) {
+    if (!have.count(feature)) missing.push_back(feature);
+  }
+  return missing;
+}
+
+[[nodiscard]] absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Open(
+    const std::string& path) {
+  std::string library = path;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    library = absl::StrCat(path, "/", kModelLibraryName);
+  }
+  TF_RETURN_IF_ERROR(CheckElf(library));
+  std::unique_ptr<CompiledModel> model(new CompiledModel());
+  // A path without '/' would make dlopen search the library path instead.
+  const std::string dl_path = library.find('/') == std::string::npos ? "./" + library : library;
+  model->library_ = dlopen(dl_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (model->library_ == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot load model library ", library, ": ", dlerror()));
+  }
+  const char* plan_text = static_cast<const char*>(dlsym(model->library_, kPlanSymbol));
+  model->weights_ = static_cast<const float*>(dlsym(model->library_, kWeightsSymbol));
+  if (plan_text == nullptr || model->weights_ == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        library, " is not a TuneFleet model library (no ", kPlanSymbol, "/", kWeightsSymbol, ")"));
+  }
+  TF_ASSIGN_OR_RETURN(model->plan_, ModelPlan::FromJson(plan_text));
+  const std::vector<std::string> missing =
+      MissingCpuFeatures(model->plan_.required_features, CpuFlagsLine());
+  if (!missing.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "model library ", library, " was built for '", model->plan_.target,
+        "', whose kernels use CPU features this machine lacks: ", absl::StrJoin(missing, ", ")));
+  }
+  TF_RETURN_IF_ERROR(model->Bind());
+  model->SetThreads(1);
+  return model;
+}
+
+CompiledModel::~CompiledModel() {
+  pool_.reset();
+  if (library_ != nullptr) dlclose(library_);
+}
+
+[[nodiscard]] absl::Status CompiledModel::Bind() {
+  auto allocate = [this](int64_t elements) -> float* {
+    const size_t bytes = ((std::max<int64_t>(elements, 1) * sizeof(float) + 63) / 64) * 64;
+    float* p = static_cast<float*>(std::aligned_alloc(64, bytes));
+    if (p != nullptr) {
+      std::memset(p, 0, bytes);
+      memory_.emplace_back(p, &FreeAligned);
+    }
+    return p;
+  };
+  for (const PlanBuffer& buffer : plan_.buffers) {
+    if (buffer.constant_offset >= 0) {
+      if (buffer.constant_offset + buffer.elements > plan_.weight_floats) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model plan: constant '", buffer.tensor, "' lies outside the weights"));
+      }
+      buffers_.push_back(const_cast<float*>(weights_ + buffer.constant_offset));
+      continue;
+    }
+    float* p = allocate(buffer.elements);
+    if (p == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", buffer.elements, " floats for '", buffer.tensor, "'"));
+    }
+    buffers_.push_back(p);
+  }
+  kernels_.resize(plan_.steps.size());
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    const PlanStep& step = plan_.steps[i];
+    if (step.op != "kernel") continue;
+    KernelStep& k = kernels_[i];
+    k.entry = reinterpret_cast<TfKernelEntry>(dlsym(library_, step.symbol.c_str()));
+    if (k.entry == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("model library has no kernel '", step.symbol, "' (step '", step.node, "')"));
+    }
+    k.prepare = reinterpret_cast<TfKernelEntry>(
+        dlsym(library_, (step.symbol + TF_KERNEL_PREPARE_SUFFIX).c_str()));
+    k.finish = reinterpret_cast<TfKernelEntry>(
+        dlsym(library_, (step.symbol + TF_KERNEL_FINISH_SUFFIX).c_str()));
+    const auto* staged = static_cast<const int64_t*>(
+        dlsym(library_, (step.symbol + TF_KERNEL_STAGED_ELEMENTS_SUFFIX).c_str()));
+    for (; staged != nullptr && *staged >= 0; ++staged) {
+      float* p = allocate(*staged);
+      if (p == nullptr) return absl::ResourceExhaustedError("cannot allocate a staged buffer");
+      k.staged.push_back(p);
+    }
+  }
+  return absl::OkStatus();
+}
+
+int CompiledModel::num_threads() const { return pool_->num_threads(); }
+
+void CompiledModel::SetThreads(int num_threads) {
+  if (pool_ && pool_->num_threads() == std::max(num_threads, 1)) return;
+  pool_.reset();
+  // A library runs inside the user's process: never pin its threads.
+  pool_ = std::make_unique<ThreadPool>(
+      ThreadPoolOptions{.num_threads = std::max(num_threads, 1), .pin_threads = false});
+}
+
+[[nodiscard]] absl::Status CompiledModel::Run(const std::vector<const float*>& inputs,
+                                              const std::vector<float*>& outputs) {
+  if (inputs.size() != plan_.inputs.size() || outputs.size() != plan_.outputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the model takes ", plan_.inputs.size(), " inputs and ", plan_.outputs.size(),
+                     " outputs; got ", inputs.size(), " and ", outputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", plan_.inputs[i].name, "' is a null buffer"));
+    }
+    const PlanBuffer& b = plan_.buffers[plan_.inputs[i].buffer];
+    std::memcpy(buffers_[plan_.inputs[i].buffer], inputs[i], b.elements * sizeof(float));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i] == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("output '", plan_.outputs[i].name, "' is a null buffer"));
+    }
+  }
+  const TfRuntime* rt = pool_->runtime();
+  std::vector<void*> args;
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    const PlanStep& step = plan_.steps[i];
+    auto in = [&](size_t k) { return buffers_[step.inputs[k]]; };
+    float* out = buffers_[step.outputs[0]];
+    const int64_t out_elements = plan_.buffers[step.outputs[0]].elements;
+    if (step.op == "kernel") {
+      const KernelStep& k = kernels_[i];
+      args.clear();
+      for (int id : step.inputs) args.push_back(buffers_[id]);
+      for (int id : step.outputs) args.push_back(buffers_[id]);
+      for (float* s : k.staged) args.push_back(s);
+      for (TfKernelEntry fn : {k.prepare, k.entry, k.finish}) {
+        if (fn == nullptr) continue;
+        if (fn(args.data(), rt) != 0) {
+          return absl::InternalError(
+              absl::StrCat("kernel of node '", step.node, "' failed (workspace allocation)"));
+        }
+      }
+      if (!step.epilogue.empty()) {
+        const PlanEpilogue& e = step.epilogue;
+        ApplyEpilogue(e, e.bias >= 0 ? buffers_[e.bias] : nullptr,
+                      e.residual >= 0 ? buffers_[e.residual] : nullptr, out, out_elements, rt);
+      }
+    } else if (step.op == "max_pool" || step.op == "avg_pool" || step.op == "global_avg_pool") {
+      Pool(step, in(0), out, rt);
+    } else if (step.op == "softmax") {
+      Softmax(step, in(0), out);
+    } else if (step.op == "add" || step.op == "relu" || step.op == "clip" || step.op == "copy") {
+      Elementwise(step, in(0), step.inputs.size() > 1 ? in(1) : nullptr, out, out_elements);
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("model plan: step '", step.node, "' has unknown op '", step.op, "'"));
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const PlanBuffer& b = plan_.buffers[plan_.outputs[i].buffer];
+    std::memcpy(outputs[i], buffers_[plan_.outputs[i].buffer], b.elements * sizeof(float));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,79 @@
+// The runtime of a compiled model (what `tunefleet compile` writes): opens
+// the model library, checks it was built for this machine, reads its plan
+// (plan.h) and runs it on a thread pool that implements TfRuntime.
+//
+//   TF_ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model, CompiledModel::Open("out/"));
+//   model->SetThreads(2);
+//   TF_RETURN_IF_ERROR(model->Run({input.data()}, {output.data()}));
+//
+// The C API (tunefleet_model.h) wraps this class. A CompiledModel is used by
+// one thread at a time (Run reuses its activation buffers).
+#ifndef TUNEFLEET_COMPILER_RUNTIME_MODEL_RUNTIME_H_
+#define TUNEFLEET_COMPILER_RUNTIME_MODEL_RUNTIME_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/kernel_abi.h"
+#include "compiler/runtime/plan.h"
+
+namespace tunefleet {
+
+class ThreadPool;
+
+// The model library inside a compile output directory.
+inline constexpr char kModelLibraryName[] = "model.so";
+
+class CompiledModel {
+ public:
+  // `path`: an output directory of `tunefleet compile` or its model.so.
+  // NotFound for a missing file, FailedPrecondition for a library built for
+  // another architecture or for CPU features this machine lacks (naming
+  // them), InvalidArgument for a library that is not a TuneFleet model.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<CompiledModel>> Open(const std::string& path);
+  ~CompiledModel();
+
+  const ModelPlan& plan() const { return plan_; }
+  const std::vector<PlanTensor>& inputs() const { return plan_.inputs; }
+  const std::vector<PlanTensor>& outputs() const { return plan_.outputs; }
+  int num_threads() const;
+  // Threads that run the kernels' parallel loops (>= 1, the caller counted).
+  void SetThreads(int num_threads);
+
+  // One inference: one pointer per input and per output, in plan order, each
+  // holding the tensor's elements. InvalidArgument for a wrong count or a
+  // null pointer (naming the tensor); Internal when a kernel fails.
+  [[nodiscard]] absl::Status Run(const std::vector<const float*>& inputs,
+                                 const std::vector<float*>& outputs);
+
+ private:
+  struct KernelStep {
+    TfKernelEntry entry = nullptr;
+    TfKernelEntry prepare = nullptr;
+    TfKernelEntry finish = nullptr;
+    std::vector<float*> staged;  // owned by staged_memory_
+  };
+
+  CompiledModel() = default;
+  [[nodiscard]] absl::Status Bind();
+
+  void* library_ = nullptr;
+  ModelPlan plan_;
+  const float* weights_ = nullptr;
+  std::vector<float*> buffers_;  // by plan buffer id
+  std::vector<std::unique_ptr<float, void (*)(void*)>> memory_;
+  std::vector<KernelStep> kernels_;  // by step index (empty entry for other ops)
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+// The x86 features of `required` missing from /proc/cpuinfo's flags line
+// `cpu_flags` ("fpu vme ... avx2 ..."). For the CPU check; exposed for tests.
+std::vector<std::string> MissingCpuFeatures(const std::vector<std::string>& required,
+                                            const std::string& cpu_flags);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_RUNTIME_MODEL_RUNTIME_H_

@@ -1,0 +1,74 @@
+// The runtime's checks that need no compiled model: plan parsing, the CPU
+// feature check and the C API's errors.
+#include "compiler/runtime/model_runtime.h"
+
+#include "compiler/runtime/plan.h"
+#include "compiler/runtime/tunefleet_model.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ModelRuntimeTest, PlanRoundTripsThroughJson) {
+  ModelPlan plan;
+  plan.target = "llvm -mcpu=skylake";
+  plan.triple = "x86_64-unknown-linux-gnu";
+  plan.required_features = {"avx2", "fma"};
+  plan.buffers = {{"input", 12, -1}, {"w", 4, 0}, {"output", 12, -1}};
+  plan.inputs = {{"input", 0, {1, 3, 2, 2}}};
+  plan.outputs = {{"output", 2, {1, 3, 2, 2}}};
+  PlanStep step;
+  step.op = "kernel";
+  step.node = "conv";
+  step.symbol = "tf_kernel_0";
+  step.inputs = {0, 1};
+  step.outputs = {2};
+  step.epilogue.activation = "clip";
+  step.epilogue.clip_max = 6;
+  plan.steps.push_back(step);
+  absl::StatusOr<ModelPlan> back = ModelPlan::FromJson(plan.ToJson().dump());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ToJson(), plan.ToJson());
+}
+
+TEST(ModelRuntimeTest, PlanOfAnotherVersionOrWithBadBufferIsRefused) {
+  ModelPlan plan;
+  nlohmann::json j = plan.ToJson();
+  j["version"] = 99;
+  EXPECT_THAT(ModelPlan::FromJson(j.dump()).status().message(), HasSubstr("version 99"));
+  plan.steps.push_back(PlanStep{.op = "relu", .node = "r", .inputs = {3}});
+  EXPECT_THAT(ModelPlan::FromJson(plan.ToJson().dump()).status().message(),
+              HasSubstr("step 'r' names buffer 3"));
+}
+
+TEST(ModelRuntimeTest, MissingCpuFeaturesAreNamed) {
+  const std::string flags = "flags\t\t: fpu sse4_2 avx avx2 fma";
+  EXPECT_TRUE(MissingCpuFeatures({"avx2", "fma"}, flags).empty());
+  EXPECT_THAT(MissingCpuFeatures({"avx2", "avx512f", "avx512bw"}, flags),
+              ElementsAre("avx512f", "avx512bw"));
+}
+
+TEST(ModelRuntimeTest, OpeningAMissingModelNamesIt) {
+  TfModel* model = reinterpret_cast<TfModel*>(1);
+  EXPECT_NE(tf_model_open("no/such/dir", &model), 0);
+  EXPECT_EQ(model, nullptr);
+  EXPECT_THAT(tf_model_last_error(), HasSubstr("no/such/dir does not exist"));
+}
+
+TEST(ModelRuntimeTest, OpeningSomethingThatIsNotALibraryIsRefused) {
+  const std::string path = ::testing::TempDir() + "/not_a_model.so";
+  FILE* f = fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("hello, this is text and not an ELF file", f);
+  fclose(f);
+  TfModel* model = nullptr;
+  EXPECT_NE(tf_model_open(path.c_str(), &model), 0);
+  EXPECT_THAT(tf_model_last_error(), HasSubstr("not a shared library"));
+}
+
+}  // namespace
+}  // namespace tunefleet

@@ -1,0 +1,92 @@
+// The execution plan of a compiled model: the data `tunefleet compile`
+// embeds in the model library and the runtime (model_runtime.h) executes.
+// A plan is a list of buffers (activations, or constants inside the
+// library's packed weight blob) and a list of steps over them, in order:
+// tuned kernels (symbols of the library, common/kernel_abi.h) and the few
+// operators the runtime implements itself (ops.h), all NCHW fp32.
+//
+//   TF_ASSIGN_OR_RETURN(ModelPlan plan, ModelPlan::FromJson(text));
+//   for (const PlanStep& step : plan.steps) ...
+//
+// Travels as JSON text (the symbol tf_model_plan), so a plan written by one
+// build of the compiler reads the same in any runtime of the same
+// kPlanVersion.
+#ifndef TUNEFLEET_COMPILER_RUNTIME_PLAN_H_
+#define TUNEFLEET_COMPILER_RUNTIME_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace tunefleet {
+
+inline constexpr int kPlanVersion = 1;
+
+// Symbols every model library exports.
+inline constexpr char kPlanSymbol[] = "tf_model_plan";        // NUL-terminated JSON
+inline constexpr char kWeightsSymbol[] = "tf_model_weights";  // 64-byte aligned floats
+
+struct PlanBuffer {
+  std::string tensor;            // the ONNX tensor it holds (for messages)
+  int64_t elements = 0;          // fp32 count
+  int64_t constant_offset = -1;  // >= 0: a constant at this float offset of the weights
+};
+
+// A model input or output: its buffer and NCHW (ONNX) shape.
+struct PlanTensor {
+  std::string name;
+  int buffer = -1;
+  std::vector<int64_t> shape;
+};
+
+// What runs after a kernel, in place on its output [outer, channels, inner]:
+// y = act(y + bias[c] + residual).
+struct PlanEpilogue {
+  int bias = -1;                    // constant buffer of `channels` floats, or -1
+  int residual = -1;                // buffer of the output's size, or -1
+  std::string activation = "none";  // "none" | "relu" | "clip"
+  float clip_min = 0, clip_max = 0;
+  int64_t channels = 1;
+  int64_t inner = 1;  // elements per channel per image (H*W; 1 for dense)
+
+  bool empty() const { return bias < 0 && residual < 0 && activation == "none"; }
+};
+
+struct PlanStep {
+  // "kernel", "max_pool", "avg_pool", "global_avg_pool", "add", "relu",
+  // "clip", "softmax", "copy".
+  std::string op;
+  std::string node;    // the ONNX node (the first, when several were fused)
+  std::string symbol;  // kernel: its entry symbol
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  std::vector<int64_t> in_shape, out_shape;  // NCHW for pooling; softmax: [outer, axis, inner]
+  // Pooling window.
+  std::vector<int64_t> kernel_shape, strides, pads;  // pads: top, left, bottom, right
+  bool count_include_pad = false;
+  float clip_min = 0, clip_max = 0;
+  PlanEpilogue epilogue;
+};
+
+struct ModelPlan {
+  int version = kPlanVersion;
+  std::string target;  // the target string it was compiled for
+  std::string triple;
+  // x86 features the kernels use, as /proc/cpuinfo spells them ("avx2", "fma", "avx512f").
+  std::vector<std::string> required_features;
+  std::vector<PlanTensor> inputs, outputs;
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanStep> steps;
+  int64_t weight_floats = 0;
+
+  nlohmann::json ToJson() const;
+  // InvalidArgument naming the bad field, or a plan of another version.
+  [[nodiscard]] static absl::StatusOr<ModelPlan> FromJson(const std::string& text);
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_RUNTIME_PLAN_H_
