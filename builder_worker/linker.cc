@@ -57,31 +57,14 @@ struct TempFiles {
   }
 };
 
-}  // namespace
-
-[[nodiscard]] absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
-                                                           const TargetSpec& target,
-                                                           const LinkOptions& options) {
-  TempFiles temps;
-  std::string object_path = TempDir() + "/tunefleet-XXXXXX.o";
-  int object_fd = mkstemps(object_path.data(), 2);
-  if (object_fd < 0) {
-    return absl::InternalError(absl::StrCat("cannot create a temporary object file in ", TempDir(),
-                                            ": ", std::strerror(errno)));
-  }
-  temps.paths.push_back(object_path);
-  absl::Status written = WriteAll(object_fd, object_bytes);
-  close(object_fd);
-  if (!written.ok()) return written;
-  const std::string so_path = object_path.substr(0, object_path.size() - 2) + ".so";
-  temps.paths.push_back(so_path);
-  std::string log_path = object_path.substr(0, object_path.size() - 2) + ".log";
-  temps.paths.push_back(log_path);
-
+// Runs lld -shared over `objects` into `output`, its log in `log_path`.
+[[nodiscard]] absl::Status RunLld(const std::vector<std::string>& objects,
+                                  const std::string& output, const std::string& log_path,
+                                  const LinkOptions& options) {
   const std::string lld = FindLld(options);
   std::vector<std::string> args = {lld,  "-shared", "--hash-style=gnu", "-O1", "--as-needed",
-                                   "-o", so_path,   object_path};
-  (void)target;  // lld infers the machine from the object file
+                                   "-o", output};
+  args.insert(args.end(), objects.begin(), objects.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -107,7 +90,42 @@ struct TempFiles {
     auto log = ReadFile(log_path);
     return absl::InternalError(absl::StrCat("linker ", lld, " failed: ", log.ok() ? *log : ""));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+[[nodiscard]] absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
+                                                           const TargetSpec& target,
+                                                           const LinkOptions& options) {
+  (void)target;  // lld infers the machine from the object file
+  TempFiles temps;
+  std::string object_path = TempDir() + "/tunefleet-XXXXXX.o";
+  int object_fd = mkstemps(object_path.data(), 2);
+  if (object_fd < 0) {
+    return absl::InternalError(absl::StrCat("cannot create a temporary object file in ", TempDir(),
+                                            ": ", std::strerror(errno)));
+  }
+  temps.paths.push_back(object_path);
+  absl::Status written = WriteAll(object_fd, object_bytes);
+  close(object_fd);
+  if (!written.ok()) return written;
+  const std::string so_path = object_path.substr(0, object_path.size() - 2) + ".so";
+  temps.paths.push_back(so_path);
+  std::string log_path = object_path.substr(0, object_path.size() - 2) + ".log";
+  temps.paths.push_back(log_path);
+
+  absl::Status linked = RunLld({object_path}, so_path, log_path, options);
+  if (!linked.ok()) return linked;
   return ReadFile(so_path);
+}
+
+[[nodiscard]] absl::Status LinkSharedObjectFiles(const std::vector<std::string>& object_paths,
+                                                 const std::string& output_path,
+                                                 const LinkOptions& options) {
+  TempFiles temps;
+  temps.paths.push_back(output_path + ".link.log");
+  return RunLld(object_paths, output_path, temps.paths.back(), options);
 }
 
 }  // namespace tunefleet

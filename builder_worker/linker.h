@@ -7,6 +7,7 @@
 #define TUNEFLEET_BUILDER_WORKER_LINKER_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "builder_worker/codegen/target.h"
@@ -21,6 +22,13 @@ struct LinkOptions {
 [[nodiscard]] absl::StatusOr<std::string> LinkSharedObject(const std::string& object_bytes,
                                                            const TargetSpec& target,
                                                            const LinkOptions& options);
+
+// Links several relocatable objects (files) into the shared object
+// `output_path`: what `tunefleet compile` does with a model's kernels and
+// data. Internal naming lld's log when it fails.
+[[nodiscard]] absl::Status LinkSharedObjectFiles(const std::vector<std::string>& object_paths,
+                                                 const std::string& output_path,
+                                                 const LinkOptions& options);
 
 }  // namespace tunefleet
 

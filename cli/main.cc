@@ -8,12 +8,14 @@
 
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
+#include "cli/compile_commands.h"
 #include "cli/credential_commands.h"
 #include "cli/fleet_commands.h"
 #include "cli/measure_fleet.h"
@@ -78,6 +80,11 @@ ABSL_FLAG(uint64_t, seed, 0, "tuner seed (a run can be replayed)");
 ABSL_FLAG(int32_t, threads, 0, "kernel threads (0: every core)");
 ABSL_FLAG(int32_t, number, 4, "runs per repeat (AutoTVM number)");
 ABSL_FLAG(int32_t, repeat, 3, "repeats (AutoTVM repeat)");
+ABSL_FLAG(std::string, records, "", "compile: tuning records (JSON lines) to apply");
+ABSL_FLAG(std::string, o, "", "compile: output directory (model.so)");
+ABSL_FLAG(std::string, input, "", "run: input tensor (.npy float32, or raw floats); default zeros");
+ABSL_FLAG(std::string, output, "", "run: write the model's output here (.npy)");
+ABSL_FLAG(int32_t, runs, 10, "run: timed runs (after one warm-up run)");
 ABSL_FLAG(int32_t, min_repeat_ms, 0, "grow number until a repeat lasts this long");
 ABSL_FLAG(double, cooldown, 0.0, "seconds to sleep between repeats (AutoTVM default 0.1)");
 ABSL_FLAG(bool, cache_flush, false, "flush the inputs from the CPU caches before each repeat");
@@ -210,6 +217,10 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "tunefleet <command> [flags]\n"
       "local mode (one process, no RPC):\n"
+      "  compile    compile --model (ONNX) with the best of --records for --target into a\n"
+      "             library: -o DIR (DIR/model.so; C API: compiler/runtime/tunefleet_model.h)\n"
+      "  run        run a compiled model (--model DIR) on --input (.npy/raw), write --output\n"
+      "             (.npy) or print the top classes; latency over --runs (--threads)\n"
       "  tune       build and measure configs locally and record them in --log\n"
       "             (--workload with --shape or --args, or every task of --model), then\n"
       "             re-measure its top --validate_top_k configs (default 5; 0: off)\n"
@@ -411,6 +422,24 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(positional.begin() + 2, positional.end());
     status = command == "token" ? tunefleet::RunTokenCommand(args, std::cin, std::cout)
                                 : tunefleet::RunKeysCommand(args, std::cout);
+  } else if (command == "compile") {
+    tunefleet::CompileOptions o;
+    o.model = absl::GetFlag(FLAGS_model);
+    o.records = absl::GetFlag(FLAGS_records);
+    o.target = absl::GetFlag(FLAGS_target);
+    o.output_dir = absl::GetFlag(FLAGS_o);
+    absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
+    status =
+        onnx.ok() ? (o.onnx = *onnx, tunefleet::RunCompileCommand(o, std::cout)) : onnx.status();
+  } else if (command == "run") {
+    tunefleet::RunModelOptions o;
+    o.model = absl::GetFlag(FLAGS_model);
+    o.input = absl::GetFlag(FLAGS_input);
+    o.output = absl::GetFlag(FLAGS_output);
+    o.threads = absl::GetFlag(FLAGS_threads);
+    if (o.threads <= 0) o.threads = static_cast<int>(std::thread::hardware_concurrency());
+    o.repeat = absl::GetFlag(FLAGS_runs);
+    status = tunefleet::RunModelCommand(o, std::cout);
   } else if (command == "templates") {
     for (const tunefleet::Template* t : tunefleet::AllTemplates()) {
       std::cout << t->name() << " (" << t->workload_name() << "): " << t->description() << "\n";

@@ -1,0 +1,102 @@
+#include "cli/compile_commands.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "builder_worker/codegen/target.h"
+#include "common/status_macros.h"
+#include "compiler/npy.h"
+#include "compiler/runtime/model_runtime.h"
+
+namespace tunefleet {
+
+[[nodiscard]] absl::Status RunCompileCommand(const CompileOptions& given, std::ostream& out) {
+  CompileOptions options = given;
+  if (options.target.empty()) options.target = HostTargetString();
+  TF_ASSIGN_OR_RETURN(CompileReport report, CompileModel(options));
+  for (const std::string& warning : report.warnings) out << "warning: " << warning << "\n";
+  for (const std::string& layer : report.layers) out << "  " << layer << "\n";
+  out << absl::StrFormat(
+      "compiled %s for '%s': %d kernels, %d layers from records, %d on default configs, %.1f s\n",
+      options.model, options.target, report.kernels, report.tuned_layers, report.default_layers,
+      report.seconds);
+  out << "wrote " << report.library << "\n";
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status RunModelCommand(const RunModelOptions& options, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model, CompiledModel::Open(options.model));
+  if (model->inputs().size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("run feeds one input; the model has ", model->inputs().size()));
+  }
+  model->SetThreads(std::max(1, options.threads));
+  const PlanTensor& input = model->inputs()[0];
+  int64_t input_elements = 1;
+  for (int64_t d : input.shape) input_elements *= d;
+  FloatTensor x{input.shape, std::vector<float>(input_elements, 0.0f)};
+  if (!options.input.empty()) {
+    TF_ASSIGN_OR_RETURN(x, ReadTensorFile(options.input));
+    if (static_cast<int64_t>(x.data.size()) != input_elements ||
+        (!x.shape.empty() && x.shape != input.shape)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(options.input, " holds ", x.data.size(), " floats of shape [",
+                       absl::StrJoin(x.shape, ", "), "]; input '", input.name, "' is [",
+                       absl::StrJoin(input.shape, ", "), "]"));
+    }
+  }
+  std::vector<FloatTensor> outputs;
+  std::vector<float*> output_ptrs;
+  for (const PlanTensor& t : model->outputs()) {
+    int64_t n = 1;
+    for (int64_t d : t.shape) n *= d;
+    outputs.push_back({t.shape, std::vector<float>(n)});
+  }
+  for (FloatTensor& t : outputs) output_ptrs.push_back(t.data.data());
+  std::vector<double> ms;
+  for (int i = 0; i <= std::max(1, options.repeat); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    TF_RETURN_IF_ERROR(model->Run({x.data.data()}, output_ptrs));
+    const double elapsed =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (i > 0) ms.push_back(elapsed);  // the first run warms caches and pages
+  }
+  const FloatTensor& y = outputs[0];
+  if (!options.output.empty()) {
+    TF_RETURN_IF_ERROR(WriteNpy(options.output, y));
+    out << "wrote " << options.output << " [" << absl::StrJoin(y.shape, ", ") << "]\n";
+  } else if (y.shape.size() == 2 && y.shape[0] == 1) {
+    std::vector<int> order(y.data.size());
+    std::iota(order.begin(), order.end(), 0);
+    const size_t k = std::min<size_t>(5, order.size());
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [&](int a, int b) { return y.data[a] > y.data[b]; });
+    out << "top-" << k << ":";
+    for (size_t i = 0; i < k; ++i) out << absl::StrFormat(" %d (%.4f)", order[i], y.data[order[i]]);
+    out << "\n";
+  } else {
+    out << "output [" << absl::StrJoin(y.shape, ", ") << "]:";
+    for (size_t i = 0; i < std::min<size_t>(8, y.data.size()); ++i) out << " " << y.data[i];
+    out << "\n";
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / ms.size();
+  double var = 0;
+  for (double v : ms) var += (v - mean) * (v - mean);
+  const double std_dev = std::sqrt(var / ms.size());
+  out << absl::StrFormat(
+      "latency: median %.3f ms (min %.3f, max %.3f; mean %.3f, std dev %.3f over %d runs, %d "
+      "threads)\n",
+      median, sorted.front(), sorted.back(), mean, std_dev, static_cast<int>(ms.size()),
+      model->num_threads());
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

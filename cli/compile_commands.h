@@ -1,0 +1,34 @@
+// `tunefleet compile` and `tunefleet run` (issue 17): compile an ONNX model
+// with tuning records into a library (compiler/model_compiler.h), and run a
+// compiled model on an input, printing its output and its latency.
+#ifndef TUNEFLEET_CLI_COMPILE_COMMANDS_H_
+#define TUNEFLEET_CLI_COMPILE_COMMANDS_H_
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "compiler/model_compiler.h"
+
+namespace tunefleet {
+
+// Compiles and prints what was done: kernels, layers tuned / on default
+// configs, every warning, the library's path.
+[[nodiscard]] absl::Status RunCompileCommand(const CompileOptions& options, std::ostream& out);
+
+struct RunModelOptions {
+  std::string model;   // compile output directory or its model.so
+  std::string input;   // .npy or raw floats; empty: zeros
+  std::string output;  // .npy to write the first output to; empty: print a summary
+  int threads = 1;
+  int repeat = 10;  // timed runs after one warm-up
+};
+
+// Runs the model repeat + 1 times; prints the output (top-5 classes of a
+// [1, C] output, or the first values) and "latency: median X ms (min, max,
+// std over N runs)", AutoTVM's "Mean inference time (std dev)" beside it.
+[[nodiscard]] absl::Status RunModelCommand(const RunModelOptions& options, std::ostream& out);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_CLI_COMPILE_COMMANDS_H_

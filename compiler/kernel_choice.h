@@ -1,0 +1,61 @@
+// Which config each tuned layer of a model is compiled with: AutoTVM's
+// ApplyHistoryBest over a records file (the best record of the layer's
+// workload for the compile target), or, for a layer no record covers, a
+// default config of the workload's default template with a warning naming
+// the layer (AutoTVM's fallback).
+//
+//   TF_ASSIGN_OR_RETURN(RecordSelection selection,
+//                       SelectRecords("r.jsonl", layers, "llvm -mcpu=skylake"));
+//   TF_ASSIGN_OR_RETURN(KernelChoice choice, ChooseKernel(layer, selection, target, 16));
+#ifndef TUNEFLEET_COMPILER_KERNEL_CHOICE_H_
+#define TUNEFLEET_COMPILER_KERNEL_CHOICE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "tuner_core/models/model_zoo.h"
+#include "tuner_core/records/record.h"
+#include "tuner_core/templates/task.h"
+
+namespace tunefleet {
+
+struct RecordSelection {
+  // Best record per (workload name, canonical args dump), with its line.
+  std::map<std::pair<std::string, std::string>, std::pair<Record, int64_t>> best;
+  std::string path;
+  // Records ignored: other targets, workloads the model does not have, a torn last line.
+  std::vector<std::string> warnings;
+};
+
+// Reads `path` (empty: no records) and keeps the best successful record of
+// each workload of `layers` for `target` (exact string). InvalidArgument
+// naming the file and line for a corrupt line; FailedPrecondition when the
+// file holds records but none for `target` (naming the targets it has).
+[[nodiscard]] absl::StatusOr<RecordSelection> SelectRecords(const std::string& path,
+                                                            const std::vector<ModelLayer>& layers,
+                                                            const std::string& target);
+
+struct KernelChoice {
+  std::unique_ptr<Task> task;
+  Config config;
+  bool tuned = false;  // false: the default config (no record)
+  std::string source;  // "r.jsonl:12" or "default config"
+};
+
+// The task and config of `layer`: its best record's, or the default
+// template's default config (`vector_lanes` fp32 lanes of the target guide
+// the default). Errors name the record line whose template or config does
+// not fit the workload.
+[[nodiscard]] absl::StatusOr<KernelChoice> ChooseKernel(const ModelLayer& layer,
+                                                        const RecordSelection& records,
+                                                        const std::string& target,
+                                                        int vector_lanes);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_KERNEL_CHOICE_H_

@@ -1,0 +1,174 @@
+#include "compiler/model_compiler.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "builder_worker/codegen/codegen_targets.h"
+#include "builder_worker/codegen/llvm_backend.h"
+#include "builder_worker/codegen/llvm_headers.h"
+#include "builder_worker/codegen/target.h"
+#include "builder_worker/linker.h"
+#include "builder_worker/lower.h"
+#include "common/status_macros.h"
+#include "compiler/kernel_choice.h"
+#include "compiler/plan_builder.h"
+#include "compiler/runtime/model_runtime.h"
+#include "tuner_core/graph/model_source.h"
+
+namespace tunefleet {
+namespace {
+
+[[nodiscard]] absl::Status WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+// The x86 features (as /proc/cpuinfo names them) the target's code may use.
+[[nodiscard]] absl::StatusOr<std::vector<std::string>> RequiredFeatures(const TargetSpec& target) {
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (llvm_target == nullptr) return absl::InvalidArgumentError(error);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      llvm_target->createMCSubtargetInfo(target.triple, target.cpu, target.features));
+  std::vector<std::string> features;
+  const std::pair<const char*, const char*> kChecked[] = {
+      {"+sse4.2", "sse4_2"},     {"+avx", "avx"},           {"+avx2", "avx2"},
+      {"+fma", "fma"},           {"+avx512f", "avx512f"},   {"+avx512bw", "avx512bw"},
+      {"+avx512dq", "avx512dq"}, {"+avx512vl", "avx512vl"}, {"+amx-tile", "amx_tile"}};
+  for (const auto& [llvm_name, cpuinfo_name] : kChecked) {
+    if (sti != nullptr && sti->checkFeatures(llvm_name)) features.push_back(cpuinfo_name);
+  }
+  return features;
+}
+
+// One kernel as an object file: the template's loop nest for the chosen
+// config, renamed to `symbol` so many kernels share one library.
+[[nodiscard]] absl::StatusOr<std::string> KernelObject(const KernelToBuild& kernel,
+                                                       const TargetSpec& target, int opt_level) {
+  const Task& task = *kernel.choice.task;
+  auto context =
+      absl::StrCat("kernel ", kernel.symbol, " (", task.name(), " for ", task.workload().Describe(),
+                   ", config ", kernel.choice.config.ToString(), ")");
+  absl::StatusOr<ir::LoweredFunc> func =
+      task.tmpl().Instantiate(task.workload(), kernel.choice.config);
+  if (!func.ok())
+    return absl::InvalidArgumentError(absl::StrCat(context, ": ", func.status().message()));
+  func->name = kernel.symbol;
+  absl::StatusOr<ir::LoweredFunc> lowered = Lower(*func);
+  if (!lowered.ok())
+    return absl::InternalError(absl::StrCat(context, ": ", lowered.status().message()));
+  llvm::LLVMContext llvm_context;
+  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
+      CodegenLLVM(*lowered, target, llvm_context);
+  if (!module.ok())
+    return absl::InternalError(absl::StrCat(context, ": ", module.status().message()));
+  absl::StatusOr<std::string> object = OptimizeAndEmitObject(**module, target, opt_level, nullptr);
+  if (!object.ok())
+    return absl::InternalError(absl::StrCat(context, ": ", object.status().message()));
+  return object;
+}
+
+// The plan and the weights as an object: two read-only globals.
+[[nodiscard]] absl::StatusOr<std::string> DataObject(const BuiltPlan& built,
+                                                     const TargetSpec& target) {
+  llvm::LLVMContext context;
+  llvm::Module module("tf_model_data", context);
+  const std::string plan = built.plan.ToJson().dump();
+  auto* plan_init = llvm::ConstantDataArray::getString(context, plan, /*AddNull=*/true);
+  auto* plan_global =
+      new llvm::GlobalVariable(module, plan_init->getType(), true,
+                               llvm::GlobalValue::ExternalLinkage, plan_init, kPlanSymbol);
+  plan_global->setAlignment(llvm::Align(8));
+  std::vector<float> weights = built.weights;
+  if (weights.empty()) weights.push_back(0);
+  llvm::StringRef raw(reinterpret_cast<const char*>(weights.data()),
+                      weights.size() * sizeof(float));
+  llvm::Constant* weights_init =
+      llvm::ConstantDataArray::getRaw(raw, weights.size(), llvm::Type::getFloatTy(context));
+  auto* weights_global =
+      new llvm::GlobalVariable(module, weights_init->getType(), true,
+                               llvm::GlobalValue::ExternalLinkage, weights_init, kWeightsSymbol);
+  weights_global->setAlignment(llvm::Align(64));
+  return OptimizeAndEmitObject(module, target, /*opt_level=*/0, nullptr);
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+[[nodiscard]] absl::StatusOr<CompileReport> CompileModel(const CompileOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.output_dir.empty()) return absl::InvalidArgumentError("compile needs -o DIR");
+  if (!IsModelFile(options.model)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("compile needs an ONNX file: the built-in model '", options.model,
+                     "' is a list of layer shapes without weights (export it with "
+                     "tuner_core/graph/export_onnx.py, e.g. --models resnet18)"));
+  }
+  TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(options.target));
+  if (!target.is_x86()) {
+    return absl::UnimplementedError(absl::StrCat("compile supports x86-64 targets only so far; '",
+                                                 options.target, "' is ", target.triple));
+  }
+  TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(options.model, options.onnx));
+  TF_ASSIGN_OR_RETURN(RecordSelection records,
+                      SelectRecords(options.records, model.layers, options.target));
+  CompileReport report;
+  report.warnings = records.warnings;
+  const int lanes = std::max(1, target.max_vector_bits / 32);
+  ChooseKernelFn choose = [&](const ModelLayer& layer) -> absl::StatusOr<KernelChoice> {
+    TF_ASSIGN_OR_RETURN(KernelChoice choice, ChooseKernel(layer, records, options.target, lanes));
+    if (choice.tuned) {
+      ++report.tuned_layers;
+    } else {
+      ++report.default_layers;
+      report.warnings.push_back(absl::StrCat("layer '", layer.name, "' (", layer.workload, " ",
+                                             layer.args.dump(), "): no record for '",
+                                             options.target, "', using the default config of ",
+                                             choice.task->name(), " ", choice.config.ToString()));
+    }
+    report.layers.push_back(absl::StrCat(layer.name, ": ", choice.task->name(), " ",
+                                         choice.config.ToString(), " from ", choice.source));
+    return choice;
+  };
+  TF_ASSIGN_OR_RETURN(BuiltPlan built, BuildPlan(*model.graph, model.layers, choose));
+  built.plan.target = options.target;
+  built.plan.triple = target.triple;
+  TF_ASSIGN_OR_RETURN(built.plan.required_features, RequiredFeatures(target));
+
+  if (mkdir(options.output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot create ", options.output_dir));
+  }
+  std::vector<std::string> objects;
+  struct Cleanup {
+    std::vector<std::string>* paths;
+    ~Cleanup() {
+      for (const std::string& p : *paths) unlink(p.c_str());
+    }
+  } cleanup{&objects};
+  for (const KernelToBuild& kernel : built.kernels) {
+    TF_ASSIGN_OR_RETURN(std::string object, KernelObject(kernel, target, options.opt_level));
+    objects.push_back(absl::StrCat(options.output_dir, "/", kernel.symbol, ".o"));
+    TF_RETURN_IF_ERROR(WriteFile(objects.back(), object));
+  }
+  TF_ASSIGN_OR_RETURN(std::string data, DataObject(built, target));
+  objects.push_back(absl::StrCat(options.output_dir, "/tf_model_data.o"));
+  TF_RETURN_IF_ERROR(WriteFile(objects.back(), data));
+  report.library = absl::StrCat(options.output_dir, "/", kModelLibraryName);
+  TF_RETURN_IF_ERROR(LinkSharedObjectFiles(objects, report.library, LinkOptions{}));
+  report.kernels = static_cast<int>(built.kernels.size());
+  report.seconds = SecondsSince(start);
+  return report;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,54 @@
+// `tunefleet compile`: an ONNX model and tuning records to a directory
+// holding model.so, a shared library that runs the whole model through the
+// runtime's C API (compiler/runtime/tunefleet_model.h).
+//
+//   CompileOptions options{.model = "resnet18.onnx", .records = "r.jsonl",
+//                          .target = "llvm -mcpu=skylake-avx512", .output_dir = "out"};
+//   TF_ASSIGN_OR_RETURN(CompileReport report, CompileModel(options));
+//
+// What model.so holds: one kernel per distinct (template, workload, config)
+// compiled through the builder's pipeline (template -> Lower -> LLVM ->
+// object) under its own symbol tf_kernel_<i>, the packed weights
+// (tf_model_weights) and the plan (tf_model_plan, JSON), all linked with
+// lld. It needs no C++ runtime of its own: the runtime library that opens
+// it (libtunefleet_model.so, or the `tunefleet run` binary) executes the
+// plan. x86-64 targets only for now.
+#ifndef TUNEFLEET_COMPILER_MODEL_COMPILER_H_
+#define TUNEFLEET_COMPILER_MODEL_COMPILER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tuner_core/graph/onnx_import.h"
+
+namespace tunefleet {
+
+struct CompileOptions {
+  std::string model;    // an .onnx file
+  std::string records;  // records file (JSON lines); empty: default configs everywhere
+  std::string target;   // "llvm -mcpu=..."
+  std::string output_dir;
+  OnnxImportOptions onnx;
+  int opt_level = 2;
+};
+
+struct CompileReport {
+  std::string library;  // <output_dir>/model.so
+  int kernels = 0;      // distinct kernels compiled
+  int tuned_layers = 0;
+  int default_layers = 0;  // layers with no record: default config
+  std::vector<std::string> warnings;
+  // One line per tuned layer: "layer1.0.conv1: conv2d_nchwc.x86 from r.jsonl:12".
+  std::vector<std::string> layers;
+  double seconds = 0;
+};
+
+// Errors name what is wrong: an unsupported operator (node and op), a
+// corrupt records line, records only for other targets, a built-in model
+// name (no weights), a non-x86 target, a kernel that fails to compile.
+[[nodiscard]] absl::StatusOr<CompileReport> CompileModel(const CompileOptions& options);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_MODEL_COMPILER_H_

@@ -1,0 +1,99 @@
+#include "compiler/npy.h"
+
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/file_util.h"
+#include "common/status_macros.h"
+
+namespace tunefleet {
+
+[[nodiscard]] absl::StatusOr<FloatTensor> ReadTensorFile(const std::string& path) {
+  TF_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path, kMaxModelFileBytes));
+  FloatTensor tensor;
+  size_t data_start = 0;
+  if (bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0) {
+    const int major = static_cast<unsigned char>(bytes[6]);
+    size_t header_len = 0, header_start = 0;
+    if (major == 1) {
+      header_len =
+          static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+      header_start = 10;
+    } else {
+      if (bytes.size() < 12)
+        return absl::InvalidArgumentError(absl::StrCat(path, ": truncated .npy header"));
+      uint32_t len = 0;
+      std::memcpy(&len, bytes.data() + 8, 4);
+      header_len = len;
+      header_start = 12;
+    }
+    if (header_start + header_len > bytes.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": truncated .npy header"));
+    }
+    const std::string header = bytes.substr(header_start, header_len);
+    if (header.find("'<f4'") == std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": only float32 ('<f4') .npy files are read; header ", header));
+    }
+    if (header.find("'fortran_order': True") != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": Fortran-order arrays are not read"));
+    }
+    const size_t open = header.find("'shape': (");
+    const size_t close = header.find(')', open);
+    if (open == std::string::npos || close == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": .npy header has no shape"));
+    }
+    const std::string dims = header.substr(open + 10, close - open - 10);
+    for (absl::string_view d : absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
+      int64_t v = 0;
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v)) {
+        return absl::InvalidArgumentError(absl::StrCat(path, ": bad shape (", dims, ")"));
+      }
+      tensor.shape.push_back(v);
+    }
+    data_start = header_start + header_len;
+  }
+  const size_t data_bytes = bytes.size() - data_start;
+  if (data_bytes % sizeof(float) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", data_bytes, " data bytes are not whole floats"));
+  }
+  tensor.data.resize(data_bytes / sizeof(float));
+  std::memcpy(tensor.data.data(), bytes.data() + data_start, data_bytes);
+  if (!tensor.shape.empty()) {
+    int64_t n = 1;
+    for (int64_t d : tensor.shape) n *= d;
+    if (n != static_cast<int64_t>(tensor.data.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": shape holds ", n, " floats, file ", tensor.data.size()));
+    }
+  }
+  return tensor;
+}
+
+[[nodiscard]] absl::Status WriteNpy(const std::string& path, const FloatTensor& tensor) {
+  std::string shape = absl::StrJoin(tensor.shape, ", ");
+  if (tensor.shape.size() == 1) shape += ",";
+  std::string header =
+      absl::StrCat("{'descr': '<f4', 'fortran_order': False, 'shape': (", shape, "), }");
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  out += header;
+  out.append(reinterpret_cast<const char*>(tensor.data.data()), tensor.data.size() * sizeof(float));
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(out.data(), static_cast<std::streamsize>(out.size()));
+  file.close();
+  if (!file) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,27 @@
+// Reading and writing float32 tensors as NumPy .npy files (format 1.0,
+// little-endian '<f4', C order) or raw float files, for `tunefleet run`
+// and the tests that compare compiled models with a reference.
+#ifndef TUNEFLEET_COMPILER_NPY_H_
+#define TUNEFLEET_COMPILER_NPY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace tunefleet {
+
+struct FloatTensor {
+  std::vector<int64_t> shape;  // empty for a raw file
+  std::vector<float> data;
+};
+
+// A .npy file (by its magic) or else raw little-endian floats.
+// InvalidArgument naming the file for another dtype or a Fortran-order array.
+[[nodiscard]] absl::StatusOr<FloatTensor> ReadTensorFile(const std::string& path);
+[[nodiscard]] absl::Status WriteNpy(const std::string& path, const FloatTensor& tensor);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_NPY_H_

@@ -1,0 +1,60 @@
+// From an imported ONNX graph and the kernels chosen for its tuned layers to
+// a compiled model's plan (compiler/runtime/plan.h): one buffer per tensor,
+// one step per operator, with these done at compile time:
+//  - BatchNormalization after a convolution folded into its weights and bias;
+//  - a convolution's or Gemm's bias, a following residual Add and Relu/Clip
+//    fused into the kernel's epilogue (y = act(conv + bias + residual));
+//  - Flatten/Reshape/Identity/Dropout as aliases of their input buffer;
+//  - every constant the kernels read (weights as [K, C, R, S] / [N, K]) in
+//    one float blob.
+// Tuned kernels take and return NCHW tensors (the templates block and
+// unblock inside their staged prepare/finish), so no layout transform sits
+// between layers in the plan.
+//
+//   TF_ASSIGN_OR_RETURN(BuiltPlan built, BuildPlan(graph, layers, choose));
+#ifndef TUNEFLEET_COMPILER_PLAN_BUILDER_H_
+#define TUNEFLEET_COMPILER_PLAN_BUILDER_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/kernel_choice.h"
+#include "compiler/runtime/plan.h"
+#include "tuner_core/graph/graph.h"
+#include "tuner_core/models/model_zoo.h"
+
+namespace tunefleet {
+
+// One kernel to compile: the task, its config and the symbol it exports.
+struct KernelToBuild {
+  std::string symbol;
+  KernelChoice choice;
+  std::vector<std::string> nodes;  // the graph nodes it serves
+};
+
+struct BuiltPlan {
+  ModelPlan plan;
+  std::vector<float> weights;
+  std::vector<KernelToBuild> kernels;  // one per distinct (template, workload, config)
+};
+
+// Chooses the kernel of one tuned layer (ChooseKernel bound to records and target).
+using ChooseKernelFn = std::function<absl::StatusOr<KernelChoice>(const ModelLayer& layer)>;
+
+// The operators BuildPlan accepts, for messages.
+const std::vector<std::string>& SupportedOperators();
+
+// InvalidArgument naming the node for an unsupported operator (or an
+// unsupported use of a supported one: grouped convolution, weights that are
+// not constants, a broadcasting Add, ...).
+[[nodiscard]] absl::StatusOr<BuiltPlan> BuildPlan(const Graph& graph,
+                                                  const std::vector<ModelLayer>& layers,
+                                                  const ChooseKernelFn& choose);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_PLAN_BUILDER_H_
