@@ -1,0 +1,195 @@
+// Issue 17's acceptance test: ResNet-18 and MobileNet-v2 as PyTorch exports
+// them (//tuner_core/graph:exported_models), compiled for this machine and
+// run through the C API, against PyTorch's outputs for the same seeded
+// model and input (//compiler:torch_references); and the errors a user
+// meets (records for another target, a corrupt records line, an
+// unsupported operator, a wrong shape, a null buffer).
+#include <cmath>
+#include <fstream>
+
+#include "builder_worker/codegen/target.h"
+#include "compiler/kernel_choice.h"
+#include "compiler/model_compiler.h"
+#include "compiler/npy.h"
+#include "compiler/runtime/tunefleet_model.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner_core/graph/model_source.h"
+#include "tuner_core/records/record.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char kOnnxDir[] = "tuner_core/graph/testdata/";
+const char kRefDir[] = "compiler/testdata/";
+
+std::string OutDir(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+
+// max |a - b| / max |b|: the error relative to the output's scale.
+double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(b[i])));
+  }
+  return diff / scale;
+}
+
+// Runs the compiled model in `dir` on the reference input of `model`
+// through the C API and returns the error against PyTorch's output.
+double ErrorAgainstPyTorch(const std::string& dir, const std::string& model) {
+  absl::StatusOr<FloatTensor> x = ReadTensorFile(std::string(kRefDir) + model + "_input.npy");
+  absl::StatusOr<FloatTensor> expected =
+      ReadTensorFile(std::string(kRefDir) + model + "_expected.npy");
+  EXPECT_TRUE(x.ok() && expected.ok());
+  TfModel* m = nullptr;
+  EXPECT_EQ(tf_model_open(dir.c_str(), &m), 0) << tf_model_last_error();
+  if (m == nullptr) return 1e9;
+  EXPECT_EQ(tf_model_num_inputs(m), 1);
+  EXPECT_EQ(tf_model_input_elements(m, 0), static_cast<int64_t>(x->data.size()));
+  EXPECT_EQ(tf_model_set_threads(m, 2), 0);
+  std::vector<float> y(tf_model_output_elements(m, 0));
+  const float* in[1] = {x->data.data()};
+  float* out[1] = {y.data()};
+  const int64_t in_n[1] = {static_cast<int64_t>(x->data.size())};
+  const int64_t out_n[1] = {static_cast<int64_t>(y.size())};
+  EXPECT_EQ(tf_model_run(m, in, in_n, 1, out, out_n, 1), 0) << tf_model_last_error();
+  // Twice: buffers reused across runs must not leak state.
+  EXPECT_EQ(tf_model_run(m, in, in_n, 1, out, out_n, 1), 0) << tf_model_last_error();
+  tf_model_close(m);
+  return MaxRelativeError(y, expected->data);
+}
+
+TEST(CompiledModelsTest, ResNet18MatchesPyTorch) {
+  CompileOptions options{.model = std::string(kOnnxDir) + "resnet18.onnx",
+                         .target = HostTargetString(),
+                         .output_dir = OutDir("resnet18")};
+  absl::StatusOr<CompileReport> report = CompileModel(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->default_layers, 21);
+  EXPECT_EQ(report->kernels, 12);  // one per distinct task
+  const double error = ErrorAgainstPyTorch(options.output_dir, "resnet18");
+  std::cout << "resnet18 max relative error " << error << "\n";
+  EXPECT_LE(error, 1e-4);
+}
+
+TEST(CompiledModelsTest, MobileNetV2WithARecordMatchesPyTorch) {
+  const std::string target = HostTargetString();
+  absl::StatusOr<LoadedModel> model =
+      LoadModel(std::string(kOnnxDir) + "mobilenet_v2.onnx", OnnxImportOptions{});
+  ASSERT_TRUE(model.ok()) << model.status();
+  // A record for the first layer with a config the default would not pick.
+  const ModelLayer& first = model->layers[0];
+  absl::StatusOr<std::unique_ptr<Task>> task = Task::Make("", first.workload, first.args, target);
+  ASSERT_TRUE(task.ok()) << task.status();
+  absl::StatusOr<Config> config = (*task)->space().Get((*task)->space().size() / 3);
+  ASSERT_TRUE(config.ok());
+  Record record;
+  record.target = target;
+  record.task_name = (*task)->name();
+  record.workload_name = first.workload;
+  record.workload_args = first.args;
+  record.config = config->ToJson();
+  record.result.costs = {1e-3};
+  const std::string records = OutDir("mobilenet_records.jsonl");
+  std::ofstream(records) << record.ToLine() << "\n";
+
+  CompileOptions options{.model = std::string(kOnnxDir) + "mobilenet_v2.onnx",
+                         .records = records,
+                         .target = target,
+                         .output_dir = OutDir("mobilenet_v2")};
+  absl::StatusOr<CompileReport> report = CompileModel(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->tuned_layers, 1);
+  EXPECT_EQ(report->default_layers, 52);
+  EXPECT_THAT(report->layers[0], HasSubstr("mobilenet_records.jsonl:1"));
+  const double error = ErrorAgainstPyTorch(options.output_dir, "mobilenet_v2");
+  std::cout << "mobilenet_v2 max relative error " << error << "\n";
+  EXPECT_LE(error, 1e-4);
+}
+
+TEST(CompiledModelsTest, ErrorsNameWhatIsWrong) {
+  const std::string mobilenet = std::string(kOnnxDir) + "mobilenet_v2.onnx";
+  const std::string target = HostTargetString();
+  // Records only for another target.
+  Record record;
+  record.target = "llvm -mcpu=some-other-cpu";
+  record.task_name = "conv2d_nchwc.x86";
+  record.workload_name = "conv2d_nchw";
+  record.workload_args = {{"N", 1}};
+  record.result.costs = {1e-3};
+  const std::string other = OutDir("other_target.jsonl");
+  std::ofstream(other) << record.ToLine() << "\n";
+  absl::StatusOr<CompileReport> report = CompileModel(
+      {.model = mobilenet, .records = other, .target = target, .output_dir = OutDir("e1")});
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(report.status().message(), HasSubstr("no record for target"));
+  EXPECT_THAT(report.status().message(), HasSubstr("llvm -mcpu=some-other-cpu"));
+  // A record of a workload the model does not have: a warning naming it.
+  record.target = target;
+  const std::string foreign = OutDir("foreign.jsonl");
+  std::ofstream(foreign) << record.ToLine() << "\n";
+  absl::StatusOr<LoadedModel> model = LoadModel(mobilenet, OnnxImportOptions{});
+  ASSERT_TRUE(model.ok());
+  absl::StatusOr<RecordSelection> selection = SelectRecords(foreign, model->layers, target);
+  ASSERT_TRUE(selection.ok()) << selection.status();
+  ASSERT_EQ(selection->warnings.size(), 1u);
+  EXPECT_THAT(selection->warnings[0], HasSubstr("foreign.jsonl:1: record of conv2d_nchw"));
+  EXPECT_THAT(selection->warnings[0], HasSubstr("no layer of the model has that workload"));
+  // A corrupt line.
+  const std::string corrupt = OutDir("corrupt.jsonl");
+  std::ofstream(corrupt) << record.ToLine() << "\n{\"not\": \"a record\"}\n"
+                         << record.ToLine() << "\n";
+  report = CompileModel(
+      {.model = mobilenet, .records = corrupt, .target = target, .output_dir = OutDir("e2")});
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(report.status().message(), HasSubstr("corrupt.jsonl:2: corrupt record"));
+  // An operator compile does not implement (the encoder layer: later).
+  report = CompileModel({.model = std::string(kOnnxDir) + "encoder.onnx",
+                         .target = target,
+                         .output_dir = OutDir("e3")});
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(report.status().message(), HasSubstr("is not supported"));
+  EXPECT_THAT(report.status().message(), HasSubstr("node '"));
+  // Built-in names carry no weights; AArch64 comes later.
+  report = CompileModel({.model = "resnet-18", .target = target, .output_dir = OutDir("e4")});
+  EXPECT_THAT(report.status().message(), HasSubstr("without weights"));
+  report = CompileModel({.model = mobilenet,
+                         .target = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72",
+                         .output_dir = OutDir("e5")});
+  EXPECT_THAT(report.status().message(), HasSubstr("x86-64 targets only"));
+}
+
+TEST(CompiledModelsTest, RunRefusesWrongShapesAndNullBuffers) {
+  const std::string dir = OutDir("mobilenet_default");
+  absl::StatusOr<CompileReport> report =
+      CompileModel({.model = std::string(kOnnxDir) + "mobilenet_v2.onnx",
+                    .target = HostTargetString(),
+                    .output_dir = dir});
+  ASSERT_TRUE(report.ok()) << report.status();
+  TfModel* m = nullptr;
+  ASSERT_EQ(tf_model_open(dir.c_str(), &m), 0) << tf_model_last_error();
+  EXPECT_STREQ(tf_model_input_name(m, 0), "input");
+  ASSERT_EQ(tf_model_input_rank(m, 0), 4);
+  EXPECT_EQ(tf_model_input_dims(m, 0)[1], 3);
+  EXPECT_EQ(tf_model_output_elements(m, 0), 1000);
+  EXPECT_EQ(tf_model_input_name(m, 1), nullptr);
+  std::vector<float> x(3 * 224 * 224), y(1000);
+  const float* in[1] = {x.data()};
+  float* out[1] = {y.data()};
+  int64_t in_n[1] = {3 * 224 * 223}, out_n[1] = {1000};
+  EXPECT_NE(tf_model_run(m, in, in_n, 1, out, out_n, 1), 0);
+  EXPECT_THAT(tf_model_last_error(), HasSubstr("input 'input' has shape [1, 3, 224, 224]"));
+  in_n[0] = 3 * 224 * 224;
+  float* null_out[1] = {nullptr};
+  EXPECT_NE(tf_model_run(m, in, in_n, 1, null_out, out_n, 1), 0);
+  EXPECT_THAT(tf_model_last_error(), HasSubstr("output 'output' is a null buffer"));
+  EXPECT_NE(tf_model_set_threads(m, 0), 0);
+  EXPECT_EQ(tf_model_run(m, in, in_n, 1, out, out_n, 1), 0) << tf_model_last_error();
+  tf_model_close(m);
+}
+
+}  // namespace
+}  // namespace tunefleet
