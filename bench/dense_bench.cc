@@ -5,13 +5,19 @@
 //   bazel run -c opt //bench:dense_bench -- --trials 500 --json /tmp/dense.json
 //
 // Method: after tuning, the best config is re-measured `rounds` times
-// (min_repeat_ms = 200 each) interleaved with OpenBLAS runs in a separate
-// process, so both see the same machine state; medians are compared.
+// (min_repeat_ms = 200 each) interleaved with the references, each in a
+// separate process, so all see the same machine state; medians are compared.
 // OpenBLAS is run as Debian ships it (its own CPU detection) and with
 // OPENBLAS_CORETYPE set to the kernel family this CPU supports (its
-// detection does not know every CPU model); the faster is the reference.
+// detection does not know every CPU model); oneDNN as dnnl_sgemm (weights
+// read in their plain layout every call) and as its matmul primitive with the
+// weights reordered once into its own layout before the timing (the same
+// credit dense_gemm.x86's pack_b=once takes). The fastest is the reference.
+// The machine's FMA peak (cpu_fma_peak) is measured in the same run, and the
+// trials the tuner needed to reach 95 % of its final best are counted.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -38,6 +44,9 @@ ABSL_FLAG(bool, openblas, true, "measure the OpenBLAS reference");
 ABSL_FLAG(int32_t, remeasure_number, 1, "time evaluator number for the re-measurement");
 ABSL_FLAG(int32_t, remeasure_min_repeat_ms, 200,
           "time evaluator min_repeat_ms for the re-measurement");
+ABSL_FLAG(std::string, template_name, "", "dense template to tune (empty: the default)");
+ABSL_FLAG(std::string, tuner, "random", "tuner (random, xgb, ga, ...)");
+ABSL_FLAG(bool, onednn, true, "measure the oneDNN references (dnnl_sgemm, packed matmul)");
 
 namespace tunefleet {
 namespace {
@@ -46,6 +55,37 @@ double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// The first trial (1-based) of the records in `log` whose running best
+// reached `fraction` of the best of all; 0 when none succeeded.
+int64_t TrialsToReach(const std::string& log, double fraction) {
+  std::ifstream in(log);
+  std::vector<double> costs;
+  std::string line;
+  while (std::getline(in, line)) {
+    nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!record.is_object() || !record.contains("result")) continue;
+    const nlohmann::json& result = record["result"];
+    double mean = 0;
+    if (result[1].get<int>() == 0 && !result[0].empty()) {
+      for (const auto& c : result[0]) mean += c.get<double>();
+      mean /= result[0].size();
+    }
+    costs.push_back(mean);
+  }
+  double best = 0;
+  for (double c : costs) best = c > 0 ? std::max(best, 1.0 / c) : best;
+  for (size_t i = 0; i < costs.size(); ++i) {
+    if (costs[i] > 0 && 1.0 / costs[i] >= fraction * best) return static_cast<int64_t>(i) + 1;
+  }
+  return 0;
+}
+
+// One oneDNN round (mode "sgemm" or "packed") in its own process.
+nlohmann::json RunOneDnn(const std::string& mode, int64_t m, int64_t n, int64_t k, int threads) {
+  return bench::RunJsonCommand(absl::StrCat(bench::ExeDir(), "/onednn_sgemm ", m, " ", n, " ", k,
+                                            " ", threads, " 1 NK ", mode));
 }
 
 // One OpenBLAS round in its own process; returns its JSON.
@@ -62,10 +102,14 @@ int Main() {
       {"benchmark", "dense"}, {"target", HostTargetString()}, {"cases", nlohmann::json::array()}};
   std::vector<std::string> shapes = absl::StrSplit(absl::GetFlag(FLAGS_shapes), ';');
   std::vector<std::string> thread_list = absl::StrSplit(absl::GetFlag(FLAGS_threads), ',');
-  std::printf("%-16s %3s %8s | %9s %9s %9s | %6s | %8s %9s\n", "shape", "thr", "trials", "tuned",
-              "openblas", "ob(core)", "ratio", "build ms", "ovh ms/tr");
+  std::printf("%-16s %3s %6s | %7s %7s %7s %7s %7s | %5s %5s | %5s %5s | %8s\n", "shape", "thr",
+              "trials", "tuned", "openbl", "ob(cor)", "dnnl_sg", "dnnl_pk", "ratio", "r(np)",
+              "%peak", "tr95", "pack_b");
   for (const std::string& thread_text : thread_list) {
     const int threads = std::stoi(thread_text);
+    nlohmann::json peak =
+        bench::RunJsonCommand(absl::StrCat(bench::ExeDir(), "/cpu_fma_peak ", threads, " 3"));
+    const double peak_gflops = peak.contains("gflops") ? peak["gflops"].get<double>() : 0;
     for (const std::string& shape : shapes) {
       std::vector<std::string> dims = absl::StrSplit(shape, ',');
       const int64_t m = std::stoll(dims[0]), n = std::stoll(dims[1]), k = std::stoll(dims[2]);
@@ -73,8 +117,10 @@ int Main() {
       options.shape = shape;
       options.trials = absl::GetFlag(FLAGS_trials);
       options.seed = absl::GetFlag(FLAGS_seed);
-      options.log =
-          absl::StrCat("/tmp/tunefleet_dense_bench_", m, "x", n, "x", k, "_t", threads, ".jsonl");
+      options.template_name = absl::GetFlag(FLAGS_template_name);
+      options.tuner = absl::GetFlag(FLAGS_tuner);
+      options.log = absl::StrCat("/tmp/tunefleet_dense_bench_", options.template_name, "_",
+                                 options.tuner, "_", m, "x", n, "x", k, "_t", threads, ".jsonl");
       options.resume = false;
       std::remove(options.log.c_str());
       options.local.runner.num_threads = threads;
@@ -88,8 +134,8 @@ int Main() {
         return 1;
       }
       // Re-measure the winner interleaved with the reference.
-      auto task =
-          Task::Make("", "dense", *WorkloadArgsFromShape("dense", shape, "NK"), summary->target);
+      auto task = Task::Make(options.template_name, "dense",
+                             *WorkloadArgsFromShape("dense", shape, "NK"), summary->target);
       auto config = (*task)->space().FromJson(summary->best_config);
       LocalMeasurerOptions remeasure;
       remeasure.runner.num_threads = threads;
@@ -98,12 +144,22 @@ int Main() {
       remeasure.measure.min_repeat_ms = absl::GetFlag(FLAGS_remeasure_min_repeat_ms);
       remeasure.measure.cooldown_interval_s = 0;
       auto measurer = LocalMeasurer::Create(**task, remeasure);
-      std::vector<double> ours, ob_default, ob_core;
+      std::vector<double> ours, ob_default, ob_core, dnnl_sgemm, dnnl_packed;
+      std::string dnnl_packed_impl;
       std::string detected_core;
       for (int r = 0; r < absl::GetFlag(FLAGS_rounds); ++r) {
         std::vector<MeasureResult> result = (*measurer)->Measure({*config});
         if (result[0].ok())
           ours.push_back((*task)->workload().flops() / result[0].MeanCost() / 1e9);
+        if (absl::GetFlag(FLAGS_onednn)) {
+          nlohmann::json sg = RunOneDnn("sgemm", m, n, k, threads);
+          if (sg.contains("gflops")) dnnl_sgemm.push_back(sg["gflops"].get<double>());
+          nlohmann::json pk = RunOneDnn("packed", m, n, k, threads);
+          if (pk.contains("gflops")) {
+            dnnl_packed.push_back(pk["gflops"].get<double>());
+            dnnl_packed_impl = pk["impl"].get<std::string>();
+          }
+        }
         if (!absl::GetFlag(FLAGS_openblas)) continue;
         nlohmann::json d = RunOpenBlas("", m, n, k, threads);
         if (d.contains("gflops")) {
@@ -129,13 +185,25 @@ int Main() {
         total.push_back(br.timings.total_seconds * 1e3);
       }
       const double tuned = Median(ours);
-      const double reference = std::max(Median(ob_default), Median(ob_core));
+      // Without packing credit (weights read in their plain layout each call).
+      const double reference_unpacked =
+          std::max({Median(ob_default), Median(ob_core), Median(dnnl_sgemm)});
+      const double reference = std::max(reference_unpacked, Median(dnnl_packed));
+      const int64_t trials_to_95 = TrialsToReach(options.log, 0.95);
+      std::string pack_b = "call";
+      for (const auto& knob : summary->best_config["entity"]) {
+        if (knob[0] == "pack_b") pack_b = knob[2].get<std::string>();
+        if (knob[0] == "kernel" && knob[2] == "dot") pack_b = "none(dot)";
+      }
       const LocalTimings& t = summary->timings;
       const double build_median = Median(t.build_seconds_each) * 1e3;
-      std::printf("%-16s %3d %8lld | %9.1f %9.1f %9.1f | %5.0f%% | %8.1f %9.2f\n", shape.c_str(),
-                  threads, static_cast<long long>(summary->trials), tuned, Median(ob_default),
-                  Median(ob_core), 100.0 * tuned / reference, build_median,
-                  t.OverheadPerTrialSeconds() * 1e3);
+      std::printf(
+          "%-16s %3d %6lld | %7.1f %7.1f %7.1f %7.1f %7.1f | %5.2f %5.2f | %4.0f%% %5lld | %8s\n",
+          shape.c_str(), threads, static_cast<long long>(summary->trials), tuned,
+          Median(ob_default), Median(ob_core), Median(dnnl_sgemm), Median(dnnl_packed),
+          tuned / reference, tuned / reference_unpacked,
+          peak_gflops > 0 ? 100.0 * tuned / peak_gflops : 0.0, static_cast<long long>(trials_to_95),
+          pack_b.c_str());
       std::fflush(stdout);
       report["cases"].push_back({
           {"shape", {m, n, k}},
@@ -148,8 +216,23 @@ int Main() {
           {"openblas_default_coretype", detected_core},
           {"openblas_coretype_gflops", Median(ob_core)},
           {"openblas_coretype", coretype},
+          {"onednn_sgemm_gflops", Median(dnnl_sgemm)},
+          {"onednn_sgemm_runs", dnnl_sgemm},
+          {"onednn_packed_matmul_gflops", Median(dnnl_packed)},
+          {"onednn_packed_matmul_runs", dnnl_packed},
+          {"onednn_packed_matmul_impl", dnnl_packed_impl},
           {"reference_gflops", reference},
-          {"ratio_to_openblas", tuned / reference},
+          {"ratio_to_openblas", tuned / std::max(Median(ob_default), Median(ob_core))},
+          {"reference_without_packing_credit_gflops", reference_unpacked},
+          {"ratio_to_best_library", tuned / reference},
+          {"ratio_to_best_library_without_packing_credit", tuned / reference_unpacked},
+          {"winner_b_packing", pack_b},
+          {"fma_peak_gflops", peak_gflops},
+          {"fma_peak_isa", peak.value("isa", "")},
+          {"fraction_of_fma_peak", peak_gflops > 0 ? tuned / peak_gflops : 0.0},
+          {"template", (*task)->tmpl().name()},
+          {"tuner", options.tuner},
+          {"trials_to_95pct_of_search_best", trials_to_95},
           {"best_config", summary->best_config},
           {"tuning_wall_seconds", summary->wall_seconds},
           {"build_ms_median_all_candidates", build_median},
