@@ -1,11 +1,14 @@
 #include "compiler/plan_builder.h"
 
 #include <cmath>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "compiler/kernel_packing.h"
 
 namespace tunefleet {
 namespace {
@@ -34,6 +37,7 @@ class PlanBuilder {
     for (const std::string& input : graph_.inputs) {
       TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(input));
       const int id = NewBuffer(input, shape.NumElements());
+      built_.plan.buffers[id].shape = shape.dims;
       built_.plan.inputs.push_back({input, id, shape.dims});
     }
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
@@ -47,7 +51,8 @@ class PlanBuilder {
         return absl::InvalidArgumentError(
             absl::StrCat("graph output '", output, "' is computed by no supported node"));
       }
-      built_.plan.outputs.push_back({output, it->second, shape.dims});
+      TF_ASSIGN_OR_RETURN(int buffer, Plain(it->second));
+      built_.plan.outputs.push_back({output, buffer, shape.dims});
     }
     built_.plan.weight_floats = static_cast<int64_t>(built_.weights.size());
     return std::move(built_);
@@ -59,6 +64,58 @@ class PlanBuilder {
     const int id = static_cast<int>(built_.plan.buffers.size()) - 1;
     tensors_[tensor] = id;
     return id;
+  }
+
+  // A buffer for 4-D `tensor` in NCHW[block]c with rows `row_width` wide;
+  // `binds`: the buffer the graph's readers of `tensor` find (not so for a
+  // relayout copy, which only the consumer that asked for it reads).
+  int NewActivation(const std::string& tensor, const std::vector<int64_t>& dims, int64_t block,
+                    int64_t row_width, bool binds = true) {
+    const auto previous = tensors_.find(tensor);
+    const int bound = previous == tensors_.end() ? -1 : previous->second;
+    const int id = NewBuffer(tensor, dims[0] * dims[1] * dims[2] * row_width);
+    if (!binds) {
+      if (bound >= 0) {
+        tensors_[tensor] = bound;
+      } else {
+        tensors_.erase(tensor);
+      }
+    }
+    PlanBuffer& buffer = built_.plan.buffers[id];
+    buffer.shape = dims;
+    buffer.block = block;
+    buffer.row_width = row_width;
+    return id;
+  }
+
+  // `id` as NCHW[block]c with rows `row_width` wide: itself when it is laid
+  // out so, else a buffer a relayout step fills (one per layout asked for).
+  [[nodiscard]] absl::StatusOr<int> InLayout(int id, int64_t block, int64_t row_width) {
+    const PlanBuffer& buffer = built_.plan.buffers[id];
+    if (!buffer.is_4d()) {
+      if (block == 1) return id;
+      return absl::InternalError(absl::StrCat("tensor '", buffer.tensor, "' is not 4-D"));
+    }
+    if (buffer.block == block && buffer.RowWidth() == row_width) return id;
+    const auto key = std::make_tuple(id, block, row_width);
+    auto it = relayouts_.find(key);
+    if (it != relayouts_.end()) return it->second;
+    const std::string tensor = buffer.tensor;
+    const std::vector<int64_t> dims = buffer.shape;
+    const int converted = NewActivation(tensor, dims, block, row_width, /*binds=*/false);
+    PlanStep step;
+    step.op = "relayout";
+    step.node = built_.plan.buffers[id].tensor;
+    step.inputs = {id};
+    step.outputs = {converted};
+    built_.plan.steps.push_back(std::move(step));
+    relayouts_[key] = converted;
+    return converted;
+  }
+  // `id` in NCHW (or itself when not 4-D).
+  [[nodiscard]] absl::StatusOr<int> Plain(int id) {
+    const PlanBuffer& buffer = built_.plan.buffers[id];
+    return buffer.is_4d() ? InLayout(id, 1, buffer.shape[3]) : absl::StatusOr<int>(id);
   }
 
   int AddConstant(const std::string& name, const std::vector<float>& values) {
@@ -103,7 +160,19 @@ class PlanBuilder {
 
   [[nodiscard]] absl::StatusOr<int> Output(const GraphNode& node, const std::string& tensor) {
     TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(tensor, &node));
-    return NewBuffer(tensor, shape.NumElements());
+    const int id = NewBuffer(tensor, shape.NumElements());
+    built_.plan.buffers[id].shape = shape.dims;
+    return id;
+  }
+
+  // An output like `like`'s layout (same block and row width) for `tensor`
+  // of the same dims, or NCHW when `like` is NCHW.
+  [[nodiscard]] absl::StatusOr<int> OutputLike(const GraphNode& node, const std::string& tensor,
+                                               int like) {
+    const PlanBuffer layout = built_.plan.buffers[like];
+    if (layout.is_plain()) return Output(node, tensor);
+    TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(tensor, &node));
+    return NewActivation(tensor, shape.dims, layout.block, layout.RowWidth());
   }
 
   // The node that alone reads `tensor` (not a graph output), or -1.
@@ -159,10 +228,19 @@ class PlanBuilder {
     }
   }
 
+  // A tuned kernel over `input` with `weights` ([K, C, R, S] for a
+  // convolution, [N, K] for dense), its bias and what FuseEpilogue folds.
+  // A blocked convolution (kernel_packing.h) reads its input and writes its
+  // output in NCHW[x]c with its weights packed here; other kernels see NCHW.
   [[nodiscard]] absl::Status AddKernelStep(const GraphNode& node, const ModelLayer& layer,
-                                           int input, int weights, std::vector<float> bias,
-                                           std::string out, int64_t channels, int64_t inner) {
+                                           int input, const std::vector<float>& weights,
+                                           std::vector<float> bias, std::string out,
+                                           int64_t channels) {
     TF_ASSIGN_OR_RETURN(KernelChoice choice, choose_(layer));
+    std::optional<BlockedConvKernel> blocked;
+    if (layer.workload != "dense") {
+      TF_ASSIGN_OR_RETURN(blocked, BlockedConvOf(choice));
+    }
     const std::string key = absl::StrCat(choice.task->name(), "|", layer.workload, "|",
                                          layer.args.dump(), "|", choice.config.ToJson().dump());
     auto [it, inserted] = kernel_by_key_.try_emplace(key, built_.kernels.size());
@@ -176,12 +254,34 @@ class PlanBuilder {
     step.op = "kernel";
     step.node = node.name;
     step.symbol = kernel.symbol;
-    step.inputs = {input, weights};
     step.epilogue.channels = channels;
-    step.epilogue.inner = inner;
     if (!bias.empty()) step.epilogue.bias = AddConstant(node.name + ".bias", bias);
     TF_ASSIGN_OR_RETURN(out, FuseEpilogue(out, &step.epilogue, node.name));
-    TF_ASSIGN_OR_RETURN(int output, Output(node, out));
+    TF_ASSIGN_OR_RETURN(TensorShape out_shape, graph_.ShapeOf(out, &node));
+    int output = -1;
+    if (blocked) {
+      const int64_t in_w = built_.plan.buffers[input].shape.at(3);
+      TF_ASSIGN_OR_RETURN(input, InLayout(input, blocked->in_block, in_w));
+      const int packed =
+          AddConstant(node.name + ".weight_packed", PackBlockedWeights(weights, *blocked));
+      output = NewActivation(out, out_shape.dims, blocked->out_block, blocked->out_row_width);
+      step.epilogue.block = blocked->out_block;
+      step.epilogue.inner = out_shape.dims[2] * blocked->out_row_width;
+      step.inputs = {input, packed};
+      step.staged = {input, packed, output};
+    } else {
+      TF_ASSIGN_OR_RETURN(input, Plain(input));
+      step.inputs = {input, AddConstant(node.name + ".weight", weights)};
+      TF_ASSIGN_OR_RETURN(output, Output(node, out));
+      step.epilogue.inner = out_shape.dims.size() == 4 ? out_shape.dims[2] * out_shape.dims[3] : 1;
+    }
+    if (step.epilogue.residual >= 0) {
+      const PlanBuffer& o = built_.plan.buffers[output];
+      if (o.is_4d()) {
+        TF_ASSIGN_OR_RETURN(step.epilogue.residual,
+                            InLayout(step.epilogue.residual, o.block, o.RowWidth()));
+      }
+    }
     step.outputs = {output};
     built_.plan.steps.push_back(std::move(step));
     return absl::OkStatus();
@@ -215,10 +315,7 @@ class PlanBuilder {
       consumed_.insert(next);
       out = bn.outputs[0];
     }
-    TF_ASSIGN_OR_RETURN(TensorShape os, graph_.ShapeOf(out, &node));
-    const int weights = AddConstant(node.name + ".weight", w);
-    return AddKernelStep(node, layer, input, weights, std::move(bias), out, k,
-                         os.dims[2] * os.dims[3]);
+    return AddKernelStep(node, layer, input, w, std::move(bias), out, k);
   }
 
   [[nodiscard]] absl::Status AddGemm(const GraphNode& node, const ModelLayer& layer) {
@@ -245,8 +342,7 @@ class PlanBuilder {
       }
       for (float& v : bias) v *= beta;
     }
-    const int weights = AddConstant(node.name + ".weight", nk);
-    return AddKernelStep(node, layer, input, weights, std::move(bias), node.outputs[0], n, 1);
+    return AddKernelStep(node, layer, input, nk, std::move(bias), node.outputs[0], n);
   }
 
   [[nodiscard]] absl::Status AddPool(const GraphNode& node) {
@@ -254,6 +350,16 @@ class PlanBuilder {
     TF_ASSIGN_OR_RETURN(TensorShape in, graph_.ShapeOf(node.inputs[0], &node));
     TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(node.outputs[0], &node));
     if (in.dims.size() != 4) return NodeError(node, "only 2-D pooling (NCHW) is supported");
+    if (built_.plan.buffers[input].shape != in.dims) {
+      // A reshaped alias: give the floats their 4-D shape.
+      PlanStep copy;
+      copy.op = "copy";
+      copy.node = node.name;
+      copy.inputs = {input};
+      input = NewActivation(node.inputs[0], in.dims, 1, in.dims[3]);
+      copy.outputs = {input};
+      built_.plan.steps.push_back(std::move(copy));
+    }
     PlanStep step;
     step.node = node.name;
     step.in_shape = in.dims;
@@ -280,7 +386,12 @@ class PlanBuilder {
       }
     }
     step.inputs = {input};
-    TF_ASSIGN_OR_RETURN(int output, Output(node, node.outputs[0]));
+    // Pooling keeps the channel block (rows exactly the output's width);
+    // global pooling leaves [N, C, 1, 1], the same floats in every block.
+    const int64_t block = built_.plan.buffers[input].block;
+    const int output = step.op == "global_avg_pool"
+                           ? NewActivation(node.outputs[0], out.dims, 1, out.dims[3])
+                           : NewActivation(node.outputs[0], out.dims, block, out.dims[3]);
     step.outputs = {output};
     built_.plan.steps.push_back(std::move(step));
     return absl::OkStatus();
@@ -300,6 +411,12 @@ class PlanBuilder {
         return NodeError(node, absl::StrCat("broadcasting Add of ", sa.ToString(), " and ",
                                             sb.ToString(), " is not supported"));
       }
+      const PlanBuffer &la = built_.plan.buffers[a], &lb = built_.plan.buffers[b];
+      if (la.block != lb.block || la.RowWidth() != lb.RowWidth()) {
+        TF_ASSIGN_OR_RETURN(a, Plain(a));
+        TF_ASSIGN_OR_RETURN(b, Plain(b));
+        step.inputs = {a};
+      }
       step.inputs.push_back(b);
     } else if (node.op_type == "Relu") {
       step.op = "relu";
@@ -309,7 +426,8 @@ class PlanBuilder {
       step.clip_min = bounds.first;
       step.clip_max = bounds.second;
     }
-    TF_ASSIGN_OR_RETURN(int output, Output(node, node.outputs[0]));
+    // Elementwise: any layout, the output's the same as the inputs'.
+    TF_ASSIGN_OR_RETURN(int output, OutputLike(node, node.outputs[0], a));
     step.outputs = {output};
     built_.plan.steps.push_back(std::move(step));
     return absl::OkStatus();
@@ -317,6 +435,7 @@ class PlanBuilder {
 
   [[nodiscard]] absl::Status AddSoftmax(const GraphNode& node) {
     TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
+    TF_ASSIGN_OR_RETURN(input, Plain(input));
     TF_ASSIGN_OR_RETURN(TensorShape in, graph_.ShapeOf(node.inputs[0], &node));
     const int64_t rank = static_cast<int64_t>(in.dims.size());
     int64_t axis = IntAttribute(node, "axis", -1);
@@ -366,6 +485,7 @@ class PlanBuilder {
         return absl::OkStatus();
       }
       TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
+      TF_ASSIGN_OR_RETURN(input, Plain(input));
       tensors_[node.outputs[0]] = input;
       return absl::OkStatus();
     }
@@ -386,6 +506,7 @@ class PlanBuilder {
   std::map<std::string, int> tensors_;                 // tensor -> buffer
   std::map<std::string, std::string> constant_alias_;  // Identity of a constant -> it
   std::map<std::string, size_t> kernel_by_key_;
+  std::map<std::tuple<int, int64_t, int64_t>, int> relayouts_;  // (buffer, block, row) -> copy
   BuiltPlan built_;
 };
 

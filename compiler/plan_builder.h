@@ -5,11 +5,14 @@
 //  - a convolution's or Gemm's bias, a following residual Add and Relu/Clip
 //    fused into the kernel's epilogue (y = act(conv + bias + residual));
 //  - Flatten/Reshape/Identity/Dropout as aliases of their input buffer;
-//  - every constant the kernels read (weights as [K, C, R, S] / [N, K]) in
-//    one float blob.
-// Tuned kernels take and return NCHW tensors (the templates block and
-// unblock inside their staged prepare/finish), so no layout transform sits
-// between layers in the plan.
+//  - every constant the kernels read (packed weights for blocked kernels,
+//    [K, C, R, S] / [N, K] for the others) in one float blob.
+// Blocked convolutions (kernel_packing.h) take and leave NCHW[x]c buffers
+// and read weights packed here into their kernel_vec layout, so only their
+// timed entry runs; "relayout" steps sit only where a consumer needs another
+// layout: the graph's input and outputs, a change of channel block, and
+// before operators that read NCHW (dense, softmax, reshapes). Pooling and
+// elementwise operators run in whatever layout their input has.
 //
 //   TF_ASSIGN_OR_RETURN(BuiltPlan built, BuildPlan(graph, layers, choose));
 #ifndef TUNEFLEET_COMPILER_PLAN_BUILDER_H_

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -76,7 +78,65 @@ std::string CpuFlagsLine() {
 
 void FreeAligned(void* p) { std::free(p); }
 
+int64_t AlignFloats(int64_t n) { return (std::max<int64_t>(n, 1) + 15) / 16 * 16; }
+
 }  // namespace
+
+std::vector<int64_t> PlanArena(const ModelPlan& plan, int64_t* arena_floats) {
+  const int num_buffers = static_cast<int>(plan.buffers.size());
+  const int end = static_cast<int>(plan.steps.size());
+  // Lifetime of each activation: [first, last] step touching it; inputs
+  // are written before step 0, outputs read after the last step.
+  std::vector<int> first(num_buffers, end + 1), last(num_buffers, -2);
+  auto touch = [&](int id, int step) {
+    if (id < 0) return;
+    first[id] = std::min(first[id], step);
+    last[id] = std::max(last[id], step);
+  };
+  for (const PlanTensor& t : plan.inputs) touch(t.buffer, -1);
+  for (const PlanTensor& t : plan.outputs) touch(t.buffer, end);
+  for (int i = 0; i < end; ++i) {
+    const PlanStep& step = plan.steps[i];
+    for (const std::vector<int>* ids : {&step.inputs, &step.outputs, &step.staged}) {
+      for (int id : *ids) touch(id, i);
+    }
+    touch(step.epilogue.bias, i);
+    touch(step.epilogue.residual, i);
+  }
+  // Largest first, each at the lowest offset clear of every placed buffer
+  // whose lifetime meets its own.
+  std::vector<int> order;
+  for (int id = 0; id < num_buffers; ++id) {
+    if (!plan.buffers[id].is_constant()) order.push_back(id);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return plan.buffers[a].elements > plan.buffers[b].elements;
+  });
+  std::vector<int64_t> offsets(num_buffers, -1);
+  std::vector<int> placed;
+  *arena_floats = 0;
+  for (int id : order) {
+    if (first[id] > last[id]) first[id] = last[id] = -3;  // unused: alive alone
+    std::vector<std::pair<int64_t, int64_t>> taken;       // [begin, end) of overlapping lives
+    for (int other : placed) {
+      if (first[other] <= last[id] && first[id] <= last[other]) {
+        taken.push_back(
+            {offsets[other], offsets[other] + AlignFloats(plan.buffers[other].elements)});
+      }
+    }
+    std::sort(taken.begin(), taken.end());
+    const int64_t size = AlignFloats(plan.buffers[id].elements);
+    int64_t offset = 0;
+    for (const auto& [begin, stop] : taken) {
+      if (offset + size <= begin) break;
+      offset = std::max(offset, stop);
+    }
+    offsets[id] = offset;
+    placed.push_back(id);
+    *arena_floats = std::max(*arena_floats, offset + size);
+  }
+  return offsets;
+}
 
 std::vector<std::string> MissingCpuFeatures(const std::vector<std::string>& required,
                                             const std::string& cpu_flags) {
@@ -141,25 +201,41 @@ CompiledModel::~CompiledModel() {
     }
     return p;
   };
-  for (const PlanBuffer& buffer : plan_.buffers) {
-    if (buffer.constant_offset >= 0) {
+  const std::vector<int64_t> offsets = PlanArena(plan_, &arena_floats_);
+  float* arena = allocate(arena_floats_);
+  if (arena == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate the activation arena of ", arena_floats_, " floats"));
+  }
+  for (size_t id = 0; id < plan_.buffers.size(); ++id) {
+    const PlanBuffer& buffer = plan_.buffers[id];
+    if (buffer.is_constant()) {
       if (buffer.constant_offset + buffer.elements > plan_.weight_floats) {
         return absl::InvalidArgumentError(
             absl::StrCat("model plan: constant '", buffer.tensor, "' lies outside the weights"));
       }
       buffers_.push_back(const_cast<float*>(weights_ + buffer.constant_offset));
-      continue;
+    } else {
+      buffers_.push_back(arena + offsets[id]);
     }
-    float* p = allocate(buffer.elements);
-    if (p == nullptr) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("cannot allocate ", buffer.elements, " floats for '", buffer.tensor, "'"));
-    }
-    buffers_.push_back(p);
   }
   kernels_.resize(plan_.steps.size());
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     const PlanStep& step = plan_.steps[i];
+    if (step.op == "relayout" || step.op == "max_pool" || step.op == "avg_pool" ||
+        step.op == "global_avg_pool") {
+      const PlanBuffer& from = plan_.buffers[step.inputs.empty() ? 0 : step.inputs[0]];
+      const PlanBuffer& to = plan_.buffers[step.outputs.empty() ? 0 : step.outputs[0]];
+      const bool pooled_block_kept =
+          step.op == "relayout" || step.op == "global_avg_pool" || from.block == to.block;
+      if (step.inputs.empty() || step.outputs.empty() || !from.is_4d() || !to.is_4d() ||
+          (step.op == "relayout" && from.shape != to.shape) ||
+          (step.op != "relayout" && (step.in_shape != from.shape || step.out_shape != to.shape)) ||
+          !pooled_block_kept || (step.op == "global_avg_pool" && !to.is_plain())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "model plan: step '", step.node, "' (", step.op, ") has buffers of the wrong layout"));
+      }
+    }
     if (step.op != "kernel") continue;
     KernelStep& k = kernels_[i];
     k.entry = reinterpret_cast<TfKernelEntry>(dlsym(library_, step.symbol.c_str()));
@@ -173,6 +249,24 @@ CompiledModel::~CompiledModel() {
         dlsym(library_, (step.symbol + TF_KERNEL_FINISH_SUFFIX).c_str()));
     const auto* staged = static_cast<const int64_t*>(
         dlsym(library_, (step.symbol + TF_KERNEL_STAGED_ELEMENTS_SUFFIX).c_str()));
+    if (!step.staged.empty()) {
+      // The plan passes its own buffers; they must be as large as the kernel reads.
+      size_t i = 0;
+      for (; staged != nullptr && staged[i] >= 0; ++i) {
+        if (i >= step.staged.size() || plan_.buffers[step.staged[i]].elements < staged[i]) {
+          return absl::InvalidArgumentError(absl::StrCat("model plan: step '", step.node,
+                                                         "' passes staged buffers that do not "
+                                                         "fit kernel ",
+                                                         step.symbol));
+        }
+      }
+      if (i != step.staged.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model plan: step '", step.node, "' passes ", step.staged.size(),
+                         " staged buffers; kernel ", step.symbol, " takes ", i));
+      }
+      continue;
+    }
     for (; staged != nullptr && *staged >= 0; ++staged) {
       float* p = allocate(*staged);
       if (p == nullptr) return absl::ResourceExhaustedError("cannot allocate a staged buffer");
@@ -180,6 +274,11 @@ CompiledModel::~CompiledModel() {
     }
   }
   return absl::OkStatus();
+}
+
+void CompiledModel::SetProfiling(bool on) {
+  profiling_ = on;
+  step_seconds_.assign(plan_.steps.size(), 0.0);
 }
 
 int CompiledModel::num_threads() const { return pool_->num_threads(); }
@@ -217,6 +316,8 @@ void CompiledModel::SetThreads(int num_threads) {
   std::vector<void*> args;
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     const PlanStep& step = plan_.steps[i];
+    const auto step_start =
+        profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     auto in = [&](size_t k) { return buffers_[step.inputs[k]]; };
     float* out = buffers_[step.outputs[0]];
     const int64_t out_elements = plan_.buffers[step.outputs[0]].elements;
@@ -226,8 +327,10 @@ void CompiledModel::SetThreads(int num_threads) {
       for (int id : step.inputs) args.push_back(buffers_[id]);
       for (int id : step.outputs) args.push_back(buffers_[id]);
       for (float* s : k.staged) args.push_back(s);
+      for (int id : step.staged) args.push_back(buffers_[id]);
+      const bool plan_staged = !step.staged.empty();
       for (TfKernelEntry fn : {k.prepare, k.entry, k.finish}) {
-        if (fn == nullptr) continue;
+        if (fn == nullptr || (plan_staged && fn != k.entry)) continue;
         if (fn(args.data(), rt) != 0) {
           return absl::InternalError(
               absl::StrCat("kernel of node '", step.node, "' failed (workspace allocation)"));
@@ -239,7 +342,9 @@ void CompiledModel::SetThreads(int num_threads) {
                       e.residual >= 0 ? buffers_[e.residual] : nullptr, out, out_elements, rt);
       }
     } else if (step.op == "max_pool" || step.op == "avg_pool" || step.op == "global_avg_pool") {
-      Pool(step, in(0), out, rt);
+      Pool(step, plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
+    } else if (step.op == "relayout") {
+      Relayout(plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
     } else if (step.op == "softmax") {
       Softmax(step, in(0), out);
     } else if (step.op == "add" || step.op == "relu" || step.op == "clip" || step.op == "copy") {
@@ -247,6 +352,10 @@ void CompiledModel::SetThreads(int num_threads) {
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("model plan: step '", step.node, "' has unknown op '", step.op, "'"));
+    }
+    if (profiling_) {
+      step_seconds_[i] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -7,7 +7,10 @@
 //   TF_RETURN_IF_ERROR(model->Run({input.data()}, {output.data()}));
 //
 // The C API (tunefleet_model.h) wraps this class. A CompiledModel is used by
-// one thread at a time (Run reuses its activation buffers).
+// one thread at a time (Run reuses its activation buffers). Activations live
+// in one arena: buffers whose lifetimes (first to last step that touches
+// them) do not overlap share memory, so the arena holds about the largest
+// set of tensors alive at once rather than every tensor of the model.
 #ifndef TUNEFLEET_COMPILER_RUNTIME_MODEL_RUNTIME_H_
 #define TUNEFLEET_COMPILER_RUNTIME_MODEL_RUNTIME_H_
 
@@ -49,6 +52,13 @@ class CompiledModel {
   [[nodiscard]] absl::Status Run(const std::vector<const float*>& inputs,
                                  const std::vector<float*>& outputs);
 
+  // Per-step wall time: when on, each Run adds every step's seconds to
+  // step_seconds() (by plan step index), for finding where the time goes.
+  void SetProfiling(bool on);
+  const std::vector<double>& step_seconds() const { return step_seconds_; }
+  // Floats of the activation arena (for reports and tests).
+  int64_t arena_floats() const { return arena_floats_; }
+
  private:
   struct KernelStep {
     TfKernelEntry entry = nullptr;
@@ -65,6 +75,9 @@ class CompiledModel {
   const float* weights_ = nullptr;
   std::vector<float*> buffers_;  // by plan buffer id
   std::vector<std::unique_ptr<float, void (*)(void*)>> memory_;
+  int64_t arena_floats_ = 0;
+  bool profiling_ = false;
+  std::vector<double> step_seconds_;
   std::vector<KernelStep> kernels_;  // by step index (empty entry for other ops)
   std::unique_ptr<ThreadPool> pool_;
 };
@@ -73,6 +86,12 @@ class CompiledModel {
 // `cpu_flags` ("fpu vme ... avx2 ..."). For the CPU check; exposed for tests.
 std::vector<std::string> MissingCpuFeatures(const std::vector<std::string>& required,
                                             const std::string& cpu_flags);
+
+// Float offsets into one arena for the plan's activation buffers (-1 for
+// constants) such that buffers alive during a common step never overlap;
+// *arena_floats gets the arena's size. Each offset is a multiple of 16
+// floats (64 bytes). Exposed for tests.
+std::vector<int64_t> PlanArena(const ModelPlan& plan, int64_t* arena_floats);
 
 }  // namespace tunefleet
 

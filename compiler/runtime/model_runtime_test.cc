@@ -27,8 +27,14 @@ TEST(ModelRuntimeTest, PlanRoundTripsThroughJson) {
   step.symbol = "tf_kernel_0";
   step.inputs = {0, 1};
   step.outputs = {2};
+  step.staged = {0, 1, 2};
   step.epilogue.activation = "clip";
   step.epilogue.clip_max = 6;
+  step.epilogue.block = 3;
+  step.epilogue.channels = 3;
+  plan.buffers[2].shape = {1, 3, 2, 2};
+  plan.buffers[2].block = 3;
+  plan.buffers[2].row_width = 2;
   plan.steps.push_back(step);
   absl::StatusOr<ModelPlan> back = ModelPlan::FromJson(plan.ToJson().dump());
   ASSERT_TRUE(back.ok()) << back.status();
@@ -43,6 +49,29 @@ TEST(ModelRuntimeTest, PlanOfAnotherVersionOrWithBadBufferIsRefused) {
   plan.steps.push_back(PlanStep{.op = "relu", .node = "r", .inputs = {3}});
   EXPECT_THAT(ModelPlan::FromJson(plan.ToJson().dump()).status().message(),
               HasSubstr("step 'r' names buffer 3"));
+}
+
+TEST(ModelRuntimeTest, ArenaSharesMemoryOnlyBetweenBuffersNeverAliveTogether) {
+  // input -> a -> b -> output: a dies when b is written, so input (dead after
+  // step 0) and b may share, and a and output may share; a weight stays out.
+  ModelPlan plan;
+  plan.buffers = {
+      {"input", 100, -1}, {"a", 100, -1}, {"b", 100, -1}, {"output", 100, -1}, {"w", 10, 0}};
+  plan.inputs = {{"input", 0, {100}}};
+  plan.outputs = {{"output", 3, {100}}};
+  plan.steps = {PlanStep{.op = "relu", .node = "s0", .inputs = {0}, .outputs = {1}},
+                PlanStep{.op = "relu", .node = "s1", .inputs = {1}, .outputs = {2}},
+                PlanStep{.op = "add", .node = "s2", .inputs = {2, 2}, .outputs = {3}}};
+  int64_t floats = 0;
+  const std::vector<int64_t> offsets = PlanArena(plan, &floats);
+  EXPECT_EQ(offsets[4], -1);
+  EXPECT_EQ(floats, 2 * 112);  // two live at a time, each rounded to 64 bytes
+  for (int x = 0; x < 4; ++x) {
+    for (int y = x + 1; y < 4; ++y) {
+      const bool alive_together = y == x + 1;
+      if (alive_together) EXPECT_NE(offsets[x], offsets[y]) << x << " " << y;
+    }
+  }
 }
 
 TEST(ModelRuntimeTest, MissingCpuFeaturesAreNamed) {

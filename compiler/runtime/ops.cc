@@ -18,72 +18,111 @@ void ParallelFor(const TfRuntime* rt, int64_t n, Fn fn) {
 
 void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residual, float* y,
                    int64_t elements, const TfRuntime* rt) {
-  const int64_t rows = elements / e.inner;  // (outer, channel) pairs
+  const int64_t block = e.block, inner = e.inner;
+  const int64_t blocks = e.channels / block;
+  const int64_t rows = elements / (inner * block);  // (outer, channel block) pairs
   const int act = e.activation == "relu" ? 1 : e.activation == "clip" ? 2 : 0;
+  const float lo = e.clip_min, hi = e.clip_max;
   ParallelFor(rt, rows, [&](int64_t row) {
-    const float b = bias ? bias[row % e.channels] : 0.0f;
-    float* out = y + row * e.inner;
-    const float* res = residual ? residual + row * e.inner : nullptr;
-    for (int64_t i = 0; i < e.inner; ++i) {
-      float v = out[i] + b;
-      if (res) v += res[i];
-      if (act == 1) v = v > 0 ? v : 0;
-      if (act == 2) v = std::min(std::max(v, e.clip_min), e.clip_max);
-      out[i] = v;
+    const float* b = bias ? bias + (row % blocks) * block : nullptr;
+    float* out = y + row * inner * block;
+    const float* res = residual ? residual + row * inner * block : nullptr;
+    for (int64_t i = 0; i < inner; ++i) {
+      float* v = out + i * block;
+      if (b) {
+        for (int64_t l = 0; l < block; ++l) v[l] += b[l];
+      }
+      if (res) {
+        const float* r = res + i * block;
+        for (int64_t l = 0; l < block; ++l) v[l] += r[l];
+      }
+      if (act == 1) {
+        for (int64_t l = 0; l < block; ++l) v[l] = v[l] > 0 ? v[l] : 0;
+      } else if (act == 2) {
+        for (int64_t l = 0; l < block; ++l) v[l] = std::min(std::max(v[l], lo), hi);
+      }
     }
   });
 }
 
-void Pool(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+void Relayout(const PlanBuffer& src_layout, const float* src, const PlanBuffer& dst_layout,
+              float* dst, const TfRuntime* rt) {
+  const int64_t n = dst_layout.shape[0], c = dst_layout.shape[1], h = dst_layout.shape[2],
+                w = dst_layout.shape[3];
+  const int64_t sb = src_layout.block, sw = src_layout.RowWidth();
+  const int64_t db = dst_layout.block, dw = dst_layout.RowWidth();
+  // One destination row (n, channel block, y) per task.
+  ParallelFor(rt, n * (c / db) * h, [&](int64_t t) {
+    const int64_t y = t % h, cb = (t / h) % (c / db), image = t / (h * (c / db));
+    float* out = dst + t * dw * db;
+    for (int64_t l = 0; l < db; ++l) {
+      const int64_t ch = cb * db + l;
+      const float* in = src + (((image * (c / sb) + ch / sb) * h + y) * sw) * sb + ch % sb;
+      for (int64_t x = 0; x < w; ++x) out[x * db + l] = in[x * sb];
+    }
+  });
+}
+
+void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
+          const PlanBuffer& out_layout, float* out, const TfRuntime* rt) {
   const int64_t n = step.in_shape[0], c = step.in_shape[1], h = step.in_shape[2],
                 w = step.in_shape[3];
   const int64_t oh = step.out_shape[2], ow = step.out_shape[3];
+  const int64_t b = in_layout.block, in_w = in_layout.RowWidth();
+  const int64_t blocks = c / b;
   if (step.op == "global_avg_pool") {
-    ParallelFor(rt, n * c, [&](int64_t nc) {
-      const float* src = in + nc * h * w;
-      double sum = 0;
-      for (int64_t i = 0; i < h * w; ++i) sum += src[i];
-      out[nc] = static_cast<float>(sum / static_cast<double>(h * w));
+    // Out is [N, C] (its 1x1 rows make every block size the same order).
+    ParallelFor(rt, n * blocks, [&](int64_t nb) {
+      const float* src = in + nb * h * in_w * b;
+      for (int64_t l = 0; l < b; ++l) {
+        double sum = 0;
+        for (int64_t y = 0; y < h; ++y) {
+          for (int64_t x = 0; x < w; ++x) sum += src[(y * in_w + x) * b + l];
+        }
+        out[nb * b + l] = static_cast<float>(sum / static_cast<double>(h * w));
+      }
     });
     return;
   }
+  const int64_t out_w = out_layout.RowWidth();
   const bool is_max = step.op == "max_pool";
   const int64_t kh = step.kernel_shape[0], kw = step.kernel_shape[1];
   const int64_t sh = step.strides[0], sw = step.strides[1];
   const int64_t pt = step.pads[0], pl = step.pads[1], pb = step.pads[2], pr = step.pads[3];
-  ParallelFor(rt, n * c, [&](int64_t nc) {
-    const float* src = in + nc * h * w;
-    float* dst = out + nc * oh * ow;
-    for (int64_t y = 0; y < oh; ++y) {
-      for (int64_t x = 0; x < ow; ++x) {
-        const int64_t y0 = y * sh - pt, x0 = x * sw - pl;
-        float best = -std::numeric_limits<float>::infinity();
-        double sum = 0;
-        int64_t count = 0;
-        for (int64_t r = 0; r < kh; ++r) {
-          const int64_t iy = y0 + r;
-          if (iy < 0 || iy >= h) continue;
-          for (int64_t s = 0; s < kw; ++s) {
-            const int64_t ix = x0 + s;
-            if (ix < 0 || ix >= w) continue;
-            const float v = src[iy * w + ix];
-            best = std::max(best, v);
-            sum += v;
-            ++count;
+  // One output row (n, channel block, y) per task; lanes innermost.
+  ParallelFor(rt, n * blocks * oh, [&](int64_t t) {
+    const int64_t y = t % oh, nb = t / oh;
+    const float* src = in + nb * h * in_w * b;
+    float* dst = out + t * out_w * b;
+    for (int64_t x = 0; x < ow; ++x) {
+      const int64_t y0 = y * sh - pt, x0 = x * sw - pl;
+      float* o = dst + x * b;
+      for (int64_t l = 0; l < b; ++l) o[l] = is_max ? -std::numeric_limits<float>::infinity() : 0;
+      int64_t count = 0;
+      for (int64_t r = 0; r < kh; ++r) {
+        const int64_t iy = y0 + r;
+        if (iy < 0 || iy >= h) continue;
+        for (int64_t s = 0; s < kw; ++s) {
+          const int64_t ix = x0 + s;
+          if (ix < 0 || ix >= w) continue;
+          const float* v = src + (iy * in_w + ix) * b;
+          if (is_max) {
+            for (int64_t l = 0; l < b; ++l) o[l] = std::max(o[l], v[l]);
+          } else {
+            for (int64_t l = 0; l < b; ++l) o[l] += v[l];
           }
+          ++count;
         }
-        if (is_max) {
-          dst[y * ow + x] = best;
-        } else {
-          // ONNX counts the padded window (clipped to the padded input) when
-          // count_include_pad, else only the taps inside the image.
-          int64_t window = count;
-          if (step.count_include_pad) {
-            const int64_t ye = std::min(y0 + kh, h + pb), xe = std::min(x0 + kw, w + pr);
-            window = (ye - y0) * (xe - x0);
-          }
-          dst[y * ow + x] = window > 0 ? static_cast<float>(sum / window) : 0.0f;
+      }
+      if (!is_max) {
+        // ONNX counts the padded window (clipped to the padded input) when
+        // count_include_pad, else only the taps inside the image.
+        int64_t window = count;
+        if (step.count_include_pad) {
+          const int64_t ye = std::min(y0 + kh, h + pb), xe = std::min(x0 + kw, w + pr);
+          window = (ye - y0) * (xe - x0);
         }
+        for (int64_t l = 0; l < b; ++l) o[l] = window > 0 ? o[l] / window : 0.0f;
       }
     }
   });

@@ -1,7 +1,9 @@
 // The operators a compiled model runs outside its tuned kernels, written
-// once, simply, in NCHW fp32: the kernels' epilogue (bias, residual add,
-// Relu/Clip), pooling, elementwise Add/Relu/Clip and softmax. Loops over
-// channels run on the model's thread pool through TfRuntime::parallel_for.
+// once, simply, in fp32: the kernels' epilogue (bias, residual add,
+// Relu/Clip), layout changes between NCHW and NCHW[b]c (plan.h), pooling in
+// either layout, elementwise Add/Relu/Clip and softmax. Loops over channel
+// blocks and rows run on the model's thread pool through
+// TfRuntime::parallel_for.
 #ifndef TUNEFLEET_COMPILER_RUNTIME_OPS_H_
 #define TUNEFLEET_COMPILER_RUNTIME_OPS_H_
 
@@ -12,14 +14,22 @@
 
 namespace tunefleet {
 
-// y[o, c, i] = act(y[o, c, i] + bias[c] + residual[o, c, i]) over
-// `elements` values; bias and residual may be null.
+// y = act(y + bias[c] + residual) over `elements` values laid out as
+// [rows, epilogue.inner, epilogue.block] (channel c = (row % (channels /
+// block)) * block + lane); bias and residual may be null.
 void ApplyEpilogue(const PlanEpilogue& epilogue, const float* bias, const float* residual, float* y,
                    int64_t elements, const TfRuntime* rt);
 
-// step.op "max_pool" / "avg_pool" / "global_avg_pool" on in (step.in_shape)
-// into out (step.out_shape).
-void Pool(const PlanStep& step, const float* in, float* out, const TfRuntime* rt);
+// The 4-D tensor in `src` (laid out as `src_layout` says) into `dst` (laid
+// out as `dst_layout`; same dims). Padding columns of dst are not written.
+void Relayout(const PlanBuffer& src_layout, const float* src, const PlanBuffer& dst_layout,
+              float* dst, const TfRuntime* rt);
+
+// step.op "max_pool" / "avg_pool" / "global_avg_pool" on in (step.in_shape,
+// laid out as in_layout) into out (step.out_shape, laid out as out_layout:
+// the same block for max/avg pooling; NCHW for global pooling).
+void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
+          const PlanBuffer& out_layout, float* out, const TfRuntime* rt);
 
 // step.op "add" / "relu" / "clip" / "copy" over `elements` values; `b` only for add.
 void Elementwise(const PlanStep& step, const float* a, const float* b, float* out,

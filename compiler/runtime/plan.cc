@@ -29,8 +29,12 @@ nlohmann::json ModelPlan::ToJson() const {
   for (const PlanTensor& t : outputs) j["outputs"].push_back(TensorJson(t));
   j["buffers"] = nlohmann::json::array();
   for (const PlanBuffer& b : buffers) {
-    j["buffers"].push_back(
-        {{"tensor", b.tensor}, {"elements", b.elements}, {"constant_offset", b.constant_offset}});
+    j["buffers"].push_back({{"tensor", b.tensor},
+                            {"elements", b.elements},
+                            {"constant_offset", b.constant_offset},
+                            {"shape", b.shape},
+                            {"block", b.block},
+                            {"row_width", b.row_width}});
   }
   j["steps"] = nlohmann::json::array();
   for (const PlanStep& s : steps) {
@@ -40,6 +44,7 @@ nlohmann::json ModelPlan::ToJson() const {
                           {"symbol", s.symbol},
                           {"inputs", s.inputs},
                           {"outputs", s.outputs},
+                          {"staged", s.staged},
                           {"in_shape", s.in_shape},
                           {"out_shape", s.out_shape},
                           {"kernel_shape", s.kernel_shape},
@@ -55,7 +60,8 @@ nlohmann::json ModelPlan::ToJson() const {
                             {"clip_min", e.clip_min},
                             {"clip_max", e.clip_max},
                             {"channels", e.channels},
-                            {"inner", e.inner}}}});
+                            {"inner", e.inner},
+                            {"block", e.block}}}});
   }
   return j;
 }
@@ -78,8 +84,19 @@ nlohmann::json ModelPlan::ToJson() const {
     for (const auto& t : j.at("inputs")) plan.inputs.push_back(TensorFrom(t));
     for (const auto& t : j.at("outputs")) plan.outputs.push_back(TensorFrom(t));
     for (const auto& b : j.at("buffers")) {
-      plan.buffers.push_back({b.at("tensor").get<std::string>(), b.at("elements").get<int64_t>(),
-                              b.at("constant_offset").get<int64_t>()});
+      PlanBuffer buffer{b.at("tensor").get<std::string>(), b.at("elements").get<int64_t>(),
+                        b.at("constant_offset").get<int64_t>()};
+      buffer.shape = b.at("shape").get<std::vector<int64_t>>();
+      buffer.block = b.at("block").get<int64_t>();
+      buffer.row_width = b.at("row_width").get<int64_t>();
+      if (buffer.block < 1 || buffer.row_width < 0 ||
+          (buffer.is_4d() && (buffer.shape[1] % buffer.block != 0 ||
+                              buffer.elements < buffer.shape[0] * buffer.shape[1] *
+                                                    buffer.shape[2] * buffer.RowWidth()))) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model plan: buffer '", buffer.tensor, "' has an impossible layout"));
+      }
+      plan.buffers.push_back(std::move(buffer));
     }
     for (const auto& s : j.at("steps")) {
       PlanStep step;
@@ -88,6 +105,7 @@ nlohmann::json ModelPlan::ToJson() const {
       step.symbol = s.at("symbol").get<std::string>();
       step.inputs = s.at("inputs").get<std::vector<int>>();
       step.outputs = s.at("outputs").get<std::vector<int>>();
+      step.staged = s.at("staged").get<std::vector<int>>();
       step.in_shape = s.at("in_shape").get<std::vector<int64_t>>();
       step.out_shape = s.at("out_shape").get<std::vector<int64_t>>();
       step.kernel_shape = s.at("kernel_shape").get<std::vector<int64_t>>();
@@ -104,11 +122,23 @@ nlohmann::json ModelPlan::ToJson() const {
       step.epilogue.clip_max = e.at("clip_max").get<float>();
       step.epilogue.channels = e.at("channels").get<int64_t>();
       step.epilogue.inner = e.at("inner").get<int64_t>();
+      step.epilogue.block = e.at("block").get<int64_t>();
+      if (step.epilogue.block < 1 || step.epilogue.inner < 1 ||
+          step.epilogue.channels % step.epilogue.block != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model plan: step '", step.node, "' has an impossible epilogue"));
+      }
       plan.steps.push_back(std::move(step));
     }
     const int num_buffers = static_cast<int>(plan.buffers.size());
     for (const PlanStep& step : plan.steps) {
-      for (const std::vector<int>* ids : {&step.inputs, &step.outputs}) {
+      for (int id : {step.epilogue.bias, step.epilogue.residual}) {
+        if (id >= num_buffers) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("model plan: step '", step.node, "' names buffer ", id));
+        }
+      }
+      for (const std::vector<int>* ids : {&step.inputs, &step.outputs, &step.staged}) {
         for (int id : *ids) {
           if (id < 0 || id >= num_buffers) {
             return absl::InvalidArgumentError(

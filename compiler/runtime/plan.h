@@ -3,7 +3,18 @@
 // A plan is a list of buffers (activations, or constants inside the
 // library's packed weight blob) and a list of steps over them, in order:
 // tuned kernels (symbols of the library, common/kernel_abi.h) and the few
-// operators the runtime implements itself (ops.h), all NCHW fp32.
+// operators the runtime implements itself (ops.h), in fp32.
+//
+// Layouts. An activation buffer of a 4-D tensor [N, C, H, W] is NCHW or
+// channel-blocked NCHW[b]c, [N, C/b, H, row_width, b] with row_width >= W
+// (a blocked convolution computes whole register tiles, so its rows may be
+// wider than the image; the extra columns hold nothing anyone reads).
+// NCHW is block 1 with row_width W. Convolutions whose template computes
+// blocked (conv2d_nchwc.x86, depthwise_conv2d_nchwc.x86) take and leave
+// blocked buffers and read their weights already packed into the template's
+// layout (packed when the model was compiled), so the plan calls only their
+// timed entry; "relayout" steps convert where a consumer needs another
+// layout (the graph's edges, a change of channel block).
 //
 //   TF_ASSIGN_OR_RETURN(ModelPlan plan, ModelPlan::FromJson(text));
 //   for (const PlanStep& step : plan.steps) ...
@@ -23,7 +34,7 @@
 
 namespace tunefleet {
 
-inline constexpr int kPlanVersion = 1;
+inline constexpr int kPlanVersion = 2;
 
 // Symbols every model library exports.
 inline constexpr char kPlanSymbol[] = "tf_model_plan";        // NUL-terminated JSON
@@ -33,6 +44,16 @@ struct PlanBuffer {
   std::string tensor;            // the ONNX tensor it holds (for messages)
   int64_t elements = 0;          // fp32 count
   int64_t constant_offset = -1;  // >= 0: a constant at this float offset of the weights
+  // Activations: the tensor's ONNX dims and, for 4-D ones, the layout.
+  std::vector<int64_t> shape;
+  int64_t block = 1;      // channels per block (1: NCHW)
+  int64_t row_width = 0;  // floats per row per channel lane; 0: the tensor's W
+
+  bool is_constant() const { return constant_offset >= 0; }
+  bool is_4d() const { return shape.size() == 4; }
+  int64_t RowWidth() const { return row_width > 0 ? row_width : (is_4d() ? shape[3] : 1); }
+  // NCHW (or not 4-D): the ONNX tensor's own order.
+  bool is_plain() const { return !is_4d() || (block == 1 && RowWidth() == shape[3]); }
 };
 
 // A model input or output: its buffer and NCHW (ONNX) shape.
@@ -50,19 +71,26 @@ struct PlanEpilogue {
   std::string activation = "none";  // "none" | "relu" | "clip"
   float clip_min = 0, clip_max = 0;
   int64_t channels = 1;
-  int64_t inner = 1;  // elements per channel per image (H*W; 1 for dense)
+  int64_t inner = 1;  // positions per channel block per image (H*row_width; 1 for dense)
+  int64_t block = 1;  // the output's channel block (1: NCHW / dense)
 
   bool empty() const { return bias < 0 && residual < 0 && activation == "none"; }
 };
 
 struct PlanStep {
   // "kernel", "max_pool", "avg_pool", "global_avg_pool", "add", "relu",
-  // "clip", "softmax", "copy".
+  // "clip", "softmax", "copy", "relayout" (input buffer's layout -> output's).
+  // Pooling reads and writes its buffers' layouts (the same block);
+  // elementwise steps see buffers of one layout.
   std::string op;
   std::string node;    // the ONNX node (the first, when several were fused)
   std::string symbol;  // kernel: its entry symbol
   std::vector<int> inputs;
   std::vector<int> outputs;
+  // kernel: when not empty, the buffers passed as its staged buffers
+  // (common/kernel_abi.h) and only its entry runs; when empty, the runtime
+  // owns the staged buffers and runs prepare, entry and finish.
+  std::vector<int> staged;
   std::vector<int64_t> in_shape, out_shape;  // NCHW for pooling; softmax: [outer, axis, inner]
   // Pooling window.
   std::vector<int64_t> kernel_shape, strides, pads;  // pads: top, left, bottom, right

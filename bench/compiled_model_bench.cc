@@ -1,0 +1,210 @@
+// Issue 17's figures: batch-1 latency of ResNet-18 and MobileNet-v2 compiled
+// by `tunefleet compile` (for this host, default configs or --records),
+// beside PyTorch on the same seeded model (the fastest of eager, frozen jit
+// and optimize_for_inference, same thread count, OPENBLAS_NUM_THREADS set to
+// it), at 1 and 2 threads. Every figure comes from a fresh process, and the
+// compiled model's and PyTorch's processes alternate, --rounds times; the
+// figure is the median over rounds of each process's median. Where the
+// compiled model's time goes comes from the runtime's per-step timing
+// (CompiledModel::SetProfiling) in a separate profiled run: tuned kernels,
+// layout changes, pooling, the rest.
+//
+//   bazel run -c opt //bench:compiled_model_bench -- --out=bench/results_compiled_model.json
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bench/bench_main.h"
+#include "bench/bench_util.h"
+#include "builder_worker/codegen/target.h"
+#include "compiler/model_compiler.h"
+#include "compiler/runtime/model_runtime.h"
+#include "nlohmann/json.hpp"
+
+ABSL_FLAG(std::string, models, "resnet18,mobilenet_v2", "exported models (tuner_core/graph)");
+ABSL_FLAG(std::string, records, "", "records file; empty: default configs everywhere");
+ABSL_FLAG(std::string, threads, "1,2", "thread counts");
+ABSL_FLAG(int, rounds, 3, "fresh processes per model, thread count and side");
+ABSL_FLAG(int, runs, 50, "timed runs per process (after 10 warm-ups)");
+ABSL_FLAG(std::string, out, "", "write the results as JSON here too");
+ABSL_FLAG(std::string, work_dir, "/tmp/compiled_model_bench", "where the models are compiled");
+// Child mode: time one compiled model and print JSON.
+ABSL_FLAG(std::string, child_model, "", "internal: run this compiled model and print JSON");
+ABSL_FLAG(int, child_threads, 1, "internal");
+ABSL_FLAG(bool, child_profile, false, "internal: per-step times instead of latency");
+
+namespace tunefleet::bench {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// The kind of work a plan step is, for "where the time goes".
+std::string StepKind(const PlanStep& step) {
+  if (step.op == "kernel") return step.staged.empty() ? "tuned kernels (NCHW)" : "tuned kernels";
+  if (step.op == "kernel_epilogue") return "epilogues";
+  if (step.op == "relayout") return "layout changes";
+  if (step.op.find("pool") != std::string::npos) return "pooling";
+  return "other ops";
+}
+
+int Child() {
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model =
+      CompiledModel::Open(absl::GetFlag(FLAGS_child_model));
+  if (!model.ok()) {
+    std::cout << nlohmann::json{{"error", std::string(model.status().message())}} << "\n";
+    return 1;
+  }
+  (*model)->SetThreads(absl::GetFlag(FLAGS_child_threads));
+  std::vector<std::vector<float>> in, out;
+  std::vector<const float*> in_ptrs;
+  std::vector<float*> out_ptrs;
+  for (const PlanTensor& t : (*model)->inputs()) {
+    int64_t n = 1;
+    for (int64_t d : t.shape) n *= d;
+    in.emplace_back(n);
+    for (int64_t i = 0; i < n; ++i) in.back()[i] = static_cast<float>((i * 7919) % 255) / 255.0f;
+    in_ptrs.push_back(in.back().data());
+  }
+  for (const PlanTensor& t : (*model)->outputs()) {
+    int64_t n = 1;
+    for (int64_t d : t.shape) n *= d;
+    out.emplace_back(n);
+    out_ptrs.push_back(out.back().data());
+  }
+  const int runs = absl::GetFlag(FLAGS_runs);
+  for (int i = 0; i < 10; ++i) {
+    if (!(*model)->Run(in_ptrs, out_ptrs).ok()) return 1;
+  }
+  nlohmann::json result;
+  if (absl::GetFlag(FLAGS_child_profile)) {
+    (*model)->SetProfiling(true);
+    for (int i = 0; i < runs; ++i) (void)(*model)->Run(in_ptrs, out_ptrs);
+    std::map<std::string, double> by_kind;
+    double total = 0;
+    const ModelPlan& plan = (*model)->plan();
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const double ms = (*model)->step_seconds()[i] * 1e3 / runs;
+      by_kind[StepKind(plan.steps[i])] += ms;
+      total += ms;
+    }
+    result["profile_ms"] = by_kind;
+    result["profile_total_ms"] = total;
+    result["steps"] = plan.steps.size();
+    result["arena_mib"] = (*model)->arena_floats() * 4.0 / (1 << 20);
+  } else {
+    std::vector<double> ms;
+    for (int i = 0; i < runs; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      if (!(*model)->Run(in_ptrs, out_ptrs).ok()) return 1;
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
+    }
+    result["median_ms"] = Median(ms);
+  }
+  std::cout << result << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int BenchMain() {
+  if (!absl::GetFlag(FLAGS_child_model).empty()) return Child();
+  const std::string self = ExeDir() + "/compiled_model_bench";
+  // Runfiles of this binary: the exports and the reference script.
+  const std::string runfiles = self + ".runfiles/tunefleet/";
+  const std::string target = HostTargetString();
+  const std::string work = absl::GetFlag(FLAGS_work_dir);
+  (void)!system(absl::StrCat("mkdir -p ", work).c_str());
+  std::vector<int> thread_counts;
+  for (absl::string_view t : absl::StrSplit(absl::GetFlag(FLAGS_threads), ',')) {
+    thread_counts.push_back(std::stoi(std::string(t)));
+  }
+  nlohmann::json results = {
+      {"target", target},
+      {"records", absl::GetFlag(FLAGS_records).empty() ? "none (default configs)"
+                                                       : absl::GetFlag(FLAGS_records)},
+      {"rounds", absl::GetFlag(FLAGS_rounds)},
+      {"runs", absl::GetFlag(FLAGS_runs)},
+      {"models", nlohmann::json::array()}};
+  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_models), ',')) {
+    const std::string model(name);
+    CompileOptions options{.model = runfiles + "tuner_core/graph/testdata/" + model + ".onnx",
+                           .records = absl::GetFlag(FLAGS_records),
+                           .target = target,
+                           .output_dir = work + "/" + model};
+    absl::StatusOr<CompileReport> report = CompileModel(options);
+    if (!report.ok()) {
+      std::cerr << model << ": " << report.status() << "\n";
+      return 1;
+    }
+    for (int threads : thread_counts) {
+      std::vector<double> compiled_ms;
+      std::map<std::string, std::vector<double>> torch_ms;
+      const std::string child =
+          absl::StrCat(self, " --child_model=", options.output_dir, " --child_threads=", threads,
+                       " --runs=", absl::GetFlag(FLAGS_runs));
+      const std::string torch =
+          absl::StrCat("OPENBLAS_NUM_THREADS=", threads, " /usr/bin/python3 ", runfiles,
+                       "bench/compiled_model_bench_torch.py --export ", runfiles,
+                       "tuner_core/graph/export_onnx.py --model ", model, " --threads ", threads,
+                       " --runs ", absl::GetFlag(FLAGS_runs));
+      for (int round = 0; round < absl::GetFlag(FLAGS_rounds); ++round) {
+        nlohmann::json c = RunJsonCommand(child);
+        if (c.contains("median_ms")) compiled_ms.push_back(c["median_ms"].get<double>());
+        nlohmann::json t = RunJsonCommand(torch);
+        for (const char* way : {"eager", "jit", "ofi"}) {
+          if (t.contains(way)) torch_ms[way].push_back(t[way].get<double>());
+        }
+        if (t.contains("error")) std::cerr << "torch: " << t["error"] << "\n";
+      }
+      nlohmann::json profile = RunJsonCommand(child + " --child_profile");
+      nlohmann::json row = {{"model", model},
+                            {"threads", threads},
+                            {"kernels", report->kernels},
+                            {"tuned_layers", report->tuned_layers},
+                            {"default_layers", report->default_layers},
+                            {"compiled_ms", Median(compiled_ms)},
+                            {"compiled_ms_per_round", compiled_ms},
+                            {"profile", profile}};
+      double best = 0;
+      std::string best_way;
+      for (const auto& [way, ms] : torch_ms) {
+        row["torch_" + way + "_ms"] = Median(ms);
+        if (best == 0 || Median(ms) < best) {
+          best = Median(ms);
+          best_way = way;
+        }
+      }
+      row["torch_best"] = best_way;
+      row["torch_best_ms"] = best;
+      row["ratio_compiled_over_torch"] = best > 0 ? Median(compiled_ms) / best : 0;
+      std::printf("%-13s %dt  compiled %7.2f ms  PyTorch %-5s %7.2f ms  ratio %.2f  | %s\n",
+                  model.c_str(), threads, Median(compiled_ms), best_way.c_str(), best,
+                  best > 0 ? Median(compiled_ms) / best : 0.0,
+                  profile.value("profile_ms", nlohmann::json::object()).dump().c_str());
+      std::fflush(stdout);
+      results["models"].push_back(row);
+    }
+  }
+  if (!absl::GetFlag(FLAGS_out).empty()) {
+    FILE* f = std::fopen(absl::GetFlag(FLAGS_out).c_str(), "w");
+    if (f == nullptr) return 1;
+    std::fputs((results.dump(2) + "\n").c_str(), f);
+    std::fclose(f);
+  }
+  return 0;
+}
+
+}  // namespace tunefleet::bench

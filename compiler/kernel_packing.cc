@@ -1,0 +1,79 @@
+#include "compiler/kernel_packing.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace tunefleet {
+
+[[nodiscard]] absl::StatusOr<std::optional<BlockedConvKernel>> BlockedConvOf(
+    const KernelChoice& choice) {
+  const Task& task = *choice.task;
+  const std::string& name = task.tmpl().name();
+  const bool depthwise = name == "depthwise_conv2d_nchwc.x86";
+  if (name != "conv2d_nchwc.x86" && !depthwise) return std::nullopt;
+  absl::StatusOr<ir::LoweredFunc> func = task.tmpl().Instantiate(task.workload(), choice.config);
+  if (!func.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " config ", choice.config.ToString(), ": ", func.status().message()));
+  }
+  // Only the NCHWc layout stages its tensors; an NCHW workload packs inside
+  // its entry and keeps NCHW tensors.
+  if (func->staged.size() != 3 || func->staged[0].name != "data_nchwc" ||
+      func->staged[1].name != "kernel_vec" || func->staged[2].name != "out_nchwc" ||
+      func->args.size() != 3 || func->args[1].shape.size() != 4 ||
+      func->args[2].shape.size() != 4) {
+    return std::nullopt;
+  }
+  BlockedConvKernel kernel;
+  const std::vector<int64_t>& w = func->args[1].shape;
+  const std::vector<int64_t>& out = func->args[2].shape;
+  kernel.k = w[0];
+  kernel.c = w[1];
+  kernel.r = w[2];
+  kernel.s = w[3];
+  kernel.depthwise = depthwise;
+  if (depthwise) {
+    TF_ASSIGN_OR_RETURN(kernel.out_block, choice.config.GetInt("tile_c"));
+    kernel.in_block = kernel.out_block;
+  } else {
+    TF_ASSIGN_OR_RETURN(kernel.in_block, choice.config.GetInt("tile_ic"));
+    TF_ASSIGN_OR_RETURN(kernel.out_block, choice.config.GetInt("tile_oc"));
+  }
+  kernel.data_elements = func->staged[0].num_elements;
+  kernel.kernel_elements = func->staged[1].num_elements;
+  kernel.out_elements = func->staged[2].num_elements;
+  const int64_t rows = out[0] * out[1] * out[2];  // N * K * OH
+  if (rows <= 0 || kernel.out_elements % rows != 0 ||
+      kernel.kernel_elements != kernel.k * kernel.c * kernel.r * kernel.s) {
+    return absl::InternalError(absl::StrCat(name, ": staged buffers of unexpected sizes"));
+  }
+  kernel.out_row_width = kernel.out_elements / rows;
+  return kernel;
+}
+
+std::vector<float> PackBlockedWeights(const std::vector<float>& weights,
+                                      const BlockedConvKernel& p) {
+  // Depthwise is the dense case with one input channel per group.
+  const int64_t ib = p.depthwise ? 1 : p.in_block, ob = p.out_block;
+  const int64_t icc_count = p.c / ib, occ_count = p.k / ob;
+  std::vector<float> packed(weights.size());
+  for (int64_t occ = 0; occ < occ_count; ++occ) {
+    for (int64_t icc = 0; icc < icc_count; ++icc) {
+      for (int64_t r = 0; r < p.r; ++r) {
+        for (int64_t s = 0; s < p.s; ++s) {
+          for (int64_t i = 0; i < ib; ++i) {
+            for (int64_t o = 0; o < ob; ++o) {
+              const int64_t src = (((occ * ob + o) * p.c + icc * ib + i) * p.r + r) * p.s + s;
+              const int64_t dst =
+                  ((((occ * icc_count + icc) * p.r + r) * p.s + s) * ib + i) * ob + o;
+              packed[dst] = weights[src];
+            }
+          }
+        }
+      }
+    }
+  }
+  return packed;
+}
+
+}  // namespace tunefleet

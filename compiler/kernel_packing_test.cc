@@ -1,0 +1,92 @@
+// The weights packed at compile time equal what each blocked template's own
+// prepare stage writes into kernel_vec (the stage run in the IR
+// interpreter), for several configs of a conv2d and a depthwise workload.
+#include "compiler/kernel_packing.h"
+
+#include <random>
+
+#include "gtest/gtest.h"
+#include "tuner_core/ir/gpu_emulator.h"
+#include "tuner_core/templates/task.h"
+
+namespace tunefleet {
+namespace {
+
+nlohmann::json ConvArgsJson(bool depthwise, const std::string& layout) {
+  nlohmann::json args = {{"N", 1},       {"C", 24},       {"H", 7},          {"W", 9},
+                         {"R", 3},       {"S", 3},        {"stride_h", 1},   {"stride_w", 2},
+                         {"pad_top", 1}, {"pad_left", 1}, {"pad_bottom", 1}, {"pad_right", 1},
+                         {"dil_h", 1},   {"dil_w", 1},    {"layout", layout}};
+  if (!depthwise) args["K"] = 16;
+  return args;
+}
+
+// kernel_vec as the template's prepare stage writes it from `weights`.
+std::vector<float> PreparedKernelVec(const KernelChoice& choice,
+                                     const std::vector<float>& weights) {
+  absl::StatusOr<ir::LoweredFunc> func =
+      choice.task->tmpl().Instantiate(choice.task->workload(), choice.config);
+  EXPECT_TRUE(func.ok()) << func.status();
+  ir::LoweredFunc prepare = *func;
+  prepare.body = func->prepare;
+  std::vector<std::vector<float>> storage;
+  for (const ir::BufferArg& arg : func->args) storage.emplace_back(arg.NumElements(), 0.0f);
+  storage[1] = weights;
+  for (const ir::StagedBuffer& staged : func->staged) {
+    prepare.args.push_back({staged.name, {staged.num_elements}, false});
+    storage.emplace_back(staged.num_elements, 0.0f);
+  }
+  std::vector<float*> tensors;
+  for (std::vector<float>& s : storage) tensors.push_back(s.data());
+  absl::Status status = ir::EmulateGpuKernel(prepare, tensors);
+  EXPECT_TRUE(status.ok()) << status;
+  return storage[func->args.size() + 1];  // kernel_vec, the second staged buffer
+}
+
+void ExpectPackingMatchesTemplate(const std::string& workload, bool depthwise) {
+  absl::StatusOr<std::unique_ptr<Task>> task =
+      Task::Make("", workload, ConvArgsJson(depthwise, "NCHWc"), "llvm -mcpu=skylake-avx512");
+  ASSERT_TRUE(task.ok()) << task.status();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  const int64_t size = (*task)->space().size();
+  int checked = 0;
+  for (int64_t i = 0; i < size && checked < 6; i += std::max<int64_t>(1, size / 11)) {
+    KernelChoice choice;
+    choice.task =
+        Task::Make("", workload, ConvArgsJson(depthwise, "NCHWc"), "llvm -mcpu=skylake-avx512")
+            .value();
+    choice.config = (*task)->space().Get(i).value();
+    absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(choice);
+    if (!blocked.ok()) continue;  // a config the template refuses (tile too large)
+    ASSERT_TRUE(blocked->has_value()) << choice.config.ToString();
+    std::vector<float> weights((*blocked)->kernel_elements);
+    for (float& w : weights) w = dist(rng);
+    EXPECT_EQ(PackBlockedWeights(weights, **blocked), PreparedKernelVec(choice, weights))
+        << choice.config.ToString();
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+TEST(KernelPackingTest, Conv2dWeightsPackedAsThePrepareStagePacksThem) {
+  ExpectPackingMatchesTemplate("conv2d_nchw", /*depthwise=*/false);
+}
+
+TEST(KernelPackingTest, DepthwiseWeightsPackedAsThePrepareStagePacksThem) {
+  ExpectPackingMatchesTemplate("depthwise_conv2d_nchw", /*depthwise=*/true);
+}
+
+TEST(KernelPackingTest, NchwLayoutKernelsAreNotBlocked) {
+  KernelChoice choice;
+  choice.task =
+      Task::Make("", "conv2d_nchw", ConvArgsJson(false, "NCHW"), "llvm -mcpu=skylake-avx512")
+          .value();
+  choice.config = choice.task->space().Get(0).value();
+  absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(choice);
+  ASSERT_TRUE(blocked.ok()) << blocked.status();
+  EXPECT_FALSE(blocked->has_value());
+}
+
+}  // namespace
+}  // namespace tunefleet
