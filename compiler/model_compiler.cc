@@ -31,20 +31,30 @@ namespace {
   return absl::OkStatus();
 }
 
-// The x86 features (as /proc/cpuinfo names them) the target's code may use.
+// The CPU features the target's code may use, as the runtime's
+// HostCpuFeatures() names them (/proc/cpuinfo flags on x86, the kernel's
+// HWCAP names on AArch64), so a library opened on a CPU without them is
+// refused by name instead of dying of SIGILL.
 [[nodiscard]] absl::StatusOr<std::vector<std::string>> RequiredFeatures(const TargetSpec& target) {
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
   if (llvm_target == nullptr) return absl::InvalidArgumentError(error);
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
       llvm_target->createMCSubtargetInfo(target.triple, target.cpu, target.features));
+  std::vector<std::pair<const char*, const char*>> checked;
+  if (target.is_aarch64()) {
+    // Only what fp32 kernels can reach: crc/aes/sha never appear in them.
+    checked = {{"+fp-armv8", "fp"},     {"+neon", "asimd"}, {"+fullfp16", "fphp"},
+               {"+dotprod", "asimddp"}, {"+sve", "sve"},    {"+sve2", "sve2"},
+               {"+i8mm", "i8mm"},       {"+bf16", "bf16"}};
+  } else {
+    checked = {{"+sse4.2", "sse4_2"},     {"+avx", "avx"},           {"+avx2", "avx2"},
+               {"+fma", "fma"},           {"+avx512f", "avx512f"},   {"+avx512bw", "avx512bw"},
+               {"+avx512dq", "avx512dq"}, {"+avx512vl", "avx512vl"}, {"+amx-tile", "amx_tile"}};
+  }
   std::vector<std::string> features;
-  const std::pair<const char*, const char*> kChecked[] = {
-      {"+sse4.2", "sse4_2"},     {"+avx", "avx"},           {"+avx2", "avx2"},
-      {"+fma", "fma"},           {"+avx512f", "avx512f"},   {"+avx512bw", "avx512bw"},
-      {"+avx512dq", "avx512dq"}, {"+avx512vl", "avx512vl"}, {"+amx-tile", "amx_tile"}};
-  for (const auto& [llvm_name, cpuinfo_name] : kChecked) {
-    if (sti != nullptr && sti->checkFeatures(llvm_name)) features.push_back(cpuinfo_name);
+  for (const auto& [llvm_name, host_name] : checked) {
+    if (sti != nullptr && sti->checkFeatures(llvm_name)) features.push_back(host_name);
   }
   return features;
 }
@@ -116,8 +126,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
                      "tuner_core/graph/export_onnx.py, e.g. --models resnet18)"));
   }
   TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(options.target));
-  if (!target.is_x86()) {
-    return absl::UnimplementedError(absl::StrCat("compile supports x86-64 targets only so far; '",
+  if (!target.is_x86() && !target.is_aarch64()) {
+    return absl::UnimplementedError(absl::StrCat("compile supports x86-64 and AArch64 targets; '",
                                                  options.target, "' is ", target.triple));
   }
   TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(options.model, options.onnx));

@@ -12,7 +12,9 @@
 // (tf_model_weights) and the plan (tf_model_plan, JSON), all linked with
 // lld. It needs no C++ runtime of its own: the runtime library that opens
 // it (libtunefleet_model.so, or the `tunefleet run` binary) executes the
-// plan. x86-64 targets only for now.
+// plan. x86-64 and AArch64 targets (an AArch64 model.so is cross-built
+// here and needs no AArch64 sysroot: it is opened by an AArch64 build of
+// the runtime, see examples/aarch64/).
 #ifndef TUNEFLEET_COMPILER_MODEL_COMPILER_H_
 #define TUNEFLEET_COMPILER_MODEL_COMPILER_H_
 
@@ -46,7 +48,7 @@ struct CompileReport {
 
 // Errors name what is wrong: an unsupported operator (node and op), a
 // corrupt records line, records only for other targets, a built-in model
-// name (no weights), a non-x86 target, a kernel that fails to compile.
+// name (no weights), a target neither x86-64 nor AArch64, a kernel that fails to compile.
 [[nodiscard]] absl::StatusOr<CompileReport> CompileModel(const CompileOptions& options);
 
 }  // namespace tunefleet

@@ -1,18 +1,21 @@
 /* Classifies one image tensor with a model compiled by `tunefleet compile`:
  *
- *   classify MODEL_DIR [IMAGE.raw]
+ *   classify MODEL_DIR [IMAGE.raw [SCORES.raw]]
  *
  * IMAGE.raw holds the input's floats (NCHW, e.g. 1x3x224x224 normalised
- * RGB); without it a fixed test pattern is used. Prints the top class and
- * its score. Uses only the C API of compiler/runtime/tunefleet_model.h. */
+ * RGB); without it (or with "-") a fixed test pattern is used. Prints the
+ * top class and its score, and writes all the scores' floats to SCORES.raw
+ * when given (the tests compare builds for two architectures that way).
+ * Uses only the C API of compiler/runtime/tunefleet_model.h. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "compiler/runtime/tunefleet_model.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s MODEL_DIR [IMAGE.raw]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODEL_DIR [IMAGE.raw|- [SCORES.raw]]\n", argv[0]);
     return 2;
   }
   TfModel* model = NULL;
@@ -25,7 +28,7 @@ int main(int argc, char** argv) {
   float* image = malloc(sizeof(float) * in_n);
   float* scores = malloc(sizeof(float) * out_n);
   for (int64_t i = 0; i < in_n; ++i) image[i] = (float)((i * 7919) % 255) / 255.0f - 0.5f;
-  if (argc > 2) {
+  if (argc > 2 && strcmp(argv[2], "-") != 0) {
     FILE* f = fopen(argv[2], "rb");
     if (f == NULL || fread(image, sizeof(float), in_n, f) != (size_t)in_n) {
       fprintf(stderr, "classify: %s does not hold %lld floats\n", argv[2], (long long)in_n);
@@ -48,6 +51,13 @@ int main(int argc, char** argv) {
     if (scores[i] > scores[best]) best = i;
   }
   printf("class %lld (score %g)\n", (long long)best, scores[best]);
+  if (argc > 3) {
+    FILE* f = fopen(argv[3], "wb");
+    if (f == NULL || fwrite(scores, sizeof(float), out_n, f) != (size_t)out_n || fclose(f) != 0) {
+      fprintf(stderr, "classify: cannot write %s\n", argv[3]);
+      return 1;
+    }
+  }
   free(image);
   free(scores);
   tf_model_close(model);

@@ -23,8 +23,9 @@ target's copies where the cross linker looks.
 produces bazel-bin/<package>/tunefleet_agent and .../tunefleet_runner side by
 side. Each target's own copts (warning flags for the host compiler) are not
 carried over; `defines` and `includes` would have to be, so a target that
-sets them fails the analysis until this rule supports them. Only C++ sources
-and headers of this workspace are accepted: a dependency from another
+sets them fails the analysis until this rule supports them. Only C and C++
+sources and headers of this workspace are accepted (a .c file is compiled
+as C with `conlyopts`): a dependency from another
 repository (LLVM, say) fails the analysis, so a binary meant for a board
 cannot grow a host-only dependency unnoticed.
 """
@@ -38,7 +39,7 @@ CrossSourcesInfo = provider(
     },
 )
 
-_SOURCE_EXTENSIONS = ["cc", "cpp", "cxx"]
+_SOURCE_EXTENSIONS = ["cc", "cpp", "cxx", "c"]
 _HEADER_EXTENSIONS = ["h", "hh", "hpp", "inc", "ipp"]
 
 def _collect_sources_impl(target, ctx):
@@ -56,7 +57,7 @@ def _collect_sources_impl(target, ctx):
             elif f.extension in _HEADER_EXTENSIONS:
                 hdrs.append(f)
             else:
-                fail("cross_cc_binaries: %s has %s, which this rule cannot build (C++ sources and headers only)" % (ctx.label, f.short_path))
+                fail("cross_cc_binaries: %s has %s, which this rule cannot build (C and C++ sources and headers only)" % (ctx.label, f.short_path))
     deps = [d[CrossSourcesInfo] for d in getattr(ctx.rule.attr, "deps", []) if CrossSourcesInfo in d]
     return [CrossSourcesInfo(
         srcs = depset(srcs, transitive = [d.srcs for d in deps]),
@@ -87,7 +88,12 @@ def _cross_cc_binaries_impl(ctx):
             if src.path not in objects:
                 obj = ctx.actions.declare_file(_object_path(ctx.label.name, src))
                 args = ctx.actions.args()
-                args.add_all(ctx.attr.copts)
+                if src.extension == "c":
+                    # The C++ driver compiles a .c file as C++ unless told.
+                    args.add_all(ctx.attr.conlyopts)
+                    args.add_all(["-x", "c"])
+                else:
+                    args.add_all(ctx.attr.copts)
                 args.add_all(include_flags)
                 args.add("-c", src)
                 args.add("-o", obj)
@@ -143,7 +149,11 @@ cross_cc_binaries = rule(
         ),
         "copts": attr.string_list(
             default = ["-std=c++17", "-O2", "-DNDEBUG"],
-            doc = "Compiler options for every source.",
+            doc = "Compiler options for every C++ source.",
+        ),
+        "conlyopts": attr.string_list(
+            default = ["-std=c11", "-O2", "-DNDEBUG"],
+            doc = "Compiler options for every C source (.c, compiled as C).",
         ),
         "linkopts": attr.string_list(
             default = ["-pthread", "-Wl,--as-needed"],

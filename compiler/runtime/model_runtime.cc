@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
+#include "compiler/runtime/cpu_features.h"
 #include "compiler/runtime/ops.h"
 #include "device_agent/thread_pool.h"
 
@@ -65,15 +66,6 @@ std::string MachineName(uint16_t machine) {
                      "; this machine is ", kHostArch, " (compile it with a target for this CPU)"));
   }
   return absl::OkStatus();
-}
-
-std::string CpuFlagsLine() {
-  absl::StatusOr<std::string> cpuinfo = ReadFileToString("/proc/cpuinfo", kMaxConfigFileBytes);
-  if (!cpuinfo.ok()) return "";
-  for (absl::string_view line : absl::StrSplit(*cpuinfo, '\n')) {
-    if (absl::StartsWith(line, "flags")) return std::string(line);
-  }
-  return "";
 }
 
 void FreeAligned(void* p) { std::free(p); }
@@ -175,7 +167,7 @@ std::vector<std::string> MissingCpuFeatures(const std::vector<std::string>& requ
   }
   TF_ASSIGN_OR_RETURN(model->plan_, ModelPlan::FromJson(plan_text));
   const std::vector<std::string> missing =
-      MissingCpuFeatures(model->plan_.required_features, CpuFlagsLine());
+      MissingCpuFeatures(model->plan_.required_features, HostCpuFeatures());
   if (!missing.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "model library ", library, " was built for '", model->plan_.target,
