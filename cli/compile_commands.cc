@@ -25,7 +25,7 @@ namespace tunefleet {
       "compiled %s for '%s': %d kernels, %d layers from records, %d on default configs, %.1f s\n",
       options.model, options.target, report.kernels, report.tuned_layers, report.default_layers,
       report.seconds);
-  out << "wrote " << report.library << "\n";
+  out << "wrote " << report.library << " and " << report.archive << " (to link statically)\n";
   return absl::OkStatus();
 }
 

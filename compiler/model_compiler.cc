@@ -16,6 +16,7 @@
 #include "builder_worker/lower.h"
 #include "common/status_macros.h"
 #include "compiler/kernel_choice.h"
+#include "compiler/model_archive.h"
 #include "compiler/plan_builder.h"
 #include "compiler/runtime/model_runtime.h"
 #include "tuner_core/graph/model_source.h"
@@ -61,8 +62,11 @@ namespace {
 
 // One kernel as an object file: the template's loop nest for the chosen
 // config, renamed to `symbol` so many kernels share one library.
+// Appends the symbols it defines to `exported` (for the static archive's
+// table).
 [[nodiscard]] absl::StatusOr<std::string> KernelObject(const KernelToBuild& kernel,
-                                                       const TargetSpec& target, int opt_level) {
+                                                       const TargetSpec& target, int opt_level,
+                                                       std::vector<ExportedSymbol>& exported) {
   const Task& task = *kernel.choice.task;
   auto context =
       absl::StrCat("kernel ", kernel.symbol, " (", task.name(), " for ", task.workload().Describe(),
@@ -83,6 +87,7 @@ namespace {
   absl::StatusOr<std::string> object = OptimizeAndEmitObject(**module, target, opt_level, nullptr);
   if (!object.ok())
     return absl::InternalError(absl::StrCat(context, ": ", object.status().message()));
+  CollectExportedSymbols(**module, exported);
   return object;
 }
 
@@ -159,6 +164,17 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   if (mkdir(options.output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create ", options.output_dir));
   }
+  std::vector<ArchiveMember> members;
+  std::vector<ExportedSymbol> exported = {{kPlanSymbol, false}, {kWeightsSymbol, false}};
+  for (const KernelToBuild& kernel : built.kernels) {
+    TF_ASSIGN_OR_RETURN(std::string object,
+                        KernelObject(kernel, target, options.opt_level, exported));
+    members.push_back({absl::StrCat(kernel.symbol, ".o"), std::move(object)});
+  }
+  TF_ASSIGN_OR_RETURN(std::string data, DataObject(built, target));
+  members.push_back({"tf_model_data.o", std::move(data)});
+
+  // model.so: lld links the objects, written beside it for the link only.
   std::vector<std::string> objects;
   struct Cleanup {
     std::vector<std::string>* paths;
@@ -166,16 +182,18 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
       for (const std::string& p : *paths) unlink(p.c_str());
     }
   } cleanup{&objects};
-  for (const KernelToBuild& kernel : built.kernels) {
-    TF_ASSIGN_OR_RETURN(std::string object, KernelObject(kernel, target, options.opt_level));
-    objects.push_back(absl::StrCat(options.output_dir, "/", kernel.symbol, ".o"));
-    TF_RETURN_IF_ERROR(WriteFile(objects.back(), object));
+  for (const ArchiveMember& member : members) {
+    objects.push_back(absl::StrCat(options.output_dir, "/", member.name));
+    TF_RETURN_IF_ERROR(WriteFile(objects.back(), member.bytes));
   }
-  TF_ASSIGN_OR_RETURN(std::string data, DataObject(built, target));
-  objects.push_back(absl::StrCat(options.output_dir, "/tf_model_data.o"));
-  TF_RETURN_IF_ERROR(WriteFile(objects.back(), data));
   report.library = absl::StrCat(options.output_dir, "/", kModelLibraryName);
   TF_RETURN_IF_ERROR(LinkSharedObjectFiles(objects, report.library, LinkOptions{}));
+
+  // libmodel.a: the same objects and the table tf_model_open_linked reads.
+  TF_ASSIGN_OR_RETURN(std::string table, LinkedTableObject(exported, target));
+  members.push_back({"tf_model_linked.o", std::move(table)});
+  report.archive = absl::StrCat(options.output_dir, "/", kModelArchiveName);
+  TF_RETURN_IF_ERROR(WriteStaticArchive(report.archive, members));
   report.kernels = static_cast<int>(built.kernels.size());
   report.seconds = SecondsSince(start);
   return report;

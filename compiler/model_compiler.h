@@ -14,7 +14,9 @@
 // it (libtunefleet_model.so, or the `tunefleet run` binary) executes the
 // plan. x86-64 and AArch64 targets (an AArch64 model.so is cross-built
 // here and needs no AArch64 sysroot: it is opened by an AArch64 build of
-// the runtime, see examples/aarch64/).
+// the runtime, see examples/aarch64/). Beside it, libmodel.a holds the same
+// objects and tf_model_open_linked() (model_archive.h), for programs that
+// link the model in statically.
 #ifndef TUNEFLEET_COMPILER_MODEL_COMPILER_H_
 #define TUNEFLEET_COMPILER_MODEL_COMPILER_H_
 
@@ -37,6 +39,7 @@ struct CompileOptions {
 
 struct CompileReport {
   std::string library;  // <output_dir>/model.so
+  std::string archive;  // <output_dir>/libmodel.a (model_archive.h)
   int kernels = 0;      // distinct kernels compiled
   int tuned_layers = 0;
   int default_layers = 0;  // layers with no record: default config

@@ -6,7 +6,10 @@
  * RGB); without it (or with "-") a fixed test pattern is used. Prints the
  * top class and its score, and writes all the scores' floats to SCORES.raw
  * when given (the tests compare builds for two architectures that way).
- * Uses only the C API of compiler/runtime/tunefleet_model.h. */
+ * Uses only the C API of compiler/runtime/tunefleet_model.h.
+ *
+ * Built with -DTF_MODEL_LINKED and linked with a compile's libmodel.a, the
+ * model is inside the program: MODEL_DIR is then ignored ("-"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   TfModel* model = NULL;
-  if (tf_model_open(argv[1], &model) != 0) {
+#ifdef TF_MODEL_LINKED
+  const int opened = tf_model_open_linked(&model);
+#else
+  const int opened = tf_model_open(argv[1], &model);
+#endif
+  if (opened != 0) {
     fprintf(stderr, "classify: %s\n", tf_model_last_error());
     return 1;
   }

@@ -1,5 +1,6 @@
 // The C API (tunefleet_model.h) over CompiledModel: errors become the
 // calling thread's last error string.
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,6 +78,20 @@ int tf_model_open(const char* path, TfModel** model) {
   if (path == nullptr) return Fail("tf_model_open: null path");
   absl::StatusOr<std::unique_ptr<tunefleet::CompiledModel>> opened =
       tunefleet::CompiledModel::Open(path);
+  if (!opened.ok()) return Fail(std::string(opened.status().message()));
+  *model = new TfModel{*std::move(opened)};
+  return Succeed();
+}
+
+int tf_model_open_symbols(const TfModelSymbol* symbols, TfModel** model) {
+  static_assert(sizeof(TfModelSymbol) == sizeof(tunefleet::LinkedSymbol) &&
+                    offsetof(TfModelSymbol, address) == offsetof(tunefleet::LinkedSymbol, address),
+                "TfModelSymbol and LinkedSymbol must share one layout");
+  if (model == nullptr) return Fail("tf_model_open_symbols: null model pointer");
+  *model = nullptr;
+  absl::StatusOr<std::unique_ptr<tunefleet::CompiledModel>> opened =
+      tunefleet::CompiledModel::OpenLinked(
+          reinterpret_cast<const tunefleet::LinkedSymbol*>(symbols));
   if (!opened.ok()) return Fail(std::string(opened.status().message()));
   *model = new TfModel{*std::move(opened)};
   return Succeed();

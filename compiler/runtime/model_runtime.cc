@@ -159,23 +159,46 @@ std::vector<std::string> MissingCpuFeatures(const std::vector<std::string>& requ
     return absl::InvalidArgumentError(
         absl::StrCat("cannot load model library ", library, ": ", dlerror()));
   }
-  const char* plan_text = static_cast<const char*>(dlsym(model->library_, kPlanSymbol));
-  model->weights_ = static_cast<const float*>(dlsym(model->library_, kWeightsSymbol));
-  if (plan_text == nullptr || model->weights_ == nullptr) {
+  TF_RETURN_IF_ERROR(model->Load(library));
+  return model;
+}
+
+[[nodiscard]] absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::OpenLinked(
+    const LinkedSymbol* symbols) {
+  if (symbols == nullptr) return absl::InvalidArgumentError("no linked model (null symbol table)");
+  std::unique_ptr<CompiledModel> model(new CompiledModel());
+  model->linked_ = symbols;
+  TF_RETURN_IF_ERROR(model->Load("linked into this program"));
+  return model;
+}
+
+void* CompiledModel::Symbol(const std::string& name) const {
+  if (library_ != nullptr) return dlsym(library_, name.c_str());
+  for (const LinkedSymbol* s = linked_; s != nullptr && s->name != nullptr; ++s) {
+    if (name == s->name) return const_cast<void*>(s->address);
+  }
+  return nullptr;
+}
+
+// What Open and OpenLinked share once the model's symbols can be found.
+[[nodiscard]] absl::Status CompiledModel::Load(const std::string& library) {
+  const char* plan_text = static_cast<const char*>(Symbol(kPlanSymbol));
+  weights_ = static_cast<const float*>(Symbol(kWeightsSymbol));
+  if (plan_text == nullptr || weights_ == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         library, " is not a TuneFleet model library (no ", kPlanSymbol, "/", kWeightsSymbol, ")"));
   }
-  TF_ASSIGN_OR_RETURN(model->plan_, ModelPlan::FromJson(plan_text));
+  TF_ASSIGN_OR_RETURN(plan_, ModelPlan::FromJson(plan_text));
   const std::vector<std::string> missing =
-      MissingCpuFeatures(model->plan_.required_features, HostCpuFeatures());
+      MissingCpuFeatures(plan_.required_features, HostCpuFeatures());
   if (!missing.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "model library ", library, " was built for '", model->plan_.target,
+        "model library ", library, " was built for '", plan_.target,
         "', whose kernels use CPU features this machine lacks: ", absl::StrJoin(missing, ", ")));
   }
-  TF_RETURN_IF_ERROR(model->Bind());
-  model->SetThreads(1);
-  return model;
+  TF_RETURN_IF_ERROR(Bind());
+  SetThreads(1);
+  return absl::OkStatus();
 }
 
 CompiledModel::~CompiledModel() {
@@ -230,17 +253,15 @@ CompiledModel::~CompiledModel() {
     }
     if (step.op != "kernel") continue;
     KernelStep& k = kernels_[i];
-    k.entry = reinterpret_cast<TfKernelEntry>(dlsym(library_, step.symbol.c_str()));
+    k.entry = reinterpret_cast<TfKernelEntry>(Symbol(step.symbol));
     if (k.entry == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("model library has no kernel '", step.symbol, "' (step '", step.node, "')"));
     }
-    k.prepare = reinterpret_cast<TfKernelEntry>(
-        dlsym(library_, (step.symbol + TF_KERNEL_PREPARE_SUFFIX).c_str()));
-    k.finish = reinterpret_cast<TfKernelEntry>(
-        dlsym(library_, (step.symbol + TF_KERNEL_FINISH_SUFFIX).c_str()));
-    const auto* staged = static_cast<const int64_t*>(
-        dlsym(library_, (step.symbol + TF_KERNEL_STAGED_ELEMENTS_SUFFIX).c_str()));
+    k.prepare = reinterpret_cast<TfKernelEntry>(Symbol(step.symbol + TF_KERNEL_PREPARE_SUFFIX));
+    k.finish = reinterpret_cast<TfKernelEntry>(Symbol(step.symbol + TF_KERNEL_FINISH_SUFFIX));
+    const auto* staged =
+        static_cast<const int64_t*>(Symbol(step.symbol + TF_KERNEL_STAGED_ELEMENTS_SUFFIX));
     if (!step.staged.empty()) {
       // The plan passes its own buffers; they must be as large as the kernel reads.
       size_t i = 0;

@@ -30,6 +30,13 @@ class ThreadPool;
 // The model library inside a compile output directory.
 inline constexpr char kModelLibraryName[] = "model.so";
 
+// One symbol of a model linked into the program (as tunefleet_model.h's
+// TfModelSymbol): its name in model.so and its address.
+struct LinkedSymbol {
+  const char* name;
+  const void* address;
+};
+
 class CompiledModel {
  public:
   // `path`: an output directory of `tunefleet compile` or its model.so.
@@ -37,6 +44,11 @@ class CompiledModel {
   // another architecture or for CPU features this machine lacks (naming
   // them), InvalidArgument for a library that is not a TuneFleet model.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<CompiledModel>> Open(const std::string& path);
+  // A model linked into this program from the static archive `tunefleet
+  // compile` writes (libmodel.a): `symbols` lists what model.so would
+  // export, ending with {nullptr, nullptr}. Errors as Open's.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<CompiledModel>> OpenLinked(
+      const LinkedSymbol* symbols);
   ~CompiledModel();
 
   const ModelPlan& plan() const { return plan_; }
@@ -69,8 +81,12 @@ class CompiledModel {
 
   CompiledModel() = default;
   [[nodiscard]] absl::Status Bind();
+  [[nodiscard]] absl::Status Load(const std::string& library);
+  // dlsym in model.so, or a lookup in the linked model's table.
+  void* Symbol(const std::string& name) const;
 
   void* library_ = nullptr;
+  const LinkedSymbol* linked_ = nullptr;  // OpenLinked's table
   ModelPlan plan_;
   const float* weights_ = nullptr;
   std::vector<float*> buffers_;  // by plan buffer id

@@ -1,7 +1,8 @@
 /* tunefleet_model.h: the C API of models compiled by `tunefleet compile`.
  *
  * A compiled model is a directory holding model.so (the tuned kernels, the
- * packed weights and the execution plan). This API (libtunefleet_model.so,
+ * packed weights and the execution plan) and libmodel.a (the same, to link
+ * into a program: tf_model_open_linked below). This API (libtunefleet_model.so,
  * or the static //compiler/runtime:c_api library) opens it in-process,
  * describes its inputs and outputs, and runs it:
  *
@@ -44,6 +45,25 @@ const char* tf_model_last_error(void);
  * its model.so. Sets *model (NULL on failure). */
 int tf_model_open(const char* path, TfModel** model);
 void tf_model_close(TfModel* model);
+
+/* A model linked into the program. `tunefleet compile` also writes
+ * libmodel.a: the same kernels, weights and plan as objects, and
+ * tf_model_open_linked(), which opens them with no model.so at run time.
+ * Link libmodel.a and this runtime (the static //compiler/runtime:c_api
+ * library, or libtunefleet_model.so) into the program:
+ *
+ *   cc app.c out/libmodel.a -ltunefleet_model ...
+ *   if (tf_model_open_linked(&model) != 0) ...tf_model_last_error()...
+ *
+ * One model per program (its symbols, tf_kernel_<i>, tf_model_plan, are
+ * global). tf_model_open_symbols is what tf_model_open_linked calls: a table
+ * of the model's symbols (name, address), ending with {NULL, NULL}. */
+typedef struct TfModelSymbol {
+  const char* name;
+  const void* address;
+} TfModelSymbol;
+int tf_model_open_linked(TfModel** model); /* defined in libmodel.a */
+int tf_model_open_symbols(const TfModelSymbol* symbols, TfModel** model);
 
 /* The target string the model was compiled for. */
 const char* tf_model_target(const TfModel* model);
