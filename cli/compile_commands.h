@@ -24,9 +24,11 @@ struct RunModelOptions {
   int repeat = 10;  // timed runs after one warm-up
 };
 
-// Runs the model repeat + 1 times; prints the output (top-5 classes of a
-// [1, C] output, or the first values) and "latency: median X ms (min, max,
-// std over N runs)", AutoTVM's "Mean inference time (std dev)" beside it.
+// Runs the model repeat + 1 times (the first untimed); prints the output
+// (top-5 classes of a [1, C] output, or the first values; with --output it
+// writes the .npy instead), then
+//   latency: median X ms (min A, max B; mean M, std dev S over N runs, T threads)
+//   Mean inference time (std dev): M ms (S ms)        <- AutoTVM's line
 [[nodiscard]] absl::Status RunModelCommand(const RunModelOptions& options, std::ostream& out);
 
 }  // namespace tunefleet
