@@ -18,6 +18,6 @@ int main(int argc, char** argv) {
     std::cerr << "tunefleet_compile: " << report.status().message() << "\n";
     return 1;
   }
-  std::cout << "wrote " << report->library << "\n";
+  std::cout << "wrote " << report->library << " and " << report->archive << "\n";
   return 0;
 }
