@@ -1,9 +1,8 @@
-// Issue 17's acceptance test: ResNet-18 and MobileNet-v2 as PyTorch exports
-// them (//tuner_core/graph:exported_models), compiled for this machine and
-// run through the C API, against PyTorch's outputs for the same seeded
-// model and input (//compiler:torch_references); and the errors a user
-// meets (records for another target, a corrupt records line, an
-// unsupported operator, a wrong shape, a null buffer).
+// Issue 17's acceptance test: ResNet-18, MobileNet-v2 and one transformer
+// encoder layer as PyTorch exports them (//tuner_core/graph:exported_models),
+// compiled for this machine and run through the C API, against PyTorch's outputs for the same
+// seeded model and input (//compiler:torch_references); and the errors a user meets (records for
+// another target, a corrupt records line, an unsupported operator, a wrong shape, a null buffer).
 #include <cmath>
 #include <fstream>
 
@@ -11,6 +10,7 @@
 #include "compiler/kernel_choice.h"
 #include "compiler/model_compiler.h"
 #include "compiler/npy.h"
+#include "compiler/plan_builder.h"
 #include "compiler/runtime/tunefleet_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -110,6 +110,23 @@ TEST(CompiledModelsTest, MobileNetV2WithARecordMatchesPyTorch) {
   EXPECT_LE(error, 1e-4);
 }
 
+// One nn.TransformerEncoderLayer (d 768, 12 heads, ff 3072, sequence 128):
+// its projections on the tuned dense kernels (bias, ReLU and residual in the
+// epilogue), the attention products on the tuned batch_matmul kernels, and
+// the rest (transposes, slices, softmax, the layer norms' decomposition) as
+// runtime tensor operators; the shape arithmetic folded away at compile time.
+TEST(CompiledModelsTest, EncoderLayerMatchesPyTorch) {
+  CompileOptions options{.model = std::string(kOnnxDir) + "encoder.onnx",
+                         .target = HostTargetString(),
+                         .output_dir = OutDir("encoder")};
+  absl::StatusOr<CompileReport> report = CompileModel(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->kernels, 6);  // 4 dense (qkv, out, ff1, ff2) + 2 batch_matmul
+  const double error = ErrorAgainstPyTorch(options.output_dir, "encoder");
+  std::cout << "encoder max relative error " << error << "\n";
+  EXPECT_LE(error, 1e-4);
+}
+
 TEST(CompiledModelsTest, ErrorsNameWhatIsWrong) {
   const std::string mobilenet = std::string(kOnnxDir) + "mobilenet_v2.onnx";
   const std::string target = HostTargetString();
@@ -146,13 +163,19 @@ TEST(CompiledModelsTest, ErrorsNameWhatIsWrong) {
       {.model = mobilenet, .records = corrupt, .target = target, .output_dir = OutDir("e2")});
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(report.status().message(), HasSubstr("corrupt.jsonl:2: corrupt record"));
-  // An operator compile does not implement (the encoder layer: later).
-  report = CompileModel({.model = std::string(kOnnxDir) + "encoder.onnx",
-                         .target = target,
-                         .output_dir = OutDir("e3")});
-  ASSERT_FALSE(report.ok());
-  EXPECT_THAT(report.status().message(), HasSubstr("is not supported"));
-  EXPECT_THAT(report.status().message(), HasSubstr("node '"));
+  // An operator compile does not implement, named with its node.
+  Graph graph;
+  graph.inputs = {"x"};
+  graph.outputs = {"y"};
+  graph.shapes["x"] = graph.shapes["y"] = TensorShape{kOnnxFloat, {1, 8}};
+  graph.nodes.push_back({"lstm_1", "LSTM", {"x"}, {"y"}});
+  absl::StatusOr<BuiltPlan> plan =
+      BuildPlan(graph, {}, [](const ModelLayer&) -> absl::StatusOr<KernelChoice> {
+        return absl::InternalError("no kernel expected");
+      });
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.status().message(), HasSubstr("node 'lstm_1' (LSTM)"));
+  EXPECT_THAT(plan.status().message(), HasSubstr("'LSTM' is not supported"));
   // Built-in names carry no weights.
   report = CompileModel({.model = "resnet-18", .target = target, .output_dir = OutDir("e4")});
   EXPECT_THAT(report.status().message(), HasSubstr("without weights"));

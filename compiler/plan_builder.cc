@@ -7,8 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
+#include "compiler/constant_folding.h"
 #include "compiler/kernel_packing.h"
+#include "compiler/tensor_op_lowering.h"
 
 namespace tunefleet {
 namespace {
@@ -198,15 +201,29 @@ class PlanBuilder {
 
   // Folds what follows a kernel's output into its epilogue; returns the
   // tensor the kernel's output buffer finally holds.
+  // `bias`: for dense kernels, where an Add of a constant row of
+  // `channels` floats (a MatMul's bias) is folded; null for others.
   [[nodiscard]] absl::StatusOr<std::string> FuseEpilogue(std::string out, PlanEpilogue* e,
-                                                         const std::string& node_name) {
+                                                         std::vector<float>* bias) {
     for (;;) {
       const int next = SoleConsumer(out);
       if (next < 0) return out;
       const GraphNode& node = graph_.nodes[next];
-      if (node.op_type == "Add" && e->residual < 0 && e->activation == "none" &&
-          node.inputs.size() == 2) {
-        const std::string& other = node.inputs[0] == out ? node.inputs[1] : node.inputs[0];
+      const std::string& other =
+          node.inputs.size() == 2 && node.inputs[0] == out ? node.inputs[1] : node.inputs[0];
+      if (node.op_type == "Add" && bias != nullptr && e->residual < 0 && e->activation == "none" &&
+          node.inputs.size() == 2 && IsConstant(other)) {
+        auto row = graph_.constants.find(ResolveConstant(other));
+        if (row->second.shape.dtype != kOnnxFloat ||
+            static_cast<int64_t>(row->second.f32.size()) != e->channels ||
+            graph_.ShapeOf(node.outputs[0]).value_or(TensorShape()).dims !=
+                graph_.ShapeOf(out).value_or(TensorShape()).dims) {
+          return out;
+        }
+        bias->resize(e->channels, 0.0f);
+        for (int64_t c = 0; c < e->channels; ++c) (*bias)[c] += row->second.f32[c];
+      } else if (node.op_type == "Add" && e->residual < 0 && e->activation == "none" &&
+                 node.inputs.size() == 2) {
         auto it = tensors_.find(other);
         TF_ASSIGN_OR_RETURN(TensorShape a, graph_.ShapeOf(out, &node));
         absl::StatusOr<TensorShape> b = graph_.ShapeOf(other, &node);
@@ -224,7 +241,6 @@ class PlanBuilder {
       }
       consumed_.insert(next);
       out = node.outputs[0];
-      (void)node_name;
     }
   }
 
@@ -241,22 +257,14 @@ class PlanBuilder {
     if (layer.workload != "dense") {
       TF_ASSIGN_OR_RETURN(blocked, BlockedConvOf(choice));
     }
-    const std::string key = absl::StrCat(choice.task->name(), "|", layer.workload, "|",
-                                         layer.args.dump(), "|", choice.config.ToJson().dump());
-    auto [it, inserted] = kernel_by_key_.try_emplace(key, built_.kernels.size());
-    if (inserted) {
-      const std::string symbol = absl::StrCat("tf_kernel_", built_.kernels.size());
-      built_.kernels.push_back({symbol, std::move(choice), {}});
-    }
-    KernelToBuild& kernel = built_.kernels[it->second];
-    kernel.nodes.push_back(node.name);
     PlanStep step;
     step.op = "kernel";
     step.node = node.name;
-    step.symbol = kernel.symbol;
+    step.symbol = KernelSymbol(node, layer, std::move(choice));
     step.epilogue.channels = channels;
+    TF_ASSIGN_OR_RETURN(
+        out, FuseEpilogue(out, &step.epilogue, layer.workload == "dense" ? &bias : nullptr));
     if (!bias.empty()) step.epilogue.bias = AddConstant(node.name + ".bias", bias);
-    TF_ASSIGN_OR_RETURN(out, FuseEpilogue(out, &step.epilogue, node.name));
     TF_ASSIGN_OR_RETURN(TensorShape out_shape, graph_.ShapeOf(out, &node));
     int output = -1;
     if (blocked) {
@@ -284,6 +292,73 @@ class PlanBuilder {
     }
     step.outputs = {output};
     built_.plan.steps.push_back(std::move(step));
+    return absl::OkStatus();
+  }
+
+  // The symbol of the kernel for `choice`, one per distinct (template,
+  // workload, config).
+  std::string KernelSymbol(const GraphNode& node, const ModelLayer& layer, KernelChoice choice) {
+    const std::string key = absl::StrCat(choice.task->name(), "|", layer.workload, "|",
+                                         layer.args.dump(), "|", choice.config.ToJson().dump());
+    auto [it, inserted] = kernel_by_key_.try_emplace(key, built_.kernels.size());
+    if (inserted) {
+      const std::string symbol = absl::StrCat("tf_kernel_", built_.kernels.size());
+      built_.kernels.push_back({symbol, std::move(choice), {}});
+    }
+    built_.kernels[it->second].nodes.push_back(node.name);
+    return built_.kernels[it->second].symbol;
+  }
+
+  // A buffer holding `tensor`: its activation (NCHW) or, for a float
+  // constant, a copy in the weights (one per constant).
+  [[nodiscard]] absl::StatusOr<int> Operand(const GraphNode& node, const std::string& tensor) {
+    if (!IsConstant(tensor)) {
+      auto it = tensors_.find(tensor);
+      if (it == tensors_.end()) {
+        return NodeError(node, absl::StrCat("input '", tensor, "' is not computed before it"));
+      }
+      return Plain(it->second);
+    }
+    const std::string name = ResolveConstant(tensor);
+    auto it = constant_buffers_.find(name);
+    if (it != constant_buffers_.end()) return it->second;
+    const ConstantTensor& c = graph_.constants.at(name);
+    if (c.shape.dtype != kOnnxFloat) {
+      return NodeError(node, absl::StrCat("'", tensor, "' is not a float32 constant"));
+    }
+    return constant_buffers_[name] = AddConstant(name, c.f32);
+  }
+
+  // MatMul of [B, M, K] by [B, K, N] on the tuned batch_matmul kernel
+  // (layout KN: both operands as ONNX has them, no packing here).
+  [[nodiscard]] absl::Status AddBatchMatmul(const GraphNode& node, const ModelLayer& layer) {
+    TF_ASSIGN_OR_RETURN(KernelChoice choice, choose_(layer));
+    if (layer.args.value("layout", std::string("NK")) != "KN") {
+      return NodeError(node, "batch_matmul task of a layout other than KN");
+    }
+    PlanStep step;
+    step.op = "kernel";
+    step.node = node.name;
+    step.symbol = KernelSymbol(node, layer, std::move(choice));
+    for (size_t i = 0; i < 2; ++i) {
+      TF_ASSIGN_OR_RETURN(int operand, Operand(node, node.inputs.at(i)));
+      step.inputs.push_back(operand);
+    }
+    TF_ASSIGN_OR_RETURN(int output, Output(node, node.outputs[0]));
+    step.outputs = {output};
+    built_.plan.steps.push_back(std::move(step));
+    return absl::OkStatus();
+  }
+
+  // A tensor operator of tensor_op_lowering.h on plain buffers.
+  [[nodiscard]] absl::Status AddTensorOp(const GraphNode& node, LoweredTensorOp lowered) {
+    for (const std::string& tensor : lowered.operands) {
+      TF_ASSIGN_OR_RETURN(int operand, Operand(node, tensor));
+      lowered.step.inputs.push_back(operand);
+    }
+    TF_ASSIGN_OR_RETURN(int output, Output(node, node.outputs[0]));
+    lowered.step.outputs = {output};
+    built_.plan.steps.push_back(std::move(lowered.step));
     return absl::OkStatus();
   }
 
@@ -433,28 +508,6 @@ class PlanBuilder {
     return absl::OkStatus();
   }
 
-  [[nodiscard]] absl::Status AddSoftmax(const GraphNode& node) {
-    TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
-    TF_ASSIGN_OR_RETURN(input, Plain(input));
-    TF_ASSIGN_OR_RETURN(TensorShape in, graph_.ShapeOf(node.inputs[0], &node));
-    const int64_t rank = static_cast<int64_t>(in.dims.size());
-    int64_t axis = IntAttribute(node, "axis", -1);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < axis; ++i) outer *= in.dims[i];
-    for (int64_t i = axis + 1; i < rank; ++i) inner *= in.dims[i];
-    PlanStep step;
-    step.op = "softmax";
-    step.node = node.name;
-    step.in_shape = {outer, in.dims[axis], inner};
-    step.inputs = {input};
-    TF_ASSIGN_OR_RETURN(int output, Output(node, node.outputs[0]));
-    step.outputs = {output};
-    built_.plan.steps.push_back(std::move(step));
-    return absl::OkStatus();
-  }
-
   [[nodiscard]] absl::Status AddNode(size_t index) {
     const GraphNode& node = graph_.nodes[index];
     const std::string& op = node.op_type;
@@ -465,9 +518,7 @@ class PlanBuilder {
                          "not a tuned operator shape (grouped convolution, transA, ...) "
                          "and no other implementation exists");
       }
-      if (layer->second->workload == "batch_matmul") {
-        return NodeError(node, "batched MatMul is not supported by compile yet");
-      }
+      if (layer->second->workload == "batch_matmul") return AddBatchMatmul(node, *layer->second);
       if (op == "Conv") return AddConv(node, *layer->second);
       if (op == "MatMul" && node.inputs.size() == 2 && !IsConstant(node.inputs[1])) {
         return NodeError(node, "MatMul of two activations is not supported by compile yet");
@@ -475,8 +526,13 @@ class PlanBuilder {
       return AddGemm(node, *layer->second);
     }
     if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") return AddPool(node);
-    if (op == "Add" || op == "Relu" || op == "Clip") return AddElementwise(node);
-    if (op == "Softmax") return AddSoftmax(node);
+    const bool same_shape_add = op == "Add" && node.inputs.size() == 2 &&
+                                !IsConstant(node.inputs[0]) && !IsConstant(node.inputs[1]) &&
+                                graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims ==
+                                    graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dims;
+    if (same_shape_add || op == "Relu" || op == "Clip") return AddElementwise(node);
+    TF_ASSIGN_OR_RETURN(std::optional<LoweredTensorOp> lowered, LowerTensorOp(graph_, node));
+    if (lowered) return AddTensorOp(node, std::move(*lowered));
     if (op == "Flatten" || op == "Reshape" || op == "Identity" || op == "Dropout" ||
         op == "Squeeze" || op == "Unsqueeze") {
       // Same floats in the same order: the output names the input's buffer.
@@ -494,7 +550,8 @@ class PlanBuilder {
     }
     return NodeError(
         node, absl::StrCat("operator '", op, "' is not supported by tunefleet compile (supported: ",
-                           absl::StrJoin(SupportedOperators(), ", "), ")"));
+                           absl::StrJoin(SupportedOperators(), ", "), ", ",
+                           absl::StrJoin(TensorOperators(), ", "), ")"));
   }
 
   const Graph& graph_;
@@ -505,6 +562,7 @@ class PlanBuilder {
   std::set<size_t> consumed_;                          // nodes fused into an earlier step
   std::map<std::string, int> tensors_;                 // tensor -> buffer
   std::map<std::string, std::string> constant_alias_;  // Identity of a constant -> it
+  std::map<std::string, int> constant_buffers_;        // float constant -> its buffer
   std::map<std::string, size_t> kernel_by_key_;
   std::map<std::tuple<int, int64_t, int64_t>, int> relayouts_;  // (buffer, block, row) -> copy
   BuiltPlan built_;
@@ -513,30 +571,22 @@ class PlanBuilder {
 }  // namespace
 
 const std::vector<std::string>& SupportedOperators() {
-  static const std::vector<std::string> ops = {"Conv",
-                                               "Gemm",
-                                               "MatMul (constant 2-D weights)",
-                                               "BatchNormalization (after Conv)",
-                                               "Relu",
-                                               "Clip",
-                                               "Add",
-                                               "MaxPool",
-                                               "AveragePool",
-                                               "GlobalAveragePool",
-                                               "Softmax",
-                                               "Flatten",
-                                               "Reshape",
-                                               "Identity",
-                                               "Dropout",
-                                               "Squeeze",
-                                               "Unsqueeze"};
+  static const std::vector<std::string> ops = absl::StrSplit(
+      "Conv;Gemm;MatMul (constant 2-D weights, or batched);BatchNormalization (after "
+      "Conv);Relu;Clip;Add;MaxPool;AveragePool;GlobalAveragePool;Softmax;Flatten;Reshape;Identity;"
+      "Dropout;Squeeze;Unsqueeze",
+      ';');
   return ops;
 }
 
 [[nodiscard]] absl::StatusOr<BuiltPlan> BuildPlan(const Graph& graph,
                                                   const std::vector<ModelLayer>& layers,
                                                   const ChooseKernelFn& choose) {
-  return PlanBuilder(graph, layers, choose).Build();
+  // Shape-computing subgraphs become constants first, so the plan holds
+  // only real compute.
+  TF_ASSIGN_OR_RETURN(Graph folded, FoldConstants(graph));
+  TF_RETURN_IF_ERROR(InferTensorOpShapes(&folded));
+  return PlanBuilder(folded, layers, choose).Build();
 }
 
 }  // namespace tunefleet

@@ -362,6 +362,10 @@ void CompiledModel::SetThreads(int num_threads) {
       Softmax(step, in(0), out);
     } else if (step.op == "add" || step.op == "relu" || step.op == "clip" || step.op == "copy") {
       Elementwise(step, in(0), step.inputs.size() > 1 ? in(1) : nullptr, out, out_elements);
+    } else if (IsTensorOp(step.op)) {
+      std::vector<const float*> operands;
+      for (int id : step.inputs) operands.push_back(buffers_[id]);
+      RunTensorOp(step, operands, out, out_elements, rt);
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("model plan: step '", step.node, "' has unknown op '", step.op, "'"));

@@ -162,3 +162,122 @@ void Softmax(const PlanStep& step, const float* in, float* out) {
 }
 
 }  // namespace tunefleet
+
+namespace tunefleet {
+namespace {
+
+// Calls fn(out_row, a_row_offset, b_row_offset) for each row (every index
+// but the last) of step.out_shape, rows split over the runtime's pool.
+template <typename Fn>
+void ForEachRow(const PlanStep& step, const TfRuntime* rt, Fn fn) {
+  const std::vector<int64_t>& shape = step.out_shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d) rows *= shape[d];
+  const int64_t width = rank > 0 ? shape[rank - 1] : 1;
+  // Enough rows per task that scheduling costs little against the copy.
+  const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(width, 1));
+  const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
+  ParallelFor(rt, tasks, [&](int64_t task) {
+    const int64_t end = std::min(rows, (task + 1) * rows_per_task);
+    for (int64_t row = task * rows_per_task; row < end; ++row) {
+      int64_t a = step.a_offset, b = 0, rest = row;
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        const int64_t i = rest % shape[d];
+        rest /= shape[d];
+        if (!step.a_strides.empty()) a += i * step.a_strides[d];
+        if (!step.b_strides.empty()) b += i * step.b_strides[d];
+      }
+      fn(row * width, a, b);
+    }
+  });
+}
+
+int64_t LastStride(const std::vector<int64_t>& strides) {
+  return strides.empty() ? 1 : strides.back();
+}
+
+float Binary(const std::string& func, float x, float y) {
+  if (func == "add") return x + y;
+  if (func == "sub") return x - y;
+  if (func == "mul") return x * y;
+  if (func == "div") return x / y;
+  return y == 2.0f ? x * x : std::pow(x, y);  // "pow"
+}
+
+template <typename Op>
+void BinaryRow(const float* a, int64_t sa, const float* b, int64_t sb, float* o, int64_t n, Op op) {
+  for (int64_t x = 0; x < n; ++x) o[x] = op(a[x * sa], b[x * sb]);
+}
+
+}  // namespace
+
+bool IsTensorOp(const std::string& op) {
+  return op == "strided_copy" || op == "broadcast" || op == "unary" || op == "reduce_mean";
+}
+
+void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
+                 int64_t out_elements, const TfRuntime* rt) {
+  const int64_t width = step.out_shape.empty() ? 1 : step.out_shape.back();
+  if (step.op == "strided_copy") {
+    const float* in = inputs[0];
+    const int64_t s = LastStride(step.a_strides);
+    ForEachRow(step, rt, [&](int64_t o, int64_t a, int64_t) {
+      for (int64_t x = 0; x < width; ++x) out[o + x] = in[a + x * s];
+    });
+  } else if (step.op == "broadcast") {
+    const int64_t sa = LastStride(step.a_strides), sb = LastStride(step.b_strides);
+    const std::string& f = step.func;
+    ForEachRow(step, rt, [&](int64_t o, int64_t a, int64_t b) {
+      const float *pa = inputs[0] + a, *pb = inputs[1] + b;
+      if (f == "add") {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x + y; });
+      } else if (f == "sub") {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x - y; });
+      } else if (f == "mul") {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x * y; });
+      } else if (f == "div") {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x / y; });
+      } else {
+        BinaryRow(pa, sa, pb, sb, out + o, width,
+                  [&](float x, float y) { return Binary(f, x, y); });
+      }
+    });
+  } else if (step.op == "unary") {
+    const float* in = inputs[0];
+    const std::string& f = step.func;
+    auto apply = [&](auto fn) {
+      ParallelFor(rt, (out_elements + 4095) / 4096, [&](int64_t t) {
+        const int64_t end = std::min(out_elements, (t + 1) * 4096);
+        for (int64_t i = t * 4096; i < end; ++i) out[i] = fn(in[i]);
+      });
+    };
+    if (f == "sqrt") {
+      apply([](float x) { return std::sqrt(x); });
+    } else if (f == "exp") {
+      apply([](float x) { return std::exp(x); });
+    } else if (f == "erf") {
+      apply([](float x) { return std::erf(x); });
+    } else if (f == "tanh") {
+      apply([](float x) { return std::tanh(x); });
+    } else if (f == "sigmoid") {
+      apply([](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    } else if (f == "neg") {
+      apply([](float x) { return -x; });
+    } else {  // relu
+      apply([](float x) { return x > 0 ? x : 0.0f; });
+    }
+  } else {  // reduce_mean
+    const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];
+    const float* in = inputs[0];
+    ParallelFor(rt, outer, [&](int64_t o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        double sum = 0;
+        for (int64_t a = 0; a < axis; ++a) sum += in[(o * axis + a) * inner + i];
+        out[o * inner + i] = static_cast<float>(sum / static_cast<double>(axis));
+      }
+    });
+  }
+}
+
+}  // namespace tunefleet

@@ -1,13 +1,17 @@
 // The operators a compiled model runs outside its tuned kernels, written
 // once, simply, in fp32: the kernels' epilogue (bias, residual add,
 // Relu/Clip), layout changes between NCHW and NCHW[b]c (plan.h), pooling in
-// either layout, elementwise Add/Relu/Clip and softmax. Loops over channel
+// either layout, elementwise Add/Relu/Clip and softmax, and the tensor
+// operators transformer layers need (transpose/slice as strided copies,
+// broadcasting binary operators, unary math, mean over an axis). Loops over channel
 // blocks and rows run on the model's thread pool through
 // TfRuntime::parallel_for.
 #ifndef TUNEFLEET_COMPILER_RUNTIME_OPS_H_
 #define TUNEFLEET_COMPILER_RUNTIME_OPS_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "common/kernel_abi.h"
 #include "compiler/runtime/plan.h"
@@ -37,6 +41,13 @@ void Elementwise(const PlanStep& step, const float* a, const float* b, float* ou
 
 // Softmax over the middle axis of [outer, axis, inner] (step.in_shape).
 void Softmax(const PlanStep& step, const float* in, float* out);
+
+// The tensor operators of plan.h ("strided_copy", "broadcast", "unary",
+// "reduce_mean") on plain buffers: `inputs` in step.inputs order, `out` of
+// `out_elements` floats. False for a step.op that is not one of them.
+bool IsTensorOp(const std::string& op);
+void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
+                 int64_t out_elements, const TfRuntime* rt);
 
 }  // namespace tunefleet
 

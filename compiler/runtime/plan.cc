@@ -53,6 +53,10 @@ nlohmann::json ModelPlan::ToJson() const {
                           {"count_include_pad", s.count_include_pad},
                           {"clip_min", s.clip_min},
                           {"clip_max", s.clip_max},
+                          {"func", s.func},
+                          {"a_strides", s.a_strides},
+                          {"b_strides", s.b_strides},
+                          {"a_offset", s.a_offset},
                           {"epilogue",
                            {{"bias", e.bias},
                             {"residual", e.residual},
@@ -114,6 +118,15 @@ nlohmann::json ModelPlan::ToJson() const {
       step.count_include_pad = s.at("count_include_pad").get<bool>();
       step.clip_min = s.at("clip_min").get<float>();
       step.clip_max = s.at("clip_max").get<float>();
+      step.func = s.value("func", std::string());
+      step.a_strides = s.value("a_strides", std::vector<int64_t>());
+      step.b_strides = s.value("b_strides", std::vector<int64_t>());
+      step.a_offset = s.value("a_offset", int64_t{0});
+      if ((!step.a_strides.empty() && step.a_strides.size() != step.out_shape.size()) ||
+          (!step.b_strides.empty() && step.b_strides.size() != step.out_shape.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model plan: step '", step.node, "' has strides not of its rank"));
+      }
       const auto& e = s.at("epilogue");
       step.epilogue.bias = e.at("bias").get<int>();
       step.epilogue.residual = e.at("residual").get<int>();

@@ -82,6 +82,14 @@ struct PlanStep {
   // "clip", "softmax", "copy", "relayout" (input buffer's layout -> output's).
   // Pooling reads and writes its buffers' layouts (the same block);
   // elementwise steps see buffers of one layout.
+  // Tensor operators on plain row-major buffers (ops.h RunTensorOp), all
+  // iterating over out_shape:
+  //   "strided_copy": out[i] = in[a_offset + sum_d i_d * a_strides[d]]
+  //     (Transpose, Slice);
+  //   "broadcast": out[i] = func(a[.. a_strides], b[.. b_strides]), func
+  //     "add" | "sub" | "mul" | "div" | "pow" (stride 0 on broadcast dims);
+  //   "unary": func "sqrt" | "exp" | "erf" | "tanh" | "sigmoid" | "neg" | "relu";
+  //   "reduce_mean": the middle axis of [outer, axis, inner] (in_shape).
   std::string op;
   std::string node;    // the ONNX node (the first, when several were fused)
   std::string symbol;  // kernel: its entry symbol
@@ -97,6 +105,10 @@ struct PlanStep {
   bool count_include_pad = false;
   float clip_min = 0, clip_max = 0;
   PlanEpilogue epilogue;
+  // Tensor operators (above); absent from plans of older compilers.
+  std::string func;
+  std::vector<int64_t> a_strides, b_strides;
+  int64_t a_offset = 0;
 };
 
 struct ModelPlan {
