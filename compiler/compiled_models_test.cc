@@ -5,12 +5,14 @@
 // another target, a corrupt records line, an unsupported operator, a wrong shape, a null buffer).
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include "builder_worker/codegen/target.h"
 #include "compiler/kernel_choice.h"
 #include "compiler/model_compiler.h"
 #include "compiler/npy.h"
 #include "compiler/plan_builder.h"
+#include "compiler/runtime/model_runtime.h"
 #include "compiler/runtime/tunefleet_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -125,6 +127,22 @@ TEST(CompiledModelsTest, EncoderLayerMatchesPyTorch) {
   const double error = ErrorAgainstPyTorch(options.output_dir, "encoder");
   std::cout << "encoder max relative error " << error << "\n";
   EXPECT_LE(error, 1e-4);
+  // Where the time goes, by step kind (printed, not asserted).
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::Open(options.output_dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<float> x((*model)->plan().buffers[(*model)->inputs()[0].buffer].elements, 0.5f);
+  std::vector<float> y((*model)->plan().buffers[(*model)->outputs()[0].buffer].elements);
+  (*model)->SetProfiling(true);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*model)->Run({x.data()}, {y.data()}).ok());
+  std::map<std::string, double> by_kind;
+  for (size_t i = 0; i < (*model)->plan().steps.size(); ++i) {
+    const PlanStep& step = (*model)->plan().steps[i];
+    by_kind[step.op + (step.func.empty() ? "" : ":" + step.func)] +=
+        (*model)->step_seconds()[i] / 3;
+  }
+  std::cout << "encoder: " << (*model)->plan().steps.size() << " steps; ms per run by kind:";
+  for (const auto& [kind, seconds] : by_kind) std::cout << " " << kind << " " << seconds * 1e3;
+  std::cout << "\n";
 }
 
 TEST(CompiledModelsTest, ErrorsNameWhatIsWrong) {
