@@ -1,0 +1,106 @@
+// Constant folding of an exporter's shape arithmetic, and tensor operators
+// lowered at compile time and run by the runtime (ops.h) against values
+// worked out by hand.
+#include "compiler/tensor_op_lowering.h"
+
+#include "compiler/constant_folding.h"
+#include "compiler/runtime/ops.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A serial TfRuntime for RunTensorOp.
+void SerialFor(void*, int64_t n, TfParallelBody body, void* closure) {
+  for (int64_t i = 0; i < n; ++i) body(i, closure);
+}
+const TfRuntime kSerial = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialFor, nullptr, nullptr};
+
+ConstantTensor Ints(std::vector<int64_t> values) {
+  ConstantTensor t;
+  t.shape = {kOnnxInt64, {static_cast<int64_t>(values.size())}};
+  t.i64 = std::move(values);
+  return t;
+}
+
+std::vector<float> RunStep(const PlanStep& step, const std::vector<std::vector<float>>& inputs,
+                           int64_t out_elements) {
+  std::vector<const float*> operands;
+  for (const auto& v : inputs) operands.push_back(v.data());
+  std::vector<float> out(out_elements);
+  RunTensorOp(step, operands, out.data(), out_elements, &kSerial);
+  return out;
+}
+
+// x [2, 6]; Shape -> Gather(-1) -> Div 3 gives 2, the ends of a Slice of
+// the last axis (as PyTorch writes its q/k/v split); shape inference does
+// not know the Slice's shape.
+Graph SplitGraph() {
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.shapes["x"] = {kOnnxFloat, {2, 6}};
+  g.constants["minus_one"] = Ints({-1});
+  g.constants["three"] = Ints({3});
+  g.constants["zero"] = Ints({0});
+  g.nodes.push_back({"shape", "Shape", {"x"}, {"s"}});
+  g.nodes.push_back({"gather", "Gather", {"s", "minus_one"}, {"last"}});
+  g.nodes.push_back({"div", "Div", {"last", "three"}, {"third"}});
+  g.nodes.push_back({"slice", "Slice", {"x", "zero", "third", "minus_one"}, {"y"}});
+  return g;
+}
+
+TEST(TensorOpLoweringTest, FoldsShapeArithmeticAndSlices) {
+  absl::StatusOr<Graph> folded = FoldConstants(SplitGraph());
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  ASSERT_EQ(folded->nodes.size(), 1u);  // only the Slice is left
+  EXPECT_THAT(folded->constants.at("third").i64, ElementsAre(2));
+  ASSERT_TRUE(InferTensorOpShapes(&*folded).ok());
+  EXPECT_THAT(folded->shapes.at("y").dims, ElementsAre(2, 2));
+  absl::StatusOr<std::optional<LoweredTensorOp>> op = LowerTensorOp(*folded, folded->nodes[0]);
+  ASSERT_TRUE(op.ok() && op->has_value()) << op.status();
+  EXPECT_EQ((*op)->step.op, "strided_copy");
+  EXPECT_THAT(RunStep((*op)->step, {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, 4),
+              ElementsAre(0, 1, 6, 7));
+}
+
+TEST(TensorOpLoweringTest, TransposesBroadcastsAndReduces) {
+  Graph g;
+  g.shapes["x"] = {kOnnxFloat, {2, 3}};
+  g.shapes["t"] = {kOnnxFloat, {3, 2}};
+  g.shapes["row"] = {kOnnxFloat, {3}};
+  g.shapes["sum"] = g.shapes["x"];
+  g.shapes["mean"] = {kOnnxFloat, {2, 1}};
+  g.constants["row"].shape = g.shapes["row"];
+  g.constants["row"].f32 = {10, 20, 30};
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  GraphNode transpose{"t", "Transpose", {"x"}, {"t"}};
+  transpose.attributes["perm"] = {1, 0};
+  auto lowered = LowerTensorOp(g, transpose);
+  ASSERT_TRUE(lowered.ok() && lowered->has_value());
+  EXPECT_THAT(RunStep((*lowered)->step, {x}, 6), ElementsAre(1, 4, 2, 5, 3, 6));
+
+  lowered = LowerTensorOp(g, {"add", "Add", {"x", "row"}, {"sum"}});
+  ASSERT_TRUE(lowered.ok() && lowered->has_value());
+  EXPECT_THAT((*lowered)->operands, ElementsAre("x", "row"));
+  EXPECT_THAT(RunStep((*lowered)->step, {x, {10, 20, 30}}, 6), ElementsAre(11, 22, 33, 14, 25, 36));
+
+  GraphNode mean{"mean", "ReduceMean", {"x"}, {"mean"}};
+  mean.attributes["axes"] = {-1};
+  lowered = LowerTensorOp(g, mean);
+  ASSERT_TRUE(lowered.ok() && lowered->has_value());
+  EXPECT_THAT(RunStep((*lowered)->step, {x}, 2), ElementsAre(2, 5));
+
+  mean.attributes["axes"] = {0, 1};
+  lowered = LowerTensorOp(g, mean);
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_THAT(lowered.status().message(), HasSubstr("node 'mean' (ReduceMean)"));
+  EXPECT_FALSE(LowerTensorOp(g, {"lstm", "LSTM", {"x"}, {"sum"}})->has_value());
+}
+
+}  // namespace
+}  // namespace tunefleet
