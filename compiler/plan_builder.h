@@ -7,6 +7,12 @@
 //  - Flatten/Reshape/Identity/Dropout as aliases of their input buffer;
 //  - every constant the kernels read (packed weights for blocked kernels,
 //    [K, C, R, S] / [N, K] for the others) in one float blob.
+//  - shape arithmetic (Shape/Gather/Concat/... on constants) folded away
+//    (constant_folding.h), and shapes inference left unknown filled in;
+//  - a MatMul's constant bias row Add folded into its dense kernel's bias.
+// Batched MatMul runs on the tuned batch_matmul kernel; Transpose, Slice,
+// broadcasting arithmetic, unary math, ReduceMean and Softmax become
+// runtime tensor-operator steps on plain buffers (tensor_op_lowering.h).
 // Blocked convolutions (kernel_packing.h) take and leave NCHW[x]c buffers
 // and read weights packed here into their kernel_vec layout, so only their
 // timed entry runs; "relayout" steps sit only where a consumer needs another
