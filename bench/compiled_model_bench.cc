@@ -2,14 +2,21 @@
 // by `tunefleet compile` (for this host, default configs or --records),
 // beside PyTorch on the same seeded model (the fastest of eager, frozen jit
 // and optimize_for_inference, same thread count, OPENBLAS_NUM_THREADS set to
-// it), at 1 and 2 threads. Every figure comes from a fresh process, and the
-// compiled model's and PyTorch's processes alternate, --rounds times; the
+// it), and beside ONNX Runtime (npm's onnxruntime-node, installed by
+// bench/install_onnxruntime.sh; skipped with a message when absent) on the
+// same ONNX file, at 1 and 2 threads. The reference is the faster of PyTorch
+// and ONNX Runtime; ONNX Runtime's output is checked against PyTorch's on the
+// same input (//compiler:torch_references) and the benchmark fails when they
+// differ. Every figure comes from a fresh process, and the compiled model's,
+// PyTorch's and ONNX Runtime's processes alternate, --rounds times; the
 // figure is the median over rounds of each process's median. Where the
 // compiled model's time goes comes from the runtime's per-step timing
 // (CompiledModel::SetProfiling) in a separate profiled run: tuned kernels,
 // layout changes, pooling, the rest.
 //
 //   bazel run -c opt //bench:compiled_model_bench -- --out=bench/results_compiled_model.json
+#include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +27,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_main.h"
 #include "bench/bench_util.h"
@@ -34,6 +42,9 @@ ABSL_FLAG(std::string, threads, "1,2", "thread counts");
 ABSL_FLAG(int, rounds, 3, "fresh processes per model, thread count and side");
 ABSL_FLAG(int, runs, 50, "timed runs per process (after 10 warm-ups)");
 ABSL_FLAG(std::string, out, "", "write the results as JSON here too");
+ABSL_FLAG(std::string, onnxruntime_node, "",
+          "onnxruntime-node's folder; empty: third_party/node/node_modules/onnxruntime-node "
+          "of this checkout (bench/install_onnxruntime.sh)");
 ABSL_FLAG(std::string, work_dir, "/tmp/compiled_model_bench", "where the models are compiled");
 // Child mode: time one compiled model and print JSON.
 ABSL_FLAG(std::string, child_model, "", "internal: run this compiled model and print JSON");
@@ -56,6 +67,38 @@ std::string StepKind(const PlanStep& step) {
   if (step.op == "relayout") return "layout changes";
   if (step.op.find("pool") != std::string::npos) return "pooling";
   return "other ops";
+}
+
+// ONNX Runtime's output against PyTorch's above this max |a - b| / max |b|
+// means the two are not running the same model: no valid reference.
+constexpr double kMaxOrtError = 1e-4;
+
+// onnxruntime-node's folder, or "" (with a message) when it is not installed.
+// The runfile of the ORT script links back into the checkout, which holds
+// third_party/node/.
+std::string OnnxRuntimeNodeDir(const std::string& runfiles) {
+  std::string dir = absl::GetFlag(FLAGS_onnxruntime_node);
+  if (dir.empty()) {
+    char real[PATH_MAX];
+    const std::string script = runfiles + "bench/compiled_model_bench_ort.js";
+    if (realpath(script.c_str(), real) != nullptr) {
+      std::string checkout(real);
+      checkout = checkout.substr(0, checkout.rfind("/bench/"));
+      dir = checkout + "/third_party/node/node_modules/onnxruntime-node";
+    }
+  }
+  if (dir.empty() || access((dir + "/package.json").c_str(), R_OK) != 0) {
+    std::printf(
+        "ONNX Runtime: onnxruntime-node not found at '%s'; run bench/install_onnxruntime.sh "
+        "(or pass --onnxruntime_node). Skipping ONNX Runtime.\n",
+        dir.c_str());
+    return "";
+  }
+  if (system("node --version >/dev/null 2>&1") != 0) {
+    std::printf("ONNX Runtime: 'node' is not on PATH. Skipping ONNX Runtime.\n");
+    return "";
+  }
+  return dir;
 }
 
 int Child() {
@@ -131,12 +174,14 @@ int BenchMain() {
   for (absl::string_view t : absl::StrSplit(absl::GetFlag(FLAGS_threads), ',')) {
     thread_counts.push_back(std::stoi(std::string(t)));
   }
+  const std::string ort_dir = OnnxRuntimeNodeDir(runfiles);
   nlohmann::json results = {
       {"target", target},
       {"records", absl::GetFlag(FLAGS_records).empty() ? "none (default configs)"
                                                        : absl::GetFlag(FLAGS_records)},
       {"rounds", absl::GetFlag(FLAGS_rounds)},
       {"runs", absl::GetFlag(FLAGS_runs)},
+      {"onnxruntime_node", ort_dir.empty() ? "not installed" : ort_dir},
       {"models", nlohmann::json::array()}};
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_models), ',')) {
     const std::string model(name);
@@ -160,6 +205,14 @@ int BenchMain() {
                        "bench/compiled_model_bench_torch.py --export ", runfiles,
                        "tuner_core/graph/export_onnx.py --model ", model, " --threads ", threads,
                        " --runs ", absl::GetFlag(FLAGS_runs));
+      const std::string testdata = runfiles + "compiler/testdata/" + model;
+      const std::string ort = absl::StrCat(
+          "node ", runfiles, "bench/compiled_model_bench_ort.js --module ", ort_dir, " --onnx ",
+          options.model, " --input ", testdata, "_input.npy --expected ", testdata,
+          "_expected.npy --threads ", threads, " --runs ", absl::GetFlag(FLAGS_runs));
+      std::vector<double> ort_ms;
+      double ort_error = 0;
+      std::string ort_version;
       for (int round = 0; round < absl::GetFlag(FLAGS_rounds); ++round) {
         nlohmann::json c = RunJsonCommand(child);
         if (c.contains("median_ms")) compiled_ms.push_back(c["median_ms"].get<double>());
@@ -168,6 +221,21 @@ int BenchMain() {
           if (t.contains(way)) torch_ms[way].push_back(t[way].get<double>());
         }
         if (t.contains("error")) std::cerr << "torch: " << t["error"] << "\n";
+        if (ort_dir.empty()) continue;
+        nlohmann::json o = RunJsonCommand(ort);
+        if (!o.contains("median_ms") || !o.contains("max_rel_error")) {
+          std::cerr << model << " " << threads << "t: ONNX Runtime failed: " << o.dump() << "\n";
+          return 1;
+        }
+        ort_ms.push_back(o["median_ms"].get<double>());
+        ort_error = std::max(ort_error, o["max_rel_error"].get<double>());
+        ort_version = o.value("ort", "");
+      }
+      if (ort_error > kMaxOrtError) {
+        std::cerr << model << " " << threads << "t: ONNX Runtime's output differs from PyTorch's "
+                  << "(max relative error " << ort_error << " > " << kMaxOrtError
+                  << "): not the same model, no valid reference\n";
+        return 1;
       }
       nlohmann::json profile = RunJsonCommand(child + " --child_profile");
       nlohmann::json row = {{"model", model},
@@ -190,10 +258,33 @@ int BenchMain() {
       row["torch_best"] = best_way;
       row["torch_best_ms"] = best;
       row["ratio_compiled_over_torch"] = best > 0 ? Median(compiled_ms) / best : 0;
-      std::printf("%-13s %dt  compiled %7.2f ms  PyTorch %-5s %7.2f ms  ratio %.2f  | %s\n",
-                  model.c_str(), threads, Median(compiled_ms), best_way.c_str(), best,
-                  best > 0 ? Median(compiled_ms) / best : 0.0,
-                  profile.value("profile_ms", nlohmann::json::object()).dump().c_str());
+      // The reference: the faster of PyTorch's best way and ONNX Runtime.
+      double reference = best;
+      std::string reference_name = "torch_" + best_way;
+      if (!ort_ms.empty()) {
+        row["ort_version"] = ort_version;
+        row["ort_ms"] = Median(ort_ms);
+        row["ort_ms_per_round"] = ort_ms;
+        row["ort_max_rel_error_vs_torch"] = ort_error;
+        row["ratio_compiled_over_ort"] = Median(compiled_ms) / Median(ort_ms);
+        if (best == 0 || Median(ort_ms) < best) {
+          reference = Median(ort_ms);
+          reference_name = "onnxruntime";
+        }
+      }
+      row["reference"] = reference_name;
+      row["reference_ms"] = reference;
+      row["ratio_compiled_over_reference"] = reference > 0 ? Median(compiled_ms) / reference : 0;
+      const std::string ort_text =
+          ort_ms.empty() ? "ORT      -   "
+                         : absl::StrFormat("ORT %7.2f ms (err %.1e)", Median(ort_ms), ort_error);
+      std::printf(
+          "%-13s %dt  compiled %7.2f ms  PyTorch %-5s %7.2f ms  %s  ratio to faster (%s) %.2f  "
+          "| %s\n",
+          model.c_str(), threads, Median(compiled_ms), best_way.c_str(), best, ort_text.c_str(),
+          reference_name == "onnxruntime" ? "ORT" : "PyTorch",
+          reference > 0 ? Median(compiled_ms) / reference : 0.0,
+          profile.value("profile_ms", nlohmann::json::object()).dump().c_str());
       std::fflush(stdout);
       results["models"].push_back(row);
     }
