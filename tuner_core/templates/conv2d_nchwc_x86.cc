@@ -1,5 +1,8 @@
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
 
+#include <functional>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "tuner_core/templates/loop_builder.h"
@@ -21,7 +24,8 @@ struct Params : ConvArgs {
   int64_t ic_bn, oc_bn, ICC, OCC;
   RowTiling tile;
   Padding pad;
-  std::string reduce;
+  std::string reduce;  // loop order, without the "_inline_pad" suffix
+  bool inline_pad = false;
 };
 
 // kernel [K][C][R][S] -> kernel_vec [K/oc_bn][C/ic_bn][R][S][ic_bn][oc_bn].
@@ -43,60 +47,98 @@ Stmt PackKernel(const Params& p, const std::string& dst) {
   return For::Make("pk_t", 0, p.OCC * p.ICC, ForKind::kParallel, body);
 }
 
-// The convolution proper: `data` is blocked and padded (pad.padded_h x
-// pad.padded_w), `kernel_vec` packed, `out` blocked with rows OWP wide.
+// The reduction of one register tile in loop order `reduce`; `step` builds
+// the FMAs for input channel (icc, icb) and tap (kh, kw). `tag` keeps loop
+// names unique when a kernel holds two copies (interior and border).
+Stmt Reduction(const Params& p, const std::string& reduce, const std::string& tag,
+               const std::function<Stmt(Expr, Expr, Expr, Expr)>& step) {
+  auto loop = [&](const std::string& name, int64_t extent, ForKind kind,
+                  const std::function<Stmt(Expr)>& body) {
+    return Loop(name + tag, extent, kind, body);
+  };
+  if (reduce == "c_kh_kw_ic") {
+    return loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
+      return loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
+        return loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
+          return loop("icb", p.ic_bn, ForKind::kSerial,
+                      [&](Expr icb) { return step(icc, icb, kh, kw); });
+        });
+      });
+    });
+  }
+  if (reduce == "c_kh_ic_kw") {
+    return loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
+      return loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
+        return loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) {
+          return loop("kw", p.s, ForKind::kUnrolled,
+                      [&](Expr kw) { return step(icc, icb, kh, kw); });
+        });
+      });
+    });
+  }
+  // kh_kw_c_ic
+  return loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
+    return loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
+      return loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
+        return loop("icb", p.ic_bn, ForKind::kSerial,
+                    [&](Expr icb) { return step(icc, icb, kh, kw); });
+      });
+    });
+  });
+}
+
+// The convolution proper: `data` is blocked and, unless p.inline_pad,
+// padded (pad.padded_h x pad.padded_w); `kernel_vec` packed, `out` blocked
+// with rows OWP wide. With p.inline_pad `data` is the unpadded blocked input:
+// tiles whose taps all lie inside the image run the plain reduction, border
+// tiles the same reduction with each input value selected against zero (the
+// conditions depend on the tap and the pixel only, so they stay out of the
+// channel loop), and no padded copy of the input is made.
 Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec,
              const std::string& out) {
   Expr t = Var::Make("blk");
   Expr n = t / (p.OCC * p.out_h), occ = (t / p.out_h) % p.OCC, oh = t % p.out_h;
-  const int64_t HP = p.pad.padded_h, WP = p.pad.padded_w;
+  const int64_t HP = p.inline_pad ? p.h : p.pad.padded_h;
+  const int64_t WP = p.inline_pad ? p.w : p.pad.padded_w;
+  const int64_t top = p.inline_pad ? p.pad.top : 0, left = p.inline_pad ? p.pad.left : 0;
   auto acc_index = [&](Expr owi, Expr o) { return owi * p.oc_bn + o; };
 
   Stmt row = Loop("owc", p.tile.tiles, ForKind::kSerial, [&](Expr owc) {
     Stmt init = RegisterTileLoops("_z", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
       return Store::Make("acc", 0.0, acc_index(owi, o));
     });
-    // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
-    auto step = [&](Expr icc, Expr icb, Expr kh, Expr kw, const std::string& suffix) {
-      return RegisterTileLoops(suffix, p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
-        Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + oh * p.stride_h + kh * p.dil_h) * WP +
-                                   (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w) *
-                                          p.ic_bn +
-                                      icb);
-        Expr w = Load::Make(
-            kernel_vec,
-            ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
-        return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * w, acc_index(owi, o));
-      });
+    auto ih = [&](Expr kh) { return oh * p.stride_h + kh * p.dil_h - top; };
+    auto iw = [&](Expr owi, Expr kw) {
+      return (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w - left;
     };
-    Stmt reduction;
-    if (p.reduce == "c_kh_kw_ic") {
-      reduction = Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
-        return Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
-          return Loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
-            return Loop("icb", p.ic_bn, ForKind::kSerial,
-                        [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
-          });
+    // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
+    auto step = [&](bool guarded, const std::string& suffix) {
+      return [&, guarded, suffix](Expr icc, Expr icb, Expr kh, Expr kw) {
+        return RegisterTileLoops(suffix, p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
+          Expr h = ih(kh), w = iw(owi, kw);
+          if (guarded) {
+            h = Min(Max(h, 0), p.h - 1);
+            w = Min(Max(w, 0), p.w - 1);
+          }
+          Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + h) * WP + w) * p.ic_bn + icb);
+          if (guarded) {
+            Expr inside = ih(kh) >= 0 && ih(kh) < p.h && iw(owi, kw) >= 0 && iw(owi, kw) < p.w;
+            x = Select::Make(inside, x, 0.0);
+          }
+          Expr wv = Load::Make(
+              kernel_vec,
+              ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
+          return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * wv,
+                             acc_index(owi, o));
         });
-      });
-    } else if (p.reduce == "c_kh_ic_kw") {
-      reduction = Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
-        return Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
-          return Loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) {
-            return Loop("kw", p.s, ForKind::kUnrolled,
-                        [&](Expr kw) { return step(icc, icb, kh, kw, "_m"); });
-          });
-        });
-      });
-    } else {  // kh_kw_c_ic
-      reduction = Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
-        return Loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
-          return Loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
-            return Loop("icb", p.ic_bn, ForKind::kSerial,
-                        [&](Expr icb) { return step(icc, icb, kh, kw, "_m"); });
-          });
-        });
-      });
+      };
+    };
+    Stmt reduction = Reduction(p, p.reduce, "", step(false, "_m"));
+    if (p.inline_pad) {
+      Expr inside =
+          ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.tile.width - 1, p.s - 1) < p.w;
+      reduction =
+          IfThenElse::Make(inside, reduction, Reduction(p, p.reduce, "b", step(true, "_b")));
     }
     Stmt store = RegisterTileLoops("_s", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
       return Store::Make(
@@ -125,7 +167,9 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
                           /*max_whole_row=*/32)));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
   TF_RETURN_IF_ERROR(space.DefineKnob(
-      "reduce", std::vector<std::string>{"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic"}));
+      "reduce",
+      std::vector<std::string>{"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic", "c_kh_kw_ic_inline_pad",
+                               "c_kh_ic_kw_inline_pad", "kh_kw_c_ic_inline_pad"}));
   return space;
 }
 
@@ -139,6 +183,11 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
   TF_ASSIGN_OR_RETURN(p.reduce, config.GetString("reduce"));
+  constexpr absl::string_view kInlinePad = "_inline_pad";
+  if (absl::EndsWith(p.reduce, kInlinePad)) {
+    p.inline_pad = true;
+    p.reduce.resize(p.reduce.size() - kInlinePad.size());
+  }
   if (p.c % p.ic_bn != 0 || p.k % p.oc_bn != 0) {
     return absl::InvalidArgumentError(absl::StrCat("channel blocks ", p.ic_bn, "/", p.oc_bn,
                                                    " do not divide C=", p.c, "/K=", p.k));
@@ -149,6 +198,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
 
   BlockedConvPlan plan = BlockedConvGeometry(p, p.tile, p.ic_bn, p.oc_bn);
   p.pad = plan.pad;
+  plan.compute_reads_unpadded = p.inline_pad;
   plan.kernel_elems = p.k * p.c * p.r * p.s;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
   plan.compute = [&](const std::string& data, const std::string& kernel_vec,

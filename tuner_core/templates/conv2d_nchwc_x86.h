@@ -15,7 +15,12 @@
 //   reduce    reduction loop order: "c_kh_kw_ic" (input-channel blocks
 //             outermost), "c_kh_ic_kw" (the same with the kernel-width loop
 //             innermost and unrolled, AutoTVM's unroll_kw) or "kh_kw_c_ic"
-//             (kernel taps outermost)
+//             (kernel taps outermost); each also with the suffix
+//             "_inline_pad": the input is read unpadded, interior tiles run
+//             unguarded and border tiles select zero for taps outside the
+//             image, so the timed body makes no padded copy of the input
+//             (appended choices of the last knob, so the indices of older
+//             records stay valid)
 //
 // What is timed follows the workload's `layout`:
 //   "NCHW"   the kernel takes and returns NCHW tensors, so packing the input

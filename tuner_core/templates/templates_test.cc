@@ -214,5 +214,45 @@ TEST(TemplatesTest, WrongWorkloadForTemplateIsInvalidArgument) {
   EXPECT_NE(bad_args.status().message().find("\"M\""), std::string::npos);
 }
 
+// The "_inline_pad" reduce choices read the blocked input unpadded: no
+// padding pass in the timed body, guarded selects only on border tiles.
+TEST(TemplatesTest, Conv2dInlinePadReadsTheInputUnpadded) {
+  auto task = Task::Make("", "conv2d_nchw",
+                         {{"N", 1},
+                          {"C", 64},
+                          {"H", 56},
+                          {"W", 56},
+                          {"K", 128},
+                          {"R", 3},
+                          {"S", 3},
+                          {"stride", 2},
+                          {"padding", 1},
+                          {"layout", "NCHWc"}},
+                         "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto config_with = [&](const std::string& reduce) {
+    return (*task)->space().FromJson({{"entity",
+                                       {{"tile_ic", "ot", 16},
+                                        {"tile_oc", "ot", 64},
+                                        {"tile_ow", "ot", 7},
+                                        {"vec", "ot", 16},
+                                        {"reduce", "ot", reduce}}}});
+  };
+  auto copy = config_with("c_kh_kw_ic");
+  auto inline_pad = config_with("c_kh_kw_ic_inline_pad");
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  ASSERT_TRUE(inline_pad.ok()) << inline_pad.status();
+  auto padded = (*task)->tmpl().Instantiate((*task)->workload(), *copy);
+  auto unpadded = (*task)->tmpl().Instantiate((*task)->workload(), *inline_pad);
+  ASSERT_TRUE(padded.ok()) << padded.status();
+  ASSERT_TRUE(unpadded.ok()) << unpadded.status();
+  EXPECT_NE(ir::ToString(padded->body).find("data_pad"), std::string::npos);
+  const std::string text = ir::ToString(unpadded->body);
+  EXPECT_EQ(text.find("data_pad"), std::string::npos) << text;
+  EXPECT_NE(text.find("select("), std::string::npos) << text;
+  // The old choices keep their indices: the new ones are appended last.
+  EXPECT_LT(copy->index(), inline_pad->index());
+}
+
 }  // namespace
 }  // namespace tunefleet
