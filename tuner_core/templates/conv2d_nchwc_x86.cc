@@ -26,6 +26,7 @@ struct Params : ConvArgs {
   Padding pad;
   std::string reduce;  // loop order, without the "_inline_pad" suffix
   bool inline_pad = false;
+  bool icc_outer = false;  // input-channel blocks outside the rows
 };
 
 // kernel [K][C][R][S] -> kernel_vec [K/oc_bn][C/ic_bn][R][S][ic_bn][oc_bn].
@@ -96,60 +97,95 @@ Stmt Reduction(const Params& p, const std::string& reduce, const std::string& ta
 // channel loop), and no padded copy of the input is made.
 Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec,
              const std::string& out) {
-  Expr t = Var::Make("blk");
-  Expr n = t / (p.OCC * p.out_h), occ = (t / p.out_h) % p.OCC, oh = t % p.out_h;
   const int64_t HP = p.inline_pad ? p.h : p.pad.padded_h;
   const int64_t WP = p.inline_pad ? p.w : p.pad.padded_w;
   const int64_t top = p.inline_pad ? p.pad.top : 0, left = p.inline_pad ? p.pad.left : 0;
   auto acc_index = [&](Expr owi, Expr o) { return owi * p.oc_bn + o; };
 
-  Stmt row = Loop("owc", p.tile.tiles, ForKind::kSerial, [&](Expr owc) {
-    Stmt init = RegisterTileLoops("_z", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
-      return Store::Make("acc", 0.0, acc_index(owi, o));
-    });
-    auto ih = [&](Expr kh) { return oh * p.stride_h + kh * p.dil_h - top; };
-    auto iw = [&](Expr owi, Expr kw) {
-      return (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w - left;
+  // One output row's tiles; with p.icc_outer only input-channel block icc_o
+  // of the reduction, added to what earlier blocks left in `out`.
+  auto row_at = [&](Expr n, Expr occ, Expr oh, Expr icc_o) {
+    auto out_index = [&](Expr owc, Expr owi, Expr o) {
+      return (((n * p.OCC + occ) * p.out_h + oh) * p.tile.padded_w + owc * p.tile.width + owi) *
+                 p.oc_bn +
+             o;
     };
-    // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
-    auto step = [&](bool guarded, const std::string& suffix) {
-      return [&, guarded, suffix](Expr icc, Expr icb, Expr kh, Expr kw) {
-        return RegisterTileLoops(suffix, p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
-          Expr h = ih(kh), w = iw(owi, kw);
-          if (guarded) {
-            h = Min(Max(h, 0), p.h - 1);
-            w = Min(Max(w, 0), p.w - 1);
-          }
-          Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + h) * WP + w) * p.ic_bn + icb);
-          if (guarded) {
-            Expr inside = ih(kh) >= 0 && ih(kh) < p.h && iw(owi, kw) >= 0 && iw(owi, kw) < p.w;
-            x = Select::Make(inside, x, 0.0);
-          }
-          Expr wv = Load::Make(
-              kernel_vec,
-              ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
-          return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * wv,
-                             acc_index(owi, o));
-        });
+    return Loop("owc", p.tile.tiles, ForKind::kSerial, [&](Expr owc) {
+      Stmt init = RegisterTileLoops("_z", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
+        return Store::Make("acc", 0.0, acc_index(owi, o));
+      });
+      if (p.icc_outer) {
+        Stmt reload =
+            RegisterTileLoops("_y", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
+              return Store::Make("acc", Load::Make(out, out_index(owc, owi, o)), acc_index(owi, o));
+            });
+        init = IfThenElse::Make(icc_o < 1, init, reload);
+      }
+      auto ih = [&](Expr kh) { return oh * p.stride_h + kh * p.dil_h - top; };
+      auto iw = [&](Expr owi, Expr kw) {
+        return (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w - left;
       };
-    };
-    Stmt reduction = Reduction(p, p.reduce, "", step(false, "_m"));
-    if (p.inline_pad) {
-      Expr inside =
-          ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.tile.width - 1, p.s - 1) < p.w;
-      reduction =
-          IfThenElse::Make(inside, reduction, Reduction(p, p.reduce, "b", step(true, "_b")));
-    }
-    Stmt store = RegisterTileLoops("_s", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
-      return Store::Make(
-          out, Load::Make("acc", acc_index(owi, o)),
-          (((n * p.OCC + occ) * p.out_h + oh) * p.tile.padded_w + owc * p.tile.width + owi) *
-                  p.oc_bn +
-              o);
+      // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
+      auto step = [&](bool guarded, const std::string& suffix) {
+        return [&, guarded, suffix](Expr icc, Expr icb, Expr kh, Expr kw) {
+          return RegisterTileLoops(
+              suffix, p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
+                Expr h = ih(kh), w = iw(owi, kw);
+                if (guarded) {
+                  h = Min(Max(h, 0), p.h - 1);
+                  w = Min(Max(w, 0), p.w - 1);
+                }
+                Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + h) * WP + w) * p.ic_bn + icb);
+                if (guarded) {
+                  Expr inside =
+                      ih(kh) >= 0 && ih(kh) < p.h && iw(owi, kw) >= 0 && iw(owi, kw) < p.w;
+                  x = Select::Make(inside, x, 0.0);
+                }
+                Expr wv = Load::Make(
+                    kernel_vec,
+                    ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
+                return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * wv,
+                                   acc_index(owi, o));
+              });
+        };
+      };
+      // With p.icc_outer the reduction covers the one block icc_o.
+      Params rp = p;
+      if (p.icc_outer) rp.ICC = 1;
+      auto reduce_with = [&](bool guarded, const std::string& suffix) {
+        auto inner = step(guarded, suffix);
+        return std::function<Stmt(Expr, Expr, Expr, Expr)>(
+            [&, inner](Expr icc, Expr icb, Expr kh, Expr kw) {
+              return inner(p.icc_outer ? icc_o : icc, icb, kh, kw);
+            });
+      };
+      Stmt reduction = Reduction(rp, p.reduce, "", reduce_with(false, "_m"));
+      if (p.inline_pad) {
+        Expr inside =
+            ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.tile.width - 1, p.s - 1) < p.w;
+        reduction = IfThenElse::Make(inside, reduction,
+                                     Reduction(rp, p.reduce, "b", reduce_with(true, "_b")));
+      }
+      Stmt store =
+          RegisterTileLoops("_s", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
+            return Store::Make(out, Load::Make("acc", acc_index(owi, o)), out_index(owc, owi, o));
+          });
+      return Allocate::Make("acc", p.tile.width * p.oc_bn, MemoryScope::kStack,
+                            Block::Make({init, reduction, store}));
     });
-    return Allocate::Make("acc", p.tile.width * p.oc_bn, MemoryScope::kStack,
-                          Block::Make({init, reduction, store}));
-  });
+  };
+  Expr t = Var::Make("blk");
+  if (p.icc_outer) {
+    // Parallel over (batch, output-channel block); each thread walks the
+    // input-channel blocks outermost, so one block's weights stay in L1
+    // across every row of the image.
+    Stmt rows = Loop("icco", p.ICC, ForKind::kSerial, [&](Expr icc_o) {
+      return Loop("oho", p.out_h, ForKind::kSerial,
+                  [&](Expr oh) { return row_at(t / p.OCC, t % p.OCC, oh, icc_o); });
+    });
+    return For::Make("blk", 0, p.n * p.OCC, ForKind::kParallel, rows);
+  }
+  Stmt row = row_at(t / (p.OCC * p.out_h), (t / p.out_h) % p.OCC, t % p.out_h, Expr(0));
   return For::Make("blk", 0, p.n * p.OCC * p.out_h, ForKind::kParallel, row);
 }
 
@@ -169,7 +205,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_RETURN_IF_ERROR(space.DefineKnob(
       "reduce",
       std::vector<std::string>{"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic", "c_kh_kw_ic_inline_pad",
-                               "c_kh_ic_kw_inline_pad", "kh_kw_c_ic_inline_pad"}));
+                               "c_kh_ic_kw_inline_pad", "kh_kw_c_ic_inline_pad",
+                               "icc_outer_kh_kw_ic", "icc_outer_kh_ic_kw"}));
   return space;
 }
 
@@ -184,7 +221,12 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
   TF_ASSIGN_OR_RETURN(p.reduce, config.GetString("reduce"));
   constexpr absl::string_view kInlinePad = "_inline_pad";
-  if (absl::EndsWith(p.reduce, kInlinePad)) {
+  constexpr absl::string_view kIccOuter = "icc_outer_";
+  if (absl::StartsWith(p.reduce, kIccOuter)) {
+    p.icc_outer = true;
+    p.inline_pad = true;
+    p.reduce = absl::StrCat("c_", p.reduce.substr(kIccOuter.size()));
+  } else if (absl::EndsWith(p.reduce, kInlinePad)) {
     p.inline_pad = true;
     p.reduce.resize(p.reduce.size() - kInlinePad.size());
   }

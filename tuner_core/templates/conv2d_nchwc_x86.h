@@ -20,7 +20,12 @@
 //             unguarded and border tiles select zero for taps outside the
 //             image, so the timed body makes no padded copy of the input
 //             (appended choices of the last knob, so the indices of older
-//             records stay valid)
+//             records stay valid); "icc_outer_kh_kw_ic" / "icc_outer_kh_ic_kw"
+//             (padding inline too) parallelise over (batch, output-channel
+//             block) only and loop the input-channel blocks outside the
+//             rows, so one block's weights stay in L1 across the image while
+//             the partial sums go through the output (for small images with
+//             many channels, whose weights overflow L2)
 //
 // What is timed follows the workload's `layout`:
 //   "NCHW"   the kernel takes and returns NCHW tensors, so packing the input

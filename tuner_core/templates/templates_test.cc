@@ -252,6 +252,16 @@ TEST(TemplatesTest, Conv2dInlinePadReadsTheInputUnpadded) {
   EXPECT_NE(text.find("select("), std::string::npos) << text;
   // The old choices keep their indices: the new ones are appended last.
   EXPECT_LT(copy->index(), inline_pad->index());
+  // icc_outer_*: parallel over output-channel blocks only, the input-channel
+  // blocks outside the rows, partial sums reloaded from the output.
+  auto outer = config_with("icc_outer_kh_ic_kw");
+  ASSERT_TRUE(outer.ok()) << outer.status();
+  auto outer_func = (*task)->tmpl().Instantiate((*task)->workload(), *outer);
+  ASSERT_TRUE(outer_func.ok()) << outer_func.status();
+  const std::string outer_text = ir::ToString(outer_func->body);
+  EXPECT_EQ(outer_text.find("data_pad"), std::string::npos) << outer_text;
+  EXPECT_NE(outer_text.find("icco"), std::string::npos) << outer_text;
+  EXPECT_LT(inline_pad->index(), outer->index());
 }
 
 }  // namespace
