@@ -92,9 +92,8 @@ Stmt Reduction(const Params& p, const std::string& reduce, const std::string& ta
 // padded (pad.padded_h x pad.padded_w); `kernel_vec` packed, `out` blocked
 // with rows OWP wide. With p.inline_pad `data` is the unpadded blocked input:
 // tiles whose taps all lie inside the image run the plain reduction, border
-// tiles the same reduction with each input value selected against zero (the
-// conditions depend on the tap and the pixel only, so they stay out of the
-// channel loop), and no padded copy of the input is made.
+// tiles the same reduction with the taps that fall into the padding skipped, and no padded copy of
+// the input is made.
 Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec,
              const std::string& out) {
   const int64_t HP = p.inline_pad ? p.h : p.pad.padded_h;
@@ -126,27 +125,27 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
         return (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w - left;
       };
       // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
+      // Border tiles (guarded) skip the taps that fall into the zero
+      // padding instead of multiplying zeros: where the tile's position is
+      // known (a row of one tile) the dead taps vanish at compile time.
       auto step = [&](bool guarded, const std::string& suffix) {
         return [&, guarded, suffix](Expr icc, Expr icb, Expr kh, Expr kw) {
-          return RegisterTileLoops(
-              suffix, p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
-                Expr h = ih(kh), w = iw(owi, kw);
-                if (guarded) {
-                  h = Min(Max(h, 0), p.h - 1);
-                  w = Min(Max(w, 0), p.w - 1);
-                }
-                Expr x = Load::Make(data, (((n * p.ICC + icc) * HP + h) * WP + w) * p.ic_bn + icb);
-                if (guarded) {
-                  Expr inside =
-                      ih(kh) >= 0 && ih(kh) < p.h && iw(owi, kw) >= 0 && iw(owi, kw) < p.w;
-                  x = Select::Make(inside, x, 0.0);
-                }
-                Expr wv = Load::Make(
-                    kernel_vec,
-                    ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
-                return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * wv,
-                                   acc_index(owi, o));
-              });
+          auto fma = [&](Expr owi, Expr o) {
+            Expr x = Load::Make(
+                data, (((n * p.ICC + icc) * HP + ih(kh)) * WP + iw(owi, kw)) * p.ic_bn + icb);
+            Expr wv = Load::Make(
+                kernel_vec,
+                ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
+            return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * wv,
+                               acc_index(owi, o));
+          };
+          if (!guarded) return RegisterTileLoops(suffix, p.tile.width, p.oc_bn, p.tile.vec, fma);
+          return Loop("r" + suffix, p.tile.width, ForKind::kUnrolled, [&](Expr owi) {
+            Expr inside = ih(kh) >= 0 && ih(kh) < p.h && iw(owi, kw) >= 0 && iw(owi, kw) < p.w;
+            return IfThenElse::Make(inside,
+                                    RegisterTileLoops(suffix, 1, p.oc_bn, p.tile.vec,
+                                                      [&](Expr, Expr o) { return fma(owi, o); }));
+          });
         };
       };
       // With p.icc_outer the reduction covers the one block icc_o.

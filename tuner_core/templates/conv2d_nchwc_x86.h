@@ -17,7 +17,7 @@
 //             innermost and unrolled, AutoTVM's unroll_kw) or "kh_kw_c_ic"
 //             (kernel taps outermost); each also with the suffix
 //             "_inline_pad": the input is read unpadded, interior tiles run
-//             unguarded and border tiles select zero for taps outside the
+//             unguarded and border tiles skip the taps that fall outside the
 //             image, so the timed body makes no padded copy of the input
 //             (appended choices of the last knob, so the indices of older
 //             records stay valid); "icc_outer_kh_kw_ic" / "icc_outer_kh_ic_kw"

@@ -215,7 +215,7 @@ TEST(TemplatesTest, WrongWorkloadForTemplateIsInvalidArgument) {
 }
 
 // The "_inline_pad" reduce choices read the blocked input unpadded: no
-// padding pass in the timed body, guarded selects only on border tiles.
+// padding pass in the timed body, guarded taps only on border tiles.
 TEST(TemplatesTest, Conv2dInlinePadReadsTheInputUnpadded) {
   auto task = Task::Make("", "conv2d_nchw",
                          {{"N", 1},
@@ -249,7 +249,7 @@ TEST(TemplatesTest, Conv2dInlinePadReadsTheInputUnpadded) {
   EXPECT_NE(ir::ToString(padded->body).find("data_pad"), std::string::npos);
   const std::string text = ir::ToString(unpadded->body);
   EXPECT_EQ(text.find("data_pad"), std::string::npos) << text;
-  EXPECT_NE(text.find("select("), std::string::npos) << text;
+  EXPECT_NE(text.find("if ("), std::string::npos) << text;
   // The old choices keep their indices: the new ones are appended last.
   EXPECT_LT(copy->index(), inline_pad->index());
   // icc_outer_*: parallel over output-channel blocks only, the input-channel
