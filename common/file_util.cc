@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace tunefleet {
 namespace {
@@ -55,8 +56,11 @@ namespace {
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::StatusOr<std::string> ReadFileToString(const std::string& path,
-                                                           int64_t max_bytes) {
+namespace {
+
+// ReadFileToString, and with `owner_only` ReadPrivateFileToString.
+[[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(const std::string& path, int64_t max_bytes,
+                                                        bool owner_only) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int error = errno;
@@ -80,6 +84,12 @@ namespace {
     return fail(
         absl::FailedPreconditionError(absl::StrCat("cannot read ", path, ": not a regular file")));
   }
+  if (owner_only && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    return fail(absl::FailedPreconditionError(absl::StrCat(
+        path, " is ", (st.st_mode & (S_IRGRP | S_IROTH)) != 0 ? "readable" : "writable", " by ",
+        (st.st_mode & S_IRWXO) != 0 ? "other users" : "its group", " (mode ",
+        absl::StrFormat("%03o", st.st_mode & 0777), "); run: chmod 600 ", path)));
+  }
   if (st.st_size > max_bytes) return fail(over_cap(st.st_size, false));
   std::string content;
   content.reserve(static_cast<size_t>(st.st_size));
@@ -96,6 +106,18 @@ namespace {
   }
   ::close(fd);
   return content;
+}
+
+}  // namespace
+
+[[nodiscard]] absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                                           int64_t max_bytes) {
+  return ReadWholeFile(path, max_bytes, /*owner_only=*/false);
+}
+
+[[nodiscard]] absl::StatusOr<std::string> ReadPrivateFileToString(const std::string& path,
+                                                                  int64_t max_bytes) {
+  return ReadWholeFile(path, max_bytes, /*owner_only=*/true);
 }
 
 }  // namespace tunefleet

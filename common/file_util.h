@@ -47,6 +47,13 @@ inline constexpr int64_t kMaxRecordLogBytes = int64_t{4} << 30;    // records lo
 [[nodiscard]] absl::StatusOr<std::string> ReadFileToString(const std::string& path,
                                                            int64_t max_bytes);
 
+// ReadFileToString for secrets (token files, signing keys): also
+// FailedPrecondition if the file's group or other users may read or write it
+// ("<path> is readable by its group (mode 640); run: chmod 600 <path>"),
+// checked on the file opened, not the path.
+[[nodiscard]] absl::StatusOr<std::string> ReadPrivateFileToString(const std::string& path,
+                                                                  int64_t max_bytes);
+
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_COMMON_FILE_UTIL_H_

@@ -70,6 +70,25 @@ TEST(ReadFileToStringTest, ReadsAFileUpToTheCap) {
   EXPECT_EQ(ReadFileToString(path, 8).value(), "");
 }
 
+TEST(ReadPrivateFileToStringTest, ReadsAnOwnerOnlyFileAndRefusesGroupOrOtherAccess) {
+  const std::string path = TempDir() + "/secret";
+  ASSERT_TRUE(ReplaceFileAtomically(path, "s3cret", 0600).ok());
+  EXPECT_EQ(ReadPrivateFileToString(path, 64).value(), "s3cret");
+  struct Case {
+    mode_t mode;
+    const char* says;
+  };
+  for (const Case& c : {Case{0640, "readable by its group (mode 640)"},
+                        Case{0620, "writable by its group (mode 620)"},
+                        Case{0604, "readable by other users (mode 604)"}}) {
+    ASSERT_TRUE(ReplaceFileAtomically(path, "s3cret", c.mode).ok());
+    const absl::StatusOr<std::string> content = ReadPrivateFileToString(path, 64);
+    EXPECT_EQ(content.status().code(), absl::StatusCode::kFailedPrecondition) << content.status();
+    EXPECT_THAT(content.status().message(), testing::HasSubstr(c.says));
+    EXPECT_THAT(content.status().message(), testing::HasSubstr("run: chmod 600 " + path));
+  }
+}
+
 TEST(ReadFileToStringTest, RefusesAFileOverTheCapNamingFileAndCap) {
   const std::string path = TempDir() + "/big";
   ASSERT_TRUE(ReplaceFileAtomically(path, "123456789").ok());

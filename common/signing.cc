@@ -1,7 +1,6 @@
 #include "common/signing.h"
 
 #include <sodium.h>
-#include <sys/stat.h>
 
 #include <cstring>
 #include <utility>
@@ -23,20 +22,6 @@ constexpr absl::string_view kPublicKeyPrefix = "ed25519:";
 constexpr absl::string_view kSecretKeyTag = "ed25519-secret";
 constexpr absl::string_view kSigningDomain = "tunefleet-artifact-v1";
 constexpr int64_t kMaxKeyFileBytes = int64_t{1} << 20;
-
-// Group/world access to a secret is refused, with the fix.
-[[nodiscard]] absl::Status CheckPrivate(const std::string& path, absl::string_view what) {
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0) {
-    return absl::NotFoundError(absl::StrCat(what, " ", path, ": ", strerror(errno)));
-  }
-  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, " ", path, " may be read or written by other users (mode ",
-                     absl::StrFormat("%03o", info.st_mode & 0777), "); run: chmod 600 ", path));
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace
 
@@ -124,9 +109,12 @@ std::string SigningKey::Sign(absl::string_view artifact_hash_hex,
 }
 
 [[nodiscard]] absl::StatusOr<SigningKey> LoadSigningKey(const std::string& path) {
-  TF_RETURN_IF_ERROR(CheckPrivate(path, "signing key file"));
-  TF_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path, kMaxKeyFileBytes));
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+  absl::StatusOr<std::string> text = ReadPrivateFileToString(path, kMaxKeyFileBytes);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat("signing key file: ", text.status().message()));
+  }
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || line[0] == '#') continue;
     std::vector<absl::string_view> fields =

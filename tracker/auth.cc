@@ -330,58 +330,17 @@ absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
 }
 
 [[nodiscard]] absl::StatusOr<TokenSet> LoadTokenFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const absl::StatusCode code = errno == ENOENT   ? absl::StatusCode::kNotFound
-                                  : errno == EACCES ? absl::StatusCode::kPermissionDenied
-                                                    : absl::StatusCode::kUnavailable;
-    return absl::Status(code, absl::StrCat("token file ", path, ": ", ErrnoText()));
-  }
-  // Check the file we opened, not the path (which could change between).
-  struct stat info;
-  if (fstat(fd, &info) != 0) {
-    const std::string error = ErrnoText();
-    close(fd);
-    return absl::UnavailableError(absl::StrCat("token file ", path, ": stat: ", error));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat("token file ", path, " is not a regular file"));
-  }
   // Group access counts as others': the file says who may run jobs and
   // register as workers.
-  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat("token file ", path, " is ",
-                     (info.st_mode & (S_IRGRP | S_IROTH)) != 0 ? "readable" : "writable", " by ",
-                     (info.st_mode & S_IRWXO) != 0 ? "other users" : "its group", " (mode ",
-                     absl::StrFormat("%03o", info.st_mode & 0777), "); run: chmod 600 ", path));
+  absl::StatusOr<std::string> text = ReadPrivateFileToString(path, kMaxTokenFileBytes);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat("token file: ", text.status().message()));
   }
-  std::string text;
-  char buffer[4096];
-  while (true) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string error = ErrnoText();
-      close(fd);
-      return absl::UnavailableError(absl::StrCat("token file ", path, ": read: ", error));
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-    if (static_cast<int64_t>(text.size()) > kMaxTokenFileBytes) {
-      close(fd);
-      return absl::InvalidArgumentError(
-          absl::StrCat("token file ", path, " is over the cap of ", kMaxTokenFileBytes, " bytes"));
-    }
-  }
-  close(fd);
 
   TokenSet tokens;
   int line_number = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     ++line_number;
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || line[0] == '#') continue;
