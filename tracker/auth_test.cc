@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rpc/grpc_status.h"
+#include "rpc/test_certs.h"
 
 namespace tunefleet {
 namespace {
@@ -357,6 +359,35 @@ class WhoAmIService final : public grpc::CallbackGenericService {
   const TokenSet* tokens_;
 };
 
+// Calls a WhoAmIService on `channel` with these authorization metadata
+// values: the role name it answered, or the failed call's status.
+[[nodiscard]] absl::StatusOr<std::string> CallWhoAmI(
+    std::shared_ptr<grpc::Channel> channel, const std::vector<std::string>& authorization_values) {
+  grpc::GenericStub stub(std::move(channel));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  for (const std::string& value : authorization_values)
+    context.AddMetadata(kAuthorizationMetadataKey, value);
+  grpc::Slice empty{std::string()};
+  grpc::ByteBuffer request(&empty, 1);  // a default ByteBuffer is not a valid message
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  absl::Notification done;
+  stub.UnaryCall(&context, "/tunefleet.test.WhoAmI/Call", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) {
+                   status = std::move(s);
+                   done.Notify();
+                 });
+  done.WaitForNotification();
+  if (!status.ok()) return FromGrpc(status);
+  std::vector<grpc::Slice> slices;
+  if (!response.Dump(&slices).ok()) return absl::InternalError("response does not dump");
+  std::string text;
+  for (const grpc::Slice& slice : slices)
+    text.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  return text;
+}
+
 class AuthenticateContextTest : public ::testing::Test {
  protected:
   void StartServer(const TokenSet* tokens) {
@@ -373,29 +404,7 @@ class AuthenticateContextTest : public ::testing::Test {
   // The role name the server saw, or the failed call's status.
   [[nodiscard]] absl::StatusOr<std::string> Call(
       const std::vector<std::string>& authorization_values) {
-    grpc::GenericStub stub(server_->InProcessChannel(grpc::ChannelArguments()));
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    for (const std::string& value : authorization_values)
-      context.AddMetadata(kAuthorizationMetadataKey, value);
-    grpc::Slice empty{std::string()};
-    grpc::ByteBuffer request(&empty, 1);  // a default ByteBuffer is not a valid message
-    grpc::ByteBuffer response;
-    grpc::Status status;
-    absl::Notification done;
-    stub.UnaryCall(&context, "/tunefleet.test.WhoAmI/Call", grpc::StubOptions(), &request,
-                   &response, [&](grpc::Status s) {
-                     status = std::move(s);
-                     done.Notify();
-                   });
-    done.WaitForNotification();
-    if (!status.ok()) return FromGrpc(status);
-    std::vector<grpc::Slice> slices;
-    if (!response.Dump(&slices).ok()) return absl::InternalError("response does not dump");
-    std::string text;
-    for (const grpc::Slice& slice : slices)
-      text.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-    return text;
+    return CallWhoAmI(server_->InProcessChannel(grpc::ChannelArguments()), authorization_values);
   }
 
   std::unique_ptr<WhoAmIService> service_;
@@ -455,6 +464,74 @@ TEST_F(AuthenticateContextTest, NoTokenSetMeansEveryCallerIsAdmin) {
   auto role = Call({});
   ASSERT_TRUE(role.ok()) << role.status();
   EXPECT_EQ(*role, "admin");
+}
+
+// Token binding to a client certificate identity, end to end over real TLS:
+// a server on 127.0.0.1 that requires client certificates signed by the fleet
+// CA, and a token bound to spiffe://fleet/agent/board-7.
+class AuthTlsTest : public ::testing::Test {
+ protected:
+  static constexpr char kBoundToken[] = "agent-token-bound-0123456789";
+
+  void SetUp() override {
+    absl::StatusOr<TestPki> pki = GenerateTestPki();
+    ASSERT_TRUE(pki.ok()) << pki.status();
+    pki_ = *std::move(pki);
+    ASSERT_TRUE(tokens_.Add(Role::kAgent, kBoundToken, TokenScope{{}, kTestClientIdentity}).ok());
+
+    service_ = std::make_unique<WhoAmIService>(&tokens_);
+    grpc::SslServerCredentialsOptions ssl(
+        GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    ssl.pem_root_certs = pki_.ca_pem;  // the tracker's --tls_client_ca
+    ssl.pem_key_cert_pairs.push_back({pki_.server.key_pem, pki_.server.cert_pem});
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::SslServerCredentials(ssl), &port);
+    builder.RegisterCallbackGenericService(service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    ASSERT_GT(port, 0);
+    address_ = absl::StrCat("127.0.0.1:", port);
+  }
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+
+  // The role the server saw for a TLS client presenting `cert` and the
+  // bound token, or the call's status.
+  [[nodiscard]] absl::StatusOr<std::string> CallAs(const TestCertAndKey& cert) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = pki_.ca_pem;
+    ssl.pem_cert_chain = cert.cert_pem;
+    ssl.pem_private_key = cert.key_pem;
+    grpc::ChannelArguments arguments;
+    arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    return CallWhoAmI(grpc::CreateCustomChannel(address_, grpc::SslCredentials(ssl), arguments),
+                      {BearerHeader(kBoundToken)});
+  }
+
+  TestPki pki_;
+  TokenSet tokens_;
+  std::unique_ptr<WhoAmIService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+};
+
+TEST_F(AuthTlsTest, AcceptsABoundTokenFromTheClientWithItsCertificate) {
+  absl::StatusOr<std::string> role = CallAs(pki_.client);
+  ASSERT_TRUE(role.ok()) << role.status();
+  EXPECT_EQ(*role, "agent");
+}
+
+TEST_F(AuthTlsTest, RefusesABoundTokenFromAnotherValidCertificate) {
+  absl::StatusOr<std::string> role = CallAs(pki_.other_client);
+  ASSERT_FALSE(role.ok());
+  std::cout << "board-8 with board-7's token: " << role.status() << "\n";
+  EXPECT_EQ(role.status().code(), absl::StatusCode::kPermissionDenied) << role.status();
+  EXPECT_THAT(role.status().message(),
+              ::testing::AllOf(HasSubstr(absl::StrCat("bound to the client certificate identity ",
+                                                      kTestClientIdentity)),
+                               HasSubstr(kTestOtherClientIdentity)));
 }
 
 }  // namespace
