@@ -9,40 +9,18 @@
 //   onednn_sgemm M N K threads rounds NK|KN sgemm|packed
 #include <omp.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "bench/gemm_timing.h"
 #include "oneapi/dnnl/dnnl.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
-namespace {
-
-// Median GFLOPS of `rounds` rounds of at least 0.2 s each (the time
-// evaluator's min_repeat_ms = 200, as openblas_sgemm does).
-std::vector<double> TimeRounds(const std::function<void()>& call, double flops, int rounds) {
-  call();
-  std::vector<double> gflops;
-  for (int r = 0; r < rounds; ++r) {
-    int number = 1;
-    double seconds = 0;
-    while (true) {
-      auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < number; ++i) call();
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (seconds >= 0.2) break;
-      number = std::max(number * 2, static_cast<int>(0.2 / (seconds / number)) + 1);
-    }
-    gflops.push_back(flops * number / seconds / 1e9);
-  }
-  return gflops;
-}
-
-}  // namespace
+using tunefleet::bench::PrintGflopsJson;
+using tunefleet::bench::TimeGemmRounds;
 
 int main(int argc, char** argv) {
   if (argc != 8) {
@@ -60,7 +38,7 @@ int main(int argc, char** argv) {
   std::string impl = "dnnl_sgemm";
   try {
     if (mode == "sgemm") {
-      gflops = TimeRounds(
+      gflops = TimeGemmRounds(
           [&] {
             dnnl_sgemm('N', nk ? 'T' : 'N', m, n, k, 1.0f, a.data(), k, b.data(), nk ? k : n, 0.0f,
                        c.data(), n);
@@ -84,7 +62,7 @@ int main(int argc, char** argv) {
       dnnl::reorder(wei_plain, wei).execute(stream, wei_plain, wei);
       stream.wait();
       dnnl::matmul matmul(pd);
-      gflops = TimeRounds(
+      gflops = TimeGemmRounds(
           [&] {
             matmul.execute(stream,
                            {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
@@ -99,11 +77,6 @@ int main(int argc, char** argv) {
     std::printf("{\"error\": \"oneDNN: %s\"}\n", e.what());
     return 1;
   }
-  std::vector<double> sorted = gflops;
-  std::sort(sorted.begin(), sorted.end());
-  std::printf("{\"gflops\": %.3f, \"impl\": \"%s\", \"runs\": [", sorted[sorted.size() / 2],
-              impl.c_str());
-  for (size_t i = 0; i < gflops.size(); ++i) std::printf("%s%.3f", i ? ", " : "", gflops[i]);
-  std::printf("]}\n");
+  PrintGflopsJson(gflops, "impl", impl);
   return 0;
 }

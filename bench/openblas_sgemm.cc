@@ -4,12 +4,12 @@
 //   openblas_sgemm M N K threads rounds layout(NK|KN)
 #include <cblas.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "bench/gemm_timing.h"
 
 int main(int argc, char** argv) {
   if (argc != 7) {
@@ -26,27 +26,8 @@ int main(int argc, char** argv) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, nk ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
                 a.data(), k, b.data(), nk ? k : n, 0.0f, c.data(), n);
   };
-  call();
-  const double flops = 2.0 * m * n * k;
-  std::vector<double> gflops;
-  for (int r = 0; r < rounds; ++r) {
-    // Like the time evaluator with min_repeat_ms = 200: enough calls per round.
-    int number = 1;
-    double seconds = 0;
-    while (true) {
-      auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < number; ++i) call();
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (seconds >= 0.2) break;
-      number = std::max(number * 2, static_cast<int>(0.2 / (seconds / number)) + 1);
-    }
-    gflops.push_back(flops * number / seconds / 1e9);
-  }
-  std::vector<double> sorted = gflops;
-  std::sort(sorted.begin(), sorted.end());
-  std::printf("{\"gflops\": %.3f, \"coretype\": \"%s\", \"runs\": [", sorted[sorted.size() / 2],
-              openblas_get_corename());
-  for (size_t i = 0; i < gflops.size(); ++i) std::printf("%s%.3f", i ? ", " : "", gflops[i]);
-  std::printf("]}\n");
+  const std::vector<double> gflops =
+      tunefleet::bench::TimeGemmRounds(call, 2.0 * m * n * k, rounds);
+  tunefleet::bench::PrintGflopsJson(gflops, "coretype", openblas_get_corename());
   return 0;
 }
