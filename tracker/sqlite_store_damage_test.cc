@@ -1,7 +1,6 @@
 // A damaged SQLite store: a 0-byte file, a file damaged inside (quick_check),
 // damaged rows, and --store_check's report of them. Each refusal names the
 // file and the way out.
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tracker/sqlite_store.h"
+#include "tracker/sqlite_test_util.h"
 
 namespace tunefleet {
 namespace {
@@ -55,15 +55,7 @@ class SqliteStoreDamageTest : public ::testing::Test {
     }
   }
 
-  void RawExec(const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-    char* error = nullptr;
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-        << (error != nullptr ? error : "");
-    sqlite3_free(error);
-    sqlite3_close(db);
-  }
+  void RawExec(const std::string& sql) { ExecSqlBehindTheStore(path_, sql); }
 
   std::string path_;
 };

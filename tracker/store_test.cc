@@ -3,7 +3,6 @@
 #include "tracker/store.h"
 
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "tracker/memory_store.h"
 #include "tracker/sqlite_store.h"
+#include "tracker/sqlite_test_util.h"
 
 namespace tunefleet {
 namespace {
@@ -303,17 +303,7 @@ class SqliteStoreTest : public ::testing::Test {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
-  // Runs SQL on the file behind the store's back, as damage or a newer
-  // release would.
-  void RawExec(const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-    char* error = nullptr;
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-        << (error != nullptr ? error : "");
-    sqlite3_free(error);
-    sqlite3_close(db);
-  }
+  void RawExec(const std::string& sql) { ExecSqlBehindTheStore(path_, sql); }
 
   std::string path_;
 };
