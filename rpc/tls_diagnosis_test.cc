@@ -19,6 +19,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "rpc/generic_call.h"
 #include "rpc/grpc_status.h"
 #include "rpc/test_certs.h"
 
@@ -106,21 +107,9 @@ class TlsDiagnosisTest : public ::testing::Test {
     }
     grpc::ChannelArguments arguments;
     arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    grpc::GenericStub stub(grpc::CreateCustomChannel(address_, credentials, arguments));
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    grpc::Slice empty{std::string()};
-    grpc::ByteBuffer request(&empty, 1);
-    grpc::ByteBuffer response;
-    grpc::Status status;
-    absl::Notification done;
-    stub.UnaryCall(&context, "/tunefleet.test.Empty/Call", grpc::StubOptions(), &request, &response,
-                   [&](grpc::Status s) {
-                     status = std::move(s);
-                     done.Notify();
-                   });
-    done.WaitForNotification();
-    return FromGrpc(status);
+    return UnaryGenericCall(grpc::CreateCustomChannel(address_, credentials, arguments),
+                            "/tunefleet.test.Empty/Call")
+        .status();
   }
 
   // The diagnosis names `cause` with `code`; gRPC's own error for the same

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "rpc/generic_call.h"
 #include "rpc/grpc_status.h"
 #include "rpc/test_certs.h"
 
@@ -363,29 +364,10 @@ class WhoAmIService final : public grpc::CallbackGenericService {
 // values: the role name it answered, or the failed call's status.
 [[nodiscard]] absl::StatusOr<std::string> CallWhoAmI(
     std::shared_ptr<grpc::Channel> channel, const std::vector<std::string>& authorization_values) {
-  grpc::GenericStub stub(std::move(channel));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  std::vector<std::pair<std::string, std::string>> metadata;
   for (const std::string& value : authorization_values)
-    context.AddMetadata(kAuthorizationMetadataKey, value);
-  grpc::Slice empty{std::string()};
-  grpc::ByteBuffer request(&empty, 1);  // a default ByteBuffer is not a valid message
-  grpc::ByteBuffer response;
-  grpc::Status status;
-  absl::Notification done;
-  stub.UnaryCall(&context, "/tunefleet.test.WhoAmI/Call", grpc::StubOptions(), &request, &response,
-                 [&](grpc::Status s) {
-                   status = std::move(s);
-                   done.Notify();
-                 });
-  done.WaitForNotification();
-  if (!status.ok()) return FromGrpc(status);
-  std::vector<grpc::Slice> slices;
-  if (!response.Dump(&slices).ok()) return absl::InternalError("response does not dump");
-  std::string text;
-  for (const grpc::Slice& slice : slices)
-    text.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-  return text;
+    metadata.emplace_back(kAuthorizationMetadataKey, value);
+  return UnaryGenericCall(std::move(channel), "/tunefleet.test.WhoAmI/Call", metadata);
 }
 
 class AuthenticateContextTest : public ::testing::Test {

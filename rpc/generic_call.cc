@@ -1,0 +1,37 @@
+#include "rpc/generic_call.h"
+
+#include <chrono>
+
+#include "absl/synchronization/notification.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "rpc/grpc_status.h"
+
+namespace tunefleet {
+
+[[nodiscard]] absl::StatusOr<std::string> UnaryGenericCall(
+    std::shared_ptr<grpc::Channel> channel, const std::string& method,
+    const std::vector<std::pair<std::string, std::string>>& metadata) {
+  grpc::GenericStub stub(std::move(channel));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
+  grpc::Slice empty{std::string()};
+  grpc::ByteBuffer request(&empty, 1);  // a default ByteBuffer is not a valid message
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  absl::Notification done;
+  stub.UnaryCall(&context, method, grpc::StubOptions(), &request, &response, [&](grpc::Status s) {
+    status = std::move(s);
+    done.Notify();
+  });
+  done.WaitForNotification();
+  if (!status.ok()) return FromGrpc(status);
+  std::vector<grpc::Slice> slices;
+  if (!response.Dump(&slices).ok()) return absl::InternalError("the response does not dump");
+  std::string bytes;
+  for (const grpc::Slice& slice : slices)
+    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  return bytes;
+}
+
+}  // namespace tunefleet
