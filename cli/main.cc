@@ -337,10 +337,11 @@ int main(int argc, char** argv) {
     absl::StatusOr<tunefleet::FleetAddress> fleet =
         tunefleet::ResolveFleet(absl::GetFlag(FLAGS_tracker), absl::GetFlag(FLAGS_token_file),
                                 absl::GetFlag(FLAGS_fleet_dir));
-    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = tunefleet::MakeTlsCredentials(
+    // The PEM is read once: for the channel, and for naming TLS failures.
+    absl::StatusOr<std::unique_ptr<tunefleet::TlsClientPem>> pem = tunefleet::LoadTlsClientPem(
         absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
-    if (fleet.ok() && !tls.ok()) fleet = tls.status();
-    if (fleet.ok()) fleet->credentials = *tls;
+    if (fleet.ok() && !pem.ok()) fleet = pem.status();
+    if (fleet.ok()) fleet->credentials = tunefleet::TlsCredentialsFromPem(pem->get());
     if (!fleet.ok()) {
       status = fleet.status();
     } else {
@@ -412,10 +413,7 @@ int main(int argc, char** argv) {
       }
       // gRPC says only "unavailable" for a TLS misconfiguration: name it.
       if (absl::IsUnavailable(status)) {
-        absl::StatusOr<std::unique_ptr<tunefleet::TlsClientPem>> pem =
-            tunefleet::LoadTlsClientPem(absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
-                                        absl::GetFlag(FLAGS_tls_key));
-        if (pem.ok()) status = tunefleet::ExplainUnavailable(status, fleet->address, pem->get());
+        status = tunefleet::ExplainUnavailable(status, fleet->address, pem->get());
       }
     }
   } else if (command == "token" || command == "keys") {

@@ -16,7 +16,11 @@ namespace tunefleet {
     const std::string& ca_file, const std::string& cert_file, const std::string& key_file) {
   TF_ASSIGN_OR_RETURN(std::unique_ptr<TlsClientPem> pem,
                       LoadTlsClientPem(ca_file, cert_file, key_file));
-  if (pem == nullptr) return std::shared_ptr<grpc::ChannelCredentials>(nullptr);
+  return TlsCredentialsFromPem(pem.get());
+}
+
+std::shared_ptr<grpc::ChannelCredentials> TlsCredentialsFromPem(const TlsClientPem* pem) {
+  if (pem == nullptr) return nullptr;
   grpc::SslCredentialsOptions ssl;
   ssl.pem_root_certs = pem->ca;
   ssl.pem_cert_chain = pem->cert;

@@ -87,6 +87,8 @@ struct WorkerConnectionOptions {
 // file that cannot be read.
 [[nodiscard]] absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeTlsCredentials(
     const std::string& ca_file, const std::string& cert_file, const std::string& key_file);
+// The same from PEM already read (LoadTlsClientPem); null `pem`: nullptr.
+std::shared_ptr<grpc::ChannelCredentials> TlsCredentialsFromPem(const TlsClientPem* pem);
 
 class WorkerConnection {
  public:

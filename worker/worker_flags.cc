@@ -25,12 +25,11 @@ namespace tunefleet {
   WorkerDaemonOptions options;
   options.tracker_address = absl::GetFlag(FLAGS_tracker);
   TF_ASSIGN_OR_RETURN(options.token, ReadTokenFile(absl::GetFlag(FLAGS_token_file)));
-  TF_ASSIGN_OR_RETURN(options.credentials,
-                      MakeTlsCredentials(absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
-                                         absl::GetFlag(FLAGS_tls_key)));
+  // The PEM is read once: for the channel, and for naming TLS failures.
   TF_ASSIGN_OR_RETURN(std::unique_ptr<TlsClientPem> pem,
                       LoadTlsClientPem(absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
                                        absl::GetFlag(FLAGS_tls_key)));
+  options.credentials = TlsCredentialsFromPem(pem.get());
   options.tls_pem = std::move(pem);
   options.name = absl::GetFlag(FLAGS_name);
   if (options.name.empty()) options.name = DefaultWorkerName(name_prefix);
