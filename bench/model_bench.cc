@@ -5,6 +5,7 @@
 //   resnet18      the distinct conv2d tasks of ResNet-18 (batch 1, 224x224)
 //                 vs oneDNN (direct and auto, format_tag::any; the faster)
 //   mobilenet_dw  the distinct depthwise convs of MobileNet-v2 vs oneDNN
+//   mobilenet_conv the distinct convs of MobileNet-v2 (stem 3x3 and the 1x1s) vs oneDNN
 //   batch_matmul  attention-like batch matmuls (B=12: 128x128x64 QK^T and
 //                 128x64x128 attention-times-V, B as [N,K]) vs OpenBLAS
 //                 cblas_sgemm per batch item, run in its own process as
@@ -178,11 +179,14 @@ int Main() {
       suite = bench::ModelSuite("resnet18", "resnet-18", "conv2d_nchw", layout);
     } else if (name == "mobilenet_dw") {
       suite = bench::ModelSuite("mobilenet_dw", "mobilenet-v2", "depthwise_conv2d_nchw", layout);
+    } else if (name == "mobilenet_conv") {
+      suite = bench::ModelSuite("mobilenet_conv", "mobilenet-v2", "conv2d_nchw", layout);
     } else if (name == "batch_matmul") {
       suite = bench::BatchMatmulSuite();
     } else {
-      suite = absl::InvalidArgumentError(absl::StrCat(
-          "--suites: unknown suite \"", name, "\" (known: resnet18, mobilenet_dw, batch_matmul)"));
+      suite = absl::InvalidArgumentError(
+          absl::StrCat("--suites: unknown suite \"", name,
+                       "\" (known: resnet18, mobilenet_conv, mobilenet_dw, batch_matmul)"));
     }
     if (!suite.ok()) {
       std::fprintf(stderr, "%s\n", std::string(suite.status().message()).c_str());
