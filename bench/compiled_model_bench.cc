@@ -34,6 +34,7 @@
 #include "builder_worker/codegen/target.h"
 #include "compiler/model_compiler.h"
 #include "compiler/runtime/model_runtime.h"
+#include "compiler/runtime/step_profile.h"
 #include "nlohmann/json.hpp"
 
 ABSL_FLAG(std::string, models, "resnet18,mobilenet_v2", "exported models (tuner_core/graph)");
@@ -50,6 +51,9 @@ ABSL_FLAG(std::string, work_dir, "/tmp/compiled_model_bench", "where the models 
 ABSL_FLAG(std::string, child_model, "", "internal: run this compiled model and print JSON");
 ABSL_FLAG(int, child_threads, 1, "internal");
 ABSL_FLAG(bool, child_profile, false, "internal: per-step times instead of latency");
+ABSL_FLAG(
+    bool, profile_steps, false,
+    "print every plan step of the profiled run (node, layouts, ms), not only the totals by kind");
 
 namespace tunefleet::bench {
 namespace {
@@ -58,15 +62,6 @@ double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-// The kind of work a plan step is, for "where the time goes".
-std::string StepKind(const PlanStep& step) {
-  if (step.op == "kernel") return step.staged.empty() ? "tuned kernels (NCHW)" : "tuned kernels";
-  if (step.op == "kernel_epilogue") return "epilogues";
-  if (step.op == "relayout") return "layout changes";
-  if (step.op.find("pool") != std::string::npos) return "pooling";
-  return "other ops";
 }
 
 // ONNX Runtime's output against PyTorch's above this max |a - b| / max |b|
@@ -133,16 +128,15 @@ int Child() {
   if (absl::GetFlag(FLAGS_child_profile)) {
     (*model)->SetProfiling(true);
     for (int i = 0; i < runs; ++i) (void)(*model)->Run(in_ptrs, out_ptrs);
-    std::map<std::string, double> by_kind;
-    double total = 0;
     const ModelPlan& plan = (*model)->plan();
-    for (size_t i = 0; i < plan.steps.size(); ++i) {
-      const double ms = (*model)->step_seconds()[i] * 1e3 / runs;
-      by_kind[StepKind(plan.steps[i])] += ms;
-      total += ms;
-    }
+    const std::map<std::string, double> by_kind = MsByKind(plan, (*model)->step_seconds(), runs);
+    double total = 0;
+    for (const auto& [kind, ms] : by_kind) total += ms;
     result["profile_ms"] = by_kind;
     result["profile_total_ms"] = total;
+    if (absl::GetFlag(FLAGS_profile_steps)) {
+      result["step_table"] = FormatStepProfile(plan, (*model)->step_seconds(), runs);
+    }
     result["steps"] = plan.steps.size();
     result["arena_mib"] = (*model)->arena_floats() * 4.0 / (1 << 20);
   } else {
@@ -237,7 +231,14 @@ int BenchMain() {
                   << "): not the same model, no valid reference\n";
         return 1;
       }
-      nlohmann::json profile = RunJsonCommand(child + " --child_profile");
+      nlohmann::json profile =
+          RunJsonCommand(child + " --child_profile" +
+                         (absl::GetFlag(FLAGS_profile_steps) ? " --profile_steps" : ""));
+      if (profile.contains("step_table")) {
+        std::printf("%s %dt, per step (%d runs):\n%s", model.c_str(), threads,
+                    absl::GetFlag(FLAGS_runs), profile["step_table"].get<std::string>().c_str());
+        profile.erase("step_table");
+      }
       nlohmann::json row = {{"model", model},
                             {"threads", threads},
                             {"kernels", report->kernels},

@@ -1,0 +1,60 @@
+#include "compiler/runtime/step_profile.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace tunefleet {
+
+std::string StepKind(const PlanStep& step) {
+  if (step.op == "kernel") return step.staged.empty() ? "tuned kernels (NCHW)" : "tuned kernels";
+  if (step.op == "relayout") return "layout changes";
+  if (step.op.find("pool") != std::string::npos) return "pooling";
+  return "other ops";
+}
+
+std::string LayoutText(const PlanBuffer& buffer) {
+  if (!buffer.is_4d()) return absl::StrCat("[", absl::StrJoin(buffer.shape, ", "), "]");
+  std::string text = buffer.block == 1 ? "NCHW" : absl::StrCat("NCHW", buffer.block, "c");
+  if (buffer.RowWidth() != buffer.shape[3]) absl::StrAppend(&text, "/row ", buffer.RowWidth());
+  return text;
+}
+
+std::map<std::string, double> MsByKind(const ModelPlan& plan,
+                                       const std::vector<double>& step_seconds, int runs) {
+  std::map<std::string, double> by_kind;
+  for (size_t i = 0; i < plan.steps.size() && i < step_seconds.size(); ++i) {
+    by_kind[StepKind(plan.steps[i])] += step_seconds[i] * 1e3 / std::max(runs, 1);
+  }
+  return by_kind;
+}
+
+std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& step_seconds,
+                              int runs) {
+  std::string text;
+  double total = 0;
+  for (size_t i = 0; i < plan.steps.size() && i < step_seconds.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    const double ms = step_seconds[i] * 1e3 / std::max(runs, 1);
+    total += ms;
+    const std::string in = step.inputs.empty() ? "-" : LayoutText(plan.buffers[step.inputs[0]]);
+    const std::string out = step.outputs.empty() ? "-" : LayoutText(plan.buffers[step.outputs[0]]);
+    std::string shape;
+    if (!step.outputs.empty()) {
+      shape = absl::StrCat("[", absl::StrJoin(plan.buffers[step.outputs[0]].shape, ","), "]");
+    }
+    absl::StrAppendFormat(&text, "%4d %-15s %-28s %-16s -> %-16s %-16s %8.3f ms  %s\n",
+                          static_cast<int>(i), step.op, step.node, in, out, shape, ms,
+                          StepKind(step));
+  }
+  for (const auto& [kind, ms] : MsByKind(plan, step_seconds, runs)) {
+    absl::StrAppendFormat(&text, "%-22s %8.3f ms\n", kind, ms);
+  }
+  absl::StrAppendFormat(&text, "%-22s %8.3f ms over %d steps\n", "total", total,
+                        static_cast<int>(plan.steps.size()));
+  return text;
+}
+
+}  // namespace tunefleet
