@@ -37,6 +37,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -85,6 +86,9 @@ ABSL_FLAG(int32_t, min_repeat_ms, 0,
           "tuning time evaluator: grow number until a repeat lasts this long");
 ABSL_FLAG(int32_t, batch, 8, "configs built in parallel, then measured one by one");
 ABSL_FLAG(bool, remeasure, true, "re-measure each winner the way the reference is measured");
+ABSL_FLAG(bool, reuse_records, false,
+          "no new trials: each task's winner is the best record already in --log_dir "
+          "(a run's records re-measured against the reference, e.g. on a quiet machine)");
 
 namespace tunefleet {
 namespace {
@@ -204,7 +208,18 @@ int Main() {
     }
   }
   std::string log_dir = absl::GetFlag(FLAGS_log_dir);
-  if (log_dir.empty()) {
+  if (absl::GetFlag(FLAGS_reuse_records) && log_dir.empty()) {
+    std::fprintf(stderr, "--reuse_records needs --log_dir (the directory of an earlier run)\n");
+    return 2;
+  }
+  if (!log_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(log_dir, error);
+    if (error) {
+      std::fprintf(stderr, "--log_dir %s: %s\n", log_dir.c_str(), error.message().c_str());
+      return 1;
+    }
+  } else {
     char dir_template[] = "/tmp/tunefleet_model_bench_XXXXXX";
     if (mkdtemp(dir_template) == nullptr) {
       std::perror("mkdtemp");
@@ -241,14 +256,18 @@ int Main() {
           {"cooldown_interval_s", 0}}},
         {"reference_min_seconds", absl::GetFlag(FLAGS_min_seconds)},
         {"remeasure", absl::GetFlag(FLAGS_remeasure)},
+        {"reuse_records", absl::GetFlag(FLAGS_reuse_records)},
         {"openblas_coretype", coretype},
         {"log_dir", log_dir}}},
       {"runs", Json::array()}};
   auto write_report = [&] { bench::WriteJsonReport(json_path, report).IgnoreError(); };
-  std::printf(
-      "model_bench: target \"%s\", conv layout %s, tuner %s, %lld trials per task, records in %s\n",
-      target.c_str(), layout.c_str(), absl::GetFlag(FLAGS_tuner).c_str(),
-      static_cast<long long>(absl::GetFlag(FLAGS_trials)), log_dir.c_str());
+  const std::string trials_text =
+      absl::GetFlag(FLAGS_reuse_records)
+          ? std::string("no new trials (winners from the records)")
+          : absl::StrCat(absl::GetFlag(FLAGS_trials), " trials per task");
+  std::printf("model_bench: target \"%s\", conv layout %s, tuner %s, %s, records in %s\n",
+              target.c_str(), layout.c_str(), absl::GetFlag(FLAGS_tuner).c_str(),
+              trials_text.c_str(), log_dir.c_str());
 
   for (const Suite& suite : suites) {
     if (!suite.skipped.empty()) {
@@ -300,12 +319,12 @@ int Main() {
         options.workload = t.workload;
         options.args = t.args;
         options.tuner = absl::GetFlag(FLAGS_tuner);
-        options.trials = absl::GetFlag(FLAGS_trials);
+        options.trials = absl::GetFlag(FLAGS_reuse_records) ? 0 : absl::GetFlag(FLAGS_trials);
         options.early_stopping = absl::GetFlag(FLAGS_early_stopping);
         options.batch_size = absl::GetFlag(FLAGS_batch);
         options.seed = absl::GetFlag(FLAGS_seed);
         options.log = log;
-        options.resume = false;
+        options.resume = absl::GetFlag(FLAGS_reuse_records);
         options.task_label = absl::StrFormat("%s task %d/%d", prefix, i + 1, total);
         options.local.runner.num_threads = threads;
         options.local.measure.number = absl::GetFlag(FLAGS_number);
