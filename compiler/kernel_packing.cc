@@ -76,4 +76,45 @@ std::vector<float> PackBlockedWeights(const std::vector<float>& weights,
   return packed;
 }
 
+[[nodiscard]] absl::StatusOr<std::optional<PackedDenseKernel>> PackedDenseOf(
+    const KernelChoice& choice) {
+  const Task& task = *choice.task;
+  if (task.tmpl().name() != "dense_gemm.x86") return std::nullopt;
+  const nlohmann::json& args = task.workload().args();
+  if (args.value("layout", std::string("NK")) != "NK") return std::nullopt;
+  if (choice.config.GetString("pack_b").value_or("call") != "once" ||
+      choice.config.GetString("kernel").value_or("panel") != "panel") {
+    return std::nullopt;
+  }
+  absl::StatusOr<ir::LoweredFunc> func = task.tmpl().Instantiate(task.workload(), choice.config);
+  if (!func.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dense_gemm.x86 config ", choice.config.ToString(), ": ", func.status().message()));
+  }
+  PackedDenseKernel kernel;
+  TF_ASSIGN_OR_RETURN(const int64_t vec, choice.config.GetInt("vec"));
+  TF_ASSIGN_OR_RETURN(const int64_t nr_vecs, choice.config.GetInt("nr_vecs"));
+  kernel.n = args.value("N", int64_t{0});
+  kernel.k = args.value("K", int64_t{0});
+  kernel.panel_width = vec * nr_vecs;
+  const int64_t panels = (kernel.n + kernel.panel_width - 1) / kernel.panel_width;
+  if (func->staged.size() != 1 || func->staged[0].name != "Bp" ||
+      func->staged[0].num_elements != panels * kernel.panel_width * kernel.k) {
+    return absl::InternalError("dense_gemm.x86: staged Bp of an unexpected size");
+  }
+  kernel.packed_elements = func->staged[0].num_elements;
+  return kernel;
+}
+
+std::vector<float> PackDenseWeights(const std::vector<float>& nk, const PackedDenseKernel& p) {
+  std::vector<float> packed(p.packed_elements, 0.0f);
+  for (int64_t n = 0; n < p.n; ++n) {
+    const int64_t panel = n / p.panel_width, j = n % p.panel_width;
+    for (int64_t k = 0; k < p.k; ++k) {
+      packed[(panel * p.k + k) * p.panel_width + j] = nk[n * p.k + k];
+    }
+  }
+  return packed;
+}
+
 }  // namespace tunefleet

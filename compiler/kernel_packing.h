@@ -9,6 +9,8 @@
 //
 //   TF_ASSIGN_OR_RETURN(std::optional<BlockedConvKernel> blocked, BlockedConvOf(choice));
 //   if (blocked) packed = PackBlockedWeights(weights, *blocked);
+// Dense kernels that pack their weights once (PackedDenseOf) get them packed
+// here the same way.
 #ifndef TUNEFLEET_COMPILER_KERNEL_PACKING_H_
 #define TUNEFLEET_COMPILER_KERNEL_PACKING_H_
 
@@ -43,6 +45,25 @@ struct BlockedConvKernel {
 // what the template's prepare stage writes.
 std::vector<float> PackBlockedWeights(const std::vector<float>& weights,
                                       const BlockedConvKernel& kernel);
+
+// A dense_gemm.x86 kernel that packs B once (pack_b "once", the panel
+// kernel, B as [N, K]): its staged Bp, NR-wide panels [N/NR][K][NR] zero
+// past N, is what PackDenseWeights writes, so the compiled model packs the
+// weights at compile time and runs only the timed entry.
+struct PackedDenseKernel {
+  int64_t n = 0, k = 0;
+  int64_t panel_width = 0;      // NR = vec * nr_vecs
+  int64_t packed_elements = 0;  // the staged Bp's floats
+};
+
+// nullopt for any other template or config (the dot kernel reads B in
+// place; pack_b "call" packs inside the entry). InvalidArgument when the
+// template does not instantiate the config.
+[[nodiscard]] absl::StatusOr<std::optional<PackedDenseKernel>> PackedDenseOf(
+    const KernelChoice& choice);
+
+// `nk` ([N][K]) as the kernel's Bp.
+std::vector<float> PackDenseWeights(const std::vector<float>& nk, const PackedDenseKernel& kernel);
 
 }  // namespace tunefleet
 

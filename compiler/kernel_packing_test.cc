@@ -21,9 +21,10 @@ nlohmann::json ConvArgsJson(bool depthwise, const std::string& layout) {
   return args;
 }
 
-// kernel_vec as the template's prepare stage writes it from `weights`.
-std::vector<float> PreparedKernelVec(const KernelChoice& choice,
-                                     const std::vector<float>& weights) {
+// Staged buffer `staged_index` as the template's prepare stage writes it
+// from `weights` (its second argument): kernel_vec for the blocked convolutions.
+std::vector<float> PreparedKernelVec(const KernelChoice& choice, const std::vector<float>& weights,
+                                     size_t staged_index = 1) {
   absl::StatusOr<ir::LoweredFunc> func =
       choice.task->tmpl().Instantiate(choice.task->workload(), choice.config);
   EXPECT_TRUE(func.ok()) << func.status();
@@ -40,7 +41,7 @@ std::vector<float> PreparedKernelVec(const KernelChoice& choice,
   for (std::vector<float>& s : storage) tensors.push_back(s.data());
   absl::Status status = ir::EmulateGpuKernel(prepare, tensors);
   EXPECT_TRUE(status.ok()) << status;
-  return storage[func->args.size() + 1];  // kernel_vec, the second staged buffer
+  return storage[func->args.size() + staged_index];
 }
 
 void ExpectPackingMatchesTemplate(const std::string& workload, bool depthwise) {
@@ -75,6 +76,34 @@ TEST(KernelPackingTest, Conv2dWeightsPackedAsThePrepareStagePacksThem) {
 
 TEST(KernelPackingTest, DepthwiseWeightsPackedAsThePrepareStagePacksThem) {
   ExpectPackingMatchesTemplate("depthwise_conv2d_nchw", /*depthwise=*/true);
+}
+
+TEST(KernelPackingTest, DenseWeightsPackedOnceAsThePrepareStagePacksThem) {
+  // N not a multiple of any panel width: the last panel's zero columns count too.
+  const nlohmann::json args = {{"M", 3}, {"N", 37}, {"K", 20}, {"layout", "NK"}};
+  const std::string target = "llvm -mcpu=skylake-avx512";
+  std::unique_ptr<Task> task = Task::Make("dense_gemm.x86", "dense", args, target).value();
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> nk(37 * 20);
+  for (float& w : nk) w = dist(rng);
+  int checked = 0, unpacked = 0;
+  for (int64_t i = 0; i < task->space().size() && checked < 4; i += 997) {
+    KernelChoice choice;
+    choice.task = Task::Make("dense_gemm.x86", "dense", args, target).value();
+    choice.config = task->space().Get(i).value();
+    absl::StatusOr<std::optional<PackedDenseKernel>> dense = PackedDenseOf(choice);
+    if (!dense.ok()) continue;  // a config the template refuses
+    if (!dense->has_value()) {
+      ++unpacked;  // pack_b "call" or the dot kernel: nothing to pack
+      continue;
+    }
+    EXPECT_EQ(PackDenseWeights(nk, **dense), PreparedKernelVec(choice, nk, /*staged_index=*/0))
+        << choice.config.ToString();
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+  EXPECT_GT(unpacked, 0);
 }
 
 TEST(KernelPackingTest, NchwLayoutKernelsAreNotBlocked) {

@@ -254,8 +254,11 @@ class PlanBuilder {
                                            int64_t channels) {
     TF_ASSIGN_OR_RETURN(KernelChoice choice, choose_(layer));
     std::optional<BlockedConvKernel> blocked;
+    std::optional<PackedDenseKernel> dense;  // weights packed here, not per call
     if (layer.workload != "dense") {
       TF_ASSIGN_OR_RETURN(blocked, BlockedConvOf(choice));
+    } else {
+      TF_ASSIGN_OR_RETURN(dense, PackedDenseOf(choice));
     }
     PlanStep step;
     step.op = "kernel";
@@ -279,7 +282,11 @@ class PlanBuilder {
       step.staged = {input, packed, output};
     } else {
       TF_ASSIGN_OR_RETURN(input, Plain(input));
-      step.inputs = {input, AddConstant(node.name + ".weight", weights)};
+      const int w =
+          dense ? AddConstant(node.name + ".weight_packed", PackDenseWeights(weights, *dense))
+                : AddConstant(node.name + ".weight", weights);
+      step.inputs = {input, w};
+      if (dense) step.staged = {w};  // B's argument is unread: the entry reads Bp
       TF_ASSIGN_OR_RETURN(output, Output(node, out));
       step.epilogue.inner = out_shape.dims.size() == 4 ? out_shape.dims[2] * out_shape.dims[3] : 1;
     }
