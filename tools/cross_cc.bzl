@@ -21,26 +21,30 @@ target's copies where the cross linker looks.
     )
 
 produces bazel-bin/<package>/tunefleet_agent and .../tunefleet_runner side by
-side. Each target's own copts (warning flags for the host compiler) are not
-carried over; `defines` and `includes` would have to be, so a target that
-sets them fails the analysis until this rule supports them. Only C and C++
-sources and headers of this workspace are accepted (a .c file is compiled
-as C with `conlyopts`): a dependency from another
+side. A static archive in a target's srcs (a model's libmodel.a, say) is
+linked as it is, after the objects, as cc_binary links one: it must already
+be built for the target. Each target's own copts (warning flags for the host
+compiler) are not carried over; `defines` and `includes` would have to be,
+so a target that sets them fails the analysis until this rule supports them.
+Only C and C++ sources and headers of this workspace are accepted (a .c file
+is compiled as C with `conlyopts`): a dependency from another
 repository (LLVM, say) fails the analysis, so a binary meant for a board
 cannot grow a host-only dependency unnoticed.
 """
 
 CrossSourcesInfo = provider(
-    doc = "The sources, headers and linkopts of a cc target's closure.",
+    doc = "The sources, headers, linkopts and static archives of a cc target's closure.",
     fields = {
         "srcs": "depset of C++ source Files",
         "hdrs": "depset of header Files",
         "linkopts": "depset of linker options",
+        "archives": "depset of static archive Files (.a) to link as they are",
     },
 )
 
 _SOURCE_EXTENSIONS = ["cc", "cpp", "cxx", "c"]
 _HEADER_EXTENSIONS = ["h", "hh", "hpp", "inc", "ipp"]
+_ARCHIVE_EXTENSIONS = ["a"]
 
 def _collect_sources_impl(target, ctx):
     if ctx.label.workspace_name:
@@ -50,14 +54,17 @@ def _collect_sources_impl(target, ctx):
             fail("cross_cc_binaries: %s sets %s, which this rule does not carry over; add support in tools/cross_cc.bzl" % (ctx.label, attr))
     srcs = []
     hdrs = []
+    archives = []
     for attr in ["srcs", "hdrs", "textual_hdrs"]:
         for f in getattr(ctx.rule.files, attr, []):
             if f.extension in _SOURCE_EXTENSIONS:
                 srcs.append(f)
             elif f.extension in _HEADER_EXTENSIONS:
                 hdrs.append(f)
+            elif f.extension in _ARCHIVE_EXTENSIONS and attr == "srcs":
+                archives.append(f)
             else:
-                fail("cross_cc_binaries: %s has %s, which this rule cannot build (C and C++ sources and headers only)" % (ctx.label, f.short_path))
+                fail("cross_cc_binaries: %s has %s, which this rule cannot build (C and C++ sources and headers, and static archives in srcs, only)" % (ctx.label, f.short_path))
     deps = [d[CrossSourcesInfo] for d in getattr(ctx.rule.attr, "deps", []) if CrossSourcesInfo in d]
     return [CrossSourcesInfo(
         srcs = depset(srcs, transitive = [d.srcs for d in deps]),
@@ -66,6 +73,7 @@ def _collect_sources_impl(target, ctx):
             getattr(ctx.rule.attr, "linkopts", []),
             transitive = [d.linkopts for d in deps],
         ),
+        archives = depset(archives, transitive = [d.archives for d in deps]),
     )]
 
 _collect_sources = aspect(
@@ -111,6 +119,8 @@ def _cross_cc_binaries_impl(ctx):
         args = ctx.actions.args()
         args.add("-o", out)
         args.add_all(binary_objects)
+        archives = info.archives.to_list()
+        args.add_all(archives)
         args.add_all(ctx.attr.linkopts)
         args.add_all(
             [ctx.attr.linkopt_rewrites.get(opt, opt) for opt in info.linkopts.to_list()],
@@ -119,7 +129,7 @@ def _cross_cc_binaries_impl(ctx):
         ctx.actions.run(
             executable = ctx.attr.compiler,
             arguments = [args],
-            inputs = binary_objects,
+            inputs = binary_objects + archives,
             outputs = [out],
             mnemonic = "CrossLink",
             progress_message = "Linking %s for %s" % (out.short_path, ctx.attr.arch),

@@ -1,0 +1,23 @@
+#!/bin/bash
+# A model cross-compiled for AArch64 (cortex-a72) and run by the cross-built
+# C example under qemu-aarch64 -cpu cortex-a72 gives the x86 build's outputs
+# on the same input, and both give PyTorch's: within 1e-4 of max |ref| each
+# (testlib.sh compare_outputs).
+#
+# args: AARCH64_CLASSIFY X86_CLASSIFY A64_MODEL.so X86_MODEL.so INPUT.npy
+#       TORCH_EXPECTED.npy [--same_top_class]
+set -euo pipefail
+source "$(dirname "$0")/testlib.sh"
+a64_classify=$1 x86_classify=$2 a64_model=$(dirname "$3") x86_model=$(dirname "$4")
+input_npy=$5 expected_npy=$6
+shift 6
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+
+npy_to_raw "$input_npy" "$tmp/input.raw"
+"$x86_classify" "$x86_model" "$tmp/input.raw" "$tmp/x86.raw"
+start=$(date +%s.%N)
+qemu_run "$a64_classify" "$a64_model" "$tmp/input.raw" "$tmp/a64.raw"
+# A figure for the log, not a check.
+echo "qemu-aarch64 -cpu cortex-a72: open + one 2-thread inference in $(seconds_since "$start") s"
+compare_outputs "$@" "$tmp/a64.raw" "$tmp/x86.raw" "$expected_npy"
+echo PASS

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Shared by the examples/aarch64 tests (sourced): running AArch64 programs
+# under qemu-aarch64 as a Cortex-A72 (the RK3399's big core) and comparing
+# the output floats of two builds of a model with PyTorch's.
+#
+#   source "$(dirname "$0")/testlib.sh"
+#   qemu_run PROGRAM ARGS...            # qemu-aarch64 -cpu cortex-a72 -L /
+#   npy_to_raw IN.npy OUT.raw           # float32 little endian, as classify reads
+#   compare_outputs [--same_top_class] A64.raw X86.raw TORCH.npy
+
+# qemu-user and the cross toolchain come with scripts/install_deps.sh test
+# (./scripts/test.sh runs it first): a machine without them has not been set
+# up, and the test says so instead of passing without having run anything.
+qemu=$(command -v qemu-aarch64 || true)
+if [[ -z $qemu ]]; then
+  echo "qemu-aarch64 not found: run scripts/install_deps.sh test (package qemu-user)" >&2
+  exit 1
+fi
+
+# -L /: the arm64 multiarch libraries (libc6:arm64, libabsl:arm64 from
+# scripts/install_deps.sh), as tests/aarch64_agent_test.cc runs the agent.
+# (-L /usr/aarch64-linux-gnu mixes the cross toolchain's libc with the
+# multiarch abseil and libstdc++; the program then spins before its first
+# thread starts under qemu 7.2.)
+qemu_run() { "$qemu" -cpu cortex-a72 -L / "$@"; }
+
+npy_to_raw() {
+  /usr/bin/python3 -c "import numpy, sys; numpy.load(sys.argv[1]).astype('<f4').tofile(sys.argv[2])" "$1" "$2"
+}
+
+# Each pair's max |got - want| / max |want| must stay within 1e-4: the two
+# builds differ only in FMA contraction and summation order, and each is
+# within float32 rounding of PyTorch. With --same_top_class (classifiers),
+# both builds must also name the same top class.
+compare_outputs() {
+  /usr/bin/python3 - "$@" <<'PY'
+import sys
+import numpy
+args = sys.argv[1:]
+same_top_class = "--same_top_class" in args
+a64_path, x86_path, torch_path = [a for a in args if a != "--same_top_class"]
+a64 = numpy.fromfile(a64_path, dtype="<f4")
+x86 = numpy.fromfile(x86_path, dtype="<f4")
+torch = numpy.load(torch_path).reshape(-1)
+assert a64.shape == x86.shape == torch.shape, (a64.shape, x86.shape, torch.shape)
+def error(got, want):
+    return float(numpy.max(numpy.abs(got.astype(numpy.float64) - want)) / numpy.max(numpy.abs(want)))
+figures = {"a64 vs x86": error(a64, x86), "a64 vs torch": error(a64, torch),
+           "x86 vs torch": error(x86, torch)}
+for name, value in figures.items():
+    print(f"max |{name}| / max |ref| = {value:.3g}")
+if same_top_class:
+    assert int(numpy.argmax(a64)) == int(numpy.argmax(x86)), "top classes differ"
+bad = {k: v for k, v in figures.items() if not v <= 1e-4}
+assert not bad, f"beyond the 1e-4 tolerance: {bad}"
+PY
+}
+
+# Seconds since $1 (a date +%s.%N), for the log.
+seconds_since() { awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $1 }"; }
