@@ -46,6 +46,9 @@ ABSL_FLAG(std::string, out, "", "write the results as JSON here too");
 ABSL_FLAG(std::string, onnxruntime_node, "",
           "onnxruntime-node's folder; empty: third_party/node/node_modules/onnxruntime-node "
           "of this checkout (bench/install_onnxruntime.sh)");
+ABSL_FLAG(bool, layout_aware, true,
+          "compile with the layout-aware choice among near-best records (false: every layer's "
+          "best record, AutoTVM's pick-best)");
 ABSL_FLAG(std::string, work_dir, "/tmp/compiled_model_bench", "where the models are compiled");
 // Child mode: time one compiled model and print JSON.
 ABSL_FLAG(std::string, child_model, "", "internal: run this compiled model and print JSON");
@@ -182,7 +185,8 @@ int BenchMain() {
     CompileOptions options{.model = runfiles + "tuner_core/graph/testdata/" + model + ".onnx",
                            .records = absl::GetFlag(FLAGS_records),
                            .target = target,
-                           .output_dir = work + "/" + model};
+                           .output_dir = work + "/" + model,
+                           .layout_aware = absl::GetFlag(FLAGS_layout_aware)};
     absl::StatusOr<CompileReport> report = CompileModel(options);
     if (!report.ok()) {
       std::cerr << model << ": " << report.status() << "\n";

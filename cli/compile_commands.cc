@@ -21,6 +21,8 @@ namespace tunefleet {
   TF_ASSIGN_OR_RETURN(CompileReport report, CompileModel(options));
   for (const std::string& warning : report.warnings) out << "warning: " << warning << "\n";
   for (const std::string& layer : report.layers) out << "  " << layer << "\n";
+  for (const std::string& note : report.layout_choices)
+    out << "layout-aware choice: " << note << "\n";
   out << absl::StrFormat(
       "compiled %s for '%s': %d kernels, %d layers from records, %d on default configs, %.1f s\n",
       options.model, options.target, report.kernels, report.tuned_layers, report.default_layers,

@@ -16,34 +16,95 @@ std::pair<std::string, std::string> Key(const std::string& workload, const nlohm
   return {workload, args.dump()};
 }
 
+// Rows of the output a convolution workload writes (its OW), or 0.
+int64_t OutputWidth(const nlohmann::json& args) {
+  if (!args.contains("W") || !args.contains("S")) return 0;
+  const int64_t w = args.value("W", 0), s = args.value("S", 1), dil = args.value("dil_w", 1);
+  const int64_t pad = args.value("pad_left", 0) + args.value("pad_right", 0);
+  const int64_t stride = std::max<int64_t>(1, args.value("stride_w", 1));
+  return (w + pad - dil * (s - 1) - 1) / stride + 1;
+}
+
+// Records kept per (template, workload) as candidates of a layout-aware choice.
+constexpr int kCandidatesPerTemplate = 8;
+
+// A dense layer of at most this many rows gets the dot kernel by default.
+constexpr int64_t kDotMaxRows = 4;
+
 // How well a config suits a target with no measurement to go by: vectors
 // as wide as the target's, channel blocks of about that width, register
-// tiles of about 8 columns; other knobs keep their first choice.
-double DefaultScore(const Config& config, int lanes) {
+// tiles of about 8 columns that divide the output's width (a blocked
+// convolution's rows are whole tiles: rows wider than the image make its
+// consumer wait for a relayout); for dense, the dot kernel for a few rows
+// (B, the weights, read in place: nothing packed per call), else B packed
+// once, at compile time. Other knobs keep their first choice. A sum of
+// per-knob terms, so the best config is each knob's best choice.
+double DefaultScore(const Config& config, int lanes, const nlohmann::json& args) {
   double score = 0;
   const nlohmann::json entity = config.ToJson().value("entity", nlohmann::json::array());
+  const int64_t out_width = OutputWidth(args);
+  const int64_t rows = args.value("M", int64_t{0});
+  const bool dot = rows > 0 && rows <= kDotMaxRows && args.value("layout", "") == "NK";
   for (const nlohmann::json& knob : entity) {
-    if (knob.size() < 3 || !knob[2].is_number_integer()) continue;
+    if (knob.size() < 3) continue;
     const std::string name = knob[0].get<std::string>();
+    if (knob[2].is_string()) {
+      const std::string v = knob[2].get<std::string>();
+      if (name == "kernel" && (v == "dot") != dot) score -= 1000;
+      if (name == "pack_b" && v != "once") score -= 1000;
+      continue;
+    }
+    if (!knob[2].is_number_integer()) continue;
     const double v = knob[2].get<double>();
     if (v <= 0) continue;
     if (name == "vec") score -= 100 * std::abs(std::log2(v) - std::log2(lanes));
     if (name == "tile_oc" || name == "tile_c" || name == "tile_ic") {
       score -= 10 * std::abs(std::log2(v) - std::log2(lanes));
     }
-    if (name == "tile_ow") score -= std::abs(v - 8);
+    if (name == "tile_ow") {
+      score -= std::abs(v - 8);
+      if (out_width > 0 && out_width % static_cast<int64_t>(v) != 0) score -= 8;
+    }
+    if (rows > 0 && name == "mr") score -= dot ? 10 * std::abs(v - rows) : std::abs(v - 6);
+    if (rows > 0 && name == "nr_vecs") score -= std::abs(v - (dot ? 4 : 2));
+    if (rows > 0 && name == "unroll_k") score -= std::abs(std::log2(v) - 1);
+    if (rows > 0 && name == "kc") score -= std::abs(std::log2(v) - 8);
   }
   return score;
 }
 
-[[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes) {
+// Each knob's best choice under DefaultScore (first choice on a tie).
+[[nodiscard]] absl::StatusOr<Config> BestPerKnob(const ConfigSpace& space, int lanes,
+                                                 const nlohmann::json& args) {
+  int64_t index = 0, stride = 1;  // the first knob is the least significant digit
+  for (int i = 0; i < space.num_knobs(); ++i) {
+    int64_t best = 0;
+    double best_score = -INFINITY;
+    for (int64_t c = 0; c < space.knob_size(i); ++c) {
+      TF_ASSIGN_OR_RETURN(Config config, space.Get(c * stride));
+      const double score = DefaultScore(config, lanes, args);
+      if (score > best_score) {
+        best_score = score;
+        best = c;
+      }
+    }
+    index += best * stride;
+    stride *= space.knob_size(i);
+  }
+  return space.Get(index);
+}
+
+[[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes,
+                                                   const nlohmann::json& args) {
   const ConfigSpace& space = task.space();
+  TF_ASSIGN_OR_RETURN(Config best, BestPerKnob(space, lanes, args));
+  if (task.tmpl().Instantiate(task.workload(), best).ok()) return best;
   const int64_t size = space.size();
   const int64_t step = std::max<int64_t>(1, size / 20000);
   std::vector<std::pair<double, int64_t>> ranked;
   for (int64_t i = 0; i < size; i += step) {
     TF_ASSIGN_OR_RETURN(Config config, space.Get(i));
-    ranked.push_back({-DefaultScore(config, lanes), i});
+    ranked.push_back({-DefaultScore(config, lanes, args), i});
   }
   std::stable_sort(ranked.begin(), ranked.end());
   // The best-scored config that the template can instantiate.
@@ -53,6 +114,14 @@ double DefaultScore(const Config& config, int lanes) {
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "template ", task.name(), " found no default config for ", task.workload().Describe()));
+}
+
+// The template a layer without a record gets: the workload's default, but
+// for dense dense_gemm.x86, which reads constant weights in place (the dot
+// kernel) or packed once at compile time (kernel_packing.h), where the
+// default dense_pack.x86 packs them on every call.
+std::string DefaultTemplateName(const ModelLayer& layer) {
+  return layer.workload == "dense" ? "dense_gemm.x86" : "";
 }
 
 }  // namespace
@@ -121,6 +190,25 @@ double DefaultScore(const Config& config, int lanes) {
       }
     }
     selection.best[key] = {*best, line};
+    std::vector<std::pair<Record, int64_t>>& candidates = selection.candidates[key];
+    candidates.push_back({*best, line});
+    std::vector<Record> others;
+    for (const TaskRecords& task : TopPerTask(plain, kCandidatesPerTemplate)) {
+      for (const Record& r : task.top) {
+        if (r.config != best->config || r.task_name != best->task_name) others.push_back(r);
+      }
+    }
+    std::stable_sort(others.begin(), others.end(), [](const Record& a, const Record& b) {
+      return a.ReportedCost() < b.ReportedCost();
+    });
+    for (const Record& r : others) {
+      for (const auto& [record, record_line] : records) {
+        if (record.ToLine() == r.ToLine()) {
+          candidates.push_back({r, record_line});
+          break;
+        }
+      }
+    }
   }
   return selection;
 }
@@ -132,13 +220,27 @@ double DefaultScore(const Config& config, int lanes) {
   KernelChoice choice;
   auto it = records.best.find(Key(layer.workload, layer.args));
   if (it == records.best.end()) {
-    TF_ASSIGN_OR_RETURN(choice.task, Task::Make("", layer.workload, layer.args, target));
-    TF_ASSIGN_OR_RETURN(choice.config, DefaultConfig(*choice.task, vector_lanes));
+    TF_ASSIGN_OR_RETURN(choice.task,
+                        Task::Make(DefaultTemplateName(layer), layer.workload, layer.args, target));
+    TF_ASSIGN_OR_RETURN(choice.config, DefaultConfig(*choice.task, vector_lanes, layer.args));
     choice.source = "default config";
     return choice;
   }
-  const auto& [record, line] = it->second;
-  const std::string where = absl::StrCat(records.path, ":", line);
+  return KernelChoiceOfRecord(it->second.first, it->second.second, records.path, target);
+}
+
+const std::vector<std::pair<Record, int64_t>>& CandidateRecords(const ModelLayer& layer,
+                                                                const RecordSelection& records) {
+  static const std::vector<std::pair<Record, int64_t>> kNone;
+  auto it = records.candidates.find(Key(layer.workload, layer.args));
+  return it == records.candidates.end() ? kNone : it->second;
+}
+
+[[nodiscard]] absl::StatusOr<KernelChoice> KernelChoiceOfRecord(const Record& record, int64_t line,
+                                                                const std::string& path,
+                                                                const std::string& target) {
+  KernelChoice choice;
+  const std::string where = absl::StrCat(path, ":", line);
   absl::StatusOr<std::unique_ptr<Task>> task =
       Task::Make(record.task_name, record.workload_name, record.workload_args, target);
   if (!task.ok()) {

@@ -27,6 +27,10 @@ namespace tunefleet {
 struct RecordSelection {
   // Best record per (workload name, canonical args dump), with its line.
   std::map<std::pair<std::string, std::string>, std::pair<Record, int64_t>> best;
+  // The few fastest successful records per workload (distinct configs, any
+  // template), the best first then by ReportedCost(), with their lines: what
+  // a layout-aware choice (layout_choice.h) picks from.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<Record, int64_t>>> candidates;
   std::string path;
   // Records ignored: other targets, workloads the model does not have, a torn last line.
   std::vector<std::string> warnings;
@@ -55,6 +59,17 @@ struct KernelChoice {
                                                         const RecordSelection& records,
                                                         const std::string& target,
                                                         int vector_lanes);
+
+// The records of `layer`'s workload that ChooseKernel picks from
+// (RecordSelection::candidates; empty when none).
+const std::vector<std::pair<Record, int64_t>>& CandidateRecords(const ModelLayer& layer,
+                                                                const RecordSelection& records);
+
+// The task and config of one record (a candidate of CandidateRecords);
+// errors as ChooseKernel's.
+[[nodiscard]] absl::StatusOr<KernelChoice> KernelChoiceOfRecord(const Record& record, int64_t line,
+                                                                const std::string& path,
+                                                                const std::string& target);
 
 }  // namespace tunefleet
 

@@ -16,6 +16,7 @@
 #include "builder_worker/lower.h"
 #include "common/status_macros.h"
 #include "compiler/kernel_choice.h"
+#include "compiler/layout_choice.h"
 #include "compiler/model_archive.h"
 #include "compiler/plan_builder.h"
 #include "compiler/runtime/model_runtime.h"
@@ -141,8 +142,21 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   CompileReport report;
   report.warnings = records.warnings;
   const int lanes = std::max(1, target.max_vector_bits / 32);
+  LayoutChoice layouts;
+  if (options.layout_aware) {
+    TF_ASSIGN_OR_RETURN(layouts,
+                        ChooseLayouts(*model.graph, model.layers, records, options.target, lanes));
+    report.layout_choices = layouts.notes;
+  }
   ChooseKernelFn choose = [&](const ModelLayer& layer) -> absl::StatusOr<KernelChoice> {
-    TF_ASSIGN_OR_RETURN(KernelChoice choice, ChooseKernel(layer, records, options.target, lanes));
+    auto picked = layouts.record_index.find(layer.name);
+    absl::StatusOr<KernelChoice> chosen =
+        picked == layouts.record_index.end()
+            ? ChooseKernel(layer, records, options.target, lanes)
+            : KernelChoiceOfRecord(CandidateRecords(layer, records).at(picked->second).first,
+                                   CandidateRecords(layer, records).at(picked->second).second,
+                                   records.path, options.target);
+    TF_ASSIGN_OR_RETURN(KernelChoice choice, std::move(chosen));
     if (choice.tuned) {
       ++report.tuned_layers;
     } else {

@@ -35,6 +35,9 @@ struct CompileOptions {
   std::string output_dir;
   OnnxImportOptions onnx;
   int opt_level = 2;
+  // Choose among each layer's near-best records so that fewer relayouts
+  // are needed (layout_choice.h); false: every layer's best record.
+  bool layout_aware = true;
 };
 
 struct CompileReport {
@@ -46,6 +49,8 @@ struct CompileReport {
   std::vector<std::string> warnings;
   // One line per tuned layer: "layer1.0.conv1: conv2d_nchwc.x86 from r.jsonl:12".
   std::vector<std::string> layers;
+  // One line per layer the layout-aware choice moved off its best record.
+  std::vector<std::string> layout_choices;
   double seconds = 0;
 };
 

@@ -1,0 +1,192 @@
+#include "compiler/layout_choice.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "compiler/kernel_packing.h"
+#include "compiler/plan_builder.h"
+
+namespace tunefleet {
+namespace {
+
+// The seconds layer `layer` adds with option `o`, the others as `chosen`.
+double LocalSeconds(int layer, int o, const std::vector<std::vector<LayoutOption>>& options,
+                    const std::vector<std::vector<const LayoutEdge*>>& edges_of,
+                    const std::vector<int>& chosen) {
+  double seconds = options[layer][o].seconds;
+  for (const LayoutEdge* e : edges_of[layer]) {
+    const LayoutOption& a = options[e->from][e->from == layer ? o : chosen[e->from]];
+    const LayoutOption& b = options[e->to][e->to == layer ? o : chosen[e->to]];
+    seconds += RelayoutSeconds(*e, a, b);
+  }
+  return seconds;
+}
+
+// The kernel step that wrote `buffer`, seen through the steps that keep its
+// layout (relayouts, elementwise operators) or its channel block (pooling:
+// *pooled set, its rows are the pooled image's), or -1.
+int SourceKernelStep(const ModelPlan& plan, const std::vector<int>& writer, int buffer,
+                     bool* pooled) {
+  *pooled = false;
+  for (int hops = 0; buffer >= 0 && writer[buffer] >= 0 && hops < 16; ++hops) {
+    const PlanStep& step = plan.steps[writer[buffer]];
+    if (step.op == "kernel") return writer[buffer];
+    if (step.op == "max_pool" || step.op == "avg_pool") {
+      *pooled = true;
+    } else if (step.op != "relayout" && step.op != "add" && step.op != "relu" &&
+               step.op != "clip") {
+      break;
+    }
+    buffer = step.inputs.empty() ? -1 : step.inputs[0];
+  }
+  return -1;
+}
+
+int64_t Elements(const PlanBuffer& buffer) {
+  int64_t n = 1;
+  for (int64_t d : buffer.shape) n *= d;
+  return n;
+}
+
+LayoutOption OptionOfStep(const ModelPlan& plan, const PlanStep& step, double seconds) {
+  const PlanBuffer& in = plan.buffers[step.inputs[0]];
+  const PlanBuffer& out = plan.buffers[step.outputs[0]];
+  return {in.block, in.RowWidth(), out.block, out.RowWidth(), seconds};
+}
+
+}  // namespace
+
+bool UsableCandidateCost(double cost, double best_cost) {
+  return std::isfinite(cost) && std::isfinite(best_cost) && cost > 0 && best_cost > 0 &&
+         cost <= best_cost * kMaxSlowdown;
+}
+
+double RelayoutSeconds(const LayoutEdge& edge, const LayoutOption& a, const LayoutOption& b) {
+  const int64_t block = edge.residual ? b.write_block : b.read_block;
+  const int64_t row = edge.residual ? b.write_row : b.read_row;
+  if (a.write_block == block && (edge.block_only || a.write_row == row)) return 0;
+  return 2.0 * sizeof(float) * static_cast<double>(edge.elements) / kRelayoutBytesPerSecond;
+}
+
+std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>>& options,
+                                     const std::vector<LayoutEdge>& edges) {
+  std::vector<int> chosen(options.size(), 0);
+  std::vector<std::vector<const LayoutEdge*>> edges_of(options.size());
+  for (const LayoutEdge& e : edges) {
+    edges_of[e.from].push_back(&e);
+    if (e.to != e.from) edges_of[e.to].push_back(&e);
+  }
+  // Each move lowers the total strictly, so this ends; the bound is a backstop.
+  for (int round = 0; round < 32; ++round) {
+    bool moved = false;
+    for (size_t layer = 0; layer < options.size(); ++layer) {
+      const int l = static_cast<int>(layer);
+      double best = LocalSeconds(l, chosen[l], options, edges_of, chosen);
+      for (int o = 0; o < static_cast<int>(options[l].size()); ++o) {
+        const double seconds = LocalSeconds(l, o, options, edges_of, chosen);
+        if (seconds < best * (1 - 1e-9)) {
+          best = seconds;
+          chosen[l] = o;
+          moved = true;
+        }
+      }
+    }
+    if (!moved) break;
+  }
+  return chosen;
+}
+
+[[nodiscard]] absl::StatusOr<LayoutChoice> ChooseLayouts(const Graph& graph,
+                                                         const std::vector<ModelLayer>& layers,
+                                                         const RecordSelection& records,
+                                                         const std::string& target, int lanes) {
+  LayoutChoice result;
+  bool any_choice = false;
+  for (const ModelLayer& layer : layers) any_choice |= CandidateRecords(layer, records).size() > 1;
+  if (!any_choice) return result;
+  std::map<std::string, const ModelLayer*> layer_by_node;
+  for (const ModelLayer& layer : layers) layer_by_node[layer.name] = &layer;
+  ChooseKernelFn best = [&](const ModelLayer& layer) {
+    return ChooseKernel(layer, records, target, lanes);
+  };
+  TF_ASSIGN_OR_RETURN(BuiltPlan built, BuildPlan(graph, layers, best));
+  const ModelPlan& plan = built.plan;
+
+  // Nodes of the plan's tuned kernels, their options and the candidate
+  // record each option is.
+  std::vector<int> writer(plan.buffers.size(), -1);
+  std::map<int, int> node_of_step;
+  std::vector<const ModelLayer*> nodes;
+  std::vector<std::vector<LayoutOption>> options;
+  std::vector<std::vector<int>> option_record;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    for (int out : step.outputs) writer[out] = static_cast<int>(i);
+    auto layer = layer_by_node.find(step.node);
+    if (step.op != "kernel" || step.inputs.empty() || step.outputs.empty() ||
+        layer == layer_by_node.end()) {
+      continue;
+    }
+    node_of_step[static_cast<int>(i)] = static_cast<int>(nodes.size());
+    nodes.push_back(layer->second);
+    const auto& candidates = CandidateRecords(*layer->second, records);
+    const double best_cost = candidates.empty() ? 0 : candidates[0].first.ReportedCost();
+    options.push_back({OptionOfStep(plan, step, best_cost)});
+    option_record.push_back({0});
+    if (step.staged.empty()) continue;  // not a blocked convolution: nothing to choose
+    for (size_t c = 1; c < candidates.size(); ++c) {
+      // The best is the best (a validated record beats a lucky unvalidated
+      // figure): another record may tie it, never undercut it.
+      const double cost = std::max(candidates[c].first.ReportedCost(), best_cost);
+      if (!UsableCandidateCost(candidates[c].first.ReportedCost(), best_cost)) continue;
+      absl::StatusOr<KernelChoice> choice =
+          KernelChoiceOfRecord(candidates[c].first, candidates[c].second, records.path, target);
+      if (!choice.ok()) continue;
+      absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(*choice);
+      if (!blocked.ok() || !blocked->has_value()) continue;
+      const PlanBuffer& in = plan.buffers[step.inputs[0]];
+      options.back().push_back({(*blocked)->in_block, in.shape.at(3), (*blocked)->out_block,
+                                (*blocked)->out_row_width, cost});
+      option_record.back().push_back(static_cast<int>(c));
+    }
+  }
+  std::vector<LayoutEdge> edges;
+  for (const auto& [step_index, node] : node_of_step) {
+    const PlanStep& step = plan.steps[step_index];
+    auto add_edge = [&](int buffer, bool residual) {
+      bool pooled = false;
+      auto from = node_of_step.find(SourceKernelStep(plan, writer, buffer, &pooled));
+      if (from == node_of_step.end()) return;
+      edges.push_back({from->second, node, residual, Elements(plan.buffers[buffer]), pooled});
+    };
+    add_edge(step.inputs[0], false);
+    if (step.epilogue.residual >= 0) add_edge(step.epilogue.residual, true);
+  }
+  const std::vector<int> chosen = ChooseLayoutOptions(options, edges);
+  std::vector<int> all_best(options.size(), 0);
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (chosen[n] == 0) continue;
+    const auto& candidates = CandidateRecords(*nodes[n], records);
+    const int record = option_record[n][chosen[n]];
+    result.record_index[nodes[n]->name] = record;
+    double before = 0, after = 0;
+    for (const LayoutEdge& e : edges) {
+      if (e.from != static_cast<int>(n) && e.to != static_cast<int>(n)) continue;
+      before += RelayoutSeconds(e, options[e.from][0], options[e.to][0]);
+      after += RelayoutSeconds(e, options[e.from][chosen[e.from]], options[e.to][chosen[e.to]]);
+    }
+    const LayoutOption& o = options[n][chosen[n]];
+    result.notes.push_back(absl::StrFormat(
+        "layer '%s': %s:%d (%+.1f%% kernel time over the best, %s:%d) reads NCHW%dc and writes "
+        "NCHW%dc/row %d for fewer relayouts: those at its edges est. %.3f -> %.3f ms",
+        nodes[n]->name, records.path, candidates[record].second,
+        100 * (o.seconds / options[n][0].seconds - 1), records.path, candidates[0].second,
+        o.read_block, o.write_block, o.write_row, before * 1e3, after * 1e3));
+  }
+  return result;
+}
+
+}  // namespace tunefleet
