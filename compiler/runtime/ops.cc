@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace tunefleet {
@@ -14,6 +15,49 @@ void ParallelFor(const TfRuntime* rt, int64_t n, Fn fn) {
   rt->parallel_for(rt->context, n, body, &fn);
 }
 
+// The runtime runs on any x86-64, so it is built for the baseline; its
+// hot loops are also built for AVX2 and AVX-512, picked when the library
+// loads (GCC's function multiversioning), and vectorised (-O3 in BUILD).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TF_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TF_VECTOR_CLONES
+#endif
+
+// One (outer, channel block) row of an epilogue: `inner` positions of
+// `block` lanes; kAct 0 none, 1 relu, 2 clip. The cases are separate
+// instantiations so each inner loop is branch-free.
+template <int kAct, bool kBias, bool kResidual>
+TF_VECTOR_CLONES void EpilogueRow(float* __restrict out, const float* __restrict bias,
+                                  const float* __restrict residual, int64_t inner, int64_t block,
+                                  float lo, float hi) {
+  for (int64_t i = 0; i < inner; ++i) {
+    float* __restrict v = out + i * block;
+    for (int64_t l = 0; l < block; ++l) {
+      float x = v[l];
+      if constexpr (kBias) x += bias[l];
+      if constexpr (kResidual) x += residual[i * block + l];
+      if constexpr (kAct == 1) x = x > 0 ? x : 0;
+      if constexpr (kAct == 2) x = std::min(std::max(x, lo), hi);
+      v[l] = x;
+    }
+  }
+}
+
+using EpilogueRowFn = void (*)(float*, const float*, const float*, int64_t, int64_t, float, float);
+
+template <int kAct>
+EpilogueRowFn EpilogueRowFor(bool bias, bool residual) {
+  if (bias) return residual ? &EpilogueRow<kAct, true, true> : &EpilogueRow<kAct, true, false>;
+  return residual ? &EpilogueRow<kAct, false, true> : &EpilogueRow<kAct, false, false>;
+}
+
+// out[l] = max(out[l], v[l]) (or +=) over `lanes` floats: one pooling tap.
+template <bool kMax>
+TF_VECTOR_CLONES void PoolTap(float* __restrict out, const float* __restrict v, int64_t lanes) {
+  for (int64_t l = 0; l < lanes; ++l) out[l] = kMax ? std::max(out[l], v[l]) : out[l] + v[l];
+}
+
 }  // namespace
 
 void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residual, float* y,
@@ -23,25 +67,12 @@ void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residu
   const int64_t rows = elements / (inner * block);  // (outer, channel block) pairs
   const int act = e.activation == "relu" ? 1 : e.activation == "clip" ? 2 : 0;
   const float lo = e.clip_min, hi = e.clip_max;
+  const EpilogueRowFn row_fn = act == 1   ? EpilogueRowFor<1>(bias, residual)
+                               : act == 2 ? EpilogueRowFor<2>(bias, residual)
+                                          : EpilogueRowFor<0>(bias, residual);
   ParallelFor(rt, rows, [&](int64_t row) {
-    const float* b = bias ? bias + (row % blocks) * block : nullptr;
-    float* out = y + row * inner * block;
-    const float* res = residual ? residual + row * inner * block : nullptr;
-    for (int64_t i = 0; i < inner; ++i) {
-      float* v = out + i * block;
-      if (b) {
-        for (int64_t l = 0; l < block; ++l) v[l] += b[l];
-      }
-      if (res) {
-        const float* r = res + i * block;
-        for (int64_t l = 0; l < block; ++l) v[l] += r[l];
-      }
-      if (act == 1) {
-        for (int64_t l = 0; l < block; ++l) v[l] = v[l] > 0 ? v[l] : 0;
-      } else if (act == 2) {
-        for (int64_t l = 0; l < block; ++l) v[l] = std::min(std::max(v[l], lo), hi);
-      }
-    }
+    row_fn(y + row * inner * block, bias ? bias + (row % blocks) * block : nullptr,
+           residual ? residual + row * inner * block : nullptr, inner, block, lo, hi);
   });
 }
 
@@ -55,6 +86,10 @@ void Relayout(const PlanBuffer& src_layout, const float* src, const PlanBuffer& 
   ParallelFor(rt, n * (c / db) * h, [&](int64_t t) {
     const int64_t y = t % h, cb = (t / h) % (c / db), image = t / (h * (c / db));
     float* out = dst + t * dw * db;
+    if (sb == db) {  // only the rows' width changes
+      std::memcpy(out, src + (((image * (c / sb) + cb) * h + y) * sw) * sb, w * db * sizeof(float));
+      return;
+    }
     for (int64_t l = 0; l < db; ++l) {
       const int64_t ch = cb * db + l;
       const float* in = src + (((image * (c / sb) + ch / sb) * h + y) * sw) * sb + ch % sb;
@@ -107,9 +142,9 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
           if (ix < 0 || ix >= w) continue;
           const float* v = src + (iy * in_w + ix) * b;
           if (is_max) {
-            for (int64_t l = 0; l < b; ++l) o[l] = std::max(o[l], v[l]);
+            PoolTap<true>(o, v, b);
           } else {
-            for (int64_t l = 0; l < b; ++l) o[l] += v[l];
+            PoolTap<false>(o, v, b);
           }
           ++count;
         }
