@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "compiler/npy.h"
 #include "compiler/runtime/model_runtime.h"
+#include "compiler/runtime/step_profile.h"
 
 namespace tunefleet {
 
@@ -100,6 +101,13 @@ namespace tunefleet {
       model->num_threads());
   // AutoTVM's line, so the figures compare with its tutorials' as printed.
   out << absl::StrFormat("Mean inference time (std dev): %.3f ms (%.3f ms)\n", mean, std_dev);
+  if (options.profile) {
+    const int runs = std::max(1, options.repeat);
+    model->SetProfiling(true);
+    for (int i = 0; i < runs; ++i) TF_RETURN_IF_ERROR(model->Run({x.data.data()}, output_ptrs));
+    out << "profile (per step, mean of " << runs << " runs):\n"
+        << FormatStepProfile(model->plan(), model->step_seconds(), runs);
+  }
   return absl::OkStatus();
 }
 

@@ -22,6 +22,9 @@ struct RunModelOptions {
   std::string output;  // .npy to write the first output to; empty: print a summary
   int threads = 1;
   int repeat = 10;  // timed runs after one warm-up
+  // Then `repeat` more runs timed per plan step, printed one line per step
+  // (node, layouts, ms) and by kind (compiler/runtime/step_profile.h).
+  bool profile = false;
 };
 
 // Runs the model repeat + 1 times (the first untimed); prints the output
@@ -29,6 +32,7 @@ struct RunModelOptions {
 // writes the .npy instead), then
 //   latency: median X ms (min A, max B; mean M, std dev S over N runs, T threads)
 //   Mean inference time (std dev): M ms (S ms)        <- AutoTVM's line
+// and with `profile` the per-step table.
 [[nodiscard]] absl::Status RunModelCommand(const RunModelOptions& options, std::ostream& out);
 
 }  // namespace tunefleet

@@ -53,6 +53,11 @@ assert vs_c_api <= 1e-6, vs_c_api
 assert vs_torch <= 1e-4, vs_torch
 PY
 
+"$tunefleet" run --model "$tmp/out" --input "$input_npy" --runs 3 --profile >"$tmp/profile.txt"
+grep -q "^profile (per step, mean of 3 runs):$" "$tmp/profile.txt" || fail "no profile header"
+grep -qE "^ +0 [a-z_]+ .* ms  [a-z (NCHW)]+$" "$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "no step line"; }
+grep -qE "^total +$number ms over [0-9]+ steps$" "$tmp/profile.txt" || fail "no profile total"
+
 "$tunefleet" run --model "$tmp/out" --input "$input_npy" --runs 3 >"$tmp/top.txt"
 grep -qE "^top-5:( [0-9]+ \(-?$number\)){5}$" "$tmp/top.txt" || { cat "$tmp/top.txt"; fail "no top-5 line"; }
 

@@ -85,6 +85,8 @@ ABSL_FLAG(std::string, o, "", "compile: output directory (model.so)");
 ABSL_FLAG(std::string, input, "", "run: input tensor (.npy float32, or raw floats); default zeros");
 ABSL_FLAG(std::string, output, "", "run: write the model's output here (.npy)");
 ABSL_FLAG(int32_t, runs, 10, "run: timed runs (after one warm-up run)");
+ABSL_FLAG(bool, profile, false,
+          "run: then time every plan step over --runs more runs and print them");
 ABSL_FLAG(int32_t, min_repeat_ms, 0, "grow number until a repeat lasts this long");
 ABSL_FLAG(double, cooldown, 0.0, "seconds to sleep between repeats (AutoTVM default 0.1)");
 ABSL_FLAG(bool, cache_flush, false, "flush the inputs from the CPU caches before each repeat");
@@ -220,7 +222,8 @@ int main(int argc, char** argv) {
       "  compile    compile --model (ONNX) with the best of --records for --target into a\n"
       "             library: -o DIR (DIR/model.so; C API: compiler/runtime/tunefleet_model.h)\n"
       "  run        run a compiled model (--model DIR) on --input (.npy/raw), write --output\n"
-      "             (.npy) or print the top classes; latency over --runs (--threads)\n"
+      "             (.npy) or print the top classes; latency over --runs (--threads);\n"
+      "             --profile: then the time of every plan step (node, layouts)\n"
       "  tune       build and measure configs locally and record them in --log\n"
       "             (--workload with --shape or --args, or every task of --model), then\n"
       "             re-measure its top --validate_top_k configs (default 5; 0: off)\n"
@@ -437,6 +440,7 @@ int main(int argc, char** argv) {
     o.threads = absl::GetFlag(FLAGS_threads);
     if (o.threads <= 0) o.threads = static_cast<int>(std::thread::hardware_concurrency());
     o.repeat = absl::GetFlag(FLAGS_runs);
+    o.profile = absl::GetFlag(FLAGS_profile);
     status = tunefleet::RunModelCommand(o, std::cout);
   } else if (command == "templates") {
     for (const tunefleet::Template* t : tunefleet::AllTemplates()) {
