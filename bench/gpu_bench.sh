@@ -22,7 +22,11 @@
 #
 # Environment overrides: NUMBER REPEAT MIN_REPEAT_MS TIMEOUT (measure
 # options), TARGET (default cuda -mcpu=sm_<cc>), FLEET_DIR (default: a fresh
-# temporary directory), BAZEL.
+# temporary directory), BAZEL, SANDBOX (the agent's runner sandbox: true,
+# false, or auto (default): sandboxed, after a 2-trial probe job on a 2048^3
+# dense; if the sandbox stopped the probe's runner child (the agent log names
+# a forbidden system call), the agent restarts with --sandbox=false and the
+# report says so).
 set -euo pipefail
 
 # ---- What is tuned: template names and tasks in one place. ------------------
@@ -44,6 +48,7 @@ NUMBER="${NUMBER:-4}"
 REPEAT="${REPEAT:-3}"
 MIN_REPEAT_MS="${MIN_REPEAT_MS:-150}"
 TIMEOUT="${TIMEOUT:-30}"
+SANDBOX="${SANDBOX:-auto}"
 # ------------------------------------------------------------------------------
 
 TRIALS=300
@@ -51,7 +56,7 @@ JSON_OUT="gpu_bench.json"
 DEVICE=0
 TUNER="xgb"
 usage() {
-  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
   exit "${1:-0}"
 }
 while [[ $# -gt 0 ]]; do
@@ -69,6 +74,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ "$TRIALS" =~ ^[0-9]+$ && "$TRIALS" -gt 0 ]] || { echo "gpu_bench.sh: --trials must be a positive integer" >&2; exit 2; }
+[[ "$SANDBOX" =~ ^(true|false|auto)$ ]] || { echo "gpu_bench.sh: SANDBOX must be true, false or auto" >&2; exit 2; }
 [[ "$JSON_OUT" = /* ]] || JSON_OUT="$PWD/$JSON_OUT"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -123,19 +129,51 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [[ -s "$FLEET_DIR/address" ]] || die "the tracker did not start within 60 s ($FLEET_DIR/up.log)"
-"$BIN/device_agent/tunefleet_agent" --tracker "$(cat "$FLEET_DIR/address")" \
-  --token_file "$FLEET_DIR/agent.token" --key "$KEY" --gpu --gpu_device "$DEVICE" \
-  --name "gpu-agent-$DEVICE" >"$FLEET_DIR/gpu-agent.log" 2>&1 &
-AGENT_PID=$!
 FLEET=(--fleet_dir "$FLEET_DIR")
-for _ in $(seq 600); do
-  "${TUNEFLEET[@]}" devices "${FLEET[@]}" 2>/dev/null | grep -q "^agent .* $KEY " && break
-  kill -0 "$AGENT_PID" 2>/dev/null || { cat "$FLEET_DIR/gpu-agent.log" >&2; die "the GPU agent exited"; }
-  sleep 0.1
-done
-"${TUNEFLEET[@]}" devices "${FLEET[@]}" | grep -q "^agent .* $KEY " ||
-  die "the GPU agent did not register within 60 s ($FLEET_DIR/gpu-agent.log)"
-"${TUNEFLEET[@]}" devices "${FLEET[@]}" >&2
+# Starts the GPU agent named $1 with --sandbox=$2 and waits until it is
+# registered; its log is $FLEET_DIR/$1.log.
+start_agent() {
+  local name="$1" sandbox="$2"
+  "$BIN/device_agent/tunefleet_agent" --tracker "$(cat "$FLEET_DIR/address")" \
+    --token_file "$FLEET_DIR/agent.token" --key "$KEY" --gpu --gpu_device "$DEVICE" \
+    --sandbox="$sandbox" --name "$name" >"$FLEET_DIR/$name.log" 2>&1 &
+  AGENT_PID=$!
+  for _ in $(seq 600); do
+    "${TUNEFLEET[@]}" devices "${FLEET[@]}" 2>/dev/null | grep -q "^agent  *$name  *$KEY " && break
+    kill -0 "$AGENT_PID" 2>/dev/null || { cat "$FLEET_DIR/$name.log" >&2; die "the GPU agent exited"; }
+    sleep 0.1
+  done
+  "${TUNEFLEET[@]}" devices "${FLEET[@]}" | grep -q "^agent  *$name  *$KEY " ||
+    die "the GPU agent did not register within 60 s ($FLEET_DIR/$name.log)"
+  "${TUNEFLEET[@]}" devices "${FLEET[@]}" >&2
+}
+AGENT_NAME="gpu-agent-$DEVICE"
+SANDBOX_NOTE="on"
+if [[ "$SANDBOX" == false ]]; then SANDBOX_NOTE="off (SANDBOX=false)"; fi
+start_agent "$AGENT_NAME" "$([[ "$SANDBOX" == false ]] && echo false || echo true)"
+
+if [[ "$SANDBOX" == auto ]]; then
+  # A sandboxed runner child that the CUDA driver trips (device_agent/sandbox.h)
+  # dies on every trial; find out on 2 trials of a smaller dense (64 MiB of
+  # tensors, a few seconds of reference), not on the whole run.
+  probe_args='{"M":2048,"N":2048,"K":2048,"layout":"NK"}'
+  log "sandbox probe: 2 trials of dense $probe_args with the runner sandboxed"
+  probe="$("${TUNEFLEET[@]}" submit "${FLEET[@]}" --key "$KEY" --workload dense --args "$probe_args" \
+    --template_name "$DENSE_TEMPLATE" --target "$TARGET" --tuner random --trials 2 \
+    --number "$NUMBER" --repeat "$REPEAT" --min_repeat_ms "$MIN_REPEAT_MS" \
+    --timeout "$TIMEOUT" --name "sandbox_probe")"
+  "${TUNEFLEET[@]}" watch "${FLEET[@]}" --job "$probe" >&2 || true
+  if stopped="$(grep -m1 "forbidden system call" "$FLEET_DIR/$AGENT_NAME.log")"; then
+    echo "gpu_bench.sh: WARNING: the sandbox stopped the GPU runner child ($stopped);" \
+      "measuring with --sandbox=false" >&2
+    SANDBOX_NOTE="off (the sandboxed GPU runner child was stopped: $stopped)"
+    kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null || true
+    AGENT_NAME="gpu-agent-$DEVICE-unsandboxed"
+    start_agent "$AGENT_NAME" false
+  else
+    log "sandbox probe: no forbidden system call; measuring sandboxed"
+  fi
+fi
 
 RESULTS="$FLEET_DIR/results.tsv"
 : >"$RESULTS"
@@ -170,10 +208,10 @@ if ! "$BIN/bench/cublas_sgemm" --m "$DENSE_M" --n "$DENSE_N" --k "$DENSE_K" --de
 fi
 
 python3 - "$RESULTS" "$CUBLAS_JSON" "$GPU_JSON" "$JSON_OUT" "$TARGET" "$TRIALS" "$TUNER" \
-  "$NUMBER" "$REPEAT" "$MIN_REPEAT_MS" "$TIMEOUT" "$FLEET_DIR" <<'EOF'
+  "$NUMBER" "$REPEAT" "$MIN_REPEAT_MS" "$TIMEOUT" "$FLEET_DIR" "$SANDBOX_NOTE" <<'EOF'
 import json, sys, datetime
 (results_path, cublas_path, gpu_json, out_path, target, trials, tuner,
- number, repeat, min_repeat_ms, timeout, fleet_dir) = sys.argv[1:]
+ number, repeat, min_repeat_ms, timeout, fleet_dir, sandbox) = sys.argv[1:]
 gpu = json.loads(gpu_json)
 cublas = json.load(open(cublas_path))
 peak = gpu.get("fp32_peak_gflops")
@@ -194,7 +232,7 @@ report = {
     "gpu": gpu, "target": target, "trials": int(trials), "tuner": tuner,
     "measure": {"number": int(number), "repeat": int(repeat),
                 "min_repeat_ms": int(min_repeat_ms), "timeout_s": float(timeout)},
-    "tasks": tasks, "cublas": cublas, "fleet_dir": fleet_dir,
+    "runner_sandbox": sandbox, "tasks": tasks, "cublas": cublas, "fleet_dir": fleet_dir,
 }
 with open(out_path, "w") as out:
     json.dump(report, out, indent=2)
@@ -211,5 +249,6 @@ for t in tasks:
 if cublas.get("gflops"):
     print(f"cuBLAS SGEMM alone: {cublas['gflops']:.1f} GFLOPS"
           + (f" = {100 * cublas['gflops'] / peak:.1f}% of peak" if peak else ""))
+print(f"runner sandbox: {sandbox}")
 print(f"JSON: {out_path}; records and logs: {fleet_dir}/")
 EOF

@@ -383,6 +383,17 @@ FakeKernel FakeFaultingKernel(CUresult error) {
   return kernel;
 }
 
+FakeKernel FakeWarmUpKernel() {
+  FakeKernel kernel;
+  kernel.body = [](const std::array<unsigned, 3>&, const std::array<unsigned, 3>&, void** params) {
+    const CUdeviceptr target = *static_cast<CUdeviceptr*>(params[0]);
+    const uint32_t value = 42;
+    std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(target)), &value, sizeof(value));
+    return kCudaSuccess;
+  };
+  return kernel;
+}
+
 std::string FakePtx(const std::string& entry, int params) {
   std::string ptx = absl::StrCat(".version 7.0\n.target sm_75\n.address_size 64\n\n",
                                  ".visible .entry ", entry, "(\n");

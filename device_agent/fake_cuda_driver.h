@@ -121,6 +121,10 @@ FakeKernel FakeDenseKernel(int64_t m, int64_t n, int64_t k, int64_t skip_index =
 // A kernel whose launch faults with `error` (e.g. CUDA_ERROR_ILLEGAL_ADDRESS).
 FakeKernel FakeFaultingKernel(CUresult error);
 
+// The warm-up kernel (GpuKernelRunner::WarmUp, entry kGpuWarmUpEntry):
+// stores 42 to the u32 its one parameter points to.
+FakeKernel FakeWarmUpKernel();
+
 // A minimal PTX text whose entry `entry` takes `params` .u64 parameters
 // (what the fake looks for; not meant for a real driver).
 std::string FakePtx(const std::string& entry, int params);

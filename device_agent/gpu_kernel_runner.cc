@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -97,6 +98,74 @@ std::optional<int> PtxEntryParamCount(absl::string_view ptx, absl::string_view e
     return count;
   }
   return std::nullopt;
+}
+
+namespace {
+
+// kGpuWarmUpEntry in PTX 7.0 for sm_70, which drivers from CUDA 11.0 on
+// JIT-compile for any GPU the builder targets (sm_70 and newer).
+constexpr char kWarmUpPtx[] = R"(.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry tunefleet_warm_up(
+	.param .u64 tunefleet_warm_up_param_0
+)
+{
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<3>;
+
+	ld.param.u64 	%rd1, [tunefleet_warm_up_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, 42;
+	st.global.u32 	[%rd2], %r1;
+	ret;
+}
+)";
+
+// Large enough that the copies go through the driver's staging buffers as a
+// workload's tensors do.
+constexpr size_t kWarmUpBytes = size_t{8} << 20;
+
+}  // namespace
+
+absl::Status GpuKernelRunner::WarmUp() {
+  if (absl::Status opened = OpenDevice(); !opened.ok()) return opened;
+  auto noted = [this](absl::Status status) {
+    NoteFault(status);
+    return status;
+  };
+  absl::StatusOr<CudaModule> module = CudaModule::Load(*driver_, kWarmUpPtx);
+  if (!module.ok()) return noted(module.status());
+  absl::StatusOr<CUfunction> function = module->Function(kGpuWarmUpEntry);
+  if (!function.ok()) return noted(function.status());
+  absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Allocate(*driver_, kWarmUpBytes);
+  if (!buffer.ok()) return noted(buffer.status());
+  std::vector<uint32_t> host(kWarmUpBytes / sizeof(uint32_t), 0);
+  if (absl::Status copied = buffer->CopyFromHost(host.data(), kWarmUpBytes); !copied.ok()) {
+    return noted(copied);
+  }
+  absl::StatusOr<std::unique_ptr<CudaEventClock>> gpu_clock =
+      CudaEventClock::Create(*driver_, host_clock_);
+  if (!gpu_clock.ok()) return noted(gpu_clock.status());
+  CUdeviceptr pointer = buffer->get();
+  void* params[] = {&pointer};
+  absl::Status launched =
+      driver_->Check(driver_->api().cuLaunchKernel(*function, 1, 1, 1, 1, 1, 1, /*shared_bytes=*/0,
+                                                   /*stream=*/nullptr, params, /*extra=*/nullptr),
+                     "cuLaunchKernel(tunefleet_warm_up)");
+  if (!launched.ok()) return noted(launched);
+  (*gpu_clock)->NowNanos();  // records and waits for an event after the launch
+  if (!(*gpu_clock)->status().ok()) return noted((*gpu_clock)->status());
+  if (absl::Status synced = context_->Synchronize(); !synced.ok()) return noted(synced);
+  if (absl::Status copied = buffer->CopyToHost(host.data(), kWarmUpBytes); !copied.ok()) {
+    return noted(copied);
+  }
+  if (host[0] != 42) {
+    return absl::InternalError(
+        absl::StrCat("the warm-up kernel stored ", host[0], " instead of 42"));
+  }
+  return absl::OkStatus();
 }
 
 GpuKernelRunner::GpuKernelRunner(GpuKernelRunnerOptions options, ClockInterface* host_clock)

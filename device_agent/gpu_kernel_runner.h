@@ -62,6 +62,10 @@
 
 namespace tunefleet {
 
+// The entry of the warm-up kernel (WarmUp): stores 42 to the u32 its one
+// parameter points to.
+inline constexpr char kGpuWarmUpEntry[] = "tunefleet_warm_up";
+
 struct GpuKernelRunnerOptions {
   // CUDA device ordinal (as cuDeviceGet counts, after CUDA_VISIBLE_DEVICES).
   int device_ordinal = 0;
@@ -98,6 +102,16 @@ class GpuKernelRunner {
   // InvalidArgument for a device ordinal out of range, and FailedPrecondition
   // once the context is lost.
   [[nodiscard]] absl::Status OpenDevice();
+
+  // OpenDevice(), then one launch of a one-thread kernel (kGpuWarmUpEntry)
+  // through every driver path a measurement takes: PTX JIT and module load,
+  // allocation, copies both ways, timing events, launch, synchronisation.
+  // The driver creates some resources lazily on first use, and mapping new
+  // memory opens /dev/nvidia* read-write, which the runner child's sandbox
+  // forbids; a child warms up before it enters the sandbox so that a
+  // measurement does not need those opens. Errors: as OpenDevice, or the
+  // failing driver call (a lost context sets context_lost()).
+  [[nodiscard]] absl::Status WarmUp();
 
   // True after a fault that leaves the CUDA context unusable.
   bool context_lost() const { return !lost_context_error_.empty(); }

@@ -246,6 +246,37 @@ TEST_F(GpuKernelRunnerTest, DeviceBuffersAreReusedAndEverythingIsReleased) {
   EXPECT_EQ(fake_.retained_contexts(), 0);
 }
 
+// The warm-up a runner child runs before its sandbox goes through module
+// load, allocation, copies, events and a launch, and keeps none of it.
+TEST_F(GpuKernelRunnerTest, WarmUpLaunchesItsKernelOnceAndReleasesWhatItUsed) {
+  fake_.AddKernel(kGpuWarmUpEntry, ::tunefleet::testing::FakeWarmUpKernel());
+  absl::Status warmed = runner_->WarmUp();
+  ASSERT_TRUE(warmed.ok()) << warmed;
+  EXPECT_EQ(fake_.launches(), 1);
+  EXPECT_EQ(fake_.live_allocations(), 0);
+  EXPECT_EQ(fake_.live_modules(), 0);
+  EXPECT_EQ(fake_.retained_contexts(), 1);  // the context stays for the measurements
+  EXPECT_FALSE(runner_->context_lost());
+
+  fake_.AddKernel(kEntry, FakeDenseKernel(48, 40, 64));
+  proto::RunResult result = Run(Request(Artifact(FakePtx(kEntry, 3))));
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kNoError)) << result.error_msg();
+}
+
+TEST_F(GpuKernelRunnerTest, WarmUpKernelThatFaultsLosesTheContext) {
+  fake_.AddKernel(kGpuWarmUpEntry, FakeFaultingKernel(kCudaErrorIllegalAddress));
+  absl::Status warmed = runner_->WarmUp();
+  EXPECT_THAT(warmed.message(), HasSubstr("CUDA_ERROR_ILLEGAL_ADDRESS"));
+  EXPECT_TRUE(runner_->context_lost());
+}
+
+TEST_F(GpuKernelRunnerTest, WarmUpWithoutItsKernelFailsNamingTheEntry) {
+  absl::Status warmed = runner_->WarmUp();
+  EXPECT_THAT(warmed.message(), HasSubstr(kGpuWarmUpEntry));
+  EXPECT_FALSE(runner_->context_lost());
+  EXPECT_EQ(fake_.live_allocations(), 0);
+}
+
 TEST(GpuKernelRunnerNoDriverTest, MissingDriverIsRuntimeDeviceNamingIt) {
   FakeClock clock;
   GpuKernelRunner runner(GpuKernelRunnerOptions{.driver_library = "/nonexistent/libcuda.so.1"},

@@ -61,7 +61,17 @@ bool RunnerChild::must_exit() const {
 
 bool RunnerChild::OpenGpuBeforeSandbox() {
   gpu_open_failure_ = gpu_.OpenDevice();
-  return gpu_open_failure_.ok();
+  if (!gpu_open_failure_.ok()) return false;
+  // The driver's lazily made resources, made now: in the sandbox, mapping new
+  // memory (a read-write open of /dev/nvidia*) would stop the child.
+  if (absl::Status warmed = gpu_.WarmUp(); !warmed.ok()) {
+    TF_LOG(WARNING) << "tunefleet_runner: GPU warm-up before the sandbox failed: " << warmed;
+    if (gpu_.context_lost()) {
+      gpu_open_failure_ = warmed;
+      return false;
+    }
+  }
+  return true;
 }
 
 void RunnerChild::SetStage(RunnerStage stage) {

@@ -88,9 +88,12 @@ class RunnerChild {
 
   // For a child about to enter its sandbox (sandbox.h), which forbids the
   // read-write opens of /dev/nvidia* the driver makes: opens the CUDA driver,
-  // device and context now. True when the GPU is open. When it fails, every
-  // GPU artifact is answered with that failure rather than a new attempt
-  // (which the sandbox would stop).
+  // device and context now, and warms them up (GpuKernelRunner::WarmUp) so
+  // that the driver maps the memory it creates lazily before the filter is
+  // in place. True when the GPU is open (a failed warm-up is logged; only one
+  // that loses the context counts as a failure). When it fails, every GPU
+  // artifact is answered with that failure rather than a new attempt (which
+  // the sandbox would stop).
   bool OpenGpuBeforeSandbox();
 
   const ThreadPool& thread_pool() const { return thread_pool_; }

@@ -28,7 +28,9 @@
 //
 // GPU: the CUDA driver opens /dev/nvidia* read-write, which the filter
 // forbids; a child that will use the GPU opens the driver and its context
-// before entering (RunnerChild::OpenGpuBeforeSandbox), and then gets
+// before entering (RunnerChild::OpenGpuBeforeSandbox, which also runs one
+// warm-up kernel through load, copies, events and launch, since the driver
+// maps some memory only on first use), and then gets
 // RLIMIT_DATA instead of RLIMIT_AS, since CUDA reserves address space for
 // unified addressing far beyond any sensible limit.
 #ifndef TUNEFLEET_DEVICE_AGENT_SANDBOX_H_

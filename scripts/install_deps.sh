@@ -57,6 +57,7 @@ SERVICE_PACKAGES=(prometheus)
 
 BENCH_PACKAGES=(
   gnuplot-nox  # bench/*.png curves
+  patchelf     # bench/gpu_bundle.sh: RUNPATH of the bundled binaries and libraries
 )
 
 case "$PROFILE" in

@@ -4,6 +4,8 @@
 // goes through its real GPU path. Kernels, by entry name:
 //   dense_kernel   correct dense 48x40x64, layout NK (test_kernels.h)
 //   fault_kernel   faults with CUDA_ERROR_ILLEGAL_ADDRESS, losing the context
+//   tunefleet_warm_up  the runner child's warm-up before its sandbox
+//                  (kGpuWarmUpEntry, gpu_kernel_runner.h)
 #include "device_agent/cuda_driver.h"
 #include "device_agent/fake_cuda_driver.h"
 
@@ -18,6 +20,7 @@ const CudaApi& Api() {
     created->AddKernel("dense_kernel", tunefleet::testing::FakeDenseKernel(48, 40, 64));
     created->AddKernel("fault_kernel",
                        tunefleet::testing::FakeFaultingKernel(tunefleet::kCudaErrorIllegalAddress));
+    created->AddKernel("tunefleet_warm_up", tunefleet::testing::FakeWarmUpKernel());
     return created;
   }();
   static const CudaApi api = fake->api();
