@@ -34,7 +34,8 @@
 #   bash /tmp/tf/run_gpu_bench.sh --trials 100 --json /path/gpu_bench.json
 #
 # Environment: BAZEL (default bazel), XZ_LEVEL (default 9), KEEP_ICU_DATA=1
-# (ship ICU's data library instead of a stub; see below).
+# (ship ICU's data library instead of a stub; see below), KEEP_STAGE=1 (keep
+# OUT_DIR/stage; by default only the tarball stays, ~45 MB).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -181,4 +182,6 @@ log "largest files in the stage:"
 find "$STAGE" -type f -printf '%s %P\n' | sort -rn | head -8 |
   awk '{ printf "   %7.1f MiB  %s\n", $1 / 1048576, $2 }' >&2
 log "needs $GLIBC_NEEDED, $GLIBCXX_NEEDED (the host's libstdc++ is used when it has it)"
+# Only the tarball stays, so OUT_DIR itself can be carried (KEEP_STAGE=1 keeps it).
+[[ "${KEEP_STAGE:-0}" == 1 ]] || rm -rf "$STAGE"
 echo "$TARBALL $(stat -c %s "$TARBALL") bytes ($(du -h "$TARBALL" | cut -f1))"
