@@ -52,10 +52,46 @@ EpilogueRowFn EpilogueRowFor(bool bias, bool residual) {
   return residual ? &EpilogueRow<kAct, false, true> : &EpilogueRow<kAct, false, false>;
 }
 
-// out[l] = max(out[l], v[l]) (or +=) over `lanes` floats: one pooling tap.
+// A pooling window over a [H, in_w, b] channel block.
+struct PoolWindow {
+  int64_t h, w, in_w, b, ow;
+  int64_t kh, kw, sh, sw, pt, pl, pb, pr;
+  bool count_include_pad;
+};
+
+// Output row y of one channel block (`src` its input block, `dst` its
+// output row): lanes innermost, one call per row so the taps inline.
 template <bool kMax>
-TF_VECTOR_CLONES void PoolTap(float* __restrict out, const float* __restrict v, int64_t lanes) {
-  for (int64_t l = 0; l < lanes; ++l) out[l] = kMax ? std::max(out[l], v[l]) : out[l] + v[l];
+TF_VECTOR_CLONES void PoolRow(const PoolWindow& g, const float* __restrict src,
+                              float* __restrict dst, int64_t y) {
+  const int64_t b = g.b, y0 = y * g.sh - g.pt;
+  for (int64_t x = 0; x < g.ow; ++x) {
+    const int64_t x0 = x * g.sw - g.pl;
+    float* __restrict o = dst + x * b;
+    for (int64_t l = 0; l < b; ++l) o[l] = kMax ? -std::numeric_limits<float>::infinity() : 0;
+    int64_t count = 0;
+    for (int64_t r = 0; r < g.kh; ++r) {
+      const int64_t iy = y0 + r;
+      if (iy < 0 || iy >= g.h) continue;
+      for (int64_t s = 0; s < g.kw; ++s) {
+        const int64_t ix = x0 + s;
+        if (ix < 0 || ix >= g.w) continue;
+        const float* __restrict v = src + (iy * g.in_w + ix) * b;
+        for (int64_t l = 0; l < b; ++l) o[l] = kMax ? std::max(o[l], v[l]) : o[l] + v[l];
+        ++count;
+      }
+    }
+    if (!kMax) {
+      // ONNX counts the padded window (clipped to the padded input) when
+      // count_include_pad, else only the taps inside the image.
+      int64_t window = count;
+      if (g.count_include_pad) {
+        const int64_t ye = std::min(y0 + g.kh, g.h + g.pb), xe = std::min(x0 + g.kw, g.w + g.pr);
+        window = (ye - y0) * (xe - x0);
+      }
+      for (int64_t l = 0; l < b; ++l) o[l] = window > 0 ? o[l] / window : 0.0f;
+    }
+  }
 }
 
 }  // namespace
@@ -120,46 +156,13 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
     return;
   }
   const int64_t out_w = out_layout.RowWidth();
-  const bool is_max = step.op == "max_pool";
-  const int64_t kh = step.kernel_shape[0], kw = step.kernel_shape[1];
-  const int64_t sh = step.strides[0], sw = step.strides[1];
-  const int64_t pt = step.pads[0], pl = step.pads[1], pb = step.pads[2], pr = step.pads[3];
-  // One output row (n, channel block, y) per task; lanes innermost.
+  const std::vector<int64_t>&k = step.kernel_shape, &st = step.strides, &p = step.pads;
+  const PoolWindow window{h,     w,     in_w, b,    ow,   k[0], k[1],
+                          st[0], st[1], p[0], p[1], p[2], p[3], step.count_include_pad};
+  const auto row = step.op == "max_pool" ? &PoolRow<true> : &PoolRow<false>;
+  // One output row (n, channel block, y) per task.
   ParallelFor(rt, n * blocks * oh, [&](int64_t t) {
-    const int64_t y = t % oh, nb = t / oh;
-    const float* src = in + nb * h * in_w * b;
-    float* dst = out + t * out_w * b;
-    for (int64_t x = 0; x < ow; ++x) {
-      const int64_t y0 = y * sh - pt, x0 = x * sw - pl;
-      float* o = dst + x * b;
-      for (int64_t l = 0; l < b; ++l) o[l] = is_max ? -std::numeric_limits<float>::infinity() : 0;
-      int64_t count = 0;
-      for (int64_t r = 0; r < kh; ++r) {
-        const int64_t iy = y0 + r;
-        if (iy < 0 || iy >= h) continue;
-        for (int64_t s = 0; s < kw; ++s) {
-          const int64_t ix = x0 + s;
-          if (ix < 0 || ix >= w) continue;
-          const float* v = src + (iy * in_w + ix) * b;
-          if (is_max) {
-            PoolTap<true>(o, v, b);
-          } else {
-            PoolTap<false>(o, v, b);
-          }
-          ++count;
-        }
-      }
-      if (!is_max) {
-        // ONNX counts the padded window (clipped to the padded input) when
-        // count_include_pad, else only the taps inside the image.
-        int64_t window = count;
-        if (step.count_include_pad) {
-          const int64_t ye = std::min(y0 + kh, h + pb), xe = std::min(x0 + kw, w + pr);
-          window = (ye - y0) * (xe - x0);
-        }
-        for (int64_t l = 0; l < b; ++l) o[l] = window > 0 ? o[l] / window : 0.0f;
-      }
-    }
+    row(window, in + (t / oh) * h * in_w * b, out + t * out_w * b, t % oh);
   });
 }
 

@@ -1,0 +1,132 @@
+// The runtime's vectorised operators against plain reference loops: the
+// epilogue in every case (bias, residual, relu/clip; blocks of 16 and 3
+// lanes), max and average pooling with padding (both count_include_pad
+// modes) in a blocked layout, and a relayout that only narrows rows.
+#include "compiler/runtime/ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+void SerialFor(void*, int64_t n, TfParallelBody body, void* closure) {
+  for (int64_t i = 0; i < n; ++i) body(i, closure);
+}
+const TfRuntime kSerial = {TF_KERNEL_ABI_VERSION, 1, nullptr, &SerialFor, nullptr, nullptr};
+
+std::vector<float> Random(int64_t n, int seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-2, 2);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
+  for (int64_t block : {16, 3}) {
+    for (const char* activation : {"none", "relu", "clip"}) {
+      for (int with = 0b00; with <= 0b11; ++with) {
+        PlanEpilogue e;
+        e.activation = activation;
+        e.clip_min = -0.5f;
+        e.clip_max = 1.5f;
+        e.channels = block * 4;
+        e.block = block;
+        e.inner = 5 * 7;
+        const int64_t elements = 2 * e.channels * e.inner;  // two images
+        const std::vector<float> bias = Random(e.channels, 1), residual = Random(elements, 2);
+        std::vector<float> y = Random(elements, 3), want = y;
+        const bool has_bias = with & 1, has_residual = with & 2;
+        for (int64_t i = 0; i < elements; ++i) {
+          const int64_t row = i / (e.inner * block), lane = i % block;
+          float v = want[i];
+          if (has_bias) v += bias[(row % (e.channels / block)) * block + lane];
+          if (has_residual) v += residual[i];
+          if (e.activation == "relu") v = std::max(v, 0.0f);
+          if (e.activation == "clip") v = std::min(std::max(v, e.clip_min), e.clip_max);
+          want[i] = v;
+        }
+        ApplyEpilogue(e, has_bias ? bias.data() : nullptr, has_residual ? residual.data() : nullptr,
+                      y.data(), elements, &kSerial);
+        EXPECT_EQ(y, want) << "block " << block << " " << activation << " bias " << has_bias
+                           << " residual " << has_residual;
+      }
+    }
+  }
+}
+
+// [C/b, H, W, b] of one image.
+float At(const std::vector<float>& t, int64_t b, int64_t h, int64_t w, int64_t c, int64_t y,
+         int64_t x) {
+  return t[(((c / b) * h + y) * w + x) * b + c % b];
+}
+
+TEST(OpsTest, PoolingWithPaddingMatchesReference) {
+  const int64_t c = 32, h = 9, w = 11, b = 16;
+  const std::vector<float> in = Random(c * h * w, 4);
+  PlanBuffer in_layout{"x", c * h * w, -1, {1, c, h, w}, b, 0};
+  for (const char* op : {"max_pool", "avg_pool"}) {
+    for (bool include_pad : {false, true}) {
+      PlanStep step;
+      step.op = op;
+      step.kernel_shape = {3, 3};
+      step.strides = {2, 2};
+      step.pads = {1, 1, 1, 1};
+      step.count_include_pad = include_pad;
+      const int64_t oh = (h + 2 - 3) / 2 + 1, ow = (w + 2 - 3) / 2 + 1;
+      step.in_shape = {1, c, h, w};
+      step.out_shape = {1, c, oh, ow};
+      PlanBuffer out_layout{"y", c * oh * ow, -1, {1, c, oh, ow}, b, 0};
+      std::vector<float> out(c * oh * ow);
+      Pool(step, in_layout, in.data(), out_layout, out.data(), &kSerial);
+      for (int64_t ch = 0; ch < c; ++ch) {
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t x = 0; x < ow; ++x) {
+            float max = -std::numeric_limits<float>::infinity(), sum = 0;
+            int64_t count = 0;
+            for (int64_t iy = y * 2 - 1; iy < y * 2 + 2; ++iy) {
+              for (int64_t ix = x * 2 - 1; ix < x * 2 + 2; ++ix) {
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                max = std::max(max, At(in, b, h, w, ch, iy, ix));
+                sum += At(in, b, h, w, ch, iy, ix);
+                ++count;
+              }
+            }
+            // The padded window, clipped to the padded image.
+            const int64_t rows = std::min(y * 2 + 2, h + 1) - (y * 2 - 1);
+            const int64_t cols = std::min(x * 2 + 2, w + 1) - (x * 2 - 1);
+            const float want = step.op == "max_pool" ? max
+                               : include_pad         ? sum / (rows * cols)
+                                                     : sum / count;
+            EXPECT_FLOAT_EQ(At(out, b, oh, ow, ch, y, x), want)
+                << op << " include_pad " << include_pad << " c " << ch << " y " << y << " x " << x;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(OpsTest, RelayoutNarrowingRowsKeepsEveryValue) {
+  const int64_t c = 32, h = 5, w = 7, b = 16, wide = 8;
+  const std::vector<float> in = Random(c * h * wide, 5);
+  PlanBuffer from{"x", c * h * wide, -1, {1, c, h, w}, b, wide};
+  PlanBuffer to{"x", c * h * w, -1, {1, c, h, w}, b, 0};
+  std::vector<float> out(c * h * w);
+  Relayout(from, in.data(), to, out.data(), &kSerial);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    for (int64_t y = 0; y < h; ++y) {
+      for (int64_t x = 0; x < w; ++x) {
+        ASSERT_EQ(At(out, b, h, w, ch, y, x), At(in, b, h, wide, ch, y, x));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tunefleet
