@@ -137,8 +137,12 @@ int Child() {
     for (const auto& [kind, ms] : by_kind) total += ms;
     result["profile_ms"] = by_kind;
     result["profile_total_ms"] = total;
+    double epilogue_ms = 0;
+    for (double seconds : (*model)->epilogue_seconds()) epilogue_ms += seconds * 1e3 / runs;
+    result["kernel_epilogues_ms"] = epilogue_ms;  // part of the kernels' times
     if (absl::GetFlag(FLAGS_profile_steps)) {
-      result["step_table"] = FormatStepProfile(plan, (*model)->step_seconds(), runs);
+      result["step_table"] =
+          FormatStepProfile(plan, (*model)->step_seconds(), runs, (*model)->epilogue_seconds());
     }
     result["steps"] = plan.steps.size();
     result["arena_mib"] = (*model)->arena_floats() * 4.0 / (1 << 20);

@@ -106,7 +106,7 @@ namespace tunefleet {
     model->SetProfiling(true);
     for (int i = 0; i < runs; ++i) TF_RETURN_IF_ERROR(model->Run({x.data.data()}, output_ptrs));
     out << "profile (per step, mean of " << runs << " runs):\n"
-        << FormatStepProfile(model->plan(), model->step_seconds(), runs);
+        << FormatStepProfile(model->plan(), model->step_seconds(), runs, model->epilogue_seconds());
   }
   return absl::OkStatus();
 }

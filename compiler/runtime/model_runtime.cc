@@ -292,6 +292,7 @@ CompiledModel::~CompiledModel() {
 void CompiledModel::SetProfiling(bool on) {
   profiling_ = on;
   step_seconds_.assign(plan_.steps.size(), 0.0);
+  epilogue_seconds_.assign(plan_.steps.size(), 0.0);
 }
 
 int CompiledModel::num_threads() const { return pool_->num_threads(); }
@@ -350,9 +351,16 @@ void CompiledModel::SetThreads(int num_threads) {
         }
       }
       if (!step.epilogue.empty()) {
+        const auto epilogue_start =
+            profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         const PlanEpilogue& e = step.epilogue;
         ApplyEpilogue(e, e.bias >= 0 ? buffers_[e.bias] : nullptr,
                       e.residual >= 0 ? buffers_[e.residual] : nullptr, out, out_elements, rt);
+        if (profiling_) {
+          epilogue_seconds_[i] +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - epilogue_start)
+                  .count();
+        }
       }
     } else if (step.op == "max_pool" || step.op == "avg_pool" || step.op == "global_avg_pool") {
       Pool(step, plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);

@@ -68,6 +68,9 @@ class CompiledModel {
   // step_seconds() (by plan step index), for finding where the time goes.
   void SetProfiling(bool on);
   const std::vector<double>& step_seconds() const { return step_seconds_; }
+  // Of step_seconds(), what kernel steps spent in their epilogue (bias,
+  // residual, activation: a pass over the output after the kernel).
+  const std::vector<double>& epilogue_seconds() const { return epilogue_seconds_; }
   // Floats of the activation arena (for reports and tests).
   int64_t arena_floats() const { return arena_floats_; }
 
@@ -94,6 +97,7 @@ class CompiledModel {
   int64_t arena_floats_ = 0;
   bool profiling_ = false;
   std::vector<double> step_seconds_;
+  std::vector<double> epilogue_seconds_;
   std::vector<KernelStep> kernels_;  // by step index (empty entry for other ops)
   std::unique_ptr<ThreadPool> pool_;
 };

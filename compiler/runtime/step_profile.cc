@@ -32,9 +32,9 @@ std::map<std::string, double> MsByKind(const ModelPlan& plan,
 }
 
 std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& step_seconds,
-                              int runs) {
+                              int runs, const std::vector<double>& epilogue_seconds) {
   std::string text;
-  double total = 0;
+  double total = 0, epilogues = 0;
   for (size_t i = 0; i < plan.steps.size() && i < step_seconds.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     const double ms = step_seconds[i] * 1e3 / std::max(runs, 1);
@@ -45,12 +45,22 @@ std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& 
     if (!step.outputs.empty()) {
       shape = absl::StrCat("[", absl::StrJoin(plan.buffers[step.outputs[0]].shape, ","), "]");
     }
-    absl::StrAppendFormat(&text, "%4d %-15s %-28s %-16s -> %-16s %-16s %8.3f ms  %s\n",
+    std::string epilogue;
+    if (i < epilogue_seconds.size() && epilogue_seconds[i] > 0) {
+      const double epilogue_ms = epilogue_seconds[i] * 1e3 / std::max(runs, 1);
+      epilogues += epilogue_ms;
+      epilogue = absl::StrFormat(" (epilogue %.3f)", epilogue_ms);
+    }
+    absl::StrAppendFormat(&text, "%4d %-15s %-28s %-16s -> %-16s %-16s %8.3f ms  %s%s\n",
                           static_cast<int>(i), step.op, step.node, in, out, shape, ms,
-                          StepKind(step));
+                          StepKind(step), epilogue);
   }
   for (const auto& [kind, ms] : MsByKind(plan, step_seconds, runs)) {
     absl::StrAppendFormat(&text, "%-22s %8.3f ms\n", kind, ms);
+  }
+  if (!epilogue_seconds.empty()) {
+    absl::StrAppendFormat(&text, "%-22s %8.3f ms (of the kernel steps above)\n", "kernel epilogues",
+                          epilogues);
   }
   absl::StrAppendFormat(&text, "%-22s %8.3f ms over %d steps\n", "total", total,
                         static_cast<int>(plan.steps.size()));

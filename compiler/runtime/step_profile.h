@@ -6,7 +6,8 @@
 //
 //   model->SetProfiling(true);
 //   for (int i = 0; i < runs; ++i) TF_RETURN_IF_ERROR(model->Run(in, out));
-//   std::cout << FormatStepProfile(model->plan(), model->step_seconds(), runs);
+//   std::cout << FormatStepProfile(model->plan(), model->step_seconds(), runs,
+//                                  model->epilogue_seconds());
 #ifndef TUNEFLEET_COMPILER_RUNTIME_STEP_PROFILE_H_
 #define TUNEFLEET_COMPILER_RUNTIME_STEP_PROFILE_H_
 
@@ -32,9 +33,10 @@ std::map<std::string, double> MsByKind(const ModelPlan& plan,
                                        const std::vector<double>& step_seconds, int runs);
 
 // One line per step ("  12 kernel   node  NCHW16c -> NCHW8c  0.123 ms  tuned kernels"),
-// then the per-kind totals.
+// then the per-kind totals; with `epilogue_seconds` (CompiledModel's, by
+// step) also the part of each kernel step its epilogue took, and their sum.
 std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& step_seconds,
-                              int runs);
+                              int runs, const std::vector<double>& epilogue_seconds = {});
 
 }  // namespace tunefleet
 
