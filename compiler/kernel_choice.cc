@@ -25,8 +25,22 @@ int64_t OutputWidth(const nlohmann::json& args) {
   return (w + pad - dil * (s - 1) - 1) / stride + 1;
 }
 
-// Records kept per (template, workload) as candidates of a layout-aware choice.
-constexpr int kCandidatesPerTemplate = 8;
+// Candidates of a layout-aware choice kept per workload.
+constexpr size_t kMaxCandidates = 48;
+
+// What decides the blocked layouts a record's kernel reads and writes: its
+// template and its channel-block and row-tile knobs.
+std::string LayoutKey(const Record& record) {
+  std::string key = record.task_name;
+  for (const nlohmann::json& knob : record.config.value("entity", nlohmann::json::array())) {
+    if (!knob.is_array() || knob.size() < 3 || !knob[0].is_string()) continue;
+    const std::string name = knob[0].get<std::string>();
+    if (name == "tile_ic" || name == "tile_oc" || name == "tile_c" || name == "tile_ow") {
+      absl::StrAppend(&key, "|", name, "=", knob[2].dump());
+    }
+  }
+  return key;
+}
 
 // A dense layer of at most this many rows gets the dot kernel by default.
 constexpr int64_t kDotMaxRows = 4;
@@ -192,22 +206,18 @@ std::string DefaultTemplateName(const ModelLayer& layer) {
     selection.best[key] = {*best, line};
     std::vector<std::pair<Record, int64_t>>& candidates = selection.candidates[key];
     candidates.push_back({*best, line});
-    std::vector<Record> others;
-    for (const TaskRecords& task : TopPerTask(plain, kCandidatesPerTemplate)) {
-      for (const Record& r : task.top) {
-        if (r.config != best->config || r.task_name != best->task_name) others.push_back(r);
-      }
+    // Then the fastest record of each other layout the records offer.
+    std::vector<const std::pair<Record, int64_t>*> successful;
+    for (const auto& r : records) {
+      if (r.first.result.ok()) successful.push_back(&r);
     }
-    std::stable_sort(others.begin(), others.end(), [](const Record& a, const Record& b) {
-      return a.ReportedCost() < b.ReportedCost();
+    std::stable_sort(successful.begin(), successful.end(), [](const auto* a, const auto* b) {
+      return a->first.ReportedCost() < b->first.ReportedCost();
     });
-    for (const Record& r : others) {
-      for (const auto& [record, record_line] : records) {
-        if (record.ToLine() == r.ToLine()) {
-          candidates.push_back({r, record_line});
-          break;
-        }
-      }
+    std::set<std::string> layouts = {LayoutKey(*best)};
+    for (const auto* r : successful) {
+      if (candidates.size() >= kMaxCandidates) break;
+      if (layouts.insert(LayoutKey(r->first)).second) candidates.push_back(*r);
     }
   }
   return selection;

@@ -27,9 +27,10 @@ namespace tunefleet {
 struct RecordSelection {
   // Best record per (workload name, canonical args dump), with its line.
   std::map<std::pair<std::string, std::string>, std::pair<Record, int64_t>> best;
-  // The few fastest successful records per workload (distinct configs, any
-  // template), the best first then by ReportedCost(), with their lines: what
-  // a layout-aware choice (layout_choice.h) picks from.
+  // Per workload, the best record, then the fastest successful record of
+  // each other template and channel-block/row-tile knobs (each layout the
+  // records offer) by ReportedCost(), with their lines: what a layout-aware
+  // choice (layout_choice.h) picks from.
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<Record, int64_t>>> candidates;
   std::string path;
   // Records ignored: other targets, workloads the model does not have, a torn last line.

@@ -3,13 +3,12 @@
 // rows exactly the image's width and writes its own block and row width;
 // where the best record of a layer reads another layout than its producer
 // writes, the plan needs a relayout step (plan_builder.h). Here each layer
-// may take any of its few fastest records (kernel_choice.h's candidates,
-// within kMaxSlowdown of its best), and the choice minimises the recorded
-// kernel times (a candidate counted no faster than the best, which may be a
-// validated figure) plus an estimate of the relayouts left (bytes moved at
-// kRelayoutBytesPerSecond), starting from the best of every layer and
-// changing one layer at a time while the total drops (so with no relayout at
-// stake every layer keeps its best record, AutoTVM's pick-best).
+// may take the fastest record of any layout its records offer
+// (kernel_choice.h's candidates, within kMaxSlowdown of its best), and the choice minimises the
+// recorded kernel times (a candidate counted no faster than the best, which may be a validated
+// figure) plus an estimate of the relayouts left (bytes moved at kRelayoutBytesPerSecond), starting
+// from the best of every layer and changing one layer at a time while the total drops (so with no
+// relayout at stake every layer keeps its best record, AutoTVM's pick-best).
 //
 //   TF_ASSIGN_OR_RETURN(LayoutChoice chosen,
 //                       ChooseLayouts(graph, layers, records, target, lanes));
@@ -32,7 +31,7 @@ namespace tunefleet {
 // A candidate slower than its layer's best by more than this factor is never
 // taken, whatever relayout it would save (and a record of no finite,
 // positive cost never).
-inline constexpr double kMaxSlowdown = 1.25;
+inline constexpr double kMaxSlowdown = 1.5;
 // Bytes a relayout step moves per second (read + write), one thread: a
 // 192x28x28 relayout took 0.08-0.13 ms on Zen 4.
 inline constexpr double kRelayoutBytesPerSecond = 10e9;
