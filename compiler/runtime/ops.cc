@@ -52,6 +52,14 @@ EpilogueRowFn EpilogueRowFor(bool bias, bool residual) {
   return residual ? &EpilogueRow<kAct, false, true> : &EpilogueRow<kAct, false, false>;
 }
 
+// out[x * out_stride + i] = in[x * in_stride + i] for i < run, x < count.
+TF_VECTOR_CLONES void CopyRuns(const float* __restrict in, int64_t in_stride, float* __restrict out,
+                               int64_t out_stride, int64_t run, int64_t count) {
+  for (int64_t x = 0; x < count; ++x) {
+    for (int64_t i = 0; i < run; ++i) out[x * out_stride + i] = in[x * in_stride + i];
+  }
+}
+
 // A pooling window over a [H, in_w, b] channel block.
 struct PoolWindow {
   int64_t h, w, in_w, b, ow;
@@ -124,6 +132,17 @@ void Relayout(const PlanBuffer& src_layout, const float* src, const PlanBuffer& 
     float* out = dst + t * dw * db;
     if (sb == db) {  // only the rows' width changes
       std::memcpy(out, src + (((image * (c / sb) + cb) * h + y) * sw) * sb, w * db * sizeof(float));
+      return;
+    }
+    if (std::min(sb, db) >= 4) {
+      // Between blocked layouts: each pixel's lanes are runs of channels
+      // contiguous on both sides (a source block's share of the destination's).
+      for (int64_t l = 0; l < db;) {
+        const int64_t ch = cb * db + l, run = std::min(sb - ch % sb, db - l);
+        const float* in = src + (((image * (c / sb) + ch / sb) * h + y) * sw) * sb + ch % sb;
+        CopyRuns(in, sb, out + l, db, run, w);
+        l += run;
+      }
       return;
     }
     for (int64_t l = 0; l < db; ++l) {

@@ -128,5 +128,28 @@ TEST(OpsTest, RelayoutNarrowingRowsKeepsEveryValue) {
   }
 }
 
+TEST(OpsTest, RelayoutBetweenBlocksKeepsEveryValue) {
+  // 48 channels from blocks of 16 to 12 (runs split across source blocks),
+  // to 48, and from 48 back to 8; rows of 9 wide into rows of 7.
+  const int64_t c = 48, h = 3, w = 7, wide = 9;
+  const std::vector<float> in = Random(c * h * wide, 6);
+  const PlanBuffer from{"x", c * h * wide, -1, {1, c, h, w}, 16, wide};
+  for (int64_t db : {12, 48, 8, 1}) {
+    const PlanBuffer to{"x", c * h * w, -1, {1, c, h, w}, db, 0};
+    std::vector<float> out(c * h * w);
+    Relayout(from, in.data(), to, out.data(), &kSerial);
+    std::vector<float> back(c * h * wide);
+    Relayout(to, out.data(), from, back.data(), &kSerial);
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t y = 0; y < h; ++y) {
+        for (int64_t x = 0; x < w; ++x) {
+          ASSERT_EQ(At(out, db, h, w, ch, y, x), At(in, 16, h, wide, ch, y, x)) << "block " << db;
+          ASSERT_EQ(At(back, 16, h, wide, ch, y, x), At(in, 16, h, wide, ch, y, x)) << db;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tunefleet
