@@ -34,7 +34,8 @@ constexpr const char* kTemplateName = kNames.name;
 }
 
 const Template& BatchMatmulPackX86Template() {
-  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate,
+                                  &GemmRegisterDemand);
   return kTemplate;
 }
 

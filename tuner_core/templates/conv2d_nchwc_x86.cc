@@ -1,6 +1,7 @@
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
 
 #include <functional>
+#include <numeric>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -209,6 +210,23 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   return space;
 }
 
+// Compute's register tile: tile_ow x (tile_oc / lanes) accumulators; one
+// step (input channel, tap) reads the tile_oc / lanes weight vectors of its
+// input channel, each reused by every pixel of the tile, and one input value
+// per pixel, broadcast (one register at a time).
+[[nodiscard]] static absl::StatusOr<RegisterDemand> TemplateRegisterDemand(
+    const Workload& /*workload*/, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
+  TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
+  TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
+  RegisterDemand demand;
+  demand.lanes = std::gcd(vec, tile_oc);  // as TileOutputRows
+  demand.accumulators = tile_ow * (tile_oc / demand.lanes);
+  demand.vector_operands = tile_oc / demand.lanes;
+  demand.broadcast_operands = 1;
+  return demand;
+}
+
 [[nodiscard]] static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
                                                                      const Config& config) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
@@ -248,7 +266,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
 }
 
 const Template& Conv2dNchwcX86Template() {
-  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate,
+                                  &TemplateRegisterDemand);
   return kTemplate;
 }
 

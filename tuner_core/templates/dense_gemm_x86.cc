@@ -36,7 +36,8 @@ constexpr const char* kTemplateName = kNames.name;
 }
 
 const Template& DenseGemmX86Template() {
-  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate,
+                                  &GemmRegisterDemand);
   return kTemplate;
 }
 

@@ -31,7 +31,8 @@ constexpr const char* kTemplateName = kNames.name;
 }
 
 const Template& DensePackX86Template() {
-  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate,
+                                  &GemmRegisterDemand);
   return kTemplate;
 }
 

@@ -1,5 +1,7 @@
 #include "tuner_core/templates/depthwise_conv2d_nchwc_x86.h"
 
+#include <numeric>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "tuner_core/templates/loop_builder.h"
@@ -113,6 +115,22 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   return space;
 }
 
+// Compute's register tile: tile_ow x (tile_c / lanes) accumulators; one tap
+// reads its tile_c / lanes weight vectors, each reused by every pixel of the
+// tile, and for each FMA its own input vector (no broadcast: one channel's
+// input meets only that channel's weight), one at a time.
+[[nodiscard]] static absl::StatusOr<RegisterDemand> TemplateRegisterDemand(
+    const Workload& /*workload*/, const Config& config) {
+  TF_ASSIGN_OR_RETURN(const int64_t tile_c, config.GetInt("tile_c"));
+  TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
+  TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
+  RegisterDemand demand;
+  demand.lanes = std::gcd(vec, tile_c);  // as TileOutputRows
+  demand.accumulators = tile_ow * (tile_c / demand.lanes);
+  demand.vector_operands = tile_c / demand.lanes + 1;
+  return demand;
+}
+
 [[nodiscard]] static absl::StatusOr<LoweredFunc> InstantiateTemplate(const Workload& workload,
                                                                      const Config& config) {
   TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv,
@@ -142,7 +160,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
 }
 
 const Template& DepthwiseConv2dNchwcX86Template() {
-  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate);
+  static const Template kTemplate(kNames, &DefineTemplateSpace, &InstantiateTemplate,
+                                  &TemplateRegisterDemand);
   return kTemplate;
 }
 

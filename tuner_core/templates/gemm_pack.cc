@@ -359,6 +359,26 @@ int64_t PackedBElements(const Params& p) { return p.batch * CeilDiv(p.N, p.NR) *
   return DefinePanelKnobs(k, {1, 2, 3, 4, 5, 6, 8}, space);
 }
 
+[[nodiscard]] absl::StatusOr<RegisterDemand> GemmRegisterDemand(const Workload& /*workload*/,
+                                                                const Config& config) {
+  RegisterDemand demand;
+  TF_ASSIGN_OR_RETURN(demand.lanes, config.GetInt("vec"));
+  TF_ASSIGN_OR_RETURN(const int64_t nr_vecs, config.GetInt("nr_vecs"));
+  TF_ASSIGN_OR_RETURN(const int64_t mr, config.GetInt("mr"));
+  // Only the dense space of layout NK has the knob (NotFound elsewhere):
+  // every other config is a panel kernel.
+  const absl::StatusOr<std::string> kernel = config.GetString("kernel");
+  const bool dot = kernel.ok() && *kernel == "dot";
+  demand.accumulators = mr * nr_vecs;
+  if (dot) {
+    demand.vector_operands = mr + nr_vecs;
+  } else {
+    demand.vector_operands = nr_vecs;
+    demand.broadcast_operands = 1;
+  }
+  return demand;
+}
+
 [[nodiscard]] absl::StatusOr<ir::Stmt> BuildPackedGemm(const GemmShape& shape,
                                                        const Config& config) {
   TF_ASSIGN_OR_RETURN(Params p, ParamsFromConfig(shape, config));

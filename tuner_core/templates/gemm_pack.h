@@ -41,6 +41,7 @@
 #include "absl/status/statusor.h"
 #include "tuner_core/ir/ir.h"
 #include "tuner_core/space/config_space.h"
+#include "tuner_core/templates/template.h"
 
 namespace tunefleet {
 
@@ -85,6 +86,20 @@ struct PackedGemmKernel {
 // it cannot take (an oversized register tile).
 [[nodiscard]] absl::StatusOr<PackedGemmKernel> BuildDenseGemm(const GemmShape& shape,
                                                               const Config& config);
+
+// The register tile of a config of DefineGemmPackSpace or
+// DefineDenseGemmSpace, as MicroKernel and DotKernel use registers:
+//   panel  mr x nr_vecs accumulators; per k step nr_vecs vectors of the
+//          packed B row (each reused by every row) and one value of A
+//          broadcast per row (one register at a time);
+//   dot    mr x nr_vecs accumulators of k; per step one k vector of each of
+//          the mr rows of A and the nr_vecs rows of B, each reused across
+//          the other side of the tile.
+// The tile does not depend on the shapes: `workload` (any of the three
+// templates' workloads) is not read. An error naming the knob when the
+// config lacks one. Each of the three templates declares this function.
+[[nodiscard]] absl::StatusOr<RegisterDemand> GemmRegisterDemand(const Workload& workload,
+                                                                const Config& config);
 
 }  // namespace tunefleet
 

@@ -9,10 +9,12 @@
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_TEMPLATE_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_TEMPLATE_H_
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/target_string.h"  // IsCudaTargetString
 #include "tuner_core/ir/ir.h"
@@ -21,14 +23,34 @@
 
 namespace tunefleet {
 
-// A template is data: its names and two functions. Each built-in template's
-// file defines the functions and one accessor returning its Template
-// (dense_pack_x86.h: `const Template& DensePackX86Template()`).
+// What one config's register-blocked micro-kernel keeps in vector
+// registers during one FMA step of its innermost loop, in vectors of the
+// config's own width (`lanes` fp32 values), counted from the kernel code.
+// The target turns that into physical registers (a 16-lane vector is one
+// AVX-512 register but four NEON ones) and decides whether it fits
+// (builder_worker/register_fit.h).
+struct RegisterDemand {
+  int64_t lanes = 1;         // fp32 lanes of one vector of the tile
+  int64_t accumulators = 0;  // vectors of the register tile, live throughout
+  // Vector operands one step reads, each reused across the tile (a row of
+  // B, a channel block of weights) or read once (an input vector).
+  int64_t vector_operands = 0;
+  // Scalars broadcast to every lane (a value of A, an input pixel): one
+  // register each whatever the width.
+  int64_t broadcast_operands = 0;
+};
+
+// A template is data: its names and two functions (three for a CPU template
+// with a register tile). Each built-in template's file defines the functions
+// and one accessor returning its Template (dense_pack_x86.h:
+// `const Template& DensePackX86Template()`).
 class Template {
  public:
   using DefineSpaceFn = absl::StatusOr<ConfigSpace> (*)(const Workload& workload);
   using InstantiateFn = absl::StatusOr<ir::LoweredFunc> (*)(const Workload& workload,
                                                             const Config& config);
+  using RegisterDemandFn = absl::StatusOr<RegisterDemand> (*)(const Workload& workload,
+                                                              const Config& config);
 
   struct Info {
     // Task name written into records, e.g. "dense_pack.x86".
@@ -50,11 +72,16 @@ class Template {
     bool is_gpu;
   };
 
-  Template(const Names& names, DefineSpaceFn define_space, InstantiateFn instantiate)
+  Template(const Names& names, DefineSpaceFn define_space, InstantiateFn instantiate,
+           RegisterDemandFn register_demand = nullptr)
       : Template(Info{names.name, names.workload_name, names.description, names.is_gpu},
-                 define_space, instantiate) {}
-  Template(Info info, DefineSpaceFn define_space, InstantiateFn instantiate)
-      : info_(std::move(info)), define_space_(define_space), instantiate_(instantiate) {}
+                 define_space, instantiate, register_demand) {}
+  Template(Info info, DefineSpaceFn define_space, InstantiateFn instantiate,
+           RegisterDemandFn register_demand = nullptr)
+      : info_(std::move(info)),
+        define_space_(define_space),
+        instantiate_(instantiate),
+        register_demand_(register_demand) {}
   Template(const Template&) = delete;
   Template& operator=(const Template&) = delete;
 
@@ -75,10 +102,26 @@ class Template {
     return instantiate_(workload, config);
   }
 
+  // Whether the template declares its register tile (the CPU templates do;
+  // GPU and untiled ones do not, and nothing checks them).
+  bool has_register_demand() const { return register_demand_ != nullptr; }
+
+  // The vector registers one config's micro-kernel needs; InvalidArgument
+  // when the config cannot be applied, FailedPrecondition for a template
+  // without a register tile.
+  [[nodiscard]] absl::StatusOr<RegisterDemand> RegisterDemandOf(const Workload& workload,
+                                                                const Config& config) const {
+    if (register_demand_ == nullptr) {
+      return absl::FailedPreconditionError("template " + info_.name + " declares no register tile");
+    }
+    return register_demand_(workload, config);
+  }
+
  private:
   const Info info_;
   const DefineSpaceFn define_space_;
   const InstantiateFn instantiate_;
+  const RegisterDemandFn register_demand_;
 };
 
 // NotFound naming the known templates when `name` is not one.
