@@ -10,6 +10,7 @@
 #include "builder_worker/codegen/llvm_headers.h"
 #include "builder_worker/gpu_kernel_info.h"
 #include "builder_worker/lower.h"
+#include "builder_worker/register_fit.h"
 #include "common/gpu_artifact.h"
 #include "common/sha256.h"
 
@@ -43,11 +44,14 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
 
   Clock::time_point start = Clock::now();
   absl::StatusOr<ir::LoweredFunc> func = tmpl.Instantiate(workload, config);
+  // A tile the target's registers cannot hold would only spill: refused
+  // here, before any code is generated.
+  const absl::Status fits =
+      func.ok() ? CheckRegisterTileFits(tmpl, workload, config, target) : func.status();
   timings.instantiate_seconds = SecondsSince(start);
-  if (!func.ok()) {
+  if (!fits.ok()) {
     return finish(Failure(MeasureErrorNo::kInstantiationError,
-                          absl::StrCat("template ", tmpl.name(), ": ", func.status().message()),
-                          timings));
+                          absl::StrCat("template ", tmpl.name(), ": ", fits.message()), timings));
   }
 
   start = Clock::now();

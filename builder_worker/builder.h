@@ -3,7 +3,8 @@
 // time of every stage. For a CUDA target: loop nest -> limits check
 // (gpu_kernel_info.h) -> NVPTX -> PTX behind a launch header
 // (common/gpu_artifact.h), in Artifact::shared_object. Failures come back as AutoTVM error codes
-// with the reason: a config the template or the target cannot take is INSTANTIATION_ERROR, a
+// with the reason: a config the template or the target cannot take is INSTANTIATION_ERROR (among
+// them a CPU register tile the target's vector registers cannot hold: register_fit.h), a
 // compiler or linker failure COMPILE_HOST.
 //
 // Thread-safe: each call uses its own LLVMContext, so a pool of threads can

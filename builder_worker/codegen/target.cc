@@ -130,9 +130,11 @@ constexpr char kPtxFeatures[] = "+ptx78";
   if (spec.is_x86()) {
     spec.vector_bits = HasFeature(*sti, "avx512f") ? 512 : (HasFeature(*sti, "avx") ? 256 : 128);
     spec.max_vector_bits = spec.vector_bits;
+    spec.vector_registers = spec.vector_bits == 512 ? 32 : 16;
   } else {
     spec.vector_bits = 128;
     spec.max_vector_bits = spec.is_aarch64() ? 4 * 128 : 128;
+    spec.vector_registers = spec.is_aarch64() ? 32 : 0;
   }
   return spec;
 }

@@ -37,6 +37,11 @@ struct TargetSpec {
   // its 32 NEON registers hold 8- and 16-lane vectors as 2 or 4 registers
   // (LLVM splits them), as TVM's ARM schedules rely on. CUDA: 128 (v4.f32).
   int max_vector_bits = 128;
+  // Architectural vector registers of vector_bits each: 32 with AVX-512F
+  // (zmm0-31), 16 with AVX/AVX2 (ymm) or SSE only (xmm) on x86-64, 32 on
+  // AArch64 (NEON v0-v31). 0 where not counted (CUDA: the GPU's limits
+  // above apply instead).
+  int vector_registers = 0;
 
   // CUDA targets: the limits a config must respect to launch, checked at
   // build time (defaults: what every GPU since sm_70 offers).

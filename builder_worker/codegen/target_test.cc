@@ -26,6 +26,19 @@ TEST(TargetTest, VectorWidthFollowsTheCpu) {
   EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3")->max_vector_bits, 256);
 }
 
+TEST(TargetTest, RegisterFileFollowsTheFeatures) {
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4")->vector_registers, 32);
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell")->vector_registers, 16);
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64")->vector_registers, 16);
+  // Features decide, not the CPU's name: AVX-512 turned off leaves 16 ymm.
+  auto no512 = ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4 -mattr=-avx512f");
+  ASSERT_TRUE(no512.ok()) << no512.status();
+  EXPECT_EQ(no512->vector_bits, 256);
+  EXPECT_EQ(no512->vector_registers, 16);
+  EXPECT_EQ(ParseTarget("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72")->vector_registers, 32);
+  EXPECT_EQ(ParseTarget("cuda -mcpu=sm_90")->vector_registers, 0);
+}
+
 TEST(TargetTest, NativeResolvesToTheHostCpu) {
   auto t = ParseTarget("llvm -mcpu=native");
   ASSERT_TRUE(t.ok()) << t.status();

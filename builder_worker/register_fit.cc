@@ -1,0 +1,64 @@
+#include "builder_worker/register_fit.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+
+namespace tunefleet {
+namespace {
+
+// The assembler's name of one vector register of the target.
+std::string RegisterName(const TargetSpec& target) {
+  if (target.is_aarch64()) return "q";
+  switch (target.vector_bits) {
+    case 512:
+      return "zmm";
+    case 256:
+      return "ymm";
+    default:
+      return "xmm";
+  }
+}
+
+}  // namespace
+
+RegisterCount CountRegisters(const RegisterDemand& demand, const TargetSpec& target) {
+  RegisterCount count;
+  const int64_t bits = std::max(1, target.vector_bits);
+  count.per_vector = std::max<int64_t>(1, (demand.lanes * 32 + bits - 1) / bits);
+  count.accumulators = demand.accumulators * count.per_vector;
+  if (target.is_x86()) {
+    // One multiplicand of each FMA comes from memory: only the other one,
+    // the broadcast where there is one, needs a register.
+    if (demand.broadcast_operands > 0) {
+      count.operands = 1;
+    } else if (demand.vector_operands > 0) {
+      count.operands = count.per_vector;
+    }
+  } else {
+    count.operands = demand.vector_operands * count.per_vector + demand.broadcast_operands;
+  }
+  count.available = target.vector_registers;
+  return count;
+}
+
+[[nodiscard]] absl::Status CheckRegisterTileFits(const Template& tmpl, const Workload& workload,
+                                                 const Config& config, const TargetSpec& target) {
+  if (!tmpl.has_register_demand() || target.vector_registers <= 0) return absl::OkStatus();
+  absl::StatusOr<RegisterDemand> demand = tmpl.RegisterDemandOf(workload, config);
+  if (!demand.ok()) return demand.status();
+  const RegisterCount count = CountRegisters(*demand, target);
+  if (count.fits()) return absl::OkStatus();
+  const std::string name = RegisterName(target);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "register tile needs ", count.needed(), " vector registers (", count.accumulators,
+      " accumulators + ", count.operands, " operand", count.operands == 1 ? "" : "s",
+      target.is_x86() ? ", the other FMA operands read from memory" : "", "; vectors of ",
+      demand->lanes, " lanes = ", count.per_vector, " ", name, " register",
+      count.per_vector == 1 ? "" : "s", " each); target \"", target.original, "\" (", target.cpu,
+      ") has ", count.available));
+}
+
+}  // namespace tunefleet

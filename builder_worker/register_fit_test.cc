@@ -1,0 +1,161 @@
+#include "builder_worker/register_fit.h"
+
+#include <memory>
+#include <string>
+
+#include "builder_worker/builder.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tuner_core/templates/template.h"
+#include "tuner_core/workloads/workload.h"
+
+namespace tunefleet {
+namespace {
+
+constexpr char kZnver4[] = "llvm -mtriple=x86_64-linux-gnu -mcpu=znver4";
+constexpr char kSkylakeAvx512[] = "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512";
+constexpr char kHaswell[] = "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell";
+constexpr char kCortexA72[] = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72";
+
+TargetSpec Target(const std::string& s) {
+  absl::StatusOr<TargetSpec> target = ParseTarget(s);
+  EXPECT_TRUE(target.ok()) << target.status();
+  return target.ok() ? *target : TargetSpec{};
+}
+
+// One template, workload and config, as a build takes them.
+struct Candidate {
+  const Template* tmpl = nullptr;
+  std::unique_ptr<Workload> workload;
+  Config config;
+};
+
+Candidate Make(const std::string& template_name, const nlohmann::json& args,
+               const nlohmann::json& entity) {
+  Candidate c;
+  absl::StatusOr<const Template*> tmpl = FindTemplate(template_name);
+  EXPECT_TRUE(tmpl.ok()) << tmpl.status();
+  if (!tmpl.ok()) return c;
+  c.tmpl = *tmpl;
+  absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(c.tmpl->workload_name(), args);
+  EXPECT_TRUE(workload.ok()) << workload.status();
+  if (!workload.ok()) return c;
+  c.workload = *std::move(workload);
+  absl::StatusOr<ConfigSpace> space = c.tmpl->DefineSpace(*c.workload);
+  EXPECT_TRUE(space.ok()) << space.status();
+  if (!space.ok()) return c;
+  absl::StatusOr<Config> config = space->FromJson({{"entity", entity}});
+  EXPECT_TRUE(config.ok()) << config.status();
+  if (config.ok()) c.config = *config;
+  return c;
+}
+
+// dense_gemm.x86's AVX-512 micro-kernel: 14 rows x 2 vectors of 16 lanes.
+Candidate Dense14x32() {
+  return Make("dense_gemm.x86", {{"M", 96}, {"N", 192}, {"K", 256}, {"layout", "NK"}},
+              {{"vec", "ot", 16},
+               {"nr_vecs", "ot", 2},
+               {"mr", "ot", 14},
+               {"kc", "ot", 256},
+               {"mc_panels", "ot", 4},
+               {"nc_panels", "ot", 4},
+               {"unroll_k", "ot", 1},
+               {"pack_a", "ot", 1},
+               {"order", "ot", "nm"},
+               {"fuse", "ot", "mn"},
+               {"pack_b", "ot", "once"},
+               {"kernel", "ot", "panel"}});
+}
+
+// conv2d_nchwc.x86 with a row of `tile_ow` pixels x 16 channels, vec 4.
+Candidate ConvOwX16(int tile_ow) {
+  return Make("conv2d_nchwc.x86",
+              {{"N", 1},
+               {"C", 64},
+               {"H", 28},
+               {"W", 28},
+               {"K", 64},
+               {"R", 3},
+               {"S", 3},
+               {"padding", 1},
+               {"layout", "NCHWc"}},
+              {{"tile_ic", "ot", 16},
+               {"tile_oc", "ot", 16},
+               {"tile_ow", "ot", tile_ow},
+               {"vec", "ot", 4},
+               {"reduce", "ot", "c_kh_kw_ic"}});
+}
+
+TEST(RegisterFitTest, CountsVectorsAsTheTargetsRegisters) {
+  const RegisterDemand panel{/*lanes=*/16, /*accumulators=*/28, /*vector_operands=*/2,
+                             /*broadcast_operands=*/1};
+  // AVX-512: a 16-lane vector is one zmm; the B row comes from memory.
+  RegisterCount avx512 = CountRegisters(panel, Target(kZnver4));
+  EXPECT_EQ(avx512.per_vector, 1);
+  EXPECT_EQ(avx512.needed(), 29);
+  EXPECT_EQ(avx512.available, 32);
+  EXPECT_TRUE(avx512.fits());
+  // NEON: four q registers per vector, every operand loaded, the broadcast
+  // one register.
+  RegisterCount neon = CountRegisters(panel, Target(kCortexA72));
+  EXPECT_EQ(neon.per_vector, 4);
+  EXPECT_EQ(neon.accumulators, 112);
+  EXPECT_EQ(neon.operands, 9);
+  EXPECT_FALSE(neon.fits());
+  // No broadcast (depthwise): on x86 one operand vector stays in registers.
+  const RegisterDemand depthwise{8, 14, 3, 0};
+  RegisterCount avx2 = CountRegisters(depthwise, Target(kHaswell));
+  EXPECT_EQ(avx2.needed(), 15);
+  EXPECT_EQ(avx2.available, 16);
+  EXPECT_TRUE(avx2.fits());
+}
+
+TEST(RegisterFitTest, Avx2RefusesTheAvx512DenseTileBeforeCodegen) {
+  Candidate c = Dense14x32();
+  ASSERT_NE(c.workload, nullptr);
+  EXPECT_TRUE(CheckRegisterTileFits(*c.tmpl, *c.workload, c.config, Target(kZnver4)).ok());
+  EXPECT_TRUE(CheckRegisterTileFits(*c.tmpl, *c.workload, c.config, Target(kSkylakeAvx512)).ok());
+  const BuildResult r = BuildCandidate(*c.tmpl, *c.workload, c.config, Target(kHaswell));
+  EXPECT_EQ(r.error_no, MeasureErrorNo::kInstantiationError);
+  EXPECT_EQ(r.error_msg,
+            "template dense_gemm.x86: register tile needs 57 vector registers (56 accumulators + "
+            "1 operand, the other FMA operands read from memory; vectors of 16 lanes = 2 ymm "
+            "registers each); target \"llvm -mtriple=x86_64-linux-gnu -mcpu=haswell\" (haswell) "
+            "has 16");
+  EXPECT_EQ(r.timings.codegen_seconds, 0);  // no LLVM work for it
+}
+
+TEST(RegisterFitTest, CortexA72RefusesSevenPixelsBySixteenChannelsAndBuildsSix) {
+  const TargetSpec a72 = Target(kCortexA72);
+  Candidate seven = ConvOwX16(7);
+  ASSERT_NE(seven.workload, nullptr);
+  const BuildResult refused = BuildCandidate(*seven.tmpl, *seven.workload, seven.config, a72);
+  EXPECT_EQ(refused.error_no, MeasureErrorNo::kInstantiationError);
+  EXPECT_EQ(refused.error_msg,
+            "template conv2d_nchwc.x86: register tile needs 33 vector registers (28 accumulators "
+            "+ 5 operands; vectors of 4 lanes = 1 q register each); target \"" +
+                std::string(kCortexA72) + "\" (cortex-a72) has 32");
+  // The same tile fits AVX-512 (and AVX2 refuses it: 28 + 1 > 16).
+  EXPECT_TRUE(
+      CheckRegisterTileFits(*seven.tmpl, *seven.workload, seven.config, Target(kZnver4)).ok());
+  EXPECT_FALSE(
+      CheckRegisterTileFits(*seven.tmpl, *seven.workload, seven.config, Target(kHaswell)).ok());
+  Candidate six = ConvOwX16(6);
+  ASSERT_NE(six.workload, nullptr);
+  const BuildResult built = BuildCandidate(*six.tmpl, *six.workload, six.config, a72);
+  EXPECT_TRUE(built.ok()) << MeasureErrorName(built.error_no) << ": " << built.error_msg;
+}
+
+TEST(RegisterFitTest, TemplatesWithoutATileAndGpuTargetsAreNotCounted) {
+  absl::StatusOr<const Template*> tiled = FindTemplate("dense_tiled");
+  ASSERT_TRUE(tiled.ok());
+  EXPECT_FALSE((*tiled)->has_register_demand());
+  Candidate c = Dense14x32();
+  ASSERT_NE(c.workload, nullptr);
+  TargetSpec uncounted = Target(kHaswell);
+  uncounted.vector_registers = 0;
+  EXPECT_TRUE(CheckRegisterTileFits(*c.tmpl, *c.workload, c.config, uncounted).ok());
+}
+
+}  // namespace
+}  // namespace tunefleet
