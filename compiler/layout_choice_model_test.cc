@@ -1,0 +1,113 @@
+// The layout-aware choice on MobileNet-v2's first three layers (the stem,
+// a depthwise convolution, a 1x1 convolution), with records written here:
+// the depthwise layer's best record reads and writes NCHW8c between two
+// layers of NCHW16c, so a record 2% slower in NCHW16c is taken instead;
+// with no relayout at stake, or a far slower alternative, the best stays.
+#include <fstream>
+#include <map>
+
+#include "compiler/layout_choice.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner_core/graph/model_source.h"
+#include "tuner_core/records/record.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char kTarget[] = "llvm -mcpu=skylake-avx512";
+
+// A record of `layer` on its default template with `knobs` set (the other
+// knobs at their first choice) and one measured cost.
+Record MakeRecord(const ModelLayer& layer, const std::map<std::string, nlohmann::json>& knobs,
+                  double seconds) {
+  std::unique_ptr<Task> task = Task::Make("", layer.workload, layer.args, kTarget).value();
+  nlohmann::json config = task->space().Get(0).value().ToJson();
+  config.erase("index");
+  for (nlohmann::json& knob : config["entity"]) {
+    auto it = knobs.find(knob[0].get<std::string>());
+    if (it != knobs.end()) knob[2] = it->second;
+  }
+  absl::StatusOr<Config> checked = task->space().FromJson(config);
+  EXPECT_TRUE(checked.ok()) << checked.status();
+  Record record;
+  record.target = kTarget;
+  record.task_name = task->name();
+  record.workload_name = layer.workload;
+  record.workload_args = layer.args;
+  record.config = checked->ToJson();
+  record.result.costs = {seconds};
+  return record;
+}
+
+class LayoutChoiceModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<LoadedModel> model =
+        LoadModel("tuner_core/graph/testdata/mobilenet_v2.onnx", OnnxImportOptions{});
+    ASSERT_TRUE(model.ok()) << model.status();
+    model_ = *std::move(model);
+    ASSERT_GE(model_.layers.size(), 3u);
+    ASSERT_EQ(model_.layers[1].workload, "depthwise_conv2d_nchw");
+  }
+
+  // Chooses with the stem and the 1x1 layer in NCHW16c and `depthwise`
+  // records for the depthwise layer; the record index it takes (0: best).
+  LayoutChoice Choose(const std::vector<Record>& depthwise) {
+    const std::string path = ::testing::TempDir() + "/layout_records.jsonl";
+    std::ofstream out(path);
+    out << MakeRecord(model_.layers[0],
+                      {{"tile_ic", 3}, {"tile_oc", 16}, {"tile_ow", 8}, {"vec", 16}}, 2e-4)
+               .ToLine()
+        << "\n";
+    for (const Record& r : depthwise) out << r.ToLine() << "\n";
+    out << MakeRecord(model_.layers[2],
+                      {{"tile_ic", 16}, {"tile_oc", 16}, {"tile_ow", 8}, {"vec", 16}}, 1e-4)
+               .ToLine()
+        << "\n";
+    out.close();
+    absl::StatusOr<RecordSelection> records = SelectRecords(path, model_.layers, kTarget);
+    EXPECT_TRUE(records.ok()) << records.status();
+    absl::StatusOr<LayoutChoice> chosen =
+        ChooseLayouts(*model_.graph, model_.layers, *records, kTarget, 16);
+    EXPECT_TRUE(chosen.ok()) << chosen.status();
+    return chosen.ok() ? *std::move(chosen) : LayoutChoice();
+  }
+
+  Record Depthwise(int64_t tile_c, double seconds) {
+    return MakeRecord(model_.layers[1], {{"tile_c", tile_c}, {"vec", tile_c}, {"tile_ow", 8}},
+                      seconds);
+  }
+
+  LoadedModel model_;
+};
+
+TEST_F(LayoutChoiceModelTest, NearBestRecordInTheNeighboursLayoutReplacesABestThatNeedsRelayouts) {
+  const LayoutChoice chosen = Choose({Depthwise(8, 1.00e-4), Depthwise(16, 1.02e-4)});
+  const std::string& name = model_.layers[1].name;
+  ASSERT_EQ(chosen.record_index.count(name), 1u);
+  EXPECT_EQ(chosen.record_index.at(name), 1);
+  EXPECT_EQ(chosen.record_index.size(), 1u);  // the others keep their best
+  ASSERT_EQ(chosen.notes.size(), 1u);
+  EXPECT_THAT(chosen.notes[0], HasSubstr("layout_records.jsonl:3 (+2.0% kernel time over the "
+                                         "best, "));
+}
+
+TEST_F(LayoutChoiceModelTest, BestStaysWhenNoRelayoutIsAtStake) {
+  const LayoutChoice chosen = Choose({Depthwise(16, 1.00e-4), Depthwise(8, 1.00e-4)});
+  EXPECT_TRUE(chosen.record_index.empty());
+  EXPECT_TRUE(chosen.notes.empty());
+}
+
+TEST_F(LayoutChoiceModelTest, FarSlowerOrForgedRecordsNeverWin) {
+  // The relayouts cost about 0.2 ms; these save them at 10x the best's
+  // time, or claim no time at all.
+  Record forged = Depthwise(16, 0);
+  EXPECT_TRUE(Choose({Depthwise(8, 1.00e-4), Depthwise(16, 1.00e-3)}).record_index.empty());
+  EXPECT_TRUE(Choose({Depthwise(8, 1.00e-4), forged}).record_index.empty());
+}
+
+}  // namespace
+}  // namespace tunefleet
