@@ -1,5 +1,6 @@
 // The machine's fp32 FMA peak for bench/dense_bench, in its own process: each
-// thread (pinned to its own CPU) runs 12 independent chains of vector FMAs
+// thread (pinned to its own CPU among those the process may use, so that under
+// taskset the peak is the allowed CPUs') runs 12 independent chains of vector FMAs
 // (zmm with AVX-512, else ymm with AVX2+FMA, chosen at run time, never
 // assumed) for a fixed count; GFLOPS = 2 * lanes * FMAs / wall time.
 // Prints one JSON object: {"gflops": median of rounds, "isa": ..., "runs": [...]}.
@@ -14,6 +15,8 @@
 #include <cstdlib>
 #include <thread>
 #include <vector>
+
+#include "device_agent/thread_pool.h"
 
 namespace {
 
@@ -64,6 +67,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int lanes = avx512 ? 16 : 8;
+  std::vector<int> cpus = tunefleet::AllowedCpus();
+  if (cpus.empty()) cpus.push_back(0);
   std::vector<double> gflops;
   volatile float sink = 0;
   for (int r = 0; r < rounds; ++r) {
@@ -72,10 +77,7 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(t % std::thread::hardware_concurrency(), &set);
-        pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+        tunefleet::PinThisThreadTo(cpus[t % cpus.size()]);
         out[t] = avx512 ? ChainsAvx512(t) : ChainsAvx2(t);
       });
     }

@@ -47,6 +47,8 @@ bool SpinUntil(Done done, int64_t spin_nanos) {
   }
 }
 
+}  // namespace
+
 std::vector<int> AllowedCpus() {
   std::vector<int> cpus;
   cpu_set_t set;
@@ -64,8 +66,6 @@ bool PinThisThreadTo(int cpu) {
   CPU_SET(cpu, &set);
   return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
-
-}  // namespace
 
 ThreadPool::ThreadPool(int num_threads)
     : ThreadPool(ThreadPoolOptions{.num_threads = num_threads}) {}

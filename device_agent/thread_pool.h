@@ -39,6 +39,12 @@
 
 namespace tunefleet {
 
+// The CPUs this process may run on (its affinity mask, e.g. under taskset or a
+// cpuset), ascending; empty when the mask cannot be read.
+std::vector<int> AllowedCpus();
+// Pins the calling thread to `cpu`; false when the system refuses.
+bool PinThisThreadTo(int cpu);
+
 struct ThreadPoolOptions {
   // Threads that run parallel loops, counting the calling thread (so 1 means
   // no worker threads). Values < 1 are treated as 1.
