@@ -5,8 +5,9 @@
 //  - a convolution's or Gemm's bias, a following residual Add and Relu/Clip
 //    fused into the kernel's epilogue (y = act(conv + bias + residual));
 //  - Flatten/Reshape/Identity/Dropout as aliases of their input buffer;
-//  - every constant the kernels read (packed weights for blocked kernels,
-//    [K, C, R, S] / [N, K] for the others) in one float blob.
+//  - every constant the kernels read (packed weights for blocked kernels
+//    and for dense kernels that pack B once, kernel_packing.h; [K, C, R, S]
+//    / [N, K] for the others) in one float blob.
 //  - shape arithmetic (Shape/Gather/Concat/... on constants) folded away
 //    (constant_folding.h), and shapes inference left unknown filled in;
 //  - a MatMul's constant bias row Add folded into its dense kernel's bias.
