@@ -292,7 +292,7 @@ int Main() {
     for (int threads : thread_list) {
       const std::string prefix = absl::StrFormat("[%s %s]", suite.name, Plural(threads));
       const std::string log = absl::StrFormat("%s/%s_%dt.jsonl", log_dir, suite.name, threads);
-      std::remove(log.c_str());
+      if (!absl::GetFlag(FLAGS_reuse_records)) std::remove(log.c_str());
       Json run = {{"suite", suite.name},
                   {"model", suite.model},
                   {"threads", threads},

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "builder_worker/codegen/target.h"
+#include "builder_worker/register_fit.h"
 #include "common/status_macros.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
@@ -108,11 +110,20 @@ double DefaultScore(const Config& config, int lanes, const nlohmann::json& args)
   return space.Get(index);
 }
 
+// A config the builder would build for `target`: the template instantiates
+// it and its register tile fits the target's vector registers (a tile that
+// does not fit spills in the inner loop; builder_worker/register_fit.h).
+bool Buildable(const Task& task, const Config& config, const TargetSpec& target) {
+  return task.tmpl().Instantiate(task.workload(), config).ok() &&
+         CheckRegisterTileFits(task.tmpl(), task.workload(), config, target).ok();
+}
+
 [[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes,
                                                    const nlohmann::json& args) {
   const ConfigSpace& space = task.space();
+  TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
   TF_ASSIGN_OR_RETURN(Config best, BestPerKnob(space, lanes, args));
-  if (task.tmpl().Instantiate(task.workload(), best).ok()) return best;
+  if (Buildable(task, best, target)) return best;
   const int64_t size = space.size();
   const int64_t step = std::max<int64_t>(1, size / 20000);
   std::vector<std::pair<double, int64_t>> ranked;
@@ -121,10 +132,10 @@ double DefaultScore(const Config& config, int lanes, const nlohmann::json& args)
     ranked.push_back({-DefaultScore(config, lanes, args), i});
   }
   std::stable_sort(ranked.begin(), ranked.end());
-  // The best-scored config that the template can instantiate.
-  for (size_t i = 0; i < ranked.size() && i < 64; ++i) {
+  // The best-scored config the builder would build for the target.
+  for (size_t i = 0; i < ranked.size() && i < 256; ++i) {
     TF_ASSIGN_OR_RETURN(Config config, space.Get(ranked[i].second));
-    if (task.tmpl().Instantiate(task.workload(), config).ok()) return config;
+    if (Buildable(task, config, target)) return config;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "template ", task.name(), " found no default config for ", task.workload().Describe()));

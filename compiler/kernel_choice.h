@@ -58,9 +58,11 @@ struct KernelChoice {
 };
 
 // The task and config of `layer`: its best record's, or the default
-// template's default config (`vector_lanes` fp32 lanes of the target guide
-// the default). Errors name the record line whose template or config does
-// not fit the workload.
+// template's default config (`vector_lanes` fp32 lanes of one of the
+// target's vector registers guide the default, which is always a config the
+// builder would build for `target`: its register tile fits the target's
+// vector registers, builder_worker/register_fit.h). Errors name the record line whose template or
+// config does not fit the workload.
 [[nodiscard]] absl::StatusOr<KernelChoice> ChooseKernel(const ModelLayer& layer,
                                                         const RecordSelection& records,
                                                         const std::string& target,

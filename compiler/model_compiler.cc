@@ -141,7 +141,9 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
                       SelectRecords(options.records, model.layers, options.target));
   CompileReport report;
   report.warnings = records.warnings;
-  const int lanes = std::max(1, target.max_vector_bits / 32);
+  // Default configs use the target's own vector registers (4 lanes on NEON,
+  // whose max_vector_bits counts the 4 registers LLVM may gang together).
+  const int lanes = std::max(1, target.vector_bits / 32);
   LayoutChoice layouts;
   if (options.layout_aware) {
     TF_ASSIGN_OR_RETURN(layouts,

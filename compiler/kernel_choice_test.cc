@@ -1,0 +1,52 @@
+// Default configs (a layer with no record) are configs the builder would
+// build for the compile target: on every target the compiler supports, every
+// layer of ResNet-18 and MobileNet-v2 gets a default whose register tile fits
+// the target's vector registers, with vectors one register wide.
+#include "compiler/kernel_choice.h"
+
+#include <string>
+
+#include "builder_worker/codegen/target.h"
+#include "builder_worker/register_fit.h"
+#include "gtest/gtest.h"
+#include "tuner_core/models/model_zoo.h"
+
+namespace tunefleet {
+namespace {
+
+TEST(KernelChoiceTest, DefaultConfigsFitEveryTargetsRegisters) {
+  for (const std::string target :
+       {"llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72",
+        "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a53", "llvm -mcpu=haswell",
+        "llvm -mcpu=znver3", "llvm -mcpu=znver4", "llvm -mcpu=skylake-avx512"}) {
+    absl::StatusOr<TargetSpec> spec = ParseTarget(target);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    const int lanes = spec->vector_bits / 32;
+    for (const std::string model : {"resnet-18", "mobilenet-v2"}) {
+      absl::StatusOr<std::vector<ModelLayer>> layers = ModelLayers(model);
+      ASSERT_TRUE(layers.ok()) << layers.status();
+      int checked = 0;
+      for (const ModelLayer& layer : *layers) {
+        absl::StatusOr<KernelChoice> choice = ChooseKernel(layer, RecordSelection{}, target, lanes);
+        ASSERT_TRUE(choice.ok()) << target << " " << layer.name << ": " << choice.status();
+        EXPECT_FALSE(choice->tuned);
+        const Task& task = *choice->task;
+        EXPECT_TRUE(task.tmpl().Instantiate(task.workload(), choice->config).ok())
+            << target << " " << layer.name;
+        const absl::Status fits =
+            CheckRegisterTileFits(task.tmpl(), task.workload(), choice->config, *spec);
+        EXPECT_TRUE(fits.ok()) << target << " " << layer.name << " "
+                               << choice->config.ToJson().dump() << ": " << fits;
+        const nlohmann::json entity = choice->config.ToJson()["entity"];
+        for (const nlohmann::json& knob : entity) {
+          if (knob[0] == "vec") EXPECT_EQ(knob[2], lanes) << target << " " << layer.name;
+        }
+        ++checked;
+      }
+      EXPECT_GT(checked, 10) << model;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tunefleet
