@@ -137,7 +137,7 @@ if [[ -z "$host_libstdcxx" ]]; then
 fi
 COMPAT=""
 if [[ -n "$host_libstdcxx" && -n "${GLIBCXX_NEEDED:-}" ]] &&
-  grep -qa "${GLIBCXX_NEEDED}" "$host_libstdcxx"; then
+  grep -qaFw "${GLIBCXX_NEEDED}" "$host_libstdcxx"; then
   say "libstdc++: the host's $host_libstdcxx (has ${GLIBCXX_NEEDED})"
 else
   say "libstdc++: the bundle's (the host's ${host_libstdcxx:-none} lacks ${GLIBCXX_NEEDED:-?})"

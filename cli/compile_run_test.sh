@@ -55,7 +55,7 @@ PY
 
 "$tunefleet" run --model "$tmp/out" --input "$input_npy" --runs 3 --profile >"$tmp/profile.txt"
 grep -q "^profile (per step, mean of 3 runs):$" "$tmp/profile.txt" || fail "no profile header"
-grep -qE "^ +0 [a-z_]+ .* ms  [a-z (NCHW)]+$" "$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "no step line"; }
+grep -qE "^ +[0-9]+ [a-z_]+ .* ms  [a-z (NCHW)]+( \(epilogue $number\))?$" "$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "no step line"; }
 grep -qE "^total +$number ms over [0-9]+ steps$" "$tmp/profile.txt" || fail "no profile total"
 
 "$tunefleet" run --model "$tmp/out" --input "$input_npy" --runs 3 >"$tmp/top.txt"

@@ -10,21 +10,13 @@
 #include "common/status_macros.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
+#include "tuner_core/workloads/conv_workload.h"
 
 namespace tunefleet {
 namespace {
 
 std::pair<std::string, std::string> Key(const std::string& workload, const nlohmann::json& args) {
   return {workload, args.dump()};
-}
-
-// Rows of the output a convolution workload writes (its OW), or 0.
-int64_t OutputWidth(const nlohmann::json& args) {
-  if (!args.contains("W") || !args.contains("S")) return 0;
-  const int64_t w = args.value("W", 0), s = args.value("S", 1), dil = args.value("dil_w", 1);
-  const int64_t pad = args.value("pad_left", 0) + args.value("pad_right", 0);
-  const int64_t stride = std::max<int64_t>(1, args.value("stride_w", 1));
-  return (w + pad - dil * (s - 1) - 1) / stride + 1;
 }
 
 // Candidates of a layout-aware choice kept per workload.
@@ -55,10 +47,13 @@ constexpr int64_t kDotMaxRows = 4;
 // (B, the weights, read in place: nothing packed per call), else B packed
 // once, at compile time. Other knobs keep their first choice. A sum of
 // per-knob terms, so the best config is each knob's best choice.
-double DefaultScore(const Config& config, int lanes, const nlohmann::json& args) {
+double DefaultScore(const Config& config, int lanes, const Workload& workload) {
   double score = 0;
   const nlohmann::json entity = config.ToJson().value("entity", nlohmann::json::array());
-  const int64_t out_width = OutputWidth(args);
+  // The workload's canonical args: every default (e.g. dense's layout) filled in.
+  const nlohmann::json& args = workload.args();
+  const auto* conv = dynamic_cast<const ConvWorkload*>(&workload);
+  const int64_t out_width = conv != nullptr ? conv->out_w() : 0;
   const int64_t rows = args.value("M", int64_t{0});
   const bool dot = rows > 0 && rows <= kDotMaxRows && args.value("layout", "") == "NK";
   for (const nlohmann::json& knob : entity) {
@@ -91,14 +86,14 @@ double DefaultScore(const Config& config, int lanes, const nlohmann::json& args)
 
 // Each knob's best choice under DefaultScore (first choice on a tie).
 [[nodiscard]] absl::StatusOr<Config> BestPerKnob(const ConfigSpace& space, int lanes,
-                                                 const nlohmann::json& args) {
+                                                 const Workload& workload) {
   int64_t index = 0, stride = 1;  // the first knob is the least significant digit
   for (int i = 0; i < space.num_knobs(); ++i) {
     int64_t best = 0;
     double best_score = -INFINITY;
     for (int64_t c = 0; c < space.knob_size(i); ++c) {
       TF_ASSIGN_OR_RETURN(Config config, space.Get(c * stride));
-      const double score = DefaultScore(config, lanes, args);
+      const double score = DefaultScore(config, lanes, workload);
       if (score > best_score) {
         best_score = score;
         best = c;
@@ -118,18 +113,17 @@ bool Buildable(const Task& task, const Config& config, const TargetSpec& target)
          CheckRegisterTileFits(task.tmpl(), task.workload(), config, target).ok();
 }
 
-[[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes,
-                                                   const nlohmann::json& args) {
+[[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes) {
   const ConfigSpace& space = task.space();
   TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
-  TF_ASSIGN_OR_RETURN(Config best, BestPerKnob(space, lanes, args));
+  TF_ASSIGN_OR_RETURN(Config best, BestPerKnob(space, lanes, task.workload()));
   if (Buildable(task, best, target)) return best;
   const int64_t size = space.size();
   const int64_t step = std::max<int64_t>(1, size / 20000);
   std::vector<std::pair<double, int64_t>> ranked;
   for (int64_t i = 0; i < size; i += step) {
     TF_ASSIGN_OR_RETURN(Config config, space.Get(i));
-    ranked.push_back({-DefaultScore(config, lanes, args), i});
+    ranked.push_back({-DefaultScore(config, lanes, task.workload()), i});
   }
   std::stable_sort(ranked.begin(), ranked.end());
   // The best-scored config the builder would build for the target.
@@ -243,7 +237,7 @@ std::string DefaultTemplateName(const ModelLayer& layer) {
   if (it == records.best.end()) {
     TF_ASSIGN_OR_RETURN(choice.task,
                         Task::Make(DefaultTemplateName(layer), layer.workload, layer.args, target));
-    TF_ASSIGN_OR_RETURN(choice.config, DefaultConfig(*choice.task, vector_lanes, layer.args));
+    TF_ASSIGN_OR_RETURN(choice.config, DefaultConfig(*choice.task, vector_lanes));
     choice.source = "default config";
     return choice;
   }

@@ -136,7 +136,9 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
     const double best_cost = candidates.empty() ? 0 : candidates[0].first.ReportedCost();
     options.push_back({OptionOfStep(plan, step, best_cost)});
     option_record.push_back({0});
-    if (step.staged.empty()) continue;  // not a blocked convolution: nothing to choose
+    // Only blocked convolutions have layouts to choose between (dense kernels
+    // that pack B once stage weights too, but read and write plain rows).
+    if (step.staged.empty() || layer->second->workload == "dense") continue;
     for (size_t c = 1; c < candidates.size(); ++c) {
       // The best is the best (a validated record beats a lucky unvalidated
       // figure): another record may tie it, never undercut it.

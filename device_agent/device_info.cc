@@ -1,6 +1,5 @@
 #include "device_agent/device_info.h"
 
-#include <sched.h>
 #include <sys/utsname.h>
 
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "device_agent/thread_pool.h"
 
 namespace tunefleet {
 namespace {
@@ -82,12 +82,8 @@ std::string X86CpuName(const std::string& model, const absl::flat_hash_set<std::
 }
 
 int CountCores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int count = CPU_COUNT(&set);
-    if (count > 0) return count;
-  }
+  const std::vector<int> allowed = AllowedCpus();
+  if (!allowed.empty()) return static_cast<int>(allowed.size());
   return static_cast<int>(std::thread::hardware_concurrency());
 }
 

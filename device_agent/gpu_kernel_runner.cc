@@ -129,7 +129,7 @@ constexpr size_t kWarmUpBytes = size_t{8} << 20;
 
 }  // namespace
 
-absl::Status GpuKernelRunner::WarmUp() {
+[[nodiscard]] absl::Status GpuKernelRunner::WarmUp() {
   if (absl::Status opened = OpenDevice(); !opened.ok()) return opened;
   auto noted = [this](absl::Status status) {
     NoteFault(status);

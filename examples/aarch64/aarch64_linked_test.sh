@@ -10,20 +10,32 @@
 #       X86_MODEL.so INPUT.npy TORCH_EXPECTED.npy
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
-linked=$(realpath "$1") a64_classify=$2 a64_model=$(dirname "$3") x86_classify=$4
-x86_model=$(dirname "$5") input_npy=$6 expected_npy=$7
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
+# One substitution per assignment: a line of several reports only the last
+# one's status, so set -e would miss a failed earlier one.
+linked=$(realpath "$1")
+a64_model=$(dirname "$3")
+x86_model=$(dirname "$5")
+a64_classify=$2 x86_classify=$4 input_npy=$6 expected_npy=$7
+if [[ -n "${TEST_TMPDIR:-}" ]]; then
+  tmp=$TEST_TMPDIR
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
 
 # readelf reads any ELF on this machine (nm would need the AArch64 binutils).
 # Its output is held first: grep -q stops reading early, and with pipefail
 # the writer's SIGPIPE would fail the check.
-header=$(readelf -h "$linked") dynamic=$(readelf -d "$linked") symbols=$(readelf -Ws "$linked")
+header=$(readelf -h "$linked")
+dynamic=$(readelf -d "$linked")
+symbols=$(readelf -Ws "$linked")
 grep -q "Machine: *AArch64" <<<"$header" || { echo "$header"; exit 1; }
 if grep -q "model.so" <<<"$dynamic"; then
   echo "$linked depends on a model.so" >&2
   exit 1
 fi
-grep -Eq "FUNC +GLOBAL +DEFAULT +[0-9]+ tf_model_open_linked$" <<<"$symbols"
+grep -Eq "FUNC +GLOBAL +DEFAULT +[0-9]+ tf_model_open_linked$" <<<"$symbols" ||
+  { echo "$linked does not define tf_model_open_linked" >&2; exit 1; }
 
 npy_to_raw "$input_npy" "$tmp/input.raw"
 # Run from an empty directory: nothing to dlopen there.

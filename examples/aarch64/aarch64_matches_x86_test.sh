@@ -11,7 +11,12 @@ source "$(dirname "$0")/testlib.sh"
 a64_classify=$1 x86_classify=$2 a64_model=$(dirname "$3") x86_model=$(dirname "$4")
 input_npy=$5 expected_npy=$6
 shift 6
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
+if [[ -n "${TEST_TMPDIR:-}" ]]; then
+  tmp=$TEST_TMPDIR
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
 
 npy_to_raw "$input_npy" "$tmp/input.raw"
 "$x86_classify" "$x86_model" "$tmp/input.raw" "$tmp/x86.raw"

@@ -13,7 +13,12 @@ set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
 a64_classify=$1 x86_classify=$2 a64_model=$(dirname "$3") x86_model=$(dirname "$4")
 v1_model=$(dirname "$5") input_npy=$6 expected_npy=$7
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
+if [[ -n "${TEST_TMPDIR:-}" ]]; then
+  tmp=$TEST_TMPDIR
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
 
 npy_to_raw "$input_npy" "$tmp/input.raw"
 "$x86_classify" "$x86_model" "$tmp/input.raw" "$tmp/x86.raw"

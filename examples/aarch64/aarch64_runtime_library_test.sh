@@ -11,19 +11,31 @@
 #       X86_CLASSIFY X86_MODEL.so INPUT.npy TORCH_EXPECTED.npy
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
-dynamic=$(realpath "$1") runtime=$(realpath "$2") a64_classify=$3 a64_model=$(dirname "$4")
-x86_classify=$5 x86_model=$(dirname "$6") input_npy=$7 expected_npy=$8
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
+# One substitution per assignment: a line of several reports only the last
+# one's status, so set -e would miss a failed earlier one.
+dynamic=$(realpath "$1")
+runtime=$(realpath "$2")
+a64_model=$(dirname "$4")
+x86_model=$(dirname "$6")
+a64_classify=$3 x86_classify=$5 input_npy=$7 expected_npy=$8
+if [[ -n "${TEST_TMPDIR:-}" ]]; then
+  tmp=$TEST_TMPDIR
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
 
 # The program needs the library and does not carry the runtime itself; the
 # library is an AArch64 shared object that exports the C API. (readelf's
 # output is held first: grep -q stops reading early, and with pipefail the
 # writer's SIGPIPE would fail the check.)
-program_dynamic=$(readelf -d "$dynamic") program_symbols=$(readelf -W --dyn-syms "$dynamic")
+program_dynamic=$(readelf -d "$dynamic")
+program_symbols=$(readelf -W --dyn-syms "$dynamic")
 grep -q "NEEDED.*\[libtunefleet_model.so\]" <<<"$program_dynamic" || { echo "$program_dynamic"; exit 1; }
 grep -Eq "FUNC +GLOBAL +DEFAULT +UND tf_model_open$" <<<"$program_symbols" ||
   { echo "$dynamic does not take tf_model_open from a library" >&2; exit 1; }
-library_header=$(readelf -h "$runtime") library_symbols=$(readelf -W --dyn-syms "$runtime")
+library_header=$(readelf -h "$runtime")
+library_symbols=$(readelf -W --dyn-syms "$runtime")
 grep -q "Type: *DYN" <<<"$library_header" || { echo "$library_header"; exit 1; }
 grep -q "Machine: *AArch64" <<<"$library_header" || { echo "$library_header"; exit 1; }
 for symbol in tf_model_open tf_model_run tf_model_last_error tf_model_open_symbols; do

@@ -42,7 +42,8 @@ a64_path, x86_path, torch_path = [a for a in args if a != "--same_top_class"]
 a64 = numpy.fromfile(a64_path, dtype="<f4")
 x86 = numpy.fromfile(x86_path, dtype="<f4")
 torch = numpy.load(torch_path).reshape(-1)
-assert a64.shape == x86.shape == torch.shape, (a64.shape, x86.shape, torch.shape)
+if not a64.shape == x86.shape == torch.shape:
+    sys.exit(f"output sizes differ: a64 {a64.shape}, x86 {x86.shape}, torch {torch.shape}")
 def error(got, want):
     return float(numpy.max(numpy.abs(got.astype(numpy.float64) - want)) / numpy.max(numpy.abs(want)))
 figures = {"a64 vs x86": error(a64, x86), "a64 vs torch": error(a64, torch),
@@ -50,9 +51,11 @@ figures = {"a64 vs x86": error(a64, x86), "a64 vs torch": error(a64, torch),
 for name, value in figures.items():
     print(f"max |{name}| / max |ref| = {value:.3g}")
 if same_top_class:
-    assert int(numpy.argmax(a64)) == int(numpy.argmax(x86)), "top classes differ"
+    if int(numpy.argmax(a64)) != int(numpy.argmax(x86)):
+        sys.exit(f"top classes differ: a64 {int(numpy.argmax(a64))}, x86 {int(numpy.argmax(x86))}")
 bad = {k: v for k, v in figures.items() if not v <= 1e-4}
-assert not bad, f"beyond the 1e-4 tolerance: {bad}"
+if bad:
+    sys.exit(f"beyond the 1e-4 tolerance: {bad}")
 PY
 }
 
