@@ -74,15 +74,22 @@ std::vector<Record> Records(FleetLauncher& fleet, const std::string& job_id) {
   return out;
 }
 
-// Every trial ran on the board and passed (error_no 0, costs > 0): the
-// templates' 4-, 8- and 16-lane f32 configs all build for NEON (wider
-// vectors as 2 or 4 registers), so none is refused before the board.
+// Every trial either ran on the board and passed (error_no 0, costs > 0) or
+// was refused by the builder because its register tile cannot fit NEON's 32
+// q registers (builder_worker/register_fit.h: the templates' 4-, 8- and
+// 16-lane f32 configs build for NEON, wider vectors as 2 or 4 registers, as
+// long as the tile fits); nothing else fails.
 void ExpectAllMeasuredTrialsCorrect(const std::vector<Record>& records, int64_t n_trial,
                                     int min_measured) {
   EXPECT_EQ(static_cast<int64_t>(records.size()), n_trial);
   int measured = 0;
   for (const Record& record : records) {
     EXPECT_EQ(record.target, kBigCoreTarget);
+    if (record.result.error_no == MeasureErrorNo::kInstantiationError &&
+        absl::StrContains(record.result.error_msg, "register tile needs") &&
+        absl::StrContains(record.result.error_msg, "has 32")) {
+      continue;  // refused before codegen: the tile would spill on NEON
+    }
     EXPECT_EQ(record.result.error_no, MeasureErrorNo::kNoError)
         << MeasureErrorName(record.result.error_no) << ": " << record.result.error_msg
         << "\nconfig " << record.config.dump();
@@ -180,7 +187,10 @@ TEST_F(Aarch64AgentTest, EmulatedRk3399AgentTunesDenseAndConv2dCorrectly) {
     EXPECT_EQ(done->state(), proto::SUCCEEDED) << done->message();
     EXPECT_EQ(done->trials_done(), n_trial);
     EXPECT_GT(done->best_gflops(), 0) << job.spec().name();
-    ExpectAllMeasuredTrialsCorrect(Records(fleet, job.job_id()), n_trial, /*min_measured=*/n_trial);
+    // Most trials reach the board (a few dense tiles cannot fit NEON's
+    // registers and are refused by the builder).
+    ExpectAllMeasuredTrialsCorrect(Records(fleet, job.job_id()), n_trial,
+                                   /*min_measured=*/n_trial / 2);
   }
 
   // Every measurement was the emulated board's.
