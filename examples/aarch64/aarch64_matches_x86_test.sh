@@ -8,8 +8,10 @@
 #       TORCH_EXPECTED.npy [--same_top_class]
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
-a64_classify=$1 x86_classify=$2 a64_model=$(dirname "$3") x86_model=$(dirname "$4")
-input_npy=$5 expected_npy=$6
+# One substitution per assignment (set -e sees each failure).
+a64_model=$(dirname "$3")
+x86_model=$(dirname "$4")
+a64_classify=$1 x86_classify=$2 input_npy=$5 expected_npy=$6
 shift 6
 if [[ -n "${TEST_TMPDIR:-}" ]]; then
   tmp=$TEST_TMPDIR
@@ -18,11 +20,6 @@ else
   trap 'rm -rf "$tmp"' EXIT
 fi
 
-npy_to_raw "$input_npy" "$tmp/input.raw"
-"$x86_classify" "$x86_model" "$tmp/input.raw" "$tmp/x86.raw"
-start=$(date +%s.%N)
-qemu_run "$a64_classify" "$a64_model" "$tmp/input.raw" "$tmp/a64.raw"
-# A figure for the log, not a check.
-echo "qemu-aarch64 -cpu cortex-a72: open + one 2-thread inference in $(seconds_since "$start") s"
-compare_outputs "$@" "$tmp/a64.raw" "$tmp/x86.raw" "$expected_npy"
+run_and_compare "$a64_classify" "$x86_classify" "$a64_model" "$x86_model" "$input_npy" \
+  "$expected_npy" "$@"
 echo PASS

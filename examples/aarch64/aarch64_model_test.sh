@@ -11,8 +11,11 @@
 #       NEOVERSE_V1_MODEL.so INPUT.npy TORCH_EXPECTED.npy
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
-a64_classify=$1 x86_classify=$2 a64_model=$(dirname "$3") x86_model=$(dirname "$4")
-v1_model=$(dirname "$5") input_npy=$6 expected_npy=$7
+# One substitution per assignment (set -e sees each failure).
+a64_model=$(dirname "$3")
+x86_model=$(dirname "$4")
+v1_model=$(dirname "$5")
+a64_classify=$1 x86_classify=$2 input_npy=$6 expected_npy=$7
 if [[ -n "${TEST_TMPDIR:-}" ]]; then
   tmp=$TEST_TMPDIR
 else
@@ -20,13 +23,8 @@ else
   trap 'rm -rf "$tmp"' EXIT
 fi
 
-npy_to_raw "$input_npy" "$tmp/input.raw"
-"$x86_classify" "$x86_model" "$tmp/input.raw" "$tmp/x86.raw"
-start=$(date +%s.%N)
-qemu_run "$a64_classify" "$a64_model" "$tmp/input.raw" "$tmp/a64.raw"
-# A figure for the log, not a check.
-echo "qemu-aarch64 -cpu cortex-a72: open + one 2-thread inference in $(seconds_since "$start") s"
-compare_outputs --same_top_class "$tmp/a64.raw" "$tmp/x86.raw" "$expected_npy"
+run_and_compare "$a64_classify" "$x86_classify" "$a64_model" "$x86_model" "$input_npy" \
+  "$expected_npy" --same_top_class
 
 # Each runtime names the other architecture instead of failing in dlopen.
 if qemu_run "$a64_classify" "$x86_model" 2>"$tmp/err.txt"; then exit 1; fi

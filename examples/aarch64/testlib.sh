@@ -59,5 +59,23 @@ if bad:
 PY
 }
 
+# Runs INPUT.npy through the x86 build and, under qemu, the AArch64 build
+# (writing $tmp/input.raw, $tmp/x86.raw, $tmp/a64.raw; $tmp must be set) and
+# compares them with each other and with PyTorch's output (compare_outputs).
+#   run_and_compare A64_CLASSIFY X86_CLASSIFY A64_MODEL_DIR X86_MODEL_DIR
+#                   INPUT.npy TORCH_EXPECTED.npy [--same_top_class]
+run_and_compare() {
+  local a64_classify=$1 x86_classify=$2 a64_model=$3 x86_model=$4 input_npy=$5 expected_npy=$6
+  shift 6
+  npy_to_raw "$input_npy" "$tmp/input.raw"
+  "$x86_classify" "$x86_model" "$tmp/input.raw" "$tmp/x86.raw"
+  local start
+  start=$(date +%s.%N)
+  qemu_run "$a64_classify" "$a64_model" "$tmp/input.raw" "$tmp/a64.raw"
+  # A figure for the log, not a check.
+  echo "qemu-aarch64 -cpu cortex-a72: open + one 2-thread inference in $(seconds_since "$start") s"
+  compare_outputs "$@" "$tmp/a64.raw" "$tmp/x86.raw" "$expected_npy"
+}
+
 # Seconds since $1 (a date +%s.%N), for the log.
 seconds_since() { awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $1 }"; }
