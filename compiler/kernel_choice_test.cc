@@ -1,7 +1,8 @@
 // Default configs (a layer with no record) are configs the builder would
 // build for the compile target: on every target the compiler supports, every
-// layer of ResNet-18 and MobileNet-v2 gets a default whose register tile fits
-// the target's vector registers, with vectors one register wide.
+// layer of every model of the zoo (ResNet-18/50, MobileNet-v2, VGG-16) gets
+// a default whose register tile fits the target's vector registers, with
+// vectors one register wide.
 #include "compiler/kernel_choice.h"
 
 #include <string>
@@ -22,7 +23,7 @@ TEST(KernelChoiceTest, DefaultConfigsFitEveryTargetsRegisters) {
     absl::StatusOr<TargetSpec> spec = ParseTarget(target);
     ASSERT_TRUE(spec.ok()) << spec.status();
     const int lanes = spec->vector_bits / 32;
-    for (const std::string model : {"resnet-18", "mobilenet-v2"}) {
+    for (const std::string& model : ModelNames()) {
       absl::StatusOr<std::vector<ModelLayer>> layers = ModelLayers(model);
       ASSERT_TRUE(layers.ok()) << layers.status();
       int checked = 0;
