@@ -143,9 +143,9 @@ std::vector<int64_t> Broadcast(std::vector<int64_t> a, std::vector<int64_t> b) {
     if (unknown >= 0 && known > 0) out[unknown] = elements / known;
     return out;
   }
-  static const std::set<std::string> kElementwise = {"Add",  "Sub",  "Mul",  "Div",     "Pow",
-                                                     "Sqrt", "Exp",  "Erf",  "Tanh",    "Sigmoid",
-                                                     "Neg",  "Relu", "Clip", "Identity"};
+  static const std::set<std::string> kElementwise = {
+      "Add",  "Sub",     "Mul", "Div",  "Pow",  "Sqrt",     "Exp",         "Erf",
+      "Tanh", "Sigmoid", "Neg", "Relu", "Clip", "Identity", "HardSigmoid", "HardSwish"};
   if (!kElementwise.count(op)) return std::vector<int64_t>();
   std::vector<int64_t> out = in;
   for (size_t i = 1; i < node.inputs.size() && (op != "Clip"); ++i) {
@@ -168,16 +168,11 @@ std::vector<int64_t> Broadcast(std::vector<int64_t> a, std::vector<int64_t> b) {
 }
 
 const std::vector<std::string>& TensorOperators() {
-  static const std::vector<std::string> ops = {"Transpose",
-                                               "Slice",
-                                               "Add/Sub/Mul/Div/Pow (broadcasting)",
-                                               "Sqrt",
-                                               "Exp",
-                                               "Erf",
-                                               "Tanh",
-                                               "Sigmoid",
-                                               "Neg",
-                                               "ReduceMean (one axis)"};
+  static const std::vector<std::string> ops = {
+      "Transpose",   "Slice",     "Add/Sub/Mul/Div/Pow (broadcasting)",
+      "Sqrt",        "Exp",       "Erf",
+      "Tanh",        "Sigmoid",   "Neg",
+      "HardSigmoid", "HardSwish", "ReduceMean (one axis)"};
   return ops;
 }
 
@@ -186,8 +181,9 @@ const std::vector<std::string>& TensorOperators() {
   static const std::map<std::string, std::string> kBinary = {
       {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}};
   static const std::map<std::string, std::string> kUnary = {
-      {"Sqrt", "sqrt"},       {"Exp", "exp"}, {"Erf", "erf"},  {"Tanh", "tanh"},
-      {"Sigmoid", "sigmoid"}, {"Neg", "neg"}, {"Relu", "relu"}};
+      {"Sqrt", "sqrt"},          {"Exp", "exp"}, {"Erf", "erf"},   {"Tanh", "tanh"},
+      {"Sigmoid", "sigmoid"},    {"Neg", "neg"}, {"Relu", "relu"}, {"HardSigmoid", "hardsigmoid"},
+      {"HardSwish", "hardswish"}};
   const std::string& op = node.op_type;
   const bool known = op == "Transpose" || op == "Slice" || op == "ReduceMean" || op == "Softmax" ||
                      kBinary.count(op) > 0 || kUnary.count(op) > 0;
@@ -236,6 +232,13 @@ const std::vector<std::string>& TensorOperators() {
   } else if (kUnary.count(op)) {
     step.op = "unary";
     step.func = kUnary.at(op);
+    if (op == "HardSigmoid") {  // ONNX's defaults; PyTorch exports alpha 1/6
+      step.alpha = node.attributes.value("alpha", 0.2f);
+      step.beta = node.attributes.value("beta", 0.5f);
+    } else if (op == "HardSwish") {  // x * HardSigmoid(x) with alpha 1/6, beta 1/2
+      step.alpha = 1.0f / 6.0f;
+      step.beta = 0.5f;
+    }
   } else if (op == "Softmax") {
     const int64_t rank = static_cast<int64_t>(in.dims.size());
     int64_t axis = IntAttribute(node, "axis", -1);

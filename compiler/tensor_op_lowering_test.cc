@@ -102,5 +102,34 @@ TEST(TensorOpLoweringTest, TransposesBroadcastsAndReduces) {
   EXPECT_FALSE(LowerTensorOp(g, {"lstm", "LSTM", {"x"}, {"sum"}})->has_value());
 }
 
+// MobileNet-v3's activations: HardSigmoid (ONNX's alpha 0.2 unless set;
+// PyTorch exports 1/6) and HardSwish, x * HardSigmoid(x) with alpha 1/6.
+TEST(TensorOpLoweringTest, HardSigmoidAndHardSwish) {
+  Graph g;
+  g.shapes["x"] = {kOnnxFloat, {6}};
+  g.shapes["y"] = g.shapes["x"];
+  const std::vector<float> x = {-4, -3, 0, 1.5, 3, 4};
+  GraphNode sigmoid{"hs", "HardSigmoid", {"x"}, {"y"}};
+  auto lowered = LowerTensorOp(g, sigmoid);
+  ASSERT_TRUE(lowered.ok() && lowered->has_value());
+  EXPECT_THAT(RunStep((*lowered)->step, {x}, 6), ElementsAre(0, 0, 0.5f, 0.8f, 1, 1));
+  sigmoid.attributes["alpha"] = 1.0 / 6;
+  lowered = LowerTensorOp(g, sigmoid);
+  ASSERT_TRUE(lowered.ok() && lowered->has_value());
+  EXPECT_THAT(RunStep((*lowered)->step, {x}, 6), ElementsAre(0, 0, 0.5f, 0.75f, 1, 1));
+  lowered = LowerTensorOp(g, {"hw", "HardSwish", {"x"}, {"y"}});
+  ASSERT_TRUE(lowered.ok() && lowered->has_value());
+  EXPECT_THAT(RunStep((*lowered)->step, {x}, 6), ElementsAre(0, 0, 0, 1.125f, 3, 4));
+  // The plan carries the coefficients.
+  absl::StatusOr<ModelPlan> plan = ModelPlan::FromJson([&] {
+    ModelPlan p;
+    p.steps.push_back((*lowered)->step);
+    return p.ToJson().dump();
+  }());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FLOAT_EQ(plan->steps[0].alpha, 1.0f / 6);
+  EXPECT_FLOAT_EQ(plan->steps[0].beta, 0.5f);
+}
+
 }  // namespace
 }  // namespace tunefleet

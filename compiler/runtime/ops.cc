@@ -314,6 +314,13 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
       apply([](float x) { return 1.0f / (1.0f + std::exp(-x)); });
     } else if (f == "neg") {
       apply([](float x) { return -x; });
+    } else if (f == "hardsigmoid" || f == "hardswish") {
+      const float alpha = step.alpha, beta = step.beta;
+      const bool swish = f == "hardswish";
+      apply([=](float x) {
+        const float gate = std::max(0.0f, std::min(1.0f, alpha * x + beta));
+        return swish ? x * gate : gate;
+      });
     } else {  // relu
       apply([](float x) { return x > 0 ? x : 0.0f; });
     }

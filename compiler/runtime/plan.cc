@@ -54,6 +54,8 @@ nlohmann::json ModelPlan::ToJson() const {
                           {"clip_min", s.clip_min},
                           {"clip_max", s.clip_max},
                           {"func", s.func},
+                          {"alpha", s.alpha},
+                          {"beta", s.beta},
                           {"a_strides", s.a_strides},
                           {"b_strides", s.b_strides},
                           {"a_offset", s.a_offset},
@@ -119,6 +121,8 @@ nlohmann::json ModelPlan::ToJson() const {
       step.clip_min = s.at("clip_min").get<float>();
       step.clip_max = s.at("clip_max").get<float>();
       step.func = s.value("func", std::string());
+      step.alpha = s.value("alpha", 0.0f);
+      step.beta = s.value("beta", 0.0f);
       step.a_strides = s.value("a_strides", std::vector<int64_t>());
       step.b_strides = s.value("b_strides", std::vector<int64_t>());
       step.a_offset = s.value("a_offset", int64_t{0});

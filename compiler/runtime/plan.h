@@ -88,7 +88,8 @@ struct PlanStep {
   //     (Transpose, Slice);
   //   "broadcast": out[i] = func(a[.. a_strides], b[.. b_strides]), func
   //     "add" | "sub" | "mul" | "div" | "pow" (stride 0 on broadcast dims);
-  //   "unary": func "sqrt" | "exp" | "erf" | "tanh" | "sigmoid" | "neg" | "relu";
+  //   "unary": func "sqrt" | "exp" | "erf" | "tanh" | "sigmoid" | "neg" | "relu" |
+  //     "hardsigmoid" (max(0, min(1, alpha x + beta))) | "hardswish" (x times that);
   //   "reduce_mean": the middle axis of [outer, axis, inner] (in_shape).
   std::string op;
   std::string node;    // the ONNX node (the first, when several were fused)
@@ -107,6 +108,7 @@ struct PlanStep {
   PlanEpilogue epilogue;
   // Tensor operators (above); absent from plans of older compilers.
   std::string func;
+  float alpha = 0, beta = 0;  // "hardsigmoid" / "hardswish"
   std::vector<int64_t> a_strides, b_strides;
   int64_t a_offset = 0;
 };
