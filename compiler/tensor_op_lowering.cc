@@ -120,6 +120,27 @@ std::vector<int64_t> Broadcast(std::vector<int64_t> a, std::vector<int64_t> b) {
     TF_ASSIGN_OR_RETURN(LoweredTensorOp slice, LowerSlice(graph, node, in));
     return slice.step.out_shape;
   }
+  if (op == "Concat") {
+    const int64_t rank = static_cast<int64_t>(in.size());
+    int64_t axis = IntAttribute(node, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
+    std::vector<int64_t> out = in;
+    out[axis] = 0;
+    for (const std::string& input : node.inputs) {
+      if (!graph.shapes.count(input)) return std::vector<int64_t>();
+      const std::vector<int64_t>& dims = graph.shapes.at(input).dims;
+      if (static_cast<int64_t>(dims.size()) != rank)
+        return LowerError(node, "inputs of other ranks");
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d != axis && dims[d] != in[d]) {
+          return LowerError(node, "inputs differ outside the concatenation axis");
+        }
+      }
+      out[axis] += dims[axis];
+    }
+    return out;
+  }
   if (op == "Transpose") {
     std::vector<int64_t> out;
     for (int64_t p : IntsAttribute(node, "perm", {})) {
@@ -168,11 +189,19 @@ std::vector<int64_t> Broadcast(std::vector<int64_t> a, std::vector<int64_t> b) {
 }
 
 const std::vector<std::string>& TensorOperators() {
-  static const std::vector<std::string> ops = {
-      "Transpose",   "Slice",     "Add/Sub/Mul/Div/Pow (broadcasting)",
-      "Sqrt",        "Exp",       "Erf",
-      "Tanh",        "Sigmoid",   "Neg",
-      "HardSigmoid", "HardSwish", "ReduceMean (one axis)"};
+  static const std::vector<std::string> ops = {"Transpose",
+                                               "Slice",
+                                               "Add/Sub/Mul/Div/Pow (broadcasting)",
+                                               "Sqrt",
+                                               "Exp",
+                                               "Erf",
+                                               "Tanh",
+                                               "Sigmoid",
+                                               "Neg",
+                                               "HardSigmoid",
+                                               "HardSwish",
+                                               "Concat",
+                                               "ReduceMean (one axis)"};
   return ops;
 }
 
@@ -186,7 +215,7 @@ const std::vector<std::string>& TensorOperators() {
       {"HardSwish", "hardswish"}};
   const std::string& op = node.op_type;
   const bool known = op == "Transpose" || op == "Slice" || op == "ReduceMean" || op == "Softmax" ||
-                     kBinary.count(op) > 0 || kUnary.count(op) > 0;
+                     op == "Concat" || kBinary.count(op) > 0 || kUnary.count(op) > 0;
   if (!known) return std::optional<LoweredTensorOp>();
   if (node.inputs.empty() || node.outputs.empty()) return LowerError(node, "has no input/output");
   TF_ASSIGN_OR_RETURN(TensorShape in, graph.ShapeOf(node.inputs[0], &node));
@@ -239,6 +268,32 @@ const std::vector<std::string>& TensorOperators() {
       step.alpha = 1.0f / 6.0f;
       step.beta = 0.5f;
     }
+  } else if (op == "Concat") {
+    // in_shape: [outer, inner, extent of input 0 along the axis, input 1's, ...].
+    const int64_t rank = static_cast<int64_t>(out.dims.size());
+    int64_t axis = IntAttribute(node, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
+    int64_t outer = 1, inner = 1, total = 0;
+    for (int64_t d = 0; d < axis; ++d) outer *= out.dims[d];
+    for (int64_t d = axis + 1; d < rank; ++d) inner *= out.dims[d];
+    step.op = "concat";
+    step.in_shape = {outer, inner};
+    lowered.operands.clear();
+    for (const std::string& input : node.inputs) {
+      TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(input, &node));
+      if (s.dtype != kOnnxFloat) return LowerError(node, "only float32 tensors are supported");
+      if (static_cast<int64_t>(s.dims.size()) != rank ||
+          s.NumElements() != outer * inner * s.dims[axis]) {
+        return LowerError(node, absl::StrCat("input '", input, "' ", s.ToString(),
+                                             " does not fit the output ", out.ToString()));
+      }
+      step.in_shape.push_back(s.dims[axis]);
+      total += s.dims[axis];
+      lowered.operands.push_back(input);
+    }
+    if (total != out.dims[axis])
+      return LowerError(node, "input extents do not sum to the output's");
   } else if (op == "Softmax") {
     const int64_t rank = static_cast<int64_t>(in.dims.size());
     int64_t axis = IntAttribute(node, "axis", -1);

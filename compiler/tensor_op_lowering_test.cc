@@ -102,6 +102,32 @@ TEST(TensorOpLoweringTest, TransposesBroadcastsAndReduces) {
   EXPECT_FALSE(LowerTensorOp(g, {"lstm", "LSTM", {"x"}, {"sum"}})->has_value());
 }
 
+// SqueezeNet's / DenseNet's channel concatenation: shapes inferred, the
+// inputs joined along the axis, an input that does not fit refused.
+TEST(TensorOpLoweringTest, ConcatJoinsAlongTheAxis) {
+  Graph g;
+  g.shapes["a"] = {kOnnxFloat, {2, 2, 2}};
+  g.shapes["b"] = {kOnnxFloat, {2, 1, 2}};
+  GraphNode concat{"cat", "Concat", {"a", "b"}, {"y"}};
+  concat.attributes["axis"] = -2;
+  g.nodes.push_back(concat);
+  ASSERT_TRUE(InferTensorOpShapes(&g).ok());
+  EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(2, 3, 2));
+  auto lowered = LowerTensorOp(g, concat);
+  ASSERT_TRUE(lowered.ok() && lowered->has_value()) << lowered.status();
+  EXPECT_THAT((*lowered)->operands, ElementsAre("a", "b"));
+  EXPECT_THAT(RunStep((*lowered)->step, {{1, 2, 3, 4, 5, 6, 7, 8}, {10, 20, 30, 40}}, 12),
+              ElementsAre(1, 2, 3, 4, 10, 20, 5, 6, 7, 8, 30, 40));
+  g.shapes["c"] = {kOnnxFloat, {3, 1, 2}};
+  Graph bad = g;
+  bad.shapes.erase("y");
+  bad.nodes = {{"cat2", "Concat", {"a", "c"}, {"y"}}};
+  bad.nodes[0].attributes["axis"] = 1;
+  const absl::Status status = InferTensorOpShapes(&bad);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("node 'cat2' (Concat)"));
+}
+
 // MobileNet-v3's activations: HardSigmoid (ONNX's alpha 0.2 unless set;
 // PyTorch exports 1/6) and HardSwish, x * HardSigmoid(x) with alpha 1/6.
 TEST(TensorOpLoweringTest, HardSigmoidAndHardSwish) {

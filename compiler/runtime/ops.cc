@@ -262,7 +262,8 @@ void BinaryRow(const float* a, int64_t sa, const float* b, int64_t sb, float* o,
 }  // namespace
 
 bool IsTensorOp(const std::string& op) {
-  return op == "strided_copy" || op == "broadcast" || op == "unary" || op == "reduce_mean";
+  return op == "strided_copy" || op == "broadcast" || op == "unary" || op == "reduce_mean" ||
+         op == "concat";
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
@@ -324,6 +325,20 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     } else {  // relu
       apply([](float x) { return x > 0 ? x : 0.0f; });
     }
+  } else if (step.op == "concat") {
+    // in_shape: [outer, inner, each input's extent along the axis].
+    const int64_t outer = step.in_shape[0], inner = step.in_shape[1];
+    int64_t total = 0;
+    for (size_t i = 2; i < step.in_shape.size(); ++i) total += step.in_shape[i];
+    ParallelFor(rt, outer, [&](int64_t o) {
+      int64_t offset = 0;
+      for (size_t i = 2; i < step.in_shape.size(); ++i) {
+        const int64_t run = step.in_shape[i] * inner;
+        std::memcpy(out + (o * total + offset) * inner, inputs[i - 2] + o * run,
+                    sizeof(float) * run);
+        offset += step.in_shape[i];
+      }
+    });
   } else {  // reduce_mean
     const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];
     const float* in = inputs[0];

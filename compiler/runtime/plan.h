@@ -90,7 +90,9 @@ struct PlanStep {
   //     "add" | "sub" | "mul" | "div" | "pow" (stride 0 on broadcast dims);
   //   "unary": func "sqrt" | "exp" | "erf" | "tanh" | "sigmoid" | "neg" | "relu" |
   //     "hardsigmoid" (max(0, min(1, alpha x + beta))) | "hardswish" (x times that);
-  //   "reduce_mean": the middle axis of [outer, axis, inner] (in_shape).
+  //   "reduce_mean": the middle axis of [outer, axis, inner] (in_shape);
+  //   "concat": the inputs joined along an axis, in_shape [outer, inner,
+  //     each input's extent along the axis].
   std::string op;
   std::string node;    // the ONNX node (the first, when several were fused)
   std::string symbol;  // kernel: its entry symbol
