@@ -16,12 +16,7 @@ linked=$(realpath "$1")
 a64_model=$(dirname "$3")
 x86_model=$(dirname "$5")
 a64_classify=$2 x86_classify=$4 input_npy=$6 expected_npy=$7
-if [[ -n "${TEST_TMPDIR:-}" ]]; then
-  tmp=$TEST_TMPDIR
-else
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-fi
+use_test_tmpdir
 
 # readelf reads any ELF on this machine (nm would need the AArch64 binutils).
 # Its output is held first: grep -q stops reading early, and with pipefail

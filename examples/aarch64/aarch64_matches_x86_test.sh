@@ -13,12 +13,7 @@ a64_model=$(dirname "$3")
 x86_model=$(dirname "$4")
 a64_classify=$1 x86_classify=$2 input_npy=$5 expected_npy=$6
 shift 6
-if [[ -n "${TEST_TMPDIR:-}" ]]; then
-  tmp=$TEST_TMPDIR
-else
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-fi
+use_test_tmpdir
 
 run_and_compare "$a64_classify" "$x86_classify" "$a64_model" "$x86_model" "$input_npy" \
   "$expected_npy" "$@"

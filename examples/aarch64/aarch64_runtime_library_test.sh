@@ -18,12 +18,7 @@ runtime=$(realpath "$2")
 a64_model=$(dirname "$4")
 x86_model=$(dirname "$6")
 a64_classify=$3 x86_classify=$5 input_npy=$7 expected_npy=$8
-if [[ -n "${TEST_TMPDIR:-}" ]]; then
-  tmp=$TEST_TMPDIR
-else
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-fi
+use_test_tmpdir
 
 # The program needs the library and does not carry the runtime itself; the
 # library is an AArch64 shared object that exports the C API. (readelf's

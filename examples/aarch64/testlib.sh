@@ -59,6 +59,17 @@ if bad:
 PY
 }
 
+# Sets tmp: Bazel's TEST_TMPDIR, or outside Bazel a new directory removed
+# when the script exits.
+use_test_tmpdir() {
+  if [[ -n "${TEST_TMPDIR:-}" ]]; then
+    tmp=$TEST_TMPDIR
+  else
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+  fi
+}
+
 # Runs INPUT.npy through the x86 build and, under qemu, the AArch64 build
 # (writing $tmp/input.raw, $tmp/x86.raw, $tmp/a64.raw; $tmp must be set) and
 # compares them with each other and with PyTorch's output (compare_outputs).
