@@ -552,9 +552,6 @@ class PlanBuilder {
       tensors_[node.outputs[0]] = input;
       return absl::OkStatus();
     }
-    if (op == "BatchNormalization") {
-      return NodeError(node, "BatchNormalization is supported only right after a Conv (folded)");
-    }
     return NodeError(
         node, absl::StrCat("operator '", op, "' is not supported by tunefleet compile (supported: ",
                            absl::StrJoin(SupportedOperators(), ", "), ", ",
@@ -579,7 +576,8 @@ class PlanBuilder {
 
 const std::vector<std::string>& SupportedOperators() {
   static const std::vector<std::string> ops = absl::StrSplit(
-      "Conv;Gemm;MatMul (constant 2-D weights, or batched);BatchNormalization (after "
+      "Conv;Gemm;MatMul (constant 2-D weights, or batched);BatchNormalization (folded into "
+      "a preceding "
       "Conv);Relu;Clip;Add;MaxPool;AveragePool;GlobalAveragePool;Softmax;Flatten;Reshape;Identity;"
       "Dropout;Squeeze;Unsqueeze",
       ';');

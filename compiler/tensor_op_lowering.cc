@@ -53,6 +53,22 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   return it->second.i64;
 }
 
+// A constant-mode Pad's pads (input 1, or the attribute before opset 11),
+// which must all be zero: what PyTorch exports before an AveragePool.
+[[nodiscard]] absl::Status CheckZeroPads(const Graph& graph, const GraphNode& node) {
+  if (StringAttribute(node, "mode", "constant") != "constant") {
+    return LowerError(node, "only mode 'constant' is supported");
+  }
+  std::vector<int64_t> pads = IntsAttribute(node, "pads", {});
+  if (node.inputs.size() > 1) {
+    TF_ASSIGN_OR_RETURN(pads, IntsInput(graph, node, 1));
+  }
+  for (int64_t p : pads) {
+    if (p != 0) return LowerError(node, "only all-zero pads are supported");
+  }
+  return absl::OkStatus();
+}
+
 [[nodiscard]] absl::StatusOr<LoweredTensorOp> LowerSlice(const Graph& graph, const GraphNode& node,
                                                          const std::vector<int64_t>& in) {
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> starts, IntsInput(graph, node, 1));
@@ -119,6 +135,11 @@ std::vector<int64_t> Broadcast(std::vector<int64_t> a, std::vector<int64_t> b) {
   if (op == "Slice") {
     TF_ASSIGN_OR_RETURN(LoweredTensorOp slice, LowerSlice(graph, node, in));
     return slice.step.out_shape;
+  }
+  if (op == "BatchNormalization") return in;
+  if (op == "Pad") {
+    TF_RETURN_IF_ERROR(CheckZeroPads(graph, node));
+    return in;
   }
   if (op == "Concat") {
     const int64_t rank = static_cast<int64_t>(in.size());
@@ -201,7 +222,9 @@ const std::vector<std::string>& TensorOperators() {
                                                "HardSigmoid",
                                                "HardSwish",
                                                "Concat",
-                                               "ReduceMean (one axis)"};
+                                               "ReduceMean (one axis)",
+                                               "BatchNormalization (anywhere: inference form)",
+                                               "Pad (constant, all-zero pads)"};
   return ops;
 }
 
@@ -215,7 +238,8 @@ const std::vector<std::string>& TensorOperators() {
       {"HardSwish", "hardswish"}};
   const std::string& op = node.op_type;
   const bool known = op == "Transpose" || op == "Slice" || op == "ReduceMean" || op == "Softmax" ||
-                     op == "Concat" || kBinary.count(op) > 0 || kUnary.count(op) > 0;
+                     op == "Concat" || op == "BatchNormalization" || op == "Pad" ||
+                     kBinary.count(op) > 0 || kUnary.count(op) > 0;
   if (!known) return std::optional<LoweredTensorOp>();
   if (node.inputs.empty() || node.outputs.empty()) return LowerError(node, "has no input/output");
   TF_ASSIGN_OR_RETURN(TensorShape in, graph.ShapeOf(node.inputs[0], &node));
@@ -294,6 +318,32 @@ const std::vector<std::string>& TensorOperators() {
     }
     if (total != out.dims[axis])
       return LowerError(node, "input extents do not sum to the output's");
+  } else if (op == "Pad") {  // all-zero pads: a copy
+    TF_RETURN_IF_ERROR(CheckZeroPads(graph, node));
+    step.op = "strided_copy";
+    step.a_strides = RowMajorStrides(in.dims);
+  } else if (op == "BatchNormalization") {
+    // One that no Conv absorbed (DenseNet's pre-activation): inference
+    // form, per channel (axis 1) of [N, C, ...]; operands x, scale, B, mean,
+    // var; in_shape [N, C, positions per channel]; alpha: epsilon.
+    if (node.inputs.size() != 5) return LowerError(node, "needs 5 inputs");
+    if (in.dims.size() < 2) return LowerError(node, "needs an input of rank 2 or more");
+    if (IntAttribute(node, "training_mode", 0) != 0) {
+      return LowerError(node, "training_mode is not supported");
+    }
+    int64_t inner = 1;
+    for (size_t d = 2; d < in.dims.size(); ++d) inner *= in.dims[d];
+    for (size_t i = 1; i < 5; ++i) {
+      TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.inputs[i], &node));
+      if (s.dtype != kOnnxFloat || s.NumElements() != in.dims[1]) {
+        return LowerError(node, absl::StrCat("input '", node.inputs[i], "' ", s.ToString(),
+                                             " is not one float per channel"));
+      }
+      lowered.operands.push_back(node.inputs[i]);
+    }
+    step.op = "batch_norm";
+    step.in_shape = {in.dims[0], in.dims[1], inner};
+    step.alpha = node.attributes.value("epsilon", 1e-5f);
   } else if (op == "Softmax") {
     const int64_t rank = static_cast<int64_t>(in.dims.size());
     int64_t axis = IntAttribute(node, "axis", -1);

@@ -128,6 +128,56 @@ TEST(TensorOpLoweringTest, ConcatJoinsAlongTheAxis) {
   EXPECT_THAT(status.message(), HasSubstr("node 'cat2' (Concat)"));
 }
 
+// DenseNet's BatchNormalization that follows no Conv: per channel,
+// y = (x - mean) / sqrt(var + epsilon) * scale + B.
+TEST(TensorOpLoweringTest, StandaloneBatchNormalization) {
+  Graph g;
+  g.shapes["x"] = {kOnnxFloat, {1, 2, 2}};
+  for (const char* c : {"scale", "b", "mean", "var"}) {
+    g.shapes[c] = {kOnnxFloat, {2}};
+    g.constants[c].shape = g.shapes[c];
+  }
+  g.constants["scale"].f32 = {2, 1};
+  g.constants["b"].f32 = {1, 0};
+  g.constants["mean"].f32 = {1, -1};
+  g.constants["var"].f32 = {4, 0.25f};
+  GraphNode bn{"bn", "BatchNormalization", {"x", "scale", "b", "mean", "var"}, {"y"}};
+  bn.attributes["epsilon"] = 0.0;
+  g.nodes.push_back(bn);
+  ASSERT_TRUE(InferTensorOpShapes(&g).ok());
+  EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(1, 2, 2));
+  auto lowered = LowerTensorOp(g, bn);
+  ASSERT_TRUE(lowered.ok() && lowered->has_value()) << lowered.status();
+  EXPECT_THAT((*lowered)->operands, ElementsAre("x", "scale", "b", "mean", "var"));
+  // channel 0: (x - 1) / 2 * 2 + 1 = x; channel 1: (x + 1) / 0.5 = 2x + 2.
+  EXPECT_THAT(RunStep((*lowered)->step, {{3, 5, 0, 1}, {2, 1}, {1, 0}, {1, -1}, {4, 0.25f}}, 4),
+              ElementsAre(3, 5, 2, 4));
+  g.constants["var"].f32 = {4, 0.25f, 1};
+  g.shapes["var"] = {kOnnxFloat, {3}};
+  lowered = LowerTensorOp(g, bn);
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_THAT(lowered.status().message(), HasSubstr("is not one float per channel"));
+}
+
+// PyTorch exports an AveragePool after a Pad of all-zero pads: a copy; any
+// other Pad is refused naming the node.
+TEST(TensorOpLoweringTest, PadOfZeroPadsIsACopy) {
+  Graph g;
+  g.shapes["x"] = {kOnnxFloat, {1, 1, 2, 2}};
+  g.constants["pads"] = Ints({0, 0, 0, 0, 0, 0, 0, 0});
+  GraphNode pad{"pad", "Pad", {"x", "pads"}, {"y"}};
+  g.nodes.push_back(pad);
+  ASSERT_TRUE(InferTensorOpShapes(&g).ok());
+  EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(1, 1, 2, 2));
+  auto lowered = LowerTensorOp(g, pad);
+  ASSERT_TRUE(lowered.ok() && lowered->has_value()) << lowered.status();
+  EXPECT_THAT(RunStep((*lowered)->step, {{1, 2, 3, 4}}, 4), ElementsAre(1, 2, 3, 4));
+  g.constants["pads"] = Ints({0, 0, 1, 1, 0, 0, 1, 1});
+  lowered = LowerTensorOp(g, pad);
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_THAT(lowered.status().message(), HasSubstr("node 'pad' (Pad)"));
+}
+
 // MobileNet-v3's activations: HardSigmoid (ONNX's alpha 0.2 unless set;
 // PyTorch exports 1/6) and HardSwish, x * HardSigmoid(x) with alpha 1/6.
 TEST(TensorOpLoweringTest, HardSigmoidAndHardSwish) {

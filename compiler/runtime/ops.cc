@@ -263,7 +263,7 @@ void BinaryRow(const float* a, int64_t sa, const float* b, int64_t sb, float* o,
 
 bool IsTensorOp(const std::string& op) {
   return op == "strided_copy" || op == "broadcast" || op == "unary" || op == "reduce_mean" ||
-         op == "concat";
+         op == "concat" || op == "batch_norm";
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
@@ -338,6 +338,17 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
                     sizeof(float) * run);
         offset += step.in_shape[i];
       }
+    });
+  } else if (step.op == "batch_norm") {
+    // in_shape [N, C, inner]; inputs x, scale, B, mean, var; alpha: epsilon.
+    const int64_t channels = step.in_shape[1], inner = step.in_shape[2];
+    const float *x = inputs[0], *scale = inputs[1], *bias = inputs[2], *mean = inputs[3],
+                *var = inputs[4];
+    ParallelFor(rt, step.in_shape[0] * channels, [&](int64_t nc) {
+      const int64_t c = nc % channels;
+      const float s = scale[c] / std::sqrt(var[c] + step.alpha);
+      const float t = bias[c] - mean[c] * s;
+      for (int64_t i = nc * inner; i < (nc + 1) * inner; ++i) out[i] = x[i] * s + t;
     });
   } else {  // reduce_mean
     const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];

@@ -92,7 +92,9 @@ struct PlanStep {
   //     "hardsigmoid" (max(0, min(1, alpha x + beta))) | "hardswish" (x times that);
   //   "reduce_mean": the middle axis of [outer, axis, inner] (in_shape);
   //   "concat": the inputs joined along an axis, in_shape [outer, inner,
-  //     each input's extent along the axis].
+  //     each input's extent along the axis];
+  //   "batch_norm": inference BatchNormalization per channel of [N, C, ...]
+  //     (in_shape [N, C, inner]; inputs x, scale, B, mean, var; alpha: epsilon).
   std::string op;
   std::string node;    // the ONNX node (the first, when several were fused)
   std::string symbol;  // kernel: its entry symbol
@@ -110,7 +112,7 @@ struct PlanStep {
   PlanEpilogue epilogue;
   // Tensor operators (above); absent from plans of older compilers.
   std::string func;
-  float alpha = 0, beta = 0;  // "hardsigmoid" / "hardswish"
+  float alpha = 0, beta = 0;  // "hardsigmoid" / "hardswish"; "batch_norm": alpha = epsilon
   std::vector<int64_t> a_strides, b_strides;
   int64_t a_offset = 0;
 };
