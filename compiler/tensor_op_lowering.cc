@@ -15,6 +15,24 @@ namespace {
       absl::StrCat("node '", node.name, "' (", node.op_type, "): ", what));
 }
 
+// A tensor of `dims` seen as [outer, dims[axis], inner] around `axis`
+// (negative: counted from the end), as Softmax, ReduceMean and Concat read it.
+struct AxisSplit {
+  int64_t axis = 0, outer = 1, inner = 1;
+};
+[[nodiscard]] absl::StatusOr<AxisSplit> SplitAtAxis(const GraphNode& node,
+                                                    const std::vector<int64_t>& dims,
+                                                    int64_t axis) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
+  AxisSplit split;
+  split.axis = axis;
+  for (int64_t d = 0; d < axis; ++d) split.outer *= dims[d];
+  for (int64_t d = axis + 1; d < rank; ++d) split.inner *= dims[d];
+  return split;
+}
+
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
@@ -143,16 +161,17 @@ std::vector<int64_t> Broadcast(std::vector<int64_t> a, std::vector<int64_t> b) {
   }
   if (op == "Concat") {
     const int64_t rank = static_cast<int64_t>(in.size());
-    int64_t axis = IntAttribute(node, "axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
+    TF_ASSIGN_OR_RETURN(const AxisSplit split,
+                        SplitAtAxis(node, in, IntAttribute(node, "axis", 0)));
+    const int64_t axis = split.axis;
     std::vector<int64_t> out = in;
     out[axis] = 0;
     for (const std::string& input : node.inputs) {
       if (!graph.shapes.count(input)) return std::vector<int64_t>();
       const std::vector<int64_t>& dims = graph.shapes.at(input).dims;
-      if (static_cast<int64_t>(dims.size()) != rank)
+      if (static_cast<int64_t>(dims.size()) != rank) {
         return LowerError(node, "inputs of other ranks");
+      }
       for (int64_t d = 0; d < rank; ++d) {
         if (d != axis && dims[d] != in[d]) {
           return LowerError(node, "inputs differ outside the concatenation axis");
@@ -295,12 +314,10 @@ const std::vector<std::string>& TensorOperators() {
   } else if (op == "Concat") {
     // in_shape: [outer, inner, extent of input 0 along the axis, input 1's, ...].
     const int64_t rank = static_cast<int64_t>(out.dims.size());
-    int64_t axis = IntAttribute(node, "axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
-    int64_t outer = 1, inner = 1, total = 0;
-    for (int64_t d = 0; d < axis; ++d) outer *= out.dims[d];
-    for (int64_t d = axis + 1; d < rank; ++d) inner *= out.dims[d];
+    TF_ASSIGN_OR_RETURN(const AxisSplit split,
+                        SplitAtAxis(node, out.dims, IntAttribute(node, "axis", 0)));
+    const int64_t axis = split.axis, outer = split.outer, inner = split.inner;
+    int64_t total = 0;
     step.op = "concat";
     step.in_shape = {outer, inner};
     lowered.operands.clear();
@@ -345,29 +362,19 @@ const std::vector<std::string>& TensorOperators() {
     step.in_shape = {in.dims[0], in.dims[1], inner};
     step.alpha = node.attributes.value("epsilon", 1e-5f);
   } else if (op == "Softmax") {
-    const int64_t rank = static_cast<int64_t>(in.dims.size());
-    int64_t axis = IntAttribute(node, "axis", -1);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < axis; ++d) outer *= in.dims[d];
-    for (int64_t d = axis + 1; d < rank; ++d) inner *= in.dims[d];
+    TF_ASSIGN_OR_RETURN(const AxisSplit split,
+                        SplitAtAxis(node, in.dims, IntAttribute(node, "axis", -1)));
     step.op = "softmax";
-    step.in_shape = {outer, in.dims[axis], inner};
+    step.in_shape = {split.outer, in.dims[split.axis], split.inner};
   } else {  // ReduceMean
     std::vector<int64_t> axes = IntsAttribute(node, "axes", {});
     if (axes.empty()) {
       TF_ASSIGN_OR_RETURN(axes, IntsInput(graph, node, 1));
     }
-    const int64_t rank = static_cast<int64_t>(in.dims.size());
     if (axes.size() != 1) return LowerError(node, "only ReduceMean over one axis is supported");
-    const int64_t axis = axes[0] < 0 ? axes[0] + rank : axes[0];
-    if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < axis; ++d) outer *= in.dims[d];
-    for (int64_t d = axis + 1; d < rank; ++d) inner *= in.dims[d];
+    TF_ASSIGN_OR_RETURN(const AxisSplit split, SplitAtAxis(node, in.dims, axes[0]));
     step.op = "reduce_mean";
-    step.in_shape = {outer, in.dims[axis], inner};
+    step.in_shape = {split.outer, in.dims[split.axis], split.inner};
   }
   return std::optional<LoweredTensorOp>(std::move(lowered));
 }
