@@ -2,11 +2,25 @@
 
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "rpc/grpc_status.h"
 
 namespace tunefleet {
+
+std::unique_ptr<grpc::Server> StartGenericServer(
+    std::shared_ptr<grpc::ServerCredentials> credentials, grpc::CallbackGenericService* service,
+    std::string* address) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", std::move(credentials), &port);
+  builder.RegisterCallbackGenericService(service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port <= 0) return nullptr;
+  *address = absl::StrCat("127.0.0.1:", port);
+  return server;
+}
 
 [[nodiscard]] absl::StatusOr<std::string> UnaryGenericCall(
     std::shared_ptr<grpc::Channel> channel, const std::string& method,

@@ -82,14 +82,8 @@ class TlsDiagnosisTest : public ::testing::Test {
   static void TearDownTestSuite() { delete pki_; }
 
   void StartServer(std::shared_ptr<grpc::ServerCredentials> credentials) {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", credentials, &port);
-    builder.RegisterCallbackGenericService(&service_);
-    server_ = builder.BuildAndStart();
+    server_ = StartGenericServer(std::move(credentials), &service_, &address_);
     ASSERT_NE(server_, nullptr);
-    ASSERT_GT(port, 0);
-    address_ = absl::StrCat("127.0.0.1:", port);
   }
   void TearDown() override {
     if (server_ != nullptr) server_->Shutdown();

@@ -466,14 +466,8 @@ class AuthTlsTest : public ::testing::Test {
         GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
     ssl.pem_root_certs = pki_.ca_pem;  // the tracker's --tls_client_ca
     ssl.pem_key_cert_pairs.push_back({pki_.server.key_pem, pki_.server.cert_pem});
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::SslServerCredentials(ssl), &port);
-    builder.RegisterCallbackGenericService(service_.get());
-    server_ = builder.BuildAndStart();
+    server_ = StartGenericServer(grpc::SslServerCredentials(ssl), service_.get(), &address_);
     ASSERT_NE(server_, nullptr);
-    ASSERT_GT(port, 0);
-    address_ = absl::StrCat("127.0.0.1:", port);
   }
   void TearDown() override {
     if (server_ != nullptr) server_->Shutdown();
