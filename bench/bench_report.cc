@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_util.h"
 
 namespace tunefleet {
 namespace bench {
@@ -51,6 +52,22 @@ double OtherBusyCores(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   if (!read(&busy1, &total1) || total1 <= total0) return -1;
   return (busy1 - busy0) / (total1 - total0) * std::thread::hardware_concurrency();
+}
+
+FmaPeak MeasureFmaPeak(int threads, int rounds) {
+  FmaPeak peak;
+  peak.json = RunJsonCommand(absl::StrCat(ExeDir(), "/cpu_fma_peak ", threads, " ", rounds));
+  if (peak.json.is_object() && peak.json.contains("gflops") && peak.json["gflops"].is_number()) {
+    peak.gflops = peak.json["gflops"].get<double>();
+    peak.isa = peak.json.value("isa", "");
+  } else if (!peak.json.is_object() || !peak.json.contains("error")) {
+    peak.json = {{"error", absl::StrCat("cpu_fma_peak printed ", peak.json.dump())}};
+  }
+  return peak;
+}
+
+double FractionOfPeak(double gflops, const FmaPeak& peak) {
+  return peak.gflops > 0 ? gflops / peak.gflops : 0;
 }
 
 [[nodiscard]] absl::Status WriteJsonReport(const std::string& path, const Json& report) {

@@ -1,6 +1,7 @@
 // Summary figures for benchmark reports: geometric means of ratios, the
 // worst task, and how busy the rest of the machine was while timing (other
-// work skews every figure, so reports say so); and writing a report to the
+// work skews every figure, so reports say so), the machine's FMA peak measured
+// in the same run (figures as a fraction of it); and writing a report to the
 // file a benchmark's --json flag names.
 #ifndef TUNEFLEET_BENCH_BENCH_REPORT_H_
 #define TUNEFLEET_BENCH_BENCH_REPORT_H_
@@ -26,6 +27,22 @@ nlohmann::json RatioSummary(const std::vector<double>& ratios, const std::vector
 // CPU cores kept busy by other work: /proc/stat sampled over `seconds`
 // while this process is idle; -1 when /proc/stat cannot be read.
 double OtherBusyCores(double seconds = 0.5);
+
+// The machine's fp32 FMA peak at one thread count, as cpu_fma_peak measured
+// it in its own process (AVX-512 or AVX2 chosen at run time).
+struct FmaPeak {
+  double gflops = 0;    // median of the rounds; 0 when the measurement failed
+  std::string isa;      // "avx512" or "avx2"; empty when it failed
+  nlohmann::json json;  // what cpu_fma_peak printed: {"gflops", "isa", "runs"} or {"error"}
+};
+
+// Runs cpu_fma_peak (built beside the running benchmark, which must list it
+// in its data) with `threads` threads for `rounds` rounds: about 0.05 s a
+// round on an AVX-512 core.
+FmaPeak MeasureFmaPeak(int threads, int rounds = 3);
+
+// gflops / peak.gflops; 0 when the peak is unknown.
+double FractionOfPeak(double gflops, const FmaPeak& peak);
 
 // Writes `report` to `path` (indented by 2, newline-terminated), replacing
 // the file; does nothing when `path` is empty (no --json given). Internal

@@ -27,9 +27,12 @@
 // "best of N noisy measurements" out of the comparison; both are reported.
 // Per suite and thread count: geomean and min of the ratios, the latency
 // summed over the model's layers (a task's time times its layer count), and
-// where the tuning time went (build, measure, model, the rest). Before and
-// after each suite/thread-count run, the CPU time other processes use is
-// sampled; a note is printed (and the JSON has it) when the machine was busy.
+// where the tuning time went (build, measure, model, the rest). Every figure
+// is also a share of the machine's fp32 FMA peak (cpu_fma_peak, run before
+// each suite/thread-count run's tasks and again after them, both reported),
+// geomeans per run. Before and after each suite/thread-count run, the CPU
+// time other processes use is sampled; a note is printed (and the JSON has
+// it) when the machine was busy.
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,7 +56,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_report.h"
 #include "bench/bench_util.h"
@@ -96,11 +98,17 @@ namespace {
 using Json = nlohmann::json;
 
 using bench::BenchTask;
+using bench::FmaPeak;
+using bench::FractionOfPeak;
 using bench::Geomean;
 using bench::OtherBusyCores;
 using bench::RatioSummary;
 using bench::Reference;
 using bench::Suite;
+
+// cpu_fma_peak's rounds (median): its first round often runs slow while the
+// cores' vector units power up, so 5 (about 0.05 s each) rather than 3.
+constexpr int kPeakRounds = 5;
 
 // The winner measured like the reference: 3 repeats of at least min_seconds,
 // the fastest repeat's per-run time. 0 on failure (the reason in *error).
@@ -270,29 +278,27 @@ int Main() {
               trials_text.c_str(), log_dir.c_str());
 
   for (const Suite& suite : suites) {
-    if (!suite.skipped.empty()) {
-      // Named one by one when few (ResNet-18's classifier), counted otherwise.
-      std::vector<std::string> names;
-      int layers = 0;
-      double share = 0;
-      for (const Json& skipped : suite.skipped) {
-        names.push_back(skipped["text"].get<std::string>());
-        layers += skipped["num_layers"].get<int>();
-        share += skipped["flops_share"].get<double>();
-      }
-      std::printf(
-          "[%s] skipping %s (%d layer(s), %.2f%% of %s's FLOPs): only its %s tasks are "
-          "benchmarked\n",
-          suite.name.c_str(),
-          names.size() <= 2 ? absl::StrJoin(names, ", ").c_str()
-                            : absl::StrCat(names.size(), " other tasks").c_str(),
-          layers, 100 * share, suite.model.c_str(),
-          suite.tasks.empty() ? "" : suite.tasks[0].workload.c_str());
-    }
+    if (!suite.skipped.empty()) std::printf("%s\n", bench::SkippedTasksNote(suite).c_str());
     for (int threads : thread_list) {
       const std::string prefix = absl::StrFormat("[%s %s]", suite.name, Plural(threads));
       const std::string log = absl::StrFormat("%s/%s_%dt.jsonl", log_dir, suite.name, threads);
       if (!absl::GetFlag(FLAGS_reuse_records)) std::remove(log.c_str());
+      // Measured before the tasks (and again after them): the share of the
+      // machine's peak a figure reaches, with the peak of the same run.
+      const FmaPeak peak = bench::MeasureFmaPeak(threads, kPeakRounds);
+      if (peak.gflops > 0) {
+        std::printf(
+            "%s FMA peak %.1f GFLOPS (%s, cpu_fma_peak in this run): %%peak is a share "
+            "of it\n",
+            prefix.c_str(), peak.gflops, peak.isa.c_str());
+      } else {
+        std::printf("%s FMA peak not measured (%s): no %%peak figures\n", prefix.c_str(),
+                    peak.json.dump().c_str());
+      }
+      auto peak_text = [&](double gflops) {
+        return peak.gflops > 0 ? absl::StrFormat(" (%.1f%% peak)", 100 * gflops / peak.gflops)
+                               : std::string();
+      };
       Json run = {{"suite", suite.name},
                   {"model", suite.model},
                   {"threads", threads},
@@ -300,6 +306,7 @@ int Main() {
                   {"log", log},
                   {"tasks", Json::array()},
                   {"skipped_tasks", suite.skipped},
+                  {"fma_peak", {{"start", peak.json}}},
                   {"other_busy_cores_at_start", OtherBusyCores()}};
       report["runs"].push_back(run);
       Json& run_json = report["runs"].back();
@@ -307,6 +314,8 @@ int Main() {
       std::vector<int> ratio_indices, remeasured_indices;
       std::vector<std::string> ratio_labels, remeasured_labels;
       double tuned_latency = 0, reference_latency = 0, remeasured_latency = 0;
+      double compared_flops = 0;  // over the model's layers, of the tasks compared
+      std::vector<double> tuned_fractions, reference_fractions, remeasured_fractions;
       bool latency_complete = true, remeasured_complete = absl::GetFlag(FLAGS_remeasure);
       double flops_share = 0;
       double wall = 0, build = 0, measure = 0, model = 0, reference_wall = 0, remeasure_wall = 0;
@@ -387,12 +396,18 @@ int Main() {
         const double ref_gflops = ref.seconds > 0 ? t.flops / ref.seconds / 1e9 : 0;
         const double remeasured_gflops =
             remeasured_seconds > 0 ? t.flops / remeasured_seconds / 1e9 : 0;
-        std::string line = absl::StrFormat("%s task %d/%d %s tuned %.1f GFLOPS", prefix, i + 1,
-                                           total, t.label, tuned_gflops);
+        std::string line = absl::StrFormat("%s task %d/%d %s tuned %.1f GFLOPS%s", prefix, i + 1,
+                                           total, t.label, tuned_gflops, peak_text(tuned_gflops));
+        task_json["fma_peak_gflops"] = peak.gflops;
+        task_json["fma_peak_isa"] = peak.isa;
+        task_json["fraction_of_fma_peak"] = FractionOfPeak(tuned_gflops, peak);
+        tuned_fractions.push_back(FractionOfPeak(tuned_gflops, peak));
         if (ref.seconds > 0) {
           const double ratio = tuned_gflops / ref_gflops;
-          absl::StrAppendFormat(&line, " | %s %.1f GFLOPS (%s) | %.2fx", suite.reference,
-                                ref_gflops, ref.detail, ratio);
+          absl::StrAppendFormat(&line, " | %s %.1f GFLOPS%s (%s) | %.2fx", suite.reference,
+                                ref_gflops, peak_text(ref_gflops), ref.detail, ratio);
+          reference_fractions.push_back(FractionOfPeak(ref_gflops, peak));
+          compared_flops += t.flops * t.num_layers;
           ratios.push_back(ratio);
           ratio_indices.push_back(i + 1);
           ratio_labels.push_back(t.label);
@@ -405,7 +420,9 @@ int Main() {
         }
         if (absl::GetFlag(FLAGS_remeasure)) {
           if (remeasured_seconds > 0) {
-            absl::StrAppendFormat(&line, " | re-measured %.1f GFLOPS", remeasured_gflops);
+            absl::StrAppendFormat(&line, " | re-measured %.1f GFLOPS%s", remeasured_gflops,
+                                  peak_text(remeasured_gflops));
+            remeasured_fractions.push_back(FractionOfPeak(remeasured_gflops, peak));
             if (ref.seconds > 0) {
               const double ratio = remeasured_gflops / ref_gflops;
               absl::StrAppendFormat(&line, " %.2fx", ratio);
@@ -430,12 +447,17 @@ int Main() {
         task_json["tuned_seconds"] = summary->best_cost_seconds;
         task_json["best_config"] = summary->best_config;
         if (absl::GetFlag(FLAGS_remeasure)) {
-          task_json["remeasured"] = remeasured_seconds > 0 ? Json{{"seconds", remeasured_seconds},
-                                                                  {"gflops", remeasured_gflops}}
-                                                           : Json{{"error", remeasure_error}};
+          task_json["remeasured"] =
+              remeasured_seconds > 0
+                  ? Json{{"seconds", remeasured_seconds},
+                         {"gflops", remeasured_gflops},
+                         {"fraction_of_fma_peak", FractionOfPeak(remeasured_gflops, peak)}}
+                  : Json{{"error", remeasure_error}};
         }
         task_json["reference"] = ref.json;
         task_json["reference"]["name"] = suite.reference;
+        if (ref.seconds > 0)
+          task_json["reference"]["fraction_of_fma_peak"] = FractionOfPeak(ref_gflops, peak);
         const LocalTimings& lt = summary->timings;
         task_json["tuning_time"] = {
             {"wall_seconds", summary->wall_seconds},
@@ -464,6 +486,22 @@ int Main() {
         summary_json["remeasured"]["latency_seconds"] = remeasured_latency;
         summary_json["remeasured"]["latency_complete"] = remeasured_complete;
       }
+      // Geomeans over the tasks each figure exists for; "latency_weighted":
+      // the compared tasks' FLOPs over the model's layers divided by their
+      // summed latency, as a share of the peak (what the layers reach in all).
+      Json peak_summary = {{"fma_peak_gflops", peak.gflops},
+                           {"fma_peak_isa", peak.isa},
+                           {"tuned_geomean", Geomean(tuned_fractions)},
+                           {"reference_geomean", Geomean(reference_fractions)}};
+      if (tuned_latency > 0 && reference_latency > 0) {
+        peak_summary["tuned_latency_weighted"] =
+            FractionOfPeak(compared_flops / tuned_latency / 1e9, peak);
+        peak_summary["reference_latency_weighted"] =
+            FractionOfPeak(compared_flops / reference_latency / 1e9, peak);
+      }
+      if (absl::GetFlag(FLAGS_remeasure))
+        peak_summary["remeasured_geomean"] = Geomean(remeasured_fractions);
+      summary_json["fraction_of_fma_peak"] = peak_summary;
       run_json["summary"] = summary_json;
       run_json["tuning_time"] = {
           {"trials", trials},
@@ -504,12 +542,33 @@ int Main() {
       } else {
         std::printf("%s summary: no task compared\n", prefix.c_str());
       }
+      if (peak.gflops > 0 && !tuned_fractions.empty()) {
+        std::printf("%s share of the %.1f GFLOPS FMA peak (geomean): tuned %.1f%%", prefix.c_str(),
+                    peak.gflops, 100 * Geomean(tuned_fractions));
+        if (!remeasured_fractions.empty())
+          std::printf(" (re-measured %.1f%%)", 100 * Geomean(remeasured_fractions));
+        if (!reference_fractions.empty()) {
+          std::printf(" | %s %.1f%%", suite.reference.c_str(), 100 * Geomean(reference_fractions));
+        }
+        std::printf("\n");
+      }
       std::printf(
           "%s tuning time: %.1f s wall for %lld trials = build %.1f s + measure %.1f s + other "
           "%.1f s "
           "(of which model %.1f s); re-measure %.1f s, reference %.1f s\n",
           prefix.c_str(), wall, static_cast<long long>(trials), build, measure, other, model,
           remeasure_wall, reference_wall);
+      const FmaPeak peak_at_end = bench::MeasureFmaPeak(threads, kPeakRounds);
+      run_json["fma_peak"]["end"] = peak_at_end.json;
+      if (peak.gflops > 0 && peak_at_end.gflops > 0) {
+        const double drift = peak_at_end.gflops / peak.gflops - 1;
+        run_json["fma_peak"]["end_vs_start"] = drift;
+        std::printf("%s FMA peak %.1f GFLOPS at start, %.1f at end (%+.1f%%)%s\n", prefix.c_str(),
+                    peak.gflops, peak_at_end.gflops, 100 * drift,
+                    std::abs(drift) > 0.05 ? ": the machine changed during the run, %peak is "
+                                             "uncertain by as much"
+                                           : "");
+      }
       run_json["other_busy_cores_at_end"] = OtherBusyCores();
       const double other_busy = std::max(run_json["other_busy_cores_at_start"].get<double>(),
                                          run_json["other_busy_cores_at_end"].get<double>());

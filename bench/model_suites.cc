@@ -3,7 +3,9 @@
 #include <array>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "tuner_core/models/model_zoo.h"
 
 namespace tunefleet {
@@ -84,6 +86,23 @@ std::string ConvLabel(const BenchTask& t) {
     suite.tasks.push_back(std::move(b));
   }
   return suite;
+}
+
+std::string SkippedTasksNote(const Suite& suite) {
+  if (suite.skipped.empty()) return "";
+  std::vector<std::string> names;
+  int layers = 0;
+  double share = 0;
+  for (const Json& skipped : suite.skipped) {
+    names.push_back(skipped["text"].get<std::string>());
+    layers += skipped["num_layers"].get<int>();
+    share += skipped["flops_share"].get<double>();
+  }
+  return absl::StrFormat(
+      "[%s] skipping %s (%d layer(s), %.2f%% of %s's FLOPs): only its %s tasks are benchmarked",
+      suite.name,
+      names.size() <= 2 ? absl::StrJoin(names, ", ") : absl::StrCat(names.size(), " other tasks"),
+      layers, 100 * share, suite.model, suite.tasks.empty() ? "" : suite.tasks[0].workload);
 }
 
 Suite BatchMatmulSuite() {

@@ -45,6 +45,11 @@ std::string ConvLabel(const BenchTask& t);
                                                const std::string& workload,
                                                const std::string& layout);
 
+// "[suite] skipping ...: only its <workload> tasks are benchmarked", naming
+// the skipped tasks when at most two (ResNet-18's classifier), counting them
+// otherwise; empty when the suite skips none.
+std::string SkippedTasksNote(const Suite& suite);
+
 // B=12: 128x128x64 (QK^T) and 128x64x128 (attention times V), B as [N,K];
 // compared against OpenBLAS.
 Suite BatchMatmulSuite();
