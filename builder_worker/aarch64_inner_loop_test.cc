@@ -7,6 +7,8 @@
 //
 //   - fmla .4s per iteration is exactly the tile's q-register count times
 //     the steps the IR unrolls into one iteration (unroll_k, kernel taps),
+//   - a GEMM config with a prefetch distance (prefetch_b) has one prfm per
+//     cache line of the B row per step, and one without has none,
 //   - a tile whose accumulators and operands fit the 32 q registers has no
 //     stack (sp-based) load or store and no store at all in the loop, and
 //     no more loads than its operands need; a tile that cannot fit is
@@ -55,7 +57,8 @@ constexpr int kNeonRegisters = 32;
 // One decoded instruction of the shared object's executable sections.
 struct Insn {
   uint64_t address = 0;
-  bool is_fmla_4s = false;  // fmla vD.4s, vN.4s, vM.4s or vM.s[i]
+  bool is_fmla_4s = false;   // fmla vD.4s, vN.4s, vM.4s or vM.s[i]
+  bool is_prefetch = false;  // prfm (not counted as a load)
   bool loads = false;
   bool stores = false;
   bool uses_sp = false;  // a memory operation with sp among its operands
@@ -70,6 +73,7 @@ struct LoopBody {
   uint64_t begin = 0, latch = 0;
   int instructions = 0;
   int fmla = 0;
+  int prefetches = 0;
   int loads = 0, stores = 0;
   int stack_loads = 0, stack_stores = 0;
   std::string listing;
@@ -149,7 +153,8 @@ class Aarch64Disassembler {
     const llvm::StringRef name = instr_info_->getName(inst.getOpcode());
     insn.is_fmla_4s = name == "FMLAv4f32" || name == "FMLAv4i32_indexed";
     const llvm::MCInstrDesc& desc = instr_info_->get(inst.getOpcode());
-    insn.loads = desc.mayLoad();
+    insn.is_prefetch = name.starts_with("PRFM");
+    insn.loads = desc.mayLoad() && !insn.is_prefetch;
     insn.stores = desc.mayStore();
     if (insn.loads || insn.stores) {
       for (const llvm::MCOperand& operand : inst) {
@@ -207,6 +212,7 @@ std::vector<LoopBody> InnermostLoops(const std::vector<Insn>& code) {
       if (insn.address < r.begin || insn.address > r.latch) continue;
       ++body.instructions;
       body.fmla += insn.is_fmla_4s;
+      body.prefetches += insn.is_prefetch;
       body.loads += insn.loads;
       body.stores += insn.stores;
       body.stack_loads += insn.loads && insn.uses_sp;
@@ -262,7 +268,8 @@ struct Case {
   // Loads one FMA step needs at most: each operand vector once, and for
   // the broadcast kernels one load per broadcast row/column.
   int loads_per_step = 0;
-  int unroll = 1;  // FMA steps the IR puts in one iteration of the loop
+  int unroll = 1;               // FMA steps the IR puts in one iteration of the loop
+  int prefetches_per_step = 0;  // prfm per FMA step (prefetch_b's lines)
   Spills spills = Spills::kNone;
 };
 
@@ -297,15 +304,22 @@ nlohmann::json GemmEntity(int vec, int nr_vecs, int mr, int unroll_k, bool dense
   return entity;
 }
 
+// prefetch_b > 0 sets that knob (a distance in k steps); otherwise the
+// entity leaves the prefetch knobs out, as records from before them do.
 Case GemmCase(const std::string& template_name, int vec, int nr_vecs, int mr, int unroll_k,
-              const std::string& kernel = "panel") {
+              const std::string& kernel = "panel", int prefetch_b = 0) {
   Case c;
   c.label = absl::StrCat(kernel == "dot" ? "dot " : "", mr, "x", vec * nr_vecs, " vec", vec,
-                         " unroll_k", unroll_k);
+                         " unroll_k", unroll_k, prefetch_b > 0 ? " prefetch_b" : "",
+                         prefetch_b > 0 ? absl::StrCat(prefetch_b) : "");
   c.template_name = template_name;
   c.workload_name = "dense";
   c.workload_args = {{"M", 96}, {"N", 192}, {"K", 256}, {"layout", "NK"}};
   c.entity = GemmEntity(vec, nr_vecs, mr, unroll_k, template_name == "dense_gemm.x86", kernel);
+  if (prefetch_b > 0) {
+    c.entity.push_back({"prefetch_b", "ot", prefetch_b});
+    c.prefetches_per_step = (nr_vecs * vec + 15) / 16;  // 64-byte lines of the B row
+  }
   const int b_vectors = nr_vecs * vec / 4;
   c.tile_q_registers = mr * b_vectors;
   if (kernel == "dot") {
@@ -379,6 +393,11 @@ std::vector<Case> RepresentativeCases() {
       GemmCase("dense_gemm.x86", 4, 4, 8, 1),
       GemmCase("dense_gemm.x86", 16, 2, 14, 1),
       GemmCase("dense_gemm.x86", 4, 4, 4, 2, "dot"),
+      // With software prefetch of B 8 and 16 k steps ahead: one prfm per
+      // line of the 12- or 32-float B row per step.
+      GemmCase("dense_gemm.x86", 4, 3, 8, 2, "panel", 8),
+      GemmCase("dense_gemm.x86", 8, 2, 6, 4, "panel", 16),
+      GemmCase("dense_pack.x86", 4, 4, 6, 1, "panel", 8),
       GemmCase("dense_pack.x86", 4, 3, 8, 2),
       GemmCase("dense_pack.x86", 4, 4, 6, 1),
       GemmCase("dense_pack.x86", 8, 4, 8, 1),
@@ -516,6 +535,7 @@ TEST_P(Aarch64InnerLoopCpuTest, HotLoopHoldsTheRegisterTile) {
     // Each accumulator gets exactly one FMA per step (k, or tap x input
     // channel): no lost vectorization, no scalar FMAs, no duplicated work.
     EXPECT_EQ(loop.fmla, c.tile_q_registers * c.unroll) << where;
+    EXPECT_EQ(loop.prefetches, c.prefetches_per_step * c.unroll) << where;
     switch (c.spills) {
       case Spills::kNone:
         EXPECT_EQ(spills, 0) << where;

@@ -36,6 +36,10 @@ class UsedNames : public IRVisitor {
     buffers.insert(op->buffer);
     IRVisitor::VisitStore(op);
   }
+  void VisitPrefetch(const Prefetch* op) override {
+    buffers.insert(op->buffer);
+    IRVisitor::VisitPrefetch(op);
+  }
 };
 
 class CodeGenCPU : public CodeGenLLVM {

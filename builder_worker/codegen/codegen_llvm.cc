@@ -319,6 +319,17 @@ void CodeGenLLVM::VisitStore(const Store* op) {
   }
 }
 
+void CodeGenLLVM::VisitPrefetch(const Prefetch* op) {
+  llvm::Value* base = BufferPointer(op->buffer);
+  if (base == nullptr) return;
+  // Not inbounds: a prefetch distance may run past the end of the buffer,
+  // which is fine for an address that is only prefetched (it never faults).
+  llvm::Value* addr = builder_.CreateGEP(f32_, base, Emit(op->index));
+  builder_.CreateIntrinsic(
+      llvm::Intrinsic::prefetch, {addr->getType()},
+      {addr, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+}
+
 void CodeGenLLVM::VisitBlock(const Block* op) {
   for (const Stmt& child : op->stmts) Emit(child);
 }

@@ -109,6 +109,8 @@ class CodeGenLLVM : public ir::ExprFunctor<llvm::Value*>, public ir::StmtFunctor
   void VisitBlock(const ir::Block* op) override;
   void VisitIfThenElse(const ir::IfThenElse* op) override;
   void VisitLetStmt(const ir::LetStmt* op) override;
+  // llvm.prefetch (read, locality 3, data cache) of the element's line.
+  void VisitPrefetch(const ir::Prefetch* op) override;
 
  private:
   struct Operands {

@@ -113,6 +113,8 @@ class CodeGenNVPTX : public CodeGenLLVM {
   void VisitBarrier(const Barrier*) override {
     builder_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   }
+  // A CPU cache hint; GPU kernels stage through shared memory instead.
+  void VisitPrefetch(const Prefetch*) override {}
 
  private:
   // One copy per thread block: an addrspace(3) global of the module.

@@ -18,6 +18,22 @@ TEST(VectorizeLoopsTest, UnitStrideAccessBecomesRampLoadAndStore) {
   EXPECT_EQ(ToString(*v), "C[ramp((r*64), 1, 8)] = (A[ramp((r*64), 1, 8)]*x8(S[r]))\n");
 }
 
+TEST(VectorizeLoopsTest, PrefetchInAVectorizedLoopFetchesTheFirstLanesLine) {
+  Expr j = Var::Make("j"), r = Var::Make("r");
+  Stmt s = For::Make("j", 0, 8, ForKind::kVectorized,
+                     Block::Make({Prefetch::Make("A", r * 64 + j + 128),
+                                  Store::Make("C", Load::Make("A", r * 64 + j), r * 64 + j)}));
+  auto v = VectorizeLoops(s);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(ToString(*v),
+            "prefetch A[((r*64) + 128)]\nC[ramp((r*64), 1, 8)] = A[ramp((r*64), 1, 8)]\n");
+  // A non-affine index (j * j) has no one line to fetch.
+  Stmt gather = For::Make("j", 0, 8, ForKind::kVectorized, Prefetch::Make("A", j * j));
+  auto g = VectorizeLoops(gather);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("prefetch of A"), std::string::npos) << g.status();
+}
+
 TEST(VectorizeLoopsTest, ReductionAcrossLanesIsRejectedWithReason) {
   Expr j = Var::Make("j");
   Stmt s = For::Make("j", 0, 8, ForKind::kVectorized,

@@ -76,6 +76,20 @@ class LaneVectorizer : public IRMutator {
     return Store::Make(op->buffer, std::move(value), std::move(index));
   }
 
+  // A prefetch inside the vectorized loop fetches its first lane's line: the
+  // lanes of a unit-stride (or small-stride) ramp share it or the next one.
+  Stmt VisitPrefetch(const Stmt& s, const Prefetch* op) override {
+    Expr index = Mutate(op->index);
+    if (index.same_as(op->index)) return s;
+    if (const Ramp* ramp = index.as<Ramp>()) return Prefetch::Make(op->buffer, ramp->base);
+    if (index.type().lanes > 1) {
+      Fail(absl::StrCat("prefetch of ", op->buffer, "[", ToString(op->index),
+                        "] has a non-affine index in the vectorized loop '", var_, "'"));
+      return s;
+    }
+    return Prefetch::Make(op->buffer, std::move(index));
+  }
+
   Stmt VisitFor(const Stmt& s, const For* op) override {
     Expr min = Mutate(op->min), extent = Mutate(op->extent);
     if (min.type().lanes > 1 || extent.type().lanes > 1) {

@@ -22,9 +22,14 @@ Config WithKnob(const Task& task, const std::string& knob, const nlohmann::json&
                            {"kc", "ot", 128},     {"mc_panels", "ot", 4}, {"nc_panels", "ot", 4},
                            {"unroll_k", "ot", 1}, {"pack_a", "ot", 1},    {"order", "ot", "nm"},
                            {"fuse", "ot", "mn"}};
+  bool found = false;
   for (auto& e : entity) {
-    if (e[0] == knob) e[2] = value;
+    if (e[0] == knob) {
+      e[2] = value;
+      found = true;
+    }
   }
+  if (!found) entity.push_back({knob, "ot", value});  // the prefetch knobs, absent above
   absl::StatusOr<Config> config = task.space().FromJson({{"entity", entity}});
   EXPECT_TRUE(config.ok()) << config.status();
   return *config;
@@ -73,13 +78,16 @@ TEST(FeatureExtractorTest, ConfigsWithDifferentLoopNestsHaveDifferentFeatures) {
             *itervar->Extract(WithKnob(*task, "unroll_k", 4)));
   EXPECT_NE(*itervar->Extract(WithKnob(*task, "pack_a", 0)),
             *itervar->Extract(WithKnob(*task, "pack_a", 1)));
+  // A prefetch is a touch of its buffer in the loop that issues it.
+  EXPECT_NE(*itervar->Extract(WithKnob(*task, "prefetch_b", 0)),
+            *itervar->Extract(WithKnob(*task, "prefetch_b", 8)));
 }
 
 TEST(FeatureExtractorTest, KnobFeaturesAreTheConfigValues) {
   auto task = DenseTask(256, 256, 256);
   auto extractor = FeatureExtractor::Create(FeatureKind::kKnob, *task);
   ASSERT_TRUE(extractor.ok());
-  EXPECT_EQ(extractor->num_features(), 10);
+  EXPECT_EQ(extractor->num_features(), 12);  // ten knobs, then prefetch_b and prefetch_c
   auto row = extractor->Extract(WithKnob(*task, "order", "mn"));
   ASSERT_TRUE(row.ok());
   EXPECT_EQ((*row)[0], 8);  // vec

@@ -262,6 +262,12 @@ class Analyzer : public ir::IRVisitor {
     Visit(op->index);  // an index may itself load (indirect access)
   }
 
+  // A prefetch touches its line as a load would (it occupies a load port).
+  void VisitPrefetch(const ir::Prefetch* op) override {
+    Access(op->buffer, op->index);
+    Visit(op->index);
+  }
+
   void VisitLetStmt(const ir::LetStmt* op) override {
     scope_.lets.emplace_back(&op->var, op->value);
     Visit(op->body);

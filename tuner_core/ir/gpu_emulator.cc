@@ -209,6 +209,7 @@ class Interpreter : public ExprFunctor<double>, public StmtFunctor<void> {
     if (barrier_ == nullptr) return Fail("barrier outside thread-bound loops");
     barrier_->Wait();
   }
+  void VisitPrefetch(const Prefetch*) override {}  // a cache hint: nothing to emulate
 
  private:
   void Fail(std::string message) { shared_->Fail(std::move(message)); }

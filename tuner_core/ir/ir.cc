@@ -202,6 +202,11 @@ int GpuAxis(ForKind kind) {
 
 Stmt Barrier::Make() { return Stmt(std::make_shared<Barrier>()); }
 
+Stmt Prefetch::Make(const std::string& buffer, Expr index) {
+  TF_CHECK(index.type() == Type::Int());
+  return Stmt(std::make_shared<Prefetch>(buffer, std::move(index)));
+}
+
 Stmt For::Make(const std::string& var, Expr min, Expr extent, ForKind kind, Stmt body) {
   TF_CHECK(min.type() == Type::Int() && extent.type() == Type::Int() && body.defined());
   return Stmt(std::make_shared<For>(var, std::move(min), std::move(extent), kind, std::move(body)));

@@ -69,7 +69,8 @@ struct Type {
 
 #define TUNEFLEET_IR_STMT_KINDS(X)                                                \
   X(For, For) X(Store, Store) X(Allocate, Allocate) X(Block, Block)               \
-  X(IfThenElse, IfThenElse) X(LetStmt, LetStmt) X(Barrier, Barrier)
+  X(IfThenElse, IfThenElse) X(LetStmt, LetStmt) X(Barrier, Barrier)          \
+  X(Prefetch, Prefetch)
 
 enum class IRNodeKind {
 #define TUNEFLEET_IR_ENUMERATOR(name, node) k##name,
@@ -375,6 +376,20 @@ struct Barrier : StmtNode {
   static constexpr IRNodeKind kKind = IRNodeKind::kBarrier;
   Barrier() : StmtNode(kKind) {}
   static Stmt Make();
+};
+
+// A hint that element `index` (a scalar) of `buffer` will be read soon: the
+// cache line holding it is fetched into the nearest cache (llvm.prefetch,
+// read, locality 3; x86 PREFETCHT0, AArch64 PRFM PLDL1KEEP). It reads
+// nothing and cannot fault, so the index may point past the buffer (a
+// prefetch distance running over the end of a panel). A no-op on GPUs.
+struct Prefetch : StmtNode {
+  static constexpr IRNodeKind kKind = IRNodeKind::kPrefetch;
+  Prefetch(std::string buf, Expr idx)
+      : StmtNode(kKind), buffer(std::move(buf)), index(std::move(idx)) {}
+  static Stmt Make(const std::string& buffer, Expr index);
+  const std::string buffer;
+  const Expr index;
 };
 
 // ---------------------------------------------------------------------------

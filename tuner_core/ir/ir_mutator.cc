@@ -102,6 +102,12 @@ Stmt IRMutator::VisitLetStmt(const Stmt& s, const LetStmt* op) {
   return LetStmt::Make(op->var, std::move(value), std::move(body));
 }
 
+Stmt IRMutator::VisitPrefetch(const Stmt& s, const Prefetch* op) {
+  Expr index = Mutate(op->index);
+  if (index.same_as(op->index)) return s;
+  return Prefetch::Make(op->buffer, std::move(index));
+}
+
 namespace {
 
 class Substituter : public IRMutator {

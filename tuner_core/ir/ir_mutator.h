@@ -43,6 +43,7 @@ class IRMutator {
   virtual Stmt VisitIfThenElse(const Stmt& s, const IfThenElse* op);
   virtual Stmt VisitLetStmt(const Stmt& s, const LetStmt* op);
   virtual Stmt VisitBarrier(const Stmt& s, const Barrier*) { return s; }
+  virtual Stmt VisitPrefetch(const Stmt& s, const Prefetch* op);
 
   // Mutates both operands of any binary operator and rebuilds it (same
   // kind) if either changed.

@@ -97,6 +97,9 @@ class Printer : public ExprFunctor<std::string>, public StmtFunctor<void> {
     Print(op->body, indent_);
   }
   void VisitBarrier(const Barrier*) override { out_ << pad() << "barrier\n"; }
+  void VisitPrefetch(const Prefetch* op) override {
+    out_ << pad() << "prefetch " << op->buffer << "[" << Print(op->index) << "]\n";
+  }
 
  private:
   std::string Infix(const BinaryOp* op, const char* symbol) {

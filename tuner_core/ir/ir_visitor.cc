@@ -41,5 +41,6 @@ void IRVisitor::VisitLetStmt(const LetStmt* op) {
   Visit(op->value);
   Visit(op->body);
 }
+void IRVisitor::VisitPrefetch(const Prefetch* op) { Visit(op->index); }
 
 }  // namespace tunefleet::ir

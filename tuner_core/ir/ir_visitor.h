@@ -86,6 +86,7 @@ class IRVisitor : public ExprFunctor<void>, public StmtFunctor<void> {
   void VisitIfThenElse(const IfThenElse* op) override;
   void VisitLetStmt(const LetStmt* op) override;
   void VisitBarrier(const Barrier*) override {}
+  void VisitPrefetch(const Prefetch* op) override;
 
   // Visits both operands of any binary operator.
   void VisitOperands(const BinaryOp* op);

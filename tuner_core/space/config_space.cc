@@ -108,6 +108,14 @@ absl::Status ConfigSpace::DefineKnob(const std::string& name, std::vector<int64_
   return AddKnob(std::move(knob));
 }
 
+absl::Status ConfigSpace::DefineAddedKnob(const std::string& name,
+                                          std::vector<int64_t> candidates) {
+  TF_ASSIGN_OR_RETURN(auto knob, config_space_internal::MakeIntKnob(name, std::move(candidates)));
+  auto added = std::make_shared<config_space_internal::Knob>(*knob);
+  added->absent_is_first = true;
+  return AddKnob(std::move(added));
+}
+
 absl::Status ConfigSpace::DefineKnob(const std::string& name, std::vector<std::string> candidates) {
   TF_ASSIGN_OR_RETURN(auto knob,
                       config_space_internal::MakeStringKnob(name, std::move(candidates)));

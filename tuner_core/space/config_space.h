@@ -133,6 +133,13 @@ class ConfigSpace {
   [[nodiscard]] absl::Status DefineKnob(const std::string& name, std::vector<int64_t> candidates);
   [[nodiscard]] absl::Status DefineKnob(const std::string& name,
                                         std::vector<std::string> candidates);
+  // A knob added to a template after records of its space were written: as
+  // DefineKnob, but a config JSON that omits it (a record from before the
+  // knob existed) reads as its first choice, which must therefore be what
+  // the template did without the knob. Define such knobs after every other
+  // one, so that the first choice leaves old records' indices unchanged.
+  [[nodiscard]] absl::Status DefineAddedKnob(const std::string& name,
+                                             std::vector<int64_t> candidates);
   // Let braced lists pick the right overload: DefineKnob("mr", {4, 6, 8}),
   // DefineKnob("layout", {"NK", "KN"}) (both vector overloads alone would be
   // ambiguous for a list of string literals).

@@ -203,6 +203,7 @@ absl::StatusOr<Config> ConfigSpace::FromJson(const nlohmann::json& config_json) 
   int64_t index = 0;
   int64_t stride = 1;
   for (size_t k = 0; k < num_knobs; ++k) {
+    if (choices[k] < 0 && table_->knobs[k]->absent_is_first) choices[k] = 0;
     if (choices[k] < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("knob '", table_->knobs[k]->name, "' is missing from the config"));

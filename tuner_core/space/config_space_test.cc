@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 namespace tunefleet {
 namespace {
@@ -63,6 +64,31 @@ TEST(ConfigSpaceTest, TwoOtherKnobsOfFiveMakeTwentyFive) {
   EXPECT_EQ(space.knob_name(1), "b");
   EXPECT_EQ(space.knob_kind(1), KnobKind::kOther);
   EXPECT_EQ(space.knob_size(0), 5);
+}
+
+TEST(ConfigSpaceTest, AddedKnobReadsAsItsFirstChoiceWhenAConfigOmitsIt) {
+  ConfigSpace before;
+  ASSERT_TRUE(before.DefineKnob("a", {1, 2, 3}).ok());
+  ConfigSpace after = before;
+  ASSERT_TRUE(after.DefineAddedKnob("distance", {0, 8, 16}).ok());
+  EXPECT_EQ(after.size(), 9);
+  // A record of the space before the knob: same index, the knob at 0.
+  const nlohmann::json record = {{"index", 2}, {"entity", {{"a", "ot", 3}}}};
+  auto old = after.FromJson(record);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->index(), 2);
+  EXPECT_EQ(*old->GetInt("distance"), 0);
+  EXPECT_EQ(*old->GetInt("a"), 3);
+  // Named, it is read like any knob; an ordinary knob may not be omitted.
+  auto named = after.FromJson({{"entity", {{"a", "ot", 3}, {"distance", "ot", 16}}}});
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->index(), 2 + 2 * 3);
+  auto missing = after.FromJson({{"entity", {{"distance", "ot", 8}}}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("knob 'a' is missing"), std::string::npos)
+      << missing.status();
+  // A value outside its candidates is refused as for any knob.
+  EXPECT_FALSE(after.FromJson({{"entity", {{"a", "ot", 3}, {"distance", "ot", 4}}}}).ok());
 }
 
 TEST(ConfigSpaceTest, SplitPower2Of100HasSevenChoices) {

@@ -24,6 +24,8 @@ struct Knob {
   KnobKind kind = KnobKind::kOther;
   std::string description;  // for ConfigSpace::Describe()
   int64_t size = 0;
+  // DefineAddedKnob: a config JSON that omits the knob takes its first choice.
+  bool absent_is_first = false;
 
   bool is_string = false;                             // kOther only
   std::vector<int64_t> ints;                          // kOther, int candidates

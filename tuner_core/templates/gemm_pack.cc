@@ -14,6 +14,8 @@ using namespace ir;  // NOLINT
 
 using Params = GemmPackParams;
 
+constexpr int64_t kFloatsPerLine = 16;  // a 64-byte cache line
+
 // Register-tile loops: MR rows (unrolled) x NR columns as NR/vec vectors.
 Stmt TileLoops(const Params& p, const std::string& suffix,
                const std::function<Stmt(Expr, Expr)>& body) {
@@ -132,16 +134,39 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
   const int64_t num_k_blocks = CeilDiv(p.K, p.KC);
   Stmt init = num_k_blocks == 1 ? zero : IfThenElse::Make(EQ(kb, 0), zero, load_c);
 
-  // The FMA step for one k.
-  auto step = [&](Expr k, const std::string& suffix) {
-    return TileLoops(p, suffix, [&](Expr i, Expr j) {
-      Expr a =
-          p.pack_a
-              ? Load::Make("Ap", Offset(p, bt * (MP * p.K * p.MR), (mp * p.K + k) * p.MR + i))
-              : Load::Make("A", Offset(p, bt * (p.M * p.K), Min(mp * p.MR + i, p.M - 1) * p.K + k));
-      Expr b = Load::Make("Bp", Offset(p, bt * (NP * p.K * p.NR), (np * p.K + k) * p.NR + j));
-      return Store::Make("acc", Load::Make("acc", acc_index(i, j)) + a * b, acc_index(i, j));
+  // Prefetches: `lines` cache lines (16 floats each) of `buffer` from `index`.
+  auto prefetch_lines = [&](const std::string& name, const std::string& buffer, Expr index,
+                            int64_t lines) {
+    return Loop(name, lines, ForKind::kUnrolled,
+                [&](Expr line) { return Prefetch::Make(buffer, index + line * kFloatsPerLine); });
+  };
+  const int64_t lines_per_row = CeilDiv(p.NR, kFloatsPerLine);
+  // The C tile's rows, fetched while the k loop runs.
+  Stmt prefetch_c;
+  if (p.prefetch_c) {
+    prefetch_c = Loop("pci", p.MR, ForKind::kUnrolled, [&](Expr i) {
+      return prefetch_lines("pcl", "C", c_index(i, 0), lines_per_row);
     });
+  }
+
+  // The FMA step for one k, after the prefetch of the B row prefetch_b steps on.
+  auto step = [&](Expr k, const std::string& suffix) {
+    Stmt prefetch_b;
+    if (p.prefetch_b > 0) {
+      prefetch_b = prefetch_lines(
+          "pbl" + suffix, "Bp",
+          Offset(p, bt * (NP * p.K * p.NR), (np * p.K + k + p.prefetch_b) * p.NR), lines_per_row);
+    }
+    return Block::Make(
+        {prefetch_b, TileLoops(p, suffix, [&](Expr i, Expr j) {
+           Expr a =
+               p.pack_a
+                   ? Load::Make("Ap", Offset(p, bt * (MP * p.K * p.MR), (mp * p.K + k) * p.MR + i))
+                   : Load::Make("A",
+                                Offset(p, bt * (p.M * p.K), Min(mp * p.MR + i, p.M - 1) * p.K + k));
+           Expr b = Load::Make("Bp", Offset(p, bt * (NP * p.K * p.NR), (np * p.K + k) * p.NR + j));
+           return Store::Make("acc", Load::Make("acc", acc_index(i, j)) + a * b, acc_index(i, j));
+         })});
   };
   Expr ko = Var::Make("ko");
   Stmt main_loop = For::Make("ko", 0, klen / p.unroll_k, ForKind::kSerial,
@@ -154,7 +179,7 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
                      step(k0 + (klen / p.unroll_k) * p.unroll_k + kt, "_t"));
   }
   return Allocate::Make("acc", p.MR * p.NR, MemoryScope::kStack,
-                        Block::Make({init, main_loop, tail, store_c}));
+                        Block::Make({init, prefetch_c, main_loop, tail, store_c}));
 }
 
 Stmt Compute(const Params& p) {
@@ -307,6 +332,13 @@ std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit
   return absl::OkStatus();
 }
 
+// The prefetch knobs, defined after every other knob of a space (see
+// DefineAddedKnob): their first choice, no prefetch, is the kernel before them.
+[[nodiscard]] absl::Status DefinePrefetchKnobs(ConfigSpace* space) {
+  TF_RETURN_IF_ERROR(space->DefineAddedKnob("prefetch_b", {0, 4, 8, 16, 32}));
+  return space->DefineAddedKnob("prefetch_c", {0, 1});
+}
+
 [[nodiscard]] absl::StatusOr<Params> ParamsFromConfig(const GemmShape& shape,
                                                       const Config& config) {
   Params p;
@@ -325,6 +357,9 @@ std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit
   TF_ASSIGN_OR_RETURN(int64_t pack_a, config.GetInt("pack_a"));
   TF_ASSIGN_OR_RETURN(std::string order, config.GetString("order"));
   TF_ASSIGN_OR_RETURN(std::string fuse, config.GetString("fuse"));
+  TF_ASSIGN_OR_RETURN(p.prefetch_b, config.GetInt("prefetch_b"));
+  TF_ASSIGN_OR_RETURN(const int64_t prefetch_c, config.GetInt("prefetch_c"));
+  p.prefetch_c = prefetch_c != 0;
   p.NR = p.vec * p.nr_vecs;
   p.KC = std::min(p.KC, p.K);
   p.pack_a = pack_a != 0;
@@ -356,7 +391,8 @@ int64_t PackedBElements(const Params& p) { return p.batch * CeilDiv(p.N, p.NR) *
 }  // namespace
 
 [[nodiscard]] absl::Status DefineGemmPackSpace(int64_t k, ConfigSpace* space) {
-  return DefinePanelKnobs(k, {1, 2, 3, 4, 5, 6, 8}, space);
+  TF_RETURN_IF_ERROR(DefinePanelKnobs(k, {1, 2, 3, 4, 5, 6, 8}, space));
+  return DefinePrefetchKnobs(space);
 }
 
 [[nodiscard]] absl::StatusOr<RegisterDemand> GemmRegisterDemand(const Workload& /*workload*/,
@@ -392,7 +428,7 @@ int64_t PackedBElements(const Params& p) { return p.batch * CeilDiv(p.N, p.NR) *
   if (b_is_nk) {
     TF_RETURN_IF_ERROR(space->DefineKnob("kernel", std::vector<std::string>{"panel", "dot"}));
   }
-  return absl::OkStatus();
+  return DefinePrefetchKnobs(space);
 }
 
 [[nodiscard]] absl::StatusOr<PackedGemmKernel> BuildDenseGemm(const GemmShape& shape,

@@ -16,6 +16,13 @@
 //   pack_a    pack A into panels (1) or read it in place (0)
 //   order     panel loop order inside a block ("nm": B panel outer, A inner)
 //   fuse      order of the fused parallel block loop ("mn" or "nm")
+//   prefetch_b  software prefetch of the packed B panel this many k steps
+//             ahead of the FMAs, one PREFETCHT0 per cache line a k step
+//             consumes (0: none, the hardware prefetcher alone)
+//   prefetch_c  prefetch the C tile's lines before its k loop (0/1), so the
+//             tile's final store (and the load of a later K block) hits
+//   (the two prefetch knobs come last and read as 0 from records written
+//   before they existed: ConfigSpace::DefineAddedKnob)
 // Sizes that do not divide the tiles are handled by zero-padded panels and
 // guarded edge tiles.
 //
@@ -58,6 +65,8 @@ struct GemmPackParams {
   bool b_is_nk;
   int64_t vec, nr_vecs, NR, MR, KC, mc_panels, nc_panels, unroll_k;
   bool pack_a, b_panel_outer, fuse_mn;
+  int64_t prefetch_b = 0;  // k steps ahead; 0: off
+  bool prefetch_c = false;
   bool pack_b_once = false;  // B packed in the untimed prepare stage
   bool dot = false;          // the "dot" kernel: no packing, B read in place
 };

@@ -165,6 +165,40 @@ TEST(TemplatesTest, DenseGemmPacksWeightsOnceInAnUntimedStage) {
   EXPECT_NE(ir::ToString(per_call->body).find("pb_np"), std::string::npos);
 }
 
+TEST(TemplatesTest, DenseGemmPrefetchKnobsEmitPrefetchesAndOldRecordsReadAsNone) {
+  auto task = Task::Make("dense_gemm.x86", "dense", {{"M", 16}, {"N", 1024}, {"K", 1024}}, "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  // A record written before the prefetch knobs existed: no prefetch at all.
+  auto old = (*task)->space().FromJson(DenseGemmConfig(14, "once", "panel"));
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(*old->GetInt("prefetch_b"), 0);
+  EXPECT_EQ(*old->GetInt("prefetch_c"), 0);
+  auto plain = (*task)->tmpl().Instantiate((*task)->workload(), *old);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(ir::ToString(plain->body).find("prefetch"), std::string::npos);
+  // B 8 k steps ahead, 2 lines per 32-float row, in each of the 4 unrolled
+  // steps of the main loop and in the tail's step; C's 14 rows of 2 lines.
+  nlohmann::json json = DenseGemmConfig(14, "once", "panel");
+  json["entity"].push_back({"prefetch_b", "ot", 8});
+  json["entity"].push_back({"prefetch_c", "ot", 1});
+  auto config = (*task)->space().FromJson(json);
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
+  ASSERT_TRUE(func.ok()) << func.status();
+  const std::string text = ir::ToString(func->body);
+  EXPECT_NE(text.find("unrolled for (pbl_m, 0, 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("unrolled for (pbl_t, 0, 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("prefetch Bp["), std::string::npos) << text;
+  EXPECT_NE(text.find("unrolled for (pci, 0, 14)"), std::string::npos) << text;
+  EXPECT_NE(text.find("prefetch C["), std::string::npos) << text;
+  // The old record's index is the same config with both knobs at 0.
+  json["entity"][12][2] = 0;
+  json["entity"][13][2] = 0;
+  auto zero = (*task)->space().FromJson(json);
+  ASSERT_TRUE(zero.ok()) << zero.status();
+  EXPECT_EQ(zero->index(), old->index());
+}
+
 TEST(TemplatesTest, DenseGemmDotKernelPacksNothingAndSplitsN) {
   auto task = Task::Make("dense_gemm.x86", "dense", {{"M", 1}, {"N", 4096}, {"K", 4096}}, "llvm");
   ASSERT_TRUE(task.ok()) << task.status();
