@@ -5,8 +5,11 @@
 //   bazel run -c opt //bench:dense_bench -- --trials 500 --json /tmp/dense.json
 //
 // Method: after tuning, the best config is re-measured `rounds` times
-// (min_repeat_ms = 200 each) interleaved with the references, each in a
-// separate process, so all see the same machine state; medians are compared.
+// interleaved with the references, each in a separate process, so all see
+// the same machine state; medians are compared. Each of those measurements
+// times the kernel as the references time themselves (bench/gemm_timing.h):
+// `remeasure_repeat` (5) repeats of at least min_repeat_ms = 200 in one
+// fresh process, their median.
 // OpenBLAS is run as Debian ships it (its own CPU detection) and with
 // OPENBLAS_CORETYPE set to the kernel family this CPU supports (its
 // detection does not know every CPU model); oneDNN as dnnl_sgemm (weights
@@ -42,6 +45,9 @@ ABSL_FLAG(std::string, json, "", "write the figures here as JSON");
 ABSL_FLAG(uint64_t, seed, 1, "tuner seed");
 ABSL_FLAG(bool, openblas, true, "measure the OpenBLAS reference");
 ABSL_FLAG(int32_t, remeasure_number, 1, "time evaluator number for the re-measurement");
+ABSL_FLAG(int32_t, remeasure_repeat, 5,
+          "time evaluator repeats per re-measurement; the figure is their median, as the "
+          "references take the median of their 5 rounds");
 ABSL_FLAG(int32_t, remeasure_min_repeat_ms, 200,
           "time evaluator min_repeat_ms for the re-measurement");
 ABSL_FLAG(std::string, template_name, "", "dense template to tune (empty: the default)");
@@ -140,7 +146,7 @@ int Main() {
       LocalMeasurerOptions remeasure;
       remeasure.runner.num_threads = threads;
       remeasure.measure.number = absl::GetFlag(FLAGS_remeasure_number);
-      remeasure.measure.repeat = 1;
+      remeasure.measure.repeat = absl::GetFlag(FLAGS_remeasure_repeat);
       remeasure.measure.min_repeat_ms = absl::GetFlag(FLAGS_remeasure_min_repeat_ms);
       remeasure.measure.cooldown_interval_s = 0;
       auto measurer = LocalMeasurer::Create(**task, remeasure);
@@ -149,8 +155,11 @@ int Main() {
       std::string detected_core;
       for (int r = 0; r < absl::GetFlag(FLAGS_rounds); ++r) {
         std::vector<MeasureResult> result = (*measurer)->Measure({*config});
-        if (result[0].ok())
-          ours.push_back((*task)->workload().flops() / result[0].MeanCost() / 1e9);
+        // The median repeat (costs were trimmed of their min and max when
+        // more than 2: the median is unchanged).
+        if (result[0].ok()) {
+          ours.push_back((*task)->workload().flops() / Median(result[0].costs) / 1e9);
+        }
         if (absl::GetFlag(FLAGS_onednn)) {
           nlohmann::json sg = RunOneDnn("sgemm", m, n, k, threads);
           if (sg.contains("gflops")) dnnl_sgemm.push_back(sg["gflops"].get<double>());

@@ -335,7 +335,7 @@ std::vector<int64_t> CappedCandidates(std::vector<int64_t> values, int64_t limit
 // The prefetch knobs, defined after every other knob of a space (see
 // DefineAddedKnob): their first choice, no prefetch, is the kernel before them.
 [[nodiscard]] absl::Status DefinePrefetchKnobs(ConfigSpace* space) {
-  TF_RETURN_IF_ERROR(space->DefineAddedKnob("prefetch_b", {0, 4, 8, 16, 32}));
+  TF_RETURN_IF_ERROR(space->DefineAddedKnob("prefetch_b", {0, 8, 16, 32}));
   return space->DefineAddedKnob("prefetch_c", {0, 1});
 }
 

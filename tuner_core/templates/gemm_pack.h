@@ -17,7 +17,7 @@
 //   order     panel loop order inside a block ("nm": B panel outer, A inner)
 //   fuse      order of the fused parallel block loop ("mn" or "nm")
 //   prefetch_b  software prefetch of the packed B panel this many k steps
-//             ahead of the FMAs, one PREFETCHT0 per cache line a k step
+//             ahead (0, 8, 16 or 32) of the FMAs, one PREFETCHT0 per cache line a k step
 //             consumes (0: none, the hardware prefetcher alone)
 //   prefetch_c  prefetch the C tile's lines before its k loop (0/1), so the
 //             tile's final store (and the load of a later K block) hits
