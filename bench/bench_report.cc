@@ -54,9 +54,10 @@ double OtherBusyCores(double seconds) {
   return (busy1 - busy0) / (total1 - total0) * std::thread::hardware_concurrency();
 }
 
-FmaPeak MeasureFmaPeak(int threads, int rounds) {
+FmaPeak MeasureFmaPeak(int threads, int rounds, const std::string& isa) {
   FmaPeak peak;
-  peak.json = RunJsonCommand(absl::StrCat(ExeDir(), "/cpu_fma_peak ", threads, " ", rounds));
+  peak.json = RunJsonCommand(
+      absl::StrCat(ExeDir(), "/cpu_fma_peak ", threads, " ", rounds, isa == "avx2" ? " avx2" : ""));
   if (peak.json.is_object() && peak.json.contains("gflops") && peak.json["gflops"].is_number()) {
     peak.gflops = peak.json["gflops"].get<double>();
     peak.isa = peak.json.value("isa", "");

@@ -38,8 +38,9 @@ struct FmaPeak {
 
 // Runs cpu_fma_peak (built beside the running benchmark, which must list it
 // in its data) with `threads` threads for `rounds` rounds: about 0.05 s a
-// round on an AVX-512 core.
-FmaPeak MeasureFmaPeak(int threads, int rounds = 3);
+// round on an AVX-512 core. `isa` "avx2": ymm FMAs even where AVX-512 is
+// there (the peak of code built for AVX2); empty: the widest the CPU has.
+FmaPeak MeasureFmaPeak(int threads, int rounds = 3, const std::string& isa = "");
 
 // gflops / peak.gflops; 0 when the peak is unknown.
 double FractionOfPeak(double gflops, const FmaPeak& peak);

@@ -1,10 +1,12 @@
-// The machine's fp32 FMA peak for bench/dense_bench, in its own process: each
+// The machine's fp32 FMA peak for the benchmarks, in its own process: each
 // thread (pinned to its own CPU among those the process may use, so that under
 // taskset the peak is the allowed CPUs') runs 12 independent chains of vector FMAs
 // (zmm with AVX-512, else ymm with AVX2+FMA, chosen at run time, never
-// assumed) for a fixed count; GFLOPS = 2 * lanes * FMAs / wall time.
+// assumed, or ymm when asked for "avx2") for a fixed count; GFLOPS =
+// 2 * lanes * FMAs / wall time. One untimed round first: the first round
+// after an idle spell runs while the cores leave their low clocks.
 // Prints one JSON object: {"gflops": median of rounds, "isa": ..., "runs": [...]}.
-//   cpu_fma_peak threads rounds
+//   cpu_fma_peak threads rounds [avx2]
 #include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
@@ -13,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -55,13 +58,13 @@ __attribute__((target("avx2,fma"))) float ChainsAvx2(float seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s threads rounds\n", argv[0]);
+  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "avx2")) {
+    std::fprintf(stderr, "usage: %s threads rounds [avx2]\n", argv[0]);
     return 2;
   }
   const int threads = std::atoi(argv[1]), rounds = std::atoi(argv[2]);
   __builtin_cpu_init();
-  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx512 = argc == 3 && __builtin_cpu_supports("avx512f");
   if (!avx512 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
     std::printf("{\"error\": \"neither AVX-512 nor AVX2+FMA\"}\n");
     return 1;
@@ -71,7 +74,7 @@ int main(int argc, char** argv) {
   if (cpus.empty()) cpus.push_back(0);
   std::vector<double> gflops;
   volatile float sink = 0;
-  for (int r = 0; r < rounds; ++r) {
+  for (int r = -1; r < rounds; ++r) {  // round -1: the untimed warm-up
     std::vector<std::thread> pool;
     std::vector<float> out(threads);
     auto start = std::chrono::steady_clock::now();
@@ -85,6 +88,7 @@ int main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (float v : out) sink = sink + v;
+    if (r < 0) continue;
     gflops.push_back(2.0 * lanes * 12 * kIterations * threads / seconds / 1e9);
   }
   std::vector<double> sorted = gflops;
