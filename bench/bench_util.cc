@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -23,6 +24,18 @@ std::string OpenBlasCoreTypeForThisCpu() {
   if (text.find(" avx512f") != std::string::npos) return "SkylakeX";
   if (text.find(" avx2") != std::string::npos) return "Haswell";
   return "";
+}
+
+[[nodiscard]] absl::StatusOr<IsaChoice> ChooseIsa(const std::string& flag) {
+  if (flag.empty()) return IsaChoice{"host", "", "", ""};
+  if (flag != "avx2") {
+    return absl::InvalidArgumentError("--isa: \"avx2\" or empty (the host's widest), not \"" +
+                                      flag + "\"");
+  }
+  if (setenv("ONEDNN_MAX_CPU_ISA", "AVX2", /*overwrite=*/1) != 0) {
+    return absl::InternalError("--isa avx2: cannot set ONEDNN_MAX_CPU_ISA");
+  }
+  return IsaChoice{"avx2", " -mattr=-avx512f", "Haswell", "avx2"};
 }
 
 nlohmann::json RunJsonCommand(const std::string& command) {

@@ -19,12 +19,8 @@
 // The machine's FMA peak (cpu_fma_peak) is measured in the same run, and the
 // trials the tuner needed to reach 95 % of its final best are counted.
 //
-// --isa avx2 on an AVX-512 machine measures the AVX2 path where both ISAs
-// run: ours built for the host CPU without AVX-512 (-mattr=-avx512f: 16 ymm
-// registers, 8 lanes), against OpenBLAS's Haswell kernels, oneDNN limited
-// to AVX2 (ONEDNN_MAX_CPU_ISA=AVX2) and the ymm FMA peak. (On Zen 4 ymm and
-// zmm FMAs have the same throughput; on Intel cores with two 512-bit FMA
-// units the AVX2 peak is half.)
+// --isa avx2 on an AVX-512 machine measures the AVX2 path, ours and the
+// references alike (bench::ChooseIsa).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -62,7 +58,7 @@ ABSL_FLAG(std::string, tuner, "random", "tuner (random, xgb, ga, ...)");
 ABSL_FLAG(bool, onednn, true, "measure the oneDNN references (dnnl_sgemm, packed matmul)");
 ABSL_FLAG(std::string, isa, "",
           "empty: the host's widest vectors; avx2: ours, the references and the peak limited "
-          "to AVX2 (see above)");
+          "to AVX2 (bench/bench_util.h)");
 
 namespace tunefleet {
 namespace {
@@ -100,10 +96,8 @@ int64_t TrialsToReach(const std::string& log, double fraction) {
 
 // One oneDNN round (mode "sgemm" or "packed") in its own process.
 nlohmann::json RunOneDnn(const std::string& mode, int64_t m, int64_t n, int64_t k, int threads) {
-  const bool avx2 = absl::GetFlag(FLAGS_isa) == "avx2";
-  return bench::RunJsonCommand(absl::StrCat(avx2 ? "ONEDNN_MAX_CPU_ISA=AVX2 " : "", bench::ExeDir(),
-                                            "/onednn_sgemm ", m, " ", n, " ", k, " ", threads,
-                                            " 1 NK ", mode));
+  return bench::RunJsonCommand(absl::StrCat(bench::ExeDir(), "/onednn_sgemm ", m, " ", n, " ", k,
+                                            " ", threads, " 1 NK ", mode));
 }
 
 // One OpenBLAS round in its own process; returns its JSON.
@@ -115,18 +109,20 @@ nlohmann::json RunOpenBlas(const std::string& coretype, int64_t m, int64_t n, in
 }
 
 int Main() {
-  const std::string isa = absl::GetFlag(FLAGS_isa);
-  if (!isa.empty() && isa != "avx2") {
-    std::fprintf(stderr, "--isa: \"avx2\" or empty, not \"%s\"\n", isa.c_str());
+  const absl::StatusOr<bench::IsaChoice> isa_choice = bench::ChooseIsa(absl::GetFlag(FLAGS_isa));
+  if (!isa_choice.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(isa_choice.status().message()).c_str());
     return 2;
   }
+  const bench::IsaChoice& isa = *isa_choice;
   // Under --isa avx2 OpenBLAS runs its Haswell (AVX2) kernels in both runs.
-  const std::string coretype = isa == "avx2" ? "Haswell" : bench::OpenBlasCoreTypeForThisCpu();
+  const std::string coretype =
+      isa.openblas_coretype.empty() ? bench::OpenBlasCoreTypeForThisCpu() : isa.openblas_coretype;
   const std::string target =
-      isa == "avx2" ? absl::StrCat(HostTargetString(), " -mattr=-avx512f") : "";
+      isa.target_attrs.empty() ? "" : absl::StrCat(HostTargetString(), isa.target_attrs);
   nlohmann::json report = {{"benchmark", "dense"},
                            {"target", target.empty() ? HostTargetString() : target},
-                           {"isa", isa.empty() ? "host" : isa},
+                           {"isa", isa.name},
                            {"cases", nlohmann::json::array()}};
   std::vector<std::string> shapes = absl::StrSplit(absl::GetFlag(FLAGS_shapes), ';');
   std::vector<std::string> thread_list = absl::StrSplit(absl::GetFlag(FLAGS_threads), ',');
@@ -135,7 +131,7 @@ int Main() {
               "%peak", "tr95", "pack_b");
   for (const std::string& thread_text : thread_list) {
     const int threads = std::stoi(thread_text);
-    const bench::FmaPeak fma_peak = bench::MeasureFmaPeak(threads, 5, isa);
+    const bench::FmaPeak fma_peak = bench::MeasureFmaPeak(threads, 5, isa.peak_isa);
     const nlohmann::json& peak = fma_peak.json;
     const double peak_gflops = fma_peak.gflops;
     for (const std::string& shape : shapes) {
@@ -148,9 +144,9 @@ int Main() {
       options.template_name = absl::GetFlag(FLAGS_template_name);
       options.tuner = absl::GetFlag(FLAGS_tuner);
       options.target = target;
-      options.log = absl::StrCat("/tmp/tunefleet_dense_bench_", options.template_name, "_",
-                                 options.tuner, isa.empty() ? "" : "_", isa, "_", m, "x", n, "x", k,
-                                 "_t", threads, ".jsonl");
+      options.log =
+          absl::StrCat("/tmp/tunefleet_dense_bench_", options.template_name, "_", options.tuner,
+                       "_", isa.name, "_", m, "x", n, "x", k, "_t", threads, ".jsonl");
       options.resume = false;
       std::remove(options.log.c_str());
       options.local.runner.num_threads = threads;
@@ -194,7 +190,7 @@ int Main() {
           }
         }
         if (!absl::GetFlag(FLAGS_openblas)) continue;
-        nlohmann::json d = RunOpenBlas(isa == "avx2" ? coretype : "", m, n, k, threads);
+        nlohmann::json d = RunOpenBlas(isa.openblas_coretype, m, n, k, threads);
         if (d.contains("gflops")) {
           ob_default.push_back(d["gflops"].get<double>());
           detected_core = d["coretype"].get<std::string>();

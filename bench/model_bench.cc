@@ -14,9 +14,8 @@
 //   bazel run -c opt //bench:model_bench -- --json /tmp/model.json
 //   bazel run -c opt //bench:model_bench -- --suites resnet18 --tasks 2 --trials 16 --threads 2
 //
-// Convs use the template's NCHWc layout by default: its layout transforms
-// (input blocking, weight packing, output unblocking) run untimed, as
-// oneDNN's reorders do with format_tag::any. --layout NCHW times them.
+// Convs use the template's NCHWc layout by default: its layout transforms run
+// untimed, as oneDNN's reorders with format_tag::any. --layout NCHW times them.
 //
 // Figures per task: "tuned" is the best GFLOPS the tuner measured
 // (TuneSummary.best_gflops, the time evaluator's mean over --repeat repeats
@@ -30,9 +29,8 @@
 // where the tuning time went (build, measure, model, the rest). Every figure
 // is also a share of the machine's fp32 FMA peak (cpu_fma_peak, run before
 // each suite/thread-count run's tasks and again after them, both reported),
-// geomeans per run. Before and after each suite/thread-count run, the CPU
-// time other processes use is sampled; a note is printed (and the JSON has
-// it) when the machine was busy.
+// geomeans per run. A note says when other processes used the CPU around a
+// run. --isa avx2: the AVX2 path, everything alike (bench::ChooseIsa).
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,6 +78,7 @@ ABSL_FLAG(int64_t, early_stopping, -1,
 ABSL_FLAG(std::string, log_dir, "",
           "records files go here, <suite>_<threads>t.jsonl (empty: a new temp dir)");
 ABSL_FLAG(double, min_seconds, 0.5, "reference timing: each of 3 repeats lasts at least this long");
+ABSL_FLAG(std::string, isa, "", "avx2: ours, oneDNN, OpenBLAS and the peak limited to AVX2");
 ABSL_FLAG(std::string, layout, "NCHWc",
           "conv layout: NCHWc (layout transforms untimed) or NCHW (timed)");
 ABSL_FLAG(int32_t, number, 4, "tuning time evaluator: runs per repeat");
@@ -236,13 +235,17 @@ int Main() {
     log_dir = dir_template;
   }
 
-  const std::string coretype = bench::OpenBlasCoreTypeForThisCpu();
-  const std::string target = HostTargetString();
+  const absl::StatusOr<bench::IsaChoice> isa = bench::ChooseIsa(absl::GetFlag(FLAGS_isa));
+  if (!isa.ok()) return std::fprintf(stderr, "%s\n", isa.status().ToString().c_str()), 2;
+  const std::string coretype =
+      isa->openblas_coretype.empty() ? bench::OpenBlasCoreTypeForThisCpu() : isa->openblas_coretype;
+  const std::string target = HostTargetString() + isa->target_attrs;
   const bool show_progress = isatty(2);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   Json report = {
       {"benchmark", "model"},
       {"target", target},
+      {"isa", isa->name},
       {"layout", layout},
       {"layout_note",
        layout == "NCHWc"
@@ -285,11 +288,10 @@ int Main() {
       if (!absl::GetFlag(FLAGS_reuse_records)) std::remove(log.c_str());
       // Measured before the tasks (and again after them): the share of the
       // machine's peak a figure reaches, with the peak of the same run.
-      const FmaPeak peak = bench::MeasureFmaPeak(threads, kPeakRounds);
+      const FmaPeak peak = bench::MeasureFmaPeak(threads, kPeakRounds, isa->peak_isa);
       if (peak.gflops > 0) {
         std::printf(
-            "%s FMA peak %.1f GFLOPS (%s, cpu_fma_peak in this run): %%peak is a share "
-            "of it\n",
+            "%s FMA peak %.1f GFLOPS (%s, cpu_fma_peak in this run): %%peak is a share of it\n",
             prefix.c_str(), peak.gflops, peak.isa.c_str());
       } else {
         std::printf("%s FMA peak not measured (%s): no %%peak figures\n", prefix.c_str(),
@@ -328,6 +330,7 @@ int Main() {
         options.workload = t.workload;
         options.args = t.args;
         options.tuner = absl::GetFlag(FLAGS_tuner);
+        options.target = target;
         options.trials = absl::GetFlag(FLAGS_reuse_records) ? 0 : absl::GetFlag(FLAGS_trials);
         options.early_stopping = absl::GetFlag(FLAGS_early_stopping);
         options.batch_size = absl::GetFlag(FLAGS_batch);
@@ -558,7 +561,7 @@ int Main() {
           "(of which model %.1f s); re-measure %.1f s, reference %.1f s\n",
           prefix.c_str(), wall, static_cast<long long>(trials), build, measure, other, model,
           remeasure_wall, reference_wall);
-      const FmaPeak peak_at_end = bench::MeasureFmaPeak(threads, kPeakRounds);
+      const FmaPeak peak_at_end = bench::MeasureFmaPeak(threads, kPeakRounds, isa->peak_isa);
       run_json["fma_peak"]["end"] = peak_at_end.json;
       if (peak.gflops > 0 && peak_at_end.gflops > 0) {
         const double drift = peak_at_end.gflops / peak.gflops - 1;
