@@ -34,6 +34,18 @@ TEST(VectorizeLoopsTest, PrefetchInAVectorizedLoopFetchesTheFirstLanesLine) {
   EXPECT_NE(g.status().message().find("prefetch of A"), std::string::npos) << g.status();
 }
 
+TEST(VectorizeLoopsTest, CastOfALaneDependentLoadBecomesAVectorCast) {
+  // An index loaded from another buffer (a gather): the mutator rebuilds the
+  // cast with the loaded vector's lanes.
+  Expr j = Var::Make("j");
+  Stmt s =
+      For::Make("j", 0, 8, ForKind::kVectorized,
+                Store::Make("C", Load::Make("A", Cast::Make(Type::Int(), Load::Make("I", j))), j));
+  auto v = VectorizeLoops(s);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(ToString(*v), "C[ramp(0, 1, 8)] = A[int64x8(I[ramp(0, 1, 8)])]\n");
+}
+
 TEST(VectorizeLoopsTest, ReductionAcrossLanesIsRejectedWithReason) {
   Expr j = Var::Make("j");
   Stmt s = For::Make("j", 0, 8, ForKind::kVectorized,

@@ -39,7 +39,10 @@ Expr IRMutator::VisitSelect(const Expr& e, const Select* op) {
 Expr IRMutator::VisitCast(const Expr& e, const Cast* op) {
   Expr v = Mutate(op->value);
   if (v.same_as(op->value)) return e;
-  return Cast::Make(op->type.WithLanes(v.type().lanes), std::move(v));
+  // The lanes are read before `v` is moved into the argument list (the
+  // order arguments are evaluated in is unspecified).
+  const Type type = op->type.WithLanes(v.type().lanes);
+  return Cast::Make(type, std::move(v));
 }
 
 Expr IRMutator::VisitLoad(const Expr& e, const Load* op) {

@@ -1,5 +1,6 @@
 #include "tuner_core/space/config_space.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -15,6 +16,7 @@ namespace {
 using config_space_internal::CheckName;
 using config_space_internal::EmptyTable;
 using config_space_internal::KindWord;
+using config_space_internal::InertRule;
 using config_space_internal::Knob;
 using config_space_internal::KnobTable;
 
@@ -181,6 +183,78 @@ absl::StatusOr<Config> ConfigSpace::Get(int64_t index) const {
     rest /= knob->size;
   }
   return Config(table_, index, std::move(choices));
+}
+
+absl::Status ConfigSpace::DeclareInert(const std::string& when, const std::string& value,
+                                       const std::vector<std::string>& inert) {
+  auto when_it = table_->index_by_name.find(when);
+  if (when_it == table_->index_by_name.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("DeclareInert: no knob '", when, "'"));
+  }
+  const Knob& when_knob = *table_->knobs[when_it->second];
+  auto value_it = std::find(when_knob.strings.begin(), when_knob.strings.end(), value);
+  if (!when_knob.is_string || value_it == when_knob.strings.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeclareInert: '", value, "' is not a string candidate of knob '", when, "'"));
+  }
+  InertRule rule;
+  rule.when = when_it->second;
+  rule.choice = value_it - when_knob.strings.begin();
+  int64_t combinations = 1;
+  for (const std::string& name : inert) {
+    auto it = table_->index_by_name.find(name);
+    if (it == table_->index_by_name.end() || it->second == rule.when) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("DeclareInert: '", name, "' is not a knob other than '", when, "'"));
+    }
+    rule.inert.push_back(it->second);
+    combinations *= table_->knobs[it->second]->size;
+    if (combinations > kMaxEquivalent) {
+      return absl::InvalidArgumentError(absl::StrCat("DeclareInert: the knobs inert under ", when,
+                                                     "=", value, " have more than ", kMaxEquivalent,
+                                                     " combinations"));
+    }
+  }
+  auto table = std::make_shared<KnobTable>(*table_);
+  table->inert_rules.push_back(std::move(rule));
+  table_ = std::move(table);
+  return absl::OkStatus();
+}
+
+std::vector<int64_t> ConfigSpace::EquivalentIndices(int64_t index) const {
+  TF_CHECK(index >= 0 && index < table_->size);
+  std::vector<int64_t> stride(table_->knobs.size());
+  std::vector<int64_t> choice(table_->knobs.size());
+  int64_t s = 1, rest = index;
+  for (size_t k = 0; k < table_->knobs.size(); ++k) {  // first knob = least significant
+    stride[k] = s;
+    s *= table_->knobs[k]->size;
+    choice[k] = rest % table_->knobs[k]->size;
+    rest /= table_->knobs[k]->size;
+  }
+  // The knobs inert under every rule that holds, as a mixed-radix counter.
+  std::vector<int> inert;
+  for (const InertRule& rule : table_->inert_rules) {
+    if (choice[rule.when] != rule.choice) continue;
+    for (int k : rule.inert) {
+      if (std::find(inert.begin(), inert.end(), k) == inert.end()) inert.push_back(k);
+    }
+  }
+  std::vector<int64_t> out = {index};
+  if (inert.empty()) return out;
+  int64_t base = index;
+  for (int k : inert) base -= choice[k] * stride[k];
+  std::vector<int64_t> digit(inert.size(), 0);
+  for (;;) {
+    int64_t at = base;
+    for (size_t d = 0; d < inert.size(); ++d) at += digit[d] * stride[inert[d]];
+    if (at != index) out.push_back(at);
+    size_t d = 0;
+    while (d < inert.size() && ++digit[d] == table_->knobs[inert[d]]->size) digit[d++] = 0;
+    if (d == inert.size()) break;
+    if (static_cast<int64_t>(out.size()) > kMaxEquivalent) break;  // several rules at once
+  }
+  return out;
 }
 
 std::string ConfigSpace::Describe() const {

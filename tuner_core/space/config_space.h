@@ -169,6 +169,21 @@ class ConfigSpace {
   [[nodiscard]] absl::Status DefineAnnotate(const std::string& name, int num_axes,
                                             const std::string& policy);
 
+  // Declares that while knob `when` has the value `value` (one of its string
+  // candidates), the knobs `inert` do not change what the template builds
+  // (it ignores them): configs that differ only in those knobs are one
+  // kernel, and a search measures one of them (EquivalentIndices). All
+  // knobs must be defined already; InvalidArgument naming the unknown knob
+  // or value, or when the inert knobs have more than kMaxEquivalent
+  // combinations. Records of any of the equivalent configs stay valid.
+  [[nodiscard]] absl::Status DeclareInert(const std::string& when, const std::string& value,
+                                          const std::vector<std::string>& inert);
+  static constexpr int64_t kMaxEquivalent = 1 << 16;
+  // The indices of the configs that build the same kernel as `index`'s (by
+  // the DeclareInert rules), `index` first; just {index} when no rule
+  // applies. `index` must be inside the space.
+  std::vector<int64_t> EquivalentIndices(int64_t index) const;
+
   // Number of configs: the product of the knob sizes (1 with no knobs).
   int64_t size() const;
   int num_knobs() const;

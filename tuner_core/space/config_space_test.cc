@@ -91,6 +91,30 @@ TEST(ConfigSpaceTest, AddedKnobReadsAsItsFirstChoiceWhenAConfigOmitsIt) {
   EXPECT_FALSE(after.FromJson({{"entity", {{"a", "ot", 3}, {"distance", "ot", 4}}}}).ok());
 }
 
+TEST(ConfigSpaceTest, InertKnobsMakeEquivalentConfigs) {
+  ConfigSpace space;
+  ASSERT_TRUE(space.DefineKnob("block", {16, 32, 64}).ok());       // stride 1
+  ASSERT_TRUE(space.DefineKnob("kernel", {"tiled", "dot"}).ok());  // stride 3
+  ASSERT_TRUE(space.DefineKnob("unroll", {1, 2}).ok());            // stride 6
+  ASSERT_TRUE(space.DeclareInert("kernel", "dot", {"block"}).ok());
+  // "tiled" uses every knob: each config is its own kernel.
+  EXPECT_THAT(space.EquivalentIndices(7), testing::ElementsAre(7));  // block 32, tiled, unroll 2
+  // "dot" ignores block: the three blocks are one kernel, the index asked first.
+  EXPECT_THAT(space.EquivalentIndices(10), testing::ElementsAre(10, 9, 11));
+  EXPECT_THAT(space.EquivalentIndices(3), testing::ElementsAre(3, 4, 5));
+  // Unknown knobs or values are named.
+  auto bad = space.DeclareInert("kernel", "gemv", {"block"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("'gemv' is not a string candidate of knob 'kernel'"),
+            std::string::npos)
+      << bad;
+  bad = space.DeclareInert("kernel", "dot", {"tile"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("'tile' is not a knob"), std::string::npos) << bad;
+  EXPECT_FALSE(space.DeclareInert("kernel", "dot", {"kernel"}).ok());
+  EXPECT_FALSE(space.DeclareInert("unroll", "2", {"block"}).ok());  // an int knob
+}
+
 TEST(ConfigSpaceTest, SplitPower2Of100HasSevenChoices) {
   ConfigSpace space;
   SplitOptions options;

@@ -35,10 +35,19 @@ struct Knob {
   std::vector<std::vector<std::string>> annotations;  // kAnnotate
 };
 
+// ConfigSpace::DeclareInert: while knob `when` has choice `choice`, the
+// knobs `inert` (indices into KnobTable::knobs) do not change the kernel.
+struct InertRule {
+  int when = 0;
+  int64_t choice = 0;
+  std::vector<int> inert;
+};
+
 struct KnobTable {
   std::vector<std::shared_ptr<const Knob>> knobs;
   absl::flat_hash_map<std::string, int> index_by_name;
   int64_t size = 1;  // product of the knob sizes
+  std::vector<InertRule> inert_rules;
 };
 
 // The table of a space with no knobs.

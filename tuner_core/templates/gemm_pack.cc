@@ -428,7 +428,11 @@ int64_t PackedBElements(const Params& p) { return p.batch * CeilDiv(p.N, p.NR) *
   if (b_is_nk) {
     TF_RETURN_IF_ERROR(space->DefineKnob("kernel", std::vector<std::string>{"panel", "dot"}));
   }
-  return DefinePrefetchKnobs(space);
+  TF_RETURN_IF_ERROR(DefinePrefetchKnobs(space));
+  if (!b_is_nk) return absl::OkStatus();
+  // The dot kernel packs nothing, blocks no k and prefetches nothing.
+  return space->DeclareInert("kernel", "dot",
+                             {"kc", "pack_a", "pack_b", "prefetch_b", "prefetch_c"});
 }
 
 [[nodiscard]] absl::StatusOr<PackedGemmKernel> BuildDenseGemm(const GemmShape& shape,

@@ -37,7 +37,8 @@
 //             product along k: an mr x nr_vecs tile of (A row, B row) pairs
 //             held as vectors of k, reduced across lanes at the end (the
 //             small-M and matrix-vector path: B streamed once, both threads
-//             splitting N)
+//             splitting N); kc, pack_a, pack_b and the prefetch knobs are
+//             inert for it (ConfigSpace::DeclareInert: searched once)
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_
 

@@ -38,6 +38,24 @@ std::vector<int64_t> Drain(RandomTuner& tuner, int batch_size, int64_t max_confi
   return seen;
 }
 
+TEST(RandomTunerTest, ProposesOneConfigOfEachSetOfEquivalentOnes) {
+  ConfigSpace space;  // 3 blocks x 2 kernels x 2 unrolls; "dot" ignores the block
+  ASSERT_TRUE(space.DefineKnob("block", {16, 32, 64}).ok());
+  ASSERT_TRUE(space.DefineKnob("kernel", {"tiled", "dot"}).ok());
+  ASSERT_TRUE(space.DefineKnob("unroll", {1, 2}).ok());
+  ASSERT_TRUE(space.DeclareInert("kernel", "dot", {"block"}).ok());
+  RandomTuner tuner(space, /*seed=*/7);
+  const std::vector<int64_t> seen = Drain(tuner, 4, 100);
+  // 6 tiled kernels and 2 dot kernels (one per unroll), each proposed once.
+  EXPECT_EQ(seen.size(), 8u);
+  std::set<std::pair<std::string, int64_t>> dot_kernels;
+  for (int64_t index : seen) {
+    const Config config = *space.Get(index);
+    if (*config.GetString("kernel") == "dot") dot_kernels.insert({"dot", *config.GetInt("unroll")});
+  }
+  EXPECT_EQ(dot_kernels.size(), 2u);
+}
+
 TEST(RandomTunerTest, CoversASmallSpaceExactlyOnceThenStops) {
   RandomTuner tuner(SmallSpace(), /*seed=*/7);
   std::vector<int64_t> seen = Drain(tuner, 4, 1000);

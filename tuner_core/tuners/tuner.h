@@ -103,8 +103,10 @@ class Tuner {
   // Trials measured by all Tune() calls so far.
   int64_t trials_done() const { return best_.results_seen(); }
 
-  // Never propose this config index (e.g. it was measured in an earlier run
-  // whose records were loaded). Indices outside the space are ignored.
+  // Never propose this config index, nor any config the space declares
+  // equivalent to it (ConfigSpace::EquivalentIndices), e.g. it was measured
+  // in an earlier run whose records were loaded. Indices outside the space
+  // are ignored.
   void MarkVisited(int64_t index);
   // Whether this config index was proposed or marked visited.
   bool IsVisited(int64_t index) const { return visited_.contains(index); }
