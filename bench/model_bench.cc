@@ -26,11 +26,10 @@
 // "best of N noisy measurements" out of the comparison; both are reported.
 // Per suite and thread count: geomean and min of the ratios, the latency
 // summed over the model's layers (a task's time times its layer count), and
-// where the tuning time went (build, measure, model, the rest). Every figure
-// is also a share of the machine's fp32 FMA peak (cpu_fma_peak, run before
-// each suite/thread-count run's tasks and again after them, both reported),
-// geomeans per run. A note says when other processes used the CPU around a
-// run. --isa avx2: the AVX2 path, everything alike (bench::ChooseIsa).
+// where the tuning time went. Every figure is also a share of the fp32 FMA
+// peak (cpu_fma_peak, before and after each run) counting only the FMAs that
+// read the input, not a conv's zero padding (BenchTask::UsefulShare). A note
+// says when other processes used the CPU. --isa avx2: bench::ChooseIsa.
 #include <unistd.h>
 
 #include <algorithm>
@@ -297,9 +296,8 @@ int Main() {
         std::printf("%s FMA peak not measured (%s): no %%peak figures\n", prefix.c_str(),
                     peak.json.dump().c_str());
       }
-      auto peak_text = [&](double gflops) {
-        return peak.gflops > 0 ? absl::StrFormat(" (%.1f%% peak)", 100 * gflops / peak.gflops)
-                               : std::string();
+      auto peak_text = [&](double fraction) {
+        return peak.gflops > 0 ? absl::StrFormat(" (%.1f%% peak)", 100 * fraction) : std::string();
       };
       Json run = {{"suite", suite.name},
                   {"model", suite.model},
@@ -396,21 +394,25 @@ int Main() {
                 .count();
 
         const double tuned_gflops = summary->best_gflops;
+        // Of the peak: the FMAs that read the input (BenchTask::UsefulShare).
+        auto share = [&](double gflops) { return FractionOfPeak(gflops * t.UsefulShare(), peak); };
         const double ref_gflops = ref.seconds > 0 ? t.flops / ref.seconds / 1e9 : 0;
         const double remeasured_gflops =
             remeasured_seconds > 0 ? t.flops / remeasured_seconds / 1e9 : 0;
-        std::string line = absl::StrFormat("%s task %d/%d %s tuned %.1f GFLOPS%s", prefix, i + 1,
-                                           total, t.label, tuned_gflops, peak_text(tuned_gflops));
+        std::string line =
+            absl::StrFormat("%s task %d/%d %s tuned %.1f GFLOPS%s", prefix, i + 1, total, t.label,
+                            tuned_gflops, peak_text(share(tuned_gflops)));
         task_json["fma_peak_gflops"] = peak.gflops;
         task_json["fma_peak_isa"] = peak.isa;
-        task_json["fraction_of_fma_peak"] = FractionOfPeak(tuned_gflops, peak);
-        tuned_fractions.push_back(FractionOfPeak(tuned_gflops, peak));
+        task_json["useful_flops_share"] = t.UsefulShare();  // what the peak shares count
+        task_json["fraction_of_fma_peak"] = share(tuned_gflops);
+        tuned_fractions.push_back(share(tuned_gflops));
         if (ref.seconds > 0) {
           const double ratio = tuned_gflops / ref_gflops;
           absl::StrAppendFormat(&line, " | %s %.1f GFLOPS%s (%s) | %.2fx", suite.reference,
-                                ref_gflops, peak_text(ref_gflops), ref.detail, ratio);
-          reference_fractions.push_back(FractionOfPeak(ref_gflops, peak));
-          compared_flops += t.flops * t.num_layers;
+                                ref_gflops, peak_text(share(ref_gflops)), ref.detail, ratio);
+          reference_fractions.push_back(share(ref_gflops));
+          compared_flops += t.flops * t.UsefulShare() * t.num_layers;  // for the peak share
           ratios.push_back(ratio);
           ratio_indices.push_back(i + 1);
           ratio_labels.push_back(t.label);
@@ -424,8 +426,8 @@ int Main() {
         if (absl::GetFlag(FLAGS_remeasure)) {
           if (remeasured_seconds > 0) {
             absl::StrAppendFormat(&line, " | re-measured %.1f GFLOPS%s", remeasured_gflops,
-                                  peak_text(remeasured_gflops));
-            remeasured_fractions.push_back(FractionOfPeak(remeasured_gflops, peak));
+                                  peak_text(share(remeasured_gflops)));
+            remeasured_fractions.push_back(share(remeasured_gflops));
             if (ref.seconds > 0) {
               const double ratio = remeasured_gflops / ref_gflops;
               absl::StrAppendFormat(&line, " %.2fx", ratio);
@@ -450,17 +452,15 @@ int Main() {
         task_json["tuned_seconds"] = summary->best_cost_seconds;
         task_json["best_config"] = summary->best_config;
         if (absl::GetFlag(FLAGS_remeasure)) {
-          task_json["remeasured"] =
-              remeasured_seconds > 0
-                  ? Json{{"seconds", remeasured_seconds},
-                         {"gflops", remeasured_gflops},
-                         {"fraction_of_fma_peak", FractionOfPeak(remeasured_gflops, peak)}}
-                  : Json{{"error", remeasure_error}};
+          task_json["remeasured"] = remeasured_seconds > 0
+                                        ? Json{{"seconds", remeasured_seconds},
+                                               {"gflops", remeasured_gflops},
+                                               {"fraction_of_fma_peak", share(remeasured_gflops)}}
+                                        : Json{{"error", remeasure_error}};
         }
         task_json["reference"] = ref.json;
         task_json["reference"]["name"] = suite.reference;
-        if (ref.seconds > 0)
-          task_json["reference"]["fraction_of_fma_peak"] = FractionOfPeak(ref_gflops, peak);
+        if (ref.seconds > 0) task_json["reference"]["fraction_of_fma_peak"] = share(ref_gflops);
         const LocalTimings& lt = summary->timings;
         task_json["tuning_time"] = {
             {"wall_seconds", summary->wall_seconds},

@@ -59,6 +59,25 @@ std::string ConvLabel(const BenchTask& t) {
   return label + ")";
 }
 
+namespace {
+
+// The share of one spatial axis's taps (output position x kernel tap) that
+// read inside the input rather than its padding.
+double InsideShare(int64_t in, int64_t taps, int64_t stride, int64_t pad, int64_t pad_end,
+                   int64_t dilation) {
+  const int64_t out = (in + pad + pad_end - dilation * (taps - 1) - 1) / stride + 1;
+  int64_t inside = 0;
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t x = o * stride - pad + t * dilation;
+      inside += x >= 0 && x < in;
+    }
+  }
+  return out > 0 && taps > 0 ? static_cast<double>(inside) / static_cast<double>(out * taps) : 1.0;
+}
+
+}  // namespace
+
 [[nodiscard]] absl::StatusOr<Suite> ModelSuite(const std::string& name, const std::string& model,
                                                const std::string& workload,
                                                const std::string& layout) {
@@ -82,6 +101,12 @@ std::string ConvLabel(const BenchTask& t) {
     b.num_layers = t.num_layers;
     b.flops = t.flops;
     b.flops_share = t.flops_share;
+    const Json& a = b.args;
+    b.useful_flops = b.flops *
+                     InsideShare(Arg(a, "H"), Arg(a, "R"), Arg(a, "stride_h"), Arg(a, "pad_top"),
+                                 Arg(a, "pad_bottom"), Arg(a, "dil_h")) *
+                     InsideShare(Arg(a, "W"), Arg(a, "S"), Arg(a, "stride_w"), Arg(a, "pad_left"),
+                                 Arg(a, "pad_right"), Arg(a, "dil_w"));
     b.label = ConvLabel(b);
     suite.tasks.push_back(std::move(b));
   }

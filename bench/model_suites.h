@@ -22,6 +22,14 @@ struct BenchTask {
   double flops = 0;        // of one layer
   double flops_share = 0;  // of the model's listed layers (0 when not from a model)
   std::string label;       // short description for the printed line
+  // FLOPs of the multiply-adds that read the input, not a zero of a conv's
+  // padding (kernels skip those taps, so only these meet the FMA peak);
+  // 0 when it is `flops`.
+  double useful_flops = 0;
+  // useful_flops / flops (1 without padding): GFLOPS (counted the model
+  // zoo's way, padding taps included) times this, over the FMA peak, is the
+  // share of the peak a kernel reaches.
+  double UsefulShare() const { return useful_flops > 0 && flops > 0 ? useful_flops / flops : 1.0; }
 };
 
 struct Suite {
