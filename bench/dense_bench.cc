@@ -6,10 +6,11 @@
 //
 // Method: after tuning, the best config is re-measured `rounds` times
 // interleaved with the references, each in a separate process, so all see
-// the same machine state; medians are compared. Each of those measurements
-// times the kernel as the references time themselves (bench/gemm_timing.h):
-// `remeasure_repeat` (5) repeats of at least min_repeat_ms = 200 in one
-// fresh process, their median.
+// the same machine state; medians are compared. Each of those measurements,
+// ours and every reference's alike, is the median of `remeasure_repeat` (5)
+// rounds of at least 0.2 s after a warm-up, in one fresh process (ours: the
+// time evaluator's repeats with min_repeat_ms = 200; the references:
+// bench/gemm_timing.h with that many rounds).
 // OpenBLAS is run as Debian ships it (its own CPU detection) and with
 // OPENBLAS_CORETYPE set to the kernel family this CPU supports (its
 // detection does not know every CPU model); oneDNN as dnnl_sgemm (weights
@@ -49,8 +50,8 @@ ABSL_FLAG(uint64_t, seed, 1, "tuner seed");
 ABSL_FLAG(bool, openblas, true, "measure the OpenBLAS reference");
 ABSL_FLAG(int32_t, remeasure_number, 1, "time evaluator number for the re-measurement");
 ABSL_FLAG(int32_t, remeasure_repeat, 5,
-          "time evaluator repeats per re-measurement; the figure is their median, as the "
-          "references take the median of their 5 rounds");
+          "rounds per re-measurement, ours (time evaluator repeats) and each reference's "
+          "alike; the figure is their median");
 ABSL_FLAG(int32_t, remeasure_min_repeat_ms, 200,
           "time evaluator min_repeat_ms for the re-measurement");
 ABSL_FLAG(std::string, template_name, "", "dense template to tune (empty: the default)");
@@ -97,7 +98,8 @@ int64_t TrialsToReach(const std::string& log, double fraction) {
 // One oneDNN round (mode "sgemm" or "packed") in its own process.
 nlohmann::json RunOneDnn(const std::string& mode, int64_t m, int64_t n, int64_t k, int threads) {
   return bench::RunJsonCommand(absl::StrCat(bench::ExeDir(), "/onednn_sgemm ", m, " ", n, " ", k,
-                                            " ", threads, " 1 NK ", mode));
+                                            " ", threads, " ",
+                                            absl::GetFlag(FLAGS_remeasure_repeat), " NK ", mode));
 }
 
 // One OpenBLAS round in its own process; returns its JSON.
@@ -105,7 +107,8 @@ nlohmann::json RunOpenBlas(const std::string& coretype, int64_t m, int64_t n, in
                            int threads) {
   return bench::RunJsonCommand(
       absl::StrCat(coretype.empty() ? "" : absl::StrCat("OPENBLAS_CORETYPE=", coretype, " "),
-                   bench::ExeDir(), "/openblas_sgemm ", m, " ", n, " ", k, " ", threads, " 1 NK"));
+                   bench::ExeDir(), "/openblas_sgemm ", m, " ", n, " ", k, " ", threads, " ",
+                   absl::GetFlag(FLAGS_remeasure_repeat), " NK"));
 }
 
 int Main() {

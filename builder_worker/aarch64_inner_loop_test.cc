@@ -58,7 +58,7 @@ constexpr int kNeonRegisters = 32;
 struct Insn {
   uint64_t address = 0;
   bool is_fmla_4s = false;   // fmla vD.4s, vN.4s, vM.4s or vM.s[i]
-  bool is_prefetch = false;  // prfm (not counted as a load)
+  bool is_prefetch = false;  // prfm/prfum (not counted as a load)
   bool loads = false;
   bool stores = false;
   bool uses_sp = false;  // a memory operation with sp among its operands
@@ -153,7 +153,7 @@ class Aarch64Disassembler {
     const llvm::StringRef name = instr_info_->getName(inst.getOpcode());
     insn.is_fmla_4s = name == "FMLAv4f32" || name == "FMLAv4i32_indexed";
     const llvm::MCInstrDesc& desc = instr_info_->get(inst.getOpcode());
-    insn.is_prefetch = name.starts_with("PRFM");
+    insn.is_prefetch = name.starts_with("PRFM") || name.starts_with("PRFUM");
     insn.loads = desc.mayLoad() && !insn.is_prefetch;
     insn.stores = desc.mayStore();
     if (insn.loads || insn.stores) {

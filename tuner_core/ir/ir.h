@@ -2,8 +2,9 @@
 // features and the code generator consume.
 //
 // A kernel is a LoweredFunc: named tensor arguments plus one statement tree
-// of loops (serial, parallel, vectorized, unrolled), stores, allocations of
-// scratch buffers (heap workspace or stack/registers), conditionals and lets.
+// of loops (serial, parallel, vectorized, unrolled, GPU-bound), stores,
+// allocations of scratch buffers (heap workspace, stack/registers, GPU shared
+// memory), conditionals, lets, GPU barriers and cache prefetches.
 // Expressions are index arithmetic (int64), fp32 arithmetic, comparisons,
 // loads, and the vector forms Ramp/Broadcast that VectorizeLoops introduces.
 //

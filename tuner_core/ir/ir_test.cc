@@ -79,8 +79,8 @@ Stmt EveryKindTree() {
   Expr condition = (EQ(i, 0) || NE(i, 1)) && !(i < 2) && i <= 9;
   Expr value = Select::Make(condition, f, Cast::Make(Type::Float(), all_binary_ints)) + 1.5;
   Stmt vector_store = Store::Make("B", Broadcast::Make(value, 4), Ramp::Make(i * 4, 1, 4));
-  Stmt body = Block::Make(
-      {Store::Make("B", value, i), vector_store, Barrier::Make(), Prefetch::Make("B", i + 16)});
+  Stmt body = Block::Make({Store::Make("B", value, i), vector_store, Barrier::Make(),
+                           Prefetch::Make("B", i + Cast::Make(Type::Int(), f))});
   return Allocate::Make("S", 16, MemoryScope::kShared,
                         For::Make("i", 0, 8, ForKind::kSerial,
                                   LetStmt::Make("j", i, IfThenElse::Make(condition, body, body))));
@@ -156,7 +156,7 @@ TEST(IRTest, PrinterPrintsEveryKind) {
                             "if (",
                             "} else {",
                             "barrier",
-                            "prefetch B[(i + 16)]",
+                            "prefetch B[(i + int64(A[i]))]",
                             "ramp((i*4), 1, 4)",
                             "x4(",
                             "select(",

@@ -15,8 +15,8 @@ namespace {
 
 using config_space_internal::CheckName;
 using config_space_internal::EmptyTable;
-using config_space_internal::KindWord;
 using config_space_internal::InertRule;
+using config_space_internal::KindWord;
 using config_space_internal::Knob;
 using config_space_internal::KnobTable;
 
@@ -91,6 +91,12 @@ absl::Status ConfigSpace::AddKnob(std::shared_ptr<const Knob> knob) {
   if (table_->index_by_name.contains(knob->name)) {
     return absl::InvalidArgumentError(absl::StrCat("knob '", knob->name, "' is already defined"));
   }
+  // An ordinary knob after an added one would change old records' indices.
+  if (!knob->absent_is_first && !table_->knobs.empty() && table_->knobs.back()->absent_is_first) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("knob '", knob->name, "' comes after knob '", table_->knobs.back()->name,
+                     "', which DefineAddedKnob added: added knobs come last"));
+  }
   TF_CHECK(knob->size >= 1);
   if (table_->size > std::numeric_limits<int64_t>::max() / knob->size) {
     return absl::InvalidArgumentError(absl::StrCat("knob '", knob->name, "' (", knob->size,
@@ -110,8 +116,8 @@ absl::Status ConfigSpace::DefineKnob(const std::string& name, std::vector<int64_
   return AddKnob(std::move(knob));
 }
 
-absl::Status ConfigSpace::DefineAddedKnob(const std::string& name,
-                                          std::vector<int64_t> candidates) {
+[[nodiscard]] absl::Status ConfigSpace::DefineAddedKnob(const std::string& name,
+                                                        std::vector<int64_t> candidates) {
   TF_ASSIGN_OR_RETURN(auto knob, config_space_internal::MakeIntKnob(name, std::move(candidates)));
   auto added = std::make_shared<config_space_internal::Knob>(*knob);
   added->absent_is_first = true;
@@ -185,8 +191,9 @@ absl::StatusOr<Config> ConfigSpace::Get(int64_t index) const {
   return Config(table_, index, std::move(choices));
 }
 
-absl::Status ConfigSpace::DeclareInert(const std::string& when, const std::string& value,
-                                       const std::vector<std::string>& inert) {
+[[nodiscard]] absl::Status ConfigSpace::DeclareInert(const std::string& when,
+                                                     const std::string& value,
+                                                     const std::vector<std::string>& inert) {
   auto when_it = table_->index_by_name.find(when);
   if (when_it == table_->index_by_name.end()) {
     return absl::InvalidArgumentError(absl::StrCat("DeclareInert: no knob '", when, "'"));
@@ -200,19 +207,45 @@ absl::Status ConfigSpace::DeclareInert(const std::string& when, const std::strin
   InertRule rule;
   rule.when = when_it->second;
   rule.choice = value_it - when_knob.strings.begin();
-  int64_t combinations = 1;
+  // Rules may not chain (a rule's condition inert under another, or the
+  // reverse): equivalence would then join kernels that differ.
+  std::vector<int> all_inert;  // of every rule, this one included
+  for (const InertRule& other : table_->inert_rules) {
+    all_inert.insert(all_inert.end(), other.inert.begin(), other.inert.end());
+  }
+  if (std::find(all_inert.begin(), all_inert.end(), rule.when) != all_inert.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "DeclareInert: knob '", when, "' is itself inert under another rule; rules may not chain"));
+  }
   for (const std::string& name : inert) {
     auto it = table_->index_by_name.find(name);
     if (it == table_->index_by_name.end() || it->second == rule.when) {
       return absl::InvalidArgumentError(
           absl::StrCat("DeclareInert: '", name, "' is not a knob other than '", when, "'"));
     }
-    rule.inert.push_back(it->second);
-    combinations *= table_->knobs[it->second]->size;
+    for (const InertRule& other : table_->inert_rules) {
+      if (other.when == it->second) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "DeclareInert: knob '", name, "' is another rule's condition; rules may not chain"));
+      }
+    }
+    if (std::find(rule.inert.begin(), rule.inert.end(), it->second) == rule.inert.end()) {
+      rule.inert.push_back(it->second);
+      all_inert.push_back(it->second);
+    }
+  }
+  // Any set of rules may hold at once: bound the union of their knobs.
+  std::sort(all_inert.begin(), all_inert.end());
+  all_inert.erase(std::unique(all_inert.begin(), all_inert.end()), all_inert.end());
+  int64_t combinations = 1;
+  for (int k : all_inert) {
+    combinations *= table_->knobs[k]->size;
     if (combinations > kMaxEquivalent) {
       return absl::InvalidArgumentError(absl::StrCat("DeclareInert: the knobs inert under ", when,
-                                                     "=", value, " have more than ", kMaxEquivalent,
-                                                     " combinations"));
+                                                     "=", value,
+                                                     " and the other rules have more "
+                                                     "than ",
+                                                     kMaxEquivalent, " combinations"));
     }
   }
   auto table = std::make_shared<KnobTable>(*table_);
@@ -252,9 +285,14 @@ std::vector<int64_t> ConfigSpace::EquivalentIndices(int64_t index) const {
     size_t d = 0;
     while (d < inert.size() && ++digit[d] == table_->knobs[inert[d]]->size) digit[d++] = 0;
     if (d == inert.size()) break;
-    if (static_cast<int64_t>(out.size()) > kMaxEquivalent) break;  // several rules at once
   }
+  TF_CHECK(static_cast<int64_t>(out.size()) <= kMaxEquivalent);  // DeclareInert's bound
   return out;
+}
+
+int64_t ConfigSpace::CanonicalIndex(int64_t index) const {
+  const std::vector<int64_t> same = EquivalentIndices(index);
+  return *std::min_element(same.begin(), same.end());
 }
 
 std::string ConfigSpace::Describe() const {

@@ -136,8 +136,9 @@ class ConfigSpace {
   // A knob added to a template after records of its space were written: as
   // DefineKnob, but a config JSON that omits it (a record from before the
   // knob existed) reads as its first choice, which must therefore be what
-  // the template did without the knob. Define such knobs after every other
-  // one, so that the first choice leaves old records' indices unchanged.
+  // the template did without the knob. Such knobs come after every other
+  // one (an ordinary knob after one is InvalidArgument), so that the first
+  // choice leaves old records' indices unchanged.
   [[nodiscard]] absl::Status DefineAddedKnob(const std::string& name,
                                              std::vector<int64_t> candidates);
   // Let braced lists pick the right overload: DefineKnob("mr", {4, 6, 8}),
@@ -174,8 +175,10 @@ class ConfigSpace {
   // (it ignores them): configs that differ only in those knobs are one
   // kernel, and a search measures one of them (EquivalentIndices). All
   // knobs must be defined already; InvalidArgument naming the unknown knob
-  // or value, or when the inert knobs have more than kMaxEquivalent
-  // combinations. Records of any of the equivalent configs stay valid.
+  // or value, for rules that chain (`when` inert under another rule, or an
+  // inert knob another rule's condition), or when the inert knobs of all
+  // rules have more than kMaxEquivalent combinations. Records of any of the
+  // equivalent configs stay valid.
   [[nodiscard]] absl::Status DeclareInert(const std::string& when, const std::string& value,
                                           const std::vector<std::string>& inert);
   static constexpr int64_t kMaxEquivalent = 1 << 16;
@@ -183,6 +186,8 @@ class ConfigSpace {
   // the DeclareInert rules), `index` first; just {index} when no rule
   // applies. `index` must be inside the space.
   std::vector<int64_t> EquivalentIndices(int64_t index) const;
+  // The smallest of EquivalentIndices(index): one name for the kernel.
+  int64_t CanonicalIndex(int64_t index) const;
 
   // Number of configs: the product of the knob sizes (1 with no knobs).
   int64_t size() const;

@@ -89,6 +89,11 @@ TEST(ConfigSpaceTest, AddedKnobReadsAsItsFirstChoiceWhenAConfigOmitsIt) {
       << missing.status();
   // A value outside its candidates is refused as for any knob.
   EXPECT_FALSE(after.FromJson({{"entity", {{"a", "ot", 3}, {"distance", "ot", 4}}}}).ok());
+  // Added knobs come last: an ordinary one after them would move old indices.
+  auto late = after.DefineKnob("b", {1, 2});
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.message().find("added knobs come last"), std::string::npos) << late;
+  EXPECT_TRUE(after.DefineAddedKnob("other", {0, 1}).ok());
 }
 
 TEST(ConfigSpaceTest, InertKnobsMakeEquivalentConfigs) {
@@ -113,6 +118,41 @@ TEST(ConfigSpaceTest, InertKnobsMakeEquivalentConfigs) {
   EXPECT_NE(bad.message().find("'tile' is not a knob"), std::string::npos) << bad;
   EXPECT_FALSE(space.DeclareInert("kernel", "dot", {"kernel"}).ok());
   EXPECT_FALSE(space.DeclareInert("unroll", "2", {"block"}).ok());  // an int knob
+}
+
+TEST(ConfigSpaceTest, InertRulesCombineButMayNotChain) {
+  ConfigSpace space;
+  ASSERT_TRUE(space.DefineKnob("block", {16, 32}).ok());           // stride 1
+  ASSERT_TRUE(space.DefineKnob("kernel", {"tiled", "dot"}).ok());  // stride 2
+  ASSERT_TRUE(space.DefineKnob("pack", {"yes", "no"}).ok());       // stride 4
+  ASSERT_TRUE(space.DefineKnob("unroll", {1, 2}).ok());            // stride 8
+  ASSERT_TRUE(space.DeclareInert("kernel", "dot", {"block"}).ok());
+  ASSERT_TRUE(space.DeclareInert("pack", "no", {"unroll"}).ok());
+  // Both rules hold for (block 32, dot, no, unroll 2) = 1 + 2 + 4 + 8 = 15:
+  // four configs; one holds for (block 32, dot, yes, unroll 2) = 11: two.
+  EXPECT_THAT(space.EquivalentIndices(15), testing::UnorderedElementsAre(15, 14, 7, 6));
+  EXPECT_EQ(space.CanonicalIndex(15), 6);
+  EXPECT_THAT(space.EquivalentIndices(11), testing::UnorderedElementsAre(11, 10));
+  // A rule's condition may not be inert under another, nor the reverse.
+  auto chained = space.DeclareInert("kernel", "tiled", {"pack"});
+  ASSERT_FALSE(chained.ok());
+  EXPECT_NE(chained.message().find("another rule's condition"), std::string::npos) << chained;
+  ConfigSpace other = space;
+  ASSERT_TRUE(other.DefineKnob("mode", {"a", "b"}).ok());
+  chained = other.DeclareInert("mode", "a", {"kernel"});
+  ASSERT_FALSE(chained.ok());
+  // Too many equivalent configs over all rules.
+  ConfigSpace big;
+  std::vector<int64_t> choices(300);
+  for (int i = 0; i < 300; ++i) choices[i] = i;
+  ASSERT_TRUE(big.DefineKnob("x", choices).ok());
+  ASSERT_TRUE(big.DefineKnob("y", choices).ok());
+  ASSERT_TRUE(big.DefineKnob("kernel", {"a", "b"}).ok());
+  ASSERT_TRUE(big.DefineKnob("mode", {"c", "d"}).ok());
+  ASSERT_TRUE(big.DeclareInert("kernel", "a", {"x"}).ok());
+  auto cap = big.DeclareInert("mode", "c", {"y"});  // 300 x 300 > 2^16 together
+  ASSERT_FALSE(cap.ok());
+  EXPECT_NE(cap.message().find("combinations"), std::string::npos) << cap;
 }
 
 TEST(ConfigSpaceTest, SplitPower2Of100HasSevenChoices) {

@@ -141,11 +141,14 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
                 [&](Expr line) { return Prefetch::Make(buffer, index + line * kFloatsPerLine); });
   };
   const int64_t lines_per_row = CeilDiv(p.NR, kFloatsPerLine);
-  // The C tile's rows, fetched while the k loop runs.
+  // The C tile's rows, fetched as the tile starts, in cache by its final
+  // store. A row starts on a line boundary only when N and NR are multiples
+  // of a line; otherwise it spans one line more.
   Stmt prefetch_c;
   if (p.prefetch_c) {
+    const bool aligned = p.N % kFloatsPerLine == 0 && p.NR % kFloatsPerLine == 0;
     prefetch_c = Loop("pci", p.MR, ForKind::kUnrolled, [&](Expr i) {
-      return prefetch_lines("pcl", "C", c_index(i, 0), lines_per_row);
+      return prefetch_lines("pcl", "C", c_index(i, 0), lines_per_row + (aligned ? 0 : 1));
     });
   }
 
@@ -179,7 +182,7 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
                      step(k0 + (klen / p.unroll_k) * p.unroll_k + kt, "_t"));
   }
   return Allocate::Make("acc", p.MR * p.NR, MemoryScope::kStack,
-                        Block::Make({init, prefetch_c, main_loop, tail, store_c}));
+                        Block::Make({prefetch_c, init, main_loop, tail, store_c}));
 }
 
 Stmt Compute(const Params& p) {

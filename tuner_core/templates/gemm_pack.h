@@ -19,8 +19,8 @@
 //   prefetch_b  software prefetch of the packed B panel this many k steps
 //             ahead (0, 8, 16 or 32) of the FMAs, one PREFETCHT0 per cache line a k step
 //             consumes (0: none, the hardware prefetcher alone)
-//   prefetch_c  prefetch the C tile's lines before its k loop (0/1), so the
-//             tile's final store (and the load of a later K block) hits
+//   prefetch_c  prefetch the C tile's lines as the tile starts (0/1), so
+//             they are in cache by the tile's final store
 //   (the two prefetch knobs come last and read as 0 from records written
 //   before they existed: ConfigSpace::DefineAddedKnob)
 // Sizes that do not divide the tiles are handled by zero-padded panels and

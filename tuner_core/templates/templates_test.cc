@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -214,6 +215,35 @@ TEST(TemplatesTest, DenseGemmDotKernelPacksNothingAndSplitsN) {
   EXPECT_NE(text.find("allocate acc[float32 * 32] in stack"), std::string::npos) << text;
   EXPECT_NE(text.find("parallel for (blk, 0, 512)"), std::string::npos) << text;
   EXPECT_NE(text.find("vectorized for"), std::string::npos);
+}
+
+TEST(TemplatesTest, DenseGemmDotConfigsThatDifferOnlyInInertKnobsAreOneKernel) {
+  auto task = Task::Make("dense_gemm.x86", "dense", {{"M", 1}, {"N", 4096}, {"K", 4096}}, "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  nlohmann::json other = DenseGemmConfig(1, "call", "dot");
+  other["entity"][3][2] = 1024;  // kc
+  other["entity"][7][2] = 1;     // pack_a
+  other["entity"].push_back({"prefetch_b", "ot", 16});
+  other["entity"].push_back({"prefetch_c", "ot", 1});
+  auto a = (*task)->space().FromJson(DenseGemmConfig(1, "once", "dot"));
+  auto b = (*task)->space().FromJson(other);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_NE(a->index(), b->index());
+  auto fa = (*task)->tmpl().Instantiate((*task)->workload(), *a);
+  auto fb = (*task)->tmpl().Instantiate((*task)->workload(), *b);
+  ASSERT_TRUE(fa.ok() && fb.ok());
+  // The same kernel, so the space declares them equivalent...
+  EXPECT_EQ(ir::ToString(fa->body), ir::ToString(fb->body));
+  EXPECT_TRUE(fa->staged.empty() && fb->staged.empty());
+  EXPECT_FALSE(fa->prepare.defined() || fb->prepare.defined());
+  const std::vector<int64_t> same = (*task)->space().EquivalentIndices(a->index());
+  EXPECT_NE(std::find(same.begin(), same.end(), b->index()), same.end());
+  EXPECT_EQ(same.size(),
+            8u * 2 * 2 * 4 * 2);  // kc (8 up to 2048), pack_a, pack_b, prefetch_b, prefetch_c
+  // ...while the panel kernel uses every knob.
+  auto panel = (*task)->space().FromJson(DenseGemmConfig(1, "once", "panel"));
+  ASSERT_TRUE(panel.ok());
+  EXPECT_EQ((*task)->space().EquivalentIndices(panel->index()).size(), 1u);
 }
 
 TEST(TemplatesTest, DenseGemmSpaceOffersTheDotKernelOnlyForNK) {

@@ -35,8 +35,8 @@ std::vector<Config> GivenTuner::NextBatch(int batch_size) {
   std::vector<Config> batch;
   while (static_cast<int>(batch.size()) < batch_size && next_ < indices_.size()) {
     const int64_t index = indices_[next_++];
-    if (IsVisited(index)) continue;  // also a repeated index
-    batch.push_back(Propose(index));
+    if (IsVisited(index)) continue;        // also a repeated index
+    batch.push_back(ProposeExact(index));  // equivalent configs too, if given
   }
   return batch;
 }

@@ -48,12 +48,14 @@ TEST(RandomTunerTest, ProposesOneConfigOfEachSetOfEquivalentOnes) {
   const std::vector<int64_t> seen = Drain(tuner, 4, 100);
   // 6 tiled kernels and 2 dot kernels (one per unroll), each proposed once.
   EXPECT_EQ(seen.size(), 8u);
-  std::set<std::pair<std::string, int64_t>> dot_kernels;
+  EXPECT_EQ(std::set<int64_t>(seen.begin(), seen.end()).size(), seen.size());
+  std::vector<int64_t> dot_unrolls;
   for (int64_t index : seen) {
     const Config config = *space.Get(index);
-    if (*config.GetString("kernel") == "dot") dot_kernels.insert({"dot", *config.GetInt("unroll")});
+    if (*config.GetString("kernel") == "dot") dot_unrolls.push_back(*config.GetInt("unroll"));
   }
-  EXPECT_EQ(dot_kernels.size(), 2u);
+  std::sort(dot_unrolls.begin(), dot_unrolls.end());
+  EXPECT_EQ(dot_unrolls, (std::vector<int64_t>{1, 2}));
 }
 
 TEST(RandomTunerTest, CoversASmallSpaceExactlyOnceThenStops) {

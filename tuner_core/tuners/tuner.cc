@@ -49,6 +49,13 @@ int64_t Tuner::DrawUnvisited(std::mt19937_64& engine) const {
   return -1;
 }
 
+Config Tuner::ProposeExact(int64_t index) {
+  absl::StatusOr<Config> config = space_.Get(index);
+  TF_CHECK(config.ok());  // callers choose indices inside the space
+  visited_.insert(index);
+  return *std::move(config);
+}
+
 Config Tuner::Propose(int64_t index) {
   absl::StatusOr<Config> config = space_.Get(index);
   TF_CHECK(config.ok());  // callers choose indices inside the space

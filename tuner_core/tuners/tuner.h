@@ -108,7 +108,8 @@ class Tuner {
   // in an earlier run whose records were loaded. Indices outside the space
   // are ignored.
   void MarkVisited(int64_t index);
-  // Whether this config index was proposed or marked visited.
+  // Whether this config index, or one equivalent to it, was proposed or
+  // marked visited (ProposeExact marks the index alone).
   bool IsVisited(int64_t index) const { return visited_.contains(index); }
 
  protected:
@@ -118,6 +119,9 @@ class Tuner {
   // The config at `index` (inside the space), marked visited: how every
   // strategy turns a chosen index into a proposal.
   Config Propose(int64_t index);
+  // The same, marking only `index` visited, not its equivalents: for a
+  // strategy that measures exactly the configs it was given.
+  Config ProposeExact(int64_t index);
   // A random unvisited config index drawn with `engine`: up to 64 uniform
   // draws, then a walk from a random start to the next unvisited index, so
   // it ends however full the space is. -1 when every index is visited.

@@ -347,6 +347,15 @@ absl::StatusOr<std::vector<int64_t>> XgbTuner::Select(const std::vector<int64_t>
       sa_.FindMaximums([this](const std::vector<int64_t>& indices) { return Score(indices); },
                        wanted, [this](int64_t index) { return IsVisited(index); }, engine_));
   timings_.sa_steps += sa_.last_steps();
+  {
+    // Copies of one kernel (ConfigSpace::DeclareInert) score alike: keep one.
+    absl::flat_hash_set<int64_t> kernels;
+    std::vector<int64_t> distinct;
+    for (int64_t index : candidates) {
+      if (kernels.insert(space().CanonicalIndex(index)).second) distinct.push_back(index);
+    }
+    candidates = std::move(distinct);
+  }
   if (diverse) {
     std::vector<float> scores;
     std::vector<std::vector<int64_t>> points;
@@ -441,7 +450,8 @@ void XgbTuner::MergeHistoryPicks() {
   auto has_pick = [&](size_t shape) {
     const std::vector<int64_t>& picks = history_picks_[shape];
     while (next[shape] < picks.size() &&
-           (IsVisited(picks[next[shape]]) || planned.contains(picks[next[shape]]))) {
+           (IsVisited(picks[next[shape]]) ||
+            planned.contains(space().CanonicalIndex(picks[next[shape]])))) {
       ++next[shape];
     }
     return next[shape] < picks.size();
@@ -461,7 +471,7 @@ void XgbTuner::MergeHistoryPicks() {
     credit[static_cast<size_t>(chosen)] -= total;
     const int64_t pick =
         history_picks_[static_cast<size_t>(chosen)][next[static_cast<size_t>(chosen)]];
-    planned.insert(pick);
+    planned.insert(space().CanonicalIndex(pick));
     plan.push_back(pick);
   }
   plan_ = std::move(plan);
