@@ -393,11 +393,11 @@ std::vector<Case> RepresentativeCases() {
       GemmCase("dense_gemm.x86", 4, 4, 8, 1),
       GemmCase("dense_gemm.x86", 16, 2, 14, 1),
       GemmCase("dense_gemm.x86", 4, 4, 4, 2, "dot"),
-      // With software prefetch of B 8 and 16 k steps ahead: one prfm per
-      // line of the 12- or 32-float B row per step.
-      GemmCase("dense_gemm.x86", 4, 3, 8, 2, "panel", 8),
+      // With software prefetch of B 16 k steps ahead: one prfm per line of
+      // the 12- or 32-float B row per step.
+      GemmCase("dense_gemm.x86", 4, 3, 8, 2, "panel", 16),
       GemmCase("dense_gemm.x86", 8, 2, 6, 4, "panel", 16),
-      GemmCase("dense_pack.x86", 4, 4, 6, 1, "panel", 8),
+      GemmCase("dense_pack.x86", 4, 4, 6, 1, "panel", 16),
       GemmCase("dense_pack.x86", 4, 3, 8, 2),
       GemmCase("dense_pack.x86", 4, 4, 6, 1),
       GemmCase("dense_pack.x86", 8, 4, 8, 1),

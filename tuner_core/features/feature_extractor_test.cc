@@ -80,14 +80,14 @@ TEST(FeatureExtractorTest, ConfigsWithDifferentLoopNestsHaveDifferentFeatures) {
             *itervar->Extract(WithKnob(*task, "pack_a", 1)));
   // A prefetch is a touch of its buffer in the loop that issues it.
   EXPECT_NE(*itervar->Extract(WithKnob(*task, "prefetch_b", 0)),
-            *itervar->Extract(WithKnob(*task, "prefetch_b", 8)));
+            *itervar->Extract(WithKnob(*task, "prefetch_b", 16)));
 }
 
 TEST(FeatureExtractorTest, KnobFeaturesAreTheConfigValues) {
   auto task = DenseTask(256, 256, 256);
   auto extractor = FeatureExtractor::Create(FeatureKind::kKnob, *task);
   ASSERT_TRUE(extractor.ok());
-  EXPECT_EQ(extractor->num_features(), 12);  // ten knobs, then prefetch_b and prefetch_c
+  EXPECT_EQ(extractor->num_features(), 11);  // ten knobs, then prefetch_b
   auto row = extractor->Extract(WithKnob(*task, "order", "mn"));
   ASSERT_TRUE(row.ok());
   EXPECT_EQ((*row)[0], 8);  // vec

@@ -16,13 +16,11 @@
 //   pack_a    pack A into panels (1) or read it in place (0)
 //   order     panel loop order inside a block ("nm": B panel outer, A inner)
 //   fuse      order of the fused parallel block loop ("mn" or "nm")
-//   prefetch_b  software prefetch of the packed B panel this many k steps
-//             ahead (0, 8, 16 or 32) of the FMAs, one PREFETCHT0 per cache line a k step
-//             consumes (0: none, the hardware prefetcher alone)
-//   prefetch_c  prefetch the C tile's lines as the tile starts (0/1), so
-//             they are in cache by the tile's final store
-//   (the two prefetch knobs come last and read as 0 from records written
-//   before they existed: ConfigSpace::DefineAddedKnob)
+//   prefetch_b  software prefetch of the packed B panel 16 k steps ahead of
+//             the FMAs, one PREFETCHT0/PRFM per cache line a k step consumes
+//             (0: none, the hardware prefetcher alone); it comes last and
+//             reads as 0 from records written before it existed
+//             (ConfigSpace::DefineAddedKnob)
 // Sizes that do not divide the tiles are handled by zero-padded panels and
 // guarded edge tiles.
 //
@@ -37,8 +35,8 @@
 //             product along k: an mr x nr_vecs tile of (A row, B row) pairs
 //             held as vectors of k, reduced across lanes at the end (the
 //             small-M and matrix-vector path: B streamed once, both threads
-//             splitting N); kc, pack_a, pack_b and the prefetch knobs are
-//             inert for it (ConfigSpace::DeclareInert: searched once)
+//             splitting N); kc, pack_a, pack_b and prefetch_b are inert
+//             for it (ConfigSpace::DeclareInert: searched once)
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_GEMM_PACK_H_
 
@@ -66,8 +64,7 @@ struct GemmPackParams {
   bool b_is_nk;
   int64_t vec, nr_vecs, NR, MR, KC, mc_panels, nc_panels, unroll_k;
   bool pack_a, b_panel_outer, fuse_mn;
-  int64_t prefetch_b = 0;  // k steps ahead; 0: off
-  bool prefetch_c = false;
+  int64_t prefetch_b = 0;    // k steps ahead; 0: off
   bool pack_b_once = false;  // B packed in the untimed prepare stage
   bool dot = false;          // the "dot" kernel: no packing, B read in place
 };
