@@ -466,6 +466,7 @@ TEST(JobRunnerTest, TakeoverAfterATaskUsedUpItsSpaceGoesOnWithTheNext) {
   const int64_t size = first->space().size();
   ASSERT_LT(size, 200000) << "the test replays every config of task 0";
   a.mutable_spec()->set_trials_per_task(size + 10);  // more than task 0 can use
+  a.mutable_spec()->set_n_trial(2 * (size + 10));    // and the job has room for both tasks
   for (int64_t i = 0; i < size; ++i) {
     proto::KnownTrial* t = a.add_trials();
     t->set_trial_id(i);

@@ -177,7 +177,11 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
     // sa_seeds of them are ever used.
     for (const auto& [throughput, i] : ranked) {
       if (static_cast<int>(shape.best.size()) >= options_.sa_seeds) break;
-      if (absl::StatusOr<Config> here = task_.space().FromJson(records[i]->config); here.ok()) {
+      // The record's "index" is its own space's (another shape's knob sizes,
+      // e.g. kc capped at its K): this space recomputes it from the entity.
+      nlohmann::json config = records[i]->config;
+      if (config.is_object()) config.erase("index");
+      if (absl::StatusOr<Config> here = task_.space().FromJson(config); here.ok()) {
         shape.best.push_back(here->index());
       }
     }

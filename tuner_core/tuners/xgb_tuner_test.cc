@@ -18,16 +18,24 @@ std::unique_ptr<Task> DenseTask(int64_t m, int64_t n, int64_t k) {
   return std::move(task).value();
 }
 
-// A synthetic GFLOPS landscape over dense_pack.x86 configs, shaped like the
-// real one: an 8-lane, 2-vector, 6-row register tile with packing wins.
+// A synthetic GFLOPS landscape over the default dense template's configs,
+// shaped like the real one: an 8-lane, 2-vector, 6-row register tile with
+// packing wins.
 double SyntheticGflops(const Config& c) {
   auto get = [&](const char* knob) { return static_cast<double>(*c.GetInt(knob)); };
   double g = 80;
   g *= get("vec") == 8 ? 1.0 : get("vec") == 4 ? 0.45 : 0.05;
   g *= 1.0 / (1.0 + 0.5 * std::abs(get("nr_vecs") - 2));
   g *= 1.0 / (1.0 + 0.15 * std::abs(get("mr") - 6));
-  g *= get("kc") >= 128 ? 1.0 : 0.7;
-  g *= get("pack_a") == 1 ? 1.0 : 0.8;
+  // The dot kernel (dense_gemm.x86, layout NK) ignores kc and pack_a (the
+  // space declares them inert for it): a flat 0.8 instead.
+  const absl::StatusOr<std::string> kernel = c.GetString("kernel");
+  if (kernel.ok() && *kernel == "dot") {
+    g *= 0.8;
+  } else {
+    g *= get("kc") >= 128 ? 1.0 : 0.7;
+    g *= get("pack_a") == 1 ? 1.0 : 0.8;
+  }
   g *= get("unroll_k") >= 2 ? 1.0 : 0.9;
   g *= 1.0 / (1.0 + 0.05 * std::abs(std::log2(get("mc_panels")) - 3));
   return g;
@@ -273,7 +281,8 @@ TEST(XgbTunerTest, HistoryReachesGoodConfigsInFewerTrialsThanCold) {
     for (Record r : HistoryOf(*other, 100, shape)) history.push_back(r);
   }
   int64_t warm_total = 0, cold_total = 0;
-  for (uint64_t seed = 1; seed <= 2; ++seed) {
+  // Four seeds: with two, one unlucky cold start or warm plan decides it.
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
     auto warm = XgbTuner::Create(*task, FastOptions(seed), history);
     auto cold = XgbTuner::Create(*task, FastOptions(seed));
     ASSERT_TRUE(warm.ok() && cold.ok());
@@ -281,7 +290,7 @@ TEST(XgbTunerTest, HistoryReachesGoodConfigsInFewerTrialsThanCold) {
     warm_total += TrialsToReach(**warm, 0.9, 300);
     cold_total += TrialsToReach(**cold, 0.9, 300);
   }
-  std::printf("trials to 90%% of the optimum over 2 seeds: warm %lld, cold %lld\n",
+  std::printf("trials to 90%% of the optimum over 4 seeds: warm %lld, cold %lld\n",
               static_cast<long long>(warm_total), static_cast<long long>(cold_total));
   EXPECT_LT(warm_total, cold_total);
 }
