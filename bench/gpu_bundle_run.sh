@@ -30,12 +30,12 @@ source "$HERE/NEEDS"
 sed -n '1,2p' "$HERE/MANIFEST" | sed 's/^/bundle: /' >&2
 
 # ---- glibc. --------------------------------------------------------------------
-HOST_GLIBC_LINE="$(ldd --version 2>&1 | head -1)"
+HOST_GLIBC_LINE="$(ldd --version 2>&1 | sed -n 1p)"
 say "host: $HOST_GLIBC_LINE; $(uname -srm)"
 say "the bundle needs ${GLIBC_NEEDED:-?} and ${GLIBCXX_NEEDED:-?}"
 host_glibc="$(grep -o '[0-9][0-9]*\.[0-9][0-9]*$' <<<"$HOST_GLIBC_LINE" || true)"
 if [[ -n "$host_glibc" && -n "${GLIBC_NEEDED:-}" ]]; then
-  lowest="$(printf '%s\n%s\n' "${GLIBC_NEEDED#GLIBC_}" "$host_glibc" | sort -V | head -1)"
+  lowest="$(printf '%s\n%s\n' "${GLIBC_NEEDED#GLIBC_}" "$host_glibc" | sort -V | sed -n 1p)"
   [[ "$lowest" == "${GLIBC_NEEDED#GLIBC_}" ]] ||
     die "this host's glibc $host_glibc is older than the bundle's ${GLIBC_NEEDED}"
 fi
