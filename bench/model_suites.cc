@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "tuner_core/models/model_zoo.h"
+#include "tuner_core/workloads/conv_args.h"
 
 namespace tunefleet {
 namespace bench {
@@ -62,10 +63,9 @@ std::string ConvLabel(const BenchTask& t) {
 namespace {
 
 // The share of one spatial axis's taps (output position x kernel tap) that
-// read inside the input rather than its padding.
-double InsideShare(int64_t in, int64_t taps, int64_t stride, int64_t pad, int64_t pad_end,
-                   int64_t dilation) {
-  const int64_t out = (in + pad + pad_end - dilation * (taps - 1) - 1) / stride + 1;
+// read inside the input rather than its padding; `out` output positions.
+double InsideShare(int64_t in, int64_t taps, int64_t stride, int64_t pad, int64_t dilation,
+                   int64_t out) {
   int64_t inside = 0;
   for (int64_t o = 0; o < out; ++o) {
     for (int64_t t = 0; t < taps; ++t) {
@@ -101,12 +101,15 @@ double InsideShare(int64_t in, int64_t taps, int64_t stride, int64_t pad, int64_
     b.num_layers = t.num_layers;
     b.flops = t.flops;
     b.flops_share = t.flops_share;
-    const Json& a = b.args;
-    b.useful_flops = b.flops *
-                     InsideShare(Arg(a, "H"), Arg(a, "R"), Arg(a, "stride_h"), Arg(a, "pad_top"),
-                                 Arg(a, "pad_bottom"), Arg(a, "dil_h")) *
-                     InsideShare(Arg(a, "W"), Arg(a, "S"), Arg(a, "stride_w"), Arg(a, "pad_left"),
-                                 Arg(a, "pad_right"), Arg(a, "dil_w"));
+    absl::StatusOr<ConvArgs> conv =
+        ParseConvArgs(b.workload, b.args,
+                      b.workload == "depthwise_conv2d_nchw" ? ConvOutChannels::kSameAsC
+                                                            : ConvOutChannels::kFromK);
+    if (!conv.ok()) return conv.status();
+    b.useful_flops =
+        b.flops *
+        InsideShare(conv->h, conv->r, conv->stride_h, conv->pad_top, conv->dil_h, conv->out_h) *
+        InsideShare(conv->w, conv->s, conv->stride_w, conv->pad_left, conv->dil_w, conv->out_w);
     b.label = ConvLabel(b);
     suite.tasks.push_back(std::move(b));
   }

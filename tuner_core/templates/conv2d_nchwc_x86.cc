@@ -1,7 +1,6 @@
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
 
 #include <functional>
-#include <numeric>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -219,10 +218,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand;
-  demand.lanes = std::gcd(vec, tile_oc);  // as TileOutputRows
-  demand.accumulators = tile_ow * (tile_oc / demand.lanes);
-  demand.vector_operands = tile_oc / demand.lanes;
+  RegisterDemand demand = RowTileDemand(tile_ow, tile_oc, vec);
   demand.broadcast_operands = 1;
   return demand;
 }

@@ -1,7 +1,5 @@
 #include "tuner_core/templates/depthwise_conv2d_nchwc_x86.h"
 
-#include <numeric>
-
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "tuner_core/templates/loop_builder.h"
@@ -124,10 +122,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const int64_t tile_c, config.GetInt("tile_c"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand;
-  demand.lanes = std::gcd(vec, tile_c);  // as TileOutputRows
-  demand.accumulators = tile_ow * (tile_c / demand.lanes);
-  demand.vector_operands = tile_c / demand.lanes + 1;
+  RegisterDemand demand = RowTileDemand(tile_ow, tile_c, vec);
+  demand.vector_operands += 1;  // the input vector of each FMA
   return demand;
 }
 

@@ -102,14 +102,23 @@ Padding ConvInputPadding(const ConvArgs& a, int64_t padded_out_w) {
   return p;
 }
 
+RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec) {
+  RegisterDemand demand;
+  demand.lanes = std::gcd(vec, block);
+  demand.accumulators = width * (block / demand.lanes);
+  demand.vector_operands = block / demand.lanes;
+  return demand;
+}
+
 [[nodiscard]] absl::StatusOr<RowTiling> TileOutputRows(int64_t out_w, int64_t width, int64_t block,
                                                        int64_t vec) {
+  const RegisterDemand tile = RowTileDemand(width, block, vec);
   RowTiling tiling;
   tiling.width = width;
-  tiling.vec = std::gcd(vec, block);
+  tiling.vec = tile.lanes;
   tiling.tiles = CeilDiv(out_w, width);
   tiling.padded_w = tiling.tiles * width;
-  const int64_t tile_vectors = width * (block / tiling.vec);
+  const int64_t tile_vectors = tile.accumulators;
   if (tile_vectors > kMaxTileVectors) {
     return absl::InvalidArgumentError(absl::StrCat("register tile ", width, "x", block, " needs ",
                                                    tile_vectors, " vectors of ", tiling.vec,

@@ -67,6 +67,13 @@ struct RowTiling {
   int64_t padded_w = 1;  // tiles * width: the output row as computed
 };
 
+// The register tile of a row tile of `width` output columns by `block`
+// channels with the "vec" knob `vec`: vectors of gcd(vec, block) lanes,
+// width x (block / lanes) accumulators, and the block / lanes weight vectors
+// one step reads, each reused by every column. What else a step reads (a
+// broadcast input, an input vector) each template adds.
+RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec);
+
 // The tiling of output rows `out_w` wide by tiles `width` x `block`
 // channels with the "vec" knob `vec`; InvalidArgument when the tile needs
 // more than kMaxTileVectors vectors.
