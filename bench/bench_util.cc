@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -36,6 +37,13 @@ std::string OpenBlasCoreTypeForThisCpu() {
     return absl::InternalError("--isa avx2: cannot set ONEDNN_MAX_CPU_ISA");
   }
   return IsaChoice{"avx2", " -mattr=-avx512f", "Haswell", "avx2"};
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 nlohmann::json RunJsonCommand(const std::string& command) {

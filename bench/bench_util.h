@@ -6,6 +6,7 @@
 #define TUNEFLEET_BENCH_BENCH_UTIL_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
@@ -43,6 +44,10 @@ struct IsaChoice {
 // and every reference process it starts then obey; call it before either.
 // InvalidArgument for anything but "" and "avx2".
 [[nodiscard]] absl::StatusOr<IsaChoice> ChooseIsa(const std::string& flag);
+
+// The median of `values` (the mean of the middle two of an even count); 0
+// when empty.
+double Median(std::vector<double> values);
 
 // Runs `command` through the shell and parses its stdout as one JSON value;
 // {"error": <what it printed>} when that fails.

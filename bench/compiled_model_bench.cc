@@ -61,12 +61,6 @@ ABSL_FLAG(
 namespace tunefleet::bench {
 namespace {
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 // ONNX Runtime's output against PyTorch's above this max |a - b| / max |b|
 // means the two are not running the same model: no valid reference.
 constexpr double kMaxOrtError = 1e-4;

@@ -64,11 +64,7 @@ ABSL_FLAG(std::string, isa, "",
 namespace tunefleet {
 namespace {
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using bench::Median;
 
 // The first trial (1-based) of the records in `log` whose running best
 // reached `fraction` of the best of all; 0 when none succeeded.

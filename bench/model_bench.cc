@@ -22,8 +22,10 @@
 // of --number runs, min and max dropped); the reference is the best of 3
 // repeats of at least --min_seconds each. With --remeasure (default) the
 // winner is measured again like the reference (3 repeats of at least
-// --min_seconds, the fastest repeat), which takes the selection bias of
-// "best of N noisy measurements" out of the comparison; both are reported.
+// --min_seconds in a fresh runner child, the fastest repeat), in turn with
+// the reference for --rounds rounds, each side's figure the median of its
+// rounds: that takes the selection bias of "best of N noisy measurements"
+// out of the comparison, and a slow spell of the machine falls on both.
 // Per suite and thread count: geomean and min of the ratios, the latency
 // summed over the model's layers (a task's time times its layer count), and
 // where the tuning time went. Every figure is also a share of the fp32 FMA
@@ -38,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -86,6 +89,7 @@ ABSL_FLAG(int32_t, min_repeat_ms, 0,
           "tuning time evaluator: grow number until a repeat lasts this long");
 ABSL_FLAG(int32_t, batch, 8, "configs built in parallel, then measured one by one");
 ABSL_FLAG(bool, remeasure, true, "re-measure each winner the way the reference is measured");
+ABSL_FLAG(int32_t, rounds, 3, "re-measure rounds, the winner and the reference in turn (medians)");
 ABSL_FLAG(bool, reuse_records, false,
           "no new trials: each task's winner is the best record already in --log_dir "
           "(a run's records re-measured against the reference, e.g. on a quiet machine)");
@@ -106,40 +110,6 @@ using bench::Suite;
 
 // cpu_fma_peak's rounds (median, after its untimed warm-up round).
 constexpr int kPeakRounds = 5;
-
-// The winner measured like the reference: 3 repeats of at least min_seconds,
-// the fastest repeat's per-run time. 0 on failure (the reason in *error).
-double Remeasure(const BenchTask& t, const TuneSummary& summary, int threads, std::string* error) {
-  absl::StatusOr<std::unique_ptr<Task>> task = Task::Make("", t.workload, t.args, summary.target);
-  if (!task.ok()) {
-    *error = std::string(task.status().message());
-    return 0;
-  }
-  absl::StatusOr<Config> config = (*task)->space().FromJson(summary.best_config);
-  if (!config.ok()) {
-    *error = std::string(config.status().message());
-    return 0;
-  }
-  LocalMeasurerOptions options;
-  options.runner.num_threads = threads;
-  options.measure.number = 1;
-  options.measure.repeat = 3;
-  options.measure.min_repeat_ms =
-      static_cast<int>(std::ceil(absl::GetFlag(FLAGS_min_seconds) * 1e3));
-  options.measure.cooldown_interval_s = 0;
-  options.measure.timeout_s = std::max(10.0, 3 * absl::GetFlag(FLAGS_min_seconds) + 10.0);
-  absl::StatusOr<std::unique_ptr<LocalMeasurer>> measurer = LocalMeasurer::Create(**task, options);
-  if (!measurer.ok()) {
-    *error = std::string(measurer.status().message());
-    return 0;
-  }
-  std::vector<MeasureResult> result = (*measurer)->Measure({*config});
-  if (result.empty() || !result[0].ok() || result[0].costs.empty()) {
-    *error = result.empty() ? "no result" : result[0].error_msg;
-    return 0;
-  }
-  return *std::min_element(result[0].costs.begin(), result[0].costs.end());
-}
 
 [[nodiscard]] absl::StatusOr<std::set<int>> ParseTaskSubset(const std::string& text) {
   std::set<int> subset;
@@ -317,7 +287,7 @@ int Main() {
       std::vector<double> tuned_fractions, reference_fractions, remeasured_fractions;
       bool latency_complete = true, remeasured_complete = absl::GetFlag(FLAGS_remeasure);
       double flops_share = 0;
-      double wall = 0, build = 0, measure = 0, model = 0, reference_wall = 0, remeasure_wall = 0;
+      double wall = 0, build = 0, measure = 0, model = 0, remeasure_wall = 0;
       int64_t trials = 0;
       const int total = static_cast<int>(suite.tasks.size());
       for (int i = 0; i < total; ++i) {
@@ -375,22 +345,29 @@ int Main() {
         trials += summary->trials;
         flops_share += t.flops_share;
 
-        double remeasured_seconds = 0;
-        std::string remeasure_error;
-        if (absl::GetFlag(FLAGS_remeasure)) {
-          const auto start = std::chrono::steady_clock::now();
-          remeasured_seconds = Remeasure(t, *summary, threads, &remeasure_error);
-          remeasure_wall +=
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        }
-        const auto reference_start = std::chrono::steady_clock::now();
+        // The winner and the reference in turn, --rounds times (medians).
         const double min_seconds = absl::GetFlag(FLAGS_min_seconds);
-        const Reference ref = suite.reference == "oneDNN"
-                                  ? bench::OneDnnReference(t, threads, min_seconds)
-                                  : bench::OpenBlasReference(t, threads, coretype, min_seconds);
-        reference_wall +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start)
-                .count();
+        const auto start = std::chrono::steady_clock::now();
+        std::function<double(std::string*)> ours;
+        if (absl::GetFlag(FLAGS_remeasure)) {
+          ours = [&](std::string* error) {
+            return bench::RemeasureWinner(t, summary->target, summary->best_config, threads,
+                                          min_seconds, error);
+          };
+        }
+        const bench::Interleaved m = bench::MeasureInterleaved(
+            ours,
+            [&] {
+              return suite.reference == "oneDNN"
+                         ? bench::OneDnnReference(t, threads, min_seconds)
+                         : bench::OpenBlasReference(t, threads, coretype, min_seconds);
+            },
+            absl::GetFlag(FLAGS_remeasure) ? absl::GetFlag(FLAGS_rounds) : 1);
+        remeasure_wall +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double remeasured_seconds = m.ours_seconds;
+        const std::string& remeasure_error = m.ours_error;
+        const Reference& ref = m.reference;
 
         const double tuned_gflops = summary->best_gflops;
         // Of the peak: the FMAs that read the input (BenchTask::UsefulShare).
@@ -453,13 +430,17 @@ int Main() {
         if (absl::GetFlag(FLAGS_remeasure)) {
           task_json["remeasured"] = remeasured_seconds > 0
                                         ? Json{{"seconds", remeasured_seconds},
+                                               {"rounds_seconds", m.ours_rounds},
                                                {"gflops", remeasured_gflops},
                                                {"fraction_of_fma_peak", share(remeasured_gflops)}}
                                         : Json{{"error", remeasure_error}};
         }
         task_json["reference"] = ref.json;
         task_json["reference"]["name"] = suite.reference;
-        if (ref.seconds > 0) task_json["reference"]["fraction_of_fma_peak"] = share(ref_gflops);
+        if (ref.seconds > 0) {
+          task_json["reference"]["gflops"] = ref_gflops;  // of the median round
+          task_json["reference"]["fraction_of_fma_peak"] = share(ref_gflops);
+        }
         const LocalTimings& lt = summary->timings;
         task_json["tuning_time"] = {
             {"wall_seconds", summary->wall_seconds},
@@ -515,8 +496,7 @@ int Main() {
           {"note",
            "other = wall - build - measure: the tuner's own time (model_seconds is part of it) and "
            "the rest of the loop"},
-          {"remeasure_wall_seconds", remeasure_wall},
-          {"reference_wall_seconds", reference_wall}};
+          {"remeasure_and_reference_wall_seconds", remeasure_wall}};
       write_report();
 
       if (!ratios.empty()) {
@@ -557,9 +537,9 @@ int Main() {
       std::printf(
           "%s tuning time: %.1f s wall for %lld trials = build %.1f s + measure %.1f s + other "
           "%.1f s "
-          "(of which model %.1f s); re-measure %.1f s, reference %.1f s\n",
+          "(of which model %.1f s); re-measure and reference %.1f s\n",
           prefix.c_str(), wall, static_cast<long long>(trials), build, measure, other, model,
-          remeasure_wall, reference_wall);
+          remeasure_wall);
       const FmaPeak peak_at_end = bench::MeasureFmaPeak(threads, kPeakRounds, isa->peak_isa);
       run_json["fma_peak"]["end"] = peak_at_end.json;
       if (peak.gflops > 0 && peak_at_end.gflops > 0) {

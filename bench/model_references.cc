@@ -1,12 +1,17 @@
 #include "bench/model_references.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "bench/onednn_reference.h"
+#include "local/local_measurer.h"
+#include "tuner_core/templates/task.h"
 
 namespace tunefleet {
 namespace bench {
@@ -73,6 +78,68 @@ Reference OpenBlasReference(const BenchTask& t, int threads, const std::string& 
     ref.json["error"] = "no OpenBLAS run succeeded";
   }
   return ref;
+}
+
+double RemeasureWinner(const BenchTask& t, const std::string& target, const Json& config_json,
+                       int threads, double min_seconds, std::string* error) {
+  absl::StatusOr<std::unique_ptr<Task>> task = Task::Make("", t.workload, t.args, target);
+  if (!task.ok()) {
+    *error = std::string(task.status().message());
+    return 0;
+  }
+  absl::StatusOr<Config> config = (*task)->space().FromJson(config_json);
+  if (!config.ok()) {
+    *error = std::string(config.status().message());
+    return 0;
+  }
+  LocalMeasurerOptions options;
+  options.runner.num_threads = threads;
+  options.measure.number = 1;
+  options.measure.repeat = 3;
+  options.measure.min_repeat_ms = static_cast<int>(std::ceil(min_seconds * 1e3));
+  options.measure.cooldown_interval_s = 0;
+  options.measure.timeout_s = std::max(10.0, 3 * min_seconds + 10.0);
+  absl::StatusOr<std::unique_ptr<LocalMeasurer>> measurer = LocalMeasurer::Create(**task, options);
+  if (!measurer.ok()) {
+    *error = std::string(measurer.status().message());
+    return 0;
+  }
+  std::vector<MeasureResult> result = (*measurer)->Measure({*config});
+  if (result.empty() || !result[0].ok() || result[0].costs.empty()) {
+    *error = result.empty() ? "no result" : result[0].error_msg;
+    return 0;
+  }
+  return *std::min_element(result[0].costs.begin(), result[0].costs.end());
+}
+
+Interleaved MeasureInterleaved(const std::function<double(std::string* error)>& ours,
+                               const std::function<Reference()>& reference, int rounds) {
+  Interleaved m;
+  for (int round = 0; round < rounds; ++round) {
+    if (ours) {
+      std::string error;
+      const double seconds = ours(&error);
+      if (seconds > 0) {
+        m.ours_rounds.push_back(seconds);
+      } else {
+        m.ours_error = error;
+      }
+    }
+    Reference r = reference();
+    if (r.seconds <= 0) {
+      if (m.reference_rounds.empty()) m.reference = r;  // the failure, unless a round succeeds
+      continue;
+    }
+    if (m.reference_rounds.empty()) m.reference = r;  // the first success's details
+    m.reference_rounds.push_back(r.seconds);
+  }
+  if (!m.ours_rounds.empty()) m.ours_seconds = Median(m.ours_rounds);
+  if (!m.reference_rounds.empty()) {
+    m.reference.seconds = Median(m.reference_rounds);
+    m.reference.json["seconds"] = m.reference.seconds;
+    m.reference.json["rounds_seconds"] = m.reference_rounds;
+  }
+  return m;
 }
 
 }  // namespace bench

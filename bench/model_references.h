@@ -6,7 +6,9 @@
 #ifndef TUNEFLEET_BENCH_MODEL_REFERENCES_H_
 #define TUNEFLEET_BENCH_MODEL_REFERENCES_H_
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "bench/model_suites.h"
 #include "nlohmann/json.hpp"
@@ -25,6 +27,27 @@ Reference OneDnnReference(const BenchTask& t, int threads, double min_seconds);
 // `coretype`: OpenBlasCoreTypeForThisCpu(), or "" to run as shipped only.
 Reference OpenBlasReference(const BenchTask& t, int threads, const std::string& coretype,
                             double min_seconds);
+
+// A tuned winner (`config` of task `t`'s default template for `target`)
+// measured like the references: 3 repeats of at least `min_seconds` in a
+// fresh runner child, the fastest repeat's per-run seconds. 0 on failure
+// (the reason in *error).
+double RemeasureWinner(const BenchTask& t, const std::string& target, const nlohmann::json& config,
+                       int threads, double min_seconds, std::string* error);
+
+// The re-measured winner and the reference, `rounds` times in turn (ours,
+// then the reference, each round), so a slow spell of the machine falls on
+// both; each side's figure is the median of its successful rounds. `ours`
+// returns seconds, or 0 with the reason in its argument.
+struct Interleaved {
+  double ours_seconds = 0;  // 0: every round failed (ours_error says why)
+  std::string ours_error;
+  std::vector<double> ours_rounds;  // seconds, in order
+  Reference reference;              // seconds: the median of reference_rounds
+  std::vector<double> reference_rounds;
+};
+Interleaved MeasureInterleaved(const std::function<double(std::string* error)>& ours,
+                               const std::function<Reference()>& reference, int rounds);
 
 }  // namespace bench
 }  // namespace tunefleet

@@ -30,12 +30,14 @@ RegisterCount CountRegisters(const RegisterDemand& demand, const TargetSpec& tar
   count.per_vector = std::max<int64_t>(1, (demand.lanes * 32 + bits - 1) / bits);
   count.accumulators = demand.accumulators * count.per_vector;
   if (target.is_x86()) {
-    // One multiplicand of each FMA comes from memory: only the other one,
-    // the broadcast where there is one, needs a register.
+    // The vector operands reused across the tile (a row of B, a block of
+    // weights) stay in registers, and so does the broadcast (one at a
+    // time); without a broadcast one vector operand per FMA is read from
+    // memory instead.
     if (demand.broadcast_operands > 0) {
-      count.operands = 1;
+      count.operands = demand.vector_operands * count.per_vector + 1;
     } else if (demand.vector_operands > 0) {
-      count.operands = count.per_vector;
+      count.operands = (demand.vector_operands - 1) * count.per_vector;
     }
   } else {
     count.operands = demand.vector_operands * count.per_vector + demand.broadcast_operands;
@@ -49,13 +51,19 @@ RegisterCount CountRegisters(const RegisterDemand& demand, const TargetSpec& tar
   if (!tmpl.has_register_demand() || target.vector_registers <= 0) return absl::OkStatus();
   absl::StatusOr<RegisterDemand> demand = tmpl.RegisterDemandOf(workload, config);
   if (!demand.ok()) return demand.status();
+  if (demand->lanes * 32 > target.max_vector_bits) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("vectors of ", demand->lanes, " lanes (", demand->lanes * 32,
+                     " bits) are wider than target \"", target.original, "\" (", target.cpu,
+                     ") generates (at most ", target.max_vector_bits, " bits)"));
+  }
   const RegisterCount count = CountRegisters(*demand, target);
   if (count.fits()) return absl::OkStatus();
   const std::string name = RegisterName(target);
   return absl::InvalidArgumentError(absl::StrCat(
       "register tile needs ", count.needed(), " vector registers (", count.accumulators,
       " accumulators + ", count.operands, " operand", count.operands == 1 ? "" : "s",
-      target.is_x86() ? ", the other FMA operands read from memory" : "", "; vectors of ",
+      target.is_x86() ? ", each FMA's other operand read from memory" : "", "; vectors of ",
       demand->lanes, " lanes = ", count.per_vector, " ", name, " register",
       count.per_vector == 1 ? "" : "s", " each); target \"", target.original, "\" (", target.cpu,
       ") has ", count.available));

@@ -17,14 +17,22 @@
 //                 only, and LLVM keeps each reused operand loaded once per
 //                 step (measured: builder_worker/aarch64_inner_loop_test.cc,
 //                 where 28 + 5 = 33 q registers spills and 29 does not).
-//                 x86-64: one register (the broadcast, or one vector
-//                 operand), since an FMA reads its other multiplicand from
-//                 memory (AVX2 a full vector, AVX-512 also a {1toN}
-//                 broadcast); znver4's tuned records keep 28-vector conv
-//                 tiles with 4 weight vectors among their fastest.
+//                 x86-64: every vector operand reused across the tile
+//                 (* per vector) plus one register for the broadcast
+//                 scalar (one at a time); without a broadcast, one vector
+//                 operand of each FMA is read from memory instead
+//                 (vfmadd231ps acc, w, [x]). Counting
+//                 the reused operands is what LLVM's register allocation
+//                 does: on AVX2 (16 ymm) a 7 x 16 conv tile (14
+//                 accumulators + 2 weight vectors + the broadcast) and a
+//                 3 x 32 one (12 + 4 + 1) ran at half the speed of 5 x 16
+//                 and 2 x 32, and no task's best config in this session's
+//                 AVX-512 and AVX2 conv and dense records needs more.
 //
 // and the tile fits when accumulators + operands <= vector_registers. No
-// slack: on NEON one register over already spills.
+// slack: on NEON one register over already spills. A vector wider than the
+// target generates (TargetSpec::max_vector_bits: AVX2's 16-lane vectors) is
+// refused here too, before the code generator would.
 #ifndef TUNEFLEET_BUILDER_WORKER_REGISTER_FIT_H_
 #define TUNEFLEET_BUILDER_WORKER_REGISTER_FIT_H_
 

@@ -67,8 +67,9 @@ Candidate Dense14x32() {
                {"kernel", "ot", "panel"}});
 }
 
-// conv2d_nchwc.x86 with a row of `tile_ow` pixels x 16 channels, vec 4.
-Candidate ConvOwX16(int tile_ow) {
+// conv2d_nchwc.x86 with a row of `tile_ow` pixels x 16 channels, vectors of
+// `vec` lanes.
+Candidate ConvOwX16(int tile_ow, int vec = 4) {
   return Make("conv2d_nchwc.x86",
               {{"N", 1},
                {"C", 64},
@@ -82,17 +83,19 @@ Candidate ConvOwX16(int tile_ow) {
               {{"tile_ic", "ot", 16},
                {"tile_oc", "ot", 16},
                {"tile_ow", "ot", tile_ow},
-               {"vec", "ot", 4},
+               {"vec", "ot", vec},
                {"reduce", "ot", "c_kh_kw_ic"}});
 }
 
 TEST(RegisterFitTest, CountsVectorsAsTheTargetsRegisters) {
   const RegisterDemand panel{/*lanes=*/16, /*accumulators=*/28, /*vector_operands=*/2,
                              /*broadcast_operands=*/1};
-  // AVX-512: a 16-lane vector is one zmm; the B row comes from memory.
+  // AVX-512: a 16-lane vector is one zmm; the B row's vectors and the
+  // broadcast stay in registers.
   RegisterCount avx512 = CountRegisters(panel, Target(kZnver4));
   EXPECT_EQ(avx512.per_vector, 1);
-  EXPECT_EQ(avx512.needed(), 29);
+  EXPECT_EQ(avx512.operands, 3);
+  EXPECT_EQ(avx512.needed(), 31);
   EXPECT_EQ(avx512.available, 32);
   EXPECT_TRUE(avx512.fits());
   // NEON: four q registers per vector, every operand loaded, the broadcast
@@ -102,12 +105,18 @@ TEST(RegisterFitTest, CountsVectorsAsTheTargetsRegisters) {
   EXPECT_EQ(neon.accumulators, 112);
   EXPECT_EQ(neon.operands, 9);
   EXPECT_FALSE(neon.fits());
-  // No broadcast (depthwise): on x86 one operand vector stays in registers.
+  // No broadcast (depthwise): on x86 one vector operand of each FMA (the
+  // input) comes from memory, the two weight vectors stay.
   const RegisterDemand depthwise{8, 14, 3, 0};
   RegisterCount avx2 = CountRegisters(depthwise, Target(kHaswell));
-  EXPECT_EQ(avx2.needed(), 15);
+  EXPECT_EQ(avx2.operands, 2);
+  EXPECT_EQ(avx2.needed(), 16);
   EXPECT_EQ(avx2.available, 16);
   EXPECT_TRUE(avx2.fits());
+  // A conv row of 7 pixels x 2 weight vectors: 14 + 2 + 1 > 16 ymm.
+  const RegisterDemand conv{8, 14, 2, 1};
+  EXPECT_EQ(CountRegisters(conv, Target(kHaswell)).needed(), 17);
+  EXPECT_FALSE(CountRegisters(conv, Target(kHaswell)).fits());
 }
 
 TEST(RegisterFitTest, Avx2RefusesTheAvx512DenseTileBeforeCodegen) {
@@ -118,11 +127,30 @@ TEST(RegisterFitTest, Avx2RefusesTheAvx512DenseTileBeforeCodegen) {
   const BuildResult r = BuildCandidate(*c.tmpl, *c.workload, c.config, Target(kHaswell));
   EXPECT_EQ(r.error_no, MeasureErrorNo::kInstantiationError);
   EXPECT_EQ(r.error_msg,
-            "template dense_gemm.x86: register tile needs 57 vector registers (56 accumulators + "
-            "1 operand, the other FMA operands read from memory; vectors of 16 lanes = 2 ymm "
-            "registers each); target \"llvm -mtriple=x86_64-linux-gnu -mcpu=haswell\" (haswell) "
-            "has 16");
+            "template dense_gemm.x86: vectors of 16 lanes (512 bits) are wider than target "
+            "\"llvm -mtriple=x86_64-linux-gnu -mcpu=haswell\" (haswell) generates (at most 256 "
+            "bits)");
   EXPECT_EQ(r.timings.codegen_seconds, 0);  // no LLVM work for it
+}
+
+// LLVM keeps a conv tile's weight vectors in registers: on AVX2 a row of 7
+// pixels x 16 channels (14 accumulators, 2 weight vectors, the broadcast)
+// does not fit 16 ymm registers, 5 pixels do.
+TEST(RegisterFitTest, Avx2CountsTheReusedWeightVectors) {
+  Candidate seven = ConvOwX16(7, /*vec=*/8);
+  ASSERT_NE(seven.workload, nullptr);
+  const BuildResult refused =
+      BuildCandidate(*seven.tmpl, *seven.workload, seven.config, Target(kHaswell));
+  EXPECT_EQ(refused.error_no, MeasureErrorNo::kInstantiationError);
+  EXPECT_EQ(refused.error_msg,
+            "template conv2d_nchwc.x86: register tile needs 17 vector registers (14 accumulators "
+            "+ 3 operands, each FMA's other operand read from memory; vectors of 8 lanes = 1 ymm "
+            "register each); target \"" +
+                std::string(kHaswell) + "\" (haswell) has 16");
+  Candidate five = ConvOwX16(5, /*vec=*/8);
+  ASSERT_NE(five.workload, nullptr);
+  EXPECT_TRUE(
+      CheckRegisterTileFits(*five.tmpl, *five.workload, five.config, Target(kHaswell)).ok());
 }
 
 TEST(RegisterFitTest, CortexA72RefusesSevenPixelsBySixteenChannelsAndBuildsSix) {
@@ -135,11 +163,13 @@ TEST(RegisterFitTest, CortexA72RefusesSevenPixelsBySixteenChannelsAndBuildsSix) 
             "template conv2d_nchwc.x86: register tile needs 33 vector registers (28 accumulators "
             "+ 5 operands; vectors of 4 lanes = 1 q register each); target \"" +
                 std::string(kCortexA72) + "\" (cortex-a72) has 32");
-  // The same tile fits AVX-512 (and AVX2 refuses it: 28 + 1 > 16).
-  EXPECT_TRUE(
-      CheckRegisterTileFits(*seven.tmpl, *seven.workload, seven.config, Target(kZnver4)).ok());
+  // x86 refuses it too (AVX-512: 28 + 4 + 1 > 32), but AVX-512 keeps the
+  // row of 16 channels as one zmm vector: 7 + 1 + 1.
   EXPECT_FALSE(
-      CheckRegisterTileFits(*seven.tmpl, *seven.workload, seven.config, Target(kHaswell)).ok());
+      CheckRegisterTileFits(*seven.tmpl, *seven.workload, seven.config, Target(kZnver4)).ok());
+  Candidate zmm = ConvOwX16(7, /*vec=*/16);
+  ASSERT_NE(zmm.workload, nullptr);
+  EXPECT_TRUE(CheckRegisterTileFits(*zmm.tmpl, *zmm.workload, zmm.config, Target(kZnver4)).ok());
   Candidate six = ConvOwX16(6);
   ASSERT_NE(six.workload, nullptr);
   const BuildResult built = BuildCandidate(*six.tmpl, *six.workload, six.config, a72);

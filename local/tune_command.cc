@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "builder_worker/register_fit.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "local/validation_log.h"
@@ -181,6 +182,15 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner,
                       MakeTuner(options.tuner, task->space(), tuner_options));
   auto* model_tuner = dynamic_cast<XgbTuner*>(tuner.get());
+  // A search spends its trials on kernels this target can build: the tiles
+  // its registers cannot hold are skipped before measuring, as the builder
+  // would refuse them. The given tuner measures exactly what it is given.
+  if (options.tuner != "given") {
+    const TargetSpec& spec = measurer->target();
+    tuner->SetConfigCheck([&task, &spec](const Config& config) {
+      return CheckRegisterTileFits(task->tmpl(), task->workload(), config, spec);
+    });
+  }
 
   TuneSummary summary;
   summary.task_name = task->name();
@@ -250,6 +260,11 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   writer.reset();  // the log may be rewritten with the validations
 
   summary.trials = tuner->trials_done();
+  summary.refused_before_measuring = tuner->refused_before_measuring();
+  if (summary.refused_before_measuring > 0) {
+    out << summary.refused_before_measuring << " proposed configs skipped before measuring: \""
+        << target << "\" cannot hold their register tiles\n";
+  }
   TF_RETURN_IF_ERROR(ValidateAndReport(options, *task, *measurer, results, summary, progress, out));
   summary.timings = measurer->timings();
   summary.wall_seconds = watch.ElapsedSeconds();

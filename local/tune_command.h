@@ -54,6 +54,9 @@ struct TuneSummary {
   std::string target;
   int64_t trials = 0;
   int64_t resumed = 0;  // configs skipped because --log had them
+  // Proposals never measured because the target cannot build them
+  // (Tuner::SetConfigCheck; not counted in `trials`).
+  int64_t refused_before_measuring = 0;
   // The reported best: the validated best when validation ran and a pass
   // succeeded, else the search's best.
   double best_gflops = 0;

@@ -131,7 +131,7 @@ void GaTuner::Breed() {
   ++generation_;
 }
 
-std::vector<Config> GaTuner::NextBatch(int batch_size) {
+std::vector<Config> GaTuner::ProposeBatch(int batch_size) {
   std::vector<Config> batch;
   while (static_cast<int>(batch.size()) < batch_size && HasNext()) {
     if (next_gene_ >= genes_.size()) {

@@ -47,13 +47,15 @@ class GaTuner : public Tuner {
       const ConfigSpace& space, const GaTunerOptions& options);
 
   bool HasNext() const override;
-  std::vector<Config> NextBatch(int batch_size) override;
   void Update(const std::vector<TrialResult>& results) override;
 
   // (config index, throughput = 1 / mean cost) of the elites, best first.
   const std::vector<std::pair<int64_t, double>>& elites() const { return elites_; }
   // Generations bred so far (the random first one is generation 0).
   int generation() const { return generation_; }
+
+ protected:
+  std::vector<Config> ProposeBatch(int batch_size) override;
 
  private:
   GaTuner(const ConfigSpace& space, const GaTunerOptions& options);

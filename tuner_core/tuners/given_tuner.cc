@@ -31,7 +31,7 @@ bool GivenTuner::HasNext() const {
   return false;
 }
 
-std::vector<Config> GivenTuner::NextBatch(int batch_size) {
+std::vector<Config> GivenTuner::ProposeBatch(int batch_size) {
   std::vector<Config> batch;
   while (static_cast<int>(batch.size()) < batch_size && next_ < indices_.size()) {
     const int64_t index = indices_[next_++];

@@ -26,7 +26,9 @@ class GivenTuner : public Tuner {
       const ConfigSpace& space, std::vector<int64_t> indices);
 
   bool HasNext() const override;
-  std::vector<Config> NextBatch(int batch_size) override;
+
+ protected:
+  std::vector<Config> ProposeBatch(int batch_size) override;
 
  private:
   GivenTuner(const ConfigSpace& space, std::vector<int64_t> indices);

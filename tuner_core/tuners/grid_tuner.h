@@ -17,7 +17,9 @@ class GridTuner : public Tuner {
   explicit GridTuner(const ConfigSpace& space);
 
   bool HasNext() const override;
-  std::vector<Config> NextBatch(int batch_size) override;
+
+ protected:
+  std::vector<Config> ProposeBatch(int batch_size) override;
 
  private:
   int64_t next_index_ = 0;  // every index below this was proposed or skipped

@@ -39,7 +39,7 @@ int64_t RandomTuner::DrawUnvisited() {
   }
 }
 
-std::vector<Config> RandomTuner::NextBatch(int batch_size) {
+std::vector<Config> RandomTuner::ProposeBatch(int batch_size) {
   std::vector<Config> batch;
   while (static_cast<int>(batch.size()) < batch_size && HasNext()) {
     const int64_t index = DrawUnvisited();

@@ -28,7 +28,9 @@ class RandomTuner : public Tuner {
   RandomTuner(const ConfigSpace& space, uint64_t seed);
 
   bool HasNext() const override;
-  std::vector<Config> NextBatch(int batch_size) override;
+
+ protected:
+  std::vector<Config> ProposeBatch(int batch_size) override;
 
  private:
   // An unvisited index, uniformly. Requires HasNext().

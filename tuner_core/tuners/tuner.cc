@@ -49,6 +49,35 @@ int64_t Tuner::DrawUnvisited(std::mt19937_64& engine) const {
   return -1;
 }
 
+std::vector<Config> Tuner::NextBatch(int batch_size) {
+  if (!config_check_) return ProposeBatch(batch_size);
+  std::vector<Config> batch;
+  int64_t refused_in_a_row = 0;
+  while (static_cast<int>(batch.size()) < batch_size && HasNext() &&
+         refused_in_a_row < kMaxRefusedPerBatch) {
+    std::vector<Config> proposed = ProposeBatch(batch_size - static_cast<int>(batch.size()));
+    if (proposed.empty()) break;
+    std::vector<TrialResult> refused;
+    for (Config& config : proposed) {
+      absl::Status fits = config_check_(config);
+      if (fits.ok()) {
+        batch.push_back(std::move(config));
+        refused_in_a_row = 0;
+        continue;
+      }
+      MeasureResult result;
+      result.costs = {1e9};
+      result.error_no = MeasureErrorNo::kInstantiationError;
+      result.error_msg = std::string(fits.message());
+      refused.push_back(TrialResult{std::move(config), std::move(result)});
+      ++refused_in_a_row;
+    }
+    refused_before_measuring_ += static_cast<int64_t>(refused.size());
+    if (!refused.empty()) Update(refused);
+  }
+  return batch;
+}
+
 Config Tuner::ProposeExact(int64_t index) {
   absl::StatusOr<Config> config = space_.Get(index);
   TF_CHECK(config.ok());  // callers choose indices inside the space

@@ -10,8 +10,8 @@
 //   TF_RETURN_IF_ERROR(tuner.Tune(measurer, options, {log}));
 //   const std::optional<Config>& best = tuner.best_config();
 //
-// Search strategies derive from Tuner and implement HasNext / NextBatch (and
-// Update, if they learn from results). One strategy per file: grid_tuner.h,
+// Search strategies derive from Tuner and implement HasNext / ProposeBatch
+// (and Update, if they learn from results). One strategy per file: grid_tuner.h,
 // random_tuner.h; MakeTuner (tuner_factory.h) builds one by name.
 //
 // Threading: a Tuner is used from one thread at a time.
@@ -87,10 +87,29 @@ class Tuner {
   // Whether the strategy can propose another config.
   virtual bool HasNext() const = 0;
   // Up to `batch_size` new configs, each never proposed or marked visited
-  // before. Fewer (or none) only when the strategy runs out.
-  virtual std::vector<Config> NextBatch(int batch_size) = 0;
+  // before and each passing the config check (SetConfigCheck). Fewer (or
+  // none) only when the strategy runs out, or when kMaxRefusedPerBatch
+  // proposals in a row were refused.
+  std::vector<Config> NextBatch(int batch_size);
   // Sees every measured batch; model-based strategies learn here.
   virtual void Update(const std::vector<TrialResult>& results) {}
+
+  // What the target cannot build, known before building: a register tile
+  // its registers cannot hold (builder_worker/register_fit.h), which the
+  // builder would refuse as INSTANTIATION_ERROR. Whoever knows the target
+  // sets it (local mode does); NextBatch then replaces each proposal the
+  // check refuses with another. A refused config is marked visited and
+  // handed to Update as an INSTANTIATION_ERROR result carrying the check's
+  // message (a model learns where the target's limit lies), but it is never
+  // measured, logged or counted as a trial. Not for a strategy that must
+  // measure exactly the configs it was given (GivenTuner).
+  using ConfigCheck = std::function<absl::Status(const Config&)>;
+  void SetConfigCheck(ConfigCheck check) { config_check_ = std::move(check); }
+  // Proposals the config check refused so far.
+  int64_t refused_before_measuring() const { return refused_before_measuring_; }
+  // How many refusals in a row one NextBatch call accepts before it
+  // returns what it has (a space the target can build almost none of).
+  static constexpr int64_t kMaxRefusedPerBatch = 100'000;
 
   // FLOP/s of the best config so far (AutoTVM's Tuner.best_flops; divide by
   // 1e9 for GFLOPS); 0 before any success or when options.flops is 0.
@@ -113,6 +132,10 @@ class Tuner {
   bool IsVisited(int64_t index) const { return visited_.contains(index); }
 
  protected:
+  // The strategy's own proposals: up to `batch_size` configs never proposed
+  // or marked visited before (NextBatch checks them against the target).
+  virtual std::vector<Config> ProposeBatch(int batch_size) = 0;
+
   const ConfigSpace& space() const { return space_; }
   int64_t num_visited() const { return static_cast<int64_t>(visited_.size()); }
   int64_t num_unvisited() const { return space_.size() - num_visited(); }
@@ -134,6 +157,9 @@ class Tuner {
   const ConfigSpace space_;
   // Proposed or marked visited; every proposal goes through MarkVisited.
   absl::flat_hash_set<int64_t> visited_;
+
+  ConfigCheck config_check_;  // empty: every proposal is measured
+  int64_t refused_before_measuring_ = 0;
 
   BestSoFar best_;           // every measured trial is offered, in order
   double best_flops_ = 0.0;  // options.flops / best_.cost_s()

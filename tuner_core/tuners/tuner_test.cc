@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tuner_core/tuners/fake_measurer.h"
@@ -153,6 +155,57 @@ TEST(TunerTest, CallbacksAndUpdateSeeEveryResult) {
   EXPECT_THAT(batch_sizes, ElementsAre(3, 3, 1));
   EXPECT_EQ(errors[3], MeasureErrorNo::kCompileHost);
   EXPECT_EQ(errors[4], MeasureErrorNo::kNoError);
+}
+
+// The config check: refused proposals are replaced, never measured or
+// counted, and Update sees them as INSTANTIATION_ERROR with the check's
+// message.
+TEST(TunerTest, ConfigsTheCheckRefusesAreNeverMeasured) {
+  class RecordingTuner : public GridTuner {
+   public:
+    using GridTuner::GridTuner;
+    void Update(const std::vector<TrialResult>& results) override {
+      for (const TrialResult& trial : results) {
+        if (!trial.result.ok()) refused.push_back(trial);
+      }
+    }
+    std::vector<TrialResult> refused;
+  };
+  RecordingTuner tuner(MakeSpace());
+  tuner.SetConfigCheck([](const Config& config) {
+    return config.index() % 3 == 1 ? absl::InvalidArgumentError(
+                                         absl::StrCat("config ", config.index(), " does not fit"))
+                                   : absl::OkStatus();
+  });
+  FakeMeasurer measurer([](const Config&) { return FakeCost(1e-3); });
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(10, 4)).ok());
+  EXPECT_EQ(tuner.trials_done(), 10);
+  EXPECT_THAT(measurer.measured_indices(), ElementsAre(0, 2, 3, 5, 6, 8, 9, 11, 12, 14));
+  EXPECT_THAT(measurer.batches()[0].size(), 4u);   // full batches despite refusals
+  EXPECT_EQ(tuner.refused_before_measuring(), 5);  // 1, 4, 7, 10, 13
+  ASSERT_EQ(tuner.refused.size(), 5u);
+  EXPECT_EQ(tuner.refused[0].config.index(), 1);
+  EXPECT_EQ(tuner.refused[0].result.error_no, MeasureErrorNo::kInstantiationError);
+  EXPECT_EQ(tuner.refused[0].result.error_msg, "config 1 does not fit");
+  EXPECT_TRUE(tuner.IsVisited(1));
+
+  // To the end of the space: 24 of the 36 measured, 12 refused.
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(1000, 4)).ok());
+  EXPECT_EQ(tuner.trials_done(), 24);
+  EXPECT_EQ(tuner.refused_before_measuring(), 12);
+  EXPECT_FALSE(tuner.HasNext());
+}
+
+// A space the target can build nothing of ends the search, measuring nothing.
+TEST(TunerTest, ASpaceTheCheckRefusesEntirelyEndsTheSearch) {
+  GridTuner tuner(MakeSpace());
+  tuner.SetConfigCheck([](const Config&) { return absl::InvalidArgumentError("too wide"); });
+  FakeMeasurer measurer([](const Config&) { return FakeCost(1e-3); });
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(100, 8)).ok());
+  EXPECT_EQ(tuner.trials_done(), 0);
+  EXPECT_TRUE(measurer.batches().empty());
+  EXPECT_EQ(tuner.refused_before_measuring(), 36);
+  EXPECT_FALSE(tuner.best_config().has_value());
 }
 
 TEST(TunerTest, WritesAutoTvmProgressLines) {

@@ -492,7 +492,7 @@ void XgbTuner::NoteModelFailure(const absl::Status& status) {
 
 bool XgbTuner::HasNext() const { return num_unvisited() > 0; }
 
-std::vector<Config> XgbTuner::NextBatch(int batch_size) {
+std::vector<Config> XgbTuner::ProposeBatch(int batch_size) {
   if (!planned_from_history_ && !history_.empty() && !model_->trained()) {
     // With history, the first plan already comes from the history's models.
     planned_from_history_ = true;

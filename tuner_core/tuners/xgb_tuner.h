@@ -115,7 +115,6 @@ class XgbTuner : public Tuner {
       const Task& task, const XgbTunerOptions& options, const std::vector<Record>& history = {});
 
   bool HasNext() const override;
-  std::vector<Config> NextBatch(int batch_size) override;
   void Update(const std::vector<TrialResult>& results) override;
 
   const ModelTimings& model_timings() const { return timings_; }
@@ -135,6 +134,9 @@ class XgbTuner : public Tuner {
   int64_t num_training_rows() const { return static_cast<int64_t>(throughputs_.size()); }
   double history_weight() const;
   int64_t plan_remaining() const { return static_cast<int64_t>(plan_.size()) - plan_pos_; }
+
+ protected:
+  std::vector<Config> ProposeBatch(int batch_size) override;
 
  private:
   XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtractor extractor,
