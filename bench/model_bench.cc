@@ -205,6 +205,7 @@ int Main() {
 
   const absl::StatusOr<bench::IsaChoice> isa = bench::ChooseIsa(absl::GetFlag(FLAGS_isa));
   if (!isa.ok()) return std::fprintf(stderr, "%s\n", isa.status().ToString().c_str()), 2;
+  if (absl::GetFlag(FLAGS_rounds) < 1) return std::fprintf(stderr, "--rounds must be >= 1\n"), 2;
   const std::string coretype =
       isa->openblas_coretype.empty() ? bench::OpenBlasCoreTypeForThisCpu() : isa->openblas_coretype;
   const std::string target = HostTargetString() + isa->target_attrs;
@@ -424,6 +425,7 @@ int Main() {
         task_json["workload_text"] = summary->workload;
         task_json["task_name"] = summary->task_name;
         task_json["trials"] = summary->trials;
+        task_json["refused_before_measuring"] = summary->refused_before_measuring;
         task_json["tuned_gflops"] = tuned_gflops;
         task_json["tuned_seconds"] = summary->best_cost_seconds;
         task_json["best_config"] = summary->best_config;
@@ -431,6 +433,7 @@ int Main() {
           task_json["remeasured"] = remeasured_seconds > 0
                                         ? Json{{"seconds", remeasured_seconds},
                                                {"rounds_seconds", m.ours_rounds},
+                                               {"failed_rounds", m.ours_failed_rounds},
                                                {"gflops", remeasured_gflops},
                                                {"fraction_of_fma_peak", share(remeasured_gflops)}}
                                         : Json{{"error", remeasure_error}};
@@ -438,7 +441,7 @@ int Main() {
         task_json["reference"] = ref.json;
         task_json["reference"]["name"] = suite.reference;
         if (ref.seconds > 0) {
-          task_json["reference"]["gflops"] = ref_gflops;  // of the median round
+          task_json["reference"]["gflops"] = ref_gflops;  // of the median
           task_json["reference"]["fraction_of_fma_peak"] = share(ref_gflops);
         }
         const LocalTimings& lt = summary->timings;

@@ -115,7 +115,8 @@ double RemeasureWinner(const BenchTask& t, const std::string& target, const Json
 Interleaved MeasureInterleaved(const std::function<double(std::string* error)>& ours,
                                const std::function<Reference()>& reference, int rounds) {
   Interleaved m;
-  for (int round = 0; round < rounds; ++round) {
+  std::vector<Reference> successes;
+  for (int round = 0; round < std::max(1, rounds); ++round) {
     if (ours) {
       std::string error;
       const double seconds = ours(&error);
@@ -123,21 +124,29 @@ Interleaved MeasureInterleaved(const std::function<double(std::string* error)>& 
         m.ours_rounds.push_back(seconds);
       } else {
         m.ours_error = error;
+        ++m.ours_failed_rounds;
       }
     }
     Reference r = reference();
-    if (r.seconds <= 0) {
-      if (m.reference_rounds.empty()) m.reference = r;  // the failure, unless a round succeeds
-      continue;
+    if (r.seconds > 0) {
+      m.reference_rounds.push_back(r.seconds);
+      successes.push_back(std::move(r));
+    } else {
+      if (successes.empty()) m.reference = std::move(r);  // the failure, unless a round succeeds
+      ++m.reference_failed_rounds;
     }
-    if (m.reference_rounds.empty()) m.reference = r;  // the first success's details
-    m.reference_rounds.push_back(r.seconds);
   }
   if (!m.ours_rounds.empty()) m.ours_seconds = Median(m.ours_rounds);
-  if (!m.reference_rounds.empty()) {
+  if (!successes.empty()) {
+    // The median round's details (algorithm, core type); with an even count
+    // the lower middle's, its seconds the median of all.
+    std::sort(successes.begin(), successes.end(),
+              [](const Reference& a, const Reference& b) { return a.seconds < b.seconds; });
+    m.reference = successes[(successes.size() - 1) / 2];
     m.reference.seconds = Median(m.reference_rounds);
     m.reference.json["seconds"] = m.reference.seconds;
     m.reference.json["rounds_seconds"] = m.reference_rounds;
+    m.reference.json["failed_rounds"] = m.reference_failed_rounds;
   }
   return m;
 }

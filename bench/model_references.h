@@ -35,16 +35,20 @@ Reference OpenBlasReference(const BenchTask& t, int threads, const std::string& 
 double RemeasureWinner(const BenchTask& t, const std::string& target, const nlohmann::json& config,
                        int threads, double min_seconds, std::string* error);
 
-// The re-measured winner and the reference, `rounds` times in turn (ours,
-// then the reference, each round), so a slow spell of the machine falls on
-// both; each side's figure is the median of its successful rounds. `ours`
-// returns seconds, or 0 with the reason in its argument.
+// The re-measured winner and the reference, `rounds` (at least 1) times in
+// turn (ours, then the reference, each round), so a slow spell of the
+// machine falls on both; each side's figure is the median of its successful
+// rounds, the reference's details those of its median round. `ours`
+// (may be empty: the reference alone) returns seconds, or 0 with the reason
+// in its argument.
 struct Interleaved {
   double ours_seconds = 0;  // 0: every round failed (ours_error says why)
-  std::string ours_error;
-  std::vector<double> ours_rounds;  // seconds, in order
+  std::string ours_error;   // the last failed round's reason
+  int ours_failed_rounds = 0;
+  std::vector<double> ours_rounds;  // seconds of the successful rounds, in order
   Reference reference;              // seconds: the median of reference_rounds
   std::vector<double> reference_rounds;
+  int reference_failed_rounds = 0;
 };
 Interleaved MeasureInterleaved(const std::function<double(std::string* error)>& ours,
                                const std::function<Reference()>& reference, int rounds);

@@ -402,7 +402,7 @@ std::vector<Case> RepresentativeCases() {
       GemmCase("dense_pack.x86", 4, 4, 6, 1),
       GemmCase("dense_pack.x86", 8, 4, 8, 1),
       // conv2d_nchwc.x86: 16-28 accumulators at 4 lanes. The space's cap
-      // (kMaxTileVectors = 28, sized for AVX-512) admits 7 x 16 = 28, which
+      // (kMaxTileVectors = 28 accumulators) admits 7 x 16 = 28, which
       // with its 4 weight vectors needs 33 q registers and spills on NEON,
       // as do the 8- and 16-lane tiles (2 and 4 q registers per vector).
       ConvCase(16, 4, 4, "c_kh_kw_ic"),

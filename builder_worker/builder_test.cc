@@ -19,6 +19,7 @@
 #include "common/sha256.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/ir/ir_printer.h"
 #include "tuner_core/workloads/workload.h"
 #include "tuner_core/workloads/workload_test_util.h"
 
@@ -213,6 +214,44 @@ std::vector<nlohmann::json> AwkwardConvShapes(bool with_k) {
 
 TEST(BuilderTest, Conv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
   CheckRandomConfigsOn("conv2d_nchwc.x86", AwkwardConvShapes(true), 8, 3);
+}
+
+// icc_outer with few (batch, output-channel block) pairs cuts the rows into
+// bands so the cores share the work: bands that divide the rows (13 rows,
+// one channel block: 13 bands of 1) and bands that do not (13 rows, two
+// blocks: 7 bands of 2, the last half empty) compute the same output.
+TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
+  auto tmpl = FindTemplate("conv2d_nchwc.x86");
+  ASSERT_TRUE(tmpl.ok());
+  auto workload = MakeWorkload("conv2d_nchw", {{"N", 1},
+                                               {"C", 6},
+                                               {"H", 13},
+                                               {"W", 11},
+                                               {"K", 10},
+                                               {"R", 3},
+                                               {"S", 3},
+                                               {"padding", 1},
+                                               {"layout", "NCHWc"}});
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  auto space = (*tmpl)->DefineSpace(**workload);
+  ASSERT_TRUE(space.ok());
+  for (int64_t tile_oc : {10, 5}) {
+    auto config = space->FromJson({{"entity",
+                                    {{"tile_ic", "ot", 3},
+                                     {"tile_oc", "ot", tile_oc},
+                                     {"tile_ow", "ot", 4},
+                                     {"vec", "ot", 4},
+                                     {"reduce", "ot", "icc_outer_kh_kw_ic"}}}});
+    ASSERT_TRUE(config.ok()) << config.status();
+    auto func = (*tmpl)->Instantiate(**workload, *config);
+    ASSERT_TRUE(func.ok()) << func.status();
+    const std::string text = ir::ToString(func->body);
+    EXPECT_NE(text.find(tile_oc == 10 ? "for (blk, 0, 13)" : "for (blk, 0, 14)"), std::string::npos)
+        << text;
+    BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
+    ASSERT_TRUE(result.ok()) << result.error_msg;
+    EXPECT_TRUE(RunAndCheck(result.artifact, **workload, tile_oc)) << config->ToString();
+  }
 }
 
 TEST(BuilderTest, DepthwiseConv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {

@@ -63,8 +63,10 @@ RegisterCount CountRegisters(const RegisterDemand& demand, const TargetSpec& tar
   return absl::InvalidArgumentError(absl::StrCat(
       "register tile needs ", count.needed(), " vector registers (", count.accumulators,
       " accumulators + ", count.operands, " operand", count.operands == 1 ? "" : "s",
-      target.is_x86() ? ", each FMA's other operand read from memory" : "", "; vectors of ",
-      demand->lanes, " lanes = ", count.per_vector, " ", name, " register",
+      target.is_x86() && demand->broadcast_operands == 0
+          ? ", one vector operand of each FMA read from memory"
+          : "",
+      "; vectors of ", demand->lanes, " lanes = ", count.per_vector, " ", name, " register",
       count.per_vector == 1 ? "" : "s", " each); target \"", target.original, "\" (", target.cpu,
       ") has ", count.available));
 }

@@ -144,8 +144,7 @@ TEST(RegisterFitTest, Avx2CountsTheReusedWeightVectors) {
   EXPECT_EQ(refused.error_no, MeasureErrorNo::kInstantiationError);
   EXPECT_EQ(refused.error_msg,
             "template conv2d_nchwc.x86: register tile needs 17 vector registers (14 accumulators "
-            "+ 3 operands, each FMA's other operand read from memory; vectors of 8 lanes = 1 ymm "
-            "register each); target \"" +
+            "+ 3 operands; vectors of 8 lanes = 1 ymm register each); target \"" +
                 std::string(kHaswell) + "\" (haswell) has 16");
   Candidate five = ConvOwX16(5, /*vec=*/8);
   ASSERT_NE(five.workload, nullptr);

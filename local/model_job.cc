@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "absl/strings/str_format.h"
+#include "builder_worker/codegen/target.h"
+#include "builder_worker/register_fit.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "local/validate_winners.h"
@@ -30,7 +32,16 @@ namespace tunefleet {
   *assignment.mutable_spec() = spec;
   // One build batch in flight, as local `tune` builds a batch then measures it.
   assignment.set_suggested_window(spec.window() > 0 ? spec.window() : 8);
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner, JobRunner::Create(assignment, clock));
+  // Each task's tuner skips what its target cannot build, as local tune does.
+  auto check_for = [](const Task& task) -> Tuner::ConfigCheck {
+    absl::StatusOr<TargetSpec> target = ParseTarget(task.target());
+    if (!target.ok()) return nullptr;  // the builds report the target's error
+    return [&task, spec = *std::move(target)](const Config& config) {
+      return CheckRegisterTileFits(task.tmpl(), task.workload(), config, spec);
+    };
+  };
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner,
+                      JobRunner::Create(assignment, clock, check_for));
   // The runner's tasks: built and measured as the runner proposes them.
   std::vector<const Task*> tasks;
   for (int t = 0; t < runner->num_tasks(); ++t) tasks.push_back(&runner->task(t));

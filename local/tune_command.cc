@@ -263,7 +263,7 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   summary.refused_before_measuring = tuner->refused_before_measuring();
   if (summary.refused_before_measuring > 0) {
     out << summary.refused_before_measuring << " proposed configs skipped before measuring: \""
-        << target << "\" cannot hold their register tiles\n";
+        << target << "\" cannot build them (a register tile or vector too large)\n";
   }
   TF_RETURN_IF_ERROR(ValidateAndReport(options, *task, *measurer, results, summary, progress, out));
   summary.timings = measurer->timings();

@@ -30,7 +30,8 @@ int64_t TaskBudget(const proto::JobSpec& spec, TaskSchedulePolicy policy, int nu
 JobRunner::~JobRunner() = default;
 
 absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAssignment& assignment,
-                                                             ClockInterface* clock) {
+                                                             ClockInterface* clock,
+                                                             const ConfigCheckFor& check_for) {
   if (clock == nullptr) return absl::InvalidArgumentError("JobRunner needs a clock");
   proto::JobSpec spec = assignment.spec();
   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
@@ -52,6 +53,7 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
     tuner_options.task = run.task.get();  // owned by the run, outlives the tuner
     tuner_options.given.assign(spec.given_configs().begin(), spec.given_configs().end());
     TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
+    if (check_for && spec.tuner() != "given") run.tuner->SetConfigCheck(check_for(*run.task));
   }
   runner->clock_ = clock;
   runner->started_ = clock->NowSeconds();

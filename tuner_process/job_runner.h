@@ -49,6 +49,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -69,11 +70,19 @@ namespace tunefleet {
 
 class JobRunner {
  public:
+  // What a task's target cannot build (Tuner::SetConfigCheck), made per
+  // task; its tuner then skips those configs before proposing them. Local
+  // mode passes one (it knows the target's registers); the fleet's tuner
+  // process does not, and the builders refuse such configs instead.
+  using ConfigCheckFor = std::function<Tuner::ConfigCheck(const Task& task)>;
+
   // InvalidArgument when a task, the tuner, the task policy or the
   // selective option cannot be made. `clock` (not null) must outlive the
-  // runner; it times the progress line.
+  // runner; it times the progress line. `check_for` (may be empty) is
+  // applied to every task's tuner but the given tuner.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<JobRunner>> Create(
-      const proto::JobAssignment& assignment, ClockInterface* clock);
+      const proto::JobAssignment& assignment, ClockInterface* clock,
+      const ConfigCheckFor& check_for = nullptr);
   ~JobRunner();
 
   // New configs to propose now: enough to fill the window, never beyond the

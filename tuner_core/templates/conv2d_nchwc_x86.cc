@@ -1,5 +1,6 @@
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "absl/strings/match.h"
@@ -19,6 +20,10 @@ constexpr const char* kTemplateName = kNames.name;
 namespace {
 
 using namespace ir;  // NOLINT
+
+// Parallel work items an icc_outer kernel offers at least (when it has the
+// rows): enough for the cores of a typical measuring host to share evenly.
+constexpr int64_t kMinParallelUnits = 16;
 
 struct Params : ConvArgs {
   int64_t ic_bn, oc_bn, ICC, OCC;
@@ -175,14 +180,25 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   };
   Expr t = Var::Make("blk");
   if (p.icc_outer) {
-    // Parallel over (batch, output-channel block); each thread walks the
-    // input-channel blocks outermost, so one block's weights stay in L1
-    // across every row of the image.
+    // Parallel over (batch, output-channel block, band of rows); each thread
+    // walks the input-channel blocks outermost, so one block's weights stay
+    // in L1 across every row of its band. The rows are cut into bands only
+    // where there are fewer than kMinParallelUnits (batch, channel block)
+    // pairs, e.g. 24 output channels in one block: one band would leave
+    // every core but one idle.
+    const int64_t units = p.n * p.OCC;
+    const int64_t rows_per_band =
+        CeilDiv(p.out_h, std::min(p.out_h, CeilDiv(kMinParallelUnits, units)));
+    const int64_t bands = CeilDiv(p.out_h, rows_per_band);
     Stmt rows = Loop("icco", p.ICC, ForKind::kSerial, [&](Expr icc_o) {
-      return Loop("oho", p.out_h, ForKind::kSerial,
-                  [&](Expr oh) { return row_at(t / p.OCC, t % p.OCC, oh, icc_o); });
+      return Loop("oho", rows_per_band, ForKind::kSerial, [&](Expr r) {
+        if (bands == 1) return row_at(t / p.OCC, t % p.OCC, r, icc_o);
+        Expr oh = (t % bands) * rows_per_band + r;
+        Stmt row = row_at((t / bands) / p.OCC, (t / bands) % p.OCC, oh, icc_o);
+        return p.out_h % rows_per_band == 0 ? row : IfThenElse::Make(oh < p.out_h, row);
+      });
     });
-    return For::Make("blk", 0, p.n * p.OCC, ForKind::kParallel, rows);
+    return For::Make("blk", 0, units * bands, ForKind::kParallel, rows);
   }
   Stmt row = row_at(t / (p.OCC * p.out_h), (t / p.out_h) % p.OCC, t % p.out_h, Expr(0));
   return For::Make("blk", 0, p.n * p.OCC * p.out_h, ForKind::kParallel, row);

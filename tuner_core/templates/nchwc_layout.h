@@ -54,8 +54,9 @@ ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t s
 // register tiles) stays inside the buffer.
 Padding ConvInputPadding(const ConvArgs& conv, int64_t padded_out_w);
 
-// Vector registers a blocked convolution's register tile may use (AVX-512
-// has 32; the rest hold the broadcast input and the weights).
+// Accumulators a blocked convolution's register tile may have (AVX-512 has
+// 32 registers; whether the weights and the broadcast input fit beside a
+// tile is the target's count, builder_worker/register_fit.h).
 inline constexpr int64_t kMaxTileVectors = 28;
 
 // How a blocked convolution tiles each output row: tiles of `width` output

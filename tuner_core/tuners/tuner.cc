@@ -57,23 +57,15 @@ std::vector<Config> Tuner::NextBatch(int batch_size) {
          refused_in_a_row < kMaxRefusedPerBatch) {
     std::vector<Config> proposed = ProposeBatch(batch_size - static_cast<int>(batch.size()));
     if (proposed.empty()) break;
-    std::vector<TrialResult> refused;
     for (Config& config : proposed) {
-      absl::Status fits = config_check_(config);
-      if (fits.ok()) {
+      if (config_check_(config).ok()) {
         batch.push_back(std::move(config));
         refused_in_a_row = 0;
-        continue;
+      } else {
+        ++refused_in_a_row;
+        ++refused_before_measuring_;
       }
-      MeasureResult result;
-      result.costs = {1e9};
-      result.error_no = MeasureErrorNo::kInstantiationError;
-      result.error_msg = std::string(fits.message());
-      refused.push_back(TrialResult{std::move(config), std::move(result)});
-      ++refused_in_a_row;
     }
-    refused_before_measuring_ += static_cast<int64_t>(refused.size());
-    if (!refused.empty()) Update(refused);
   }
   return batch;
 }

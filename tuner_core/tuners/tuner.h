@@ -77,7 +77,8 @@ class Tuner {
   Tuner& operator=(const Tuner&) = delete;
 
   // Runs trials until options.n_trial trials of this call are done, the
-  // strategy has nothing left to propose, or early stopping triggers. May be
+  // strategy has nothing left to propose (or NextBatch found nothing the
+  // config check accepts), or early stopping triggers. May be
   // called again to continue: the best-so-far state, trials_done() and the
   // visited set carry over. InvalidArgument for bad options; Internal if the
   // measurer breaks its contract (wrong number of results).
@@ -91,18 +92,20 @@ class Tuner {
   // none) only when the strategy runs out, or when kMaxRefusedPerBatch
   // proposals in a row were refused.
   std::vector<Config> NextBatch(int batch_size);
-  // Sees every measured batch; model-based strategies learn here.
+  // Sees every measured batch (never a config the check refused);
+  // model-based strategies learn here.
   virtual void Update(const std::vector<TrialResult>& results) {}
 
   // What the target cannot build, known before building: a register tile
-  // its registers cannot hold (builder_worker/register_fit.h), which the
-  // builder would refuse as INSTANTIATION_ERROR. Whoever knows the target
-  // sets it (local mode does); NextBatch then replaces each proposal the
-  // check refuses with another. A refused config is marked visited and
-  // handed to Update as an INSTANTIATION_ERROR result carrying the check's
-  // message (a model learns where the target's limit lies), but it is never
-  // measured, logged or counted as a trial. Not for a strategy that must
-  // measure exactly the configs it was given (GivenTuner).
+  // its registers cannot hold or a vector wider than it generates
+  // (builder_worker/register_fit.h), which the builder would refuse as
+  // INSTANTIATION_ERROR. Whoever knows the target sets it (local mode does:
+  // local/tune_command.cc, and local/model_job.cc through JobRunner);
+  // NextBatch then replaces each proposal the check refuses with another.
+  // A refused config is marked visited but never measured, logged, counted
+  // as a trial or handed to Update: a model learns only from measurements,
+  // and the check costs microseconds per proposal. Not for a strategy that
+  // must measure exactly the configs it was given (GivenTuner).
   using ConfigCheck = std::function<absl::Status(const Config&)>;
   void SetConfigCheck(ConfigCheck check) { config_check_ = std::move(check); }
   // Proposals the config check refused so far.
