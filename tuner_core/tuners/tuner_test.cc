@@ -28,6 +28,16 @@ ConfigSpace MakeSpace() {
   return space;
 }
 
+// A grid tuner that notes every config Update sees.
+class RecordingTuner : public GridTuner {
+ public:
+  using GridTuner::GridTuner;
+  void Update(const std::vector<TrialResult>& results) override {
+    for (const TrialResult& trial : results) updated.push_back(trial.config.index());
+  }
+  std::vector<int64_t> updated;
+};
+
 TEST(TunerTest, RunsNTrialsInBatches) {
   GridTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config&) { return FakeCost(1e-3); });
@@ -123,14 +133,6 @@ TEST(TunerTest, EarlyStoppingChecksAfterWholeBatches) {
 }
 
 TEST(TunerTest, CallbacksAndUpdateSeeEveryResult) {
-  class RecordingTuner : public GridTuner {
-   public:
-    using GridTuner::GridTuner;
-    void Update(const std::vector<TrialResult>& results) override {
-      for (const TrialResult& trial : results) updated.push_back(trial.config.index());
-    }
-    std::vector<int64_t> updated;
-  };
   RecordingTuner tuner(MakeSpace());
   FakeMeasurer measurer([](const Config& config) {
     return config.index() == 3 ? FakeFailure(MeasureErrorNo::kCompileHost) : FakeCost(1e-3);
@@ -160,14 +162,6 @@ TEST(TunerTest, CallbacksAndUpdateSeeEveryResult) {
 // The config check: refused proposals are replaced, never measured, counted
 // or handed to Update.
 TEST(TunerTest, ConfigsTheCheckRefusesAreNeverMeasured) {
-  class RecordingTuner : public GridTuner {
-   public:
-    using GridTuner::GridTuner;
-    void Update(const std::vector<TrialResult>& results) override {
-      for (const TrialResult& trial : results) updated.push_back(trial.config.index());
-    }
-    std::vector<int64_t> updated;
-  };
   RecordingTuner tuner(MakeSpace());
   tuner.SetConfigCheck([](const Config& config) {
     return config.index() % 3 == 1 ? absl::InvalidArgumentError(
