@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -69,6 +70,12 @@ RegisterCount CountRegisters(const RegisterDemand& demand, const TargetSpec& tar
       "; vectors of ", demand->lanes, " lanes = ", count.per_vector, " ", name, " register",
       count.per_vector == 1 ? "" : "s", " each); target \"", target.original, "\" (", target.cpu,
       ") has ", count.available));
+}
+
+std::function<absl::Status(const Config&)> RegisterTileCheck(const Task& task, TargetSpec target) {
+  return [&task, target = std::move(target)](const Config& config) {
+    return CheckRegisterTileFits(task.tmpl(), task.workload(), config, target);
+  };
 }
 
 }  // namespace tunefleet

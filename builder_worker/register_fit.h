@@ -37,10 +37,12 @@
 #define TUNEFLEET_BUILDER_WORKER_REGISTER_FIT_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/status/status.h"
 #include "builder_worker/codegen/target.h"
 #include "tuner_core/space/config_space.h"
+#include "tuner_core/templates/task.h"
 #include "tuner_core/templates/template.h"
 #include "tuner_core/workloads/workload.h"
 
@@ -68,6 +70,10 @@ RegisterCount CountRegisters(const RegisterDemand& demand, const TargetSpec& tar
 // has 32", or the template's error for a config it cannot read.
 [[nodiscard]] absl::Status CheckRegisterTileFits(const Template& tmpl, const Workload& workload,
                                                  const Config& config, const TargetSpec& target);
+
+// CheckRegisterTileFits for `task`'s template and workload on `target`, as a
+// search's config check (Tuner::SetConfigCheck). `task` must outlive it.
+std::function<absl::Status(const Config&)> RegisterTileCheck(const Task& task, TargetSpec target);
 
 }  // namespace tunefleet
 

@@ -36,9 +36,7 @@ namespace tunefleet {
   auto check_for = [](const Task& task) -> Tuner::ConfigCheck {
     absl::StatusOr<TargetSpec> target = ParseTarget(task.target());
     if (!target.ok()) return nullptr;  // the builds report the target's error
-    return [&task, spec = *std::move(target)](const Config& config) {
-      return CheckRegisterTileFits(task.tmpl(), task.workload(), config, spec);
-    };
+    return RegisterTileCheck(task, *std::move(target));
   };
   TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner,
                       JobRunner::Create(assignment, clock, check_for));

@@ -185,12 +185,7 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   // A search spends its trials on kernels this target can build: the tiles
   // its registers cannot hold are skipped before measuring, as the builder
   // would refuse them. The given tuner measures exactly what it is given.
-  if (options.tuner != "given") {
-    const TargetSpec& spec = measurer->target();
-    tuner->SetConfigCheck([&task, &spec](const Config& config) {
-      return CheckRegisterTileFits(task->tmpl(), task->workload(), config, spec);
-    });
-  }
+  if (options.tuner != "given") tuner->SetConfigCheck(RegisterTileCheck(*task, measurer->target()));
 
   TuneSummary summary;
   summary.task_name = task->name();
