@@ -254,6 +254,55 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
   }
 }
 
+// A tile width that does not divide the row (11 columns in tiles of 4) ends
+// the row in a narrower tile of 3 instead of computing into padding: two
+// full tiles in the loop, the tail after it, and the same output whether
+// the input is padded first, read unpadded or walked by input-channel block.
+TEST(BuilderTest, ConvRowsEndInANarrowerTailTile) {
+  const nlohmann::json shape = {{"N", 1},      {"C", 8},           {"H", 9}, {"W", 11},
+                                {"K", 16},     {"R", 3},           {"S", 3}, {"padding", 1},
+                                {"stride", 1}, {"layout", "NCHWc"}};
+  struct Case {
+    std::string template_name;
+    nlohmann::json entity;
+  };
+  std::vector<Case> cases;
+  for (const char* reduce : {"c_kh_kw_ic", "c_kh_ic_kw_inline_pad", "icc_outer_kh_ic_kw"}) {
+    cases.push_back({"conv2d_nchwc.x86",
+                     {{"tile_ic", "ot", 4},
+                      {"tile_oc", "ot", 8},
+                      {"tile_ow", "ot", 4},
+                      {"vec", "ot", 8},
+                      {"reduce", "ot", reduce}}});
+  }
+  cases.push_back(
+      {"depthwise_conv2d_nchwc.x86",
+       {{"tile_c", "ot", 8}, {"tile_ow", "ot", 4}, {"vec", "ot", 8}, {"unroll_kw", "ot", 1}}});
+  for (const Case& c : cases) {
+    auto tmpl = FindTemplate(c.template_name);
+    ASSERT_TRUE(tmpl.ok()) << tmpl.status();
+    nlohmann::json args = shape;
+    if (c.template_name != "conv2d_nchwc.x86") {
+      args.erase("K");
+      args["C"] = 16;
+    }
+    auto workload = MakeWorkload((*tmpl)->workload_name(), args);
+    ASSERT_TRUE(workload.ok()) << workload.status();
+    auto space = (*tmpl)->DefineSpace(**workload);
+    ASSERT_TRUE(space.ok()) << space.status();
+    auto config = space->FromJson({{"entity", c.entity}});
+    ASSERT_TRUE(config.ok()) << config.status();
+    auto func = (*tmpl)->Instantiate(**workload, *config);
+    ASSERT_TRUE(func.ok()) << func.status();
+    const std::string text = ir::ToString(func->body);
+    EXPECT_NE(text.find("for (owc, 0, 2)"), std::string::npos) << config->ToString();
+    EXPECT_EQ(text.find("for (owc, 0, 3)"), std::string::npos) << config->ToString();
+    BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
+    ASSERT_TRUE(result.ok()) << result.error_msg;
+    EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 7)) << config->ToString();
+  }
+}
+
 TEST(BuilderTest, DepthwiseConv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
   CheckRandomConfigsOn("depthwise_conv2d_nchwc.x86", AwkwardConvShapes(false), 8, 4);
 }

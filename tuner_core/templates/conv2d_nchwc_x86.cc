@@ -94,11 +94,11 @@ Stmt Reduction(const Params& p, const std::string& reduce, const std::string& ta
 }
 
 // The convolution proper: `data` is blocked and, unless p.inline_pad,
-// padded (pad.padded_h x pad.padded_w); `kernel_vec` packed, `out` blocked
-// with rows OWP wide. With p.inline_pad `data` is the unpadded blocked input:
-// tiles whose taps all lie inside the image run the plain reduction, border
-// tiles the same reduction with the taps that fall into the padding skipped, and no padded copy of
-// the input is made.
+// padded (pad.padded_h x pad.padded_w); `kernel_vec` packed, `out` blocked.
+// With p.inline_pad `data` is the unpadded blocked input: tiles whose taps
+// all lie inside the image run the plain reduction, border tiles the same
+// reduction with the taps that fall into the padding skipped, and no padded
+// copy of the input is made.
 Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec,
              const std::string& out) {
   const int64_t HP = p.inline_pad ? p.h : p.pad.padded_h;
@@ -109,26 +109,23 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   // One output row's tiles; with p.icc_outer only input-channel block icc_o
   // of the reduction, added to what earlier blocks left in `out`.
   auto row_at = [&](Expr n, Expr occ, Expr oh, Expr icc_o) {
-    auto out_index = [&](Expr owc, Expr owi, Expr o) {
-      return (((n * p.OCC + occ) * p.out_h + oh) * p.tile.padded_w + owc * p.tile.width + owi) *
-                 p.oc_bn +
-             o;
-    };
-    return Loop("owc", p.tile.tiles, ForKind::kSerial, [&](Expr owc) {
-      Stmt init = RegisterTileLoops("_z", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
+    // The tile of `width` columns from output column `col0`.
+    auto tile_at = [&](Expr col0, int64_t width, const std::string& tag) {
+      auto out_index = [&](Expr owi, Expr o) {
+        return (((n * p.OCC + occ) * p.out_h + oh) * p.out_w + col0 + owi) * p.oc_bn + o;
+      };
+      Stmt init = RegisterTileLoops("_z" + tag, width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
         return Store::Make("acc", 0.0, acc_index(owi, o));
       });
       if (p.icc_outer) {
         Stmt reload =
-            RegisterTileLoops("_y", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
-              return Store::Make("acc", Load::Make(out, out_index(owc, owi, o)), acc_index(owi, o));
+            RegisterTileLoops("_y" + tag, width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
+              return Store::Make("acc", Load::Make(out, out_index(owi, o)), acc_index(owi, o));
             });
         init = IfThenElse::Make(icc_o < 1, init, reload);
       }
       auto ih = [&](Expr kh) { return oh * p.stride_h + kh * p.dil_h - top; };
-      auto iw = [&](Expr owi, Expr kw) {
-        return (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w - left;
-      };
+      auto iw = [&](Expr owi, Expr kw) { return (col0 + owi) * p.stride_w + kw * p.dil_w - left; };
       // One FMA step of the tile for input channel (icc, icb) and tap (kh, kw).
       // Border tiles (guarded) skip the taps that fall into the zero
       // padding instead of multiplying zeros: where the tile's position is
@@ -144,8 +141,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
             return Store::Make("acc", Load::Make("acc", acc_index(owi, o)) + x * wv,
                                acc_index(owi, o));
           };
-          if (!guarded) return RegisterTileLoops(suffix, p.tile.width, p.oc_bn, p.tile.vec, fma);
-          return Loop("r" + suffix, p.tile.width, ForKind::kUnrolled, [&](Expr owi) {
+          if (!guarded) return RegisterTileLoops(suffix, width, p.oc_bn, p.tile.vec, fma);
+          return Loop("r" + suffix, width, ForKind::kUnrolled, [&](Expr owi) {
             Expr inside = ih(kh) >= 0 && ih(kh) < p.h && iw(owi, kw) >= 0 && iw(owi, kw) < p.w;
             return IfThenElse::Make(inside,
                                     RegisterTileLoops(suffix, 1, p.oc_bn, p.tile.vec,
@@ -163,20 +160,20 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
               return inner(p.icc_outer ? icc_o : icc, icb, kh, kw);
             });
       };
-      Stmt reduction = Reduction(rp, p.reduce, "", reduce_with(false, "_m"));
+      Stmt reduction = Reduction(rp, p.reduce, tag, reduce_with(false, "_m" + tag));
       if (p.inline_pad) {
         Expr inside =
-            ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.tile.width - 1, p.s - 1) < p.w;
-        reduction = IfThenElse::Make(inside, reduction,
-                                     Reduction(rp, p.reduce, "b", reduce_with(true, "_b")));
+            ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(width - 1, p.s - 1) < p.w;
+        reduction = IfThenElse::Make(
+            inside, reduction, Reduction(rp, p.reduce, "b" + tag, reduce_with(true, "_b" + tag)));
       }
-      Stmt store =
-          RegisterTileLoops("_s", p.tile.width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
-            return Store::Make(out, Load::Make("acc", acc_index(owi, o)), out_index(owc, owi, o));
-          });
-      return Allocate::Make("acc", p.tile.width * p.oc_bn, MemoryScope::kStack,
+      Stmt store = RegisterTileLoops("_s" + tag, width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
+        return Store::Make(out, Load::Make("acc", acc_index(owi, o)), out_index(owi, o));
+      });
+      return Allocate::Make("acc", width * p.oc_bn, MemoryScope::kStack,
                             Block::Make({init, reduction, store}));
-    });
+    };
+    return RowTileLoop(p.tile, "owc", tile_at);
   };
   Expr t = Var::Make("blk");
   if (p.icc_outer) {
@@ -267,7 +264,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   p.OCC = p.k / p.oc_bn;
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.oc_bn, vec));
 
-  BlockedConvPlan plan = BlockedConvGeometry(p, p.tile, p.ic_bn, p.oc_bn);
+  BlockedConvPlan plan = BlockedConvGeometry(p, p.ic_bn, p.oc_bn);
   p.pad = plan.pad;
   plan.compute_reads_unpadded = p.inline_pad;
   plan.kernel_elems = p.k * p.c * p.r * p.s;

@@ -48,13 +48,14 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   Expr t = Var::Make("blk");
   Expr n = t / (p.CC * p.out_h), cc = (t / p.out_h) % p.CC, oh = t % p.out_h;
   auto acc_index = [&](Expr owi, Expr b) { return owi * p.c_bn + b; };
-  Stmt row = Loop("owc", p.tile.tiles, ForKind::kSerial, [&](Expr owc) {
-    Stmt init = RegisterTileLoops("_z", p.tile.width, p.c_bn, p.tile.vec, [&](Expr owi, Expr b) {
+  // The tile of `width` columns from output column `col0`.
+  auto tile_at = [&](Expr col0, int64_t width, const std::string& tag) {
+    Stmt init = RegisterTileLoops("_z" + tag, width, p.c_bn, p.tile.vec, [&](Expr owi, Expr b) {
       return Store::Make("acc", 0.0, acc_index(owi, b));
     });
     auto ih = [&](Expr kh) { return oh * p.stride_h + kh * p.dil_h - p.pad.top; };
     auto iw = [&](Expr owi, Expr kw) {
-      return (owc * p.tile.width + owi) * p.stride_w + kw * p.dil_w - p.pad.left;
+      return (col0 + owi) * p.stride_w + kw * p.dil_w - p.pad.left;
     };
     // The FMAs of one tap for one output pixel of the tile.
     auto tap = [&](Expr kh, Expr kw, Expr owi, const std::string& suffix) {
@@ -70,31 +71,30 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       });
     };
     const ForKind kw_kind = p.unroll_kw ? ForKind::kUnrolled : ForKind::kSerial;
-    Stmt interior = Loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
-      return Loop("kw", p.s, kw_kind, [&](Expr kw) {
-        return Loop("r_m", p.tile.width, ForKind::kUnrolled,
-                    [&](Expr owi) { return tap(kh, kw, owi, "_m"); });
+    Stmt interior = Loop("kh" + tag, p.r, ForKind::kSerial, [&](Expr kh) {
+      return Loop("kw" + tag, p.s, kw_kind, [&](Expr kw) {
+        return Loop("r_m" + tag, width, ForKind::kUnrolled,
+                    [&](Expr owi) { return tap(kh, kw, owi, "_m" + tag); });
       });
     });
-    Stmt border = Loop("khb", p.r, ForKind::kSerial, [&](Expr kh) {
-      Stmt columns = Loop("kwb", p.s, kw_kind, [&](Expr kw) {
-        return Loop("r_b", p.tile.width, ForKind::kUnrolled, [&](Expr owi) {
-          return IfThenElse::Make(iw(owi, kw) >= 0 && iw(owi, kw) < p.w, tap(kh, kw, owi, "_b"));
+    Stmt border = Loop("khb" + tag, p.r, ForKind::kSerial, [&](Expr kh) {
+      Stmt columns = Loop("kwb" + tag, p.s, kw_kind, [&](Expr kw) {
+        return Loop("r_b" + tag, width, ForKind::kUnrolled, [&](Expr owi) {
+          return IfThenElse::Make(iw(owi, kw) >= 0 && iw(owi, kw) < p.w,
+                                  tap(kh, kw, owi, "_b" + tag));
         });
       });
       return IfThenElse::Make(ih(kh) >= 0 && ih(kh) < p.h, columns);
     });
-    Expr inside =
-        ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(p.tile.width - 1, p.s - 1) < p.w;
-    Stmt store = RegisterTileLoops("_s", p.tile.width, p.c_bn, p.tile.vec, [&](Expr owi, Expr b) {
-      return Store::Make(
-          out, Load::Make("acc", acc_index(owi, b)),
-          (((n * p.CC + cc) * p.out_h + oh) * p.tile.padded_w + owc * p.tile.width + owi) * p.c_bn +
-              b);
+    Expr inside = ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(width - 1, p.s - 1) < p.w;
+    Stmt store = RegisterTileLoops("_s" + tag, width, p.c_bn, p.tile.vec, [&](Expr owi, Expr b) {
+      return Store::Make(out, Load::Make("acc", acc_index(owi, b)),
+                         (((n * p.CC + cc) * p.out_h + oh) * p.out_w + col0 + owi) * p.c_bn + b);
     });
-    return Allocate::Make("acc", p.tile.width * p.c_bn, MemoryScope::kStack,
+    return Allocate::Make("acc", width * p.c_bn, MemoryScope::kStack,
                           Block::Make({init, IfThenElse::Make(inside, interior, border), store}));
-  });
+  };
+  Stmt row = RowTileLoop(p.tile, "owc", tile_at);
   return For::Make("blk", 0, p.n * p.CC * p.out_h, ForKind::kParallel, row);
 }
 
@@ -145,7 +145,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   p.CC = p.c / p.c_bn;
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.c_bn, vec));
 
-  BlockedConvPlan plan = BlockedConvGeometry(p, p.tile, p.c_bn, p.c_bn);
+  BlockedConvPlan plan = BlockedConvGeometry(p, p.c_bn, p.c_bn);
   p.pad = plan.pad;
   plan.kernel_elems = p.c * p.r * p.s;
   plan.compute_reads_unpadded = true;

@@ -91,14 +91,14 @@ Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w
   });
 }
 
-Padding ConvInputPadding(const ConvArgs& a, int64_t padded_out_w) {
+Padding ConvInputPadding(const ConvArgs& a) {
   Padding p;
   p.top = a.pad_top;
   p.left = a.pad_left;
   p.padded_h = std::max(a.h + a.pad_top + a.pad_bottom,
                         (a.out_h - 1) * a.stride_h + (a.r - 1) * a.dil_h + 1);
   p.padded_w = std::max(a.w + a.pad_left + a.pad_right,
-                        (padded_out_w - 1) * a.stride_w + (a.s - 1) * a.dil_w + 1);
+                        (a.out_w - 1) * a.stride_w + (a.s - 1) * a.dil_w + 1);
   return p;
 }
 
@@ -116,8 +116,8 @@ RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec) {
   RowTiling tiling;
   tiling.width = width;
   tiling.vec = tile.lanes;
-  tiling.tiles = CeilDiv(out_w, width);
-  tiling.padded_w = tiling.tiles * width;
+  tiling.tiles = out_w / width;
+  tiling.tail = out_w % width;
   const int64_t tile_vectors = tile.accumulators;
   if (tile_vectors > kMaxTileVectors) {
     return absl::InvalidArgumentError(absl::StrCat("register tile ", width, "x", block, " needs ",
@@ -125,6 +125,15 @@ RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec) {
                                                    " lanes (at most ", kMaxTileVectors, ")"));
   }
   return tiling;
+}
+
+Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
+                 const std::function<Stmt(Expr, int64_t, const std::string&)>& tile) {
+  Stmt full = Loop(var, tiling.tiles, ForKind::kSerial,
+                   [&](Expr c) { return tile(c * tiling.width, tiling.width, ""); });
+  if (tiling.tail == 0) return full;
+  Stmt tail = tile(Expr(tiling.tiles * tiling.width), tiling.tail, "t");
+  return tiling.tiles == 0 ? tail : Block::Make({full, tail});
 }
 
 std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t> widths,
@@ -139,14 +148,11 @@ std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t
   return out;
 }
 
-BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, const RowTiling& tile, int64_t in_block,
-                                    int64_t out_block) {
+BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t out_block) {
   BlockedConvPlan plan;
   plan.in = {a.n, a.c, a.h, a.w, in_block};
   plan.out = {a.n, a.k, a.out_h, a.out_w, out_block};
-  // The padded input covers every tap of every (padded) output column.
-  plan.pad = ConvInputPadding(a, tile.padded_w);
-  plan.padded_out_w = tile.padded_w;
+  plan.pad = ConvInputPadding(a);
   plan.layout_nchwc = a.layout_nchwc;
   return plan;
 }
@@ -160,7 +166,7 @@ LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmp
       !plan.compute_reads_unpadded && (plan.pad.top > 0 || plan.pad.left > 0 ||
                                        plan.pad.padded_h > in.h || plan.pad.padded_w > in.w);
   const int64_t data_pad_elems = in.n * in.c * plan.pad.padded_h * plan.pad.padded_w;
-  const int64_t out_elems = plan.out.n * plan.out.c * plan.out.h * plan.padded_out_w;
+  const int64_t out_elems = plan.out.n * plan.out.c * plan.out.h * plan.out.w;
   if (plan.layout_nchwc) {
     func->staged = {{"data_nchwc", in.n * in.c * in.h * in.w},
                     {"kernel_vec", plan.kernel_elems},
@@ -175,7 +181,7 @@ LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmp
     } else {
       func->body = plan.compute("data_nchwc", "kernel_vec", "out_nchwc");
     }
-    func->finish = BlockedToNchw("uo", "out_nchwc", plan.padded_out_w, "output", plan.out);
+    func->finish = BlockedToNchw("uo", "out_nchwc", plan.out.w, "output", plan.out);
     return result;
   }
   Stmt to_blocked = plan.compute_reads_unpadded
@@ -183,7 +189,7 @@ LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmp
                         : PadToBlocked("pad", "data", true, "data_pad", in, plan.pad);
   Stmt body = Block::Make({plan.pack_kernel("kernel_vec"), to_blocked,
                            plan.compute("data_pad", "kernel_vec", "out_vec"),
-                           BlockedToNchw("uo", "out_vec", plan.padded_out_w, "output", plan.out)});
+                           BlockedToNchw("uo", "out_vec", plan.out.w, "output", plan.out)});
   body = Allocate::Make("out_vec", out_elems, MemoryScope::kGlobal, body);
   body = Allocate::Make("data_pad",
                         plan.compute_reads_unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,

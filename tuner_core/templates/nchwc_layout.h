@@ -50,22 +50,23 @@ ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t s
                        const std::string& dst, const ActivationShape& shape);
 
 // The padding a blocked convolution reads: the workload's, widened so that
-// every tap of every output column up to `padded_out_w` (a whole number of
-// register tiles) stays inside the buffer.
-Padding ConvInputPadding(const ConvArgs& conv, int64_t padded_out_w);
+// every tap of every output column stays inside the buffer.
+Padding ConvInputPadding(const ConvArgs& conv);
 
 // Accumulators a blocked convolution's register tile may have (AVX-512 has
 // 32 registers; whether the weights and the broadcast input fit beside a
 // tile is the target's count, builder_worker/register_fit.h).
 inline constexpr int64_t kMaxTileVectors = 28;
 
-// How a blocked convolution tiles each output row: tiles of `width` output
-// columns by one channel block, held in vectors of `vec` lanes.
+// How a blocked convolution tiles each output row: `tiles` tiles of `width`
+// output columns by one channel block, held in vectors of `vec` lanes, then,
+// where `width` does not divide the row, one narrower tile of `tail`
+// columns. No tile computes past the end of the row (as oneDNN's ur_w_tail).
 struct RowTiling {
-  int64_t width = 1;     // output columns per tile (the "tile_ow" knob)
-  int64_t vec = 1;       // lanes: gcd of the "vec" knob and the channel block
-  int64_t tiles = 1;     // tiles per output row
-  int64_t padded_w = 1;  // tiles * width: the output row as computed
+  int64_t width = 1;  // output columns per tile (the "tile_ow" knob)
+  int64_t vec = 1;    // lanes: gcd of the "vec" knob and the channel block
+  int64_t tiles = 1;  // full tiles per output row
+  int64_t tail = 0;   // columns of the last, narrower tile (0: none)
 };
 
 // The register tile of a row tile of `width` output columns by `block`
@@ -74,6 +75,13 @@ struct RowTiling {
 // one step reads, each reused by every column. What else a step reads (a
 // broadcast input, an input vector) each template adds.
 RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec);
+
+// The tiles of one output row under `tiling`: a serial loop `var` over the
+// full tiles, then the tail tile. tile(col0, width, tag) builds the tile
+// whose first output column is col0; `tag` ("" for the full tiles, "t" for
+// the tail) keeps the loop names of the two copies apart.
+ir::Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
+                     const std::function<ir::Stmt(ir::Expr, int64_t, const std::string&)>& tile);
 
 // The tiling of output rows `out_w` wide by tiles `width` x `block`
 // channels with the "vec" knob `vec`; InvalidArgument when the tile needs
@@ -92,7 +100,6 @@ std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t
 struct BlockedConvPlan {
   ActivationShape in, out;  // out.w is the real output width
   Padding pad;
-  int64_t padded_out_w = 0;  // output rows as computed (>= out.w)
   int64_t kernel_elems = 0;  // packed weights
   bool layout_nchwc = false;
   // Writes the packed weights into `kernel_vec` from the "kernel" argument.
@@ -101,20 +108,18 @@ struct BlockedConvPlan {
   // input unpadded (in.h x in.w): no padding pass runs.
   bool compute_reads_unpadded = false;
   // Reads blocked `data` (padded to pad.padded_h x pad.padded_w unless
-  // compute_reads_unpadded) and `kernel_vec`, writes blocked `out` with rows
-  // padded_out_w wide.
+  // compute_reads_unpadded) and `kernel_vec`, writes blocked `out`.
   std::function<ir::Stmt(const std::string& data, const std::string& kernel_vec,
                          const std::string& out)>
       compute;
 };
 
 // A plan's geometry for convolution `a` (a.k output channels: C for
-// depthwise) computed in row tiles `tile`, its input blocked by `in_block`
-// channels and its output by `out_block`: the shapes, the input's padding
-// (ConvInputPadding), the computed output width and the layout. The caller
-// adds kernel_elems, pack_kernel and compute (and compute_reads_unpadded).
-BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, const RowTiling& tile, int64_t in_block,
-                                    int64_t out_block);
+// depthwise), its input blocked by `in_block` channels and its output by
+// `out_block`: the shapes, the input's padding (ConvInputPadding) and the
+// layout. The caller adds kernel_elems, pack_kernel and compute (and
+// compute_reads_unpadded).
+BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t out_block);
 
 // The kernel of `tmpl` for `workload` (whose tensors are "data", "kernel"
 // and "output"): body and, for NCHWc, staged/prepare/finish from the plan.
