@@ -44,6 +44,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/templates/template.h"
 #include "tuner_core/workloads/workload.h"
 
@@ -348,10 +349,12 @@ Case ConvCase(int tile_oc, int tile_ow, int vec, const std::string& reduce) {
               {"tile_ow", "ot", tile_ow},
               {"vec", "ot", vec},
               {"reduce", "ot", reduce}};
-  c.tile_q_registers = tile_ow * tile_oc / 4;
+  // The widest tile of a 28-column row cut into tiles of at most tile_ow.
+  const int width = RowTileWidth(28, tile_ow);
+  c.tile_q_registers = width * tile_oc / 4;
   // The weights of one input channel, one broadcast input pixel.
   c.operand_q_registers = tile_oc / 4 + 1;
-  c.loads_per_step = tile_oc / 4 + tile_ow;
+  c.loads_per_step = tile_oc / 4 + width;
   // "c_kh_ic_kw" unrolls the 3 taps of a kernel row in the IR.
   c.unroll = reduce.find("ic_kw") != std::string::npos ? 3 : 1;
   ExpectSpillsFromRegisterCount(&c);
@@ -369,7 +372,7 @@ Case DepthwiseCase(int tile_c, int tile_ow, int vec, int unroll_kw) {
               {"tile_ow", "ot", tile_ow},
               {"vec", "ot", vec},
               {"unroll_kw", "ot", unroll_kw}};
-  c.tile_q_registers = tile_ow * tile_c / 4;
+  c.tile_q_registers = RowTileWidth(56, tile_ow) * tile_c / 4;
   // The tap's weights, one input vector at a time; every FMA has its own
   // input vector (no broadcast in a depthwise convolution).
   c.operand_q_registers = tile_c / 4 + 1;
@@ -408,7 +411,10 @@ std::vector<Case> RepresentativeCases() {
       ConvCase(16, 4, 4, "c_kh_kw_ic"),
       ConvCase(16, 5, 4, "c_kh_kw_ic_inline_pad"),
       ConvCase(32, 2, 4, "kh_kw_c_ic"),
-      ConvCase(8, 12, 4, "c_kh_kw_ic_inline_pad"),
+      // The whole 14-column half row: 28 accumulators, 31 of the 32 q
+      // registers; cortex-a72's schedule fits them, cortex-a53's in-order
+      // schedule spills one.
+      WithSpills(ConvCase(8, 14, 4, "c_kh_kw_ic_inline_pad"), Spills::kEitherWay),
       ConvCase(16, 7, 4, "c_kh_kw_ic"),
       ConvCase(16, 7, 4, "c_kh_kw_ic_inline_pad"),
       ConvCase(32, 3, 4, "icc_outer_kh_kw_ic"),

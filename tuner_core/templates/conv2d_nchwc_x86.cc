@@ -222,16 +222,18 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   return space;
 }
 
-// Compute's register tile: tile_ow x (tile_oc / lanes) accumulators; one
-// step (input channel, tap) reads the tile_oc / lanes weight vectors of its
-// input channel, each reused by every pixel of the tile, and one input value
-// per pixel, broadcast (one register at a time).
-[[nodiscard]] static absl::StatusOr<RegisterDemand> TemplateRegisterDemand(
-    const Workload& /*workload*/, const Config& config) {
+// Compute's register tile: width x (tile_oc / lanes) accumulators (width:
+// the widest tile tile_ow cuts the row into); one step (input channel, tap)
+// reads the tile_oc / lanes weight vectors of its input channel, each reused
+// by every pixel of the tile, and one input value per pixel, broadcast (one
+// register at a time).
+[[nodiscard]] static absl::StatusOr<RegisterDemand> TemplateRegisterDemand(const Workload& workload,
+                                                                           const Config& config) {
+  TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand = RowTileDemand(tile_ow, tile_oc, vec);
+  RegisterDemand demand = RowTileDemand(RowTileWidth(conv->out_w(), tile_ow), tile_oc, vec);
   demand.broadcast_operands = 1;
   return demand;
 }

@@ -113,16 +113,19 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   return space;
 }
 
-// Compute's register tile: tile_ow x (tile_c / lanes) accumulators; one tap
-// reads its tile_c / lanes weight vectors, each reused by every pixel of the
-// tile, and for each FMA its own input vector (no broadcast: one channel's
-// input meets only that channel's weight), one at a time.
-[[nodiscard]] static absl::StatusOr<RegisterDemand> TemplateRegisterDemand(
-    const Workload& /*workload*/, const Config& config) {
+// Compute's register tile: width x (tile_c / lanes) accumulators (width:
+// the widest tile tile_ow cuts the row into); one tap reads its tile_c /
+// lanes weight vectors, each reused by every pixel of the tile, and for each
+// FMA its own input vector (no broadcast: one channel's input meets only
+// that channel's weight), one at a time.
+[[nodiscard]] static absl::StatusOr<RegisterDemand> TemplateRegisterDemand(const Workload& workload,
+                                                                           const Config& config) {
+  TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv,
+                      DepthwiseConv2dWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(const int64_t tile_c, config.GetInt("tile_c"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand = RowTileDemand(tile_ow, tile_c, vec);
+  RegisterDemand demand = RowTileDemand(RowTileWidth(conv->out_w(), tile_ow), tile_c, vec);
   demand.vector_operands += 1;  // the input vector of each FMA
   return demand;
 }

@@ -110,19 +110,25 @@ RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec) {
   return demand;
 }
 
+int64_t RowTileWidth(int64_t out_w, int64_t max_width) {
+  return CeilDiv(out_w, CeilDiv(out_w, max_width));
+}
+
 [[nodiscard]] absl::StatusOr<RowTiling> TileOutputRows(int64_t out_w, int64_t width, int64_t block,
                                                        int64_t vec) {
-  const RegisterDemand tile = RowTileDemand(width, block, vec);
   RowTiling tiling;
-  tiling.width = width;
+  // As few tiles as `width` allows, as even as they can be.
+  const int64_t count = CeilDiv(out_w, width);
+  tiling.width = RowTileWidth(out_w, width);
+  const RegisterDemand tile = RowTileDemand(tiling.width, block, vec);
   tiling.vec = tile.lanes;
-  tiling.tiles = out_w / width;
-  tiling.tail = out_w % width;
+  tiling.narrow = count * tiling.width - out_w;  // < count
+  tiling.tiles = count - tiling.narrow;
   const int64_t tile_vectors = tile.accumulators;
   if (tile_vectors > kMaxTileVectors) {
-    return absl::InvalidArgumentError(absl::StrCat("register tile ", width, "x", block, " needs ",
-                                                   tile_vectors, " vectors of ", tiling.vec,
-                                                   " lanes (at most ", kMaxTileVectors, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("register tile ", tiling.width, "x", block, " needs ", tile_vectors,
+                     " vectors of ", tiling.vec, " lanes (at most ", kMaxTileVectors, ")"));
   }
   return tiling;
 }
@@ -131,9 +137,11 @@ Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
                  const std::function<Stmt(Expr, int64_t, const std::string&)>& tile) {
   Stmt full = Loop(var, tiling.tiles, ForKind::kSerial,
                    [&](Expr c) { return tile(c * tiling.width, tiling.width, ""); });
-  if (tiling.tail == 0) return full;
-  Stmt tail = tile(Expr(tiling.tiles * tiling.width), tiling.tail, "t");
-  return tiling.tiles == 0 ? tail : Block::Make({full, tail});
+  if (tiling.narrow == 0) return full;
+  const int64_t start = tiling.tiles * tiling.width, width = tiling.width - 1;
+  Stmt narrow = Loop(var + "n", tiling.narrow, ForKind::kSerial,
+                     [&](Expr c) { return tile(c * width + start, width, "n"); });
+  return Block::Make({full, narrow});
 }
 
 std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t> widths,

@@ -59,15 +59,22 @@ Padding ConvInputPadding(const ConvArgs& conv);
 inline constexpr int64_t kMaxTileVectors = 28;
 
 // How a blocked convolution tiles each output row: `tiles` tiles of `width`
-// output columns by one channel block, held in vectors of `vec` lanes, then,
-// where `width` does not divide the row, one narrower tile of `tail`
-// columns. No tile computes past the end of the row (as oneDNN's ur_w_tail).
+// output columns, then `narrow` tiles one column narrower, by one channel
+// block held in vectors of `vec` lanes. A row the "tile_ow" knob does not
+// divide is cut into as few tiles as the knob allows, as even as they can be
+// (56 columns by at most 5: eight of 5 and four of 4; 7 by at most 6: one of
+// 4 and one of 3), so no tile computes past the end of the row and none is
+// left so narrow that its few accumulators wait on the FMA latency.
 struct RowTiling {
-  int64_t width = 1;  // output columns per tile (the "tile_ow" knob)
-  int64_t vec = 1;    // lanes: gcd of the "vec" knob and the channel block
-  int64_t tiles = 1;  // full tiles per output row
-  int64_t tail = 0;   // columns of the last, narrower tile (0: none)
+  int64_t width = 1;   // columns of the first tiles (at most the "tile_ow" knob)
+  int64_t vec = 1;     // lanes: gcd of the "vec" knob and the channel block
+  int64_t tiles = 1;   // tiles of `width` columns, first in the row
+  int64_t narrow = 0;  // tiles of width - 1 columns after them
 };
+
+// The columns of the widest tile of a row `out_w` wide cut into tiles of at
+// most `max_width` (RowTiling's `width`).
+int64_t RowTileWidth(int64_t out_w, int64_t max_width);
 
 // The register tile of a row tile of `width` output columns by `block`
 // channels with the "vec" knob `vec`: vectors of gcd(vec, block) lanes,
@@ -77,9 +84,9 @@ struct RowTiling {
 RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec);
 
 // The tiles of one output row under `tiling`: a serial loop `var` over the
-// full tiles, then the tail tile. tile(col0, width, tag) builds the tile
-// whose first output column is col0; `tag` ("" for the full tiles, "t" for
-// the tail) keeps the loop names of the two copies apart.
+// full tiles, then one (`var` + "n") over the narrow ones. tile(col0, width,
+// tag) builds the tile whose first output column is col0; `tag` ("" for the
+// full tiles, "n" for the narrow) keeps the loop names of the two apart.
 ir::Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
                      const std::function<ir::Stmt(ir::Expr, int64_t, const std::string&)>& tile);
 
