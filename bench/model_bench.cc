@@ -40,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -93,6 +94,10 @@ ABSL_FLAG(int32_t, rounds, 3, "re-measure rounds, the winner and the reference i
 ABSL_FLAG(bool, reuse_records, false,
           "no new trials: each task's winner is the best record already in --log_dir "
           "(a run's records re-measured against the reference, e.g. on a quiet machine)");
+
+ABSL_FLAG(bool, transfer, false,
+          "xgb: warm-start each task's cost model with the records of the suite's tasks tuned "
+          "before it in this run (tune --transfer_log; AutoTVM's transfer learning)");
 
 namespace tunefleet {
 namespace {
@@ -237,6 +242,7 @@ int Main() {
         {"reference_min_seconds", absl::GetFlag(FLAGS_min_seconds)},
         {"remeasure", absl::GetFlag(FLAGS_remeasure)},
         {"reuse_records", absl::GetFlag(FLAGS_reuse_records)},
+        {"transfer", absl::GetFlag(FLAGS_transfer)},
         {"openblas_coretype", coretype},
         {"log_dir", log_dir}}},
       {"runs", Json::array()}};
@@ -305,6 +311,11 @@ int Main() {
         options.seed = absl::GetFlag(FLAGS_seed);
         options.log = log;
         options.resume = absl::GetFlag(FLAGS_reuse_records);
+        // The tasks before this one left their records in `log`.
+        if (absl::GetFlag(FLAGS_transfer) && !absl::GetFlag(FLAGS_reuse_records) &&
+            std::ifstream(log).peek() != std::ifstream::traits_type::eof()) {
+          options.transfer_log = log;
+        }
         options.task_label = absl::StrFormat("%s task %d/%d", prefix, i + 1, total);
         options.local.runner.num_threads = threads;
         options.local.measure.number = absl::GetFlag(FLAGS_number);
@@ -314,6 +325,10 @@ int Main() {
         std::ostringstream discarded, out;
         absl::StatusOr<TuneSummary> summary = RunTune(
             options, show_progress ? static_cast<std::ostream&>(std::cerr) : discarded, out);
+        if (const size_t at = out.str().find("Transfer: "); at != std::string::npos) {
+          std::printf("%s task %d/%d %s", prefix.c_str(), i + 1, total,
+                      out.str().substr(at, out.str().find('\n', at) + 1 - at).c_str());
+        }
         Json task_json = {{"index", i + 1},
                           {"label", t.label},
                           {"workload", t.workload},

@@ -255,14 +255,31 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
 }
 
 // A tile width that does not divide the row (14 columns in tiles of at most
-// 4) cuts it into as few tiles as even as they can be (4, 4, 3 and 3)
+// 4) cuts it into as few tiles, as even as they can be (4, 4, 3 and 3),
 // instead of computing into padding (four tiles of 4): two tiles of 4 in one
 // loop, two of 3 in another, and the same output whether the input is
-// padded first, read unpadded or walked by input-channel block.
-TEST(BuilderTest, ConvRowsEndInANarrowerTailTile) {
-  const nlohmann::json shape = {{"N", 1},      {"C", 8},           {"H", 9}, {"W", 14},
-                                {"K", 16},     {"R", 3},           {"S", 3}, {"padding", 1},
-                                {"stride", 1}, {"layout", "NCHWc"}};
+// padded first, read unpadded or walked by input-channel block, at stride 1
+// in the blocked layout and at stride 2 in NCHW.
+TEST(BuilderTest, ConvRowsSplitIntoEvenTilesWhereTileOwDoesNotDivide) {
+  const std::vector<nlohmann::json> shapes = {{{"N", 1},
+                                               {"C", 8},
+                                               {"H", 9},
+                                               {"W", 14},
+                                               {"K", 16},
+                                               {"R", 3},
+                                               {"S", 3},
+                                               {"padding", 1},
+                                               {"layout", "NCHWc"}},
+                                              {{"N", 1},
+                                               {"C", 8},
+                                               {"H", 9},
+                                               {"W", 27},
+                                               {"K", 16},
+                                               {"R", 3},
+                                               {"S", 3},
+                                               {"stride", 2},
+                                               {"padding", 1},
+                                               {"layout", "NCHW"}}};
   struct Case {
     std::string template_name;
     nlohmann::json entity;
@@ -279,29 +296,32 @@ TEST(BuilderTest, ConvRowsEndInANarrowerTailTile) {
   cases.push_back(
       {"depthwise_conv2d_nchwc.x86",
        {{"tile_c", "ot", 8}, {"tile_ow", "ot", 4}, {"vec", "ot", 8}, {"unroll_kw", "ot", 1}}});
-  for (const Case& c : cases) {
-    auto tmpl = FindTemplate(c.template_name);
-    ASSERT_TRUE(tmpl.ok()) << tmpl.status();
-    nlohmann::json args = shape;
-    if (c.template_name != "conv2d_nchwc.x86") {
-      args.erase("K");
-      args["C"] = 16;
+  for (const nlohmann::json& shape : shapes) {
+    for (const Case& c : cases) {
+      auto tmpl = FindTemplate(c.template_name);
+      ASSERT_TRUE(tmpl.ok()) << tmpl.status();
+      nlohmann::json args = shape;
+      if (c.template_name != "conv2d_nchwc.x86") {
+        args.erase("K");
+        args["C"] = 16;
+      }
+      auto workload = MakeWorkload((*tmpl)->workload_name(), args);
+      ASSERT_TRUE(workload.ok()) << workload.status();
+      auto space = (*tmpl)->DefineSpace(**workload);
+      ASSERT_TRUE(space.ok()) << space.status();
+      auto config = space->FromJson({{"entity", c.entity}});
+      ASSERT_TRUE(config.ok()) << config.status();
+      auto func = (*tmpl)->Instantiate(**workload, *config);
+      ASSERT_TRUE(func.ok()) << func.status();
+      const std::string where = shape.dump() + " " + config->ToString();
+      const std::string text = ir::ToString(func->body);
+      EXPECT_NE(text.find("for (owc, 0, 2)"), std::string::npos) << where;
+      EXPECT_NE(text.find("for (owcn, 0, 2)"), std::string::npos) << where;
+      EXPECT_EQ(text.find("for (owc, 0, 4)"), std::string::npos) << where;
+      BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
+      ASSERT_TRUE(result.ok()) << result.error_msg;
+      EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 7)) << where;
     }
-    auto workload = MakeWorkload((*tmpl)->workload_name(), args);
-    ASSERT_TRUE(workload.ok()) << workload.status();
-    auto space = (*tmpl)->DefineSpace(**workload);
-    ASSERT_TRUE(space.ok()) << space.status();
-    auto config = space->FromJson({{"entity", c.entity}});
-    ASSERT_TRUE(config.ok()) << config.status();
-    auto func = (*tmpl)->Instantiate(**workload, *config);
-    ASSERT_TRUE(func.ok()) << func.status();
-    const std::string text = ir::ToString(func->body);
-    EXPECT_NE(text.find("for (owc, 0, 2)"), std::string::npos) << config->ToString();
-    EXPECT_NE(text.find("for (owcn, 0, 2)"), std::string::npos) << config->ToString();
-    EXPECT_EQ(text.find("for (owc, 0, 4)"), std::string::npos) << config->ToString();
-    BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
-    ASSERT_TRUE(result.ok()) << result.error_msg;
-    EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 7)) << config->ToString();
   }
 }
 

@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
+#include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/workloads/conv_workload.h"
 
 namespace tunefleet {
@@ -23,13 +24,14 @@ std::pair<std::string, std::string> Key(const std::string& workload, const nlohm
 constexpr size_t kMaxCandidates = 48;
 
 // What decides the blocked layouts a record's kernel reads and writes: its
-// template and its channel-block and row-tile knobs.
+// template and its channel-block knobs (rows are the image's width whatever
+// the row tile).
 std::string LayoutKey(const Record& record) {
   std::string key = record.task_name;
   for (const nlohmann::json& knob : record.config.value("entity", nlohmann::json::array())) {
     if (!knob.is_array() || knob.size() < 3 || !knob[0].is_string()) continue;
     const std::string name = knob[0].get<std::string>();
-    if (name == "tile_ic" || name == "tile_oc" || name == "tile_c" || name == "tile_ow") {
+    if (name == "tile_ic" || name == "tile_oc" || name == "tile_c") {
       absl::StrAppend(&key, "|", name, "=", knob[2].dump());
     }
   }
@@ -41,9 +43,8 @@ constexpr int64_t kDotMaxRows = 4;
 
 // How well a config suits a target with no measurement to go by: vectors
 // as wide as the target's, channel blocks of about that width, register
-// tiles of about 8 columns that divide the output's width (a blocked
-// convolution's rows are whole tiles: rows wider than the image make its
-// consumer wait for a relayout); for dense, the dot kernel for a few rows
+// tiles of about 8 columns (the widest tile the knob cuts the output's rows
+// into, RowTileWidth); for dense, the dot kernel for a few rows
 // (B, the weights, read in place: nothing packed per call), else B packed
 // once, at compile time. Other knobs keep their first choice. A sum of
 // per-knob terms, so the best config is each knob's best choice.
@@ -73,8 +74,9 @@ double DefaultScore(const Config& config, int lanes, const Workload& workload) {
       score -= 10 * std::abs(std::log2(v) - std::log2(lanes));
     }
     if (name == "tile_ow") {
-      score -= std::abs(v - 8);
-      if (out_width > 0 && out_width % static_cast<int64_t>(v) != 0) score -= 8;
+      const int64_t width = out_width > 0 ? RowTileWidth(out_width, static_cast<int64_t>(v))
+                                          : static_cast<int64_t>(v);
+      score -= std::abs(static_cast<double>(width) - 8);
     }
     if (rows > 0 && name == "mr") score -= dot ? 10 * std::abs(v - rows) : std::abs(v - 6);
     if (rows > 0 && name == "nr_vecs") score -= std::abs(v - (dot ? 4 : 2));

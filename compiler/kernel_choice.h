@@ -3,11 +3,10 @@
 // workload for the compile target), or, for a layer no record covers, a
 // default config of the workload's default template with a warning naming
 // the layer (AutoTVM's fallback). Defaults: vectors and channel blocks of
-// the target's width, row tiles that divide the output's width (no padded
-// rows to relayout), and for dense dense_gemm.x86's dot kernel (a few rows)
-// or its weights packed once at compile time. Beside the best, each
-// workload's candidates (one per layout the records offer) let
-// layout_choice.h trade a little kernel time for fewer relayouts.
+// the target's width, row tiles of about 8 columns, and for dense dense_gemm.x86's dot kernel (a
+// few rows) or its weights packed once at compile time. Beside the best, each workload's candidates
+// (one per layout the records offer) let layout_choice.h trade a little kernel time for fewer
+// relayouts.
 //
 //   TF_ASSIGN_OR_RETURN(RecordSelection selection,
 //                       SelectRecords("r.jsonl", layers, "llvm -mcpu=skylake"));

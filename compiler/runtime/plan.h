@@ -7,8 +7,9 @@
 //
 // Layouts. An activation buffer of a 4-D tensor [N, C, H, W] is NCHW or
 // channel-blocked NCHW[b]c, [N, C/b, H, row_width, b] with row_width >= W
-// (a blocked convolution computes whole register tiles, so its rows may be
-// wider than the image; the extra columns hold nothing anyone reads).
+// (a kernel may write rows wider than the image, the extra columns holding
+// nothing anyone reads; today's blocked convolutions write rows exactly W
+// wide).
 // NCHW is block 1 with row_width W. Convolutions whose template computes
 // blocked (conv2d_nchwc.x86, depthwise_conv2d_nchwc.x86) take and leave
 // blocked buffers and read their weights already packed into the template's

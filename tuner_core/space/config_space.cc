@@ -191,6 +191,33 @@ absl::StatusOr<Config> ConfigSpace::Get(int64_t index) const {
   return Config(table_, index, std::move(choices));
 }
 
+namespace {
+
+// The most configs one kernel can have under `table`'s rules: every inert
+// knob of every rule (any set of rules may hold at once) times the largest
+// group of same-kernel choices of each other labelled knob.
+int64_t MostEquivalent(const KnobTable& table) {
+  std::vector<int> inert;
+  for (const InertRule& rule : table.inert_rules) {
+    inert.insert(inert.end(), rule.inert.begin(), rule.inert.end());
+  }
+  std::sort(inert.begin(), inert.end());
+  inert.erase(std::unique(inert.begin(), inert.end()), inert.end());
+  int64_t combinations = 1;
+  for (int k : inert)
+    combinations = std::min(combinations * table.knobs[k]->size, int64_t{1} << 40);
+  for (const auto& [k, labels] : table.kernel_labels) {
+    if (std::binary_search(inert.begin(), inert.end(), k)) continue;
+    absl::flat_hash_map<int64_t, int64_t> group;
+    int64_t largest = 1;
+    for (int64_t label : labels) largest = std::max(largest, ++group[label]);
+    combinations = std::min(combinations * largest, int64_t{1} << 40);
+  }
+  return combinations;
+}
+
+}  // namespace
+
 [[nodiscard]] absl::Status ConfigSpace::DeclareInert(const std::string& when,
                                                      const std::string& value,
                                                      const std::vector<std::string>& inert) {
@@ -209,7 +236,7 @@ absl::StatusOr<Config> ConfigSpace::Get(int64_t index) const {
   rule.choice = value_it - when_knob.strings.begin();
   // Rules may not chain (a rule's condition inert under another, or the
   // reverse): equivalence would then join kernels that differ.
-  std::vector<int> all_inert;  // of every rule, this one included
+  std::vector<int> all_inert;  // of the other rules
   for (const InertRule& other : table_->inert_rules) {
     all_inert.insert(all_inert.end(), other.inert.begin(), other.inert.end());
   }
@@ -231,25 +258,56 @@ absl::StatusOr<Config> ConfigSpace::Get(int64_t index) const {
     }
     if (std::find(rule.inert.begin(), rule.inert.end(), it->second) == rule.inert.end()) {
       rule.inert.push_back(it->second);
-      all_inert.push_back(it->second);
     }
   }
-  // Any set of rules may hold at once: bound the union of their knobs.
-  std::sort(all_inert.begin(), all_inert.end());
-  all_inert.erase(std::unique(all_inert.begin(), all_inert.end()), all_inert.end());
-  int64_t combinations = 1;
-  for (int k : all_inert) {
-    combinations *= table_->knobs[k]->size;
-    if (combinations > kMaxEquivalent) {
-      return absl::InvalidArgumentError(absl::StrCat("DeclareInert: the knobs inert under ", when,
-                                                     "=", value,
-                                                     " and the other rules have more "
-                                                     "than ",
-                                                     kMaxEquivalent, " combinations"));
-    }
+  if (table_->kernel_labels.contains(rule.when)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeclareInert: knob '", when,
+                     "' has choices that build one kernel; it cannot be a condition"));
+  }
+  KnobTable with_rule = *table_;
+  with_rule.inert_rules.push_back(rule);
+  if (MostEquivalent(with_rule) > kMaxEquivalent) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeclareInert: the knobs inert under ", when, "=", value,
+                     " and the other rules have more than ", kMaxEquivalent, " combinations"));
   }
   auto table = std::make_shared<KnobTable>(*table_);
   table->inert_rules.push_back(std::move(rule));
+  table_ = std::move(table);
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status ConfigSpace::DeclareSameKernelChoices(
+    const std::string& name, const std::vector<int64_t>& kernel_of) {
+  auto it = table_->index_by_name.find(name);
+  if (it == table_->index_by_name.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeclareSameKernelChoices: no knob '", name, "'"));
+  }
+  const int k = it->second;
+  if (static_cast<int64_t>(kernel_of.size()) != table_->knobs[k]->size) {
+    return absl::InvalidArgumentError(absl::StrCat("DeclareSameKernelChoices: ", kernel_of.size(),
+                                                   " labels for the ", table_->knobs[k]->size,
+                                                   " choices of '", name, "'"));
+  }
+  if (table_->kernel_labels.contains(k)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeclareSameKernelChoices: '", name, "' was declared already"));
+  }
+  for (const InertRule& rule : table_->inert_rules) {
+    if (rule.when == k) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("DeclareSameKernelChoices: '", name, "' is an inert rule's condition"));
+    }
+  }
+  auto table = std::make_shared<KnobTable>(*table_);
+  table->kernel_labels[k] = kernel_of;
+  if (MostEquivalent(*table) > kMaxEquivalent) {
+    return absl::InvalidArgumentError(absl::StrCat("DeclareSameKernelChoices: '", name,
+                                                   "' with the inert rules makes more than ",
+                                                   kMaxEquivalent, " configs one kernel"));
+  }
   table_ = std::move(table);
   return absl::OkStatus();
 }
@@ -265,28 +323,42 @@ std::vector<int64_t> ConfigSpace::EquivalentIndices(int64_t index) const {
     choice[k] = rest % table_->knobs[k]->size;
     rest /= table_->knobs[k]->size;
   }
-  // The knobs inert under every rule that holds, as a mixed-radix counter.
-  std::vector<int> inert;
+  // Per knob, the choices that build the same kernel as choice[k]: every
+  // choice of a knob inert under a rule that holds, the choices of the same
+  // label of a labelled knob, else choice[k] alone.
+  std::vector<std::vector<int64_t>> same(table_->knobs.size());
   for (const InertRule& rule : table_->inert_rules) {
     if (choice[rule.when] != rule.choice) continue;
     for (int k : rule.inert) {
-      if (std::find(inert.begin(), inert.end(), k) == inert.end()) inert.push_back(k);
+      if (!same[k].empty()) continue;
+      for (int64_t c = 0; c < table_->knobs[k]->size; ++c) same[k].push_back(c);
     }
   }
+  for (const auto& [k, labels] : table_->kernel_labels) {
+    if (!same[k].empty()) continue;
+    for (int64_t c = 0; c < static_cast<int64_t>(labels.size()); ++c) {
+      if (labels[c] == labels[choice[k]]) same[k].push_back(c);
+    }
+  }
+  std::vector<int> varying;  // knobs with more than one choice, as a mixed-radix counter
+  for (size_t k = 0; k < same.size(); ++k) {
+    if (same[k].size() > 1) varying.push_back(static_cast<int>(k));
+  }
   std::vector<int64_t> out = {index};
-  if (inert.empty()) return out;
+  if (varying.empty()) return out;
   int64_t base = index;
-  for (int k : inert) base -= choice[k] * stride[k];
-  std::vector<int64_t> digit(inert.size(), 0);
+  for (int k : varying) base -= choice[k] * stride[k];
+  std::vector<size_t> digit(varying.size(), 0);
   for (;;) {
     int64_t at = base;
-    for (size_t d = 0; d < inert.size(); ++d) at += digit[d] * stride[inert[d]];
+    for (size_t d = 0; d < varying.size(); ++d)
+      at += same[varying[d]][digit[d]] * stride[varying[d]];
     if (at != index) out.push_back(at);
     size_t d = 0;
-    while (d < inert.size() && ++digit[d] == table_->knobs[inert[d]]->size) digit[d++] = 0;
-    if (d == inert.size()) break;
+    while (d < varying.size() && ++digit[d] == same[varying[d]].size()) digit[d++] = 0;
+    if (d == varying.size()) break;
   }
-  TF_CHECK(static_cast<int64_t>(out.size()) <= kMaxEquivalent);  // DeclareInert's bound
+  TF_CHECK(static_cast<int64_t>(out.size()) <= kMaxEquivalent);  // MostEquivalent's bound
   return out;
 }
 

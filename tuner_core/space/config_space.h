@@ -182,9 +182,19 @@ class ConfigSpace {
   [[nodiscard]] absl::Status DeclareInert(const std::string& when, const std::string& value,
                                           const std::vector<std::string>& inert);
   static constexpr int64_t kMaxEquivalent = 1 << 16;
+  // Declares which choices of knob `name` build the same kernel, all other
+  // knobs alike: choices i and j do when kernel_of[i] == kernel_of[j] (one
+  // label per choice, e.g. the tile a row-tile width really cuts). A search
+  // measures one of them (EquivalentIndices), and records of any stay
+  // valid. InvalidArgument for an unknown knob, a label count other than the
+  // knob's size, a knob that is an inert rule's condition, a second
+  // declaration for the knob, or more than kMaxEquivalent equivalent
+  // configs with the inert rules.
+  [[nodiscard]] absl::Status DeclareSameKernelChoices(const std::string& name,
+                                                      const std::vector<int64_t>& kernel_of);
   // The indices of the configs that build the same kernel as `index`'s (by
-  // the DeclareInert rules), `index` first; just {index} when no rule
-  // applies. `index` must be inside the space.
+  // the DeclareInert and DeclareSameKernelChoices rules), `index` first;
+  // just {index} when no rule applies. `index` must be inside the space.
   std::vector<int64_t> EquivalentIndices(int64_t index) const;
   // The smallest of EquivalentIndices(index): one name for the kernel.
   int64_t CanonicalIndex(int64_t index) const;

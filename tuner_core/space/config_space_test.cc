@@ -155,6 +155,52 @@ TEST(ConfigSpaceTest, InertRulesCombineButMayNotChain) {
   EXPECT_NE(cap.message().find("combinations"), std::string::npos) << cap;
 }
 
+TEST(ConfigSpaceTest, SameKernelChoicesMakeEquivalentConfigsWithTheInertRules) {
+  ConfigSpace space;
+  ASSERT_TRUE(space.DefineKnob("width", {4, 5, 6, 7}).ok());       // stride 1
+  ASSERT_TRUE(space.DefineKnob("kernel", {"tiled", "dot"}).ok());  // stride 4
+  ASSERT_TRUE(space.DefineKnob("unroll", {1, 2}).ok());            // stride 8
+  // Widths 5 and 6 cut a 14-column row alike (5 + 5 + 4), 7 and 4 do not.
+  ASSERT_TRUE(space.DeclareSameKernelChoices("width", {4, 5, 5, 7}).ok());
+  EXPECT_THAT(space.EquivalentIndices(1), testing::ElementsAre(1, 2));    // width 5, tiled, 1
+  EXPECT_THAT(space.EquivalentIndices(10), testing::ElementsAre(10, 9));  // width 6, tiled, 2
+  EXPECT_THAT(space.EquivalentIndices(3), testing::ElementsAre(3));       // width 7
+  EXPECT_EQ(space.CanonicalIndex(10), 9);
+  // With an inert rule that holds, the inert knob varies too.
+  ASSERT_TRUE(space.DeclareInert("kernel", "dot", {"unroll"}).ok());
+  EXPECT_THAT(space.EquivalentIndices(5), testing::UnorderedElementsAre(5, 6, 13, 14));
+  EXPECT_THAT(space.EquivalentIndices(1), testing::ElementsAre(1, 2));
+  // Errors name what was wrong.
+  auto bad = space.DeclareSameKernelChoices("height", {1});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("no knob 'height'"), std::string::npos) << bad;
+  bad = space.DeclareSameKernelChoices("unroll", {1, 2, 3});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("3 labels for the 2 choices of 'unroll'"), std::string::npos) << bad;
+  bad = space.DeclareSameKernelChoices("width", {1, 1, 1, 1});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("declared already"), std::string::npos) << bad;
+  bad = space.DeclareSameKernelChoices("kernel", {1, 1});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("inert rule's condition"), std::string::npos) << bad;
+  ConfigSpace labelled;
+  ASSERT_TRUE(labelled.DefineKnob("kernel", {"tiled", "dot"}).ok());
+  ASSERT_TRUE(labelled.DefineKnob("unroll", {1, 2}).ok());
+  ASSERT_TRUE(labelled.DeclareSameKernelChoices("kernel", {0, 0}).ok());
+  EXPECT_FALSE(labelled.DeclareInert("kernel", "dot", {"unroll"}).ok());
+  // The bound counts the labelled groups with the inert knobs.
+  ConfigSpace big;
+  std::vector<int64_t> choices(300);
+  for (int i = 0; i < 300; ++i) choices[i] = i;
+  ASSERT_TRUE(big.DefineKnob("x", choices).ok());
+  ASSERT_TRUE(big.DefineKnob("y", choices).ok());
+  ASSERT_TRUE(big.DefineKnob("kernel", {"a", "b"}).ok());
+  ASSERT_TRUE(big.DeclareInert("kernel", "a", {"x"}).ok());
+  auto cap = big.DeclareSameKernelChoices("y", std::vector<int64_t>(300, 0));
+  ASSERT_FALSE(cap.ok());
+  EXPECT_NE(cap.message().find("more than"), std::string::npos) << cap;
+}
+
 TEST(ConfigSpaceTest, SplitPower2Of100HasSevenChoices) {
   ConfigSpace space;
   SplitOptions options;

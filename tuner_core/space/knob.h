@@ -48,6 +48,9 @@ struct KnobTable {
   absl::flat_hash_map<std::string, int> index_by_name;
   int64_t size = 1;  // product of the knob sizes
   std::vector<InertRule> inert_rules;
+  // ConfigSpace::DeclareSameKernelChoices: per knob (by index), a label per
+  // choice, choices of one label building one kernel; absent: all differ.
+  absl::flat_hash_map<int, std::vector<int64_t>> kernel_labels;
 };
 
 // The table of a space with no knobs.

@@ -209,10 +209,9 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(conv->c(), 64)));
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(conv->k(), 64)));
   // Small counts, plus the row itself when it fits.
-  TF_RETURN_IF_ERROR(space.DefineKnob(
-      "tile_ow",
-      TileWidthCandidates(conv->out_w(), {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32},
-                          /*max_whole_row=*/32)));
+  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, conv->out_w(),
+                                       {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32},
+                                       /*max_whole_row=*/32));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
   TF_RETURN_IF_ERROR(space.DefineKnob(
       "reduce",

@@ -8,8 +8,9 @@
 // Knobs:
 //   tile_ic   input-channel block (a divisor of C)
 //   tile_oc   output-channel block (a divisor of K): the tile's vector width
-//   tile_ow   output pixels per register tile (any size; where it does not
-//             divide the row, the row ends in one narrower tile)
+//   tile_ow   at most this many output pixels per register tile; a row it
+//             does not divide is cut into as few tiles as that allows, as
+//             even as they can be (RowTiling in nchwc_layout.h)
 //   vec       vector lanes (4 SSE/NEON, 8 AVX2, 16 AVX-512); the tile's
 //             vectors are gcd(vec, tile_oc) lanes wide
 //   reduce    reduction loop order: "c_kh_kw_ic" (input-channel blocks

@@ -105,9 +105,9 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
                       DepthwiseConv2dWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_c", Divisors(conv->c(), 64)));
-  TF_RETURN_IF_ERROR(space.DefineKnob(
-      "tile_ow", TileWidthCandidates(conv->out_w(), {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28},
-                                     /*max_whole_row=*/28)));
+  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, conv->out_w(),
+                                       {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28},
+                                       /*max_whole_row=*/28));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
   TF_RETURN_IF_ERROR(space.DefineKnob("unroll_kw", std::vector<int64_t>{0, 1}));
   return space;

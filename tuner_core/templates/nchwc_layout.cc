@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "tuner_core/templates/loop_builder.h"
 
 namespace tunefleet {
@@ -77,14 +78,14 @@ Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nc
   });
 }
 
-Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w,
-                   const std::string& dst, const ActivationShape& s) {
+Stmt BlockedToNchw(const std::string& tag, const std::string& src, const std::string& dst,
+                   const ActivationShape& s) {
   const int64_t CB = s.c / s.block;
   return ForEachBlockedRow(tag, s, s.h, [&](const RowIndex& r) {
     return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
       return Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
         return Store::Make(
-            dst, Load::Make(src, (((r.n * CB + r.cb) * s.h + r.row) * src_w + w) * s.block + b),
+            dst, Load::Make(src, (((r.n * CB + r.cb) * s.h + r.row) * s.w + w) * s.block + b),
             ((r.n * s.c + r.cb * s.block + b) * s.h + r.row) * s.w + w);
       });
     });
@@ -127,8 +128,9 @@ int64_t RowTileWidth(int64_t out_w, int64_t max_width) {
   const int64_t tile_vectors = tile.accumulators;
   if (tile_vectors > kMaxTileVectors) {
     return absl::InvalidArgumentError(
-        absl::StrCat("register tile ", tiling.width, "x", block, " needs ", tile_vectors,
-                     " vectors of ", tiling.vec, " lanes (at most ", kMaxTileVectors, ")"));
+        absl::StrCat("register tile ", tiling.width, "x", block, " (tile_ow ", width,
+                     " on a row of ", out_w, ")", " needs ", tile_vectors, " vectors of ",
+                     tiling.vec, " lanes (at most ", kMaxTileVectors, ")"));
   }
   return tiling;
 }
@@ -154,6 +156,16 @@ std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t
     out.push_back(out_w);
   }
   return out;
+}
+
+[[nodiscard]] absl::Status DefineRowTileKnob(ConfigSpace* space, int64_t out_w,
+                                             absl::Span<const int64_t> widths,
+                                             int64_t max_whole_row) {
+  const std::vector<int64_t> values = TileWidthCandidates(out_w, widths, max_whole_row);
+  TF_RETURN_IF_ERROR(space->DefineKnob("tile_ow", values));
+  std::vector<int64_t> tiles;
+  for (int64_t v : values) tiles.push_back(RowTileWidth(out_w, v));
+  return space->DeclareSameKernelChoices("tile_ow", tiles);
 }
 
 BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t out_block) {
@@ -189,7 +201,7 @@ LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmp
     } else {
       func->body = plan.compute("data_nchwc", "kernel_vec", "out_nchwc");
     }
-    func->finish = BlockedToNchw("uo", "out_nchwc", plan.out.w, "output", plan.out);
+    func->finish = BlockedToNchw("uo", "out_nchwc", "output", plan.out);
     return result;
   }
   Stmt to_blocked = plan.compute_reads_unpadded
@@ -197,7 +209,7 @@ LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmp
                         : PadToBlocked("pad", "data", true, "data_pad", in, plan.pad);
   Stmt body = Block::Make({plan.pack_kernel("kernel_vec"), to_blocked,
                            plan.compute("data_pad", "kernel_vec", "out_vec"),
-                           BlockedToNchw("uo", "out_vec", plan.out.w, "output", plan.out)});
+                           BlockedToNchw("uo", "out_vec", "output", plan.out)});
   body = Allocate::Make("out_vec", out_elems, MemoryScope::kGlobal, body);
   body = Allocate::Make("data_pad",
                         plan.compute_reads_unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,

@@ -44,10 +44,9 @@ struct Padding {
 ir::Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
                       const std::string& dst, const ActivationShape& shape, const Padding& padding);
 
-// NCHW[block]c src whose rows are `src_w` >= shape.w wide (the extra columns
-// are ignored) -> NCHW dst of shape.
-ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, int64_t src_w,
-                       const std::string& dst, const ActivationShape& shape);
+// NCHW[block]c src -> NCHW dst of shape.
+ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, const std::string& dst,
+                       const ActivationShape& shape);
 
 // The padding a blocked convolution reads: the workload's, widened so that
 // every tap of every output column stays inside the buffer.
@@ -90,9 +89,9 @@ RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec);
 ir::Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
                      const std::function<ir::Stmt(ir::Expr, int64_t, const std::string&)>& tile);
 
-// The tiling of output rows `out_w` wide by tiles `width` x `block`
-// channels with the "vec" knob `vec`; InvalidArgument when the tile needs
-// more than kMaxTileVectors vectors.
+// The tiling of output rows `out_w` wide by tiles of at most `width` columns
+// x `block` channels with the "vec" knob `vec`; InvalidArgument when the
+// widest tile needs more than kMaxTileVectors vectors.
 [[nodiscard]] absl::StatusOr<RowTiling> TileOutputRows(int64_t out_w, int64_t width, int64_t block,
                                                        int64_t vec);
 
@@ -100,6 +99,14 @@ ir::Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
 // itself (when not among them) if it is at most `max_whole_row`.
 std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t> widths,
                                          int64_t max_whole_row);
+
+// Defines the "tile_ow" knob of `space` with TileWidthCandidates(out_w,
+// widths, max_whole_row), and declares the values that cut the row into the
+// same tiles (RowTileWidth: on 14 columns, 5 and 6 both cut 5 + 5 + 4) one
+// kernel (ConfigSpace::DeclareSameKernelChoices), so a search measures one.
+[[nodiscard]] absl::Status DefineRowTileKnob(ConfigSpace* space, int64_t out_w,
+                                             absl::Span<const int64_t> widths,
+                                             int64_t max_whole_row);
 
 // How a blocked convolution kernel is put together, by conv2d and depthwise
 // alike: which stages are timed follows `layout_nchwc` (see

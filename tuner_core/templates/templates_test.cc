@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/ir/ir_printer.h"
+#include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/templates/task.h"
 
 namespace tunefleet {
@@ -105,6 +106,61 @@ TEST(TemplatesTest, Conv2dSpaceContainsTheClassicBlockedConfig) {
   EXPECT_FALSE(plain->prepare.defined());
 }
 
+// Rows the knob does not divide are cut into as few tiles as it allows, as
+// even as they can be; knob values that cut alike are one kernel.
+TEST(TemplatesTest, ConvRowTilesAreEvenAndKnobValuesThatCutAlikeAreOneKernel) {
+  struct Cut {
+    int64_t out_w, knob, width, tiles, narrow;
+  };
+  for (const Cut& c : std::vector<Cut>{{56, 5, 5, 8, 4},
+                                       {14, 6, 5, 2, 1},
+                                       {14, 5, 5, 2, 1},
+                                       {7, 6, 4, 1, 1},
+                                       {28, 7, 7, 4, 0},
+                                       {28, 28, 28, 1, 0},
+                                       {54, 32, 27, 2, 0},
+                                       {5, 1, 1, 5, 0}}) {
+    EXPECT_EQ(RowTileWidth(c.out_w, c.knob), c.width) << c.out_w << " by " << c.knob;
+    absl::StatusOr<RowTiling> tiling = TileOutputRows(c.out_w, c.knob, 8, 8);
+    ASSERT_TRUE(tiling.ok()) << tiling.status();
+    EXPECT_EQ(tiling->width, c.width) << c.out_w << " by " << c.knob;
+    EXPECT_EQ(tiling->tiles, c.tiles) << c.out_w << " by " << c.knob;
+    EXPECT_EQ(tiling->narrow, c.narrow) << c.out_w << " by " << c.knob;
+    EXPECT_EQ(tiling->tiles * tiling->width + tiling->narrow * (tiling->width - 1), c.out_w);
+  }
+  // On 14 columns tile_ow 5 and 6 cut 5 + 5 + 4: one kernel, measured once.
+  auto task = Task::Make("conv2d_nchwc.x86", "conv2d_nchw",
+                         {{"N", 1},
+                          {"C", 16},
+                          {"H", 14},
+                          {"W", 14},
+                          {"K", 16},
+                          {"R", 3},
+                          {"S", 3},
+                          {"padding", 1},
+                          {"layout", "NCHWc"}},
+                         "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto with_ow = [&](int64_t tile_ow) {
+    return (*task)->space().FromJson({{"entity",
+                                       {{"tile_ic", "ot", 8},
+                                        {"tile_oc", "ot", 16},
+                                        {"tile_ow", "ot", tile_ow},
+                                        {"vec", "ot", 8},
+                                        {"reduce", "ot", "c_kh_ic_kw_inline_pad"}}}});
+  };
+  auto five = with_ow(5), six = with_ow(6), seven = with_ow(7), eight = with_ow(8);
+  ASSERT_TRUE(five.ok() && six.ok() && seven.ok() && eight.ok());
+  auto f5 = (*task)->tmpl().Instantiate((*task)->workload(), *five);
+  auto f6 = (*task)->tmpl().Instantiate((*task)->workload(), *six);
+  ASSERT_TRUE(f5.ok() && f6.ok());
+  EXPECT_EQ(ir::ToString(f5->body), ir::ToString(f6->body));
+  const std::vector<int64_t> same = (*task)->space().EquivalentIndices(five->index());
+  EXPECT_NE(std::find(same.begin(), same.end(), six->index()), same.end());
+  EXPECT_EQ(same.size(), 2u);
+  EXPECT_EQ((*task)->space().CanonicalIndex(eight->index()), seven->index());  // 7 + 7
+}
+
 TEST(TemplatesTest, OversizedConvRegisterTileIsRejectedWithTheReason) {
   auto task = Task::Make("", "conv2d_nchw",
                          {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3}},
@@ -119,7 +175,8 @@ TEST(TemplatesTest, OversizedConvRegisterTileIsRejectedWithTheReason) {
   ASSERT_TRUE(config.ok()) << config.status();
   auto func = (*task)->tmpl().Instantiate((*task)->workload(), *config);
   EXPECT_EQ(func.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(func.status().message().find("register tile 27x64"), std::string::npos)
+  EXPECT_NE(func.status().message().find("register tile 27x64 (tile_ow 32 on a row of 54) needs"),
+            std::string::npos)
       << func.status();
 }
 

@@ -1,6 +1,6 @@
 // GivenTuner: proposes exactly the configs it is given, in that order, and
 // nothing else (skipping indices marked visited; configs the space declares
-// equivalent are each measured when given, ConfigSpace::DeclareInert). For re-measuring known
+// equivalent are each measured when given, ConfigSpace::EquivalentIndices). For re-measuring known
 // configs on the fleet (`tunefleet measure --key`): the job's search is
 // those configs, and its validation re-measures them.
 //

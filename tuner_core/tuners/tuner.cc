@@ -29,7 +29,7 @@ void Tuner::MarkVisited(int64_t index) {
   // Records from an older version of a template can name indices the space
   // no longer has; they simply cannot be proposed anyway.
   if (index < 0 || index >= space_.size()) return;
-  // Configs that build the same kernel (ConfigSpace::DeclareInert) are
+  // Configs that build the same kernel (ConfigSpace::EquivalentIndices) are
   // measured once: visiting one visits them all.
   for (int64_t same : space_.EquivalentIndices(index)) visited_.insert(same);
 }
