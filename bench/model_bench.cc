@@ -242,7 +242,7 @@ int Main() {
         {"reference_min_seconds", absl::GetFlag(FLAGS_min_seconds)},
         {"remeasure", absl::GetFlag(FLAGS_remeasure)},
         {"reuse_records", absl::GetFlag(FLAGS_reuse_records)},
-        {"transfer", absl::GetFlag(FLAGS_transfer)},
+        {"transfer", absl::GetFlag(FLAGS_transfer) && !absl::GetFlag(FLAGS_reuse_records)},
         {"openblas_coretype", coretype},
         {"log_dir", log_dir}}},
       {"runs", Json::array()}};
@@ -325,9 +325,10 @@ int Main() {
         std::ostringstream discarded, out;
         absl::StatusOr<TuneSummary> summary = RunTune(
             options, show_progress ? static_cast<std::ostream&>(std::cerr) : discarded, out);
-        if (const size_t at = out.str().find("Transfer: "); at != std::string::npos) {
-          std::printf("%s task %d/%d %s", prefix.c_str(), i + 1, total,
-                      out.str().substr(at, out.str().find('\n', at) + 1 - at).c_str());
+        if (const std::string text = out.str(); text.find("Transfer: ") != std::string::npos) {
+          const size_t at = text.find("Transfer: ");
+          std::printf("%s task %d/%d %s\n", prefix.c_str(), i + 1, total,
+                      text.substr(at, text.find('\n', at) - at).c_str());
         }
         Json task_json = {{"index", i + 1},
                           {"label", t.label},

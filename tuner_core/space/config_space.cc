@@ -244,6 +244,11 @@ int64_t MostEquivalent(const KnobTable& table) {
     return absl::InvalidArgumentError(absl::StrCat(
         "DeclareInert: knob '", when, "' is itself inert under another rule; rules may not chain"));
   }
+  if (table_->kernel_labels.contains(rule.when)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeclareInert: knob '", when,
+                     "' has choices that build one kernel; it cannot be a condition"));
+  }
   for (const std::string& name : inert) {
     auto it = table_->index_by_name.find(name);
     if (it == table_->index_by_name.end() || it->second == rule.when) {
@@ -260,20 +265,14 @@ int64_t MostEquivalent(const KnobTable& table) {
       rule.inert.push_back(it->second);
     }
   }
-  if (table_->kernel_labels.contains(rule.when)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("DeclareInert: knob '", when,
-                     "' has choices that build one kernel; it cannot be a condition"));
-  }
-  KnobTable with_rule = *table_;
-  with_rule.inert_rules.push_back(rule);
-  if (MostEquivalent(with_rule) > kMaxEquivalent) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("DeclareInert: the knobs inert under ", when, "=", value,
-                     " and the other rules have more than ", kMaxEquivalent, " combinations"));
-  }
   auto table = std::make_shared<KnobTable>(*table_);
   table->inert_rules.push_back(std::move(rule));
+  if (MostEquivalent(*table) > kMaxEquivalent) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeclareInert: the knobs inert under ", when, "=", value,
+                     " with the other rules and the same-kernel choices make more than ",
+                     kMaxEquivalent, " configs one kernel"));
+  }
   table_ = std::move(table);
   return absl::OkStatus();
 }
@@ -304,9 +303,10 @@ int64_t MostEquivalent(const KnobTable& table) {
   auto table = std::make_shared<KnobTable>(*table_);
   table->kernel_labels[k] = kernel_of;
   if (MostEquivalent(*table) > kMaxEquivalent) {
-    return absl::InvalidArgumentError(absl::StrCat("DeclareSameKernelChoices: '", name,
-                                                   "' with the inert rules makes more than ",
-                                                   kMaxEquivalent, " configs one kernel"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeclareSameKernelChoices: '", name,
+                     "' with the inert rules and the other same-kernel choices makes more than ",
+                     kMaxEquivalent, " configs one kernel"));
   }
   table_ = std::move(table);
   return absl::OkStatus();

@@ -51,7 +51,8 @@ void GaTuner::Update(const std::vector<TrialResult>& results) {
 
 void GaTuner::Breed() {
   std::vector<int64_t> next;
-  absl::flat_hash_set<int64_t> chosen;
+  absl::flat_hash_set<int64_t> chosen;  // canonical indices: one child per kernel
+  auto is_chosen = [&](int64_t index) { return chosen.contains(space().CanonicalIndex(index)); };
   const int64_t unvisited = num_unvisited();
   if (unvisited <= options_.pop_size) {
     // Nothing left to search for: the rest of the space is the generation.
@@ -104,24 +105,23 @@ void GaTuner::Breed() {
         }
         child_index = PointToIndex(child, dims_);
         for (int repair = 0;
-             repair < kMaxRepairs && (IsVisited(child_index) || chosen.contains(child_index));
-             ++repair) {
+             repair < kMaxRepairs && (IsVisited(child_index) || is_chosen(child_index)); ++repair) {
           const size_t k = UniformBelow(engine_, dims_.size());
           child[k] = UniformBelow(engine_, dims_[k]);
           child_index = PointToIndex(child, dims_);
         }
-        if (IsVisited(child_index) || chosen.contains(child_index)) child_index = -1;
+        if (IsVisited(child_index) || is_chosen(child_index)) child_index = -1;
       }
       if (child_index < 0) {
         // No parents yet (all results still in flight), or a crowded
         // neighbourhood: a random newcomer.
         for (int attempt = 0; attempt < kMaxRepairs && child_index < 0; ++attempt) {
           const int64_t candidate = DrawUnvisited(engine_);
-          if (candidate >= 0 && !chosen.contains(candidate)) child_index = candidate;
+          if (candidate >= 0 && !is_chosen(candidate)) child_index = candidate;
         }
         if (child_index < 0) break;
       }
-      chosen.insert(child_index);
+      chosen.insert(space().CanonicalIndex(child_index));
       next.push_back(child_index);
     }
   }

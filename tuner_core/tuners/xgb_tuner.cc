@@ -352,7 +352,7 @@ absl::StatusOr<std::vector<int64_t>> XgbTuner::Select(const std::vector<int64_t>
                        wanted, [this](int64_t index) { return IsVisited(index); }, engine_));
   timings_.sa_steps += sa_.last_steps();
   {
-    // Copies of one kernel (ConfigSpace::EquivalentIndices) score alike: keep one.
+    // Copies of one kernel (ConfigSpace::EquivalentIndices): keep one.
     absl::flat_hash_set<int64_t> kernels;
     std::vector<int64_t> distinct;
     for (int64_t index : candidates) {
