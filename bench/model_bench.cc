@@ -325,8 +325,8 @@ int Main() {
         std::ostringstream discarded, out;
         absl::StatusOr<TuneSummary> summary = RunTune(
             options, show_progress ? static_cast<std::ostream&>(std::cerr) : discarded, out);
-        if (const std::string text = out.str(); text.find("Transfer: ") != std::string::npos) {
-          const size_t at = text.find("Transfer: ");
+        const std::string text = out.str();
+        if (const size_t at = text.find("Transfer: "); at != std::string::npos) {
           std::printf("%s task %d/%d %s\n", prefix.c_str(), i + 1, total,
                       text.substr(at, text.find('\n', at) - at).c_str());
         }

@@ -96,6 +96,20 @@ TEST(ConfigSpaceTest, AddedKnobReadsAsItsFirstChoiceWhenAConfigOmitsIt) {
   EXPECT_TRUE(after.DefineAddedKnob("other", {0, 1}).ok());
 }
 
+// Knobs x and y of 300 choices each, "kernel" a|b and "mode" c|d, x inert
+// while kernel=a: one more rule over y passes the bound on equivalent configs.
+ConfigSpace BigSpaceWithXInertUnderKernelA() {
+  ConfigSpace big;
+  std::vector<int64_t> choices(300);
+  for (int i = 0; i < 300; ++i) choices[i] = i;
+  EXPECT_TRUE(big.DefineKnob("x", choices).ok());
+  EXPECT_TRUE(big.DefineKnob("y", choices).ok());
+  EXPECT_TRUE(big.DefineKnob("kernel", {"a", "b"}).ok());
+  EXPECT_TRUE(big.DefineKnob("mode", {"c", "d"}).ok());
+  EXPECT_TRUE(big.DeclareInert("kernel", "a", {"x"}).ok());
+  return big;
+}
+
 TEST(ConfigSpaceTest, InertKnobsMakeEquivalentConfigs) {
   ConfigSpace space;
   ASSERT_TRUE(space.DefineKnob("block", {16, 32, 64}).ok());       // stride 1
@@ -142,14 +156,7 @@ TEST(ConfigSpaceTest, InertRulesCombineButMayNotChain) {
   chained = other.DeclareInert("mode", "a", {"kernel"});
   ASSERT_FALSE(chained.ok());
   // Too many equivalent configs over all rules.
-  ConfigSpace big;
-  std::vector<int64_t> choices(300);
-  for (int i = 0; i < 300; ++i) choices[i] = i;
-  ASSERT_TRUE(big.DefineKnob("x", choices).ok());
-  ASSERT_TRUE(big.DefineKnob("y", choices).ok());
-  ASSERT_TRUE(big.DefineKnob("kernel", {"a", "b"}).ok());
-  ASSERT_TRUE(big.DefineKnob("mode", {"c", "d"}).ok());
-  ASSERT_TRUE(big.DeclareInert("kernel", "a", {"x"}).ok());
+  ConfigSpace big = BigSpaceWithXInertUnderKernelA();
   auto cap = big.DeclareInert("mode", "c", {"y"});  // 300 x 300 > 2^16 together
   ASSERT_FALSE(cap.ok());
   EXPECT_NE(cap.message().find("configs one kernel"), std::string::npos) << cap;
@@ -198,13 +205,7 @@ TEST(ConfigSpaceTest, SameKernelChoicesMakeEquivalentConfigsWithTheInertRules) {
   ASSERT_TRUE(labelled.DeclareSameKernelChoices("kernel", {0, 0}).ok());
   EXPECT_FALSE(labelled.DeclareInert("kernel", "dot", {"unroll"}).ok());
   // The bound counts the labelled groups with the inert knobs.
-  ConfigSpace big;
-  std::vector<int64_t> choices(300);
-  for (int i = 0; i < 300; ++i) choices[i] = i;
-  ASSERT_TRUE(big.DefineKnob("x", choices).ok());
-  ASSERT_TRUE(big.DefineKnob("y", choices).ok());
-  ASSERT_TRUE(big.DefineKnob("kernel", {"a", "b"}).ok());
-  ASSERT_TRUE(big.DeclareInert("kernel", "a", {"x"}).ok());
+  ConfigSpace big = BigSpaceWithXInertUnderKernelA();
   auto cap = big.DeclareSameKernelChoices("y", std::vector<int64_t>(300, 0));
   ASSERT_FALSE(cap.ok());
   EXPECT_NE(cap.message().find("more than"), std::string::npos) << cap;
