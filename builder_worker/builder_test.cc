@@ -179,6 +179,7 @@ std::vector<nlohmann::json> AwkwardConvShapes(bool with_k) {
        {"stride", 2},
        {"padding", {1, 0, 2, 1}}},
       {{"N", 1}, {"C", 16}, {"H", 9}, {"W", 9}, {"K", 12}, {"R", 1}, {"S", 1}, {"stride", 2}},
+      {{"N", 2}, {"C", 12}, {"H", 5}, {"W", 7}, {"K", 20}, {"R", 1}, {"S", 1}},
       {{"N", 1},
        {"C", 3},
        {"H", 23},
@@ -218,7 +219,8 @@ TEST(BuilderTest, Conv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
 
 // icc_outer with few (batch, output-channel block) pairs cuts the rows into
 // bands so the cores share the work: bands that divide the rows (13 rows,
-// one channel block: 13 bands of 1) and bands that do not (13 rows, two
+// one channel block: 13 bands of 1, still fewer than 16 items, so each
+// row's three tiles go in two parts) and bands that do not (13 rows, two
 // blocks: 7 bands of 2, the last half empty) compute the same output.
 TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
   auto tmpl = FindTemplate("conv2d_nchwc.x86");
@@ -246,7 +248,7 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
     auto func = (*tmpl)->Instantiate(**workload, *config);
     ASSERT_TRUE(func.ok()) << func.status();
     const std::string text = ir::ToString(func->body);
-    EXPECT_NE(text.find(tile_oc == 10 ? "for (blk, 0, 13)" : "for (blk, 0, 14)"), std::string::npos)
+    EXPECT_NE(text.find(tile_oc == 10 ? "for (blk, 0, 26)" : "for (blk, 0, 14)"), std::string::npos)
         << text;
     BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
     ASSERT_TRUE(result.ok()) << result.error_msg;
@@ -272,7 +274,7 @@ TEST(BuilderTest, ConvRowsSplitIntoEvenTilesWhereTileOwDoesNotDivide) {
                                                {"layout", "NCHWc"}},
                                               {{"N", 1},
                                                {"C", 8},
-                                               {"H", 9},
+                                               {"H", 17},
                                                {"W", 27},
                                                {"K", 16},
                                                {"R", 3},
@@ -321,6 +323,54 @@ TEST(BuilderTest, ConvRowsSplitIntoEvenTilesWhereTileOwDoesNotDivide) {
       BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
       ASSERT_TRUE(result.ok()) << result.error_msg;
       EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 7)) << where;
+    }
+  }
+}
+
+// A pointwise convolution's image is tiled as one row (TiledConvShape); with
+// two channel blocks, its tiles are split into parts for the cores: 49
+// columns by at most 6 are four tiles of 6 and five of 5, in five parts of
+// two tiles (the last holds one; full and narrow tiles share a part), and by
+// 7 seven parts of one tile.
+TEST(BuilderTest, PointwiseConvTilesItsImageAsOneRowSplitIntoParts) {
+  auto tmpl = FindTemplate("conv2d_nchwc.x86");
+  ASSERT_TRUE(tmpl.ok()) << tmpl.status();
+  struct Case {
+    int64_t tile_ow;
+    std::string parallel_loop, tile_loop;
+  };
+  for (const char* layout : {"NCHW", "NCHWc"}) {
+    auto workload = MakeWorkload("conv2d_nchw", {{"N", 1},
+                                                 {"C", 8},
+                                                 {"H", 7},
+                                                 {"W", 7},
+                                                 {"K", 16},
+                                                 {"R", 1},
+                                                 {"S", 1},
+                                                 {"layout", layout}});
+    ASSERT_TRUE(workload.ok()) << workload.status();
+    auto space = (*tmpl)->DefineSpace(**workload);
+    ASSERT_TRUE(space.ok()) << space.status();
+    for (const Case& c : std::vector<Case>{{6, "for (blk, 0, 10)", "for (owc, 0, 2)"},
+                                           {7, "for (blk, 0, 14)", ""}}) {
+      for (const char* reduce : {"c_kh_kw_ic", "icc_outer_kh_kw_ic"}) {
+        auto config = space->FromJson({{"entity",
+                                        {{"tile_ic", "ot", 4},
+                                         {"tile_oc", "ot", 8},
+                                         {"tile_ow", "ot", c.tile_ow},
+                                         {"vec", "ot", 8},
+                                         {"reduce", "ot", reduce}}}});
+        ASSERT_TRUE(config.ok()) << config.status();
+        auto func = (*tmpl)->Instantiate(**workload, *config);
+        ASSERT_TRUE(func.ok()) << func.status();
+        const std::string where = std::string(layout) + " " + config->ToString();
+        const std::string text = ir::ToString(func->body);
+        EXPECT_NE(text.find(c.parallel_loop), std::string::npos) << where << "\n" << text;
+        if (!c.tile_loop.empty()) EXPECT_NE(text.find(c.tile_loop), std::string::npos) << where;
+        BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
+        ASSERT_TRUE(result.ok()) << result.error_msg;
+        EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 11)) << where;
+      }
     }
   }
 }

@@ -111,6 +111,7 @@ Expr BinaryOp::Make(IRNodeKind kind, Expr a, Expr b) {
     if (kind == IRNodeKind::kMul && ((ca && *ca == 0) || (cb && *cb == 0))) return IntImm::Make(0);
     if (kind == IRNodeKind::kMul && ca && *ca == 1) return b;
     if ((kind == IRNodeKind::kMul || kind == IRNodeKind::kDiv) && cb && *cb == 1) return a;
+    if (kind == IRNodeKind::kMod && cb && *cb == 1) return IntImm::Make(0);
   }
   Type type = a.type();
   if (IsComparison(kind)) type = Type::Bool(a.type().lanes);

@@ -17,6 +17,9 @@ TEST(IRTest, IntegerConstantsFoldAndIdentitiesSimplify) {
   EXPECT_TRUE((x + 0).same_as(x));
   EXPECT_TRUE((x * 1).same_as(x));
   EXPECT_EQ(*AsConstInt(x * 0), 0);
+  EXPECT_TRUE((x / 1).same_as(x));
+  EXPECT_EQ(*AsConstInt(x % 1), 0);
+  EXPECT_EQ(ToString(x % 2), "(x % 2)");
   EXPECT_EQ(ToString(x * 4 + 1), "((x*4) + 1)");
 }
 

@@ -106,9 +106,10 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   const int64_t top = p.inline_pad ? p.pad.top : 0, left = p.inline_pad ? p.pad.left : 0;
   auto acc_index = [&](Expr owi, Expr o) { return owi * p.oc_bn + o; };
 
-  // One output row's tiles; with p.icc_outer only input-channel block icc_o
-  // of the reduction, added to what earlier blocks left in `out`.
-  auto row_at = [&](Expr n, Expr occ, Expr oh, Expr icc_o) {
+  // One output row's tiles (with split.parts > 1 those of part `part`); with
+  // p.icc_outer only input-channel block icc_o of the reduction, added to
+  // what earlier blocks left in `out`.
+  auto row_at = [&](const RowParts& split, Expr n, Expr occ, Expr oh, Expr part, Expr icc_o) {
     // The tile of `width` columns from output column `col0`.
     auto tile_at = [&](Expr col0, int64_t width, const std::string& tag) {
       auto out_index = [&](Expr owi, Expr o) {
@@ -173,51 +174,83 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       return Allocate::Make("acc", width * p.oc_bn, MemoryScope::kStack,
                             Block::Make({init, reduction, store}));
     };
-    return RowTileLoop(p.tile, "owc", tile_at);
+    if (split.parts == 1) return RowTileLoop(p.tile, "owc", tile_at);
+    return RowTilePartLoop(p.tile, split, part, "owc", tile_at);
   };
   Expr t = Var::Make("blk");
+  const int64_t units = p.n * p.OCC;
   if (p.icc_outer) {
     // Parallel over (batch, output-channel block, band of rows); each thread
     // walks the input-channel blocks outermost, so one block's weights stay
     // in L1 across every row of its band. The rows are cut into bands only
     // where there are fewer than kMinParallelUnits (batch, channel block)
     // pairs, e.g. 24 output channels in one block: one band would leave
-    // every core but one idle.
-    const int64_t units = p.n * p.OCC;
+    // every core but one idle; where one row each is still too few (a
+    // pointwise convolution's one joined row), the rows' tiles into parts.
     const int64_t rows_per_band =
         CeilDiv(p.out_h, std::min(p.out_h, CeilDiv(kMinParallelUnits, units)));
     const int64_t bands = CeilDiv(p.out_h, rows_per_band);
+    const RowParts split =
+        rows_per_band == 1 ? SplitRows(p.tile, units * bands, kMinParallelUnits) : RowParts{};
+    const int64_t pieces = bands * split.parts;
+    Expr u = t / pieces, band = (t % pieces) / split.parts, part = t % split.parts;
     Stmt rows = Loop("icco", p.ICC, ForKind::kSerial, [&](Expr icc_o) {
       return Loop("oho", rows_per_band, ForKind::kSerial, [&](Expr r) {
-        if (bands == 1) return row_at(t / p.OCC, t % p.OCC, r, icc_o);
-        Expr oh = (t % bands) * rows_per_band + r;
-        Stmt row = row_at((t / bands) / p.OCC, (t / bands) % p.OCC, oh, icc_o);
+        if (bands == 1) return row_at(split, u / p.OCC, u % p.OCC, r, part, icc_o);
+        Expr oh = band * rows_per_band + r;
+        Stmt row = row_at(split, u / p.OCC, u % p.OCC, oh, part, icc_o);
         return p.out_h % rows_per_band == 0 ? row : IfThenElse::Make(oh < p.out_h, row);
       });
     });
-    return For::Make("blk", 0, units * bands, ForKind::kParallel, rows);
+    return For::Make("blk", 0, units * pieces, ForKind::kParallel, rows);
   }
-  Stmt row = row_at(t / (p.OCC * p.out_h), (t / p.out_h) % p.OCC, t % p.out_h, Expr(0));
-  return For::Make("blk", 0, p.n * p.OCC * p.out_h, ForKind::kParallel, row);
+  // Parallel over (batch, output-channel block, row), and parts of rows
+  // where those are fewer than kMinParallelUnits (a pointwise convolution's
+  // one joined row).
+  const RowParts split = SplitRows(p.tile, units * p.out_h, kMinParallelUnits);
+  const int64_t pieces = p.out_h * split.parts;
+  Expr u = t / pieces, oh = (t % pieces) / split.parts, part = t % split.parts;
+  Stmt row = row_at(split, u / p.OCC, u % p.OCC, oh, part, Expr(0));
+  return For::Make("blk", 0, units * pieces, ForKind::kParallel, row);
 }
 
 }  // namespace
 
 [[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
+  const ConvArgs& a = conv->conv_args();
   ConfigSpace space;
-  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(conv->c(), 64)));
-  TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(conv->k(), 64)));
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(a.c, 64)));
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(a.k, 64)));
   // Small counts, plus the row itself when it fits.
-  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, conv->out_w(),
+  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, TiledConvShape(a).out_w,
                                        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32},
                                        /*max_whole_row=*/32));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
-  TF_RETURN_IF_ERROR(space.DefineKnob(
-      "reduce",
-      std::vector<std::string>{"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic", "c_kh_kw_ic_inline_pad",
-                               "c_kh_ic_kw_inline_pad", "kh_kw_c_ic_inline_pad",
-                               "icc_outer_kh_kw_ic", "icc_outer_kh_ic_kw"}));
+  const std::vector<std::string> orders = {"c_kh_kw_ic",
+                                           "c_kh_ic_kw",
+                                           "kh_kw_c_ic",
+                                           "c_kh_kw_ic_inline_pad",
+                                           "c_kh_ic_kw_inline_pad",
+                                           "kh_kw_c_ic_inline_pad",
+                                           "icc_outer_kh_kw_ic",
+                                           "icc_outer_kh_ic_kw"};
+  TF_RETURN_IF_ERROR(space.DefineKnob("reduce", orders));
+  // Orders that build one kernel: the taps' loops are empty for a 1x1
+  // kernel (all orders alike) and kw's for one column (c_kh_ic_kw is
+  // c_kh_kw_ic); without padding, border tiles never occur and the
+  // "_inline_pad" orders read the input as the others do.
+  const bool padded = a.pad_top > 0 || a.pad_left > 0 || a.pad_bottom > 0 || a.pad_right > 0;
+  std::vector<int64_t> kernel_of;
+  for (const std::string& order : orders) {
+    const bool icc_outer = absl::StartsWith(order, "icc_outer_");
+    const bool inline_pad = icc_outer || absl::EndsWith(order, "_inline_pad");
+    int64_t loops = 0;  // c_kh_kw_ic
+    if (absl::StrContains(order, "kh_kw_c_ic") && a.r * a.s > 1) loops = 2;
+    if (absl::StrContains(order, "kh_ic_kw") && a.s > 1) loops = 1;
+    kernel_of.push_back((icc_outer ? 100 : 0) + (inline_pad && padded ? 10 : 0) + loops);
+  }
+  TF_RETURN_IF_ERROR(space.DeclareSameKernelChoices("reduce", kernel_of));
   return space;
 }
 
@@ -232,7 +265,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand = RowTileDemand(RowTileWidth(conv->out_w(), tile_ow), tile_oc, vec);
+  RegisterDemand demand =
+      RowTileDemand(RowTileWidth(TiledConvShape(conv->conv_args()).out_w, tile_ow), tile_oc, vec);
   demand.broadcast_operands = 1;
   return demand;
 }
@@ -241,7 +275,9 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
                                                                      const Config& config) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   Params p;
-  static_cast<ConvArgs&>(p) = conv->conv_args();
+  // The compute tiles the joined shape; the plan's layout transforms keep
+  // the workload's.
+  static_cast<ConvArgs&>(p) = TiledConvShape(conv->conv_args());
   TF_ASSIGN_OR_RETURN(p.ic_bn, config.GetInt("tile_ic"));
   TF_ASSIGN_OR_RETURN(p.oc_bn, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(int64_t tile_ow, config.GetInt("tile_ow"));
@@ -265,8 +301,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   p.OCC = p.k / p.oc_bn;
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.oc_bn, vec));
 
-  BlockedConvPlan plan = BlockedConvGeometry(p, p.ic_bn, p.oc_bn);
-  p.pad = plan.pad;
+  BlockedConvPlan plan = BlockedConvGeometry(conv->conv_args(), p.ic_bn, p.oc_bn);
+  p.pad = ConvInputPadding(p);
   plan.compute_reads_unpadded = p.inline_pad;
   plan.kernel_elems = p.k * p.c * p.r * p.s;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };

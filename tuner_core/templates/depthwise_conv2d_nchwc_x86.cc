@@ -105,7 +105,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
                       DepthwiseConv2dWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_c", Divisors(conv->c(), 64)));
-  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, conv->out_w(),
+  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, TiledConvShape(conv->conv_args()).out_w,
                                        {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28},
                                        /*max_whole_row=*/28));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
@@ -125,7 +125,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const int64_t tile_c, config.GetInt("tile_c"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand = RowTileDemand(RowTileWidth(conv->out_w(), tile_ow), tile_c, vec);
+  RegisterDemand demand =
+      RowTileDemand(RowTileWidth(TiledConvShape(conv->conv_args()).out_w, tile_ow), tile_c, vec);
   demand.vector_operands += 1;  // the input vector of each FMA
   return demand;
 }
@@ -135,7 +136,9 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const DepthwiseConv2dWorkload* conv,
                       DepthwiseConv2dWorkload::From(workload, kTemplateName));
   Params p;
-  static_cast<ConvArgs&>(p) = conv->conv_args();
+  // The compute tiles the joined shape; the plan's layout transforms keep
+  // the workload's.
+  static_cast<ConvArgs&>(p) = TiledConvShape(conv->conv_args());
   TF_ASSIGN_OR_RETURN(p.c_bn, config.GetInt("tile_c"));
   TF_ASSIGN_OR_RETURN(int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
@@ -148,8 +151,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   p.CC = p.c / p.c_bn;
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.c_bn, vec));
 
-  BlockedConvPlan plan = BlockedConvGeometry(p, p.c_bn, p.c_bn);
-  p.pad = plan.pad;
+  BlockedConvPlan plan = BlockedConvGeometry(conv->conv_args(), p.c_bn, p.c_bn);
+  p.pad = ConvInputPadding(p);
   plan.kernel_elems = p.c * p.r * p.s;
   plan.compute_reads_unpadded = true;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };

@@ -103,6 +103,18 @@ Padding ConvInputPadding(const ConvArgs& a) {
   return p;
 }
 
+ConvArgs TiledConvShape(const ConvArgs& a) {
+  const bool pointwise = a.r == 1 && a.s == 1 && a.stride_h == 1 && a.stride_w == 1 &&
+                         a.pad_top == 0 && a.pad_left == 0 && a.pad_bottom == 0 && a.pad_right == 0;
+  if (!pointwise || a.h == 1) return a;
+  ConvArgs joined = a;
+  joined.w = a.h * a.w;
+  joined.h = 1;
+  joined.out_w = a.out_h * a.out_w;
+  joined.out_h = 1;
+  return joined;
+}
+
 RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec) {
   RegisterDemand demand;
   demand.lanes = std::gcd(vec, block);
@@ -144,6 +156,33 @@ Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
   Stmt narrow = Loop(var + "n", tiling.narrow, ForKind::kSerial,
                      [&](Expr c) { return tile(c * width + start, width, "n"); });
   return Block::Make({full, narrow});
+}
+
+RowParts SplitRows(const RowTiling& tiling, int64_t rows, int64_t min_units) {
+  RowParts split;
+  const int64_t tiles = tiling.tiles + tiling.narrow;
+  split.tiles_per_part = tiles;
+  if (rows >= min_units) return split;
+  split.tiles_per_part = CeilDiv(tiles, std::min(tiles, CeilDiv(min_units, rows)));
+  split.parts = CeilDiv(tiles, split.tiles_per_part);
+  return split;
+}
+
+Stmt RowTilePartLoop(const RowTiling& tiling, const RowParts& split, Expr part,
+                     const std::string& var,
+                     const std::function<Stmt(Expr, int64_t, const std::string&)>& tile) {
+  const int64_t tiles = tiling.tiles + tiling.narrow;
+  return Loop(var, split.tiles_per_part, ForKind::kSerial, [&](Expr j) {
+    Expr g = part * split.tiles_per_part + j;
+    Stmt body = tile(g * tiling.width, tiling.width, "");
+    if (tiling.narrow > 0) {
+      // Narrow tile g - tiles starts at tiles * width + (g - tiles) * (width - 1).
+      Stmt narrow = tile(g * (tiling.width - 1) + tiling.tiles, tiling.width - 1, "n");
+      body = IfThenElse::Make(g < tiling.tiles, body, narrow);
+    }
+    if (tiles % split.tiles_per_part != 0) body = IfThenElse::Make(g < tiles, body);
+    return body;
+  });
 }
 
 std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t> widths,

@@ -52,6 +52,15 @@ ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, const std
 // every tap of every output column stays inside the buffer.
 Padding ConvInputPadding(const ConvArgs& conv);
 
+// The shape a blocked convolution template tiles for `a`: `a` itself, or
+// for a pointwise convolution (1x1, stride 1, no padding), whose channel
+// blocks hold each image's pixels as one contiguous run, the image joined
+// into one row of out_h * out_w columns (h = out_h = 1), as oneDNN's 1x1
+// kernels do: a 7x7 image is then cut into tiles of any width (49 columns by
+// at most 6: four of 6 and five of 5) instead of rows of 7 or 4 + 3. Only
+// the compute reads this shape; the layout transforms keep `a`'s.
+ConvArgs TiledConvShape(const ConvArgs& a);
+
 // Accumulators a blocked convolution's register tile may have (AVX-512 has
 // 32 registers; whether the weights and the broadcast input fit beside a
 // tile is the target's count, builder_worker/register_fit.h).
@@ -88,6 +97,23 @@ RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec);
 // full tiles, "n" for the narrow) keeps the loop names of the two apart.
 ir::Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
                      const std::function<ir::Stmt(ir::Expr, int64_t, const std::string&)>& tile);
+
+// How many parts the tiles of each row are split into so that a parallel
+// loop over `rows` rows (of every batch and channel block) has at least
+// `min_units` work items: 1 when it has them already, else as many as the
+// row has tiles allow. Every part but the last has tiles_per_part tiles.
+struct RowParts {
+  int64_t parts = 1;
+  int64_t tiles_per_part = 1;
+};
+RowParts SplitRows(const RowTiling& tiling, int64_t rows, int64_t min_units);
+
+// The tiles of part `part` of one output row (RowTileLoop's, split by
+// `split`): a serial loop `var` over the part's tiles, each full or narrow
+// (its width fixed at compile time, its position not).
+ir::Stmt RowTilePartLoop(
+    const RowTiling& tiling, const RowParts& split, ir::Expr part, const std::string& var,
+    const std::function<ir::Stmt(ir::Expr, int64_t, const std::string&)>& tile);
 
 // The tiling of output rows `out_w` wide by tiles of at most `width` columns
 // x `block` channels with the "vec" knob `vec`; InvalidArgument when the

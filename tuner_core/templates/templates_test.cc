@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -6,6 +7,7 @@
 #include "tuner_core/ir/ir_printer.h"
 #include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/templates/task.h"
+#include "tuner_core/workloads/conv_workload.h"
 
 namespace tunefleet {
 namespace {
@@ -159,6 +161,83 @@ TEST(TemplatesTest, ConvRowTilesAreEvenAndKnobValuesThatCutAlikeAreOneKernel) {
   EXPECT_NE(std::find(same.begin(), same.end(), six->index()), same.end());
   EXPECT_EQ(same.size(), 2u);
   EXPECT_EQ((*task)->space().CanonicalIndex(eight->index()), seven->index());  // 7 + 7
+}
+
+TEST(TemplatesTest, PointwiseConvJoinsItsRowsAndReduceOrdersThatBuildAlikeAreOneKernel) {
+  // Padding only on the axes whose kernel is wider than 1 (as it must be).
+  auto conv_task = [](int64_t r, int64_t s, int64_t stride, int64_t pad) {
+    return Task::Make("conv2d_nchwc.x86", "conv2d_nchw",
+                      {{"N", 1},
+                       {"C", 32},
+                       {"H", 7},
+                       {"W", 7},
+                       {"K", 64},
+                       {"R", r},
+                       {"S", s},
+                       {"stride", stride},
+                       {"padding", {r > 1 ? pad : 0, s > 1 ? pad : 0}},
+                       {"layout", "NCHWc"}},
+                      "llvm");
+  };
+  auto pointwise = conv_task(1, 1, 1, 0);
+  ASSERT_TRUE(pointwise.ok()) << pointwise.status();
+  const auto* conv = dynamic_cast<const ConvWorkload*>(&(*pointwise)->workload());
+  ASSERT_NE(conv, nullptr);
+  const ConvArgs joined = TiledConvShape(conv->conv_args());
+  EXPECT_EQ(joined.h, 1);
+  EXPECT_EQ(joined.w, 49);
+  EXPECT_EQ(joined.out_h, 1);
+  EXPECT_EQ(joined.out_w, 49);
+  // Strided or wider kernels read rows apart: not joined.
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{1, 1, 2, 0}, {3, 1, 1, 1}, {3, 3, 1, 0}}) {
+    auto other = conv_task(shape[0], shape[1], shape[2], shape[3]);
+    ASSERT_TRUE(other.ok()) << other.status();
+    const auto* c = dynamic_cast<const ConvWorkload*>(&(*other)->workload());
+    EXPECT_EQ(TiledConvShape(c->conv_args()).out_w, c->out_w());
+    EXPECT_EQ(TiledConvShape(c->conv_args()).out_h, c->out_h());
+  }
+  // The joined row takes tiles wider than the image (12 cuts 49 as 10 does).
+  auto with = [&](const Task& task, int64_t tile_ow, const std::string& reduce) {
+    return task.space().FromJson({{"entity",
+                                   {{"tile_ic", "ot", 8},
+                                    {"tile_oc", "ot", 16},
+                                    {"tile_ow", "ot", tile_ow},
+                                    {"vec", "ot", 8},
+                                    {"reduce", "ot", reduce}}}});
+  };
+  auto twelve = with(**pointwise, 12, "c_kh_kw_ic"), ten = with(**pointwise, 10, "c_kh_kw_ic");
+  ASSERT_TRUE(twelve.ok() && ten.ok()) << twelve.status() << ten.status();
+  EXPECT_EQ((*pointwise)->space().CanonicalIndex(twelve->index()), ten->index());
+  auto func = (*pointwise)->tmpl().Instantiate((*pointwise)->workload(), *twelve);
+  ASSERT_TRUE(func.ok()) << func.status();
+  // 4 x 10 + 9 columns; four channel blocks are too few parallel items, so
+  // the row's five tiles are split into parts of two (two channel blocks
+  // would be twelve items).
+  const std::string text = ir::ToString(func->body);
+  EXPECT_NE(text.find("for (blk, 0, 12)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (owc, 0, 2)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("owcn"), std::string::npos) << text;
+  // Kernels among the eight reduce orders: without taps or padding, the
+  // row orders are one and icc_outer's two are one.
+  auto reduce_kernels = [&](const Task& task) {
+    std::set<int64_t> kernels;
+    for (const char* reduce : {"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic", "c_kh_kw_ic_inline_pad",
+                               "c_kh_ic_kw_inline_pad", "kh_kw_c_ic_inline_pad",
+                               "icc_outer_kh_kw_ic", "icc_outer_kh_ic_kw"}) {
+      auto config = with(task, 4, reduce);
+      EXPECT_TRUE(config.ok()) << config.status();
+      if (config.ok()) kernels.insert(task.space().CanonicalIndex(config->index()));
+    }
+    return kernels.size();
+  };
+  EXPECT_EQ(reduce_kernels(**pointwise), 2u);
+  auto unpadded3x3 = conv_task(3, 3, 1, 0), padded3x1 = conv_task(3, 1, 1, 1),
+       padded3x3 = conv_task(3, 3, 1, 1);
+  ASSERT_TRUE(unpadded3x3.ok() && padded3x1.ok() && padded3x3.ok());
+  EXPECT_EQ(reduce_kernels(**unpadded3x3), 5u);  // three orders, icc_outer's two
+  EXPECT_EQ(reduce_kernels(**padded3x1), 5u);    // kw's loop is empty: c_kh_ic_kw is c_kh_kw_ic
+  EXPECT_EQ(reduce_kernels(**padded3x3), 8u);
 }
 
 TEST(TemplatesTest, OversizedConvRegisterTileIsRejectedWithTheReason) {
