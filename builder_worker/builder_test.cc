@@ -328,10 +328,11 @@ TEST(BuilderTest, ConvRowsSplitIntoEvenTilesWhereTileOwDoesNotDivide) {
 }
 
 // A pointwise convolution's image is tiled as one row (TiledConvShape); with
-// two channel blocks, its tiles are split into parts for the cores: 49
-// columns by at most 6 are four tiles of 6 and five of 5, in five parts of
-// two tiles (the last holds one; full and narrow tiles share a part), and by
-// 7 seven parts of one tile.
+// two channel blocks, its tiles are split into parts for the cores (at
+// least 16 items): 49 columns by at most 5 are nine tiles of 5 and one of 4,
+// in five parts of two (the last holds a full and the narrow tile); by 6,
+// four tiles of 6 and five of 5, in five parts (the last holds one, behind a
+// guard); by 7, seven parts of one tile.
 TEST(BuilderTest, PointwiseConvTilesItsImageAsOneRowSplitIntoParts) {
   auto tmpl = FindTemplate("conv2d_nchwc.x86");
   ASSERT_TRUE(tmpl.ok()) << tmpl.status();
@@ -351,7 +352,8 @@ TEST(BuilderTest, PointwiseConvTilesItsImageAsOneRowSplitIntoParts) {
     ASSERT_TRUE(workload.ok()) << workload.status();
     auto space = (*tmpl)->DefineSpace(**workload);
     ASSERT_TRUE(space.ok()) << space.status();
-    for (const Case& c : std::vector<Case>{{6, "for (blk, 0, 10)", "for (owc, 0, 2)"},
+    for (const Case& c : std::vector<Case>{{5, "for (blk, 0, 10)", "for (owc, 0, 2)"},
+                                           {6, "for (blk, 0, 10)", "for (owc, 0, 2)"},
                                            {7, "for (blk, 0, 14)", ""}}) {
       for (const char* reduce : {"c_kh_kw_ic", "icc_outer_kh_kw_ic"}) {
         auto config = space->FromJson({{"entity",

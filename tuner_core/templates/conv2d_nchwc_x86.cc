@@ -21,9 +21,16 @@ namespace {
 
 using namespace ir;  // NOLINT
 
-// Parallel work items an icc_outer kernel offers at least (when it has the
-// rows): enough for the cores of a typical measuring host to share evenly.
+// Parallel work items a kernel offers at least (when it has the rows and
+// tiles): enough for the cores of a typical measuring host to share evenly.
 constexpr int64_t kMinParallelUnits = 16;
+
+// Rows per band of an icc_outer kernel over `rows` output rows and `units`
+// (batch, output-channel block) pairs: bands only where the pairs are fewer
+// than kMinParallelUnits.
+int64_t RowsPerBand(int64_t rows, int64_t units) {
+  return CeilDiv(rows, std::min(rows, CeilDiv(kMinParallelUnits, units)));
+}
 
 struct Params : ConvArgs {
   int64_t ic_bn, oc_bn, ICC, OCC;
@@ -32,6 +39,8 @@ struct Params : ConvArgs {
   std::string reduce;  // loop order, without the "_inline_pad" suffix
   bool inline_pad = false;
   bool icc_outer = false;  // input-channel blocks outside the rows
+  // The workload's output rows (out_h is 1 where TiledConvShape joined them).
+  int64_t image_rows = 1;
 };
 
 // kernel [K][C][R][S] -> kernel_vec [K/oc_bn][C/ic_bn][R][S][ic_bn][oc_bn].
@@ -162,7 +171,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
             });
       };
       Stmt reduction = Reduction(rp, p.reduce, tag, reduce_with(false, "_m" + tag));
-      if (p.inline_pad) {
+      if (p.inline_pad && p.padded()) {  // unpadded, no tile reaches past the image
         Expr inside =
             ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(width - 1, p.s - 1) < p.w;
         reduction = IfThenElse::Make(
@@ -185,13 +194,15 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     // in L1 across every row of its band. The rows are cut into bands only
     // where there are fewer than kMinParallelUnits (batch, channel block)
     // pairs, e.g. 24 output channels in one block: one band would leave
-    // every core but one idle; where one row each is still too few (a
-    // pointwise convolution's one joined row), the rows' tiles into parts.
-    const int64_t rows_per_band =
-        CeilDiv(p.out_h, std::min(p.out_h, CeilDiv(kMinParallelUnits, units)));
+    // every core but one idle. Where bands of one row are still too few, or
+    // fewer than the image's rows would give (a pointwise convolution's
+    // joined row), each row's tiles are split into parts.
+    const int64_t rows_per_band = RowsPerBand(p.out_h, units);
     const int64_t bands = CeilDiv(p.out_h, rows_per_band);
-    const RowParts split =
-        rows_per_band == 1 ? SplitRows(p.tile, units * bands, kMinParallelUnits) : RowParts{};
+    const int64_t image_items = units * CeilDiv(p.image_rows, RowsPerBand(p.image_rows, units));
+    const RowParts split = rows_per_band == 1 ? SplitRows(p.tile, units * bands,
+                                                          std::max(kMinParallelUnits, image_items))
+                                              : RowParts{};
     const int64_t pieces = bands * split.parts;
     Expr u = t / pieces, band = (t % pieces) / split.parts, part = t % split.parts;
     Stmt rows = Loop("icco", p.ICC, ForKind::kSerial, [&](Expr icc_o) {
@@ -204,13 +215,15 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     });
     return For::Make("blk", 0, units * pieces, ForKind::kParallel, rows);
   }
-  // Parallel over (batch, output-channel block, row), and parts of rows
-  // where those are fewer than kMinParallelUnits (a pointwise convolution's
-  // one joined row).
-  const RowParts split = SplitRows(p.tile, units * p.out_h, kMinParallelUnits);
+  // Parallel over (batch, output-channel block, row), and over parts of each
+  // row's tiles where the rows are fewer than kMinParallelUnits or than the
+  // image's (a pointwise convolution's joined row).
+  const RowParts split =
+      SplitRows(p.tile, units * p.out_h, std::max(kMinParallelUnits, units * p.image_rows));
   const int64_t pieces = p.out_h * split.parts;
-  Expr u = t / pieces, oh = (t % pieces) / split.parts, part = t % split.parts;
-  Stmt row = row_at(split, u / p.OCC, u % p.OCC, oh, part, Expr(0));
+  Expr n = t / (p.OCC * pieces), occ = (t / pieces) % p.OCC;
+  Expr oh = (t % pieces) / split.parts, part = t % split.parts;
+  Stmt row = row_at(split, n, occ, oh, part, Expr(0));
   return For::Make("blk", 0, units * pieces, ForKind::kParallel, row);
 }
 
@@ -223,7 +236,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(a.c, 64)));
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(a.k, 64)));
   // Small counts, plus the row itself when it fits.
-  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, TiledConvShape(a).out_w,
+  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, a,
                                        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32},
                                        /*max_whole_row=*/32));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
@@ -240,7 +253,6 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   // kernel (all orders alike) and kw's for one column (c_kh_ic_kw is
   // c_kh_kw_ic); without padding, border tiles never occur and the
   // "_inline_pad" orders read the input as the others do.
-  const bool padded = a.pad_top > 0 || a.pad_left > 0 || a.pad_bottom > 0 || a.pad_right > 0;
   std::vector<int64_t> kernel_of;
   for (const std::string& order : orders) {
     const bool icc_outer = absl::StartsWith(order, "icc_outer_");
@@ -248,7 +260,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     int64_t loops = 0;  // c_kh_kw_ic
     if (absl::StrContains(order, "kh_kw_c_ic") && a.r * a.s > 1) loops = 2;
     if (absl::StrContains(order, "kh_ic_kw") && a.s > 1) loops = 1;
-    kernel_of.push_back((icc_outer ? 100 : 0) + (inline_pad && padded ? 10 : 0) + loops);
+    kernel_of.push_back((icc_outer ? 100 : 0) + (inline_pad && a.padded() ? 10 : 0) + loops);
   }
   TF_RETURN_IF_ERROR(space.DeclareSameKernelChoices("reduce", kernel_of));
   return space;
@@ -278,6 +290,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   // The compute tiles the joined shape; the plan's layout transforms keep
   // the workload's.
   static_cast<ConvArgs&>(p) = TiledConvShape(conv->conv_args());
+  p.image_rows = conv->out_h();
   TF_ASSIGN_OR_RETURN(p.ic_bn, config.GetInt("tile_ic"));
   TF_ASSIGN_OR_RETURN(p.oc_bn, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(int64_t tile_ow, config.GetInt("tile_ow"));

@@ -3,14 +3,19 @@
 // to [K/oc_bn][C/ic_bn][R][S][ic_bn][oc_bn], and a register tile of
 // `tile_ow` output pixels x `tile_oc` output channels accumulated with vector
 // FMAs (one input value broadcast against a vector of weights), inside a
-// parallel loop over (batch, output-channel block, output row).
+// parallel loop over (batch, output-channel block, output row). A pointwise
+// convolution (1x1, stride 1, no padding) is tiled as one row of all its
+// output pixels (TiledConvShape in nchwc_layout.h, as oneDNN's 1x1
+// kernels), and where the rows are too few for the cores, each row's tiles
+// are split into parts (SplitRows).
 //
 // Knobs:
 //   tile_ic   input-channel block (a divisor of C)
 //   tile_oc   output-channel block (a divisor of K): the tile's vector width
 //   tile_ow   at most this many output pixels per register tile; a row it
 //             does not divide is cut into as few tiles as that allows, as
-//             even as they can be (RowTiling in nchwc_layout.h)
+//             even as they can be (RowTiling in nchwc_layout.h); values
+//             that cut alike are one kernel, measured once
 //   vec       vector lanes (4 SSE/NEON, 8 AVX2, 16 AVX-512); the tile's
 //             vectors are gcd(vec, tile_oc) lanes wide
 //   reduce    reduction loop order: "c_kh_kw_ic" (input-channel blocks
@@ -26,7 +31,9 @@
 //             block) only and loop the input-channel blocks outside the
 //             rows, so one block's weights stay in L1 across the image while
 //             the partial sums go through the output (for small images with
-//             many channels, whose weights overflow L2)
+//             many channels, whose weights overflow L2). Orders that
+//             build one kernel are declared so (a 1x1 kernel has no taps
+//             to order; without padding "_inline_pad" changes nothing).
 //
 // What is timed follows the workload's `layout`:
 //   "NCHW"   the kernel takes and returns NCHW tensors, so packing the input

@@ -22,6 +22,8 @@ struct Params : ConvArgs {
   RowTiling tile;
   bool unroll_kw;
   Padding pad;
+  // The workload's output rows (out_h is 1 where TiledConvShape joined them).
+  int64_t image_rows = 1;
 };
 
 // kernel [C][1][R][S] -> kernel_vec [C/c_bn][R][S][c_bn].
@@ -45,8 +47,15 @@ Stmt PackKernel(const Params& p, const std::string& dst) {
 // costs about as much as a depthwise layer's arithmetic).
 Stmt Compute(const Params& p, const std::string& data, const std::string& kernel_vec,
              const std::string& out) {
+  // Parallel over (batch, channel block, row), and over parts of each row's
+  // tiles where a joined row (TiledConvShape) would give fewer items than
+  // the image's rows.
+  const int64_t units = p.n * p.CC;
+  const RowParts split = SplitRows(p.tile, units * p.out_h, units * p.image_rows);
+  const int64_t pieces = p.out_h * split.parts;
   Expr t = Var::Make("blk");
-  Expr n = t / (p.CC * p.out_h), cc = (t / p.out_h) % p.CC, oh = t % p.out_h;
+  Expr n = t / (p.CC * pieces), cc = (t / pieces) % p.CC;
+  Expr oh = (t % pieces) / split.parts, part = t % split.parts;
   auto acc_index = [&](Expr owi, Expr b) { return owi * p.c_bn + b; };
   // The tile of `width` columns from output column `col0`.
   auto tile_at = [&](Expr col0, int64_t width, const std::string& tag) {
@@ -94,8 +103,9 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     return Allocate::Make("acc", width * p.c_bn, MemoryScope::kStack,
                           Block::Make({init, IfThenElse::Make(inside, interior, border), store}));
   };
-  Stmt row = RowTileLoop(p.tile, "owc", tile_at);
-  return For::Make("blk", 0, p.n * p.CC * p.out_h, ForKind::kParallel, row);
+  Stmt row = split.parts == 1 ? RowTileLoop(p.tile, "owc", tile_at)
+                              : RowTilePartLoop(p.tile, split, part, "owc", tile_at);
+  return For::Make("blk", 0, units * pieces, ForKind::kParallel, row);
 }
 
 }  // namespace
@@ -105,7 +115,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
                       DepthwiseConv2dWorkload::From(workload, kTemplateName));
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineKnob("tile_c", Divisors(conv->c(), 64)));
-  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, TiledConvShape(conv->conv_args()).out_w,
+  TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, conv->conv_args(),
                                        {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28},
                                        /*max_whole_row=*/28));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
@@ -139,6 +149,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   // The compute tiles the joined shape; the plan's layout transforms keep
   // the workload's.
   static_cast<ConvArgs&>(p) = TiledConvShape(conv->conv_args());
+  p.image_rows = conv->out_h();
   TF_ASSIGN_OR_RETURN(p.c_bn, config.GetInt("tile_c"));
   TF_ASSIGN_OR_RETURN(int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));

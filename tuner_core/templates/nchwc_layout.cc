@@ -176,7 +176,8 @@ Stmt RowTilePartLoop(const RowTiling& tiling, const RowParts& split, Expr part,
     Expr g = part * split.tiles_per_part + j;
     Stmt body = tile(g * tiling.width, tiling.width, "");
     if (tiling.narrow > 0) {
-      // Narrow tile g - tiles starts at tiles * width + (g - tiles) * (width - 1).
+      // Tile g >= tiling.tiles is narrow; it starts at tiling.tiles * width +
+      // (g - tiling.tiles) * (width - 1).
       Stmt narrow = tile(g * (tiling.width - 1) + tiling.tiles, tiling.width - 1, "n");
       body = IfThenElse::Make(g < tiling.tiles, body, narrow);
     }
@@ -197,13 +198,14 @@ std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t
   return out;
 }
 
-[[nodiscard]] absl::Status DefineRowTileKnob(ConfigSpace* space, int64_t out_w,
+[[nodiscard]] absl::Status DefineRowTileKnob(ConfigSpace* space, const ConvArgs& a,
                                              absl::Span<const int64_t> widths,
                                              int64_t max_whole_row) {
-  const std::vector<int64_t> values = TileWidthCandidates(out_w, widths, max_whole_row);
+  const std::vector<int64_t> values = TileWidthCandidates(a.out_w, widths, max_whole_row);
   TF_RETURN_IF_ERROR(space->DefineKnob("tile_ow", values));
+  const int64_t row = TiledConvShape(a).out_w;
   std::vector<int64_t> tiles;
-  for (int64_t v : values) tiles.push_back(RowTileWidth(out_w, v));
+  for (int64_t v : values) tiles.push_back(RowTileWidth(row, v));
   return space->DeclareSameKernelChoices("tile_ow", tiles);
 }
 

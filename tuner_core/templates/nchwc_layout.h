@@ -101,7 +101,7 @@ ir::Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
 // How many parts the tiles of each row are split into so that a parallel
 // loop over `rows` rows (of every batch and channel block) has at least
 // `min_units` work items: 1 when it has them already, else as many as the
-// row has tiles allow. Every part but the last has tiles_per_part tiles.
+// row's tiles allow. Every part but the last has tiles_per_part tiles.
 struct RowParts {
   int64_t parts = 1;
   int64_t tiles_per_part = 1;
@@ -126,11 +126,14 @@ ir::Stmt RowTilePartLoop(
 std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t> widths,
                                          int64_t max_whole_row);
 
-// Defines the "tile_ow" knob of `space` with TileWidthCandidates(out_w,
-// widths, max_whole_row), and declares the values that cut the row into the
-// same tiles (RowTileWidth: on 14 columns, 5 and 6 both cut 5 + 5 + 4) one
-// kernel (ConfigSpace::DeclareSameKernelChoices), so a search measures one.
-[[nodiscard]] absl::Status DefineRowTileKnob(ConfigSpace* space, int64_t out_w,
+// Defines the "tile_ow" knob of `space` for convolution `a` with
+// TileWidthCandidates(a.out_w, widths, max_whole_row), and declares the
+// values that cut the tiled row (TiledConvShape(a)) into the same tiles
+// (RowTileWidth: on 14 columns, 5 and 6 both cut 5 + 5 + 4) one kernel
+// (ConfigSpace::DeclareSameKernelChoices), so a search measures one. The
+// candidates follow the image's rows even where the row is joined, so a
+// space's configs (and the indices of older records) stay what they were.
+[[nodiscard]] absl::Status DefineRowTileKnob(ConfigSpace* space, const ConvArgs& a,
                                              absl::Span<const int64_t> widths,
                                              int64_t max_whole_row);
 

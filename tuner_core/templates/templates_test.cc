@@ -1,5 +1,5 @@
 #include <algorithm>
-#include <set>
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -197,7 +197,9 @@ TEST(TemplatesTest, PointwiseConvJoinsItsRowsAndReduceOrdersThatBuildAlikeAreOne
     EXPECT_EQ(TiledConvShape(c->conv_args()).out_w, c->out_w());
     EXPECT_EQ(TiledConvShape(c->conv_args()).out_h, c->out_h());
   }
-  // The joined row takes tiles wider than the image (12 cuts 49 as 10 does).
+  ConvArgs padded = conv->conv_args();  // no workload pads a 1x1 kernel; the rule still holds
+  padded.pad_left = 1;
+  EXPECT_EQ(TiledConvShape(padded).out_w, 7);
   auto with = [&](const Task& task, int64_t tile_ow, const std::string& reduce) {
     return task.space().FromJson({{"entity",
                                    {{"tile_ic", "ot", 8},
@@ -206,38 +208,75 @@ TEST(TemplatesTest, PointwiseConvJoinsItsRowsAndReduceOrdersThatBuildAlikeAreOne
                                     {"vec", "ot", 8},
                                     {"reduce", "ot", reduce}}}});
   };
-  auto twelve = with(**pointwise, 12, "c_kh_kw_ic"), ten = with(**pointwise, 10, "c_kh_kw_ic");
-  ASSERT_TRUE(twelve.ok() && ten.ok()) << twelve.status() << ten.status();
-  EXPECT_EQ((*pointwise)->space().CanonicalIndex(twelve->index()), ten->index());
-  auto func = (*pointwise)->tmpl().Instantiate((*pointwise)->workload(), *twelve);
+  // The knob keeps the image's candidates (older records stay valid), but
+  // its values cut the joined row: on 49 columns 4 and 6 differ (on a row of
+  // 7 both cut 4 + 3, one kernel).
+  auto four = with(**pointwise, 4, "c_kh_kw_ic"), six = with(**pointwise, 6, "c_kh_kw_ic");
+  ASSERT_TRUE(four.ok() && six.ok()) << four.status() << six.status();
+  EXPECT_EQ((*pointwise)->space().knob_size(2), 7);
+  EXPECT_NE((*pointwise)->space().CanonicalIndex(six->index()), four->index());
+  auto padded3x3 = conv_task(3, 3, 1, 1);
+  ASSERT_TRUE(padded3x3.ok()) << padded3x3.status();
+  auto four3x3 = with(**padded3x3, 4, "c_kh_kw_ic"), six3x3 = with(**padded3x3, 6, "c_kh_kw_ic");
+  ASSERT_TRUE(four3x3.ok() && six3x3.ok());
+  EXPECT_EQ((*padded3x3)->space().CanonicalIndex(six3x3->index()), four3x3->index());
+  auto func = (*pointwise)->tmpl().Instantiate((*pointwise)->workload(), *six);
   ASSERT_TRUE(func.ok()) << func.status();
-  // 4 x 10 + 9 columns; four channel blocks are too few parallel items, so
-  // the row's five tiles are split into parts of two (two channel blocks
-  // would be twelve items).
+  // 4 x 6 + 5 x 5 columns by 16 channels. Four channel blocks are fewer
+  // parallel items than the image's 7 rows each would give (28), so the
+  // row's nine tiles go in five parts of two (the last holds one).
   const std::string text = ir::ToString(func->body);
-  EXPECT_NE(text.find("for (blk, 0, 12)"), std::string::npos) << text;
+  EXPECT_NE(text.find("allocate acc[float32 * 96]"), std::string::npos) << text;
+  EXPECT_NE(text.find("allocate acc[float32 * 80]"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (blk, 0, 20)"), std::string::npos) << text;
   EXPECT_NE(text.find("for (owc, 0, 2)"), std::string::npos) << text;
-  EXPECT_EQ(text.find("owcn"), std::string::npos) << text;
-  // Kernels among the eight reduce orders: without taps or padding, the
-  // row orders are one and icc_outer's two are one.
+  // Kernels among the eight reduce orders (canonical indices); the orders
+  // declared one kernel build the same code.
   auto reduce_kernels = [&](const Task& task) {
-    std::set<int64_t> kernels;
+    std::map<int64_t, std::string> kernels;
     for (const char* reduce : {"c_kh_kw_ic", "c_kh_ic_kw", "kh_kw_c_ic", "c_kh_kw_ic_inline_pad",
                                "c_kh_ic_kw_inline_pad", "kh_kw_c_ic_inline_pad",
                                "icc_outer_kh_kw_ic", "icc_outer_kh_ic_kw"}) {
       auto config = with(task, 4, reduce);
       EXPECT_TRUE(config.ok()) << config.status();
-      if (config.ok()) kernels.insert(task.space().CanonicalIndex(config->index()));
+      if (!config.ok()) continue;
+      auto built = task.tmpl().Instantiate(task.workload(), *config);
+      EXPECT_TRUE(built.ok()) << built.status();
+      if (!built.ok()) continue;
+      const std::string code = ir::ToString(built->body);
+      auto [it, inserted] = kernels.emplace(task.space().CanonicalIndex(config->index()), code);
+      EXPECT_EQ(it->second, code) << reduce << " is declared the same kernel as another order";
     }
     return kernels.size();
   };
+  // Without taps or padding the six row orders are one, icc_outer's two one.
   EXPECT_EQ(reduce_kernels(**pointwise), 2u);
-  auto unpadded3x3 = conv_task(3, 3, 1, 0), padded3x1 = conv_task(3, 1, 1, 1),
-       padded3x3 = conv_task(3, 3, 1, 1);
-  ASSERT_TRUE(unpadded3x3.ok() && padded3x1.ok() && padded3x3.ok());
+  auto unpadded3x3 = conv_task(3, 3, 1, 0), padded3x1 = conv_task(3, 1, 1, 1);
+  ASSERT_TRUE(unpadded3x3.ok() && padded3x1.ok());
   EXPECT_EQ(reduce_kernels(**unpadded3x3), 5u);  // three orders, icc_outer's two
   EXPECT_EQ(reduce_kernels(**padded3x1), 5u);    // kw's loop is empty: c_kh_ic_kw is c_kh_kw_ic
   EXPECT_EQ(reduce_kernels(**padded3x3), 8u);
+}
+
+// Joining a pointwise convolution's rows changes no config index: a record
+// written before (bench/results_compiled_model_records.jsonl) still fits.
+TEST(TemplatesTest, PointwiseConvRecordsWrittenBeforeRowsWereJoinedStillFit) {
+  auto task = Task::Make("conv2d_nchwc.x86", "conv2d_nchw",
+                         {{"N", 1},
+                          {"C", 144},
+                          {"H", 28},
+                          {"W", 28},
+                          {"K", 32},
+                          {"R", 1},
+                          {"S", 1},
+                          {"layout", "NCHWc"}},
+                         "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto config = (*task)->space().FromJson(nlohmann::json::parse(R"({"index": 15741,
+      "entity": [["tile_ic", "ot", 36], ["tile_oc", "ot", 16], ["tile_ow", "ot", 6],
+                 ["vec", "ot", 16], ["reduce", "ot", "c_kh_ic_kw_inline_pad"]]})"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->index(), 15741);
 }
 
 TEST(TemplatesTest, OversizedConvRegisterTileIsRejectedWithTheReason) {

@@ -47,6 +47,9 @@ struct ConvArgs {
   bool layout_nchwc = false;
   // Derived.
   int64_t out_h = 1, out_w = 1;
+
+  // Whether any side is zero-padded.
+  bool padded() const { return pad_top > 0 || pad_left > 0 || pad_bottom > 0 || pad_right > 0; }
 };
 
 // Whether "K" is an argument (conv2d) or the output channels are C
