@@ -220,7 +220,7 @@ TEST(BuilderTest, Conv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
 // icc_outer with few (batch, output-channel block) pairs cuts the rows into
 // bands so the cores share the work: bands that divide the rows (13 rows,
 // one channel block: 13 bands of 1, still fewer than 16 items, so each
-// row's three tiles go in two parts) and bands that do not (13 rows, two
+// row's three tiles go in three parts) and bands that do not (13 rows, two
 // blocks: 7 bands of 2, the last half empty) compute the same output.
 TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
   auto tmpl = FindTemplate("conv2d_nchwc.x86");
@@ -248,7 +248,7 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
     auto func = (*tmpl)->Instantiate(**workload, *config);
     ASSERT_TRUE(func.ok()) << func.status();
     const std::string text = ir::ToString(func->body);
-    EXPECT_NE(text.find(tile_oc == 10 ? "for (blk, 0, 26)" : "for (blk, 0, 14)"), std::string::npos)
+    EXPECT_NE(text.find(tile_oc == 10 ? "for (blk, 0, 39)" : "for (blk, 0, 14)"), std::string::npos)
         << text;
     BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
     ASSERT_TRUE(result.ok()) << result.error_msg;
@@ -328,51 +328,63 @@ TEST(BuilderTest, ConvRowsSplitIntoEvenTilesWhereTileOwDoesNotDivide) {
 }
 
 // A pointwise convolution's image is tiled as one row (TiledConvShape); with
-// two channel blocks, its tiles are split into parts for the cores (at
-// least 16 items): 49 columns by at most 5 are nine tiles of 5 and one of 4,
-// in five parts of two (the last holds a full and the narrow tile); by 6,
-// four tiles of 6 and five of 5, in five parts (the last holds one, behind a
-// guard); by 7, seven parts of one tile.
+// two channel blocks (2 items), its tiles are split into parts for the
+// cores, to at least 16 items: 49 columns by at most 3 are fifteen tiles of
+// 3 and two of 2, in nine parts of two (the eighth holds a full and a
+// narrow tile, the last one tile behind a guard); by 2, twenty-four tiles
+// of 2 and one of 1 in nine parts of three; by 7, seven parts of one tile
+// (fewer tiles than the 8 parts asked for). Depthwise splits to at least
+// the 14 items its 7 rows gave: by 3, nine parts of two.
 TEST(BuilderTest, PointwiseConvTilesItsImageAsOneRowSplitIntoParts) {
-  auto tmpl = FindTemplate("conv2d_nchwc.x86");
-  ASSERT_TRUE(tmpl.ok()) << tmpl.status();
   struct Case {
-    int64_t tile_ow;
+    std::string template_name;
+    nlohmann::json entity;
     std::string parallel_loop, tile_loop;
   };
+  auto conv = [](int64_t tile_ow, const char* reduce) {
+    return nlohmann::json{{"tile_ic", "ot", 4},
+                          {"tile_oc", "ot", 8},
+                          {"tile_ow", "ot", tile_ow},
+                          {"vec", "ot", 8},
+                          {"reduce", "ot", reduce}};
+  };
+  std::vector<Case> cases;
+  for (const char* reduce : {"c_kh_kw_ic", "icc_outer_kh_kw_ic"}) {
+    cases.push_back({"conv2d_nchwc.x86", conv(3, reduce), "for (blk, 0, 18)", "for (owc, 0, 2)"});
+    cases.push_back({"conv2d_nchwc.x86", conv(2, reduce), "for (blk, 0, 18)", "for (owc, 0, 3)"});
+    cases.push_back({"conv2d_nchwc.x86", conv(7, reduce), "for (blk, 0, 14)", ""});
+  }
+  cases.push_back(
+      {"depthwise_conv2d_nchwc.x86",
+       {{"tile_c", "ot", 8}, {"tile_ow", "ot", 3}, {"vec", "ot", 8}, {"unroll_kw", "ot", 0}},
+       "for (blk, 0, 18)",
+       "for (owc, 0, 2)"});
   for (const char* layout : {"NCHW", "NCHWc"}) {
-    auto workload = MakeWorkload("conv2d_nchw", {{"N", 1},
-                                                 {"C", 8},
-                                                 {"H", 7},
-                                                 {"W", 7},
-                                                 {"K", 16},
-                                                 {"R", 1},
-                                                 {"S", 1},
-                                                 {"layout", layout}});
-    ASSERT_TRUE(workload.ok()) << workload.status();
-    auto space = (*tmpl)->DefineSpace(**workload);
-    ASSERT_TRUE(space.ok()) << space.status();
-    for (const Case& c : std::vector<Case>{{5, "for (blk, 0, 10)", "for (owc, 0, 2)"},
-                                           {6, "for (blk, 0, 10)", "for (owc, 0, 2)"},
-                                           {7, "for (blk, 0, 14)", ""}}) {
-      for (const char* reduce : {"c_kh_kw_ic", "icc_outer_kh_kw_ic"}) {
-        auto config = space->FromJson({{"entity",
-                                        {{"tile_ic", "ot", 4},
-                                         {"tile_oc", "ot", 8},
-                                         {"tile_ow", "ot", c.tile_ow},
-                                         {"vec", "ot", 8},
-                                         {"reduce", "ot", reduce}}}});
-        ASSERT_TRUE(config.ok()) << config.status();
-        auto func = (*tmpl)->Instantiate(**workload, *config);
-        ASSERT_TRUE(func.ok()) << func.status();
-        const std::string where = std::string(layout) + " " + config->ToString();
-        const std::string text = ir::ToString(func->body);
-        EXPECT_NE(text.find(c.parallel_loop), std::string::npos) << where << "\n" << text;
-        if (!c.tile_loop.empty()) EXPECT_NE(text.find(c.tile_loop), std::string::npos) << where;
-        BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
-        ASSERT_TRUE(result.ok()) << result.error_msg;
-        EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 11)) << where;
+    for (const Case& c : cases) {
+      auto tmpl = FindTemplate(c.template_name);
+      ASSERT_TRUE(tmpl.ok()) << tmpl.status();
+      nlohmann::json args = {{"N", 1}, {"C", 8}, {"H", 7},          {"W", 7},
+                             {"R", 1}, {"S", 1}, {"layout", layout}};
+      if (c.template_name == "conv2d_nchwc.x86") {
+        args["K"] = 16;
+      } else {
+        args["C"] = 16;
       }
+      auto workload = MakeWorkload((*tmpl)->workload_name(), args);
+      ASSERT_TRUE(workload.ok()) << workload.status();
+      auto space = (*tmpl)->DefineSpace(**workload);
+      ASSERT_TRUE(space.ok()) << space.status();
+      auto config = space->FromJson({{"entity", c.entity}});
+      ASSERT_TRUE(config.ok()) << config.status();
+      auto func = (*tmpl)->Instantiate(**workload, *config);
+      ASSERT_TRUE(func.ok()) << func.status();
+      const std::string where = args.dump() + " " + config->ToString();
+      const std::string text = ir::ToString(func->body);
+      EXPECT_NE(text.find(c.parallel_loop), std::string::npos) << where << "\n" << text;
+      if (!c.tile_loop.empty()) EXPECT_NE(text.find(c.tile_loop), std::string::npos) << where;
+      BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
+      ASSERT_TRUE(result.ok()) << result.error_msg;
+      EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 11)) << where;
     }
   }
 }

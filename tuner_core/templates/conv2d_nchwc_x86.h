@@ -15,7 +15,9 @@
 //   tile_ow   at most this many output pixels per register tile; a row it
 //             does not divide is cut into as few tiles as that allows, as
 //             even as they can be (RowTiling in nchwc_layout.h); values
-//             that cut alike are one kernel, measured once
+//             that cut alike are one kernel, measured once. Its values are
+//             those of the image's row even where a pointwise convolution's
+//             rows are joined (the joined row is what they cut)
 //   vec       vector lanes (4 SSE/NEON, 8 AVX2, 16 AVX-512); the tile's
 //             vectors are gcd(vec, tile_oc) lanes wide
 //   reduce    reduction loop order: "c_kh_kw_ic" (input-channel blocks

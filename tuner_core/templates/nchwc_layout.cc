@@ -163,7 +163,9 @@ RowParts SplitRows(const RowTiling& tiling, int64_t rows, int64_t min_units) {
   const int64_t tiles = tiling.tiles + tiling.narrow;
   split.tiles_per_part = tiles;
   if (rows >= min_units) return split;
-  split.tiles_per_part = CeilDiv(tiles, std::min(tiles, CeilDiv(min_units, rows)));
+  // At least the parts asked for (where the tiles allow): rounding the part
+  // size down, never up.
+  split.tiles_per_part = std::max<int64_t>(1, tiles / CeilDiv(min_units, rows));
   split.parts = CeilDiv(tiles, split.tiles_per_part);
   return split;
 }

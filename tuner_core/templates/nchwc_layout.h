@@ -56,9 +56,11 @@ Padding ConvInputPadding(const ConvArgs& conv);
 // for a pointwise convolution (1x1, stride 1, no padding), whose channel
 // blocks hold each image's pixels as one contiguous run, the image joined
 // into one row of out_h * out_w columns (h = out_h = 1), as oneDNN's 1x1
-// kernels do: a 7x7 image is then cut into tiles of any width (49 columns by
-// at most 6: four of 6 and five of 5) instead of rows of 7 or 4 + 3. Only
-// the compute reads this shape; the layout transforms keep `a`'s.
+// kernels do: a 7x7 image is then cut into tiles of any width up to 7 (49
+// columns by at most 6: four of 6 and five of 5) instead of rows of 7 or 4 + 3; the
+// "tile_ow" knob's values stay those of the image's rows
+// (DefineRowTileKnob), at most 7 there. Only the compute reads this shape;
+// the layout transforms keep `a`'s.
 ConvArgs TiledConvShape(const ConvArgs& a);
 
 // Accumulators a blocked convolution's register tile may have (AVX-512 has
@@ -100,8 +102,9 @@ ir::Stmt RowTileLoop(const RowTiling& tiling, const std::string& var,
 
 // How many parts the tiles of each row are split into so that a parallel
 // loop over `rows` rows (of every batch and channel block) has at least
-// `min_units` work items: 1 when it has them already, else as many as the
-// row's tiles allow. Every part but the last has tiles_per_part tiles.
+// `min_units` work items: 1 when it has them already, else the fewest parts
+// of equal size that reach it (one tile each where the row has too few
+// tiles). Every part but the last has tiles_per_part tiles.
 struct RowParts {
   int64_t parts = 1;
   int64_t tiles_per_part = 1;
