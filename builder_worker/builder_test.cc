@@ -11,12 +11,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "common/kernel_abi.h"
 #include "common/sha256.h"
+#include "common/status_macros.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/ir/ir_printer.h"
@@ -166,6 +168,26 @@ void CheckRandomConfigs(const std::string& template_name, const std::vector<Shap
 // Awkward convolution shapes: odd sizes, stride 2, padding that does not
 // divide, asymmetric padding, 1x1 and 7x7 kernels, dilation; each in both
 // layouts (NCHWc runs the staged prepare/finish path).
+// One config of a conv template: its workload, config and instantiated IR.
+struct ConvKernel {
+  const Template* tmpl = nullptr;
+  std::unique_ptr<Workload> workload;
+  Config config;
+  std::string ir;  // the body, printed
+};
+absl::StatusOr<ConvKernel> InstantiateConv(const std::string& template_name,
+                                           const nlohmann::json& args,
+                                           const nlohmann::json& entity) {
+  ConvKernel k;
+  TF_ASSIGN_OR_RETURN(k.tmpl, FindTemplate(template_name));
+  TF_ASSIGN_OR_RETURN(k.workload, MakeWorkload(k.tmpl->workload_name(), args));
+  TF_ASSIGN_OR_RETURN(ConfigSpace space, k.tmpl->DefineSpace(*k.workload));
+  TF_ASSIGN_OR_RETURN(k.config, space.FromJson({{"entity", entity}}));
+  TF_ASSIGN_OR_RETURN(ir::LoweredFunc func, k.tmpl->Instantiate(*k.workload, k.config));
+  k.ir = ir::ToString(func.body);
+  return k;
+}
+
 std::vector<nlohmann::json> AwkwardConvShapes(bool with_k) {
   std::vector<nlohmann::json> shapes = {
       {{"N", 1}, {"C", 6}, {"H", 13}, {"W", 11}, {"K", 10}, {"R", 3}, {"S", 3}, {"padding", 1}},
@@ -300,29 +322,20 @@ TEST(BuilderTest, ConvRowsSplitIntoEvenTilesWhereTileOwDoesNotDivide) {
        {{"tile_c", "ot", 8}, {"tile_ow", "ot", 4}, {"vec", "ot", 8}, {"unroll_kw", "ot", 1}}});
   for (const nlohmann::json& shape : shapes) {
     for (const Case& c : cases) {
-      auto tmpl = FindTemplate(c.template_name);
-      ASSERT_TRUE(tmpl.ok()) << tmpl.status();
       nlohmann::json args = shape;
       if (c.template_name != "conv2d_nchwc.x86") {
         args.erase("K");
         args["C"] = 16;
       }
-      auto workload = MakeWorkload((*tmpl)->workload_name(), args);
-      ASSERT_TRUE(workload.ok()) << workload.status();
-      auto space = (*tmpl)->DefineSpace(**workload);
-      ASSERT_TRUE(space.ok()) << space.status();
-      auto config = space->FromJson({{"entity", c.entity}});
-      ASSERT_TRUE(config.ok()) << config.status();
-      auto func = (*tmpl)->Instantiate(**workload, *config);
-      ASSERT_TRUE(func.ok()) << func.status();
-      const std::string where = shape.dump() + " " + config->ToString();
-      const std::string text = ir::ToString(func->body);
-      EXPECT_NE(text.find("for (owc, 0, 2)"), std::string::npos) << where;
-      EXPECT_NE(text.find("for (owcn, 0, 2)"), std::string::npos) << where;
-      EXPECT_EQ(text.find("for (owc, 0, 4)"), std::string::npos) << where;
-      BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
+      absl::StatusOr<ConvKernel> k = InstantiateConv(c.template_name, args, c.entity);
+      ASSERT_TRUE(k.ok()) << k.status();
+      const std::string where = shape.dump() + " " + k->config.ToString();
+      EXPECT_NE(k->ir.find("for (owc, 0, 2)"), std::string::npos) << where;
+      EXPECT_NE(k->ir.find("for (owcn, 0, 2)"), std::string::npos) << where;
+      EXPECT_EQ(k->ir.find("for (owc, 0, 4)"), std::string::npos) << where;
+      BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
       ASSERT_TRUE(result.ok()) << result.error_msg;
-      EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 7)) << where;
+      EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, 7)) << where;
     }
   }
 }
@@ -361,8 +374,6 @@ TEST(BuilderTest, PointwiseConvTilesItsImageAsOneRowSplitIntoParts) {
        "for (owc, 0, 2)"});
   for (const char* layout : {"NCHW", "NCHWc"}) {
     for (const Case& c : cases) {
-      auto tmpl = FindTemplate(c.template_name);
-      ASSERT_TRUE(tmpl.ok()) << tmpl.status();
       nlohmann::json args = {{"N", 1}, {"C", 8}, {"H", 7},          {"W", 7},
                              {"R", 1}, {"S", 1}, {"layout", layout}};
       if (c.template_name == "conv2d_nchwc.x86") {
@@ -370,21 +381,14 @@ TEST(BuilderTest, PointwiseConvTilesItsImageAsOneRowSplitIntoParts) {
       } else {
         args["C"] = 16;
       }
-      auto workload = MakeWorkload((*tmpl)->workload_name(), args);
-      ASSERT_TRUE(workload.ok()) << workload.status();
-      auto space = (*tmpl)->DefineSpace(**workload);
-      ASSERT_TRUE(space.ok()) << space.status();
-      auto config = space->FromJson({{"entity", c.entity}});
-      ASSERT_TRUE(config.ok()) << config.status();
-      auto func = (*tmpl)->Instantiate(**workload, *config);
-      ASSERT_TRUE(func.ok()) << func.status();
-      const std::string where = args.dump() + " " + config->ToString();
-      const std::string text = ir::ToString(func->body);
-      EXPECT_NE(text.find(c.parallel_loop), std::string::npos) << where << "\n" << text;
-      if (!c.tile_loop.empty()) EXPECT_NE(text.find(c.tile_loop), std::string::npos) << where;
-      BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
+      absl::StatusOr<ConvKernel> k = InstantiateConv(c.template_name, args, c.entity);
+      ASSERT_TRUE(k.ok()) << k.status();
+      const std::string where = args.dump() + " " + k->config.ToString();
+      EXPECT_NE(k->ir.find(c.parallel_loop), std::string::npos) << where << "\n" << k->ir;
+      if (!c.tile_loop.empty()) EXPECT_NE(k->ir.find(c.tile_loop), std::string::npos) << where;
+      BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
       ASSERT_TRUE(result.ok()) << result.error_msg;
-      EXPECT_TRUE(RunAndCheck(result.artifact, **workload, 11)) << where;
+      EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, 11)) << where;
     }
   }
 }
