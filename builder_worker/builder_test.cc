@@ -165,9 +165,6 @@ void CheckRandomConfigs(const std::string& template_name, const std::vector<Shap
   CheckRandomConfigsOn(template_name, workloads, configs_per_shape, seed);
 }
 
-// Awkward convolution shapes: odd sizes, stride 2, padding that does not
-// divide, asymmetric padding, 1x1 and 7x7 kernels, dilation; each in both
-// layouts (NCHWc runs the staged prepare/finish path).
 // One config of a conv template: its workload, config and instantiated IR.
 struct ConvKernel {
   const Template* tmpl = nullptr;
@@ -175,9 +172,9 @@ struct ConvKernel {
   Config config;
   std::string ir;  // the body, printed
 };
-absl::StatusOr<ConvKernel> InstantiateConv(const std::string& template_name,
-                                           const nlohmann::json& args,
-                                           const nlohmann::json& entity) {
+[[nodiscard]] absl::StatusOr<ConvKernel> InstantiateConv(const std::string& template_name,
+                                                         const nlohmann::json& args,
+                                                         const nlohmann::json& entity) {
   ConvKernel k;
   TF_ASSIGN_OR_RETURN(k.tmpl, FindTemplate(template_name));
   TF_ASSIGN_OR_RETURN(k.workload, MakeWorkload(k.tmpl->workload_name(), args));
@@ -188,6 +185,9 @@ absl::StatusOr<ConvKernel> InstantiateConv(const std::string& template_name,
   return k;
 }
 
+// Awkward convolution shapes: odd sizes, stride 2, padding that does not
+// divide, asymmetric padding, 1x1 and 7x7 kernels, dilation; each in both
+// layouts (NCHWc runs the staged prepare/finish path).
 std::vector<nlohmann::json> AwkwardConvShapes(bool with_k) {
   std::vector<nlohmann::json> shapes = {
       {{"N", 1}, {"C", 6}, {"H", 13}, {"W", 11}, {"K", 10}, {"R", 3}, {"S", 3}, {"padding", 1}},
@@ -245,36 +245,22 @@ TEST(BuilderTest, Conv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
 // row's three tiles go in three parts) and bands that do not (13 rows, two
 // blocks: 7 bands of 2, the last half empty) compute the same output.
 TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
-  auto tmpl = FindTemplate("conv2d_nchwc.x86");
-  ASSERT_TRUE(tmpl.ok());
-  auto workload = MakeWorkload("conv2d_nchw", {{"N", 1},
-                                               {"C", 6},
-                                               {"H", 13},
-                                               {"W", 11},
-                                               {"K", 10},
-                                               {"R", 3},
-                                               {"S", 3},
-                                               {"padding", 1},
-                                               {"layout", "NCHWc"}});
-  ASSERT_TRUE(workload.ok()) << workload.status();
-  auto space = (*tmpl)->DefineSpace(**workload);
-  ASSERT_TRUE(space.ok());
+  const nlohmann::json args = {{"N", 1}, {"C", 6}, {"H", 13},      {"W", 11},          {"K", 10},
+                               {"R", 3}, {"S", 3}, {"padding", 1}, {"layout", "NCHWc"}};
   for (int64_t tile_oc : {10, 5}) {
-    auto config = space->FromJson({{"entity",
-                                    {{"tile_ic", "ot", 3},
-                                     {"tile_oc", "ot", tile_oc},
-                                     {"tile_ow", "ot", 4},
-                                     {"vec", "ot", 4},
-                                     {"reduce", "ot", "icc_outer_kh_kw_ic"}}}});
-    ASSERT_TRUE(config.ok()) << config.status();
-    auto func = (*tmpl)->Instantiate(**workload, *config);
-    ASSERT_TRUE(func.ok()) << func.status();
-    const std::string text = ir::ToString(func->body);
-    EXPECT_NE(text.find(tile_oc == 10 ? "for (blk, 0, 39)" : "for (blk, 0, 14)"), std::string::npos)
-        << text;
-    BuildResult result = BuildCandidate(**tmpl, **workload, *config, HostTarget());
+    absl::StatusOr<ConvKernel> k = InstantiateConv("conv2d_nchwc.x86", args,
+                                                   {{"tile_ic", "ot", 3},
+                                                    {"tile_oc", "ot", tile_oc},
+                                                    {"tile_ow", "ot", 4},
+                                                    {"vec", "ot", 4},
+                                                    {"reduce", "ot", "icc_outer_kh_kw_ic"}});
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_NE(k->ir.find(tile_oc == 10 ? "for (blk, 0, 39)" : "for (blk, 0, 14)"),
+              std::string::npos)
+        << k->ir;
+    BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
     ASSERT_TRUE(result.ok()) << result.error_msg;
-    EXPECT_TRUE(RunAndCheck(result.artifact, **workload, tile_oc)) << config->ToString();
+    EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, tile_oc)) << k->config.ToString();
   }
 }
 

@@ -202,7 +202,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     const int64_t image_items = units * CeilDiv(p.image_rows, RowsPerBand(p.image_rows, units));
     const RowParts split = rows_per_band == 1 ? SplitRows(p.tile, units * bands,
                                                           std::max(kMinParallelUnits, image_items))
-                                              : RowParts{};
+                                              : RowParts{1, p.tile.tiles + p.tile.narrow};
     const int64_t pieces = bands * split.parts;
     Expr u = t / pieces, band = (t % pieces) / split.parts, part = t % split.parts;
     Stmt rows = Loop("icco", p.ICC, ForKind::kSerial, [&](Expr icc_o) {
@@ -252,7 +252,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   // Orders that build one kernel: the taps' loops are empty for a 1x1
   // kernel (all orders alike) and kw's for one column (c_kh_ic_kw is
   // c_kh_kw_ic); without padding, border tiles never occur and the
-  // "_inline_pad" orders read the input as the others do.
+  // "_inline_pad" orders read the input as the others do (in the NCHW
+  // layout its blocking pass differs from theirs only in loop names).
   std::vector<int64_t> kernel_of;
   for (const std::string& order : orders) {
     const bool icc_outer = absl::StartsWith(order, "icc_outer_");

@@ -4,7 +4,8 @@
 // pixels x `tile_c` channels accumulates the R x S taps with vector FMAs
 // (input and weights both contiguous vectors), inside a parallel loop over
 // (batch, channel block, output row); a 1x1 stride-1 unpadded layer's rows
-// are joined into one, split into parts, as conv2d_nchwc.x86 does. Borders
+// are joined into one (TiledConvShape), whose tiles are split into at least
+// as many parallel parts as the rows were. Borders
 // are handled in the loop nest
 // (interior tiles unguarded, border tiles skipping the taps that fall into
 // the padding), so the input is never copied into a padded buffer.

@@ -104,8 +104,7 @@ Padding ConvInputPadding(const ConvArgs& a) {
 }
 
 ConvArgs TiledConvShape(const ConvArgs& a) {
-  const bool pointwise = a.r == 1 && a.s == 1 && a.stride_h == 1 && a.stride_w == 1 &&
-                         a.pad_top == 0 && a.pad_left == 0 && a.pad_bottom == 0 && a.pad_right == 0;
+  const bool pointwise = a.r == 1 && a.s == 1 && a.stride_h == 1 && a.stride_w == 1 && !a.padded();
   if (!pointwise || a.h == 1) return a;
   ConvArgs joined = a;
   joined.w = a.h * a.w;

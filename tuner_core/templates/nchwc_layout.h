@@ -59,8 +59,9 @@ Padding ConvInputPadding(const ConvArgs& conv);
 // kernels do: a 7x7 image is then cut into tiles of any width up to 7 (49
 // columns by at most 6: four of 6 and five of 5) instead of rows of 7 or 4 + 3; the
 // "tile_ow" knob's values stay those of the image's rows
-// (DefineRowTileKnob), at most 7 there. Only the compute reads this shape;
-// the layout transforms keep `a`'s.
+// (DefineRowTileKnob), at most 7 there. The compute and what sizes its
+// tiles (the knob's same-kernel values, the register demand, the compiler's
+// default config) read this shape; the layout transforms keep `a`'s.
 ConvArgs TiledConvShape(const ConvArgs& a);
 
 // Accumulators a blocked convolution's register tile may have (AVX-512 has
