@@ -101,6 +101,7 @@ class LocalMeasurer final : public MeasurerInterface {
 
   const LocalTimings& timings() const { return timings_; }
   const TargetSpec& target() const { return target_; }
+  const Task& task() const { return task_; }
 
  private:
   LocalMeasurer(const Task& task, TargetSpec target, LocalMeasurerOptions options,

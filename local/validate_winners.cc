@@ -10,13 +10,15 @@
 
 namespace tunefleet {
 
-std::vector<TrialResult> TopKResults(const std::vector<TrialResult>& results, int k) {
-  // One entry per config: its cheapest successful result.
+std::vector<TrialResult> TopKResults(const std::vector<TrialResult>& results, int k,
+                                     const ConfigSpace& space) {
+  // One entry per kernel: its cheapest successful result.
   std::vector<const TrialResult*> distinct;
-  std::map<int64_t, size_t> slot_of_index;
+  std::map<int64_t, size_t> slot_of_kernel;
   for (const TrialResult& r : results) {
     if (!r.result.ok()) continue;
-    auto [it, inserted] = slot_of_index.emplace(r.config.index(), distinct.size());
+    auto [it, inserted] =
+        slot_of_kernel.emplace(space.CanonicalIndex(r.config.index()), distinct.size());
     if (inserted) {
       distinct.push_back(&r);
     } else if (r.result.MeanCost() < distinct[it->second]->result.MeanCost()) {
@@ -37,7 +39,7 @@ std::vector<TrialResult> TopKResults(const std::vector<TrialResult>& results, in
   WinnerValidation winners;
   if (options.top_k == 0) return winners;
   std::vector<Config> configs;
-  for (TrialResult& r : TopKResults(results, options.top_k)) {
+  for (TrialResult& r : TopKResults(results, options.top_k, measurer.task().space())) {
     configs.push_back(r.config);
     winners.candidates.push_back(ValidatedCandidate{std::move(r.config), std::move(r.result)});
   }

@@ -38,14 +38,16 @@ struct WinnerValidation {
 };
 
 // The (up to) k cheapest successful results by MeanCost, cheapest first,
-// one per config (a config measured twice competes with its cheaper
-// result); ties go to the earlier result.
-std::vector<TrialResult> TopKResults(const std::vector<TrialResult>& results, int k);
+// one per kernel of `space` (its CanonicalIndex: configs that build the same
+// kernel, e.g. a log's tile_ow 5 and 6 of a 14-column row, compete as one,
+// with their cheapest result); ties go to the earlier result.
+std::vector<TrialResult> TopKResults(const std::vector<TrialResult>& results, int k,
+                                     const ConfigSpace& space);
 
-// Validates TopKResults(results, options.top_k) with measurer.Validate and
-// options.passes. Nothing is measured when options.top_k is 0 or no result
-// succeeded (empty candidates). InvalidArgument naming the flag for bad
-// options; the errors of LocalMeasurer::Validate.
+// Validates TopKResults(results, options.top_k, the measurer's task's
+// space) with measurer.Validate and options.passes. Nothing is measured
+// when options.top_k is 0 or no result succeeded (empty candidates). InvalidArgument naming the
+// flag for bad options; the errors of LocalMeasurer::Validate.
 [[nodiscard]] absl::StatusOr<WinnerValidation> ValidateWinners(
     LocalMeasurer& measurer, const std::vector<TrialResult>& results,
     const LocalValidationOptions& options);
