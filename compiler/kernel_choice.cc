@@ -44,8 +44,7 @@ constexpr int64_t kDotMaxRows = 4;
 // How well a config suits a target with no measurement to go by: vectors
 // as wide as the target's, channel blocks of about that width, register
 // tiles of about 8 columns (the widest tile the knob cuts the output's rows
-// into, RowTileWidth, rows joined as the templates join them,
-// TiledConvShape); for dense, the dot kernel for a few rows
+// into, ConvTileWidth); for dense, the dot kernel for a few rows
 // (B, the weights, read in place: nothing packed per call), else B packed
 // once, at compile time. Other knobs keep their first choice. A sum of
 // per-knob terms, so the best config is each knob's best choice.
@@ -55,7 +54,6 @@ double DefaultScore(const Config& config, int lanes, const Workload& workload) {
   // The workload's canonical args: every default (e.g. dense's layout) filled in.
   const nlohmann::json& args = workload.args();
   const auto* conv = dynamic_cast<const ConvWorkload*>(&workload);
-  const int64_t out_width = conv != nullptr ? TiledConvShape(conv->conv_args()).out_w : 0;
   const int64_t rows = args.value("M", int64_t{0});
   const bool dot = rows > 0 && rows <= kDotMaxRows && args.value("layout", "") == "NK";
   for (const nlohmann::json& knob : entity) {
@@ -75,8 +73,9 @@ double DefaultScore(const Config& config, int lanes, const Workload& workload) {
       score -= 10 * std::abs(std::log2(v) - std::log2(lanes));
     }
     if (name == "tile_ow") {
-      const int64_t width = out_width > 0 ? RowTileWidth(out_width, static_cast<int64_t>(v))
-                                          : static_cast<int64_t>(v);
+      const int64_t width = conv != nullptr
+                                ? ConvTileWidth(conv->conv_args(), static_cast<int64_t>(v))
+                                : static_cast<int64_t>(v);
       score -= std::abs(static_cast<double>(width) - 8);
     }
     if (rows > 0 && name == "mr") score -= dot ? 10 * std::abs(v - rows) : std::abs(v - 6);

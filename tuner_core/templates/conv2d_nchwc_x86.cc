@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/status_macros.h"
 #include "tuner_core/templates/loop_builder.h"
 #include "tuner_core/templates/nchwc_layout.h"
@@ -30,6 +30,30 @@ constexpr int64_t kMinParallelUnits = 16;
 // than kMinParallelUnits.
 int64_t RowsPerBand(int64_t rows, int64_t units) {
   return CeilDiv(rows, std::min(rows, CeilDiv(kMinParallelUnits, units)));
+}
+
+// A "reduce" knob value: its loop order ("c_kh_kw_ic", "c_kh_ic_kw" or
+// "kh_kw_c_ic"), whether the input is read unpadded (the "_inline_pad"
+// suffix) and whether the input-channel blocks go outside the rows (the
+// "icc_outer_" prefix, whose order is the rest after "c_"; unpadded too).
+struct ReduceChoice {
+  std::string order;
+  bool inline_pad = false;
+  bool icc_outer = false;
+};
+ReduceChoice ParseReduce(absl::string_view value) {
+  constexpr absl::string_view kInlinePad = "_inline_pad";
+  constexpr absl::string_view kIccOuter = "icc_outer_";
+  ReduceChoice choice;
+  if (absl::ConsumePrefix(&value, kIccOuter)) {
+    choice.icc_outer = true;
+    choice.inline_pad = true;
+    choice.order = absl::StrCat("c_", value);
+  } else {
+    choice.inline_pad = absl::ConsumeSuffix(&value, kInlinePad);
+    choice.order = std::string(value);
+  }
+  return choice;
 }
 
 struct Params : ConvArgs {
@@ -183,7 +207,6 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       return Allocate::Make("acc", width * p.oc_bn, MemoryScope::kStack,
                             Block::Make({init, reduction, store}));
     };
-    if (split.parts == 1) return RowTileLoop(p.tile, "owc", tile_at);
     return RowTilePartLoop(p.tile, split, part, "owc", tile_at);
   };
   Expr t = Var::Make("blk");
@@ -255,13 +278,12 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   // "_inline_pad" orders read the input as the others do (in the NCHW
   // layout its blocking pass differs from theirs only in loop names).
   std::vector<int64_t> kernel_of;
-  for (const std::string& order : orders) {
-    const bool icc_outer = absl::StartsWith(order, "icc_outer_");
-    const bool inline_pad = icc_outer || absl::EndsWith(order, "_inline_pad");
+  for (const std::string& value : orders) {
+    const ReduceChoice r = ParseReduce(value);
     int64_t loops = 0;  // c_kh_kw_ic
-    if (absl::StrContains(order, "kh_kw_c_ic") && a.r * a.s > 1) loops = 2;
-    if (absl::StrContains(order, "kh_ic_kw") && a.s > 1) loops = 1;
-    kernel_of.push_back((icc_outer ? 100 : 0) + (inline_pad && a.padded() ? 10 : 0) + loops);
+    if (r.order == "kh_kw_c_ic" && a.r * a.s > 1) loops = 2;
+    if (r.order == "c_kh_ic_kw" && a.s > 1) loops = 1;
+    kernel_of.push_back((r.icc_outer ? 100 : 0) + (r.inline_pad && a.padded() ? 10 : 0) + loops);
   }
   TF_RETURN_IF_ERROR(space.DeclareSameKernelChoices("reduce", kernel_of));
   return space;
@@ -278,8 +300,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand =
-      RowTileDemand(RowTileWidth(TiledConvShape(conv->conv_args()).out_w, tile_ow), tile_oc, vec);
+  RegisterDemand demand = RowTileDemand(ConvTileWidth(conv->conv_args(), tile_ow), tile_oc, vec);
   demand.broadcast_operands = 1;
   return demand;
 }
@@ -296,17 +317,11 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(p.oc_bn, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(int64_t vec, config.GetInt("vec"));
-  TF_ASSIGN_OR_RETURN(p.reduce, config.GetString("reduce"));
-  constexpr absl::string_view kInlinePad = "_inline_pad";
-  constexpr absl::string_view kIccOuter = "icc_outer_";
-  if (absl::StartsWith(p.reduce, kIccOuter)) {
-    p.icc_outer = true;
-    p.inline_pad = true;
-    p.reduce = absl::StrCat("c_", p.reduce.substr(kIccOuter.size()));
-  } else if (absl::EndsWith(p.reduce, kInlinePad)) {
-    p.inline_pad = true;
-    p.reduce.resize(p.reduce.size() - kInlinePad.size());
-  }
+  TF_ASSIGN_OR_RETURN(const std::string reduce, config.GetString("reduce"));
+  const ReduceChoice choice = ParseReduce(reduce);
+  p.reduce = choice.order;
+  p.inline_pad = choice.inline_pad;
+  p.icc_outer = choice.icc_outer;
   if (p.c % p.ic_bn != 0 || p.k % p.oc_bn != 0) {
     return absl::InvalidArgumentError(absl::StrCat("channel blocks ", p.ic_bn, "/", p.oc_bn,
                                                    " do not divide C=", p.c, "/K=", p.k));

@@ -103,8 +103,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     return Allocate::Make("acc", width * p.c_bn, MemoryScope::kStack,
                           Block::Make({init, IfThenElse::Make(inside, interior, border), store}));
   };
-  Stmt row = split.parts == 1 ? RowTileLoop(p.tile, "owc", tile_at)
-                              : RowTilePartLoop(p.tile, split, part, "owc", tile_at);
+  Stmt row = RowTilePartLoop(p.tile, split, part, "owc", tile_at);
   return For::Make("blk", 0, units * pieces, ForKind::kParallel, row);
 }
 
@@ -135,8 +134,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const int64_t tile_c, config.GetInt("tile_c"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand =
-      RowTileDemand(RowTileWidth(TiledConvShape(conv->conv_args()).out_w, tile_ow), tile_c, vec);
+  RegisterDemand demand = RowTileDemand(ConvTileWidth(conv->conv_args(), tile_ow), tile_c, vec);
   demand.vector_operands += 1;  // the input vector of each FMA
   return demand;
 }

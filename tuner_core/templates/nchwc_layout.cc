@@ -126,6 +126,10 @@ int64_t RowTileWidth(int64_t out_w, int64_t max_width) {
   return CeilDiv(out_w, CeilDiv(out_w, max_width));
 }
 
+int64_t ConvTileWidth(const ConvArgs& a, int64_t tile_ow) {
+  return RowTileWidth(TiledConvShape(a).out_w, tile_ow);
+}
+
 [[nodiscard]] absl::StatusOr<RowTiling> TileOutputRows(int64_t out_w, int64_t width, int64_t block,
                                                        int64_t vec) {
   RowTiling tiling;
@@ -172,6 +176,7 @@ RowParts SplitRows(const RowTiling& tiling, int64_t rows, int64_t min_units) {
 Stmt RowTilePartLoop(const RowTiling& tiling, const RowParts& split, Expr part,
                      const std::string& var,
                      const std::function<Stmt(Expr, int64_t, const std::string&)>& tile) {
+  if (split.parts == 1) return RowTileLoop(tiling, var, tile);
   const int64_t tiles = tiling.tiles + tiling.narrow;
   return Loop(var, split.tiles_per_part, ForKind::kSerial, [&](Expr j) {
     Expr g = part * split.tiles_per_part + j;
@@ -204,9 +209,8 @@ std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t
                                              int64_t max_whole_row) {
   const std::vector<int64_t> values = TileWidthCandidates(a.out_w, widths, max_whole_row);
   TF_RETURN_IF_ERROR(space->DefineKnob("tile_ow", values));
-  const int64_t row = TiledConvShape(a).out_w;
   std::vector<int64_t> tiles;
-  for (int64_t v : values) tiles.push_back(RowTileWidth(row, v));
+  for (int64_t v : values) tiles.push_back(ConvTileWidth(a, v));
   return space->DeclareSameKernelChoices("tile_ow", tiles);
 }
 

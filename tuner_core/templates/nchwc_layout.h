@@ -87,6 +87,12 @@ struct RowTiling {
 // most `max_width` (RowTiling's `width`).
 int64_t RowTileWidth(int64_t out_w, int64_t max_width);
 
+// The columns of the widest tile the "tile_ow" knob's value `tile_ow` cuts a
+// blocked convolution's tiled row into (RowTileWidth of TiledConvShape(a)'s
+// row): what its register demand, its same-kernel values and the
+// compiler's default config count.
+int64_t ConvTileWidth(const ConvArgs& a, int64_t tile_ow);
+
 // The register tile of a row tile of `width` output columns by `block`
 // channels with the "vec" knob `vec`: vectors of gcd(vec, block) lanes,
 // width x (block / lanes) accumulators, and the block / lanes weight vectors
@@ -114,7 +120,8 @@ RowParts SplitRows(const RowTiling& tiling, int64_t rows, int64_t min_units);
 
 // The tiles of part `part` of one output row (RowTileLoop's, split by
 // `split`): a serial loop `var` over the part's tiles, each full or narrow
-// (its width fixed at compile time, its position not).
+// (its width fixed at compile time, its position not); with one part,
+// RowTileLoop itself.
 ir::Stmt RowTilePartLoop(
     const RowTiling& tiling, const RowParts& split, ir::Expr part, const std::string& var,
     const std::function<ir::Stmt(ir::Expr, int64_t, const std::string&)>& tile);
