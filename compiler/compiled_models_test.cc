@@ -11,7 +11,7 @@
 #include "compiler/kernel_choice.h"
 #include "compiler/model_compiler.h"
 #include "compiler/npy.h"
-#include "compiler/plan_builder.h"
+#include "compiler/lower_model.h"
 #include "compiler/runtime/model_runtime.h"
 #include "compiler/runtime/tunefleet_model.h"
 #include "gmock/gmock.h"
@@ -137,8 +137,9 @@ TEST(CompiledModelsTest, EncoderLayerMatchesPyTorch) {
   std::map<std::string, double> by_kind;
   for (size_t i = 0; i < (*model)->plan().steps.size(); ++i) {
     const PlanStep& step = (*model)->plan().steps[i];
-    by_kind[step.op + (step.func.empty() ? "" : ":" + step.func)] +=
-        (*model)->step_seconds()[i] / 3;
+    std::string kind = StepOpName(step.op);
+    if (step.op == StepOp::kPointwise) kind += std::string(":") + PointwiseFuncName(step.activation.func);
+    by_kind[kind] += (*model)->step_seconds()[i] / 3;
   }
   std::cout << "encoder: " << (*model)->plan().steps.size() << " steps; ms per run by kind:";
   for (const auto& [kind, seconds] : by_kind) std::cout << " " << kind << " " << seconds * 1e3;
@@ -188,7 +189,7 @@ TEST(CompiledModelsTest, ErrorsNameWhatIsWrong) {
   graph.shapes["x"] = graph.shapes["y"] = TensorShape{kOnnxFloat, {1, 8}};
   graph.nodes.push_back({"lstm_1", "LSTM", {"x"}, {"y"}});
   absl::StatusOr<BuiltPlan> plan =
-      BuildPlan(graph, {}, [](const ModelLayer&) -> absl::StatusOr<KernelChoice> {
+      LowerModel(graph, {}, [](const ModelLayer&) -> absl::StatusOr<KernelChoice> {
         return absl::InternalError("no kernel expected");
       });
   ASSERT_FALSE(plan.ok());

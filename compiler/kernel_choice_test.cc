@@ -40,7 +40,9 @@ TEST(KernelChoiceTest, DefaultConfigsFitEveryTargetsRegisters) {
                                << choice->config.ToJson().dump() << ": " << fits;
         const nlohmann::json entity = choice->config.ToJson()["entity"];
         for (const nlohmann::json& knob : entity) {
-          if (knob[0] == "vec") EXPECT_EQ(knob[2], lanes) << target << " " << layer.name;
+          if (knob[0] == "vec") {
+            EXPECT_EQ(knob[2], lanes) << target << " " << layer.name;
+          }
         }
         ++checked;
       }

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "compiler/kernel_packing.h"
-#include "compiler/plan_builder.h"
+#include "compiler/lower_model.h"
 
 namespace tunefleet {
 namespace {
@@ -33,11 +33,11 @@ int SourceKernelStep(const ModelPlan& plan, const std::vector<int>& writer, int 
   *pooled = false;
   for (int hops = 0; buffer >= 0 && writer[buffer] >= 0 && hops < 16; ++hops) {
     const PlanStep& step = plan.steps[writer[buffer]];
-    if (step.op == "kernel") return writer[buffer];
-    if (step.op == "max_pool" || step.op == "avg_pool") {
+    if (step.op == StepOp::kKernel) return writer[buffer];
+    if (step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool) {
       *pooled = true;
-    } else if (step.op != "relayout" && step.op != "add" && step.op != "relu" &&
-               step.op != "clip") {
+    } else if (step.op != StepOp::kRelayout && step.op != StepOp::kAdd &&
+               step.op != StepOp::kPointwise) {
       break;
     }
     buffer = step.inputs.empty() ? -1 : step.inputs[0];
@@ -112,7 +112,7 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
   ChooseKernelFn best = [&](const ModelLayer& layer) {
     return ChooseKernel(layer, records, target, lanes);
   };
-  TF_ASSIGN_OR_RETURN(BuiltPlan built, BuildPlan(graph, layers, best));
+  TF_ASSIGN_OR_RETURN(BuiltPlan built, LowerModel(graph, layers, best));
   const ModelPlan& plan = built.plan;
 
   // Nodes of the plan's tuned kernels, their options and the candidate
@@ -126,7 +126,7 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
     const PlanStep& step = plan.steps[i];
     for (int out : step.outputs) writer[out] = static_cast<int>(i);
     auto layer = layer_by_node.find(step.node);
-    if (step.op != "kernel" || step.inputs.empty() || step.outputs.empty() ||
+    if (step.op != StepOp::kKernel || step.inputs.empty() || step.outputs.empty() ||
         layer == layer_by_node.end()) {
       continue;
     }

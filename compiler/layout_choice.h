@@ -2,7 +2,7 @@
 // small): a blocked convolution reads NCHW[b]c of one channel block with
 // rows exactly the image's width and writes its own block and row width;
 // where the best record of a layer reads another layout than its producer
-// writes, the plan needs a relayout step (plan_builder.h). Here each layer
+// writes, the plan needs a relayout step (passes/emit_plan.h). Here each layer
 // may take the fastest record of any layout its records offer
 // (kernel_choice.h's candidates, within kMaxSlowdown of its best), and the choice minimises the
 // recorded kernel times (a candidate counted no faster than the best, which may be a validated

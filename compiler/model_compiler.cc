@@ -18,7 +18,7 @@
 #include "compiler/kernel_choice.h"
 #include "compiler/layout_choice.h"
 #include "compiler/model_archive.h"
-#include "compiler/plan_builder.h"
+#include "compiler/lower_model.h"
 #include "compiler/runtime/model_runtime.h"
 #include "tuner_core/graph/model_source.h"
 
@@ -172,7 +172,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
                                          choice.config.ToString(), " from ", choice.source));
     return choice;
   };
-  TF_ASSIGN_OR_RETURN(BuiltPlan built, BuildPlan(*model.graph, model.layers, choose));
+  TF_ASSIGN_OR_RETURN(BuiltPlan built, LowerModel(*model.graph, model.layers, choose));
   built.plan.target = options.target;
   built.plan.triple = target.triple;
   TF_ASSIGN_OR_RETURN(built.plan.required_features, RequiredFeatures(target));

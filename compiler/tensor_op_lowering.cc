@@ -2,18 +2,13 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "compiler/node_error.h"
 
 namespace tunefleet {
 namespace {
-
-[[nodiscard]] absl::Status LowerError(const GraphNode& node, const std::string& what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("node '", node.name, "' (", node.op_type, "): ", what));
-}
 
 // A tensor of `dims` seen as [outer, dims[axis], inner] around `axis`
 // (negative: counted from the end), as Softmax, ReduceMean and Concat read it.
@@ -25,7 +20,7 @@ struct AxisSplit {
                                                     int64_t axis) {
   const int64_t rank = static_cast<int64_t>(dims.size());
   if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
+  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
   AxisSplit split;
   split.axis = axis;
   for (int64_t d = 0; d < axis; ++d) split.outer *= dims[d];
@@ -46,14 +41,14 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
     const GraphNode& node, const std::vector<int64_t>& dims, const std::vector<int64_t>& out) {
   const std::vector<int64_t> own = RowMajorStrides(dims);
   const int64_t shift = static_cast<int64_t>(out.size()) - static_cast<int64_t>(dims.size());
-  if (shift < 0) return LowerError(node, "an operand has a higher rank than the output");
+  if (shift < 0) return NodeError(node, "an operand has a higher rank than the output");
   std::vector<int64_t> strides(out.size(), 0);
   for (size_t d = shift; d < out.size(); ++d) {
     const int64_t dim = dims[d - shift];
     if (dim == out[d]) {
       strides[d] = own[d - shift];
     } else if (dim != 1) {
-      return LowerError(node, "operands do not broadcast to the output shape");
+      return NodeError(node, "operands do not broadcast to the output shape");
     }
   }
   return strides;
@@ -65,7 +60,7 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   if (i >= node.inputs.size() || node.inputs[i].empty()) return std::vector<int64_t>();
   auto it = graph.constants.find(node.inputs[i]);
   if (it == graph.constants.end() || it->second.shape.dtype != kOnnxInt64) {
-    return LowerError(node, absl::StrCat("input '", node.inputs[i],
+    return NodeError(node, absl::StrCat("input '", node.inputs[i],
                                          "' is not an int64 constant (after constant folding)"));
   }
   return it->second.i64;
@@ -75,14 +70,14 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
 // which must all be zero: what PyTorch exports before an AveragePool.
 [[nodiscard]] absl::Status CheckZeroPads(const Graph& graph, const GraphNode& node) {
   if (StringAttribute(node, "mode", "constant") != "constant") {
-    return LowerError(node, "only mode 'constant' is supported");
+    return NodeError(node, "only mode 'constant' is supported");
   }
   std::vector<int64_t> pads = IntsAttribute(node, "pads", {});
   if (node.inputs.size() > 1) {
     TF_ASSIGN_OR_RETURN(pads, IntsInput(graph, node, 1));
   }
   for (int64_t p : pads) {
-    if (p != 0) return LowerError(node, "only all-zero pads are supported");
+    if (p != 0) return NodeError(node, "only all-zero pads are supported");
   }
   return absl::OkStatus();
 }
@@ -95,7 +90,7 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> steps, IntsInput(graph, node, 4));
   if (starts.size() != ends.size() || (!axes.empty() && axes.size() != starts.size()) ||
       (!steps.empty() && steps.size() != starts.size())) {
-    return LowerError(node, "starts, ends, axes and steps differ in length");
+    return NodeError(node, "starts, ends, axes and steps differ in length");
   }
   const int64_t rank = static_cast<int64_t>(in.size());
   LoweredTensorOp lowered;
@@ -106,9 +101,9 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   for (size_t i = 0; i < starts.size(); ++i) {
     int64_t axis = axes.empty() ? static_cast<int64_t>(i) : axes[i];
     if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return LowerError(node, "axis out of range");
+    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
     const int64_t dim = in[axis], stride = steps.empty() ? 1 : steps[i];
-    if (stride == 0) return LowerError(node, "step 0");
+    if (stride == 0) return NodeError(node, "step 0");
     int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
     int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
     if (stride > 0) {
@@ -124,259 +119,194 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
     step.a_offset += start * strides[axis];
     step.a_strides[axis] = strides[axis] * stride;
   }
-  step.op = "strided_copy";
+  step.op = StepOp::kStridedCopy;
   return lowered;
-}
-
-// numpy broadcasting of two shapes (empty on a mismatch).
-std::vector<int64_t> Broadcast(std::vector<int64_t> a, std::vector<int64_t> b) {
-  if (a.size() < b.size()) std::swap(a, b);
-  const size_t shift = a.size() - b.size();
-  for (size_t d = 0; d < b.size(); ++d) {
-    int64_t& dim = a[d + shift];
-    if (dim == 1) {
-      dim = b[d];
-    } else if (b[d] != 1 && b[d] != dim) {
-      return {};
-    }
-  }
-  return a;
-}
-
-// The output shape of `node` from its inputs' shapes and constants, or
-// empty when unknown here.
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> InferredShape(const Graph& graph,
-                                                                 const GraphNode& node) {
-  const std::string& op = node.op_type;
-  if (node.inputs.empty() || !graph.shapes.count(node.inputs[0])) return std::vector<int64_t>();
-  const std::vector<int64_t> in = graph.shapes.at(node.inputs[0]).dims;
-  if (op == "Slice") {
-    TF_ASSIGN_OR_RETURN(LoweredTensorOp slice, LowerSlice(graph, node, in));
-    return slice.step.out_shape;
-  }
-  if (op == "BatchNormalization") return in;
-  if (op == "Pad") {
-    TF_RETURN_IF_ERROR(CheckZeroPads(graph, node));
-    return in;
-  }
-  if (op == "Concat") {
-    const int64_t rank = static_cast<int64_t>(in.size());
-    TF_ASSIGN_OR_RETURN(const AxisSplit split,
-                        SplitAtAxis(node, in, IntAttribute(node, "axis", 0)));
-    const int64_t axis = split.axis;
-    std::vector<int64_t> out = in;
-    out[axis] = 0;
-    for (const std::string& input : node.inputs) {
-      if (!graph.shapes.count(input)) return std::vector<int64_t>();
-      const std::vector<int64_t>& dims = graph.shapes.at(input).dims;
-      if (static_cast<int64_t>(dims.size()) != rank) {
-        return LowerError(node, "inputs of other ranks");
-      }
-      for (int64_t d = 0; d < rank; ++d) {
-        if (d != axis && dims[d] != in[d]) {
-          return LowerError(node, "inputs differ outside the concatenation axis");
-        }
-      }
-      out[axis] += dims[axis];
-    }
-    return out;
-  }
-  if (op == "Transpose") {
-    std::vector<int64_t> out;
-    for (int64_t p : IntsAttribute(node, "perm", {})) {
-      if (p < 0 || p >= static_cast<int64_t>(in.size())) return LowerError(node, "bad perm");
-      out.push_back(in[p]);
-    }
-    return out.size() == in.size() ? out : std::vector<int64_t>();
-  }
-  if (op == "Reshape") {
-    TF_ASSIGN_OR_RETURN(std::vector<int64_t> out, IntsInput(graph, node, 1));
-    int64_t known = 1, elements = 1, unknown = -1;
-    for (int64_t d : in) elements *= d;
-    for (size_t d = 0; d < out.size(); ++d) {
-      if (out[d] == 0 && d < in.size()) out[d] = in[d];
-      if (out[d] == -1) {
-        unknown = static_cast<int64_t>(d);
-      } else {
-        known *= out[d];
-      }
-    }
-    if (unknown >= 0 && known > 0) out[unknown] = elements / known;
-    return out;
-  }
-  static const std::set<std::string> kElementwise = {
-      "Add",  "Sub",     "Mul", "Div",  "Pow",  "Sqrt",     "Exp",         "Erf",
-      "Tanh", "Sigmoid", "Neg", "Relu", "Clip", "Identity", "HardSigmoid", "HardSwish"};
-  if (!kElementwise.count(op)) return std::vector<int64_t>();
-  std::vector<int64_t> out = in;
-  for (size_t i = 1; i < node.inputs.size() && (op != "Clip"); ++i) {
-    if (!graph.shapes.count(node.inputs[i])) return std::vector<int64_t>();
-    out = Broadcast(out, graph.shapes.at(node.inputs[i]).dims);
-  }
-  return out;
 }
 
 }  // namespace
 
-[[nodiscard]] absl::Status InferTensorOpShapes(Graph* graph) {
-  for (const GraphNode& node : graph->nodes) {
-    if (node.outputs.empty() || graph->shapes.count(node.outputs[0])) continue;
-    TF_ASSIGN_OR_RETURN(std::vector<int64_t> dims, InferredShape(*graph, node));
-    if (dims.empty()) continue;
-    graph->shapes[node.outputs[0]] = TensorShape{graph->shapes.at(node.inputs[0]).dtype, dims};
+namespace {
+
+// The step's fields for one operator, after LowerTensorOp's common checks.
+[[nodiscard]] absl::Status LowerTranspose(const Graph&, const GraphNode& node,
+                                          const TensorShape& in, const TensorShape&,
+                                          LoweredTensorOp& lowered) {
+  PlanStep& step = lowered.step;
+  const int64_t rank = static_cast<int64_t>(in.dims.size());
+  std::vector<int64_t> reversed;
+  for (int64_t d = rank - 1; d >= 0; --d) reversed.push_back(d);
+  const std::vector<int64_t> perm = IntsAttribute(node, "perm", reversed);
+  if (static_cast<int64_t>(perm.size()) != rank) return NodeError(node, "perm of wrong rank");
+  const std::vector<int64_t> strides = RowMajorStrides(in.dims);
+  step.op = StepOp::kStridedCopy;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank) return NodeError(node, "perm out of range");
+    step.a_strides.push_back(strides[p]);
   }
   return absl::OkStatus();
 }
 
-const std::vector<std::string>& TensorOperators() {
-  static const std::vector<std::string> ops = {"Transpose",
-                                               "Slice",
-                                               "Add/Sub/Mul/Div/Pow (broadcasting)",
-                                               "Sqrt",
-                                               "Exp",
-                                               "Erf",
-                                               "Tanh",
-                                               "Sigmoid",
-                                               "Neg",
-                                               "HardSigmoid",
-                                               "HardSwish",
-                                               "Concat",
-                                               "ReduceMean (one axis)",
-                                               "BatchNormalization (anywhere: inference form)",
-                                               "Pad (constant, all-zero pads)"};
-  return ops;
+[[nodiscard]] absl::Status LowerSliceOp(const Graph& graph, const GraphNode& node,
+                                        const TensorShape& in, const TensorShape& out,
+                                        LoweredTensorOp& lowered) {
+  TF_ASSIGN_OR_RETURN(LoweredTensorOp slice, LowerSlice(graph, node, in.dims));
+  if (slice.step.out_shape != out.dims) {
+    return NodeError(
+        node, absl::StrCat("sliced shape disagrees with shape inference's ", out.ToString()));
+  }
+  lowered.step.op = slice.step.op;
+  lowered.step.a_strides = slice.step.a_strides;
+  lowered.step.a_offset = slice.step.a_offset;
+  return absl::OkStatus();
 }
 
-[[nodiscard]] absl::StatusOr<std::optional<LoweredTensorOp>> LowerTensorOp(const Graph& graph,
-                                                                           const GraphNode& node) {
-  static const std::map<std::string, std::string> kBinary = {
-      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}};
-  static const std::map<std::string, std::string> kUnary = {
-      {"Sqrt", "sqrt"},          {"Exp", "exp"}, {"Erf", "erf"},   {"Tanh", "tanh"},
-      {"Sigmoid", "sigmoid"},    {"Neg", "neg"}, {"Relu", "relu"}, {"HardSigmoid", "hardsigmoid"},
-      {"HardSwish", "hardswish"}};
-  const std::string& op = node.op_type;
-  const bool known = op == "Transpose" || op == "Slice" || op == "ReduceMean" || op == "Softmax" ||
-                     op == "Concat" || op == "BatchNormalization" || op == "Pad" ||
-                     kBinary.count(op) > 0 || kUnary.count(op) > 0;
-  if (!known) return std::optional<LoweredTensorOp>();
-  if (node.inputs.empty() || node.outputs.empty()) return LowerError(node, "has no input/output");
+[[nodiscard]] absl::Status LowerBinary(const Graph& graph, const GraphNode& node,
+                                       const TensorShape& in, const TensorShape& out,
+                                       LoweredTensorOp& lowered) {
+  static const std::map<std::string, BinaryFunc> kBinary = {{"Add", BinaryFunc::kAdd},
+                                                            {"Sub", BinaryFunc::kSub},
+                                                            {"Mul", BinaryFunc::kMul},
+                                                            {"Div", BinaryFunc::kDiv},
+                                                            {"Pow", BinaryFunc::kPow}};
+  auto func = kBinary.find(node.op_type);
+  if (func == kBinary.end()) return NodeError(node, "not a binary operator");
+  if (node.inputs.size() != 2) return NodeError(node, "needs 2 inputs");
+  TF_ASSIGN_OR_RETURN(TensorShape b, graph.ShapeOf(node.inputs[1], &node));
+  if (b.dtype != kOnnxFloat) return NodeError(node, "only float32 tensors are supported");
+  PlanStep& step = lowered.step;
+  step.op = StepOp::kBroadcast;
+  step.binary = func->second;
+  TF_ASSIGN_OR_RETURN(step.a_strides, BroadcastStrides(node, in.dims, out.dims));
+  TF_ASSIGN_OR_RETURN(step.b_strides, BroadcastStrides(node, b.dims, out.dims));
+  lowered.operands.push_back(node.inputs[1]);
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status LowerConcat(const Graph& graph, const GraphNode& node,
+                                       const TensorShape&, const TensorShape& out,
+                                       LoweredTensorOp& lowered) {
+  // in_shape: [outer, inner, extent of input 0 along the axis, input 1's, ...].
+  PlanStep& step = lowered.step;
+  const int64_t rank = static_cast<int64_t>(out.dims.size());
+  TF_ASSIGN_OR_RETURN(const AxisSplit split,
+                      SplitAtAxis(node, out.dims, IntAttribute(node, "axis", 0)));
+  const int64_t axis = split.axis, outer = split.outer, inner = split.inner;
+  int64_t total = 0;
+  step.op = StepOp::kConcat;
+  step.in_shape = {outer, inner};
+  lowered.operands.clear();
+  for (const std::string& input : node.inputs) {
+    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(input, &node));
+    if (s.dtype != kOnnxFloat) return NodeError(node, "only float32 tensors are supported");
+    if (static_cast<int64_t>(s.dims.size()) != rank ||
+        s.NumElements() != outer * inner * s.dims[axis]) {
+      return NodeError(node, absl::StrCat("input '", input, "' ", s.ToString(),
+                                           " does not fit the output ", out.ToString()));
+    }
+    step.in_shape.push_back(s.dims[axis]);
+    total += s.dims[axis];
+    lowered.operands.push_back(input);
+  }
+  if (total != out.dims[axis]) return NodeError(node, "input extents do not sum to the output's");
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status LowerPad(const Graph& graph, const GraphNode& node,
+                                    const TensorShape& in, const TensorShape&,
+                                    LoweredTensorOp& lowered) {
+  TF_RETURN_IF_ERROR(CheckZeroPads(graph, node));  // all-zero pads: a copy
+  lowered.step.op = StepOp::kStridedCopy;
+  lowered.step.a_strides = RowMajorStrides(in.dims);
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status LowerBatchNorm(const Graph& graph, const GraphNode& node,
+                                          const TensorShape& in, const TensorShape&,
+                                          LoweredTensorOp& lowered) {
+  // One that no Conv absorbed (DenseNet's pre-activation): inference form,
+  // per channel (axis 1) of [N, C, ...]; operands x, scale, B, mean, var;
+  // in_shape [N, C, positions per channel]; alpha: epsilon.
+  if (node.inputs.size() != 5) return NodeError(node, "needs 5 inputs");
+  if (in.dims.size() < 2) return NodeError(node, "needs an input of rank 2 or more");
+  if (IntAttribute(node, "training_mode", 0) != 0) {
+    return NodeError(node, "training_mode is not supported");
+  }
+  int64_t inner = 1;
+  for (size_t d = 2; d < in.dims.size(); ++d) inner *= in.dims[d];
+  for (size_t i = 1; i < 5; ++i) {
+    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.inputs[i], &node));
+    if (s.dtype != kOnnxFloat || s.NumElements() != in.dims[1]) {
+      return NodeError(node, absl::StrCat("input '", node.inputs[i], "' ", s.ToString(),
+                                           " is not one float per channel"));
+    }
+    lowered.operands.push_back(node.inputs[i]);
+  }
+  lowered.step.op = StepOp::kBatchNorm;
+  lowered.step.in_shape = {in.dims[0], in.dims[1], inner};
+  lowered.step.alpha = node.attributes.value("epsilon", 1e-5f);
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status LowerSoftmax(const Graph&, const GraphNode& node, const TensorShape& in,
+                                        const TensorShape&, LoweredTensorOp& lowered) {
+  TF_ASSIGN_OR_RETURN(const AxisSplit split,
+                      SplitAtAxis(node, in.dims, IntAttribute(node, "axis", -1)));
+  lowered.step.op = StepOp::kSoftmax;
+  lowered.step.in_shape = {split.outer, in.dims[split.axis], split.inner};
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status LowerReduceMean(const Graph& graph, const GraphNode& node,
+                                           const TensorShape& in, const TensorShape&,
+                                           LoweredTensorOp& lowered) {
+  std::vector<int64_t> axes = IntsAttribute(node, "axes", {});
+  if (axes.empty()) {
+    TF_ASSIGN_OR_RETURN(axes, IntsInput(graph, node, 1));
+  }
+  if (axes.size() != 1) return NodeError(node, "only ReduceMean over one axis is supported");
+  TF_ASSIGN_OR_RETURN(const AxisSplit split, SplitAtAxis(node, in.dims, axes[0]));
+  lowered.step.op = StepOp::kReduceMean;
+  lowered.step.in_shape = {split.outer, in.dims[split.axis], split.inner};
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const TensorOpLowering kLowerTranspose = &LowerTranspose;
+const TensorOpLowering kLowerSlice = &LowerSliceOp;
+const TensorOpLowering kLowerBinary = &LowerBinary;
+const TensorOpLowering kLowerConcat = &LowerConcat;
+const TensorOpLowering kLowerPad = &LowerPad;
+const TensorOpLowering kLowerBatchNorm = &LowerBatchNorm;
+const TensorOpLowering kLowerSoftmax = &LowerSoftmax;
+const TensorOpLowering kLowerReduceMean = &LowerReduceMean;
+
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> SlicedShape(const Graph& graph,
+                                                               const GraphNode& node,
+                                                               const std::vector<int64_t>& in) {
+  TF_ASSIGN_OR_RETURN(LoweredTensorOp slice, LowerSlice(graph, node, in));
+  return slice.step.out_shape;
+}
+
+[[nodiscard]] absl::Status CheckPadIsCopy(const Graph& graph, const GraphNode& node) {
+  return CheckZeroPads(graph, node);
+}
+
+[[nodiscard]] absl::StatusOr<LoweredTensorOp> LowerTensorOp(const Graph& graph,
+                                                            const GraphNode& node,
+                                                            TensorOpLowering lower) {
+  if (node.inputs.empty() || node.outputs.empty()) return NodeError(node, "has no input/output");
   TF_ASSIGN_OR_RETURN(TensorShape in, graph.ShapeOf(node.inputs[0], &node));
   TF_ASSIGN_OR_RETURN(TensorShape out, graph.ShapeOf(node.outputs[0], &node));
   if (in.dtype != kOnnxFloat || out.dtype != kOnnxFloat) {
-    return LowerError(node, "only float32 tensors are supported");
+    return NodeError(node, "only float32 tensors are supported");
   }
   LoweredTensorOp lowered;
-  PlanStep& step = lowered.step;
-  step.node = node.name;
-  step.out_shape = out.dims;
+  lowered.step.node = node.name;
+  lowered.step.out_shape = out.dims;
   lowered.operands = {node.inputs[0]};
-  if (op == "Transpose") {
-    const int64_t rank = static_cast<int64_t>(in.dims.size());
-    std::vector<int64_t> reversed;
-    for (int64_t d = rank - 1; d >= 0; --d) reversed.push_back(d);
-    const std::vector<int64_t> perm = IntsAttribute(node, "perm", reversed);
-    if (static_cast<int64_t>(perm.size()) != rank) return LowerError(node, "perm of wrong rank");
-    const std::vector<int64_t> strides = RowMajorStrides(in.dims);
-    step.op = "strided_copy";
-    for (int64_t p : perm) {
-      if (p < 0 || p >= rank) return LowerError(node, "perm out of range");
-      step.a_strides.push_back(strides[p]);
-    }
-  } else if (op == "Slice") {
-    TF_ASSIGN_OR_RETURN(LoweredTensorOp slice, LowerSlice(graph, node, in.dims));
-    if (slice.step.out_shape != out.dims) {
-      return LowerError(
-          node, absl::StrCat("sliced shape disagrees with shape inference's ", out.ToString()));
-    }
-    step.op = slice.step.op;
-    step.a_strides = slice.step.a_strides;
-    step.a_offset = slice.step.a_offset;
-  } else if (kBinary.count(op)) {
-    if (node.inputs.size() != 2) return LowerError(node, "needs 2 inputs");
-    TF_ASSIGN_OR_RETURN(TensorShape b, graph.ShapeOf(node.inputs[1], &node));
-    if (b.dtype != kOnnxFloat) return LowerError(node, "only float32 tensors are supported");
-    step.op = "broadcast";
-    step.func = kBinary.at(op);
-    TF_ASSIGN_OR_RETURN(step.a_strides, BroadcastStrides(node, in.dims, out.dims));
-    TF_ASSIGN_OR_RETURN(step.b_strides, BroadcastStrides(node, b.dims, out.dims));
-    lowered.operands.push_back(node.inputs[1]);
-  } else if (kUnary.count(op)) {
-    step.op = "unary";
-    step.func = kUnary.at(op);
-    if (op == "HardSigmoid") {  // ONNX's defaults; PyTorch exports alpha 1/6
-      step.alpha = node.attributes.value("alpha", 0.2f);
-      step.beta = node.attributes.value("beta", 0.5f);
-    } else if (op == "HardSwish") {  // x * HardSigmoid(x) with alpha 1/6, beta 1/2
-      step.alpha = 1.0f / 6.0f;
-      step.beta = 0.5f;
-    }
-  } else if (op == "Concat") {
-    // in_shape: [outer, inner, extent of input 0 along the axis, input 1's, ...].
-    const int64_t rank = static_cast<int64_t>(out.dims.size());
-    TF_ASSIGN_OR_RETURN(const AxisSplit split,
-                        SplitAtAxis(node, out.dims, IntAttribute(node, "axis", 0)));
-    const int64_t axis = split.axis, outer = split.outer, inner = split.inner;
-    int64_t total = 0;
-    step.op = "concat";
-    step.in_shape = {outer, inner};
-    lowered.operands.clear();
-    for (const std::string& input : node.inputs) {
-      TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(input, &node));
-      if (s.dtype != kOnnxFloat) return LowerError(node, "only float32 tensors are supported");
-      if (static_cast<int64_t>(s.dims.size()) != rank ||
-          s.NumElements() != outer * inner * s.dims[axis]) {
-        return LowerError(node, absl::StrCat("input '", input, "' ", s.ToString(),
-                                             " does not fit the output ", out.ToString()));
-      }
-      step.in_shape.push_back(s.dims[axis]);
-      total += s.dims[axis];
-      lowered.operands.push_back(input);
-    }
-    if (total != out.dims[axis])
-      return LowerError(node, "input extents do not sum to the output's");
-  } else if (op == "Pad") {  // all-zero pads: a copy
-    TF_RETURN_IF_ERROR(CheckZeroPads(graph, node));
-    step.op = "strided_copy";
-    step.a_strides = RowMajorStrides(in.dims);
-  } else if (op == "BatchNormalization") {
-    // One that no Conv absorbed (DenseNet's pre-activation): inference
-    // form, per channel (axis 1) of [N, C, ...]; operands x, scale, B, mean,
-    // var; in_shape [N, C, positions per channel]; alpha: epsilon.
-    if (node.inputs.size() != 5) return LowerError(node, "needs 5 inputs");
-    if (in.dims.size() < 2) return LowerError(node, "needs an input of rank 2 or more");
-    if (IntAttribute(node, "training_mode", 0) != 0) {
-      return LowerError(node, "training_mode is not supported");
-    }
-    int64_t inner = 1;
-    for (size_t d = 2; d < in.dims.size(); ++d) inner *= in.dims[d];
-    for (size_t i = 1; i < 5; ++i) {
-      TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.inputs[i], &node));
-      if (s.dtype != kOnnxFloat || s.NumElements() != in.dims[1]) {
-        return LowerError(node, absl::StrCat("input '", node.inputs[i], "' ", s.ToString(),
-                                             " is not one float per channel"));
-      }
-      lowered.operands.push_back(node.inputs[i]);
-    }
-    step.op = "batch_norm";
-    step.in_shape = {in.dims[0], in.dims[1], inner};
-    step.alpha = node.attributes.value("epsilon", 1e-5f);
-  } else if (op == "Softmax") {
-    TF_ASSIGN_OR_RETURN(const AxisSplit split,
-                        SplitAtAxis(node, in.dims, IntAttribute(node, "axis", -1)));
-    step.op = "softmax";
-    step.in_shape = {split.outer, in.dims[split.axis], split.inner};
-  } else {  // ReduceMean
-    std::vector<int64_t> axes = IntsAttribute(node, "axes", {});
-    if (axes.empty()) {
-      TF_ASSIGN_OR_RETURN(axes, IntsInput(graph, node, 1));
-    }
-    if (axes.size() != 1) return LowerError(node, "only ReduceMean over one axis is supported");
-    TF_ASSIGN_OR_RETURN(const AxisSplit split, SplitAtAxis(node, in.dims, axes[0]));
-    step.op = "reduce_mean";
-    step.in_shape = {split.outer, in.dims[split.axis], split.inner};
-  }
-  return std::optional<LoweredTensorOp>(std::move(lowered));
+  TF_RETURN_IF_ERROR(lower(graph, node, in, out, lowered));
+  return lowered;
 }
 
 }  // namespace tunefleet

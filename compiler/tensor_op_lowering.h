@@ -1,16 +1,17 @@
 // From one ONNX node to a runtime tensor-operator step (plan.h:
-// "strided_copy", "broadcast", "unary", "reduce_mean"): the shapes, strides
-// and offsets worked out at compile time, so the runtime only walks them.
-// Covers what transformer layers contain beside their matrix products:
-// Transpose, Slice (constant starts/ends/axes/steps), broadcasting
-// Add/Sub/Mul/Div/Pow, Sqrt/Exp/Erf/Tanh/Sigmoid/Neg and ReduceMean over
-// one axis. PlanBuilder binds the step's buffers.
+// kStridedCopy, kBroadcast, kReduceMean, kConcat, kBatchNorm, kSoftmax):
+// the shapes, strides and offsets worked out at compile time, so the
+// runtime only walks them. Covers what transformer layers contain beside
+// their matrix products: Transpose, Slice (constant starts/ends/axes/steps),
+// broadcasting Add/Sub/Mul/Div/Pow, Concat, Softmax, ReduceMean over one
+// axis, a BatchNormalization no Conv absorbed and a Pad of zero pads. The
+// operator table (operator_table.h) names each operator's lowering; the
+// plan emitter binds the step's buffers.
 //
-//   TF_ASSIGN_OR_RETURN(std::optional<LoweredTensorOp> op, LowerTensorOp(graph, node));
+//   TF_ASSIGN_OR_RETURN(LoweredTensorOp op, LowerTensorOp(graph, node, kLowerTranspose));
 #ifndef TUNEFLEET_COMPILER_TENSOR_OP_LOWERING_H_
 #define TUNEFLEET_COMPILER_TENSOR_OP_LOWERING_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,25 +22,39 @@
 namespace tunefleet {
 
 struct LoweredTensorOp {
-  PlanStep step;                      // op, func, shapes, strides; no buffers yet
+  PlanStep step;                      // op, shapes, strides; no buffers yet
   std::vector<std::string> operands;  // the tensors it reads, in step.inputs order
 };
 
-// The step for `node`, nullopt when its operator is not one of these, or
-// InvalidArgument naming the node for a use this lowering does not cover
-// (non-constant Slice bounds, ReduceMean over several axes, ...).
-[[nodiscard]] absl::StatusOr<std::optional<LoweredTensorOp>> LowerTensorOp(const Graph& graph,
-                                                                           const GraphNode& node);
+// One operator's lowering: fills in `lowered` (whose step already holds the
+// node and the output shape, and whose operands the first input) from the
+// node's float32 input and output shapes.
+using TensorOpLowering = absl::Status (*)(const Graph& graph, const GraphNode& node,
+                                          const TensorShape& in, const TensorShape& out,
+                                          LoweredTensorOp& lowered);
 
-// Fills in the output shapes ONNX shape inference left unknown where the
-// inputs' shapes and the (folded) constants determine them: Slice with
-// constant bounds, Reshape with a constant shape, Transpose, elementwise
-// operators. Run after FoldConstants (a Slice whose ends a Shape subgraph
-// computed is unknown to shape inference until then).
-[[nodiscard]] absl::Status InferTensorOpShapes(Graph* graph);
+extern const TensorOpLowering kLowerTranspose;
+extern const TensorOpLowering kLowerSlice;
+extern const TensorOpLowering kLowerBinary;  // Add, Sub, Mul, Div, Pow (numpy broadcasting)
+extern const TensorOpLowering kLowerConcat;
+extern const TensorOpLowering kLowerPad;
+extern const TensorOpLowering kLowerBatchNorm;
+extern const TensorOpLowering kLowerSoftmax;
+extern const TensorOpLowering kLowerReduceMean;
 
-// The operators LowerTensorOp covers, for messages.
-const std::vector<std::string>& TensorOperators();
+// The step for `node` by `lower`, or InvalidArgument naming the node for a
+// use the lowering does not cover (non-constant Slice bounds, ReduceMean
+// over several axes, non-float tensors, ...).
+[[nodiscard]] absl::StatusOr<LoweredTensorOp> LowerTensorOp(const Graph& graph,
+                                                            const GraphNode& node,
+                                                            TensorOpLowering lower);
+
+// Shape inference's helpers (passes/infer_shapes.h): the shape a Slice with
+// constant bounds leaves of `in`; OK when a Pad is a copy (all-zero pads).
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> SlicedShape(const Graph& graph,
+                                                               const GraphNode& node,
+                                                               const std::vector<int64_t>& in);
+[[nodiscard]] absl::Status CheckPadIsCopy(const Graph& graph, const GraphNode& node);
 
 }  // namespace tunefleet
 

@@ -3,7 +3,8 @@
 // worked out by hand.
 #include "compiler/tensor_op_lowering.h"
 
-#include "compiler/constant_folding.h"
+#include "compiler/passes/fold_constants.h"
+#include "compiler/passes/infer_shapes.h"
 #include "compiler/runtime/ops.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -59,12 +60,12 @@ TEST(TensorOpLoweringTest, FoldsShapeArithmeticAndSlices) {
   ASSERT_TRUE(folded.ok()) << folded.status();
   ASSERT_EQ(folded->nodes.size(), 1u);  // only the Slice is left
   EXPECT_THAT(folded->constants.at("third").i64, ElementsAre(2));
-  ASSERT_TRUE(InferTensorOpShapes(&*folded).ok());
+  ASSERT_TRUE(InferShapes(&*folded).ok());
   EXPECT_THAT(folded->shapes.at("y").dims, ElementsAre(2, 2));
-  absl::StatusOr<std::optional<LoweredTensorOp>> op = LowerTensorOp(*folded, folded->nodes[0]);
-  ASSERT_TRUE(op.ok() && op->has_value()) << op.status();
-  EXPECT_EQ((*op)->step.op, "strided_copy");
-  EXPECT_THAT(RunStep((*op)->step, {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, 4),
+  absl::StatusOr<LoweredTensorOp> op = LowerTensorOp(*folded, folded->nodes[0], kLowerSlice);
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ(op->step.op, StepOp::kStridedCopy);
+  EXPECT_THAT(RunStep(op->step, {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, 4),
               ElementsAre(0, 1, 6, 7));
 }
 
@@ -80,26 +81,25 @@ TEST(TensorOpLoweringTest, TransposesBroadcastsAndReduces) {
   const std::vector<float> x = {1, 2, 3, 4, 5, 6};
   GraphNode transpose{"t", "Transpose", {"x"}, {"t"}};
   transpose.attributes["perm"] = {1, 0};
-  auto lowered = LowerTensorOp(g, transpose);
-  ASSERT_TRUE(lowered.ok() && lowered->has_value());
-  EXPECT_THAT(RunStep((*lowered)->step, {x}, 6), ElementsAre(1, 4, 2, 5, 3, 6));
+  auto lowered = LowerTensorOp(g, transpose, kLowerTranspose);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_THAT(RunStep(lowered->step, {x}, 6), ElementsAre(1, 4, 2, 5, 3, 6));
 
-  lowered = LowerTensorOp(g, {"add", "Add", {"x", "row"}, {"sum"}});
-  ASSERT_TRUE(lowered.ok() && lowered->has_value());
-  EXPECT_THAT((*lowered)->operands, ElementsAre("x", "row"));
-  EXPECT_THAT(RunStep((*lowered)->step, {x, {10, 20, 30}}, 6), ElementsAre(11, 22, 33, 14, 25, 36));
+  lowered = LowerTensorOp(g, {"add", "Add", {"x", "row"}, {"sum"}}, kLowerBinary);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_THAT(lowered->operands, ElementsAre("x", "row"));
+  EXPECT_THAT(RunStep(lowered->step, {x, {10, 20, 30}}, 6), ElementsAre(11, 22, 33, 14, 25, 36));
 
   GraphNode mean{"mean", "ReduceMean", {"x"}, {"mean"}};
   mean.attributes["axes"] = {-1};
-  lowered = LowerTensorOp(g, mean);
-  ASSERT_TRUE(lowered.ok() && lowered->has_value());
-  EXPECT_THAT(RunStep((*lowered)->step, {x}, 2), ElementsAre(2, 5));
+  lowered = LowerTensorOp(g, mean, kLowerReduceMean);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_THAT(RunStep(lowered->step, {x}, 2), ElementsAre(2, 5));
 
   mean.attributes["axes"] = {0, 1};
-  lowered = LowerTensorOp(g, mean);
+  lowered = LowerTensorOp(g, mean, kLowerReduceMean);
   ASSERT_FALSE(lowered.ok());
   EXPECT_THAT(lowered.status().message(), HasSubstr("node 'mean' (ReduceMean)"));
-  EXPECT_FALSE(LowerTensorOp(g, {"lstm", "LSTM", {"x"}, {"sum"}})->has_value());
 }
 
 // SqueezeNet's / DenseNet's channel concatenation: shapes inferred, the
@@ -111,19 +111,19 @@ TEST(TensorOpLoweringTest, ConcatJoinsAlongTheAxis) {
   GraphNode concat{"cat", "Concat", {"a", "b"}, {"y"}};
   concat.attributes["axis"] = -2;
   g.nodes.push_back(concat);
-  ASSERT_TRUE(InferTensorOpShapes(&g).ok());
+  ASSERT_TRUE(InferShapes(&g).ok());
   EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(2, 3, 2));
-  auto lowered = LowerTensorOp(g, concat);
-  ASSERT_TRUE(lowered.ok() && lowered->has_value()) << lowered.status();
-  EXPECT_THAT((*lowered)->operands, ElementsAre("a", "b"));
-  EXPECT_THAT(RunStep((*lowered)->step, {{1, 2, 3, 4, 5, 6, 7, 8}, {10, 20, 30, 40}}, 12),
+  auto lowered = LowerTensorOp(g, concat, kLowerConcat);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_THAT(lowered->operands, ElementsAre("a", "b"));
+  EXPECT_THAT(RunStep(lowered->step, {{1, 2, 3, 4, 5, 6, 7, 8}, {10, 20, 30, 40}}, 12),
               ElementsAre(1, 2, 3, 4, 10, 20, 5, 6, 7, 8, 30, 40));
   g.shapes["c"] = {kOnnxFloat, {3, 1, 2}};
   Graph bad = g;
   bad.shapes.erase("y");
   bad.nodes = {{"cat2", "Concat", {"a", "c"}, {"y"}}};
   bad.nodes[0].attributes["axis"] = 1;
-  const absl::Status status = InferTensorOpShapes(&bad);
+  const absl::Status status = InferShapes(&bad);
   ASSERT_FALSE(status.ok());
   EXPECT_THAT(status.message(), HasSubstr("node 'cat2' (Concat)"));
 }
@@ -144,17 +144,17 @@ TEST(TensorOpLoweringTest, StandaloneBatchNormalization) {
   GraphNode bn{"bn", "BatchNormalization", {"x", "scale", "b", "mean", "var"}, {"y"}};
   bn.attributes["epsilon"] = 0.0;
   g.nodes.push_back(bn);
-  ASSERT_TRUE(InferTensorOpShapes(&g).ok());
+  ASSERT_TRUE(InferShapes(&g).ok());
   EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(1, 2, 2));
-  auto lowered = LowerTensorOp(g, bn);
-  ASSERT_TRUE(lowered.ok() && lowered->has_value()) << lowered.status();
-  EXPECT_THAT((*lowered)->operands, ElementsAre("x", "scale", "b", "mean", "var"));
+  auto lowered = LowerTensorOp(g, bn, kLowerBatchNorm);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_THAT(lowered->operands, ElementsAre("x", "scale", "b", "mean", "var"));
   // channel 0: (x - 1) / 2 * 2 + 1 = x; channel 1: (x + 1) / 0.5 = 2x + 2.
-  EXPECT_THAT(RunStep((*lowered)->step, {{3, 5, 0, 1}, {2, 1}, {1, 0}, {1, -1}, {4, 0.25f}}, 4),
+  EXPECT_THAT(RunStep(lowered->step, {{3, 5, 0, 1}, {2, 1}, {1, 0}, {1, -1}, {4, 0.25f}}, 4),
               ElementsAre(3, 5, 2, 4));
   g.constants["var"].f32 = {4, 0.25f, 1};
   g.shapes["var"] = {kOnnxFloat, {3}};
-  lowered = LowerTensorOp(g, bn);
+  lowered = LowerTensorOp(g, bn, kLowerBatchNorm);
   ASSERT_FALSE(lowered.ok());
   EXPECT_THAT(lowered.status().message(), HasSubstr("is not one float per channel"));
 }
@@ -167,44 +167,15 @@ TEST(TensorOpLoweringTest, PadOfZeroPadsIsACopy) {
   g.constants["pads"] = Ints({0, 0, 0, 0, 0, 0, 0, 0});
   GraphNode pad{"pad", "Pad", {"x", "pads"}, {"y"}};
   g.nodes.push_back(pad);
-  ASSERT_TRUE(InferTensorOpShapes(&g).ok());
+  ASSERT_TRUE(InferShapes(&g).ok());
   EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(1, 1, 2, 2));
-  auto lowered = LowerTensorOp(g, pad);
-  ASSERT_TRUE(lowered.ok() && lowered->has_value()) << lowered.status();
-  EXPECT_THAT(RunStep((*lowered)->step, {{1, 2, 3, 4}}, 4), ElementsAre(1, 2, 3, 4));
+  auto lowered = LowerTensorOp(g, pad, kLowerPad);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_THAT(RunStep(lowered->step, {{1, 2, 3, 4}}, 4), ElementsAre(1, 2, 3, 4));
   g.constants["pads"] = Ints({0, 0, 1, 1, 0, 0, 1, 1});
-  lowered = LowerTensorOp(g, pad);
+  lowered = LowerTensorOp(g, pad, kLowerPad);
   ASSERT_FALSE(lowered.ok());
   EXPECT_THAT(lowered.status().message(), HasSubstr("node 'pad' (Pad)"));
-}
-
-// MobileNet-v3's activations: HardSigmoid (ONNX's alpha 0.2 unless set;
-// PyTorch exports 1/6) and HardSwish, x * HardSigmoid(x) with alpha 1/6.
-TEST(TensorOpLoweringTest, HardSigmoidAndHardSwish) {
-  Graph g;
-  g.shapes["x"] = {kOnnxFloat, {6}};
-  g.shapes["y"] = g.shapes["x"];
-  const std::vector<float> x = {-4, -3, 0, 1.5, 3, 4};
-  GraphNode sigmoid{"hs", "HardSigmoid", {"x"}, {"y"}};
-  auto lowered = LowerTensorOp(g, sigmoid);
-  ASSERT_TRUE(lowered.ok() && lowered->has_value());
-  EXPECT_THAT(RunStep((*lowered)->step, {x}, 6), ElementsAre(0, 0, 0.5f, 0.8f, 1, 1));
-  sigmoid.attributes["alpha"] = 1.0 / 6;
-  lowered = LowerTensorOp(g, sigmoid);
-  ASSERT_TRUE(lowered.ok() && lowered->has_value());
-  EXPECT_THAT(RunStep((*lowered)->step, {x}, 6), ElementsAre(0, 0, 0.5f, 0.75f, 1, 1));
-  lowered = LowerTensorOp(g, {"hw", "HardSwish", {"x"}, {"y"}});
-  ASSERT_TRUE(lowered.ok() && lowered->has_value());
-  EXPECT_THAT(RunStep((*lowered)->step, {x}, 6), ElementsAre(0, 0, 0, 1.125f, 3, 4));
-  // The plan carries the coefficients.
-  absl::StatusOr<ModelPlan> plan = ModelPlan::FromJson([&] {
-    ModelPlan p;
-    p.steps.push_back((*lowered)->step);
-    return p.ToJson().dump();
-  }());
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_FLOAT_EQ(plan->steps[0].alpha, 1.0f / 6);
-  EXPECT_FLOAT_EQ(plan->steps[0].beta, 0.5f);
 }
 
 }  // namespace

@@ -237,21 +237,26 @@ CompiledModel::~CompiledModel() {
   kernels_.resize(plan_.steps.size());
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     const PlanStep& step = plan_.steps[i];
-    if (step.op == "relayout" || step.op == "max_pool" || step.op == "avg_pool" ||
-        step.op == "global_avg_pool") {
+    const bool relayout = step.op == StepOp::kRelayout;
+    const bool global_pool = step.op == StepOp::kGlobalAvgPool;
+    if (relayout || global_pool || step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool) {
       const PlanBuffer& from = plan_.buffers[step.inputs.empty() ? 0 : step.inputs[0]];
       const PlanBuffer& to = plan_.buffers[step.outputs.empty() ? 0 : step.outputs[0]];
-      const bool pooled_block_kept =
-          step.op == "relayout" || step.op == "global_avg_pool" || from.block == to.block;
+      const bool pooled_block_kept = relayout || global_pool || from.block == to.block;
       if (step.inputs.empty() || step.outputs.empty() || !from.is_4d() || !to.is_4d() ||
-          (step.op == "relayout" && from.shape != to.shape) ||
-          (step.op != "relayout" && (step.in_shape != from.shape || step.out_shape != to.shape)) ||
-          !pooled_block_kept || (step.op == "global_avg_pool" && !to.is_plain())) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "model plan: step '", step.node, "' (", step.op, ") has buffers of the wrong layout"));
+          (relayout && from.shape != to.shape) ||
+          (!relayout && (step.in_shape != from.shape || step.out_shape != to.shape)) ||
+          !pooled_block_kept || (global_pool && !to.is_plain())) {
+        return absl::InvalidArgumentError(absl::StrCat("model plan: step '", step.node, "' (",
+                                                       StepOpName(step.op),
+                                                       ") has buffers of the wrong layout"));
       }
     }
-    if (step.op != "kernel") continue;
+    if (step.outputs.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("model plan: step '", step.node, "' writes no buffer"));
+    }
+    if (step.op != StepOp::kKernel) continue;
     KernelStep& k = kernels_[i];
     k.entry = reinterpret_cast<TfKernelEntry>(Symbol(step.symbol));
     if (k.entry == nullptr) {
@@ -335,7 +340,7 @@ void CompiledModel::SetThreads(int num_threads) {
     auto in = [&](size_t k) { return buffers_[step.inputs[k]]; };
     float* out = buffers_[step.outputs[0]];
     const int64_t out_elements = plan_.buffers[step.outputs[0]].elements;
-    if (step.op == "kernel") {
+    if (step.op == StepOp::kKernel) {
       const KernelStep& k = kernels_[i];
       args.clear();
       for (int id : step.inputs) args.push_back(buffers_[id]);
@@ -362,21 +367,24 @@ void CompiledModel::SetThreads(int num_threads) {
                   .count();
         }
       }
-    } else if (step.op == "max_pool" || step.op == "avg_pool" || step.op == "global_avg_pool") {
+    } else if (step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool ||
+               step.op == StepOp::kGlobalAvgPool) {
       Pool(step, plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
-    } else if (step.op == "relayout") {
+    } else if (step.op == StepOp::kRelayout) {
       Relayout(plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
-    } else if (step.op == "softmax") {
-      Softmax(step, in(0), out);
-    } else if (step.op == "add" || step.op == "relu" || step.op == "clip" || step.op == "copy") {
-      Elementwise(step, in(0), step.inputs.size() > 1 ? in(1) : nullptr, out, out_elements);
+    } else if (step.op == StepOp::kSoftmax) {
+      Softmax(step, in(0), out, rt);
+    } else if (step.op == StepOp::kAdd || step.op == StepOp::kPointwise ||
+               step.op == StepOp::kCopy) {
+      Elementwise(step, in(0), step.inputs.size() > 1 ? in(1) : nullptr, out, out_elements, rt);
     } else if (IsTensorOp(step.op)) {
       std::vector<const float*> operands;
       for (int id : step.inputs) operands.push_back(buffers_[id]);
       RunTensorOp(step, operands, out, out_elements, rt);
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("model plan: step '", step.node, "' has unknown op '", step.op, "'"));
+      return absl::InvalidArgumentError(absl::StrCat("model plan: step '", step.node,
+                                                     "' has op '", StepOpName(step.op),
+                                                     "' the runtime cannot run"));
     }
     if (profiling_) {
       step_seconds_[i] +=

@@ -2,6 +2,8 @@
 // feature check and the C API's errors.
 #include "compiler/runtime/model_runtime.h"
 
+#include <cmath>
+
 #include "compiler/runtime/plan.h"
 #include "compiler/runtime/tunefleet_model.h"
 #include "gmock/gmock.h"
@@ -22,23 +24,29 @@ TEST(ModelRuntimeTest, PlanRoundTripsThroughJson) {
   plan.inputs = {{"input", 0, {1, 3, 2, 2}}};
   plan.outputs = {{"output", 2, {1, 3, 2, 2}}};
   PlanStep step;
-  step.op = "kernel";
+  step.op = StepOp::kKernel;
   step.node = "conv";
   step.symbol = "tf_kernel_0";
   step.inputs = {0, 1};
   step.outputs = {2};
   step.staged = {0, 1, 2};
-  step.epilogue.activation = "clip";
-  step.epilogue.clip_max = 6;
+  // A Clip with no min: its bound is -inf, which JSON spells as a string.
+  step.epilogue.activation = {PointwiseFunc::kClip, -INFINITY, 6};
   step.epilogue.block = 3;
   step.epilogue.channels = 3;
   plan.buffers[2].shape = {1, 3, 2, 2};
   plan.buffers[2].block = 3;
   plan.buffers[2].row_width = 2;
   plan.steps.push_back(step);
+  PlanStep pointwise{.op = StepOp::kPointwise, .node = "hs", .inputs = {2}, .outputs = {2}};
+  pointwise.activation = {PointwiseFunc::kHardSigmoid, 1.0f / 6, 0.5f};
+  plan.steps.push_back(pointwise);
   absl::StatusOr<ModelPlan> back = ModelPlan::FromJson(plan.ToJson().dump());
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->ToJson(), plan.ToJson());
+  EXPECT_EQ(back->steps[0].epilogue.activation.alpha, -INFINITY);
+  EXPECT_EQ(back->steps[1].activation.func, PointwiseFunc::kHardSigmoid);
+  EXPECT_FLOAT_EQ(back->steps[1].activation.alpha, 1.0f / 6);
 }
 
 TEST(ModelRuntimeTest, PlanOfAnotherVersionOrWithBadBufferIsRefused) {
@@ -46,9 +54,12 @@ TEST(ModelRuntimeTest, PlanOfAnotherVersionOrWithBadBufferIsRefused) {
   nlohmann::json j = plan.ToJson();
   j["version"] = 99;
   EXPECT_THAT(ModelPlan::FromJson(j.dump()).status().message(), HasSubstr("version 99"));
-  plan.steps.push_back(PlanStep{.op = "relu", .node = "r", .inputs = {3}});
+  plan.steps.push_back(PlanStep{.op = StepOp::kPointwise, .node = "r", .inputs = {3}});
   EXPECT_THAT(ModelPlan::FromJson(plan.ToJson().dump()).status().message(),
               HasSubstr("step 'r' names buffer 3"));
+  j = plan.ToJson();
+  j["steps"][0]["op"] = "lstm";
+  EXPECT_THAT(ModelPlan::FromJson(j.dump()).status().message(), HasSubstr("unknown step op 'lstm'"));
 }
 
 TEST(ModelRuntimeTest, ArenaSharesMemoryOnlyBetweenBuffersNeverAliveTogether) {
@@ -59,9 +70,9 @@ TEST(ModelRuntimeTest, ArenaSharesMemoryOnlyBetweenBuffersNeverAliveTogether) {
       {"input", 100, -1}, {"a", 100, -1}, {"b", 100, -1}, {"output", 100, -1}, {"w", 10, 0}};
   plan.inputs = {{"input", 0, {100}}};
   plan.outputs = {{"output", 3, {100}}};
-  plan.steps = {PlanStep{.op = "relu", .node = "s0", .inputs = {0}, .outputs = {1}},
-                PlanStep{.op = "relu", .node = "s1", .inputs = {1}, .outputs = {2}},
-                PlanStep{.op = "add", .node = "s2", .inputs = {2, 2}, .outputs = {3}}};
+  plan.steps = {PlanStep{.op = StepOp::kPointwise, .node = "s0", .inputs = {0}, .outputs = {1}},
+                PlanStep{.op = StepOp::kPointwise, .node = "s1", .inputs = {1}, .outputs = {2}},
+                PlanStep{.op = StepOp::kAdd, .node = "s2", .inputs = {2, 2}, .outputs = {3}}};
   int64_t floats = 0;
   const std::vector<int64_t> offsets = PlanArena(plan, &floats);
   EXPECT_EQ(offsets[4], -1);
@@ -69,7 +80,9 @@ TEST(ModelRuntimeTest, ArenaSharesMemoryOnlyBetweenBuffersNeverAliveTogether) {
   for (int x = 0; x < 4; ++x) {
     for (int y = x + 1; y < 4; ++y) {
       const bool alive_together = y == x + 1;
-      if (alive_together) EXPECT_NE(offsets[x], offsets[y]) << x << " " << y;
+      if (alive_together) {
+        EXPECT_NE(offsets[x], offsets[y]) << x << " " << y;
+      }
     }
   }
 }

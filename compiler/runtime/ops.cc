@@ -24,8 +24,120 @@ void ParallelFor(const TfRuntime* rt, int64_t n, Fn fn) {
 #define TF_VECTOR_CLONES
 #endif
 
+// exp(x) in fp32 that GCC vectorises (no libm call): 2^n * e^r with
+// |r| <= ln2/2, Cephes' degree-6 polynomial; relative error about 1e-7 over
+// [-87, 88] (inputs outside are clamped there).
+inline float VecExp(float x) {
+  x = std::min(std::max(x, -87.3f), 88.7f);
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float e = p * r * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return e * scale;
+}
+
+// erf(x), Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
+inline float VecErf(float x) {
+  const float a = std::fabs(x);
+  const float t = 1.0f / (1.0f + 0.3275911f * a);
+  float p = 1.061405429f;
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  const float y = 1.0f - p * t * VecExp(-a * a);
+  return std::copysign(y, x);
+}
+
+// One function of one value (plan.h Activation); kFunc is fixed per
+// instantiation so each loop below is branch-free and vectorised.
+template <PointwiseFunc kFunc>
+inline float Pointwise(float x, float alpha, float beta) {
+  if constexpr (kFunc == PointwiseFunc::kRelu) return x > 0 ? x : 0.0f;
+  if constexpr (kFunc == PointwiseFunc::kClip) return std::min(std::max(x, alpha), beta);
+  if constexpr (kFunc == PointwiseFunc::kSqrt) return std::sqrt(x);
+  if constexpr (kFunc == PointwiseFunc::kExp) return VecExp(x);
+  if constexpr (kFunc == PointwiseFunc::kErf) return VecErf(x);
+  if constexpr (kFunc == PointwiseFunc::kTanh) return 1.0f - 2.0f / (VecExp(2.0f * x) + 1.0f);
+  if constexpr (kFunc == PointwiseFunc::kSigmoid) return 1.0f / (1.0f + VecExp(-x));
+  if constexpr (kFunc == PointwiseFunc::kNeg) return -x;
+  if constexpr (kFunc == PointwiseFunc::kHardSigmoid) {
+    return std::max(0.0f, std::min(1.0f, alpha * x + beta));
+  }
+  if constexpr (kFunc == PointwiseFunc::kHardSwish) {
+    return x * std::max(0.0f, std::min(1.0f, alpha * x + beta));
+  }
+  if constexpr (kFunc == PointwiseFunc::kLeakyRelu) return x < 0 ? alpha * x : x;
+  if constexpr (kFunc == PointwiseFunc::kElu) return x < 0 ? alpha * (VecExp(x) - 1.0f) : x;
+  return x;
+}
+
+template <PointwiseFunc kFunc>
+TF_VECTOR_CLONES void PointwiseRun(const float* __restrict in, float* __restrict out, int64_t n,
+                                   float alpha, float beta) {
+  for (int64_t i = 0; i < n; ++i) out[i] = Pointwise<kFunc>(in[i], alpha, beta);
+}
+// In place (`in` and `out` the same buffer: no __restrict).
+template <PointwiseFunc kFunc>
+TF_VECTOR_CLONES void PointwiseInPlace(float* v, int64_t n, float alpha, float beta) {
+  for (int64_t i = 0; i < n; ++i) v[i] = Pointwise<kFunc>(v[i], alpha, beta);
+}
+
+using PointwiseRunFn = void (*)(const float*, float*, int64_t, float, float);
+using PointwiseInPlaceFn = void (*)(float*, int64_t, float, float);
+
+template <template <PointwiseFunc> class Pick>
+auto ForFunc(PointwiseFunc func) {
+  switch (func) {
+    case PointwiseFunc::kNone:
+      return Pick<PointwiseFunc::kNone>::fn;
+    case PointwiseFunc::kRelu:
+      return Pick<PointwiseFunc::kRelu>::fn;
+    case PointwiseFunc::kClip:
+      return Pick<PointwiseFunc::kClip>::fn;
+    case PointwiseFunc::kSqrt:
+      return Pick<PointwiseFunc::kSqrt>::fn;
+    case PointwiseFunc::kExp:
+      return Pick<PointwiseFunc::kExp>::fn;
+    case PointwiseFunc::kErf:
+      return Pick<PointwiseFunc::kErf>::fn;
+    case PointwiseFunc::kTanh:
+      return Pick<PointwiseFunc::kTanh>::fn;
+    case PointwiseFunc::kSigmoid:
+      return Pick<PointwiseFunc::kSigmoid>::fn;
+    case PointwiseFunc::kNeg:
+      return Pick<PointwiseFunc::kNeg>::fn;
+    case PointwiseFunc::kHardSigmoid:
+      return Pick<PointwiseFunc::kHardSigmoid>::fn;
+    case PointwiseFunc::kHardSwish:
+      return Pick<PointwiseFunc::kHardSwish>::fn;
+    case PointwiseFunc::kLeakyRelu:
+      return Pick<PointwiseFunc::kLeakyRelu>::fn;
+    case PointwiseFunc::kElu:
+      return Pick<PointwiseFunc::kElu>::fn;
+  }
+  return Pick<PointwiseFunc::kNone>::fn;
+}
+template <PointwiseFunc kFunc>
+struct PickRun {
+  static constexpr PointwiseRunFn fn = &PointwiseRun<kFunc>;
+};
+template <PointwiseFunc kFunc>
+struct PickInPlace {
+  static constexpr PointwiseInPlaceFn fn = &PointwiseInPlace<kFunc>;
+};
+
 // One (outer, channel block) row of an epilogue: `inner` positions of
-// `block` lanes; kAct 0 none, 1 relu, 2 clip. The cases are separate
+// `block` lanes; kAct 0 none, 1 relu, 2 clip (any other activation runs
+// after, over the row, while it is still in cache). The cases are separate
 // instantiations so each inner loop is branch-free.
 template <int kAct, bool kBias, bool kResidual>
 TF_VECTOR_CLONES void EpilogueRow(float* __restrict out, const float* __restrict bias,
@@ -58,6 +170,24 @@ TF_VECTOR_CLONES void CopyRuns(const float* __restrict in, int64_t in_stride, fl
   for (int64_t x = 0; x < count; ++x) {
     for (int64_t i = 0; i < run; ++i) out[x * out_stride + i] = in[x * in_stride + i];
   }
+}
+
+TF_VECTOR_CLONES void AddRun(const float* __restrict a, const float* __restrict b,
+                             float* __restrict out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+// Softmax of one contiguous row of n values.
+TF_VECTOR_CLONES void SoftmaxRow(const float* __restrict in, float* __restrict out, int64_t n) {
+  float max = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) max = std::max(max, in[i]);
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = VecExp(in[i] - max);
+    sum += out[i];
+  }
+  const float scale = 1.0f / sum;
+  for (int64_t i = 0; i < n; ++i) out[i] *= scale;
 }
 
 // A pooling window over a [H, in_w, b] channel block.
@@ -109,14 +239,21 @@ void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residu
   const int64_t block = e.block, inner = e.inner;
   const int64_t blocks = e.channels / block;
   const int64_t rows = elements / (inner * block);  // (outer, channel block) pairs
-  const int act = e.activation == "relu" ? 1 : e.activation == "clip" ? 2 : 0;
-  const float lo = e.clip_min, hi = e.clip_max;
+  const PointwiseFunc func = e.activation.func;
+  const int act = func == PointwiseFunc::kRelu ? 1 : func == PointwiseFunc::kClip ? 2 : 0;
+  const float alpha = e.activation.alpha, beta = e.activation.beta;
   const EpilogueRowFn row_fn = act == 1   ? EpilogueRowFor<1>(bias, residual)
                                : act == 2 ? EpilogueRowFor<2>(bias, residual)
                                           : EpilogueRowFor<0>(bias, residual);
+  const PointwiseInPlaceFn after = act == 0 ? ForFunc<PickInPlace>(func) : nullptr;
+  const bool adds = bias != nullptr || residual != nullptr;
   ParallelFor(rt, rows, [&](int64_t row) {
-    row_fn(y + row * inner * block, bias ? bias + (row % blocks) * block : nullptr,
-           residual ? residual + row * inner * block : nullptr, inner, block, lo, hi);
+    float* out = y + row * inner * block;
+    if (adds || act != 0) {
+      row_fn(out, bias ? bias + (row % blocks) * block : nullptr,
+             residual ? residual + row * inner * block : nullptr, inner, block, alpha, beta);
+    }
+    if (after != nullptr && func != PointwiseFunc::kNone) after(out, inner * block, alpha, beta);
   });
 }
 
@@ -160,7 +297,7 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   const int64_t oh = step.out_shape[2], ow = step.out_shape[3];
   const int64_t b = in_layout.block, in_w = in_layout.RowWidth();
   const int64_t blocks = c / b;
-  if (step.op == "global_avg_pool") {
+  if (step.op == StepOp::kGlobalAvgPool) {
     // Out is [N, C] (its 1x1 rows make every block size the same order).
     ParallelFor(rt, n * blocks, [&](int64_t nb) {
       const float* src = in + nb * h * in_w * b;
@@ -178,7 +315,7 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   const std::vector<int64_t>&k = step.kernel_shape, &st = step.strides, &p = step.pads;
   const PoolWindow window{h,     w,     in_w, b,    ow,   k[0], k[1],
                           st[0], st[1], p[0], p[1], p[2], p[3], step.count_include_pad};
-  const auto row = step.op == "max_pool" ? &PoolRow<true> : &PoolRow<false>;
+  const auto row = step.op == StepOp::kMaxPool ? &PoolRow<true> : &PoolRow<false>;
   // One output row (n, channel block, y) per task.
   ParallelFor(rt, n * blocks * oh, [&](int64_t t) {
     row(window, in + (t / oh) * h * in_w * b, out + t * out_w * b, t % oh);
@@ -186,23 +323,41 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
 }
 
 void Elementwise(const PlanStep& step, const float* a, const float* b, float* out,
-                 int64_t elements) {
-  if (step.op == "add") {
-    for (int64_t i = 0; i < elements; ++i) out[i] = a[i] + b[i];
-  } else if (step.op == "relu") {
-    for (int64_t i = 0; i < elements; ++i) out[i] = a[i] > 0 ? a[i] : 0;
-  } else if (step.op == "clip") {
-    for (int64_t i = 0; i < elements; ++i) {
-      out[i] = std::min(std::max(a[i], step.clip_min), step.clip_max);
-    }
+                 int64_t elements, const TfRuntime* rt) {
+  // Chunks of 16 Ki floats: enough work per task to pay for its scheduling.
+  constexpr int64_t kChunk = 16384;
+  const int64_t chunks = (elements + kChunk - 1) / kChunk;
+  if (step.op == StepOp::kAdd) {
+    ParallelFor(rt, chunks, [&](int64_t t) {
+      const int64_t begin = t * kChunk, n = std::min(elements - begin, kChunk);
+      AddRun(a + begin, b + begin, out + begin, n);
+    });
+  } else if (step.op == StepOp::kPointwise) {
+    const PointwiseRunFn fn = ForFunc<PickRun>(step.activation.func);
+    const float alpha = step.activation.alpha, beta = step.activation.beta;
+    ParallelFor(rt, chunks, [&](int64_t t) {
+      const int64_t begin = t * kChunk, n = std::min(elements - begin, kChunk);
+      fn(a + begin, out + begin, n, alpha, beta);
+    });
   } else {  // copy
     std::copy(a, a + elements, out);
   }
 }
 
-void Softmax(const PlanStep& step, const float* in, float* out) {
+void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
   const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];
-  for (int64_t o = 0; o < outer; ++o) {
+  if (inner == 1) {
+    // The last axis (attention's scores): one contiguous row per task.
+    const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(axis, 1));
+    ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, [&](int64_t t) {
+      const int64_t end = std::min(outer, (t + 1) * rows_per_task);
+      for (int64_t o = t * rows_per_task; o < end; ++o) {
+        SoftmaxRow(in + o * axis, out + o * axis, axis);
+      }
+    });
+    return;
+  }
+  ParallelFor(rt, outer, [&](int64_t o) {
     for (int64_t i = 0; i < inner; ++i) {
       const float* src = in + o * axis * inner + i;
       float* dst = out + o * axis * inner + i;
@@ -210,12 +365,12 @@ void Softmax(const PlanStep& step, const float* in, float* out) {
       for (int64_t a = 0; a < axis; ++a) max = std::max(max, src[a * inner]);
       double sum = 0;
       for (int64_t a = 0; a < axis; ++a) {
-        dst[a * inner] = std::exp(src[a * inner] - max);
+        dst[a * inner] = VecExp(src[a * inner] - max);
         sum += dst[a * inner];
       }
       for (int64_t a = 0; a < axis; ++a) dst[a * inner] = static_cast<float>(dst[a * inner] / sum);
     }
-  }
+  });
 }
 
 }  // namespace tunefleet
@@ -261,32 +416,32 @@ void BinaryRow(const float* a, int64_t sa, const float* b, int64_t sb, float* o,
 
 }  // namespace
 
-bool IsTensorOp(const std::string& op) {
-  return op == "strided_copy" || op == "broadcast" || op == "unary" || op == "reduce_mean" ||
-         op == "concat" || op == "batch_norm";
+bool IsTensorOp(StepOp op) {
+  return op == StepOp::kStridedCopy || op == StepOp::kBroadcast || op == StepOp::kReduceMean ||
+         op == StepOp::kConcat || op == StepOp::kBatchNorm;
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
                  int64_t out_elements, const TfRuntime* rt) {
   const int64_t width = step.out_shape.empty() ? 1 : step.out_shape.back();
-  if (step.op == "strided_copy") {
+  if (step.op == StepOp::kStridedCopy) {
     const float* in = inputs[0];
     const int64_t s = LastStride(step.a_strides);
     ForEachRow(step, rt, [&](int64_t o, int64_t a, int64_t) {
       for (int64_t x = 0; x < width; ++x) out[o + x] = in[a + x * s];
     });
-  } else if (step.op == "broadcast") {
+  } else if (step.op == StepOp::kBroadcast) {
     const int64_t sa = LastStride(step.a_strides), sb = LastStride(step.b_strides);
-    const std::string& f = step.func;
+    const BinaryFunc f = step.binary;
     ForEachRow(step, rt, [&](int64_t o, int64_t a, int64_t b) {
       const float *pa = inputs[0] + a, *pb = inputs[1] + b;
-      if (f == "add") {
+      if (f == BinaryFunc::kAdd) {
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x + y; });
-      } else if (f == "sub") {
+      } else if (f == BinaryFunc::kSub) {
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x - y; });
-      } else if (f == "mul") {
+      } else if (f == BinaryFunc::kMul) {
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x * y; });
-      } else if (f == "div") {
+      } else if (f == BinaryFunc::kDiv) {
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x / y; });
       } else {
         BinaryRow(pa, sa, pb, sb, out + o, width,
@@ -294,38 +449,7 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
                   [](float x, float y) { return y == 2.0f ? x * x : std::pow(x, y); });
       }
     });
-  } else if (step.op == "unary") {
-    const float* in = inputs[0];
-    const std::string& f = step.func;
-    auto apply = [&](auto fn) {
-      ParallelFor(rt, (out_elements + 4095) / 4096, [&](int64_t t) {
-        const int64_t end = std::min(out_elements, (t + 1) * 4096);
-        for (int64_t i = t * 4096; i < end; ++i) out[i] = fn(in[i]);
-      });
-    };
-    if (f == "sqrt") {
-      apply([](float x) { return std::sqrt(x); });
-    } else if (f == "exp") {
-      apply([](float x) { return std::exp(x); });
-    } else if (f == "erf") {
-      apply([](float x) { return std::erf(x); });
-    } else if (f == "tanh") {
-      apply([](float x) { return std::tanh(x); });
-    } else if (f == "sigmoid") {
-      apply([](float x) { return 1.0f / (1.0f + std::exp(-x)); });
-    } else if (f == "neg") {
-      apply([](float x) { return -x; });
-    } else if (f == "hardsigmoid" || f == "hardswish") {
-      const float alpha = step.alpha, beta = step.beta;
-      const bool swish = f == "hardswish";
-      apply([=](float x) {
-        const float gate = std::max(0.0f, std::min(1.0f, alpha * x + beta));
-        return swish ? x * gate : gate;
-      });
-    } else {  // relu
-      apply([](float x) { return x > 0 ? x : 0.0f; });
-    }
-  } else if (step.op == "concat") {
+  } else if (step.op == StepOp::kConcat) {
     // in_shape: [outer, inner, each input's extent along the axis].
     const int64_t outer = step.in_shape[0], inner = step.in_shape[1];
     int64_t total = 0;
@@ -339,7 +463,7 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
         offset += step.in_shape[i];
       }
     });
-  } else if (step.op == "batch_norm") {
+  } else if (step.op == StepOp::kBatchNorm) {
     // in_shape [N, C, inner]; inputs x, scale, B, mean, var; alpha: epsilon.
     const int64_t channels = step.in_shape[1], inner = step.in_shape[2];
     const float *x = inputs[0], *scale = inputs[1], *bias = inputs[2], *mean = inputs[3],

@@ -1,7 +1,9 @@
-// The operators a compiled model runs outside its tuned kernels, written
-// once, simply, in fp32: the kernels' epilogue (bias, residual add,
-// Relu/Clip), layout changes between NCHW and NCHW[b]c (plan.h), pooling in
-// either layout, elementwise Add/Relu/Clip and softmax, and the tensor
+// The operators a compiled model runs outside its tuned kernels, in fp32,
+// vectorised (for AVX2 and AVX-512 as well as the baseline) and split over
+// the model's thread pool: the kernels' epilogue (bias, residual add, any
+// pointwise activation), layout changes between NCHW and NCHW[b]c
+// (plan.h), pooling in either layout, elementwise Add and pointwise
+// functions in any layout, softmax, and the tensor
 // operators transformer layers need (transpose/slice as strided copies,
 // broadcasting binary operators, unary math, mean over an axis). Loops over channel
 // blocks and rows run on the model's thread pool through
@@ -35,17 +37,17 @@ void Relayout(const PlanBuffer& src_layout, const float* src, const PlanBuffer& 
 void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
           const PlanBuffer& out_layout, float* out, const TfRuntime* rt);
 
-// step.op "add" / "relu" / "clip" / "copy" over `elements` values; `b` only for add.
+// StepOp kAdd / kPointwise / kCopy over `elements` values; `b` only for kAdd.
 void Elementwise(const PlanStep& step, const float* a, const float* b, float* out,
-                 int64_t elements);
+                 int64_t elements, const TfRuntime* rt);
 
 // Softmax over the middle axis of [outer, axis, inner] (step.in_shape).
-void Softmax(const PlanStep& step, const float* in, float* out);
+void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime* rt);
 
-// The tensor operators of plan.h ("strided_copy", "broadcast", "unary",
-// "reduce_mean") on plain buffers: `inputs` in step.inputs order, `out` of
-// `out_elements` floats. False for a step.op that is not one of them.
-bool IsTensorOp(const std::string& op);
+// The tensor operators of plan.h (kStridedCopy, kBroadcast, kReduceMean,
+// kConcat, kBatchNorm) on plain buffers: `inputs` in step.inputs order,
+// `out` of `out_elements` floats. IsTensorOp: whether `op` is one of them.
+bool IsTensorOp(StepOp op);
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
                  int64_t out_elements, const TfRuntime* rt);
 

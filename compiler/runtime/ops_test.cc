@@ -29,12 +29,11 @@ std::vector<float> Random(int64_t n, int seed) {
 
 TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
   for (int64_t block : {16, 3}) {
-    for (const char* activation : {"none", "relu", "clip"}) {
+    for (PointwiseFunc activation :
+         {PointwiseFunc::kNone, PointwiseFunc::kRelu, PointwiseFunc::kClip, PointwiseFunc::kElu}) {
       for (int with = 0b00; with <= 0b11; ++with) {
         PlanEpilogue e;
-        e.activation = activation;
-        e.clip_min = -0.5f;
-        e.clip_max = 1.5f;
+        e.activation = {activation, -0.5f, 1.5f};
         e.channels = block * 4;
         e.block = block;
         e.inner = 5 * 7;
@@ -47,14 +46,18 @@ TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
           float v = want[i];
           if (has_bias) v += bias[(row % (e.channels / block)) * block + lane];
           if (has_residual) v += residual[i];
-          if (e.activation == "relu") v = std::max(v, 0.0f);
-          if (e.activation == "clip") v = std::min(std::max(v, e.clip_min), e.clip_max);
+          if (activation == PointwiseFunc::kRelu) v = std::max(v, 0.0f);
+          if (activation == PointwiseFunc::kClip) v = std::min(std::max(v, -0.5f), 1.5f);
+          if (activation == PointwiseFunc::kElu && v < 0) v = -0.5f * std::expm1(v);
           want[i] = v;
         }
         ApplyEpilogue(e, has_bias ? bias.data() : nullptr, has_residual ? residual.data() : nullptr,
                       y.data(), elements, &kSerial);
-        EXPECT_EQ(y, want) << "block " << block << " " << activation << " bias " << has_bias
-                           << " residual " << has_residual;
+        for (int64_t i = 0; i < elements; ++i) {
+          ASSERT_NEAR(y[i], want[i], 1e-6f)
+              << "block " << block << " " << PointwiseFuncName(activation) << " bias " << has_bias
+              << " residual " << has_residual;
+        }
       }
     }
   }
@@ -73,7 +76,7 @@ TEST(OpsTest, PoolingWithPaddingMatchesReference) {
   for (const char* op : {"max_pool", "avg_pool"}) {
     for (bool include_pad : {false, true}) {
       PlanStep step;
-      step.op = op;
+      step.op = std::string(op) == "max_pool" ? StepOp::kMaxPool : StepOp::kAvgPool;
       step.kernel_shape = {3, 3};
       step.strides = {2, 2};
       step.pads = {1, 1, 1, 1};
@@ -100,7 +103,7 @@ TEST(OpsTest, PoolingWithPaddingMatchesReference) {
             // The padded window, clipped to the padded image.
             const int64_t rows = std::min(y * 2 + 2, h + 1) - (y * 2 - 1);
             const int64_t cols = std::min(x * 2 + 2, w + 1) - (x * 2 - 1);
-            const float want = step.op == "max_pool" ? max
+            const float want = step.op == StepOp::kMaxPool ? max
                                : include_pad         ? sum / (rows * cols)
                                                      : sum / count;
             EXPECT_FLOAT_EQ(At(out, b, oh, ow, ch, y, x), want)
@@ -145,6 +148,68 @@ TEST(OpsTest, RelayoutBetweenBlocksKeepsEveryValue) {
         for (int64_t x = 0; x < w; ++x) {
           ASSERT_EQ(At(out, db, h, w, ch, y, x), At(in, 16, h, wide, ch, y, x)) << "block " << db;
           ASSERT_EQ(At(back, 16, h, wide, ch, y, x), At(in, 16, h, wide, ch, y, x)) << db;
+        }
+      }
+    }
+  }
+}
+
+// Every pointwise function against libm over a range that covers its
+// regions (saturation, the negative branch), in place and not.
+TEST(OpsTest, PointwiseFunctionsMatchLibm) {
+  const int64_t n = 4001;
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = -20.0f + 40.0f * static_cast<float>(i) / (n - 1);
+  struct Case {
+    PointwiseFunc func;
+    float alpha, beta;
+    double (*want)(double, double, double);
+  };
+  const Case cases[] = {
+      {PointwiseFunc::kExp, 0, 0, [](double v, double, double) { return std::exp(v); }},
+      {PointwiseFunc::kErf, 0, 0, [](double v, double, double) { return std::erf(v); }},
+      {PointwiseFunc::kTanh, 0, 0, [](double v, double, double) { return std::tanh(v); }},
+      {PointwiseFunc::kSigmoid, 0, 0,
+       [](double v, double, double) { return 1 / (1 + std::exp(-v)); }},
+      {PointwiseFunc::kHardSwish, 1.0f / 6, 0.5f,
+       [](double v, double a, double b) { return v * std::max(0.0, std::min(1.0, a * v + b)); }},
+      {PointwiseFunc::kLeakyRelu, 0.1f, 0, [](double v, double a, double) { return v < 0 ? a * v : v; }},
+      {PointwiseFunc::kElu, 2.0f, 0,
+       [](double v, double a, double) { return v < 0 ? a * std::expm1(v) : v; }},
+      {PointwiseFunc::kClip, -INFINITY, 3, [](double v, double, double) { return std::min(v, 3.0); }},
+  };
+  for (const Case& c : cases) {
+    PlanStep step{.op = StepOp::kPointwise};
+    step.activation = {c.func, c.alpha, c.beta};
+    std::vector<float> out(n), in_place = x;
+    Elementwise(step, x.data(), nullptr, out.data(), n, &kSerial);
+    PlanEpilogue e;
+    e.activation = step.activation;
+    ApplyEpilogue(e, nullptr, nullptr, in_place.data(), n, &kSerial);
+    for (int64_t i = 0; i < n; ++i) {
+      const double want = c.want(x[i], c.alpha, c.beta);
+      const double tolerance = 2e-6 * std::max(1.0, std::fabs(want));
+      ASSERT_NEAR(out[i], want, tolerance) << PointwiseFuncName(c.func) << " at " << x[i];
+      ASSERT_NEAR(in_place[i], want, tolerance) << PointwiseFuncName(c.func) << " epilogue";
+    }
+  }
+}
+
+TEST(OpsTest, SoftmaxOfRowsAndOfAMiddleAxis) {
+  const std::vector<float> x = Random(6 * 5, 7);
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{6, 5, 1}, {2, 5, 3}}) {
+    PlanStep step{.op = StepOp::kSoftmax};
+    step.in_shape = shape;
+    std::vector<float> out(x.size());
+    Softmax(step, x.data(), out.data(), &kSerial);
+    for (int64_t o = 0; o < shape[0]; ++o) {
+      for (int64_t i = 0; i < shape[2]; ++i) {
+        double sum = 0;
+        for (int64_t a = 0; a < shape[1]; ++a) sum += std::exp(x[(o * shape[1] + a) * shape[2] + i]);
+        for (int64_t a = 0; a < shape[1]; ++a) {
+          const int64_t at = (o * shape[1] + a) * shape[2] + i;
+          ASSERT_NEAR(out[at], std::exp(x[at]) / sum, 1e-6);
         }
       }
     }

@@ -1,9 +1,101 @@
 #include "compiler/runtime/plan.h"
 
+#include <cmath>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace tunefleet {
 namespace {
+
+constexpr std::pair<StepOp, const char*> kStepOpNames[] = {
+    {StepOp::kKernel, "kernel"},
+    {StepOp::kRelayout, "relayout"},
+    {StepOp::kCopy, "copy"},
+    {StepOp::kMaxPool, "max_pool"},
+    {StepOp::kAvgPool, "avg_pool"},
+    {StepOp::kGlobalAvgPool, "global_avg_pool"},
+    {StepOp::kAdd, "add"},
+    {StepOp::kPointwise, "pointwise"},
+    {StepOp::kSoftmax, "softmax"},
+    {StepOp::kStridedCopy, "strided_copy"},
+    {StepOp::kBroadcast, "broadcast"},
+    {StepOp::kReduceMean, "reduce_mean"},
+    {StepOp::kConcat, "concat"},
+    {StepOp::kBatchNorm, "batch_norm"},
+};
+
+constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {
+    {PointwiseFunc::kNone, "none"},
+    {PointwiseFunc::kRelu, "relu"},
+    {PointwiseFunc::kClip, "clip"},
+    {PointwiseFunc::kSqrt, "sqrt"},
+    {PointwiseFunc::kExp, "exp"},
+    {PointwiseFunc::kErf, "erf"},
+    {PointwiseFunc::kTanh, "tanh"},
+    {PointwiseFunc::kSigmoid, "sigmoid"},
+    {PointwiseFunc::kNeg, "neg"},
+    {PointwiseFunc::kHardSigmoid, "hardsigmoid"},
+    {PointwiseFunc::kHardSwish, "hardswish"},
+    {PointwiseFunc::kLeakyRelu, "leaky_relu"},
+    {PointwiseFunc::kElu, "elu"},
+};
+
+constexpr std::pair<BinaryFunc, const char*> kBinaryNames[] = {
+    {BinaryFunc::kAdd, "add"}, {BinaryFunc::kSub, "sub"}, {BinaryFunc::kMul, "mul"},
+    {BinaryFunc::kDiv, "div"}, {BinaryFunc::kPow, "pow"},
+};
+
+template <typename Enum, size_t N>
+const char* NameOf(const std::pair<Enum, const char*> (&names)[N], Enum value) {
+  for (const auto& [v, name] : names) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+template <typename Enum, size_t N>
+[[nodiscard]] absl::StatusOr<Enum> Parse(const std::pair<Enum, const char*> (&names)[N],
+                                         const std::string& name, const char* what) {
+  for (const auto& [v, n] : names) {
+    if (name == n) return v;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("model plan: unknown ", what, " '", name, "' (a newer compiler's plan?)"));
+}
+
+// JSON has no infinities (nlohmann writes them as null): they travel as
+// the strings "inf" / "-inf" (a Clip with no max, say).
+nlohmann::json FloatJson(float v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+float FloatFrom(const nlohmann::json& j) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+    throw nlohmann::json::type_error::create(302, "a float or \"inf\"/\"-inf\", got " + s,
+                                             &j);
+  }
+  return j.get<float>();
+}
+
+nlohmann::json ActivationJson(const Activation& a) {
+  return {{"func", PointwiseFuncName(a.func)},
+          {"alpha", FloatJson(a.alpha)},
+          {"beta", FloatJson(a.beta)}};
+}
+[[nodiscard]] absl::StatusOr<Activation> ActivationFrom(const nlohmann::json& j) {
+  Activation a;
+  auto func = ParsePointwiseFunc(j.at("func").get<std::string>());
+  if (!func.ok()) return func.status();
+  a.func = *func;
+  a.alpha = FloatFrom(j.at("alpha"));
+  a.beta = FloatFrom(j.at("beta"));
+  return a;
+}
 
 nlohmann::json TensorJson(const PlanTensor& t) {
   return {{"name", t.name}, {"buffer", t.buffer}, {"shape", t.shape}};
@@ -15,6 +107,19 @@ PlanTensor TensorFrom(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+const char* StepOpName(StepOp op) { return NameOf(kStepOpNames, op); }
+absl::StatusOr<StepOp> ParseStepOp(const std::string& name) {
+  return Parse(kStepOpNames, name, "step op");
+}
+const char* PointwiseFuncName(PointwiseFunc func) { return NameOf(kPointwiseNames, func); }
+absl::StatusOr<PointwiseFunc> ParsePointwiseFunc(const std::string& name) {
+  return Parse(kPointwiseNames, name, "pointwise function");
+}
+const char* BinaryFuncName(BinaryFunc func) { return NameOf(kBinaryNames, func); }
+absl::StatusOr<BinaryFunc> ParseBinaryFunc(const std::string& name) {
+  return Parse(kBinaryNames, name, "binary function");
+}
 
 nlohmann::json ModelPlan::ToJson() const {
   nlohmann::json j;
@@ -39,7 +144,7 @@ nlohmann::json ModelPlan::ToJson() const {
   j["steps"] = nlohmann::json::array();
   for (const PlanStep& s : steps) {
     const PlanEpilogue& e = s.epilogue;
-    j["steps"].push_back({{"op", s.op},
+    j["steps"].push_back({{"op", StepOpName(s.op)},
                           {"node", s.node},
                           {"symbol", s.symbol},
                           {"inputs", s.inputs},
@@ -51,20 +156,16 @@ nlohmann::json ModelPlan::ToJson() const {
                           {"strides", s.strides},
                           {"pads", s.pads},
                           {"count_include_pad", s.count_include_pad},
-                          {"clip_min", s.clip_min},
-                          {"clip_max", s.clip_max},
-                          {"func", s.func},
-                          {"alpha", s.alpha},
-                          {"beta", s.beta},
+                          {"activation", ActivationJson(s.activation)},
+                          {"binary", BinaryFuncName(s.binary)},
+                          {"alpha", FloatJson(s.alpha)},
                           {"a_strides", s.a_strides},
                           {"b_strides", s.b_strides},
                           {"a_offset", s.a_offset},
                           {"epilogue",
                            {{"bias", e.bias},
                             {"residual", e.residual},
-                            {"activation", e.activation},
-                            {"clip_min", e.clip_min},
-                            {"clip_max", e.clip_max},
+                            {"activation", ActivationJson(e.activation)},
                             {"channels", e.channels},
                             {"inner", e.inner},
                             {"block", e.block}}}});
@@ -106,7 +207,7 @@ nlohmann::json ModelPlan::ToJson() const {
     }
     for (const auto& s : j.at("steps")) {
       PlanStep step;
-      step.op = s.at("op").get<std::string>();
+      TF_ASSIGN_OR_RETURN(step.op, ParseStepOp(s.at("op").get<std::string>()));
       step.node = s.at("node").get<std::string>();
       step.symbol = s.at("symbol").get<std::string>();
       step.inputs = s.at("inputs").get<std::vector<int>>();
@@ -118,14 +219,12 @@ nlohmann::json ModelPlan::ToJson() const {
       step.strides = s.at("strides").get<std::vector<int64_t>>();
       step.pads = s.at("pads").get<std::vector<int64_t>>();
       step.count_include_pad = s.at("count_include_pad").get<bool>();
-      step.clip_min = s.at("clip_min").get<float>();
-      step.clip_max = s.at("clip_max").get<float>();
-      step.func = s.value("func", std::string());
-      step.alpha = s.value("alpha", 0.0f);
-      step.beta = s.value("beta", 0.0f);
-      step.a_strides = s.value("a_strides", std::vector<int64_t>());
-      step.b_strides = s.value("b_strides", std::vector<int64_t>());
-      step.a_offset = s.value("a_offset", int64_t{0});
+      TF_ASSIGN_OR_RETURN(step.activation, ActivationFrom(s.at("activation")));
+      TF_ASSIGN_OR_RETURN(step.binary, ParseBinaryFunc(s.at("binary").get<std::string>()));
+      step.alpha = FloatFrom(s.at("alpha"));
+      step.a_strides = s.at("a_strides").get<std::vector<int64_t>>();
+      step.b_strides = s.at("b_strides").get<std::vector<int64_t>>();
+      step.a_offset = s.at("a_offset").get<int64_t>();
       if ((!step.a_strides.empty() && step.a_strides.size() != step.out_shape.size()) ||
           (!step.b_strides.empty() && step.b_strides.size() != step.out_shape.size())) {
         return absl::InvalidArgumentError(
@@ -134,9 +233,7 @@ nlohmann::json ModelPlan::ToJson() const {
       const auto& e = s.at("epilogue");
       step.epilogue.bias = e.at("bias").get<int>();
       step.epilogue.residual = e.at("residual").get<int>();
-      step.epilogue.activation = e.at("activation").get<std::string>();
-      step.epilogue.clip_min = e.at("clip_min").get<float>();
-      step.epilogue.clip_max = e.at("clip_max").get<float>();
+      TF_ASSIGN_OR_RETURN(step.epilogue.activation, ActivationFrom(e.at("activation")));
       step.epilogue.channels = e.at("channels").get<int64_t>();
       step.epilogue.inner = e.at("inner").get<int64_t>();
       step.epilogue.block = e.at("block").get<int64_t>();

@@ -35,7 +35,7 @@
 
 namespace tunefleet {
 
-inline constexpr int kPlanVersion = 2;
+inline constexpr int kPlanVersion = 3;
 
 // Symbols every model library exports.
 inline constexpr char kPlanSymbol[] = "tf_model_plan";        // NUL-terminated JSON
@@ -64,39 +64,83 @@ struct PlanTensor {
   std::vector<int64_t> shape;
 };
 
+// A function of one value, applied to every element: a "pointwise" step,
+// or the activation a kernel's epilogue ends with. Parameters:
+//   kClip: alpha = min, beta = max (either may be infinite);
+//   kHardSigmoid: max(0, min(1, alpha x + beta)); kHardSwish: x times that;
+//   kLeakyRelu: x < 0 ? alpha x : x; kElu: x < 0 ? alpha (e^x - 1) : x.
+enum class PointwiseFunc {
+  kNone,  // identity
+  kRelu,
+  kClip,
+  kSqrt,
+  kExp,
+  kErf,
+  kTanh,
+  kSigmoid,
+  kNeg,
+  kHardSigmoid,
+  kHardSwish,
+  kLeakyRelu,
+  kElu,
+};
+
+struct Activation {
+  PointwiseFunc func = PointwiseFunc::kNone;
+  float alpha = 0, beta = 0;
+
+  bool empty() const { return func == PointwiseFunc::kNone; }
+};
+
+// f(a, b) of a "broadcast" step.
+enum class BinaryFunc { kAdd, kSub, kMul, kDiv, kPow };
+
+// What a step does. The plan's JSON spells these as the names StepOpName
+// gives; a name the runtime does not know is refused when the plan loads.
+enum class StepOp {
+  kKernel,         // a tuned kernel (symbol), then its epilogue
+  kRelayout,       // the input buffer's layout -> the output's (same dims)
+  kCopy,           // the same floats into a buffer of another shape
+  kMaxPool,        // pooling reads and writes its buffers' layouts (same block)
+  kAvgPool,
+  kGlobalAvgPool,  // any block in, [N, C] out
+  kAdd,            // two buffers of one layout, element by element
+  kPointwise,      // activation.func on every element, any layout
+  kSoftmax,        // the middle axis of [outer, axis, inner] (in_shape)
+  // Tensor operators on plain row-major buffers (ops.h RunTensorOp), all
+  // iterating over out_shape:
+  kStridedCopy,  // out[i] = in[a_offset + sum_d i_d * a_strides[d]] (Transpose, Slice)
+  kBroadcast,    // out[i] = binary(a[.. a_strides], b[.. b_strides]); stride 0 on broadcast dims
+  kReduceMean,   // the middle axis of [outer, axis, inner] (in_shape)
+  kConcat,       // inputs joined along an axis: in_shape [outer, inner, each input's extent]
+  kBatchNorm,    // inference BatchNormalization per channel of [N, C, inner] (in_shape);
+                 // inputs x, scale, B, mean, var; alpha: epsilon
+};
+
+// "kernel", "relayout", ... as plans spell them; ParseStepOp is its inverse
+// (InvalidArgument naming an unknown name).
+const char* StepOpName(StepOp op);
+[[nodiscard]] absl::StatusOr<StepOp> ParseStepOp(const std::string& name);
+const char* PointwiseFuncName(PointwiseFunc func);
+[[nodiscard]] absl::StatusOr<PointwiseFunc> ParsePointwiseFunc(const std::string& name);
+const char* BinaryFuncName(BinaryFunc func);
+[[nodiscard]] absl::StatusOr<BinaryFunc> ParseBinaryFunc(const std::string& name);
+
 // What runs after a kernel, in place on its output [outer, channels, inner]:
 // y = act(y + bias[c] + residual).
 struct PlanEpilogue {
-  int bias = -1;                    // constant buffer of `channels` floats, or -1
-  int residual = -1;                // buffer of the output's size, or -1
-  std::string activation = "none";  // "none" | "relu" | "clip"
-  float clip_min = 0, clip_max = 0;
+  int bias = -1;      // constant buffer of `channels` floats, or -1
+  int residual = -1;  // buffer of the output's size, or -1
+  Activation activation;
   int64_t channels = 1;
   int64_t inner = 1;  // positions per channel block per image (H*row_width; 1 for dense)
   int64_t block = 1;  // the output's channel block (1: NCHW / dense)
 
-  bool empty() const { return bias < 0 && residual < 0 && activation == "none"; }
+  bool empty() const { return bias < 0 && residual < 0 && activation.empty(); }
 };
 
 struct PlanStep {
-  // "kernel", "max_pool", "avg_pool", "global_avg_pool", "add", "relu",
-  // "clip", "softmax", "copy", "relayout" (input buffer's layout -> output's).
-  // Pooling reads and writes its buffers' layouts (the same block);
-  // elementwise steps see buffers of one layout.
-  // Tensor operators on plain row-major buffers (ops.h RunTensorOp), all
-  // iterating over out_shape:
-  //   "strided_copy": out[i] = in[a_offset + sum_d i_d * a_strides[d]]
-  //     (Transpose, Slice);
-  //   "broadcast": out[i] = func(a[.. a_strides], b[.. b_strides]), func
-  //     "add" | "sub" | "mul" | "div" | "pow" (stride 0 on broadcast dims);
-  //   "unary": func "sqrt" | "exp" | "erf" | "tanh" | "sigmoid" | "neg" | "relu" |
-  //     "hardsigmoid" (max(0, min(1, alpha x + beta))) | "hardswish" (x times that);
-  //   "reduce_mean": the middle axis of [outer, axis, inner] (in_shape);
-  //   "concat": the inputs joined along an axis, in_shape [outer, inner,
-  //     each input's extent along the axis];
-  //   "batch_norm": inference BatchNormalization per channel of [N, C, ...]
-  //     (in_shape [N, C, inner]; inputs x, scale, B, mean, var; alpha: epsilon).
-  std::string op;
+  StepOp op = StepOp::kCopy;
   std::string node;    // the ONNX node (the first, when several were fused)
   std::string symbol;  // kernel: its entry symbol
   std::vector<int> inputs;
@@ -109,11 +153,10 @@ struct PlanStep {
   // Pooling window.
   std::vector<int64_t> kernel_shape, strides, pads;  // pads: top, left, bottom, right
   bool count_include_pad = false;
-  float clip_min = 0, clip_max = 0;
   PlanEpilogue epilogue;
-  // Tensor operators (above); absent from plans of older compilers.
-  std::string func;
-  float alpha = 0, beta = 0;  // "hardsigmoid" / "hardswish"; "batch_norm": alpha = epsilon
+  Activation activation;              // kPointwise
+  BinaryFunc binary = BinaryFunc::kAdd;  // kBroadcast
+  float alpha = 0;                    // kBatchNorm: epsilon
   std::vector<int64_t> a_strides, b_strides;
   int64_t a_offset = 0;
 };

@@ -9,9 +9,18 @@
 namespace tunefleet {
 
 std::string StepKind(const PlanStep& step) {
-  if (step.op == "kernel") return step.staged.empty() ? "tuned kernels (NCHW)" : "tuned kernels";
-  if (step.op == "relayout") return "layout changes";
-  if (step.op.find("pool") != std::string::npos) return "pooling";
+  switch (step.op) {
+    case StepOp::kKernel:
+      return step.staged.empty() ? "tuned kernels (NCHW)" : "tuned kernels";
+    case StepOp::kRelayout:
+      return "layout changes";
+    case StepOp::kMaxPool:
+    case StepOp::kAvgPool:
+    case StepOp::kGlobalAvgPool:
+      return "pooling";
+    default:
+      break;
+  }
   return "other ops";
 }
 
@@ -52,7 +61,7 @@ std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& 
       epilogue = absl::StrFormat(" (epilogue %.3f)", epilogue_ms);
     }
     absl::StrAppendFormat(&text, "%4d %-15s %-28s %-16s -> %-16s %-16s %8.3f ms  %s%s\n",
-                          static_cast<int>(i), step.op, step.node, in, out, shape, ms,
+                          static_cast<int>(i), StepOpName(step.op), step.node, in, out, shape, ms,
                           StepKind(step), epilogue);
   }
   for (const auto& [kind, ms] : MsByKind(plan, step_seconds, runs)) {

@@ -1,4 +1,4 @@
-#include "compiler/constant_folding.h"
+#include "compiler/passes/fold_constants.h"
 
 #include <algorithm>
 #include <optional>

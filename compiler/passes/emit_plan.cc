@@ -1,4 +1,4 @@
-#include "compiler/plan_builder.h"
+#include "compiler/passes/emit_plan.h"
 
 #include <cmath>
 #include <optional>
@@ -9,8 +9,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
-#include "compiler/constant_folding.h"
 #include "compiler/kernel_packing.h"
+#include "compiler/node_error.h"
+#include "compiler/operator_table.h"
 #include "compiler/tensor_op_lowering.h"
 
 namespace tunefleet {
@@ -19,21 +20,12 @@ namespace {
 // Floats between constants, so each starts 64-byte aligned in the blob.
 constexpr int64_t kConstantAlignFloats = 16;
 
-[[nodiscard]] absl::Status NodeError(const GraphNode& node, const std::string& what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("node '", node.name, "' (", node.op_type, "): ", what));
-}
-
-class PlanBuilder {
+class PlanEmitter {
  public:
-  PlanBuilder(const Graph& graph, const std::vector<ModelLayer>& layers,
-              const ChooseKernelFn& choose)
-      : graph_(graph), choose_(choose) {
+  PlanEmitter(const Graph& graph, const std::vector<ModelLayer>& layers,
+              const EpilogueFusion& fusion, const ChooseKernelFn& choose)
+      : graph_(graph), fusion_(fusion), choose_(choose) {
     for (const ModelLayer& layer : layers) layers_[layer.name] = &layer;
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      for (const std::string& input : graph.nodes[i].inputs) consumers_[input].push_back(i);
-    }
-    graph_outputs_.insert(graph.outputs.begin(), graph.outputs.end());
   }
 
   [[nodiscard]] absl::StatusOr<BuiltPlan> Build() {
@@ -44,7 +36,7 @@ class PlanBuilder {
       built_.plan.inputs.push_back({input, id, shape.dims});
     }
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
-      if (consumed_.count(i)) continue;
+      if (fusion_.fused_nodes.count(i)) continue;
       TF_RETURN_IF_ERROR(AddNode(i));
     }
     for (const std::string& output : graph_.outputs) {
@@ -107,7 +99,7 @@ class PlanBuilder {
     const std::vector<int64_t> dims = buffer.shape;
     const int converted = NewActivation(tensor, dims, block, row_width, /*binds=*/false);
     PlanStep step;
-    step.op = "relayout";
+    step.op = StepOp::kRelayout;
     step.node = built_.plan.buffers[id].tensor;
     step.inputs = {id};
     step.outputs = {converted};
@@ -153,10 +145,13 @@ class PlanBuilder {
 
   [[nodiscard]] absl::StatusOr<int> Input(const GraphNode& node, size_t i) {
     if (i >= node.inputs.size()) return NodeError(node, absl::StrCat("has no input ", i));
-    auto it = tensors_.find(node.inputs[i]);
+    return Bound(node, node.inputs[i]);
+  }
+  // The buffer `tensor` is in, in whatever layout its producer wrote.
+  [[nodiscard]] absl::StatusOr<int> Bound(const GraphNode& node, const std::string& tensor) {
+    auto it = tensors_.find(tensor);
     if (it == tensors_.end()) {
-      return NodeError(node,
-                       absl::StrCat("input '", node.inputs[i], "' is not computed before it"));
+      return NodeError(node, absl::StrCat("input '", tensor, "' is not computed before it"));
     }
     return it->second;
   }
@@ -178,80 +173,13 @@ class PlanBuilder {
     return NewActivation(tensor, shape.dims, layout.block, layout.RowWidth());
   }
 
-  // The node that alone reads `tensor` (not a graph output), or -1.
-  int SoleConsumer(const std::string& tensor) const {
-    if (graph_outputs_.count(tensor)) return -1;
-    auto it = consumers_.find(tensor);
-    if (it == consumers_.end() || it->second.size() != 1) return -1;
-    return static_cast<int>(it->second[0]);
-  }
-
-  [[nodiscard]] absl::StatusOr<std::pair<float, float>> ClipBounds(const GraphNode& node) {
-    float lo = -INFINITY, hi = INFINITY;
-    if (node.attributes.contains("min")) lo = node.attributes["min"].get<float>();
-    if (node.attributes.contains("max")) hi = node.attributes["max"].get<float>();
-    for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
-      if (node.inputs[i].empty()) continue;
-      TF_ASSIGN_OR_RETURN(std::vector<float> v, Constant(node, i, i == 1 ? "min" : "max"));
-      if (v.size() != 1) return NodeError(node, "min/max are not scalars");
-      (i == 1 ? lo : hi) = v[0];
-    }
-    return std::make_pair(lo, hi);
-  }
-
-  // Folds what follows a kernel's output into its epilogue; returns the
-  // tensor the kernel's output buffer finally holds.
-  // `bias`: for dense kernels, where an Add of a constant row of
-  // `channels` floats (a MatMul's bias) is folded; null for others.
-  [[nodiscard]] absl::StatusOr<std::string> FuseEpilogue(std::string out, PlanEpilogue* e,
-                                                         std::vector<float>* bias) {
-    for (;;) {
-      const int next = SoleConsumer(out);
-      if (next < 0) return out;
-      const GraphNode& node = graph_.nodes[next];
-      const std::string& other =
-          node.inputs.size() == 2 && node.inputs[0] == out ? node.inputs[1] : node.inputs[0];
-      if (node.op_type == "Add" && bias != nullptr && e->residual < 0 && e->activation == "none" &&
-          node.inputs.size() == 2 && IsConstant(other)) {
-        auto row = graph_.constants.find(ResolveConstant(other));
-        if (row->second.shape.dtype != kOnnxFloat ||
-            static_cast<int64_t>(row->second.f32.size()) != e->channels ||
-            graph_.ShapeOf(node.outputs[0]).value_or(TensorShape()).dims !=
-                graph_.ShapeOf(out).value_or(TensorShape()).dims) {
-          return out;
-        }
-        bias->resize(e->channels, 0.0f);
-        for (int64_t c = 0; c < e->channels; ++c) (*bias)[c] += row->second.f32[c];
-      } else if (node.op_type == "Add" && e->residual < 0 && e->activation == "none" &&
-                 node.inputs.size() == 2) {
-        auto it = tensors_.find(other);
-        TF_ASSIGN_OR_RETURN(TensorShape a, graph_.ShapeOf(out, &node));
-        absl::StatusOr<TensorShape> b = graph_.ShapeOf(other, &node);
-        if (it == tensors_.end() || !b.ok() || a.dims != b->dims) return out;
-        e->residual = it->second;
-      } else if (node.op_type == "Relu" && e->activation == "none") {
-        e->activation = "relu";
-      } else if (node.op_type == "Clip" && e->activation == "none") {
-        TF_ASSIGN_OR_RETURN(auto bounds, ClipBounds(node));
-        e->activation = "clip";
-        e->clip_min = bounds.first;
-        e->clip_max = bounds.second;
-      } else {
-        return out;
-      }
-      consumed_.insert(next);
-      out = node.outputs[0];
-    }
-  }
-
   // A tuned kernel over `input` with `weights` ([K, C, R, S] for a
-  // convolution, [N, K] for dense), its bias and what FuseEpilogue folds.
+  // convolution, [N, K] for dense), its bias and the epilogue fusion gave it.
   // A blocked convolution (kernel_packing.h) reads its input and writes its
   // output in NCHW[x]c with its weights packed here; other kernels see NCHW.
   [[nodiscard]] absl::Status AddKernelStep(const GraphNode& node, const ModelLayer& layer,
                                            int input, const std::vector<float>& weights,
-                                           std::vector<float> bias, std::string out,
-                                           int64_t channels) {
+                                           std::vector<float> bias, int64_t channels) {
     TF_ASSIGN_OR_RETURN(KernelChoice choice, choose_(layer));
     std::optional<BlockedConvKernel> blocked;
     std::optional<PackedDenseKernel> dense;  // weights packed here, not per call
@@ -261,12 +189,25 @@ class PlanBuilder {
       TF_ASSIGN_OR_RETURN(dense, PackedDenseOf(choice));
     }
     PlanStep step;
-    step.op = "kernel";
+    step.op = StepOp::kKernel;
     step.node = node.name;
     step.symbol = KernelSymbol(node, layer, std::move(choice));
     step.epilogue.channels = channels;
-    TF_ASSIGN_OR_RETURN(
-        out, FuseEpilogue(out, &step.epilogue, layer.workload == "dense" ? &bias : nullptr));
+    std::string out = node.outputs[0];
+    auto fused = fusion_.by_kernel.find(node.name);
+    if (fused != fusion_.by_kernel.end()) {
+      const FusedEpilogue& e = fused->second;
+      out = e.output;
+      for (const std::string& row : e.bias_rows) {
+        const std::vector<float>& values = graph_.constants.at(row).f32;
+        bias.resize(channels, 0.0f);
+        for (int64_t c = 0; c < channels; ++c) bias[c] += values[c];
+      }
+      if (!e.residual.empty()) {
+        TF_ASSIGN_OR_RETURN(step.epilogue.residual, Bound(node, e.residual));
+      }
+      step.epilogue.activation = e.activation;
+    }
     if (!bias.empty()) step.epilogue.bias = AddConstant(node.name + ".bias", bias);
     TF_ASSIGN_OR_RETURN(TensorShape out_shape, graph_.ShapeOf(out, &node));
     int output = -1;
@@ -344,7 +285,7 @@ class PlanBuilder {
       return NodeError(node, "batch_matmul task of a layout other than KN");
     }
     PlanStep step;
-    step.op = "kernel";
+    step.op = StepOp::kKernel;
     step.node = node.name;
     step.symbol = KernelSymbol(node, layer, std::move(choice));
     for (size_t i = 0; i < 2; ++i) {
@@ -373,31 +314,12 @@ class PlanBuilder {
     TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
     TF_ASSIGN_OR_RETURN(std::vector<float> w, Constant(node, 1, "weight"));
     TF_ASSIGN_OR_RETURN(TensorShape ws, graph_.ShapeOf(node.inputs[1], &node));
-    const int64_t k = ws.dims[0], per_k = ws.NumElements() / k;
+    const int64_t k = ws.dims[0];
     std::vector<float> bias(k, 0.0f);
     if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
       TF_ASSIGN_OR_RETURN(bias, Constant(node, 2, "bias"));
     }
-    std::string out = node.outputs[0];
-    const int next = SoleConsumer(out);
-    if (next >= 0 && graph_.nodes[next].op_type == "BatchNormalization") {
-      // y = (conv + b - mean) * scale / sqrt(var + eps) + beta, per channel.
-      const GraphNode& bn = graph_.nodes[next];
-      TF_ASSIGN_OR_RETURN(std::vector<float> scale, Constant(bn, 1, "scale"));
-      TF_ASSIGN_OR_RETURN(std::vector<float> beta, Constant(bn, 2, "bias"));
-      TF_ASSIGN_OR_RETURN(std::vector<float> mean, Constant(bn, 3, "mean"));
-      TF_ASSIGN_OR_RETURN(std::vector<float> var, Constant(bn, 4, "var"));
-      const double eps = bn.attributes.value("epsilon", 1e-5);
-      for (int64_t c = 0; c < k; ++c) {
-        const double s = scale[c] / std::sqrt(static_cast<double>(var[c]) + eps);
-        for (int64_t i = 0; i < per_k; ++i)
-          w[c * per_k + i] = static_cast<float>(w[c * per_k + i] * s);
-        bias[c] = static_cast<float>((bias[c] - mean[c]) * s + beta[c]);
-      }
-      consumed_.insert(next);
-      out = bn.outputs[0];
-    }
-    return AddKernelStep(node, layer, input, w, std::move(bias), out, k);
+    return AddKernelStep(node, layer, input, w, std::move(bias), k);
   }
 
   [[nodiscard]] absl::Status AddGemm(const GraphNode& node, const ModelLayer& layer) {
@@ -424,7 +346,7 @@ class PlanBuilder {
       }
       for (float& v : bias) v *= beta;
     }
-    return AddKernelStep(node, layer, input, nk, std::move(bias), node.outputs[0], n);
+    return AddKernelStep(node, layer, input, nk, std::move(bias), n);
   }
 
   [[nodiscard]] absl::Status AddPool(const GraphNode& node) {
@@ -435,7 +357,7 @@ class PlanBuilder {
     if (built_.plan.buffers[input].shape != in.dims) {
       // A reshaped alias: give the floats their 4-D shape.
       PlanStep copy;
-      copy.op = "copy";
+      copy.op = StepOp::kCopy;
       copy.node = node.name;
       copy.inputs = {input};
       input = NewActivation(node.inputs[0], in.dims, 1, in.dims[3]);
@@ -447,9 +369,9 @@ class PlanBuilder {
     step.in_shape = in.dims;
     step.out_shape = out.dims;
     if (node.op_type == "GlobalAveragePool") {
-      step.op = "global_avg_pool";
+      step.op = StepOp::kGlobalAvgPool;
     } else {
-      step.op = node.op_type == "MaxPool" ? "max_pool" : "avg_pool";
+      step.op = node.op_type == "MaxPool" ? StepOp::kMaxPool : StepOp::kAvgPool;
       if (StringAttribute(node, "auto_pad", "NOTSET") != "NOTSET") {
         return NodeError(node, "auto_pad is not supported for pooling");
       }
@@ -471,7 +393,7 @@ class PlanBuilder {
     // Pooling keeps the channel block (rows exactly the output's width);
     // global pooling leaves [N, C, 1, 1], the same floats in every block.
     const int64_t block = built_.plan.buffers[input].block;
-    const int output = step.op == "global_avg_pool"
+    const int output = step.op == StepOp::kGlobalAvgPool
                            ? NewActivation(node.outputs[0], out.dims, 1, out.dims[3])
                            : NewActivation(node.outputs[0], out.dims, block, out.dims[3]);
     step.outputs = {output};
@@ -479,20 +401,16 @@ class PlanBuilder {
     return absl::OkStatus();
   }
 
-  [[nodiscard]] absl::Status AddElementwise(const GraphNode& node) {
+  // A same-shape Add or a pointwise function: any layout, the output's the
+  // same as the inputs'.
+  [[nodiscard]] absl::Status AddElementwise(const GraphNode& node, const OperatorInfo& info) {
     PlanStep step;
     step.node = node.name;
     TF_ASSIGN_OR_RETURN(int a, Input(node, 0));
     step.inputs = {a};
-    if (node.op_type == "Add") {
-      step.op = "add";
+    if (info.lowering == OpLowering::kAdd) {
+      step.op = StepOp::kAdd;
       TF_ASSIGN_OR_RETURN(int b, Input(node, 1));
-      TF_ASSIGN_OR_RETURN(TensorShape sa, graph_.ShapeOf(node.inputs[0], &node));
-      TF_ASSIGN_OR_RETURN(TensorShape sb, graph_.ShapeOf(node.inputs[1], &node));
-      if (sa.dims != sb.dims) {
-        return NodeError(node, absl::StrCat("broadcasting Add of ", sa.ToString(), " and ",
-                                            sb.ToString(), " is not supported"));
-      }
       const PlanBuffer &la = built_.plan.buffers[a], &lb = built_.plan.buffers[b];
       if (la.block != lb.block || la.RowWidth() != lb.RowWidth()) {
         TF_ASSIGN_OR_RETURN(a, Plain(a));
@@ -500,70 +418,79 @@ class PlanBuilder {
         step.inputs = {a};
       }
       step.inputs.push_back(b);
-    } else if (node.op_type == "Relu") {
-      step.op = "relu";
     } else {
-      step.op = "clip";
-      TF_ASSIGN_OR_RETURN(auto bounds, ClipBounds(node));
-      step.clip_min = bounds.first;
-      step.clip_max = bounds.second;
+      step.op = StepOp::kPointwise;
+      TF_ASSIGN_OR_RETURN(step.activation, ActivationOf(graph_, node, info));
     }
-    // Elementwise: any layout, the output's the same as the inputs'.
     TF_ASSIGN_OR_RETURN(int output, OutputLike(node, node.outputs[0], a));
     step.outputs = {output};
     built_.plan.steps.push_back(std::move(step));
     return absl::OkStatus();
   }
 
-  [[nodiscard]] absl::Status AddNode(size_t index) {
-    const GraphNode& node = graph_.nodes[index];
-    const std::string& op = node.op_type;
-    auto layer = layers_.find(node.name);
-    if (op == "Conv" || op == "Gemm" || op == "MatMul") {
-      if (layer == layers_.end()) {
-        return NodeError(node,
-                         "not a tuned operator shape (grouped convolution, transA, ...) "
-                         "and no other implementation exists");
-      }
-      if (layer->second->workload == "batch_matmul") return AddBatchMatmul(node, *layer->second);
-      if (op == "Conv") return AddConv(node, *layer->second);
-      if (op == "MatMul" && node.inputs.size() == 2 && !IsConstant(node.inputs[1])) {
-        return NodeError(node, "MatMul of two activations is not supported by compile yet");
-      }
-      return AddGemm(node, *layer->second);
-    }
-    if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") return AddPool(node);
-    const bool same_shape_add = op == "Add" && node.inputs.size() == 2 &&
-                                !IsConstant(node.inputs[0]) && !IsConstant(node.inputs[1]) &&
-                                graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims ==
-                                    graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dims;
-    if (same_shape_add || op == "Relu" || op == "Clip") return AddElementwise(node);
-    TF_ASSIGN_OR_RETURN(std::optional<LoweredTensorOp> lowered, LowerTensorOp(graph_, node));
-    if (lowered) return AddTensorOp(node, std::move(*lowered));
-    if (op == "Flatten" || op == "Reshape" || op == "Identity" || op == "Dropout" ||
-        op == "Squeeze" || op == "Unsqueeze") {
-      // Same floats in the same order: the output names the input's buffer.
-      if (!node.inputs.empty() && IsConstant(node.inputs[0])) {
-        constant_alias_[node.outputs[0]] = ResolveConstant(node.inputs[0]);
-        return absl::OkStatus();
-      }
-      TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
-      TF_ASSIGN_OR_RETURN(input, Plain(input));
-      tensors_[node.outputs[0]] = input;
+  // Same floats in the same order: the output names the input's buffer.
+  [[nodiscard]] absl::Status AddAlias(const GraphNode& node) {
+    if (!node.inputs.empty() && IsConstant(node.inputs[0])) {
+      constant_alias_[node.outputs[0]] = ResolveConstant(node.inputs[0]);
       return absl::OkStatus();
     }
-    return NodeError(
-        node, absl::StrCat("operator '", op, "' is not supported by tunefleet compile (supported: ",
-                           absl::StrJoin(SupportedOperators(), ", "), ", ",
-                           absl::StrJoin(TensorOperators(), ", "), ")"));
+    TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
+    TF_ASSIGN_OR_RETURN(input, Plain(input));
+    tensors_[node.outputs[0]] = input;
+    return absl::OkStatus();
+  }
+
+  [[nodiscard]] absl::Status AddTunedKernel(const GraphNode& node) {
+    auto layer = layers_.find(node.name);
+    if (layer == layers_.end()) {
+      return NodeError(node,
+                       "not a tuned operator shape (grouped convolution, transA, ...) "
+                       "and no other implementation exists");
+    }
+    if (layer->second->workload == "batch_matmul") return AddBatchMatmul(node, *layer->second);
+    if (node.op_type == "Conv") return AddConv(node, *layer->second);
+    if (node.op_type == "MatMul" && node.inputs.size() == 2 && !IsConstant(node.inputs[1])) {
+      return NodeError(node, "MatMul of two activations is not supported by compile yet");
+    }
+    return AddGemm(node, *layer->second);
+  }
+
+  [[nodiscard]] absl::Status AddNode(size_t index) {
+    const GraphNode& node = graph_.nodes[index];
+    const OperatorInfo* info = FindOperator(node.op_type);
+    if (info == nullptr) return UnsupportedOperatorError(node);
+    TF_RETURN_IF_ERROR(CheckAttributes(node, *info));
+    if (node.outputs.empty()) return NodeError(node, "has no output");
+    switch (info->lowering) {
+      case OpLowering::kTunedKernel:
+        return AddTunedKernel(node);
+      case OpLowering::kPool:
+        return AddPool(node);
+      case OpLowering::kAdd: {
+        const bool same_shape = node.inputs.size() == 2 && !IsConstant(node.inputs[0]) &&
+                                !IsConstant(node.inputs[1]) &&
+                                graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims ==
+                                    graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dims;
+        if (same_shape) return AddElementwise(node, *info);
+        TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
+        return AddTensorOp(node, std::move(lowered));
+      }
+      case OpLowering::kPointwise:
+        return AddElementwise(node, *info);
+      case OpLowering::kTensorOp: {
+        TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
+        return AddTensorOp(node, std::move(lowered));
+      }
+      case OpLowering::kAlias:
+        return AddAlias(node);
+    }
+    return UnsupportedOperatorError(node);
   }
 
   const Graph& graph_;
+  const EpilogueFusion& fusion_;
   const ChooseKernelFn& choose_;
   std::map<std::string, const ModelLayer*> layers_;  // by node name
-  std::map<std::string, std::vector<size_t>> consumers_;
-  std::set<std::string> graph_outputs_;
-  std::set<size_t> consumed_;                          // nodes fused into an earlier step
   std::map<std::string, int> tensors_;                 // tensor -> buffer
   std::map<std::string, std::string> constant_alias_;  // Identity of a constant -> it
   std::map<std::string, int> constant_buffers_;        // float constant -> its buffer
@@ -574,24 +501,11 @@ class PlanBuilder {
 
 }  // namespace
 
-const std::vector<std::string>& SupportedOperators() {
-  static const std::vector<std::string> ops = absl::StrSplit(
-      "Conv;Gemm;MatMul (constant 2-D weights, or batched);BatchNormalization (folded into "
-      "a preceding "
-      "Conv);Relu;Clip;Add;MaxPool;AveragePool;GlobalAveragePool;Softmax;Flatten;Reshape;Identity;"
-      "Dropout;Squeeze;Unsqueeze",
-      ';');
-  return ops;
-}
-
-[[nodiscard]] absl::StatusOr<BuiltPlan> BuildPlan(const Graph& graph,
-                                                  const std::vector<ModelLayer>& layers,
-                                                  const ChooseKernelFn& choose) {
-  // Shape-computing subgraphs become constants first, so the plan holds
-  // only real compute.
-  TF_ASSIGN_OR_RETURN(Graph folded, FoldConstants(graph));
-  TF_RETURN_IF_ERROR(InferTensorOpShapes(&folded));
-  return PlanBuilder(folded, layers, choose).Build();
+[[nodiscard]] absl::StatusOr<BuiltPlan> EmitPlan(const Graph& graph,
+                                                 const std::vector<ModelLayer>& layers,
+                                                 const EpilogueFusion& fusion,
+                                                 const ChooseKernelFn& choose) {
+  return PlanEmitter(graph, layers, fusion, choose).Build();
 }
 
 }  // namespace tunefleet

@@ -11,8 +11,8 @@
 // Folds Identity, Shape, Gather, Unsqueeze, Squeeze, Reshape, Flatten,
 // Concat, Cast (to float/int64) and elementwise Add/Sub/Mul/Div (one operand
 // scalar or both of one size); any other node is kept as it is.
-#ifndef TUNEFLEET_COMPILER_CONSTANT_FOLDING_H_
-#define TUNEFLEET_COMPILER_CONSTANT_FOLDING_H_
+#ifndef TUNEFLEET_COMPILER_PASSES_FOLD_CONSTANTS_H_
+#define TUNEFLEET_COMPILER_PASSES_FOLD_CONSTANTS_H_
 
 #include "absl/status/statusor.h"
 #include "tuner_core/graph/graph.h"
@@ -26,4 +26,4 @@ namespace tunefleet {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_COMPILER_CONSTANT_FOLDING_H_
+#endif  // TUNEFLEET_COMPILER_PASSES_FOLD_CONSTANTS_H_

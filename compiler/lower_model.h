@@ -1,0 +1,36 @@
+// `tunefleet compile`'s middle: an imported ONNX graph and the kernels
+// chosen for its tuned layers to a compiled model's plan, as a list of
+// passes (each in compiler/passes/, with its own test):
+//
+//   fold constants and shape arithmetic  (passes/fold_constants.h)
+//   infer the shapes left unknown        (passes/infer_shapes.h)
+//   fold BatchNorm into convolutions     (passes/fold_batch_norm.h)
+//   fuse epilogues into kernels          (passes/fuse_epilogues.h)
+//   emit the plan: kernels, runtime operators, relayouts, packed weights
+//                                        (passes/emit_plan.h)
+//
+// Which operators exist and how each lowers is the operator table's
+// (operator_table.h); layouts are chosen before (layout_choice.h), buffers
+// placed when the plan loads (runtime/model_runtime.h PlanArena).
+//
+//   TF_ASSIGN_OR_RETURN(BuiltPlan built, LowerModel(graph, layers, choose));
+#ifndef TUNEFLEET_COMPILER_LOWER_MODEL_H_
+#define TUNEFLEET_COMPILER_LOWER_MODEL_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/passes/emit_plan.h"
+#include "tuner_core/graph/graph.h"
+#include "tuner_core/models/model_zoo.h"
+
+namespace tunefleet {
+
+// Errors name the node and what is wrong with it (emit_plan.h).
+[[nodiscard]] absl::StatusOr<BuiltPlan> LowerModel(const Graph& graph,
+                                                   const std::vector<ModelLayer>& layers,
+                                                   const ChooseKernelFn& choose);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_LOWER_MODEL_H_

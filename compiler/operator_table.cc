@@ -1,0 +1,174 @@
+#include "compiler/operator_table.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "compiler/node_error.h"
+
+namespace tunefleet {
+namespace {
+
+OperatorInfo Pointwise(std::string op, PointwiseFunc func, std::vector<std::string> attributes = {},
+                       std::string note = "") {
+  return {std::move(op), OpLowering::kPointwise,       nullptr,        func,
+          true,          std::move(attributes), std::move(note)};
+}
+
+OperatorInfo TensorOp(std::string op, TensorOpLowering lower,
+                      std::vector<std::string> attributes = {}, std::string note = "") {
+  return {std::move(op),          OpLowering::kTensorOp, lower, PointwiseFunc::kNone, false,
+          std::move(attributes), std::move(note)};
+}
+
+OperatorInfo Of(std::string op, OpLowering lowering, std::vector<std::string> attributes = {},
+                std::string note = "") {
+  return {std::move(op),         lowering, nullptr, PointwiseFunc::kNone, false,
+          std::move(attributes), std::move(note)};
+}
+
+std::vector<OperatorInfo> MakeTable() {
+  const std::vector<std::string> pool = {"kernel_shape", "strides",  "pads",
+                                         "ceil_mode",    "auto_pad", "dilations"};
+  std::vector<std::string> avg_pool = pool;
+  avg_pool.push_back("count_include_pad");
+  std::vector<std::string> max_pool = pool;
+  max_pool.push_back("storage_order");
+  std::vector<OperatorInfo> table = {
+      Of("Conv", OpLowering::kTunedKernel,
+         {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"},
+         "the shapes task extraction makes tasks of"),
+      Of("Gemm", OpLowering::kTunedKernel, {"alpha", "beta", "transA", "transB"},
+         "constant B, a bias row"),
+      Of("MatMul", OpLowering::kTunedKernel, {}, "constant 2-D weights, or batched"),
+      Of("MaxPool", OpLowering::kPool, max_pool, "2-D, no auto_pad or dilations"),
+      Of("AveragePool", OpLowering::kPool, avg_pool, "2-D, no auto_pad or dilations"),
+      Of("GlobalAveragePool", OpLowering::kPool),
+      {"Add", OpLowering::kAdd, kLowerBinary, PointwiseFunc::kNone, true, {}, "broadcasting"},
+      Pointwise("Relu", PointwiseFunc::kRelu),
+      Pointwise("Clip", PointwiseFunc::kClip, {"min", "max"}, "constant min and max"),
+      Pointwise("Sqrt", PointwiseFunc::kSqrt),
+      Pointwise("Exp", PointwiseFunc::kExp),
+      Pointwise("Erf", PointwiseFunc::kErf),
+      Pointwise("Tanh", PointwiseFunc::kTanh),
+      Pointwise("Sigmoid", PointwiseFunc::kSigmoid),
+      Pointwise("Neg", PointwiseFunc::kNeg),
+      Pointwise("HardSigmoid", PointwiseFunc::kHardSigmoid, {"alpha", "beta"}),
+      Pointwise("HardSwish", PointwiseFunc::kHardSwish),
+      Pointwise("LeakyRelu", PointwiseFunc::kLeakyRelu, {"alpha"}),
+      Pointwise("Elu", PointwiseFunc::kElu, {"alpha"}),
+      TensorOp("Sub", kLowerBinary, {}, "broadcasting"),
+      TensorOp("Mul", kLowerBinary, {}, "broadcasting"),
+      TensorOp("Div", kLowerBinary, {}, "broadcasting"),
+      TensorOp("Pow", kLowerBinary, {}, "broadcasting"),
+      TensorOp("Transpose", kLowerTranspose, {"perm"}),
+      TensorOp("Slice", kLowerSlice, {}, "constant starts, ends, axes and steps"),
+      TensorOp("Concat", kLowerConcat, {"axis"}),
+      TensorOp("Softmax", kLowerSoftmax, {"axis"}),
+      TensorOp("ReduceMean", kLowerReduceMean, {"axes", "keepdims"}, "one axis"),
+      TensorOp("BatchNormalization", kLowerBatchNorm, {"epsilon", "momentum", "training_mode"},
+               "folded into a preceding Conv, else inference form"),
+      TensorOp("Pad", kLowerPad, {"mode", "pads"}, "constant, all-zero pads"),
+      Of("Flatten", OpLowering::kAlias, {"axis"}),
+      Of("Reshape", OpLowering::kAlias, {"allowzero"}),
+      Of("Identity", OpLowering::kAlias),
+      Of("Dropout", OpLowering::kAlias, {"ratio", "seed"}, "inference: identity"),
+      Of("Squeeze", OpLowering::kAlias, {"axes"}),
+      Of("Unsqueeze", OpLowering::kAlias, {"axes"}),
+  };
+  return table;
+}
+
+// The float of scalar constant input `i` of `node`, or `fallback` when the
+// input is omitted.
+[[nodiscard]] absl::StatusOr<float> ScalarInput(const Graph& graph, const GraphNode& node,
+                                                size_t i, float fallback) {
+  if (i >= node.inputs.size() || node.inputs[i].empty()) return fallback;
+  auto it = graph.constants.find(node.inputs[i]);
+  if (it == graph.constants.end() || it->second.shape.dtype != kOnnxFloat ||
+      it->second.f32.size() != 1) {
+    return NodeError(node, absl::StrCat("input '", node.inputs[i],
+                                        "' is not a float32 scalar constant"));
+  }
+  return it->second.f32[0];
+}
+
+}  // namespace
+
+const std::vector<OperatorInfo>& OperatorTable() {
+  static const std::vector<OperatorInfo>* table = new std::vector<OperatorInfo>(MakeTable());
+  return *table;
+}
+
+const OperatorInfo* FindOperator(const std::string& op_type) {
+  for (const OperatorInfo& info : OperatorTable()) {
+    if (info.op_type == op_type) return &info;
+  }
+  return nullptr;
+}
+
+[[nodiscard]] absl::Status CheckAttributes(const GraphNode& node, const OperatorInfo& info) {
+  for (const auto& [name, value] : node.attributes.items()) {
+    bool known = false;
+    for (const std::string& supported : info.attributes) known |= supported == name;
+    if (!known) {
+      return NodeError(node, absl::StrCat("attribute '", name, "' is not supported (",
+                                          info.op_type, " supports ",
+                                          info.attributes.empty()
+                                              ? std::string("none")
+                                              : absl::StrJoin(info.attributes, ", "),
+                                          ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status UnsupportedOperatorError(const GraphNode& node) {
+  return NodeError(node, absl::StrCat("operator '", node.op_type,
+                                      "' is not supported by tunefleet compile (supported: ",
+                                      SupportedOperatorList(), ")"));
+}
+
+std::string SupportedOperatorList() {
+  std::vector<std::string> names;
+  for (const OperatorInfo& info : OperatorTable()) {
+    names.push_back(info.note.empty() ? info.op_type
+                                      : absl::StrCat(info.op_type, " (", info.note, ")"));
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+[[nodiscard]] absl::StatusOr<Activation> ActivationOf(const Graph& graph, const GraphNode& node,
+                                                      const OperatorInfo& info) {
+  Activation a;
+  a.func = info.func;
+  switch (info.func) {
+    case PointwiseFunc::kClip: {
+      a.alpha = node.attributes.value("min", -INFINITY);
+      a.beta = node.attributes.value("max", INFINITY);
+      TF_ASSIGN_OR_RETURN(a.alpha, ScalarInput(graph, node, 1, a.alpha));
+      TF_ASSIGN_OR_RETURN(a.beta, ScalarInput(graph, node, 2, a.beta));
+      break;
+    }
+    case PointwiseFunc::kHardSigmoid:  // ONNX's defaults; PyTorch exports alpha 1/6
+      a.alpha = node.attributes.value("alpha", 0.2f);
+      a.beta = node.attributes.value("beta", 0.5f);
+      break;
+    case PointwiseFunc::kHardSwish:  // x * HardSigmoid(x) with alpha 1/6, beta 1/2
+      a.alpha = 1.0f / 6.0f;
+      a.beta = 0.5f;
+      break;
+    case PointwiseFunc::kLeakyRelu:
+      a.alpha = node.attributes.value("alpha", 0.01f);
+      break;
+    case PointwiseFunc::kElu:
+      a.alpha = node.attributes.value("alpha", 1.0f);
+      break;
+    default:
+      break;
+  }
+  return a;
+}
+
+}  // namespace tunefleet

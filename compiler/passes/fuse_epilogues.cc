@@ -1,0 +1,78 @@
+#include "compiler/passes/fuse_epilogues.h"
+
+#include <algorithm>
+
+#include "common/status_macros.h"
+#include "compiler/operator_table.h"
+
+namespace tunefleet {
+
+[[nodiscard]] absl::StatusOr<EpilogueFusion> FuseEpilogues(
+    const Graph& graph, const std::map<std::string, EpilogueKind>& kinds) {
+  std::map<std::string, std::vector<size_t>> readers;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (const std::string& input : graph.nodes[i].inputs) readers[input].push_back(i);
+  }
+  const std::set<std::string> graph_outputs(graph.outputs.begin(), graph.outputs.end());
+  // The node that alone reads `tensor` (not a graph output), or -1.
+  auto sole_reader = [&](const std::string& tensor) -> int {
+    auto it = readers.find(tensor);
+    if (graph_outputs.count(tensor) || it == readers.end() || it->second.size() != 1) return -1;
+    return static_cast<int>(it->second[0]);
+  };
+  auto shape_of = [&](const std::string& tensor) {
+    return graph.ShapeOf(tensor).value_or(TensorShape()).dims;
+  };
+  // When each tensor is ready: the index of the step that computes it (a
+  // fused node's is its kernel's); graph inputs and constants before all.
+  std::map<std::string, size_t> ready_at;
+  EpilogueFusion fusion;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (fusion.fused_nodes.count(i)) continue;
+    const GraphNode& kernel = graph.nodes[i];
+    for (const std::string& output : kernel.outputs) ready_at[output] = i;
+    auto kind = kinds.find(kernel.name);
+    if (kind == kinds.end() || kernel.outputs.empty()) continue;
+    FusedEpilogue e;
+    e.output = kernel.outputs[0];
+    const std::vector<int64_t> out_shape = shape_of(e.output);
+    const int64_t channels = out_shape.empty() ? 0 : out_shape.back();
+    for (int next = sole_reader(e.output); kind->second != EpilogueKind::kNone && next >= 0;
+         next = sole_reader(e.output)) {
+      const GraphNode& node = graph.nodes[next];
+      const OperatorInfo* info = FindOperator(node.op_type);
+      if (info == nullptr || !info->fuses_into_epilogue || node.outputs.empty() ||
+          shape_of(node.outputs[0]) != out_shape) {
+        break;
+      }
+      if (info->lowering == OpLowering::kAdd) {
+        if (node.inputs.size() != 2 || !e.residual.empty() || !e.activation.empty()) break;
+        const std::string& other = node.inputs[0] == e.output ? node.inputs[1] : node.inputs[0];
+        auto constant = graph.constants.find(other);
+        if (constant != graph.constants.end()) {
+          const bool row = kind->second == EpilogueKind::kRows &&
+                           constant->second.shape.dtype == kOnnxFloat &&
+                           static_cast<int64_t>(constant->second.f32.size()) == channels;
+          if (!row) break;
+          e.bias_rows.push_back(other);
+        } else {
+          const bool computed = graph.IsConstant(other) || ready_at.count(other) ||
+                                std::find(graph.inputs.begin(), graph.inputs.end(), other) !=
+                                    graph.inputs.end();
+          if (!computed || shape_of(other) != out_shape) break;
+          e.residual = other;
+        }
+      } else {
+        if (!e.activation.empty()) break;
+        TF_ASSIGN_OR_RETURN(e.activation, ActivationOf(graph, node, *info));
+      }
+      fusion.fused_nodes.insert(static_cast<size_t>(next));
+      e.output = node.outputs[0];
+      ready_at[e.output] = i;
+    }
+    fusion.by_kernel[kernel.name] = std::move(e);
+  }
+  return fusion;
+}
+
+}  // namespace tunefleet
