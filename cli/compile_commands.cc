@@ -11,10 +11,40 @@
 #include "builder_worker/codegen/target.h"
 #include "common/status_macros.h"
 #include "compiler/npy.h"
+#include "compiler/operator_table.h"
 #include "compiler/runtime/model_runtime.h"
 #include "compiler/runtime/step_profile.h"
 
 namespace tunefleet {
+
+void RunOperatorsCommand(std::ostream& out) {
+  for (const OperatorInfo& info : OperatorTable()) {
+    const char* how = "";
+    switch (info.lowering) {
+      case OpLowering::kTunedKernel:
+        how = "tuned kernel";
+        break;
+      case OpLowering::kPool:
+        how = "pooling, any channel block";
+        break;
+      case OpLowering::kAdd:
+        how = "elementwise, any layout (broadcasting: plain)";
+        break;
+      case OpLowering::kPointwise:
+        how = "pointwise, any layout, fuses into kernel epilogues";
+        break;
+      case OpLowering::kTensorOp:
+        how = "tensor operator, plain layout";
+        break;
+      case OpLowering::kAlias:
+        how = "alias of its input";
+        break;
+    }
+    out << info.op_type << "\t" << how << "\tattributes: "
+        << (info.attributes.empty() ? std::string("none") : absl::StrJoin(info.attributes, ", "))
+        << (info.note.empty() ? "" : "\t") << info.note << "\n";
+  }
+}
 
 [[nodiscard]] absl::Status RunCompileCommand(const CompileOptions& given, std::ostream& out) {
   CompileOptions options = given;

@@ -14,6 +14,10 @@ namespace tunefleet {
 
 // Compiles and prints what was done: kernels, layers tuned / on default
 // configs, every warning, the library's path.
+// `tunefleet operators`: one line per ONNX operator compile claims, the
+// operator first, then how it runs and the attributes it supports.
+void RunOperatorsCommand(std::ostream& out);
+
 [[nodiscard]] absl::Status RunCompileCommand(const CompileOptions& options, std::ostream& out);
 
 struct RunModelOptions {

@@ -236,6 +236,7 @@ int main(int argc, char** argv) {
       "             recorded figures; with --key K, on the agents of key K through the fleet\n"
       "             (--key local, the default, is this host)\n"
       "  templates  list the kernel templates\n"
+      "  operators  list the ONNX operators compile claims and the attributes each supports\n"
       "the fleet:\n"
       "  up         start tracker, builders, agents and tuners on 127.0.0.1\n"
       "  submit     submit a tuning job (--key, --shape, --trials, --tuner, ...), or a whole\n"
@@ -442,6 +443,8 @@ int main(int argc, char** argv) {
     o.repeat = absl::GetFlag(FLAGS_runs);
     o.profile = absl::GetFlag(FLAGS_profile);
     status = tunefleet::RunModelCommand(o, std::cout);
+  } else if (command == "operators") {
+    tunefleet::RunOperatorsCommand(std::cout);
   } else if (command == "templates") {
     for (const tunefleet::Template* t : tunefleet::AllTemplates()) {
       std::cout << t->name() << " (" << t->workload_name() << "): " << t->description() << "\n";
