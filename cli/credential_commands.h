@@ -1,7 +1,7 @@
 // `tunefleet token ...` and `tunefleet keys ...`: the credentials an
 // operator hands out.
 //
-//   tunefleet token new --role agent --device_keys rk3399 --tokens /etc/tunefleet/tokens \
+//   tunefleet token new --role agent --device_keys rk3399 --tokens /etc/tunefleet/tokens
 //       --token_out board7.token [--identity spiffe://fleet/agent/board-7]
 //     makes a token, appends its hashed line to the tracker's token file and
 //     writes the token (0600) for the board; the tracker re-reads the file on

@@ -281,11 +281,10 @@ const TensorOpLowering kLowerBatchNorm = &LowerBatchNorm;
 const TensorOpLowering kLowerSoftmax = &LowerSoftmax;
 const TensorOpLowering kLowerReduceMean = &LowerReduceMean;
 
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> SlicedShape(const Graph& graph,
-                                                               const GraphNode& node,
-                                                               const std::vector<int64_t>& in) {
+[[nodiscard]] absl::StatusOr<PlanStep> SliceStep(const Graph& graph, const GraphNode& node,
+                                                 const std::vector<int64_t>& in) {
   TF_ASSIGN_OR_RETURN(LoweredTensorOp slice, LowerSlice(graph, node, in));
-  return slice.step.out_shape;
+  return slice.step;
 }
 
 [[nodiscard]] absl::Status CheckPadIsCopy(const Graph& graph, const GraphNode& node) {

@@ -49,11 +49,11 @@ extern const TensorOpLowering kLowerReduceMean;
                                                             const GraphNode& node,
                                                             TensorOpLowering lower);
 
-// Shape inference's helpers (passes/infer_shapes.h): the shape a Slice with
-// constant bounds leaves of `in`; OK when a Pad is a copy (all-zero pads).
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> SlicedShape(const Graph& graph,
-                                                               const GraphNode& node,
-                                                               const std::vector<int64_t>& in);
+// For shape inference and constant folding (compiler/passes/): a Slice with
+// constant bounds of a tensor of dims `in` as a kStridedCopy step (its
+// out_shape, a_offset and a_strides); OK when a Pad is a copy (all-zero pads).
+[[nodiscard]] absl::StatusOr<PlanStep> SliceStep(const Graph& graph, const GraphNode& node,
+                                                 const std::vector<int64_t>& in);
 [[nodiscard]] absl::Status CheckPadIsCopy(const Graph& graph, const GraphNode& node);
 
 }  // namespace tunefleet

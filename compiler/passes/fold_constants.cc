@@ -1,23 +1,24 @@
 #include "compiler/passes/fold_constants.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "compiler/node_error.h"
+#include "compiler/tensor_op_lowering.h"
 
 namespace tunefleet {
 namespace {
 
-[[nodiscard]] absl::Status FoldError(const GraphNode& node, const std::string& what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("node '", node.name, "' (", node.op_type, "): ", what));
-}
-
-// A constant's values as doubles (int64 values are exact below 2^53, far
-// beyond any shape), and back.
+// A constant's values as doubles (integers are exact below 2^53, far beyond
+// any shape or index), and back.
 std::vector<double> Values(const ConstantTensor& t) {
-  if (t.shape.dtype == kOnnxInt64) return std::vector<double>(t.i64.begin(), t.i64.end());
+  if (IsIntegerDtype(t.shape.dtype)) return std::vector<double>(t.i64.begin(), t.i64.end());
   return std::vector<double>(t.f32.begin(), t.f32.end());
 }
 
@@ -26,13 +27,114 @@ ConstantTensor Make(int dtype, std::vector<int64_t> dims, const std::vector<doub
   t.shape.dtype = dtype;
   t.shape.dims = std::move(dims);
   for (double v : values) {
-    if (dtype == kOnnxInt64) {
+    if (IsIntegerDtype(dtype)) {
       t.i64.push_back(static_cast<int64_t>(v));
     } else {
       t.f32.push_back(static_cast<float>(v));
     }
   }
   return t;
+}
+
+// Whether the folder holds this dtype's values (float32 or an integer kind).
+bool Foldable(const ConstantTensor& t) {
+  return t.shape.dtype == kOnnxFloat || IsIntegerDtype(t.shape.dtype);
+}
+
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * dims[d + 1];
+  }
+  return strides;
+}
+
+// numpy broadcasting of shapes, or nullopt when they do not broadcast.
+std::optional<std::vector<int64_t>> BroadcastShape(std::vector<int64_t> a,
+                                                   std::vector<int64_t> b) {
+  if (a.size() < b.size()) std::swap(a, b);
+  const size_t shift = a.size() - b.size();
+  for (size_t d = 0; d < b.size(); ++d) {
+    int64_t& dim = a[d + shift];
+    if (dim == 1) {
+      dim = b[d];
+    } else if (b[d] != 1 && b[d] != dim) {
+      return std::nullopt;
+    }
+  }
+  return a;
+}
+
+// `values` of shape `dims` read at every index of `out` (which `dims`
+// broadcasts to).
+std::vector<double> BroadcastTo(const std::vector<double>& values,
+                                const std::vector<int64_t>& dims,
+                                const std::vector<int64_t>& out) {
+  const std::vector<int64_t> own = RowMajorStrides(dims);
+  const size_t shift = out.size() - dims.size();
+  int64_t total = 1;
+  for (int64_t d : out) total *= d;
+  std::vector<double> result(total);
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t rest = i, at = 0;
+    for (int64_t d = static_cast<int64_t>(out.size()) - 1; d >= 0; --d) {
+      const int64_t index = rest % out[d];
+      rest /= out[d];
+      if (d >= static_cast<int64_t>(shift) && dims[d - shift] != 1) at += index * own[d - shift];
+    }
+    result[i] = values[at];
+  }
+  return result;
+}
+
+// The values of a kStridedCopy step (Slice, Transpose) over `values`.
+std::vector<double> StridedGather(const std::vector<double>& values, const PlanStep& step) {
+  int64_t total = 1;
+  for (int64_t d : step.out_shape) total *= d;
+  std::vector<double> out(total);
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t rest = i, at = step.a_offset;
+    for (int64_t d = static_cast<int64_t>(step.out_shape.size()) - 1; d >= 0; --d) {
+      at += (rest % step.out_shape[d]) * step.a_strides[d];
+      rest /= step.out_shape[d];
+    }
+    out[i] = values[at];
+  }
+  return out;
+}
+
+using Elementwise = std::function<double(double, double)>;
+
+const std::map<std::string, Elementwise>& BinaryOps() {
+  static const auto* ops = new std::map<std::string, Elementwise>{
+      {"Add", [](double x, double y) { return x + y; }},
+      {"Sub", [](double x, double y) { return x - y; }},
+      {"Mul", [](double x, double y) { return x * y; }},
+      {"Pow", [](double x, double y) { return std::pow(x, y); }},
+      {"Max", [](double x, double y) { return std::max(x, y); }},
+      {"Min", [](double x, double y) { return std::min(x, y); }},
+      {"Equal", [](double x, double y) { return x == y ? 1.0 : 0.0; }},
+      {"Less", [](double x, double y) { return x < y ? 1.0 : 0.0; }},
+      {"Greater", [](double x, double y) { return x > y ? 1.0 : 0.0; }},
+      {"LessOrEqual", [](double x, double y) { return x <= y ? 1.0 : 0.0; }},
+      {"GreaterOrEqual", [](double x, double y) { return x >= y ? 1.0 : 0.0; }},
+      {"And", [](double x, double y) { return (x != 0 && y != 0) ? 1.0 : 0.0; }},
+      {"Or", [](double x, double y) { return (x != 0 || y != 0) ? 1.0 : 0.0; }},
+  };
+  return *ops;
+}
+
+const std::map<std::string, std::function<double(double)>>& UnaryOps() {
+  static const auto* ops = new std::map<std::string, std::function<double(double)>>{
+      {"Neg", [](double x) { return -x; }},
+      {"Abs", [](double x) { return std::fabs(x); }},
+      {"Sqrt", [](double x) { return std::sqrt(x); }},
+      {"Reciprocal", [](double x) { return 1 / x; }},
+      {"Floor", [](double x) { return std::floor(x); }},
+      {"Ceil", [](double x) { return std::ceil(x); }},
+      {"Not", [](double x) { return x == 0 ? 1.0 : 0.0; }},
+  };
+  return *ops;
 }
 
 // The folded output of `node` (all of whose inputs are constants, except
@@ -43,6 +145,12 @@ ConstantTensor Make(int dtype, std::vector<int64_t> dims, const std::vector<doub
   auto input = [&](size_t i) -> const ConstantTensor& {
     return graph.constants.at(node.inputs[i]);
   };
+  const std::optional<ConstantTensor> not_folded;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (!(op == "Shape" && i == 0) && !node.inputs[i].empty() && !Foldable(input(i))) {
+      return not_folded;  // a dtype whose values import did not keep
+    }
+  }
   // The output's shape as shape inference found it (ONNX shapes are static here).
   std::vector<int64_t> out_dims;
   if (auto it = graph.shapes.find(node.outputs[0]); it != graph.shapes.end()) {
@@ -60,67 +168,187 @@ ConstantTensor Make(int dtype, std::vector<int64_t> dims, const std::vector<doub
     return Make(kOnnxInt64, {end - start}, dims);
   }
   if (op == "Identity" || op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
-      op == "Flatten") {
+      op == "Flatten" || op == "Dropout") {
     ConstantTensor t = input(0);
     t.shape.dims = out_dims;
     if (t.shape.NumElements() != input(0).shape.NumElements()) {
-      return FoldError(node, "output shape unknown or of another size");
+      return NodeError(node, "output shape unknown or of another size");
     }
     return t;
   }
   if (op == "Cast") {
-    const int64_t to = IntAttribute(node, "to", 0);
-    if (to != kOnnxFloat && to != kOnnxInt64) return std::optional<ConstantTensor>();
-    return Make(static_cast<int>(to), input(0).shape.dims, Values(input(0)));
+    const int to = static_cast<int>(IntAttribute(node, "to", 0));
+    if (to != kOnnxFloat && !IsIntegerDtype(to)) return not_folded;
+    std::vector<double> values = Values(input(0));
+    if (to == kOnnxBool) {
+      for (double& v : values) v = v != 0 ? 1 : 0;
+    } else if (IsIntegerDtype(to)) {
+      for (double& v : values) v = std::trunc(v);
+    }
+    return Make(to, input(0).shape.dims, values);
+  }
+  if (op == "ConstantOfShape") {
+    // value: a one-element tensor attribute (import keeps it as
+    // {"dtype", "dims", "values"}); float 0 when absent.
+    int dtype = kOnnxFloat;
+    double value = 0;
+    if (node.attributes.contains("value")) {
+      const nlohmann::json& v = node.attributes["value"];
+      if (!v.is_object() || !v.contains("values") || v["values"].size() != 1) {
+        return NodeError(node, "value is not a one-element tensor");
+      }
+      dtype = v["dtype"].get<int>();
+      value = v["values"][0].get<double>();
+    }
+    std::vector<int64_t> dims;
+    for (double d : Values(input(0))) dims.push_back(static_cast<int64_t>(d));
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    if (n < 0 || n > (int64_t{1} << 28)) return NodeError(node, "shape out of range");
+    return Make(dtype, dims, std::vector<double>(n, value));
+  }
+  if (op == "Range") {
+    const double start = Values(input(0)).at(0), limit = Values(input(1)).at(0),
+                 delta = Values(input(2)).at(0);
+    if (delta == 0) return NodeError(node, "delta 0");
+    const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    std::vector<double> values(n);
+    for (int64_t i = 0; i < n; ++i) values[i] = start + i * delta;
+    return Make(input(0).shape.dtype, {n}, values);
+  }
+  if (op == "Expand") {
+    std::vector<int64_t> shape;
+    for (double d : Values(input(1))) shape.push_back(static_cast<int64_t>(d));
+    std::optional<std::vector<int64_t>> out = BroadcastShape(input(0).shape.dims, shape);
+    if (!out) return NodeError(node, "shape does not broadcast");
+    return Make(input(0).shape.dtype, *out, BroadcastTo(Values(input(0)), input(0).shape.dims, *out));
+  }
+  if (op == "Where") {
+    std::optional<std::vector<int64_t>> out =
+        BroadcastShape(input(0).shape.dims, input(1).shape.dims);
+    if (out) out = BroadcastShape(*out, input(2).shape.dims);
+    if (!out) return NodeError(node, "inputs do not broadcast");
+    const std::vector<double> c = BroadcastTo(Values(input(0)), input(0).shape.dims, *out);
+    const std::vector<double> x = BroadcastTo(Values(input(1)), input(1).shape.dims, *out);
+    const std::vector<double> y = BroadcastTo(Values(input(2)), input(2).shape.dims, *out);
+    std::vector<double> values(c.size());
+    for (size_t i = 0; i < c.size(); ++i) values[i] = c[i] != 0 ? x[i] : y[i];
+    return Make(input(1).shape.dtype, *out, values);
   }
   if (op == "Gather") {
     const ConstantTensor& data = input(0);
-    const std::vector<double> indices = Values(input(1));
-    if (data.shape.dims.size() != 1 || IntAttribute(node, "axis", 0) != 0) {
-      return std::optional<ConstantTensor>();  // only 1-D data (shapes) is folded
-    }
-    const std::vector<double> values = Values(data);
-    const int64_t n = static_cast<int64_t>(values.size());
+    const int64_t rank = static_cast<int64_t>(data.shape.dims.size());
+    int64_t axis = IntAttribute(node, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    const std::vector<double> values = Values(data), indices = Values(input(1));
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= data.shape.dims[d];
+    for (int64_t d = axis + 1; d < rank; ++d) inner *= data.shape.dims[d];
+    const int64_t n = data.shape.dims[axis];
     std::vector<double> out;
-    for (double v : indices) {
-      int64_t i = static_cast<int64_t>(v);
-      if (i < 0) i += n;
-      if (i < 0 || i >= n) return FoldError(node, absl::StrCat("index ", v, " out of range"));
-      out.push_back(values[i]);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (double v : indices) {
+        int64_t i = static_cast<int64_t>(v);
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) return NodeError(node, absl::StrCat("index ", v, " out of range"));
+        for (int64_t k = 0; k < inner; ++k) out.push_back(values[(o * n + i) * inner + k]);
+      }
     }
-    return Make(data.shape.dtype, input(1).shape.dims, out);
+    std::vector<int64_t> dims(data.shape.dims.begin(), data.shape.dims.begin() + axis);
+    dims.insert(dims.end(), input(1).shape.dims.begin(), input(1).shape.dims.end());
+    dims.insert(dims.end(), data.shape.dims.begin() + axis + 1, data.shape.dims.end());
+    return Make(data.shape.dtype, dims, out);
   }
   if (op == "Concat") {
-    std::vector<double> out;
+    const int64_t rank = static_cast<int64_t>(input(0).shape.dims.size());
+    int64_t axis = IntAttribute(node, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= input(0).shape.dims[d];
+    std::vector<int64_t> dims = input(0).shape.dims;
+    dims[axis] = 0;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (input(i).shape.dims.size() > 1) return std::optional<ConstantTensor>();
-      for (double v : Values(input(i))) out.push_back(v);
+      if (static_cast<int64_t>(input(i).shape.dims.size()) != rank) {
+        return NodeError(node, "inputs of other ranks");
+      }
+      dims[axis] += input(i).shape.dims[axis];
     }
-    return Make(input(0).shape.dtype, {static_cast<int64_t>(out.size())}, out);
+    std::vector<double> out;
+    for (int64_t o = 0; o < outer; ++o) {
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const std::vector<double> values = Values(input(i));
+        const int64_t run = static_cast<int64_t>(values.size()) / std::max<int64_t>(outer, 1);
+        out.insert(out.end(), values.begin() + o * run, values.begin() + (o + 1) * run);
+      }
+    }
+    return Make(input(0).shape.dtype, dims, out);
   }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-    const std::vector<double> a = Values(input(0)), b = Values(input(1));
-    if (a.size() != b.size() && a.size() != 1 && b.size() != 1) {
-      return std::optional<ConstantTensor>();  // general broadcasting: left to the runtime
+  if (op == "Slice" || op == "Transpose") {
+    PlanStep step;
+    if (op == "Slice") {
+      TF_ASSIGN_OR_RETURN(step, SliceStep(graph, node, input(0).shape.dims));
+    } else {
+      const std::vector<int64_t>& dims = input(0).shape.dims;
+      std::vector<int64_t> reversed;
+      for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) reversed.push_back(d);
+      const std::vector<int64_t> strides = RowMajorStrides(dims);
+      for (int64_t p : IntsAttribute(node, "perm", reversed)) {
+        if (p < 0 || p >= static_cast<int64_t>(dims.size())) return NodeError(node, "bad perm");
+        step.out_shape.push_back(dims[p]);
+        step.a_strides.push_back(strides[p]);
+      }
     }
+    return Make(input(0).shape.dtype, step.out_shape, StridedGather(Values(input(0)), step));
+  }
+  if (auto unary = UnaryOps().find(op); unary != UnaryOps().end() && node.inputs.size() == 1) {
+    std::vector<double> values = Values(input(0));
+    for (double& v : values) v = unary->second(v);
+    return Make(op == "Not" ? kOnnxBool : input(0).shape.dtype, input(0).shape.dims, values);
+  }
+  const bool divide = op == "Div" || op == "Mod";
+  auto binary = BinaryOps().find(op);
+  if ((binary != BinaryOps().end() || divide) && node.inputs.size() == 2) {
+    std::optional<std::vector<int64_t>> out =
+        BroadcastShape(input(0).shape.dims, input(1).shape.dims);
+    if (!out) return NodeError(node, "inputs do not broadcast");
+    const std::vector<double> a = BroadcastTo(Values(input(0)), input(0).shape.dims, *out);
+    const std::vector<double> b = BroadcastTo(Values(input(1)), input(1).shape.dims, *out);
     const int dtype = input(0).shape.dtype;
-    const size_t n = std::max(a.size(), b.size());
-    std::vector<double> out(n);
-    for (size_t i = 0; i < n; ++i) {
-      const double x = a[a.size() == 1 ? 0 : i], y = b[b.size() == 1 ? 0 : i];
-      if (op == "Div" && dtype == kOnnxInt64 && y == 0) return FoldError(node, "divides by 0");
-      out[i] = op == "Add"   ? x + y
-               : op == "Sub" ? x - y
-               : op == "Mul" ? x * y
-               : dtype == kOnnxInt64
-                   ? static_cast<double>(static_cast<int64_t>(x) / static_cast<int64_t>(y))
-                   : x / y;
+    const bool integer = IsIntegerDtype(dtype);
+    std::vector<double> values(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (divide) {
+        if (integer && b[i] == 0) return NodeError(node, "divides by 0");
+        if (op == "Div") {
+          values[i] = integer ? static_cast<double>(static_cast<int64_t>(a[i]) /
+                                                    static_cast<int64_t>(b[i]))
+                              : a[i] / b[i];
+        } else {
+          values[i] = integer ? static_cast<double>(static_cast<int64_t>(a[i]) %
+                                                    static_cast<int64_t>(b[i]))
+                              : std::fmod(a[i], b[i]);
+        }
+      } else {
+        values[i] = binary->second(a[i], b[i]);
+      }
     }
-    std::vector<int64_t> dims = out_dims;
-    if (dims.empty() && n > 1) dims = {static_cast<int64_t>(n)};
-    return Make(dtype, dims, out);
+    const bool compares = op == "Equal" || op == "Less" || op == "Greater" ||
+                          op == "LessOrEqual" || op == "GreaterOrEqual" || op == "And" ||
+                          op == "Or";
+    return Make(compares ? kOnnxBool : dtype, *out, values);
   }
-  return std::optional<ConstantTensor>();
+  return not_folded;
+}
+
+// Nodes of these operators are evaluated only when every input is constant.
+bool FoldsWhenConstant(const std::string& op) {
+  static const std::set<std::string> kOps = {
+      "Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Dropout", "Cast",
+      "ConstantOfShape", "Range", "Expand", "Where", "Gather", "Concat", "Slice", "Transpose",
+      "Div", "Mod"};
+  return kOps.count(op) > 0 || BinaryOps().count(op) > 0 || UnaryOps().count(op) > 0;
 }
 
 }  // namespace
@@ -128,12 +356,16 @@ ConstantTensor Make(int dtype, std::vector<int64_t> dims, const std::vector<doub
 [[nodiscard]] absl::StatusOr<Graph> FoldConstants(Graph graph) {
   std::vector<GraphNode> kept;
   for (GraphNode& node : graph.nodes) {
-    bool all_constant = !node.inputs.empty() && node.outputs.size() == 1;
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
+    bool all_constant = !node.inputs.empty() && node.outputs.size() == 1 &&
+                        (node.op_type == "Shape" || FoldsWhenConstant(node.op_type));
+    for (size_t i = 0; i < node.inputs.size() && all_constant; ++i) {
       const bool shape_only = node.op_type == "Shape" && i == 0;
-      if (node.inputs[i].empty() || (!shape_only && !graph.IsConstant(node.inputs[i]))) {
-        all_constant = false;
+      // An omitted optional input (Slice's steps, Clip's max) folds as absent.
+      if (node.inputs[i].empty()) {
+        if (node.op_type != "Slice") all_constant = false;
+        continue;
       }
+      if (!shape_only && !graph.IsConstant(node.inputs[i])) all_constant = false;
     }
     if (all_constant) {
       TF_ASSIGN_OR_RETURN(std::optional<ConstantTensor> folded, Fold(graph, node));

@@ -77,7 +77,10 @@ std::vector<int64_t> ReshapedShape(const Graph& graph, const GraphNode& node,
   const std::string& op = node.op_type;
   if (node.inputs.empty() || !graph.shapes.count(node.inputs[0])) return std::vector<int64_t>();
   const std::vector<int64_t> in = graph.shapes.at(node.inputs[0]).dims;
-  if (op == "Slice") return SlicedShape(graph, node, in);
+  if (op == "Slice") {
+    TF_ASSIGN_OR_RETURN(PlanStep slice, SliceStep(graph, node, in));
+    return slice.out_shape;
+  }
   if (op == "BatchNormalization" || op == "Identity" || op == "Dropout") return in;
   if (op == "Pad") {
     TF_RETURN_IF_ERROR(CheckPadIsCopy(graph, node));

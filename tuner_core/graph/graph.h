@@ -23,7 +23,14 @@
 namespace tunefleet {
 
 inline constexpr int kOnnxFloat = 1;
+inline constexpr int kOnnxInt32 = 6;
 inline constexpr int kOnnxInt64 = 7;
+inline constexpr int kOnnxBool = 9;
+
+// Integer element types whose constants keep their values in `i64`.
+inline bool IsIntegerDtype(int dtype) {
+  return dtype == kOnnxInt64 || dtype == kOnnxInt32 || dtype == kOnnxBool;
+}
 
 struct TensorShape {
   int dtype = kOnnxFloat;
@@ -33,7 +40,8 @@ struct TensorShape {
   std::string ToString() const;  // "[1, 3, 224, 224]"
 };
 
-// A constant tensor: float32 data in `f32`, int64 data in `i64` (one of them).
+// A constant tensor: float32 data in `f32`, integer data (int64, int32,
+// bool) in `i64` (one of them); other element types keep only their shape.
 struct ConstantTensor {
   TensorShape shape;
   std::vector<float> f32;

@@ -82,6 +82,31 @@ bool StaticShapeOf(const onnx::TypeProto& type, TensorShape* shape) {
           absl::StrCat(what, " '", tensor.name(), "': ", constant.i64.size(), " values for shape ",
                        constant.shape.ToString()));
     }
+  } else if (tensor.data_type() == kOnnxInt32 || tensor.data_type() == kOnnxBool) {
+    // Shape arithmetic and masks the compiler folds: kept as int64.
+    const int64_t width = tensor.data_type() == kOnnxInt32 ? 4 : 1;
+    if (!raw.empty()) {
+      if (static_cast<int64_t>(raw.size()) != n * width) {
+        return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", raw.size(),
+                                                       " bytes of data for ", n, " values"));
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (width == 4) {
+          int32_t v;
+          std::memcpy(&v, raw.data() + i * 4, 4);
+          constant.i64.push_back(v);
+        } else {
+          constant.i64.push_back(raw[i] != 0 ? 1 : 0);
+        }
+      }
+    } else {
+      constant.i64.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+    }
+    if (static_cast<int64_t>(constant.i64.size()) != n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " '", tensor.name(), "': ", constant.i64.size(), " values for shape ",
+                       constant.shape.ToString()));
+    }
   }
   // Other element types keep their shape only: nothing we tune reads them.
   return constant;
@@ -101,6 +126,15 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
       return nlohmann::json(std::vector<float>(a.floats().begin(), a.floats().end()));
     case onnx::AttributeProto::STRINGS:
       return nlohmann::json(std::vector<std::string>(a.strings().begin(), a.strings().end()));
+    case onnx::AttributeProto::TENSOR: {
+      // A small tensor (ConstantOfShape's value): dtype, dims and values.
+      absl::StatusOr<ConstantTensor> t = ConstantOf(a.t(), "tensor attribute");
+      nlohmann::json j = {{"dtype", a.t().data_type()},
+                         {"dims", std::vector<int64_t>(a.t().dims().begin(), a.t().dims().end())}};
+      if (!t.ok()) return j;
+      j["values"] = t->f32.empty() ? nlohmann::json(t->i64) : nlohmann::json(t->f32);
+      return j;
+    }
     default:
       return nlohmann::json(
           absl::StrCat("<", onnx::AttributeProto::AttributeType_Name(a.type()), ">"));
