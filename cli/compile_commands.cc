@@ -39,6 +39,12 @@ void RunOperatorsCommand(std::ostream& out) {
       case OpLowering::kAlias:
         how = "alias of its input";
         break;
+      case OpLowering::kSplit:
+        how = "strided copies, plain layout";
+        break;
+      case OpLowering::kConstant:
+        how = "folded at compile time";
+        break;
     }
     out << info.op_type << "\t" << how << "\tattributes: "
         << (info.attributes.empty() ? std::string("none") : absl::StrJoin(info.attributes, ", "))

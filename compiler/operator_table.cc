@@ -35,6 +35,7 @@ std::vector<OperatorInfo> MakeTable() {
   avg_pool.push_back("count_include_pad");
   std::vector<std::string> max_pool = pool;
   max_pool.push_back("storage_order");
+  const std::vector<std::string> reduce = {"axes", "keepdims", "noop_with_empty_axes"};
   std::vector<OperatorInfo> table = {
       Of("Conv", OpLowering::kTunedKernel,
          {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"},
@@ -42,8 +43,8 @@ std::vector<OperatorInfo> MakeTable() {
       Of("Gemm", OpLowering::kTunedKernel, {"alpha", "beta", "transA", "transB"},
          "constant B, a bias row"),
       Of("MatMul", OpLowering::kTunedKernel, {}, "constant 2-D weights, or batched"),
-      Of("MaxPool", OpLowering::kPool, max_pool, "2-D, no auto_pad or dilations"),
-      Of("AveragePool", OpLowering::kPool, avg_pool, "2-D, no auto_pad or dilations"),
+      Of("MaxPool", OpLowering::kPool, max_pool, "1-D and 2-D"),
+      Of("AveragePool", OpLowering::kPool, avg_pool, "1-D and 2-D"),
       Of("GlobalAveragePool", OpLowering::kPool),
       {"Add", OpLowering::kAdd, kLowerBinary, PointwiseFunc::kNone, true, {}, "broadcasting"},
       Pointwise("Relu", PointwiseFunc::kRelu),
@@ -62,21 +63,38 @@ std::vector<OperatorInfo> MakeTable() {
       TensorOp("Mul", kLowerBinary, {}, "broadcasting"),
       TensorOp("Div", kLowerBinary, {}, "broadcasting"),
       TensorOp("Pow", kLowerBinary, {}, "broadcasting"),
+      TensorOp("PRelu", kLowerBinary, {}, "slope broadcasting"),
       TensorOp("Transpose", kLowerTranspose, {"perm"}),
       TensorOp("Slice", kLowerSlice, {}, "constant starts, ends, axes and steps"),
       TensorOp("Concat", kLowerConcat, {"axis"}),
       TensorOp("Softmax", kLowerSoftmax, {"axis"}),
-      TensorOp("ReduceMean", kLowerReduceMean, {"axes", "keepdims"}, "one axis"),
+      TensorOp("ReduceMean", kLowerReduce, reduce, "adjacent axes"),
+      TensorOp("ReduceSum", kLowerReduce, reduce, "adjacent axes"),
+      TensorOp("ReduceMax", kLowerReduce, reduce, "adjacent axes"),
+      TensorOp("ReduceMin", kLowerReduce, reduce, "adjacent axes"),
+      TensorOp("Gather", kLowerGather, {"axis"}, "constant indices stepping evenly"),
+      Of("Split", OpLowering::kSplit, {"axis", "split", "num_outputs"}),
       TensorOp("BatchNormalization", kLowerBatchNorm, {"epsilon", "momentum", "training_mode"},
                "folded into a preceding Conv, else inference form"),
-      TensorOp("Pad", kLowerPad, {"mode", "pads"}, "constant, all-zero pads"),
+      TensorOp("Pad", kLowerPad, {"mode", "pads", "value"}, "constant, reflect, edge"),
       Of("Flatten", OpLowering::kAlias, {"axis"}),
       Of("Reshape", OpLowering::kAlias, {"allowzero"}),
       Of("Identity", OpLowering::kAlias),
       Of("Dropout", OpLowering::kAlias, {"ratio", "seed"}, "inference: identity"),
       Of("Squeeze", OpLowering::kAlias, {"axes"}),
       Of("Unsqueeze", OpLowering::kAlias, {"axes"}),
+      Of("Cast", OpLowering::kAlias, {"to", "saturate"}, "float32 to float32"),
   };
+  // Shape arithmetic and masks: folded away when their inputs are constants.
+  for (const char* op :
+       {"Constant", "Shape", "ConstantOfShape", "Range", "Expand", "Where", "Equal", "Less",
+        "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not", "Mod", "Floor", "Ceil",
+        "Abs", "Reciprocal", "Max", "Min"}) {
+    table.push_back(Of(op, OpLowering::kConstant,
+                       {"value", "start", "end", "to", "fmod", "value_float", "value_floats",
+                        "value_int", "value_ints"},
+                       "folded at compile time: constant inputs only"));
+  }
   return table;
 }
 

@@ -29,6 +29,8 @@ enum class OpLowering {
   kPointwise,    // one function of each element (`func`): any layout, fuses into epilogues
   kTensorOp,     // a runtime tensor operator on plain buffers (`lower`)
   kAlias,        // the same floats in the same order: the output names the input's buffer
+  kSplit,        // one strided copy per output
+  kConstant,     // evaluated at compile time (passes/fold_constants.h); constant inputs only
 };
 
 struct OperatorInfo {

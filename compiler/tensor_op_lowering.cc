@@ -59,27 +59,37 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
                                                              const GraphNode& node, size_t i) {
   if (i >= node.inputs.size() || node.inputs[i].empty()) return std::vector<int64_t>();
   auto it = graph.constants.find(node.inputs[i]);
-  if (it == graph.constants.end() || it->second.shape.dtype != kOnnxInt64) {
+  if (it == graph.constants.end() || !IsIntegerDtype(it->second.shape.dtype)) {
     return NodeError(node, absl::StrCat("input '", node.inputs[i],
-                                         "' is not an int64 constant (after constant folding)"));
+                                        "' is not an integer constant (after constant folding)"));
   }
   return it->second.i64;
 }
 
-// A constant-mode Pad's pads (input 1, or the attribute before opset 11),
-// which must all be zero: what PyTorch exports before an AveragePool.
-[[nodiscard]] absl::Status CheckZeroPads(const Graph& graph, const GraphNode& node) {
-  if (StringAttribute(node, "mode", "constant") != "constant") {
-    return NodeError(node, "only mode 'constant' is supported");
-  }
+// A Pad's pads (input 1, or the attribute before opset 11), as every
+// axis' begin then every axis' end, over all `rank` axes (opset 18's axes
+// input names the axes they pad).
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PadsOf(const Graph& graph,
+                                                          const GraphNode& node, int64_t rank) {
   std::vector<int64_t> pads = IntsAttribute(node, "pads", {});
-  if (node.inputs.size() > 1) {
+  if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
     TF_ASSIGN_OR_RETURN(pads, IntsInput(graph, node, 1));
   }
-  for (int64_t p : pads) {
-    if (p != 0) return NodeError(node, "only all-zero pads are supported");
+  TF_ASSIGN_OR_RETURN(std::vector<int64_t> axes, IntsInput(graph, node, 3));
+  if (axes.empty()) {
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
   }
-  return absl::OkStatus();
+  if (pads.size() != 2 * axes.size()) {
+    return NodeError(node, absl::StrCat(pads.size(), " pads for ", axes.size(), " axes"));
+  }
+  std::vector<int64_t> all(2 * rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    all[axis] = pads[i];
+    all[rank + axis] = pads[axes.size() + i];
+  }
+  return all;
 }
 
 [[nodiscard]] absl::StatusOr<LoweredTensorOp> LowerSlice(const Graph& graph, const GraphNode& node,
@@ -167,12 +177,16 @@ namespace {
                                                             {"Sub", BinaryFunc::kSub},
                                                             {"Mul", BinaryFunc::kMul},
                                                             {"Div", BinaryFunc::kDiv},
-                                                            {"Pow", BinaryFunc::kPow}};
+                                                            {"Pow", BinaryFunc::kPow},
+                                                            {"PRelu", BinaryFunc::kPrelu}};
   auto func = kBinary.find(node.op_type);
   if (func == kBinary.end()) return NodeError(node, "not a binary operator");
   if (node.inputs.size() != 2) return NodeError(node, "needs 2 inputs");
   TF_ASSIGN_OR_RETURN(TensorShape b, graph.ShapeOf(node.inputs[1], &node));
-  if (b.dtype != kOnnxFloat) return NodeError(node, "only float32 tensors are supported");
+  // An integer constant (Pow's exponent) is read as floats (passes/emit_plan.h).
+  if (b.dtype != kOnnxFloat && !(IsIntegerDtype(b.dtype) && graph.IsConstant(node.inputs[1]))) {
+    return NodeError(node, "only float32 tensors are supported");
+  }
   PlanStep& step = lowered.step;
   step.op = StepOp::kBroadcast;
   step.binary = func->second;
@@ -212,11 +226,49 @@ namespace {
 }
 
 [[nodiscard]] absl::Status LowerPad(const Graph& graph, const GraphNode& node,
-                                    const TensorShape& in, const TensorShape&,
+                                    const TensorShape& in, const TensorShape& out,
                                     LoweredTensorOp& lowered) {
-  TF_RETURN_IF_ERROR(CheckZeroPads(graph, node));  // all-zero pads: a copy
-  lowered.step.op = StepOp::kStridedCopy;
-  lowered.step.a_strides = RowMajorStrides(in.dims);
+  const int64_t rank = static_cast<int64_t>(in.dims.size());
+  TF_ASSIGN_OR_RETURN(std::vector<int64_t> pads, PadsOf(graph, node, rank));
+  PlanStep& step = lowered.step;
+  const std::string mode = StringAttribute(node, "mode", "constant");
+  if (mode == "constant") {
+    step.pad_mode = PadMode::kConstant;
+  } else if (mode == "reflect") {
+    step.pad_mode = PadMode::kReflect;
+  } else if (mode == "edge") {
+    step.pad_mode = PadMode::kEdge;
+  } else {
+    return NodeError(node, absl::StrCat("mode '", mode, "' is not supported"));
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (pads[d] < 0 || pads[rank + d] < 0) {
+      return NodeError(node, "negative pads (cropping) are not supported");
+    }
+    if (in.dims[d] + pads[d] + pads[rank + d] != out.dims[d]) {
+      return NodeError(node, "pads disagree with the output shape");
+    }
+    if (step.pad_mode == PadMode::kReflect && in.dims[d] == 1 &&
+        pads[d] + pads[rank + d] > 0) {
+      return NodeError(node, "reflect padding of an axis of one value");
+    }
+    if (step.pad_mode == PadMode::kReflect &&
+        (pads[d] >= in.dims[d] || pads[rank + d] >= in.dims[d])) {
+      return NodeError(node, "reflect pads as wide as the axis");
+    }
+  }
+  step.alpha = node.attributes.value("value", 0.0f);
+  if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+    auto value = graph.constants.find(node.inputs[2]);
+    if (value == graph.constants.end() || value->second.shape.dtype != kOnnxFloat ||
+        value->second.f32.size() != 1) {
+      return NodeError(node, "constant_value is not a float32 scalar constant");
+    }
+    step.alpha = value->second.f32[0];
+  }
+  step.op = StepOp::kPad;
+  step.in_shape = in.dims;
+  step.pads = std::move(pads);
   return absl::OkStatus();
 }
 
@@ -256,17 +308,79 @@ namespace {
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::Status LowerReduceMean(const Graph& graph, const GraphNode& node,
-                                           const TensorShape& in, const TensorShape&,
-                                           LoweredTensorOp& lowered) {
-  std::vector<int64_t> axes = IntsAttribute(node, "axes", {});
-  if (axes.empty()) {
-    TF_ASSIGN_OR_RETURN(axes, IntsInput(graph, node, 1));
+[[nodiscard]] absl::Status LowerReduce(const Graph& graph, const GraphNode& node,
+                                       const TensorShape& in, const TensorShape& out,
+                                       LoweredTensorOp& lowered) {
+  static const std::map<std::string, ReduceFunc> kFuncs = {{"ReduceMean", ReduceFunc::kMean},
+                                                           {"ReduceSum", ReduceFunc::kSum},
+                                                           {"ReduceMax", ReduceFunc::kMax},
+                                                           {"ReduceMin", ReduceFunc::kMin}};
+  auto func = kFuncs.find(node.op_type);
+  if (func == kFuncs.end()) return NodeError(node, "not a reduction");
+  TF_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReduceAxes(graph, node, in.dims));
+  PlanStep& step = lowered.step;
+  if (axes.empty()) {  // noop_with_empty_axes: the input as it is
+    step.op = StepOp::kStridedCopy;
+    step.a_strides = RowMajorStrides(in.dims);
+    step.out_shape = in.dims;
+    if (out.dims != in.dims) return NodeError(node, "output shape disagrees with an identity");
+    return absl::OkStatus();
   }
-  if (axes.size() != 1) return NodeError(node, "only ReduceMean over one axis is supported");
-  TF_ASSIGN_OR_RETURN(const AxisSplit split, SplitAtAxis(node, in.dims, axes[0]));
-  lowered.step.op = StepOp::kReduceMean;
-  lowered.step.in_shape = {split.outer, in.dims[split.axis], split.inner};
+  int64_t outer = 1, axis = 1, inner = 1;
+  for (int64_t d = 0; d < axes.front(); ++d) outer *= in.dims[d];
+  for (int64_t d : axes) axis *= in.dims[d];
+  for (int64_t d = axes.back() + 1; d < static_cast<int64_t>(in.dims.size()); ++d) {
+    inner *= in.dims[d];
+  }
+  step.op = StepOp::kReduce;
+  step.reduce = func->second;
+  step.in_shape = {outer, axis, inner};
+  return absl::OkStatus();
+}
+
+// Gather of an activation along an axis at constant indices: a strided
+// copy when the indices step evenly (a scalar index: token selection; a
+// range).
+[[nodiscard]] absl::Status LowerGather(const Graph& graph, const GraphNode& node,
+                                       const TensorShape& in, const TensorShape& out,
+                                       LoweredTensorOp& lowered) {
+  auto indices = graph.constants.find(node.inputs.size() > 1 ? node.inputs[1] : "");
+  if (indices == graph.constants.end() || !IsIntegerDtype(indices->second.shape.dtype)) {
+    return NodeError(node, "indices computed at run time are not supported (constant only)");
+  }
+  const int64_t rank = static_cast<int64_t>(in.dims.size());
+  int64_t axis = IntAttribute(node, "axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  std::vector<int64_t> index = indices->second.i64;
+  for (int64_t& i : index) {
+    if (i < 0) i += in.dims[axis];
+    if (i < 0 || i >= in.dims[axis]) return NodeError(node, "index out of range");
+  }
+  if (index.empty() || indices->second.shape.dims.size() > 1) {
+    return NodeError(node, "indices of rank above 1 are not supported");
+  }
+  const int64_t step_size = index.size() > 1 ? index[1] - index[0] : 1;
+  for (size_t i = 1; i < index.size(); ++i) {
+    if (index[i] - index[i - 1] != step_size) {
+      return NodeError(node, "indices that do not step evenly are not supported");
+    }
+  }
+  const std::vector<int64_t> strides = RowMajorStrides(in.dims);
+  PlanStep& step = lowered.step;
+  step.op = StepOp::kStridedCopy;
+  step.a_offset = index[0] * strides[axis];
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == axis) {
+      if (indices->second.shape.dims.empty()) continue;  // a scalar index drops the axis
+      step.a_strides.push_back(strides[d] * step_size);
+    } else {
+      step.a_strides.push_back(strides[d]);
+    }
+  }
+  if (step.a_strides.size() != out.dims.size()) {
+    return NodeError(node, "output rank disagrees with shape inference");
+  }
   return absl::OkStatus();
 }
 
@@ -279,7 +393,8 @@ const TensorOpLowering kLowerConcat = &LowerConcat;
 const TensorOpLowering kLowerPad = &LowerPad;
 const TensorOpLowering kLowerBatchNorm = &LowerBatchNorm;
 const TensorOpLowering kLowerSoftmax = &LowerSoftmax;
-const TensorOpLowering kLowerReduceMean = &LowerReduceMean;
+const TensorOpLowering kLowerReduce = &LowerReduce;
+const TensorOpLowering kLowerGather = &LowerGather;
 
 [[nodiscard]] absl::StatusOr<PlanStep> SliceStep(const Graph& graph, const GraphNode& node,
                                                  const std::vector<int64_t>& in) {
@@ -287,8 +402,44 @@ const TensorOpLowering kLowerReduceMean = &LowerReduceMean;
   return slice.step;
 }
 
-[[nodiscard]] absl::Status CheckPadIsCopy(const Graph& graph, const GraphNode& node) {
-  return CheckZeroPads(graph, node);
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PaddedShape(const Graph& graph,
+                                                               const GraphNode& node,
+                                                               const std::vector<int64_t>& in) {
+  const int64_t rank = static_cast<int64_t>(in.size());
+  TF_ASSIGN_OR_RETURN(std::vector<int64_t> pads, PadsOf(graph, node, rank));
+  std::vector<int64_t> out = in;
+  for (int64_t d = 0; d < rank; ++d) out[d] += pads[d] + pads[rank + d];
+  return out;
+}
+
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> ReduceAxes(const Graph& graph,
+                                                              const GraphNode& node,
+                                                              const std::vector<int64_t>& in) {
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> axes = IntsAttribute(node, "axes", {});
+  if (axes.empty()) {
+    TF_ASSIGN_OR_RETURN(axes, IntsInput(graph, node, 1));
+  }
+  if (axes.empty()) {
+    if (IntAttribute(node, "noop_with_empty_axes", 0) != 0) return axes;
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  for (int64_t& a : axes) {
+    if (a < 0) a += rank;
+    if (a < 0 || a >= rank) return NodeError(node, "axis out of range");
+  }
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  // Axes of extent 1 between others reduce nothing: reduced axes must be
+  // adjacent once those are passed over.
+  for (size_t i = 1; i < axes.size(); ++i) {
+    for (int64_t d = axes[i - 1] + 1; d < axes[i]; ++d) {
+      if (in[d] != 1) {
+        return NodeError(node, "reduction over axes that are not adjacent is not supported");
+      }
+    }
+  }
+  return axes;
 }
 
 [[nodiscard]] absl::StatusOr<LoweredTensorOp> LowerTensorOp(const Graph& graph,

@@ -3,8 +3,9 @@
 // the shapes, strides and offsets worked out at compile time, so the
 // runtime only walks them. Covers what transformer layers contain beside
 // their matrix products: Transpose, Slice (constant starts/ends/axes/steps),
-// broadcasting Add/Sub/Mul/Div/Pow, Concat, Softmax, ReduceMean over one
-// axis, a BatchNormalization no Conv absorbed and a Pad of zero pads. The
+// broadcasting Add/Sub/Mul/Div/Pow/PRelu, Concat, Softmax, reductions over
+// adjacent axes, Gather at constant indices, a BatchNormalization no Conv
+// absorbed and Pad. The
 // operator table (operator_table.h) names each operator's lowering; the
 // plan emitter binds the step's buffers.
 //
@@ -35,12 +36,13 @@ using TensorOpLowering = absl::Status (*)(const Graph& graph, const GraphNode& n
 
 extern const TensorOpLowering kLowerTranspose;
 extern const TensorOpLowering kLowerSlice;
-extern const TensorOpLowering kLowerBinary;  // Add, Sub, Mul, Div, Pow (numpy broadcasting)
+extern const TensorOpLowering kLowerBinary;  // Add, Sub, Mul, Div, Pow, PRelu (numpy broadcasting)
 extern const TensorOpLowering kLowerConcat;
-extern const TensorOpLowering kLowerPad;
+extern const TensorOpLowering kLowerPad;  // constant, reflect and edge modes
 extern const TensorOpLowering kLowerBatchNorm;
 extern const TensorOpLowering kLowerSoftmax;
-extern const TensorOpLowering kLowerReduceMean;
+extern const TensorOpLowering kLowerReduce;  // ReduceMean/Sum/Max/Min over adjacent axes
+extern const TensorOpLowering kLowerGather;  // constant indices that step evenly
 
 // The step for `node` by `lower`, or InvalidArgument naming the node for a
 // use the lowering does not cover (non-constant Slice bounds, ReduceMean
@@ -51,10 +53,16 @@ extern const TensorOpLowering kLowerReduceMean;
 
 // For shape inference and constant folding (compiler/passes/): a Slice with
 // constant bounds of a tensor of dims `in` as a kStridedCopy step (its
-// out_shape, a_offset and a_strides); OK when a Pad is a copy (all-zero pads).
+// out_shape, a_offset and a_strides); the shape a Pad makes of `in`; the
+// axes a reduction reduces, sorted (empty: none, noop_with_empty_axes).
 [[nodiscard]] absl::StatusOr<PlanStep> SliceStep(const Graph& graph, const GraphNode& node,
                                                  const std::vector<int64_t>& in);
-[[nodiscard]] absl::Status CheckPadIsCopy(const Graph& graph, const GraphNode& node);
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PaddedShape(const Graph& graph,
+                                                               const GraphNode& node,
+                                                               const std::vector<int64_t>& in);
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> ReduceAxes(const Graph& graph,
+                                                              const GraphNode& node,
+                                                              const std::vector<int64_t>& in);
 
 }  // namespace tunefleet
 

@@ -92,14 +92,25 @@ TEST(TensorOpLoweringTest, TransposesBroadcastsAndReduces) {
 
   GraphNode mean{"mean", "ReduceMean", {"x"}, {"mean"}};
   mean.attributes["axes"] = {-1};
-  lowered = LowerTensorOp(g, mean, kLowerReduceMean);
+  lowered = LowerTensorOp(g, mean, kLowerReduce);
   ASSERT_TRUE(lowered.ok());
   EXPECT_THAT(RunStep(lowered->step, {x}, 2), ElementsAre(2, 5));
 
+  g.shapes["mean"] = {kOnnxFloat, {}};
   mean.attributes["axes"] = {0, 1};
-  lowered = LowerTensorOp(g, mean, kLowerReduceMean);
+  lowered = LowerTensorOp(g, mean, kLowerReduce);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_THAT(RunStep(lowered->step, {x}, 1), ElementsAre(3.5f));
+  GraphNode max{"max", "ReduceMax", {"x"}, {"mean"}};
+  EXPECT_THAT(RunStep(LowerTensorOp(g, max, kLowerReduce)->step, {x}, 1), ElementsAre(6));
+
+  // [2, 3, 2]: axes 0 and 2 are not adjacent.
+  g.shapes["x3"] = {kOnnxFloat, {2, 3, 2}};
+  GraphNode apart{"apart", "ReduceSum", {"x3"}, {"mean"}};
+  apart.attributes["axes"] = {0, 2};
+  lowered = LowerTensorOp(g, apart, kLowerReduce);
   ASSERT_FALSE(lowered.ok());
-  EXPECT_THAT(lowered.status().message(), HasSubstr("node 'mean' (ReduceMean)"));
+  EXPECT_THAT(lowered.status().message(), HasSubstr("node 'apart' (ReduceSum)"));
 }
 
 // SqueezeNet's / DenseNet's channel concatenation: shapes inferred, the
@@ -159,23 +170,32 @@ TEST(TensorOpLoweringTest, StandaloneBatchNormalization) {
   EXPECT_THAT(lowered.status().message(), HasSubstr("is not one float per channel"));
 }
 
-// PyTorch exports an AveragePool after a Pad of all-zero pads: a copy; any
-// other Pad is refused naming the node.
-TEST(TensorOpLoweringTest, PadOfZeroPadsIsACopy) {
+// Pad in each mode, against ONNX's definitions worked by hand on a 2x2
+// image padded by one column on the left and one row at the bottom.
+TEST(TensorOpLoweringTest, PadInEveryMode) {
   Graph g;
   g.shapes["x"] = {kOnnxFloat, {1, 1, 2, 2}};
-  g.constants["pads"] = Ints({0, 0, 0, 0, 0, 0, 0, 0});
+  g.constants["pads"] = Ints({0, 0, 0, 1, 0, 0, 1, 0});
   GraphNode pad{"pad", "Pad", {"x", "pads"}, {"y"}};
   g.nodes.push_back(pad);
   ASSERT_TRUE(InferShapes(&g).ok());
-  EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(1, 1, 2, 2));
+  EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(1, 1, 3, 3));
+  const std::vector<float> x = {1, 2, 3, 4};
   auto lowered = LowerTensorOp(g, pad, kLowerPad);
   ASSERT_TRUE(lowered.ok()) << lowered.status();
-  EXPECT_THAT(RunStep(lowered->step, {{1, 2, 3, 4}}, 4), ElementsAre(1, 2, 3, 4));
-  g.constants["pads"] = Ints({0, 0, 1, 1, 0, 0, 1, 1});
+  EXPECT_THAT(RunStep(lowered->step, {x}, 9), ElementsAre(0, 1, 2, 0, 3, 4, 0, 0, 0));
+  pad.attributes["mode"] = "edge";
+  lowered = LowerTensorOp(g, pad, kLowerPad);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_THAT(RunStep(lowered->step, {x}, 9), ElementsAre(1, 1, 2, 3, 3, 4, 3, 3, 4));
+  pad.attributes["mode"] = "reflect";
+  lowered = LowerTensorOp(g, pad, kLowerPad);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_THAT(RunStep(lowered->step, {x}, 9), ElementsAre(2, 1, 2, 4, 3, 4, 2, 1, 2));
+  pad.attributes["mode"] = "wrap";
   lowered = LowerTensorOp(g, pad, kLowerPad);
   ASSERT_FALSE(lowered.ok());
-  EXPECT_THAT(lowered.status().message(), HasSubstr("node 'pad' (Pad)"));
+  EXPECT_THAT(lowered.status().message(), HasSubstr("node 'pad' (Pad): mode 'wrap'"));
 }
 
 }  // namespace

@@ -203,7 +203,9 @@ class PlanEmitter {
         bias.resize(channels, 0.0f);
         for (int64_t c = 0; c < channels; ++c) bias[c] += values[c];
       }
-      if (!e.residual.empty()) {
+      if (!e.residual.empty() && IsConstant(e.residual)) {
+        TF_ASSIGN_OR_RETURN(step.epilogue.residual, ConstantResidual(node, e.residual));
+      } else if (!e.residual.empty()) {
         TF_ASSIGN_OR_RETURN(step.epilogue.residual, Bound(node, e.residual));
       }
       step.epilogue.activation = e.activation;
@@ -243,6 +245,32 @@ class PlanEmitter {
     return absl::OkStatus();
   }
 
+  // A Gemm's C of the output's shape (after broadcasting), times beta, as a
+  // constant the epilogue adds.
+  [[nodiscard]] absl::StatusOr<int> ConstantResidual(const GraphNode& node,
+                                                     const std::string& tensor) {
+    TF_ASSIGN_OR_RETURN(std::vector<float> c, Constant(node, 2, "C"));
+    TF_ASSIGN_OR_RETURN(TensorShape cs, graph_.ShapeOf(tensor, &node));
+    TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(node.outputs[0], &node));
+    if (out.dims.size() != 2 || cs.dims.size() > 2) return NodeError(node, "C of rank above 2");
+    std::vector<int64_t> dims = cs.dims;
+    while (dims.size() < 2) dims.insert(dims.begin(), 1);
+    const float beta = node.attributes.value("beta", 1.0f);
+    const int64_t rows = out.dims[0], cols = out.dims[1];
+    if ((dims[0] != 1 && dims[0] != rows) || (dims[1] != 1 && dims[1] != cols)) {
+      return NodeError(node, absl::StrCat("C ", cs.ToString(), " does not broadcast to ",
+                                          out.ToString()));
+    }
+    std::vector<float> full(rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t col = 0; col < cols; ++col) {
+        full[r * cols + col] =
+            beta * c[(dims[0] == 1 ? 0 : r) * dims[1] + (dims[1] == 1 ? 0 : col)];
+      }
+    }
+    return AddConstant(node.name + ".c", full);
+  }
+
   // The symbol of the kernel for `choice`, one per distinct (template,
   // workload, config).
   std::string KernelSymbol(const GraphNode& node, const ModelLayer& layer, KernelChoice choice) {
@@ -271,6 +299,10 @@ class PlanEmitter {
     auto it = constant_buffers_.find(name);
     if (it != constant_buffers_.end()) return it->second;
     const ConstantTensor& c = graph_.constants.at(name);
+    if (IsIntegerDtype(c.shape.dtype)) {  // Pow's integer exponent: the same values as floats
+      return constant_buffers_[name] =
+                 AddConstant(name, std::vector<float>(c.i64.begin(), c.i64.end()));
+    }
     if (c.shape.dtype != kOnnxFloat) {
       return NodeError(node, absl::StrCat("'", tensor, "' is not a float32 constant"));
     }
@@ -299,12 +331,14 @@ class PlanEmitter {
   }
 
   // A tensor operator of tensor_op_lowering.h on plain buffers.
-  [[nodiscard]] absl::Status AddTensorOp(const GraphNode& node, LoweredTensorOp lowered) {
+  [[nodiscard]] absl::Status AddTensorOp(const GraphNode& node, LoweredTensorOp lowered,
+                                         const std::string& output_tensor = "") {
     for (const std::string& tensor : lowered.operands) {
       TF_ASSIGN_OR_RETURN(int operand, Operand(node, tensor));
       lowered.step.inputs.push_back(operand);
     }
-    TF_ASSIGN_OR_RETURN(int output, Output(node, node.outputs[0]));
+    TF_ASSIGN_OR_RETURN(int output,
+                        Output(node, output_tensor.empty() ? node.outputs[0] : output_tensor));
     lowered.step.outputs = {output};
     built_.plan.steps.push_back(std::move(lowered.step));
     return absl::OkStatus();
@@ -337,57 +371,108 @@ class PlanEmitter {
       }
     }
     (void)bs;
+    // C as a row of the output: one value per column, or one for all (a
+    // C of the output's shape is the epilogue's residual, fuse_epilogues.h).
     std::vector<float> bias;
     if (node.op_type == "Gemm" && node.inputs.size() > 2 && !node.inputs[2].empty()) {
-      TF_ASSIGN_OR_RETURN(bias, Constant(node, 2, "C"));
-      if (static_cast<int64_t>(bias.size()) != n) {
-        return NodeError(node, absl::StrCat("bias C of ", bias.size(),
-                                            " values does not broadcast as a row of ", n));
+      TF_ASSIGN_OR_RETURN(std::vector<float> c, Constant(node, 2, "C"));
+      if (static_cast<int64_t>(c.size()) == n) {
+        bias = std::move(c);
+      } else if (c.size() == 1) {
+        bias.assign(n, c[0]);
       }
       for (float& v : bias) v *= beta;
     }
     return AddKernelStep(node, layer, input, nk, std::move(bias), n);
   }
 
+  // `dims` of a 1-D pooling's [N, C, W] as the 2-D [N, C, 1, W] it runs as.
+  static std::vector<int64_t> As2d(std::vector<int64_t> dims) {
+    if (dims.size() == 3) dims.insert(dims.begin() + 2, 1);
+    return dims;
+  }
+
+  // The pooling window's attributes (kernel_shape, strides, pads,
+  // dilations, auto_pad) as 2-D: a 1-D window is one row tall.
+  [[nodiscard]] absl::Status PoolWindowOf(const GraphNode& node, const TensorShape& in,
+                                          const TensorShape& out, PlanStep& step) {
+    const size_t spatial = in.dims.size() - 2;
+    std::vector<int64_t> kernel = IntsAttribute(node, "kernel_shape", {});
+    std::vector<int64_t> strides = IntsAttribute(node, "strides", std::vector<int64_t>(spatial, 1));
+    std::vector<int64_t> dilations =
+        IntsAttribute(node, "dilations", std::vector<int64_t>(spatial, 1));
+    std::vector<int64_t> pads = IntsAttribute(node, "pads", std::vector<int64_t>(2 * spatial, 0));
+    if (kernel.size() != spatial || strides.size() != spatial || dilations.size() != spatial ||
+        pads.size() != 2 * spatial) {
+      return NodeError(node, "kernel_shape, strides, dilations or pads do not fit the input");
+    }
+    const std::string auto_pad = StringAttribute(node, "auto_pad", "NOTSET");
+    if (auto_pad != "NOTSET") {
+      // SAME_*: the output is ceil(in / stride), the padding split evenly
+      // with the odd one at the end (UPPER) or the beginning (LOWER).
+      for (size_t d = 0; d < spatial; ++d) {
+        const int64_t total =
+            auto_pad == "VALID"
+                ? 0
+                : std::max<int64_t>(0, (out.dims[2 + d] - 1) * strides[d] +
+                                           (kernel[d] - 1) * dilations[d] + 1 - in.dims[2 + d]);
+        if (auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+          return NodeError(node, absl::StrCat("auto_pad '", auto_pad, "' is not supported"));
+        }
+        pads[d] = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
+        pads[spatial + d] = total - pads[d];
+      }
+    }
+    if (spatial == 1) {
+      kernel.insert(kernel.begin(), 1);
+      strides.insert(strides.begin(), 1);
+      dilations.insert(dilations.begin(), 1);
+      pads = {0, pads[0], 0, pads[1]};
+    }
+    step.kernel_shape = kernel;
+    step.strides = strides;
+    step.pads = pads;
+    if (dilations != std::vector<int64_t>{1, 1}) step.dilations = dilations;
+    step.count_include_pad = IntAttribute(node, "count_include_pad", 0) != 0;
+    return absl::OkStatus();
+  }
+
+  // Pooling, and a ReduceMean over the spatial axes of a 4-D tensor (kept)
+  // as the global pooling it is, in whatever channel block its input has.
   [[nodiscard]] absl::Status AddPool(const GraphNode& node) {
     TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
     TF_ASSIGN_OR_RETURN(TensorShape in, graph_.ShapeOf(node.inputs[0], &node));
     TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(node.outputs[0], &node));
-    if (in.dims.size() != 4) return NodeError(node, "only 2-D pooling (NCHW) is supported");
-    if (built_.plan.buffers[input].shape != in.dims) {
-      // A reshaped alias: give the floats their 4-D shape.
-      PlanStep copy;
-      copy.op = StepOp::kCopy;
-      copy.node = node.name;
-      copy.inputs = {input};
-      input = NewActivation(node.inputs[0], in.dims, 1, in.dims[3]);
-      copy.outputs = {input};
-      built_.plan.steps.push_back(std::move(copy));
+    const bool global = node.op_type == "GlobalAveragePool" || node.op_type == "ReduceMean";
+    if (in.dims.size() != 4 && !(in.dims.size() == 3 && !global)) {
+      return NodeError(node, absl::StrCat("only 1-D and 2-D pooling is supported (input ",
+                                          in.ToString(), ")"));
+    }
+    if (node.outputs.size() > 1 && !node.outputs[1].empty()) {
+      return NodeError(node, "MaxPool's Indices output is not supported");
     }
     PlanStep step;
     step.node = node.name;
-    step.in_shape = in.dims;
-    step.out_shape = out.dims;
-    if (node.op_type == "GlobalAveragePool") {
+    if (global) {
       step.op = StepOp::kGlobalAvgPool;
     } else {
       step.op = node.op_type == "MaxPool" ? StepOp::kMaxPool : StepOp::kAvgPool;
-      if (StringAttribute(node, "auto_pad", "NOTSET") != "NOTSET") {
-        return NodeError(node, "auto_pad is not supported for pooling");
-      }
-      if (IntsAttribute(node, "dilations", {1, 1}) != std::vector<int64_t>{1, 1}) {
-        return NodeError(node, "dilated pooling is not supported");
-      }
-      if (node.outputs.size() > 1 && !node.outputs[1].empty()) {
-        return NodeError(node, "MaxPool's Indices output is not supported");
-      }
-      step.kernel_shape = IntsAttribute(node, "kernel_shape", {});
-      step.strides = IntsAttribute(node, "strides", {1, 1});
-      step.pads = IntsAttribute(node, "pads", {0, 0, 0, 0});
-      step.count_include_pad = IntAttribute(node, "count_include_pad", 0) != 0;
-      if (step.kernel_shape.size() != 2 || step.strides.size() != 2 || step.pads.size() != 4) {
-        return NodeError(node, "kernel_shape, strides or pads do not fit 2-D pooling");
-      }
+      TF_RETURN_IF_ERROR(PoolWindowOf(node, in, out, step));
+    }
+    in.dims = As2d(in.dims);
+    out.dims = As2d(out.dims);
+    step.in_shape = in.dims;
+    step.out_shape = out.dims;
+    if (built_.plan.buffers[input].shape != in.dims) {
+      // A reshaped alias or a 1-D tensor: give the floats their 4-D shape.
+      PlanStep copy;
+      copy.op = StepOp::kCopy;
+      copy.node = node.name;
+      TF_ASSIGN_OR_RETURN(int plain, Plain(input));
+      copy.inputs = {plain};
+      input = NewActivation(node.inputs[0], in.dims, 1, in.dims[3], /*binds=*/false);
+      copy.outputs = {input};
+      built_.plan.steps.push_back(std::move(copy));
     }
     step.inputs = {input};
     // Pooling keeps the channel block (rows exactly the output's width);
@@ -428,8 +513,51 @@ class PlanEmitter {
     return absl::OkStatus();
   }
 
+  // A ReduceMean over the spatial axes of a 4-D tensor, kept: global pooling.
+  bool IsSpatialMean(const GraphNode& node) const {
+    if (node.op_type != "ReduceMean" || IntAttribute(node, "keepdims", 1) == 0) return false;
+    absl::StatusOr<TensorShape> in = graph_.ShapeOf(node.inputs[0]);
+    if (!in.ok() || in->dims.size() != 4) return false;
+    absl::StatusOr<std::vector<int64_t>> axes = ReduceAxes(graph_, node, in->dims);
+    return axes.ok() && *axes == std::vector<int64_t>{2, 3};
+  }
+
+  // Split: one strided copy of the input per output, along the axis.
+  [[nodiscard]] absl::Status AddSplit(const GraphNode& node) {
+    TF_ASSIGN_OR_RETURN(TensorShape in, graph_.ShapeOf(node.inputs[0], &node));
+    if (in.dtype != kOnnxFloat) return NodeError(node, "only float32 tensors are supported");
+    const int64_t rank = static_cast<int64_t>(in.dims.size());
+    int64_t axis = IntAttribute(node, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    std::vector<int64_t> strides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * in.dims[d + 1];
+    int64_t start = 0;
+    for (const std::string& output : node.outputs) {
+      if (output.empty()) continue;
+      TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(output, &node));
+      if (out.dims.size() != in.dims.size()) return NodeError(node, "output of another rank");
+      LoweredTensorOp lowered;
+      lowered.step.op = StepOp::kStridedCopy;
+      lowered.step.node = node.name;
+      lowered.step.out_shape = out.dims;
+      lowered.step.a_strides = strides;
+      lowered.step.a_offset = start * strides[axis];
+      lowered.operands = {node.inputs[0]};
+      start += out.dims[axis];
+      if (start > in.dims[axis]) return NodeError(node, "outputs longer than the input");
+      TF_RETURN_IF_ERROR(AddTensorOp(node, std::move(lowered), output));
+    }
+    return absl::OkStatus();
+  }
+
   // Same floats in the same order: the output names the input's buffer.
   [[nodiscard]] absl::Status AddAlias(const GraphNode& node) {
+    if (node.op_type == "Cast" &&
+        (IntAttribute(node, "to", 0) != kOnnxFloat ||
+         graph_.ShapeOf(node.inputs[0]).value_or(TensorShape{0, {}}).dtype != kOnnxFloat)) {
+      return NodeError(node, "only a Cast to float32 of float32 is supported at run time");
+    }
     if (!node.inputs.empty() && IsConstant(node.inputs[0])) {
       constant_alias_[node.outputs[0]] = ResolveConstant(node.inputs[0]);
       return absl::OkStatus();
@@ -478,11 +606,17 @@ class PlanEmitter {
       case OpLowering::kPointwise:
         return AddElementwise(node, *info);
       case OpLowering::kTensorOp: {
+        if (IsSpatialMean(node)) return AddPool(node);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
         return AddTensorOp(node, std::move(lowered));
       }
       case OpLowering::kAlias:
         return AddAlias(node);
+      case OpLowering::kSplit:
+        return AddSplit(node);
+      case OpLowering::kConstant:
+        return NodeError(node, absl::StrCat("an input is computed at run time; compile folds ",
+                                            node.op_type, " only when its inputs are constants"));
     }
     return UnsupportedOperatorError(node);
   }

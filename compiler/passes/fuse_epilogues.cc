@@ -37,6 +37,12 @@ namespace tunefleet {
     e.output = kernel.outputs[0];
     const std::vector<int64_t> out_shape = shape_of(e.output);
     const int64_t channels = out_shape.empty() ? 0 : out_shape.back();
+    if (kernel.op_type == "Gemm" && kernel.inputs.size() > 2 && !kernel.inputs[2].empty()) {
+      // A C that is not a row is added whole, as the epilogue's residual.
+      auto c = graph.constants.find(kernel.inputs[2]);
+      const int64_t size = c == graph.constants.end() ? 0 : c->second.shape.NumElements();
+      if (size != 1 && size != channels) e.residual = kernel.inputs[2];
+    }
     for (int next = sole_reader(e.output); kind->second != EpilogueKind::kNone && next >= 0;
          next = sole_reader(e.output)) {
       const GraphNode& node = graph.nodes[next];

@@ -4,7 +4,8 @@
 // bias); an Add of another tensor of the output's shape computed before
 // the kernel runs (a residual); then one pointwise activation of the
 // operator table (Relu, Clip, Sigmoid, HardSwish, ...). Each fused node is
-// the sole reader of what it consumes, in that order.
+// the sole reader of what it consumes, in that order. A Gemm's C that is
+// not a row (a matrix) takes the residual's place.
 //
 //   EpilogueFusion fusion = FuseEpilogues(graph, epilogue_kinds);
 //   const FusedEpilogue& e = fusion.by_kernel.at("conv1");  // e.output: the tensor it writes
@@ -32,7 +33,7 @@ enum class EpilogueKind {
 struct FusedEpilogue {
   std::string output;                 // the tensor the kernel's buffer finally holds
   std::vector<std::string> bias_rows;  // constants to add to the kernel's bias
-  std::string residual;               // the tensor added, or empty
+  std::string residual;               // the tensor added (a Gemm's constant C), or empty
   Activation activation;
 };
 

@@ -82,10 +82,7 @@ std::vector<int64_t> ReshapedShape(const Graph& graph, const GraphNode& node,
     return slice.out_shape;
   }
   if (op == "BatchNormalization" || op == "Identity" || op == "Dropout") return in;
-  if (op == "Pad") {
-    TF_RETURN_IF_ERROR(CheckPadIsCopy(graph, node));
-    return in;
-  }
+  if (op == "Pad") return PaddedShape(graph, node, in);
   if (op == "Concat") return ConcatShape(graph, node, in);
   if (op == "Reshape") return ReshapedShape(graph, node, in);
   if (op == "Transpose") {

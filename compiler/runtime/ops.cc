@@ -193,9 +193,21 @@ TF_VECTOR_CLONES void SoftmaxRow(const float* __restrict in, float* __restrict o
 // A pooling window over a [H, in_w, b] channel block.
 struct PoolWindow {
   int64_t h, w, in_w, b, ow;
-  int64_t kh, kw, sh, sw, pt, pl, pb, pr;
+  int64_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
   bool count_include_pad;
+
+  // Taps of a window starting at y0 (x0) that fall inside the image, or
+  // (count_include_pad) inside the padded image.
+  int64_t RowTaps(int64_t y0, bool padded) const { return Taps(y0, kh, dh, padded ? -pt : 0, padded ? h + pb : h); }
+  int64_t ColTaps(int64_t x0, bool padded) const { return Taps(x0, kw, dw, padded ? -pl : 0, padded ? w + pr : w); }
+  static int64_t Taps(int64_t start, int64_t k, int64_t d, int64_t lo, int64_t hi) {
+    int64_t n = 0;
+    for (int64_t i = 0; i < k; ++i) n += start + i * d >= lo && start + i * d < hi;
+    return n;
+  }
 };
+
+int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 // Output row y of one channel block (`src` its input block, `dst` its
 // output row): lanes innermost, one call per row so the taps inline.
@@ -207,27 +219,58 @@ TF_VECTOR_CLONES void PoolRow(const PoolWindow& g, const float* __restrict src,
     const int64_t x0 = x * g.sw - g.pl;
     float* __restrict o = dst + x * b;
     for (int64_t l = 0; l < b; ++l) o[l] = kMax ? -std::numeric_limits<float>::infinity() : 0;
-    int64_t count = 0;
     for (int64_t r = 0; r < g.kh; ++r) {
-      const int64_t iy = y0 + r;
+      const int64_t iy = y0 + r * g.dh;
       if (iy < 0 || iy >= g.h) continue;
       for (int64_t s = 0; s < g.kw; ++s) {
-        const int64_t ix = x0 + s;
+        const int64_t ix = x0 + s * g.dw;
         if (ix < 0 || ix >= g.w) continue;
         const float* __restrict v = src + (iy * g.in_w + ix) * b;
         for (int64_t l = 0; l < b; ++l) o[l] = kMax ? std::max(o[l], v[l]) : o[l] + v[l];
-        ++count;
       }
     }
     if (!kMax) {
       // ONNX counts the padded window (clipped to the padded input) when
       // count_include_pad, else only the taps inside the image.
-      int64_t window = count;
-      if (g.count_include_pad) {
-        const int64_t ye = std::min(y0 + g.kh, g.h + g.pb), xe = std::min(x0 + g.kw, g.w + g.pr);
-        window = (ye - y0) * (xe - x0);
-      }
+      const bool padded = g.count_include_pad;
+      const int64_t window = g.RowTaps(y0, padded) * g.ColTaps(x0, padded);
       for (int64_t l = 0; l < b; ++l) o[l] = window > 0 ? o[l] / window : 0.0f;
+    }
+  }
+}
+
+// The same for NCHW (one lane): taps outermost and the row's columns
+// innermost, so a stride-1 window vectorises across the output row.
+template <bool kMax>
+TF_VECTOR_CLONES void PoolRowPlain(const PoolWindow& g, const float* __restrict src,
+                                   float* __restrict dst, int64_t y) {
+  const int64_t y0 = y * g.sh - g.pt;
+  for (int64_t x = 0; x < g.ow; ++x) dst[x] = kMax ? -std::numeric_limits<float>::infinity() : 0;
+  for (int64_t r = 0; r < g.kh; ++r) {
+    const int64_t iy = y0 + r * g.dh;
+    if (iy < 0 || iy >= g.h) continue;
+    const float* __restrict row = src + iy * g.in_w;
+    for (int64_t s = 0; s < g.kw; ++s) {
+      const int64_t offset = s * g.dw - g.pl;  // ix = x * sw + offset
+      const int64_t lo = std::max<int64_t>(0, CeilDiv(-offset, g.sw));
+      const int64_t hi = std::min<int64_t>(g.ow, CeilDiv(g.w - offset, g.sw));
+      if (g.sw == 1) {
+        const float* __restrict v = row + offset;
+        for (int64_t x = lo; x < hi; ++x) dst[x] = kMax ? std::max(dst[x], v[x]) : dst[x] + v[x];
+      } else {
+        for (int64_t x = lo; x < hi; ++x) {
+          const float v = row[x * g.sw + offset];
+          dst[x] = kMax ? std::max(dst[x], v) : dst[x] + v;
+        }
+      }
+    }
+  }
+  if (!kMax) {
+    const bool padded = g.count_include_pad;
+    const int64_t rows = g.RowTaps(y0, padded);
+    for (int64_t x = 0; x < g.ow; ++x) {
+      const int64_t window = rows * g.ColTaps(x * g.sw - g.pl, padded);
+      dst[x] = window > 0 ? dst[x] / window : 0.0f;
     }
   }
 }
@@ -313,9 +356,13 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   }
   const int64_t out_w = out_layout.RowWidth();
   const std::vector<int64_t>&k = step.kernel_shape, &st = step.strides, &p = step.pads;
-  const PoolWindow window{h,     w,     in_w, b,    ow,   k[0], k[1],
-                          st[0], st[1], p[0], p[1], p[2], p[3], step.count_include_pad};
-  const auto row = step.op == StepOp::kMaxPool ? &PoolRow<true> : &PoolRow<false>;
+  const int64_t dh = step.dilations.empty() ? 1 : step.dilations[0];
+  const int64_t dw = step.dilations.empty() ? 1 : step.dilations[1];
+  const PoolWindow window{h,     w,    in_w, b,    ow,   k[0], k[1], st[0],
+                          st[1], p[0], p[1], p[2], p[3], dh,   dw,   step.count_include_pad};
+  const bool max = step.op == StepOp::kMaxPool;
+  const auto row = b == 1 ? (max ? &PoolRowPlain<true> : &PoolRowPlain<false>)
+                          : (max ? &PoolRow<true> : &PoolRow<false>);
   // One output row (n, channel block, y) per task.
   ParallelFor(rt, n * blocks * oh, [&](int64_t t) {
     row(window, in + (t / oh) * h * in_w * b, out + t * out_w * b, t % oh);
@@ -416,9 +463,142 @@ void BinaryRow(const float* a, int64_t sa, const float* b, int64_t sb, float* o,
 
 }  // namespace
 
+namespace {
+
+std::vector<int64_t> RowMajorStridesOf(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * dims[d + 1];
+  }
+  return strides;
+}
+
+// Reduces `axis` rows of `inner` values each (stride `inner`) into out[inner].
+template <ReduceFunc kFunc>
+TF_VECTOR_CLONES void ReduceRows(const float* __restrict in, float* __restrict out, int64_t axis,
+                                 int64_t inner) {
+  for (int64_t i = 0; i < inner; ++i) {
+    out[i] = kFunc == ReduceFunc::kMax   ? -std::numeric_limits<float>::infinity()
+             : kFunc == ReduceFunc::kMin ? std::numeric_limits<float>::infinity()
+                                         : 0.0f;
+  }
+  for (int64_t a = 0; a < axis; ++a) {
+    const float* __restrict row = in + a * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      if constexpr (kFunc == ReduceFunc::kMax) {
+        out[i] = std::max(out[i], row[i]);
+      } else if constexpr (kFunc == ReduceFunc::kMin) {
+        out[i] = std::min(out[i], row[i]);
+      } else {
+        out[i] += row[i];
+      }
+    }
+  }
+  if (kFunc == ReduceFunc::kMean) {
+    const float scale = 1.0f / static_cast<float>(axis);
+    for (int64_t i = 0; i < inner; ++i) out[i] *= scale;
+  }
+}
+
+// One contiguous run of n values to one (inner == 1).
+template <ReduceFunc kFunc>
+TF_VECTOR_CLONES float ReduceRun(const float* __restrict in, int64_t n) {
+  float acc = kFunc == ReduceFunc::kMax   ? -std::numeric_limits<float>::infinity()
+              : kFunc == ReduceFunc::kMin ? std::numeric_limits<float>::infinity()
+                                          : 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (kFunc == ReduceFunc::kMax) {
+      acc = std::max(acc, in[i]);
+    } else if constexpr (kFunc == ReduceFunc::kMin) {
+      acc = std::min(acc, in[i]);
+    } else {
+      acc += in[i];
+    }
+  }
+  return kFunc == ReduceFunc::kMean ? acc / static_cast<float>(n) : acc;
+}
+
+template <ReduceFunc kFunc>
+void ReduceAll(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+  const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];
+  if (inner == 1) {
+    const int64_t per_task = std::max<int64_t>(1, 16384 / std::max<int64_t>(axis, 1));
+    ParallelFor(rt, (outer + per_task - 1) / per_task, [&](int64_t t) {
+      for (int64_t o = t * per_task; o < std::min(outer, (t + 1) * per_task); ++o) {
+        out[o] = ReduceRun<kFunc>(in + o * axis, axis);
+      }
+    });
+    return;
+  }
+  ParallelFor(rt, outer, [&](int64_t o) {
+    ReduceRows<kFunc>(in + o * axis * inner, out + o * inner, axis, inner);
+  });
+}
+
+void Reduce(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+  switch (step.reduce) {
+    case ReduceFunc::kMean:
+      return ReduceAll<ReduceFunc::kMean>(step, in, out, rt);
+    case ReduceFunc::kSum:
+      return ReduceAll<ReduceFunc::kSum>(step, in, out, rt);
+    case ReduceFunc::kMax:
+      return ReduceAll<ReduceFunc::kMax>(step, in, out, rt);
+    case ReduceFunc::kMin:
+      return ReduceAll<ReduceFunc::kMin>(step, in, out, rt);
+  }
+}
+
+// The input index an output coordinate reads along an axis of `dim`
+// values with `before` padded in front, or -1 (kConstant outside).
+int64_t PadSource(int64_t out_index, int64_t before, int64_t dim, PadMode mode) {
+  int64_t i = out_index - before;
+  if (i >= 0 && i < dim) return i;
+  if (mode == PadMode::kConstant) return -1;
+  if (mode == PadMode::kEdge) return std::clamp<int64_t>(i, 0, dim - 1);
+  // kReflect: mirrored about the edges, not repeating them (dim > 1).
+  const int64_t period = 2 * (dim - 1);
+  if (period == 0) return 0;
+  i = ((i % period) + period) % period;
+  return i < dim ? i : period - i;
+}
+
+void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+  const std::vector<int64_t>&in_dims = step.in_shape, &out_dims = step.out_shape;
+  const int64_t rank = static_cast<int64_t>(out_dims.size());
+  const int64_t width = rank > 0 ? out_dims[rank - 1] : 1;
+  const int64_t in_width = rank > 0 ? in_dims[rank - 1] : 1;
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d) rows *= out_dims[d];
+  const std::vector<int64_t> in_strides = RowMajorStridesOf(in_dims);
+  const int64_t before = rank > 0 ? step.pads[rank - 1] : 0;
+  const float fill = step.alpha;
+  ParallelFor(rt, rows, [&](int64_t row) {
+    float* dst = out + row * width;
+    int64_t rest = row, at = 0;
+    bool inside = true;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      const int64_t source = PadSource(rest % out_dims[d], step.pads[d], in_dims[d], step.pad_mode);
+      rest /= out_dims[d];
+      if (source < 0) inside = false;
+      at += source * in_strides[d];
+    }
+    if (!inside) {
+      std::fill(dst, dst + width, fill);
+      return;
+    }
+    const float* src = in + at;
+    for (int64_t x = 0; x < width; ++x) {
+      const int64_t source = PadSource(x, before, in_width, step.pad_mode);
+      dst[x] = source < 0 ? fill : src[source];
+    }
+  });
+}
+
+}  // namespace
+
 bool IsTensorOp(StepOp op) {
-  return op == StepOp::kStridedCopy || op == StepOp::kBroadcast || op == StepOp::kReduceMean ||
-         op == StepOp::kConcat || op == StepOp::kBatchNorm;
+  return op == StepOp::kStridedCopy || op == StepOp::kBroadcast || op == StepOp::kReduce ||
+         op == StepOp::kConcat || op == StepOp::kBatchNorm || op == StepOp::kPad;
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
@@ -441,6 +621,8 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x - y; });
       } else if (f == BinaryFunc::kMul) {
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x * y; });
+      } else if (f == BinaryFunc::kPrelu) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x < 0 ? x * y : x; });
       } else if (f == BinaryFunc::kDiv) {
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x / y; });
       } else {
@@ -474,16 +656,10 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
       const float t = bias[c] - mean[c] * s;
       for (int64_t i = nc * inner; i < (nc + 1) * inner; ++i) out[i] = x[i] * s + t;
     });
-  } else {  // reduce_mean
-    const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];
-    const float* in = inputs[0];
-    ParallelFor(rt, outer, [&](int64_t o) {
-      for (int64_t i = 0; i < inner; ++i) {
-        double sum = 0;
-        for (int64_t a = 0; a < axis; ++a) sum += in[(o * axis + a) * inner + i];
-        out[o * inner + i] = static_cast<float>(sum / static_cast<double>(axis));
-      }
-    });
+  } else if (step.op == StepOp::kReduce) {
+    Reduce(step, inputs[0], out, rt);
+  } else if (step.op == StepOp::kPad) {
+    Pad(step, inputs[0], out, rt);
   }
 }
 

@@ -21,9 +21,10 @@ constexpr std::pair<StepOp, const char*> kStepOpNames[] = {
     {StepOp::kSoftmax, "softmax"},
     {StepOp::kStridedCopy, "strided_copy"},
     {StepOp::kBroadcast, "broadcast"},
-    {StepOp::kReduceMean, "reduce_mean"},
+    {StepOp::kReduce, "reduce"},
     {StepOp::kConcat, "concat"},
     {StepOp::kBatchNorm, "batch_norm"},
+    {StepOp::kPad, "pad"},
 };
 
 constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {
@@ -44,7 +45,20 @@ constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {
 
 constexpr std::pair<BinaryFunc, const char*> kBinaryNames[] = {
     {BinaryFunc::kAdd, "add"}, {BinaryFunc::kSub, "sub"}, {BinaryFunc::kMul, "mul"},
-    {BinaryFunc::kDiv, "div"}, {BinaryFunc::kPow, "pow"},
+    {BinaryFunc::kDiv, "div"}, {BinaryFunc::kPow, "pow"}, {BinaryFunc::kPrelu, "prelu"},
+};
+
+constexpr std::pair<ReduceFunc, const char*> kReduceNames[] = {
+    {ReduceFunc::kMean, "mean"},
+    {ReduceFunc::kSum, "sum"},
+    {ReduceFunc::kMax, "max"},
+    {ReduceFunc::kMin, "min"},
+};
+
+constexpr std::pair<PadMode, const char*> kPadModeNames[] = {
+    {PadMode::kConstant, "constant"},
+    {PadMode::kReflect, "reflect"},
+    {PadMode::kEdge, "edge"},
 };
 
 template <typename Enum, size_t N>
@@ -120,6 +134,14 @@ const char* BinaryFuncName(BinaryFunc func) { return NameOf(kBinaryNames, func);
 absl::StatusOr<BinaryFunc> ParseBinaryFunc(const std::string& name) {
   return Parse(kBinaryNames, name, "binary function");
 }
+const char* ReduceFuncName(ReduceFunc func) { return NameOf(kReduceNames, func); }
+absl::StatusOr<ReduceFunc> ParseReduceFunc(const std::string& name) {
+  return Parse(kReduceNames, name, "reduction");
+}
+const char* PadModeName(PadMode mode) { return NameOf(kPadModeNames, mode); }
+absl::StatusOr<PadMode> ParsePadMode(const std::string& name) {
+  return Parse(kPadModeNames, name, "pad mode");
+}
 
 nlohmann::json ModelPlan::ToJson() const {
   nlohmann::json j;
@@ -158,6 +180,9 @@ nlohmann::json ModelPlan::ToJson() const {
                           {"count_include_pad", s.count_include_pad},
                           {"activation", ActivationJson(s.activation)},
                           {"binary", BinaryFuncName(s.binary)},
+                          {"reduce", ReduceFuncName(s.reduce)},
+                          {"pad_mode", PadModeName(s.pad_mode)},
+                          {"dilations", s.dilations},
                           {"alpha", FloatJson(s.alpha)},
                           {"a_strides", s.a_strides},
                           {"b_strides", s.b_strides},
@@ -221,6 +246,9 @@ nlohmann::json ModelPlan::ToJson() const {
       step.count_include_pad = s.at("count_include_pad").get<bool>();
       TF_ASSIGN_OR_RETURN(step.activation, ActivationFrom(s.at("activation")));
       TF_ASSIGN_OR_RETURN(step.binary, ParseBinaryFunc(s.at("binary").get<std::string>()));
+      TF_ASSIGN_OR_RETURN(step.reduce, ParseReduceFunc(s.at("reduce").get<std::string>()));
+      TF_ASSIGN_OR_RETURN(step.pad_mode, ParsePadMode(s.at("pad_mode").get<std::string>()));
+      step.dilations = s.at("dilations").get<std::vector<int64_t>>();
       step.alpha = FloatFrom(s.at("alpha"));
       step.a_strides = s.at("a_strides").get<std::vector<int64_t>>();
       step.b_strides = s.at("b_strides").get<std::vector<int64_t>>();

@@ -92,8 +92,14 @@ struct Activation {
   bool empty() const { return func == PointwiseFunc::kNone; }
 };
 
-// f(a, b) of a "broadcast" step.
-enum class BinaryFunc { kAdd, kSub, kMul, kDiv, kPow };
+// f(a, b) of a "broadcast" step; kPrelu: a < 0 ? a * b : a.
+enum class BinaryFunc { kAdd, kSub, kMul, kDiv, kPow, kPrelu };
+
+// What a "reduce" step computes over its axis.
+enum class ReduceFunc { kMean, kSum, kMax, kMin };
+
+// How a "pad" step fills what lies outside its input (ONNX Pad's modes).
+enum class PadMode { kConstant, kReflect, kEdge };
 
 // What a step does. The plan's JSON spells these as the names StepOpName
 // gives; a name the runtime does not know is refused when the plan loads.
@@ -111,10 +117,12 @@ enum class StepOp {
   // iterating over out_shape:
   kStridedCopy,  // out[i] = in[a_offset + sum_d i_d * a_strides[d]] (Transpose, Slice)
   kBroadcast,    // out[i] = binary(a[.. a_strides], b[.. b_strides]); stride 0 on broadcast dims
-  kReduceMean,   // the middle axis of [outer, axis, inner] (in_shape)
+  kReduce,       // `reduce` over the middle axis of [outer, axis, inner] (in_shape)
   kConcat,       // inputs joined along an axis: in_shape [outer, inner, each input's extent]
   kBatchNorm,    // inference BatchNormalization per channel of [N, C, inner] (in_shape);
                  // inputs x, scale, B, mean, var; alpha: epsilon
+  kPad,          // in_shape padded by pads (every axis' begin, then every axis' end) into
+                 // out_shape, filled per pad_mode (kConstant: with alpha)
 };
 
 // "kernel", "relayout", ... as plans spell them; ParseStepOp is its inverse
@@ -125,6 +133,10 @@ const char* PointwiseFuncName(PointwiseFunc func);
 [[nodiscard]] absl::StatusOr<PointwiseFunc> ParsePointwiseFunc(const std::string& name);
 const char* BinaryFuncName(BinaryFunc func);
 [[nodiscard]] absl::StatusOr<BinaryFunc> ParseBinaryFunc(const std::string& name);
+const char* ReduceFuncName(ReduceFunc func);
+[[nodiscard]] absl::StatusOr<ReduceFunc> ParseReduceFunc(const std::string& name);
+const char* PadModeName(PadMode mode);
+[[nodiscard]] absl::StatusOr<PadMode> ParsePadMode(const std::string& name);
 
 // What runs after a kernel, in place on its output [outer, channels, inner]:
 // y = act(y + bias[c] + residual).
@@ -151,12 +163,15 @@ struct PlanStep {
   std::vector<int> staged;
   std::vector<int64_t> in_shape, out_shape;  // NCHW for pooling; softmax: [outer, axis, inner]
   // Pooling window.
-  std::vector<int64_t> kernel_shape, strides, pads;  // pads: top, left, bottom, right
+  std::vector<int64_t> kernel_shape, strides, pads;  // pooling's pads: top, left, bottom, right
+  std::vector<int64_t> dilations;                    // pooling: rows, columns (empty: 1, 1)
   bool count_include_pad = false;
   PlanEpilogue epilogue;
   Activation activation;              // kPointwise
   BinaryFunc binary = BinaryFunc::kAdd;  // kBroadcast
-  float alpha = 0;                    // kBatchNorm: epsilon
+  ReduceFunc reduce = ReduceFunc::kMean;  // kReduce
+  PadMode pad_mode = PadMode::kConstant;  // kPad
+  float alpha = 0;                    // kBatchNorm: epsilon; kPad: the constant
   std::vector<int64_t> a_strides, b_strides;
   int64_t a_offset = 0;
 };
