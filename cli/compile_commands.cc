@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "builder_worker/codegen/target.h"
 #include "common/status_macros.h"
 #include "compiler/npy.h"
@@ -107,8 +108,12 @@ void RunOperatorsCommand(std::ostream& out) {
   }
   const FloatTensor& y = outputs[0];
   if (!options.output.empty()) {
-    TF_RETURN_IF_ERROR(WriteNpy(options.output, y));
-    out << "wrote " << options.output << " [" << absl::StrJoin(y.shape, ", ") << "]\n";
+    // One file per output, in order, for as many as --output names.
+    const std::vector<std::string> paths = absl::StrSplit(options.output, ',');
+    for (size_t i = 0; i < paths.size() && i < outputs.size(); ++i) {
+      TF_RETURN_IF_ERROR(WriteNpy(paths[i], outputs[i]));
+      out << "wrote " << paths[i] << " [" << absl::StrJoin(outputs[i].shape, ", ") << "]\n";
+    }
   } else if (y.shape.size() == 2 && y.shape[0] == 1) {
     std::vector<int> order(y.data.size());
     std::iota(order.begin(), order.end(), 0);

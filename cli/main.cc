@@ -83,7 +83,8 @@ ABSL_FLAG(int32_t, repeat, 3, "repeats (AutoTVM repeat)");
 ABSL_FLAG(std::string, records, "", "compile: tuning records (JSON lines) to apply");
 ABSL_FLAG(std::string, o, "", "compile: output directory (model.so)");
 ABSL_FLAG(std::string, input, "", "run: input tensor (.npy float32, or raw floats); default zeros");
-ABSL_FLAG(std::string, output, "", "run: write the model's output here (.npy)");
+ABSL_FLAG(std::string, output, "",
+          "run: write the model's outputs here (.npy; a comma-separated list for several)");
 ABSL_FLAG(int32_t, runs, 10, "run: timed runs (after one warm-up run)");
 ABSL_FLAG(bool, profile, false,
           "run: then time every plan step over --runs more runs and print them");

@@ -59,6 +59,15 @@ std::vector<OperatorInfo> MakeTable() {
       Pointwise("HardSwish", PointwiseFunc::kHardSwish),
       Pointwise("LeakyRelu", PointwiseFunc::kLeakyRelu, {"alpha"}),
       Pointwise("Elu", PointwiseFunc::kElu, {"alpha"}),
+      Pointwise("Abs", PointwiseFunc::kAbs),
+      Pointwise("Floor", PointwiseFunc::kFloor),
+      Pointwise("Ceil", PointwiseFunc::kCeil),
+      Pointwise("Reciprocal", PointwiseFunc::kReciprocal),
+      Pointwise("Gelu", PointwiseFunc::kGelu, {"approximate"}, "opset 20, and the Erf/Tanh forms"),
+      TensorOp("Max", kLowerBinary, {}, "broadcasting, 1 or 2 inputs"),
+      TensorOp("Min", kLowerBinary, {}, "broadcasting, 1 or 2 inputs"),
+      TensorOp("Mod", kLowerBinary, {"fmod"}, "broadcasting"),
+      TensorOp("Expand", kLowerExpand, {}, "constant shape"),
       TensorOp("Sub", kLowerBinary, {}, "broadcasting"),
       TensorOp("Mul", kLowerBinary, {}, "broadcasting"),
       TensorOp("Div", kLowerBinary, {}, "broadcasting"),
@@ -72,7 +81,7 @@ std::vector<OperatorInfo> MakeTable() {
       TensorOp("ReduceSum", kLowerReduce, reduce, "adjacent axes"),
       TensorOp("ReduceMax", kLowerReduce, reduce, "adjacent axes"),
       TensorOp("ReduceMin", kLowerReduce, reduce, "adjacent axes"),
-      TensorOp("Gather", kLowerGather, {"axis"}, "constant indices stepping evenly"),
+      TensorOp("Gather", kLowerGather, {"axis"}, "constant indices"),
       Of("Split", OpLowering::kSplit, {"axis", "split", "num_outputs"}),
       TensorOp("BatchNormalization", kLowerBatchNorm, {"epsilon", "momentum", "training_mode"},
                "folded into a preceding Conv, else inference form"),
@@ -87,9 +96,8 @@ std::vector<OperatorInfo> MakeTable() {
   };
   // Shape arithmetic and masks: folded away when their inputs are constants.
   for (const char* op :
-       {"Constant", "Shape", "ConstantOfShape", "Range", "Expand", "Where", "Equal", "Less",
-        "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not", "Mod", "Floor", "Ceil",
-        "Abs", "Reciprocal", "Max", "Min"}) {
+       {"Constant", "Shape", "ConstantOfShape", "Range", "Where", "Equal", "Less", "Greater",
+        "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not"}) {
     table.push_back(Of(op, OpLowering::kConstant,
                        {"value", "start", "end", "to", "fmod", "value_float", "value_floats",
                         "value_int", "value_ints"},
@@ -182,6 +190,9 @@ std::string SupportedOperatorList() {
       break;
     case PointwiseFunc::kElu:
       a.alpha = node.attributes.value("alpha", 1.0f);
+      break;
+    case PointwiseFunc::kGelu:
+      if (StringAttribute(node, "approximate", "none") == "tanh") a.func = PointwiseFunc::kGeluTanh;
       break;
     default:
       break;

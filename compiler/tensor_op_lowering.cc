@@ -178,10 +178,18 @@ namespace {
                                                             {"Mul", BinaryFunc::kMul},
                                                             {"Div", BinaryFunc::kDiv},
                                                             {"Pow", BinaryFunc::kPow},
-                                                            {"PRelu", BinaryFunc::kPrelu}};
+                                                            {"PRelu", BinaryFunc::kPrelu},
+                                                            {"Max", BinaryFunc::kMax},
+                                                            {"Min", BinaryFunc::kMin},
+                                                            {"Mod", BinaryFunc::kFloorMod}};
   auto func = kBinary.find(node.op_type);
   if (func == kBinary.end()) return NodeError(node, "not a binary operator");
-  if (node.inputs.size() != 2) return NodeError(node, "needs 2 inputs");
+  if (node.inputs.size() == 1 && (node.op_type == "Max" || node.op_type == "Min")) {
+    lowered.step.op = StepOp::kStridedCopy;  // the maximum of one tensor: itself
+    lowered.step.a_strides = RowMajorStrides(in.dims);
+    return absl::OkStatus();
+  }
+  if (node.inputs.size() != 2) return NodeError(node, "needs 2 inputs (more are not supported)");
   TF_ASSIGN_OR_RETURN(TensorShape b, graph.ShapeOf(node.inputs[1], &node));
   // An integer constant (Pow's exponent) is read as floats (passes/emit_plan.h).
   if (b.dtype != kOnnxFloat && !(IsIntegerDtype(b.dtype) && graph.IsConstant(node.inputs[1]))) {
@@ -190,6 +198,10 @@ namespace {
   PlanStep& step = lowered.step;
   step.op = StepOp::kBroadcast;
   step.binary = func->second;
+  if (node.op_type == "Mod" && IntAttribute(node, "fmod", 0) != 0) step.binary = BinaryFunc::kMod;
+  if (node.op_type == "Mod" && IntAttribute(node, "fmod", 0) == 0) {
+    return NodeError(node, "float Mod needs fmod=1 (ONNX)");
+  }
   TF_ASSIGN_OR_RETURN(step.a_strides, BroadcastStrides(node, in.dims, out.dims));
   TF_ASSIGN_OR_RETURN(step.b_strides, BroadcastStrides(node, b.dims, out.dims));
   lowered.operands.push_back(node.inputs[1]);
@@ -338,6 +350,15 @@ namespace {
   return absl::OkStatus();
 }
 
+// Expand: the input broadcast to the output's shape, a strided copy with
+// stride 0 along the broadcast axes.
+[[nodiscard]] absl::Status LowerExpand(const Graph&, const GraphNode& node, const TensorShape& in,
+                                       const TensorShape& out, LoweredTensorOp& lowered) {
+  lowered.step.op = StepOp::kStridedCopy;
+  TF_ASSIGN_OR_RETURN(lowered.step.a_strides, BroadcastStrides(node, in.dims, out.dims));
+  return absl::OkStatus();
+}
+
 // Gather of an activation along an axis at constant indices: a strided
 // copy when the indices step evenly (a scalar index: token selection; a
 // range).
@@ -357,17 +378,25 @@ namespace {
     if (i < 0) i += in.dims[axis];
     if (i < 0 || i >= in.dims[axis]) return NodeError(node, "index out of range");
   }
-  if (index.empty() || indices->second.shape.dims.size() > 1) {
-    return NodeError(node, "indices of rank above 1 are not supported");
-  }
-  const int64_t step_size = index.size() > 1 ? index[1] - index[0] : 1;
-  for (size_t i = 1; i < index.size(); ++i) {
-    if (index[i] - index[i - 1] != step_size) {
-      return NodeError(node, "indices that do not step evenly are not supported");
+  PlanStep& step = lowered.step;
+  int64_t step_size = index.size() > 1 ? index[1] - index[0] : 1;
+  bool even = indices->second.shape.dims.size() <= 1 && !index.empty();
+  for (size_t i = 1; i < index.size(); ++i) even &= index[i] - index[i - 1] == step_size;
+  if (!even) {
+    // Any other constant indices: rows picked one by one (the output's
+    // index dims are the indices' own, in order).
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= in.dims[d];
+    for (int64_t d = axis + 1; d < rank; ++d) inner *= in.dims[d];
+    step.op = StepOp::kGather;
+    step.in_shape = {outer, in.dims[axis], inner};
+    step.indices = std::move(index);
+    if (static_cast<int64_t>(step.indices.size()) * outer * inner != out.NumElements()) {
+      return NodeError(node, "output size disagrees with shape inference");
     }
+    return absl::OkStatus();
   }
   const std::vector<int64_t> strides = RowMajorStrides(in.dims);
-  PlanStep& step = lowered.step;
   step.op = StepOp::kStridedCopy;
   step.a_offset = index[0] * strides[axis];
   for (int64_t d = 0; d < rank; ++d) {
@@ -395,6 +424,7 @@ const TensorOpLowering kLowerBatchNorm = &LowerBatchNorm;
 const TensorOpLowering kLowerSoftmax = &LowerSoftmax;
 const TensorOpLowering kLowerReduce = &LowerReduce;
 const TensorOpLowering kLowerGather = &LowerGather;
+const TensorOpLowering kLowerExpand = &LowerExpand;
 
 [[nodiscard]] absl::StatusOr<PlanStep> SliceStep(const Graph& graph, const GraphNode& node,
                                                  const std::vector<int64_t>& in) {

@@ -42,7 +42,8 @@ extern const TensorOpLowering kLowerPad;  // constant, reflect and edge modes
 extern const TensorOpLowering kLowerBatchNorm;
 extern const TensorOpLowering kLowerSoftmax;
 extern const TensorOpLowering kLowerReduce;  // ReduceMean/Sum/Max/Min over adjacent axes
-extern const TensorOpLowering kLowerGather;  // constant indices that step evenly
+extern const TensorOpLowering kLowerGather;  // constant indices
+extern const TensorOpLowering kLowerExpand;  // to the output's (inferred) shape
 
 // The step for `node` by `lower`, or InvalidArgument naming the node for a
 // use the lowering does not cover (non-constant Slice bounds, ReduceMean

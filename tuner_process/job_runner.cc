@@ -165,7 +165,9 @@ void JobRunner::Learn(int task, const std::string& config_json, const proto::Tri
   run.best.Offer(m);
   if (run.scheduler_index >= 0) {
     absl::Status counted = scheduler_->OnResult(run.scheduler_index, cost, result.all_cost());
-    if (!counted.ok()) TF_LOG(WARNING) << "job " << job_id_ << ": " << counted;
+    if (!counted.ok()) {
+      TF_LOG(WARNING) << "job " << job_id_ << ": " << counted;
+    }
   }
   absl::StatusOr<Config> config = run.task->space().FromJsonString(config_json);
   if (!config.ok()) {

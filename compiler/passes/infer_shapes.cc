@@ -84,6 +84,26 @@ std::vector<int64_t> ReshapedShape(const Graph& graph, const GraphNode& node,
   if (op == "BatchNormalization" || op == "Identity" || op == "Dropout") return in;
   if (op == "Pad") return PaddedShape(graph, node, in);
   if (op == "Concat") return ConcatShape(graph, node, in);
+  if (op == "Expand" && node.inputs.size() == 2) {
+    auto shape = graph.constants.find(node.inputs[1]);
+    if (shape == graph.constants.end() || !IsIntegerDtype(shape->second.shape.dtype)) {
+      return std::vector<int64_t>();
+    }
+    std::vector<int64_t> out = Broadcast(in, shape->second.i64);
+    if (out.empty()) return NodeError(node, "the shape does not broadcast with the input's");
+    return out;
+  }
+  if (op == "Gather" && node.inputs.size() == 2 && graph.IsConstant(node.inputs[1])) {
+    const int64_t rank = static_cast<int64_t>(in.size());
+    int64_t axis = IntAttribute(node, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    std::vector<int64_t> out(in.begin(), in.begin() + axis);
+    const std::vector<int64_t>& index_dims = graph.constants.at(node.inputs[1]).shape.dims;
+    out.insert(out.end(), index_dims.begin(), index_dims.end());
+    out.insert(out.end(), in.begin() + axis + 1, in.end());
+    return out;
+  }
   if (op == "Reshape") return ReshapedShape(graph, node, in);
   if (op == "Transpose") {
     std::vector<int64_t> out;

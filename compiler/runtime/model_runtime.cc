@@ -318,15 +318,17 @@ void CompiledModel::SetThreads(int num_threads) {
                      " outputs; got ", inputs.size(), " and ", outputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i] == nullptr) {
+    if (inputs[i] == nullptr && plan_.buffers[plan_.inputs[i].buffer].elements > 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("input '", plan_.inputs[i].name, "' is a null buffer"));
     }
     const PlanBuffer& b = plan_.buffers[plan_.inputs[i].buffer];
-    std::memcpy(buffers_[plan_.inputs[i].buffer], inputs[i], b.elements * sizeof(float));
+    if (b.elements > 0) {
+      std::memcpy(buffers_[plan_.inputs[i].buffer], inputs[i], b.elements * sizeof(float));
+    }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i] == nullptr) {
+    if (outputs[i] == nullptr && plan_.buffers[plan_.outputs[i].buffer].elements > 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("output '", plan_.outputs[i].name, "' is a null buffer"));
     }
@@ -393,7 +395,9 @@ void CompiledModel::SetThreads(int num_threads) {
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const PlanBuffer& b = plan_.buffers[plan_.outputs[i].buffer];
-    std::memcpy(outputs[i], buffers_[plan_.outputs[i].buffer], b.elements * sizeof(float));
+    if (b.elements > 0) {
+      std::memcpy(outputs[i], buffers_[plan_.outputs[i].buffer], b.elements * sizeof(float));
+    }
   }
   return absl::OkStatus();
 }

@@ -77,6 +77,16 @@ inline float Pointwise(float x, float alpha, float beta) {
   }
   if constexpr (kFunc == PointwiseFunc::kLeakyRelu) return x < 0 ? alpha * x : x;
   if constexpr (kFunc == PointwiseFunc::kElu) return x < 0 ? alpha * (VecExp(x) - 1.0f) : x;
+  if constexpr (kFunc == PointwiseFunc::kAbs) return std::fabs(x);
+  if constexpr (kFunc == PointwiseFunc::kFloor) return std::floor(x);
+  if constexpr (kFunc == PointwiseFunc::kCeil) return std::ceil(x);
+  if constexpr (kFunc == PointwiseFunc::kReciprocal) return 1.0f / x;
+  if constexpr (kFunc == PointwiseFunc::kGelu) return 0.5f * x * (1.0f + VecErf(x * 0.70710678f));
+  if constexpr (kFunc == PointwiseFunc::kGeluTanh) {
+    const float u = 0.7978845608f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (2.0f - 2.0f / (VecExp(2.0f * u) + 1.0f));
+  }
+  if constexpr (kFunc == PointwiseFunc::kSilu) return x / (1.0f + VecExp(-x));
   return x;
 }
 
@@ -123,6 +133,20 @@ auto ForFunc(PointwiseFunc func) {
       return Pick<PointwiseFunc::kLeakyRelu>::fn;
     case PointwiseFunc::kElu:
       return Pick<PointwiseFunc::kElu>::fn;
+    case PointwiseFunc::kAbs:
+      return Pick<PointwiseFunc::kAbs>::fn;
+    case PointwiseFunc::kFloor:
+      return Pick<PointwiseFunc::kFloor>::fn;
+    case PointwiseFunc::kCeil:
+      return Pick<PointwiseFunc::kCeil>::fn;
+    case PointwiseFunc::kReciprocal:
+      return Pick<PointwiseFunc::kReciprocal>::fn;
+    case PointwiseFunc::kGelu:
+      return Pick<PointwiseFunc::kGelu>::fn;
+    case PointwiseFunc::kGeluTanh:
+      return Pick<PointwiseFunc::kGeluTanh>::fn;
+    case PointwiseFunc::kSilu:
+      return Pick<PointwiseFunc::kSilu>::fn;
   }
   return Pick<PointwiseFunc::kNone>::fn;
 }
@@ -598,7 +622,8 @@ void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt)
 
 bool IsTensorOp(StepOp op) {
   return op == StepOp::kStridedCopy || op == StepOp::kBroadcast || op == StepOp::kReduce ||
-         op == StepOp::kConcat || op == StepOp::kBatchNorm || op == StepOp::kPad;
+         op == StepOp::kConcat || op == StepOp::kBatchNorm || op == StepOp::kPad ||
+         op == StepOp::kGather;
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
@@ -621,6 +646,17 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x - y; });
       } else if (f == BinaryFunc::kMul) {
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x * y; });
+      } else if (f == BinaryFunc::kMax) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::max(x, y); });
+      } else if (f == BinaryFunc::kMin) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::min(x, y); });
+      } else if (f == BinaryFunc::kMod) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::fmod(x, y); });
+      } else if (f == BinaryFunc::kFloorMod) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) {
+          const float r = std::fmod(x, y);
+          return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+        });
       } else if (f == BinaryFunc::kPrelu) {
         BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x < 0 ? x * y : x; });
       } else if (f == BinaryFunc::kDiv) {
@@ -660,6 +696,13 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     Reduce(step, inputs[0], out, rt);
   } else if (step.op == StepOp::kPad) {
     Pad(step, inputs[0], out, rt);
+  } else if (step.op == StepOp::kGather) {
+    const int64_t outer = step.in_shape[0], n = step.in_shape[1], inner = step.in_shape[2];
+    const int64_t count = static_cast<int64_t>(step.indices.size());
+    ParallelFor(rt, outer * count, [&](int64_t t) {
+      const int64_t o = t / count, i = step.indices[t % count];
+      std::memcpy(out + t * inner, inputs[0] + (o * n + i) * inner, sizeof(float) * inner);
+    });
   }
 }
 

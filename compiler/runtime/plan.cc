@@ -25,6 +25,7 @@ constexpr std::pair<StepOp, const char*> kStepOpNames[] = {
     {StepOp::kConcat, "concat"},
     {StepOp::kBatchNorm, "batch_norm"},
     {StepOp::kPad, "pad"},
+    {StepOp::kGather, "gather"},
 };
 
 constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {
@@ -41,11 +42,20 @@ constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {
     {PointwiseFunc::kHardSwish, "hardswish"},
     {PointwiseFunc::kLeakyRelu, "leaky_relu"},
     {PointwiseFunc::kElu, "elu"},
+    {PointwiseFunc::kAbs, "abs"},
+    {PointwiseFunc::kFloor, "floor"},
+    {PointwiseFunc::kCeil, "ceil"},
+    {PointwiseFunc::kReciprocal, "reciprocal"},
+    {PointwiseFunc::kGelu, "gelu"},
+    {PointwiseFunc::kGeluTanh, "gelu_tanh"},
+    {PointwiseFunc::kSilu, "silu"},
 };
 
 constexpr std::pair<BinaryFunc, const char*> kBinaryNames[] = {
     {BinaryFunc::kAdd, "add"}, {BinaryFunc::kSub, "sub"}, {BinaryFunc::kMul, "mul"},
     {BinaryFunc::kDiv, "div"}, {BinaryFunc::kPow, "pow"}, {BinaryFunc::kPrelu, "prelu"},
+    {BinaryFunc::kMax, "max"}, {BinaryFunc::kMin, "min"}, {BinaryFunc::kMod, "mod"},
+    {BinaryFunc::kFloorMod, "floor_mod"},
 };
 
 constexpr std::pair<ReduceFunc, const char*> kReduceNames[] = {
@@ -187,6 +197,7 @@ nlohmann::json ModelPlan::ToJson() const {
                           {"a_strides", s.a_strides},
                           {"b_strides", s.b_strides},
                           {"a_offset", s.a_offset},
+                          {"indices", s.indices},
                           {"epilogue",
                            {{"bias", e.bias},
                             {"residual", e.residual},
@@ -253,6 +264,21 @@ nlohmann::json ModelPlan::ToJson() const {
       step.a_strides = s.at("a_strides").get<std::vector<int64_t>>();
       step.b_strides = s.at("b_strides").get<std::vector<int64_t>>();
       step.a_offset = s.at("a_offset").get<int64_t>();
+      step.indices = s.at("indices").get<std::vector<int64_t>>();
+      if (step.op == StepOp::kGather) {
+        for (int64_t i : step.indices) {
+          if (step.in_shape.size() != 3 || i < 0 || i >= step.in_shape[1]) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("model plan: step '", step.node, "' gathers out of range"));
+          }
+        }
+      }
+      if (step.op == StepOp::kPad &&
+          (step.pads.size() != 2 * step.in_shape.size() ||
+           step.in_shape.size() != step.out_shape.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model plan: step '", step.node, "' has pads not of its rank"));
+      }
       if ((!step.a_strides.empty() && step.a_strides.size() != step.out_shape.size()) ||
           (!step.b_strides.empty() && step.b_strides.size() != step.out_shape.size())) {
         return absl::InvalidArgumentError(

@@ -83,6 +83,13 @@ enum class PointwiseFunc {
   kHardSwish,
   kLeakyRelu,
   kElu,
+  kAbs,
+  kFloor,
+  kCeil,
+  kReciprocal,
+  kGelu,      // x * (1 + erf(x / sqrt 2)) / 2
+  kGeluTanh,  // x * (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2
+  kSilu,      // x * sigmoid(x)
 };
 
 struct Activation {
@@ -92,8 +99,9 @@ struct Activation {
   bool empty() const { return func == PointwiseFunc::kNone; }
 };
 
-// f(a, b) of a "broadcast" step; kPrelu: a < 0 ? a * b : a.
-enum class BinaryFunc { kAdd, kSub, kMul, kDiv, kPow, kPrelu };
+// f(a, b) of a "broadcast" step; kPrelu: a < 0 ? a * b : a; kMod: C's
+// fmod; kFloorMod: the remainder with the divisor's sign (ONNX Mod, fmod 0).
+enum class BinaryFunc { kAdd, kSub, kMul, kDiv, kPow, kPrelu, kMax, kMin, kMod, kFloorMod };
 
 // What a "reduce" step computes over its axis.
 enum class ReduceFunc { kMean, kSum, kMax, kMin };
@@ -123,6 +131,7 @@ enum class StepOp {
                  // inputs x, scale, B, mean, var; alpha: epsilon
   kPad,          // in_shape padded by pads (every axis' begin, then every axis' end) into
                  // out_shape, filled per pad_mode (kConstant: with alpha)
+  kGather,       // [outer, n, inner] (in_shape) at `indices` along n: [outer, indices, inner]
 };
 
 // "kernel", "relayout", ... as plans spell them; ParseStepOp is its inverse
@@ -174,6 +183,7 @@ struct PlanStep {
   float alpha = 0;                    // kBatchNorm: epsilon; kPad: the constant
   std::vector<int64_t> a_strides, b_strides;
   int64_t a_offset = 0;
+  std::vector<int64_t> indices;  // kGather, each in [0, in_shape[1])
 };
 
 struct ModelPlan {
