@@ -347,7 +347,9 @@ void TrialLifecycle::FailJobsWithoutAgents() {
         End(job, proto::FAILED,
             absl::StrCat("no agent of key '", spec.device_key(), "' was connected for ",
                          spec.queue_timeout_s(), " s (queue_timeout_s)"));
-    if (!ended.ok()) TF_LOG(ERROR) << ended << "; job " << id << " retried on the next tick";
+    if (!ended.ok()) {
+      TF_LOG(ERROR) << ended << "; job " << id << " retried on the next tick";
+    }
   }
 }
 
