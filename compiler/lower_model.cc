@@ -7,6 +7,7 @@
 #include "compiler/passes/fold_batch_norm.h"
 #include "compiler/passes/fold_constants.h"
 #include "compiler/passes/fuse_epilogues.h"
+#include "compiler/passes/fuse_patterns.h"
 #include "compiler/passes/infer_shapes.h"
 
 namespace tunefleet {
@@ -30,6 +31,7 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const std::vector<ModelLayer>&
                                                    const ChooseKernelFn& choose) {
   TF_ASSIGN_OR_RETURN(Graph lowered, FoldConstants(graph));
   TF_RETURN_IF_ERROR(InferShapes(&lowered));
+  TF_RETURN_IF_ERROR(FusePatterns(&lowered));
   TF_RETURN_IF_ERROR(FoldBatchNorm(&lowered));
   TF_ASSIGN_OR_RETURN(EpilogueFusion fusion, FuseEpilogues(lowered, EpilogueKinds(layers)));
   return EmitPlan(lowered, layers, fusion, choose);

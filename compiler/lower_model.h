@@ -4,6 +4,7 @@
 //
 //   fold constants and shape arithmetic  (passes/fold_constants.h)
 //   infer the shapes left unknown        (passes/infer_shapes.h)
+//   recognise GELU, SiLU, LayerNorm      (passes/fuse_patterns.h)
 //   fold BatchNorm into convolutions     (passes/fold_batch_norm.h)
 //   fuse epilogues into kernels          (passes/fuse_epilogues.h)
 //   emit the plan: kernels, runtime operators, relayouts, packed weights

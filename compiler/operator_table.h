@@ -22,6 +22,10 @@
 
 namespace tunefleet {
 
+// The op type of x * Sigmoid(x) fused into one node (passes/fuse_patterns.h);
+// not an ONNX operator.
+inline constexpr char kSiluOp[] = "tunefleet.SiLU";
+
 enum class OpLowering {
   kTunedKernel,  // a task's tuned kernel (Conv, Gemm, MatMul): the model's layers
   kPool,         // runtime pooling in the input's channel block

@@ -350,6 +350,39 @@ namespace {
   return absl::OkStatus();
 }
 
+// LayerNormalization over the axes from `axis` on: inputs X, Scale, B
+// (either of the last two may be empty: 1 and 0).
+[[nodiscard]] absl::Status LowerLayerNorm(const Graph& graph, const GraphNode& node,
+                                          const TensorShape& in, const TensorShape&,
+                                          LoweredTensorOp& lowered) {
+  const int64_t rank = static_cast<int64_t>(in.dims.size());
+  int64_t axis = IntAttribute(node, "axis", -1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  for (size_t i = 1; i < node.outputs.size(); ++i) {
+    if (!node.outputs[i].empty()) return NodeError(node, "Mean and InvStdDev outputs are not supported");
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= in.dims[d];
+  for (int64_t d = axis; d < rank; ++d) inner *= in.dims[d];
+  const bool scale = node.inputs.size() > 1 && !node.inputs[1].empty();
+  const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+  if (bias && !scale) return NodeError(node, "B without Scale");
+  for (size_t i = 1; i < 3 && i < node.inputs.size(); ++i) {
+    if (node.inputs[i].empty()) continue;
+    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.inputs[i], &node));
+    if (s.dtype != kOnnxFloat || s.NumElements() != inner) {
+      return NodeError(node, absl::StrCat("input '", node.inputs[i], "' ", s.ToString(),
+                                          " is not one float per normalised position"));
+    }
+    lowered.operands.push_back(node.inputs[i]);
+  }
+  lowered.step.op = StepOp::kLayerNorm;
+  lowered.step.in_shape = {outer, inner};
+  lowered.step.alpha = node.attributes.value("epsilon", 1e-5f);
+  return absl::OkStatus();
+}
+
 // Expand: the input broadcast to the output's shape, a strided copy with
 // stride 0 along the broadcast axes.
 [[nodiscard]] absl::Status LowerExpand(const Graph&, const GraphNode& node, const TensorShape& in,
@@ -425,6 +458,7 @@ const TensorOpLowering kLowerSoftmax = &LowerSoftmax;
 const TensorOpLowering kLowerReduce = &LowerReduce;
 const TensorOpLowering kLowerGather = &LowerGather;
 const TensorOpLowering kLowerExpand = &LowerExpand;
+const TensorOpLowering kLowerLayerNorm = &LowerLayerNorm;
 
 [[nodiscard]] absl::StatusOr<PlanStep> SliceStep(const Graph& graph, const GraphNode& node,
                                                  const std::vector<int64_t>& in) {

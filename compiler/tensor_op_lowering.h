@@ -44,6 +44,7 @@ extern const TensorOpLowering kLowerSoftmax;
 extern const TensorOpLowering kLowerReduce;  // ReduceMean/Sum/Max/Min over adjacent axes
 extern const TensorOpLowering kLowerGather;  // constant indices
 extern const TensorOpLowering kLowerExpand;  // to the output's (inferred) shape
+extern const TensorOpLowering kLowerLayerNorm;
 
 // The step for `node` by `lower`, or InvalidArgument naming the node for a
 // use the lowering does not cover (non-constant Slice bounds, ReduceMean

@@ -81,7 +81,10 @@ std::vector<int64_t> ReshapedShape(const Graph& graph, const GraphNode& node,
     TF_ASSIGN_OR_RETURN(PlanStep slice, SliceStep(graph, node, in));
     return slice.out_shape;
   }
-  if (op == "BatchNormalization" || op == "Identity" || op == "Dropout") return in;
+  if (op == "BatchNormalization" || op == "Identity" || op == "Dropout" ||
+      op == "LayerNormalization") {
+    return in;
+  }
   if (op == "Pad") return PaddedShape(graph, node, in);
   if (op == "Concat") return ConcatShape(graph, node, in);
   if (op == "Expand" && node.inputs.size() == 2) {

@@ -572,6 +572,24 @@ void Reduce(const PlanStep& step, const float* in, float* out, const TfRuntime* 
   }
 }
 
+// One row of a layer norm: (x - mean) / sqrt(var + eps) * scale + bias.
+TF_VECTOR_CLONES void LayerNormRow(const float* __restrict x, const float* __restrict scale,
+                                   const float* __restrict bias, float* __restrict out, int64_t n,
+                                   float epsilon) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  const float mean = sum / static_cast<float>(n);
+  float squares = 0;
+  for (int64_t i = 0; i < n; ++i) squares += (x[i] - mean) * (x[i] - mean);
+  const float inv = 1.0f / std::sqrt(squares / static_cast<float>(n) + epsilon);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = (x[i] - mean) * inv;
+    if (scale != nullptr) v *= scale[i];
+    if (bias != nullptr) v += bias[i];
+    out[i] = v;
+  }
+}
+
 // The input index an output coordinate reads along an axis of `dim`
 // values with `before` padded in front, or -1 (kConstant outside).
 int64_t PadSource(int64_t out_index, int64_t before, int64_t dim, PadMode mode) {
@@ -623,7 +641,7 @@ void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt)
 bool IsTensorOp(StepOp op) {
   return op == StepOp::kStridedCopy || op == StepOp::kBroadcast || op == StepOp::kReduce ||
          op == StepOp::kConcat || op == StepOp::kBatchNorm || op == StepOp::kPad ||
-         op == StepOp::kGather;
+         op == StepOp::kGather || op == StepOp::kLayerNorm;
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
@@ -696,6 +714,16 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     Reduce(step, inputs[0], out, rt);
   } else if (step.op == StepOp::kPad) {
     Pad(step, inputs[0], out, rt);
+  } else if (step.op == StepOp::kLayerNorm) {
+    const int64_t outer = step.in_shape[0], inner = step.in_shape[1];
+    const float* scale = inputs.size() > 1 ? inputs[1] : nullptr;
+    const float* bias = inputs.size() > 2 ? inputs[2] : nullptr;
+    const int64_t rows_per_task = std::max<int64_t>(1, 8192 / std::max<int64_t>(inner, 1));
+    ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, [&](int64_t t) {
+      for (int64_t o = t * rows_per_task; o < std::min(outer, (t + 1) * rows_per_task); ++o) {
+        LayerNormRow(inputs[0] + o * inner, scale, bias, out + o * inner, inner, step.alpha);
+      }
+    });
   } else if (step.op == StepOp::kGather) {
     const int64_t outer = step.in_shape[0], n = step.in_shape[1], inner = step.in_shape[2];
     const int64_t count = static_cast<int64_t>(step.indices.size());

@@ -26,6 +26,7 @@ constexpr std::pair<StepOp, const char*> kStepOpNames[] = {
     {StepOp::kBatchNorm, "batch_norm"},
     {StepOp::kPad, "pad"},
     {StepOp::kGather, "gather"},
+    {StepOp::kLayerNorm, "layer_norm"},
 };
 
 constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {

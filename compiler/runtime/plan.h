@@ -132,6 +132,8 @@ enum class StepOp {
   kPad,          // in_shape padded by pads (every axis' begin, then every axis' end) into
                  // out_shape, filled per pad_mode (kConstant: with alpha)
   kGather,       // [outer, n, inner] (in_shape) at `indices` along n: [outer, indices, inner]
+  kLayerNorm,    // each row of [outer, inner] (in_shape) normalised (alpha: epsilon), then
+                 // times inputs[1] and plus inputs[2] (per position of the row) when given
 };
 
 // "kernel", "relayout", ... as plans spell them; ParseStepOp is its inverse

@@ -1,0 +1,273 @@
+#include "compiler/passes/fuse_patterns.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/operator_table.h"
+
+namespace tunefleet {
+namespace {
+
+// Who reads and who writes each tensor, for walking chains.
+class Chains {
+ public:
+  explicit Chains(const Graph& graph) : graph_(graph) {
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      for (const std::string& input : graph.nodes[i].inputs) readers_[input].push_back(i);
+      for (const std::string& output : graph.nodes[i].outputs) writer_[output] = i;
+    }
+    for (const std::string& output : graph.outputs) outputs_.insert(output);
+  }
+
+  // The node that alone reads `tensor` (not a graph output), or nullopt.
+  std::optional<size_t> SoleReader(const std::string& tensor) const {
+    auto it = readers_.find(tensor);
+    if (outputs_.count(tensor) || it == readers_.end() || it->second.size() != 1) {
+      return std::nullopt;
+    }
+    return it->second[0];
+  }
+  std::optional<size_t> Writer(const std::string& tensor) const {
+    auto it = writer_.find(tensor);
+    if (it == writer_.end()) return std::nullopt;
+    return it->second;
+  }
+  const std::vector<size_t>& Readers(const std::string& tensor) const {
+    static const std::vector<size_t> none;
+    auto it = readers_.find(tensor);
+    return it == readers_.end() ? none : it->second;
+  }
+  bool IsOutput(const std::string& tensor) const { return outputs_.count(tensor) > 0; }
+
+  // The scalar float constant `tensor` holds, or nullopt.
+  std::optional<float> Scalar(const std::string& tensor) const {
+    auto it = graph_.constants.find(tensor);
+    if (it == graph_.constants.end() || it->second.shape.dtype != kOnnxFloat ||
+        it->second.f32.size() != 1) {
+      return std::nullopt;
+    }
+    return it->second.f32[0];
+  }
+
+ private:
+  const Graph& graph_;
+  std::map<std::string, std::vector<size_t>> readers_;
+  std::map<std::string, size_t> writer_;
+  std::set<std::string> outputs_;
+};
+
+bool Near(std::optional<float> value, double want) {
+  return value && std::fabs(*value - want) <= 1e-4 * std::fabs(want);
+}
+
+// For a binary node with `tensor` as one input: the other input.
+std::string Other(const GraphNode& node, const std::string& tensor) {
+  if (node.inputs.size() != 2) return "";
+  return node.inputs[0] == tensor ? node.inputs[1] : node.inputs[0];
+}
+
+// One rewrite: the nodes it removes and the node that takes the place of
+// the first of them.
+struct Rewrite {
+  std::vector<size_t> removed;
+  GraphNode replacement;
+};
+
+// x * 0.5 * (1 + Erf(x / sqrt 2)) from its Erf node.
+std::optional<Rewrite> MatchGelu(const Graph& graph, const Chains& chains, size_t erf) {
+  const GraphNode& e = graph.nodes[erf];
+  std::optional<size_t> scale = chains.Writer(e.inputs[0]);
+  if (!scale || !chains.SoleReader(e.inputs[0])) return std::nullopt;
+  const GraphNode& s = graph.nodes[*scale];
+  if (s.inputs.size() != 2) return std::nullopt;
+  const std::string& x = s.inputs[0];
+  const bool scaled = (s.op_type == "Div" && Near(chains.Scalar(s.inputs[1]), std::sqrt(2.0))) ||
+                      (s.op_type == "Mul" && Near(chains.Scalar(s.inputs[1]), std::sqrt(0.5)));
+  if (!scaled) return std::nullopt;
+  std::optional<size_t> plus = chains.SoleReader(e.outputs[0]);
+  if (!plus) return std::nullopt;
+  const GraphNode& p = graph.nodes[*plus];
+  if (p.op_type != "Add" || !Near(chains.Scalar(Other(p, e.outputs[0])), 1.0)) return std::nullopt;
+  // Then x and 0.5, in either order, or (x * 0.5) made beforehand.
+  std::optional<size_t> first = chains.SoleReader(p.outputs[0]);
+  if (!first || graph.nodes[*first].op_type != "Mul") return std::nullopt;
+  const GraphNode& m1 = graph.nodes[*first];
+  const std::string with = Other(m1, p.outputs[0]);
+  Rewrite rewrite;
+  rewrite.removed = {*scale, erf, *plus, *first};
+  std::string output;
+  if (with == x || Near(chains.Scalar(with), 0.5)) {
+    std::optional<size_t> second = chains.SoleReader(m1.outputs[0]);
+    if (!second || graph.nodes[*second].op_type != "Mul") return std::nullopt;
+    const GraphNode& m2 = graph.nodes[*second];
+    const std::string last = Other(m2, m1.outputs[0]);
+    if (!(with == x ? Near(chains.Scalar(last), 0.5) : last == x)) return std::nullopt;
+    rewrite.removed.push_back(*second);
+    output = m2.outputs[0];
+  } else {
+    // with = Mul(x, 0.5), read by nothing else.
+    std::optional<size_t> half = chains.Writer(with);
+    if (!half || !chains.SoleReader(with)) return std::nullopt;
+    const GraphNode& h = graph.nodes[*half];
+    if (h.op_type != "Mul" || h.inputs.size() != 2 ||
+        !((h.inputs[0] == x && Near(chains.Scalar(h.inputs[1]), 0.5)) ||
+          (h.inputs[1] == x && Near(chains.Scalar(h.inputs[0]), 0.5)))) {
+      return std::nullopt;
+    }
+    rewrite.removed.push_back(*half);
+    output = m1.outputs[0];
+  }
+  rewrite.replacement = {absl::StrCat(e.name, ".gelu"), "Gelu", {x}, {output}};
+  return rewrite;
+}
+
+// x * Sigmoid(x) from its Sigmoid node.
+std::optional<Rewrite> MatchSilu(const Graph& graph, const Chains& chains, size_t sigmoid) {
+  const GraphNode& s = graph.nodes[sigmoid];
+  std::optional<size_t> mul = chains.SoleReader(s.outputs[0]);
+  if (!mul || graph.nodes[*mul].op_type != "Mul") return std::nullopt;
+  const GraphNode& m = graph.nodes[*mul];
+  if (Other(m, s.outputs[0]) != s.inputs[0]) return std::nullopt;
+  Rewrite rewrite;
+  rewrite.removed = {sigmoid, *mul};
+  rewrite.replacement = {absl::StrCat(s.name, ".silu"), kSiluOp, {s.inputs[0]}, {m.outputs[0]}};
+  return rewrite;
+}
+
+// Whether `node` is a ReduceMean over the last axis only, keeping it.
+bool IsMeanOfLastAxis(const Graph& graph, const GraphNode& node) {
+  if (node.op_type != "ReduceMean" || IntAttribute(node, "keepdims", 1) == 0) return false;
+  std::vector<int64_t> axes = IntsAttribute(node, "axes", {});
+  if (axes.empty() && node.inputs.size() > 1) {
+    auto it = graph.constants.find(node.inputs[1]);
+    if (it != graph.constants.end()) axes = it->second.i64;
+  }
+  const int64_t rank = static_cast<int64_t>(
+      graph.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size());
+  return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1);
+}
+
+// LayerNorm's decomposition from its first ReduceMean: the mean is read by
+// the Sub alone; the difference by Pow and Div.
+std::optional<Rewrite> MatchLayerNorm(const Graph& graph, const Chains& chains, size_t mean) {
+  const GraphNode& m = graph.nodes[mean];
+  if (!IsMeanOfLastAxis(graph, m)) return std::nullopt;
+  const std::string& x = m.inputs[0];
+  std::optional<size_t> sub = chains.SoleReader(m.outputs[0]);
+  if (!sub) return std::nullopt;
+  const GraphNode& d = graph.nodes[*sub];
+  if (d.op_type != "Sub" || d.inputs.size() != 2 || d.inputs[0] != x || d.inputs[1] != m.outputs[0]) {
+    return std::nullopt;
+  }
+  const std::vector<size_t>& diff_readers = chains.Readers(d.outputs[0]);
+  if (diff_readers.size() != 2 || chains.IsOutput(d.outputs[0])) return std::nullopt;
+  std::optional<size_t> pow, div;
+  for (size_t r : diff_readers) {
+    const GraphNode& n = graph.nodes[r];
+    if (n.op_type == "Pow" && n.inputs[0] == d.outputs[0] && Near(chains.Scalar(n.inputs[1]), 2)) {
+      pow = r;
+    } else if (n.op_type == "Mul" && n.inputs.size() == 2 && n.inputs[0] == d.outputs[0] &&
+               n.inputs[1] == d.outputs[0]) {
+      pow = r;
+    } else if (n.op_type == "Div" && n.inputs[0] == d.outputs[0]) {
+      div = r;
+    }
+  }
+  if (!pow || !div) return std::nullopt;
+  std::optional<size_t> var = chains.SoleReader(graph.nodes[*pow].outputs[0]);
+  if (!var || !IsMeanOfLastAxis(graph, graph.nodes[*var])) return std::nullopt;
+  std::optional<size_t> eps = chains.SoleReader(graph.nodes[*var].outputs[0]);
+  if (!eps || graph.nodes[*eps].op_type != "Add") return std::nullopt;
+  const std::optional<float> epsilon =
+      chains.Scalar(Other(graph.nodes[*eps], graph.nodes[*var].outputs[0]));
+  if (!epsilon) return std::nullopt;
+  std::optional<size_t> sqrt = chains.SoleReader(graph.nodes[*eps].outputs[0]);
+  if (!sqrt || graph.nodes[*sqrt].op_type != "Sqrt") return std::nullopt;
+  const GraphNode& q = graph.nodes[*div];
+  if (q.inputs[1] != graph.nodes[*sqrt].outputs[0] || !chains.SoleReader(q.inputs[1])) {
+    return std::nullopt;
+  }
+  Rewrite rewrite;
+  rewrite.removed = {mean, *sub, *pow, *var, *eps, *sqrt, *div};
+  GraphNode norm{absl::StrCat(m.name, ".layer_norm"), "LayerNormalization", {x}, {}};
+  norm.attributes["axis"] = -1;
+  norm.attributes["epsilon"] = *epsilon;
+  // Then, optionally, * gamma and + beta (constants of the last axis).
+  std::string out = q.outputs[0];
+  const int64_t width = graph.ShapeOf(x).value_or(TensorShape()).dims.empty()
+                            ? 0
+                            : graph.ShapeOf(x)->dims.back();
+  auto per_channel = [&](const std::string& tensor) {
+    auto it = graph.constants.find(tensor);
+    return it != graph.constants.end() && it->second.shape.dtype == kOnnxFloat &&
+           static_cast<int64_t>(it->second.f32.size()) == width;
+  };
+  std::string gamma, beta;
+  if (std::optional<size_t> scale = chains.SoleReader(out);
+      scale && graph.nodes[*scale].op_type == "Mul" && per_channel(Other(graph.nodes[*scale], out))) {
+    gamma = Other(graph.nodes[*scale], out);
+    rewrite.removed.push_back(*scale);
+    out = graph.nodes[*scale].outputs[0];
+    if (std::optional<size_t> shift = chains.SoleReader(out);
+        shift && graph.nodes[*shift].op_type == "Add" &&
+        per_channel(Other(graph.nodes[*shift], out))) {
+      beta = Other(graph.nodes[*shift], out);
+      rewrite.removed.push_back(*shift);
+      out = graph.nodes[*shift].outputs[0];
+    }
+  }
+  norm.inputs.push_back(gamma);  // "" when the chain has none: scale 1
+  norm.inputs.push_back(beta);
+  norm.outputs = {out};
+  rewrite.replacement = std::move(norm);
+  return rewrite;
+}
+
+}  // namespace
+
+[[nodiscard]] absl::Status FusePatterns(Graph* graph) {
+  std::vector<Rewrite> rewrites;
+  std::set<size_t> taken;
+  {
+    const Chains chains(*graph);
+    for (size_t i = 0; i < graph->nodes.size(); ++i) {
+      const std::string& op = graph->nodes[i].op_type;
+      std::optional<Rewrite> rewrite;
+      if (op == "Erf") rewrite = MatchGelu(*graph, chains, i);
+      if (op == "Sigmoid") rewrite = MatchSilu(*graph, chains, i);
+      if (op == "ReduceMean") rewrite = MatchLayerNorm(*graph, chains, i);
+      if (!rewrite) continue;
+      bool overlaps = false;
+      for (size_t r : rewrite->removed) overlaps |= taken.count(r) > 0;
+      if (overlaps) continue;
+      taken.insert(rewrite->removed.begin(), rewrite->removed.end());
+      rewrites.push_back(std::move(*rewrite));
+    }
+  }
+  if (rewrites.empty()) return absl::OkStatus();
+  // Each replacement takes the place of the last node it removes, where
+  // every input it reads is computed (topological order holds).
+  std::map<size_t, GraphNode> placed;
+  for (Rewrite& rewrite : rewrites) {
+    size_t last = 0;
+    for (size_t r : rewrite.removed) last = std::max(last, r);
+    placed[last] = std::move(rewrite.replacement);
+  }
+  std::vector<GraphNode> nodes;
+  for (size_t i = 0; i < graph->nodes.size(); ++i) {
+    if (auto it = placed.find(i); it != placed.end()) {
+      nodes.push_back(std::move(it->second));
+    } else if (!taken.count(i)) {
+      nodes.push_back(std::move(graph->nodes[i]));
+    }
+  }
+  graph->nodes = std::move(nodes);
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,26 @@
+// Recognises the decompositions exporters write for operators the runtime
+// has whole, and rewrites each into one node:
+//  - GELU, Erf form: x * 0.5 * (1 + Erf(x / sqrt(2))) (any order of the
+//    products, x / sqrt 2 or x * (1 / sqrt 2)) -> Gelu;
+//  - SiLU: x * Sigmoid(x) -> kSiluOp (operator_table.h);
+//  - LayerNorm as opset 13-16 exports it: ReduceMean over the last axis,
+//    Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then Mul by gamma and
+//    Add of beta -> LayerNormalization (axis -1).
+// Each rewritten chain's inner tensors must have no other reader, so
+// nothing else sees the difference. The new nodes are pointwise (fused into
+// a kernel's epilogue later, fuse_epilogues.h) or one runtime step.
+//
+//   TF_RETURN_IF_ERROR(FusePatterns(&graph));
+#ifndef TUNEFLEET_COMPILER_PASSES_FUSE_PATTERNS_H_
+#define TUNEFLEET_COMPILER_PASSES_FUSE_PATTERNS_H_
+
+#include "absl/status/status.h"
+#include "tuner_core/graph/graph.h"
+
+namespace tunefleet {
+
+[[nodiscard]] absl::Status FusePatterns(Graph* graph);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_PASSES_FUSE_PATTERNS_H_

@@ -1,0 +1,119 @@
+// The decompositions exporters write, rewritten into one node each: GELU
+// (both product orders), SiLU and LayerNorm with and without its affine
+// part; a chain whose inner tensor has another reader is left alone.
+#include "compiler/passes/fuse_patterns.h"
+
+#include "compiler/operator_table.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::ElementsAre;
+
+void Scalar(Graph& g, const std::string& name, float value) {
+  g.constants[name].shape = {kOnnxFloat, {}};
+  g.constants[name].f32 = {value};
+}
+
+Graph Gelu(bool half_first) {
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.shapes["x"] = {kOnnxFloat, {2, 8}};
+  Scalar(g, "sqrt2", 1.4142135f);
+  Scalar(g, "one", 1.0f);
+  Scalar(g, "half", 0.5f);
+  g.nodes.push_back({"div", "Div", {"x", "sqrt2"}, {"d"}});
+  g.nodes.push_back({"erf", "Erf", {"d"}, {"e"}});
+  g.nodes.push_back({"add", "Add", {"e", "one"}, {"p"}});
+  if (half_first) {
+    g.nodes.push_back({"half", "Mul", {"x", "half"}, {"h"}});
+    g.nodes.push_back({"mul", "Mul", {"h", "p"}, {"y"}});
+  } else {
+    g.nodes.push_back({"mul", "Mul", {"x", "p"}, {"m"}});
+    g.nodes.push_back({"half", "Mul", {"m", "half"}, {"y"}});
+  }
+  return g;
+}
+
+TEST(FusePatternsTest, GeluInEitherOrderBecomesOneNode) {
+  for (bool half_first : {false, true}) {
+    Graph g = Gelu(half_first);
+    ASSERT_TRUE(FusePatterns(&g).ok());
+    ASSERT_EQ(g.nodes.size(), 1u) << half_first;
+    EXPECT_EQ(g.nodes[0].op_type, "Gelu");
+    EXPECT_THAT(g.nodes[0].inputs, ElementsAre("x"));
+    EXPECT_THAT(g.nodes[0].outputs, ElementsAre("y"));
+  }
+}
+
+TEST(FusePatternsTest, AChainWhoseInnerTensorIsReadElsewhereStays) {
+  Graph g = Gelu(false);
+  g.outputs.push_back("e");  // the Erf's output is a graph output
+  ASSERT_TRUE(FusePatterns(&g).ok());
+  EXPECT_EQ(g.nodes.size(), 5u);
+  Graph wrong_constant = Gelu(false);
+  Scalar(wrong_constant, "sqrt2", 2.0f);
+  ASSERT_TRUE(FusePatterns(&wrong_constant).ok());
+  EXPECT_EQ(wrong_constant.nodes.size(), 5u);
+}
+
+TEST(FusePatternsTest, SiluBecomesOneNode) {
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.nodes.push_back({"sig", "Sigmoid", {"x"}, {"s"}});
+  g.nodes.push_back({"mul", "Mul", {"s", "x"}, {"y"}});
+  ASSERT_TRUE(FusePatterns(&g).ok());
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, kSiluOp);
+}
+
+Graph LayerNorm(bool affine) {
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.shapes["x"] = {kOnnxFloat, {2, 4}};
+  Scalar(g, "two", 2.0f);
+  Scalar(g, "eps", 1e-5f);
+  g.constants["gamma"].shape = g.constants["beta"].shape = {kOnnxFloat, {4}};
+  g.constants["gamma"].f32 = g.constants["beta"].f32 = {1, 2, 3, 4};
+  GraphNode mean{"mean", "ReduceMean", {"x"}, {"m"}};
+  mean.attributes["axes"] = {-1};
+  g.nodes.push_back(mean);
+  g.nodes.push_back({"sub", "Sub", {"x", "m"}, {"d"}});
+  g.nodes.push_back({"pow", "Pow", {"d", "two"}, {"p"}});
+  GraphNode var{"var", "ReduceMean", {"p"}, {"v"}};
+  var.attributes["axes"] = {-1};
+  g.nodes.push_back(var);
+  g.nodes.push_back({"eps", "Add", {"v", "eps"}, {"ve"}});
+  g.nodes.push_back({"sqrt", "Sqrt", {"ve"}, {"s"}});
+  g.nodes.push_back({"div", "Div", {"d", "s"}, {affine ? "n" : "y"}});
+  if (affine) {
+    g.nodes.push_back({"scale", "Mul", {"n", "gamma"}, {"g"}});
+    g.nodes.push_back({"shift", "Add", {"g", "beta"}, {"y"}});
+  }
+  return g;
+}
+
+TEST(FusePatternsTest, LayerNormDecompositionBecomesLayerNormalization) {
+  for (bool affine : {true, false}) {
+    Graph g = LayerNorm(affine);
+    ASSERT_TRUE(FusePatterns(&g).ok());
+    ASSERT_EQ(g.nodes.size(), 1u) << affine;
+    const GraphNode& norm = g.nodes[0];
+    EXPECT_EQ(norm.op_type, "LayerNormalization");
+    EXPECT_FLOAT_EQ(norm.attributes["epsilon"].get<float>(), 1e-5f);
+    if (affine) {
+      EXPECT_THAT(norm.inputs, ElementsAre("x", "gamma", "beta"));
+    } else {
+      EXPECT_THAT(norm.inputs, ElementsAre("x", "", ""));
+    }
+    EXPECT_THAT(norm.outputs, ElementsAre("y"));
+  }
+}
+
+}  // namespace
+}  // namespace tunefleet
