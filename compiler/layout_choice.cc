@@ -37,7 +37,7 @@ int SourceKernelStep(const ModelPlan& plan, const std::vector<int>& writer, int 
     if (step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool) {
       *pooled = true;
     } else if (step.op != StepOp::kRelayout && step.op != StepOp::kAdd &&
-               step.op != StepOp::kPointwise) {
+               step.op != StepOp::kPointwise && step.op != StepOp::kChannelBinary) {
       break;
     }
     buffer = step.inputs.empty() ? -1 : step.inputs[0];

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <optional>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -522,6 +523,54 @@ class PlanEmitter {
     return axes.ok() && *axes == std::vector<int64_t>{2, 3};
   }
 
+  // Add/Sub/Mul/Div of a 4-D activation [N, C, H, W] (first) by one value per
+  // channel ([N or 1, C, 1, 1] or [C, 1, 1]): runs in the activation's
+  // layout, so a squeeze-excite scale needs no relayout.
+  bool IsChannelBinary(const GraphNode& node) const {
+    static const std::set<std::string> kOps = {"Add", "Sub", "Mul", "Div"};
+    if (!kOps.count(node.op_type) || node.inputs.size() != 2 || IsConstant(node.inputs[0])) {
+      return false;
+    }
+    const std::vector<int64_t> a = graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims;
+    std::vector<int64_t> b = graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dims;
+    const std::vector<int64_t> out = graph_.ShapeOf(node.outputs[0]).value_or(TensorShape()).dims;
+    if (a.size() != 4 || out != a || b.size() < 3 || b.size() > 4) return false;
+    if (b.size() == 3) b.insert(b.begin(), 1);
+    return (b[0] == 1 || b[0] == a[0]) && b[1] == a[1] && b[2] == 1 && b[3] == 1 &&
+           graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dtype == kOnnxFloat;
+  }
+
+  [[nodiscard]] absl::Status AddChannelBinary(const GraphNode& node) {
+    static const std::map<std::string, BinaryFunc> kFuncs = {{"Add", BinaryFunc::kAdd},
+                                                            {"Sub", BinaryFunc::kSub},
+                                                            {"Mul", BinaryFunc::kMul},
+                                                            {"Div", BinaryFunc::kDiv}};
+    TF_ASSIGN_OR_RETURN(int a, Input(node, 0));
+    TF_ASSIGN_OR_RETURN(int b, Operand(node, node.inputs[1]));
+    TF_ASSIGN_OR_RETURN(TensorShape a_shape, graph_.ShapeOf(node.inputs[0], &node));
+    TF_ASSIGN_OR_RETURN(TensorShape b_shape, graph_.ShapeOf(node.inputs[1], &node));
+    if (!built_.plan.buffers[a].is_4d()) {  // a reshaped alias: plain, given its 4-D shape
+      TF_ASSIGN_OR_RETURN(a, Plain(a));
+      PlanStep copy;
+      copy.op = StepOp::kCopy;
+      copy.node = node.name;
+      copy.inputs = {a};
+      a = NewActivation(node.inputs[0], a_shape.dims, 1, a_shape.dims[3], /*binds=*/false);
+      copy.outputs = {a};
+      built_.plan.steps.push_back(std::move(copy));
+    }
+    PlanStep step;
+    step.op = StepOp::kChannelBinary;
+    step.node = node.name;
+    step.binary = kFuncs.at(node.op_type);
+    step.in_shape = {b_shape.dims.size() == 4 ? b_shape.dims[0] : 1, a_shape.dims[1]};
+    step.inputs = {a, b};
+    TF_ASSIGN_OR_RETURN(int output, OutputLike(node, node.outputs[0], a));
+    step.outputs = {output};
+    built_.plan.steps.push_back(std::move(step));
+    return absl::OkStatus();
+  }
+
   // Split: one strided copy of the input per output, along the axis.
   [[nodiscard]] absl::Status AddSplit(const GraphNode& node) {
     TF_ASSIGN_OR_RETURN(TensorShape in, graph_.ShapeOf(node.inputs[0], &node));
@@ -600,6 +649,7 @@ class PlanEmitter {
                                 graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims ==
                                     graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dims;
         if (same_shape) return AddElementwise(node, *info);
+        if (IsChannelBinary(node)) return AddChannelBinary(node);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
         return AddTensorOp(node, std::move(lowered));
       }
@@ -607,6 +657,7 @@ class PlanEmitter {
         return AddElementwise(node, *info);
       case OpLowering::kTensorOp: {
         if (IsSpatialMean(node)) return AddPool(node);
+        if (IsChannelBinary(node)) return AddChannelBinary(node);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
         return AddTensorOp(node, std::move(lowered));
       }

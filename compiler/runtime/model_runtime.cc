@@ -237,6 +237,21 @@ CompiledModel::~CompiledModel() {
   kernels_.resize(plan_.steps.size());
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     const PlanStep& step = plan_.steps[i];
+    if (step.op == StepOp::kChannelBinary) {
+      const bool fits =
+          step.inputs.size() == 2 && step.outputs.size() == 1 && step.in_shape.size() == 2 &&
+          plan_.buffers[step.inputs[0]].is_4d() &&
+          plan_.buffers[step.outputs[0]].shape == plan_.buffers[step.inputs[0]].shape &&
+          plan_.buffers[step.outputs[0]].block == plan_.buffers[step.inputs[0]].block &&
+          plan_.buffers[step.outputs[0]].RowWidth() == plan_.buffers[step.inputs[0]].RowWidth() &&
+          step.in_shape[1] == plan_.buffers[step.inputs[0]].shape[1] &&
+          plan_.buffers[step.inputs[1]].elements >= step.in_shape[0] * step.in_shape[1] &&
+          (step.in_shape[0] == 1 || step.in_shape[0] == plan_.buffers[step.inputs[0]].shape[0]);
+      if (!fits) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "model plan: step '", step.node, "' (channel_binary) has buffers that do not fit"));
+      }
+    }
     const bool relayout = step.op == StepOp::kRelayout;
     const bool global_pool = step.op == StepOp::kGlobalAvgPool;
     if (relayout || global_pool || step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool) {
@@ -374,6 +389,8 @@ void CompiledModel::SetThreads(int num_threads) {
       Pool(step, plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
     } else if (step.op == StepOp::kRelayout) {
       Relayout(plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
+    } else if (step.op == StepOp::kChannelBinary) {
+      ChannelBinary(step, plan_.buffers[step.inputs[0]], in(0), in(1), out, rt);
     } else if (step.op == StepOp::kSoftmax) {
       Softmax(step, in(0), out, rt);
     } else if (step.op == StepOp::kAdd || step.op == StepOp::kPointwise ||

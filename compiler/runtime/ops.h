@@ -41,6 +41,11 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
 void Elementwise(const PlanStep& step, const float* a, const float* b, float* out,
                  int64_t elements, const TfRuntime* rt);
 
+// StepOp kChannelBinary: out = binary(a, b[n, c]) over the 4-D `a`, laid out
+// as `layout` (out likewise); b holds step.in_shape [N or 1, C] floats.
+void ChannelBinary(const PlanStep& step, const PlanBuffer& layout, const float* a, const float* b,
+                   float* out, const TfRuntime* rt);
+
 // Softmax over the middle axis of [outer, axis, inner] (step.in_shape).
 void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime* rt);
 

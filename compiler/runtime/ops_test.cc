@@ -195,6 +195,27 @@ TEST(OpsTest, PointwiseFunctionsMatchLibm) {
   }
 }
 
+// A squeeze-excite scale in NCHW16c with rows wider than the image, and in
+// NCHW: every channel times its own value, per image.
+TEST(OpsTest, ChannelBinaryScalesEachChannelInItsLayout) {
+  const int64_t n = 2, c = 32, h = 3, w = 5;
+  for (int64_t block : {16, 1}) {
+    const int64_t row = block == 16 ? 7 : w;
+    const PlanBuffer layout{"x", n * c * h * row, -1, {n, c, h, w}, block, row};
+    const std::vector<float> a = Random(layout.elements, 8), s = Random(n * c, 9);
+    std::vector<float> out(a.size());
+    PlanStep step{.op = StepOp::kChannelBinary};
+    step.binary = BinaryFunc::kMul;
+    step.in_shape = {n, c};
+    ChannelBinary(step, layout, a.data(), s.data(), out.data(), &kSerial);
+    for (int64_t i = 0; i < layout.elements; ++i) {
+      const int64_t lane = i % block, rows = i / (row * block);  // (image, channel block, y)
+      const int64_t image = rows / ((c / block) * h), cb = (rows / h) % (c / block);
+      ASSERT_FLOAT_EQ(out[i], a[i] * s[image * c + cb * block + lane]) << block << " " << i;
+    }
+  }
+}
+
 TEST(OpsTest, SoftmaxOfRowsAndOfAMiddleAxis) {
   const std::vector<float> x = Random(6 * 5, 7);
   for (const std::vector<int64_t>& shape :

@@ -27,6 +27,7 @@ constexpr std::pair<StepOp, const char*> kStepOpNames[] = {
     {StepOp::kPad, "pad"},
     {StepOp::kGather, "gather"},
     {StepOp::kLayerNorm, "layer_norm"},
+    {StepOp::kChannelBinary, "channel_binary"},
 };
 
 constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {

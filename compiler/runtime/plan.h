@@ -132,6 +132,8 @@ enum class StepOp {
   kPad,          // in_shape padded by pads (every axis' begin, then every axis' end) into
                  // out_shape, filled per pad_mode (kConstant: with alpha)
   kGather,       // [outer, n, inner] (in_shape) at `indices` along n: [outer, indices, inner]
+  kChannelBinary,  // binary(a, b[n, c]) for a 4-D a in any layout (out: a's layout) and b
+                   // one value per channel (in_shape [N or 1, C]): a squeeze-excite scale
   kLayerNorm,    // each row of [outer, inner] (in_shape) normalised (alpha: epsilon), then
                  // times inputs[1] and plus inputs[2] (per position of the row) when given
 };
