@@ -13,6 +13,12 @@
 Client (client.py) talks to the tracker; job_spec and Measure (spec.py) build
 what `submit` sends; JobStatus, JobEvent, Best and Device (messages.py) are
 what comes back; errors.py has one exception class per gRPC status code.
+Model and ModelError (model.py) run a model compiled by `tunefleet compile`
+in-process, as an ONNX Runtime InferenceSession does (numpy, no gRPC):
+
+    model = tunefleet.Model("out/")
+    outputs = model.run({"input": x})       # {output name: numpy array}
+
 The gRPC stubs (tunefleet._proto) are generated from proto/fleet.proto by
 `bazel build //clients/python:tunefleet`; see clients/python/README.md.
 """
@@ -24,35 +30,56 @@ import pkgutil
 
 __path__ = pkgutil.extend_path(__path__, __name__)
 
-from tunefleet.client import Client, TlsConfig, read_token  # noqa: E402
-from tunefleet.errors import (  # noqa: E402
-    Aborted,
-    AlreadyExists,
-    Cancelled,
-    DataLoss,
-    DeadlineExceeded,
-    FailedPrecondition,
-    Internal,
-    InvalidArgument,
-    NotFound,
-    OutOfRange,
-    PermissionDenied,
-    ResourceExhausted,
-    TuneFleetError,
-    Unauthenticated,
-    Unavailable,
-    Unimplemented,
-    Unknown,
-)
-from tunefleet.messages import (  # noqa: E402
-    FINAL_STATES,
-    Best,
-    Device,
-    JobEvent,
-    JobStatus,
-    TaskStatus,
-)
-from tunefleet.spec import Measure, job_spec  # noqa: E402
+# Everything is imported on first use (PEP 562), so that `tunefleet.Model`
+# needs neither gRPC nor the generated stubs, and the client needs no numpy.
+_EXPORTS = {
+    "Client": "client",
+    "TlsConfig": "client",
+    "read_token": "client",
+    "Aborted": "errors",
+    "AlreadyExists": "errors",
+    "Cancelled": "errors",
+    "DataLoss": "errors",
+    "DeadlineExceeded": "errors",
+    "FailedPrecondition": "errors",
+    "Internal": "errors",
+    "InvalidArgument": "errors",
+    "NotFound": "errors",
+    "OutOfRange": "errors",
+    "PermissionDenied": "errors",
+    "ResourceExhausted": "errors",
+    "TuneFleetError": "errors",
+    "Unauthenticated": "errors",
+    "Unavailable": "errors",
+    "Unimplemented": "errors",
+    "Unknown": "errors",
+    "FINAL_STATES": "messages",
+    "Best": "messages",
+    "Device": "messages",
+    "JobEvent": "messages",
+    "JobStatus": "messages",
+    "TaskStatus": "messages",
+    "Measure": "spec",
+    "job_spec": "spec",
+    "Model": "model",
+    "ModelError": "model",
+}
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "Aborted",
@@ -70,6 +97,8 @@ __all__ = [
     "JobEvent",
     "JobStatus",
     "Measure",
+    "Model",
+    "ModelError",
     "NotFound",
     "OutOfRange",
     "PermissionDenied",
