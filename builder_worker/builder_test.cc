@@ -239,6 +239,22 @@ TEST(BuilderTest, Conv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
   CheckRandomConfigsOn("conv2d_nchwc.x86", AwkwardConvShapes(true), 8, 3);
 }
 
+// Grouped convolutions (ResNeXt's 32 groups of 4 channels, two groups
+// strided and padded, a depthwise channel multiplier of 2 as 6 groups of
+// one input channel): each output channel reads only its group's inputs.
+TEST(BuilderTest, GroupedConv2dNchwcRandomConfigsAreCorrect) {
+  std::vector<nlohmann::json> shapes;
+  for (const char* layout : {"NCHW", "NCHWc"}) {
+    shapes.push_back({{"N", 1}, {"C", 128}, {"H", 9}, {"W", 9}, {"K", 128}, {"R", 3}, {"S", 3},
+                      {"padding", 1}, {"group", 32}, {"layout", layout}});
+    shapes.push_back({{"N", 2}, {"C", 8}, {"H", 11}, {"W", 7}, {"K", 12}, {"R", 3}, {"S", 3},
+                      {"stride", 2}, {"padding", {1, 0, 2, 1}}, {"group", 2}, {"layout", layout}});
+    shapes.push_back({{"N", 1}, {"C", 6}, {"H", 8}, {"W", 8}, {"K", 12}, {"R", 3}, {"S", 3},
+                      {"padding", 1}, {"group", 6}, {"layout", layout}});
+  }
+  CheckRandomConfigsOn("conv2d_nchwc.x86", shapes, 8, 4);
+}
+
 // icc_outer with few (batch, output-channel block) pairs cuts the rows into
 // bands so the cores share the work: bands that divide the rows (13 rows,
 // one channel block: 13 bands of 1, still fewer than 16 items, so each
@@ -371,7 +387,9 @@ TEST(BuilderTest, PointwiseConvTilesItsImageAsOneRowSplitIntoParts) {
       ASSERT_TRUE(k.ok()) << k.status();
       const std::string where = args.dump() + " " + k->config.ToString();
       EXPECT_NE(k->ir.find(c.parallel_loop), std::string::npos) << where << "\n" << k->ir;
-      if (!c.tile_loop.empty()) EXPECT_NE(k->ir.find(c.tile_loop), std::string::npos) << where;
+      if (!c.tile_loop.empty()) {
+        EXPECT_NE(k->ir.find(c.tile_loop), std::string::npos) << where;
+      }
       BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
       ASSERT_TRUE(result.ok()) << result.error_msg;
       EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, 11)) << where;

@@ -54,7 +54,9 @@ TEST(XgboostApiTest, InPlacePredictionEqualsDMatrixPredictionWithAndWithoutBaseM
     for (bool with_margin : {false, true}) {
       auto matrix = XgbMatrix::FromDense(d.x, 50, 2);
       ASSERT_TRUE(matrix.ok());
-      if (with_margin) ASSERT_TRUE(matrix->SetFloatInfo("base_margin", margin).ok());
+      if (with_margin) {
+        ASSERT_TRUE(matrix->SetFloatInfo("base_margin", margin).ok());
+      }
       auto expected = booster->Predict(*matrix, output_margin);
       auto in_place = booster->PredictDense(d.x, 50, 2, output_margin,
                                             with_margin ? margin : std::vector<float>());

@@ -87,12 +87,18 @@ std::pair<int64_t, int64_t> SamePadding(int64_t in, int64_t kernel, int64_t stri
     args["K"] = k;
     return Mapped{true, {"conv2d_nchw", std::move(args), node.name}, ""};
   }
-  if (group == c && w.dims[1] == 1) {
-    if (k == c) return Mapped{true, {"depthwise_conv2d_nchw", std::move(args), node.name}, ""};
-    return NotTuned(absl::StrCat("depthwise convolution with channel multiplier ", k / c,
-                                 " (only 1 is tuned)"));
+  if (group == c && w.dims[1] == 1 && k == c) {
+    return Mapped{true, {"depthwise_conv2d_nchw", std::move(args), node.name}, ""};
   }
-  return NotTuned(absl::StrCat("grouped convolution (group=", group, ")"));
+  // Any other grouping (ResNeXt, RegNet; a depthwise channel multiplier
+  // above 1) is the grouped conv2d.
+  if (group > 1 && c % group == 0 && k % group == 0 && w.dims[1] == c / group) {
+    args["K"] = k;
+    args["group"] = group;
+    return Mapped{true, {"conv2d_nchw", std::move(args), node.name}, ""};
+  }
+  return NotTuned(absl::StrCat("grouped convolution (group=", group, ") of weights ",
+                               w.ToString()));
 }
 
 [[nodiscard]] absl::StatusOr<Mapped> MapGemm(const Graph& graph, const GraphNode& node) {

@@ -30,13 +30,16 @@ TEST(TaskExtractionTest, DepthwiseAndGroupedConvolutions) {
              Node("Conv", "g2", {"x", "grouped"}, {{"group", 2}})};
   absl::StatusOr<GraphLayers> layers = ExtractLayers(g);
   ASSERT_TRUE(layers.ok()) << layers.status();
-  ASSERT_EQ(layers->layers.size(), 1u);
+  ASSERT_EQ(layers->layers.size(), 3u);
   EXPECT_EQ(layers->layers[0].workload, "depthwise_conv2d_nchw");
   EXPECT_FALSE(layers->layers[0].args.contains("K"));
-  ASSERT_EQ(layers->untuned.size(), 2u);
-  EXPECT_THAT(layers->untuned[0].reason, HasSubstr("channel multiplier 2"));
-  EXPECT_EQ(layers->untuned[1].reason, "grouped convolution (group=2)");
-  EXPECT_EQ(layers->untuned[1].nodes, std::vector<std::string>{"g2"});
+  // A channel multiplier of 2 and two groups: the grouped conv2d.
+  EXPECT_EQ(layers->layers[1].workload, "conv2d_nchw");
+  EXPECT_EQ(layers->layers[1].args["group"], 32);
+  EXPECT_EQ(layers->layers[1].args["K"], 64);
+  EXPECT_EQ(layers->layers[2].workload, "conv2d_nchw");
+  EXPECT_EQ(layers->layers[2].args["group"], 2);
+  EXPECT_TRUE(layers->untuned.empty());
 }
 
 TEST(TaskExtractionTest, SameUpperPaddingIsResolved) {

@@ -32,6 +32,11 @@ Usage:
         # also DIR/<name>_input.npy (seeded input) and DIR/<name>_expected.npy
         # (PyTorch's output on it) for correctness checks
 
+Models over protobuf's 2 GB limit (vit_h_14, regnet_y_128gf) are written as
+DIR/<name>.onnx with their weights in DIR/<name>.onnx.data. swin_v2_* need a
+symbolic for aten::zero (Tensor.zero_), which PyTorch 1.13 lacks: this module
+registers one (zeros via ConstantOfShape, folded away).
+
 Selection: --models takes names or shell patterns (fnmatch), --family family
 names (see --list), --all every model; none of them: the representative
 subset. They combine as a union. Each model is exported on its own; a model
@@ -40,13 +45,16 @@ that fails to export is reported (exit status 1) and the others still are.
 import argparse
 import fnmatch
 import os
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 import types
 from dataclasses import dataclass
 
 import numpy as np
+import onnx
 import torch
 import torchvision
 
@@ -228,10 +236,40 @@ def export(name: str, out: str, opset: int = 14, batch: int = 1, seed: int = 0,
         np.save(os.path.join(out, name + "_input.npy"), built.example.numpy())
         np.save(os.path.join(out, name + "_expected.npy"),
                 expected.detach().numpy().astype(np.float32))
-    torch.onnx.export(built.model, built.example, path, input_names=["input"],
-                      output_names=["output"], opset_version=opset,
-                      do_constant_folding=True, dynamic_axes=dynamic)
+    _register_missing_symbolics(opset)
+    # Models over protobuf's 2 GB limit (vit_h_14, regnet_y_128gf) come out of
+    # the exporter as <name>.onnx plus one file per weight, named after the
+    # weight, next to it: export into a scratch folder, then keep the .onnx
+    # alone or with all its weights in one file, <name>.onnx.data.
+    with tempfile.TemporaryDirectory(dir=out, prefix=f".{name}.") as scratch:
+        scratch_path = os.path.join(scratch, name + ".onnx")
+        torch.onnx.export(built.model, built.example, scratch_path, input_names=["input"],
+                          output_names=["output"], opset_version=opset,
+                          do_constant_folding=True, dynamic_axes=dynamic)
+        data_path = path + ".data"
+        if os.path.exists(data_path):
+            os.remove(data_path)
+        if os.listdir(scratch) == [name + ".onnx"]:
+            shutil.move(scratch_path, path)
+        else:
+            proto = onnx.load(scratch_path)  # reads the weights from scratch
+            onnx.save_model(proto, path, save_as_external_data=True,
+                            all_tensors_to_one_file=True,
+                            location=os.path.basename(data_path), size_threshold=1024)
     return path
+
+
+def _zero_symbolic(g, self):
+    # aten::zero is Tensor.zero_() after the exporter's in-place-op removal;
+    # swin_v2's attention zeroes the key third of its qkv bias with it, and
+    # PyTorch 1.13 has no symbolic for it. Zeros of self's shape (float32, the
+    # only type it meets here); constant folding folds them into the bias.
+    return g.op("ConstantOfShape", g.op("Shape", self),
+                value_t=torch.tensor([0.0], dtype=torch.float32))
+
+
+def _register_missing_symbolics(opset: int) -> None:
+    torch.onnx.register_custom_op_symbolic("aten::zero", _zero_symbolic, opset)
 
 
 def select(models: str | None, families: str | None, everything: bool) -> list[str]:

@@ -20,6 +20,10 @@ using namespace ir;  // NOLINT
 [[nodiscard]] static absl::StatusOr<ConfigSpace> DefineTemplateSpace(const Workload& workload) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   const ConvArgs& a = conv->conv_args();
+  if (a.group != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kTemplateName, " computes ungrouped convolutions only (group=", a.group, ")"));
+  }
   ConfigSpace space;
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_f", a.k, GpuThreadSplit(64, 8)));
   TF_RETURN_IF_ERROR(space.DefineSplit("tile_y", a.out_h, GpuThreadSplit(16, 4)));

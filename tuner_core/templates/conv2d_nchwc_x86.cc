@@ -57,7 +57,9 @@ ReduceChoice ParseReduce(absl::string_view value) {
 }
 
 struct Params : ConvArgs {
-  int64_t ic_bn, oc_bn, ICC, OCC;
+  // ICC: the input-channel blocks one output channel reduces over (its
+  // group's); OCC: all output-channel blocks; OCC_group: those of a group.
+  int64_t ic_bn, oc_bn, ICC, OCC, OCC_group = 1;
   RowTiling tile;
   Padding pad;
   std::string reduce;  // loop order, without the "_inline_pad" suffix
@@ -67,15 +69,23 @@ struct Params : ConvArgs {
   int64_t image_rows = 1;
 };
 
-// kernel [K][C][R][S] -> kernel_vec [K/oc_bn][C/ic_bn][R][S][ic_bn][oc_bn].
+// The input-channel block of the data that block `icc` of output-channel
+// block `occ`'s reduction reads: its group's first plus icc.
+Expr DataBlock(const Params& p, Expr occ, Expr icc) {
+  if (p.group == 1) return icc;
+  return (occ / p.OCC_group) * p.ICC + icc;
+}
+
+// kernel [K][C/group][R][S] -> kernel_vec [K/oc_bn][C/group/ic_bn][R][S][ic_bn][oc_bn].
 Stmt PackKernel(const Params& p, const std::string& dst) {
+  const int64_t group_c = p.c / p.group;
   Expr t = Var::Make("pk_t");
   Expr occ = t / p.ICC, icc = t % p.ICC;
   Stmt body = Loop("pk_r", p.r, ForKind::kSerial, [&](Expr r) {
     return Loop("pk_s", p.s, ForKind::kSerial, [&](Expr s) {
       return Loop("pk_i", p.ic_bn, ForKind::kSerial, [&](Expr i) {
         return Loop("pk_o", p.oc_bn, ForKind::kSerial, [&](Expr o) {
-          Expr src = (((occ * p.oc_bn + o) * p.c + icc * p.ic_bn + i) * p.r + r) * p.s + s;
+          Expr src = (((occ * p.oc_bn + o) * group_c + icc * p.ic_bn + i) * p.r + r) * p.s + s;
           Expr dst_index =
               (((((occ * p.ICC + icc) * p.r + r) * p.s + s) * p.ic_bn + i) * p.oc_bn) + o;
           return Store::Make(dst, Load::Make("kernel", src), dst_index);
@@ -167,8 +177,11 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       auto step = [&](bool guarded, const std::string& suffix) {
         return [&, guarded, suffix](Expr icc, Expr icb, Expr kh, Expr kw) {
           auto fma = [&](Expr owi, Expr o) {
-            Expr x = Load::Make(
-                data, (((n * p.ICC + icc) * HP + ih(kh)) * WP + iw(owi, kw)) * p.ic_bn + icb);
+            Expr x = Load::Make(data, (((n * (p.c / p.ic_bn) + DataBlock(p, occ, icc)) * HP + ih(kh)) *
+                                               WP +
+                                           iw(owi, kw)) *
+                                              p.ic_bn +
+                                          icb);
             Expr wv = Load::Make(
                 kernel_vec,
                 ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);
@@ -256,8 +269,9 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   const ConvArgs& a = conv->conv_args();
   ConfigSpace space;
-  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(a.c, 64)));
-  TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(a.k, 64)));
+  // Channel blocks within a group (the whole tensor when ungrouped).
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_ic", Divisors(a.c / a.group, 64)));
+  TF_RETURN_IF_ERROR(space.DefineKnob("tile_oc", Divisors(a.k / a.group, 64)));
   // Small counts, plus the row itself when it fits.
   TF_RETURN_IF_ERROR(DefineRowTileKnob(&space, a,
                                        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32},
@@ -322,18 +336,20 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   p.reduce = choice.order;
   p.inline_pad = choice.inline_pad;
   p.icc_outer = choice.icc_outer;
-  if (p.c % p.ic_bn != 0 || p.k % p.oc_bn != 0) {
+  if ((p.c / p.group) % p.ic_bn != 0 || (p.k / p.group) % p.oc_bn != 0) {
     return absl::InvalidArgumentError(absl::StrCat("channel blocks ", p.ic_bn, "/", p.oc_bn,
-                                                   " do not divide C=", p.c, "/K=", p.k));
+                                                   " do not divide a group's C=", p.c / p.group,
+                                                   "/K=", p.k / p.group));
   }
-  p.ICC = p.c / p.ic_bn;
+  p.ICC = p.c / p.group / p.ic_bn;
   p.OCC = p.k / p.oc_bn;
+  p.OCC_group = p.k / p.group / p.oc_bn;
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.oc_bn, vec));
 
   BlockedConvPlan plan = BlockedConvGeometry(conv->conv_args(), p.ic_bn, p.oc_bn);
   p.pad = ConvInputPadding(p);
   plan.compute_reads_unpadded = p.inline_pad;
-  plan.kernel_elems = p.k * p.c * p.r * p.s;
+  plan.kernel_elems = p.k * (p.c / p.group) * p.r * p.s;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
   plan.compute = [&](const std::string& data, const std::string& kernel_vec,
                      const std::string& out) { return Compute(p, data, kernel_vec, out); };

@@ -168,8 +168,11 @@ TEST(Conv2dWorkloadTest, BadArgumentsAreInvalidArgumentNamingTheKey) {
       {With(Base(), {{"layout", "NHWC"}}),
        "argument \"layout\" must be \"NCHW\" or \"NCHWc\", got \"NHWC\""},
       {With(Base(), {{"groups", 2}}),
-       "unknown argument \"groups\" (accepted: N, C, H, W, K, R, S, stride_h, stride_w, pad_top, "
+       "unknown argument \"groups\" (accepted: N, C, H, W, K, group, R, S, stride_h, stride_w, "
+       "pad_top, "
        "pad_left, pad_bottom, pad_right, dil_h, dil_w, layout, stride, padding, dilation)"},
+      {With(Base(), {{"group", 3}}), "group=3 does not divide C="},
+      {With(Base(), {{"group", 0}}), "\"group\""},
       {With(Base(), {{"H", 2}}),
        "no output rows: padded input height 2 (H=2 + pad_top=0 + pad_bottom=0) is less than the "
        "dilated kernel height 3 (R=3, dil_h=1)"},

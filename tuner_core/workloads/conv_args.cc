@@ -123,7 +123,10 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }  // a >= 0, b 
                                                      ConvOutChannels out_channels) {
   const bool with_k = out_channels == ConvOutChannels::kFromK;
   std::vector<std::string> accepted = {"N", "C", "H", "W"};
-  if (with_k) accepted.push_back("K");
+  if (with_k) {
+    accepted.push_back("K");
+    accepted.push_back("group");
+  }
   for (const char* key :
        {"R", "S", "stride_h", "stride_w", "pad_top", "pad_left", "pad_bottom", "pad_right", "dil_h",
         "dil_w", "layout", "stride", "padding", "dilation"}) {
@@ -138,6 +141,11 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }  // a >= 0, b 
   TF_ASSIGN_OR_RETURN(a.w, json_args::ReadInt(op, args, "W", 1, kMaxDim));
   if (with_k) {
     TF_ASSIGN_OR_RETURN(a.k, json_args::ReadInt(op, args, "K", 1, kMaxDim));
+    TF_ASSIGN_OR_RETURN(a.group, json_args::ReadOptionalInt(op, args, "group", 1, 1, kMaxDim));
+    if (a.c % a.group != 0 || a.k % a.group != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(op, ": group=", a.group,
+                                                     " does not divide C=", a.c, " and K=", a.k));
+    }
   } else {
     a.k = a.c;
   }
@@ -176,6 +184,8 @@ nlohmann::json CanonicalConvArgs(const ConvArgs& a, ConvOutChannels out_channels
                       {"dil_w", a.dil_w},
                       {"layout", a.layout_nchwc ? "NCHWc" : "NCHW"}};
   if (out_channels == ConvOutChannels::kFromK) j["K"] = a.k;
+  // Only where grouped, so every ungrouped workload keeps its key and records.
+  if (a.group != 1) j["group"] = a.group;
   return j;
 }
 

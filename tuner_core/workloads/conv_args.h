@@ -11,6 +11,9 @@
 //                       default 0; each less than the dilated kernel extent
 //                       on its axis (dil*(kernel-1)+1), as TVM/PyTorch do
 //   dil_h, dil_w        default 1
+//   group               conv2d only: default 1; divides C and K (each output
+//                       channel reads the C / group input channels of its
+//                       group: ResNeXt, RegNet)
 //   layout              "NCHW" (default) or "NCHWc": the tensors are NCHW
 //                       either way. "NCHW" times the templates' packing to
 //                       and from NCHW[x]c; "NCHWc" says the network runs
@@ -44,6 +47,7 @@ struct ConvArgs {
   int64_t stride_h = 1, stride_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t dil_h = 1, dil_w = 1;
+  int64_t group = 1;  // conv2d's groups (depthwise: 1, its own kind)
   bool layout_nchwc = false;
   // Derived.
   int64_t out_h = 1, out_w = 1;

@@ -34,7 +34,9 @@ void ConvWorkload::ComputeReference(const std::vector<float*>& buffers) const {
   for (int64_t n = 0; n < a_.n; ++n) {
     const float* data_n = data + n * a_.c * plane;
     for (int64_t k = 0; k < a_.k; ++k) {
-      const float* data_group = data_n + (depthwise ? k * plane : 0);
+      // The input channels output channel k reads start at its group's.
+      const int64_t first_channel = depthwise ? k : (k / (a_.k / a_.group)) * group;
+      const float* data_group = data_n + first_channel * plane;
       const float* kernel_k = kernel + k * group * filter;
       float* out = output + ((n * a_.k + k) * a_.out_h) * a_.out_w;
       for (int64_t oh = 0; oh < a_.out_h; ++oh) {

@@ -58,8 +58,10 @@ class ConvWorkload : public Workload {
   ConvWorkload(std::string name, const ConvArgs& a, ConvOutChannels out_channels);
 
  private:
-  // Input channels each output channel reads: C, or 1 for depthwise.
-  int64_t group_channels() const { return out_channels_ == ConvOutChannels::kFromK ? a_.c : 1; }
+  // Input channels each output channel reads: C / group, or 1 for depthwise.
+  int64_t group_channels() const {
+    return out_channels_ == ConvOutChannels::kFromK ? a_.c / a_.group : 1;
+  }
 
   std::string name_;
   ConvArgs a_;
