@@ -8,9 +8,19 @@
 namespace tunefleet {
 namespace {
 
-// Runs fn(i) for i in [0, n) on the runtime's pool.
+// Below this many floats touched, an operator runs on the calling thread:
+// waking the pool's workers costs more than the work (a squeeze-excite
+// block's [1, C, 1, 1] tensors).
+constexpr int64_t kSerialWork = 16384;
+
+// Runs fn(i) for i in [0, n) on the runtime's pool, or serially when the
+// `work` (floats touched, about) is too little to share.
 template <typename Fn>
-void ParallelFor(const TfRuntime* rt, int64_t n, Fn fn) {
+void ParallelFor(const TfRuntime* rt, int64_t n, int64_t work, Fn fn) {
+  if (work < kSerialWork || n <= 1) {
+    for (int64_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
   auto body = [](int64_t i, void* closure) { (*static_cast<Fn*>(closure))(i); };
   rt->parallel_for(rt->context, n, body, &fn);
 }
@@ -356,7 +366,7 @@ void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residu
                                           : EpilogueRowFor<0>(bias, residual);
   const PointwiseInPlaceFn after = act == 0 ? ForFunc<PickInPlace>(func) : nullptr;
   const bool adds = bias != nullptr || residual != nullptr;
-  ParallelFor(rt, rows, [&](int64_t row) {
+  ParallelFor(rt, rows, elements, [&](int64_t row) {
     float* out = y + row * inner * block;
     if (adds || act != 0) {
       row_fn(out, bias ? bias + (row % blocks) * block : nullptr,
@@ -373,7 +383,7 @@ void Relayout(const PlanBuffer& src_layout, const float* src, const PlanBuffer& 
   const int64_t sb = src_layout.block, sw = src_layout.RowWidth();
   const int64_t db = dst_layout.block, dw = dst_layout.RowWidth();
   // One destination row (n, channel block, y) per task.
-  ParallelFor(rt, n * (c / db) * h, [&](int64_t t) {
+  ParallelFor(rt, n * (c / db) * h, n * c * h * w, [&](int64_t t) {
     const int64_t y = t % h, cb = (t / h) % (c / db), image = t / (h * (c / db));
     float* out = dst + t * dw * db;
     if (sb == db) {  // only the rows' width changes
@@ -408,7 +418,7 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   const int64_t blocks = c / b;
   if (step.op == StepOp::kGlobalAvgPool) {
     // Out is [N, C] (its 1x1 rows make every block size the same order).
-    ParallelFor(rt, n * blocks, [&](int64_t nb) {
+    ParallelFor(rt, n * blocks, n * c * h * w, [&](int64_t nb) {
       const float* src = in + nb * h * in_w * b;
       for (int64_t l = 0; l < b; ++l) {
         double sum = 0;
@@ -430,7 +440,7 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   const auto row = b == 1 ? (max ? &PoolRowPlain<true> : &PoolRowPlain<false>)
                           : (max ? &PoolRow<true> : &PoolRow<false>);
   // One output row (n, channel block, y) per task.
-  ParallelFor(rt, n * blocks * oh, [&](int64_t t) {
+  ParallelFor(rt, n * blocks * oh, n * c * oh * ow * k[0] * k[1], [&](int64_t t) {
     row(window, in + (t / oh) * h * in_w * b, out + t * out_w * b, t % oh);
   });
 }
@@ -441,14 +451,14 @@ void Elementwise(const PlanStep& step, const float* a, const float* b, float* ou
   constexpr int64_t kChunk = 16384;
   const int64_t chunks = (elements + kChunk - 1) / kChunk;
   if (step.op == StepOp::kAdd) {
-    ParallelFor(rt, chunks, [&](int64_t t) {
+    ParallelFor(rt, chunks, elements, [&](int64_t t) {
       const int64_t begin = t * kChunk, n = std::min(elements - begin, kChunk);
       AddRun(a + begin, b + begin, out + begin, n);
     });
   } else if (step.op == StepOp::kPointwise) {
     const PointwiseRunFn fn = ForFunc<PickRun>(step.activation.func);
     const float alpha = step.activation.alpha, beta = step.activation.beta;
-    ParallelFor(rt, chunks, [&](int64_t t) {
+    ParallelFor(rt, chunks, elements, [&](int64_t t) {
       const int64_t begin = t * kChunk, n = std::min(elements - begin, kChunk);
       fn(a + begin, out + begin, n, alpha, beta);
     });
@@ -464,7 +474,7 @@ void ChannelBinary(const PlanStep& step, const PlanBuffer& layout, const float* 
   const int64_t blocks = c / block;
   const int64_t b_image = step.in_shape[0] == 1 ? 0 : c;
   const ChannelRowFn fn = ChannelRowFor(step.binary);
-  ParallelFor(rt, n * blocks * h, [&](int64_t t) {
+  ParallelFor(rt, n * blocks * h, n * c * h * layout.RowWidth(), [&](int64_t t) {
     const int64_t image = t / (blocks * h), cb = (t / h) % blocks;
     fn(a + t * row, b + image * b_image + cb * block, out + t * row, row / block, block);
   });
@@ -475,7 +485,7 @@ void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime*
   if (inner == 1) {
     // The last axis (attention's scores): one contiguous row per task.
     const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(axis, 1));
-    ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, [&](int64_t t) {
+    ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, outer * axis, [&](int64_t t) {
       const int64_t end = std::min(outer, (t + 1) * rows_per_task);
       for (int64_t o = t * rows_per_task; o < end; ++o) {
         SoftmaxRow(in + o * axis, out + o * axis, axis);
@@ -483,7 +493,7 @@ void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime*
     });
     return;
   }
-  ParallelFor(rt, outer, [&](int64_t o) {
+  ParallelFor(rt, outer, outer * axis * inner, [&](int64_t o) {
     for (int64_t i = 0; i < inner; ++i) {
       const float* src = in + o * axis * inner + i;
       float* dst = out + o * axis * inner + i;
@@ -516,7 +526,7 @@ void ForEachRow(const PlanStep& step, const TfRuntime* rt, Fn fn) {
   // Enough rows per task that scheduling costs little against the copy.
   const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(width, 1));
   const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
-  ParallelFor(rt, tasks, [&](int64_t task) {
+  ParallelFor(rt, tasks, rows * width, [&](int64_t task) {
     const int64_t end = std::min(rows, (task + 1) * rows_per_task);
     for (int64_t row = task * rows_per_task; row < end; ++row) {
       int64_t a = step.a_offset, b = 0, rest = row;
@@ -602,14 +612,14 @@ void ReduceAll(const PlanStep& step, const float* in, float* out, const TfRuntim
   const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];
   if (inner == 1) {
     const int64_t per_task = std::max<int64_t>(1, 16384 / std::max<int64_t>(axis, 1));
-    ParallelFor(rt, (outer + per_task - 1) / per_task, [&](int64_t t) {
+    ParallelFor(rt, (outer + per_task - 1) / per_task, outer * axis, [&](int64_t t) {
       for (int64_t o = t * per_task; o < std::min(outer, (t + 1) * per_task); ++o) {
         out[o] = ReduceRun<kFunc>(in + o * axis, axis);
       }
     });
     return;
   }
-  ParallelFor(rt, outer, [&](int64_t o) {
+  ParallelFor(rt, outer, outer * axis * inner, [&](int64_t o) {
     ReduceRows<kFunc>(in + o * axis * inner, out + o * inner, axis, inner);
   });
 }
@@ -669,7 +679,7 @@ void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt)
   const std::vector<int64_t> in_strides = RowMajorStridesOf(in_dims);
   const int64_t before = rank > 0 ? step.pads[rank - 1] : 0;
   const float fill = step.alpha;
-  ParallelFor(rt, rows, [&](int64_t row) {
+  ParallelFor(rt, rows, rows * width, [&](int64_t row) {
     float* dst = out + row * width;
     int64_t rest = row, at = 0;
     bool inside = true;
@@ -745,7 +755,7 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     const int64_t outer = step.in_shape[0], inner = step.in_shape[1];
     int64_t total = 0;
     for (size_t i = 2; i < step.in_shape.size(); ++i) total += step.in_shape[i];
-    ParallelFor(rt, outer, [&](int64_t o) {
+    ParallelFor(rt, outer, out_elements, [&](int64_t o) {
       int64_t offset = 0;
       for (size_t i = 2; i < step.in_shape.size(); ++i) {
         const int64_t run = step.in_shape[i] * inner;
@@ -759,7 +769,7 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     const int64_t channels = step.in_shape[1], inner = step.in_shape[2];
     const float *x = inputs[0], *scale = inputs[1], *bias = inputs[2], *mean = inputs[3],
                 *var = inputs[4];
-    ParallelFor(rt, step.in_shape[0] * channels, [&](int64_t nc) {
+    ParallelFor(rt, step.in_shape[0] * channels, step.in_shape[0] * channels * step.in_shape[2], [&](int64_t nc) {
       const int64_t c = nc % channels;
       const float s = scale[c] / std::sqrt(var[c] + step.alpha);
       const float t = bias[c] - mean[c] * s;
@@ -774,7 +784,7 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     const float* scale = inputs.size() > 1 ? inputs[1] : nullptr;
     const float* bias = inputs.size() > 2 ? inputs[2] : nullptr;
     const int64_t rows_per_task = std::max<int64_t>(1, 8192 / std::max<int64_t>(inner, 1));
-    ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, [&](int64_t t) {
+    ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, outer * inner, [&](int64_t t) {
       for (int64_t o = t * rows_per_task; o < std::min(outer, (t + 1) * rows_per_task); ++o) {
         LayerNormRow(inputs[0] + o * inner, scale, bias, out + o * inner, inner, step.alpha);
       }
@@ -782,7 +792,7 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
   } else if (step.op == StepOp::kGather) {
     const int64_t outer = step.in_shape[0], n = step.in_shape[1], inner = step.in_shape[2];
     const int64_t count = static_cast<int64_t>(step.indices.size());
-    ParallelFor(rt, outer * count, [&](int64_t t) {
+    ParallelFor(rt, outer * count, outer * count * inner, [&](int64_t t) {
       const int64_t o = t / count, i = step.indices[t % count];
       std::memcpy(out + t * inner, inputs[0] + (o * n + i) * inner, sizeof(float) * inner);
     });
