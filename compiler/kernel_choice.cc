@@ -128,10 +128,16 @@ bool Buildable(const Task& task, const Config& config, const TargetSpec& target)
     ranked.push_back({-DefaultScore(config, lanes, task.workload()), i});
   }
   std::stable_sort(ranked.begin(), ranked.end());
-  // The best-scored config the builder would build for the target.
-  for (size_t i = 0; i < ranked.size() && i < 256; ++i) {
+  // The best-scored config the builder would build for the target. The
+  // register check is cheap and rules out most (channel counts such as 58
+  // leave only narrow blocks), so every ranked config gets it; at most 256
+  // that pass are instantiated.
+  int instantiated = 0;
+  for (size_t i = 0; i < ranked.size() && instantiated < 256; ++i) {
     TF_ASSIGN_OR_RETURN(Config config, space.Get(ranked[i].second));
-    if (Buildable(task, config, target)) return config;
+    if (!CheckRegisterTileFits(task.tmpl(), task.workload(), config, target).ok()) continue;
+    ++instantiated;
+    if (task.tmpl().Instantiate(task.workload(), config).ok()) return config;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "template ", task.name(), " found no default config for ", task.workload().Describe()));

@@ -5,10 +5,9 @@
 
 #include "common/status_macros.h"
 #include "compiler/passes/fold_batch_norm.h"
-#include "compiler/passes/fold_constants.h"
 #include "compiler/passes/fuse_epilogues.h"
 #include "compiler/passes/fuse_patterns.h"
-#include "compiler/passes/infer_shapes.h"
+#include "tuner_core/graph/infer_shapes.h"
 
 namespace tunefleet {
 namespace {
@@ -29,8 +28,7 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const std::vector<ModelLayer>&
 [[nodiscard]] absl::StatusOr<BuiltPlan> LowerModel(const Graph& graph,
                                                    const std::vector<ModelLayer>& layers,
                                                    const ChooseKernelFn& choose) {
-  TF_ASSIGN_OR_RETURN(Graph lowered, FoldConstants(graph));
-  TF_RETURN_IF_ERROR(InferShapes(&lowered));
+  TF_ASSIGN_OR_RETURN(Graph lowered, CompleteShapes(graph));
   TF_RETURN_IF_ERROR(FusePatterns(&lowered));
   TF_RETURN_IF_ERROR(FoldBatchNorm(&lowered));
   TF_ASSIGN_OR_RETURN(EpilogueFusion fusion, FuseEpilogues(lowered, EpilogueKinds(layers)));

@@ -1,9 +1,10 @@
 // `tunefleet compile`'s middle: an imported ONNX graph and the kernels
 // chosen for its tuned layers to a compiled model's plan, as a list of
-// passes (each in compiler/passes/, with its own test):
+// passes (each in compiler/passes/ with its own test; shape completion is
+// tuner_core's, which model loading runs too):
 //
-//   fold constants and shape arithmetic  (passes/fold_constants.h)
-//   infer the shapes left unknown        (passes/infer_shapes.h)
+//   complete shapes: fold constants and shape arithmetic, infer the
+//   shapes left unknown, in turn         (tuner_core/graph/infer_shapes.h)
 //   recognise GELU, SiLU, LayerNorm      (passes/fuse_patterns.h)
 //   fold BatchNorm into convolutions     (passes/fold_batch_norm.h)
 //   fuse epilogues into kernels          (passes/fuse_epilogues.h)

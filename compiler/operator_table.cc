@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "compiler/node_error.h"
+#include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
 namespace {

@@ -34,7 +34,7 @@ enum class OpLowering {
   kTensorOp,     // a runtime tensor operator on plain buffers (`lower`)
   kAlias,        // the same floats in the same order: the output names the input's buffer
   kSplit,        // one strided copy per output
-  kConstant,     // evaluated at compile time (passes/fold_constants.h); constant inputs only
+  kConstant,     // evaluated at compile time (tuner_core/graph/fold_constants.h); constant inputs only
 };
 
 struct OperatorInfo {

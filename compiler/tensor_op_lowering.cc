@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "compiler/node_error.h"
+#include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
 namespace {
@@ -28,14 +28,6 @@ struct AxisSplit {
   return split;
 }
 
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
-    strides[d] = strides[d + 1] * dims[d + 1];
-  }
-  return strides;
-}
-
 // Strides that read `dims` (numpy-broadcast against `out`) at each index of `out`.
 [[nodiscard]] absl::StatusOr<std::vector<int64_t>> BroadcastStrides(
     const GraphNode& node, const std::vector<int64_t>& dims, const std::vector<int64_t>& out) {
@@ -54,82 +46,14 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   return strides;
 }
 
-// The int64 values of constant input `i` (empty when the input is omitted).
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> IntsInput(const Graph& graph,
-                                                             const GraphNode& node, size_t i) {
-  if (i >= node.inputs.size() || node.inputs[i].empty()) return std::vector<int64_t>();
-  auto it = graph.constants.find(node.inputs[i]);
-  if (it == graph.constants.end() || !IsIntegerDtype(it->second.shape.dtype)) {
-    return NodeError(node, absl::StrCat("input '", node.inputs[i],
-                                        "' is not an integer constant (after constant folding)"));
-  }
-  return it->second.i64;
-}
-
-// A Pad's pads (input 1, or the attribute before opset 11), as every
-// axis' begin then every axis' end, over all `rank` axes (opset 18's axes
-// input names the axes they pad).
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PadsOf(const Graph& graph,
-                                                          const GraphNode& node, int64_t rank) {
-  std::vector<int64_t> pads = IntsAttribute(node, "pads", {});
-  if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
-    TF_ASSIGN_OR_RETURN(pads, IntsInput(graph, node, 1));
-  }
-  TF_ASSIGN_OR_RETURN(std::vector<int64_t> axes, IntsInput(graph, node, 3));
-  if (axes.empty()) {
-    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
-  }
-  if (pads.size() != 2 * axes.size()) {
-    return NodeError(node, absl::StrCat(pads.size(), " pads for ", axes.size(), " axes"));
-  }
-  std::vector<int64_t> all(2 * rank, 0);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
-    all[axis] = pads[i];
-    all[rank + axis] = pads[axes.size() + i];
-  }
-  return all;
-}
-
 [[nodiscard]] absl::StatusOr<LoweredTensorOp> LowerSlice(const Graph& graph, const GraphNode& node,
                                                          const std::vector<int64_t>& in) {
-  TF_ASSIGN_OR_RETURN(std::vector<int64_t> starts, IntsInput(graph, node, 1));
-  TF_ASSIGN_OR_RETURN(std::vector<int64_t> ends, IntsInput(graph, node, 2));
-  TF_ASSIGN_OR_RETURN(std::vector<int64_t> axes, IntsInput(graph, node, 3));
-  TF_ASSIGN_OR_RETURN(std::vector<int64_t> steps, IntsInput(graph, node, 4));
-  if (starts.size() != ends.size() || (!axes.empty() && axes.size() != starts.size()) ||
-      (!steps.empty() && steps.size() != starts.size())) {
-    return NodeError(node, "starts, ends, axes and steps differ in length");
-  }
-  const int64_t rank = static_cast<int64_t>(in.size());
+  TF_ASSIGN_OR_RETURN(SliceWindow window, SliceWindowOf(graph, node, in));
   LoweredTensorOp lowered;
-  PlanStep& step = lowered.step;
-  step.out_shape = in;
-  step.a_strides = RowMajorStrides(in);
-  const std::vector<int64_t> strides = step.a_strides;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    int64_t axis = axes.empty() ? static_cast<int64_t>(i) : axes[i];
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
-    const int64_t dim = in[axis], stride = steps.empty() ? 1 : steps[i];
-    if (stride == 0) return NodeError(node, "step 0");
-    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
-    int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
-    if (stride > 0) {
-      start = std::clamp<int64_t>(start, 0, dim);
-      end = std::clamp<int64_t>(end, 0, dim);
-    } else {
-      start = std::clamp<int64_t>(start, 0, dim - 1);
-      end = std::clamp<int64_t>(end, -1, dim - 1);
-    }
-    const int64_t count = stride > 0 ? std::max<int64_t>(0, (end - start + stride - 1) / stride)
-                                     : std::max<int64_t>(0, (start - end - stride - 1) / -stride);
-    step.out_shape[axis] = count;
-    step.a_offset += start * strides[axis];
-    step.a_strides[axis] = strides[axis] * stride;
-  }
-  step.op = StepOp::kStridedCopy;
+  lowered.step.op = StepOp::kStridedCopy;
+  lowered.step.out_shape = std::move(window.out_shape);
+  lowered.step.a_offset = window.offset;
+  lowered.step.a_strides = std::move(window.strides);
   return lowered;
 }
 
@@ -360,7 +284,11 @@ namespace {
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
   for (size_t i = 1; i < node.outputs.size(); ++i) {
-    if (!node.outputs[i].empty()) return NodeError(node, "Mean and InvStdDev outputs are not supported");
+    if (node.outputs[i].empty()) continue;
+    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.outputs[i], &node));
+    int64_t rows = 1;
+    for (int64_t d = 0; d < axis; ++d) rows *= in.dims[d];
+    if (s.NumElements() != rows) return NodeError(node, "Mean/InvStdDev of an unexpected shape");
   }
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= in.dims[d];
@@ -379,6 +307,10 @@ namespace {
   }
   lowered.step.op = StepOp::kLayerNorm;
   lowered.step.in_shape = {outer, inner};
+  // Mean and InvStdDev (training's outputs) when the node names them.
+  for (size_t i = 1; i < node.outputs.size() && i < 3; ++i) {
+    lowered.more_outputs.push_back(node.outputs[i]);
+  }
   lowered.step.alpha = node.attributes.value("epsilon", 1e-5f);
   return absl::OkStatus();
 }
@@ -459,22 +391,6 @@ const TensorOpLowering kLowerReduce = &LowerReduce;
 const TensorOpLowering kLowerGather = &LowerGather;
 const TensorOpLowering kLowerExpand = &LowerExpand;
 const TensorOpLowering kLowerLayerNorm = &LowerLayerNorm;
-
-[[nodiscard]] absl::StatusOr<PlanStep> SliceStep(const Graph& graph, const GraphNode& node,
-                                                 const std::vector<int64_t>& in) {
-  TF_ASSIGN_OR_RETURN(LoweredTensorOp slice, LowerSlice(graph, node, in));
-  return slice.step;
-}
-
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PaddedShape(const Graph& graph,
-                                                               const GraphNode& node,
-                                                               const std::vector<int64_t>& in) {
-  const int64_t rank = static_cast<int64_t>(in.size());
-  TF_ASSIGN_OR_RETURN(std::vector<int64_t> pads, PadsOf(graph, node, rank));
-  std::vector<int64_t> out = in;
-  for (int64_t d = 0; d < rank; ++d) out[d] += pads[d] + pads[rank + d];
-  return out;
-}
 
 [[nodiscard]] absl::StatusOr<std::vector<int64_t>> ReduceAxes(const Graph& graph,
                                                               const GraphNode& node,

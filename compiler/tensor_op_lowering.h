@@ -25,6 +25,9 @@ namespace tunefleet {
 struct LoweredTensorOp {
   PlanStep step;                      // op, shapes, strides; no buffers yet
   std::vector<std::string> operands;  // the tensors it reads, in step.inputs order
+  // Tensors it writes after the first, in step.outputs order ("" where the
+  // graph does not read one: it still gets a buffer of in_shape[0] floats).
+  std::vector<std::string> more_outputs;
 };
 
 // One operator's lowering: fills in `lowered` (whose step already holds the
@@ -53,15 +56,8 @@ extern const TensorOpLowering kLowerLayerNorm;
                                                             const GraphNode& node,
                                                             TensorOpLowering lower);
 
-// For shape inference and constant folding (compiler/passes/): a Slice with
-// constant bounds of a tensor of dims `in` as a kStridedCopy step (its
-// out_shape, a_offset and a_strides); the shape a Pad makes of `in`; the
-// axes a reduction reduces, sorted (empty: none, noop_with_empty_axes).
-[[nodiscard]] absl::StatusOr<PlanStep> SliceStep(const Graph& graph, const GraphNode& node,
-                                                 const std::vector<int64_t>& in);
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PaddedShape(const Graph& graph,
-                                                               const GraphNode& node,
-                                                               const std::vector<int64_t>& in);
+// The axes a reduction reduces, sorted (empty: none, noop_with_empty_axes);
+// InvalidArgument naming the node for axes that are not adjacent.
 [[nodiscard]] absl::StatusOr<std::vector<int64_t>> ReduceAxes(const Graph& graph,
                                                               const GraphNode& node,
                                                               const std::vector<int64_t>& in);

@@ -3,8 +3,8 @@
 // worked out by hand.
 #include "compiler/tensor_op_lowering.h"
 
-#include "compiler/passes/fold_constants.h"
-#include "compiler/passes/infer_shapes.h"
+#include "tuner_core/graph/fold_constants.h"
+#include "tuner_core/graph/infer_shapes.h"
 #include "compiler/runtime/ops.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

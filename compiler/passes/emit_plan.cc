@@ -11,7 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "compiler/kernel_packing.h"
-#include "compiler/node_error.h"
+#include "tuner_core/graph/static_shapes.h"
 #include "compiler/operator_table.h"
 #include "compiler/tensor_op_lowering.h"
 
@@ -215,6 +215,7 @@ class PlanEmitter {
     TF_ASSIGN_OR_RETURN(TensorShape out_shape, graph_.ShapeOf(out, &node));
     int output = -1;
     if (blocked) {
+      TF_ASSIGN_OR_RETURN(input, As4d(node, node.inputs[0], input));
       const int64_t in_w = built_.plan.buffers[input].shape.at(3);
       TF_ASSIGN_OR_RETURN(input, InLayout(input, blocked->in_block, in_w));
       const int packed =
@@ -286,6 +287,24 @@ class PlanEmitter {
     return built_.kernels[it->second].symbol;
   }
 
+  // `buffer` (holding 4-D `tensor`) as a 4-D buffer: itself, or a plain copy
+  // given the tensor's shape where a reshape aliased it from another rank
+  // (a channel shuffle's [N, g, C/g, H, W] read back as [N, C, H, W]).
+  [[nodiscard]] absl::StatusOr<int> As4d(const GraphNode& node, const std::string& tensor,
+                                         int buffer) {
+    if (built_.plan.buffers[buffer].is_4d()) return buffer;
+    TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(tensor, &node));
+    if (shape.dims.size() != 4) return NodeError(node, absl::StrCat("'", tensor, "' is not 4-D"));
+    PlanStep copy;
+    copy.op = StepOp::kCopy;
+    copy.node = node.name;
+    copy.inputs = {buffer};
+    const int copied = NewActivation(tensor, shape.dims, 1, shape.dims[3], /*binds=*/false);
+    copy.outputs = {copied};
+    built_.plan.steps.push_back(std::move(copy));
+    return copied;
+  }
+
   // A buffer holding `tensor`: its activation (NCHW) or, for a float
   // constant, a copy in the weights (one per constant).
   [[nodiscard]] absl::StatusOr<int> Operand(const GraphNode& node, const std::string& tensor) {
@@ -341,6 +360,16 @@ class PlanEmitter {
     TF_ASSIGN_OR_RETURN(int output,
                         Output(node, output_tensor.empty() ? node.outputs[0] : output_tensor));
     lowered.step.outputs = {output};
+    for (size_t i = 0; i < lowered.more_outputs.size(); ++i) {
+      const std::string& tensor = lowered.more_outputs[i];
+      if (tensor.empty()) {
+        const int64_t rows = lowered.step.in_shape.empty() ? 1 : lowered.step.in_shape[0];
+        lowered.step.outputs.push_back(NewBuffer(absl::StrCat(node.name, ".output", i + 1), rows));
+      } else {
+        TF_ASSIGN_OR_RETURN(int id, Output(node, tensor));
+        lowered.step.outputs.push_back(id);
+      }
+    }
     built_.plan.steps.push_back(std::move(lowered.step));
     return absl::OkStatus();
   }
@@ -549,16 +578,7 @@ class PlanEmitter {
     TF_ASSIGN_OR_RETURN(int b, Operand(node, node.inputs[1]));
     TF_ASSIGN_OR_RETURN(TensorShape a_shape, graph_.ShapeOf(node.inputs[0], &node));
     TF_ASSIGN_OR_RETURN(TensorShape b_shape, graph_.ShapeOf(node.inputs[1], &node));
-    if (!built_.plan.buffers[a].is_4d()) {  // a reshaped alias: plain, given its 4-D shape
-      TF_ASSIGN_OR_RETURN(a, Plain(a));
-      PlanStep copy;
-      copy.op = StepOp::kCopy;
-      copy.node = node.name;
-      copy.inputs = {a};
-      a = NewActivation(node.inputs[0], a_shape.dims, 1, a_shape.dims[3], /*binds=*/false);
-      copy.outputs = {a};
-      built_.plan.steps.push_back(std::move(copy));
-    }
+    TF_ASSIGN_OR_RETURN(a, As4d(node, node.inputs[0], a));
     PlanStep step;
     step.op = StepOp::kChannelBinary;
     step.node = node.name;

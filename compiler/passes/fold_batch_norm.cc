@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/node_error.h"
+#include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
 namespace {

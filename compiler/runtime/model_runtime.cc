@@ -399,7 +399,11 @@ void CompiledModel::SetThreads(int num_threads) {
     } else if (IsTensorOp(step.op)) {
       std::vector<const float*> operands;
       for (int id : step.inputs) operands.push_back(buffers_[id]);
-      RunTensorOp(step, operands, out, out_elements, rt);
+      std::vector<float*> more_outputs;
+      for (size_t o = 1; o < step.outputs.size(); ++o) {
+        more_outputs.push_back(buffers_[step.outputs[o]]);
+      }
+      RunTensorOp(step, operands, out, out_elements, rt, more_outputs);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("model plan: step '", step.node,
                                                      "' has op '", StepOpName(step.op),

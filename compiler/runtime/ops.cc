@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace tunefleet {
 namespace {
@@ -637,10 +638,13 @@ void Reduce(const PlanStep& step, const float* in, float* out, const TfRuntime* 
   }
 }
 
-// One row of a layer norm: (x - mean) / sqrt(var + eps) * scale + bias.
-TF_VECTOR_CLONES void LayerNormRow(const float* __restrict x, const float* __restrict scale,
-                                   const float* __restrict bias, float* __restrict out, int64_t n,
-                                   float epsilon) {
+// One row of a layer norm: (x - mean) / sqrt(var + eps) * scale + bias;
+// returns the mean and 1 / sqrt(var + eps).
+TF_VECTOR_CLONES std::pair<float, float> LayerNormRow(const float* __restrict x,
+                                                      const float* __restrict scale,
+                                                      const float* __restrict bias,
+                                                      float* __restrict out, int64_t n,
+                                                      float epsilon) {
   float sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += x[i];
   const float mean = sum / static_cast<float>(n);
@@ -653,6 +657,7 @@ TF_VECTOR_CLONES void LayerNormRow(const float* __restrict x, const float* __res
     if (bias != nullptr) v += bias[i];
     out[i] = v;
   }
+  return {mean, inv};
 }
 
 // The input index an output coordinate reads along an axis of `dim`
@@ -710,7 +715,8 @@ bool IsTensorOp(StepOp op) {
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
-                 int64_t out_elements, const TfRuntime* rt) {
+                 int64_t out_elements, const TfRuntime* rt,
+                 const std::vector<float*>& more_outputs) {
   const int64_t width = step.out_shape.empty() ? 1 : step.out_shape.back();
   if (step.op == StepOp::kStridedCopy) {
     const float* in = inputs[0];
@@ -784,9 +790,14 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     const float* scale = inputs.size() > 1 ? inputs[1] : nullptr;
     const float* bias = inputs.size() > 2 ? inputs[2] : nullptr;
     const int64_t rows_per_task = std::max<int64_t>(1, 8192 / std::max<int64_t>(inner, 1));
+    float* mean = more_outputs.size() > 0 ? more_outputs[0] : nullptr;
+    float* inv_std = more_outputs.size() > 1 ? more_outputs[1] : nullptr;
     ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, outer * inner, [&](int64_t t) {
       for (int64_t o = t * rows_per_task; o < std::min(outer, (t + 1) * rows_per_task); ++o) {
-        LayerNormRow(inputs[0] + o * inner, scale, bias, out + o * inner, inner, step.alpha);
+        const std::pair<float, float> stats =
+            LayerNormRow(inputs[0] + o * inner, scale, bias, out + o * inner, inner, step.alpha);
+        if (mean != nullptr) mean[o] = stats.first;
+        if (inv_std != nullptr) inv_std[o] = stats.second;
       }
     });
   } else if (step.op == StepOp::kGather) {

@@ -49,12 +49,15 @@ void ChannelBinary(const PlanStep& step, const PlanBuffer& layout, const float* 
 // Softmax over the middle axis of [outer, axis, inner] (step.in_shape).
 void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime* rt);
 
-// The tensor operators of plan.h (kStridedCopy, kBroadcast, kReduceMean,
-// kConcat, kBatchNorm) on plain buffers: `inputs` in step.inputs order,
-// `out` of `out_elements` floats. IsTensorOp: whether `op` is one of them.
+// The tensor operators of plan.h (kStridedCopy, kBroadcast, kReduce,
+// kConcat, kBatchNorm, kPad, kGather, kLayerNorm) on plain buffers:
+// `inputs` in step.inputs order, `out` of `out_elements` floats,
+// `more_outputs` step.outputs[1...] (a layer norm's mean and 1/stddev).
+// IsTensorOp: whether `op` is one of them.
 bool IsTensorOp(StepOp op);
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
-                 int64_t out_elements, const TfRuntime* rt);
+                 int64_t out_elements, const TfRuntime* rt,
+                 const std::vector<float*>& more_outputs = {});
 
 }  // namespace tunefleet
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "common/status_macros.h"
+#include "tuner_core/graph/infer_shapes.h"
 
 namespace tunefleet {
 
@@ -16,7 +17,10 @@ bool IsModelFile(const std::string& model) {
   LoadedModel loaded;
   loaded.source = model;
   if (IsModelFile(model)) {
-    TF_ASSIGN_OR_RETURN(Graph graph, ImportOnnxFile(model, options));
+    TF_ASSIGN_OR_RETURN(Graph imported, ImportOnnxFile(model, options));
+    // Shapes ONNX's inference leaves unknown (a Slice whose bounds a Shape
+    // subgraph computes) are known once the shape arithmetic is folded.
+    TF_ASSIGN_OR_RETURN(Graph graph, CompleteShapes(std::move(imported)));
     TF_ASSIGN_OR_RETURN(GraphLayers layers, ExtractLayers(graph));
     loaded.layers = std::move(layers.layers);
     loaded.untuned = std::move(layers.untuned);

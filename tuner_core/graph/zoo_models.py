@@ -12,7 +12,9 @@ The zoo:
     efficientnet_b*/v2_*, shufflenet_v2_*, squeezenet*, densenet*, googlenet,
     inception_v3, vgg*, alexnet, convnext_*, vit_*, swin_*, maxvit_t), input
     Bx3x224x224 (inception_v3: Bx3x299x299; --image_size changes it for the
-    convolutional families, "native" takes each model's ImageNet eval crop);
+    convolutional families, "native" takes each model's ImageNet eval crop).
+    torchvision zero-initializes vit_*'s classifier head, which makes every
+    output 0: here it is drawn from the seed like the other weights;
   * bert_tiny_ids: a BERT-like encoder (token + position embeddings, LayerNorm,
     4 x nn.TransformerEncoderLayer d=256, 4 heads, ff 1024, GELU), input the
     int64 token ids Bx128; the token and position embeddings are Gathers
@@ -211,6 +213,11 @@ def build(name: str, batch: int = 1, seed: int = 0, image_size: str | None = Non
         # explicitly, which silences the builders' warning.
         kwargs.update(aux_logits=False, init_weights=True)
     model = getattr(torchvision.models, name)(**kwargs)
+    if isinstance(model, torchvision.models.VisionTransformer):
+        # torchvision zero-initializes ViT's classifier head: with weights=None
+        # every output is 0 and a reference check proves nothing. Draw the
+        # head's weight (same seed, same graph) as timm does instead.
+        torch.nn.init.trunc_normal_(model.heads.head.weight, std=0.02)
     size = image_size_for(name, image_size)
     example = torch.randn(batch, 3, size, size, generator=inputs)
     return Built(model.eval(), example)

@@ -1,6 +1,7 @@
-// Constant folding for compiling a model: evaluates, at compile time, the
+// Constant folding of a model's graph: evaluates, when the model loads, the
 // nodes whose every input is a constant (or, for Shape, whose input has a
-// static shape) so the plan holds only real compute. This is what removes
+// static shape), so task extraction and the compiler see every shape and
+// a compiled plan holds only real compute. This is what removes
 // the shape-computing subgraphs exporters write (Shape -> Gather -> Add ->
 // Div -> Mul feeding a Slice's ends, Concat/Unsqueeze building a Reshape's
 // shape): their outputs become int64/float constants of the graph and the
@@ -8,11 +9,13 @@
 //
 //   TF_ASSIGN_OR_RETURN(Graph folded, FoldConstants(graph));
 //
-// Folds Identity, Shape, Gather, Unsqueeze, Squeeze, Reshape, Flatten,
-// Concat, Cast (to float/int64) and elementwise Add/Sub/Mul/Div (one operand
-// scalar or both of one size); any other node is kept as it is.
-#ifndef TUNEFLEET_COMPILER_PASSES_FOLD_CONSTANTS_H_
-#define TUNEFLEET_COMPILER_PASSES_FOLD_CONSTANTS_H_
+// Folds Shape and, when every input is constant, Identity, Reshape,
+// (Un)Squeeze, Flatten, Dropout, Cast, ConstantOfShape, Range, Expand,
+// Where, Gather, Concat, Slice, Transpose, the comparisons and logic
+// operators, broadcasting arithmetic, Max/Min/Pow/Mod and unary math; any
+// other node is kept as it is.
+#ifndef TUNEFLEET_TUNER_CORE_GRAPH_FOLD_CONSTANTS_H_
+#define TUNEFLEET_TUNER_CORE_GRAPH_FOLD_CONSTANTS_H_
 
 #include "absl/status/statusor.h"
 #include "tuner_core/graph/graph.h"
@@ -26,4 +29,4 @@ namespace tunefleet {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_COMPILER_PASSES_FOLD_CONSTANTS_H_
+#endif  // TUNEFLEET_TUNER_CORE_GRAPH_FOLD_CONSTANTS_H_

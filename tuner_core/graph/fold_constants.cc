@@ -1,4 +1,4 @@
-#include "compiler/passes/fold_constants.h"
+#include "tuner_core/graph/fold_constants.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "compiler/node_error.h"
-#include "compiler/tensor_op_lowering.h"
+#include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
 namespace {
@@ -39,14 +38,6 @@ ConstantTensor Make(int dtype, std::vector<int64_t> dims, const std::vector<doub
 // Whether the folder holds this dtype's values (float32 or an integer kind).
 bool Foldable(const ConstantTensor& t) {
   return t.shape.dtype == kOnnxFloat || IsIntegerDtype(t.shape.dtype);
-}
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
-    strides[d] = strides[d + 1] * dims[d + 1];
-  }
-  return strides;
 }
 
 // numpy broadcasting of shapes, or nullopt when they do not broadcast.
@@ -87,16 +78,16 @@ std::vector<double> BroadcastTo(const std::vector<double>& values,
   return result;
 }
 
-// The values of a kStridedCopy step (Slice, Transpose) over `values`.
-std::vector<double> StridedGather(const std::vector<double>& values, const PlanStep& step) {
+// The values a window (Slice, Transpose) reads of `values`.
+std::vector<double> StridedGather(const std::vector<double>& values, const SliceWindow& window) {
   int64_t total = 1;
-  for (int64_t d : step.out_shape) total *= d;
+  for (int64_t d : window.out_shape) total *= d;
   std::vector<double> out(total);
   for (int64_t i = 0; i < total; ++i) {
-    int64_t rest = i, at = step.a_offset;
-    for (int64_t d = static_cast<int64_t>(step.out_shape.size()) - 1; d >= 0; --d) {
-      at += (rest % step.out_shape[d]) * step.a_strides[d];
-      rest /= step.out_shape[d];
+    int64_t rest = i, at = window.offset;
+    for (int64_t d = static_cast<int64_t>(window.out_shape.size()) - 1; d >= 0; --d) {
+      at += (rest % window.out_shape[d]) * window.strides[d];
+      rest /= window.out_shape[d];
     }
     out[i] = values[at];
   }
@@ -151,12 +142,13 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
       return not_folded;  // a dtype whose values import did not keep
     }
   }
-  // The output's shape as shape inference found it (ONNX shapes are static here).
+  // The output's shape as shape inference found it (ONNX shapes are static
+  // here); a reshape is folded once it is known (CompleteShapes' next round).
   std::vector<int64_t> out_dims;
-  if (auto it = graph.shapes.find(node.outputs[0]); it != graph.shapes.end()) {
-    out_dims = it->second.dims;
-  }
+  const auto out_shape = graph.shapes.find(node.outputs[0]);
+  if (out_shape != graph.shapes.end()) out_dims = out_shape->second.dims;
   if (op == "Shape") {
+    if (!graph.shapes.count(node.inputs[0])) return not_folded;  // known in a later round
     TF_ASSIGN_OR_RETURN(TensorShape shape, graph.ShapeOf(node.inputs[0], &node));
     const int64_t rank = static_cast<int64_t>(shape.dims.size());
     int64_t start = IntAttribute(node, "start", 0), end = IntAttribute(node, "end", rank);
@@ -167,8 +159,9 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
     std::vector<double> dims(shape.dims.begin() + start, shape.dims.begin() + end);
     return Make(kOnnxInt64, {end - start}, dims);
   }
-  if (op == "Identity" || op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
-      op == "Flatten" || op == "Dropout") {
+  if (op == "Identity" || op == "Dropout") return input(0);
+  if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" || op == "Flatten") {
+    if (out_shape == graph.shapes.end()) return not_folded;
     ConstantTensor t = input(0);
     t.shape.dims = out_dims;
     if (t.shape.NumElements() != input(0).shape.NumElements()) {
@@ -286,9 +279,9 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
     return Make(input(0).shape.dtype, dims, out);
   }
   if (op == "Slice" || op == "Transpose") {
-    PlanStep step;
+    SliceWindow step;
     if (op == "Slice") {
-      TF_ASSIGN_OR_RETURN(step, SliceStep(graph, node, input(0).shape.dims));
+      TF_ASSIGN_OR_RETURN(step, SliceWindowOf(graph, node, input(0).shape.dims));
     } else {
       const std::vector<int64_t>& dims = input(0).shape.dims;
       std::vector<int64_t> reversed;
@@ -297,7 +290,7 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
       for (int64_t p : IntsAttribute(node, "perm", reversed)) {
         if (p < 0 || p >= static_cast<int64_t>(dims.size())) return NodeError(node, "bad perm");
         step.out_shape.push_back(dims[p]);
-        step.a_strides.push_back(strides[p]);
+        step.strides.push_back(strides[p]);
       }
     }
     return Make(input(0).shape.dtype, step.out_shape, StridedGather(Values(input(0)), step));
@@ -326,9 +319,13 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
                                                     static_cast<int64_t>(b[i]))
                               : a[i] / b[i];
         } else {
-          values[i] = integer ? static_cast<double>(static_cast<int64_t>(a[i]) %
-                                                    static_cast<int64_t>(b[i]))
-                              : std::fmod(a[i], b[i]);
+          // fmod=1: C's fmod; else (ONNX's default) the remainder takes the
+          // divisor's sign, as Python's %.
+          double r = integer ? static_cast<double>(static_cast<int64_t>(a[i]) %
+                                                   static_cast<int64_t>(b[i]))
+                             : std::fmod(a[i], b[i]);
+          if (IntAttribute(node, "fmod", 0) == 0 && r != 0 && ((r < 0) != (b[i] < 0))) r += b[i];
+          values[i] = r;
         }
       } else {
         values[i] = binary->second(a[i], b[i]);
