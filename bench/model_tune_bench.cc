@@ -12,7 +12,7 @@
 // Reported as the RFC's table: (c)'s time and performance relative to (a),
 // and the time (b) needs to come within 5 % of (a)'s final latency.
 //
-//   bazel run -c opt //bench:model_tune_bench -- --trials_per_task 24 \
+//   bazel run -c opt //bench:model_tune_bench -- --trials_per_task 24
 //       --json $PWD/bench/results_model_tune.json
 //
 // The curves are the search's measurements (the tracker's figures during

@@ -245,12 +245,37 @@ TEST(BuilderTest, Conv2dNchwcRandomConfigsAreCorrectOnAwkwardShapes) {
 TEST(BuilderTest, GroupedConv2dNchwcRandomConfigsAreCorrect) {
   std::vector<nlohmann::json> shapes;
   for (const char* layout : {"NCHW", "NCHWc"}) {
-    shapes.push_back({{"N", 1}, {"C", 128}, {"H", 9}, {"W", 9}, {"K", 128}, {"R", 3}, {"S", 3},
-                      {"padding", 1}, {"group", 32}, {"layout", layout}});
-    shapes.push_back({{"N", 2}, {"C", 8}, {"H", 11}, {"W", 7}, {"K", 12}, {"R", 3}, {"S", 3},
-                      {"stride", 2}, {"padding", {1, 0, 2, 1}}, {"group", 2}, {"layout", layout}});
-    shapes.push_back({{"N", 1}, {"C", 6}, {"H", 8}, {"W", 8}, {"K", 12}, {"R", 3}, {"S", 3},
-                      {"padding", 1}, {"group", 6}, {"layout", layout}});
+    shapes.push_back({{"N", 1},
+                      {"C", 128},
+                      {"H", 9},
+                      {"W", 9},
+                      {"K", 128},
+                      {"R", 3},
+                      {"S", 3},
+                      {"padding", 1},
+                      {"group", 32},
+                      {"layout", layout}});
+    shapes.push_back({{"N", 2},
+                      {"C", 8},
+                      {"H", 11},
+                      {"W", 7},
+                      {"K", 12},
+                      {"R", 3},
+                      {"S", 3},
+                      {"stride", 2},
+                      {"padding", {1, 0, 2, 1}},
+                      {"group", 2},
+                      {"layout", layout}});
+    shapes.push_back({{"N", 1},
+                      {"C", 6},
+                      {"H", 8},
+                      {"W", 8},
+                      {"K", 12},
+                      {"R", 3},
+                      {"S", 3},
+                      {"padding", 1},
+                      {"group", 6},
+                      {"layout", layout}});
   }
   CheckRandomConfigsOn("conv2d_nchwc.x86", shapes, 8, 4);
 }

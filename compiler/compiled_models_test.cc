@@ -9,9 +9,9 @@
 
 #include "builder_worker/codegen/target.h"
 #include "compiler/kernel_choice.h"
+#include "compiler/lower_model.h"
 #include "compiler/model_compiler.h"
 #include "compiler/npy.h"
-#include "compiler/lower_model.h"
 #include "compiler/runtime/model_runtime.h"
 #include "compiler/runtime/tunefleet_model.h"
 #include "gmock/gmock.h"
@@ -138,7 +138,8 @@ TEST(CompiledModelsTest, EncoderLayerMatchesPyTorch) {
   for (size_t i = 0; i < (*model)->plan().steps.size(); ++i) {
     const PlanStep& step = (*model)->plan().steps[i];
     std::string kind = StepOpName(step.op);
-    if (step.op == StepOp::kPointwise) kind += std::string(":") + PointwiseFuncName(step.activation.func);
+    if (step.op == StepOp::kPointwise)
+      kind += std::string(":") + PointwiseFuncName(step.activation.func);
     by_kind[kind] += (*model)->step_seconds()[i] / 3;
   }
   std::cout << "encoder: " << (*model)->plan().steps.size() << " steps; ms per run by kind:";

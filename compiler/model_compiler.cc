@@ -17,8 +17,8 @@
 #include "common/status_macros.h"
 #include "compiler/kernel_choice.h"
 #include "compiler/layout_choice.h"
-#include "compiler/model_archive.h"
 #include "compiler/lower_model.h"
+#include "compiler/model_archive.h"
 #include "compiler/runtime/model_runtime.h"
 #include "tuner_core/graph/model_source.h"
 

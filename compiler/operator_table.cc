@@ -12,19 +12,19 @@ namespace {
 
 OperatorInfo Pointwise(std::string op, PointwiseFunc func, std::vector<std::string> attributes = {},
                        std::string note = "") {
-  return {std::move(op), OpLowering::kPointwise,       nullptr,        func,
-          true,          std::move(attributes), std::move(note)};
+  return {std::move(op), OpLowering::kPointwise, nullptr,        func,
+          true,          std::move(attributes),  std::move(note)};
 }
 
 OperatorInfo TensorOp(std::string op, TensorOpLowering lower,
                       std::vector<std::string> attributes = {}, std::string note = "") {
-  return {std::move(op),          OpLowering::kTensorOp, lower, PointwiseFunc::kNone, false,
-          std::move(attributes), std::move(note)};
+  return {std::move(op), OpLowering::kTensorOp, lower,          PointwiseFunc::kNone,
+          false,         std::move(attributes), std::move(note)};
 }
 
 OperatorInfo Of(std::string op, OpLowering lowering, std::vector<std::string> attributes = {},
                 std::string note = "") {
-  return {std::move(op),         lowering, nullptr, PointwiseFunc::kNone, false,
+  return {std::move(op),         lowering,       nullptr, PointwiseFunc::kNone, false,
           std::move(attributes), std::move(note)};
 }
 
@@ -98,9 +98,8 @@ std::vector<OperatorInfo> MakeTable() {
       Of("Cast", OpLowering::kAlias, {"to", "saturate"}, "float32 to float32"),
   };
   // Shape arithmetic and masks: folded away when their inputs are constants.
-  for (const char* op :
-       {"Constant", "Shape", "ConstantOfShape", "Range", "Where", "Equal", "Less", "Greater",
-        "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not"}) {
+  for (const char* op : {"Constant", "Shape", "ConstantOfShape", "Range", "Where", "Equal", "Less",
+                         "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not"}) {
     table.push_back(Of(op, OpLowering::kConstant,
                        {"value", "start", "end", "to", "fmod", "value_float", "value_floats",
                         "value_int", "value_ints"},
@@ -111,14 +110,14 @@ std::vector<OperatorInfo> MakeTable() {
 
 // The float of scalar constant input `i` of `node`, or `fallback` when the
 // input is omitted.
-[[nodiscard]] absl::StatusOr<float> ScalarInput(const Graph& graph, const GraphNode& node,
-                                                size_t i, float fallback) {
+[[nodiscard]] absl::StatusOr<float> ScalarInput(const Graph& graph, const GraphNode& node, size_t i,
+                                                float fallback) {
   if (i >= node.inputs.size() || node.inputs[i].empty()) return fallback;
   auto it = graph.constants.find(node.inputs[i]);
   if (it == graph.constants.end() || it->second.shape.dtype != kOnnxFloat ||
       it->second.f32.size() != 1) {
-    return NodeError(node, absl::StrCat("input '", node.inputs[i],
-                                        "' is not a float32 scalar constant"));
+    return NodeError(node,
+                     absl::StrCat("input '", node.inputs[i], "' is not a float32 scalar constant"));
   }
   return it->second.f32[0];
 }
@@ -142,12 +141,12 @@ const OperatorInfo* FindOperator(const std::string& op_type) {
     bool known = false;
     for (const std::string& supported : info.attributes) known |= supported == name;
     if (!known) {
-      return NodeError(node, absl::StrCat("attribute '", name, "' is not supported (",
-                                          info.op_type, " supports ",
-                                          info.attributes.empty()
-                                              ? std::string("none")
-                                              : absl::StrJoin(info.attributes, ", "),
-                                          ")"));
+      return NodeError(
+          node,
+          absl::StrCat(
+              "attribute '", name, "' is not supported (", info.op_type, " supports ",
+              info.attributes.empty() ? std::string("none") : absl::StrJoin(info.attributes, ", "),
+              ")"));
     }
   }
   return absl::OkStatus();

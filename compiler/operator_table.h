@@ -34,17 +34,17 @@ enum class OpLowering {
   kTensorOp,     // a runtime tensor operator on plain buffers (`lower`)
   kAlias,        // the same floats in the same order: the output names the input's buffer
   kSplit,        // one strided copy per output
-  kConstant,     // evaluated at compile time (tuner_core/graph/fold_constants.h); constant inputs only
+  kConstant,  // evaluated at compile time (tuner_core/graph/fold_constants.h); constant inputs only
 };
 
 struct OperatorInfo {
   std::string op_type;
   OpLowering lowering = OpLowering::kTensorOp;
-  TensorOpLowering lower = nullptr;             // kTensorOp, and kAdd's broadcasting case
-  PointwiseFunc func = PointwiseFunc::kNone;    // kPointwise
-  bool fuses_into_epilogue = false;             // a sole consumer of a kernel's output
-  std::vector<std::string> attributes;          // the ones it supports
-  std::string note;                             // its limits, for the supported list
+  TensorOpLowering lower = nullptr;           // kTensorOp, and kAdd's broadcasting case
+  PointwiseFunc func = PointwiseFunc::kNone;  // kPointwise
+  bool fuses_into_epilogue = false;           // a sole consumer of a kernel's output
+  std::vector<std::string> attributes;        // the ones it supports
+  std::string note;                           // its limits, for the supported list
 };
 
 // Every claimed operator, in the order messages list them.

@@ -97,15 +97,10 @@ namespace {
 [[nodiscard]] absl::Status LowerBinary(const Graph& graph, const GraphNode& node,
                                        const TensorShape& in, const TensorShape& out,
                                        LoweredTensorOp& lowered) {
-  static const std::map<std::string, BinaryFunc> kBinary = {{"Add", BinaryFunc::kAdd},
-                                                            {"Sub", BinaryFunc::kSub},
-                                                            {"Mul", BinaryFunc::kMul},
-                                                            {"Div", BinaryFunc::kDiv},
-                                                            {"Pow", BinaryFunc::kPow},
-                                                            {"PRelu", BinaryFunc::kPrelu},
-                                                            {"Max", BinaryFunc::kMax},
-                                                            {"Min", BinaryFunc::kMin},
-                                                            {"Mod", BinaryFunc::kFloorMod}};
+  static const std::map<std::string, BinaryFunc> kBinary = {
+      {"Add", BinaryFunc::kAdd}, {"Sub", BinaryFunc::kSub}, {"Mul", BinaryFunc::kMul},
+      {"Div", BinaryFunc::kDiv}, {"Pow", BinaryFunc::kPow}, {"PRelu", BinaryFunc::kPrelu},
+      {"Max", BinaryFunc::kMax}, {"Min", BinaryFunc::kMin}, {"Mod", BinaryFunc::kFloorMod}};
   auto func = kBinary.find(node.op_type);
   if (func == kBinary.end()) return NodeError(node, "not a binary operator");
   if (node.inputs.size() == 1 && (node.op_type == "Max" || node.op_type == "Min")) {
@@ -151,7 +146,7 @@ namespace {
     if (static_cast<int64_t>(s.dims.size()) != rank ||
         s.NumElements() != outer * inner * s.dims[axis]) {
       return NodeError(node, absl::StrCat("input '", input, "' ", s.ToString(),
-                                           " does not fit the output ", out.ToString()));
+                                          " does not fit the output ", out.ToString()));
     }
     step.in_shape.push_back(s.dims[axis]);
     total += s.dims[axis];
@@ -184,8 +179,7 @@ namespace {
     if (in.dims[d] + pads[d] + pads[rank + d] != out.dims[d]) {
       return NodeError(node, "pads disagree with the output shape");
     }
-    if (step.pad_mode == PadMode::kReflect && in.dims[d] == 1 &&
-        pads[d] + pads[rank + d] > 0) {
+    if (step.pad_mode == PadMode::kReflect && in.dims[d] == 1 && pads[d] + pads[rank + d] > 0) {
       return NodeError(node, "reflect padding of an axis of one value");
     }
     if (step.pad_mode == PadMode::kReflect &&
@@ -225,7 +219,7 @@ namespace {
     TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.inputs[i], &node));
     if (s.dtype != kOnnxFloat || s.NumElements() != in.dims[1]) {
       return NodeError(node, absl::StrCat("input '", node.inputs[i], "' ", s.ToString(),
-                                           " is not one float per channel"));
+                                          " is not one float per channel"));
     }
     lowered.operands.push_back(node.inputs[i]);
   }
@@ -391,6 +385,84 @@ const TensorOpLowering kLowerReduce = &LowerReduce;
 const TensorOpLowering kLowerGather = &LowerGather;
 const TensorOpLowering kLowerExpand = &LowerExpand;
 const TensorOpLowering kLowerLayerNorm = &LowerLayerNorm;
+
+std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& node) {
+  static const std::map<std::string, BinaryFunc> kFuncs = {{"Add", BinaryFunc::kAdd},
+                                                           {"Sub", BinaryFunc::kSub},
+                                                           {"Mul", BinaryFunc::kMul},
+                                                           {"Div", BinaryFunc::kDiv}};
+  auto func = kFuncs.find(node.op_type);
+  if (func == kFuncs.end() || node.inputs.size() != 2 || graph.IsConstant(node.inputs[0])) {
+    return std::nullopt;
+  }
+  const TensorShape none{0, {}};
+  const std::vector<int64_t> a = graph.ShapeOf(node.inputs[0]).value_or(none).dims;
+  const TensorShape b_shape = graph.ShapeOf(node.inputs[1]).value_or(none);
+  const std::vector<int64_t> out = graph.ShapeOf(node.outputs[0]).value_or(none).dims;
+  std::vector<int64_t> b = b_shape.dims;
+  if (a.size() != 4 || out != a || b.size() < 3 || b.size() > 4 || b_shape.dtype != kOnnxFloat) {
+    return std::nullopt;
+  }
+  if (b.size() == 3) b.insert(b.begin(), 1);
+  if ((b[0] != 1 && b[0] != a[0]) || b[1] != a[1] || b[2] != 1 || b[3] != 1) return std::nullopt;
+  return func->second;
+}
+
+[[nodiscard]] absl::StatusOr<std::vector<float>> GemmMatrixBias(const Graph& graph,
+                                                                const GraphNode& node) {
+  auto c = graph.constants.find(node.inputs.size() > 2 ? node.inputs[2] : "");
+  if (c == graph.constants.end() || c->second.shape.dtype != kOnnxFloat) {
+    return NodeError(node, "C is not a float32 constant");
+  }
+  TF_ASSIGN_OR_RETURN(TensorShape out, graph.ShapeOf(node.outputs[0], &node));
+  std::vector<int64_t> dims = c->second.shape.dims;
+  if (out.dims.size() != 2 || dims.size() > 2) return NodeError(node, "C of rank above 2");
+  while (dims.size() < 2) dims.insert(dims.begin(), 1);
+  const int64_t rows = out.dims[0], cols = out.dims[1];
+  if ((dims[0] != 1 && dims[0] != rows) || (dims[1] != 1 && dims[1] != cols)) {
+    return NodeError(node, absl::StrCat("C ", c->second.shape.ToString(), " does not broadcast to ",
+                                        out.ToString()));
+  }
+  const float beta = node.attributes.value("beta", 1.0f);
+  std::vector<float> full(rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t col = 0; col < cols; ++col) {
+      full[r * cols + col] =
+          beta * c->second.f32[(dims[0] == 1 ? 0 : r) * dims[1] + (dims[1] == 1 ? 0 : col)];
+    }
+  }
+  return full;
+}
+
+[[nodiscard]] absl::StatusOr<std::vector<std::pair<std::string, LoweredTensorOp>>> LowerSplit(
+    const Graph& graph, const GraphNode& node) {
+  if (node.inputs.empty()) return NodeError(node, "has no input");
+  TF_ASSIGN_OR_RETURN(TensorShape in, graph.ShapeOf(node.inputs[0], &node));
+  if (in.dtype != kOnnxFloat) return NodeError(node, "only float32 tensors are supported");
+  const int64_t rank = static_cast<int64_t>(in.dims.size());
+  int64_t axis = IntAttribute(node, "axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  const std::vector<int64_t> strides = RowMajorStrides(in.dims);
+  std::vector<std::pair<std::string, LoweredTensorOp>> parts;
+  int64_t start = 0;
+  for (const std::string& output : node.outputs) {
+    if (output.empty()) continue;
+    TF_ASSIGN_OR_RETURN(TensorShape out, graph.ShapeOf(output, &node));
+    if (out.dims.size() != in.dims.size()) return NodeError(node, "output of another rank");
+    LoweredTensorOp lowered;
+    lowered.step.op = StepOp::kStridedCopy;
+    lowered.step.node = node.name;
+    lowered.step.out_shape = out.dims;
+    lowered.step.a_strides = strides;
+    lowered.step.a_offset = start * strides[axis];
+    lowered.operands = {node.inputs[0]};
+    start += out.dims[axis];
+    if (start > in.dims[axis]) return NodeError(node, "outputs longer than the input");
+    parts.push_back({output, std::move(lowered)});
+  }
+  return parts;
+}
 
 [[nodiscard]] absl::StatusOr<std::vector<int64_t>> ReduceAxes(const Graph& graph,
                                                               const GraphNode& node,

@@ -13,7 +13,9 @@
 #ifndef TUNEFLEET_COMPILER_TENSOR_OP_LOWERING_H_
 #define TUNEFLEET_COMPILER_TENSOR_OP_LOWERING_H_
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -55,6 +57,20 @@ extern const TensorOpLowering kLowerLayerNorm;
 [[nodiscard]] absl::StatusOr<LoweredTensorOp> LowerTensorOp(const Graph& graph,
                                                             const GraphNode& node,
                                                             TensorOpLowering lower);
+
+// Add/Sub/Mul/Div of a 4-D activation [N, C, H, W] (first) by one value per
+// channel ([N or 1, C, 1, 1] or [C, 1, 1]): the function, for a step that
+// runs in the activation's layout (a squeeze-excite scale); else nullopt.
+std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& node);
+
+// A Gemm's C (input 2, a constant) broadcast to the output [M, N], times
+// beta: what its epilogue adds when C is not a row (fuse_epilogues.h).
+[[nodiscard]] absl::StatusOr<std::vector<float>> GemmMatrixBias(const Graph& graph,
+                                                                const GraphNode& node);
+
+// Split: per output (named), the strided copy of the input it is.
+[[nodiscard]] absl::StatusOr<std::vector<std::pair<std::string, LoweredTensorOp>>> LowerSplit(
+    const Graph& graph, const GraphNode& node);
 
 // The axes a reduction reduces, sorted (empty: none, noop_with_empty_axes);
 // InvalidArgument naming the node for axes that are not adjacent.

@@ -3,11 +3,11 @@
 // worked out by hand.
 #include "compiler/tensor_op_lowering.h"
 
-#include "tuner_core/graph/fold_constants.h"
-#include "tuner_core/graph/infer_shapes.h"
 #include "compiler/runtime/ops.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tuner_core/graph/fold_constants.h"
+#include "tuner_core/graph/infer_shapes.h"
 
 namespace tunefleet {
 namespace {

@@ -86,7 +86,9 @@ TEST_F(MeasureCommandTest, PrintsOneRowPerTopRecordWithItsFigureAndRatio) {
   }
   EXPECT_EQ(measured, successful);
   EXPECT_THAT(out.str(), HasSubstr(" validated "));
-  if (successful.size() > 1) EXPECT_THAT(out.str(), HasSubstr(" search "));
+  if (successful.size() > 1) {
+    EXPECT_THAT(out.str(), HasSubstr(" search "));
+  }
 
   // --top 1: only the best by reported figure.
   o.records.top = 1;

@@ -1,8 +1,8 @@
 #include "compiler/passes/emit_plan.h"
 
 #include <cmath>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -11,9 +11,10 @@
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "compiler/kernel_packing.h"
-#include "tuner_core/graph/static_shapes.h"
 #include "compiler/operator_table.h"
+#include "compiler/pool_lowering.h"
 #include "compiler/tensor_op_lowering.h"
+#include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
 namespace {
@@ -205,7 +206,7 @@ class PlanEmitter {
         for (int64_t c = 0; c < channels; ++c) bias[c] += values[c];
       }
       if (!e.residual.empty() && IsConstant(e.residual)) {
-        TF_ASSIGN_OR_RETURN(step.epilogue.residual, ConstantResidual(node, e.residual));
+        TF_ASSIGN_OR_RETURN(step.epilogue.residual, ConstantResidual(node));
       } else if (!e.residual.empty()) {
         TF_ASSIGN_OR_RETURN(step.epilogue.residual, Bound(node, e.residual));
       }
@@ -247,29 +248,9 @@ class PlanEmitter {
     return absl::OkStatus();
   }
 
-  // A Gemm's C of the output's shape (after broadcasting), times beta, as a
-  // constant the epilogue adds.
-  [[nodiscard]] absl::StatusOr<int> ConstantResidual(const GraphNode& node,
-                                                     const std::string& tensor) {
-    TF_ASSIGN_OR_RETURN(std::vector<float> c, Constant(node, 2, "C"));
-    TF_ASSIGN_OR_RETURN(TensorShape cs, graph_.ShapeOf(tensor, &node));
-    TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(node.outputs[0], &node));
-    if (out.dims.size() != 2 || cs.dims.size() > 2) return NodeError(node, "C of rank above 2");
-    std::vector<int64_t> dims = cs.dims;
-    while (dims.size() < 2) dims.insert(dims.begin(), 1);
-    const float beta = node.attributes.value("beta", 1.0f);
-    const int64_t rows = out.dims[0], cols = out.dims[1];
-    if ((dims[0] != 1 && dims[0] != rows) || (dims[1] != 1 && dims[1] != cols)) {
-      return NodeError(node, absl::StrCat("C ", cs.ToString(), " does not broadcast to ",
-                                          out.ToString()));
-    }
-    std::vector<float> full(rows * cols);
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t col = 0; col < cols; ++col) {
-        full[r * cols + col] =
-            beta * c[(dims[0] == 1 ? 0 : r) * dims[1] + (dims[1] == 1 ? 0 : col)];
-      }
-    }
+  // A Gemm's C of the output's shape as the epilogue's residual constant.
+  [[nodiscard]] absl::StatusOr<int> ConstantResidual(const GraphNode& node) {
+    TF_ASSIGN_OR_RETURN(std::vector<float> full, GemmMatrixBias(graph_, node));
     return AddConstant(node.name + ".c", full);
   }
 
@@ -416,57 +397,6 @@ class PlanEmitter {
     return AddKernelStep(node, layer, input, nk, std::move(bias), n);
   }
 
-  // `dims` of a 1-D pooling's [N, C, W] as the 2-D [N, C, 1, W] it runs as.
-  static std::vector<int64_t> As2d(std::vector<int64_t> dims) {
-    if (dims.size() == 3) dims.insert(dims.begin() + 2, 1);
-    return dims;
-  }
-
-  // The pooling window's attributes (kernel_shape, strides, pads,
-  // dilations, auto_pad) as 2-D: a 1-D window is one row tall.
-  [[nodiscard]] absl::Status PoolWindowOf(const GraphNode& node, const TensorShape& in,
-                                          const TensorShape& out, PlanStep& step) {
-    const size_t spatial = in.dims.size() - 2;
-    std::vector<int64_t> kernel = IntsAttribute(node, "kernel_shape", {});
-    std::vector<int64_t> strides = IntsAttribute(node, "strides", std::vector<int64_t>(spatial, 1));
-    std::vector<int64_t> dilations =
-        IntsAttribute(node, "dilations", std::vector<int64_t>(spatial, 1));
-    std::vector<int64_t> pads = IntsAttribute(node, "pads", std::vector<int64_t>(2 * spatial, 0));
-    if (kernel.size() != spatial || strides.size() != spatial || dilations.size() != spatial ||
-        pads.size() != 2 * spatial) {
-      return NodeError(node, "kernel_shape, strides, dilations or pads do not fit the input");
-    }
-    const std::string auto_pad = StringAttribute(node, "auto_pad", "NOTSET");
-    if (auto_pad != "NOTSET") {
-      // SAME_*: the output is ceil(in / stride), the padding split evenly
-      // with the odd one at the end (UPPER) or the beginning (LOWER).
-      for (size_t d = 0; d < spatial; ++d) {
-        const int64_t total =
-            auto_pad == "VALID"
-                ? 0
-                : std::max<int64_t>(0, (out.dims[2 + d] - 1) * strides[d] +
-                                           (kernel[d] - 1) * dilations[d] + 1 - in.dims[2 + d]);
-        if (auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
-          return NodeError(node, absl::StrCat("auto_pad '", auto_pad, "' is not supported"));
-        }
-        pads[d] = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
-        pads[spatial + d] = total - pads[d];
-      }
-    }
-    if (spatial == 1) {
-      kernel.insert(kernel.begin(), 1);
-      strides.insert(strides.begin(), 1);
-      dilations.insert(dilations.begin(), 1);
-      pads = {0, pads[0], 0, pads[1]};
-    }
-    step.kernel_shape = kernel;
-    step.strides = strides;
-    step.pads = pads;
-    if (dilations != std::vector<int64_t>{1, 1}) step.dilations = dilations;
-    step.count_include_pad = IntAttribute(node, "count_include_pad", 0) != 0;
-    return absl::OkStatus();
-  }
-
   // Pooling, and a ReduceMean over the spatial axes of a 4-D tensor (kept)
   // as the global pooling it is, in whatever channel block its input has.
   [[nodiscard]] absl::Status AddPool(const GraphNode& node) {
@@ -475,8 +405,8 @@ class PlanEmitter {
     TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(node.outputs[0], &node));
     const bool global = node.op_type == "GlobalAveragePool" || node.op_type == "ReduceMean";
     if (in.dims.size() != 4 && !(in.dims.size() == 3 && !global)) {
-      return NodeError(node, absl::StrCat("only 1-D and 2-D pooling is supported (input ",
-                                          in.ToString(), ")"));
+      return NodeError(
+          node, absl::StrCat("only 1-D and 2-D pooling is supported (input ", in.ToString(), ")"));
     }
     if (node.outputs.size() > 1 && !node.outputs[1].empty()) {
       return NodeError(node, "MaxPool's Indices output is not supported");
@@ -487,10 +417,10 @@ class PlanEmitter {
       step.op = StepOp::kGlobalAvgPool;
     } else {
       step.op = node.op_type == "MaxPool" ? StepOp::kMaxPool : StepOp::kAvgPool;
-      TF_RETURN_IF_ERROR(PoolWindowOf(node, in, out, step));
+      TF_RETURN_IF_ERROR(PoolWindowOf(node, in.dims, out.dims, step));
     }
-    in.dims = As2d(in.dims);
-    out.dims = As2d(out.dims);
+    in.dims = PoolDims2d(in.dims);
+    out.dims = PoolDims2d(out.dims);
     step.in_shape = in.dims;
     step.out_shape = out.dims;
     if (built_.plan.buffers[input].shape != in.dims) {
@@ -543,37 +473,8 @@ class PlanEmitter {
     return absl::OkStatus();
   }
 
-  // A ReduceMean over the spatial axes of a 4-D tensor, kept: global pooling.
-  bool IsSpatialMean(const GraphNode& node) const {
-    if (node.op_type != "ReduceMean" || IntAttribute(node, "keepdims", 1) == 0) return false;
-    absl::StatusOr<TensorShape> in = graph_.ShapeOf(node.inputs[0]);
-    if (!in.ok() || in->dims.size() != 4) return false;
-    absl::StatusOr<std::vector<int64_t>> axes = ReduceAxes(graph_, node, in->dims);
-    return axes.ok() && *axes == std::vector<int64_t>{2, 3};
-  }
-
-  // Add/Sub/Mul/Div of a 4-D activation [N, C, H, W] (first) by one value per
-  // channel ([N or 1, C, 1, 1] or [C, 1, 1]): runs in the activation's
-  // layout, so a squeeze-excite scale needs no relayout.
-  bool IsChannelBinary(const GraphNode& node) const {
-    static const std::set<std::string> kOps = {"Add", "Sub", "Mul", "Div"};
-    if (!kOps.count(node.op_type) || node.inputs.size() != 2 || IsConstant(node.inputs[0])) {
-      return false;
-    }
-    const std::vector<int64_t> a = graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims;
-    std::vector<int64_t> b = graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dims;
-    const std::vector<int64_t> out = graph_.ShapeOf(node.outputs[0]).value_or(TensorShape()).dims;
-    if (a.size() != 4 || out != a || b.size() < 3 || b.size() > 4) return false;
-    if (b.size() == 3) b.insert(b.begin(), 1);
-    return (b[0] == 1 || b[0] == a[0]) && b[1] == a[1] && b[2] == 1 && b[3] == 1 &&
-           graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dtype == kOnnxFloat;
-  }
-
-  [[nodiscard]] absl::Status AddChannelBinary(const GraphNode& node) {
-    static const std::map<std::string, BinaryFunc> kFuncs = {{"Add", BinaryFunc::kAdd},
-                                                            {"Sub", BinaryFunc::kSub},
-                                                            {"Mul", BinaryFunc::kMul},
-                                                            {"Div", BinaryFunc::kDiv}};
+  // A channel-wise binary operator (ChannelBinaryOf) in its activation's layout.
+  [[nodiscard]] absl::Status AddChannelBinary(const GraphNode& node, BinaryFunc func) {
     TF_ASSIGN_OR_RETURN(int a, Input(node, 0));
     TF_ASSIGN_OR_RETURN(int b, Operand(node, node.inputs[1]));
     TF_ASSIGN_OR_RETURN(TensorShape a_shape, graph_.ShapeOf(node.inputs[0], &node));
@@ -582,7 +483,7 @@ class PlanEmitter {
     PlanStep step;
     step.op = StepOp::kChannelBinary;
     step.node = node.name;
-    step.binary = kFuncs.at(node.op_type);
+    step.binary = func;
     step.in_shape = {b_shape.dims.size() == 4 ? b_shape.dims[0] : 1, a_shape.dims[1]};
     step.inputs = {a, b};
     TF_ASSIGN_OR_RETURN(int output, OutputLike(node, node.outputs[0], a));
@@ -591,30 +492,10 @@ class PlanEmitter {
     return absl::OkStatus();
   }
 
-  // Split: one strided copy of the input per output, along the axis.
+  // Split: one strided copy of the input per output (LowerSplit).
   [[nodiscard]] absl::Status AddSplit(const GraphNode& node) {
-    TF_ASSIGN_OR_RETURN(TensorShape in, graph_.ShapeOf(node.inputs[0], &node));
-    if (in.dtype != kOnnxFloat) return NodeError(node, "only float32 tensors are supported");
-    const int64_t rank = static_cast<int64_t>(in.dims.size());
-    int64_t axis = IntAttribute(node, "axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
-    std::vector<int64_t> strides(rank, 1);
-    for (int64_t d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * in.dims[d + 1];
-    int64_t start = 0;
-    for (const std::string& output : node.outputs) {
-      if (output.empty()) continue;
-      TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(output, &node));
-      if (out.dims.size() != in.dims.size()) return NodeError(node, "output of another rank");
-      LoweredTensorOp lowered;
-      lowered.step.op = StepOp::kStridedCopy;
-      lowered.step.node = node.name;
-      lowered.step.out_shape = out.dims;
-      lowered.step.a_strides = strides;
-      lowered.step.a_offset = start * strides[axis];
-      lowered.operands = {node.inputs[0]};
-      start += out.dims[axis];
-      if (start > in.dims[axis]) return NodeError(node, "outputs longer than the input");
+    TF_ASSIGN_OR_RETURN(auto parts, LowerSplit(graph_, node));
+    for (auto& [output, lowered] : parts) {
       TF_RETURN_IF_ERROR(AddTensorOp(node, std::move(lowered), output));
     }
     return absl::OkStatus();
@@ -669,15 +550,15 @@ class PlanEmitter {
                                 graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims ==
                                     graph_.ShapeOf(node.inputs[1]).value_or(TensorShape()).dims;
         if (same_shape) return AddElementwise(node, *info);
-        if (IsChannelBinary(node)) return AddChannelBinary(node);
+        if (auto func = ChannelBinaryOf(graph_, node)) return AddChannelBinary(node, *func);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
         return AddTensorOp(node, std::move(lowered));
       }
       case OpLowering::kPointwise:
         return AddElementwise(node, *info);
       case OpLowering::kTensorOp: {
-        if (IsSpatialMean(node)) return AddPool(node);
-        if (IsChannelBinary(node)) return AddChannelBinary(node);
+        if (IsSpatialMean(graph_, node)) return AddPool(node);
+        if (auto func = ChannelBinaryOf(graph_, node)) return AddChannelBinary(node, *func);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
         return AddTensorOp(node, std::move(lowered));
       }
@@ -695,7 +576,7 @@ class PlanEmitter {
   const Graph& graph_;
   const EpilogueFusion& fusion_;
   const ChooseKernelFn& choose_;
-  std::map<std::string, const ModelLayer*> layers_;  // by node name
+  std::map<std::string, const ModelLayer*> layers_;    // by node name
   std::map<std::string, int> tensors_;                 // tensor -> buffer
   std::map<std::string, std::string> constant_alias_;  // Identity of a constant -> it
   std::map<std::string, int> constant_buffers_;        // float constant -> its buffer

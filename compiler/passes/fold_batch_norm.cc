@@ -43,9 +43,9 @@ const ConstantTensor* FloatConstant(const Graph& graph, const std::string& tenso
     GraphNode& conv = graph->nodes[conv_it->second];
     if (conv.op_type != "Conv" || conv.inputs.size() < 2) continue;
     const ConstantTensor* weight = FloatConstant(*graph, conv.inputs[1]);
-    const ConstantTensor* bias =
-        conv.inputs.size() > 2 && !conv.inputs[2].empty() ? FloatConstant(*graph, conv.inputs[2])
-                                                          : nullptr;
+    const ConstantTensor* bias = conv.inputs.size() > 2 && !conv.inputs[2].empty()
+                                     ? FloatConstant(*graph, conv.inputs[2])
+                                     : nullptr;
     if (weight == nullptr || (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !bias)) {
       continue;
     }

@@ -62,9 +62,9 @@ namespace tunefleet {
           if (!row) break;
           e.bias_rows.push_back(other);
         } else {
-          const bool computed = graph.IsConstant(other) || ready_at.count(other) ||
-                                std::find(graph.inputs.begin(), graph.inputs.end(), other) !=
-                                    graph.inputs.end();
+          const bool computed =
+              graph.IsConstant(other) || ready_at.count(other) ||
+              std::find(graph.inputs.begin(), graph.inputs.end(), other) != graph.inputs.end();
           if (!computed || shape_of(other) != out_shape) break;
           e.residual = other;
         }

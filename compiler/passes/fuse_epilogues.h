@@ -31,15 +31,15 @@ enum class EpilogueKind {
 };
 
 struct FusedEpilogue {
-  std::string output;                 // the tensor the kernel's buffer finally holds
+  std::string output;                  // the tensor the kernel's buffer finally holds
   std::vector<std::string> bias_rows;  // constants to add to the kernel's bias
-  std::string residual;               // the tensor added (a Gemm's constant C), or empty
+  std::string residual;                // the tensor added (a Gemm's constant C), or empty
   Activation activation;
 };
 
 struct EpilogueFusion {
   std::map<std::string, FusedEpilogue> by_kernel;  // kernel node name -> its epilogue
-  std::set<size_t> fused_nodes;                     // indices of the nodes it absorbed
+  std::set<size_t> fused_nodes;                    // indices of the nodes it absorbed
 };
 
 // `kinds`: the kernel nodes (by name) and what their epilogues take; other

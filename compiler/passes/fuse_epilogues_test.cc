@@ -28,7 +28,7 @@ Graph Residual(const std::string& activation) {
 }
 
 const std::map<std::string, EpilogueKind> kConvs = {{"conv1", EpilogueKind::kChannels},
-                                                     {"conv2", EpilogueKind::kChannels}};
+                                                    {"conv2", EpilogueKind::kChannels}};
 
 TEST(FuseEpiloguesTest, ResidualAndActivationFuseIntoTheKernel) {
   absl::StatusOr<EpilogueFusion> fusion = FuseEpilogues(Residual("LeakyRelu"), kConvs);

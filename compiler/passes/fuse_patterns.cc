@@ -147,8 +147,8 @@ bool IsMeanOfLastAxis(const Graph& graph, const GraphNode& node) {
     auto it = graph.constants.find(node.inputs[1]);
     if (it != graph.constants.end()) axes = it->second.i64;
   }
-  const int64_t rank = static_cast<int64_t>(
-      graph.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size());
+  const int64_t rank =
+      static_cast<int64_t>(graph.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size());
   return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1);
 }
 
@@ -161,7 +161,8 @@ std::optional<Rewrite> MatchLayerNorm(const Graph& graph, const Chains& chains, 
   std::optional<size_t> sub = chains.SoleReader(m.outputs[0]);
   if (!sub) return std::nullopt;
   const GraphNode& d = graph.nodes[*sub];
-  if (d.op_type != "Sub" || d.inputs.size() != 2 || d.inputs[0] != x || d.inputs[1] != m.outputs[0]) {
+  if (d.op_type != "Sub" || d.inputs.size() != 2 || d.inputs[0] != x ||
+      d.inputs[1] != m.outputs[0]) {
     return std::nullopt;
   }
   const std::vector<size_t>& diff_readers = chains.Readers(d.outputs[0]);
@@ -199,9 +200,8 @@ std::optional<Rewrite> MatchLayerNorm(const Graph& graph, const Chains& chains, 
   norm.attributes["epsilon"] = *epsilon;
   // Then, optionally, * gamma and + beta (constants of the last axis).
   std::string out = q.outputs[0];
-  const int64_t width = graph.ShapeOf(x).value_or(TensorShape()).dims.empty()
-                            ? 0
-                            : graph.ShapeOf(x)->dims.back();
+  const int64_t width =
+      graph.ShapeOf(x).value_or(TensorShape()).dims.empty() ? 0 : graph.ShapeOf(x)->dims.back();
   auto per_channel = [&](const std::string& tensor) {
     auto it = graph.constants.find(tensor);
     return it != graph.constants.end() && it->second.shape.dtype == kOnnxFloat &&
@@ -209,7 +209,8 @@ std::optional<Rewrite> MatchLayerNorm(const Graph& graph, const Chains& chains, 
   };
   std::string gamma, beta;
   if (std::optional<size_t> scale = chains.SoleReader(out);
-      scale && graph.nodes[*scale].op_type == "Mul" && per_channel(Other(graph.nodes[*scale], out))) {
+      scale && graph.nodes[*scale].op_type == "Mul" &&
+      per_channel(Other(graph.nodes[*scale], out))) {
     gamma = Other(graph.nodes[*scale], out);
     rewrite.removed.push_back(*scale);
     out = graph.nodes[*scale].outputs[0];

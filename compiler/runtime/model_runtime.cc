@@ -405,8 +405,8 @@ void CompiledModel::SetThreads(int num_threads) {
       }
       RunTensorOp(step, operands, out, out_elements, rt, more_outputs);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("model plan: step '", step.node,
-                                                     "' has op '", StepOpName(step.op),
+      return absl::InvalidArgumentError(absl::StrCat("model plan: step '", step.node, "' has op '",
+                                                     StepOpName(step.op),
                                                      "' the runtime cannot run"));
     }
     if (profiling_) {

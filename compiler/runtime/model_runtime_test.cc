@@ -59,7 +59,8 @@ TEST(ModelRuntimeTest, PlanOfAnotherVersionOrWithBadBufferIsRefused) {
               HasSubstr("step 'r' names buffer 3"));
   j = plan.ToJson();
   j["steps"][0]["op"] = "lstm";
-  EXPECT_THAT(ModelPlan::FromJson(j.dump()).status().message(), HasSubstr("unknown step op 'lstm'"));
+  EXPECT_THAT(ModelPlan::FromJson(j.dump()).status().message(),
+              HasSubstr("unknown step op 'lstm'"));
 }
 
 TEST(ModelRuntimeTest, ArenaSharesMemoryOnlyBetweenBuffersNeverAliveTogether) {

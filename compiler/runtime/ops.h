@@ -38,8 +38,8 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
           const PlanBuffer& out_layout, float* out, const TfRuntime* rt);
 
 // StepOp kAdd / kPointwise / kCopy over `elements` values; `b` only for kAdd.
-void Elementwise(const PlanStep& step, const float* a, const float* b, float* out,
-                 int64_t elements, const TfRuntime* rt);
+void Elementwise(const PlanStep& step, const float* a, const float* b, float* out, int64_t elements,
+                 const TfRuntime* rt);
 
 // StepOp kChannelBinary: out = binary(a, b[n, c]) over the 4-D `a`, laid out
 // as `layout` (out likewise); b holds step.in_shape [N or 1, C] floats.

@@ -104,8 +104,8 @@ TEST(OpsTest, PoolingWithPaddingMatchesReference) {
             const int64_t rows = std::min(y * 2 + 2, h + 1) - (y * 2 - 1);
             const int64_t cols = std::min(x * 2 + 2, w + 1) - (x * 2 - 1);
             const float want = step.op == StepOp::kMaxPool ? max
-                               : include_pad         ? sum / (rows * cols)
-                                                     : sum / count;
+                               : include_pad               ? sum / (rows * cols)
+                                                           : sum / count;
             EXPECT_FLOAT_EQ(At(out, b, oh, ow, ch, y, x), want)
                 << op << " include_pad " << include_pad << " c " << ch << " y " << y << " x " << x;
           }
@@ -173,10 +173,12 @@ TEST(OpsTest, PointwiseFunctionsMatchLibm) {
        [](double v, double, double) { return 1 / (1 + std::exp(-v)); }},
       {PointwiseFunc::kHardSwish, 1.0f / 6, 0.5f,
        [](double v, double a, double b) { return v * std::max(0.0, std::min(1.0, a * v + b)); }},
-      {PointwiseFunc::kLeakyRelu, 0.1f, 0, [](double v, double a, double) { return v < 0 ? a * v : v; }},
+      {PointwiseFunc::kLeakyRelu, 0.1f, 0,
+       [](double v, double a, double) { return v < 0 ? a * v : v; }},
       {PointwiseFunc::kElu, 2.0f, 0,
        [](double v, double a, double) { return v < 0 ? a * std::expm1(v) : v; }},
-      {PointwiseFunc::kClip, -INFINITY, 3, [](double v, double, double) { return std::min(v, 3.0); }},
+      {PointwiseFunc::kClip, -INFINITY, 3,
+       [](double v, double, double) { return std::min(v, 3.0); }},
   };
   for (const Case& c : cases) {
     PlanStep step{.op = StepOp::kPointwise};
@@ -227,7 +229,8 @@ TEST(OpsTest, SoftmaxOfRowsAndOfAMiddleAxis) {
     for (int64_t o = 0; o < shape[0]; ++o) {
       for (int64_t i = 0; i < shape[2]; ++i) {
         double sum = 0;
-        for (int64_t a = 0; a < shape[1]; ++a) sum += std::exp(x[(o * shape[1] + a) * shape[2] + i]);
+        for (int64_t a = 0; a < shape[1]; ++a)
+          sum += std::exp(x[(o * shape[1] + a) * shape[2] + i]);
         for (int64_t a = 0; a < shape[1]; ++a) {
           const int64_t at = (o * shape[1] + a) * shape[2] + i;
           ASSERT_NEAR(out[at], std::exp(x[at]) / sum, 1e-6);

@@ -54,10 +54,11 @@ constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {
 };
 
 constexpr std::pair<BinaryFunc, const char*> kBinaryNames[] = {
-    {BinaryFunc::kAdd, "add"}, {BinaryFunc::kSub, "sub"}, {BinaryFunc::kMul, "mul"},
-    {BinaryFunc::kDiv, "div"}, {BinaryFunc::kPow, "pow"}, {BinaryFunc::kPrelu, "prelu"},
-    {BinaryFunc::kMax, "max"}, {BinaryFunc::kMin, "min"}, {BinaryFunc::kMod, "mod"},
-    {BinaryFunc::kFloorMod, "floor_mod"},
+    {BinaryFunc::kAdd, "add"}, {BinaryFunc::kSub, "sub"},
+    {BinaryFunc::kMul, "mul"}, {BinaryFunc::kDiv, "div"},
+    {BinaryFunc::kPow, "pow"}, {BinaryFunc::kPrelu, "prelu"},
+    {BinaryFunc::kMax, "max"}, {BinaryFunc::kMin, "min"},
+    {BinaryFunc::kMod, "mod"}, {BinaryFunc::kFloorMod, "floor_mod"},
 };
 
 constexpr std::pair<ReduceFunc, const char*> kReduceNames[] = {
@@ -102,8 +103,7 @@ float FloatFrom(const nlohmann::json& j) {
     const std::string s = j.get<std::string>();
     if (s == "inf") return INFINITY;
     if (s == "-inf") return -INFINITY;
-    throw nlohmann::json::type_error::create(302, "a float or \"inf\"/\"-inf\", got " + s,
-                                             &j);
+    throw nlohmann::json::type_error::create(302, "a float or \"inf\"/\"-inf\", got " + s, &j);
   }
   return j.get<float>();
 }
@@ -135,23 +135,23 @@ PlanTensor TensorFrom(const nlohmann::json& j) {
 }  // namespace
 
 const char* StepOpName(StepOp op) { return NameOf(kStepOpNames, op); }
-absl::StatusOr<StepOp> ParseStepOp(const std::string& name) {
+[[nodiscard]] absl::StatusOr<StepOp> ParseStepOp(const std::string& name) {
   return Parse(kStepOpNames, name, "step op");
 }
 const char* PointwiseFuncName(PointwiseFunc func) { return NameOf(kPointwiseNames, func); }
-absl::StatusOr<PointwiseFunc> ParsePointwiseFunc(const std::string& name) {
+[[nodiscard]] absl::StatusOr<PointwiseFunc> ParsePointwiseFunc(const std::string& name) {
   return Parse(kPointwiseNames, name, "pointwise function");
 }
 const char* BinaryFuncName(BinaryFunc func) { return NameOf(kBinaryNames, func); }
-absl::StatusOr<BinaryFunc> ParseBinaryFunc(const std::string& name) {
+[[nodiscard]] absl::StatusOr<BinaryFunc> ParseBinaryFunc(const std::string& name) {
   return Parse(kBinaryNames, name, "binary function");
 }
 const char* ReduceFuncName(ReduceFunc func) { return NameOf(kReduceNames, func); }
-absl::StatusOr<ReduceFunc> ParseReduceFunc(const std::string& name) {
+[[nodiscard]] absl::StatusOr<ReduceFunc> ParseReduceFunc(const std::string& name) {
   return Parse(kReduceNames, name, "reduction");
 }
 const char* PadModeName(PadMode mode) { return NameOf(kPadModeNames, mode); }
-absl::StatusOr<PadMode> ParsePadMode(const std::string& name) {
+[[nodiscard]] absl::StatusOr<PadMode> ParsePadMode(const std::string& name) {
   return Parse(kPadModeNames, name, "pad mode");
 }
 
@@ -275,9 +275,8 @@ nlohmann::json ModelPlan::ToJson() const {
           }
         }
       }
-      if (step.op == StepOp::kPad &&
-          (step.pads.size() != 2 * step.in_shape.size() ||
-           step.in_shape.size() != step.out_shape.size())) {
+      if (step.op == StepOp::kPad && (step.pads.size() != 2 * step.in_shape.size() ||
+                                      step.in_shape.size() != step.out_shape.size())) {
         return absl::InvalidArgumentError(
             absl::StrCat("model plan: step '", step.node, "' has pads not of its rank"));
       }

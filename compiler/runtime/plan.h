@@ -112,10 +112,10 @@ enum class PadMode { kConstant, kReflect, kEdge };
 // What a step does. The plan's JSON spells these as the names StepOpName
 // gives; a name the runtime does not know is refused when the plan loads.
 enum class StepOp {
-  kKernel,         // a tuned kernel (symbol), then its epilogue
-  kRelayout,       // the input buffer's layout -> the output's (same dims)
-  kCopy,           // the same floats into a buffer of another shape
-  kMaxPool,        // pooling reads and writes its buffers' layouts (same block)
+  kKernel,    // a tuned kernel (symbol), then its epilogue
+  kRelayout,  // the input buffer's layout -> the output's (same dims)
+  kCopy,      // the same floats into a buffer of another shape
+  kMaxPool,   // pooling reads and writes its buffers' layouts (same block)
   kAvgPool,
   kGlobalAvgPool,  // any block in, [N, C] out
   kAdd,            // two buffers of one layout, element by element
@@ -123,19 +123,19 @@ enum class StepOp {
   kSoftmax,        // the middle axis of [outer, axis, inner] (in_shape)
   // Tensor operators on plain row-major buffers (ops.h RunTensorOp), all
   // iterating over out_shape:
-  kStridedCopy,  // out[i] = in[a_offset + sum_d i_d * a_strides[d]] (Transpose, Slice)
-  kBroadcast,    // out[i] = binary(a[.. a_strides], b[.. b_strides]); stride 0 on broadcast dims
-  kReduce,       // `reduce` over the middle axis of [outer, axis, inner] (in_shape)
-  kConcat,       // inputs joined along an axis: in_shape [outer, inner, each input's extent]
-  kBatchNorm,    // inference BatchNormalization per channel of [N, C, inner] (in_shape);
-                 // inputs x, scale, B, mean, var; alpha: epsilon
-  kPad,          // in_shape padded by pads (every axis' begin, then every axis' end) into
-                 // out_shape, filled per pad_mode (kConstant: with alpha)
-  kGather,       // [outer, n, inner] (in_shape) at `indices` along n: [outer, indices, inner]
+  kStridedCopy,    // out[i] = in[a_offset + sum_d i_d * a_strides[d]] (Transpose, Slice)
+  kBroadcast,      // out[i] = binary(a[.. a_strides], b[.. b_strides]); stride 0 on broadcast dims
+  kReduce,         // `reduce` over the middle axis of [outer, axis, inner] (in_shape)
+  kConcat,         // inputs joined along an axis: in_shape [outer, inner, each input's extent]
+  kBatchNorm,      // inference BatchNormalization per channel of [N, C, inner] (in_shape);
+                   // inputs x, scale, B, mean, var; alpha: epsilon
+  kPad,            // in_shape padded by pads (every axis' begin, then every axis' end) into
+                   // out_shape, filled per pad_mode (kConstant: with alpha)
+  kGather,         // [outer, n, inner] (in_shape) at `indices` along n: [outer, indices, inner]
   kChannelBinary,  // binary(a, b[n, c]) for a 4-D a in any layout (out: a's layout) and b
                    // one value per channel (in_shape [N or 1, C]): a squeeze-excite scale
-  kLayerNorm,    // each row of [outer, inner] (in_shape) normalised (alpha: epsilon), then
-                 // times inputs[1] and plus inputs[2] (per position of the row) when given
+  kLayerNorm,      // each row of [outer, inner] (in_shape) normalised (alpha: epsilon), then
+                   // times inputs[1] and plus inputs[2] (per position of the row) when given
 };
 
 // "kernel", "relayout", ... as plans spell them; ParseStepOp is its inverse
@@ -180,11 +180,11 @@ struct PlanStep {
   std::vector<int64_t> dilations;                    // pooling: rows, columns (empty: 1, 1)
   bool count_include_pad = false;
   PlanEpilogue epilogue;
-  Activation activation;              // kPointwise
-  BinaryFunc binary = BinaryFunc::kAdd;  // kBroadcast
+  Activation activation;                  // kPointwise
+  BinaryFunc binary = BinaryFunc::kAdd;   // kBroadcast
   ReduceFunc reduce = ReduceFunc::kMean;  // kReduce
   PadMode pad_mode = PadMode::kConstant;  // kPad
-  float alpha = 0;                    // kBatchNorm: epsilon; kPad: the constant
+  float alpha = 0;                        // kBatchNorm: epsilon; kPad: the constant
   std::vector<int64_t> a_strides, b_strides;
   int64_t a_offset = 0;
   std::vector<int64_t> indices;  // kGather, each in [0, in_shape[1])

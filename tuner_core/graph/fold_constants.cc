@@ -41,8 +41,7 @@ bool Foldable(const ConstantTensor& t) {
 }
 
 // numpy broadcasting of shapes, or nullopt when they do not broadcast.
-std::optional<std::vector<int64_t>> BroadcastShape(std::vector<int64_t> a,
-                                                   std::vector<int64_t> b) {
+std::optional<std::vector<int64_t>> BroadcastShape(std::vector<int64_t> a, std::vector<int64_t> b) {
   if (a.size() < b.size()) std::swap(a, b);
   const size_t shift = a.size() - b.size();
   for (size_t d = 0; d < b.size(); ++d) {
@@ -58,8 +57,7 @@ std::optional<std::vector<int64_t>> BroadcastShape(std::vector<int64_t> a,
 
 // `values` of shape `dims` read at every index of `out` (which `dims`
 // broadcasts to).
-std::vector<double> BroadcastTo(const std::vector<double>& values,
-                                const std::vector<int64_t>& dims,
+std::vector<double> BroadcastTo(const std::vector<double>& values, const std::vector<int64_t>& dims,
                                 const std::vector<int64_t>& out) {
   const std::vector<int64_t> own = RowMajorStrides(dims);
   const size_t shift = out.size() - dims.size();
@@ -204,7 +202,8 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
     const double start = Values(input(0)).at(0), limit = Values(input(1)).at(0),
                  delta = Values(input(2)).at(0);
     if (delta == 0) return NodeError(node, "delta 0");
-    const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    const int64_t n =
+        std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
     std::vector<double> values(n);
     for (int64_t i = 0; i < n; ++i) values[i] = start + i * delta;
     return Make(input(0).shape.dtype, {n}, values);
@@ -214,7 +213,8 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
     for (double d : Values(input(1))) shape.push_back(static_cast<int64_t>(d));
     std::optional<std::vector<int64_t>> out = BroadcastShape(input(0).shape.dims, shape);
     if (!out) return NodeError(node, "shape does not broadcast");
-    return Make(input(0).shape.dtype, *out, BroadcastTo(Values(input(0)), input(0).shape.dims, *out));
+    return Make(input(0).shape.dtype, *out,
+                BroadcastTo(Values(input(0)), input(0).shape.dims, *out));
   }
   if (op == "Where") {
     std::optional<std::vector<int64_t>> out =
@@ -315,15 +315,15 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
       if (divide) {
         if (integer && b[i] == 0) return NodeError(node, "divides by 0");
         if (op == "Div") {
-          values[i] = integer ? static_cast<double>(static_cast<int64_t>(a[i]) /
-                                                    static_cast<int64_t>(b[i]))
-                              : a[i] / b[i];
+          values[i] =
+              integer ? static_cast<double>(static_cast<int64_t>(a[i]) / static_cast<int64_t>(b[i]))
+                      : a[i] / b[i];
         } else {
           // fmod=1: C's fmod; else (ONNX's default) the remainder takes the
           // divisor's sign, as Python's %.
-          double r = integer ? static_cast<double>(static_cast<int64_t>(a[i]) %
-                                                   static_cast<int64_t>(b[i]))
-                             : std::fmod(a[i], b[i]);
+          double r =
+              integer ? static_cast<double>(static_cast<int64_t>(a[i]) % static_cast<int64_t>(b[i]))
+                      : std::fmod(a[i], b[i]);
           if (IntAttribute(node, "fmod", 0) == 0 && r != 0 && ((r < 0) != (b[i] < 0))) r += b[i];
           values[i] = r;
         }
@@ -331,9 +331,8 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
         values[i] = binary->second(a[i], b[i]);
       }
     }
-    const bool compares = op == "Equal" || op == "Less" || op == "Greater" ||
-                          op == "LessOrEqual" || op == "GreaterOrEqual" || op == "And" ||
-                          op == "Or";
+    const bool compares = op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+                          op == "GreaterOrEqual" || op == "And" || op == "Or";
     return Make(compares ? kOnnxBool : dtype, *out, values);
   }
   return not_folded;
@@ -342,9 +341,9 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
 // Nodes of these operators are evaluated only when every input is constant.
 bool FoldsWhenConstant(const std::string& op) {
   static const std::set<std::string> kOps = {
-      "Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Dropout", "Cast",
-      "ConstantOfShape", "Range", "Expand", "Where", "Gather", "Concat", "Slice", "Transpose",
-      "Div", "Mod"};
+      "Identity", "Unsqueeze",       "Squeeze",   "Reshape", "Flatten", "Dropout",
+      "Cast",     "ConstantOfShape", "Range",     "Expand",  "Where",   "Gather",
+      "Concat",   "Slice",           "Transpose", "Div",     "Mod"};
   return kOps.count(op) > 0 || BinaryOps().count(op) > 0 || UnaryOps().count(op) > 0;
 }
 

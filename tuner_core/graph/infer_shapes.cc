@@ -30,9 +30,8 @@ std::optional<std::vector<int64_t>> Broadcast(std::vector<int64_t> a, std::vecto
   return a;
 }
 
-[[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> ConcatShape(const Graph& graph,
-                                                               const GraphNode& node,
-                                                               const std::vector<int64_t>& in) {
+[[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> ConcatShape(
+    const Graph& graph, const GraphNode& node, const std::vector<int64_t>& in) {
   const int64_t rank = static_cast<int64_t>(in.size());
   int64_t axis = IntAttribute(node, "axis", 0);
   if (axis < 0) axis += rank;
@@ -88,9 +87,8 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
 // Conv's and pooling's output: [N, K or C, spatial...] with each spatial
 // extent from the window (kernel, stride, dilation, pads or auto_pad;
 // pooling's ceil_mode).
-[[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> WindowedShape(const Graph& graph,
-                                                                 const GraphNode& node,
-                                                                 const std::vector<int64_t>& in) {
+[[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> WindowedShape(
+    const Graph& graph, const GraphNode& node, const std::vector<int64_t>& in) {
   if (in.size() < 3) return NodeError(node, "input of rank below 3");
   const size_t spatial = in.size() - 2;
   std::vector<int64_t> out = in;
@@ -132,9 +130,8 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
 }
 
 // numpy matmul of the two inputs' shapes.
-[[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> MatMulShape(const Graph& graph,
-                                                               const GraphNode& node,
-                                                               std::vector<int64_t> a) {
+[[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> MatMulShape(
+    const Graph& graph, const GraphNode& node, std::vector<int64_t> a) {
   if (node.inputs.size() < 2 || !graph.shapes.count(node.inputs[1])) return std::nullopt;
   std::vector<int64_t> b = graph.shapes.at(node.inputs[1]).dims;
   if (a.empty() || b.empty()) return std::nullopt;
@@ -153,8 +150,8 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
 
 // The output shape of `node` from its inputs' shapes and constants (empty
 // for a scalar), or nullopt when unknown here.
-[[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> InferredShape(const Graph& graph,
-                                                                 const GraphNode& node) {
+[[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> InferredShape(
+    const Graph& graph, const GraphNode& node) {
   const std::string& op = node.op_type;
   if (node.inputs.empty() || !graph.shapes.count(node.inputs[0])) return std::nullopt;
   const std::vector<int64_t> in = graph.shapes.at(node.inputs[0]).dims;
@@ -256,10 +253,11 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
   // ONNX's elementwise operators: the first input's shape (Clip's other
   // inputs are bounds), or numpy broadcasting of all of them.
   static const std::set<std::string> kUnary = {
-      "Relu",      "Clip",        "Sqrt",      "Exp",  "Erf",     "Tanh", "Sigmoid",
-      "Neg",       "Abs",         "Floor",     "Ceil", "Reciprocal", "Elu", "LeakyRelu",
-      "HardSigmoid", "HardSwish", "Gelu",      "Softmax", "Cast", "LayerNormalization"};
-  static const std::set<std::string> kBroadcasting = {"Add", "Sub", "Mul", "Div", "Pow",
+      "Relu",      "Clip",       "Sqrt",    "Exp",       "Erf",
+      "Tanh",      "Sigmoid",    "Neg",     "Abs",       "Floor",
+      "Ceil",      "Reciprocal", "Elu",     "LeakyRelu", "HardSigmoid",
+      "HardSwish", "Gelu",       "Softmax", "Cast",      "LayerNormalization"};
+  static const std::set<std::string> kBroadcasting = {"Add",   "Sub", "Mul", "Div", "Pow",
                                                       "PRelu", "Max", "Min", "Mod"};
   if (kUnary.count(op)) return in;
   if (!kBroadcasting.count(op)) return std::nullopt;

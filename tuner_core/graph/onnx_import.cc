@@ -130,7 +130,7 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
       // A small tensor (ConstantOfShape's value): dtype, dims and values.
       absl::StatusOr<ConstantTensor> t = ConstantOf(a.t(), "tensor attribute");
       nlohmann::json j = {{"dtype", a.t().data_type()},
-                         {"dims", std::vector<int64_t>(a.t().dims().begin(), a.t().dims().end())}};
+                          {"dims", std::vector<int64_t>(a.t().dims().begin(), a.t().dims().end())}};
       if (!t.ok()) return j;
       j["values"] = t->f32.empty() ? nlohmann::json(t->i64) : nlohmann::json(t->f32);
       return j;

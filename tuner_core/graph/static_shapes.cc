@@ -18,8 +18,8 @@ namespace tunefleet {
   auto it = graph.constants.find(node.inputs[i]);
   if (it == graph.constants.end() || !IsIntegerDtype(it->second.shape.dtype)) {
     return NodeError(node, absl::StrCat("input '", node.inputs[i],
-                                             "' is not an integer constant (after constant "
-                                             "folding)"));
+                                        "' is not an integer constant (after constant "
+                                        "folding)"));
   }
   return it->second.i64;
 }
@@ -77,8 +77,8 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   return window;
 }
 
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PadsOf(const Graph& graph,
-                                                          const GraphNode& node, int64_t rank) {
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PadsOf(const Graph& graph, const GraphNode& node,
+                                                          int64_t rank) {
   std::vector<int64_t> pads = IntsAttribute(node, "pads", {});
   if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
     TF_ASSIGN_OR_RETURN(pads, IntsInput(graph, node, 1));

@@ -40,8 +40,8 @@ struct SliceWindow {
 // A Pad's pads (input 1, or the attribute before opset 11) over all `rank`
 // axes, as every axis' begin then every axis' end (opset 18's axes input
 // names the axes they pad).
-[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PadsOf(const Graph& graph,
-                                                          const GraphNode& node, int64_t rank);
+[[nodiscard]] absl::StatusOr<std::vector<int64_t>> PadsOf(const Graph& graph, const GraphNode& node,
+                                                          int64_t rank);
 
 }  // namespace tunefleet
 

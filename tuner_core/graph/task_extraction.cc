@@ -97,8 +97,8 @@ std::pair<int64_t, int64_t> SamePadding(int64_t in, int64_t kernel, int64_t stri
     args["group"] = group;
     return Mapped{true, {"conv2d_nchw", std::move(args), node.name}, ""};
   }
-  return NotTuned(absl::StrCat("grouped convolution (group=", group, ") of weights ",
-                               w.ToString()));
+  return NotTuned(
+      absl::StrCat("grouped convolution (group=", group, ") of weights ", w.ToString()));
 }
 
 [[nodiscard]] absl::StatusOr<Mapped> MapGemm(const Graph& graph, const GraphNode& node) {

@@ -177,11 +177,11 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       auto step = [&](bool guarded, const std::string& suffix) {
         return [&, guarded, suffix](Expr icc, Expr icb, Expr kh, Expr kw) {
           auto fma = [&](Expr owi, Expr o) {
-            Expr x = Load::Make(data, (((n * (p.c / p.ic_bn) + DataBlock(p, occ, icc)) * HP + ih(kh)) *
-                                               WP +
-                                           iw(owi, kw)) *
-                                              p.ic_bn +
-                                          icb);
+            Expr x = Load::Make(
+                data, (((n * (p.c / p.ic_bn) + DataBlock(p, occ, icc)) * HP + ih(kh)) * WP +
+                       iw(owi, kw)) *
+                              p.ic_bn +
+                          icb);
             Expr wv = Load::Make(
                 kernel_vec,
                 ((((occ * p.ICC + icc) * p.r + kh) * p.s + kw) * p.ic_bn + icb) * p.oc_bn + o);

@@ -143,8 +143,8 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }  // a >= 0, b 
     TF_ASSIGN_OR_RETURN(a.k, json_args::ReadInt(op, args, "K", 1, kMaxDim));
     TF_ASSIGN_OR_RETURN(a.group, json_args::ReadOptionalInt(op, args, "group", 1, 1, kMaxDim));
     if (a.c % a.group != 0 || a.k % a.group != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(op, ": group=", a.group,
-                                                     " does not divide C=", a.c, " and K=", a.k));
+      return absl::InvalidArgumentError(
+          absl::StrCat(op, ": group=", a.group, " does not divide C=", a.c, " and K=", a.k));
     }
   } else {
     a.k = a.c;

@@ -1,0 +1,315 @@
+// The tensor operators of ops.h (RunTensorOp): strided copies, broadcasting
+// arithmetic, reductions, concatenation, batch and layer norm, pad, gather.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "compiler/runtime/ops.h"
+#include "compiler/runtime/vector_math.h"
+
+namespace tunefleet {
+namespace {
+
+using namespace runtime_ops;  // NOLINT: the operators' shared helpers
+
+// Calls fn(out_row, a_row_offset, b_row_offset) for each row (every index
+// but the last) of step.out_shape, rows split over the runtime's pool.
+template <typename Fn>
+void ForEachRow(const PlanStep& step, const TfRuntime* rt, Fn fn) {
+  const std::vector<int64_t>& shape = step.out_shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d) rows *= shape[d];
+  const int64_t width = rank > 0 ? shape[rank - 1] : 1;
+  // Enough rows per task that scheduling costs little against the copy.
+  const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(width, 1));
+  const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
+  ParallelFor(rt, tasks, rows * width, [&](int64_t task) {
+    const int64_t end = std::min(rows, (task + 1) * rows_per_task);
+    for (int64_t row = task * rows_per_task; row < end; ++row) {
+      int64_t a = step.a_offset, b = 0, rest = row;
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        const int64_t i = rest % shape[d];
+        rest /= shape[d];
+        if (!step.a_strides.empty()) a += i * step.a_strides[d];
+        if (!step.b_strides.empty()) b += i * step.b_strides[d];
+      }
+      fn(row * width, a, b);
+    }
+  });
+}
+
+int64_t LastStride(const std::vector<int64_t>& strides) {
+  return strides.empty() ? 1 : strides.back();
+}
+
+template <typename Op>
+void BinaryRow(const float* a, int64_t sa, const float* b, int64_t sb, float* o, int64_t n, Op op) {
+  for (int64_t x = 0; x < n; ++x) o[x] = op(a[x * sa], b[x * sb]);
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<int64_t> RowMajorStridesOf(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * dims[d + 1];
+  }
+  return strides;
+}
+
+// Reduces `axis` rows of `inner` values each (stride `inner`) into out[inner].
+template <ReduceFunc kFunc>
+TF_VECTOR_CLONES void ReduceRows(const float* __restrict in, float* __restrict out, int64_t axis,
+                                 int64_t inner) {
+  for (int64_t i = 0; i < inner; ++i) {
+    out[i] = kFunc == ReduceFunc::kMax   ? -std::numeric_limits<float>::infinity()
+             : kFunc == ReduceFunc::kMin ? std::numeric_limits<float>::infinity()
+                                         : 0.0f;
+  }
+  for (int64_t a = 0; a < axis; ++a) {
+    const float* __restrict row = in + a * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      if constexpr (kFunc == ReduceFunc::kMax) {
+        out[i] = std::max(out[i], row[i]);
+      } else if constexpr (kFunc == ReduceFunc::kMin) {
+        out[i] = std::min(out[i], row[i]);
+      } else {
+        out[i] += row[i];
+      }
+    }
+  }
+  if (kFunc == ReduceFunc::kMean) {
+    const float scale = 1.0f / static_cast<float>(axis);
+    for (int64_t i = 0; i < inner; ++i) out[i] *= scale;
+  }
+}
+
+// One contiguous run of n values to one (inner == 1).
+template <ReduceFunc kFunc>
+TF_VECTOR_CLONES float ReduceRun(const float* __restrict in, int64_t n) {
+  float acc = kFunc == ReduceFunc::kMax   ? -std::numeric_limits<float>::infinity()
+              : kFunc == ReduceFunc::kMin ? std::numeric_limits<float>::infinity()
+                                          : 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (kFunc == ReduceFunc::kMax) {
+      acc = std::max(acc, in[i]);
+    } else if constexpr (kFunc == ReduceFunc::kMin) {
+      acc = std::min(acc, in[i]);
+    } else {
+      acc += in[i];
+    }
+  }
+  return kFunc == ReduceFunc::kMean ? acc / static_cast<float>(n) : acc;
+}
+
+template <ReduceFunc kFunc>
+void ReduceAll(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+  const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];
+  if (inner == 1) {
+    const int64_t per_task = std::max<int64_t>(1, 16384 / std::max<int64_t>(axis, 1));
+    ParallelFor(rt, (outer + per_task - 1) / per_task, outer * axis, [&](int64_t t) {
+      for (int64_t o = t * per_task; o < std::min(outer, (t + 1) * per_task); ++o) {
+        out[o] = ReduceRun<kFunc>(in + o * axis, axis);
+      }
+    });
+    return;
+  }
+  ParallelFor(rt, outer, outer * axis * inner, [&](int64_t o) {
+    ReduceRows<kFunc>(in + o * axis * inner, out + o * inner, axis, inner);
+  });
+}
+
+void Reduce(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+  switch (step.reduce) {
+    case ReduceFunc::kMean:
+      return ReduceAll<ReduceFunc::kMean>(step, in, out, rt);
+    case ReduceFunc::kSum:
+      return ReduceAll<ReduceFunc::kSum>(step, in, out, rt);
+    case ReduceFunc::kMax:
+      return ReduceAll<ReduceFunc::kMax>(step, in, out, rt);
+    case ReduceFunc::kMin:
+      return ReduceAll<ReduceFunc::kMin>(step, in, out, rt);
+  }
+}
+
+// One row of a layer norm: (x - mean) / sqrt(var + eps) * scale + bias;
+// returns the mean and 1 / sqrt(var + eps).
+struct RowStats {
+  float mean, inv_std;
+};
+TF_VECTOR_CLONES RowStats LayerNormRow(const float* __restrict x, const float* __restrict scale,
+                                       const float* __restrict bias, float* __restrict out,
+                                       int64_t n, float epsilon) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  const float mean = sum / static_cast<float>(n);
+  float squares = 0;
+  for (int64_t i = 0; i < n; ++i) squares += (x[i] - mean) * (x[i] - mean);
+  const float inv = 1.0f / std::sqrt(squares / static_cast<float>(n) + epsilon);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = (x[i] - mean) * inv;
+    if (scale != nullptr) v *= scale[i];
+    if (bias != nullptr) v += bias[i];
+    out[i] = v;
+  }
+  return {mean, inv};
+}
+
+// The input index an output coordinate reads along an axis of `dim`
+// values with `before` padded in front, or -1 (kConstant outside).
+int64_t PadSource(int64_t out_index, int64_t before, int64_t dim, PadMode mode) {
+  int64_t i = out_index - before;
+  if (i >= 0 && i < dim) return i;
+  if (mode == PadMode::kConstant) return -1;
+  if (mode == PadMode::kEdge) return std::clamp<int64_t>(i, 0, dim - 1);
+  // kReflect: mirrored about the edges, not repeating them (dim > 1).
+  const int64_t period = 2 * (dim - 1);
+  if (period == 0) return 0;
+  i = ((i % period) + period) % period;
+  return i < dim ? i : period - i;
+}
+
+void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+  const std::vector<int64_t>&in_dims = step.in_shape, &out_dims = step.out_shape;
+  const int64_t rank = static_cast<int64_t>(out_dims.size());
+  const int64_t width = rank > 0 ? out_dims[rank - 1] : 1;
+  const int64_t in_width = rank > 0 ? in_dims[rank - 1] : 1;
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d) rows *= out_dims[d];
+  const std::vector<int64_t> in_strides = RowMajorStridesOf(in_dims);
+  const int64_t before = rank > 0 ? step.pads[rank - 1] : 0;
+  const float fill = step.alpha;
+  ParallelFor(rt, rows, rows * width, [&](int64_t row) {
+    float* dst = out + row * width;
+    int64_t rest = row, at = 0;
+    bool inside = true;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      const int64_t source = PadSource(rest % out_dims[d], step.pads[d], in_dims[d], step.pad_mode);
+      rest /= out_dims[d];
+      if (source < 0) inside = false;
+      at += source * in_strides[d];
+    }
+    if (!inside) {
+      std::fill(dst, dst + width, fill);
+      return;
+    }
+    const float* src = in + at;
+    for (int64_t x = 0; x < width; ++x) {
+      const int64_t source = PadSource(x, before, in_width, step.pad_mode);
+      dst[x] = source < 0 ? fill : src[source];
+    }
+  });
+}
+
+}  // namespace
+
+bool IsTensorOp(StepOp op) {
+  return op == StepOp::kStridedCopy || op == StepOp::kBroadcast || op == StepOp::kReduce ||
+         op == StepOp::kConcat || op == StepOp::kBatchNorm || op == StepOp::kPad ||
+         op == StepOp::kGather || op == StepOp::kLayerNorm;
+}
+
+void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
+                 int64_t out_elements, const TfRuntime* rt,
+                 const std::vector<float*>& more_outputs) {
+  const int64_t width = step.out_shape.empty() ? 1 : step.out_shape.back();
+  if (step.op == StepOp::kStridedCopy) {
+    const float* in = inputs[0];
+    const int64_t s = LastStride(step.a_strides);
+    ForEachRow(step, rt, [&](int64_t o, int64_t a, int64_t) {
+      for (int64_t x = 0; x < width; ++x) out[o + x] = in[a + x * s];
+    });
+  } else if (step.op == StepOp::kBroadcast) {
+    const int64_t sa = LastStride(step.a_strides), sb = LastStride(step.b_strides);
+    const BinaryFunc f = step.binary;
+    ForEachRow(step, rt, [&](int64_t o, int64_t a, int64_t b) {
+      const float *pa = inputs[0] + a, *pb = inputs[1] + b;
+      if (f == BinaryFunc::kAdd) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x + y; });
+      } else if (f == BinaryFunc::kSub) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x - y; });
+      } else if (f == BinaryFunc::kMul) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x * y; });
+      } else if (f == BinaryFunc::kMax) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::max(x, y); });
+      } else if (f == BinaryFunc::kMin) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::min(x, y); });
+      } else if (f == BinaryFunc::kMod) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::fmod(x, y); });
+      } else if (f == BinaryFunc::kFloorMod) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) {
+          const float r = std::fmod(x, y);
+          return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+        });
+      } else if (f == BinaryFunc::kPrelu) {
+        BinaryRow(pa, sa, pb, sb, out + o, width,
+                  [](float x, float y) { return x < 0 ? x * y : x; });
+      } else if (f == BinaryFunc::kDiv) {
+        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x / y; });
+      } else {
+        BinaryRow(pa, sa, pb, sb, out + o, width,
+                  // pow: squares (the layer norms') exactly and fast.
+                  [](float x, float y) { return y == 2.0f ? x * x : std::pow(x, y); });
+      }
+    });
+  } else if (step.op == StepOp::kConcat) {
+    // in_shape: [outer, inner, each input's extent along the axis].
+    const int64_t outer = step.in_shape[0], inner = step.in_shape[1];
+    int64_t total = 0;
+    for (size_t i = 2; i < step.in_shape.size(); ++i) total += step.in_shape[i];
+    ParallelFor(rt, outer, out_elements, [&](int64_t o) {
+      int64_t offset = 0;
+      for (size_t i = 2; i < step.in_shape.size(); ++i) {
+        const int64_t run = step.in_shape[i] * inner;
+        std::memcpy(out + (o * total + offset) * inner, inputs[i - 2] + o * run,
+                    sizeof(float) * run);
+        offset += step.in_shape[i];
+      }
+    });
+  } else if (step.op == StepOp::kBatchNorm) {
+    // in_shape [N, C, inner]; inputs x, scale, B, mean, var; alpha: epsilon.
+    const int64_t channels = step.in_shape[1], inner = step.in_shape[2];
+    const float *x = inputs[0], *scale = inputs[1], *bias = inputs[2], *mean = inputs[3],
+                *var = inputs[4];
+    ParallelFor(rt, step.in_shape[0] * channels, step.in_shape[0] * channels * step.in_shape[2],
+                [&](int64_t nc) {
+                  const int64_t c = nc % channels;
+                  const float s = scale[c] / std::sqrt(var[c] + step.alpha);
+                  const float t = bias[c] - mean[c] * s;
+                  for (int64_t i = nc * inner; i < (nc + 1) * inner; ++i) out[i] = x[i] * s + t;
+                });
+  } else if (step.op == StepOp::kReduce) {
+    Reduce(step, inputs[0], out, rt);
+  } else if (step.op == StepOp::kPad) {
+    Pad(step, inputs[0], out, rt);
+  } else if (step.op == StepOp::kLayerNorm) {
+    const int64_t outer = step.in_shape[0], inner = step.in_shape[1];
+    const float* scale = inputs.size() > 1 ? inputs[1] : nullptr;
+    const float* bias = inputs.size() > 2 ? inputs[2] : nullptr;
+    const int64_t rows_per_task = std::max<int64_t>(1, 8192 / std::max<int64_t>(inner, 1));
+    float* mean = more_outputs.size() > 0 ? more_outputs[0] : nullptr;
+    float* inv_std = more_outputs.size() > 1 ? more_outputs[1] : nullptr;
+    ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, outer * inner, [&](int64_t t) {
+      for (int64_t o = t * rows_per_task; o < std::min(outer, (t + 1) * rows_per_task); ++o) {
+        const RowStats stats =
+            LayerNormRow(inputs[0] + o * inner, scale, bias, out + o * inner, inner, step.alpha);
+        if (mean != nullptr) mean[o] = stats.mean;
+        if (inv_std != nullptr) inv_std[o] = stats.inv_std;
+      }
+    });
+  } else if (step.op == StepOp::kGather) {
+    const int64_t outer = step.in_shape[0], n = step.in_shape[1], inner = step.in_shape[2];
+    const int64_t count = static_cast<int64_t>(step.indices.size());
+    ParallelFor(rt, outer * count, outer * count * inner, [&](int64_t t) {
+      const int64_t o = t / count, i = step.indices[t % count];
+      std::memcpy(out + t * inner, inputs[0] + (o * n + i) * inner, sizeof(float) * inner);
+    });
+  }
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,80 @@
+// What the runtime's operators share (internal to compiler/runtime): how
+// they split work over the model's thread pool, the multiversioning that
+// builds their hot loops for AVX2 and AVX-512 too, and exp/erf that GCC
+// vectorises.
+#ifndef TUNEFLEET_COMPILER_RUNTIME_VECTOR_MATH_H_
+#define TUNEFLEET_COMPILER_RUNTIME_VECTOR_MATH_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "common/kernel_abi.h"
+
+namespace tunefleet {
+namespace runtime_ops {
+
+// Below this many floats touched, an operator runs on the calling thread:
+// waking the pool's workers costs more than the work (a squeeze-excite
+// block's [1, C, 1, 1] tensors).
+constexpr int64_t kSerialWork = 16384;
+
+// Runs fn(i) for i in [0, n) on the runtime's pool, or serially when the
+// `work` (floats touched, about) is too little to share.
+template <typename Fn>
+void ParallelFor(const TfRuntime* rt, int64_t n, int64_t work, Fn fn) {
+  if (work < kSerialWork || n <= 1) {
+    for (int64_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  auto body = [](int64_t i, void* closure) { (*static_cast<Fn*>(closure))(i); };
+  rt->parallel_for(rt->context, n, body, &fn);
+}
+
+// The runtime runs on any x86-64, so it is built for the baseline; its
+// hot loops are also built for AVX2 and AVX-512, picked when the library
+// loads (GCC's function multiversioning), and vectorised (-O3 in BUILD).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TF_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TF_VECTOR_CLONES
+#endif
+
+// exp(x) in fp32 that GCC vectorises (no libm call): 2^n * e^r with
+// |r| <= ln2/2, Cephes' degree-6 polynomial; relative error about 1e-7 over
+// [-87, 88] (inputs outside are clamped there).
+inline float VecExp(float x) {
+  x = std::min(std::max(x, -87.3f), 88.7f);
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float e = p * r * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return e * scale;
+}
+
+// erf(x), Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
+inline float VecErf(float x) {
+  const float a = std::fabs(x);
+  const float t = 1.0f / (1.0f + 0.3275911f * a);
+  float p = 1.061405429f;
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  const float y = 1.0f - p * t * VecExp(-a * a);
+  return std::copysign(y, x);
+}
+
+}  // namespace runtime_ops
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_RUNTIME_VECTOR_MATH_H_
