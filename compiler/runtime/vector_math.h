@@ -46,7 +46,10 @@ void ParallelFor(const TfRuntime* rt, int64_t n, int64_t work, Fn fn) {
 // [-87, 88] (inputs outside are clamped there).
 inline float VecExp(float x) {
   x = std::min(std::max(x, -87.3f), 88.7f);
-  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  // Rounded to the nearest integer by the 1.5 * 2^23 trick: std::floor
+  // would be a libm call (GCC expands it inline only without trapping
+  // math), which keeps the loops around from vectorising.
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;

@@ -1,0 +1,312 @@
+#!/usr/bin/python3
+"""The zoo benchmark: every model of tuner_core/graph/zoo_models.py's
+representative set (or --models), compiled by `tunefleet compile` and run by
+`tunefleet run`, beside ONNX Runtime (npm's onnxruntime-node, installed by
+bench/install_onnxruntime.sh) and PyTorch's fastest way (eager, frozen jit or
+optimize_for_inference) on the same seeded weights, at each --threads count.
+
+For each model it prints and writes (--out, JSON):
+  - whether it compiles, and the compiled model's max relative error against
+    PyTorch's output (max |got - expected| / max |expected|), which must be
+    at most 1e-4;
+  - the median latency of the compiled model, ONNX Runtime and PyTorch, each
+    timed in its own fresh process, the three alternating for --rounds
+    rounds (the figure: the median over rounds of each process's median);
+  - the ratio reference / ours against ONNX Runtime and against PyTorch
+    (above 1: we are faster);
+  - from a profiled run, the share of time outside tuned kernels and the
+    time by kind (tuned kernels, layout changes, pooling, other ops).
+Then the geomean ratios over the models that compiled.
+
+Without --records every layer runs its template's default config (untuned);
+--records FILE (JSON lines, `tunefleet tune --model ... --log FILE`) applies
+the best record per layer.
+
+  /usr/bin/python3 bench/zoo_bench.py --tunefleet bazel-bin/cli/tunefleet \\
+      --threads 1,2 --rounds 3 --out bench/results/zoo_untuned.json
+
+Nothing is downloaded: the models are exported with weights=None from a
+fixed seed into --work_dir.
+"""
+import argparse
+import importlib.util
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAX_REL_ERROR = 1e-4
+
+
+def load_zoo():
+    spec = importlib.util.spec_from_file_location(
+        "zoo_models", os.path.join(ROOT, "tuner_core", "graph", "zoo_models.py"))
+    zoo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(zoo)
+    return zoo
+
+
+def run(cmd, env=None, timeout=1800, stdout_only=False):
+    started = time.time()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    text = done.stdout if stdout_only else done.stdout + done.stderr
+    return done.returncode, text, time.time() - started
+
+
+def threads_env(threads):
+    env = dict(os.environ)
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = str(threads)
+    env["OMP_WAIT_POLICY"] = "PASSIVE"  # REFERENCES.md: OpenMP and OpenBLAS pools fight otherwise
+    return env
+
+
+def ours_ms(args, lib, input_path, threads):
+    code, out, _ = run([args.tunefleet, "run", "--model", lib, "--input", input_path,
+                        "--runs", str(args.runs), "--threads", str(threads)],
+                       env=threads_env(threads))
+    if code != 0:
+        raise RuntimeError(out.strip().splitlines()[-1] if out.strip() else f"exit {code}")
+    match = re.search(r"median ([0-9.]+) ms", out)
+    if not match:
+        raise RuntimeError(f"no median in: {out[-300:]}")
+    return float(match.group(1))
+
+
+def ort_ms(args, onnx_path, input_path, expected_path, threads):
+    if not os.path.isdir(args.onnxruntime_node):
+        return None, "onnxruntime-node not installed (bench/install_onnxruntime.sh)"
+    code, out, _ = run(["node", os.path.join(ROOT, "bench", "compiled_model_bench_ort.js"),
+                        "--module", args.onnxruntime_node, "--onnx", onnx_path,
+                        "--input", input_path, "--expected", expected_path,
+                        "--threads", str(threads), "--runs", str(args.runs)],
+                       env=threads_env(threads), stdout_only=True)
+    try:
+        result = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None, f"onnxruntime failed: {out[-300:]}"
+    if "error" in result:
+        return None, f"onnxruntime: {result['error']}"
+    return result["median_ms"], ""
+
+
+def torch_ms(args, name, threads):
+    code, out, _ = run([sys.executable, __file__, "--torch_child", name, "--threads",
+                        str(threads), "--runs", str(args.runs)], env=threads_env(threads),
+                       stdout_only=True)
+    try:
+        result = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None, f"pytorch failed: {out[-300:]}"
+    return min(v for k, v in result.items() if k in ("eager", "jit", "ofi")), ""
+
+
+def torch_child(name, threads, runs):
+    """Prints PyTorch's median ms of the three ways, as compiled_model_bench_torch.py."""
+    import torch  # pylint: disable=import-outside-toplevel
+    zoo = load_zoo()
+    torch.set_num_threads(threads)
+    built = zoo.build(name)
+    model, x = built.model.eval(), built.example
+
+    def median(fn):
+        with torch.inference_mode():
+            for _ in range(5):
+                fn(x)
+            times = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                fn(x)
+                times.append((time.perf_counter() - start) * 1e3)
+        return statistics.median(times)
+
+    result = {"eager": median(model)}
+    try:
+        with torch.no_grad():
+            frozen = torch.jit.freeze(torch.jit.trace(model, x))
+        result["jit"] = median(frozen)
+        with torch.no_grad():
+            ofi = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x)))
+        result["ofi"] = median(ofi)
+    except Exception as error:  # some models do not trace; eager still counts
+        result["trace_error"] = str(error)[:200]
+    print(json.dumps(result))
+
+
+def profile(args, lib, input_path, threads):
+    code, out, _ = run([args.tunefleet, "run", "--model", lib, "--input", input_path,
+                        "--runs", "10", "--threads", str(threads), "--profile"],
+                       env=threads_env(threads))
+    kinds = {}
+    for line in out.splitlines():
+        match = re.match(r"^(tuned kernels \(NCHW\)|tuned kernels|layout changes|pooling|"
+                         r"other ops|kernel epilogues|total)\s+([0-9.]+) ms", line)
+        if match:
+            kinds[match.group(1)] = float(match.group(2))
+    total = kinds.get("total", 0.0)
+    tuned = kinds.get("tuned kernels", 0.0) + kinds.get("tuned kernels (NCHW)", 0.0)
+    # Epilogues run inside kernel steps but are not the tuned kernel's own time.
+    inside = tuned - kinds.get("kernel epilogues", 0.0)
+    kinds["outside_tuned_share"] = (total - inside) / total if total > 0 else None
+    return kinds
+
+
+def rel_error(got_path, expected_path):
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    got, expected = np.load(got_path), np.load(expected_path)
+    if got.shape != expected.shape:
+        return float("inf")
+    scale = float(np.abs(expected).max())
+    return float(np.abs(got - expected).max()) / scale if scale > 0 else float(
+        np.abs(got - expected).max())
+
+
+def bench_model(args, zoo, name, threads_list):
+    row = {"model": name}
+    os.makedirs(args.work_dir, exist_ok=True)
+    onnx_path = os.path.join(args.work_dir, name + ".onnx")
+    input_path = os.path.join(args.work_dir, name + "_input.npy")
+    expected_path = os.path.join(args.work_dir, name + "_expected.npy")
+    if not os.path.exists(onnx_path):
+        zoo.export(name, args.work_dir, opset=args.opset, reference=True)
+    lib = os.path.join(args.work_dir, "out_" + name)
+    cmd = [args.tunefleet, "compile", "--model", onnx_path, "-o", lib]
+    if args.records:
+        cmd += ["--records", args.records]
+    code, out, seconds = run(cmd)
+    row["compile_seconds"] = round(seconds, 1)
+    if code != 0:
+        row["error"] = (out.strip().splitlines() or ["?"])[-1][:400]
+        return row
+    got_path = os.path.join(lib, "got.npy")
+    code, out, _ = run([args.tunefleet, "run", "--model", lib, "--input", input_path,
+                        "--output", got_path, "--runs", "1"])
+    if code != 0:
+        row["error"] = "run: " + (out.strip().splitlines() or ["?"])[-1][:400]
+        return row
+    row["max_rel_error"] = rel_error(got_path, expected_path)
+    row["correct"] = row["max_rel_error"] <= MAX_REL_ERROR
+    for threads in threads_list:
+        ours, ort, torch_ = [], [], []
+        notes = set()
+        for _ in range(args.rounds):
+            ours.append(ours_ms(args, lib, input_path, threads))
+            ms, note = ort_ms(args, onnx_path, input_path, expected_path, threads)
+            if ms is not None:
+                ort.append(ms)
+            elif note:
+                notes.add(note)
+            ms, note = torch_ms(args, name, threads)
+            if ms is not None:
+                torch_.append(ms)
+            elif note:
+                notes.add(note)
+        entry = {"ours_ms": statistics.median(ours)}
+        if ort:
+            entry["ort_ms"] = statistics.median(ort)
+            entry["vs_ort"] = entry["ort_ms"] / entry["ours_ms"]
+        if torch_:
+            entry["torch_ms"] = statistics.median(torch_)
+            entry["vs_torch"] = entry["torch_ms"] / entry["ours_ms"]
+        if notes:
+            entry["notes"] = sorted(notes)
+        entry["profile"] = profile(args, lib, input_path, threads)
+        row[f"threads_{threads}"] = entry
+    return row
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tunefleet", default=os.path.join(ROOT, "bazel-bin/cli/tunefleet"))
+    parser.add_argument("--models", default="", help="comma-separated; default: representative")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--opset", type=int, default=14)
+    parser.add_argument("--records", default="")
+    parser.add_argument("--work_dir", default="/tmp/tunefleet_zoo_bench")
+    parser.add_argument("--onnxruntime_node",
+                        default=os.path.join(ROOT, "third_party/node/node_modules/onnxruntime-node"))
+    parser.add_argument("--out", default="")
+    parser.add_argument("--torch_child", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.torch_child:
+        torch_child(args.torch_child, int(args.threads), args.runs)
+        return 0
+    zoo = load_zoo()
+    names = [m for m in args.models.split(",") if m] or list(zoo.REPRESENTATIVE)
+    threads_list = [int(t) for t in args.threads.split(",")]
+    rows = []
+    for name in names:
+        try:
+            row = bench_model(args, zoo, name, threads_list)
+        except Exception as error:  # one model's failure must not hide the rest
+            row = {"model": name, "error": f"{type(error).__name__}: {error}"[:400]}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    summary = {"models": len(rows), "compiled_and_correct": sum(1 for r in rows if r.get("correct"))}
+    for threads in threads_list:
+        key = f"threads_{threads}"
+        summary[f"geomean_vs_ort_{threads}t"] = geomean(
+            [r[key].get("vs_ort") for r in rows if key in r])
+        summary[f"geomean_vs_torch_{threads}t"] = geomean(
+            [r[key].get("vs_torch") for r in rows if key in r])
+        summary[f"max_outside_tuned_share_{threads}t"] = max(
+            (r[key]["profile"].get("outside_tuned_share") or 0 for r in rows if key in r),
+            default=None)
+    print("\n%-20s %8s %10s" % ("model", "relerr", "compile") +
+          "".join(" | %dt: ours ms   ORT  torch  xORT xtorch outside" % t for t in threads_list))
+    for r in rows:
+        if "error" in r:
+            print("%-20s  %s" % (r["model"], r["error"]))
+            continue
+        line = "%-20s %8.1e %9.1fs" % (r["model"], r["max_rel_error"], r["compile_seconds"])
+        for t in threads_list:
+            e = r.get(f"threads_{t}", {})
+            line += " | %10.2f %6s %6s %5s %5s %6s" % (
+                e.get("ours_ms", float("nan")),
+                "%.2f" % e["ort_ms"] if "ort_ms" in e else "-",
+                "%.2f" % e["torch_ms"] if "torch_ms" in e else "-",
+                "%.2f" % e["vs_ort"] if "vs_ort" in e else "-",
+                "%.2f" % e["vs_torch"] if "vs_torch" in e else "-",
+                "%.0f%%" % (100 * e["profile"]["outside_tuned_share"])
+                if e.get("profile", {}).get("outside_tuned_share") is not None else "-")
+        print(line)
+    print(json.dumps(summary))
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump({"cpu": cpu_model(), "rows": rows, "summary": summary}, f, indent=1)
+    return 0
+
+
+def cpu_model():
+    info = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key, value = key.strip(), value.strip()
+                if key in ("model name", "cpu family", "model") and key not in info:
+                    info[key] = value
+                if key == "flags" and "avx512f" not in info:
+                    info["avx512f"] = "avx512f" in value.split()
+    except OSError:
+        pass
+    info["cores"] = os.cpu_count()
+    return info
+
+
+if __name__ == "__main__":
+    sys.exit(main())
