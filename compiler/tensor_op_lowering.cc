@@ -386,18 +386,30 @@ const TensorOpLowering kLowerGather = &LowerGather;
 const TensorOpLowering kLowerExpand = &LowerExpand;
 const TensorOpLowering kLowerLayerNorm = &LowerLayerNorm;
 
+int ChannelOperandFirst(const Graph& graph, const GraphNode& node) {
+  if (node.inputs.size() != 2) return -1;
+  const int64_t rank0 = graph.ShapeOf(node.inputs[0]).value_or(TensorShape{0, {}}).dims.size();
+  const int64_t rank1 = graph.ShapeOf(node.inputs[1]).value_or(TensorShape{0, {}}).dims.size();
+  const int64_t size0 = graph.ShapeOf(node.inputs[0]).value_or(TensorShape{0, {}}).NumElements();
+  const int64_t size1 = graph.ShapeOf(node.inputs[1]).value_or(TensorShape{0, {}}).NumElements();
+  // The activation is the bigger operand; only Add and Mul commute.
+  if (rank0 == 4 && size0 >= size1) return 0;
+  if (rank1 == 4 && size1 > size0 && (node.op_type == "Mul" || node.op_type == "Add")) return 1;
+  return -1;
+}
+
 std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& node) {
   static const std::map<std::string, BinaryFunc> kFuncs = {{"Add", BinaryFunc::kAdd},
                                                            {"Sub", BinaryFunc::kSub},
                                                            {"Mul", BinaryFunc::kMul},
                                                            {"Div", BinaryFunc::kDiv}};
   auto func = kFuncs.find(node.op_type);
-  if (func == kFuncs.end() || node.inputs.size() != 2 || graph.IsConstant(node.inputs[0])) {
-    return std::nullopt;
-  }
+  if (func == kFuncs.end() || node.inputs.size() != 2) return std::nullopt;
+  const int first = ChannelOperandFirst(graph, node);
+  if (first < 0 || graph.IsConstant(node.inputs[first])) return std::nullopt;
   const TensorShape none{0, {}};
-  const std::vector<int64_t> a = graph.ShapeOf(node.inputs[0]).value_or(none).dims;
-  const TensorShape b_shape = graph.ShapeOf(node.inputs[1]).value_or(none);
+  const std::vector<int64_t> a = graph.ShapeOf(node.inputs[first]).value_or(none).dims;
+  const TensorShape b_shape = graph.ShapeOf(node.inputs[1 - first]).value_or(none);
   const std::vector<int64_t> out = graph.ShapeOf(node.outputs[0]).value_or(none).dims;
   std::vector<int64_t> b = b_shape.dims;
   if (a.size() != 4 || out != a || b.size() < 3 || b.size() > 4 || b_shape.dtype != kOnnxFloat) {

@@ -61,7 +61,10 @@ extern const TensorOpLowering kLowerLayerNorm;
 // Add/Sub/Mul/Div of a 4-D activation [N, C, H, W] (first) by one value per
 // channel ([N or 1, C, 1, 1] or [C, 1, 1]): the function, for a step that
 // runs in the activation's layout (a squeeze-excite scale); else nullopt.
+// Add and Mul take the activation as either operand (torchvision's
+// squeeze-excite is scale * input): ChannelOperandFirst says which (-1: none).
 std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& node);
+int ChannelOperandFirst(const Graph& graph, const GraphNode& node);
 
 // A Gemm's C (input 2, a constant) broadcast to the output [M, N], times
 // beta: what its epilogue adds when C is not a row (fuse_epilogues.h).

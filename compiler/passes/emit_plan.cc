@@ -475,11 +475,13 @@ class PlanEmitter {
 
   // A channel-wise binary operator (ChannelBinaryOf) in its activation's layout.
   [[nodiscard]] absl::Status AddChannelBinary(const GraphNode& node, BinaryFunc func) {
-    TF_ASSIGN_OR_RETURN(int a, Input(node, 0));
-    TF_ASSIGN_OR_RETURN(int b, Operand(node, node.inputs[1]));
-    TF_ASSIGN_OR_RETURN(TensorShape a_shape, graph_.ShapeOf(node.inputs[0], &node));
-    TF_ASSIGN_OR_RETURN(TensorShape b_shape, graph_.ShapeOf(node.inputs[1], &node));
-    TF_ASSIGN_OR_RETURN(a, As4d(node, node.inputs[0], a));
+    const int first = ChannelOperandFirst(graph_, node);
+    const std::string &a_tensor = node.inputs[first], &b_tensor = node.inputs[1 - first];
+    TF_ASSIGN_OR_RETURN(int a, Bound(node, a_tensor));
+    TF_ASSIGN_OR_RETURN(int b, Operand(node, b_tensor));
+    TF_ASSIGN_OR_RETURN(TensorShape a_shape, graph_.ShapeOf(a_tensor, &node));
+    TF_ASSIGN_OR_RETURN(TensorShape b_shape, graph_.ShapeOf(b_tensor, &node));
+    TF_ASSIGN_OR_RETURN(a, As4d(node, a_tensor, a));
     PlanStep step;
     step.op = StepOp::kChannelBinary;
     step.node = node.name;

@@ -212,6 +212,30 @@ TF_VECTOR_CLONES void SoftmaxRow(const float* __restrict in, float* __restrict o
   for (int64_t i = 0; i < n; ++i) out[i] *= scale;
 }
 
+// The mean of each of a [h, in_w, b] block's b lanes over its h x w image:
+// positions outer and lanes inner (unit stride), in float accumulators per
+// row summed in double, so a 56x56 image loses no precision.
+TF_VECTOR_CLONES void GlobalMeanBlock(const float* __restrict src, float* __restrict out, int64_t h,
+                                      int64_t w, int64_t in_w, int64_t b) {
+  double total[64] = {};
+  float row_sum[64];
+  for (int64_t l0 = 0; l0 < b; l0 += 64) {
+    const int64_t lanes = std::min<int64_t>(64, b - l0);
+    for (int64_t l = 0; l < lanes; ++l) total[l] = 0;
+    for (int64_t y = 0; y < h; ++y) {
+      for (int64_t l = 0; l < lanes; ++l) row_sum[l] = 0;
+      for (int64_t x = 0; x < w; ++x) {
+        const float* v = src + (y * in_w + x) * b + l0;
+        for (int64_t l = 0; l < lanes; ++l) row_sum[l] += v[l];
+      }
+      for (int64_t l = 0; l < lanes; ++l) total[l] += row_sum[l];
+    }
+    for (int64_t l = 0; l < lanes; ++l) {
+      out[l0 + l] = static_cast<float>(total[l] / static_cast<double>(h * w));
+    }
+  }
+}
+
 // A pooling window over a [H, in_w, b] channel block.
 struct PoolWindow {
   int64_t h, w, in_w, b, ow;
@@ -369,14 +393,7 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   if (step.op == StepOp::kGlobalAvgPool) {
     // Out is [N, C] (its 1x1 rows make every block size the same order).
     ParallelFor(rt, n * blocks, n * c * h * w, [&](int64_t nb) {
-      const float* src = in + nb * h * in_w * b;
-      for (int64_t l = 0; l < b; ++l) {
-        double sum = 0;
-        for (int64_t y = 0; y < h; ++y) {
-          for (int64_t x = 0; x < w; ++x) sum += src[(y * in_w + x) * b + l];
-        }
-        out[nb * b + l] = static_cast<float>(sum / static_cast<double>(h * w));
-      }
+      GlobalMeanBlock(in + nb * h * in_w * b, out + nb * b, h, w, in_w, b);
     });
     return;
   }
