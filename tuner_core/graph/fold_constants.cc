@@ -40,21 +40,6 @@ bool Foldable(const ConstantTensor& t) {
   return t.shape.dtype == kOnnxFloat || IsIntegerDtype(t.shape.dtype);
 }
 
-// numpy broadcasting of shapes, or nullopt when they do not broadcast.
-std::optional<std::vector<int64_t>> BroadcastShape(std::vector<int64_t> a, std::vector<int64_t> b) {
-  if (a.size() < b.size()) std::swap(a, b);
-  const size_t shift = a.size() - b.size();
-  for (size_t d = 0; d < b.size(); ++d) {
-    int64_t& dim = a[d + shift];
-    if (dim == 1) {
-      dim = b[d];
-    } else if (b[d] != 1 && b[d] != dim) {
-      return std::nullopt;
-    }
-  }
-  return a;
-}
-
 // `values` of shape `dims` read at every index of `out` (which `dims`
 // broadcasts to).
 std::vector<double> BroadcastTo(const std::vector<double>& values, const std::vector<int64_t>& dims,
@@ -211,15 +196,15 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
   if (op == "Expand") {
     std::vector<int64_t> shape;
     for (double d : Values(input(1))) shape.push_back(static_cast<int64_t>(d));
-    std::optional<std::vector<int64_t>> out = BroadcastShape(input(0).shape.dims, shape);
+    std::optional<std::vector<int64_t>> out = BroadcastShapes(input(0).shape.dims, shape);
     if (!out) return NodeError(node, "shape does not broadcast");
     return Make(input(0).shape.dtype, *out,
                 BroadcastTo(Values(input(0)), input(0).shape.dims, *out));
   }
   if (op == "Where") {
     std::optional<std::vector<int64_t>> out =
-        BroadcastShape(input(0).shape.dims, input(1).shape.dims);
-    if (out) out = BroadcastShape(*out, input(2).shape.dims);
+        BroadcastShapes(input(0).shape.dims, input(1).shape.dims);
+    if (out) out = BroadcastShapes(*out, input(2).shape.dims);
     if (!out) return NodeError(node, "inputs do not broadcast");
     const std::vector<double> c = BroadcastTo(Values(input(0)), input(0).shape.dims, *out);
     const std::vector<double> x = BroadcastTo(Values(input(1)), input(1).shape.dims, *out);
@@ -304,7 +289,7 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
   auto binary = BinaryOps().find(op);
   if ((binary != BinaryOps().end() || divide) && node.inputs.size() == 2) {
     std::optional<std::vector<int64_t>> out =
-        BroadcastShape(input(0).shape.dims, input(1).shape.dims);
+        BroadcastShapes(input(0).shape.dims, input(1).shape.dims);
     if (!out) return NodeError(node, "inputs do not broadcast");
     const std::vector<double> a = BroadcastTo(Values(input(0)), input(0).shape.dims, *out);
     const std::vector<double> b = BroadcastTo(Values(input(1)), input(1).shape.dims, *out);

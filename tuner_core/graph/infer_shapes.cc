@@ -15,21 +15,6 @@
 namespace tunefleet {
 namespace {
 
-// numpy broadcasting of two shapes, or nullopt on a mismatch.
-std::optional<std::vector<int64_t>> Broadcast(std::vector<int64_t> a, std::vector<int64_t> b) {
-  if (a.size() < b.size()) std::swap(a, b);
-  const size_t shift = a.size() - b.size();
-  for (size_t d = 0; d < b.size(); ++d) {
-    int64_t& dim = a[d + shift];
-    if (dim == 1) {
-      dim = b[d];
-    } else if (b[d] != 1 && b[d] != dim) {
-      return std::nullopt;
-    }
-  }
-  return a;
-}
-
 [[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> ConcatShape(
     const Graph& graph, const GraphNode& node, const std::vector<int64_t>& in) {
   const int64_t rank = static_cast<int64_t>(in.size());
@@ -140,7 +125,7 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
   if (b_vector) b.push_back(1);
   if (a.back() != b[b.size() - 2]) return NodeError(node, "inner dimensions differ");
   std::vector<int64_t> batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
-  std::optional<std::vector<int64_t>> batch = Broadcast(batch_a, batch_b);
+  std::optional<std::vector<int64_t>> batch = BroadcastShapes(batch_a, batch_b);
   if (!batch) return NodeError(node, "batches do not broadcast");
   std::vector<int64_t> out = *batch;
   if (!a_vector) out.push_back(a[a.size() - 2]);
@@ -226,7 +211,7 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
     if (shape == graph.constants.end() || !IsIntegerDtype(shape->second.shape.dtype)) {
       return std::nullopt;
     }
-    std::optional<std::vector<int64_t>> out = Broadcast(in, shape->second.i64);
+    std::optional<std::vector<int64_t>> out = BroadcastShapes(in, shape->second.i64);
     if (!out) return NodeError(node, "the shape does not broadcast with the input's");
     return out;
   }
@@ -264,7 +249,7 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
   std::optional<std::vector<int64_t>> out = in;
   for (size_t i = 1; i < node.inputs.size() && out; ++i) {
     if (!graph.shapes.count(node.inputs[i])) return std::nullopt;
-    out = Broadcast(*out, graph.shapes.at(node.inputs[i]).dims);
+    out = BroadcastShapes(*out, graph.shapes.at(node.inputs[i]).dims);
   }
   if (!out) return NodeError(node, "inputs do not broadcast");
   return out;

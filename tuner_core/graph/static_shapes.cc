@@ -24,6 +24,21 @@ namespace tunefleet {
   return it->second.i64;
 }
 
+std::optional<std::vector<int64_t>> BroadcastShapes(std::vector<int64_t> a,
+                                                    std::vector<int64_t> b) {
+  if (a.size() < b.size()) std::swap(a, b);
+  const size_t shift = a.size() - b.size();
+  for (size_t d = 0; d < b.size(); ++d) {
+    int64_t& dim = a[d + shift];
+    if (dim == 1) {
+      dim = b[d];
+    } else if (b[d] != 1 && b[d] != dim) {
+      return std::nullopt;
+    }
+  }
+  return a;
+}
+
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {

@@ -8,6 +8,8 @@
 #define TUNEFLEET_TUNER_CORE_GRAPH_STATIC_SHAPES_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,6 +24,9 @@ namespace tunefleet {
 // omitted); InvalidArgument naming the node when it is not a constant.
 [[nodiscard]] absl::StatusOr<std::vector<int64_t>> IntsInput(const Graph& graph,
                                                              const GraphNode& node, size_t i);
+
+// numpy broadcasting of two shapes, or nullopt when they do not broadcast.
+std::optional<std::vector<int64_t>> BroadcastShapes(std::vector<int64_t> a, std::vector<int64_t> b);
 
 // Row-major strides of `dims`.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
