@@ -1,5 +1,6 @@
 // From one ONNX node to a runtime tensor-operator step (plan.h:
-// kStridedCopy, kBroadcast, kReduceMean, kConcat, kBatchNorm, kSoftmax):
+// kStridedCopy, kBroadcast, kReduce, kConcat, kBatchNorm, kSoftmax, kPad,
+// kGather, kLayerNorm):
 // the shapes, strides and offsets worked out at compile time, so the
 // runtime only walks them. Covers what transformer layers contain beside
 // their matrix products: Transpose, Slice (constant starts/ends/axes/steps),
