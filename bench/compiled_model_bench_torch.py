@@ -30,6 +30,19 @@ def median_ms(fn, x, runs):
     return statistics.median(times)
 
 
+def three_ways_ms(model, x, runs):
+    """The median ms of `model` on `x` eager, as a frozen trace (jit) and
+    through optimize_for_inference (ofi); also bench/zoo_bench.py's."""
+    result = {"eager": median_ms(model, x, runs)}
+    with torch.no_grad():
+        frozen = torch.jit.freeze(torch.jit.trace(model, x))
+    result["jit"] = median_ms(frozen, x, runs)
+    with torch.no_grad():
+        ofi = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x)))
+    result["ofi"] = median_ms(ofi, x, runs)
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--export", required=True)
@@ -45,13 +58,7 @@ def main():
     model.eval()
     x = torch.randn(example.shape, generator=torch.Generator().manual_seed(1))
     result = {"torch": torch.__version__, "threads": args.threads}
-    result["eager"] = median_ms(model, x, args.runs)
-    with torch.no_grad():
-        frozen = torch.jit.freeze(torch.jit.trace(model, x))
-    result["jit"] = median_ms(frozen, x, args.runs)
-    with torch.no_grad():
-        ofi = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x)))
-    result["ofi"] = median_ms(ofi, x, args.runs)
+    result.update(three_ways_ms(model, x, args.runs))
     print(json.dumps(result))
 
 

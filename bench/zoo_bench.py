@@ -107,34 +107,19 @@ def torch_ms(args, name, threads):
 
 
 def torch_child(name, threads, runs):
-    """Prints PyTorch's median ms of the three ways, as compiled_model_bench_torch.py."""
+    """Prints PyTorch's median ms of the three ways (compiled_model_bench_torch.py's)."""
     import torch  # pylint: disable=import-outside-toplevel
-    zoo = load_zoo()
+    spec = importlib.util.spec_from_file_location(
+        "compiled_model_bench_torch", os.path.join(ROOT, "bench", "compiled_model_bench_torch.py"))
+    timing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timing)
     torch.set_num_threads(threads)
-    built = zoo.build(name)
-    model, x = built.model.eval(), built.example
-
-    def median(fn):
-        with torch.inference_mode():
-            for _ in range(5):
-                fn(x)
-            times = []
-            for _ in range(runs):
-                start = time.perf_counter()
-                fn(x)
-                times.append((time.perf_counter() - start) * 1e3)
-        return statistics.median(times)
-
-    result = {"eager": median(model)}
+    built = load_zoo().build(name)
     try:
-        with torch.no_grad():
-            frozen = torch.jit.freeze(torch.jit.trace(model, x))
-        result["jit"] = median(frozen)
-        with torch.no_grad():
-            ofi = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x)))
-        result["ofi"] = median(ofi)
-    except Exception as error:  # some models do not trace; eager still counts
-        result["trace_error"] = str(error)[:200]
+        result = timing.three_ways_ms(built.model.eval(), built.example, runs)
+    except Exception as error:  # a model that does not trace: eager still counts
+        result = {"eager": timing.median_ms(built.model.eval(), built.example, runs),
+                  "trace_error": str(error)[:200]}
     print(json.dumps(result))
 
 
