@@ -420,6 +420,58 @@ std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& n
   return func->second;
 }
 
+[[nodiscard]] absl::StatusOr<DenseOperands> DenseOperandsOf(const Graph& graph,
+                                                            const GraphNode& node,
+                                                            const std::vector<float>& b, int64_t n,
+                                                            int64_t k) {
+  if (static_cast<int64_t>(b.size()) != n * k) return NodeError(node, "B does not hold N x K");
+  const bool gemm = node.op_type == "Gemm";
+  const bool trans_b = gemm && IntAttribute(node, "transB", 0) != 0;
+  const float alpha = node.attributes.value("alpha", 1.0f);
+  DenseOperands dense;
+  dense.nk.resize(n * k);
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t c = 0; c < k; ++c) {
+      dense.nk[r * k + c] = alpha * (trans_b ? b[r * k + c] : b[c * n + r]);
+    }
+  }
+  if (gemm && node.inputs.size() > 2 && !node.inputs[2].empty()) {
+    auto c = graph.constants.find(node.inputs[2]);
+    if (c == graph.constants.end() || c->second.shape.dtype != kOnnxFloat) {
+      return NodeError(node, "C is not a float32 constant");
+    }
+    const std::vector<float>& values = c->second.f32;
+    if (static_cast<int64_t>(values.size()) == n) dense.bias = values;
+    if (values.size() == 1) dense.bias.assign(n, values[0]);
+    for (float& v : dense.bias) v *= node.attributes.value("beta", 1.0f);
+  }
+  return dense;
+}
+
+[[nodiscard]] absl::StatusOr<std::optional<LoweredTensorOp>> LowerBlockedConcat(
+    const Graph& graph, const GraphNode& node, int64_t block) {
+  TF_ASSIGN_OR_RETURN(TensorShape out, graph.ShapeOf(node.outputs[0], &node));
+  const int64_t axis = IntAttribute(node, "axis", 0);
+  if (block <= 1 || out.dims.size() != 4 || (axis != 1 && axis != -3)) return std::nullopt;
+  LoweredTensorOp lowered;
+  PlanStep& step = lowered.step;
+  step.op = StepOp::kConcat;
+  step.node = node.name;
+  step.out_shape = out.dims;
+  // [outer: N, inner: H * W * block, each input's channel blocks].
+  step.in_shape = {out.dims[0], out.dims[2] * out.dims[3] * block};
+  for (const std::string& input : node.inputs) {
+    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(input, &node));
+    if (s.dims.size() != 4 || s.dtype != kOnnxFloat || s.dims[1] % block != 0 ||
+        s.dims[0] != out.dims[0] || s.dims[2] != out.dims[2] || s.dims[3] != out.dims[3]) {
+      return std::nullopt;
+    }
+    step.in_shape.push_back(s.dims[1] / block);
+    lowered.operands.push_back(input);
+  }
+  return std::optional<LoweredTensorOp>(std::move(lowered));
+}
+
 [[nodiscard]] absl::StatusOr<std::vector<float>> GemmMatrixBias(const Graph& graph,
                                                                 const GraphNode& node) {
   auto c = graph.constants.find(node.inputs.size() > 2 ? node.inputs[2] : "");

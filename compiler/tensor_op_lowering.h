@@ -67,6 +67,25 @@ extern const TensorOpLowering kLowerLayerNorm;
 std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& node);
 int ChannelOperandFirst(const Graph& graph, const GraphNode& node);
 
+// What a Gemm's or MatMul's constant B (`b`, as the node has it) and C
+// give the dense kernel of N outputs over K: B as [N, K] times alpha, and
+// C as a row of N (one value per column, or one for all) times beta; a C
+// of the output's shape is the epilogue's residual (GemmMatrixBias).
+struct DenseOperands {
+  std::vector<float> nk;
+  std::vector<float> bias;  // empty: none
+};
+[[nodiscard]] absl::StatusOr<DenseOperands> DenseOperandsOf(const Graph& graph,
+                                                            const GraphNode& node,
+                                                            const std::vector<float>& b, int64_t n,
+                                                            int64_t k);
+
+// A channel Concat (axis 1) of 4-D tensors whose channels all divide by
+// `block` > 1: the concat step over their NCHW[block]c buffers (rows W
+// wide), which joins whole channel blocks; nullopt for any other Concat.
+[[nodiscard]] absl::StatusOr<std::optional<LoweredTensorOp>> LowerBlockedConcat(
+    const Graph& graph, const GraphNode& node, int64_t block);
+
 // A Gemm's C (input 2, a constant) broadcast to the output [M, N], times
 // beta: what its epilogue adds when C is not a row (fuse_epilogues.h).
 [[nodiscard]] absl::StatusOr<std::vector<float>> GemmMatrixBias(const Graph& graph,

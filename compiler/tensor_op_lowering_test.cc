@@ -170,6 +170,29 @@ TEST(TensorOpLoweringTest, StandaloneBatchNormalization) {
   EXPECT_THAT(lowered.status().message(), HasSubstr("is not one float per channel"));
 }
 
+// DenseNet's channel concatenation of blocked buffers: NCHW2c inputs of 2
+// and 4 channels join block by block into an NCHW2c output; a Concat whose
+// channels the block does not divide is left to the plain lowering.
+TEST(TensorOpLoweringTest, ChannelConcatOfBlockedBuffersJoinsWholeBlocks) {
+  Graph g;
+  g.shapes["a"] = {kOnnxFloat, {1, 2, 1, 2}};
+  g.shapes["b"] = {kOnnxFloat, {1, 4, 1, 2}};
+  g.shapes["y"] = {kOnnxFloat, {1, 6, 1, 2}};
+  GraphNode concat{"cat", "Concat", {"a", "b"}, {"y"}};
+  concat.attributes["axis"] = 1;
+  absl::StatusOr<std::optional<LoweredTensorOp>> lowered = LowerBlockedConcat(g, concat, 2);
+  ASSERT_TRUE(lowered.ok() && lowered->has_value()) << lowered.status();
+  EXPECT_THAT((*lowered)->step.in_shape, ElementsAre(1, 4, 1, 2));
+  // a: channels 0-1 at 2 positions, NCHW2c: [p0c0, p0c1, p1c0, p1c1].
+  const std::vector<float> a = {0, 1, 10, 11};
+  const std::vector<float> b = {2, 3, 12, 13, 4, 5, 14, 15};  // two blocks of channels 2-5
+  EXPECT_THAT(RunStep((*lowered)->step, {a, b}, 12),
+              ElementsAre(0, 1, 10, 11, 2, 3, 12, 13, 4, 5, 14, 15));
+  lowered = LowerBlockedConcat(g, concat, 4);  // 2 channels are not a block of 4
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_FALSE(lowered->has_value());
+}
+
 // Pad in each mode, against ONNX's definitions worked by hand on a 2x2
 // image padded by one column on the left and one row at the bottom.
 TEST(TensorOpLoweringTest, PadInEveryMode) {

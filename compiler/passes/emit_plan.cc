@@ -254,8 +254,7 @@ class PlanEmitter {
     return AddConstant(node.name + ".c", full);
   }
 
-  // The symbol of the kernel for `choice`, one per distinct (template,
-  // workload, config).
+  // The symbol of the kernel for `choice`: one per (template, workload, config).
   std::string KernelSymbol(const GraphNode& node, const ModelLayer& layer, KernelChoice choice) {
     const std::string key = absl::StrCat(choice.task->name(), "|", layer.workload, "|",
                                          layer.args.dump(), "|", choice.config.ToJson().dump());
@@ -370,31 +369,9 @@ class PlanEmitter {
   [[nodiscard]] absl::Status AddGemm(const GraphNode& node, const ModelLayer& layer) {
     TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
     TF_ASSIGN_OR_RETURN(std::vector<float> b, Constant(node, 1, "B"));
-    TF_ASSIGN_OR_RETURN(TensorShape bs, graph_.ShapeOf(node.inputs[1], &node));
-    const bool trans_b = node.op_type == "Gemm" && IntAttribute(node, "transB", 0) != 0;
     const int64_t n = layer.args["N"].get<int64_t>(), k = layer.args["K"].get<int64_t>();
-    const float alpha = node.attributes.value("alpha", 1.0f);
-    const float beta = node.attributes.value("beta", 1.0f);
-    std::vector<float> nk(n * k);  // the dense workload's B is [N, K]
-    for (int64_t r = 0; r < n; ++r) {
-      for (int64_t c = 0; c < k; ++c) {
-        nk[r * k + c] = alpha * (trans_b ? b[r * k + c] : b[c * n + r]);
-      }
-    }
-    (void)bs;
-    // C as a row of the output: one value per column, or one for all (a
-    // C of the output's shape is the epilogue's residual, fuse_epilogues.h).
-    std::vector<float> bias;
-    if (node.op_type == "Gemm" && node.inputs.size() > 2 && !node.inputs[2].empty()) {
-      TF_ASSIGN_OR_RETURN(std::vector<float> c, Constant(node, 2, "C"));
-      if (static_cast<int64_t>(c.size()) == n) {
-        bias = std::move(c);
-      } else if (c.size() == 1) {
-        bias.assign(n, c[0]);
-      }
-      for (float& v : bias) v *= beta;
-    }
-    return AddKernelStep(node, layer, input, nk, std::move(bias), n);
+    TF_ASSIGN_OR_RETURN(DenseOperands dense, DenseOperandsOf(graph_, node, b, n, k));
+    return AddKernelStep(node, layer, input, dense.nk, std::move(dense.bias), n);
   }
 
   // Pooling, and a ReduceMean over the spatial axes of a 4-D tensor (kept)
@@ -494,6 +471,26 @@ class PlanEmitter {
     return absl::OkStatus();
   }
 
+  // A channel Concat whose inputs' producers write one channel block: the
+  // blocks joined as they are (LowerBlockedConcat), no relayout to NCHW.
+  [[nodiscard]] absl::StatusOr<bool> AddBlockedConcat(const GraphNode& node) {
+    auto first = tensors_.find(node.inputs.empty() ? "" : node.inputs[0]);
+    if (first == tensors_.end()) return false;
+    const int64_t block = built_.plan.buffers[first->second].block;
+    TF_ASSIGN_OR_RETURN(std::optional<LoweredTensorOp> lowered,
+                        LowerBlockedConcat(graph_, node, block));
+    if (!lowered) return false;
+    for (const std::string& tensor : lowered->operands) {
+      TF_ASSIGN_OR_RETURN(int id, Bound(node, tensor));
+      TF_ASSIGN_OR_RETURN(id, InLayout(id, block, lowered->step.out_shape[3]));
+      lowered->step.inputs.push_back(id);
+    }
+    const std::vector<int64_t>& dims = lowered->step.out_shape;
+    lowered->step.outputs = {NewActivation(node.outputs[0], dims, block, dims[3])};
+    built_.plan.steps.push_back(std::move(lowered->step));
+    return true;
+  }
+
   // Split: one strided copy of the input per output (LowerSplit).
   [[nodiscard]] absl::Status AddSplit(const GraphNode& node) {
     TF_ASSIGN_OR_RETURN(auto parts, LowerSplit(graph_, node));
@@ -560,6 +557,10 @@ class PlanEmitter {
         return AddElementwise(node, *info);
       case OpLowering::kTensorOp: {
         if (IsSpatialMean(graph_, node)) return AddPool(node);
+        if (node.op_type == "Concat") {
+          TF_ASSIGN_OR_RETURN(bool blocked, AddBlockedConcat(node));
+          if (blocked) return absl::OkStatus();
+        }
         if (auto func = ChannelBinaryOf(graph_, node)) return AddChannelBinary(node, *func);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
         return AddTensorOp(node, std::move(lowered));
