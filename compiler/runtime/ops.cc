@@ -161,43 +161,23 @@ TF_VECTOR_CLONES void AddRun(const float* __restrict a, const float* __restrict 
 template <BinaryFunc kFunc>
 TF_VECTOR_CLONES void ChannelRow(const float* __restrict a, const float* __restrict b,
                                  float* __restrict out, int64_t width, int64_t block) {
-  if (block == 1) {
+  if (block == 1) {  // NCHW: one value for the whole row
     const float s = b[0];
-    for (int64_t x = 0; x < width; ++x) {
-      if constexpr (kFunc == BinaryFunc::kMul) out[x] = a[x] * s;
-      if constexpr (kFunc == BinaryFunc::kAdd) out[x] = a[x] + s;
-      if constexpr (kFunc == BinaryFunc::kSub) out[x] = a[x] - s;
-      if constexpr (kFunc == BinaryFunc::kDiv) out[x] = a[x] / s;
-    }
+    for (int64_t x = 0; x < width; ++x) out[x] = Binary<kFunc>(a[x], s);
     return;
   }
   for (int64_t x = 0; x < width; ++x) {
     for (int64_t l = 0; l < block; ++l) {
-      const float v = a[x * block + l], s = b[l];
-      float r = v;
-      if constexpr (kFunc == BinaryFunc::kMul) r = v * s;
-      if constexpr (kFunc == BinaryFunc::kAdd) r = v + s;
-      if constexpr (kFunc == BinaryFunc::kSub) r = v - s;
-      if constexpr (kFunc == BinaryFunc::kDiv) r = v / s;
-      out[x * block + l] = r;
+      out[x * block + l] = Binary<kFunc>(a[x * block + l], b[l]);
     }
   }
 }
 
 using ChannelRowFn = void (*)(const float*, const float*, float*, int64_t, int64_t);
-
-ChannelRowFn ChannelRowFor(BinaryFunc func) {
-  switch (func) {
-    case BinaryFunc::kAdd:
-      return &ChannelRow<BinaryFunc::kAdd>;
-    case BinaryFunc::kSub:
-      return &ChannelRow<BinaryFunc::kSub>;
-    case BinaryFunc::kDiv:
-      return &ChannelRow<BinaryFunc::kDiv>;
-    default:
-      return &ChannelRow<BinaryFunc::kMul>;
-  }
-}
+template <BinaryFunc kFunc>
+struct PickChannelRow {
+  static constexpr ChannelRowFn fn = &ChannelRow<kFunc>;
+};
 
 // Softmax of one contiguous row of n values.
 TF_VECTOR_CLONES void SoftmaxRow(const float* __restrict in, float* __restrict out, int64_t n) {
@@ -440,7 +420,7 @@ void ChannelBinary(const PlanStep& step, const PlanBuffer& layout, const float* 
   const int64_t block = layout.block, row = layout.RowWidth() * block;
   const int64_t blocks = c / block;
   const int64_t b_image = step.in_shape[0] == 1 ? 0 : c;
-  const ChannelRowFn fn = ChannelRowFor(step.binary);
+  const ChannelRowFn fn = ForBinary<PickChannelRow>(step.binary);
   ParallelFor(rt, n * blocks * h, n * c * h * layout.RowWidth(), [&](int64_t t) {
     const int64_t image = t / (blocks * h), cb = (t / h) % blocks;
     fn(a + t * row, b + image * b_image + cb * block, out + t * row, row / block, block);

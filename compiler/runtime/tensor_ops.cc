@@ -45,10 +45,16 @@ int64_t LastStride(const std::vector<int64_t>& strides) {
   return strides.empty() ? 1 : strides.back();
 }
 
-template <typename Op>
-void BinaryRow(const float* a, int64_t sa, const float* b, int64_t sb, float* o, int64_t n, Op op) {
-  for (int64_t x = 0; x < n; ++x) o[x] = op(a[x * sa], b[x * sb]);
+// o[x] = f(a[x * sa], b[x * sb]) for x < n.
+template <BinaryFunc kFunc>
+void BinaryRow(const float* a, int64_t sa, const float* b, int64_t sb, float* o, int64_t n) {
+  for (int64_t x = 0; x < n; ++x) o[x] = Binary<kFunc>(a[x * sa], b[x * sb]);
 }
+using BinaryRowFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t);
+template <BinaryFunc kFunc>
+struct PickBinaryRow {
+  static constexpr BinaryRowFn fn = &BinaryRow<kFunc>;
+};
 
 }  // namespace
 
@@ -226,36 +232,9 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     });
   } else if (step.op == StepOp::kBroadcast) {
     const int64_t sa = LastStride(step.a_strides), sb = LastStride(step.b_strides);
-    const BinaryFunc f = step.binary;
+    const BinaryRowFn row = ForBinary<PickBinaryRow>(step.binary);
     ForEachRow(step, rt, [&](int64_t o, int64_t a, int64_t b) {
-      const float *pa = inputs[0] + a, *pb = inputs[1] + b;
-      if (f == BinaryFunc::kAdd) {
-        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x + y; });
-      } else if (f == BinaryFunc::kSub) {
-        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x - y; });
-      } else if (f == BinaryFunc::kMul) {
-        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x * y; });
-      } else if (f == BinaryFunc::kMax) {
-        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::max(x, y); });
-      } else if (f == BinaryFunc::kMin) {
-        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::min(x, y); });
-      } else if (f == BinaryFunc::kMod) {
-        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return std::fmod(x, y); });
-      } else if (f == BinaryFunc::kFloorMod) {
-        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) {
-          const float r = std::fmod(x, y);
-          return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
-        });
-      } else if (f == BinaryFunc::kPrelu) {
-        BinaryRow(pa, sa, pb, sb, out + o, width,
-                  [](float x, float y) { return x < 0 ? x * y : x; });
-      } else if (f == BinaryFunc::kDiv) {
-        BinaryRow(pa, sa, pb, sb, out + o, width, [](float x, float y) { return x / y; });
-      } else {
-        BinaryRow(pa, sa, pb, sb, out + o, width,
-                  // pow: squares (the layer norms') exactly and fast.
-                  [](float x, float y) { return y == 2.0f ? x * x : std::pow(x, y); });
-      }
+      row(inputs[0] + a, sa, inputs[1] + b, sb, out + o, width);
     });
   } else if (step.op == StepOp::kConcat) {
     // in_shape: [outer, inner, each input's extent along the axis].

@@ -1,7 +1,7 @@
 // What the runtime's operators share (internal to compiler/runtime): how
 // they split work over the model's thread pool, the multiversioning that
-// builds their hot loops for AVX2 and AVX-512 too, and exp/erf that GCC
-// vectorises.
+// builds their hot loops for AVX2 and AVX-512 too, exp/erf that GCC
+// vectorises, and the one definition of each BinaryFunc.
 #ifndef TUNEFLEET_COMPILER_RUNTIME_VECTOR_MATH_H_
 #define TUNEFLEET_COMPILER_RUNTIME_VECTOR_MATH_H_
 
@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/kernel_abi.h"
+#include "compiler/runtime/plan.h"
 
 namespace tunefleet {
 namespace runtime_ops {
@@ -75,6 +76,56 @@ inline float VecErf(float x) {
   p = p * t + 0.254829592f;
   const float y = 1.0f - p * t * VecExp(-a * a);
   return std::copysign(y, x);
+}
+
+// f(x, y) of plan.h's BinaryFunc; kFunc is fixed per instantiation so the
+// loops that call it are branch-free.
+template <BinaryFunc kFunc>
+inline float Binary(float x, float y) {
+  if constexpr (kFunc == BinaryFunc::kAdd) return x + y;
+  if constexpr (kFunc == BinaryFunc::kSub) return x - y;
+  if constexpr (kFunc == BinaryFunc::kMul) return x * y;
+  if constexpr (kFunc == BinaryFunc::kDiv) return x / y;
+  // pow: squares (the layer norms') exactly and fast.
+  if constexpr (kFunc == BinaryFunc::kPow) return y == 2.0f ? x * x : std::pow(x, y);
+  if constexpr (kFunc == BinaryFunc::kPrelu) return x < 0 ? x * y : x;
+  if constexpr (kFunc == BinaryFunc::kMax) return std::max(x, y);
+  if constexpr (kFunc == BinaryFunc::kMin) return std::min(x, y);
+  if constexpr (kFunc == BinaryFunc::kMod) return std::fmod(x, y);
+  if constexpr (kFunc == BinaryFunc::kFloorMod) {
+    const float r = std::fmod(x, y);
+    return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+  }
+  return x;
+}
+
+// Pick<f>::fn for a run-time `func`: the instantiation of a row function
+// for it (Pick is a template of one BinaryFunc with a static member fn).
+template <template <BinaryFunc> class Pick>
+auto ForBinary(BinaryFunc func) {
+  switch (func) {
+    case BinaryFunc::kAdd:
+      return Pick<BinaryFunc::kAdd>::fn;
+    case BinaryFunc::kSub:
+      return Pick<BinaryFunc::kSub>::fn;
+    case BinaryFunc::kMul:
+      return Pick<BinaryFunc::kMul>::fn;
+    case BinaryFunc::kDiv:
+      return Pick<BinaryFunc::kDiv>::fn;
+    case BinaryFunc::kPow:
+      return Pick<BinaryFunc::kPow>::fn;
+    case BinaryFunc::kPrelu:
+      return Pick<BinaryFunc::kPrelu>::fn;
+    case BinaryFunc::kMax:
+      return Pick<BinaryFunc::kMax>::fn;
+    case BinaryFunc::kMin:
+      return Pick<BinaryFunc::kMin>::fn;
+    case BinaryFunc::kMod:
+      return Pick<BinaryFunc::kMod>::fn;
+    case BinaryFunc::kFloorMod:
+      return Pick<BinaryFunc::kFloorMod>::fn;
+  }
+  return Pick<BinaryFunc::kAdd>::fn;
 }
 
 }  // namespace runtime_ops
