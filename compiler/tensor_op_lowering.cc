@@ -19,12 +19,10 @@ struct AxisSplit {
                                                     const std::vector<int64_t>& dims,
                                                     int64_t axis) {
   const int64_t rank = static_cast<int64_t>(dims.size());
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
   AxisSplit split;
-  split.axis = axis;
-  for (int64_t d = 0; d < axis; ++d) split.outer *= dims[d];
-  for (int64_t d = axis + 1; d < rank; ++d) split.inner *= dims[d];
+  TF_ASSIGN_OR_RETURN(split.axis, AxisOf(node, axis, rank));
+  for (int64_t d = 0; d < split.axis; ++d) split.outer *= dims[d];
+  for (int64_t d = split.axis + 1; d < rank; ++d) split.inner *= dims[d];
   return split;
 }
 
@@ -274,9 +272,7 @@ namespace {
                                           const TensorShape& in, const TensorShape&,
                                           LoweredTensorOp& lowered) {
   const int64_t rank = static_cast<int64_t>(in.dims.size());
-  int64_t axis = IntAttribute(node, "axis", -1);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", -1), rank));
   for (size_t i = 1; i < node.outputs.size(); ++i) {
     if (node.outputs[i].empty()) continue;
     TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.outputs[i], &node));
@@ -329,9 +325,7 @@ namespace {
     return NodeError(node, "indices computed at run time are not supported (constant only)");
   }
   const int64_t rank = static_cast<int64_t>(in.dims.size());
-  int64_t axis = IntAttribute(node, "axis", 0);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));
   std::vector<int64_t> index = indices->second.i64;
   for (int64_t& i : index) {
     if (i < 0) i += in.dims[axis];
@@ -388,13 +382,12 @@ const TensorOpLowering kLowerLayerNorm = &LowerLayerNorm;
 
 int ChannelOperandFirst(const Graph& graph, const GraphNode& node) {
   if (node.inputs.size() != 2) return -1;
-  const int64_t rank0 = graph.ShapeOf(node.inputs[0]).value_or(TensorShape{0, {}}).dims.size();
-  const int64_t rank1 = graph.ShapeOf(node.inputs[1]).value_or(TensorShape{0, {}}).dims.size();
-  const int64_t size0 = graph.ShapeOf(node.inputs[0]).value_or(TensorShape{0, {}}).NumElements();
-  const int64_t size1 = graph.ShapeOf(node.inputs[1]).value_or(TensorShape{0, {}}).NumElements();
+  const TensorShape a = graph.ShapeOf(node.inputs[0]).value_or(TensorShape{0, {}});
+  const TensorShape b = graph.ShapeOf(node.inputs[1]).value_or(TensorShape{0, {}});
   // The activation is the bigger operand; only Add and Mul commute.
-  if (rank0 == 4 && size0 >= size1) return 0;
-  if (rank1 == 4 && size1 > size0 && (node.op_type == "Mul" || node.op_type == "Add")) return 1;
+  if (a.dims.size() == 4 && a.NumElements() >= b.NumElements()) return 0;
+  const bool commutes = node.op_type == "Mul" || node.op_type == "Add";
+  if (b.dims.size() == 4 && b.NumElements() > a.NumElements() && commutes) return 1;
   return -1;
 }
 
@@ -504,9 +497,7 @@ std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& n
   TF_ASSIGN_OR_RETURN(TensorShape in, graph.ShapeOf(node.inputs[0], &node));
   if (in.dtype != kOnnxFloat) return NodeError(node, "only float32 tensors are supported");
   const int64_t rank = static_cast<int64_t>(in.dims.size());
-  int64_t axis = IntAttribute(node, "axis", 0);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));
   const std::vector<int64_t> strides = RowMajorStrides(in.dims);
   std::vector<std::pair<std::string, LoweredTensorOp>> parts;
   int64_t start = 0;
@@ -541,8 +532,7 @@ std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& n
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
   }
   for (int64_t& a : axes) {
-    if (a < 0) a += rank;
-    if (a < 0 || a >= rank) return NodeError(node, "axis out of range");
+    TF_ASSIGN_OR_RETURN(a, AxisOf(node, a, rank));
   }
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());

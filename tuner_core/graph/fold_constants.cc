@@ -5,7 +5,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -216,9 +215,7 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
   if (op == "Gather") {
     const ConstantTensor& data = input(0);
     const int64_t rank = static_cast<int64_t>(data.shape.dims.size());
-    int64_t axis = IntAttribute(node, "axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));
     const std::vector<double> values = Values(data), indices = Values(input(1));
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= data.shape.dims[d];
@@ -240,9 +237,7 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
   }
   if (op == "Concat") {
     const int64_t rank = static_cast<int64_t>(input(0).shape.dims.size());
-    int64_t axis = IntAttribute(node, "axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= input(0).shape.dims[d];
     std::vector<int64_t> dims = input(0).shape.dims;
@@ -323,22 +318,13 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
   return not_folded;
 }
 
-// Nodes of these operators are evaluated only when every input is constant.
-bool FoldsWhenConstant(const std::string& op) {
-  static const std::set<std::string> kOps = {
-      "Identity", "Unsqueeze",       "Squeeze",   "Reshape", "Flatten", "Dropout",
-      "Cast",     "ConstantOfShape", "Range",     "Expand",  "Where",   "Gather",
-      "Concat",   "Slice",           "Transpose", "Div",     "Mod"};
-  return kOps.count(op) > 0 || BinaryOps().count(op) > 0 || UnaryOps().count(op) > 0;
-}
-
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<Graph> FoldConstants(Graph graph) {
   std::vector<GraphNode> kept;
   for (GraphNode& node : graph.nodes) {
-    bool all_constant = !node.inputs.empty() && node.outputs.size() == 1 &&
-                        (node.op_type == "Shape" || FoldsWhenConstant(node.op_type));
+    // Fold says which operators it evaluates (nullopt for the others).
+    bool all_constant = !node.inputs.empty() && node.outputs.size() == 1;
     for (size_t i = 0; i < node.inputs.size() && all_constant; ++i) {
       const bool shape_only = node.op_type == "Shape" && i == 0;
       // An omitted optional input (Slice's steps, Clip's max) folds as absent.

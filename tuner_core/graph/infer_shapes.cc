@@ -18,9 +18,7 @@ namespace {
 [[nodiscard]] absl::StatusOr<std::optional<std::vector<int64_t>>> ConcatShape(
     const Graph& graph, const GraphNode& node, const std::vector<int64_t>& in) {
   const int64_t rank = static_cast<int64_t>(in.size());
-  int64_t axis = IntAttribute(node, "axis", 0);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));
   std::vector<int64_t> out = in;
   out[axis] = 0;
   for (const std::string& input : node.inputs) {
@@ -180,8 +178,7 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
     TF_ASSIGN_OR_RETURN(std::vector<int64_t> axes, AxesOf(graph, node));
     const int64_t rank = static_cast<int64_t>(in.size()) + (op == "Unsqueeze" ? axes.size() : 0);
     for (int64_t& a : axes) {
-      if (a < 0) a += rank;
-      if (a < 0 || a >= rank) return NodeError(node, "axis out of range");
+      TF_ASSIGN_OR_RETURN(a, AxisOf(node, a, rank));
     }
     std::set<int64_t> chosen(axes.begin(), axes.end());
     std::vector<int64_t> out;
@@ -217,9 +214,7 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
   }
   if (op == "Gather" && node.inputs.size() == 2 && graph.IsConstant(node.inputs[1])) {
     const int64_t rank = static_cast<int64_t>(in.size());
-    int64_t axis = IntAttribute(node, "axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));
     std::vector<int64_t> out(in.begin(), in.begin() + axis);
     const std::vector<int64_t>& index_dims = graph.constants.at(node.inputs[1]).shape.dims;
     out.insert(out.end(), index_dims.begin(), index_dims.end());
@@ -260,9 +255,7 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
   if (node.inputs.empty() || !graph->shapes.count(node.inputs[0])) return absl::OkStatus();
   const TensorShape& in = graph->shapes.at(node.inputs[0]);
   const int64_t rank = static_cast<int64_t>(in.dims.size());
-  int64_t axis = IntAttribute(node, "axis", 0);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));
   std::vector<int64_t> sizes = IntsAttribute(node, "split", {});
   if (sizes.empty()) {
     TF_ASSIGN_OR_RETURN(sizes, IntsInput(*graph, node, 1));

@@ -49,47 +49,33 @@ bool StaticShapeOf(const onnx::TypeProto& type, TensorShape* shape) {
   }
   const int64_t n = constant.shape.NumElements();
   const std::string& raw = tensor.raw_data();
+  // raw_data, when set, holds n values of `width` bytes.
+  auto check_raw = [&](int64_t width, const char* values) -> absl::Status {
+    if (static_cast<int64_t>(raw.size()) == n * width) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", raw.size(),
+                                                   " bytes of data for ", n, values));
+  };
   if (tensor.data_type() == kOnnxFloat) {
     if (!raw.empty()) {
-      if (static_cast<int64_t>(raw.size()) != n * 4) {
-        return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", raw.size(),
-                                                       " bytes of data for ", n,
-                                                       " float32 values"));
-      }
+      TF_RETURN_IF_ERROR(check_raw(4, " float32 values"));
       constant.f32.resize(n);
       std::memcpy(constant.f32.data(), raw.data(), raw.size());
     } else {
       constant.f32.assign(tensor.float_data().begin(), tensor.float_data().end());
     }
-    if (static_cast<int64_t>(constant.f32.size()) != n) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, " '", tensor.name(), "': ", constant.f32.size(), " values for shape ",
-                       constant.shape.ToString()));
-    }
   } else if (tensor.data_type() == kOnnxInt64) {
     if (!raw.empty()) {
-      if (static_cast<int64_t>(raw.size()) != n * 8) {
-        return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", raw.size(),
-                                                       " bytes of data for ", n, " int64 values"));
-      }
+      TF_RETURN_IF_ERROR(check_raw(8, " int64 values"));
       constant.i64.resize(n);
       std::memcpy(constant.i64.data(), raw.data(), raw.size());
     } else {
       constant.i64.assign(tensor.int64_data().begin(), tensor.int64_data().end());
     }
-    if (static_cast<int64_t>(constant.i64.size()) != n) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, " '", tensor.name(), "': ", constant.i64.size(), " values for shape ",
-                       constant.shape.ToString()));
-    }
   } else if (tensor.data_type() == kOnnxInt32 || tensor.data_type() == kOnnxBool) {
     // Shape arithmetic and masks the compiler folds: kept as int64.
     const int64_t width = tensor.data_type() == kOnnxInt32 ? 4 : 1;
     if (!raw.empty()) {
-      if (static_cast<int64_t>(raw.size()) != n * width) {
-        return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", raw.size(),
-                                                       " bytes of data for ", n, " values"));
-      }
+      TF_RETURN_IF_ERROR(check_raw(width, " values"));
       for (int64_t i = 0; i < n; ++i) {
         if (width == 4) {
           int32_t v;
@@ -102,10 +88,14 @@ bool StaticShapeOf(const onnx::TypeProto& type, TensorShape* shape) {
     } else {
       constant.i64.assign(tensor.int32_data().begin(), tensor.int32_data().end());
     }
-    if (static_cast<int64_t>(constant.i64.size()) != n) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, " '", tensor.name(), "': ", constant.i64.size(), " values for shape ",
-                       constant.shape.ToString()));
+  }
+  if (tensor.data_type() == kOnnxFloat || IsIntegerDtype(tensor.data_type())) {
+    const size_t count =
+        tensor.data_type() == kOnnxFloat ? constant.f32.size() : constant.i64.size();
+    if (static_cast<int64_t>(count) != n) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "': ", count,
+                                                     " values for shape ",
+                                                     constant.shape.ToString()));
     }
   }
   // Other element types keep their shape only: nothing we tune reads them.

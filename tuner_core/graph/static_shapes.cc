@@ -24,6 +24,12 @@ namespace tunefleet {
   return it->second.i64;
 }
 
+[[nodiscard]] absl::StatusOr<int64_t> AxisOf(const GraphNode& node, int64_t axis, int64_t rank) {
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+  return axis;
+}
+
 std::optional<std::vector<int64_t>> BroadcastShapes(std::vector<int64_t> a,
                                                     std::vector<int64_t> b) {
   if (a.size() < b.size()) std::swap(a, b);
@@ -69,9 +75,8 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   window.strides = RowMajorStrides(in);
   const std::vector<int64_t> strides = window.strides;
   for (size_t i = 0; i < starts.size(); ++i) {
-    int64_t axis = axes.empty() ? static_cast<int64_t>(i) : axes[i];
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    TF_ASSIGN_OR_RETURN(const int64_t axis,
+                        AxisOf(node, axes.empty() ? static_cast<int64_t>(i) : axes[i], rank));
     const int64_t dim = in[axis], stride = steps.empty() ? 1 : steps[i];
     if (stride == 0) return NodeError(node, "step 0");
     int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
@@ -107,8 +112,7 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   }
   std::vector<int64_t> all(2 * rank, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
-    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
-    if (axis < 0 || axis >= rank) return NodeError(node, "axis out of range");
+    TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, axes[i], rank));
     all[axis] = pads[i];
     all[rank + axis] = pads[axes.size() + i];
   }

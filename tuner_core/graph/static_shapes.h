@@ -25,6 +25,10 @@ namespace tunefleet {
 [[nodiscard]] absl::StatusOr<std::vector<int64_t>> IntsInput(const Graph& graph,
                                                              const GraphNode& node, size_t i);
 
+// `axis` of a tensor of `rank` dims (negative: counted from the end) as an
+// index in [0, rank); InvalidArgument naming the node when it is outside.
+[[nodiscard]] absl::StatusOr<int64_t> AxisOf(const GraphNode& node, int64_t axis, int64_t rank);
+
 // numpy broadcasting of two shapes, or nullopt when they do not broadcast.
 std::optional<std::vector<int64_t>> BroadcastShapes(std::vector<int64_t> a, std::vector<int64_t> b);
 
