@@ -123,6 +123,17 @@ template <int kAct, bool kBias, bool kResidual>
 TF_VECTOR_CLONES void EpilogueRow(float* __restrict out, const float* __restrict bias,
                                   const float* __restrict residual, int64_t inner, int64_t block,
                                   float lo, float hi) {
+  if (block == 1) {  // NCHW: one channel per row, its bias a scalar
+    const float b = kBias ? bias[0] : 0.0f;
+    for (int64_t i = 0; i < inner; ++i) {
+      float x = out[i] + b;
+      if constexpr (kResidual) x += residual[i];
+      if constexpr (kAct == 1) x = x > 0 ? x : 0;
+      if constexpr (kAct == 2) x = std::min(std::max(x, lo), hi);
+      out[i] = x;
+    }
+    return;
+  }
   for (int64_t i = 0; i < inner; ++i) {
     float* __restrict v = out + i * block;
     for (int64_t l = 0; l < block; ++l) {
@@ -309,7 +320,11 @@ TF_VECTOR_CLONES void PoolRowPlain(const PoolWindow& g, const float* __restrict 
 
 void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residual, float* y,
                    int64_t elements, const TfRuntime* rt) {
-  const int64_t block = e.block, inner = e.inner;
+  // A dense output [rows, channels] (inner and block 1) runs as rows of
+  // all its channels, so each row is one vector loop, not one call per
+  // element.
+  const bool dense = e.block == 1 && e.inner == 1;
+  const int64_t block = dense ? e.channels : e.block, inner = e.inner;
   const int64_t blocks = e.channels / block;
   const int64_t rows = elements / (inner * block);  // (outer, channel block) pairs
   const PointwiseFunc func = e.activation.func;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "gtest/gtest.h"
 
@@ -28,15 +29,18 @@ std::vector<float> Random(int64_t n, int seed) {
 }
 
 TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
-  for (int64_t block : {16, 3}) {
+  // Blocked (16 and 3 lanes), NCHW (1 lane, rows of 35) and dense ([rows,
+  // channels]: inner and block 1).
+  for (auto [block, inner] : {std::pair<int64_t, int64_t>{16, 35}, {3, 35}, {1, 35}, {1, 1}}) {
     for (PointwiseFunc activation :
-         {PointwiseFunc::kNone, PointwiseFunc::kRelu, PointwiseFunc::kClip, PointwiseFunc::kElu}) {
+         {PointwiseFunc::kNone, PointwiseFunc::kRelu, PointwiseFunc::kClip, PointwiseFunc::kElu,
+          PointwiseFunc::kGelu}) {
       for (int with = 0b00; with <= 0b11; ++with) {
         PlanEpilogue e;
         e.activation = {activation, -0.5f, 1.5f};
-        e.channels = block * 4;
+        e.channels = block == 1 ? 12 : block * 4;
         e.block = block;
-        e.inner = 5 * 7;
+        e.inner = inner;
         const int64_t elements = 2 * e.channels * e.inner;  // two images
         const std::vector<float> bias = Random(e.channels, 1), residual = Random(elements, 2);
         std::vector<float> y = Random(elements, 3), want = y;
@@ -49,14 +53,16 @@ TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
           if (activation == PointwiseFunc::kRelu) v = std::max(v, 0.0f);
           if (activation == PointwiseFunc::kClip) v = std::min(std::max(v, -0.5f), 1.5f);
           if (activation == PointwiseFunc::kElu && v < 0) v = -0.5f * std::expm1(v);
+          if (activation == PointwiseFunc::kGelu)
+            v = 0.5f * v * (1 + std::erf(v / std::sqrt(2.0f)));
           want[i] = v;
         }
         ApplyEpilogue(e, has_bias ? bias.data() : nullptr, has_residual ? residual.data() : nullptr,
                       y.data(), elements, &kSerial);
         for (int64_t i = 0; i < elements; ++i) {
-          ASSERT_NEAR(y[i], want[i], 1e-6f)
-              << "block " << block << " " << PointwiseFuncName(activation) << " bias " << has_bias
-              << " residual " << has_residual;
+          ASSERT_NEAR(y[i], want[i], 2e-6f)
+              << "block " << block << " inner " << inner << " " << PointwiseFuncName(activation)
+              << " bias " << has_bias << " residual " << has_residual;
         }
       }
     }
