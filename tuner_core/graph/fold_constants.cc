@@ -235,6 +235,46 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
     dims.insert(dims.end(), data.shape.dims.begin() + axis + 1, data.shape.dims.end());
     return Make(data.shape.dtype, dims, out);
   }
+  if (op == "ScatterND") {
+    // data with the rows `indices` names replaced (or added to, multiplied
+    // by: opset 16's reduction) by `updates`' rows, in order.
+    const ConstantTensor &data = input(0), &indices = input(1), &updates = input(2);
+    const std::string reduction = StringAttribute(node, "reduction", "none");
+    if (reduction != "none" && reduction != "add" && reduction != "mul") {
+      return NodeError(node, absl::StrCat("reduction '", reduction, "' is not supported"));
+    }
+    const std::vector<int64_t>& dims = data.shape.dims;
+    if (indices.shape.dims.empty()) return NodeError(node, "indices of rank 0");
+    const int64_t k = indices.shape.dims.back();
+    if (k < 1 || k > static_cast<int64_t>(dims.size())) {
+      return NodeError(node, absl::StrCat("index rows of ", k, " for data of rank ", dims.size()));
+    }
+    const std::vector<int64_t> strides = RowMajorStrides(dims);
+    const int64_t slice = k == static_cast<int64_t>(dims.size()) ? 1 : strides[k - 1];
+    const std::vector<double> index = Values(indices), rows = Values(updates);
+    const int64_t count = static_cast<int64_t>(index.size()) / k;
+    if (static_cast<int64_t>(rows.size()) != count * slice) {
+      return NodeError(node, "updates do not match indices");
+    }
+    std::vector<double> values = Values(data);
+    for (int64_t u = 0; u < count; ++u) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < k; ++d) {
+        int64_t i = static_cast<int64_t>(index[u * k + d]);
+        if (i < 0) i += dims[d];
+        if (i < 0 || i >= dims[d]) {
+          return NodeError(node, absl::StrCat("index ", index[u * k + d], " out of range"));
+        }
+        at += i * strides[d];
+      }
+      for (int64_t s = 0; s < slice; ++s) {
+        double& v = values[at + s];
+        const double x = rows[u * slice + s];
+        v = reduction == "add" ? v + x : reduction == "mul" ? v * x : x;
+      }
+    }
+    return Make(data.shape.dtype, dims, values);
+  }
   if (op == "Concat") {
     const int64_t rank = static_cast<int64_t>(input(0).shape.dims.size());
     TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));

@@ -71,6 +71,12 @@ struct Graph {
   bool IsConstant(const std::string& tensor) const { return constants.count(tensor) > 0; }
 };
 
+// Why `tensor` has no shape (values false) or no constant value (values
+// true): "; shape inference stops at node 'X' (Op, input shapes ...)", the
+// first node up its producers whose inputs are all known but whose output
+// is not; "" when the chain ends at a graph input. For error messages.
+std::string WhereInferenceStops(const Graph& graph, std::string tensor, bool values);
+
 // The attribute `name` of `node` as an int list / int / string, or `fallback`
 // when the node does not set it.
 std::vector<int64_t> IntsAttribute(const GraphNode& node, const std::string& name,

@@ -142,7 +142,9 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
     TF_ASSIGN_OR_RETURN(SliceWindow slice, SliceWindowOf(graph, node, in));
     return slice.out_shape;
   }
-  if (op == "BatchNormalization" || op == "Identity" || op == "Dropout") return in;
+  if (op == "BatchNormalization" || op == "Identity" || op == "Dropout" || op == "ScatterND") {
+    return in;
+  }
   if (op == "Pad") {
     const int64_t rank = static_cast<int64_t>(in.size());
     TF_ASSIGN_OR_RETURN(std::vector<int64_t> pads, PadsOf(graph, node, rank));
@@ -281,29 +283,49 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
 
 }  // namespace
 
-[[nodiscard]] absl::Status InferShapes(Graph* graph) {
+namespace {
+
+// One pass in graph order. `strict` false: a node whose shape cannot be
+// worked out yet is left for a later round (Pad's pads or Reshape's shape
+// may still be a subgraph that folds once another shape is known);
+// CompleteShapes runs one strict pass at its fixpoint to report what
+// remains wrong.
+[[nodiscard]] absl::Status InferShapesPass(Graph* graph, bool strict) {
   for (const GraphNode& node : graph->nodes) {
     if (node.op_type == "Split") {
-      TF_RETURN_IF_ERROR(InferSplit(graph, node));
+      const absl::Status split = InferSplit(graph, node);
+      if (strict) TF_RETURN_IF_ERROR(split);
       continue;
     }
     if (node.outputs.empty() || graph->shapes.count(node.outputs[0])) continue;
-    TF_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, InferredShape(*graph, node));
-    if (!dims) continue;
-    graph->shapes[node.outputs[0]] = TensorShape{graph->shapes.at(node.inputs[0]).dtype, *dims};
+    absl::StatusOr<std::optional<std::vector<int64_t>>> dims = InferredShape(*graph, node);
+    if (!dims.ok()) {
+      if (strict) return dims.status();
+      continue;
+    }
+    if (!*dims) continue;
+    graph->shapes[node.outputs[0]] = TensorShape{graph->shapes.at(node.inputs[0]).dtype, **dims};
   }
   return absl::OkStatus();
 }
 
+}  // namespace
+
+[[nodiscard]] absl::Status InferShapes(Graph* graph) { return InferShapesPass(graph, true); }
+
 [[nodiscard]] absl::StatusOr<Graph> CompleteShapes(Graph graph) {
   // A shape found may let a Shape node fold, whose value may fix another
-  // shape: until nothing changes (a few rounds in practice).
-  for (int round = 0; round < 16; ++round) {
+  // shape: until nothing changes. Each round that goes on has found a shape
+  // or folded a node, so this ends (a few rounds for most models; a deep
+  // chain of Shape -> Reshape -> Shape, as Swin's windows export, needs one
+  // round per link).
+  for (;;) {
     const size_t shapes = graph.shapes.size(), nodes = graph.nodes.size();
     TF_ASSIGN_OR_RETURN(graph, FoldConstants(std::move(graph)));
-    TF_RETURN_IF_ERROR(InferShapes(&graph));
+    TF_RETURN_IF_ERROR(InferShapesPass(&graph, /*strict=*/false));
     if (graph.shapes.size() == shapes && graph.nodes.size() == nodes) break;
   }
+  TF_RETURN_IF_ERROR(InferShapesPass(&graph, /*strict=*/true));
   return graph;
 }
 

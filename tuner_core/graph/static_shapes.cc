@@ -19,7 +19,8 @@ namespace tunefleet {
   if (it == graph.constants.end() || !IsIntegerDtype(it->second.shape.dtype)) {
     return NodeError(node, absl::StrCat("input '", node.inputs[i],
                                         "' is not an integer constant (after constant "
-                                        "folding)"));
+                                        "folding)",
+                                        WhereInferenceStops(graph, node.inputs[i], true)));
   }
   return it->second.i64;
 }

@@ -1,0 +1,101 @@
+// Shape completion (fold_constants.h, infer_shapes.h) on graphs written by
+// hand: ScatterND folded at compile time (Swin's attention mask), a Pad
+// whose pads a Shape subgraph computes (found in a later round, not an
+// error), and errors that say where inference stopped.
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tuner_core/graph/fold_constants.h"
+#include "tuner_core/graph/infer_shapes.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+ConstantTensor Ints(std::vector<int64_t> dims, std::vector<int64_t> values) {
+  ConstantTensor t;
+  t.shape = {kOnnxInt64, std::move(dims)};
+  t.i64 = std::move(values);
+  return t;
+}
+
+ConstantTensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
+  ConstantTensor t;
+  t.shape = {kOnnxFloat, std::move(dims)};
+  t.f32 = std::move(values);
+  return t;
+}
+
+TEST(CompleteShapesTest, ScatterNdFoldsRowsAndElements) {
+  Graph g;
+  g.constants["data"] = Floats({3, 2}, {0, 0, 0, 0, 0, 0});
+  g.constants["rows"] = Ints({2, 1}, {2, -3});  // rows 2 and 0
+  g.constants["row_values"] = Floats({2, 2}, {5, 6, 7, 8});
+  g.constants["cells"] = Ints({2, 2}, {1, 1, 2, 1});
+  g.constants["cell_values"] = Floats({2}, {10, 20});
+  g.nodes.push_back({"rows", "ScatterND", {"data", "rows", "row_values"}, {"a"}});
+  GraphNode add{"cells", "ScatterND", {"a", "cells", "cell_values"}, {"b"}};
+  add.attributes["reduction"] = "add";
+  g.nodes.push_back(add);
+  g.outputs = {"b"};
+  absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_TRUE(done->nodes.empty());
+  EXPECT_THAT(done->constants.at("b").f32, ElementsAre(7, 8, 0, 10, 5, 26));
+}
+
+TEST(CompleteShapesTest, ScatterNdIndexOutOfRangeNamesTheNode) {
+  Graph g;
+  g.constants["data"] = Floats({2}, {0, 0});
+  g.constants["at"] = Ints({1, 1}, {2});
+  g.constants["v"] = Floats({1}, {1});
+  g.nodes.push_back({"scatter", "ScatterND", {"data", "at", "v"}, {"y"}});
+  absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
+  ASSERT_FALSE(done.ok());
+  EXPECT_THAT(done.status().message(), HasSubstr("scatter"));
+  EXPECT_THAT(done.status().message(), HasSubstr("out of range"));
+}
+
+// x [1, 5] -> Relu -> Shape -> Gather(1) -> Mod 4 -> Concat into pads: the
+// pads fold only after Relu's shape is known, so Pad's shape is found in a
+// later round, not refused.
+TEST(CompleteShapesTest, PadWhosePadsFoldInALaterRound) {
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.shapes["x"] = {kOnnxFloat, {1, 5}};
+  g.constants["one"] = Ints({1}, {1});
+  g.constants["four"] = Ints({1}, {4});
+  g.constants["zeros"] = Ints({3}, {0, 0, 0});
+  g.nodes.push_back({"relu", "Relu", {"x"}, {"r"}});
+  g.nodes.push_back({"shape", "Shape", {"r"}, {"s"}});
+  g.nodes.push_back({"width", "Gather", {"s", "one"}, {"w"}});
+  g.nodes.push_back({"mod", "Mod", {"w", "four"}, {"m"}});
+  GraphNode concat{"concat", "Concat", {"zeros", "m"}, {"pads"}};
+  concat.attributes["axis"] = 0;
+  g.nodes.push_back(concat);
+  g.nodes.push_back({"pad", "Pad", {"r", "pads"}, {"y"}});
+  absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_THAT(done->shapes.at("y").dims, ElementsAre(1, 6));
+}
+
+TEST(CompleteShapesTest, UnknownShapeSaysWhereInferenceStops) {
+  Graph g;
+  g.inputs = {"x"};
+  g.shapes["x"] = {kOnnxFloat, {2, 3}};
+  g.nodes.push_back({"relu", "Relu", {"x"}, {"r"}});
+  g.nodes.push_back({"mystery", "NotAnOnnxOp", {"r"}, {"m"}});
+  g.nodes.push_back({"neg", "Neg", {"m"}, {"y"}});
+  absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
+  ASSERT_TRUE(done.ok()) << done.status();
+  absl::StatusOr<TensorShape> shape = done->ShapeOf("y", &done->nodes.back());
+  ASSERT_FALSE(shape.ok());
+  EXPECT_THAT(shape.status().message(),
+              HasSubstr("shape inference stops at node 'mystery' (NotAnOnnxOp, input shapes "
+                        "[2, 3])"));
+}
+
+}  // namespace
+}  // namespace tunefleet
