@@ -102,9 +102,13 @@ int Child() {
   }
   (*model)->SetThreads(absl::GetFlag(FLAGS_child_threads));
   std::vector<std::vector<float>> in, out;
-  std::vector<const float*> in_ptrs;
+  std::vector<const void*> in_ptrs;
   std::vector<float*> out_ptrs;
   for (const PlanTensor& t : (*model)->inputs()) {
+    if (t.type != ElementType::kFloat32) {  // its values would need a meaning (ids)
+      std::cout << nlohmann::json{{"error", "input '" + t.name + "' is not float32"}} << "\n";
+      return 1;
+    }
     int64_t n = 1;
     for (int64_t d : t.shape) n *= d;
     in.emplace_back(n);

@@ -79,17 +79,27 @@ void RunOperatorsCommand(std::ostream& out) {
   const PlanTensor& input = model->inputs()[0];
   int64_t input_elements = 1;
   for (int64_t d : input.shape) input_elements *= d;
-  FloatTensor x{input.shape, std::vector<float>(input_elements, 0.0f)};
+  const bool integers = input.type != ElementType::kFloat32;
+  FloatTensor x{input.shape, std::vector<float>(integers ? 0 : input_elements, 0.0f),
+                std::vector<int64_t>(integers ? input_elements : 0, 0)};
   if (!options.input.empty()) {
     TF_ASSIGN_OR_RETURN(x, ReadTensorFile(options.input));
-    if (static_cast<int64_t>(x.data.size()) != input_elements ||
-        (!x.shape.empty() && x.shape != input.shape)) {
+    const int64_t got = static_cast<int64_t>(integers ? x.ints.size() : x.data.size());
+    if (got != input_elements || (!x.shape.empty() && x.shape != input.shape)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(options.input, " holds ", x.data.size(), " floats of shape [",
-                       absl::StrJoin(x.shape, ", "), "]; input '", input.name, "' is [",
-                       absl::StrJoin(input.shape, ", "), "]"));
+          absl::StrCat(options.input, " holds ", x.data.size() + x.ints.size(), " ",
+                       x.ints.empty() ? "floats" : "integers", " of shape [",
+                       absl::StrJoin(x.shape, ", "), "]; input '", input.name, "' is ",
+                       ElementTypeName(input.type), " [", absl::StrJoin(input.shape, ", "), "]"));
     }
   }
+  // What Run reads for the input: floats, or the integers as the model
+  // declares them.
+  std::vector<int32_t> ints32(x.ints.begin(), x.ints.end());
+  const void* x_data = !integers ? static_cast<const void*>(x.data.data())
+                       : input.type == ElementType::kInt64
+                           ? static_cast<const void*>(x.ints.data())
+                           : static_cast<const void*>(ints32.data());
   std::vector<FloatTensor> outputs;
   std::vector<float*> output_ptrs;
   for (const PlanTensor& t : model->outputs()) {
@@ -101,7 +111,7 @@ void RunOperatorsCommand(std::ostream& out) {
   std::vector<double> ms;
   for (int i = 0; i <= std::max(1, options.repeat); ++i) {
     const auto start = std::chrono::steady_clock::now();
-    TF_RETURN_IF_ERROR(model->Run({x.data.data()}, output_ptrs));
+    TF_RETURN_IF_ERROR(model->Run({x_data}, output_ptrs));
     const double elapsed =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (i > 0) ms.push_back(elapsed);  // the first run warms caches and pages
@@ -145,7 +155,7 @@ void RunOperatorsCommand(std::ostream& out) {
   if (options.profile) {
     const int runs = std::max(1, options.repeat);
     model->SetProfiling(true);
-    for (int i = 0; i < runs; ++i) TF_RETURN_IF_ERROR(model->Run({x.data.data()}, output_ptrs));
+    for (int i = 0; i < runs; ++i) TF_RETURN_IF_ERROR(model->Run({x_data}, output_ptrs));
     out << "profile (per step, mean of " << runs << " runs):\n"
         << FormatStepProfile(model->plan(), model->step_seconds(), runs, model->epilogue_seconds());
   }

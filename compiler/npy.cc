@@ -15,7 +15,8 @@ namespace tunefleet {
 [[nodiscard]] absl::StatusOr<FloatTensor> ReadTensorFile(const std::string& path) {
   TF_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path, kMaxModelFileBytes));
   FloatTensor tensor;
-  size_t data_start = 0;
+  size_t data_start = 0, element_bytes = sizeof(float);
+  bool integers = false;
   if (bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0) {
     const int major = static_cast<unsigned char>(bytes[6]);
     size_t header_len = 0, header_start = 0;
@@ -35,10 +36,19 @@ namespace tunefleet {
       return absl::InvalidArgumentError(absl::StrCat(path, ": truncated .npy header"));
     }
     const std::string header = bytes.substr(header_start, header_len);
-    if (header.find("'<f4'") == std::string::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": only float32 ('<f4') .npy files are read; header ", header));
+    if (header.find("'<i8'") != std::string::npos) {
+      element_bytes = 8;
+    } else if (header.find("'<i4'") != std::string::npos) {
+      element_bytes = 4;
+      integers = true;
+    } else if (header.find("'<f4'") == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path,
+          ": only float32 ('<f4'), int64 ('<i8') and int32 ('<i4') .npy files are read; "
+          "header ",
+          header));
     }
+    integers |= element_bytes == 8;
     if (header.find("'fortran_order': True") != std::string::npos) {
       return absl::InvalidArgumentError(absl::StrCat(path, ": Fortran-order arrays are not read"));
     }
@@ -50,7 +60,8 @@ namespace tunefleet {
     const std::string dims = header.substr(open + 10, close - open - 10);
     for (absl::string_view d : absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
       int64_t v = 0;
-      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v)) {
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v) || v < 0 ||
+          v > static_cast<int64_t>(bytes.size())) {  // a dim never exceeds the file's bytes
         return absl::InvalidArgumentError(absl::StrCat(path, ": bad shape (", dims, ")"));
       }
       tensor.shape.push_back(v);
@@ -58,18 +69,41 @@ namespace tunefleet {
     data_start = header_start + header_len;
   }
   const size_t data_bytes = bytes.size() - data_start;
-  if (data_bytes % sizeof(float) != 0) {
+  if (data_bytes % element_bytes != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": ", data_bytes, " data bytes are not whole floats"));
+        absl::StrCat(path, ": ", data_bytes, " data bytes are not whole elements"));
   }
-  tensor.data.resize(data_bytes / sizeof(float));
-  std::memcpy(tensor.data.data(), bytes.data() + data_start, data_bytes);
+  const int64_t count = static_cast<int64_t>(data_bytes / element_bytes);
+  if (!integers) {
+    tensor.data.resize(count);
+    std::memcpy(tensor.data.data(), bytes.data() + data_start, data_bytes);
+  } else {
+    tensor.ints.resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+      const char* at = bytes.data() + data_start + i * element_bytes;
+      if (element_bytes == 8) {
+        std::memcpy(&tensor.ints[i], at, 8);
+      } else {
+        int32_t v = 0;
+        std::memcpy(&v, at, 4);
+        tensor.ints[i] = v;
+      }
+    }
+  }
   if (!tensor.shape.empty()) {
+    // Each dim is at most the file's size, so the product is checked
+    // against the count before it can overflow.
     int64_t n = 1;
-    for (int64_t d : tensor.shape) n *= d;
-    if (n != static_cast<int64_t>(tensor.data.size())) {
+    for (int64_t d : tensor.shape) {
+      if (d != 0 && n > count / d) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": shape holds more elements than the file's ", count));
+      }
+      n *= d;
+    }
+    if (n != count) {
       return absl::InvalidArgumentError(
-          absl::StrCat(path, ": shape holds ", n, " floats, file ", tensor.data.size()));
+          absl::StrCat(path, ": shape holds ", n, " elements, file ", count));
     }
   }
   return tensor;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "compiler/tensor_op_lowering.h"
 #include "tuner_core/graph/static_shapes.h"
 
@@ -64,6 +65,30 @@ bool IsSpatialMean(const Graph& graph, const GraphNode& node) {
   if (!in.ok() || in->dims.size() != 4) return false;
   absl::StatusOr<std::vector<int64_t>> axes = ReduceAxes(graph, node, in->dims);
   return axes.ok() && *axes == std::vector<int64_t>{2, 3};
+}
+
+[[nodiscard]] absl::StatusOr<PlanStep> PoolStepOf(const Graph& graph, const GraphNode& node) {
+  TF_ASSIGN_OR_RETURN(TensorShape in, graph.ShapeOf(node.inputs[0], &node));
+  TF_ASSIGN_OR_RETURN(TensorShape out, graph.ShapeOf(node.outputs[0], &node));
+  const bool global = node.op_type == "GlobalAveragePool" || node.op_type == "ReduceMean";
+  if (in.dims.size() != 4 && !(in.dims.size() == 3 && !global)) {
+    return NodeError(
+        node, absl::StrCat("only 1-D and 2-D pooling is supported (input ", in.ToString(), ")"));
+  }
+  if (node.outputs.size() > 1 && !node.outputs[1].empty()) {
+    return NodeError(node, "MaxPool's Indices output is not supported");
+  }
+  PlanStep step;
+  step.node = node.name;
+  if (global) {
+    step.op = StepOp::kGlobalAvgPool;
+  } else {
+    step.op = node.op_type == "MaxPool" ? StepOp::kMaxPool : StepOp::kAvgPool;
+    TF_RETURN_IF_ERROR(PoolWindowOf(node, in.dims, out.dims, step));
+  }
+  step.in_shape = PoolDims2d(in.dims);
+  step.out_shape = PoolDims2d(out.dims);
+  return step;
 }
 
 }  // namespace tunefleet

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "compiler/runtime/plan.h"
 #include "tuner_core/graph/graph.h"
 
@@ -26,6 +27,11 @@ std::vector<int64_t> PoolDims2d(std::vector<int64_t> dims);
 // naming the node for attributes that do not fit.
 [[nodiscard]] absl::Status PoolWindowOf(const GraphNode& node, const std::vector<int64_t>& in,
                                         const std::vector<int64_t>& out, PlanStep& step);
+
+// The pooling step of `node` (no buffers yet): its op, window, and in/out
+// shapes as the 2-D [N, C, H, W] it runs on; InvalidArgument naming the
+// node for 3-D pooling or MaxPool's Indices output.
+[[nodiscard]] absl::StatusOr<PlanStep> PoolStepOf(const Graph& graph, const GraphNode& node);
 
 // Whether `node` is a ReduceMean over axes 2 and 3 of a 4-D tensor, kept.
 bool IsSpatialMean(const Graph& graph, const GraphNode& node);

@@ -320,12 +320,31 @@ namespace {
 [[nodiscard]] absl::Status LowerGather(const Graph& graph, const GraphNode& node,
                                        const TensorShape& in, const TensorShape& out,
                                        LoweredTensorOp& lowered) {
-  auto indices = graph.constants.find(node.inputs.size() > 1 ? node.inputs[1] : "");
-  if (indices == graph.constants.end() || !IsIntegerDtype(indices->second.shape.dtype)) {
-    return NodeError(node, "indices computed at run time are not supported (constant only)");
-  }
+  if (node.inputs.size() != 2) return NodeError(node, "needs data and indices");
   const int64_t rank = static_cast<int64_t>(in.dims.size());
   TF_ASSIGN_OR_RETURN(const int64_t axis, AxisOf(node, IntAttribute(node, "axis", 0), rank));
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= in.dims[d];
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= in.dims[d];
+  auto indices = graph.constants.find(node.inputs[1]);
+  if (indices == graph.constants.end()) {
+    // Indices known at run time (an embedding's token ids): a model input
+    // of integers (the runtime holds them as exact floats and checks each
+    // against the axis as it runs).
+    TF_ASSIGN_OR_RETURN(TensorShape index_shape, graph.ShapeOf(node.inputs[1], &node));
+    if (!IsIntegerDtype(index_shape.dtype) ||
+        std::find(graph.inputs.begin(), graph.inputs.end(), node.inputs[1]) == graph.inputs.end()) {
+      return NodeError(node, "indices computed at run time other than a model input of integers");
+    }
+    if (index_shape.NumElements() * outer * inner != out.NumElements()) {
+      return NodeError(node, "output size disagrees with shape inference");
+    }
+    lowered.step.op = StepOp::kGather;
+    lowered.step.in_shape = {outer, in.dims[axis], inner};
+    lowered.operands.push_back(node.inputs[1]);
+    return absl::OkStatus();
+  }
+  if (!IsIntegerDtype(indices->second.shape.dtype)) return NodeError(node, "indices not integers");
   std::vector<int64_t> index = indices->second.i64;
   for (int64_t& i : index) {
     if (i < 0) i += in.dims[axis];
@@ -338,9 +357,6 @@ namespace {
   if (!even) {
     // Any other constant indices: rows picked one by one (the output's
     // index dims are the indices' own, in order).
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < axis; ++d) outer *= in.dims[d];
-    for (int64_t d = axis + 1; d < rank; ++d) inner *= in.dims[d];
     step.op = StepOp::kGather;
     step.in_shape = {outer, in.dims[axis], inner};
     step.indices = std::move(index);

@@ -56,8 +56,9 @@ class ModelTest(unittest.TestCase):
 
     def test_run_matches_torch(self):
         model = self.open()
-        self.assertEqual(model.inputs, [("input", (1, 3, 32, 32))])
-        self.assertEqual(model.outputs, [("output", (1, 10))])
+        self.assertEqual(model.inputs, [("input", (1, 3, 32, 32), np.float32)])
+        self.assertEqual(model.outputs, [("output", (1, 10), np.float32)])
+        self.assertEqual(model.get_inputs()[0].type, "tensor(float)")
         self.assertEqual(model.get_inputs()[0].name, "input")
         self.assertEqual(model.get_outputs()[0].shape, (1, 10))
         self.assertEqual(model.target, "llvm")
@@ -78,6 +79,42 @@ class ModelTest(unittest.TestCase):
         self.assertMatches(model.run({"input": fortran})["output"])
         strided = np.repeat(self.x, 2, axis=3)[..., ::2]  # a non-contiguous view equal to x
         self.assertMatches(model.run({"input": strided})["output"])
+
+    def test_integer_input(self):
+        """A model whose input is int64 token ids (an embedding's Gather at
+        run time, then Relu): ids pass as integers, floats are refused, an
+        id past the table fails naming the node."""
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+
+        rng = np.random.default_rng(0)
+        table = rng.standard_normal((10, 4)).astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node("Gather", ["table", "ids"], ["rows"], name="embed"),
+             helper.make_node("Relu", ["rows"], ["out"], name="relu")],
+            "ids", [helper.make_tensor_value_info("ids", TensorProto.INT64, [2, 3])],
+            [helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 3, 4])],
+            [numpy_helper.from_array(table, "table")])
+        path = os.path.join(self.tmp, "ids.onnx")
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
+        out = os.path.join(self.tmp, "ids_out")
+        result = subprocess.run(
+            [ARGS.tunefleet, "compile", "--model", path, "--target", "llvm", "-o", out],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.assertEqual(result.returncode, 0, result.stdout)
+        model = self.open(out)
+        self.assertEqual(model.inputs, [("ids", (2, 3), np.int64)])
+        self.assertEqual(model.inputs[0].type, "tensor(int64)")
+        ids = np.array([[0, 9, 3], [-1, 2, 2]], dtype=np.int64)
+        want = np.maximum(table[ids], 0)
+        np.testing.assert_array_equal(model.run({"ids": ids})["out"], want)
+        np.testing.assert_array_equal(model.run({"ids": ids.astype(np.int32).tolist()})["out"],
+                                      want)
+        with self.assertRaisesRegex(ValueError, "'ids' is not convertible to int64.*float"):
+            model.run({"ids": ids.astype(np.float32)})
+        with self.assertRaisesRegex(tunefleet.ModelError, "node 'embed': index 10 is outside"):
+            model.run({"ids": np.full((2, 3), 10, dtype=np.int64)})
+        np.testing.assert_array_equal(model.run({"ids": ids})["out"], want)
 
     def test_threads(self):
         model = self.open()

@@ -35,7 +35,8 @@ class PlanEmitter {
       TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(input));
       const int id = NewBuffer(input, shape.NumElements());
       built_.plan.buffers[id].shape = shape.dims;
-      built_.plan.inputs.push_back({input, id, shape.dims});
+      TF_ASSIGN_OR_RETURN(ElementType type, InputType(input, shape.dtype));
+      built_.plan.inputs.push_back({input, id, shape.dims, type});
     }
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       if (fusion_.fused_nodes.count(i)) continue;
@@ -134,6 +135,16 @@ class PlanEmitter {
                                           "' is not a float32 constant (initializer)"));
     }
     return it->second.f32;
+  }
+
+  // A model input's element type: float32, or integers (token ids).
+  [[nodiscard]] static absl::StatusOr<ElementType> InputType(const std::string& input, int dtype) {
+    if (dtype == kOnnxFloat) return ElementType::kFloat32;
+    if (dtype == kOnnxInt64) return ElementType::kInt64;
+    if (dtype == kOnnxInt32) return ElementType::kInt32;
+    return absl::InvalidArgumentError(absl::StrCat("model input '", input,
+                                                   "' has ONNX element type ", dtype,
+                                                   " (float32, int64 and int32 are supported)"));
   }
 
   // The initializer `tensor` names, through Identity-like nodes.
@@ -378,36 +389,16 @@ class PlanEmitter {
   // as the global pooling it is, in whatever channel block its input has.
   [[nodiscard]] absl::Status AddPool(const GraphNode& node) {
     TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
-    TF_ASSIGN_OR_RETURN(TensorShape in, graph_.ShapeOf(node.inputs[0], &node));
-    TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(node.outputs[0], &node));
-    const bool global = node.op_type == "GlobalAveragePool" || node.op_type == "ReduceMean";
-    if (in.dims.size() != 4 && !(in.dims.size() == 3 && !global)) {
-      return NodeError(
-          node, absl::StrCat("only 1-D and 2-D pooling is supported (input ", in.ToString(), ")"));
-    }
-    if (node.outputs.size() > 1 && !node.outputs[1].empty()) {
-      return NodeError(node, "MaxPool's Indices output is not supported");
-    }
-    PlanStep step;
-    step.node = node.name;
-    if (global) {
-      step.op = StepOp::kGlobalAvgPool;
-    } else {
-      step.op = node.op_type == "MaxPool" ? StepOp::kMaxPool : StepOp::kAvgPool;
-      TF_RETURN_IF_ERROR(PoolWindowOf(node, in.dims, out.dims, step));
-    }
-    in.dims = PoolDims2d(in.dims);
-    out.dims = PoolDims2d(out.dims);
-    step.in_shape = in.dims;
-    step.out_shape = out.dims;
-    if (built_.plan.buffers[input].shape != in.dims) {
+    TF_ASSIGN_OR_RETURN(PlanStep step, PoolStepOf(graph_, node));
+    const std::vector<int64_t>&in = step.in_shape, &out = step.out_shape;
+    if (built_.plan.buffers[input].shape != in) {
       // A reshaped alias or a 1-D tensor: give the floats their 4-D shape.
       PlanStep copy;
       copy.op = StepOp::kCopy;
       copy.node = node.name;
       TF_ASSIGN_OR_RETURN(int plain, Plain(input));
       copy.inputs = {plain};
-      input = NewActivation(node.inputs[0], in.dims, 1, in.dims[3], /*binds=*/false);
+      input = NewActivation(node.inputs[0], in, 1, in[3], /*binds=*/false);
       copy.outputs = {input};
       built_.plan.steps.push_back(std::move(copy));
     }
@@ -416,8 +407,8 @@ class PlanEmitter {
     // global pooling leaves [N, C, 1, 1], the same floats in every block.
     const int64_t block = built_.plan.buffers[input].block;
     const int output = step.op == StepOp::kGlobalAvgPool
-                           ? NewActivation(node.outputs[0], out.dims, 1, out.dims[3])
-                           : NewActivation(node.outputs[0], out.dims, block, out.dims[3]);
+                           ? NewActivation(node.outputs[0], out, 1, out[3])
+                           : NewActivation(node.outputs[0], out, block, out[3]);
     step.outputs = {output};
     built_.plan.steps.push_back(std::move(step));
     return absl::OkStatus();

@@ -60,7 +60,7 @@ int CheckTensors(const TfModel* m, bool input, const void* const* buffers, const
     }
     if (counts[i] != Elements(t)) {
       return Fail(absl::StrCat(kind, " '", t->name, "' has shape [", absl::StrJoin(t->shape, ", "),
-                               "] (", Elements(t), " floats); got ", counts[i], " floats"));
+                               "] (", Elements(t), " values); got ", counts[i]));
     }
   }
   return 0;
@@ -147,17 +147,36 @@ int tf_model_set_threads(TfModel* m, int num_threads) {
   return Succeed();
 }
 
+int tf_model_input_type(const TfModel* m, int i) {
+  const tunefleet::PlanTensor* t = TensorAt(m, i, true);
+  return t == nullptr ? -1 : static_cast<int>(t->type);
+}
+
 int tf_model_run(TfModel* m, const float* const* inputs, const int64_t* input_elements,
                  int num_inputs, float* const* outputs, const int64_t* output_elements,
                  int num_outputs) {
   if (m == nullptr) return Fail("tf_model_run: null model");
-  if (CheckTensors(m, true, reinterpret_cast<const void* const*>(inputs), input_elements,
-                   num_inputs) != 0 ||
+  for (int i = 0; i < tf_model_num_inputs(m); ++i) {
+    const tunefleet::PlanTensor* t = TensorAt(m, i, true);
+    if (t->type != tunefleet::ElementType::kFloat32) {
+      return Fail(absl::StrCat("input '", t->name, "' is ", tunefleet::ElementTypeName(t->type),
+                               ": pass it with tf_model_run_typed"));
+    }
+  }
+  return tf_model_run_typed(m, reinterpret_cast<const void* const*>(inputs), input_elements,
+                            num_inputs, outputs, output_elements, num_outputs);
+}
+
+int tf_model_run_typed(TfModel* m, const void* const* inputs, const int64_t* input_elements,
+                       int num_inputs, float* const* outputs, const int64_t* output_elements,
+                       int num_outputs) {
+  if (m == nullptr) return Fail("tf_model_run: null model");
+  if (CheckTensors(m, true, inputs, input_elements, num_inputs) != 0 ||
       CheckTensors(m, false, reinterpret_cast<const void* const*>(outputs), output_elements,
                    num_outputs) != 0) {
     return 1;
   }
-  absl::Status status = m->model->Run(std::vector<const float*>(inputs, inputs + num_inputs),
+  absl::Status status = m->model->Run(std::vector<const void*>(inputs, inputs + num_inputs),
                                       std::vector<float*>(outputs, outputs + num_outputs));
   if (!status.ok()) return Fail(std::string(status.message()));
   return Succeed();

@@ -325,7 +325,43 @@ void CompiledModel::SetThreads(int num_threads) {
       ThreadPoolOptions{.num_threads = std::max(num_threads, 1), .pin_threads = false});
 }
 
-[[nodiscard]] absl::Status CompiledModel::Run(const std::vector<const float*>& inputs,
+namespace {
+
+// Copies `n` values of an integer input into its fp32 buffer; refuses a
+// value fp32 does not hold exactly.
+template <typename Int>
+[[nodiscard]] absl::Status IntegersIn(const PlanTensor& t, const void* from, int64_t n, float* to) {
+  constexpr int64_t kExact = int64_t{1} << 24;
+  const Int* v = static_cast<const Int*>(from);
+  for (int64_t i = 0; i < n; ++i) {
+    if (v[i] > kExact || v[i] < -kExact) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", t.name, "' holds ", v[i], " at ", i,
+                                                     ": beyond +-2^24, which the model's ",
+                                                     ElementTypeName(t.type), " inputs take"));
+    }
+    to[i] = static_cast<float>(v[i]);
+  }
+  return absl::OkStatus();
+}
+
+// A gather's run-time indices (step inputs[1], whole numbers from an
+// integer input) inside its axis.
+[[nodiscard]] absl::Status CheckGatherIndices(const PlanStep& step, const float* indices,
+                                              int64_t out_elements) {
+  const int64_t n = step.in_shape[1];
+  const int64_t count = out_elements / std::max<int64_t>(step.in_shape[0] * step.in_shape[2], 1);
+  for (int64_t i = 0; i < count; ++i) {
+    if (indices[i] < -n || indices[i] >= n) {
+      return absl::InvalidArgumentError(absl::StrCat("node '", step.node, "': index ", indices[i],
+                                                     " is outside [", -n, ", ", n, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+[[nodiscard]] absl::Status CompiledModel::Run(const std::vector<const void*>& inputs,
                                               const std::vector<float*>& outputs) {
   if (inputs.size() != plan_.inputs.size() || outputs.size() != plan_.outputs.size()) {
     return absl::InvalidArgumentError(
@@ -337,9 +373,16 @@ void CompiledModel::SetThreads(int num_threads) {
       return absl::InvalidArgumentError(
           absl::StrCat("input '", plan_.inputs[i].name, "' is a null buffer"));
     }
-    const PlanBuffer& b = plan_.buffers[plan_.inputs[i].buffer];
-    if (b.elements > 0) {
-      std::memcpy(buffers_[plan_.inputs[i].buffer], inputs[i], b.elements * sizeof(float));
+    const PlanTensor& t = plan_.inputs[i];
+    const PlanBuffer& b = plan_.buffers[t.buffer];
+    if (b.elements == 0) continue;
+    float* to = buffers_[t.buffer];
+    if (t.type == ElementType::kInt64) {
+      TF_RETURN_IF_ERROR(IntegersIn<int64_t>(t, inputs[i], b.elements, to));
+    } else if (t.type == ElementType::kInt32) {
+      TF_RETURN_IF_ERROR(IntegersIn<int32_t>(t, inputs[i], b.elements, to));
+    } else {
+      std::memcpy(to, inputs[i], b.elements * sizeof(float));
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -399,6 +442,9 @@ void CompiledModel::SetThreads(int num_threads) {
     } else if (IsTensorOp(step.op)) {
       std::vector<const float*> operands;
       for (int id : step.inputs) operands.push_back(buffers_[id]);
+      if (step.op == StepOp::kGather && operands.size() == 2) {
+        TF_RETURN_IF_ERROR(CheckGatherIndices(step, operands[1], out_elements));
+      }
       std::vector<float*> more_outputs;
       for (size_t o = 1; o < step.outputs.size(); ++o) {
         more_outputs.push_back(buffers_[step.outputs[o]]);

@@ -59,9 +59,12 @@ class CompiledModel {
   void SetThreads(int num_threads);
 
   // One inference: one pointer per input and per output, in plan order, each
-  // holding the tensor's elements. InvalidArgument for a wrong count or a
-  // null pointer (naming the tensor); Internal when a kernel fails.
-  [[nodiscard]] absl::Status Run(const std::vector<const float*>& inputs,
+  // holding the tensor's elements: an input's of its PlanTensor::type
+  // (float, int32_t, int64_t), an output's floats. InvalidArgument for a
+  // wrong count, a null pointer or an integer input beyond +-2^24 (naming
+  // the tensor), or a run-time index out of range (naming the node);
+  // Internal when a kernel fails.
+  [[nodiscard]] absl::Status Run(const std::vector<const void*>& inputs,
                                  const std::vector<float*>& outputs);
 
   // Per-step wall time: when on, each Run adds every step's seconds to

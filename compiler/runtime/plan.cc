@@ -124,15 +124,43 @@ nlohmann::json ActivationJson(const Activation& a) {
 }
 
 nlohmann::json TensorJson(const PlanTensor& t) {
-  return {{"name", t.name}, {"buffer", t.buffer}, {"shape", t.shape}};
+  return {{"name", t.name},
+          {"buffer", t.buffer},
+          {"shape", t.shape},
+          {"type", ElementTypeName(t.type)}};
 }
 
-PlanTensor TensorFrom(const nlohmann::json& j) {
-  return {j.at("name").get<std::string>(), j.at("buffer").get<int>(),
-          j.at("shape").get<std::vector<int64_t>>()};
+[[nodiscard]] absl::StatusOr<PlanTensor> TensorFrom(const nlohmann::json& j) {
+  PlanTensor t{j.at("name").get<std::string>(), j.at("buffer").get<int>(),
+               j.at("shape").get<std::vector<int64_t>>()};
+  const std::string type = j.value("type", "float32");  // plans before integer inputs
+  bool known = false;
+  for (ElementType e : {ElementType::kFloat32, ElementType::kInt32, ElementType::kInt64}) {
+    if (type == ElementTypeName(e)) {
+      t.type = e;
+      known = true;
+    }
+  }
+  if (!known) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model plan: tensor '", t.name, "' of unknown element type '", type, "'"));
+  }
+  return t;
 }
 
 }  // namespace
+
+const char* ElementTypeName(ElementType type) {
+  switch (type) {
+    case ElementType::kFloat32:
+      return "float32";
+    case ElementType::kInt32:
+      return "int32";
+    case ElementType::kInt64:
+      return "int64";
+  }
+  return "?";
+}
 
 const char* StepOpName(StepOp op) { return NameOf(kStepOpNames, op); }
 [[nodiscard]] absl::StatusOr<StepOp> ParseStepOp(const std::string& name) {
@@ -226,8 +254,18 @@ nlohmann::json ModelPlan::ToJson() const {
     plan.triple = j.at("triple").get<std::string>();
     plan.required_features = j.at("required_features").get<std::vector<std::string>>();
     plan.weight_floats = j.at("weight_floats").get<int64_t>();
-    for (const auto& t : j.at("inputs")) plan.inputs.push_back(TensorFrom(t));
-    for (const auto& t : j.at("outputs")) plan.outputs.push_back(TensorFrom(t));
+    for (const auto& t : j.at("inputs")) {
+      TF_ASSIGN_OR_RETURN(PlanTensor tensor, TensorFrom(t));
+      plan.inputs.push_back(std::move(tensor));
+    }
+    for (const auto& t : j.at("outputs")) {
+      TF_ASSIGN_OR_RETURN(PlanTensor tensor, TensorFrom(t));
+      if (tensor.type != ElementType::kFloat32) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model plan: output '", tensor.name, "' is not float32"));
+      }
+      plan.outputs.push_back(std::move(tensor));
+    }
     for (const auto& b : j.at("buffers")) {
       PlanBuffer buffer{b.at("tensor").get<std::string>(), b.at("elements").get<int64_t>(),
                         b.at("constant_offset").get<int64_t>()};
@@ -268,8 +306,14 @@ nlohmann::json ModelPlan::ToJson() const {
       step.a_offset = s.at("a_offset").get<int64_t>();
       step.indices = s.at("indices").get<std::vector<int64_t>>();
       if (step.op == StepOp::kGather) {
+        // Indices are the step's own, or (a second input) read at run time,
+        // when the runtime checks them.
+        if (step.in_shape.size() != 3 || step.inputs.empty() || step.inputs.size() > 2) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("model plan: step '", step.node, "' is not a gather"));
+        }
         for (int64_t i : step.indices) {
-          if (step.in_shape.size() != 3 || i < 0 || i >= step.in_shape[1]) {
+          if (i < 0 || i >= step.in_shape[1]) {
             return absl::InvalidArgumentError(
                 absl::StrCat("model plan: step '", step.node, "' gathers out of range"));
           }

@@ -57,11 +57,19 @@ struct PlanBuffer {
   bool is_plain() const { return !is_4d() || (block == 1 && RowWidth() == shape[3]); }
 };
 
+// What a model input holds. Its buffer is always fp32: integer inputs
+// (token ids) are converted as they are copied in, and must be exact in
+// fp32 (|v| <= 2^24). Codes are ONNX's TensorProto element types, as in
+// the C API (tunefleet_model.h TF_DTYPE_*).
+enum class ElementType { kFloat32 = 1, kInt32 = 6, kInt64 = 7 };
+const char* ElementTypeName(ElementType type);  // "float32", "int32", "int64"
+
 // A model input or output: its buffer and NCHW (ONNX) shape.
 struct PlanTensor {
   std::string name;
   int buffer = -1;
   std::vector<int64_t> shape;
+  ElementType type = ElementType::kFloat32;
 };
 
 // A function of one value, applied to every element: a "pointwise" step,

@@ -283,10 +283,16 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
     });
   } else if (step.op == StepOp::kGather) {
     const int64_t outer = step.in_shape[0], n = step.in_shape[1], inner = step.in_shape[2];
-    const int64_t count = static_cast<int64_t>(step.indices.size());
+    // The step's own indices, or run-time ones (an embedding's token ids:
+    // whole numbers in [-n, n), which the caller checked).
+    const float* run_time = inputs.size() > 1 ? inputs[1] : nullptr;
+    const int64_t count = run_time != nullptr ? out_elements / std::max<int64_t>(outer * inner, 1)
+                                              : static_cast<int64_t>(step.indices.size());
     ParallelFor(rt, outer * count, outer * count * inner, [&](int64_t t) {
-      const int64_t o = t / count, i = step.indices[t % count];
-      std::memcpy(out + t * inner, inputs[0] + (o * n + i) * inner, sizeof(float) * inner);
+      int64_t i =
+          run_time != nullptr ? static_cast<int64_t>(run_time[t % count]) : step.indices[t % count];
+      if (i < 0) i += n;
+      std::memcpy(out + t * inner, inputs[0] + (t / count * n + i) * inner, sizeof(float) * inner);
     });
   }
 }

@@ -84,11 +84,26 @@ int64_t tf_model_output_elements(const TfModel* model, int i);
 /* Threads that run the model (>= 1; the calling thread counts). */
 int tf_model_set_threads(TfModel* model, int num_threads);
 
+/* What input i holds, as ONNX's TensorProto element types (ONNX Runtime's
+ * too): TF_DTYPE_FLOAT32, or an integer input such as a BERT's token ids
+ * (int64 or int32 as the ONNX model declares it, each value within +-2^24);
+ * -1 for an index out of range. Outputs are always float32. */
+#define TF_DTYPE_FLOAT32 1
+#define TF_DTYPE_INT32 6
+#define TF_DTYPE_INT64 7
+int tf_model_input_type(const TfModel* model, int i);
 /* One inference. inputs[i] holds input_elements[i] fp32 values (which must
- * equal tf_model_input_elements(model, i)); outputs likewise. */
+ * equal tf_model_input_elements(model, i)); outputs likewise. A model with
+ * an integer input is run with tf_model_run_typed. */
 int tf_model_run(TfModel* model, const float* const* inputs, const int64_t* input_elements,
                  int num_inputs, float* const* outputs, const int64_t* output_elements,
                  int num_outputs);
+/* tf_model_run with each input of its tf_model_input_type: inputs[i] points
+ * to input_elements[i] floats, int32_t or int64_t values. An index out of
+ * its table (a token id past the vocabulary) fails naming the node. */
+int tf_model_run_typed(TfModel* model, const void* const* inputs, const int64_t* input_elements,
+                       int num_inputs, float* const* outputs, const int64_t* output_elements,
+                       int num_outputs);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -45,16 +45,23 @@ class ModelError(RuntimeError):
     """
 
 
+# tunefleet_model.h's TF_DTYPE_* (ONNX's element type codes) as numpy types.
+_DTYPES = {1: np.float32, 6: np.int32, 7: np.int64}
+
+
 class TensorInfo(NamedTuple):
-    """An input or output of a model: (name, shape), as ORT's NodeArg has
-    .name and .shape (always float32 here)."""
+    """An input or output of a model: (name, shape, dtype), as ORT's NodeArg
+    has .name, .shape and .type. Outputs are float32; an input may hold
+    integers (a BERT's token ids: int64 or int32, as the ONNX model says)."""
 
     name: str
     shape: Tuple[int, ...]
+    dtype: type = np.float32
 
     @property
     def type(self) -> str:
-        return "tensor(float)"
+        return {np.float32: "tensor(float)", np.int32: "tensor(int32)",
+                np.int64: "tensor(int64)"}[self.dtype]
 
 
 _FloatPtr = ctypes.POINTER(ctypes.c_float)
@@ -84,9 +91,10 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tf_model_output_dims": (_Int64Ptr, [vp, i32]),
         "tf_model_output_elements": (i64, [vp, i32]),
         "tf_model_set_threads": (i32, [vp, i32]),
-        "tf_model_run": (
+        "tf_model_input_type": (i32, [vp, i32]),
+        "tf_model_run_typed": (
             i32,
-            [vp, ctypes.POINTER(_FloatPtr), _Int64Ptr, i32,
+            [vp, ctypes.POINTER(vp), _Int64Ptr, i32,
              ctypes.POINTER(_FloatPtr), _Int64Ptr, i32],
         ),
     }
@@ -153,11 +161,11 @@ def _dims(pointer: Any, rank: int) -> Tuple[int, ...]:
     return tuple(int(pointer[d]) for d in range(rank)) if rank > 0 else ()
 
 
-def _buffers(arrays: Sequence[np.ndarray]) -> Tuple[Any, Any]:
-    """tf_model_run's pointer and element-count arrays (never empty: ctypes
-    needs an array of at least one; the counts passed say how many)."""
+def _buffers(arrays: Sequence[np.ndarray], pointer: Any = _FloatPtr) -> Tuple[Any, Any]:
+    """tf_model_run_typed's pointer and element-count arrays (never empty:
+    ctypes needs an array of at least one; the counts passed say how many)."""
     n = max(len(arrays), 1)
-    pointers = (_FloatPtr * n)(*[a.ctypes.data_as(_FloatPtr) for a in arrays])
+    pointers = (pointer * n)(*[a.ctypes.data_as(pointer) for a in arrays])
     counts = (ctypes.c_int64 * n)(*[a.size for a in arrays])
     return pointers, counts
 
@@ -298,11 +306,11 @@ class Model:
 
         arrays = self._convert_inputs(input_feed)
         outputs = [np.empty(t.shape, dtype=np.float32) for t in self._outputs]
-        in_ptrs, in_counts = _buffers(arrays)
+        in_ptrs, in_counts = _buffers(arrays, ctypes.c_void_p)
         out_ptrs, out_counts = _buffers(outputs)
         with self._lock:
-            status = self._lib.tf_model_run(self._open_handle(), in_ptrs, in_counts, len(arrays),
-                                            out_ptrs, out_counts, len(outputs))
+            status = self._lib.tf_model_run_typed(self._open_handle(), in_ptrs, in_counts,
+                                                  len(arrays), out_ptrs, out_counts, len(outputs))
             if status != 0:
                 raise ModelError(self._last_error())
         if ort_form:
@@ -322,10 +330,7 @@ class Model:
         for t in self._inputs:
             if t.name not in feed:
                 raise ValueError(f"missing input {t.name!r} (shape {_shape_text(t.shape)})")
-            try:
-                array = np.ascontiguousarray(feed[t.name], dtype=np.float32)
-            except (TypeError, ValueError) as e:
-                raise ValueError(f"input {t.name!r} is not convertible to float32: {e}") from None
+            array = self._convert_input(t, feed[t.name])
             if array.shape != t.shape:
                 raise ValueError(
                     f"input {t.name!r} has shape {_shape_text(array.shape)}; "
@@ -333,6 +338,24 @@ class Model:
                 )
             arrays.append(array)
         return arrays
+
+    @staticmethod
+    def _convert_input(t: TensorInfo, value: Any) -> np.ndarray:
+        """value as a C-contiguous array of t's dtype: any array-like for a
+        float32 input; integers only for an integer input (ids are never
+        rounded from floats)."""
+        name = np.dtype(t.dtype).name
+        try:
+            array = np.asarray(value)
+            if t.dtype != np.float32:
+                if array.dtype.kind not in "iub":
+                    raise ValueError(f"it holds {array.dtype} values, not integers")
+                info = np.iinfo(t.dtype)
+                if array.size and (array.min() < info.min or array.max() > info.max):
+                    raise ValueError(f"values outside {name}'s range")
+            return np.ascontiguousarray(array, dtype=t.dtype)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"input {t.name!r} is not convertible to {name}: {e}") from None
 
     def _select_outputs(self, names: Optional[Sequence[str]]) -> List[int]:
         if names is None:
@@ -406,5 +429,12 @@ class Model:
             if name is None or rank < 0:
                 raise ModelError(f"the model's {kind} {i} has no name or shape")
             shape = _dims(dims_of(self._handle, i), rank)
-            tensors.append(TensorInfo(name.decode("utf-8", "replace"), shape))
+            dtype = np.float32
+            if input:
+                code = lib.tf_model_input_type(self._handle, i)
+                if code not in _DTYPES:
+                    raise ModelError(f"the model's input {i} has element type {code}, which this"
+                                     " client does not know")
+                dtype = _DTYPES[code]
+            tensors.append(TensorInfo(name.decode("utf-8", "replace"), shape, dtype))
         return tensors
