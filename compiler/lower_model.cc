@@ -12,9 +12,18 @@
 namespace tunefleet {
 namespace {
 
-// What each tuned layer's kernel can fuse after it.
-std::map<std::string, EpilogueKind> EpilogueKinds(const std::vector<ModelLayer>& layers) {
+// What each tuned layer's kernel can fuse after it, and each 4-D
+// BatchNormalization that no kernel absorbed (it runs in its input's
+// layout, and takes the activation after it).
+std::map<std::string, EpilogueKind> EpilogueKinds(const Graph& graph,
+                                                  const std::vector<ModelLayer>& layers) {
   std::map<std::string, EpilogueKind> kinds;
+  for (const GraphNode& node : graph.nodes) {
+    if (node.op_type == "BatchNormalization" && !node.inputs.empty() &&
+        graph.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size() == 4) {
+      kinds[node.name] = EpilogueKind::kActivation;
+    }
+  }
   for (const ModelLayer& layer : layers) {
     kinds[layer.name] = layer.workload == "dense"          ? EpilogueKind::kRows
                         : layer.workload == "batch_matmul" ? EpilogueKind::kNone
@@ -31,7 +40,8 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const std::vector<ModelLayer>&
   TF_ASSIGN_OR_RETURN(Graph lowered, CompleteShapes(graph));
   TF_RETURN_IF_ERROR(FusePatterns(&lowered));
   TF_RETURN_IF_ERROR(FoldBatchNorm(&lowered));
-  TF_ASSIGN_OR_RETURN(EpilogueFusion fusion, FuseEpilogues(lowered, EpilogueKinds(layers)));
+  TF_ASSIGN_OR_RETURN(EpilogueFusion fusion,
+                      FuseEpilogues(lowered, EpilogueKinds(lowered, layers)));
   return EmitPlan(lowered, layers, fusion, choose);
 }
 

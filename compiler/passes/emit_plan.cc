@@ -1,5 +1,6 @@
 #include "compiler/passes/emit_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -12,15 +13,13 @@
 #include "common/status_macros.h"
 #include "compiler/kernel_packing.h"
 #include "compiler/operator_table.h"
+#include "compiler/passes/plan_buffers.h"
 #include "compiler/pool_lowering.h"
 #include "compiler/tensor_op_lowering.h"
 #include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
 namespace {
-
-// Floats between constants, so each starts 64-byte aligned in the blob.
-constexpr int64_t kConstantAlignFloats = 16;
 
 class PlanEmitter {
  public:
@@ -33,7 +32,7 @@ class PlanEmitter {
   [[nodiscard]] absl::StatusOr<BuiltPlan> Build() {
     for (const std::string& input : graph_.inputs) {
       TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(input));
-      const int id = NewBuffer(input, shape.NumElements());
+      const int id = buffers_.NewBuffer(input, shape.NumElements());
       built_.plan.buffers[id].shape = shape.dims;
       TF_ASSIGN_OR_RETURN(ElementType type, InputType(input, shape.dtype));
       built_.plan.inputs.push_back({input, id, shape.dims, type});
@@ -44,12 +43,12 @@ class PlanEmitter {
     }
     for (const std::string& output : graph_.outputs) {
       TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(output));
-      auto it = tensors_.find(output);
-      if (it == tensors_.end()) {
+      const int found = buffers_.Find(output);
+      if (found < 0) {
         return absl::InvalidArgumentError(
             absl::StrCat("graph output '", output, "' is computed by no supported node"));
       }
-      TF_ASSIGN_OR_RETURN(int buffer, Plain(it->second));
+      TF_ASSIGN_OR_RETURN(int buffer, buffers_.Plain(found));
       built_.plan.outputs.push_back({output, buffer, shape.dims});
     }
     built_.plan.weight_floats = static_cast<int64_t>(built_.weights.size());
@@ -57,73 +56,6 @@ class PlanEmitter {
   }
 
  private:
-  int NewBuffer(const std::string& tensor, int64_t elements, int64_t offset = -1) {
-    built_.plan.buffers.push_back({tensor, elements, offset});
-    const int id = static_cast<int>(built_.plan.buffers.size()) - 1;
-    tensors_[tensor] = id;
-    return id;
-  }
-
-  // A buffer for 4-D `tensor` in NCHW[block]c with rows `row_width` wide;
-  // `binds`: the buffer the graph's readers of `tensor` find (not so for a
-  // relayout copy, which only the consumer that asked for it reads).
-  int NewActivation(const std::string& tensor, const std::vector<int64_t>& dims, int64_t block,
-                    int64_t row_width, bool binds = true) {
-    const auto previous = tensors_.find(tensor);
-    const int bound = previous == tensors_.end() ? -1 : previous->second;
-    const int id = NewBuffer(tensor, dims[0] * dims[1] * dims[2] * row_width);
-    if (!binds) {
-      if (bound >= 0) {
-        tensors_[tensor] = bound;
-      } else {
-        tensors_.erase(tensor);
-      }
-    }
-    PlanBuffer& buffer = built_.plan.buffers[id];
-    buffer.shape = dims;
-    buffer.block = block;
-    buffer.row_width = row_width;
-    return id;
-  }
-
-  // `id` as NCHW[block]c with rows `row_width` wide: itself when it is laid
-  // out so, else a buffer a relayout step fills (one per layout asked for).
-  [[nodiscard]] absl::StatusOr<int> InLayout(int id, int64_t block, int64_t row_width) {
-    const PlanBuffer& buffer = built_.plan.buffers[id];
-    if (!buffer.is_4d()) {
-      if (block == 1) return id;
-      return absl::InternalError(absl::StrCat("tensor '", buffer.tensor, "' is not 4-D"));
-    }
-    if (buffer.block == block && buffer.RowWidth() == row_width) return id;
-    const auto key = std::make_tuple(id, block, row_width);
-    auto it = relayouts_.find(key);
-    if (it != relayouts_.end()) return it->second;
-    const std::string tensor = buffer.tensor;
-    const std::vector<int64_t> dims = buffer.shape;
-    const int converted = NewActivation(tensor, dims, block, row_width, /*binds=*/false);
-    PlanStep step;
-    step.op = StepOp::kRelayout;
-    step.node = built_.plan.buffers[id].tensor;
-    step.inputs = {id};
-    step.outputs = {converted};
-    built_.plan.steps.push_back(std::move(step));
-    relayouts_[key] = converted;
-    return converted;
-  }
-  // `id` in NCHW (or itself when not 4-D).
-  [[nodiscard]] absl::StatusOr<int> Plain(int id) {
-    const PlanBuffer& buffer = built_.plan.buffers[id];
-    return buffer.is_4d() ? InLayout(id, 1, buffer.shape[3]) : absl::StatusOr<int>(id);
-  }
-
-  int AddConstant(const std::string& name, const std::vector<float>& values) {
-    while (built_.weights.size() % kConstantAlignFloats != 0) built_.weights.push_back(0);
-    const int64_t offset = static_cast<int64_t>(built_.weights.size());
-    built_.weights.insert(built_.weights.end(), values.begin(), values.end());
-    built_.plan.buffers.push_back({name, static_cast<int64_t>(values.size()), offset});
-    return static_cast<int>(built_.plan.buffers.size()) - 1;
-  }
-
   [[nodiscard]] absl::StatusOr<std::vector<float>> Constant(const GraphNode& node, size_t input,
                                                             const std::string& what) {
     if (input >= node.inputs.size() || node.inputs[input].empty()) {
@@ -162,16 +94,16 @@ class PlanEmitter {
   }
   // The buffer `tensor` is in, in whatever layout its producer wrote.
   [[nodiscard]] absl::StatusOr<int> Bound(const GraphNode& node, const std::string& tensor) {
-    auto it = tensors_.find(tensor);
-    if (it == tensors_.end()) {
+    const int found = buffers_.Find(tensor);
+    if (found < 0) {
       return NodeError(node, absl::StrCat("input '", tensor, "' is not computed before it"));
     }
-    return it->second;
+    return found;
   }
 
   [[nodiscard]] absl::StatusOr<int> Output(const GraphNode& node, const std::string& tensor) {
     TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(tensor, &node));
-    const int id = NewBuffer(tensor, shape.NumElements());
+    const int id = buffers_.NewBuffer(tensor, shape.NumElements());
     built_.plan.buffers[id].shape = shape.dims;
     return id;
   }
@@ -183,7 +115,7 @@ class PlanEmitter {
     const PlanBuffer layout = built_.plan.buffers[like];
     if (layout.is_plain()) return Output(node, tensor);
     TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(tensor, &node));
-    return NewActivation(tensor, shape.dims, layout.block, layout.RowWidth());
+    return buffers_.NewActivation(tensor, shape.dims, layout.block, layout.RowWidth());
   }
 
   // A tuned kernel over `input` with `weights` ([K, C, R, S] for a
@@ -223,25 +155,26 @@ class PlanEmitter {
       }
       step.epilogue.activation = e.activation;
     }
-    if (!bias.empty()) step.epilogue.bias = AddConstant(node.name + ".bias", bias);
+    if (!bias.empty()) step.epilogue.bias = buffers_.AddConstant(node.name + ".bias", bias);
     TF_ASSIGN_OR_RETURN(TensorShape out_shape, graph_.ShapeOf(out, &node));
     int output = -1;
     if (blocked) {
       TF_ASSIGN_OR_RETURN(input, As4d(node, node.inputs[0], input));
       const int64_t in_w = built_.plan.buffers[input].shape.at(3);
-      TF_ASSIGN_OR_RETURN(input, InLayout(input, blocked->in_block, in_w));
+      TF_ASSIGN_OR_RETURN(input, buffers_.InLayout(input, blocked->in_block, in_w));
       const int packed =
-          AddConstant(node.name + ".weight_packed", PackBlockedWeights(weights, *blocked));
-      output = NewActivation(out, out_shape.dims, blocked->out_block, blocked->out_row_width);
+          buffers_.AddConstant(node.name + ".weight_packed", PackBlockedWeights(weights, *blocked));
+      output =
+          buffers_.NewActivation(out, out_shape.dims, blocked->out_block, blocked->out_row_width);
       step.epilogue.block = blocked->out_block;
       step.epilogue.inner = out_shape.dims[2] * blocked->out_row_width;
       step.inputs = {input, packed};
       step.staged = {input, packed, output};
     } else {
-      TF_ASSIGN_OR_RETURN(input, Plain(input));
-      const int w =
-          dense ? AddConstant(node.name + ".weight_packed", PackDenseWeights(weights, *dense))
-                : AddConstant(node.name + ".weight", weights);
+      TF_ASSIGN_OR_RETURN(input, buffers_.Plain(input));
+      const int w = dense ? buffers_.AddConstant(node.name + ".weight_packed",
+                                                 PackDenseWeights(weights, *dense))
+                          : buffers_.AddConstant(node.name + ".weight", weights);
       step.inputs = {input, w};
       if (dense) step.staged = {w};  // B's argument is unread: the entry reads Bp
       TF_ASSIGN_OR_RETURN(output, Output(node, out));
@@ -251,7 +184,7 @@ class PlanEmitter {
       const PlanBuffer& o = built_.plan.buffers[output];
       if (o.is_4d()) {
         TF_ASSIGN_OR_RETURN(step.epilogue.residual,
-                            InLayout(step.epilogue.residual, o.block, o.RowWidth()));
+                            buffers_.InLayout(step.epilogue.residual, o.block, o.RowWidth()));
       }
     }
     step.outputs = {output};
@@ -262,7 +195,7 @@ class PlanEmitter {
   // A Gemm's C of the output's shape as the epilogue's residual constant.
   [[nodiscard]] absl::StatusOr<int> ConstantResidual(const GraphNode& node) {
     TF_ASSIGN_OR_RETURN(std::vector<float> full, GemmMatrixBias(graph_, node));
-    return AddConstant(node.name + ".c", full);
+    return buffers_.AddConstant(node.name + ".c", full);
   }
 
   // The symbol of the kernel for `choice`: one per (template, workload, config).
@@ -290,7 +223,8 @@ class PlanEmitter {
     copy.op = StepOp::kCopy;
     copy.node = node.name;
     copy.inputs = {buffer};
-    const int copied = NewActivation(tensor, shape.dims, 1, shape.dims[3], /*binds=*/false);
+    const int copied =
+        buffers_.NewActivation(tensor, shape.dims, 1, shape.dims[3], /*binds=*/false);
     copy.outputs = {copied};
     built_.plan.steps.push_back(std::move(copy));
     return copied;
@@ -300,11 +234,8 @@ class PlanEmitter {
   // constant, a copy in the weights (one per constant).
   [[nodiscard]] absl::StatusOr<int> Operand(const GraphNode& node, const std::string& tensor) {
     if (!IsConstant(tensor)) {
-      auto it = tensors_.find(tensor);
-      if (it == tensors_.end()) {
-        return NodeError(node, absl::StrCat("input '", tensor, "' is not computed before it"));
-      }
-      return Plain(it->second);
+      TF_ASSIGN_OR_RETURN(int bound, Bound(node, tensor));
+      return buffers_.Plain(bound);
     }
     const std::string name = ResolveConstant(tensor);
     auto it = constant_buffers_.find(name);
@@ -312,12 +243,12 @@ class PlanEmitter {
     const ConstantTensor& c = graph_.constants.at(name);
     if (IsIntegerDtype(c.shape.dtype)) {  // Pow's integer exponent: the same values as floats
       return constant_buffers_[name] =
-                 AddConstant(name, std::vector<float>(c.i64.begin(), c.i64.end()));
+                 buffers_.AddConstant(name, std::vector<float>(c.i64.begin(), c.i64.end()));
     }
     if (c.shape.dtype != kOnnxFloat) {
       return NodeError(node, absl::StrCat("'", tensor, "' is not a float32 constant"));
     }
-    return constant_buffers_[name] = AddConstant(name, c.f32);
+    return constant_buffers_[name] = buffers_.AddConstant(name, c.f32);
   }
 
   // MatMul of [B, M, K] by [B, K, N] on the tuned batch_matmul kernel
@@ -355,7 +286,8 @@ class PlanEmitter {
       const std::string& tensor = lowered.more_outputs[i];
       if (tensor.empty()) {
         const int64_t rows = lowered.step.in_shape.empty() ? 1 : lowered.step.in_shape[0];
-        lowered.step.outputs.push_back(NewBuffer(absl::StrCat(node.name, ".output", i + 1), rows));
+        lowered.step.outputs.push_back(
+            buffers_.NewBuffer(absl::StrCat(node.name, ".output", i + 1), rows));
       } else {
         TF_ASSIGN_OR_RETURN(int id, Output(node, tensor));
         lowered.step.outputs.push_back(id);
@@ -396,9 +328,9 @@ class PlanEmitter {
       PlanStep copy;
       copy.op = StepOp::kCopy;
       copy.node = node.name;
-      TF_ASSIGN_OR_RETURN(int plain, Plain(input));
+      TF_ASSIGN_OR_RETURN(int plain, buffers_.Plain(input));
       copy.inputs = {plain};
-      input = NewActivation(node.inputs[0], in, 1, in[3], /*binds=*/false);
+      input = buffers_.NewActivation(node.inputs[0], in, 1, in[3], /*binds=*/false);
       copy.outputs = {input};
       built_.plan.steps.push_back(std::move(copy));
     }
@@ -407,8 +339,8 @@ class PlanEmitter {
     // global pooling leaves [N, C, 1, 1], the same floats in every block.
     const int64_t block = built_.plan.buffers[input].block;
     const int output = step.op == StepOp::kGlobalAvgPool
-                           ? NewActivation(node.outputs[0], out, 1, out[3])
-                           : NewActivation(node.outputs[0], out, block, out[3]);
+                           ? buffers_.NewActivation(node.outputs[0], out, 1, out[3])
+                           : buffers_.NewActivation(node.outputs[0], out, block, out[3]);
     step.outputs = {output};
     built_.plan.steps.push_back(std::move(step));
     return absl::OkStatus();
@@ -426,8 +358,8 @@ class PlanEmitter {
       TF_ASSIGN_OR_RETURN(int b, Input(node, 1));
       const PlanBuffer &la = built_.plan.buffers[a], &lb = built_.plan.buffers[b];
       if (la.block != lb.block || la.RowWidth() != lb.RowWidth()) {
-        TF_ASSIGN_OR_RETURN(a, Plain(a));
-        TF_ASSIGN_OR_RETURN(b, Plain(b));
+        TF_ASSIGN_OR_RETURN(a, buffers_.Plain(a));
+        TF_ASSIGN_OR_RETURN(b, buffers_.Plain(b));
         step.inputs = {a};
       }
       step.inputs.push_back(b);
@@ -444,20 +376,42 @@ class PlanEmitter {
   // A channel-wise binary operator (ChannelBinaryOf) in its activation's layout.
   [[nodiscard]] absl::Status AddChannelBinary(const GraphNode& node, BinaryFunc func) {
     const int first = ChannelOperandFirst(graph_, node);
-    const std::string &a_tensor = node.inputs[first], &b_tensor = node.inputs[1 - first];
-    TF_ASSIGN_OR_RETURN(int a, Bound(node, a_tensor));
-    TF_ASSIGN_OR_RETURN(int b, Operand(node, b_tensor));
-    TF_ASSIGN_OR_RETURN(TensorShape a_shape, graph_.ShapeOf(a_tensor, &node));
-    TF_ASSIGN_OR_RETURN(TensorShape b_shape, graph_.ShapeOf(b_tensor, &node));
-    TF_ASSIGN_OR_RETURN(a, As4d(node, a_tensor, a));
+    TF_ASSIGN_OR_RETURN(TensorShape b_shape, graph_.ShapeOf(node.inputs[1 - first], &node));
     PlanStep step;
     step.op = StepOp::kChannelBinary;
-    step.node = node.name;
     step.binary = func;
-    step.in_shape = {b_shape.dims.size() == 4 ? b_shape.dims[0] : 1, a_shape.dims[1]};
-    step.inputs = {a, b};
-    TF_ASSIGN_OR_RETURN(int output, OutputLike(node, node.outputs[0], a));
-    step.outputs = {output};
+    step.in_shape = {b_shape.dims.size() == 4 ? b_shape.dims[0] : 1, 0};
+    return AddInLayout(node, std::move(step), {node.inputs[first], node.inputs[1 - first]},
+                       node.outputs[0]);
+  }
+
+  // A 4-D BatchNormalization no kernel absorbed (DenseNet's after each
+  // Concat) in its input's layout, with the activation epilogue fusion
+  // gave it.
+  [[nodiscard]] absl::Status AddBatchNorm(const GraphNode& node, LoweredTensorOp lowered) {
+    auto fused = fusion_.by_kernel.find(node.name);
+    if (fused != fusion_.by_kernel.end()) lowered.step.activation = fused->second.activation;
+    return AddInLayout(node, std::move(lowered.step), node.inputs,
+                       fused != fusion_.by_kernel.end() ? fused->second.output : node.outputs[0]);
+  }
+
+  // A step on a 4-D activation (operands[0]) in whatever layout its producer
+  // wrote (its other operands per channel), writing `output` in that
+  // layout; in_shape[1] is set to the channels.
+  [[nodiscard]] absl::Status AddInLayout(const GraphNode& node, PlanStep step,
+                                         const std::vector<std::string>& operands,
+                                         const std::string& output) {
+    TF_ASSIGN_OR_RETURN(int a, Bound(node, operands[0]));
+    TF_ASSIGN_OR_RETURN(a, As4d(node, operands[0], a));
+    step.node = node.name;
+    step.in_shape[1] = built_.plan.buffers[a].shape[1];
+    step.inputs = {a};
+    for (size_t i = 1; i < operands.size(); ++i) {
+      TF_ASSIGN_OR_RETURN(int b, Operand(node, operands[i]));
+      step.inputs.push_back(b);
+    }
+    TF_ASSIGN_OR_RETURN(int out, OutputLike(node, output, a));
+    step.outputs = {out};
     built_.plan.steps.push_back(std::move(step));
     return absl::OkStatus();
   }
@@ -465,19 +419,19 @@ class PlanEmitter {
   // A channel Concat whose inputs' producers write one channel block: the
   // blocks joined as they are (LowerBlockedConcat), no relayout to NCHW.
   [[nodiscard]] absl::StatusOr<bool> AddBlockedConcat(const GraphNode& node) {
-    auto first = tensors_.find(node.inputs.empty() ? "" : node.inputs[0]);
-    if (first == tensors_.end()) return false;
-    const int64_t block = built_.plan.buffers[first->second].block;
+    const int first = buffers_.Find(node.inputs.empty() ? "" : node.inputs[0]);
+    if (first < 0) return false;
+    const int64_t block = built_.plan.buffers[first].block;
     TF_ASSIGN_OR_RETURN(std::optional<LoweredTensorOp> lowered,
                         LowerBlockedConcat(graph_, node, block));
     if (!lowered) return false;
     for (const std::string& tensor : lowered->operands) {
       TF_ASSIGN_OR_RETURN(int id, Bound(node, tensor));
-      TF_ASSIGN_OR_RETURN(id, InLayout(id, block, lowered->step.out_shape[3]));
+      TF_ASSIGN_OR_RETURN(id, buffers_.InLayout(id, block, lowered->step.out_shape[3]));
       lowered->step.inputs.push_back(id);
     }
     const std::vector<int64_t>& dims = lowered->step.out_shape;
-    lowered->step.outputs = {NewActivation(node.outputs[0], dims, block, dims[3])};
+    lowered->step.outputs = {buffers_.NewActivation(node.outputs[0], dims, block, dims[3])};
     built_.plan.steps.push_back(std::move(lowered->step));
     return true;
   }
@@ -492,6 +446,15 @@ class PlanEmitter {
   }
 
   // Same floats in the same order: the output names the input's buffer.
+  bool IsNoOpPad(const GraphNode& node) const {
+    if (node.op_type != "Pad" || node.inputs.empty()) return false;
+    const size_t rank = graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size();
+    const absl::StatusOr<std::vector<int64_t>> pads =
+        PadsOf(graph_, node, static_cast<int64_t>(rank));
+    return rank > 0 && pads.ok() &&
+           std::all_of(pads->begin(), pads->end(), [](int64_t p) { return p == 0; });
+  }
+
   [[nodiscard]] absl::Status AddAlias(const GraphNode& node) {
     if (node.op_type == "Cast" &&
         (IntAttribute(node, "to", 0) != kOnnxFloat ||
@@ -503,8 +466,8 @@ class PlanEmitter {
       return absl::OkStatus();
     }
     TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
-    TF_ASSIGN_OR_RETURN(input, Plain(input));
-    tensors_[node.outputs[0]] = input;
+    TF_ASSIGN_OR_RETURN(input, buffers_.Plain(input));
+    buffers_.Bind(node.outputs[0], input);
     return absl::OkStatus();
   }
 
@@ -548,12 +511,21 @@ class PlanEmitter {
         return AddElementwise(node, *info);
       case OpLowering::kTensorOp: {
         if (IsSpatialMean(graph_, node)) return AddPool(node);
+        if (IsNoOpPad(node)) {  // DenseNet's before each AveragePool: its input, any layout
+          TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
+          buffers_.Bind(node.outputs[0], input);
+          return absl::OkStatus();
+        }
         if (node.op_type == "Concat") {
           TF_ASSIGN_OR_RETURN(bool blocked, AddBlockedConcat(node));
           if (blocked) return absl::OkStatus();
         }
         if (auto func = ChannelBinaryOf(graph_, node)) return AddChannelBinary(node, *func);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
+        if (lowered.step.op == StepOp::kBatchNorm &&
+            graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size() == 4) {
+          return AddBatchNorm(node, std::move(lowered));
+        }
         return AddTensorOp(node, std::move(lowered));
       }
       case OpLowering::kAlias:
@@ -571,12 +543,11 @@ class PlanEmitter {
   const EpilogueFusion& fusion_;
   const ChooseKernelFn& choose_;
   std::map<std::string, const ModelLayer*> layers_;    // by node name
-  std::map<std::string, int> tensors_;                 // tensor -> buffer
   std::map<std::string, std::string> constant_alias_;  // Identity of a constant -> it
   std::map<std::string, int> constant_buffers_;        // float constant -> its buffer
   std::map<std::string, size_t> kernel_by_key_;
-  std::map<std::tuple<int, int64_t, int64_t>, int> relayouts_;  // (buffer, block, row) -> copy
   BuiltPlan built_;
+  PlanBuffers buffers_{&built_.plan, &built_.weights};
 };
 
 }  // namespace

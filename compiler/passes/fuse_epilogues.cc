@@ -52,7 +52,9 @@ namespace tunefleet {
         break;
       }
       if (info->lowering == OpLowering::kAdd) {
-        if (node.inputs.size() != 2 || !e.residual.empty() || !e.activation.empty()) break;
+        if (kind->second == EpilogueKind::kActivation || node.inputs.size() != 2 ||
+            !e.residual.empty() || !e.activation.empty())
+          break;
         const std::string& other = node.inputs[0] == e.output ? node.inputs[1] : node.inputs[0];
         auto constant = graph.constants.find(other);
         if (constant != graph.constants.end()) {

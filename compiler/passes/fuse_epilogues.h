@@ -25,9 +25,10 @@ namespace tunefleet {
 
 // What a kernel's epilogue can take.
 enum class EpilogueKind {
-  kNone,      // nothing (batched matmul)
-  kChannels,  // residual and activation (convolutions)
-  kRows,      // also constant bias rows (dense)
+  kNone,        // nothing (batched matmul)
+  kActivation,  // an activation only (a BatchNormalization left after folding)
+  kChannels,    // residual and activation (convolutions)
+  kRows,        // also constant bias rows (dense)
 };
 
 struct FusedEpilogue {

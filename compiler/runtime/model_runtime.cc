@@ -434,6 +434,10 @@ template <typename Int>
       Relayout(plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
     } else if (step.op == StepOp::kChannelBinary) {
       ChannelBinary(step, plan_.buffers[step.inputs[0]], in(0), in(1), out, rt);
+    } else if (step.op == StepOp::kBatchNorm) {
+      std::vector<const float*> operands;
+      for (int id : step.inputs) operands.push_back(buffers_[id]);
+      BatchNorm(step, plan_.buffers[step.inputs[0]], operands, out, rt);
     } else if (step.op == StepOp::kSoftmax) {
       Softmax(step, in(0), out, rt);
     } else if (step.op == StepOp::kAdd || step.op == StepOp::kPointwise ||

@@ -184,6 +184,27 @@ TF_VECTOR_CLONES void ChannelRow(const float* __restrict a, const float* __restr
   }
 }
 
+// One row of x * s + t (per lane of `block`; one s and t when block is 1),
+// then kAct 0 none, 1 relu, 2 clip to [lo, hi].
+template <int kAct>
+TF_VECTOR_CLONES void AffineRow(const float* __restrict a, const float* __restrict s,
+                                const float* __restrict t, float* __restrict out, int64_t width,
+                                int64_t block, float lo, float hi) {
+  auto act = [&](float v) {
+    if constexpr (kAct == 1) v = v > 0 ? v : 0;
+    if constexpr (kAct == 2) v = std::min(std::max(v, lo), hi);
+    return v;
+  };
+  if (block == 1) {
+    const float s0 = s[0], t0 = t[0];
+    for (int64_t x = 0; x < width; ++x) out[x] = act(a[x] * s0 + t0);
+    return;
+  }
+  for (int64_t x = 0; x < width; ++x) {
+    for (int64_t l = 0; l < block; ++l) out[x * block + l] = act(a[x * block + l] * s[l] + t[l]);
+  }
+}
+
 using ChannelRowFn = void (*)(const float*, const float*, float*, int64_t, int64_t);
 template <BinaryFunc kFunc>
 struct PickChannelRow {
@@ -439,6 +460,42 @@ void ChannelBinary(const PlanStep& step, const PlanBuffer& layout, const float* 
   ParallelFor(rt, n * blocks * h, n * c * h * layout.RowWidth(), [&](int64_t t) {
     const int64_t image = t / (blocks * h), cb = (t / h) % blocks;
     fn(a + t * row, b + image * b_image + cb * block, out + t * row, row / block, block);
+  });
+}
+
+void BatchNorm(const PlanStep& step, const PlanBuffer& layout,
+               const std::vector<const float*>& inputs, float* out, const TfRuntime* rt) {
+  const int64_t c = step.in_shape[1];
+  const float *scale = inputs[1], *bias = inputs[2], *mean = inputs[3], *var = inputs[4];
+  std::vector<float> s(c), t(c);
+  for (int64_t i = 0; i < c; ++i) {
+    s[i] = scale[i] / std::sqrt(var[i] + step.alpha);
+    t[i] = bias[i] - mean[i] * s[i];
+  }
+  // Rows of `width` positions of `block` lanes: (n, channel block, y) of a
+  // blocked (or padded) 4-D layout, or (n, c) of a plain [N, C, inner].
+  const bool blocked = !layout.is_plain();
+  const int64_t block = blocked ? layout.block : 1;
+  const int64_t h = blocked ? layout.shape[2] : 1;
+  const int64_t width = blocked ? layout.RowWidth() : step.in_shape[2];
+  const int64_t rows = step.in_shape[0] * (c / block) * h;
+  const PointwiseFunc func = step.activation.func;
+  const float lo = step.activation.alpha, hi = step.activation.beta;
+  using AffineRowFn =
+      void (*)(const float*, const float*, const float*, float*, int64_t, int64_t, float, float);
+  const AffineRowFn row_fn = func == PointwiseFunc::kRelu   ? &AffineRow<1>
+                             : func == PointwiseFunc::kClip ? &AffineRow<2>
+                                                            : &AffineRow<0>;
+  const PointwiseInPlaceFn after =
+      func == PointwiseFunc::kRelu || func == PointwiseFunc::kClip || func == PointwiseFunc::kNone
+          ? nullptr
+          : ForFunc<PickInPlace>(func);
+  ParallelFor(rt, rows, rows * width * block, [&](int64_t r) {
+    const int64_t channel = ((r / h) % (c / block)) * block;
+    float* row_out = out + r * width * block;
+    row_fn(inputs[0] + r * width * block, s.data() + channel, t.data() + channel, row_out, width,
+           block, lo, hi);
+    if (after != nullptr) after(row_out, width * block, lo, hi);
   });
 }
 

@@ -46,11 +46,18 @@ void Elementwise(const PlanStep& step, const float* a, const float* b, float* ou
 void ChannelBinary(const PlanStep& step, const PlanBuffer& layout, const float* a, const float* b,
                    float* out, const TfRuntime* rt);
 
+// StepOp kBatchNorm (inference): out = act(x * s[c] + t[c]) with s = scale /
+// sqrt(var + step.alpha), t = B - mean * s from inputs x, scale, B, mean,
+// var; over a 4-D x laid out as `layout` (out likewise), or a plain
+// [N, C, inner] (step.in_shape); act: step.activation.
+void BatchNorm(const PlanStep& step, const PlanBuffer& layout,
+               const std::vector<const float*>& inputs, float* out, const TfRuntime* rt);
+
 // Softmax over the middle axis of [outer, axis, inner] (step.in_shape).
 void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime* rt);
 
 // The tensor operators of plan.h (kStridedCopy, kBroadcast, kReduce,
-// kConcat, kBatchNorm, kPad, kGather, kLayerNorm) on plain buffers:
+// kConcat, kPad, kGather, kLayerNorm) on plain buffers:
 // `inputs` in step.inputs order, `out` of `out_elements` floats,
 // `more_outputs` step.outputs[1...] (a layer norm's mean and 1/stddev).
 // IsTensorOp: whether `op` is one of them.

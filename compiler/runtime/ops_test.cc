@@ -203,6 +203,36 @@ TEST(OpsTest, PointwiseFunctionsMatchLibm) {
   }
 }
 
+// An unfolded BatchNormalization with its ReLU (DenseNet's) in NCHW16c
+// with rows wider than the image, in NCHW, and on a plain [N, C, inner].
+TEST(OpsTest, BatchNormInEachLayoutWithItsActivation) {
+  const int64_t n = 2, c = 32, h = 3, w = 5;
+  const std::vector<float> scale = Random(c, 1), bias = Random(c, 2), mean = Random(c, 3);
+  std::vector<float> var = Random(c, 4);
+  for (float& v : var) v = std::fabs(v);
+  for (int64_t block : {16, 1, 0}) {  // 0: a 3-D [N, C, H * W] tensor
+    const int64_t row = block == 16 ? 7 : w, lanes = std::max<int64_t>(block, 1);
+    PlanBuffer layout{"x", n * c * h * row, -1, {n, c, h, w}, lanes, row};
+    if (block == 0) layout.shape = {n, c, h * w};
+    const std::vector<float> x = Random(layout.elements, 5);
+    std::vector<float> out(x.size());
+    PlanStep step{.op = StepOp::kBatchNorm};
+    step.in_shape = {n, c, h * w};
+    step.alpha = 1e-3f;
+    step.activation = {PointwiseFunc::kRelu, 0, 0};
+    BatchNorm(step, layout, {x.data(), scale.data(), bias.data(), mean.data(), var.data()},
+              out.data(), &kSerial);
+    for (int64_t i = 0; i < layout.elements; ++i) {
+      const int64_t rows = i / (row * lanes);  // (image, channel block, y) or (image, channel)
+      const int64_t ch =
+          block == 0 ? (i / (h * w)) % c : ((rows / h) % (c / lanes)) * lanes + i % lanes;
+      const float s = scale[ch] / std::sqrt(var[ch] + 1e-3f);
+      ASSERT_NEAR(out[i], std::max(0.0f, (x[i] - mean[ch]) * s + bias[ch]), 1e-5f)
+          << "block " << block << " at " << i;
+    }
+  }
+}
+
 // A squeeze-excite scale in NCHW16c with rows wider than the image, and in
 // NCHW: every channel times its own value, per image.
 TEST(OpsTest, ChannelBinaryScalesEachChannelInItsLayout) {

@@ -135,8 +135,9 @@ enum class StepOp {
   kBroadcast,      // out[i] = binary(a[.. a_strides], b[.. b_strides]); stride 0 on broadcast dims
   kReduce,         // `reduce` over the middle axis of [outer, axis, inner] (in_shape)
   kConcat,         // inputs joined along an axis: in_shape [outer, inner, each input's extent]
-  kBatchNorm,      // inference BatchNormalization per channel of [N, C, inner] (in_shape);
-                   // inputs x, scale, B, mean, var; alpha: epsilon
+  kBatchNorm,      // inference BatchNormalization per channel of [N, C, inner] (in_shape),
+                   // in x's layout (a 4-D x may be blocked); inputs x, scale, B, mean,
+                   // var; alpha: epsilon; then `activation`
   kPad,            // in_shape padded by pads (every axis' begin, then every axis' end) into
                    // out_shape, filled per pad_mode (kConstant: with alpha)
   kGather,         // [outer, n, inner] (in_shape) at `indices` along n: [outer, indices, inner]

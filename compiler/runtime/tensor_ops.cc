@@ -216,8 +216,8 @@ void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt)
 
 bool IsTensorOp(StepOp op) {
   return op == StepOp::kStridedCopy || op == StepOp::kBroadcast || op == StepOp::kReduce ||
-         op == StepOp::kConcat || op == StepOp::kBatchNorm || op == StepOp::kPad ||
-         op == StepOp::kGather || op == StepOp::kLayerNorm;
+         op == StepOp::kConcat || op == StepOp::kPad || op == StepOp::kGather ||
+         op == StepOp::kLayerNorm;
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
@@ -250,18 +250,6 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
         offset += step.in_shape[i];
       }
     });
-  } else if (step.op == StepOp::kBatchNorm) {
-    // in_shape [N, C, inner]; inputs x, scale, B, mean, var; alpha: epsilon.
-    const int64_t channels = step.in_shape[1], inner = step.in_shape[2];
-    const float *x = inputs[0], *scale = inputs[1], *bias = inputs[2], *mean = inputs[3],
-                *var = inputs[4];
-    ParallelFor(rt, step.in_shape[0] * channels, step.in_shape[0] * channels * step.in_shape[2],
-                [&](int64_t nc) {
-                  const int64_t c = nc % channels;
-                  const float s = scale[c] / std::sqrt(var[c] + step.alpha);
-                  const float t = bias[c] - mean[c] * s;
-                  for (int64_t i = nc * inner; i < (nc + 1) * inner; ++i) out[i] = x[i] * s + t;
-                });
   } else if (step.op == StepOp::kReduce) {
     Reduce(step, inputs[0], out, rt);
   } else if (step.op == StepOp::kPad) {
