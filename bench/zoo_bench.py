@@ -20,7 +20,12 @@ Then the geomean ratios over the models that compiled.
 
 Without --records every layer runs its template's default config (untuned);
 --records FILE (JSON lines, `tunefleet tune --model ... --log FILE`) applies
-the best record per layer.
+the best record per layer. --tune_trials N tunes each model first with a
+fixed budget (selective tuning: XGBoost on each cluster's representative,
+its top 3 to the others, then each task's own tuner up to N trials in all;
+every winner re-measured before it is recorded) and reports the tuning's
+wall time; the records and times are kept in --work_dir/tuned/, so a later
+run (--tune_only first, say) benchmarks them without tuning again.
 
   /usr/bin/python3 bench/zoo_bench.py --tunefleet bazel-bin/cli/tunefleet \\
       --threads 1,2 --rounds 3 --out bench/results/zoo_untuned.json
@@ -161,8 +166,17 @@ def bench_model(args, zoo, name, threads_list):
         zoo.export(name, args.work_dir, opset=args.opset, reference=True)
     lib = os.path.join(args.work_dir, "out_" + name)
     cmd = [args.tunefleet, "compile", "--model", onnx_path, "-o", lib]
-    if args.records:
-        cmd += ["--records", args.records]
+    records = args.records
+    if args.tune_trials > 0:
+        records, tuning = tune_model(args, name, onnx_path)
+        row["tuning"] = tuning
+        if "error" in tuning:
+            row["error"] = "tune: " + tuning["error"]
+            return row
+        if args.tune_only:
+            return row
+    if records:
+        cmd += ["--records", records]
     code, out, seconds = run(cmd)
     row["compile_seconds"] = round(seconds, 1)
     if code != 0:
@@ -205,6 +219,33 @@ def bench_model(args, zoo, name, threads_list):
     return row
 
 
+def tune_model(args, name, onnx_path):
+    """Tunes `name` once with the fixed budget (kept in work_dir/tuned/):
+    its records file and {seconds, trials, command}."""
+    folder = os.path.join(args.work_dir, "tuned")
+    os.makedirs(folder, exist_ok=True)
+    log = os.path.join(folder, name + ".jsonl")
+    report = os.path.join(folder, name + ".tune.json")
+    if os.path.exists(report):
+        with open(report, encoding="utf-8") as f:
+            return log, json.load(f)
+    if os.path.exists(log):
+        os.remove(log)  # a tuning that did not finish: start again
+    n = args.tune_trials
+    cmd = [args.tunefleet, "tune", "--model", onnx_path, "--tuner", "xgb", "--trials", str(n),
+           "--selective", "top3", "--selective_followup", str(max(0, n - 3)), "--log", log]
+    code, out, seconds = run(cmd, timeout=3 * 3600)
+    tuning = {"seconds": round(seconds, 1), "trials_per_task": n, "command": " ".join(cmd)}
+    if code != 0:
+        tuning["error"] = (out.strip().splitlines() or ["?"])[-1][:400]
+        return log, tuning
+    with open(log, encoding="utf-8") as f:
+        tuning["trials"] = sum(1 for line in f if line.strip())
+    with open(report, "w", encoding="utf-8") as f:
+        json.dump(tuning, f)
+    return log, tuning
+
+
 def geomean(values):
     values = [v for v in values if v and v > 0]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
@@ -220,6 +261,10 @@ def main():
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--opset", type=int, default=14)
     parser.add_argument("--records", default="")
+    parser.add_argument("--tune_trials", type=int, default=0,
+                        help="tune each model first, at most this many trials per task")
+    parser.add_argument("--tune_only", action="store_true",
+                        help="with --tune_trials: tune (or reuse the tuning), benchmark nothing")
     parser.add_argument("--work_dir", default="/tmp/tunefleet_zoo_bench")
     parser.add_argument("--onnxruntime_node",
                         default=os.path.join(ROOT, "third_party/node/node_modules/onnxruntime-node"))
@@ -241,6 +286,10 @@ def main():
         rows.append(row)
         print(json.dumps(row), flush=True)
     summary = {"models": len(rows), "compiled_and_correct": sum(1 for r in rows if r.get("correct"))}
+    if args.tune_trials > 0:
+        summary["tune_trials_per_task"] = args.tune_trials
+        summary["tune_seconds_total"] = round(
+            sum(r.get("tuning", {}).get("seconds", 0) for r in rows), 1)
     for threads in threads_list:
         key = f"threads_{threads}"
         summary[f"geomean_vs_ort_{threads}t"] = geomean(
@@ -250,13 +299,18 @@ def main():
         summary[f"max_outside_tuned_share_{threads}t"] = max(
             (r[key]["profile"].get("outside_tuned_share") or 0 for r in rows if key in r),
             default=None)
-    print("\n%-20s %8s %10s" % ("model", "relerr", "compile") +
+    print("\n%-20s %8s %10s" % ("model", "relerr", "tune/compile") +
           "".join(" | %dt: ours ms   ORT  torch  xORT xtorch outside" % t for t in threads_list))
     for r in rows:
         if "error" in r:
             print("%-20s  %s" % (r["model"], r["error"]))
             continue
-        line = "%-20s %8.1e %9.1fs" % (r["model"], r["max_rel_error"], r["compile_seconds"])
+        if "max_rel_error" not in r:  # --tune_only
+            print("%-20s tuned in %.1f s, %s trials" % (
+                r["model"], r["tuning"]["seconds"], r["tuning"].get("trials")))
+            continue
+        seconds = r["compile_seconds"] + r.get("tuning", {}).get("seconds", 0)
+        line = "%-20s %8.1e %9.1fs" % (r["model"], r["max_rel_error"], seconds)
         for t in threads_list:
             e = r.get(f"threads_{t}", {})
             line += " | %10.2f %6s %6s %5s %5s %6s" % (
