@@ -98,15 +98,18 @@ namespace {
   static const std::map<std::string, BinaryFunc> kBinary = {
       {"Add", BinaryFunc::kAdd}, {"Sub", BinaryFunc::kSub}, {"Mul", BinaryFunc::kMul},
       {"Div", BinaryFunc::kDiv}, {"Pow", BinaryFunc::kPow}, {"PRelu", BinaryFunc::kPrelu},
-      {"Max", BinaryFunc::kMax}, {"Min", BinaryFunc::kMin}, {"Mod", BinaryFunc::kFloorMod}};
+      {"Max", BinaryFunc::kMax}, {"Min", BinaryFunc::kMin}, {"Mod", BinaryFunc::kFloorMod},
+      {"Sum", BinaryFunc::kAdd}};
   auto func = kBinary.find(node.op_type);
   if (func == kBinary.end()) return NodeError(node, "not a binary operator");
-  if (node.inputs.size() == 1 && (node.op_type == "Max" || node.op_type == "Min")) {
-    lowered.step.op = StepOp::kStridedCopy;  // the maximum of one tensor: itself
+  if (node.inputs.size() == 1 &&
+      (node.op_type == "Max" || node.op_type == "Min" || node.op_type == "Sum")) {
+    lowered.step.op = StepOp::kStridedCopy;  // the maximum (sum) of one tensor: itself
     lowered.step.a_strides = RowMajorStrides(in.dims);
     return absl::OkStatus();
   }
-  if (node.inputs.size() != 2) return NodeError(node, "needs 2 inputs (more are not supported)");
+  if (node.inputs.size() != 2)
+    return NodeError(node, "needs 2 inputs (import makes a chain of more)");
   TF_ASSIGN_OR_RETURN(TensorShape b, graph.ShapeOf(node.inputs[1], &node));
   // An integer constant (Pow's exponent) is read as floats (passes/emit_plan.h).
   if (b.dtype != kOnnxFloat && !(IsIntegerDtype(b.dtype) && graph.IsConstant(node.inputs[1]))) {

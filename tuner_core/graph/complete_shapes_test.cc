@@ -4,6 +4,7 @@
 // error), and errors that say where inference stopped.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tuner_core/graph/canonicalize.h"
 #include "tuner_core/graph/fold_constants.h"
 #include "tuner_core/graph/infer_shapes.h"
 
@@ -79,6 +80,34 @@ TEST(CompleteShapesTest, PadWhosePadsFoldInALaterRound) {
   absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_THAT(done->shapes.at("y").dims, ElementsAre(1, 6));
+}
+
+// Max of three inputs becomes a chain of two binary Max nodes whose
+// shapes broadcast; a Gemm's transA a Transpose of its A.
+TEST(CompleteShapesTest, CanonicalFormsOfVariadicMaxAndGemmTransA) {
+  Graph g;
+  g.inputs = {"a", "b", "c", "x"};
+  g.shapes["a"] = {kOnnxFloat, {2, 1}};
+  g.shapes["b"] = {kOnnxFloat, {1, 3}};
+  g.shapes["c"] = {kOnnxFloat, {3}};
+  g.shapes["x"] = {kOnnxFloat, {4, 2}};
+  g.constants["w"] = Floats({4, 5}, std::vector<float>(20, 1.0f));
+  g.shapes["w"] = g.constants["w"].shape;
+  g.nodes.push_back({"max", "Max", {"a", "b", "c"}, {"m"}});
+  GraphNode gemm{"gemm", "Gemm", {"x", "w"}, {"y"}};
+  gemm.attributes["transA"] = 1;
+  g.nodes.push_back(gemm);
+  ASSERT_TRUE(Canonicalize(&g).ok());
+  ASSERT_EQ(g.nodes.size(), 4u);
+  EXPECT_EQ(g.nodes[0].name, "max.part1");
+  EXPECT_THAT(g.nodes[0].inputs, ElementsAre("a", "b"));
+  EXPECT_THAT(g.nodes[1].inputs, ElementsAre("max.part1_output", "c"));
+  EXPECT_EQ(g.nodes[2].op_type, "Transpose");
+  EXPECT_FALSE(g.nodes[3].attributes.contains("transA"));
+  absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_THAT(done->shapes.at("m").dims, ElementsAre(2, 3));
+  EXPECT_THAT(done->shapes.at("y").dims, ElementsAre(2, 5));
 }
 
 TEST(CompleteShapesTest, UnknownShapeSaysWhereInferenceStops) {

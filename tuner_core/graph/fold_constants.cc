@@ -81,6 +81,7 @@ using Elementwise = std::function<double(double, double)>;
 const std::map<std::string, Elementwise>& BinaryOps() {
   static const auto* ops = new std::map<std::string, Elementwise>{
       {"Add", [](double x, double y) { return x + y; }},
+      {"Sum", [](double x, double y) { return x + y; }},
       {"Sub", [](double x, double y) { return x - y; }},
       {"Mul", [](double x, double y) { return x * y; }},
       {"Pow", [](double x, double y) { return std::pow(x, y); }},

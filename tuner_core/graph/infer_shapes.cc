@@ -240,7 +240,7 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
       "Ceil",      "Reciprocal", "Elu",     "LeakyRelu", "HardSigmoid",
       "HardSwish", "Gelu",       "Softmax", "Cast",      "LayerNormalization"};
   static const std::set<std::string> kBroadcasting = {"Add",   "Sub", "Mul", "Div", "Pow",
-                                                      "PRelu", "Max", "Min", "Mod"};
+                                                      "PRelu", "Max", "Min", "Mod", "Sum"};
   if (kUnary.count(op)) return in;
   if (!kBroadcasting.count(op)) return std::nullopt;
   std::optional<std::vector<int64_t>> out = in;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "common/status_macros.h"
+#include "tuner_core/graph/canonicalize.h"
 #include "tuner_core/graph/infer_shapes.h"
 
 namespace tunefleet {
@@ -18,6 +19,7 @@ bool IsModelFile(const std::string& model) {
   loaded.source = model;
   if (IsModelFile(model)) {
     TF_ASSIGN_OR_RETURN(Graph imported, ImportOnnxFile(model, options));
+    TF_RETURN_IF_ERROR(Canonicalize(&imported));
     // Shapes ONNX's inference leaves unknown (a Slice whose bounds a Shape
     // subgraph computes) are known once the shape arithmetic is folded.
     TF_ASSIGN_OR_RETURN(Graph graph, CompleteShapes(std::move(imported)));
