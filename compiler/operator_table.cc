@@ -77,6 +77,7 @@ std::vector<OperatorInfo> MakeTable() {
       TensorOp("Expand", kLowerExpand, {}, "constant shape"),
       TensorOp("LayerNormalization", kLowerLayerNorm, {"axis", "epsilon", "stash_type"},
                "also fused from its opset-13 decomposition"),
+      TensorOp("InstanceNormalization", kLowerInstanceNorm, {"epsilon"}),
       Pointwise(kSiluOp, PointwiseFunc::kSilu, {}, "fused from x * Sigmoid(x)"),
       TensorOp("Sub", kLowerBinary, {}, "broadcasting"),
       TensorOp("Mul", kLowerBinary, {}, "broadcasting"),

@@ -3,6 +3,8 @@
 // worked out by hand.
 #include "compiler/tensor_op_lowering.h"
 
+#include <cmath>
+
 #include "compiler/runtime/ops.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -172,6 +174,31 @@ TEST(TensorOpLoweringTest, StandaloneBatchNormalization) {
   lowered = LowerTensorOp(g, bn, kLowerBatchNorm);
   ASSERT_FALSE(lowered.ok());
   EXPECT_THAT(lowered.status().message(), HasSubstr("is not one float per channel"));
+}
+
+// [1, 2, 3]: each channel's 3 values normalised, then its own scale and B.
+TEST(TensorOpLoweringTest, InstanceNormalizationPerChannel) {
+  Graph g;
+  g.shapes["x"] = {kOnnxFloat, {1, 2, 3}};
+  for (const char* c : {"scale", "b"}) {
+    g.shapes[c] = {kOnnxFloat, {2}};
+    g.constants[c].shape = g.shapes[c];
+  }
+  GraphNode node{"in", "InstanceNormalization", {"x", "scale", "b"}, {"y"}};
+  node.attributes["epsilon"] = 0.0;
+  g.nodes.push_back(node);
+  ASSERT_TRUE(InferShapes(&g).ok());
+  auto lowered = LowerTensorOp(g, node, kLowerInstanceNorm);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  // {1, 2, 3}: std dev sqrt(2/3); {0, 0, 6}: mean 2, std dev 2 sqrt(2).
+  const float k = std::sqrt(1.5f), r = std::sqrt(0.5f);
+  const std::vector<float> y = RunStep(lowered->step, {{1, 2, 3, 0, 0, 6}, {2, 1}, {0, 1}}, 6);
+  const std::vector<float> want = {-2 * k, 0, 2 * k, 1 - r, 1 - r, 1 + 2 * r};
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(y[i], want[i], 1e-5f) << i;
+  GraphNode bad = node;
+  bad.inputs.pop_back();
+  EXPECT_THAT(LowerTensorOp(g, bad, kLowerInstanceNorm).status().message(),
+              HasSubstr("needs input, scale and B"));
 }
 
 // DenseNet's channel concatenation of blocked buffers: NCHW2c inputs of 2

@@ -144,7 +144,8 @@ enum class StepOp {
   kChannelBinary,  // binary(a, b[n, c]) for a 4-D a in any layout (out: a's layout) and b
                    // one value per channel (in_shape [N or 1, C]): a squeeze-excite scale
   kLayerNorm,      // each row of [outer, inner] (in_shape) normalised (alpha: epsilon), then
-                   // times inputs[1] and plus inputs[2] (per position of the row) when given
+                   // times inputs[1] and plus inputs[2] (per position of the row) when given;
+                   // in_shape [outer, inner, C] (instance norm): per row, at row % C
 };
 
 // "kernel", "relayout", ... as plans spell them; ParseStepOp is its inverse

@@ -238,7 +238,8 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
       "Relu",      "Clip",       "Sqrt",    "Exp",       "Erf",
       "Tanh",      "Sigmoid",    "Neg",     "Abs",       "Floor",
       "Ceil",      "Reciprocal", "Elu",     "LeakyRelu", "HardSigmoid",
-      "HardSwish", "Gelu",       "Softmax", "Cast",      "LayerNormalization"};
+      "HardSwish", "Gelu",       "Softmax", "Cast",      "LayerNormalization",
+      "InstanceNormalization"};
   static const std::set<std::string> kBroadcasting = {"Add",   "Sub", "Mul", "Div", "Pow",
                                                       "PRelu", "Max", "Min", "Mod", "Sum"};
   if (kUnary.count(op)) return in;
