@@ -51,6 +51,7 @@ extern const TensorOpLowering kLowerReduce;  // ReduceMean/Sum/Max/Min over adja
 extern const TensorOpLowering kLowerGather;  // constant indices
 extern const TensorOpLowering kLowerExpand;  // to the output's (inferred) shape
 extern const TensorOpLowering kLowerLayerNorm;
+extern const TensorOpLowering kLowerResize;  // nearest, linear, cubic; constant scales or sizes
 extern const TensorOpLowering kLowerInstanceNorm;  // a layer norm per (n, c), scale per channel
 
 // The step for `node` by `lower`, or InvalidArgument naming the node for a

@@ -201,6 +201,39 @@ TEST(TensorOpLoweringTest, InstanceNormalizationPerChannel) {
               HasSubstr("needs input, scale and B"));
 }
 
+// [1, 1, 2, 2] resized by 2: linear (align_corners) along both image axes
+// (the row-at-a-time path), and linear along the channel axis too (each
+// element from its taps).
+TEST(TensorOpLoweringTest, ResizeLinearOnImagesAndOnAnyAxis) {
+  Graph g;
+  g.shapes["x"] = {kOnnxFloat, {1, 1, 2, 2}};
+  g.constants["roi"].shape = {kOnnxFloat, {0}};
+  g.constants["scales"].shape = {kOnnxFloat, {4}};
+  g.constants["scales"].f32 = {1, 1, 1.5f, 1.5f};
+  GraphNode node{"up", "Resize", {"x", "roi", "scales"}, {"y"}};
+  node.attributes["mode"] = "linear";
+  node.attributes["coordinate_transformation_mode"] = "align_corners";
+  g.nodes.push_back(node);
+  ASSERT_TRUE(InferShapes(&g).ok());
+  EXPECT_THAT(g.shapes.at("y").dims, ElementsAre(1, 1, 3, 3));
+  auto lowered = LowerTensorOp(g, node, kLowerResize);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_THAT(RunStep(lowered->step, {{0, 2, 4, 6}}, 9), ElementsAre(0, 1, 2, 2, 3, 4, 4, 5, 6));
+  // Two channels from one: [1, 1, 1, 2] -> [1, 2, 1, 2], asymmetric, so
+  // channel 1 reads channel 0 (the edge) and the image is copied.
+  g.shapes["x"] = {kOnnxFloat, {1, 1, 1, 2}};
+  g.constants["scales"].f32 = {1, 2, 1, 1};
+  node.attributes["coordinate_transformation_mode"] = "asymmetric";
+  g.shapes.erase("y");
+  ASSERT_TRUE(InferShapes(&g).ok());
+  lowered = LowerTensorOp(g, node, kLowerResize);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_THAT(RunStep(lowered->step, {{3, 5}}, 4), ElementsAre(3, 5, 3, 5));
+  node.attributes["antialias"] = 1;
+  EXPECT_THAT(LowerTensorOp(g, node, kLowerResize).status().message(),
+              HasSubstr("antialias is not supported"));
+}
+
 // DenseNet's channel concatenation of blocked buffers: NCHW2c inputs of 2
 // and 4 channels join block by block into an NCHW2c output; a Concat whose
 // channels the block does not divide is left to the plain lowering.

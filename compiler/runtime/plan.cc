@@ -27,6 +27,7 @@ constexpr std::pair<StepOp, const char*> kStepOpNames[] = {
     {StepOp::kPad, "pad"},
     {StepOp::kGather, "gather"},
     {StepOp::kLayerNorm, "layer_norm"},
+    {StepOp::kResize, "resize"},
     {StepOp::kChannelBinary, "channel_binary"},
 };
 
@@ -163,6 +164,32 @@ const char* ElementTypeName(ElementType type) {
 }
 
 const char* StepOpName(StepOp op) { return NameOf(kStepOpNames, op); }
+
+namespace {
+
+// A resize step's tables: the same number of taps per output position of
+// each axis, an index and a weight each, every index inside its axis (or
+// -1: outside a crop).
+[[nodiscard]] absl::Status CheckResize(const PlanStep& step) {
+  int64_t positions = 0;
+  for (int64_t d : step.out_shape) positions += d;
+  const int64_t n = static_cast<int64_t>(step.indices.size());
+  const int64_t taps = positions > 0 ? n / positions : 0;
+  bool ok = step.in_shape.size() == step.out_shape.size() && taps > 0 && taps * positions == n &&
+            step.weights.size() == step.indices.size();
+  for (size_t d = 0, t = 0; ok && d < step.out_shape.size(); ++d) {
+    for (int64_t k = 0; ok && k < step.out_shape[d] * taps; ++k, ++t) {
+      ok = step.indices[t] >= -1 && step.indices[t] < step.in_shape[d];
+    }
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model plan: step '", step.node, "' resizes out of range"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 [[nodiscard]] absl::StatusOr<StepOp> ParseStepOp(const std::string& name) {
   return Parse(kStepOpNames, name, "step op");
 }
@@ -228,6 +255,7 @@ nlohmann::json ModelPlan::ToJson() const {
                           {"b_strides", s.b_strides},
                           {"a_offset", s.a_offset},
                           {"indices", s.indices},
+                          {"weights", s.weights},
                           {"epilogue",
                            {{"bias", e.bias},
                             {"residual", e.residual},
@@ -305,6 +333,8 @@ nlohmann::json ModelPlan::ToJson() const {
       step.b_strides = s.at("b_strides").get<std::vector<int64_t>>();
       step.a_offset = s.at("a_offset").get<int64_t>();
       step.indices = s.at("indices").get<std::vector<int64_t>>();
+      step.weights = s.value("weights", std::vector<float>());
+      if (step.op == StepOp::kResize) TF_RETURN_IF_ERROR(CheckResize(step));
       if (step.op == StepOp::kGather) {
         // Indices are the step's own, or (a second input) read at run time,
         // when the runtime checks them.

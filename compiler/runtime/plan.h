@@ -146,6 +146,11 @@ enum class StepOp {
   kLayerNorm,      // each row of [outer, inner] (in_shape) normalised (alpha: epsilon), then
                    // times inputs[1] and plus inputs[2] (per position of the row) when given;
                    // in_shape [outer, inner, C] (instance norm): per row, at row % C
+  kResize,         // in_shape resampled to out_shape (same rank): along each axis d, output
+                   // position o is sum_t weights[t] * x[indices[t]] over its T taps (T
+                   // indices and weights per position, axis after axis: 2 nearest and
+                   // linear, 4 cubic); taps of -1: the output there is alpha (outside
+                   // a crop)
 };
 
 // "kernel", "relayout", ... as plans spell them; ParseStepOp is its inverse
@@ -197,7 +202,8 @@ struct PlanStep {
   float alpha = 0;                        // kBatchNorm: epsilon; kPad: the constant
   std::vector<int64_t> a_strides, b_strides;
   int64_t a_offset = 0;
-  std::vector<int64_t> indices;  // kGather, each in [0, in_shape[1])
+  std::vector<int64_t> indices;  // kGather, each in [0, in_shape[1]); kResize (above)
+  std::vector<float> weights;    // kResize: one per index
 };
 
 struct ModelPlan {

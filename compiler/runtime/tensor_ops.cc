@@ -227,12 +227,102 @@ void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt)
   });
 }
 
+// Resize (plan.h kResize). Resampling of the last two axes of images with
+// two taps (nearest, linear) runs a row at a time: each output row blends
+// two source rows with the row's weights, each column two columns. Any
+// other case (cubic's four taps, other axes, a crop): each output element
+// sums the taps of every axis that is not the identity.
+void Resize(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+  const std::vector<int64_t>& din = step.in_shape;
+  const std::vector<int64_t>& dout = step.out_shape;
+  const int64_t rank = static_cast<int64_t>(dout.size());
+  std::vector<int64_t> first(rank + 1, 0);  // each axis' first position in the tables
+  for (int64_t d = 0; d < rank; ++d) first[d + 1] = first[d] + dout[d];
+  const int64_t taps =
+      static_cast<int64_t>(step.indices.size()) / std::max<int64_t>(first[rank], 1);
+  // Axes whose every position reads itself with weight 1, and whether a
+  // crop leaves positions outside (indices -1).
+  std::vector<int64_t> moved;
+  bool outside = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool identity = din[d] == dout[d];
+    for (int64_t o = 0; o < dout[d]; ++o) {
+      float own = 0;
+      for (int64_t k = 0; k < taps; ++k) {
+        const int64_t t = (first[d] + o) * taps + k;
+        outside |= step.indices[t] < 0;
+        if (step.indices[t] == o) {
+          own += step.weights[t];
+        } else if (step.weights[t] != 0) {
+          identity = false;
+        }
+      }
+      identity &= own == 1.0f;
+    }
+    if (!identity) moved.push_back(d);
+  }
+  const std::vector<int64_t> in_strides = RowMajorStridesOf(din);
+  int64_t total = 1;
+  for (int64_t d : dout) total *= d;
+  bool images = rank >= 2 && taps == 2 && !outside;
+  for (int64_t d : moved) images &= d >= rank - 2;
+  if (images) {
+    const int64_t h = dout[rank - 2], w = dout[rank - 1], iw = din[rank - 1];
+    const int64_t in_plane = din[rank - 2] * iw;
+    const int64_t* ys = step.indices.data() + 2 * first[rank - 2];
+    const int64_t* xs = step.indices.data() + 2 * first[rank - 1];
+    const float* wy = step.weights.data() + 2 * first[rank - 2];
+    const float* wx = step.weights.data() + 2 * first[rank - 1];
+    ParallelFor(rt, total / std::max<int64_t>(w, 1), total, [&](int64_t row) {
+      const int64_t plane = row / h, y = row % h;
+      const float* r0 = in + plane * in_plane + ys[2 * y] * iw;
+      const float* r1 = in + plane * in_plane + ys[2 * y + 1] * iw;
+      const float b0 = wy[2 * y], b1 = wy[2 * y + 1];
+      float* dst = out + row * w;
+      for (int64_t x = 0; x < w; ++x) {
+        const int64_t x0 = xs[2 * x], x1 = xs[2 * x + 1];
+        const float a0 = wx[2 * x], a1 = wx[2 * x + 1];
+        dst[x] = b0 * (a0 * r0[x0] + a1 * r0[x1]) + b1 * (a0 * r1[x0] + a1 * r1[x1]);
+      }
+    });
+    return;
+  }
+  int64_t combos = 1;
+  for (size_t k = 0; k < moved.size(); ++k) combos *= taps;
+  ParallelFor(rt, total, total * combos, [&](int64_t i) {
+    int64_t base = 0, rest = i;
+    std::vector<int64_t> pos(rank);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      pos[d] = rest % dout[d];
+      rest /= dout[d];
+      base += pos[d] * in_strides[d];  // identity axes read their own position
+    }
+    float value = 0;
+    for (int64_t combo = 0; combo < combos; ++combo) {
+      int64_t at = base, c = combo;
+      float weight = 1;
+      for (int64_t d : moved) {
+        const int64_t t = (first[d] + pos[d]) * taps + c % taps;
+        c /= taps;
+        if (step.indices[t] < 0) {  // outside the crop
+          out[i] = step.alpha;
+          return;
+        }
+        weight *= step.weights[t];
+        at += (step.indices[t] - pos[d]) * in_strides[d];
+      }
+      value += weight * in[at];
+    }
+    out[i] = value;
+  });
+}
+
 }  // namespace
 
 bool IsTensorOp(StepOp op) {
   return op == StepOp::kStridedCopy || op == StepOp::kBroadcast || op == StepOp::kReduce ||
          op == StepOp::kConcat || op == StepOp::kPad || op == StepOp::kGather ||
-         op == StepOp::kLayerNorm;
+         op == StepOp::kLayerNorm || op == StepOp::kResize;
 }
 
 void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, float* out,
@@ -265,6 +355,8 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
         offset += step.in_shape[i];
       }
     });
+  } else if (step.op == StepOp::kResize) {
+    Resize(step, inputs[0], out, rt);
   } else if (step.op == StepOp::kReduce) {
     Reduce(step, inputs[0], out, rt);
   } else if (step.op == StepOp::kPad) {

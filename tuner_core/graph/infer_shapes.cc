@@ -142,6 +142,10 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
     TF_ASSIGN_OR_RETURN(SliceWindow slice, SliceWindowOf(graph, node, in));
     return slice.out_shape;
   }
+  if (op == "Resize") {
+    TF_ASSIGN_OR_RETURN(ResizeShape shape, ResizeShapeOf(graph, node, in));
+    return shape.out;
+  }
   if (op == "BatchNormalization" || op == "Identity" || op == "Dropout" || op == "ScatterND") {
     return in;
   }
@@ -234,12 +238,27 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
   }
   // ONNX's elementwise operators: the first input's shape (Clip's other
   // inputs are bounds), or numpy broadcasting of all of them.
-  static const std::set<std::string> kUnary = {
-      "Relu",      "Clip",       "Sqrt",    "Exp",       "Erf",
-      "Tanh",      "Sigmoid",    "Neg",     "Abs",       "Floor",
-      "Ceil",      "Reciprocal", "Elu",     "LeakyRelu", "HardSigmoid",
-      "HardSwish", "Gelu",       "Softmax", "Cast",      "LayerNormalization",
-      "InstanceNormalization"};
+  static const std::set<std::string> kUnary = {"Relu",
+                                               "Clip",
+                                               "Sqrt",
+                                               "Exp",
+                                               "Erf",
+                                               "Tanh",
+                                               "Sigmoid",
+                                               "Neg",
+                                               "Abs",
+                                               "Floor",
+                                               "Ceil",
+                                               "Reciprocal",
+                                               "Elu",
+                                               "LeakyRelu",
+                                               "HardSigmoid",
+                                               "HardSwish",
+                                               "Gelu",
+                                               "Softmax",
+                                               "Cast",
+                                               "LayerNormalization",
+                                               "InstanceNormalization"};
   static const std::set<std::string> kBroadcasting = {"Add",   "Sub", "Mul", "Div", "Pow",
                                                       "PRelu", "Max", "Min", "Mod", "Sum"};
   if (kUnary.count(op)) return in;

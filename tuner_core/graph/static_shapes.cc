@@ -1,6 +1,7 @@
 #include "tuner_core/graph/static_shapes.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -118,6 +119,36 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
     all[rank + axis] = pads[axes.size() + i];
   }
   return all;
+}
+
+[[nodiscard]] absl::StatusOr<ResizeShape> ResizeShapeOf(const Graph& graph, const GraphNode& node,
+                                                        const std::vector<int64_t>& in) {
+  // Opset 10: X, scales; opset 11 on: X, roi, scales, sizes.
+  const size_t scales_at = node.inputs.size() == 2 ? 1 : 2;
+  const size_t rank = in.size();
+  ResizeShape shape;
+  if (node.inputs.size() > 3 && !node.inputs[3].empty()) {
+    TF_ASSIGN_OR_RETURN(shape.out, IntsInput(graph, node, 3));
+    if (shape.out.size() != rank) return NodeError(node, "sizes not of the input's rank");
+    for (size_t d = 0; d < rank; ++d) {
+      if (shape.out[d] < 1 || in[d] < 1) return NodeError(node, "sizes below 1");
+      shape.scales.push_back(static_cast<float>(shape.out[d]) / static_cast<float>(in[d]));
+    }
+    return shape;
+  }
+  auto scales = graph.constants.find(scales_at < node.inputs.size() ? node.inputs[scales_at] : "");
+  if (scales == graph.constants.end() || scales->second.shape.dtype != kOnnxFloat ||
+      scales->second.f32.size() != rank) {
+    return NodeError(node, "needs constant scales or sizes of the input's rank");
+  }
+  shape.scales = scales->second.f32;
+  for (size_t d = 0; d < rank; ++d) {
+    if (!(shape.scales[d] > 0)) return NodeError(node, "scales must be positive");
+    shape.out.push_back(static_cast<int64_t>(
+        std::floor(static_cast<double>(in[d]) * static_cast<double>(shape.scales[d]))));
+    if (shape.out[d] < 1) return NodeError(node, "an output axis of size 0");
+  }
+  return shape;
 }
 
 }  // namespace tunefleet

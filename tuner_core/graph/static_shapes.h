@@ -52,6 +52,17 @@ struct SliceWindow {
 [[nodiscard]] absl::StatusOr<std::vector<int64_t>> PadsOf(const Graph& graph, const GraphNode& node,
                                                           int64_t rank);
 
+// A Resize's (or opset 9 Upsample's) scale per axis and output dims for an
+// input of `in` dims: from its constant sizes (scale = out / in) or scales
+// (out = floor(in * scale)); InvalidArgument naming the node when neither
+// is a constant of the input's rank.
+struct ResizeShape {
+  std::vector<float> scales;
+  std::vector<int64_t> out;
+};
+[[nodiscard]] absl::StatusOr<ResizeShape> ResizeShapeOf(const Graph& graph, const GraphNode& node,
+                                                        const std::vector<int64_t>& in);
+
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_TUNER_CORE_GRAPH_STATIC_SHAPES_H_
