@@ -1,6 +1,6 @@
 // Whole-model commands of the `tunefleet` CLI (local mode):
 //
-//   tunefleet tasks --model resnet-18|model.onnx [--input-shape input=1,3,224,224]
+//   tunefleet tasks --model resnet-18|model.onnx [--input_shape input=1,3,224,224]
 //       the model's distinct tuning tasks, with the layers each serves and
 //       its share of the model's FLOPs; for an ONNX file also every operator
 //       that is not tuned, with its count and why

@@ -131,11 +131,24 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
   }
 }
 
+// A batch the user's shapes changed from what the export fixed, and the
+// outputs whose first dimension was that batch (so must follow it).
+struct BatchChange {
+  int64_t from = 0, to = 0;
+  std::vector<std::string> outputs;
+};
+
 // Sets the shapes the user gave and refuses dynamic dimensions without one.
-[[nodiscard]] absl::Status FixInputShapes(onnx::GraphProto* graph,
-                                          const std::set<std::string>& initializers,
-                                          const OnnxImportOptions& options) {
+// A given shape may change a dimension the export fixed (batch 8 of a model
+// exported at batch 1): the exporter's intermediate and output shapes are
+// then dropped and shape inference works them out anew (a Reshape whose
+// target the export baked in then fails naming its node).
+[[nodiscard]] absl::StatusOr<BatchChange> FixInputShapes(onnx::GraphProto* graph,
+                                                         const std::set<std::string>& initializers,
+                                                         const OnnxImportOptions& options) {
   std::set<std::string> used;
+  bool changed = false;
+  BatchChange batch;
   for (onnx::ValueInfoProto& input : *graph->mutable_input()) {
     if (initializers.count(input.name()) > 0) continue;
     if (!input.type().has_tensor_type()) {
@@ -149,21 +162,20 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
       const int rank = tensor_type->has_shape() ? tensor_type->shape().dim_size() : -1;
       if (rank >= 0 && rank != static_cast<int>(given->second.size())) {
         return absl::InvalidArgumentError(
-            absl::StrCat("--input-shape for '", input.name(), "' has ", given->second.size(),
+            absl::StrCat("--input_shape for '", input.name(), "' has ", given->second.size(),
                          " dimensions, the model's input has ", rank));
       }
       auto* shape = tensor_type->mutable_shape();
       for (size_t i = 0; i < given->second.size(); ++i) {
         if (given->second[i] <= 0) {
-          return absl::InvalidArgumentError(absl::StrCat("--input-shape for '", input.name(),
+          return absl::InvalidArgumentError(absl::StrCat("--input_shape for '", input.name(),
                                                          "': dimension ", i, " is not positive"));
         }
         auto* dim =
             i < static_cast<size_t>(shape->dim_size()) ? shape->mutable_dim(i) : shape->add_dim();
         if (dim->has_dim_value() && dim->dim_value() != given->second[i]) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("--input-shape for '", input.name(), "': dimension ", i, " is ",
-                           given->second[i], " but the model fixes it to ", dim->dim_value()));
+          changed = true;
+          if (i == 0) batch = {dim->dim_value(), given->second[i], {}};
         }
         dim->set_dim_value(given->second[i]);
       }
@@ -171,7 +183,7 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
     }
     if (!tensor_type->has_shape()) {
       return absl::InvalidArgumentError(absl::StrCat("graph input '", input.name(),
-                                                     "' has no shape: give it with --input-shape ",
+                                                     "' has no shape: give it with --input_shape ",
                                                      input.name(), "=D0,D1,..."));
     }
     for (int i = 0; i < tensor_type->shape().dim_size(); ++i) {
@@ -180,17 +192,28 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
         return absl::InvalidArgumentError(absl::StrCat(
             "graph input '", input.name(), "' dimension ", i, " is dynamic",
             dim.has_dim_param() ? absl::StrCat(" ('", dim.dim_param(), "')") : "",
-            ": give the input's shape with --input-shape ", input.name(), "=D0,D1,..."));
+            ": give the input's shape with --input_shape ", input.name(), "=D0,D1,..."));
       }
     }
   }
   for (const auto& [name, dims] : options.input_shapes) {
     if (used.count(name) == 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--input-shape names '", name, "', which is not an input of the model"));
+          absl::StrCat("--input_shape names '", name, "', which is not an input of the model"));
     }
   }
-  return absl::OkStatus();
+  if (changed) {
+    graph->clear_value_info();
+    for (onnx::ValueInfoProto& output : *graph->mutable_output()) {
+      auto* type = output.mutable_type()->mutable_tensor_type();
+      if (batch.from > 0 && type->shape().dim_size() > 0 &&
+          type->shape().dim(0).dim_value() == batch.from) {
+        batch.outputs.push_back(output.name());
+      }
+      type->clear_shape();
+    }
+  }
+  return batch;
 }
 
 }  // namespace
@@ -252,7 +275,7 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
     graph.constants[t.name()] = std::move(constant);
     initializer_names.insert(t.name());
   }
-  TF_RETURN_IF_ERROR(FixInputShapes(proto, initializer_names, options));
+  TF_ASSIGN_OR_RETURN(const BatchChange batch, FixInputShapes(proto, initializer_names, options));
 
   try {
     onnx::ShapeInferenceOptions inference_options(/*check_type_val=*/false, /*strict_mode_val=*/1,
@@ -277,6 +300,19 @@ nlohmann::json AttributeValue(const onnx::AttributeProto& a) {
   for (const auto& v : proto->output()) {
     note_shape(v);
     graph.outputs.push_back(v.name());
+  }
+  // An output of the exported batch that does not follow the new one: the
+  // export baked its batch into the graph (a Reshape to [1, ...]), and the
+  // model would run at batch 1 with its images folded into one.
+  for (const std::string& output : batch.outputs) {
+    auto it = graph.shapes.find(output);
+    if (it != graph.shapes.end() && !it->second.dims.empty() && it->second.dims[0] != batch.to) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", source, "' was exported at batch ", batch.from,
+          " and fixes it in the graph: at batch ", batch.to, " output '", output, "' would be ",
+          it->second.ToString(),
+          "; export it with a dynamic batch axis (torch.onnx.export(..., dynamic_axes=...))"));
+    }
   }
 
   std::set<std::string> names;

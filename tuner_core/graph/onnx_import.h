@@ -7,7 +7,7 @@
 //
 // Errors are InvalidArgument naming what is wrong: a file that is not ONNX
 // (or is truncated), weights in external data files, a dynamic input
-// dimension with no --input-shape for it, shape inference failing (with
+// dimension with no --input_shape for it, shape inference failing (with
 // ONNX's message, which names the node), a node whose output shape stays
 // unknown is not an error here (task extraction names it if it matters).
 // Constant nodes become constants of the graph.

@@ -141,7 +141,7 @@ TEST(OnnxImportTest, DynamicBatchNeedsInputShape) {
   absl::StatusOr<Graph> graph = ImportOnnxBytes(Bytes(SmallCnn("batch")), "dyn.onnx", {});
   ASSERT_FALSE(graph.ok());
   EXPECT_THAT(graph.status().message(), HasSubstr("'x' dimension 0 is dynamic ('batch')"));
-  EXPECT_THAT(graph.status().message(), HasSubstr("--input-shape x="));
+  EXPECT_THAT(graph.status().message(), HasSubstr("--input_shape x="));
 
   OnnxImportOptions options;
   options.input_shapes["x"] = {1, 8, 16, 16};
@@ -150,16 +150,54 @@ TEST(OnnxImportTest, DynamicBatchNeedsInputShape) {
   EXPECT_EQ(graph->ShapeOf("y")->dims, (std::vector<int64_t>{1, 10}));
 }
 
-TEST(OnnxImportTest, InputShapeMustFitTheModel) {
+// A model exported at batch 1 imported at batch 2: every shape follows;
+// a given shape of another rank or naming no input is refused.
+TEST(OnnxImportTest, InputShapeMayChangeTheExportedBatch) {
   OnnxImportOptions options;
   options.input_shapes["x"] = {2, 8, 16, 16};
   absl::StatusOr<Graph> graph = ImportOnnxBytes(Bytes(SmallCnn()), "small.onnx", options);
-  ASSERT_FALSE(graph.ok());
-  EXPECT_THAT(graph.status().message(), HasSubstr("the model fixes it to 1"));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  for (const std::string& output : graph->outputs) {
+    EXPECT_EQ(graph->shapes.at(output).dims.at(0), 2) << output;
+  }
+  options.input_shapes["x"] = {2, 8, 16};
+  EXPECT_THAT(ImportOnnxBytes(Bytes(SmallCnn()), "small.onnx", options).status().message(),
+              HasSubstr("has 3 dimensions, the model's input has 4"));
   options.input_shapes = {{"image", {1, 8, 16, 16}}};
   graph = ImportOnnxBytes(Bytes(SmallCnn()), "small.onnx", options);
   ASSERT_FALSE(graph.ok());
   EXPECT_THAT(graph.status().message(), HasSubstr("'image', which is not an input"));
+}
+
+// x[1, 4] -> Reshape to [1, -1] (the batch baked in, as an export at batch
+// 1 writes it) -> Relu: at batch 2 the output would be [1, 8], refused.
+TEST(OnnxImportTest, BatchBakedIntoTheGraphIsRefused) {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  AddInput(g, "x", {1, 4});
+  onnx::TensorProto* shape = g->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(2);
+  shape->add_int64_data(1);
+  shape->add_int64_data(-1);
+  AddNode(g, "Reshape", "flat", {"x", "shape"}, {"f"});
+  AddNode(g, "Relu", "relu", {"f"}, {"y"});
+  onnx::ValueInfoProto* y = g->add_output();
+  y->set_name("y");
+  auto* type = y->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::FLOAT);
+  type->mutable_shape()->add_dim()->set_dim_value(1);
+  type->mutable_shape()->add_dim()->set_dim_value(4);
+  OnnxImportOptions options;
+  options.input_shapes["x"] = {2, 4};
+  absl::StatusOr<Graph> graph = ImportOnnxBytes(Bytes(m), "baked.onnx", options);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(graph.status().message(),
+              HasSubstr("exported at batch 1 and fixes it in the graph: at batch 2 output 'y' "
+                        "would be [1, 8]"));
 }
 
 TEST(OnnxImportTest, UnknownShapeOfATunedOperatorNamesTheNode) {
