@@ -102,8 +102,8 @@ def ort_ms(args, onnx_path, input_path, expected_path, threads):
 
 def torch_ms(args, name, threads):
     code, out, _ = run([sys.executable, __file__, "--torch_child", name, "--threads",
-                        str(threads), "--runs", str(args.runs)], env=threads_env(threads),
-                       stdout_only=True)
+                        str(threads), "--runs", str(args.runs), "--batch", str(args.batch)],
+                       env=threads_env(threads), stdout_only=True)
     try:
         result = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -111,7 +111,7 @@ def torch_ms(args, name, threads):
     return min(v for k, v in result.items() if k in ("eager", "jit", "ofi")), ""
 
 
-def torch_child(name, threads, runs):
+def torch_child(name, threads, runs, batch):
     """Prints PyTorch's median ms of the three ways (compiled_model_bench_torch.py's)."""
     import torch  # pylint: disable=import-outside-toplevel
     spec = importlib.util.spec_from_file_location(
@@ -119,7 +119,7 @@ def torch_child(name, threads, runs):
     timing = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(timing)
     torch.set_num_threads(threads)
-    built = load_zoo().build(name)
+    built = load_zoo().build(name, batch=batch)
     try:
         result = timing.three_ways_ms(built.model.eval(), built.example, runs)
     except Exception as error:  # a model that does not trace: eager still counts
@@ -157,18 +157,27 @@ def rel_error(got_path, expected_path):
 
 
 def bench_model(args, zoo, name, threads_list):
-    row = {"model": name}
-    os.makedirs(args.work_dir, exist_ok=True)
-    onnx_path = os.path.join(args.work_dir, name + ".onnx")
-    input_path = os.path.join(args.work_dir, name + "_input.npy")
-    expected_path = os.path.join(args.work_dir, name + "_expected.npy")
+    row = {"model": name, "batch": args.batch}
+    # Batch N: a dynamic-batch export (ONNX Runtime needs one), which we
+    # compile at N with --input_shape.
+    folder = args.work_dir if args.batch == 1 else os.path.join(args.work_dir, f"batch{args.batch}")
+    os.makedirs(folder, exist_ok=True)
+    onnx_path = os.path.join(folder, name + ".onnx")
+    input_path = os.path.join(folder, name + "_input.npy")
+    expected_path = os.path.join(folder, name + "_expected.npy")
     if not os.path.exists(onnx_path):
-        zoo.export(name, args.work_dir, opset=args.opset, reference=True)
-    lib = os.path.join(args.work_dir, "out_" + name)
-    cmd = [args.tunefleet, "compile", "--model", onnx_path, "-o", lib]
+        zoo.export(name, folder, opset=args.opset, reference=True, batch=args.batch,
+                   dynamic_batch=args.batch > 1)
+    lib = os.path.join(folder, "out_" + name)
+    shape_flags = []
+    if args.batch > 1:
+        import numpy as np  # pylint: disable=import-outside-toplevel
+        dims = np.load(input_path).shape
+        shape_flags = ["--input_shape", "input=" + ",".join(str(d) for d in dims)]
+    cmd = [args.tunefleet, "compile", "--model", onnx_path, "-o", lib] + shape_flags
     records = args.records
     if args.tune_trials > 0:
-        records, tuning = tune_model(args, name, onnx_path)
+        records, tuning = tune_model(args, name, onnx_path, folder, shape_flags)
         row["tuning"] = tuning
         if "error" in tuning:
             row["error"] = "tune: " + tuning["error"]
@@ -219,10 +228,10 @@ def bench_model(args, zoo, name, threads_list):
     return row
 
 
-def tune_model(args, name, onnx_path):
-    """Tunes `name` once with the fixed budget (kept in work_dir/tuned/):
+def tune_model(args, name, onnx_path, folder, shape_flags):
+    """Tunes `name` once with the fixed budget (kept in folder/tuned/):
     its records file and {seconds, trials, command}."""
-    folder = os.path.join(args.work_dir, "tuned")
+    folder = os.path.join(folder, "tuned")
     os.makedirs(folder, exist_ok=True)
     log = os.path.join(folder, name + ".jsonl")
     report = os.path.join(folder, name + ".tune.json")
@@ -233,7 +242,8 @@ def tune_model(args, name, onnx_path):
         os.remove(log)  # a tuning that did not finish: start again
     n = args.tune_trials
     cmd = [args.tunefleet, "tune", "--model", onnx_path, "--tuner", "xgb", "--trials", str(n),
-           "--selective", "top3", "--selective_followup", str(max(0, n - 3)), "--log", log]
+           "--selective", "top3", "--selective_followup", str(max(0, n - 3)), "--log", log
+           ] + shape_flags
     code, out, seconds = run(cmd, timeout=3 * 3600)
     tuning = {"seconds": round(seconds, 1), "trials_per_task": n, "command": " ".join(cmd)}
     if code != 0:
@@ -260,6 +270,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--opset", type=int, default=14)
+    parser.add_argument("--batch", type=int, default=1,
+                        help="batch size (above 1: a dynamic-batch export, ours compiled at it)")
     parser.add_argument("--records", default="")
     parser.add_argument("--tune_trials", type=int, default=0,
                         help="tune each model first, at most this many trials per task")
@@ -272,7 +284,7 @@ def main():
     parser.add_argument("--torch_child", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.torch_child:
-        torch_child(args.torch_child, int(args.threads), args.runs)
+        torch_child(args.torch_child, int(args.threads), args.runs, args.batch)
         return 0
     zoo = load_zoo()
     names = [m for m in args.models.split(",") if m] or list(zoo.REPRESENTATIVE)
