@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "tuner_core/graph/canonicalize.h"
 #include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
@@ -78,6 +79,11 @@ std::vector<OperatorInfo> MakeTable() {
       TensorOp("LayerNormalization", kLowerLayerNorm, {"axis", "epsilon", "stash_type"},
                "also fused from its opset-13 decomposition"),
       TensorOp("InstanceNormalization", kLowerInstanceNorm, {"epsilon"}),
+      Of("ConvTranspose", OpLowering::kTunedKernel,
+         {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape",
+          "pads", "strides"},
+         "2-D: a tuned Conv of its input spread by the strides (at model load)"),
+      TensorOp(kDilateOp, kLowerDilate, {"strides", "pads"}, "ConvTranspose's spread input"),
       TensorOp("Resize", kLowerResize,
                {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
                 "exclude_outside", "extrapolation_value", "antialias", "axes",

@@ -203,6 +203,29 @@ namespace {
   return absl::OkStatus();
 }
 
+// canonicalize.h's kDilateOp: a constant-0 pad whose input positions are
+// `strides` apart (step.strides, one per axis) and whose pads may crop.
+[[nodiscard]] absl::Status LowerDilate(const Graph&, const GraphNode& node, const TensorShape& in,
+                                       const TensorShape& out, LoweredTensorOp& lowered) {
+  const std::vector<int64_t> strides = IntsAttribute(node, "strides", {1, 1});
+  const std::vector<int64_t> pads = IntsAttribute(node, "pads", {0, 0, 0, 0});
+  if (in.dims.size() != 4 || strides.size() != 2 || pads.size() != 4) {
+    return NodeError(node, "needs a 4-D input, 2 strides and 4 pads");
+  }
+  PlanStep& step = lowered.step;
+  step.op = StepOp::kPad;
+  step.pad_mode = PadMode::kConstant;
+  step.in_shape = in.dims;
+  step.strides = {1, 1, strides[0], strides[1]};
+  step.pads = {0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]};
+  for (size_t d = 0; d < 4; ++d) {
+    if ((in.dims[d] - 1) * step.strides[d] + 1 + step.pads[d] + step.pads[4 + d] != out.dims[d]) {
+      return NodeError(node, "pads disagree with the output shape");
+    }
+  }
+  return absl::OkStatus();
+}
+
 [[nodiscard]] absl::Status LowerSoftmax(const Graph&, const GraphNode& node, const TensorShape& in,
                                         const TensorShape&, LoweredTensorOp& lowered) {
   TF_ASSIGN_OR_RETURN(const AxisSplit split,
@@ -328,6 +351,7 @@ const TensorOpLowering kLowerSlice = &LowerSliceOp;
 const TensorOpLowering kLowerBinary = &LowerBinary;
 const TensorOpLowering kLowerConcat = &LowerConcat;
 const TensorOpLowering kLowerPad = &LowerPad;
+const TensorOpLowering kLowerDilate = &LowerDilate;
 const TensorOpLowering kLowerSoftmax = &LowerSoftmax;
 const TensorOpLowering kLowerReduce = &LowerReduce;
 const TensorOpLowering kLowerGather = &LowerGather;

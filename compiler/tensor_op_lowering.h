@@ -44,7 +44,8 @@ extern const TensorOpLowering kLowerTranspose;
 extern const TensorOpLowering kLowerSlice;
 extern const TensorOpLowering kLowerBinary;  // Add, Sub, Mul, Div, Pow, PRelu (numpy broadcasting)
 extern const TensorOpLowering kLowerConcat;
-extern const TensorOpLowering kLowerPad;  // constant, reflect and edge modes
+extern const TensorOpLowering kLowerPad;     // constant, reflect and edge modes
+extern const TensorOpLowering kLowerDilate;  // canonicalize.h's kDilateOp, as a strided pad
 extern const TensorOpLowering kLowerBatchNorm;
 extern const TensorOpLowering kLowerSoftmax;
 extern const TensorOpLowering kLowerReduce;  // ReduceMean/Sum/Max/Min over adjacent axes

@@ -349,8 +349,11 @@ nlohmann::json ModelPlan::ToJson() const {
           }
         }
       }
-      if (step.op == StepOp::kPad && (step.pads.size() != 2 * step.in_shape.size() ||
-                                      step.in_shape.size() != step.out_shape.size())) {
+      if (step.op == StepOp::kPad &&
+          (step.pads.size() != 2 * step.in_shape.size() ||
+           step.in_shape.size() != step.out_shape.size() ||
+           (!step.strides.empty() && (step.strides.size() != step.in_shape.size() ||
+                                      step.pad_mode != PadMode::kConstant)))) {
         return absl::InvalidArgumentError(
             absl::StrCat("model plan: step '", step.node, "' has pads not of its rank"));
       }

@@ -139,7 +139,8 @@ enum class StepOp {
                    // in x's layout (a 4-D x may be blocked); inputs x, scale, B, mean,
                    // var; alpha: epsilon; then `activation`
   kPad,            // in_shape padded by pads (every axis' begin, then every axis' end) into
-                   // out_shape, filled per pad_mode (kConstant: with alpha)
+                   // out_shape, filled per pad_mode (kConstant: with alpha); with
+                   // strides (kConstant), input positions that far apart (a spread input)
   kGather,         // [outer, n, inner] (in_shape) at `indices` along n: [outer, indices, inner]
   kChannelBinary,  // binary(a, b[n, c]) for a 4-D a in any layout (out: a's layout) and b
                    // one value per channel (in_shape [N or 1, C]): a squeeze-excite scale

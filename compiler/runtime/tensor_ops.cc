@@ -182,9 +182,12 @@ TF_VECTOR_CLONES RowStats LayerNormRow(const float* __restrict x, const float* _
 }
 
 // The input index an output coordinate reads along an axis of `dim`
-// values with `before` padded in front, or -1 (kConstant outside).
-int64_t PadSource(int64_t out_index, int64_t before, int64_t dim, PadMode mode) {
+// values `stride` apart (kConstant only; 1 for the others) with `before`
+// padded in front, or -1 (kConstant outside or between).
+int64_t PadSource(int64_t out_index, int64_t before, int64_t dim, PadMode mode,
+                  int64_t stride = 1) {
   int64_t i = out_index - before;
+  if (stride > 1) return i >= 0 && i % stride == 0 && i / stride < dim ? i / stride : -1;
   if (i >= 0 && i < dim) return i;
   if (mode == PadMode::kConstant) return -1;
   if (mode == PadMode::kEdge) return std::clamp<int64_t>(i, 0, dim - 1);
@@ -210,7 +213,8 @@ void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt)
     int64_t rest = row, at = 0;
     bool inside = true;
     for (int64_t d = rank - 2; d >= 0; --d) {
-      const int64_t source = PadSource(rest % out_dims[d], step.pads[d], in_dims[d], step.pad_mode);
+      const int64_t source = PadSource(rest % out_dims[d], step.pads[d], in_dims[d], step.pad_mode,
+                                       step.strides.empty() ? 1 : step.strides[d]);
       rest /= out_dims[d];
       if (source < 0) inside = false;
       at += source * in_strides[d];
@@ -220,8 +224,9 @@ void Pad(const PlanStep& step, const float* in, float* out, const TfRuntime* rt)
       return;
     }
     const float* src = in + at;
+    const int64_t stride = step.strides.empty() ? 1 : step.strides[rank - 1];
     for (int64_t x = 0; x < width; ++x) {
-      const int64_t source = PadSource(x, before, in_width, step.pad_mode);
+      const int64_t source = PadSource(x, before, in_width, step.pad_mode, stride);
       dst[x] = source < 0 ? fill : src[source];
     }
   });

@@ -4,7 +4,11 @@
 //   - Max, Min and Sum of three or more inputs become chains of binary nodes
 //     (Max(a, b, c) = Max(Max(a, b), c));
 //   - a Gemm with transA = 1 reads a Transpose of its A (the tuned dense
-//     kernel takes A as [M, K]).
+//     kernel takes A as [M, K]);
+//   - a 2-D ConvTranspose with constant weights becomes a Conv (stride 1,
+//     the tuned conv2d) of its input spread by the strides with zeros and
+//     padded (kDilateOp), with the weights flipped and their channel axes
+//     swapped per group.
 // New nodes and tensors are named after the node they came from
 // ("<node>.part1", "<node>.A_t").
 //
@@ -17,7 +21,13 @@
 
 namespace tunefleet {
 
-// InvalidArgument naming the node for a variadic node with no input.
+// x [N, C, H, W] with strides - 1 zeros between its values along H and W,
+// then padded by pads (top, left, bottom, right; negative: cropped).
+inline constexpr char kDilateOp[] = "tunefleet.Dilate";
+
+// InvalidArgument naming the node for a variadic node with no input, or a
+// ConvTranspose that is not 2-D, has weights computed at run time, or
+// attributes that do not fit.
 [[nodiscard]] absl::Status Canonicalize(Graph* graph);
 
 }  // namespace tunefleet

@@ -110,6 +110,38 @@ TEST(CompleteShapesTest, CanonicalFormsOfVariadicMaxAndGemmTransA) {
   EXPECT_THAT(done->shapes.at("y").dims, ElementsAre(2, 5));
 }
 
+// ConvTranspose stride 2, pads 1, output_padding 1 on [1, 2, 3, 3]: a Conv
+// of the input spread to 5x5 and padded by 1 and 2, weights flipped with
+// their channel axes swapped; the output is 6x6 as ONNX defines it.
+TEST(CompleteShapesTest, ConvTransposeBecomesAConvOfTheSpreadInput) {
+  Graph g;
+  g.inputs = {"x"};
+  g.shapes["x"] = {kOnnxFloat, {1, 2, 3, 3}};
+  std::vector<float> w(2 * 4 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);
+  g.constants["w"] = Floats({2, 4, 3, 3}, w);
+  g.shapes["w"] = g.constants["w"].shape;
+  GraphNode t{"up", "ConvTranspose", {"x", "w"}, {"y"}};
+  t.attributes["strides"] = {2, 2};
+  t.attributes["pads"] = {1, 1, 1, 1};
+  t.attributes["output_padding"] = {1, 1};
+  g.nodes.push_back(t);
+  ASSERT_TRUE(Canonicalize(&g).ok());
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].op_type, kDilateOp);
+  EXPECT_EQ(g.nodes[0].attributes["pads"], nlohmann::json({1, 1, 2, 2}));
+  EXPECT_EQ(g.nodes[1].op_type, "Conv");
+  EXPECT_EQ(g.nodes[1].name, "up");
+  const ConstantTensor& flipped = g.constants.at("up.weight_flipped");
+  EXPECT_THAT(flipped.shape.dims, ElementsAre(4, 2, 3, 3));
+  // W'[k=1, c=0, 0, 0] = W[c=0, k=1, 2, 2].
+  EXPECT_EQ(flipped.f32[(1 * 2 + 0) * 9], w[(0 * 4 + 1) * 9 + 8]);
+  absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_THAT(done->shapes.at("up.spread_output").dims, ElementsAre(1, 2, 8, 8));
+  EXPECT_THAT(done->shapes.at("y").dims, ElementsAre(1, 4, 6, 6));
+}
+
 TEST(CompleteShapesTest, UnknownShapeSaysWhereInferenceStops) {
   Graph g;
   g.inputs = {"x"};

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "tuner_core/graph/canonicalize.h"
 #include "tuner_core/graph/fold_constants.h"
 #include "tuner_core/graph/static_shapes.h"
 
@@ -141,6 +142,19 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
   if (op == "Slice") {
     TF_ASSIGN_OR_RETURN(SliceWindow slice, SliceWindowOf(graph, node, in));
     return slice.out_shape;
+  }
+  if (op == kDilateOp) {
+    const std::vector<int64_t> strides = IntsAttribute(node, "strides", {1, 1});
+    const std::vector<int64_t> pads = IntsAttribute(node, "pads", {0, 0, 0, 0});
+    if (in.size() != 4 || strides.size() != 2 || pads.size() != 4) {
+      return NodeError(node, "needs a 4-D input, 2 strides and 4 pads");
+    }
+    std::vector<int64_t> out = in;
+    for (size_t d = 0; d < 2; ++d) {
+      out[2 + d] = (in[2 + d] - 1) * strides[d] + 1 + pads[d] + pads[2 + d];
+      if (strides[d] < 1 || out[2 + d] < 1) return NodeError(node, "strides or pads out of range");
+    }
+    return out;
   }
   if (op == "Resize") {
     TF_ASSIGN_OR_RETURN(ResizeShape shape, ResizeShapeOf(graph, node, in));
