@@ -7,7 +7,11 @@ namespace tunefleet {
 
 int64_t TensorShape::NumElements() const {
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  for (int64_t d : dims) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kMaxTensorElements) {
+      return kMaxTensorElements + 1;
+    }
+  }
   return n;
 }
 

@@ -32,10 +32,15 @@ inline bool IsIntegerDtype(int dtype) {
   return dtype == kOnnxInt64 || dtype == kOnnxInt32 || dtype == kOnnxBool;
 }
 
+// The most elements a tensor of a model may have (2^34: 64 GiB of floats).
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 34;
+
 struct TensorShape {
   int dtype = kOnnxFloat;
   std::vector<int64_t> dims;
 
+  // The product of dims, saturated at kMaxTensorElements + 1 (a crafted
+  // shape never overflows; callers refuse anything above the cap).
   int64_t NumElements() const;
   std::string ToString() const;  // "[1, 3, 224, 224]"
 };

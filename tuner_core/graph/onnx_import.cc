@@ -48,6 +48,10 @@ bool StaticShapeOf(const onnx::TypeProto& type, TensorShape* shape) {
     constant.shape.dims.push_back(d);
   }
   const int64_t n = constant.shape.NumElements();
+  if (n > kMaxTensorElements) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " '", tensor.name(), "' of shape ",
+                                                   constant.shape.ToString(), " is too large"));
+  }
   const std::string& raw = tensor.raw_data();
   // raw_data, when set, holds n values of `width` bytes.
   auto check_raw = [&](int64_t width, const char* values) -> absl::Status {
@@ -291,9 +295,16 @@ struct BatchChange {
     if (initializer_names.count(input.name()) > 0) continue;
     graph.inputs.push_back(input.name());
   }
+  absl::Status too_large;
   auto note_shape = [&](const onnx::ValueInfoProto& value) {
     TensorShape shape;
-    if (StaticShapeOf(value.type(), &shape)) graph.shapes[value.name()] = shape;
+    if (!StaticShapeOf(value.type(), &shape)) return;
+    if (shape.NumElements() > kMaxTensorElements && too_large.ok()) {
+      too_large = absl::InvalidArgumentError(absl::StrCat("tensor '", value.name(), "' of shape ",
+                                                          shape.ToString(),
+                                                          " is too large (over 2^34 elements)"));
+    }
+    graph.shapes[value.name()] = shape;
   };
   for (const auto& v : proto->input()) note_shape(v);
   for (const auto& v : proto->value_info()) note_shape(v);
@@ -301,6 +312,7 @@ struct BatchChange {
     note_shape(v);
     graph.outputs.push_back(v.name());
   }
+  TF_RETURN_IF_ERROR(too_large);
   // An output of the exported batch that does not follow the new one: the
   // export baked its batch into the graph (a Reshape to [1, ...]), and the
   // model would run at batch 1 with its images folded into one.

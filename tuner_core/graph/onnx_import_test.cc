@@ -200,6 +200,18 @@ TEST(OnnxImportTest, BatchBakedIntoTheGraphIsRefused) {
                         "would be [1, 8]"));
 }
 
+// A crafted input shape whose product overflows int64 is refused, not
+// wrapped into a small allocation.
+TEST(OnnxImportTest, HugeShapeIsRefused) {
+  OnnxImportOptions options;
+  options.input_shapes["x"] = {int64_t{1} << 40, 8, int64_t{1} << 40, 16};
+  absl::StatusOr<Graph> graph = ImportOnnxBytes(Bytes(SmallCnn()), "small.onnx", options);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_THAT(graph.status().message(), HasSubstr("is too large"));
+  EXPECT_GT((TensorShape{kOnnxFloat, {int64_t{1} << 40, int64_t{1} << 40}}.NumElements()),
+            kMaxTensorElements);
+}
+
 TEST(OnnxImportTest, UnknownShapeOfATunedOperatorNamesTheNode) {
   onnx::ModelProto m = SmallCnn();
   // An operator of a domain ONNX does not know: its output shape stays unknown.
