@@ -301,6 +301,44 @@ TF_VECTOR_CLONES void PoolRow(const PoolWindow& g, const float* __restrict src,
   }
 }
 
+// PoolRow for a block of kB lanes known at compile time (16: AVX-512's
+// NCHW16c, 8: AVX2's): the taps that fall inside the image are worked out
+// per row and per column, not tested per tap, and the window's kB lanes
+// stay in registers.
+template <bool kMax, int kB>
+TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict src,
+                                   float* __restrict dst, int64_t y) {
+  const int64_t y0 = y * g.sh - g.pt;
+  auto first_inside = [](int64_t start, int64_t d) {
+    return start >= 0 ? 0 : (-start + d - 1) / d;
+  };
+  auto end_inside = [](int64_t start, int64_t d, int64_t k, int64_t n) {
+    return start >= n ? 0 : std::min(k, (n - start + d - 1) / d);
+  };
+  const int64_t r_lo = first_inside(y0, g.dh), r_hi = end_inside(y0, g.dh, g.kh, g.h);
+  const int64_t row_taps = g.count_include_pad ? g.RowTaps(y0, true) : r_hi - r_lo;
+  for (int64_t x = 0; x < g.ow; ++x) {
+    const int64_t x0 = x * g.sw - g.pl;
+    const int64_t s_lo = first_inside(x0, g.dw), s_hi = end_inside(x0, g.dw, g.kw, g.w);
+    float acc[kB];
+    for (int l = 0; l < kB; ++l) acc[l] = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+    for (int64_t r = r_lo; r < r_hi; ++r) {
+      const int64_t row = (y0 + r * g.dh) * g.in_w + x0;
+      for (int64_t s = s_lo; s < s_hi; ++s) {
+        const float* __restrict v = src + (row + s * g.dw) * kB;
+        for (int l = 0; l < kB; ++l) acc[l] = kMax ? std::max(acc[l], v[l]) : acc[l] + v[l];
+      }
+    }
+    if (!kMax) {
+      const int64_t window = row_taps * (g.count_include_pad ? g.ColTaps(x0, true)
+                                                             : std::max<int64_t>(s_hi - s_lo, 0));
+      const float scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
+      for (int l = 0; l < kB; ++l) acc[l] *= scale;
+    }
+    for (int l = 0; l < kB; ++l) dst[x * kB + l] = acc[l];
+  }
+}
+
 // The same for NCHW (one lane): taps outermost and the row's columns
 // innermost, so a stride-1 window vectorises across the output row.
 template <bool kMax>
@@ -420,8 +458,10 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   const PoolWindow window{h,     w,    in_w, b,    ow,   k[0], k[1], st[0],
                           st[1], p[0], p[1], p[2], p[3], dh,   dw,   step.count_include_pad};
   const bool max = step.op == StepOp::kMaxPool;
-  const auto row = b == 1 ? (max ? &PoolRowPlain<true> : &PoolRowPlain<false>)
-                          : (max ? &PoolRow<true> : &PoolRow<false>);
+  const auto row = b == 1    ? (max ? &PoolRowPlain<true> : &PoolRowPlain<false>)
+                   : b == 16 ? (max ? &PoolRowBlock<true, 16> : &PoolRowBlock<false, 16>)
+                   : b == 8  ? (max ? &PoolRowBlock<true, 8> : &PoolRowBlock<false, 8>)
+                             : (max ? &PoolRow<true> : &PoolRow<false>);
   // One output row (n, channel block, y) per task.
   ParallelFor(rt, n * blocks * oh, n * c * oh * ow * k[0] * k[1], [&](int64_t t) {
     row(window, in + (t / oh) * h * in_w * b, out + t * out_w * b, t % oh);
