@@ -9,7 +9,7 @@
 // and leases out), LeaseKeeper (leases back). Not thread-safe: the Scheduler
 // facade calls everything under its one mutex.
 //
-// A trial's states (DESIGN.md): to_build -> building (leased to a builder)
+// A trial's states (trial_lifecycle.h): to_build -> building (leased to a builder)
 // -> to_measure (artifact held here) -> measuring (leased to an agent) ->
 // done. Two states wait for the store: a result the store refused
 // (kResultUnstored) and a requeue whose attempt count the store refused

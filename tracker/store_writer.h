@@ -5,7 +5,7 @@
 //
 // A failed write comes back as the store's code with a message that starts
 // "store write failed (<what>): ", so the caller can pass it on as is. The
-// rule the callers keep (DESIGN.md): nothing is acknowledged to a tuner, a
+// rule the callers keep (trial_lifecycle.h): nothing is acknowledged to a tuner, a
 // watcher or a worker until its write has succeeded. Not thread-safe: the
 // Scheduler facade calls everything under its one mutex (the Store itself is
 // thread-safe).

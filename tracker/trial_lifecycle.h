@@ -1,5 +1,5 @@
 // TrialLifecycle: every transition of a trial and of its job, and the rule
-// that binds them to the store (DESIGN.md): a transition is written first
+// that binds them to the store: a transition is written first
 // and acknowledged (to the tuner, to watchers, in the counters) only once
 // the write succeeded.
 //
