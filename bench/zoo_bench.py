@@ -199,6 +199,8 @@ def bench_model(args, zoo, name, threads_list):
         return row
     row["max_rel_error"] = rel_error(got_path, expected_path)
     row["correct"] = row["max_rel_error"] <= MAX_REL_ERROR
+    if args.check_only:
+        return row
     for threads in threads_list:
         ours, ort, torch_ = [], [], []
         notes = set()
@@ -275,6 +277,8 @@ def main():
     parser.add_argument("--records", default="")
     parser.add_argument("--tune_trials", type=int, default=0,
                         help="tune each model first, at most this many trials per task")
+    parser.add_argument("--check_only", action="store_true",
+                        help="compile and check against PyTorch only (no timing): --opset 13/17 sweeps")
     parser.add_argument("--tune_only", action="store_true",
                         help="with --tune_trials: tune (or reuse the tuning), benchmark nothing")
     parser.add_argument("--work_dir", default="/tmp/tunefleet_zoo_bench")
@@ -316,6 +320,9 @@ def main():
     for r in rows:
         if "error" in r:
             print("%-20s  %s" % (r["model"], r["error"]))
+            continue
+        if "max_rel_error" in r and args.check_only:
+            print("%-20s %8.1e %9.1fs" % (r["model"], r["max_rel_error"], r["compile_seconds"]))
             continue
         if "max_rel_error" not in r:  # --tune_only
             print("%-20s tuned in %.1f s, %s trials" % (

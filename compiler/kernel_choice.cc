@@ -143,14 +143,6 @@ bool Buildable(const Task& task, const Config& config, const TargetSpec& target)
       "template ", task.name(), " found no default config for ", task.workload().Describe()));
 }
 
-// The template a layer without a record gets: the workload's default, but
-// for dense dense_gemm.x86, which reads constant weights in place (the dot
-// kernel) or packed once at compile time (kernel_packing.h), where the
-// default dense_pack.x86 packs them on every call.
-std::string DefaultTemplateName(const ModelLayer& layer) {
-  return layer.workload == "dense" ? "dense_gemm.x86" : "";
-}
-
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<RecordSelection> SelectRecords(const std::string& path,
@@ -243,8 +235,8 @@ std::string DefaultTemplateName(const ModelLayer& layer) {
   KernelChoice choice;
   auto it = records.best.find(Key(layer.workload, layer.args));
   if (it == records.best.end()) {
-    TF_ASSIGN_OR_RETURN(choice.task,
-                        Task::Make(DefaultTemplateName(layer), layer.workload, layer.args, target));
+    TF_ASSIGN_OR_RETURN(choice.task, Task::Make(ModelLayerTemplate(layer.workload), layer.workload,
+                                                layer.args, target));
     TF_ASSIGN_OR_RETURN(choice.config, DefaultConfig(*choice.task, vector_lanes));
     choice.source = "default config";
     return choice;

@@ -61,7 +61,7 @@ TEST(GaugesTest, JobsAndTheirProgressAreCountedByPriorityClass) {
   parts.SubmitJob(10, "cpu", /*priority=*/1);
   parts.SubmitJob(20, "cpu", /*priority=*/3);
   Job& urgent = parts.SubmitJob(30, "cpu", /*priority=*/5);
-  Job& done = parts.SubmitJob(40, "cpu", /*priority=*/1000);
+  Job& done = parts.SubmitJob(40, "cpu", /*priority=*/100);
   urgent.stored.state = proto::RUNNING;
   urgent.done = 7;
   done.stored.state = proto::SUCCEEDED;

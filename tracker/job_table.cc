@@ -122,7 +122,10 @@ constexpr int kMaxTasksPerJob = 1024;
         "n_trial must be in [1, ", options.max_trials_per_job, "], got ", spec.n_trial()));
   }
   if (spec.device_key().empty()) return absl::InvalidArgumentError("device_key is empty");
-  if (spec.priority() < 0) return absl::InvalidArgumentError("priority must be >= 0");
+  if (spec.priority() < 0 || spec.priority() > kMaxJobPriority) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("priority must be in [0, ", kMaxJobPriority, "], got ", spec.priority()));
+  }
   if (spec.max_attempts() < 0) return absl::InvalidArgumentError("max_attempts must be >= 0");
   if (spec.window() < 0) return absl::InvalidArgumentError("window must be >= 0");
   if (spec.priority() == 0) spec.set_priority(1);

@@ -187,6 +187,11 @@ class JobTable {
   int64_t next_watch_ = 1;
 };
 
+// The highest priority a job may ask for: a job's share of its key's
+// agents is its priority over the sum of those waiting, so a cap keeps one
+// job from taking them all.
+inline constexpr int kMaxJobPriority = 100;
+
 // `spec` with defaults filled in (priority 1, the options' max_attempts and
 // build timeout, the random tuner, AutoTVM's measure options, the gradient
 // task policy) and in canonical form (a one-task `task` moved into `tasks`),

@@ -181,6 +181,13 @@ TEST(CompleteJobSpecTest, RefusesFieldsOutOfRangeByName) {
   spec = MinimalSpec();
   spec.set_priority(-1);
   EXPECT_THAT(CompleteJobSpec(spec, options).status().message(), HasSubstr("priority"));
+  spec.set_priority(kMaxJobPriority + 1);  // one job may not take every agent of its key
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("priority must be in [0, 100]"));
+  spec = MinimalSpec();
+  spec.mutable_measure()->set_cooldown_interval_s(1e8);  // agents asleep for years
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("cooldown_interval_s = 1e+08 is invalid: must be in [0, 10] s"));
   spec = MinimalSpec();
   spec.set_tuner("oracle");
   EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),

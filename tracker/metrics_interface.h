@@ -34,7 +34,7 @@ enum class RequeueReason { kWorkerLost = 0, kLeaseExpired = 1 };
 inline constexpr int kNumRequeueReasons = 2;
 
 // Label `priority_class` of tunefleet_jobs and tunefleet_job_trials: a job's
-// priority (JobSpec.priority, its weight in fair sharing, unbounded) in
+// priority (JobSpec.priority, its weight in fair sharing, at most 100) in
 // powers of two, so the label has four values whatever users submit.
 enum class PriorityClass { kOne = 0, kTwoToThree = 1, kFourToSeven = 2, kEightAndUp = 3 };
 inline constexpr int kNumPriorityClasses = 4;

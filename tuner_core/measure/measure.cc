@@ -41,8 +41,10 @@ absl::Status MeasureOptions::Validate() const {
     return bad("repeat", repeat, absl::StrCat("must be in [1, ", kMaxRepeat, "]"));
   }
   if (min_repeat_ms < 0) return bad("min_repeat_ms", min_repeat_ms, "must be >= 0");
-  if (!std::isfinite(cooldown_interval_s) || cooldown_interval_s < 0) {
-    return bad("cooldown_interval_s", cooldown_interval_s, "must be finite and >= 0");
+  if (!std::isfinite(cooldown_interval_s) || cooldown_interval_s < 0 ||
+      cooldown_interval_s > kMaxCooldownIntervalS) {
+    return bad("cooldown_interval_s", cooldown_interval_s,
+               absl::StrCat("must be in [0, ", kMaxCooldownIntervalS, "] s"));
   }
   if (!std::isfinite(timeout_s) || timeout_s <= 0) {
     return bad("timeout_s", timeout_s, "must be finite and > 0");

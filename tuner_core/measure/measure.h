@@ -32,6 +32,9 @@ const char* MeasureErrorName(MeasureErrorNo error_no);
 // device for up to this long, so a typo (600000 for 600) would stall a
 // device's queue for days.
 inline constexpr double kMaxMeasureTimeoutS = 600.0;
+// The longest sleep between a trial's repeats a job may ask for (AutoTVM's
+// default is 0.1 s): more would hold the agents of its key idle for others.
+inline constexpr double kMaxCooldownIntervalS = 10.0;
 // The most repeats one trial may ask for (repeat and max_repeat).
 inline constexpr int kMaxRepeat = 10000;
 
