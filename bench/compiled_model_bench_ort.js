@@ -35,8 +35,8 @@ function parseArgs(argv) {
   return args;
 }
 
-// A little-endian float32, C-order .npy file (what numpy.save writes for
-// the references) as {shape, data}.
+// A little-endian float32 (or int64: token ids), C-order .npy file (what
+// numpy.save writes for the references) as {type, shape, data}.
 function readNpy(file) {
   const bytes = fs.readFileSync(file);
   if (bytes.toString('latin1', 0, 6) !== '\x93NUMPY') throw new Error(`${file}: not a .npy file`);
@@ -44,17 +44,24 @@ function readNpy(file) {
   const headerLength = major === 1 ? bytes.readUInt16LE(8) : bytes.readUInt32LE(8);
   const headerStart = major === 1 ? 10 : 12;
   const header = bytes.toString('latin1', headerStart, headerStart + headerLength);
-  if (!/'descr':\s*'<f4'/.test(header) || !/'fortran_order':\s*False/.test(header)) {
-    throw new Error(`${file}: want little-endian float32 in C order, header ${header.trim()}`);
+  const int64 = /'descr':\s*'<i8'/.test(header);
+  if (!(int64 || /'descr':\s*'<f4'/.test(header)) || !/'fortran_order':\s*False/.test(header)) {
+    throw new Error(`${file}: want little-endian float32 or int64 in C order, header ` +
+                    `${header.trim()}`);
   }
   const shape = header.match(/'shape':\s*\(([^)]*)\)/)[1].split(',')
       .map((s) => s.trim()).filter((s) => s.length > 0).map((s) => parseInt(s, 10));
   const count = shape.reduce((a, b) => a * b, 1);
   const offset = headerStart + headerLength;
-  // Copy: the file's buffer need not be 4-byte aligned at the data.
+  // Copy: the file's buffer need not be aligned at the data.
+  if (int64) {
+    const data = new BigInt64Array(count);
+    for (let i = 0; i < count; ++i) data[i] = bytes.readBigInt64LE(offset + 8 * i);
+    return { type: 'int64', shape, data };
+  }
   const data = new Float32Array(count);
   for (let i = 0; i < count; ++i) data[i] = bytes.readFloatLE(offset + 4 * i);
-  return { shape, data };
+  return { type: 'float32', shape, data };
 }
 
 function median(values) {
@@ -79,7 +86,7 @@ async function main() {
                     `${session.inputNames.length} and ${session.outputNames.length}`);
   }
   const x = readNpy(args.input);
-  const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', x.data, x.shape) };
+  const feeds = { [session.inputNames[0]]: new ort.Tensor(x.type, x.data, x.shape) };
   const output = session.outputNames[0];
   const result = { ort: version, threads: args.threads };
   if (args.expected !== undefined) {
