@@ -8,6 +8,22 @@
 namespace tunefleet {
 namespace {
 
+// Inputs first..last of `node` (scale, B, ...) as operands, each one float
+// per channel of `in` (axis 1).
+[[nodiscard]] absl::Status PerChannelOperands(const Graph& graph, const GraphNode& node,
+                                              const TensorShape& in, size_t first, size_t last,
+                                              LoweredTensorOp& lowered) {
+  for (size_t i = first; i <= last; ++i) {
+    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.inputs[i], &node));
+    if (s.dtype != kOnnxFloat || s.NumElements() != in.dims[1]) {
+      return NodeError(node, absl::StrCat("input '", node.inputs[i], "' ", s.ToString(),
+                                          " is not one float per channel"));
+    }
+    lowered.operands.push_back(node.inputs[i]);
+  }
+  return absl::OkStatus();
+}
+
 [[nodiscard]] absl::Status LowerBatchNorm(const Graph& graph, const GraphNode& node,
                                           const TensorShape& in, const TensorShape&,
                                           LoweredTensorOp& lowered) {
@@ -21,14 +37,7 @@ namespace {
   }
   int64_t inner = 1;
   for (size_t d = 2; d < in.dims.size(); ++d) inner *= in.dims[d];
-  for (size_t i = 1; i < 5; ++i) {
-    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.inputs[i], &node));
-    if (s.dtype != kOnnxFloat || s.NumElements() != in.dims[1]) {
-      return NodeError(node, absl::StrCat("input '", node.inputs[i], "' ", s.ToString(),
-                                          " is not one float per channel"));
-    }
-    lowered.operands.push_back(node.inputs[i]);
-  }
+  TF_RETURN_IF_ERROR(PerChannelOperands(graph, node, in, 1, 4, lowered));
   lowered.step.op = StepOp::kBatchNorm;
   lowered.step.in_shape = {in.dims[0], in.dims[1], inner};
   lowered.step.alpha = node.attributes.value("epsilon", 1e-5f);
@@ -82,14 +91,7 @@ namespace {
   if (node.inputs.size() != 3) return NodeError(node, "needs input, scale and B");
   int64_t inner = 1;
   for (size_t d = 2; d < in.dims.size(); ++d) inner *= in.dims[d];
-  for (size_t i = 1; i < 3; ++i) {
-    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(node.inputs[i], &node));
-    if (s.dtype != kOnnxFloat || s.NumElements() != in.dims[1]) {
-      return NodeError(node, absl::StrCat("input '", node.inputs[i], "' ", s.ToString(),
-                                          " is not one float per channel"));
-    }
-    lowered.operands.push_back(node.inputs[i]);
-  }
+  TF_RETURN_IF_ERROR(PerChannelOperands(graph, node, in, 1, 2, lowered));
   lowered.step.op = StepOp::kLayerNorm;
   lowered.step.in_shape = {in.dims[0] * in.dims[1], inner, in.dims[1]};
   lowered.step.alpha = node.attributes.value("epsilon", 1e-5f);

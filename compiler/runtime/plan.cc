@@ -75,6 +75,12 @@ constexpr std::pair<PadMode, const char*> kPadModeNames[] = {
     {PadMode::kEdge, "edge"},
 };
 
+constexpr std::pair<ElementType, const char*> kElementTypeNames[] = {
+    {ElementType::kFloat32, "float32"},
+    {ElementType::kInt32, "int32"},
+    {ElementType::kInt64, "int64"},
+};
+
 template <typename Enum, size_t N>
 const char* NameOf(const std::pair<Enum, const char*> (&names)[N], Enum value) {
   for (const auto& [v, name] : names) {
@@ -134,34 +140,14 @@ nlohmann::json TensorJson(const PlanTensor& t) {
 [[nodiscard]] absl::StatusOr<PlanTensor> TensorFrom(const nlohmann::json& j) {
   PlanTensor t{j.at("name").get<std::string>(), j.at("buffer").get<int>(),
                j.at("shape").get<std::vector<int64_t>>()};
-  const std::string type = j.value("type", "float32");  // plans before integer inputs
-  bool known = false;
-  for (ElementType e : {ElementType::kFloat32, ElementType::kInt32, ElementType::kInt64}) {
-    if (type == ElementTypeName(e)) {
-      t.type = e;
-      known = true;
-    }
-  }
-  if (!known) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model plan: tensor '", t.name, "' of unknown element type '", type, "'"));
-  }
+  // Plans from before integer inputs have no type: float32.
+  TF_ASSIGN_OR_RETURN(t.type, Parse(kElementTypeNames, j.value("type", "float32"), "element type"));
   return t;
 }
 
 }  // namespace
 
-const char* ElementTypeName(ElementType type) {
-  switch (type) {
-    case ElementType::kFloat32:
-      return "float32";
-    case ElementType::kInt32:
-      return "int32";
-    case ElementType::kInt64:
-      return "int64";
-  }
-  return "?";
-}
+const char* ElementTypeName(ElementType type) { return NameOf(kElementTypeNames, type); }
 
 const char* StepOpName(StepOp op) { return NameOf(kStepOpNames, op); }
 
