@@ -89,6 +89,51 @@ std::vector<Case> SmallCases() {
         {"S", 1},
         {"stride", 1},
         {"padding", 0}}},
+      {"conv2d_igemm.cuda",
+       "conv2d_nchw",
+       {{"N", 1},
+        {"C", 6},
+        {"H", 7},
+        {"W", 9},
+        {"K", 8},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 1},
+        {"padding", 1}}},
+      {"conv2d_igemm.cuda",
+       "conv2d_nchw",
+       {{"N", 2},
+        {"C", 4},
+        {"H", 9},
+        {"W", 8},
+        {"K", 6},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 2},
+        {"padding", {0, 1, 2, 1}}}},
+      {"conv2d_igemm.cuda",
+       "conv2d_nchw",
+       {{"N", 1},
+        {"C", 5},
+        {"H", 8},
+        {"W", 8},
+        {"K", 4},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 1},
+        {"padding", 2},
+        {"dilation", 2}}},
+      {"conv2d_igemm.cuda",
+       "conv2d_nchw",
+       {{"N", 1},
+        {"C", 8},
+        {"H", 6},
+        {"W", 6},
+        {"K", 12},
+        {"R", 1},
+        {"S", 1},
+        {"stride", 1},
+        {"padding", 0}}},
   };
 }
 
@@ -197,6 +242,39 @@ TEST(GpuBuildTest, SampledConfigsThatPassTheLimitsAssembleWithPtxas) {
         {"S", 7},
         {"stride", 2},
         {"padding", 3}}},
+      {"conv2d_igemm.cuda",
+       "conv2d_nchw",  // ResNet-18 layer 2
+       {{"N", 1},
+        {"C", 64},
+        {"H", 56},
+        {"W", 56},
+        {"K", 64},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 1},
+        {"padding", 1}}},
+      {"conv2d_igemm.cuda",
+       "conv2d_nchw",  // ResNet-18 layer 4, stride 2
+       {{"N", 1},
+        {"C", 128},
+        {"H", 28},
+        {"W", 28},
+        {"K", 256},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 2},
+        {"padding", 1}}},
+      {"conv2d_igemm.cuda",
+       "conv2d_nchw",  // the 7x7 stem
+       {{"N", 1},
+        {"C", 3},
+        {"H", 224},
+        {"W", 224},
+        {"K", 64},
+        {"R", 7},
+        {"S", 7},
+        {"stride", 2},
+        {"padding", 3}}},
   };
   std::mt19937_64 rng(11);
   int sampled = 0, within_limits = 0, assembled = 0, max_registers = 0;
@@ -245,6 +323,63 @@ TEST(GpuBuildTest, SampledConfigsThatPassTheLimitsAssembleWithPtxas) {
   EXPECT_GT(within_limits, sampled / 4);
 }
 
+// How often `needle` occurs in `text`.
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// The instruction census of the GEMM knobs: the config's 128-bit fragment
+// and global loads are in the PTX, double buffering keeps its staging
+// registers in registers, and ptxas spills nothing.
+TEST(GpuBuildTest, GemmKnobsShowInThePtx) {
+  auto workload = MakeWorkload("dense", {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+  ASSERT_TRUE(workload.ok());
+  auto tmpl = FindTemplate("dense_gpu.cuda");
+  ASSERT_TRUE(tmpl.ok());
+  auto space = (*tmpl)->DefineSpace(**workload);
+  ASSERT_TRUE(space.ok());
+  auto target = ParseTarget("cuda -mcpu=sm_90");
+  ASSERT_TRUE(target.ok());
+  auto ptx_of = [&](const std::string& entities) -> std::string {
+    auto config = space->FromJsonString(R"({"entity": [)" + entities + "]}");
+    EXPECT_TRUE(config.ok()) << config.status();
+    if (!config.ok()) return "";
+    BuildResult built = BuildCandidate(**tmpl, **workload, *config, *target);
+    EXPECT_TRUE(built.ok()) << built.error_msg;
+    if (!built.ok()) return "";
+    auto artifact = ParseGpuArtifact(built.artifact.shared_object);
+    EXPECT_TRUE(artifact.ok()) << artifact.status();
+    return artifact.ok() ? artifact->ptx : "";
+  };
+  // 128 x 128 block tile, 256 threads of 8 x 8, bk 8: CUTLASS's SIMT shape.
+  const std::string tiles =
+      R"(["tile_m", "sp", [32, 16, 8]], ["tile_n", "sp", [32, 16, 8]], ["tile_k", "sp", [512, 8]])";
+  const std::string fast = R"(, ["frag_m", "ot", 4], ["frag_n", "ot", 4], ["vec_load", "ot", 4],
+      ["pad", "ot", 4], ["double_buffer", "ot", 1], ["raster", "ot", 8])";
+  const std::string scalar = R"(, ["frag_m", "ot", 1], ["frag_n", "ot", 1], ["vec_load", "ot", 1],
+      ["pad", "ot", 0], ["double_buffer", "ot", 0], ["raster", "ot", 1])";
+  const std::string vector_ptx = ptx_of(tiles + fast);
+  const std::string scalar_ptx = ptx_of(tiles + scalar);
+  ASSERT_FALSE(vector_ptx.empty());
+  ASSERT_FALSE(scalar_ptx.empty());
+  // Per k: 2 + 2 float4 fragments, 8 of them per K step, unrolled.
+  EXPECT_GE(Count(vector_ptx, "ld.shared.v4.f32"), 4 * 8);
+  EXPECT_GE(Count(vector_ptx, "ld.global.nc.v4.f32"), 2);
+  EXPECT_GE(Count(vector_ptx, "st.global.v4.f32"), 16);
+  EXPECT_EQ(Count(vector_ptx, ".local"), 0) << "staging or accumulators in local memory";
+  EXPECT_EQ(Count(scalar_ptx, "ld.shared.v4.f32"), 0);
+  EXPECT_EQ(Count(scalar_ptx, "ld.global.nc.v4.f32"), 0);
+  if (access(kPtxas, X_OK) != 0) GTEST_SKIP() << "no ptxas at " << kPtxas;
+  int registers = 0;
+  std::string log;
+  ASSERT_EQ(Assemble(vector_ptx, "sm_90", &registers, &log), 0) << log;
+  std::printf("128x128x8 double-buffered SIMT GEMM: %s", log.c_str());
+  EXPECT_NE(log.find("0 bytes spill stores"), std::string::npos) << log;
+  EXPECT_LE(registers, 255);
+}
+
 TEST(GpuBuildTest, ConfigsBeyondTheLimitsFailAtBuildTime) {
   auto workload = MakeWorkload("dense", {{"M", 4096}, {"N", 4096}, {"K", 4096}});
   ASSERT_TRUE(workload.ok());
@@ -254,7 +389,7 @@ TEST(GpuBuildTest, ConfigsBeyondTheLimitsFailAtBuildTime) {
   ASSERT_TRUE(space.ok());
   // 32 x 64 threads = 2048 per block.
   auto too_many = space->FromJsonString(
-      R"({"entity": [["tile_m", "sp", [128, 32, 1]], ["tile_n", "sp", [64, 64, 1]], ["tile_k", "sp", [512, 8]], ["interleave", "ot", 0], ["vec_load", "ot", 1], ["unroll_k", "ot", 0]]})");
+      R"({"entity": [["tile_m", "sp", [128, 32, 1]], ["tile_n", "sp", [64, 64, 1]], ["tile_k", "sp", [512, 8]], ["frag_m", "ot", 4], ["frag_n", "ot", 4], ["vec_load", "ot", 1], ["pad", "ot", 0], ["double_buffer", "ot", 0], ["raster", "ot", 1]]})");
   ASSERT_TRUE(too_many.ok()) << too_many.status();
   auto small = ParseTarget("cuda -mcpu=sm_90");
   BuildResult r = BuildCandidate(**tmpl, **workload, *too_many, *small);
@@ -263,7 +398,7 @@ TEST(GpuBuildTest, ConfigsBeyondTheLimitsFailAtBuildTime) {
 
   // Fits 1024 threads, not a device that allows 256.
   auto fits = space->FromJsonString(
-      R"({"entity": [["tile_m", "sp", [256, 16, 1]], ["tile_n", "sp", [128, 32, 1]], ["tile_k", "sp", [512, 8]], ["interleave", "ot", 0], ["vec_load", "ot", 1], ["unroll_k", "ot", 0]]})");
+      R"({"entity": [["tile_m", "sp", [256, 16, 1]], ["tile_n", "sp", [128, 32, 1]], ["tile_k", "sp", [512, 8]], ["frag_m", "ot", 4], ["frag_n", "ot", 4], ["vec_load", "ot", 1], ["pad", "ot", 0], ["double_buffer", "ot", 0], ["raster", "ot", 1]]})");
   ASSERT_TRUE(fits.ok()) << fits.status();
   EXPECT_TRUE(BuildCandidate(**tmpl, **workload, *fits, *small).ok());
   auto limited = ParseTarget("cuda -mcpu=sm_90 -max_threads_per_block=256");
@@ -273,7 +408,7 @@ TEST(GpuBuildTest, ConfigsBeyondTheLimitsFailAtBuildTime) {
 
   // 8x8 register tiles x 1024 threads: too many registers per block.
   auto registers = space->FromJsonString(
-      R"({"entity": [["tile_m", "sp", [16, 32, 8]], ["tile_n", "sp", [16, 32, 8]], ["tile_k", "sp", [512, 8]], ["interleave", "ot", 1], ["vec_load", "ot", 1], ["unroll_k", "ot", 0]]})");
+      R"({"entity": [["tile_m", "sp", [16, 32, 8]], ["tile_n", "sp", [16, 32, 8]], ["tile_k", "sp", [512, 8]], ["frag_m", "ot", 1], ["frag_n", "ot", 1], ["vec_load", "ot", 1], ["pad", "ot", 0], ["double_buffer", "ot", 0], ["raster", "ot", 1]]})");
   ASSERT_TRUE(registers.ok()) << registers.status();
   r = BuildCandidate(**tmpl, **workload, *registers, *small);
   EXPECT_EQ(r.error_no, MeasureErrorNo::kInstantiationError);

@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "tuner_core/templates/batch_matmul_pack_x86.h"
 #include "tuner_core/templates/conv2d_direct_cuda.h"
+#include "tuner_core/templates/conv2d_igemm_cuda.h"
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
 #include "tuner_core/templates/dense_gemm_x86.h"
 #include "tuner_core/templates/dense_gpu_cuda.h"
@@ -35,7 +36,8 @@ std::vector<const Template*> BuiltInTemplates() {
   return {&DensePackX86Template(),       &DenseTiledTemplate(),
           &Conv2dNchwcX86Template(),     &DepthwiseConv2dNchwcX86Template(),
           &BatchMatmulPackX86Template(), &DenseGpuCudaTemplate(),
-          &Conv2dDirectCudaTemplate(),   &DenseGemmX86Template()};
+          &Conv2dDirectCudaTemplate(),   &Conv2dIgemmCudaTemplate(),
+          &DenseGemmX86Template()};
 }
 
 }  // namespace
