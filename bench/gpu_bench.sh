@@ -1,46 +1,75 @@
 #!/usr/bin/env bash
-# bench/gpu_bench.sh: tuned GPU kernels against cuBLAS on this host's NVIDIA
-# GPU, through a real fleet on 127.0.0.1 (tracker, builder, tuner and one GPU
-# agent), so the run exercises what a GPU fleet does. Repeatable on any host
-# with an NVIDIA driver, the CUDA toolkit's cuBLAS and this repository's
-# build dependencies (scripts/install_deps.sh):
+# bench/gpu_bench.sh: tuned GPU kernels against cuBLAS and cuDNN on this
+# host's NVIDIA GPU, through a real fleet on 127.0.0.1 (tracker, builders,
+# tuner and one GPU agent), so the run exercises what a GPU fleet does.
+# Repeatable on any host with an NVIDIA driver, the CUDA toolkit's cuBLAS and
+# this repository's build dependencies (scripts/install_deps.sh); PyTorch
+# (with cuDNN) for the references beyond FP32 SGEMM:
 #
 #   bench/gpu_bench.sh [--trials N] [--json PATH] [--device N] [--tuner NAME]
+#                      [--deadline SECONDS]
 #
-# It builds what it needs, reads the GPU (name, compute capability, FP32 peak)
-# with bench/gpu_info (the agent's own detection; nvidia-smi as a fallback for
-# the compute capability), starts the fleet with `tunefleet up --agents 0`
-# plus `tunefleet_agent --gpu`, tunes each task below with target
-# `cuda -mcpu=sm_<cc>` on device key "gpu", then times cuBLAS SGEMM for the
-# dense shape in the same run (bench/cublas_sgemm, CUDA events, median), and
-# prints per task: tuned GFLOPS (the job's best record: AutoTVM's mean of the
-# repeats, each repeat >= MIN_REPEAT_MS of back-to-back launches timed with
-# CUDA events), cuBLAS GFLOPS, their ratio and the fraction of the GPU's FP32
-# peak (SMs x boost clock x FP32 lanes per SM x 2, bench/gpu_peak.cc). The
-# JSON (--json, default gpu_bench.json) has all of it, the jobs' records are
-# in <fleet dir>/records.jsonl and every process's log in <fleet dir>/.
+# In order:
+#  1. the references, with nothing else on the GPU: bench/cublas_sgemm (FP32
+#     SGEMM, CUDA events, median) for each dense shape, and
+#     bench/gpu_references.py (PyTorch: cuBLAS FP32/TF32/FP16 dense and a
+#     BERT-base batch_matmul, cuDNN FP32/FP16 for ResNet-18's 11 convolution
+#     layers in the faster of NCHW and channels-last, ResNet-18 at batch 1
+#     and 16) when python3 has PyTorch;
+#  2. the fleet (`tunefleet up --agents 0 --builders 4` plus `tunefleet_agent
+#     --gpu`), and one job per task below with target `cuda -mcpu=sm_<cc>` on
+#     device key "gpu": FP32 dense 4096^3, 1024^3 and 16x4096x4096, and each
+#     of ResNet-18's 11 convolutions with both CUDA conv templates (the
+#     implicit GEMM and the direct one; per layer the faster counts);
+#  3. the report: per task the job's validated best (AutoTVM's mean of the
+#     repeats, each repeat >= MIN_REPEAT_MS of back-to-back launches timed
+#     with CUDA events, re-measured in fresh runner children), the reference,
+#     their ratio, the fraction of the FP32 peak (SMs x boost clock x FP32
+#     lanes per SM x 2, bench/gpu_peak.cc), and the trials and wall seconds
+#     the search took to come within 90 % of its final figure; the conv
+#     layers' geomean against cuDNN.
+# --trials N sets every task's trials (a smoke run); without it each task has
+# its own (TRIALS_* below). --deadline S: a task that would start S seconds
+# after the script did is skipped (and reported so), so the run fits a lease.
+# The JSON (--json, default gpu_bench.json) has all of it, the jobs' records
+# are in <fleet dir>/records_<job>.jsonl and every process's log in <fleet dir>/.
 #
 # Environment overrides: NUMBER REPEAT MIN_REPEAT_MS TIMEOUT (measure
-# options), TARGET (default cuda -mcpu=sm_<cc>), FLEET_DIR (default: a fresh
-# temporary directory), BAZEL, SANDBOX (the agent's runner sandbox: true,
-# false, or auto (default): sandboxed, after a 2-trial probe job on a 2048^3
-# dense; if the sandbox stopped the probe's runner child (the agent log names
-# a forbidden system call), the agent restarts with --sandbox=false and the
-# report says so).
+# options), VALIDATE_TOP_K (default 3), TARGET (default cuda -mcpu=sm_<cc>),
+# FLEET_DIR (default: a fresh temporary directory), BAZEL, BUILDERS (default
+# 4), SANDBOX (the agent's runner sandbox: true, false, or auto (default):
+# sandboxed after a 2-trial probe job; if the sandbox stopped the probe's
+# runner child (the agent log names a forbidden system call), the agent
+# restarts with --sandbox=false and the report says so).
 set -euo pipefail
 
 # ---- What is tuned: template names and tasks in one place. ------------------
 DENSE_TEMPLATE="dense_gpu.cuda"
-CONV_TEMPLATE="conv2d_direct.cuda"
-DENSE_M=4096 DENSE_N=4096 DENSE_K=4096
-DENSE_ARGS="{\"M\":$DENSE_M,\"N\":$DENSE_N,\"K\":$DENSE_K,\"layout\":\"NK\"}"
-# ResNet-18 at batch 1 (`tunefleet tasks --model resnet-18`): the 3x3 convs of
-# layer1 (56x56, 64 -> 64 channels) and layer3 (14x14, 256 -> 256).
-# name|workload|template|args
-TASKS=(
-  "dense_4096|dense|$DENSE_TEMPLATE|$DENSE_ARGS"
-  "resnet18_conv_56x56_64x64_3x3|conv2d_nchw|$CONV_TEMPLATE|{\"N\":1,\"C\":64,\"H\":56,\"W\":56,\"K\":64,\"R\":3,\"S\":3,\"stride\":1,\"padding\":1,\"layout\":\"NCHW\"}"
-  "resnet18_conv_14x14_256x256_3x3|conv2d_nchw|$CONV_TEMPLATE|{\"N\":1,\"C\":256,\"H\":14,\"W\":14,\"K\":256,\"R\":3,\"S\":3,\"stride\":1,\"padding\":1,\"layout\":\"NCHW\"}"
+CONV_TEMPLATES=("conv2d_igemm.cuda" "conv2d_direct.cuda")
+TRIALS_DENSE_LARGE="${TRIALS_DENSE_LARGE:-160}"  # 4096^3
+TRIALS_DENSE="${TRIALS_DENSE:-64}"
+TRIALS_CONV=("${TRIALS_IGEMM:-32}" "${TRIALS_DIRECT:-16}")  # per CONV_TEMPLATES entry
+# name|M|N|K|trials (layout NK: C = A·Bᵀ, as cuBLAS is timed)
+DENSE_SHAPES=(
+  "dense_4096|4096|4096|4096|$TRIALS_DENSE_LARGE"
+  "dense_1024|1024|1024|1024|$TRIALS_DENSE"
+  "dense_16x4096x4096|16|4096|4096|$TRIALS_DENSE"
+)
+# ResNet-18's convolutions at batch 1 (`tunefleet tasks --model resnet-18`):
+# name|C|H|K|R|stride|padding (square inputs and kernels). bench/gpu_references.py
+# lists the same 11.
+CONV_LAYERS=(
+  "conv1_7x7s2|3|224|64|7|2|3"
+  "l1_3x3|64|56|64|3|1|1"
+  "l2_3x3s2|64|56|128|3|2|1"
+  "l2_3x3|128|28|128|3|1|1"
+  "l2_1x1s2|64|56|128|1|2|0"
+  "l3_3x3s2|128|28|256|3|2|1"
+  "l3_3x3|256|14|256|3|1|1"
+  "l3_1x1s2|128|28|256|1|2|0"
+  "l4_3x3s2|256|14|512|3|2|1"
+  "l4_3x3|512|7|512|3|1|1"
+  "l4_1x1s2|256|14|512|1|2|0"
 )
 KEY="gpu"
 # Measure options: AutoTVM's GPU recommendation is min_repeat_ms >= 100-150.
@@ -48,10 +77,13 @@ NUMBER="${NUMBER:-4}"
 REPEAT="${REPEAT:-3}"
 MIN_REPEAT_MS="${MIN_REPEAT_MS:-150}"
 TIMEOUT="${TIMEOUT:-30}"
+VALIDATE_TOP_K="${VALIDATE_TOP_K:-3}"
+BUILDERS="${BUILDERS:-4}"
 SANDBOX="${SANDBOX:-auto}"
 # ------------------------------------------------------------------------------
 
-TRIALS=300
+TRIALS=""
+DEADLINE=0
 JSON_OUT="gpu_bench.json"
 DEVICE=0
 TUNER="xgb"
@@ -69,11 +101,15 @@ while [[ $# -gt 0 ]]; do
     --device=*) DEVICE="${1#*=}"; shift ;;
     --tuner) TUNER="$2"; shift 2 ;;
     --tuner=*) TUNER="${1#*=}"; shift ;;
+    --deadline) DEADLINE="$2"; shift 2 ;;
+    --deadline=*) DEADLINE="${1#*=}"; shift ;;
     -h|--help) usage 0 ;;
     *) echo "gpu_bench.sh: unknown argument $1" >&2; usage 2 ;;
   esac
 done
-[[ "$TRIALS" =~ ^[0-9]+$ && "$TRIALS" -gt 0 ]] || { echo "gpu_bench.sh: --trials must be a positive integer" >&2; exit 2; }
+[[ -z "$TRIALS" || ( "$TRIALS" =~ ^[0-9]+$ && "$TRIALS" -gt 0 ) ]] || { echo "gpu_bench.sh: --trials must be a positive integer" >&2; exit 2; }
+[[ "$DEADLINE" =~ ^[0-9]+$ ]] || { echo "gpu_bench.sh: --deadline must be a number of seconds" >&2; exit 2; }
+START_S=$SECONDS
 [[ "$SANDBOX" =~ ^(true|false|auto)$ ]] || { echo "gpu_bench.sh: SANDBOX must be true, false or auto" >&2; exit 2; }
 [[ "$JSON_OUT" = /* ]] || JSON_OUT="$PWD/$JSON_OUT"
 
@@ -93,7 +129,7 @@ BIN="$("$BAZEL" info bazel-bin 2>/dev/null)"
 export TUNEFLEET_RUNNER="$BIN/device_agent/tunefleet_runner"
 TUNEFLEET=("$BIN/cli/tunefleet")
 
-for template in $DENSE_TEMPLATE $CONV_TEMPLATE; do
+for template in "$DENSE_TEMPLATE" "${CONV_TEMPLATES[@]}"; do
   "${TUNEFLEET[@]}" templates | grep -q "^$template " ||
     die "template $template is not registered (see \`tunefleet templates\`); fix the names at the top of $0"
 done
@@ -110,6 +146,32 @@ TARGET="${TARGET:-cuda -mcpu=sm_${CC/./}}"
 
 FLEET_DIR="${FLEET_DIR:-$(mktemp -d /tmp/tunefleet-gpu-bench.XXXXXX)}"
 mkdir -p "$FLEET_DIR"
+
+# ---- 1. References, alone on the GPU. -------------------------------------------
+CUBLAS_JSONS=()
+for shape in "${DENSE_SHAPES[@]}"; do
+  IFS='|' read -r name m n k _ <<<"$shape"
+  log "cuBLAS SGEMM ${m}x${n}x${k} on GPU $DEVICE"
+  json="$FLEET_DIR/cublas_$name.json"
+  if ! "$BIN/bench/cublas_sgemm" --m "$m" --n "$n" --k "$k" --device "$DEVICE" --samples 7 \
+       --min_sample_ms 30 --json "$json" >&2; then
+    echo "gpu_bench.sh: cuBLAS reference for $name failed; reporting without it" >&2
+    echo '{}' >"$json"
+  fi
+  CUBLAS_JSONS+=("$name=$json")
+done
+REFERENCES_JSON="$FLEET_DIR/references.json"
+echo '{}' >"$REFERENCES_JSON"
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if python3 -c 'import torch' 2>/dev/null; then
+  log "cuBLAS/cuDNN references through PyTorch (bench/gpu_references.py)"
+  python3 "$SCRIPT_DIR/gpu_references.py" --json "$REFERENCES_JSON" --device "$DEVICE" >&2 ||
+    { echo "gpu_bench.sh: gpu_references.py failed; reporting without it" >&2; echo '{}' >"$REFERENCES_JSON"; }
+else
+  echo "gpu_bench.sh: python3 has no PyTorch: no cuDNN, TF32 or FP16 references" >&2
+fi
+
+# ---- 2. The fleet and the tuning jobs. ------------------------------------------
 UP_PID="" AGENT_PID=""
 stop_fleet() {
   [[ -n "$AGENT_PID" ]] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null || true
@@ -121,7 +183,7 @@ trap 'exit 130' INT TERM
 
 log "fleet in $FLEET_DIR: tracker, 1 builder, 1 tuner (tunefleet up --agents 0) and a GPU agent on key $KEY"
 rm -f "$FLEET_DIR/address"
-"${TUNEFLEET[@]}" up --fleet_dir "$FLEET_DIR" --agents 0 --key "$KEY" >"$FLEET_DIR/up.log" 2>&1 &
+"${TUNEFLEET[@]}" up --fleet_dir "$FLEET_DIR" --agents 0 --builders "$BUILDERS" --key "$KEY" >"$FLEET_DIR/up.log" 2>&1 &
 UP_PID=$!
 for _ in $(seq 600); do
   [[ -s "$FLEET_DIR/address" ]] && break
@@ -175,15 +237,35 @@ if [[ "$SANDBOX" == auto ]]; then
   fi
 fi
 
+# name|workload|template|args|trials, in the order they run.
+TASKS=()
+for shape in "${DENSE_SHAPES[@]}"; do
+  IFS='|' read -r name m n k trials <<<"$shape"
+  TASKS+=("$name|dense|$DENSE_TEMPLATE|{\"M\":$m,\"N\":$n,\"K\":$k,\"layout\":\"NK\"}|${TRIALS:-$trials}")
+done
+for layer in "${CONV_LAYERS[@]}"; do
+  IFS='|' read -r name c h k r stride pad <<<"$layer"
+  for i in "${!CONV_TEMPLATES[@]}"; do
+    TASKS+=("$name|conv2d_nchw|${CONV_TEMPLATES[$i]}|{\"N\":1,\"C\":$c,\"H\":$h,\"W\":$h,\"K\":$k,\"R\":$r,\"S\":$r,\"stride\":$stride,\"padding\":$pad,\"layout\":\"NCHW\"}|${TRIALS:-${TRIALS_CONV[$i]}}")
+  done
+done
+
 RESULTS="$FLEET_DIR/results.tsv"
 : >"$RESULTS"
 for task in "${TASKS[@]}"; do
-  IFS='|' read -r name workload template args <<<"$task"
-  log "$name: $workload $args, template $template, target \"$TARGET\", $TRIALS trials ($TUNER)"
+  IFS='|' read -r name workload template args trials <<<"$task"
+  if [[ "$DEADLINE" -gt 0 && $((SECONDS - START_S)) -ge "$DEADLINE" ]]; then
+    log "$name ($template): skipped, the --deadline of $DEADLINE s has passed"
+    printf '%s\t%s\t%s\t%s\t\t\t%s\t%s\t\n' "$name" "$workload" "$template" "$args" \
+      "skipped (deadline)" "$trials" >>"$RESULTS"
+    continue
+  fi
+  log "$name: $workload $args, template $template, target \"$TARGET\", $trials trials ($TUNER)"
+  job_start=$SECONDS
   job="$("${TUNEFLEET[@]}" submit "${FLEET[@]}" --key "$KEY" --workload "$workload" --args "$args" \
-    --template_name "$template" --target "$TARGET" --tuner "$TUNER" --trials "$TRIALS" \
+    --template_name "$template" --target "$TARGET" --tuner "$TUNER" --trials "$trials" \
     --number "$NUMBER" --repeat "$REPEAT" --min_repeat_ms "$MIN_REPEAT_MS" \
-    --timeout "$TIMEOUT" --name "$name")"
+    --timeout "$TIMEOUT" --validate_top_k "$VALIDATE_TOP_K" --name "$name")"
   status=ok
   "${TUNEFLEET[@]}" watch "${FLEET[@]}" --job "$job" >&2 || status="job $job did not succeed"
   best=""
@@ -193,62 +275,17 @@ for task in "${TASKS[@]}"; do
     reason="no best record: $(head -1 <<<"$best_out")"
     if [[ "$status" == ok ]]; then status="$reason"; else status="$status; $reason"; fi
   fi
-  "${TUNEFLEET[@]}" export "${FLEET[@]}" --job "$job" --log "$FLEET_DIR/records.jsonl" >&2 || true
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$workload" "$template" "$args" "$job" "${best:-}" "$status" >>"$RESULTS"
+  "${TUNEFLEET[@]}" export "${FLEET[@]}" --job "$job" --log "$FLEET_DIR/records_$job.jsonl" >&2 || true
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$workload" "$template" "$args" "$job" \
+    "${best:-}" "$status" "$trials" "$((SECONDS - job_start))" >>"$RESULTS"
 done
-
-# The reference runs with the fleet stopped, so nothing else is on the GPU.
 stop_fleet
-log "cuBLAS SGEMM ${DENSE_M}x${DENSE_N}x${DENSE_K} on GPU $DEVICE"
-CUBLAS_JSON="$FLEET_DIR/cublas.json"
-if ! "$BIN/bench/cublas_sgemm" --m "$DENSE_M" --n "$DENSE_N" --k "$DENSE_K" --device "$DEVICE" \
-     --json "$CUBLAS_JSON" >&2; then
-  echo "gpu_bench.sh: cuBLAS reference failed; reporting without it" >&2
-  echo '{}' >"$CUBLAS_JSON"
-fi
+cat "$FLEET_DIR"/records_*.jsonl >"$FLEET_DIR/records.jsonl" 2>/dev/null || true
 
-python3 - "$RESULTS" "$CUBLAS_JSON" "$GPU_JSON" "$JSON_OUT" "$TARGET" "$TRIALS" "$TUNER" \
-  "$NUMBER" "$REPEAT" "$MIN_REPEAT_MS" "$TIMEOUT" "$FLEET_DIR" "$SANDBOX_NOTE" <<'EOF'
-import json, sys, datetime
-(results_path, cublas_path, gpu_json, out_path, target, trials, tuner,
- number, repeat, min_repeat_ms, timeout, fleet_dir, sandbox) = sys.argv[1:]
-gpu = json.loads(gpu_json)
-cublas = json.load(open(cublas_path))
-peak = gpu.get("fp32_peak_gflops")
-tasks = []
-for line in open(results_path):
-    name, workload, template, args, job, best, status = line.rstrip("\n").split("\t")
-    tuned = float(best) if best else None
-    task = {"name": name, "workload": workload, "args": json.loads(args), "template": template,
-            "job": job, "status": status, "tuned_gflops": tuned}
-    if workload == "dense" and cublas.get("gflops"):
-        task["cublas_gflops"] = cublas["gflops"]
-        task["tuned_over_cublas"] = tuned / cublas["gflops"] if tuned else None
-    if peak and tuned:
-        task["fraction_of_fp32_peak"] = tuned / peak
-    tasks.append(task)
-report = {
-    "date": datetime.datetime.now().isoformat(timespec="seconds"),
-    "gpu": gpu, "target": target, "trials": int(trials), "tuner": tuner,
-    "measure": {"number": int(number), "repeat": int(repeat),
-                "min_repeat_ms": int(min_repeat_ms), "timeout_s": float(timeout)},
-    "runner_sandbox": sandbox, "tasks": tasks, "cublas": cublas, "fleet_dir": fleet_dir,
-}
-with open(out_path, "w") as out:
-    json.dump(report, out, indent=2)
-    out.write("\n")
-fmt = lambda v, f: (f % v) if v is not None else "-"
-print(f"\n{gpu['name']} ({gpu['sm']}), FP32 peak {fmt(peak, '%.0f')} GFLOPS; "
-      f"{trials} trials per task ({tuner}), target \"{target}\"")
-print(f"{'task':<34} {'tuned GFLOPS':>13} {'cuBLAS GFLOPS':>14} {'tuned/cuBLAS':>13} {'of FP32 peak':>13}")
-for t in tasks:
-    print(f"{t['name']:<34} {fmt(t['tuned_gflops'], '%.1f'):>13} "
-          f"{fmt(t.get('cublas_gflops'), '%.1f'):>14} {fmt(t.get('tuned_over_cublas'), '%.3f'):>13} "
-          f"{fmt(t.get('fraction_of_fp32_peak') and 100 * t['fraction_of_fp32_peak'], '%.1f%%'):>13}"
-          + ("" if t["status"] == "ok" else f"  ({t['status']})"))
-if cublas.get("gflops"):
-    print(f"cuBLAS SGEMM alone: {cublas['gflops']:.1f} GFLOPS"
-          + (f" = {100 * cublas['gflops'] / peak:.1f}% of peak" if peak else ""))
-print(f"runner sandbox: {sandbox}")
-print(f"JSON: {out_path}; records and logs: {fleet_dir}/")
-EOF
+# ---- 3. The report. ----------------------------------------------------------------
+CUBLAS_ARGS=()
+for entry in "${CUBLAS_JSONS[@]}"; do CUBLAS_ARGS+=(--cublas "$entry"); done
+python3 "$SCRIPT_DIR/gpu_report.py" --results "$RESULTS" "${CUBLAS_ARGS[@]}" \
+  --references "$REFERENCES_JSON" --gpu "$GPU_JSON" --json "$JSON_OUT" --target "$TARGET" \
+  --tuner "$TUNER" --measure "number=$NUMBER repeat=$REPEAT min_repeat_ms=$MIN_REPEAT_MS timeout_s=$TIMEOUT validate_top_k=$VALIDATE_TOP_K" \
+  --fleet_dir "$FLEET_DIR" --sandbox "$SANDBOX_NOTE"

@@ -20,7 +20,8 @@
 #                           are older than what the bundle needs;
 #   bazel                   a stand-in: `build` does nothing, `info bazel-bin`
 #                           prints bin/;
-#   bench/gpu_bench.sh      the benchmark script of this tree;
+#   bench/                  gpu_bench.sh, gpu_references.py and gpu_report.py
+#                           of this tree;
 #   run_gpu_bench.sh        bench/gpu_bundle_run.sh: sets up the libraries and
 #                           the CUDA paths and runs bench/gpu_bench.sh;
 #   NEEDS, MANIFEST         the glibc/libstdc++ versions needed, and what was
@@ -161,9 +162,9 @@ echo "bazel stand-in ($here): only 'build' and 'info bazel-bin' are provided" >&
 exit 2
 EOF
 chmod 755 "$STAGE/bazel"
-cp bench/gpu_bench.sh "$STAGE/bench/gpu_bench.sh"
+cp bench/gpu_bench.sh bench/gpu_references.py bench/gpu_report.py "$STAGE/bench/"
 cp bench/gpu_bundle_run.sh "$STAGE/run_gpu_bench.sh"
-chmod 755 "$STAGE/bench/gpu_bench.sh" "$STAGE/run_gpu_bench.sh"
+chmod 755 "$STAGE"/bench/* "$STAGE/run_gpu_bench.sh"
 {
   echo "commit $(git rev-parse HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), $(ldd --version | head -1)"
