@@ -34,7 +34,8 @@
 # The JSON (--json, default gpu_bench.json) has all of it, the jobs' records
 # are in <fleet dir>/records_<job>.jsonl and every process's log in <fleet dir>/.
 #
-# Environment overrides: NUMBER REPEAT MIN_REPEAT_MS TIMEOUT (measure
+# Environment overrides: ONLY (a regular expression: only the tasks whose
+# names match run), NUMBER REPEAT MIN_REPEAT_MS TIMEOUT (measure
 # options), VALIDATE_TOP_K (default 3), TARGET (default cuda -mcpu=sm_<cc>),
 # FLEET_DIR (default: a fresh temporary directory), BAZEL, BUILDERS (default
 # 4), SANDBOX (the agent's runner sandbox: true, false, or auto (default):
@@ -80,6 +81,7 @@ TIMEOUT="${TIMEOUT:-30}"
 VALIDATE_TOP_K="${VALIDATE_TOP_K:-3}"
 BUILDERS="${BUILDERS:-4}"
 SANDBOX="${SANDBOX:-auto}"
+ONLY="${ONLY:-}"
 # ------------------------------------------------------------------------------
 
 TRIALS=""
@@ -181,7 +183,7 @@ stop_fleet() {
 trap stop_fleet EXIT
 trap 'exit 130' INT TERM
 
-log "fleet in $FLEET_DIR: tracker, 1 builder, 1 tuner (tunefleet up --agents 0) and a GPU agent on key $KEY"
+log "fleet in $FLEET_DIR: tracker, $BUILDERS builders, 1 tuner (tunefleet up --agents 0) and a GPU agent on key $KEY"
 rm -f "$FLEET_DIR/address"
 "${TUNEFLEET[@]}" up --fleet_dir "$FLEET_DIR" --agents 0 --builders "$BUILDERS" --key "$KEY" >"$FLEET_DIR/up.log" 2>&1 &
 UP_PID=$!
@@ -254,6 +256,7 @@ RESULTS="$FLEET_DIR/results.tsv"
 : >"$RESULTS"
 for task in "${TASKS[@]}"; do
   IFS='|' read -r name workload template args trials <<<"$task"
+  [[ -z "$ONLY" || "$name" =~ $ONLY ]] || continue
   if [[ "$DEADLINE" -gt 0 && $((SECONDS - START_S)) -ge "$DEADLINE" ]]; then
     log "$name ($template): skipped, the --deadline of $DEADLINE s has passed"
     printf '%s\t%s\t%s\t%s\t\t\t%s\t%s\t\n' "$name" "$workload" "$template" "$args" \

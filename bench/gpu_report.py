@@ -36,10 +36,14 @@ def read_json(path):
 def search_progress(path, final_gflops, flops):
     """(trial, seconds) at which the search's figure first reached FRACTION of
     final_gflops, counting failed trials; validation re-measurements (a config
-    seen before) are not trials."""
+    seen before) are not trials. Trials are counted in the file's order (the
+    order the tuner received them); seconds run from the earliest trial's
+    start (its timestamp less its own cost) to the time the reaching trial
+    finished."""
     if not final_gflops or not flops or not os.path.exists(path):
         return None, None
-    seen, trial, first_time = set(), 0, None
+    trials = []  # (gflops or None, finished, started), first sight of each config
+    seen = set()
     with open(path) as f:
         for line in f:
             try:
@@ -51,13 +55,14 @@ def search_progress(path, final_gflops, flops):
             if index in seen:
                 continue
             seen.add(index)
-            trial += 1
-            if first_time is None:
-                first_time = stamp - all_cost
-            if error == 0 and costs:
-                gflops = flops / (sum(costs) / len(costs)) / 1e9
-                if gflops >= FRACTION * final_gflops:
-                    return trial, stamp - first_time
+            gflops = flops / (sum(costs) / len(costs)) / 1e9 if error == 0 and costs else None
+            trials.append((gflops, stamp, stamp - all_cost))
+    if not trials:
+        return None, None
+    start = min(started for _, _, started in trials)
+    for number, (gflops, finished, _) in enumerate(trials, 1):
+        if gflops is not None and gflops >= FRACTION * final_gflops:
+            return number, finished - start
     return None, None
 
 
