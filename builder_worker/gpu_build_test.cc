@@ -450,7 +450,9 @@ TEST(GpuBuildTest, CpuAndGpuTemplatesRejectTheOtherKindOfTarget) {
   EXPECT_EQ(r.error_no, MeasureErrorNo::kInstantiationError);
   EXPECT_FALSE(r.error_msg.empty());
   EXPECT_EQ((*DefaultTemplate("dense", "cuda -mcpu=sm_90"))->name(), "dense_gpu.cuda");
-  EXPECT_EQ((*DefaultTemplate("conv2d_nchw", "cuda -mcpu=sm_80"))->name(), "conv2d_direct.cuda");
+  // The implicit GEMM was faster than the direct template on all 11 of
+  // ResNet-18's layers on an H200 (bench/results/gpu_h200_issue38.log).
+  EXPECT_EQ((*DefaultTemplate("conv2d_nchw", "cuda -mcpu=sm_80"))->name(), "conv2d_igemm.cuda");
   EXPECT_EQ((*DefaultTemplate("dense", "llvm -mcpu=native"))->name(), "dense_pack.x86");
   EXPECT_EQ((*DefaultTemplate("dense", "llvm -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90"))->name(),
             "dense_gpu.cuda");

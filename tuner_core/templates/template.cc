@@ -36,7 +36,7 @@ std::vector<const Template*> BuiltInTemplates() {
   return {&DensePackX86Template(),       &DenseTiledTemplate(),
           &Conv2dNchwcX86Template(),     &DepthwiseConv2dNchwcX86Template(),
           &BatchMatmulPackX86Template(), &DenseGpuCudaTemplate(),
-          &Conv2dDirectCudaTemplate(),   &Conv2dIgemmCudaTemplate(),
+          &Conv2dIgemmCudaTemplate(),    &Conv2dDirectCudaTemplate(),
           &DenseGemmX86Template()};
 }
 
