@@ -453,7 +453,7 @@ TEST(GpuBuildTest, CpuAndGpuTemplatesRejectTheOtherKindOfTarget) {
   // The implicit GEMM was faster than the direct template on all 11 of
   // ResNet-18's layers on an H200 (bench/results/gpu_h200_issue38.log).
   EXPECT_EQ((*DefaultTemplate("conv2d_nchw", "cuda -mcpu=sm_80"))->name(), "conv2d_igemm.cuda");
-  EXPECT_EQ((*DefaultTemplate("dense", "llvm -mcpu=native"))->name(), "dense_pack.x86");
+  EXPECT_EQ((*DefaultTemplate("dense", "llvm -mcpu=native"))->name(), "dense_gemm.x86");
   EXPECT_EQ((*DefaultTemplate("dense", "llvm -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90"))->name(),
             "dense_gpu.cuda");
   EXPECT_FALSE(DefaultTemplate("batch_matmul", "cuda -mcpu=sm_90").ok());

@@ -133,7 +133,7 @@ std::string DescribeTask(const ModelTask& task) {
     options.workload = task.workload;
     options.args = task.args;
     options.shape.clear();
-    options.template_name = ModelLayerTemplate(task.workload);
+    options.template_name.clear();  // each workload's default
     options.task_label = absl::StrFormat("[Task %2d/%2d]", i + 1, tasks.size());
     // Each task's own report is long; the model's summary below has what
     // matters, so keep only warnings and errors from it.

@@ -235,8 +235,7 @@ bool Buildable(const Task& task, const Config& config, const TargetSpec& target)
   KernelChoice choice;
   auto it = records.best.find(Key(layer.workload, layer.args));
   if (it == records.best.end()) {
-    TF_ASSIGN_OR_RETURN(choice.task, Task::Make(ModelLayerTemplate(layer.workload), layer.workload,
-                                                layer.args, target));
+    TF_ASSIGN_OR_RETURN(choice.task, Task::Make("", layer.workload, layer.args, target));
     TF_ASSIGN_OR_RETURN(choice.config, DefaultConfig(*choice.task, vector_lanes));
     choice.source = "default config";
     return choice;

@@ -74,7 +74,7 @@ TEST_F(MeasureCommandTest, PrintsOneRowPerTopRecordWithItsFigureAndRatio) {
   std::set<int64_t> measured;
   for (const RemeasuredRecord& row : *rows) {
     measured.insert(row.config_index);
-    EXPECT_EQ(row.task_name, "dense_pack.x86");
+    EXPECT_EQ(row.task_name, "dense_gemm.x86");
     EXPECT_GT(row.recorded_gflops, 0);
     EXPECT_EQ(row.recorded_validated, row.config_index == validated_index);
     EXPECT_EQ(row.remeasured.pass_costs.size() + row.remeasured.failed_passes, 2u);
@@ -108,7 +108,7 @@ TEST_F(MeasureCommandTest, RefusesAnUnknownTaskAndAForeignArchitecture) {
   absl::Status unknown = RunMeasure(o, progress, out).status();
   EXPECT_EQ(unknown.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(unknown.message(), HasSubstr("--task conv2d_nchwc.x86"));
-  EXPECT_THAT(unknown.message(), HasSubstr("its tasks: dense_pack.x86"));
+  EXPECT_THAT(unknown.message(), HasSubstr("its tasks: dense_gemm.x86"));
 
   // The same record, for another architecture.
   ReadReport report = ReadRecords(log_).value();

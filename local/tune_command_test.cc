@@ -74,7 +74,7 @@ TEST_F(TuneCommandTest, TunesRecordsEveryTrialAndReportsTheBest) {
   // registers cannot hold) were skipped before measuring, never logged: every
   // logged trial ran.
   for (const Record& r : report->records) {
-    EXPECT_EQ(r.task_name, "dense_pack.x86");
+    EXPECT_EQ(r.task_name, "dense_gemm.x86");
     EXPECT_TRUE(r.result.ok()) << MeasureErrorName(r.result.error_no) << ": " << r.result.error_msg;
   }
 

@@ -12,8 +12,7 @@ std::vector<proto::JobTask> ModelJobTasks(const std::vector<ModelTask>& tasks,
   out.reserve(tasks.size());
   for (const ModelTask& task : tasks) {
     proto::JobTask& t = out.emplace_back();
-    *t.mutable_task() =
-        MakeTaskSpec(ModelLayerTemplate(task.workload), task.workload, task.args, target);
+    *t.mutable_task() = MakeTaskSpec("", task.workload, task.args, target);
     t.set_weight(task.num_layers);
     absl::StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(task.workload, task.args);
     t.set_name(absl::StrCat(workload.ok() ? (*workload)->Describe() : task.workload, " x",

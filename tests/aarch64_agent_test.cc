@@ -78,7 +78,8 @@ std::vector<Record> Records(FleetLauncher& fleet, const std::string& job_id) {
 // was refused by the builder because its register tile cannot fit NEON's 32
 // q registers (builder_worker/register_fit.h: the templates' 4-, 8- and
 // 16-lane f32 configs build for NEON, wider vectors as 2 or 4 registers, as
-// long as the tile fits); nothing else fails.
+// long as the tile fits; dense_gemm.x86's dot kernel checks its own tile);
+// nothing else fails.
 void ExpectAllMeasuredTrialsCorrect(const std::vector<Record>& records, int64_t n_trial,
                                     int min_measured) {
   EXPECT_EQ(static_cast<int64_t>(records.size()), n_trial);
@@ -86,8 +87,9 @@ void ExpectAllMeasuredTrialsCorrect(const std::vector<Record>& records, int64_t 
   for (const Record& record : records) {
     EXPECT_EQ(record.target, kBigCoreTarget);
     if (record.result.error_no == MeasureErrorNo::kInstantiationError &&
-        absl::StrContains(record.result.error_msg, "register tile needs") &&
-        absl::StrContains(record.result.error_msg, "has 32")) {
+        ((absl::StrContains(record.result.error_msg, "register tile needs") &&
+          absl::StrContains(record.result.error_msg, "has 32")) ||
+         absl::StrContains(record.result.error_msg, "needs more than 32 vector registers"))) {
       continue;  // refused before codegen: the tile would spill on NEON
     }
     EXPECT_EQ(record.result.error_no, MeasureErrorNo::kNoError)

@@ -19,7 +19,7 @@ TEST(DenseFaultTestTemplateTest, RegisteredByLinkingButNeverADefault) {
   EXPECT_EQ(KernelEntryName(**tmpl), "tf_dense_fault_test");
   auto def = DefaultTemplate("dense");
   ASSERT_TRUE(def.ok());
-  EXPECT_EQ((*def)->name(), "dense_pack.x86");
+  EXPECT_EQ((*def)->name(), "dense_gemm.x86");
 }
 
 TEST(DenseFaultTestTemplateTest, SpaceHasThreeFaultsAndAllInstantiate) {

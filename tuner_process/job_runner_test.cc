@@ -75,7 +75,7 @@ TEST(JobRunnerTest, KeepsTheWindowFullAndStopsAtNTrial) {
 }
 
 std::string GridConfigJson(int64_t index) {
-  auto task = Task::Make("", "dense",
+  auto task = Task::Make("dense_pack.x86", "dense",
                          nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm")
                   .value();
   return task->space().Get(index).value().ToJson().dump();
@@ -191,6 +191,7 @@ proto::JobAssignment ModelAssignment(const std::vector<std::pair<int, double>>& 
   spec->clear_task();
   for (const auto& [m, weight] : tasks) {
     proto::JobTask* t = spec->add_tasks();
+    t->mutable_task()->set_template_name("dense_pack.x86");  // the spaces the tests count on
     t->mutable_task()->set_workload_name("dense");
     t->mutable_task()->set_workload_args_json(
         absl::StrCat(R"({"M":)", m, R"(,"N":32,"K":32,"layout":"NK"})"));
@@ -213,8 +214,8 @@ proto::TrialUpdate DoneOf(const proto::ProposedConfig& c, double cost, double ti
 // its result time is its position.
 void AddDoneTrial(proto::JobAssignment& a, int task_index, int64_t config, double cost) {
   static const std::unique_ptr<Task> task =
-      Task::Make("", "dense", nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"),
-                 "llvm")
+      Task::Make("dense_pack.x86", "dense",
+                 nlohmann::json::parse(R"({"M":32,"N":32,"K":32,"layout":"NK"})"), "llvm")
           .value();
   proto::KnownTrial* t = a.add_trials();
   t->set_trial_id(a.trials_size() - 1);
@@ -422,7 +423,7 @@ TEST(JobRunnerTest, ModelJobResumesWithItsSchedulerState) {
     proto::KnownTrial* t = a.add_trials();
     t->set_trial_id(i);
     t->set_task_index(0);
-    auto task = Task::Make("", "dense",
+    auto task = Task::Make("dense_pack.x86", "dense",
                            nlohmann::json::parse(R"({"M":16,"N":32,"K":32,"layout":"NK"})"), "llvm")
                     .value();
     t->set_config_index(i);
@@ -460,7 +461,7 @@ TEST(JobRunnerTest, RefusedConfigsOfAModelJobGoBackToTheirTask) {
 
 TEST(JobRunnerTest, TakeoverAfterATaskUsedUpItsSpaceGoesOnWithTheNext) {
   proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}}, 100000, 4, "sequential");
-  auto first = Task::Make("", "dense",
+  auto first = Task::Make("dense_pack.x86", "dense",
                           nlohmann::json::parse(R"({"M":16,"N":32,"K":32,"layout":"NK"})"), "llvm")
                    .value();
   const int64_t size = first->space().size();

@@ -12,7 +12,7 @@ namespace {
 
 std::unique_ptr<Task> DenseTask(int64_t m, int64_t n, int64_t k) {
   absl::StatusOr<std::unique_ptr<Task>> task =
-      Task::Make("", "dense", {{"M", m}, {"N", n}, {"K", k}}, "llvm");
+      Task::Make("dense_pack.x86", "dense", {{"M", m}, {"N", n}, {"K", k}}, "llvm");
   EXPECT_TRUE(task.ok()) << task.status();
   return std::move(task).value();
 }

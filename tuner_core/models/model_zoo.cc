@@ -168,10 +168,6 @@ const ModelEntry kModels[] = {
 
 }  // namespace
 
-std::string ModelLayerTemplate(const std::string& workload) {
-  return workload == "dense" ? "dense_gemm.x86" : "";
-}
-
 std::vector<std::string> ModelNames() {
   std::vector<std::string> names;
   for (const ModelEntry& entry : kModels) names.push_back(entry.name);

@@ -51,13 +51,6 @@ struct ModelTask {
   std::vector<std::string> layer_names;  // the layers it serves, in model order
 };
 
-// The template a model's layers of `workload` are tuned and compiled with
-// when none is named: the workload's default, but dense_gemm.x86 for dense,
-// which reads a layer's constant weights in place (its dot kernel) or packed
-// once at compile time, where the default dense_pack.x86 packs them on
-// every call (and its tuned kernels then lose to dense_gemm.x86's default).
-std::string ModelLayerTemplate(const std::string& workload);
-
 // "mobilenet-v2", "resnet-18", "resnet-50", "vgg-16" (sorted).
 std::vector<std::string> ModelNames();
 

@@ -95,7 +95,7 @@ TEST(TvmRecordTest, EveryLineIsARecordOrSaysWhyNot) {
       {10, "dtype uint8 is not supported"},
       {11, "\"NCHW8c\" is not supported"},
       {12, "argument bias: a fused bias"},
-      {13, "template conv2d_direct.cuda"},
+      {13, "template conv2d_igemm.cuda"},
       {14, "is not all positive integers"},
       {15, "log version 0.1 is not supported"},
       {16, "error_no"},

@@ -94,7 +94,7 @@ int64_t VectorLanes(int64_t run) { return std::gcd<int64_t>(run, 4); }
 
 }  // namespace
 
-absl::Status DefineGpuGemmSpace(const GpuGemmSpec& spec, ConfigSpace& space) {
+[[nodiscard]] absl::Status DefineGpuGemmSpace(const GpuGemmSpec& spec, ConfigSpace& space) {
   if (spec.m <= 0 || spec.n <= 0 || spec.k <= 0 || spec.batch <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("GPU GEMM of non-positive size ", spec.batch,
                                                    " x ", spec.m, " x ", spec.n, " x ", spec.k));
@@ -115,8 +115,8 @@ absl::Status DefineGpuGemmSpace(const GpuGemmSpec& spec, ConfigSpace& space) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Stmt> GpuGemmNest(const GpuGemmSpec& spec, const Config& config,
-                                 const char* template_name) {
+[[nodiscard]] absl::StatusOr<Stmt> GpuGemmNest(const GpuGemmSpec& spec, const Config& config,
+                                               const char* template_name) {
   TF_ASSIGN_OR_RETURN(const GemmTiles t, ResolveTiles(spec, config, template_name));
   const int64_t BM = t.BM(), BN = t.BN(), bk = t.bk;
   const int64_t rows_a = BM + t.pad, rows_b = BN + t.pad;

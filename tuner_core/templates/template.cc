@@ -31,13 +31,20 @@ RegisteredTemplates& Registered() {
   return *registered;
 }
 
-// The templates every binary has, best first per workload.
+// The templates every binary has, best first per workload: dense_gemm.x86
+// spans dense_pack.x86's space and adds weights packed once and the dot
+// kernel (small M), so it is the dense default; conv2d_igemm.cuda beat
+// conv2d_direct.cuda on every ResNet-18 layer on an H200.
 std::vector<const Template*> BuiltInTemplates() {
-  return {&DensePackX86Template(),       &DenseTiledTemplate(),
-          &Conv2dNchwcX86Template(),     &DepthwiseConv2dNchwcX86Template(),
-          &BatchMatmulPackX86Template(), &DenseGpuCudaTemplate(),
-          &Conv2dIgemmCudaTemplate(),    &Conv2dDirectCudaTemplate(),
-          &DenseGemmX86Template()};
+  return {&DenseGemmX86Template(),
+          &DensePackX86Template(),
+          &DenseTiledTemplate(),
+          &Conv2dNchwcX86Template(),
+          &DepthwiseConv2dNchwcX86Template(),
+          &BatchMatmulPackX86Template(),
+          &DenseGpuCudaTemplate(),
+          &Conv2dIgemmCudaTemplate(),
+          &Conv2dDirectCudaTemplate()};
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ TEST(TemplatesTest, FindsTemplatesByNameAndDefaultForDense) {
   EXPECT_EQ((*pack)->workload_name(), "dense");
   auto def = DefaultTemplate("dense");
   ASSERT_TRUE(def.ok());
-  EXPECT_EQ((*def)->name(), "dense_pack.x86");
+  EXPECT_EQ((*def)->name(), "dense_gemm.x86");
   auto missing = FindTemplate("conv2d_magic");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("dense_pack.x86"), std::string::npos);
@@ -31,7 +31,8 @@ TEST(TemplatesTest, TiledSpaceIsTheProductOfTwoFactorSplits) {
 }
 
 TEST(TemplatesTest, PackSpaceContainsTheVendorLevelConfig) {
-  auto task = Task::Make("", "dense", {{"M", 1024}, {"N", 1024}, {"K", 1024}}, "llvm");
+  auto task =
+      Task::Make("dense_pack.x86", "dense", {{"M", 1024}, {"N", 1024}, {"K", 1024}}, "llvm");
   ASSERT_TRUE(task.ok()) << task.status();
   // MR=6, NR=16 (2 x 8-lane vectors), KC=256: the classic AVX2 micro-kernel.
   auto config = (*task)->space().FromJson({{"entity",
