@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "compiler/model_compiler.h"
 
 namespace tunefleet {
@@ -37,7 +38,11 @@ struct RunModelOptions {
 //   latency: median X ms (min A, max B; mean M, std dev S over N runs, T threads)
 //   Mean inference time (std dev): M ms (S ms)        <- AutoTVM's line
 // and with `profile` the per-step table.
-[[nodiscard]] absl::Status RunModelCommand(const RunModelOptions& options, std::ostream& out);
+struct ModelLatency {
+  double median_ms = 0, mean_ms = 0;
+};
+[[nodiscard]] absl::StatusOr<ModelLatency> RunModelCommand(const RunModelOptions& options,
+                                                           std::ostream& out);
 
 }  // namespace tunefleet
 

@@ -15,11 +15,13 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
+#include "absl/time/time.h"
 #include "cli/compile_commands.h"
 #include "cli/credential_commands.h"
 #include "cli/fleet_commands.h"
 #include "cli/measure_fleet.h"
 #include "cli/model_command.h"
+#include "cli/optimize_command.h"
 #include "client/fleet_client.h"
 #include "local/measure_command.h"
 #include "local/tune_command.h"
@@ -86,6 +88,12 @@ ABSL_FLAG(std::string, input, "", "run: input tensor (.npy float32, or raw float
 ABSL_FLAG(std::string, output, "",
           "run: write the model's outputs here (.npy; a comma-separated list for several)");
 ABSL_FLAG(int32_t, runs, 10, "run: timed runs (after one warm-up run)");
+ABSL_FLAG(absl::Duration, time_budget, absl::ZeroDuration(),
+          "tune --model, submit --model, optimize: wall-clock budget of the search (10m, 90s, "
+          "1h); the task scheduler spends it, then the winners are validated");
+ABSL_FLAG(std::string, ort_module, "",
+          "optimize: onnxruntime-node's directory (default: third_party/node/node_modules/"
+          "onnxruntime-node here or above the binary)");
 ABSL_FLAG(bool, profile, false,
           "run: then time every plan step over --runs more runs and print them");
 ABSL_FLAG(int32_t, min_repeat_ms, 0, "grow number until a repeat lasts this long");
@@ -167,7 +175,12 @@ tunefleet::RemeasureSelection RemeasureSelectionFromFlags() {
       .task_policy = policy.empty() ? "gradient" : policy,
       .selective = absl::GetFlag(FLAGS_selective),
       .selective_threshold = absl::GetFlag(FLAGS_selective_threshold),
-      .selective_followup_trials = absl::GetFlag(FLAGS_selective_followup)};
+      .selective_followup_trials = absl::GetFlag(FLAGS_selective_followup),
+      .time_budget_s = absl::ToDoubleSeconds(absl::GetFlag(FLAGS_time_budget))};
+  if (job.time_budget_s < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--time_budget must be positive, got ", job.time_budget_s, " s"));
+  }
   const std::string share = absl::GetFlag(FLAGS_share_schedules);
   if (share == "true") {
     job.share_schedules = true;
@@ -220,6 +233,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "tunefleet <command> [flags]\n"
       "local mode (one process, no RPC):\n"
+      "  optimize   tune --model (ONNX) within --time_budget (10m), compile it into -o DIR and\n"
+      "             time it beside ONNX Runtime (where onnxruntime-node is installed)\n"
       "  compile    compile --model (ONNX) with the best of --records for --target into a\n"
       "             library: -o DIR (DIR/model.so; C API: compiler/runtime/tunefleet_model.h)\n"
       "  run        run a compiled model (--model DIR) on --input (.npy/raw), write --output\n"
@@ -285,7 +300,8 @@ int main(int argc, char** argv) {
     if (!args.ok()) {
       status = args.status();
     } else if (!model.empty() && (!absl::GetFlag(FLAGS_task_policy).empty() ||
-                                  !absl::GetFlag(FLAGS_selective).empty())) {
+                                  !absl::GetFlag(FLAGS_selective).empty() ||
+                                  absl::GetFlag(FLAGS_time_budget) != absl::ZeroDuration())) {
       const absl::StatusOr<tunefleet::ModelJobOptions> job = ModelJobFromFlags();
       absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
       if (!job.ok()) {
@@ -425,6 +441,35 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(positional.begin() + 2, positional.end());
     status = command == "token" ? tunefleet::RunTokenCommand(args, std::cin, std::cout)
                                 : tunefleet::RunKeysCommand(args, std::cout);
+  } else if (command == "optimize") {
+    tunefleet::OptimizeOptions o;
+    o.model = absl::GetFlag(FLAGS_model);
+    o.output_dir = absl::GetFlag(FLAGS_o);
+    o.tune.tuner = absl::GetFlag(FLAGS_tuner);
+    o.tune.trials = absl::GetFlag(FLAGS_trials);
+    o.tune.target = absl::GetFlag(FLAGS_target);
+    o.tune.seed = absl::GetFlag(FLAGS_seed);
+    o.tune.batch_size = absl::GetFlag(FLAGS_batch);
+    o.tune.early_stopping = absl::GetFlag(FLAGS_early_stopping);
+    o.tune.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
+    o.tune.local.measure = MeasureFromFlags();
+    o.tune.local.validation.top_k = absl::GetFlag(FLAGS_validate_top_k);
+    o.tune.local.validation.passes = absl::GetFlag(FLAGS_validation_passes);
+    o.threads = absl::GetFlag(FLAGS_threads);
+    if (o.threads <= 0) o.threads = static_cast<int>(std::thread::hardware_concurrency());
+    o.runs = absl::GetFlag(FLAGS_runs);
+    o.ort_module = absl::GetFlag(FLAGS_ort_module);
+    absl::StatusOr<tunefleet::ModelJobOptions> job = ModelJobFromFlags();
+    absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
+    if (!job.ok()) {
+      status = job.status();
+    } else if (!onnx.ok()) {
+      status = onnx.status();
+    } else {
+      o.job = *job;
+      o.onnx = *onnx;
+      status = tunefleet::RunOptimize(o, std::cerr, std::cout).status();
+    }
   } else if (command == "compile") {
     tunefleet::CompileOptions o;
     o.model = absl::GetFlag(FLAGS_model);
@@ -443,7 +488,7 @@ int main(int argc, char** argv) {
     if (o.threads <= 0) o.threads = static_cast<int>(std::thread::hardware_concurrency());
     o.repeat = absl::GetFlag(FLAGS_runs);
     o.profile = absl::GetFlag(FLAGS_profile);
-    status = tunefleet::RunModelCommand(o, std::cout);
+    status = tunefleet::RunModelCommand(o, std::cout).status();
   } else if (command == "operators") {
     tunefleet::RunOperatorsCommand(std::cout);
   } else if (command == "templates") {

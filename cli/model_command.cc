@@ -202,6 +202,7 @@ std::string DescribeTask(const ModelTask& task) {
       << (job.selective.empty() || job.selective_followup_trials <= 0
               ? ""
               : absl::StrCat(" + ", job.selective_followup_trials, " follow-up trials"))
+      << (job.time_budget_s > 0 ? absl::StrFormat(", time budget %.0f s", job.time_budget_s) : "")
       << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
   TF_ASSIGN_OR_RETURN(LocalModelSummary summary,
                       RunLocalModelJob(spec, base.local, base.log, progress));

@@ -112,8 +112,10 @@ namespace tunefleet {
 [[nodiscard]] absl::Status WriteNpy(const std::string& path, const FloatTensor& tensor) {
   std::string shape = absl::StrJoin(tensor.shape, ", ");
   if (tensor.shape.size() == 1) shape += ",";
-  std::string header =
-      absl::StrCat("{'descr': '<f4', 'fortran_order': False, 'shape': (", shape, "), }");
+  // Integers (token ids) as int64, else floats.
+  const bool ints = tensor.data.empty() && !tensor.ints.empty();
+  std::string header = absl::StrCat("{'descr': '", ints ? "<i8" : "<f4",
+                                    "', 'fortran_order': False, 'shape': (", shape, "), }");
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
   std::string out = "\x93NUMPY";
@@ -122,7 +124,13 @@ namespace tunefleet {
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>(header.size() >> 8);
   out += header;
-  out.append(reinterpret_cast<const char*>(tensor.data.data()), tensor.data.size() * sizeof(float));
+  if (ints) {
+    out.append(reinterpret_cast<const char*>(tensor.ints.data()),
+               tensor.ints.size() * sizeof(int64_t));
+  } else {
+    out.append(reinterpret_cast<const char*>(tensor.data.data()),
+               tensor.data.size() * sizeof(float));
+  }
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(out.data(), static_cast<std::streamsize>(out.size()));
   file.close();

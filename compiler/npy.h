@@ -24,6 +24,8 @@ struct FloatTensor {
 // for another dtype, a Fortran-order array or a shape that is not the
 // file's element count.
 [[nodiscard]] absl::StatusOr<FloatTensor> ReadTensorFile(const std::string& path);
+// Writes `tensor` as a C-order .npy: float32, or int64 when it holds only
+// `ints`. Internal naming the path when it cannot be written.
 [[nodiscard]] absl::Status WriteNpy(const std::string& path, const FloatTensor& tensor);
 
 }  // namespace tunefleet

@@ -37,6 +37,7 @@ proto::JobSpec MakeModelJobSpec(const std::string& model, const std::vector<Mode
   if (options.selective_followup_trials > 0) {
     spec.set_selective_followup_trials(options.selective_followup_trials);
   }
+  if (options.time_budget_s > 0) spec.set_time_budget_s(options.time_budget_s);
   return spec;
 }
 

@@ -35,6 +35,8 @@ struct ModelJobOptions {
   // Schedule sharing between tasks of one template (JobSpec.share_schedules);
   // unset: on with the gradient policy.
   std::optional<bool> share_schedules;
+  // A wall-clock budget for the search (JobSpec.time_budget_s); 0: none.
+  double time_budget_s = 0;
 };
 
 // The spec of a model job for `tasks` on `target` (the rest of the spec,

@@ -93,6 +93,11 @@ constexpr int kMaxTasksPerJob = 1024;
     return absl::InvalidArgumentError(
         absl::StrCat("queue_timeout_s must be > 0 seconds, got ", spec.queue_timeout_s()));
   }
+  if (spec.has_time_budget_s() &&
+      !(std::isfinite(spec.time_budget_s()) && spec.time_budget_s() > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("time_budget_s must be > 0 seconds, got ", spec.time_budget_s()));
+  }
   if (spec.has_trials_per_task() && spec.trials_per_task() <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("trials_per_task must be >= 1, got ", spec.trials_per_task()));

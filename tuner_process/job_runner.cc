@@ -1,6 +1,7 @@
 #include "tuner_process/job_runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -38,6 +39,12 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
   if (spec.tasks_size() == 0) {
     return absl::InvalidArgumentError(absl::StrCat("job ", assignment.job_id(), " has no task"));
   }
+  if (spec.has_time_budget_s() &&
+      !(std::isfinite(spec.time_budget_s()) && spec.time_budget_s() > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("job ", assignment.job_id(),
+                                                   ": time_budget_s must be > 0 seconds, got ",
+                                                   spec.time_budget_s()));
+  }
   std::unique_ptr<JobRunner> runner(new JobRunner(assignment.job_id(), spec));
   for (int i = 0; i < spec.tasks_size(); ++i) {
     absl::StatusOr<std::unique_ptr<Task>> made = TaskFromSpec(spec.tasks(i).task());
@@ -57,6 +64,18 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
   }
   runner->clock_ = clock;
   runner->started_ = clock->NowSeconds();
+  // Trials already done began at (timestamp - all_cost), Unix time: the job
+  // has run since the earliest of them.
+  double first_began = 0;
+  for (const proto::KnownTrial& t : assignment.trials()) {
+    if (!t.done() || t.result().timestamp() <= 0) continue;
+    const double began = t.result().timestamp() - std::max(0.0, t.result().all_cost());
+    if (first_began == 0 || began < first_began) first_began = began;
+  }
+  if (first_began > 0) {
+    const double ran = static_cast<double>(clock->WallNanos()) * 1e-9 - first_began;
+    if (ran > 0) runner->started_ -= ran;
+  }
   runner->window_ = std::max(1, assignment.suggested_window());
   std::vector<const proto::KnownTrial*> known;
   for (const proto::KnownTrial& t : assignment.trials()) {
@@ -276,7 +295,12 @@ void JobRunner::Propose(proto::ProposeTrials& p, int task, const Config& config)
   ++in_flight_;
 }
 
+bool JobRunner::OutOfTime() const {
+  return spec_.has_time_budget_s() && clock_->NowSeconds() - started_ >= spec_.time_budget_s();
+}
+
 bool JobRunner::NothingMoreToPropose() const {
+  if (OutOfTime()) return true;
   if (!seeds_.empty()) return false;
   for (const TaskRun& run : tasks_) {
     if (run.scheduler_index >= 0 ? !scheduler_->done(run.scheduler_index) : !run.seeded) {
@@ -294,7 +318,7 @@ proto::ProposeTrials JobRunner::NextProposals() {
   // (their spaces exhausted, or representatives that just handed over to
   // their dependents) is tried again: the tasks it settled are out of the
   // way, so a proposal is empty only when there is nothing to propose now.
-  for (int round = 0; round <= num_tasks() && p.configs_size() == 0; ++round) {
+  for (int round = 0; round <= num_tasks() && p.configs_size() == 0 && !OutOfTime(); ++round) {
     if (!ProposeRound(p)) break;
   }
   if (p.configs_size() > 0) awaiting_answer_.push_back(TasksOf(p));
@@ -302,7 +326,9 @@ proto::ProposeTrials JobRunner::NextProposals() {
     finished_sent_ = true;
     p.set_finished(true);
     p.set_finish_reason(
-        num_tasks() == 1
+        OutOfTime() ? absl::StrCat("the time budget (", spec_.time_budget_s(),
+                                   " s) is spent after ", done_, " trials")
+        : num_tasks() == 1
             ? absl::StrCat("the search ended after ", done_, " trials (",
                            tasks_[0].tuner->HasNext() ? "early stopping" : "space exhausted", ")")
             : absl::StrCat("every task is done (budget, early stopping or space exhausted",

@@ -160,6 +160,8 @@ class JobRunner {
   // Every task is done or will be once its trials in flight report: the
   // tracker may end the job then (ProposeTrials.finished).
   bool NothingMoreToPropose() const;
+  // spec.time_budget_s has passed since the job's first trial began.
+  bool OutOfTime() const;
   static std::vector<int> TasksOf(const proto::ProposeTrials& p);
 
   const std::string job_id_;
@@ -180,7 +182,10 @@ class JobRunner {
   double last_gflops_ = 0;
   bool finished_sent_ = false;
   ClockInterface* clock_ = nullptr;
-  double started_ = 0;  // clock_'s seconds when created
+  // clock_'s seconds when the job's search began: when this runner was
+  // created, or earlier by as long as the known trials say the job has run
+  // (a takeover goes on with the time that is left).
+  double started_ = 0;
 };
 
 }  // namespace tunefleet

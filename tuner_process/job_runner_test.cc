@@ -501,5 +501,52 @@ TEST(JobRunnerTest, SelectiveTakeoverSeedsWhatADependentStillLacks) {
   }
 }
 
+TEST(JobRunnerTest, StopsProposingOnceTheTimeBudgetIsSpent) {
+  FakeClock clock;
+  proto::JobAssignment a = Assignment(1000, 4);
+  a.mutable_spec()->set_time_budget_s(10);
+  auto runner = JobRunner::Create(a, &clock).value();
+  proto::ProposeTrials p = runner->NextProposals();
+  ASSERT_EQ(p.configs_size(), 4);
+  clock.AdvanceSeconds(4);
+  runner->OnTrialUpdate(Done(p.configs(0), 1e-3));
+  proto::ProposeTrials more = runner->NextProposals();  // 4 s in: the window refills
+  EXPECT_EQ(more.configs_size(), 1);
+  EXPECT_FALSE(more.finished());
+  clock.AdvanceSeconds(7);  // 11 s: over budget, trials still in flight
+  runner->OnTrialUpdate(Done(p.configs(1), 1e-3));
+  proto::ProposeTrials last = runner->NextProposals();
+  EXPECT_EQ(last.configs_size(), 0);
+  EXPECT_TRUE(last.finished());
+  EXPECT_THAT(last.finish_reason(), HasSubstr("time budget (10 s) is spent after 2 trials"));
+}
+
+TEST(JobRunnerTest, ATakeoverGoesOnWithTheTimeThatIsLeft) {
+  FakeClock clock;
+  const double now = static_cast<double>(clock.WallNanos()) * 1e-9;
+  proto::JobAssignment a = Assignment(1000, 2);
+  a.mutable_spec()->set_time_budget_s(10);
+  // One trial done by the previous tuner: it began 8 s ago (1 s of build and
+  // measurement, finished 7 s ago).
+  proto::KnownTrial* t = a.add_trials();
+  t->set_trial_id(0);
+  t->set_task_index(0);
+  t->set_config_json(GridConfigJson(3));
+  t->set_config_index(3);
+  t->set_done(true);
+  t->mutable_result()->add_costs(1e-3);
+  t->mutable_result()->set_all_cost(1);
+  t->mutable_result()->set_timestamp(now - 7);
+  auto runner = JobRunner::Create(a, &clock).value();
+  EXPECT_EQ(runner->NextProposals().configs_size(), 2);  // 2 s are left
+  clock.AdvanceSeconds(2.5);
+  EXPECT_TRUE(runner->NextProposals().finished());
+
+  a.mutable_spec()->set_time_budget_s(-1);
+  auto bad = JobRunner::Create(a, &clock);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("time_budget_s must be > 0 seconds, got -1"));
+}
+
 }  // namespace
 }  // namespace tunefleet
