@@ -12,6 +12,7 @@
 #include "builder_worker/codegen/llvm_backend.h"
 #include "builder_worker/codegen/llvm_headers.h"
 #include "builder_worker/codegen/target.h"
+#include "builder_worker/default_config.h"
 #include "builder_worker/linker.h"
 #include "builder_worker/lower.h"
 #include "common/status_macros.h"
@@ -143,7 +144,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   report.warnings = records.warnings;
   // Default configs use the target's own vector registers (4 lanes on NEON,
   // whose max_vector_bits counts the 4 registers LLVM may gang together).
-  const int lanes = std::max(1, target.vector_bits / 32);
+  const int lanes = TargetVectorLanes(target);
   LayoutChoice layouts;
   if (options.layout_aware) {
     TF_ASSIGN_OR_RETURN(layouts,

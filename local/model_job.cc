@@ -2,9 +2,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "builder_worker/codegen/target.h"
+#include "builder_worker/default_config.h"
 #include "builder_worker/register_fit.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
@@ -38,8 +40,17 @@ namespace tunefleet {
     if (!target.ok()) return nullptr;  // the builds report the target's error
     return RegisterTileCheck(task, *std::move(target));
   };
+  // Each task measures its default config first (what an untuned compile
+  // would run), so its records never lose to it.
+  auto first_for = [](const Task& task) -> std::optional<Config> {
+    absl::StatusOr<TargetSpec> target = ParseTarget(task.target());
+    if (!target.ok()) return std::nullopt;
+    absl::StatusOr<Config> config = DefaultConfig(task, TargetVectorLanes(*target));
+    if (!config.ok()) return std::nullopt;  // its tuner starts as it would
+    return *std::move(config);
+  };
   TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner,
-                      JobRunner::Create(assignment, clock, check_for));
+                      JobRunner::Create(assignment, clock, check_for, first_for));
   // The runner's tasks: built and measured as the runner proposes them.
   std::vector<const Task*> tasks;
   for (int t = 0; t < runner->num_tasks(); ++t) tasks.push_back(&runner->task(t));

@@ -8,8 +8,10 @@
 //   TF_ASSIGN_OR_RETURN(LocalModelSummary s,
 //                       RunLocalModelJob(spec, measurer_options, "r.jsonl", std::cerr));
 //
-// Trials are measured in the runner's window order, one batch per task at a
-// time (built in parallel, then measured one by one, as local `tune`); each
+// Each task measures its default config first (builder_worker/
+// default_config.h: what an untuned compile runs), so its best record is
+// never worse than that. Trials are measured in the runner's window order,
+// one batch per task at a time (built in parallel, then measured one by one, as local `tune`); each
 // result is appended to the log before the runner hears of it.
 //
 // After the search, each task's winners are validated as local `tune`

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "builder_worker/default_config.h"
 #include "builder_worker/register_fit.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
@@ -185,7 +186,13 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   // A search spends its trials on kernels this target can build: the tiles
   // its registers cannot hold are skipped before measuring, as the builder
   // would refuse them. The given tuner measures exactly what it is given.
-  if (options.tuner != "given") tuner->SetConfigCheck(RegisterTileCheck(*task, measurer->target()));
+  // Its default config (what an untuned compile runs) is measured first, so
+  // the records never lose to it.
+  if (options.tuner != "given") {
+    tuner->SetConfigCheck(RegisterTileCheck(*task, measurer->target()));
+    absl::StatusOr<Config> first = DefaultConfig(*task, TargetVectorLanes(measurer->target()));
+    if (first.ok()) tuner->SetFirstConfigs({*std::move(first)});
+  }
 
   TuneSummary summary;
   summary.task_name = task->name();

@@ -32,7 +32,8 @@ JobRunner::~JobRunner() = default;
 
 absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAssignment& assignment,
                                                              ClockInterface* clock,
-                                                             const ConfigCheckFor& check_for) {
+                                                             const ConfigCheckFor& check_for,
+                                                             const FirstConfigFor& first_for) {
   if (clock == nullptr) return absl::InvalidArgumentError("JobRunner needs a clock");
   proto::JobSpec spec = assignment.spec();
   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
@@ -61,6 +62,9 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
     tuner_options.given.assign(spec.given_configs().begin(), spec.given_configs().end());
     TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
     if (check_for && spec.tuner() != "given") run.tuner->SetConfigCheck(check_for(*run.task));
+    if (first_for && spec.tuner() != "given") {
+      if (std::optional<Config> first = first_for(*run.task)) run.tuner->SetFirstConfigs({*first});
+    }
   }
   runner->clock_ = clock;
   runner->started_ = clock->NowSeconds();

@@ -75,14 +75,20 @@ class JobRunner {
   // mode passes one (it knows the target's registers); the fleet's tuner
   // process does not, and the builders refuse such configs instead.
   using ConfigCheckFor = std::function<Tuner::ConfigCheck(const Task& task)>;
+  // The config a task's tuner proposes first (Tuner::SetFirstConfigs),
+  // unless it was measured already: local mode passes the task's default config
+  // (builder_worker/default_config.h), so the records of a task are never
+  // worse than what an untuned compile gets. nullopt: none for that task.
+  using FirstConfigFor = std::function<std::optional<Config>(const Task& task)>;
 
   // InvalidArgument when a task, the tuner, the task policy or the
   // selective option cannot be made. `clock` (not null) must outlive the
   // runner; it times the progress line. `check_for` (may be empty) is
-  // applied to every task's tuner but the given tuner.
+  // applied to every task's tuner but the given tuner; `first_for` (may be
+  // empty) to every task but the given tuner's.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<JobRunner>> Create(
       const proto::JobAssignment& assignment, ClockInterface* clock,
-      const ConfigCheckFor& check_for = nullptr);
+      const ConfigCheckFor& check_for = nullptr, const FirstConfigFor& first_for = nullptr);
   ~JobRunner();
 
   // New configs to propose now: enough to fill the window, never beyond the

@@ -28,6 +28,7 @@ proto::JobAssignment Assignment(int64_t n_trial, int32_t window,
   a.set_job_id("job-1");
   proto::JobSpec* spec = a.mutable_spec();
   spec->set_device_key("cpu");
+  spec->mutable_task()->set_template_name("dense_pack.x86");  // GridConfigJson's space
   spec->mutable_task()->set_workload_name("dense");
   spec->mutable_task()->set_workload_args_json(R"({"M":32,"N":32,"K":32,"layout":"NK"})");
   spec->mutable_task()->set_target("llvm");
@@ -546,6 +547,37 @@ TEST(JobRunnerTest, ATakeoverGoesOnWithTheTimeThatIsLeft) {
   auto bad = JobRunner::Create(a, &clock);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("time_budget_s must be > 0 seconds, got -1"));
+}
+
+TEST(JobRunnerTest, EachTaskMeasuresItsFirstConfigFirstAndOnce) {
+  proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}}, 8, 2, "round_robin");
+  auto first_for = [](const Task& task) -> std::optional<Config> {
+    return task.space().Get(task.space().size() - 1).value();  // the last config
+  };
+  auto runner = JobRunner::Create(a, TestClock(), nullptr, first_for).value();
+  proto::ProposeTrials p = runner->NextProposals();
+  ASSERT_EQ(p.configs_size(), 2);
+  std::set<int> firsts;
+  for (const auto& c : p.configs()) {
+    EXPECT_EQ(c.config_index(), runner->task(c.task_index()).space().size() - 1);
+    firsts.insert(c.task_index());
+  }
+  EXPECT_EQ(firsts, (std::set<int>{0, 1}));
+  std::set<std::pair<int, int64_t>> seen;
+  for (const auto& c : p.configs()) seen.insert({c.task_index(), c.config_index()});
+  std::vector<proto::ProposedConfig> flying(p.configs().begin(), p.configs().end());
+  while (!flying.empty()) {
+    proto::ProposedConfig c = flying.back();
+    flying.pop_back();
+    runner->OnTrialUpdate(DoneOf(c, 1e-3));
+    const proto::ProposeTrials more = runner->NextProposals();
+    for (const auto& m : more.configs()) {
+      EXPECT_TRUE(seen.insert({m.task_index(), m.config_index()}).second)
+          << "task " << m.task_index() << " config " << m.config_index() << " twice";
+      flying.push_back(m);
+    }
+  }
+  EXPECT_EQ(seen.size(), 8u);
 }
 
 }  // namespace

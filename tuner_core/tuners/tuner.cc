@@ -49,9 +49,30 @@ int64_t Tuner::DrawUnvisited(std::mt19937_64& engine) const {
   return -1;
 }
 
+void Tuner::SetFirstConfigs(std::vector<Config> configs) {
+  first_.assign(std::make_move_iterator(configs.begin()), std::make_move_iterator(configs.end()));
+}
+
 std::vector<Config> Tuner::NextBatch(int batch_size) {
-  if (!config_check_) return ProposeBatch(batch_size);
   std::vector<Config> batch;
+  while (static_cast<int>(batch.size()) < batch_size && !first_.empty()) {
+    Config config = std::move(first_.front());
+    first_.pop_front();
+    if (IsVisited(config.index())) continue;
+    MarkVisited(config.index());
+    if (config_check_ && !config_check_(config).ok()) {
+      ++refused_before_measuring_;
+      continue;
+    }
+    batch.push_back(std::move(config));
+  }
+  if (!config_check_) {
+    if (static_cast<int>(batch.size()) < batch_size) {
+      for (Config& c : ProposeBatch(batch_size - static_cast<int>(batch.size())))
+        batch.push_back(std::move(c));
+    }
+    return batch;
+  }
   int64_t refused_in_a_row = 0;
   while (static_cast<int>(batch.size()) < batch_size && HasNext() &&
          refused_in_a_row < kMaxRefusedPerBatch) {

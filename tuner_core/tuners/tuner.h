@@ -19,6 +19,7 @@
 #define TUNEFLEET_TUNER_CORE_TUNERS_TUNER_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <ostream>
@@ -125,6 +126,12 @@ class Tuner {
   // Trials measured by all Tune() calls so far.
   int64_t trials_done() const { return best_.results_seen(); }
 
+  // Configs NextBatch returns first, in this order, each unless it was
+  // proposed or marked visited by then, and each through the config check
+  // like any proposal: a task's default config (builder_worker/
+  // default_config.h), so its records never lose to an untuned compile.
+  void SetFirstConfigs(std::vector<Config> configs);
+
   // Never propose this config index, nor any config the space declares
   // equivalent to it (ConfigSpace::EquivalentIndices), e.g. it was measured
   // in an earlier run whose records were loaded. Indices outside the space
@@ -162,6 +169,7 @@ class Tuner {
   absl::flat_hash_set<int64_t> visited_;
 
   ConfigCheck config_check_;  // empty: every proposal is measured
+  std::deque<Config> first_;  // SetFirstConfigs's, not yet proposed
   int64_t refused_before_measuring_ = 0;
 
   BestSoFar best_;           // every measured trial is offered, in order

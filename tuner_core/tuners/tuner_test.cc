@@ -184,6 +184,25 @@ TEST(TunerTest, ConfigsTheCheckRefusesAreNeverMeasured) {
   EXPECT_FALSE(tuner.HasNext());
 }
 
+// First configs come out first, in order, once each; a visited one or one
+// the check refuses is skipped, and the strategy fills the batch after them.
+TEST(TunerTest, FirstConfigsAreProposedFirstAndOnce) {
+  const ConfigSpace space = MakeSpace();
+  GridTuner tuner(space);
+  tuner.SetConfigCheck([](const Config& config) {
+    return config.index() == 30 ? absl::InvalidArgumentError("does not fit") : absl::OkStatus();
+  });
+  tuner.MarkVisited(20);
+  tuner.SetFirstConfigs({*space.Get(35), *space.Get(20), *space.Get(30), *space.Get(7)});
+  FakeMeasurer measurer([](const Config&) { return FakeCost(1e-3); });
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(5, 4)).ok());
+  EXPECT_THAT(measurer.measured_indices(), ElementsAre(35, 7, 0, 1, 2));
+  EXPECT_EQ(tuner.refused_before_measuring(), 1);  // 30
+  // The grid does not measure 7 or 35 again.
+  ASSERT_TRUE(tuner.Tune(measurer, QuietTuneOptions(1000, 4)).ok());
+  EXPECT_EQ(tuner.trials_done(), 34);  // 36 less 20 (visited before) and 30 (refused)
+}
+
 // A space the target can build nothing of ends the search, measuring nothing.
 TEST(TunerTest, ASpaceTheCheckRefusesEntirelyEndsTheSearch) {
   GridTuner tuner(MakeSpace());
