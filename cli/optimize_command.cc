@@ -49,7 +49,8 @@ std::string FindOnPath(const std::string& name) {
 
 // ONNX Runtime's median latency on `input` (the script's JSON line), or why
 // it could not be measured.
-absl::StatusOr<double> TimeOnnxRuntime(const OptimizeOptions& options, const std::string& input) {
+[[nodiscard]] absl::StatusOr<double> TimeOnnxRuntime(const OptimizeOptions& options,
+                                                     const std::string& input) {
   const std::string node = FindOnPath("node");
   if (node.empty()) return absl::NotFoundError("no node on PATH");
   const std::string module = options.ort_module.empty()
@@ -87,7 +88,8 @@ absl::StatusOr<double> TimeOnnxRuntime(const OptimizeOptions& options, const std
 }
 
 // A zero input of the compiled model's one input, as ONNX Runtime reads it.
-absl::StatusOr<std::string> WriteZeroInput(const std::string& compiled, const std::string& dir) {
+[[nodiscard]] absl::StatusOr<std::string> WriteZeroInput(const std::string& compiled,
+                                                         const std::string& dir) {
   TF_ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model, CompiledModel::Open(compiled));
   if (model->inputs().size() != 1) {
     return absl::UnimplementedError(
@@ -106,8 +108,9 @@ absl::StatusOr<std::string> WriteZeroInput(const std::string& compiled, const st
 
 }  // namespace
 
-absl::StatusOr<OptimizeSummary> RunOptimize(const OptimizeOptions& options, std::ostream& progress,
-                                            std::ostream& out) {
+[[nodiscard]] absl::StatusOr<OptimizeSummary> RunOptimize(const OptimizeOptions& options,
+                                                          std::ostream& progress,
+                                                          std::ostream& out) {
   if (options.job.time_budget_s <= 0) {
     return absl::InvalidArgumentError("optimize needs --time_budget (e.g. 10m, 90s)");
   }
