@@ -1,5 +1,8 @@
 #include "tracker/tracker_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <chrono>
 
 #include "absl/strings/match.h"
@@ -52,7 +55,13 @@ bool IsLoopbackAddress(const std::string& address) {
   } else if (size_t colon = host.rfind(':'); colon != std::string::npos) {
     host = host.substr(0, colon);
   }
-  return absl::StartsWith(host, "127.") || host == "::1" || host == "localhost";
+  // An address literal, never a name that merely starts like one: a host
+  // name such as "127.attacker.example" resolves wherever its owner likes.
+  in_addr v4;
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6;
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return host == "localhost";
 }
 
 absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServerOptions options) {
