@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/logging.h"
 #include "common/sha256.h"
+#include "common/text_cap.h"
 #include "nlohmann/json.hpp"
 #include "proto_convert/measure_result.h"
 #include "tuner_core/measure/measure.h"
@@ -210,6 +211,10 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
   if (request.fresh_runner()) runner_->Recycle();
   *result.mutable_run() =
       RejectInvalidCosts(runner_->Run(*run), WorkloadFlops(*run), options_.max_gflops);
+  // The child's words are the kernel's to choose: forwarded at a bounded size.
+  if (result.run().error_msg().size() > kMaxReportedMessageBytes) {
+    result.mutable_run()->set_error_msg(CapMessage(result.run().error_msg()));
+  }
   result.set_measure_seconds(watch.ElapsedSeconds());
   return result;
 }

@@ -15,6 +15,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/sha256.h"
+#include "common/text_cap.h"
 #include "device_agent/fake_runner.h"
 #include "device_agent/runner.h"
 #include "device_agent/test_kernels.h"
@@ -149,6 +150,28 @@ TEST(AgentServiceTest, AbortStopsTheRunningRequestAndAnswersAQueuedOneUnrun) {
   EXPECT_EQ(answers[1].lease_id(), "running");
   EXPECT_THAT(answers[1].run().error_msg(), HasSubstr("aborted"));
   EXPECT_EQ(aborts.load(), 1);
+}
+
+// A kernel owns its runner child and writes its own result frame: whatever
+// it puts in error_msg reaches the tracker cut to the cap.
+TEST(AgentServiceTest, AChildsErrorMessageIsForwardedCapped) {
+  class TalkativeRunner final : public RunnerInterface {
+   public:
+    proto::RunResult Run(const proto::RunRequest&) override {
+      proto::RunResult r;
+      r.set_error_no(Code(MeasureErrorNo::kRuntimeDevice));
+      r.set_error_msg(std::string(1 << 20, 's'));  // a stolen file, say
+      return r;
+    }
+    void Abort(const std::string&) override {}
+  } runner;
+  AgentService service(&runner, {});
+  Results results;
+  service.Handle(Request("lease", "ELF-bytes-1"), results.Callback());
+  const auto answers = results.WaitFor(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_LE(answers[0].run().error_msg().size(), kMaxReportedMessageBytes);
+  EXPECT_THAT(answers[0].run().error_msg(), HasSubstr(" bytes cut]"));
 }
 
 TEST(AgentServiceTest, UnknownHashWithoutBytesAsksForTheArtifact) {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/text_cap.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/run_request.h"
 #include "proto_convert/task_spec.h"
@@ -404,6 +405,11 @@ proto::JobStatus TrialLifecycle::StatusOf(const Job& job) const {
 // ---------------------------------------------------------------- private
 
 void TrialLifecycle::Finish(Job& job, Trial& trial, proto::TrialResult result) {
+  // A builder's or agent's message (a kernel can write its own) is stored,
+  // streamed and exported at a bounded size.
+  if (result.error_msg().size() > kMaxReportedMessageBytes) {
+    result.set_error_msg(CapMessage(result.error_msg()));
+  }
   trial.result = std::move(result);
   trial.shared_object.reset();
   trial.lease_id.clear();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text_cap.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tracker/scheduler_parts_for_test.h"
@@ -127,6 +128,26 @@ TEST_F(TrialLifecycleTest, BuildWithoutAnArtifactOrTooBigEndsTheTrialWithCompile
   lifecycle_.Built(job, *trials[1], big, builder_, 0);
   EXPECT_THAT(trials[1]->result.error_msg(), HasSubstr("exceeds the limit of 4"));
   EXPECT_EQ(job.failed, 2);
+}
+
+// A kernel writes its own result frame: a megabyte of error message (what it
+// read, say) is stored, streamed and exported cut to the cap.
+TEST_F(TrialLifecycleTest, AnErrorMessageIsStoredCapped) {
+  Job& job = SubmitRunningJob(1);
+  Trial& trial = *Propose(job, {3})[0];
+  Build(job, trial);
+  job.to_measure.erase(std::find(job.to_measure.begin(), job.to_measure.end(), trial.id));
+  trial.state = TrialState::kMeasuring;
+  proto::MeasureResult result;
+  result.mutable_run()->set_error_no(static_cast<int>(MeasureErrorNo::kRuntimeDevice));
+  result.mutable_run()->set_error_msg(std::string(1 << 20, 'k'));
+  lifecycle_.Measured(job, trial, result, agent_);
+  EXPECT_LE(trial.result.error_msg().size(), kMaxReportedMessageBytes);
+  EXPECT_THAT(trial.result.error_msg(), HasSubstr(" bytes cut]"));
+  auto lines = store_.LoadRecordLines(job.stored.job_id);
+  ASSERT_TRUE(lines.ok());
+  ASSERT_EQ(lines->size(), 1u);
+  EXPECT_LT((*lines)[0].size(), 2 * kMaxReportedMessageBytes);
 }
 
 TEST_F(TrialLifecycleTest, JobWhoseEveryTrialFailedEndsFailedSayingWhy) {
