@@ -480,7 +480,8 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     }
     // Once the result starts arriving, the rest is at most a timeout away.
     absl::StatusOr<std::string> frame =
-        readable.ok() ? ReadFrame(child_->result_fd, SystemClock().NowNanos() + timeout_nanos)
+        readable.ok() ? ReadFrame(child_->result_fd, SystemClock().NowNanos() + timeout_nanos,
+                                  kMaxResultFrameBytes)
                       : absl::StatusOr<std::string>(readable);
     std::string aborted;
     {

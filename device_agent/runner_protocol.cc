@@ -207,15 +207,16 @@ int CreateRunnerStatusFd() {
   return WriteAllBytes(fd, frame, deadline_nanos);
 }
 
-[[nodiscard]] absl::StatusOr<std::string> ReadFrame(int fd, int64_t deadline_nanos) {
+[[nodiscard]] absl::StatusOr<std::string> ReadFrame(int fd, int64_t deadline_nanos,
+                                                    uint32_t max_bytes) {
   absl::StatusOr<std::string> header = ReadExactBytes(fd, 4, deadline_nanos);
   if (!header.ok()) return header.status();
   const auto* h = reinterpret_cast<const unsigned char*>(header->data());
   const uint32_t size =
       uint32_t{h[0]} | uint32_t{h[1]} << 8 | uint32_t{h[2]} << 16 | uint32_t{h[3]} << 24;
-  if (size > kMaxRunnerFrameBytes) {
+  if (size > max_bytes) {
     return absl::DataLossError(absl::StrCat("frame length ", size, " exceeds the limit of ",
-                                            kMaxRunnerFrameBytes, ": the stream is corrupt"));
+                                            max_bytes, ": the stream is corrupt"));
   }
   return ReadExactBytes(fd, size, deadline_nanos);
 }

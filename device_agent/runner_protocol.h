@@ -125,10 +125,17 @@ int CreateRunnerStatusFd();
 // tells which). DeadlineExceeded when the deadline passes first.
 [[nodiscard]] absl::Status WaitUntilReadable(int fd, int64_t deadline_nanos);
 
+// The largest result frame the agent reads from a child: a RunResult is at
+// most kMaxRepeat costs and a message, far below this; a child (a kernel
+// owns it) that announces more is refused before anything is allocated.
+inline constexpr uint32_t kMaxResultFrameBytes = 1u << 20;
+
 // One length-prefixed frame each way. ReadFrame adds DataLoss for a length
-// above kMaxRunnerFrameBytes.
+// above `max_bytes` (requests carry artifacts: kMaxRunnerFrameBytes;
+// results: kMaxResultFrameBytes).
 [[nodiscard]] absl::Status WriteFrame(int fd, absl::string_view payload, int64_t deadline_nanos);
-[[nodiscard]] absl::StatusOr<std::string> ReadFrame(int fd, int64_t deadline_nanos);
+[[nodiscard]] absl::StatusOr<std::string> ReadFrame(int fd, int64_t deadline_nanos,
+                                                    uint32_t max_bytes = kMaxRunnerFrameBytes);
 
 }  // namespace tunefleet
 

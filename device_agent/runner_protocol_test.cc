@@ -92,6 +92,18 @@ TEST_F(PipeTest, OversizedLengthIsDataLoss) {
   EXPECT_EQ(ReadFrame(reader(), SoonNanos()).status().code(), absl::StatusCode::kDataLoss);
 }
 
+// A child announcing a result bigger than any RunResult is refused at the
+// header: nothing is allocated or read for it.
+TEST_F(PipeTest, AResultFrameAboveTheResultLimitIsDataLoss) {
+  const uint32_t size = kMaxResultFrameBytes + 1;
+  const char header[4] = {static_cast<char>(size), static_cast<char>(size >> 8),
+                          static_cast<char>(size >> 16), static_cast<char>(size >> 24)};
+  ASSERT_TRUE(WriteAllBytes(writer(), std::string(header, 4), kNoDeadline).ok());
+  absl::StatusOr<std::string> frame = ReadFrame(reader(), SoonNanos(), kMaxResultFrameBytes);
+  EXPECT_EQ(frame.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(frame.status().message()), HasSubstr("exceeds the limit of 1048576"));
+}
+
 TEST(RunnerStatusPageTest, SharedBetweenTwoMappings) {
   const int fd = CreateRunnerStatusFd();
   ASSERT_GE(fd, 0);
