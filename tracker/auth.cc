@@ -242,6 +242,14 @@ TokenSet::~TokenSet() = default;
   return absl::OkStatus();
 }
 
+Principal TokenSet::PrincipalOf(const Entry& entry) {
+  return Principal{.role = entry.role,
+                   .scope = entry.scope,
+                   .user = entry.id.empty()
+                               ? absl::StrCat("token:", Sha256Hex(entry.hash).substr(0, 16))
+                               : absl::StrCat("tf_", entry.id)};
+}
+
 [[nodiscard]] absl::StatusOr<Principal> TokenSet::Authenticate(
     absl::string_view authorization_header) const {
   absl::string_view header = absl::StripAsciiWhitespace(authorization_header);
@@ -262,8 +270,7 @@ TokenSet::~TokenSet() = default;
   {
     absl::MutexLock lock(&cache_->mu);
     if (auto it = cache_->verified.find(digest); it != cache_->verified.end()) {
-      const Entry& entry = entries_[it->second];
-      return Principal{entry.role, entry.scope};
+      return PrincipalOf(entries_[it->second]);
     }
     if (cache_->refused.contains(digest)) return unknown;
   }
@@ -281,7 +288,7 @@ TokenSet::~TokenSet() = default;
     return unknown;
   }
   cache_->verified.emplace(digest, *match);
-  return Principal{entries_[*match].role, entries_[*match].scope};
+  return PrincipalOf(entries_[*match]);
 }
 
 std::string TokenSet::TokenFor(Role role) const {

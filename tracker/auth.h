@@ -78,6 +78,10 @@ struct TokenScope {
 struct Principal {
   Role role = Role::kUser;
   TokenScope scope;
+  // Which token: "tf_<id>" for tokens of that shape, else "token:" and a
+  // digest of its line's hash; empty for the tracker without a token file
+  // (loopback, everyone an admin). Jobs belong to it (JobSpec.owner).
+  std::string user;
 
   // Whether an agent with this token may register as `device_key`;
   // PermissionDenied naming the keys it may use otherwise.
@@ -138,6 +142,7 @@ class TokenSet {
   };
   struct Cache;
   [[nodiscard]] absl::Status AddEntry(Entry entry);
+  static Principal PrincipalOf(const Entry& entry);
   std::vector<Entry> entries_;
   std::unique_ptr<Cache> cache_;
 };

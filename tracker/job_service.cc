@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "proto_convert/job_state.h"
@@ -64,22 +65,51 @@ class EventQueue {
 
 }  // namespace
 
-grpc::Status JobServiceImpl::Check(const grpc::ServerContext& context, Action action) const {
-  absl::StatusOr<Principal> who = AuthenticateContext(tokens_, context);
-  if (!who.ok()) return ToGrpc(who.status());
-  if (!Allowed(who->role, action)) {
+grpc::Status JobServiceImpl::Check(const grpc::ServerContext& context, Action action,
+                                   Principal* who) const {
+  absl::StatusOr<Principal> caller = AuthenticateContext(tokens_, context);
+  if (!caller.ok()) return ToGrpc(caller.status());
+  if (!Allowed(caller->role, action)) {
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         "this token is not allowed to do that");
+  }
+  if (who != nullptr) *who = *std::move(caller);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::CheckOwner(const Principal& who, const std::string& job_id) const {
+  if (who.role == Role::kAdmin) return grpc::Status::OK;
+  absl::StatusOr<proto::JobStatus> job = scheduler_->GetJob(job_id);
+  if (!job.ok()) return ToGrpc(job.status());
+  // A job with no owner was stored before jobs had owners (or submitted to
+  // a tracker without tokens): every authenticated user may still see it.
+  if (!job->spec().owner().empty() && job->spec().owner() != who.user) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat("job ", job_id, " belongs to another user"));
   }
   return grpc::Status::OK;
 }
 
+namespace {
+
+// Someone else's job as a listing shows it: its state and figures, not its
+// configs.
+void HideConfigs(proto::JobStatus& status) {
+  status.clear_best_config_json();
+  for (proto::TaskStatus& task : *status.mutable_tasks()) task.clear_best_config_json();
+}
+
+}  // namespace
+
 grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
                                        const proto::SubmitJobRequest* request,
                                        proto::SubmitJobResponse* response) {
-  grpc::Status auth = Check(*context, Action::kSubmit);
+  Principal who;
+  grpc::Status auth = Check(*context, Action::kSubmit, &who);
   if (!auth.ok()) return auth;
-  return Answer(scheduler_->SubmitJob(request->spec()), [response](proto::JobStatus status) {
+  proto::JobSpec spec = request->spec();
+  spec.set_owner(who.user);  // never the client's word
+  return Answer(scheduler_->SubmitJob(spec), [response](proto::JobStatus status) {
     response->set_job_id(status.job_id());
     *response->mutable_status() = std::move(status);
   });
@@ -88,8 +118,10 @@ grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context,
                                     const proto::GetJobRequest* request,
                                     proto::JobStatus* response) {
-  grpc::Status auth = Check(*context, Action::kQuery);
+  Principal who;
+  grpc::Status auth = Check(*context, Action::kQuery, &who);
   if (!auth.ok()) return auth;
+  if (grpc::Status owner = CheckOwner(who, request->job_id()); !owner.ok()) return owner;
   return Answer(scheduler_->GetJob(request->job_id()),
                 [response](proto::JobStatus status) { *response = std::move(status); });
 }
@@ -97,8 +129,10 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
                                       const proto::WatchJobRequest* request,
                                       grpc::ServerWriter<proto::JobEvent>* writer) {
-  grpc::Status auth = Check(*context, Action::kQuery);
+  Principal who;
+  grpc::Status auth = Check(*context, Action::kQuery, &who);
   if (!auth.ok()) return auth;
+  if (grpc::Status owner = CheckOwner(who, request->job_id()); !owner.ok()) return owner;
   auto queue = std::make_shared<EventQueue>();
   absl::StatusOr<int64_t> subscription = scheduler_->WatchJob(
       request->job_id(), [queue](const proto::JobEvent& e) { return queue->Push(e); });
@@ -123,8 +157,10 @@ grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
                                        const proto::CancelJobRequest* request,
                                        proto::JobStatus* response) {
-  grpc::Status auth = Check(*context, Action::kCancel);
+  Principal who;
+  grpc::Status auth = Check(*context, Action::kCancel, &who);
   if (!auth.ok()) return auth;
+  if (grpc::Status owner = CheckOwner(who, request->job_id()); !owner.ok()) return owner;
   return Answer(scheduler_->CancelJob(request->job_id()),
                 [response](proto::JobStatus status) { *response = std::move(status); });
 }
@@ -132,9 +168,13 @@ grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,
                                       const proto::ListJobsRequest* request,
                                       proto::ListJobsResponse* response) {
-  grpc::Status auth = Check(*context, Action::kQuery);
+  Principal who;
+  grpc::Status auth = Check(*context, Action::kQuery, &who);
   if (!auth.ok()) return auth;
   for (proto::JobStatus& s : scheduler_->ListJobs(request->include_finished())) {
+    if (who.role != Role::kAdmin && !s.spec().owner().empty() && s.spec().owner() != who.user) {
+      HideConfigs(s);
+    }
     *response->add_jobs() = std::move(s);
   }
   return grpc::Status::OK;
@@ -143,8 +183,17 @@ grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::BestConfig(grpc::ServerContext* context,
                                         const proto::BestConfigRequest* request,
                                         proto::BestConfigResponse* response) {
-  grpc::Status auth = Check(*context, Action::kQuery);
+  Principal who;
+  grpc::Status auth = Check(*context, Action::kQuery, &who);
   if (!auth.ok()) return auth;
+  if (request->job_id().empty() && who.role != Role::kAdmin) {
+    return grpc::Status(
+        grpc::StatusCode::PERMISSION_DENIED,
+        "the best of every job's records needs an admin token; name a job of yours");
+  }
+  if (!request->job_id().empty()) {
+    if (grpc::Status owner = CheckOwner(who, request->job_id()); !owner.ok()) return owner;
+  }
   return Answer(scheduler_->BestConfig(*request),
                 [response](proto::BestConfigResponse best) { *response = std::move(best); });
 }
@@ -152,8 +201,16 @@ grpc::Status JobServiceImpl::BestConfig(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::ExportRecords(grpc::ServerContext* context,
                                            const proto::ExportRecordsRequest* request,
                                            grpc::ServerWriter<proto::RecordLines>* writer) {
-  grpc::Status auth = Check(*context, Action::kQuery);
+  Principal who;
+  grpc::Status auth = Check(*context, Action::kQuery, &who);
   if (!auth.ok()) return auth;
+  if (request->job_id().empty() && who.role != Role::kAdmin) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "exporting every job's records needs an admin token; name a job of yours");
+  }
+  if (!request->job_id().empty()) {
+    if (grpc::Status owner = CheckOwner(who, request->job_id()); !owner.ok()) return owner;
+  }
   absl::StatusOr<std::vector<std::string>> lines = scheduler_->ExportRecords(*request);
   if (!lines.ok()) return ToGrpc(lines.status());
   constexpr size_t kChunkBytes = 1 << 20;

@@ -42,8 +42,12 @@ class JobServiceImpl final : public proto::JobService::Service {
                             proto::QueueSummaryResponse* response) override;
 
  private:
-  // OK if the caller's token allows `action`.
-  grpc::Status Check(const grpc::ServerContext& context, Action action) const;
+  // OK if the caller's token allows `action`; fills `who` when given.
+  grpc::Status Check(const grpc::ServerContext& context, Action action,
+                     Principal* who = nullptr) const;
+  // OK if `who` may see job `job_id`: an admin, the user who submitted it,
+  // or anyone for a job without an owner (stored before jobs had owners).
+  grpc::Status CheckOwner(const Principal& who, const std::string& job_id) const;
 
   Scheduler* const scheduler_;
   const TokenSet* const tokens_;
