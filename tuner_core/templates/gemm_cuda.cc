@@ -124,7 +124,7 @@ int64_t VectorLanes(int64_t run) { return std::gcd<int64_t>(run, 4); }
   const GpuBlockShape shape{.threads = {t.tx, t.ty, 1}};
   Expr batch = Var::Make("gemm_b"), row0 = Var::Make("row0"), col0 = Var::Make("col0");
 
-  // The element index e of a cooperative load as (outer, kk, vector base):
+  // The element index e of a cooperative load as (outer, kk) of its vector:
   // threads walk the operand's contiguous index fastest.
   struct Slot {
     Expr outer, kk;
