@@ -69,8 +69,8 @@ void RunOperatorsCommand(std::ostream& out) {
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::StatusOr<ModelLatency> RunModelCommand(const RunModelOptions& options,
-                                                           std::ostream& out) {
+[[nodiscard]] absl::StatusOr<ModelRun> RunModelCommand(const RunModelOptions& options,
+                                                       std::ostream& out) {
   TF_ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model, CompiledModel::Open(options.model));
   if (model->inputs().size() != 1) {
     return absl::InvalidArgumentError(
@@ -160,7 +160,7 @@ void RunOperatorsCommand(std::ostream& out) {
     out << "profile (per step, mean of " << runs << " runs):\n"
         << FormatStepProfile(model->plan(), model->step_seconds(), runs, model->epilogue_seconds());
   }
-  return ModelLatency{.median_ms = median, .mean_ms = mean};
+  return ModelRun{.median_ms = median, .mean_ms = mean, .input = std::move(x)};
 }
 
 }  // namespace tunefleet

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/model_compiler.h"
+#include "compiler/npy.h"
 
 namespace tunefleet {
 
@@ -38,11 +39,12 @@ struct RunModelOptions {
 //   latency: median X ms (min A, max B; mean M, std dev S over N runs, T threads)
 //   Mean inference time (std dev): M ms (S ms)        <- AutoTVM's line
 // and with `profile` the per-step table.
-struct ModelLatency {
+struct ModelRun {
   double median_ms = 0, mean_ms = 0;
+  FloatTensor input;  // what the model was fed (zeros without options.input)
 };
-[[nodiscard]] absl::StatusOr<ModelLatency> RunModelCommand(const RunModelOptions& options,
-                                                           std::ostream& out);
+[[nodiscard]] absl::StatusOr<ModelRun> RunModelCommand(const RunModelOptions& options,
+                                                       std::ostream& out);
 
 }  // namespace tunefleet
 

@@ -166,6 +166,29 @@ tunefleet::RemeasureSelection RemeasureSelectionFromFlags() {
           .passes = absl::GetFlag(FLAGS_passes)};
 }
 
+// A local search's flags (tune, optimize): tuner, trials, early stopping,
+// batch, target, seed, and how this host builds, measures and validates.
+tunefleet::TuneCommandOptions LocalSearchFromFlags() {
+  tunefleet::TuneCommandOptions o;
+  o.tuner = absl::GetFlag(FLAGS_tuner);
+  o.trials = absl::GetFlag(FLAGS_trials);
+  o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
+  o.batch_size = absl::GetFlag(FLAGS_batch);
+  o.target = absl::GetFlag(FLAGS_target);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
+  o.local.measure = MeasureFromFlags();
+  o.local.validation.top_k = absl::GetFlag(FLAGS_validate_top_k);
+  o.local.validation.passes = absl::GetFlag(FLAGS_validation_passes);
+  return o;
+}
+
+// --threads for running a compiled model (run, optimize): 0 means every core.
+int RunThreadsFromFlag() {
+  const int threads = absl::GetFlag(FLAGS_threads);
+  return threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+}
+
 // --model as one job (tune with --task_policy/--selective, submit): how its
 // budget is spread and whether it is tuned selectively.
 [[nodiscard]] absl::StatusOr<tunefleet::ModelJobOptions> ModelJobFromFlags() {
@@ -275,27 +298,17 @@ int main(int argc, char** argv) {
 
   absl::Status status;
   if (command == "tune") {
-    tunefleet::TuneCommandOptions o;
+    tunefleet::TuneCommandOptions o = LocalSearchFromFlags();
     o.workload = absl::GetFlag(FLAGS_workload);
     o.shape = absl::GetFlag(FLAGS_shape);
     o.layout = absl::GetFlag(FLAGS_layout);
     o.template_name = absl::GetFlag(FLAGS_template_name);
-    o.tuner = absl::GetFlag(FLAGS_tuner);
     absl::StatusOr<nlohmann::json> args = ArgsFromFlag();
     if (args.ok()) o.args = *args;
     o.plan_size = absl::GetFlag(FLAGS_plan_size);
     o.transfer_log = absl::GetFlag(FLAGS_transfer_log);
-    o.trials = absl::GetFlag(FLAGS_trials);
-    o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
-    o.batch_size = absl::GetFlag(FLAGS_batch);
     o.log = absl::GetFlag(FLAGS_log);
-    o.target = absl::GetFlag(FLAGS_target);
-    o.seed = absl::GetFlag(FLAGS_seed);
     o.resume = absl::GetFlag(FLAGS_resume);
-    o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
-    o.local.measure = MeasureFromFlags();
-    o.local.validation.top_k = absl::GetFlag(FLAGS_validate_top_k);
-    o.local.validation.passes = absl::GetFlag(FLAGS_validation_passes);
     const std::string model = absl::GetFlag(FLAGS_model);
     if (!args.ok()) {
       status = args.status();
@@ -445,18 +458,8 @@ int main(int argc, char** argv) {
     tunefleet::OptimizeOptions o;
     o.model = absl::GetFlag(FLAGS_model);
     o.output_dir = absl::GetFlag(FLAGS_o);
-    o.tune.tuner = absl::GetFlag(FLAGS_tuner);
-    o.tune.trials = absl::GetFlag(FLAGS_trials);
-    o.tune.target = absl::GetFlag(FLAGS_target);
-    o.tune.seed = absl::GetFlag(FLAGS_seed);
-    o.tune.batch_size = absl::GetFlag(FLAGS_batch);
-    o.tune.early_stopping = absl::GetFlag(FLAGS_early_stopping);
-    o.tune.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
-    o.tune.local.measure = MeasureFromFlags();
-    o.tune.local.validation.top_k = absl::GetFlag(FLAGS_validate_top_k);
-    o.tune.local.validation.passes = absl::GetFlag(FLAGS_validation_passes);
-    o.threads = absl::GetFlag(FLAGS_threads);
-    if (o.threads <= 0) o.threads = static_cast<int>(std::thread::hardware_concurrency());
+    o.tune = LocalSearchFromFlags();
+    o.threads = RunThreadsFromFlag();
     o.runs = absl::GetFlag(FLAGS_runs);
     o.ort_module = absl::GetFlag(FLAGS_ort_module);
     absl::StatusOr<tunefleet::ModelJobOptions> job = ModelJobFromFlags();
@@ -484,8 +487,7 @@ int main(int argc, char** argv) {
     o.model = absl::GetFlag(FLAGS_model);
     o.input = absl::GetFlag(FLAGS_input);
     o.output = absl::GetFlag(FLAGS_output);
-    o.threads = absl::GetFlag(FLAGS_threads);
-    if (o.threads <= 0) o.threads = static_cast<int>(std::thread::hardware_concurrency());
+    o.threads = RunThreadsFromFlag();
     o.repeat = absl::GetFlag(FLAGS_runs);
     o.profile = absl::GetFlag(FLAGS_profile);
     status = tunefleet::RunModelCommand(o, std::cout).status();

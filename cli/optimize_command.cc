@@ -1,10 +1,7 @@
 #include "cli/optimize_command.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,7 +11,6 @@
 #include "common/process.h"
 #include "common/status_macros.h"
 #include "compiler/npy.h"
-#include "compiler/runtime/model_runtime.h"
 #include "nlohmann/json.hpp"
 
 namespace tunefleet {
@@ -36,23 +32,11 @@ std::string FindInTree(const std::string& relative) {
   return "";
 }
 
-// The first executable called `name` on $PATH; empty when none.
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path == nullptr ? "" : path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = dir + "/" + name;
-    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 // ONNX Runtime's median latency on `input` (the script's JSON line), or why
 // it could not be measured.
 [[nodiscard]] absl::StatusOr<double> TimeOnnxRuntime(const OptimizeOptions& options,
                                                      const std::string& input) {
-  const std::string node = FindOnPath("node");
-  if (node.empty()) return absl::NotFoundError("no node on PATH");
+  TF_ASSIGN_OR_RETURN(const std::string node, FindOnPath("node"));
   const std::string module = options.ort_module.empty()
                                  ? FindInTree("third_party/node/node_modules/onnxruntime-node")
                                  : options.ort_module;
@@ -85,25 +69,6 @@ std::string FindOnPath(const std::string& name) {
       "ONNX Runtime: ",
       result.is_object() && result.contains("error") ? result["error"].dump() : "no result", " (",
       log, ")"));
-}
-
-// A zero input of the compiled model's one input, as ONNX Runtime reads it.
-[[nodiscard]] absl::StatusOr<std::string> WriteZeroInput(const std::string& compiled,
-                                                         const std::string& dir) {
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> model, CompiledModel::Open(compiled));
-  if (model->inputs().size() != 1) {
-    return absl::UnimplementedError(
-        absl::StrCat("the model has ", model->inputs().size(), " inputs; timing feeds one"));
-  }
-  const PlanTensor& input = model->inputs()[0];
-  int64_t elements = 1;
-  for (int64_t d : input.shape) elements *= d;
-  const bool integers = input.type != ElementType::kFloat32;
-  FloatTensor x{input.shape, std::vector<float>(integers ? 0 : elements, 0.0f),
-                std::vector<int64_t>(integers ? elements : 0, 0)};
-  const std::string path = (fs::path(dir) / "input.npy").string();
-  TF_RETURN_IF_ERROR(WriteNpy(path, x));
-  return path;
 }
 
 }  // namespace
@@ -141,11 +106,12 @@ std::string FindOnPath(const std::string& name) {
   out << "== 3/3 timing (" << options.threads << " threads, " << options.runs << " runs)\n";
   RunModelOptions run{
       .model = options.output_dir, .threads = options.threads, .repeat = options.runs};
-  TF_ASSIGN_OR_RETURN(ModelLatency ours, RunModelCommand(run, out));
+  TF_ASSIGN_OR_RETURN(ModelRun ours, RunModelCommand(run, out));
   summary.tuned_ms = ours.median_ms;
-  absl::StatusOr<std::string> input = WriteZeroInput(options.output_dir, options.output_dir);
-  absl::StatusOr<double> ort =
-      input.ok() ? TimeOnnxRuntime(options, *input) : absl::StatusOr<double>(input.status());
+  // ONNX Runtime is fed the zeros the library was.
+  const std::string input = (fs::path(options.output_dir) / "input.npy").string();
+  TF_RETURN_IF_ERROR(WriteNpy(input, ours.input));
+  absl::StatusOr<double> ort = TimeOnnxRuntime(options, input);
   summary.wall_seconds = watch.ElapsedSeconds();
   out << absl::StrFormat("\ncompiled model: %.3f ms (median)\n", summary.tuned_ms);
   if (ort.ok()) {

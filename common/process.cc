@@ -16,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/clock.h"
 #include "common/file_util.h"
 
@@ -144,6 +145,17 @@ int Process::Stop(double grace_s) {
     }
   }
   return exit_status_.value_or(-1);
+}
+
+[[nodiscard]] absl::StatusOr<std::string> FindOnPath(const std::string& name) {
+  const char* path_variable = std::getenv("PATH");
+  const std::string search_path =
+      path_variable != nullptr && *path_variable != '\0' ? path_variable : "/usr/bin:/bin";
+  for (absl::string_view dir : absl::StrSplit(search_path, ':', absl::SkipEmpty())) {
+    std::string candidate = absl::StrCat(dir, "/", name);
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return absl::NotFoundError(absl::StrCat(name, " is not an executable in PATH=", search_path));
 }
 
 [[nodiscard]] absl::StatusOr<std::string> FindFleetBinary(const std::string& package,

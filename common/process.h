@@ -63,6 +63,11 @@ class Process {
 [[nodiscard]] absl::StatusOr<std::string> FindFleetBinary(const std::string& package,
                                                           const std::string& name);
 
+// The first executable file called `name` in the directories of $PATH
+// ("/usr/bin:/bin" when it is unset or empty). NotFound naming the PATH
+// searched otherwise.
+[[nodiscard]] absl::StatusOr<std::string> FindOnPath(const std::string& name);
+
 // Waits until `path` holds a decimal port number (a daemon's --port_file);
 // DeadlineExceeded after timeout_s, or FailedPrecondition if `owner` exits
 // first (when given).

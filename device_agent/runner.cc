@@ -22,6 +22,7 @@
 #include "absl/strings/string_view.h"
 #include "common/clock.h"
 #include "common/logging.h"
+#include "common/process.h"
 #include "proto_convert/run_request.h"
 #include "tuner_core/measure/measure.h"
 
@@ -152,15 +153,10 @@ std::string SandboxCause(int wait_status, const std::string& forbidden, int64_t 
     }
     return program;
   }
-  const char* path_variable = std::getenv("PATH");
-  const std::string search_path =
-      path_variable != nullptr && *path_variable != '\0' ? path_variable : "/usr/bin:/bin";
-  for (absl::string_view dir : absl::StrSplit(search_path, ':', absl::SkipEmpty())) {
-    std::string candidate = absl::StrCat(dir, "/", program);
-    if (IsExecutableFile(candidate).ok()) return candidate;
-  }
-  return absl::NotFoundError(
-      absl::StrCat("runner launcher ", program, " is not an executable in PATH=", search_path));
+  absl::StatusOr<std::string> found = FindOnPath(program);
+  if (!found.ok())
+    return absl::NotFoundError(absl::StrCat("runner launcher ", found.status().message()));
+  return found;
 }
 
 // A duplicate of `fd` numbered >= 10 (close-on-exec), replacing it. Keeps
