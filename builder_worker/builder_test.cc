@@ -305,6 +305,59 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
   }
 }
 
+// Channel blocks the vector width does not divide (ShuffleNet's 116 and 58
+// channels, in blocks of 29 and 58) end each row of the register tile with
+// one narrower vector (8 + 8 + 8 + 5 lanes; 7 x 8 + 2) instead of falling
+// back to vectors of gcd(vec, block) lanes; conv and depthwise alike.
+TEST(BuilderTest, BlocksTheVectorDoesNotDivideEndInANarrowerVector) {
+  struct Case {
+    std::string template_name;
+    nlohmann::json args, entity;
+    int64_t block;  // the vectorized channel block
+    int64_t width;  // the register tile's columns: tile_ow's cut of the row
+  };
+  const nlohmann::json conv = {{"N", 1},  {"C", 24}, {"H", 7}, {"W", 9},
+                               {"K", 58}, {"R", 3},  {"S", 3}, {"padding", 1}};
+  const nlohmann::json dw = {{"N", 1}, {"C", 58}, {"H", 9},      {"W", 7},
+                             {"R", 3}, {"S", 3},  {"stride", 2}, {"padding", 1}};
+  std::vector<Case> cases;
+  for (int64_t tile_oc : {29, 58}) {
+    for (const char* reduce : {"c_kh_kw_ic", "icc_outer_kh_ic_kw"}) {
+      cases.push_back({"conv2d_nchwc.x86",
+                       conv,
+                       {{"tile_ic", "ot", 8},
+                        {"tile_oc", "ot", tile_oc},
+                        {"tile_ow", "ot", tile_oc == 29 ? 4 : 2},
+                        {"vec", "ot", 8},
+                        {"reduce", "ot", reduce}},
+                       tile_oc,
+                       tile_oc == 29 ? 3 : 2});  // 9 columns as 3 x 3 or 4 x 2 + 1
+    }
+  }
+  cases.push_back(
+      {"depthwise_conv2d_nchwc.x86",
+       dw,
+       {{"tile_c", "ot", 29}, {"tile_ow", "ot", 4}, {"vec", "ot", 8}, {"unroll_kw", "ot", 1}},
+       29,
+       4});
+  for (const Case& c : cases) {
+    for (const char* layout : {"NCHW", "NCHWc"}) {
+      nlohmann::json args = c.args;
+      args["layout"] = layout;
+      absl::StatusOr<ConvKernel> k = InstantiateConv(c.template_name, args, c.entity);
+      ASSERT_TRUE(k.ok()) << k.status();
+      const std::string where = args.dump() + " " + k->config.ToString();
+      absl::StatusOr<RegisterDemand> demand = k->tmpl->RegisterDemandOf(*k->workload, k->config);
+      ASSERT_TRUE(demand.ok()) << demand.status();
+      EXPECT_EQ(demand->lanes, 8) << where;
+      EXPECT_EQ(demand->accumulators, c.width * ((c.block + 7) / 8)) << where;
+      BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
+      ASSERT_TRUE(result.ok()) << result.error_msg;
+      EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, 5)) << where;
+    }
+  }
+}
+
 // A tile width that does not divide the row (14 columns in tiles of at most
 // 4) cuts it into as few tiles, as even as they can be (4, 4, 3 and 3),
 // instead of computing into padding (four tiles of 4): two tiles of 4 in one

@@ -50,6 +50,13 @@ double DefaultScore(const Config& config, int lanes, const Workload& workload) {
     if (name == "tile_oc" || name == "tile_c" || name == "tile_ic") {
       score -= 10 * std::abs(std::log2(v) - std::log2(lanes));
     }
+    // Output-channel blocks are the vectors: a block of 29 is a full
+    // vector and one of 13 lanes (16 + 13 of 32 lanes used), one of 4 a
+    // quarter of one; the lanes left idle cost as much again.
+    if (name == "tile_oc" || name == "tile_c") {
+      const double width = std::min<double>(v, lanes);
+      score -= 30 * (1 - v / (std::ceil(v / width) * lanes));
+    }
     if (name == "tile_ow") {
       const int64_t width = conv != nullptr
                                 ? ConvTileWidth(conv->conv_args(), static_cast<int64_t>(v))

@@ -68,15 +68,11 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     };
     // The FMAs of one tap for one output pixel of the tile.
     auto tap = [&](Expr kh, Expr kw, Expr owi, const std::string& suffix) {
-      return Loop("v" + suffix, p.c_bn / p.tile.vec, ForKind::kUnrolled, [&](Expr v) {
-        return Loop("l" + suffix, p.tile.vec, ForKind::kVectorized, [&](Expr l) {
-          Expr b = v * p.tile.vec + l;
-          Expr x =
-              Load::Make(data, (((n * p.CC + cc) * p.h + ih(kh)) * p.w + iw(owi, kw)) * p.c_bn + b);
-          Expr w = Load::Make(kernel_vec, ((cc * p.r + kh) * p.s + kw) * p.c_bn + b);
-          return Store::Make("acc", Load::Make("acc", acc_index(owi, b)) + x * w,
-                             acc_index(owi, b));
-        });
+      return VectorLoops(suffix, p.c_bn, p.tile.vec, [&](Expr b) {
+        Expr x =
+            Load::Make(data, (((n * p.CC + cc) * p.h + ih(kh)) * p.w + iw(owi, kw)) * p.c_bn + b);
+        Expr w = Load::Make(kernel_vec, ((cc * p.r + kh) * p.s + kw) * p.c_bn + b);
+        return Store::Make("acc", Load::Make("acc", acc_index(owi, b)) + x * w, acc_index(owi, b));
       });
     };
     const ForKind kw_kind = p.unroll_kw ? ForKind::kUnrolled : ForKind::kSerial;

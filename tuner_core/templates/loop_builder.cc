@@ -20,13 +20,23 @@ std::vector<int64_t> Divisors(int64_t n, int64_t max) {
   return out;
 }
 
+Stmt VectorLoops(const std::string& suffix, int64_t lanes, int64_t vec,
+                 const std::function<Stmt(Expr)>& body) {
+  const int64_t full = lanes / vec, tail = lanes % vec;
+  Stmt vectors = Loop("v" + suffix, full, ir::ForKind::kUnrolled, [&](Expr v) {
+    return Loop("l" + suffix, vec, ir::ForKind::kVectorized,
+                [&](Expr l) { return body(v * vec + l); });
+  });
+  if (tail == 0) return vectors;
+  Stmt rest = Loop("t" + suffix, tail, ir::ForKind::kVectorized,
+                   [&](Expr l) { return body(Expr(full * vec) + l); });
+  return vectors.defined() ? ir::Block::Make({vectors, rest}) : rest;
+}
+
 Stmt RegisterTileLoops(const std::string& suffix, int64_t rows, int64_t lanes, int64_t vec,
                        const std::function<Stmt(Expr, Expr)>& body) {
   return Loop("r" + suffix, rows, ir::ForKind::kUnrolled, [&](Expr r) {
-    return Loop("v" + suffix, lanes / vec, ir::ForKind::kUnrolled, [&](Expr v) {
-      return Loop("l" + suffix, vec, ir::ForKind::kVectorized,
-                  [&](Expr l) { return body(r, v * vec + l); });
-    });
+    return VectorLoops(suffix, lanes, vec, [&](Expr l) { return body(r, l); });
   });
 }
 

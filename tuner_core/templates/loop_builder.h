@@ -21,10 +21,16 @@ ir::Stmt Loop(const std::string& var, int64_t extent, ir::ForKind kind,
 // The divisors of n that are <= max, ascending.
 std::vector<int64_t> Divisors(int64_t n, int64_t max);
 
-// A register tile of `rows` x `lanes` fp32 values whose lanes are split into
-// `lanes / vec` vectors: rows unrolled, vectors unrolled, the vector's lanes
-// vectorized. body(row, lane) builds one element's statement. `vec` must
-// divide `lanes`.
+// `lanes` fp32 values as vectors of `vec` lanes: lanes / vec full vectors
+// (unrolled, each one's lanes vectorized), then, where vec does not divide
+// lanes, one narrower vector of the lanes % vec left (a block of 58 with
+// vec 16: 16 + 16 + 16 + 10 lanes, four registers). body(lane) builds one
+// element's statement.
+ir::Stmt VectorLoops(const std::string& suffix, int64_t lanes, int64_t vec,
+                     const std::function<ir::Stmt(ir::Expr)>& body);
+
+// A register tile of `rows` x `lanes` fp32 values: rows unrolled, each row's
+// lanes as VectorLoops. body(row, lane) builds one element's statement.
 ir::Stmt RegisterTileLoops(const std::string& suffix, int64_t rows, int64_t lanes, int64_t vec,
                            const std::function<ir::Stmt(ir::Expr, ir::Expr)>& body);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -116,9 +115,9 @@ ConvArgs TiledConvShape(const ConvArgs& a) {
 
 RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec) {
   RegisterDemand demand;
-  demand.lanes = std::gcd(vec, block);
-  demand.accumulators = width * (block / demand.lanes);
-  demand.vector_operands = block / demand.lanes;
+  demand.lanes = std::min(vec, block);
+  demand.accumulators = width * CeilDiv(block, demand.lanes);
+  demand.vector_operands = CeilDiv(block, demand.lanes);
   return demand;
 }
 

@@ -94,9 +94,10 @@ int64_t RowTileWidth(int64_t out_w, int64_t max_width);
 int64_t ConvTileWidth(const ConvArgs& a, int64_t tile_ow);
 
 // The register tile of a row tile of `width` output columns by `block`
-// channels with the "vec" knob `vec`: vectors of gcd(vec, block) lanes,
-// width x (block / lanes) accumulators, and the block / lanes weight vectors
-// one step reads, each reused by every column. What else a step reads (a
+// channels with the "vec" knob `vec`: vectors of min(vec, block) lanes (the
+// last one narrower where they do not divide the block: VectorLoops),
+// width x ceil(block / lanes) accumulators, and the ceil(block / lanes)
+// weight vectors one step reads, each reused by every column. What else a step reads (a
 // broadcast input, an input vector) each template adds.
 RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec);
 

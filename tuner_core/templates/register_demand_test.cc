@@ -86,8 +86,11 @@ TEST(RegisterDemandTest, ConvTileIsPixelsTimesChannelVectorsPlusWeightsAndOneBro
   };
   ExpectDemand(DemandOf(*conv, entity(16, 7, 4)), 4, 28, 4, 1);
   ExpectDemand(DemandOf(*conv, entity(16, 6, 4)), 4, 24, 4, 1);
-  // Vectors are gcd(vec, tile_oc) lanes wide: 2-lane vectors for 2 channels.
+  // Vectors are min(vec, tile_oc) lanes wide: 2-lane vectors for 2 channels;
+  // a block of 32 with vec 16 two vectors (builder_test covers blocks the
+  // vector does not divide).
   ExpectDemand(DemandOf(*conv, entity(2, 8, 16)), 2, 8, 1, 1);
+  ExpectDemand(DemandOf(*conv, entity(32, 4, 16)), 16, 8, 2, 1);
 }
 
 TEST(RegisterDemandTest, DepthwiseTileHasTheWeightsAndOneInputVectorNoBroadcast) {
