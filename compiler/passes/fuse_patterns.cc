@@ -1,5 +1,6 @@
 #include "compiler/passes/fuse_patterns.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -9,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/operator_table.h"
+#include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
 namespace {
@@ -229,6 +231,51 @@ std::optional<Rewrite> MatchLayerNorm(const Graph& graph, const Chains& chains, 
   return rewrite;
 }
 
+// A zero constant Pad of the spatial axes read only by an AveragePool
+// with no padding of its own (Inception's pooling branches) from its Pad
+// node: the pool with those pads, counting them (count_include_pad), so
+// the window is the same taps of the same zeros without the padded copy.
+std::optional<Rewrite> MatchPaddedAveragePool(const Graph& graph, const Chains& chains,
+                                              size_t pad) {
+  const GraphNode& p = graph.nodes[pad];
+  if (p.inputs.empty() || StringAttribute(p, "mode", "constant") != "constant") {
+    return std::nullopt;
+  }
+  if (p.attributes.value("value", 0.0f) != 0.0f) return std::nullopt;
+  if (p.inputs.size() > 2 && !p.inputs[2].empty() && chains.Scalar(p.inputs[2]) != 0.0f) {
+    return std::nullopt;
+  }
+  const int64_t rank =
+      static_cast<int64_t>(graph.ShapeOf(p.inputs[0]).value_or(TensorShape()).dims.size());
+  if (rank != 3 && rank != 4) return std::nullopt;
+  absl::StatusOr<std::vector<int64_t>> pads = PadsOf(graph, p, rank);
+  if (!pads.ok() || (*pads)[0] != 0 || (*pads)[1] != 0 || (*pads)[rank] != 0 ||
+      (*pads)[rank + 1] != 0) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> window;  // the spatial begins, then the ends
+  for (int64_t d = 2; d < rank; ++d) window.push_back((*pads)[d]);
+  for (int64_t d = 2; d < rank; ++d) window.push_back((*pads)[rank + d]);
+  if (std::any_of(window.begin(), window.end(), [](int64_t v) { return v < 0; })) {
+    return std::nullopt;
+  }
+  std::optional<size_t> reader = chains.SoleReader(p.outputs[0]);
+  if (!reader || graph.nodes[*reader].op_type != "AveragePool") return std::nullopt;
+  const GraphNode& pool = graph.nodes[*reader];
+  const std::vector<int64_t> own = IntsAttribute(pool, "pads", {});
+  if (StringAttribute(pool, "auto_pad", "NOTSET") != "NOTSET" ||
+      std::any_of(own.begin(), own.end(), [](int64_t v) { return v != 0; })) {
+    return std::nullopt;
+  }
+  Rewrite rewrite;
+  rewrite.removed = {pad, *reader};
+  rewrite.replacement = pool;
+  rewrite.replacement.inputs[0] = p.inputs[0];
+  rewrite.replacement.attributes["pads"] = window;
+  rewrite.replacement.attributes["count_include_pad"] = 1;
+  return rewrite;
+}
+
 }  // namespace
 
 [[nodiscard]] absl::Status FusePatterns(Graph* graph) {
@@ -242,6 +289,7 @@ std::optional<Rewrite> MatchLayerNorm(const Graph& graph, const Chains& chains, 
       if (op == "Erf") rewrite = MatchGelu(*graph, chains, i);
       if (op == "Sigmoid") rewrite = MatchSilu(*graph, chains, i);
       if (op == "ReduceMean") rewrite = MatchLayerNorm(*graph, chains, i);
+      if (op == "Pad") rewrite = MatchPaddedAveragePool(*graph, chains, i);
       if (!rewrite) continue;
       bool overlaps = false;
       for (size_t r : rewrite->removed) overlaps |= taken.count(r) > 0;

@@ -5,10 +5,13 @@
 //  - SiLU: x * Sigmoid(x) -> kSiluOp (operator_table.h);
 //  - LayerNorm as opset 13-16 exports it: ReduceMean over the last axis,
 //    Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then Mul by gamma and
-//    Add of beta -> LayerNormalization (axis -1).
+//    Add of beta -> LayerNormalization (axis -1);
+//  - a zero constant Pad of the spatial axes, then an AveragePool without
+//    pads of its own -> the AveragePool with those pads, count_include_pad.
 // Each rewritten chain's inner tensors must have no other reader, so
 // nothing else sees the difference. The new nodes are pointwise (fused into
-// a kernel's epilogue later, fuse_epilogues.h) or one runtime step.
+// a kernel's epilogue later, fuse_epilogues.h) or one runtime step (the
+// pool in its input's channel block, no padded copy through NCHW).
 //
 //   TF_RETURN_IF_ERROR(FusePatterns(&graph));
 #ifndef TUNEFLEET_COMPILER_PASSES_FUSE_PATTERNS_H_

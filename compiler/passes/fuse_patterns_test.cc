@@ -115,5 +115,54 @@ TEST(FusePatternsTest, LayerNormDecompositionBecomesLayerNormalization) {
   }
 }
 
+// Inception's pooling branch: Pad (zeros, spatial axes) then AveragePool.
+Graph PaddedPool() {
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.shapes["x"] = {kOnnxFloat, {1, 8, 5, 5}};
+  g.shapes["p"] = {kOnnxFloat, {1, 8, 8, 7}};
+  g.shapes["y"] = {kOnnxFloat, {1, 8, 6, 5}};
+  g.constants["pads"].shape = {kOnnxInt64, {8}};
+  g.constants["pads"].i64 = {0, 0, 1, 1, 0, 0, 2, 1};
+  g.nodes.push_back({"pad", "Pad", {"x", "pads"}, {"p"}});
+  GraphNode pool{"pool", "AveragePool", {"p"}, {"y"}};
+  pool.attributes["kernel_shape"] = std::vector<int64_t>{3, 3};
+  g.nodes.push_back(pool);
+  return g;
+}
+
+TEST(FusePatternsTest, ZeroPadBeforeAveragePoolBecomesThePoolsPadding) {
+  Graph g = PaddedPool();
+  ASSERT_TRUE(FusePatterns(&g).ok());
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "AveragePool");
+  EXPECT_THAT(g.nodes[0].inputs, ElementsAre("x"));
+  EXPECT_THAT(g.nodes[0].outputs, ElementsAre("y"));
+  EXPECT_THAT(IntsAttribute(g.nodes[0], "pads", {}), ElementsAre(1, 1, 2, 1));
+  EXPECT_EQ(IntAttribute(g.nodes[0], "count_include_pad", 0), 1);
+  EXPECT_THAT(IntsAttribute(g.nodes[0], "kernel_shape", {}), ElementsAre(3, 3));
+}
+
+TEST(FusePatternsTest, PadsThePoolCannotTakeStay) {
+  std::vector<Graph> graphs;
+  graphs.push_back(PaddedPool());  // pads the channels too
+  graphs.back().constants["pads"].i64 = {0, 1, 1, 1, 0, 0, 2, 1};
+  graphs.push_back(PaddedPool());  // pads with ones
+  graphs.back().nodes[0].attributes["value"] = 1.0f;
+  graphs.push_back(PaddedPool());  // reflects
+  graphs.back().nodes[0].attributes["mode"] = "reflect";
+  graphs.push_back(PaddedPool());  // the pool pads as well
+  graphs.back().nodes[1].attributes["pads"] = std::vector<int64_t>{1, 0, 0, 0};
+  graphs.push_back(PaddedPool());  // a max pool: padded zeros are not -inf
+  graphs.back().nodes[1].op_type = "MaxPool";
+  graphs.push_back(PaddedPool());  // the padded tensor is read elsewhere
+  graphs.back().outputs.push_back("p");
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    ASSERT_TRUE(FusePatterns(&graphs[i]).ok()) << i;
+    EXPECT_EQ(graphs[i].nodes.size(), 2u) << i;
+  }
+}
+
 }  // namespace
 }  // namespace tunefleet
