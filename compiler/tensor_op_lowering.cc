@@ -357,6 +357,43 @@ const TensorOpLowering kLowerReduce = &LowerReduce;
 const TensorOpLowering kLowerGather = &LowerGather;
 const TensorOpLowering kLowerExpand = &LowerExpand;
 
+std::optional<std::vector<int64_t>> ChannelGatherOf(const Graph& graph, const GraphNode& node) {
+  if (node.inputs.empty() || node.outputs.empty()) return std::nullopt;
+  const std::vector<int64_t> in = graph.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims;
+  if (in.size() != 4 || in[1] < 1) return std::nullopt;
+  if (node.op_type == "Gather") {
+    auto indices = graph.constants.find(node.inputs.size() == 2 ? node.inputs[1] : "");
+    if (IntAttribute(node, "axis", 0) != 1 && IntAttribute(node, "axis", 0) != -3) {
+      return std::nullopt;
+    }
+    if (indices == graph.constants.end() || !IsIntegerDtype(indices->second.shape.dtype) ||
+        indices->second.shape.dims.size() != 1 || indices->second.i64.empty()) {
+      return std::nullopt;
+    }
+    std::vector<int64_t> map = indices->second.i64;
+    for (int64_t& i : map) {
+      if (i < 0) i += in[1];
+      if (i < 0 || i >= in[1]) return std::nullopt;  // LowerGather names it
+    }
+    return map;
+  }
+  if (node.op_type != "Slice") return std::nullopt;
+  absl::StatusOr<SliceWindow> window = SliceWindowOf(graph, node, in);
+  if (!window.ok()) return std::nullopt;
+  const std::vector<int64_t>& out = window->out_shape;
+  const int64_t plane = in[2] * in[3];
+  const std::vector<int64_t>& strides = window->strides;  // every axis but C as it was
+  if (out[0] != in[0] || out[2] != in[2] || out[3] != in[3] || out[1] < 1 ||
+      (in[0] > 1 && strides[0] != in[1] * plane) || (in[2] > 1 && strides[2] != in[3]) ||
+      (in[3] > 1 && strides[3] != 1) || strides[1] % plane != 0 || window->offset % plane != 0) {
+    return std::nullopt;
+  }
+  const int64_t first = window->offset / plane, step = strides[1] / plane;
+  std::vector<int64_t> map;
+  for (int64_t j = 0; j < out[1]; ++j) map.push_back(first + j * step);
+  return map;
+}
+
 int ChannelOperandFirst(const Graph& graph, const GraphNode& node) {
   if (node.inputs.size() != 2) return -1;
   const TensorShape a = graph.ShapeOf(node.inputs[0]).value_or(TensorShape{0, {}});

@@ -70,6 +70,12 @@ extern const TensorOpLowering kLowerInstanceNorm;  // a layer norm per (n, c), s
 std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& node);
 int ChannelOperandFirst(const Graph& graph, const GraphNode& node);
 
+// A Gather (constant 1-D indices) or Slice of a 4-D activation along its
+// channels only: for each output channel, the input channel it copies (a
+// step that runs in the activation's channel block, kChannelGather); else
+// nullopt.
+std::optional<std::vector<int64_t>> ChannelGatherOf(const Graph& graph, const GraphNode& node);
+
 // What a Gemm's or MatMul's constant B (`b`, as the node has it) and C
 // give the dense kernel of N outputs over K: B as [N, K] times alpha, and
 // C as a row of N (one value per column, or one for all) times beta; a C

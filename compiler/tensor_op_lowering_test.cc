@@ -257,6 +257,32 @@ TEST(TensorOpLoweringTest, ChannelConcatOfBlockedBuffersJoinsWholeBlocks) {
   EXPECT_FALSE(lowered->has_value());
 }
 
+// Slices and Gathers of a 4-D tensor's channels alone are channel gathers
+// (the input channel of each output channel); along any other axis, or
+// with indices computed at run time, they are not.
+TEST(TensorOpLoweringTest, ChannelSlicesAndGathersAreChannelMaps) {
+  Graph g;
+  g.shapes["x"] = {kOnnxFloat, {2, 8, 3, 3}};
+  g.constants["starts"] = Ints({1});
+  g.constants["ends"] = Ints({8});
+  g.constants["channels"] = Ints({1});
+  g.constants["rows"] = Ints({2});
+  g.constants["steps"] = Ints({3});
+  g.constants["picks"] = Ints({7, -8, 2});
+  const GraphNode slice{"slice", "Slice", {"x", "starts", "ends", "channels", "steps"}, {"y"}};
+  EXPECT_THAT(ChannelGatherOf(g, slice).value_or(std::vector<int64_t>{}), ElementsAre(1, 4, 7));
+  const GraphNode rows{"rows", "Slice", {"x", "starts", "ends", "rows"}, {"y"}};
+  EXPECT_FALSE(ChannelGatherOf(g, rows).has_value());
+  GraphNode gather{"gather", "Gather", {"x", "picks"}, {"y"}};
+  gather.attributes["axis"] = 1;
+  EXPECT_THAT(ChannelGatherOf(g, gather).value_or(std::vector<int64_t>{}), ElementsAre(7, 0, 2));
+  gather.attributes["axis"] = 2;
+  EXPECT_FALSE(ChannelGatherOf(g, gather).has_value());
+  gather.attributes["axis"] = 1;
+  gather.inputs[1] = "ids";  // not a constant
+  EXPECT_FALSE(ChannelGatherOf(g, gather).has_value());
+}
+
 // Pad in each mode, against ONNX's definitions worked by hand on a 2x2
 // image padded by one column on the left and one row at the bottom.
 TEST(TensorOpLoweringTest, PadInEveryMode) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include "compiler/kernel_packing.h"
 #include "compiler/operator_table.h"
 #include "compiler/passes/plan_buffers.h"
+#include "compiler/passes/prune_steps.h"
 #include "compiler/pool_lowering.h"
 #include "compiler/tensor_op_lowering.h"
 #include "tuner_core/graph/static_shapes.h"
@@ -51,6 +53,7 @@ class PlanEmitter {
       TF_ASSIGN_OR_RETURN(int buffer, buffers_.Plain(found));
       built_.plan.outputs.push_back({output, buffer, shape.dims});
     }
+    DropUnreadChannelGathers(&built_.plan);
     built_.plan.weight_floats = static_cast<int64_t>(built_.weights.size());
     return std::move(built_);
   }
@@ -385,6 +388,39 @@ class PlanEmitter {
                        node.outputs[0]);
   }
 
+  // A Gather or Slice of a 4-D activation's channels (ChannelGatherOf) in
+  // its channel block: the output's block the largest that divides both
+  // the input's and the output's channels, so a channel shuffle and the
+  // halves ShuffleNet slices from it stay blocked between its convolutions.
+  [[nodiscard]] absl::Status AddChannelGather(const GraphNode& node, std::vector<int64_t> map) {
+    TF_ASSIGN_OR_RETURN(int a, Bound(node, node.inputs[0]));
+    TF_ASSIGN_OR_RETURN(a, As4d(node, node.inputs[0], a));
+    // A gather of a gather (ShuffleNet's halves of its shuffle) reads the
+    // first one's input through both maps; the first, if nothing else
+    // reads it, is dropped when the plan is done.
+    for (auto it = built_.plan.steps.rbegin(); it != built_.plan.steps.rend(); ++it) {
+      if (std::find(it->outputs.begin(), it->outputs.end(), a) == it->outputs.end()) continue;
+      if (it->op == StepOp::kChannelGather) {
+        for (int64_t& c : map) c = it->indices[c];
+        a = it->inputs[0];
+      }
+      break;
+    }
+    PlanStep step;
+    step.op = StepOp::kChannelGather;
+    step.node = node.name;
+    step.in_shape = built_.plan.buffers[a].shape;
+    step.out_shape = step.in_shape;
+    step.out_shape[1] = static_cast<int64_t>(map.size());
+    step.indices = std::move(map);
+    step.inputs = {a};
+    const int64_t block = std::gcd(built_.plan.buffers[a].block, step.out_shape[1]);
+    step.outputs = {
+        buffers_.NewActivation(node.outputs[0], step.out_shape, block, step.out_shape[3])};
+    built_.plan.steps.push_back(std::move(step));
+    return absl::OkStatus();
+  }
+
   // A 4-D BatchNormalization no kernel absorbed (DenseNet's after each
   // Concat) in its input's layout, with the activation epilogue fusion
   // gave it.
@@ -521,6 +557,7 @@ class PlanEmitter {
           if (blocked) return absl::OkStatus();
         }
         if (auto func = ChannelBinaryOf(graph_, node)) return AddChannelBinary(node, *func);
+        if (auto map = ChannelGatherOf(graph_, node)) return AddChannelGather(node, *map);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
         if (lowered.step.op == StepOp::kBatchNorm &&
             graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size() == 4) {

@@ -78,6 +78,7 @@ std::string Other(const GraphNode& node, const std::string& tensor) {
 struct Rewrite {
   std::vector<size_t> removed;
   GraphNode replacement;
+  std::map<std::string, ConstantTensor> constants;  // new ones the replacement reads
 };
 
 // x * 0.5 * (1 + Erf(x / sqrt 2)) from its Erf node.
@@ -276,6 +277,45 @@ std::optional<Rewrite> MatchPaddedAveragePool(const Graph& graph, const Chains& 
   return rewrite;
 }
 
+// ShuffleNet's channel shuffle from its first Reshape: [N, C, H, W] ->
+// [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4), Reshape back to
+// [N, C, H, W]: output channel j is input channel (j % g) * C/g + j / g,
+// a Gather of the channels with those constant indices (which the
+// emitter runs in the input's channel block).
+std::optional<Rewrite> MatchChannelShuffle(const Graph& graph, const Chains& chains,
+                                           size_t reshape) {
+  const GraphNode& r = graph.nodes[reshape];
+  if (r.inputs.empty() || r.outputs.empty()) return std::nullopt;
+  const std::vector<int64_t> in = graph.ShapeOf(r.inputs[0]).value_or(TensorShape()).dims;
+  const std::vector<int64_t> split = graph.ShapeOf(r.outputs[0]).value_or(TensorShape()).dims;
+  if (in.size() != 4 || split.size() != 5 || split[0] != in[0] || split[1] * split[2] != in[1] ||
+      split[3] != in[2] || split[4] != in[3] || split[1] < 2 || split[2] < 2) {
+    return std::nullopt;
+  }
+  std::optional<size_t> transpose = chains.SoleReader(r.outputs[0]);
+  if (!transpose || graph.nodes[*transpose].op_type != "Transpose" ||
+      IntsAttribute(graph.nodes[*transpose], "perm", {}) != std::vector<int64_t>{0, 2, 1, 3, 4}) {
+    return std::nullopt;
+  }
+  std::optional<size_t> back = chains.SoleReader(graph.nodes[*transpose].outputs[0]);
+  if (!back || graph.nodes[*back].op_type != "Reshape" ||
+      graph.ShapeOf(graph.nodes[*back].outputs[0]).value_or(TensorShape()).dims != in) {
+    return std::nullopt;
+  }
+  const int64_t groups = split[1], per_group = split[2];
+  ConstantTensor indices;
+  indices.shape = {kOnnxInt64, {in[1]}};
+  for (int64_t j = 0; j < in[1]; ++j) indices.i64.push_back((j % groups) * per_group + j / groups);
+  const std::string name = absl::StrCat(r.name, ".shuffle");
+  Rewrite rewrite;
+  rewrite.removed = {reshape, *transpose, *back};
+  rewrite.replacement = {
+      name, "Gather", {r.inputs[0], name + ".indices"}, {graph.nodes[*back].outputs[0]}};
+  rewrite.replacement.attributes["axis"] = 1;
+  rewrite.constants[name + ".indices"] = std::move(indices);
+  return rewrite;
+}
+
 }  // namespace
 
 [[nodiscard]] absl::Status FusePatterns(Graph* graph) {
@@ -290,6 +330,7 @@ std::optional<Rewrite> MatchPaddedAveragePool(const Graph& graph, const Chains& 
       if (op == "Sigmoid") rewrite = MatchSilu(*graph, chains, i);
       if (op == "ReduceMean") rewrite = MatchLayerNorm(*graph, chains, i);
       if (op == "Pad") rewrite = MatchPaddedAveragePool(*graph, chains, i);
+      if (op == "Reshape") rewrite = MatchChannelShuffle(*graph, chains, i);
       if (!rewrite) continue;
       bool overlaps = false;
       for (size_t r : rewrite->removed) overlaps |= taken.count(r) > 0;
@@ -303,6 +344,10 @@ std::optional<Rewrite> MatchPaddedAveragePool(const Graph& graph, const Chains& 
   // every input it reads is computed (topological order holds).
   std::map<size_t, GraphNode> placed;
   for (Rewrite& rewrite : rewrites) {
+    for (auto& [name, constant] : rewrite.constants) {
+      graph->shapes[name] = constant.shape;
+      graph->constants[name] = std::move(constant);
+    }
     size_t last = 0;
     for (size_t r : rewrite.removed) last = std::max(last, r);
     placed[last] = std::move(rewrite.replacement);

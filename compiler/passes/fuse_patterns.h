@@ -7,7 +7,9 @@
 //    Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then Mul by gamma and
 //    Add of beta -> LayerNormalization (axis -1);
 //  - a zero constant Pad of the spatial axes, then an AveragePool without
-//    pads of its own -> the AveragePool with those pads, count_include_pad.
+//    pads of its own -> the AveragePool with those pads, count_include_pad;
+//  - a channel shuffle, Reshape [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4)
+//    and Reshape back -> a Gather of the channels (constant indices).
 // Each rewritten chain's inner tensors must have no other reader, so
 // nothing else sees the difference. The new nodes are pointwise (fused into
 // a kernel's epilogue later, fuse_epilogues.h) or one runtime step (the

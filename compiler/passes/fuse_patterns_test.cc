@@ -164,5 +164,33 @@ TEST(FusePatternsTest, PadsThePoolCannotTakeStay) {
   }
 }
 
+TEST(FusePatternsTest, ChannelShuffleBecomesAGatherOfTheChannels) {
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.shapes["x"] = {kOnnxFloat, {1, 6, 4, 4}};
+  g.shapes["s"] = {kOnnxFloat, {1, 2, 3, 4, 4}};
+  g.shapes["t"] = {kOnnxFloat, {1, 3, 2, 4, 4}};
+  g.shapes["y"] = {kOnnxFloat, {1, 6, 4, 4}};
+  g.nodes.push_back({"split", "Reshape", {"x", "to5"}, {"s"}});
+  GraphNode transpose{"swap", "Transpose", {"s"}, {"t"}};
+  transpose.attributes["perm"] = std::vector<int64_t>{0, 2, 1, 3, 4};
+  g.nodes.push_back(transpose);
+  g.nodes.push_back({"join", "Reshape", {"t", "to4"}, {"y"}});
+  Graph other_perm = g;
+  ASSERT_TRUE(FusePatterns(&g).ok());
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "Gather");
+  EXPECT_EQ(IntAttribute(g.nodes[0], "axis", 0), 1);
+  ASSERT_EQ(g.nodes[0].inputs.size(), 2u);
+  EXPECT_EQ(g.nodes[0].inputs[0], "x");
+  EXPECT_THAT(g.constants.at(g.nodes[0].inputs[1]).i64, ElementsAre(0, 3, 1, 4, 2, 5));
+  EXPECT_THAT(g.nodes[0].outputs, ElementsAre("y"));
+  // Any other transpose is not a shuffle.
+  other_perm.nodes[1].attributes["perm"] = std::vector<int64_t>{0, 1, 2, 4, 3};
+  ASSERT_TRUE(FusePatterns(&other_perm).ok());
+  EXPECT_EQ(other_perm.nodes.size(), 3u);
+}
+
 }  // namespace
 }  // namespace tunefleet

@@ -252,6 +252,15 @@ CompiledModel::~CompiledModel() {
             "model plan: step '", step.node, "' (channel_binary) has buffers that do not fit"));
       }
     }
+    if (step.op == StepOp::kChannelGather) {
+      const PlanBuffer& from = plan_.buffers[step.inputs[0]];
+      const PlanBuffer& to = plan_.buffers[step.outputs[0]];
+      if (!from.is_4d() || !to.is_4d() || step.in_shape != from.shape ||
+          step.out_shape != to.shape) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "model plan: step '", step.node, "' (channel_gather) has buffers that do not fit"));
+      }
+    }
     const bool relayout = step.op == StepOp::kRelayout;
     const bool global_pool = step.op == StepOp::kGlobalAvgPool;
     if (relayout || global_pool || step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool) {
@@ -432,6 +441,9 @@ template <typename Int>
       Pool(step, plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
     } else if (step.op == StepOp::kRelayout) {
       Relayout(plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out, rt);
+    } else if (step.op == StepOp::kChannelGather) {
+      ChannelGather(step, plan_.buffers[step.inputs[0]], in(0), plan_.buffers[step.outputs[0]], out,
+                    rt);
     } else if (step.op == StepOp::kChannelBinary) {
       ChannelBinary(step, plan_.buffers[step.inputs[0]], in(0), in(1), out, rt);
     } else if (step.op == StepOp::kBatchNorm) {

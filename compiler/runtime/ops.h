@@ -31,6 +31,11 @@ void ApplyEpilogue(const PlanEpilogue& epilogue, const float* bias, const float*
 void Relayout(const PlanBuffer& src_layout, const float* src, const PlanBuffer& dst_layout,
               float* dst, const TfRuntime* rt);
 
+// step.op "channel_gather": out's channel c = in's channel step.indices[c]
+// (in laid out as in_layout, out as out_layout; the other dims the same).
+void ChannelGather(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
+                   const PlanBuffer& out_layout, float* out, const TfRuntime* rt);
+
 // step.op "max_pool" / "avg_pool" / "global_avg_pool" on in (step.in_shape,
 // laid out as in_layout) into out (step.out_shape, laid out as out_layout:
 // the same block for max/avg pooling; NCHW for global pooling).

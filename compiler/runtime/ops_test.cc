@@ -162,6 +162,47 @@ TEST(OpsTest, RelayoutBetweenBlocksKeepsEveryValue) {
   }
 }
 
+// Channel gathers between layouts: a shuffle of 2 groups (no two output
+// lanes from one run), a slice of the second half (whole runs), a reversed
+// pick; from blocks of 29 (rows 9 wide) into blocks of 29, 4 and 1.
+TEST(OpsTest, ChannelGatherPicksEachChannelInAnyLayout) {
+  const int64_t c = 58, h = 3, w = 7, wide = 9;
+  const std::vector<float> in = Random(2 * c * h * wide, 7);  // two images
+  const PlanBuffer from{"x", 2 * c * h * wide, -1, {2, c, h, w}, 29, wide};
+  std::vector<std::vector<int64_t>> maps(3);
+  for (int64_t j = 0; j < c; ++j) maps[0].push_back((j % 2) * (c / 2) + j / 2);
+  for (int64_t j = c / 2; j < c; ++j) maps[1].push_back(j);
+  for (int64_t j = c - 1; j >= 0; j -= 2) maps[2].push_back(j);
+  for (const std::vector<int64_t>& map : maps) {
+    const int64_t out_c = static_cast<int64_t>(map.size());
+    for (int64_t db : {int64_t{29}, int64_t{4}, int64_t{1}}) {
+      if (out_c % db != 0) continue;
+      PlanStep step;
+      step.op = StepOp::kChannelGather;
+      step.in_shape = {2, c, h, w};
+      step.out_shape = {2, out_c, h, w};
+      step.indices = map;
+      const PlanBuffer to{"y", 2 * out_c * h * w, -1, {2, out_c, h, w}, db, 0};
+      std::vector<float> out(2 * out_c * h * w, -1.0f);
+      ChannelGather(step, from, in.data(), to, out.data(), &kSerial);
+      for (int64_t n = 0; n < 2; ++n) {
+        for (int64_t ch = 0; ch < out_c; ++ch) {
+          for (int64_t y = 0; y < h; ++y) {
+            for (int64_t x = 0; x < w; ++x) {
+              const float got =
+                  out[((n * (out_c / db) + ch / db) * h + y) * w * db + x * db + ch % db];
+              const int64_t src = map[ch];
+              const float want =
+                  in[((n * (c / 29) + src / 29) * h + y) * wide * 29 + x * 29 + src % 29];
+              ASSERT_EQ(got, want) << "out channel " << ch << " of " << out_c << ", block " << db;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Every pointwise function against libm over a range that covers its
 // regions (saturation, the negative branch), in place and not.
 TEST(OpsTest, PointwiseFunctionsMatchLibm) {

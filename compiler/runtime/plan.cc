@@ -29,6 +29,7 @@ constexpr std::pair<StepOp, const char*> kStepOpNames[] = {
     {StepOp::kLayerNorm, "layer_norm"},
     {StepOp::kResize, "resize"},
     {StepOp::kChannelBinary, "channel_binary"},
+    {StepOp::kChannelGather, "channel_gather"},
 };
 
 constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {
@@ -321,6 +322,16 @@ nlohmann::json ModelPlan::ToJson() const {
       step.indices = s.at("indices").get<std::vector<int64_t>>();
       step.weights = s.value("weights", std::vector<float>());
       if (step.op == StepOp::kResize) TF_RETURN_IF_ERROR(CheckResize(step));
+      if (step.op == StepOp::kChannelGather) {
+        bool ok = step.in_shape.size() == 4 && step.out_shape.size() == 4 &&
+                  step.inputs.size() == 1 && step.outputs.size() == 1 &&
+                  static_cast<int64_t>(step.indices.size()) == step.out_shape[1];
+        for (int64_t i : step.indices) ok = ok && i >= 0 && i < step.in_shape[1];
+        if (!ok) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "model plan: step '", step.node, "' is not a channel gather within its input"));
+        }
+      }
       if (step.op == StepOp::kGather) {
         // Indices are the step's own, or (a second input) read at run time,
         // when the runtime checks them.

@@ -144,6 +144,8 @@ enum class StepOp {
   kGather,         // [outer, n, inner] (in_shape) at `indices` along n: [outer, indices, inner]
   kChannelBinary,  // binary(a, b[n, c]) for a 4-D a in any layout (out: a's layout) and b
                    // one value per channel (in_shape [N or 1, C]): a squeeze-excite scale
+  kChannelGather,  // out channel c = in channel indices[c] of a 4-D in (in_shape) in any
+                   // layout, into out's (out_shape): a channel Slice, Gather or shuffle
   kLayerNorm,      // each row of [outer, inner] (in_shape) normalised (alpha: epsilon), then
                    // times inputs[1] and plus inputs[2] (per position of the row) when given;
                    // in_shape [outer, inner, C] (instance norm): per row, at row % C
