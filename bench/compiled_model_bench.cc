@@ -14,7 +14,7 @@
 // (CompiledModel::SetProfiling) in a separate profiled run: tuned kernels,
 // layout changes, pooling, the rest.
 //
-//   bazel run -c opt //bench:compiled_model_bench -- --out=bench/results_compiled_model.json
+//   bazel run -c opt //bench:compiled_model_bench -- --out=bench/results/compiled_model.json
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>

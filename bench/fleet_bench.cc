@@ -11,7 +11,7 @@
 //     that made a dispatch possible to the request queued on the agent's
 //     stream).
 //
-//   bazel run -c opt //bench:fleet_bench -- --json bench/results_fleet.json
+//   bazel run -c opt //bench:fleet_bench -- --json bench/results/fleet.json
 #include <algorithm>
 #include <chrono>
 #include <fstream>

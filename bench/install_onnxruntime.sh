@@ -9,7 +9,7 @@
 #   ./bench/install_onnxruntime.sh
 set -euo pipefail
 
-VERSION="1.30.0"  # the version bench/results_compiled_model_ort.* were measured with
+VERSION="1.30.0"  # the version bench/results/compiled_model_ort.* were measured with
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PREFIX="$ROOT/third_party/node"
 

@@ -13,7 +13,7 @@
 // and the time (b) needs to come within 5 % of (a)'s final latency.
 //
 //   bazel run -c opt //bench:model_tune_bench -- --trials_per_task 24
-//       --json $PWD/bench/results_model_tune.json
+//       --json $PWD/bench/results/model_tune.json
 //
 // The curves are the search's measurements (the tracker's figures during
 // tuning, as AutoTVM and Ansor report them), and the tuning time is the time

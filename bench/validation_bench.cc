@@ -18,7 +18,7 @@
 // of the validated best over seeds.
 //
 //   bazel build -c opt //bench:validation_bench //tracker:tunefleet_tracker ... &&
-//   bazel-bin/bench/validation_bench --seeds 5 --json bench/results_validation.json
+//   bazel-bin/bench/validation_bench --seeds 5 --json bench/results/validation.json
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -260,7 +260,7 @@ TEST(TemplatesTest, PointwiseConvJoinsItsRowsAndReduceOrdersThatBuildAlikeAreOne
 }
 
 // Joining a pointwise convolution's rows changes no config index: a record
-// written before (bench/results_compiled_model_records.jsonl) still fits.
+// written before (bench/results/compiled_model_records.jsonl) still fits.
 TEST(TemplatesTest, PointwiseConvRecordsWrittenBeforeRowsWereJoinedStillFit) {
   auto task = Task::Make("conv2d_nchwc.x86", "conv2d_nchw",
                          {{"N", 1},
