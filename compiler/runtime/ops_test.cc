@@ -1,7 +1,8 @@
 // The runtime's vectorised operators against plain reference loops: the
 // epilogue in every case (bias, residual, relu/clip; blocks of 16 and 3
 // lanes), max and average pooling with padding (both count_include_pad
-// modes) in a blocked layout, and a relayout that only narrows rows.
+// modes) in a blocked layout, relayouts (narrowing rows, between blocks)
+// and channel gathers between blocks.
 #include "compiler/runtime/ops.h"
 
 #include <algorithm>
