@@ -383,7 +383,7 @@ std::optional<std::vector<int64_t>> ChannelGatherOf(const Graph& graph, const Gr
   const std::vector<int64_t>& out = window->out_shape;
   const int64_t plane = in[2] * in[3];
   const std::vector<int64_t>& strides = window->strides;  // every axis but C as it was
-  if (out[0] != in[0] || out[2] != in[2] || out[3] != in[3] || out[1] < 1 ||
+  if (plane < 1 || out[0] != in[0] || out[2] != in[2] || out[3] != in[3] || out[1] < 1 ||
       (in[0] > 1 && strides[0] != in[1] * plane) || (in[2] > 1 && strides[2] != in[3]) ||
       (in[3] > 1 && strides[3] != 1) || strides[1] % plane != 0 || window->offset % plane != 0) {
     return std::nullopt;
