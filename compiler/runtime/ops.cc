@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "compiler/runtime/vector_math.h"
@@ -296,6 +298,10 @@ TF_VECTOR_CLONES void PoolRow(const PoolWindow& g, const float* __restrict src,
 // NCHW16c, 8: AVX2's): the taps that fall inside the image are worked out
 // per row and per column, not tested per tap, and the window's kB lanes
 // stay in registers.
+// GCC's vectors of 16 and 8 floats (a channel block as one value).
+typedef float Float16Lanes __attribute__((vector_size(16 * sizeof(float))));
+typedef float Float8Lanes __attribute__((vector_size(8 * sizeof(float))));
+
 template <bool kMax, int kB>
 TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict src,
                                    float* __restrict dst, int64_t y) {
@@ -311,22 +317,37 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
   for (int64_t x = 0; x < g.ow; ++x) {
     const int64_t x0 = x * g.sw - g.pl;
     const int64_t s_lo = first_inside(x0, g.dw), s_hi = end_inside(x0, g.dw, g.kw, g.w);
+    if constexpr (kMax) {
+      // As one vector of kB lanes: GCC does not vectorise a float max
+      // written lane by lane (std::max is a compare and select to it).
+      static_assert(kB == 16 || kB == 8, "PoolRowBlock runs blocks of 16 and 8");
+      using Lanes = std::conditional_t<kB == 16, Float16Lanes, Float8Lanes>;
+      Lanes acc;
+      for (int l = 0; l < kB; ++l) acc[l] = -std::numeric_limits<float>::infinity();
+      for (int64_t r = r_lo; r < r_hi; ++r) {
+        const int64_t row = (y0 + r * g.dh) * g.in_w + x0;
+        for (int64_t s = s_lo; s < s_hi; ++s) {
+          Lanes v;
+          std::memcpy(&v, src + (row + s * g.dw) * kB, sizeof(v));
+          acc = acc < v ? v : acc;  // std::max per lane
+        }
+      }
+      std::memcpy(dst + x * kB, &acc, sizeof(acc));
+      continue;
+    }
     float acc[kB];
-    for (int l = 0; l < kB; ++l) acc[l] = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+    for (int l = 0; l < kB; ++l) acc[l] = 0.0f;
     for (int64_t r = r_lo; r < r_hi; ++r) {
       const int64_t row = (y0 + r * g.dh) * g.in_w + x0;
       for (int64_t s = s_lo; s < s_hi; ++s) {
         const float* __restrict v = src + (row + s * g.dw) * kB;
-        for (int l = 0; l < kB; ++l) acc[l] = kMax ? std::max(acc[l], v[l]) : acc[l] + v[l];
+        for (int l = 0; l < kB; ++l) acc[l] += v[l];
       }
     }
-    if (!kMax) {
-      const int64_t window = row_taps * (g.count_include_pad ? g.ColTaps(x0, true)
-                                                             : std::max<int64_t>(s_hi - s_lo, 0));
-      const float scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
-      for (int l = 0; l < kB; ++l) acc[l] *= scale;
-    }
-    for (int l = 0; l < kB; ++l) dst[x * kB + l] = acc[l];
+    const int64_t window =
+        row_taps * (g.count_include_pad ? g.ColTaps(x0, true) : std::max<int64_t>(s_hi - s_lo, 0));
+    const float scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
+    for (int l = 0; l < kB; ++l) dst[x * kB + l] = acc[l] * scale;
   }
 }
 
