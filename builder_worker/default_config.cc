@@ -54,8 +54,7 @@ double DefaultScore(const Config& config, int lanes, const Workload& workload) {
     // vector and one of 13 lanes (16 + 13 of 32 lanes used), one of 4 a
     // quarter of one; the lanes left idle cost as much again.
     if (name == "tile_oc" || name == "tile_c") {
-      const double width = std::min<double>(v, lanes);
-      score -= 30 * (1 - v / (std::ceil(v / width) * lanes));
+      score -= 30 * (1 - v / (std::ceil(v / lanes) * lanes));
     }
     if (name == "tile_ow") {
       const int64_t width = conv != nullptr

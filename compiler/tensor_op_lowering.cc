@@ -363,9 +363,8 @@ std::optional<std::vector<int64_t>> ChannelGatherOf(const Graph& graph, const Gr
   if (in.size() != 4 || in[1] < 1) return std::nullopt;
   if (node.op_type == "Gather") {
     auto indices = graph.constants.find(node.inputs.size() == 2 ? node.inputs[1] : "");
-    if (IntAttribute(node, "axis", 0) != 1 && IntAttribute(node, "axis", 0) != -3) {
-      return std::nullopt;
-    }
+    const absl::StatusOr<int64_t> axis = AxisOf(node, IntAttribute(node, "axis", 0), 4);
+    if (!axis.ok() || *axis != 1) return std::nullopt;
     if (indices == graph.constants.end() || !IsIntegerDtype(indices->second.shape.dtype) ||
         indices->second.shape.dims.size() != 1 || indices->second.i64.empty()) {
       return std::nullopt;
