@@ -1,8 +1,9 @@
-// Issue 17's acceptance test: ResNet-18, MobileNet-v2 and one transformer
-// encoder layer as PyTorch exports them (//tuner_core/graph:exported_models),
-// compiled for this machine and run through the C API, against PyTorch's outputs for the same
-// seeded model and input (//compiler:torch_references); and the errors a user meets (records for
-// another target, a corrupt records line, an unsupported operator, a wrong shape, a null buffer).
+// Issue 17's acceptance test: ResNet-18, MobileNet-v2, one transformer
+// encoder layer and a small net of concatenations as PyTorch exports them
+// (//tuner_core/graph:exported_models), compiled for this machine and run through the C API,
+// against PyTorch's outputs for the same seeded model and input (//compiler:torch_references); and
+// the errors a user meets (records for another target, a corrupt records line, an unsupported
+// operator, a wrong shape, a null buffer).
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -145,6 +146,28 @@ TEST(CompiledModelsTest, EncoderLayerMatchesPyTorch) {
   std::cout << "encoder: " << (*model)->plan().steps.size() << " steps; ms per run by kind:";
   for (const auto& [kind, seconds] : by_kind) std::cout << " " << kind << " " << seconds * 1e3;
   std::cout << "\n";
+}
+
+// A DenseNet block and an Inception block: every concatenation's inputs are
+// written in place in its output (passes/alias_concats.h), so the plan has
+// no concat step left, and the answer is still PyTorch's.
+TEST(CompiledModelsTest, ConcatenationsWrittenInPlaceMatchPyTorch) {
+  CompileOptions options{.model = std::string(kOnnxDir) + "concat_net.onnx",
+                         .target = HostTargetString(),
+                         .output_dir = OutDir("concat_net")};
+  absl::StatusOr<CompileReport> report = CompileModel(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const double error = ErrorAgainstPyTorch(options.output_dir, "concat_net");
+  std::cout << "concat_net max relative error " << error << "\n";
+  EXPECT_LE(error, 1e-4);
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::Open(options.output_dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  int aliases = 0;
+  for (const PlanBuffer& buffer : (*model)->plan().buffers) aliases += buffer.alias_of >= 0;
+  EXPECT_GE(aliases, 6);
+  for (const PlanStep& step : (*model)->plan().steps) {
+    EXPECT_NE(step.op, StepOp::kConcat) << step.node;
+  }
 }
 
 TEST(CompiledModelsTest, ErrorsNameWhatIsWrong) {

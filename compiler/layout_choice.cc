@@ -25,24 +25,40 @@ double LocalSeconds(int layer, int o, const std::vector<std::vector<LayoutOption
   return seconds;
 }
 
-// The kernel step that wrote `buffer`, seen through the steps that keep its
-// layout (relayouts, elementwise operators) or its channel block (pooling:
-// *pooled set, its rows are the pooled image's), or -1.
-int SourceKernelStep(const ModelPlan& plan, const std::vector<int>& writer, int buffer,
-                     bool* pooled) {
-  *pooled = false;
-  for (int hops = 0; buffer >= 0 && writer[buffer] >= 0 && hops < 16; ++hops) {
+// Steps that keep their input's layout (relayouts write the layout their
+// reader wants, so they are seen through too) or, pooling, its channel block.
+bool KeepsLayout(StepOp op) {
+  return op == StepOp::kRelayout || op == StepOp::kAdd || op == StepOp::kPointwise ||
+         op == StepOp::kChannelBinary || op == StepOp::kMaxPool || op == StepOp::kAvgPool;
+}
+
+// Where `buffer`'s layout comes from, seen through the steps that keep it:
+// the kernel step that wrote it (`step`), or else the buffer written by the
+// step that fixed its layout (`buffer`, step -1: a concatenation, a batch
+// norm, a graph input, ...). `pooled`: pooling on the way, so only the
+// channel block carries over (its rows are the pooled image's).
+struct LayoutSource {
+  int step = -1;
+  int buffer = -1;
+  bool pooled = false;
+};
+
+LayoutSource SourceOf(const ModelPlan& plan, const std::vector<int>& writer, int buffer) {
+  LayoutSource source;
+  for (int hops = 0; buffer >= 0 && hops < 16; ++hops) {
+    source.buffer = buffer;
+    if (writer[buffer] < 0) break;
     const PlanStep& step = plan.steps[writer[buffer]];
-    if (step.op == StepOp::kKernel) return writer[buffer];
-    if (step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool) {
-      *pooled = true;
-    } else if (step.op != StepOp::kRelayout && step.op != StepOp::kAdd &&
-               step.op != StepOp::kPointwise && step.op != StepOp::kChannelBinary) {
+    if (step.op == StepOp::kKernel) {
+      source.step = writer[buffer];
       break;
     }
-    buffer = step.inputs.empty() ? -1 : step.inputs[0];
+    if (!KeepsLayout(step.op) || step.inputs.empty()) break;
+    source.pooled |= step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool;
+    // A relayout's output has the reader's layout, its input the source's.
+    buffer = step.inputs[0];
   }
-  return -1;
+  return source;
 }
 
 int64_t Elements(const PlanBuffer& buffer) {
@@ -112,7 +128,9 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
   ChooseKernelFn best = [&](const ModelLayer& layer) {
     return ChooseKernel(layer, records, target, lanes);
   };
-  TF_ASSIGN_OR_RETURN(BuiltPlan built, LowerModel(graph, layers, best));
+  LowerOptions lower;
+  lower.alias_concats = false;
+  TF_ASSIGN_OR_RETURN(BuiltPlan built, LowerModel(graph, layers, best, lower));
   const ModelPlan& plan = built.plan;
 
   // Nodes of the plan's tuned kernels, their options and the candidate
@@ -155,20 +173,43 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
       option_record.back().push_back(static_cast<int>(c));
     }
   }
+  // The steps between kernels that fix a layout of their own (a
+  // concatenation in its first input's block, a batch norm, a channel
+  // gather) stay as the best-record plan has them: nodes of one option, so
+  // a kernel that reads or feeds them pays for a relayout to another layout.
+  auto fixed_node = [&](const PlanBuffer& buffer) {
+    const int64_t row = buffer.RowWidth();
+    options.push_back({LayoutOption{buffer.block, row, buffer.block, row, 0}});
+    return static_cast<int>(options.size()) - 1;
+  };
   std::vector<LayoutEdge> edges;
   for (const auto& [step_index, node] : node_of_step) {
     const PlanStep& step = plan.steps[step_index];
     auto add_edge = [&](int buffer, bool residual) {
-      bool pooled = false;
-      auto from = node_of_step.find(SourceKernelStep(plan, writer, buffer, &pooled));
-      if (from == node_of_step.end()) return;
-      edges.push_back({from->second, node, residual, Elements(plan.buffers[buffer]), pooled});
+      const LayoutSource source = SourceOf(plan, writer, buffer);
+      const int64_t elements = Elements(plan.buffers[buffer]);
+      auto from = node_of_step.find(source.step);
+      if (from != node_of_step.end()) {
+        edges.push_back({from->second, node, residual, elements, source.pooled});
+      } else if (source.buffer >= 0 && writer[source.buffer] >= 0) {
+        const int fixed = fixed_node(plan.buffers[source.buffer]);
+        edges.push_back({fixed, node, residual, elements, source.pooled});
+      }
     };
     add_edge(step.inputs[0], false);
     if (step.epilogue.residual >= 0) add_edge(step.epilogue.residual, true);
   }
+  for (const PlanStep& step : plan.steps) {
+    if (step.op == StepOp::kKernel || KeepsLayout(step.op)) continue;
+    for (int input : step.inputs) {
+      const LayoutSource source = SourceOf(plan, writer, input);
+      auto from = node_of_step.find(source.step);
+      if (from == node_of_step.end()) continue;
+      const int fixed = fixed_node(plan.buffers[input]);
+      edges.push_back({from->second, fixed, false, Elements(plan.buffers[input]), source.pooled});
+    }
+  }
   const std::vector<int> chosen = ChooseLayoutOptions(options, edges);
-  std::vector<int> all_best(options.size(), 0);
   for (size_t n = 0; n < nodes.size(); ++n) {
     if (chosen[n] == 0) continue;
     const auto& candidates = CandidateRecords(*nodes[n], records);

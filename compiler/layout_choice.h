@@ -8,7 +8,9 @@
 // recorded kernel times (a candidate counted no faster than the best, which may be a validated
 // figure) plus an estimate of the relayouts left (bytes moved at kRelayoutBytesPerSecond), starting
 // from the best of every layer and changing one layer at a time while the total drops (so with no
-// relayout at stake every layer keeps its best record, AutoTVM's pick-best).
+// relayout at stake every layer keeps its best record, AutoTVM's pick-best). Steps between kernels
+// that fix a layout of their own (a concatenation, a batch norm, a channel gather) keep the one
+// the best records' plan gives them, so a kernel reading or feeding one pays its relayouts too.
 //
 //   TF_ASSIGN_OR_RETURN(LayoutChoice chosen,
 //                       ChooseLayouts(graph, layers, records, target, lanes));

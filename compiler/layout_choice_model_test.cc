@@ -3,6 +3,8 @@
 // the depthwise layer's best record reads and writes NCHW8c between two
 // layers of NCHW16c, so a record 2% slower in NCHW16c is taken instead;
 // with no relayout at stake, or a far slower alternative, the best stays.
+// And on a small DenseNet block, a kernel fed by a batch norm (no kernel)
+// counts the relayout from the batch norm's layout.
 #include <fstream>
 #include <map>
 
@@ -107,6 +109,39 @@ TEST_F(LayoutChoiceModelTest, FarSlowerOrForgedRecordsNeverWin) {
   Record forged = Depthwise(16, 0);
   EXPECT_TRUE(Choose({Depthwise(8, 1.00e-4), Depthwise(16, 1.00e-3)}).record_index.empty());
   EXPECT_TRUE(Choose({Depthwise(8, 1.00e-4), forged}).record_index.empty());
+}
+
+// A kernel that reads a batch norm's output (a DenseNet layer: concat, then
+// BatchNorm and ReLU, then a 1x1 convolution): the batch norm runs in the
+// block the concat has, so a record reading another block pays a relayout
+// and a near-best record in the batch norm's block wins.
+TEST(LayoutChoiceConcatNetTest, AKernelAfterABatchNormTakesTheBatchNormsBlock) {
+  absl::StatusOr<LoadedModel> model =
+      LoadModel("tuner_core/graph/testdata/concat_net.onnx", OnnxImportOptions{});
+  ASSERT_TRUE(model.ok()) << model.status();
+  const ModelLayer* layer = nullptr;  // the second dense layer's 1x1 convolution, 48 channels in
+  for (const ModelLayer& l : model->layers) {
+    if (l.workload == "conv2d_nchw" && l.args.value("C", 0) == 48) layer = &l;
+  }
+  ASSERT_NE(layer, nullptr);
+  const std::string path = ::testing::TempDir() + "/concat_net_records.jsonl";
+  std::ofstream out(path);
+  for (const auto& [tile_ic, seconds] : {std::pair<int, double>{8, 1.00e-4}, {16, 1.02e-4}}) {
+    out << MakeRecord(*layer, {{"tile_ic", tile_ic}, {"tile_oc", 16}, {"tile_ow", 8}, {"vec", 16}},
+                      seconds)
+               .ToLine()
+        << "\n";
+  }
+  out.close();
+  absl::StatusOr<RecordSelection> records = SelectRecords(path, model->layers, kTarget);
+  ASSERT_TRUE(records.ok()) << records.status();
+  absl::StatusOr<LayoutChoice> chosen =
+      ChooseLayouts(*model->graph, model->layers, *records, kTarget, 16);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  ASSERT_EQ(chosen->record_index.count(layer->name), 1u);
+  EXPECT_EQ(chosen->record_index.at(layer->name), 1);
+  ASSERT_EQ(chosen->notes.size(), 1u);
+  EXPECT_THAT(chosen->notes[0], HasSubstr("reads NCHW16c"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/status_macros.h"
+#include "compiler/passes/alias_concats.h"
 #include "compiler/passes/fold_batch_norm.h"
 #include "compiler/passes/fuse_epilogues.h"
 #include "compiler/passes/fuse_patterns.h"
@@ -36,13 +37,16 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const Graph& graph,
 
 [[nodiscard]] absl::StatusOr<BuiltPlan> LowerModel(const Graph& graph,
                                                    const std::vector<ModelLayer>& layers,
-                                                   const ChooseKernelFn& choose) {
+                                                   const ChooseKernelFn& choose,
+                                                   const LowerOptions& options) {
   TF_ASSIGN_OR_RETURN(Graph lowered, CompleteShapes(graph));
   TF_RETURN_IF_ERROR(FusePatterns(&lowered));
   TF_RETURN_IF_ERROR(FoldBatchNorm(&lowered));
   TF_ASSIGN_OR_RETURN(EpilogueFusion fusion,
                       FuseEpilogues(lowered, EpilogueKinds(lowered, layers)));
-  return EmitPlan(lowered, layers, fusion, choose);
+  TF_ASSIGN_OR_RETURN(BuiltPlan built, EmitPlan(lowered, layers, fusion, choose));
+  if (options.alias_concats) AliasConcatInputs(&built.plan);
+  return built;
 }
 
 }  // namespace tunefleet

@@ -10,6 +10,7 @@
 //   fuse epilogues into kernels          (passes/fuse_epilogues.h)
 //   emit the plan: kernels, runtime operators, relayouts, packed weights
 //                                        (passes/emit_plan.h)
+//   write concatenations' inputs in place (passes/alias_concats.h)
 //
 // Which operators exist and how each lowers is the operator table's
 // (operator_table.h); layouts are chosen before (layout_choice.h), buffers
@@ -28,10 +29,17 @@
 
 namespace tunefleet {
 
+struct LowerOptions {
+  // Off for layout choice, which reads each concatenation's inputs' layouts
+  // off its step.
+  bool alias_concats = true;
+};
+
 // Errors name the node and what is wrong with it (emit_plan.h).
 [[nodiscard]] absl::StatusOr<BuiltPlan> LowerModel(const Graph& graph,
                                                    const std::vector<ModelLayer>& layers,
-                                                   const ChooseKernelFn& choose);
+                                                   const ChooseKernelFn& choose,
+                                                   const LowerOptions& options = {});
 
 }  // namespace tunefleet
 

@@ -80,8 +80,11 @@ std::vector<int64_t> PlanArena(const ModelPlan& plan, int64_t* arena_floats) {
   // Lifetime of each activation: [first, last] step touching it; inputs
   // are written before step 0, outputs read after the last step.
   std::vector<int> first(num_buffers, end + 1), last(num_buffers, -2);
+  // An alias (a concatenation's input written in place) lives as part of
+  // its root: the root is alive while any of them is.
   auto touch = [&](int id, int step) {
     if (id < 0) return;
+    if (plan.buffers[id].alias_of >= 0) id = plan.buffers[id].alias_of;
     first[id] = std::min(first[id], step);
     last[id] = std::max(last[id], step);
   };
@@ -99,7 +102,7 @@ std::vector<int64_t> PlanArena(const ModelPlan& plan, int64_t* arena_floats) {
   // whose lifetime meets its own.
   std::vector<int> order;
   for (int id = 0; id < num_buffers; ++id) {
-    if (!plan.buffers[id].is_constant()) order.push_back(id);
+    if (!plan.buffers[id].is_constant() && plan.buffers[id].alias_of < 0) order.push_back(id);
   }
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return plan.buffers[a].elements > plan.buffers[b].elements;
@@ -126,6 +129,10 @@ std::vector<int64_t> PlanArena(const ModelPlan& plan, int64_t* arena_floats) {
     offsets[id] = offset;
     placed.push_back(id);
     *arena_floats = std::max(*arena_floats, offset + size);
+  }
+  for (int id = 0; id < num_buffers; ++id) {
+    const PlanBuffer& b = plan.buffers[id];
+    if (b.alias_of >= 0) offsets[id] = offsets[b.alias_of] + b.alias_offset;
   }
   return offsets;
 }

@@ -113,7 +113,9 @@ std::vector<std::string> MissingCpuFeatures(const std::vector<std::string>& requ
 // Float offsets into one arena for the plan's activation buffers (-1 for
 // constants) such that buffers alive during a common step never overlap;
 // *arena_floats gets the arena's size. Each offset is a multiple of 16
-// floats (64 bytes). Exposed for tests.
+// floats (64 bytes). An alias (PlanBuffer::alias_of) lies at its offset
+// within its root, which stays alive as long as any of its aliases.
+// Exposed for tests.
 std::vector<int64_t> PlanArena(const ModelPlan& plan, int64_t* arena_floats);
 
 }  // namespace tunefleet

@@ -197,6 +197,26 @@ const char* PadModeName(PadMode mode) { return NameOf(kPadModeNames, mode); }
   return Parse(kPadModeNames, name, "pad mode");
 }
 
+namespace {
+
+// Each alias lies inside an activation that is no alias itself.
+[[nodiscard]] absl::Status CheckAliases(const std::vector<PlanBuffer>& buffers) {
+  for (const PlanBuffer& b : buffers) {
+    if (b.alias_of < 0) continue;
+    const bool ok = !b.is_constant() && b.alias_of < static_cast<int>(buffers.size()) &&
+                    b.alias_offset >= 0 && buffers[b.alias_of].alias_of < 0 &&
+                    !buffers[b.alias_of].is_constant() &&
+                    b.alias_offset + b.elements <= buffers[b.alias_of].elements;
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "model plan: buffer '", b.tensor, "' is an alias outside any activation buffer"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 nlohmann::json ModelPlan::ToJson() const {
   nlohmann::json j;
   j["version"] = version;
@@ -215,7 +235,9 @@ nlohmann::json ModelPlan::ToJson() const {
                             {"constant_offset", b.constant_offset},
                             {"shape", b.shape},
                             {"block", b.block},
-                            {"row_width", b.row_width}});
+                            {"row_width", b.row_width},
+                            {"alias_of", b.alias_of},
+                            {"alias_offset", b.alias_offset}});
   }
   j["steps"] = nlohmann::json::array();
   for (const PlanStep& s : steps) {
@@ -287,6 +309,8 @@ nlohmann::json ModelPlan::ToJson() const {
       buffer.shape = b.at("shape").get<std::vector<int64_t>>();
       buffer.block = b.at("block").get<int64_t>();
       buffer.row_width = b.at("row_width").get<int64_t>();
+      buffer.alias_of = b.at("alias_of").get<int>();
+      buffer.alias_offset = b.at("alias_offset").get<int64_t>();
       if (buffer.block < 1 || buffer.row_width < 0 ||
           (buffer.is_4d() && (buffer.shape[1] % buffer.block != 0 ||
                               buffer.elements < buffer.shape[0] * buffer.shape[1] *
@@ -296,6 +320,7 @@ nlohmann::json ModelPlan::ToJson() const {
       }
       plan.buffers.push_back(std::move(buffer));
     }
+    TF_RETURN_IF_ERROR(CheckAliases(plan.buffers));
     for (const auto& s : j.at("steps")) {
       PlanStep step;
       TF_ASSIGN_OR_RETURN(step.op, ParseStepOp(s.at("op").get<std::string>()));

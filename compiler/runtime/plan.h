@@ -35,7 +35,7 @@
 
 namespace tunefleet {
 
-inline constexpr int kPlanVersion = 3;
+inline constexpr int kPlanVersion = 4;
 
 // Symbols every model library exports.
 inline constexpr char kPlanSymbol[] = "tf_model_plan";        // NUL-terminated JSON
@@ -49,6 +49,11 @@ struct PlanBuffer {
   std::vector<int64_t> shape;
   int64_t block = 1;      // channels per block (1: NCHW)
   int64_t row_width = 0;  // floats per row per channel lane; 0: the tensor's W
+  // An activation that lies inside another (a concatenation's input written
+  // in place, passes/alias_concats.h): floats [alias_offset, alias_offset +
+  // elements) of buffer alias_of, which is no alias itself; -1: its own.
+  int alias_of = -1;
+  int64_t alias_offset = 0;
 
   bool is_constant() const { return constant_offset >= 0; }
   bool is_4d() const { return shape.size() == 4; }

@@ -8,7 +8,8 @@ seed (nothing is downloaded), batch 1, fp32, PyTorch's own exporter:
 
 Models: resnet18 and mobilenet_v2 (torchvision, 1x3x224x224), encoder (one
 nn.TransformerEncoderLayer d_model=768, 12 heads, ff 3072, sequence 128,
-input 1x128x768). --dynamic_batch marks the batch dimension symbolic.
+input 1x128x768), concat_net (a small DenseNet block and Inception block,
+1x3x64x64). --dynamic_batch marks the batch dimension symbolic.
 """
 import argparse
 import os
@@ -27,13 +28,45 @@ def build(name):
         layer = torch.nn.TransformerEncoderLayer(d_model=768, nhead=12, dim_feedforward=3072,
                                                  dropout=0.0, batch_first=True)
         return layer, torch.randn(1, 128, 768)
-    raise SystemExit(f"unknown model {name!r} (resnet18, mobilenet_v2, encoder)")
+    if name == "concat_net":
+        return ConcatNet(), torch.randn(1, 3, 64, 64)
+    raise SystemExit(f"unknown model {name!r} (resnet18, mobilenet_v2, encoder, concat_net)")
+
+
+class ConcatNet(torch.nn.Module):
+    """A DenseNet block (each layer's BN-ReLU-conv features concatenated
+    with all before) and an Inception block (branches joined by a channel
+    concat), small: what concatenations compile to is tested on it."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.stem = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1), nn.ReLU())
+        self.dense = nn.ModuleList(
+            nn.Sequential(nn.BatchNorm2d(32 + 16 * i), nn.ReLU(), nn.Conv2d(32 + 16 * i, 32, 1),
+                          nn.ReLU(), nn.Conv2d(32, 16, 3, 1, 1)) for i in range(3))
+        self.branch1 = nn.Conv2d(80, 16, 1)
+        self.branch3 = nn.Sequential(nn.Conv2d(80, 16, 1), nn.ReLU(), nn.Conv2d(16, 32, 3, 1, 1))
+        self.branch_pool = nn.Sequential(nn.MaxPool2d(3, 1, 1), nn.Conv2d(80, 16, 1))
+        self.head = nn.Linear(64, 10)
+        for module in self.modules():  # BatchNorm statistics other than the identity's
+            if isinstance(module, nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        features = [self.stem(x)]
+        for layer in self.dense:
+            features.append(layer(torch.cat(features, 1)))
+        x = torch.cat(features, 1)
+        x = torch.cat([self.branch1(x), self.branch3(x), self.branch_pool(x)], 1)
+        return self.head(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(x, 1), 1))
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
-    parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder")
+    parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder,concat_net")
     parser.add_argument("--dynamic_batch", action="store_true")
     parser.add_argument("--opset", type=int, default=13)
     args = parser.parse_args()
