@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -25,17 +26,21 @@ double LocalSeconds(int layer, int o, const std::vector<std::vector<LayoutOption
   return seconds;
 }
 
-// Steps that keep their input's layout (relayouts write the layout their
-// reader wants, so they are seen through too) or, pooling, its channel block.
+// Steps whose output takes their (first) input's layout: relayouts (their
+// output has the layout the reader wants, so the source is what feeds
+// them), elementwise steps, batch norms, channel gathers, concatenations
+// (the first input's block; the others are copied into it) and, keeping
+// only the channel block, pooling.
 bool KeepsLayout(StepOp op) {
   return op == StepOp::kRelayout || op == StepOp::kAdd || op == StepOp::kPointwise ||
-         op == StepOp::kChannelBinary || op == StepOp::kMaxPool || op == StepOp::kAvgPool;
+         op == StepOp::kChannelBinary || op == StepOp::kBatchNorm || op == StepOp::kChannelGather ||
+         op == StepOp::kConcat || op == StepOp::kMaxPool || op == StepOp::kAvgPool;
 }
 
 // Where `buffer`'s layout comes from, seen through the steps that keep it:
 // the kernel step that wrote it (`step`), or else the buffer written by the
-// step that fixed its layout (`buffer`, step -1: a concatenation, a batch
-// norm, a graph input, ...). `pooled`: pooling on the way, so only the
+// step that fixed its layout (`buffer`, step -1: a graph input, a softmax,
+// a tensor operator, ...). `pooled`: pooling on the way, so only the
 // channel block carries over (its rows are the pooled image's).
 struct LayoutSource {
   int step = -1;
@@ -45,7 +50,7 @@ struct LayoutSource {
 
 LayoutSource SourceOf(const ModelPlan& plan, const std::vector<int>& writer, int buffer) {
   LayoutSource source;
-  for (int hops = 0; buffer >= 0 && hops < 16; ++hops) {
+  for (int hops = 0; buffer >= 0 && hops < 64; ++hops) {
     source.buffer = buffer;
     if (writer[buffer] < 0) break;
     const PlanStep& step = plan.steps[writer[buffer]];
@@ -55,7 +60,6 @@ LayoutSource SourceOf(const ModelPlan& plan, const std::vector<int>& writer, int
     }
     if (!KeepsLayout(step.op) || step.inputs.empty()) break;
     source.pooled |= step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool;
-    // A relayout's output has the reader's layout, its input the source's.
     buffer = step.inputs[0];
   }
   return source;
@@ -89,30 +93,68 @@ double RelayoutSeconds(const LayoutEdge& edge, const LayoutOption& a, const Layo
 
 std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>>& options,
                                      const std::vector<LayoutEdge>& edges) {
-  std::vector<int> chosen(options.size(), 0);
   std::vector<std::vector<const LayoutEdge*>> edges_of(options.size());
   for (const LayoutEdge& e : edges) {
     edges_of[e.from].push_back(&e);
     if (e.to != e.from) edges_of[e.to].push_back(&e);
   }
-  // Each move lowers the total strictly, so this ends; the bound is a backstop.
-  for (int round = 0; round < 32; ++round) {
-    bool moved = false;
-    for (size_t layer = 0; layer < options.size(); ++layer) {
-      const int l = static_cast<int>(layer);
-      double best = LocalSeconds(l, chosen[l], options, edges_of, chosen);
-      for (int o = 0; o < static_cast<int>(options[l].size()); ++o) {
-        const double seconds = LocalSeconds(l, o, options, edges_of, chosen);
-        if (seconds < best * (1 - 1e-9)) {
-          best = seconds;
-          chosen[l] = o;
-          moved = true;
+  auto descend = [&](std::vector<int> chosen) {
+    // Each move lowers the total strictly, so this ends; the bound is a backstop.
+    for (int round = 0; round < 32; ++round) {
+      bool moved = false;
+      for (size_t layer = 0; layer < options.size(); ++layer) {
+        const int l = static_cast<int>(layer);
+        double best = LocalSeconds(l, chosen[l], options, edges_of, chosen);
+        for (int o = 0; o < static_cast<int>(options[l].size()); ++o) {
+          const double seconds = LocalSeconds(l, o, options, edges_of, chosen);
+          if (seconds < best * (1 - 1e-9)) {
+            best = seconds;
+            chosen[l] = o;
+            moved = true;
+          }
         }
       }
+      if (!moved) break;
     }
-    if (!moved) break;
+    return chosen;
+  };
+  auto total = [&](const std::vector<int>& chosen) {
+    double seconds = 0;
+    for (size_t l = 0; l < options.size(); ++l) seconds += options[l][chosen[l]].seconds;
+    for (const LayoutEdge& e : edges) {
+      seconds += RelayoutSeconds(e, options[e.from][chosen[e.from]], options[e.to][chosen[e.to]]);
+    }
+    return seconds;
+  };
+  // From every layer's best; then, since one layer at a time cannot move a
+  // chain that must change block together (ShuffleNet's branches, joined
+  // by concats, all in one block), also from every layer in one block
+  // where it can be (its fastest option reading and writing it).
+  std::vector<int> best = descend(std::vector<int>(options.size(), 0));
+  double best_total = total(best);
+  std::set<int64_t> blocks;
+  for (const auto& layer : options) {
+    for (const LayoutOption& o : layer) blocks.insert(o.write_block);
   }
-  return chosen;
+  for (int64_t block : blocks) {
+    std::vector<int> start(options.size(), 0);
+    for (size_t l = 0; l < options.size(); ++l) {
+      for (int o = 0; o < static_cast<int>(options[l].size()); ++o) {
+        const LayoutOption& option = options[l][o];
+        const LayoutOption& now = options[l][start[l]];
+        const bool fits = option.write_block == block && option.read_block == block;
+        const bool now_fits = now.write_block == block && now.read_block == block;
+        if (fits && (!now_fits || option.seconds < now.seconds)) start[l] = o;
+      }
+    }
+    std::vector<int> chosen = descend(start);
+    const double seconds = total(chosen);
+    if (seconds < best_total * (1 - 1e-9)) {
+      best = std::move(chosen);
+      best_total = seconds;
+    }
+  }
+  return best;
 }
 
 [[nodiscard]] absl::StatusOr<LayoutChoice> ChooseLayouts(const Graph& graph,
@@ -173,34 +215,52 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
       option_record.back().push_back(static_cast<int>(c));
     }
   }
-  // The steps between kernels that fix a layout of their own (a
-  // concatenation in its first input's block, a batch norm, a channel
-  // gather) stay as the best-record plan has them: nodes of one option, so
-  // a kernel that reads or feeds them pays for a relayout to another layout.
+  // A layout no kernel sets (a graph input's, a softmax's, ...) is a node of
+  // one option: what the best records' plan has there.
   auto fixed_node = [&](const PlanBuffer& buffer) {
     const int64_t row = buffer.RowWidth();
     options.push_back({LayoutOption{buffer.block, row, buffer.block, row, 0}});
     return static_cast<int>(options.size()) - 1;
+  };
+  // The node a source is: its kernel's, a fixed one, or -1 (a constant).
+  auto node_of = [&](const LayoutSource& source) {
+    auto kernel = node_of_step.find(source.step);
+    if (kernel != node_of_step.end()) return kernel->second;
+    if (source.buffer >= 0 && writer[source.buffer] >= 0) {
+      return fixed_node(plan.buffers[source.buffer]);
+    }
+    return -1;
   };
   std::vector<LayoutEdge> edges;
   for (const auto& [step_index, node] : node_of_step) {
     const PlanStep& step = plan.steps[step_index];
     auto add_edge = [&](int buffer, bool residual) {
       const LayoutSource source = SourceOf(plan, writer, buffer);
-      const int64_t elements = Elements(plan.buffers[buffer]);
-      auto from = node_of_step.find(source.step);
-      if (from != node_of_step.end()) {
-        edges.push_back({from->second, node, residual, elements, source.pooled});
-      } else if (source.buffer >= 0 && writer[source.buffer] >= 0) {
-        const int fixed = fixed_node(plan.buffers[source.buffer]);
-        edges.push_back({fixed, node, residual, elements, source.pooled});
+      const int from = node_of(source);
+      if (from >= 0) {
+        edges.push_back({from, node, residual, Elements(plan.buffers[buffer]), source.pooled});
       }
     };
     add_edge(step.inputs[0], false);
     if (step.epilogue.residual >= 0) add_edge(step.epilogue.residual, true);
   }
   for (const PlanStep& step : plan.steps) {
+    if (step.op == StepOp::kConcat) {
+      // Each later input is copied into the first one's layout: as a
+      // residual is into its kernel's output layout.
+      const LayoutSource first = SourceOf(plan, writer, step.inputs[0]);
+      for (size_t i = 1; i < step.inputs.size(); ++i) {
+        const LayoutSource source = SourceOf(plan, writer, step.inputs[i]);
+        if (!node_of_step.count(source.step) && !node_of_step.count(first.step)) continue;
+        const int from = node_of(source), to = node_of(first);
+        if (from >= 0 && to >= 0) {
+          edges.push_back({from, to, true, Elements(plan.buffers[step.inputs[i]]), false});
+        }
+      }
+      continue;
+    }
     if (step.op == StepOp::kKernel || KeepsLayout(step.op)) continue;
+    // Any other step reads its inputs in the layout the plan gives it.
     for (int input : step.inputs) {
       const LayoutSource source = SourceOf(plan, writer, input);
       auto from = node_of_step.find(source.step);

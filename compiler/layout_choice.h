@@ -9,8 +9,9 @@
 // figure) plus an estimate of the relayouts left (bytes moved at kRelayoutBytesPerSecond), starting
 // from the best of every layer and changing one layer at a time while the total drops (so with no
 // relayout at stake every layer keeps its best record, AutoTVM's pick-best). Steps between kernels
-// that fix a layout of their own (a concatenation, a batch norm, a channel gather) keep the one
-// the best records' plan gives them, so a kernel reading or feeding one pays its relayouts too.
+// are seen through where they keep their input's layout (batch norms, channel gathers, pooling,
+// a concatenation its first input's); where they fix one of their own (a graph input, a softmax)
+// it is a node of one option, so a kernel reading or feeding one pays its relayouts too.
 //
 //   TF_ASSIGN_OR_RETURN(LayoutChoice chosen,
 //                       ChooseLayouts(graph, layers, records, target, lanes));
@@ -46,7 +47,8 @@ struct LayoutOption {
 };
 
 // Layer `to` reads the output of layer `from` as its input, or (residual)
-// adds it to its own output, whose layout it must then have.
+// adds it to its own output, whose layout it must then have (as a
+// concatenation copies its later inputs into its first one's layout).
 struct LayoutEdge {
   int from = 0, to = 0;
   bool residual = false;
@@ -65,7 +67,9 @@ double RelayoutSeconds(const LayoutEdge& edge, const LayoutOption& a, const Layo
 
 // One option index per layer (options[i] non-empty; option 0 is the
 // layer's best on its own) minimising the sum of option seconds and
-// RelayoutSeconds over `edges`, by single-layer moves from all zeros.
+// RelayoutSeconds over `edges`, by single-layer moves from all zeros and
+// from every layer in one channel block where it can be (so a chain that
+// must change block together can); the lowest total wins, all zeros on a tie.
 std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>>& options,
                                      const std::vector<LayoutEdge>& edges);
 

@@ -1,6 +1,7 @@
 // The layout-aware choice on small chains: a near-best record that reads
 // its producer's layout wins over a best one that needs a relayout, a much
-// slower one does not, and absurd costs are never candidates.
+// slower one does not, absurd costs are never candidates, and a chain that
+// must change block together does.
 #include "compiler/layout_choice.h"
 
 #include <cmath>
@@ -23,6 +24,25 @@ TEST(LayoutChoiceTest, NearBestRecordReadingTheProducersLayoutWinsOverARelayout)
       {Option(16, 16, 28, 1.0)}, {Option(8, 8, 28, 1.00), Option(16, 8, 28, 1.02)}};
   const std::vector<LayoutEdge> edges = {{0, 1, false, kElements}};
   EXPECT_EQ(ChooseLayoutOptions(options, edges), (std::vector<int>{0, 1}));
+}
+
+TEST(LayoutChoiceTest, AChainThatMustChangeBlockTogetherDoes) {
+  // A fixed producer in NCHW8c (node 0) feeds a layer (1) whose two
+  // branches (2, 3) read it and are concatenated into its layout
+  // (residual edges, as a concat's later inputs are). Every layer is 2%
+  // faster in NCHW16c, but each 8c -> 16c relayout costs 0.12 ms: all in 8c
+  // is best, and no single layer can get there alone.
+  const std::vector<std::vector<LayoutOption>> options = {
+      {Option(8, 8, 28, 0.0)},
+      {Option(16, 16, 28, 1.00), Option(8, 8, 28, 1.02)},
+      {Option(16, 16, 28, 1.00), Option(8, 8, 28, 1.02)},
+      {Option(16, 16, 28, 1.00), Option(8, 8, 28, 1.02)}};
+  const std::vector<LayoutEdge> edges = {{0, 1, false, kElements},
+                                         {1, 2, false, kElements},
+                                         {1, 3, false, kElements},
+                                         {2, 1, true, kElements},
+                                         {3, 1, true, kElements}};
+  EXPECT_EQ(ChooseLayoutOptions(options, edges), (std::vector<int>{0, 1, 1, 1}));
 }
 
 TEST(LayoutChoiceTest, KeepsTheBestRecordWhenTheRelayoutIsCheaperThanTheSlowdown) {
