@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "compiler/runtime/exp_activations.h"
 #include "compiler/runtime/vector_math.h"
 
 namespace tunefleet {
@@ -47,14 +48,22 @@ inline float Pointwise(float x, float alpha, float beta) {
   return x;
 }
 
+// The exp activations run in exp_activations.h's explicit vector code where
+// the CPU has it.
 template <PointwiseFunc kFunc>
 TF_VECTOR_CLONES void PointwiseRun(const float* __restrict in, float* __restrict out, int64_t n,
                                    float alpha, float beta) {
+  if constexpr (IsExpActivation(kFunc)) {
+    if (ExpActivationRun(kFunc, in, out, n)) return;
+  }
   for (int64_t i = 0; i < n; ++i) out[i] = Pointwise<kFunc>(in[i], alpha, beta);
 }
 // In place (`in` and `out` the same buffer: no __restrict).
 template <PointwiseFunc kFunc>
 TF_VECTOR_CLONES void PointwiseInPlace(float* v, int64_t n, float alpha, float beta) {
+  if constexpr (IsExpActivation(kFunc)) {
+    if (ExpActivationRun(kFunc, v, v, n)) return;
+  }
   for (int64_t i = 0; i < n; ++i) v[i] = Pointwise<kFunc>(v[i], alpha, beta);
 }
 

@@ -221,6 +221,13 @@ TEST(OpsTest, PointwiseFunctionsMatchLibm) {
       {PointwiseFunc::kTanh, 0, 0, [](double v, double, double) { return std::tanh(v); }},
       {PointwiseFunc::kSigmoid, 0, 0,
        [](double v, double, double) { return 1 / (1 + std::exp(-v)); }},
+      {PointwiseFunc::kSilu, 0, 0, [](double v, double, double) { return v / (1 + std::exp(-v)); }},
+      {PointwiseFunc::kGelu, 0, 0,
+       [](double v, double, double) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }},
+      {PointwiseFunc::kGeluTanh, 0, 0,
+       [](double v, double, double) {
+         return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+       }},
       {PointwiseFunc::kHardSwish, 1.0f / 6, 0.5f,
        [](double v, double a, double b) { return v * std::max(0.0, std::min(1.0, a * v + b)); }},
       {PointwiseFunc::kLeakyRelu, 0.1f, 0,
@@ -243,6 +250,15 @@ TEST(OpsTest, PointwiseFunctionsMatchLibm) {
       const double tolerance = 2e-6 * std::max(1.0, std::fabs(want));
       ASSERT_NEAR(out[i], want, tolerance) << PointwiseFuncName(c.func) << " at " << x[i];
       ASSERT_NEAR(in_place[i], want, tolerance) << PointwiseFuncName(c.func) << " epilogue";
+    }
+    if (c.func == PointwiseFunc::kExp || c.func == PointwiseFunc::kElu) continue;
+    // Far beyond exp's range both ways: the limits, never inf or NaN.
+    std::vector<float> far = {-1000.0f, -100.0f, 100.0f, 1000.0f}, far_out(far.size());
+    Elementwise(step, far.data(), nullptr, far_out.data(), far.size(), &kSerial);
+    for (size_t i = 0; i < far.size(); ++i) {
+      const double want = c.want(far[i], c.alpha, c.beta);
+      ASSERT_NEAR(far_out[i], want, 2e-6 * std::max(1.0, std::fabs(want)))
+          << PointwiseFuncName(c.func) << " at " << far[i];
     }
   }
 }

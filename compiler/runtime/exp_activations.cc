@@ -1,0 +1,217 @@
+#include "compiler/runtime/exp_activations.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#endif
+
+namespace tunefleet {
+namespace runtime_ops {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+namespace {
+
+// exp's argument is clamped to [kExpLow, kExpHigh]: 2^n stays a normal
+// float (n in [-126, 127]), so neither exp nor 1 + exp is ever infinite and
+// a reciprocal's Newton step never multiplies infinity by zero.
+constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+// Cephes' degree-6 polynomial for e^r, |r| <= ln2 / 2 (as VecExp).
+constexpr float kExpPoly[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                              4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+// Abramowitz & Stegun 7.1.26 (as VecErf).
+constexpr float kErfP = 0.3275911f;
+constexpr float kErfPoly[] = {1.061405429f, -1.453152027f, 1.421413741f, -0.284496736f,
+                              0.254829592f};
+
+// The same formulas for each vector width: V names the register type and
+// its operations (Avx512 or Avx2 below), each compiled for its ISA.
+#define TF_EXP_ACTIVATIONS_BODY                                                         \
+  static V Exp(V x) {                                                                   \
+    x = Min(Max(x, Set(kExpLow)), Set(kExpHigh));                                       \
+    const V n = Round(Mul(x, Set(kLog2e)));                                             \
+    V r = Fnmadd(n, Set(kLn2Hi), x);                                                    \
+    r = Fnmadd(n, Set(kLn2Lo), r);                                                      \
+    V p = Set(kExpPoly[0]);                                                             \
+    for (int k = 1; k < 6; ++k) p = Fmadd(p, r, Set(kExpPoly[k]));                      \
+    const V e = Fmadd(Mul(p, r), r, Add(r, Set(1.0f)));                                 \
+    return Scale(e, n);                                                                 \
+  }                                                                                     \
+  static V Recip(V d) {                                                                 \
+    const V r = Rcp(d);                                                                 \
+    return Mul(r, Fnmadd(d, r, Set(2.0f)));                                             \
+  }                                                                                     \
+  static V Erf(V z) {                                                                   \
+    const V a = Abs(z);                                                                 \
+    const V t = Recip(Fmadd(a, Set(kErfP), Set(1.0f)));                                 \
+    V p = Set(kErfPoly[0]);                                                             \
+    for (int k = 1; k < 5; ++k) p = Fmadd(p, t, Set(kErfPoly[k]));                      \
+    const V y = Fnmadd(Mul(p, t), Exp(Sub(Set(0.0f), Mul(a, a))), Set(1.0f));           \
+    return CopySign(y, z);                                                              \
+  }                                                                                     \
+  template <PointwiseFunc kFunc>                                                        \
+  static V Apply(V x) {                                                                 \
+    const V one = Set(1.0f), two = Set(2.0f);                                           \
+    if constexpr (kFunc == PointwiseFunc::kSigmoid) {                                   \
+      return Recip(Add(one, Exp(Sub(Set(0.0f), x))));                                   \
+    } else if constexpr (kFunc == PointwiseFunc::kSilu) {                               \
+      return Mul(x, Recip(Add(one, Exp(Sub(Set(0.0f), x)))));                           \
+    } else if constexpr (kFunc == PointwiseFunc::kTanh) {                               \
+      return Fnmadd(two, Recip(Add(Exp(Mul(two, x)), one)), one);                       \
+    } else if constexpr (kFunc == PointwiseFunc::kGeluTanh) {                           \
+      /* 0.5 x (1 + tanh u) = x sigmoid(2u): no cancellation as u -> -inf */            \
+      const V u = Mul(Set(0.7978845608f), Fmadd(Mul(Set(0.044715f), Mul(x, x)), x, x)); \
+      return Mul(x, Recip(Add(one, Exp(Mul(Set(-2.0f), u)))));                          \
+    } else {                                                                            \
+      return Mul(Mul(Set(0.5f), x), Add(one, Erf(Mul(x, Set(0.70710678f)))));           \
+    }                                                                                   \
+  }
+
+// GCC 12's avx512fintrin.h starts the masked forms its unmasked intrinsics
+// expand to from _mm512_undefined_ps(), which -Wmaybe-uninitialized then
+// reports once they are inlined here: a known false positive (GCC PR105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+struct Avx512 {
+  using V = __m512;
+  static constexpr int kLanes = 16;
+  static V Set(float v) { return _mm512_set1_ps(v); }
+  static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V Min(V a, V b) { return _mm512_min_ps(a, b); }
+  static V Max(V a, V b) { return _mm512_max_ps(a, b); }
+  static V Fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V Fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
+  static V Round(V x) {
+    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  static V Scale(V e, V n) { return _mm512_scalef_ps(e, n); }
+  static V Rcp(V d) { return _mm512_rcp14_ps(d); }
+  static V Abs(V x) { return _mm512_abs_ps(x); }
+  static V CopySign(V magnitude, V sign) {
+    const __m512i mask = _mm512_set1_epi32(0x80000000);
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(magnitude),
+                                               _mm512_and_si512(_mm512_castps_si512(sign), mask)));
+  }
+  TF_EXP_ACTIVATIONS_BODY
+
+  template <PointwiseFunc kFunc>
+  static void Run(const float* in, float* out, int64_t n) {
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      _mm512_storeu_ps(out + i, Apply<kFunc>(_mm512_loadu_ps(in + i)));
+    }
+    if (i < n) {
+      const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+      _mm512_mask_storeu_ps(out + i, mask, Apply<kFunc>(_mm512_maskz_loadu_ps(mask, in + i)));
+    }
+  }
+};
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+struct Avx2 {
+  using V = __m256;
+  static constexpr int kLanes = 8;
+  static V Set(float v) { return _mm256_set1_ps(v); }
+  static V Add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V Min(V a, V b) { return _mm256_min_ps(a, b); }
+  static V Max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V Fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V Fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+  static V Round(V x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  // e * 2^n, n integral in [-126, 127]: 2^n built in the exponent field.
+  static V Scale(V e, V n) {
+    const __m256i bits =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(e, _mm256_castsi256_ps(bits));
+  }
+  static V Rcp(V d) { return _mm256_rcp_ps(d); }
+  static V Abs(V x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+  static V CopySign(V magnitude, V sign) {
+    const V mask = _mm256_set1_ps(-0.0f);
+    return _mm256_or_ps(magnitude, _mm256_and_ps(sign, mask));
+  }
+  TF_EXP_ACTIVATIONS_BODY
+
+  template <PointwiseFunc kFunc>
+  static void Run(const float* in, float* out, int64_t n) {
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      _mm256_storeu_ps(out + i, Apply<kFunc>(_mm256_loadu_ps(in + i)));
+    }
+    if (i < n) {  // the tail through a whole vector on the stack
+      float tail[kLanes] = {};
+      std::copy(in + i, in + n, tail);
+      _mm256_storeu_ps(tail, Apply<kFunc>(_mm256_loadu_ps(tail)));
+      std::copy(tail, tail + (n - i), out + i);
+    }
+  }
+};
+#pragma GCC pop_options
+
+#undef TF_EXP_ACTIVATIONS_BODY
+#pragma GCC diagnostic pop
+
+template <typename Isa>
+bool RunOn(PointwiseFunc func, const float* in, float* out, int64_t n) {
+  switch (func) {
+    case PointwiseFunc::kSigmoid:
+      Isa::template Run<PointwiseFunc::kSigmoid>(in, out, n);
+      return true;
+    case PointwiseFunc::kSilu:
+      Isa::template Run<PointwiseFunc::kSilu>(in, out, n);
+      return true;
+    case PointwiseFunc::kTanh:
+      Isa::template Run<PointwiseFunc::kTanh>(in, out, n);
+      return true;
+    case PointwiseFunc::kGelu:
+      Isa::template Run<PointwiseFunc::kGelu>(in, out, n);
+      return true;
+    case PointwiseFunc::kGeluTanh:
+      Isa::template Run<PointwiseFunc::kGeluTanh>(in, out, n);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool CpuHas(VectorIsa isa) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return isa == VectorIsa::kAvx512 ? avx512 : avx2;
+}
+
+bool ExpActivationRunOn(VectorIsa isa, PointwiseFunc func, const float* in, float* out, int64_t n) {
+  if (!CpuHas(isa)) return false;
+  return isa == VectorIsa::kAvx512 ? RunOn<Avx512>(func, in, out, n)
+                                   : RunOn<Avx2>(func, in, out, n);
+}
+
+bool ExpActivationRun(PointwiseFunc func, const float* in, float* out, int64_t n) {
+  if (!IsExpActivation(func)) return false;
+  return ExpActivationRunOn(CpuHas(VectorIsa::kAvx512) ? VectorIsa::kAvx512 : VectorIsa::kAvx2,
+                            func, in, out, n);
+}
+
+#else  // not x86-64 with GCC's intrinsics: the portable loops run
+
+bool CpuHas(VectorIsa) { return false; }
+bool ExpActivationRunOn(VectorIsa, PointwiseFunc, const float*, float*, int64_t) { return false; }
+bool ExpActivationRun(PointwiseFunc, const float*, float*, int64_t) { return false; }
+
+#endif
+
+}  // namespace runtime_ops
+}  // namespace tunefleet

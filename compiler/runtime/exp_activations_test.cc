@@ -1,0 +1,65 @@
+// Each instruction set's code (where this CPU has it) against libm over
+// [-20, 20] and far beyond exp's range, at lengths that leave every tail,
+// in place and not.
+#include "compiler/runtime/exp_activations.h"
+
+#include <cmath>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace runtime_ops {
+namespace {
+
+double Want(PointwiseFunc func, double v) {
+  switch (func) {
+    case PointwiseFunc::kSigmoid:
+      return 1 / (1 + std::exp(-v));
+    case PointwiseFunc::kSilu:
+      return v / (1 + std::exp(-v));
+    case PointwiseFunc::kTanh:
+      return std::tanh(v);
+    case PointwiseFunc::kGelu:
+      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    case PointwiseFunc::kGeluTanh:
+      return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+    default:
+      return NAN;
+  }
+}
+
+TEST(ExpActivationsTest, EachIsaMatchesLibm) {
+  const PointwiseFunc funcs[] = {PointwiseFunc::kSigmoid, PointwiseFunc::kSilu,
+                                 PointwiseFunc::kTanh, PointwiseFunc::kGelu,
+                                 PointwiseFunc::kGeluTanh};
+  int ran = 0;
+  for (VectorIsa isa : {VectorIsa::kAvx2, VectorIsa::kAvx512}) {
+    if (!CpuHas(isa)) continue;
+    for (int64_t n : {1, 7, 8, 15, 16, 17, 4001}) {
+      std::vector<float> x(n);
+      for (int64_t i = 0; i < n; ++i) x[i] = -20.0f + 40.0f * i / std::max<int64_t>(n - 1, 1);
+      x[0] = n > 1 ? -1000.0f : 3.0f;
+      if (n > 2) x[1] = 100.0f;
+      for (PointwiseFunc func : funcs) {
+        std::vector<float> out(n, -7.0f), in_place = x;
+        ASSERT_TRUE(ExpActivationRunOn(isa, func, x.data(), out.data(), n));
+        ASSERT_TRUE(ExpActivationRunOn(isa, func, in_place.data(), in_place.data(), n));
+        for (int64_t i = 0; i < n; ++i) {
+          const double want = Want(func, x[i]);
+          const double tolerance = 2e-6 * std::max(1.0, std::fabs(want));
+          ASSERT_NEAR(out[i], want, tolerance)
+              << PointwiseFuncName(func) << " at " << x[i] << " (n " << n << ")";
+          ASSERT_EQ(out[i], in_place[i]);
+        }
+      }
+      ++ran;
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 with FMA nor AVX-512F";
+  EXPECT_FALSE(ExpActivationRun(PointwiseFunc::kRelu, nullptr, nullptr, 0));
+}
+
+}  // namespace
+}  // namespace runtime_ops
+}  // namespace tunefleet
