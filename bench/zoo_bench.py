@@ -18,6 +18,13 @@ For each model it prints and writes (--out, JSON):
     time by kind (tuned kernels, layout changes, pooling, other ops).
 Then the geomean ratios over the models that compiled.
 
+With --fma_peak (bench/cpu_fma_peak, built by default beside the CLI) it
+also measures this CPU's FMA peak at each thread count in the same run and
+reports, per model, the share of that peak ONNX Runtime and we reach (the
+model's GFLOP as `tunefleet tasks` counts its tuned operators) and the
+ceiling: the ratio to ONNX Runtime of a model running at the full peak,
+the most any implementation could reach on this machine.
+
 Without --records every layer runs its template's default config (untuned);
 --records FILE (JSON lines, `tunefleet tune --model ... --log FILE`) applies
 the best record per layer. --tune_trials N tunes each model first with a
@@ -198,6 +205,7 @@ def bench_model(args, zoo, name, threads_list):
         row["error"] = "run: " + (out.strip().splitlines() or ["?"])[-1][:400]
         return row
     row["max_rel_error"] = rel_error(got_path, expected_path)
+    row["gflop"] = model_gflop(args, onnx_path, shape_flags)
     row["correct"] = row["max_rel_error"] <= MAX_REL_ERROR
     if args.check_only:
         return row
@@ -226,8 +234,39 @@ def bench_model(args, zoo, name, threads_list):
         if notes:
             entry["notes"] = sorted(notes)
         entry["profile"] = profile(args, lib, input_path, threads)
+        add_ceiling(entry, row.get("gflop"), args.peaks.get(threads))
         row[f"threads_{threads}"] = entry
     return row
+
+
+def model_gflop(args, onnx_path, shape_flags):
+    """The GFLOP per inference of the model's tuned operators (`tunefleet
+    tasks`' count), or None."""
+    code, out, _ = run([args.tunefleet, "tasks", "--model", onnx_path] + shape_flags)
+    match = re.search(r"([0-9.]+) GFLOP per inference", out) if code == 0 else None
+    return float(match.group(1)) if match else None
+
+
+def fma_peaks(args, threads_list):
+    """{threads: GFLOPS} of this CPU's FMA peak (bench/cpu_fma_peak), or {}."""
+    if not args.fma_peak or not os.path.exists(args.fma_peak):
+        return {}
+    peaks = {}
+    for threads in threads_list:
+        code, out, _ = run([args.fma_peak, str(threads), "5"], stdout_only=True)
+        if code == 0:
+            peaks[threads] = json.loads(out)["gflops"]
+    return peaks
+
+
+def add_ceiling(entry, gflop, peak):
+    """Adds the shares of the FMA peak and the ceiling vs ONNX Runtime."""
+    if not gflop or not peak:
+        return
+    entry["ours_peak_share"] = gflop / (entry["ours_ms"] / 1e3) / peak
+    if "ort_ms" in entry:
+        entry["ort_peak_share"] = gflop / (entry["ort_ms"] / 1e3) / peak
+        entry["ceiling_vs_ort"] = 1 / entry["ort_peak_share"]
 
 
 def tune_model(args, name, onnx_path, folder, shape_flags):
@@ -284,6 +323,8 @@ def main():
     parser.add_argument("--work_dir", default="/tmp/tunefleet_zoo_bench")
     parser.add_argument("--onnxruntime_node",
                         default=os.path.join(ROOT, "third_party/node/node_modules/onnxruntime-node"))
+    parser.add_argument("--fma_peak", default=os.path.join(ROOT, "bazel-bin/bench/cpu_fma_peak"),
+                        help="bench/cpu_fma_peak: measure the FMA peak (empty: skip)")
     parser.add_argument("--out", default="")
     parser.add_argument("--torch_child", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -293,6 +334,7 @@ def main():
     zoo = load_zoo()
     names = [m for m in args.models.split(",") if m] or list(zoo.REPRESENTATIVE)
     threads_list = [int(t) for t in args.threads.split(",")]
+    args.peaks = {} if args.check_only else fma_peaks(args, threads_list)
     rows = []
     for name in names:
         try:
@@ -312,11 +354,16 @@ def main():
             [r[key].get("vs_ort") for r in rows if key in r])
         summary[f"geomean_vs_torch_{threads}t"] = geomean(
             [r[key].get("vs_torch") for r in rows if key in r])
+        if threads in args.peaks:
+            summary[f"fma_peak_gflops_{threads}t"] = args.peaks[threads]
+            summary[f"geomean_ceiling_vs_ort_{threads}t"] = geomean(
+                [r[key].get("ceiling_vs_ort") for r in rows if key in r])
         summary[f"max_outside_tuned_share_{threads}t"] = max(
             (r[key]["profile"].get("outside_tuned_share") or 0 for r in rows if key in r),
             default=None)
     print("\n%-20s %8s %10s" % ("model", "relerr", "tune/compile") +
-          "".join(" | %dt: ours ms   ORT  torch  xORT xtorch outside" % t for t in threads_list))
+          "".join(" | %dt: ours ms   ORT  torch  xORT xtorch outside ceiling" % t
+                  for t in threads_list))
     for r in rows:
         if "error" in r:
             print("%-20s  %s" % (r["model"], r["error"]))
@@ -332,14 +379,15 @@ def main():
         line = "%-20s %8.1e %9.1fs" % (r["model"], r["max_rel_error"], seconds)
         for t in threads_list:
             e = r.get(f"threads_{t}", {})
-            line += " | %10.2f %6s %6s %5s %5s %6s" % (
+            line += " | %10.2f %6s %6s %5s %5s %6s %7s" % (
                 e.get("ours_ms", float("nan")),
                 "%.2f" % e["ort_ms"] if "ort_ms" in e else "-",
                 "%.2f" % e["torch_ms"] if "torch_ms" in e else "-",
                 "%.2f" % e["vs_ort"] if "vs_ort" in e else "-",
                 "%.2f" % e["vs_torch"] if "vs_torch" in e else "-",
                 "%.0f%%" % (100 * e["profile"]["outside_tuned_share"])
-                if e.get("profile", {}).get("outside_tuned_share") is not None else "-")
+                if e.get("profile", {}).get("outside_tuned_share") is not None else "-",
+                "%.2f" % e["ceiling_vs_ort"] if "ceiling_vs_ort" in e else "-")
         print(line)
     print(json.dumps(summary))
     if args.out:
