@@ -25,6 +25,10 @@ model's GFLOP as `tunefleet tasks` counts its tuned operators) and the
 ceiling: the ratio to ONNX Runtime of a model running at the full peak,
 the most any implementation could reach on this machine.
 
+With records, the compiled model's latency at the thread count the records
+were measured at (every core) is also set against the sum of its layers'
+kernels' own times (vs_kernels_sum: 1.0 means it costs what its kernels do).
+
 Without --records every layer runs its template's default config (untuned);
 --records FILE (JSON lines, `tunefleet tune --model ... --log FILE`) applies
 the best record per layer. --tune_trials N tunes each model first with a
@@ -206,6 +210,8 @@ def bench_model(args, zoo, name, threads_list):
         return row
     row["max_rel_error"] = rel_error(got_path, expected_path)
     row["gflop"] = model_gflop(args, onnx_path, shape_flags)
+    if records:
+        row["kernels_sum_ms"] = kernels_sum_ms(args, onnx_path, records, shape_flags)
     row["correct"] = row["max_rel_error"] <= MAX_REL_ERROR
     if args.check_only:
         return row
@@ -235,6 +241,10 @@ def bench_model(args, zoo, name, threads_list):
             entry["notes"] = sorted(notes)
         entry["profile"] = profile(args, lib, input_path, threads)
         add_ceiling(entry, row.get("gflop"), args.peaks.get(threads))
+        if row.get("kernels_sum_ms") and threads == os.cpu_count():
+            # The records were measured on every core: the model against
+            # the sum of its kernels' own times at the same thread count.
+            entry["vs_kernels_sum"] = entry["ours_ms"] / row["kernels_sum_ms"]
         row[f"threads_{threads}"] = entry
     return row
 
@@ -245,6 +255,35 @@ def model_gflop(args, onnx_path, shape_flags):
     code, out, _ = run([args.tunefleet, "tasks", "--model", onnx_path] + shape_flags)
     match = re.search(r"([0-9.]+) GFLOP per inference", out) if code == 0 else None
     return float(match.group(1)) if match else None
+
+
+def kernels_sum_ms(args, onnx_path, records, shape_flags):
+    """The sum over the model's layers of its tuned kernels' own times (the
+    best record of each task, `tunefleet best`, times its layers), as the
+    records were measured (every core); None when a task has no record."""
+    code, out, _ = run([args.tunefleet, "tasks", "--model", onnx_path] + shape_flags)
+    if code != 0:
+        return None
+    layers = {}
+    for line in out.splitlines():
+        match = re.match(r"\s*\d+\s+(\d+)\s+[0-9.]+\s+[0-9.]+%\s+(\S+\(.*\))\s*$", line)
+        if match:
+            layers[match.group(2)] = int(match.group(1))
+    code, out, _ = run([args.tunefleet, "best", "--log", records])
+    if code != 0 or not layers:
+        return None
+    best, workload = {}, None
+    for line in out.splitlines():
+        header = re.match(r"\S+ (\S+\(.*\)) on ", line)
+        if header:
+            workload = header.group(1)
+            continue
+        cost = re.match(r"\s+[0-9.]+ GFLOPS, ([0-9.]+) ms", line)
+        if cost and workload is not None:
+            best.setdefault(workload, float(cost.group(1)))
+    if any(w not in best for w in layers):
+        return None
+    return sum(n * best[w] for w, n in layers.items())
 
 
 def fma_peaks(args, threads_list):
@@ -354,6 +393,10 @@ def main():
             [r[key].get("vs_ort") for r in rows if key in r])
         summary[f"geomean_vs_torch_{threads}t"] = geomean(
             [r[key].get("vs_torch") for r in rows if key in r])
+        over = [r[key]["vs_kernels_sum"] for r in rows if "vs_kernels_sum" in r.get(key, {})]
+        if over:
+            summary[f"max_vs_kernels_sum_{threads}t"] = max(over)
+            summary[f"geomean_vs_kernels_sum_{threads}t"] = geomean(over)
         if threads in args.peaks:
             summary[f"fma_peak_gflops_{threads}t"] = args.peaks[threads]
             summary[f"geomean_ceiling_vs_ort_{threads}t"] = geomean(
