@@ -478,6 +478,25 @@ std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& n
   return std::optional<LoweredTensorOp>(std::move(lowered));
 }
 
+[[nodiscard]] absl::StatusOr<ElementType> InputElementType(const std::string& input, int dtype) {
+  if (dtype == kOnnxFloat) return ElementType::kFloat32;
+  if (dtype == kOnnxInt64) return ElementType::kInt64;
+  if (dtype == kOnnxInt32) return ElementType::kInt32;
+  return absl::InvalidArgumentError(absl::StrCat("model input '", input, "' has ONNX element type ",
+                                                 dtype,
+                                                 " (float32, int64 and int32 are supported)"));
+}
+
+int ChannelsLastTransposeOf(const Graph& graph, const GraphNode& node) {
+  if (node.op_type != "Transpose" || node.inputs.empty() || node.outputs.empty()) return 0;
+  absl::StatusOr<TensorShape> in = graph.ShapeOf(node.inputs[0], &node);
+  if (!in.ok() || in->dims.size() != 4 || in->dtype != kOnnxFloat) return 0;
+  const std::vector<int64_t> perm = IntsAttribute(node, "perm", {});
+  if (perm == std::vector<int64_t>{0, 2, 3, 1}) return 1;
+  if (perm == std::vector<int64_t>{0, 3, 1, 2}) return -1;
+  return 0;
+}
+
 [[nodiscard]] absl::StatusOr<std::vector<float>> GemmMatrixBias(const Graph& graph,
                                                                 const GraphNode& node) {
   auto c = graph.constants.find(node.inputs.size() > 2 ? node.inputs[2] : "");

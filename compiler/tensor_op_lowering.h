@@ -95,6 +95,16 @@ struct DenseOperands {
 [[nodiscard]] absl::StatusOr<std::optional<LoweredTensorOp>> LowerBlockedConcat(
     const Graph& graph, const GraphNode& node, int64_t block);
 
+// A model input's element type: float32, or integers (token ids);
+// InvalidArgument naming the input for any other ONNX element type.
+[[nodiscard]] absl::StatusOr<ElementType> InputElementType(const std::string& input, int dtype);
+
+// A Transpose between NCHW and NHWC of a 4-D tensor: +1 for NCHW -> NHWC
+// (perm 0,2,3,1), -1 for NHWC -> NCHW (perm 0,3,1,2), 0 for any other.
+// NHWC is the memory of NCHW[C]c (one block of all C channels), so the
+// plan makes either a view of the other (ConvNeXt's permutes).
+int ChannelsLastTransposeOf(const Graph& graph, const GraphNode& node);
+
 // A Gemm's C (input 2, a constant) broadcast to the output [M, N], times
 // beta: what its epilogue adds when C is not a row (fuse_epilogues.h).
 [[nodiscard]] absl::StatusOr<std::vector<float>> GemmMatrixBias(const Graph& graph,

@@ -37,10 +37,14 @@ int AliasConcatInputs(ModelPlan* plan) {
     }
     for (int id : written) ++writers[id];
   }
+  // Aliases the plan has already (views) stay, and so do their roots.
   std::vector<Place> place(num_buffers);
   for (int id = 0; id < num_buffers; ++id) {
     const PlanBuffer& b = plan->buffers[id];
-    if (b.alias_of >= 0) place[id] = {b.alias_of, b.alias_offset};
+    if (b.alias_of >= 0) {
+      place[id] = {b.alias_of, b.alias_offset};
+      pinned[b.alias_of] = true;
+    }
   }
   auto movable = [&](int id) {
     const PlanBuffer& b = plan->buffers[id];

@@ -36,7 +36,7 @@ class PlanEmitter {
       TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(input));
       const int id = buffers_.NewBuffer(input, shape.NumElements());
       built_.plan.buffers[id].shape = shape.dims;
-      TF_ASSIGN_OR_RETURN(ElementType type, InputType(input, shape.dtype));
+      TF_ASSIGN_OR_RETURN(ElementType type, InputElementType(input, shape.dtype));
       built_.plan.inputs.push_back({input, id, shape.dims, type});
     }
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
@@ -70,16 +70,6 @@ class PlanEmitter {
                                           "' is not a float32 constant (initializer)"));
     }
     return it->second.f32;
-  }
-
-  // A model input's element type: float32, or integers (token ids).
-  [[nodiscard]] static absl::StatusOr<ElementType> InputType(const std::string& input, int dtype) {
-    if (dtype == kOnnxFloat) return ElementType::kFloat32;
-    if (dtype == kOnnxInt64) return ElementType::kInt64;
-    if (dtype == kOnnxInt32) return ElementType::kInt32;
-    return absl::InvalidArgumentError(absl::StrCat("model input '", input,
-                                                   "' has ONNX element type ", dtype,
-                                                   " (float32, int64 and int32 are supported)"));
   }
 
   // The initializer `tensor` names, through Identity-like nodes.
@@ -181,7 +171,10 @@ class PlanEmitter {
       step.inputs = {input, w};
       if (dense) step.staged = {w};  // B's argument is unread: the entry reads Bp
       TF_ASSIGN_OR_RETURN(output, Output(node, out));
-      step.epilogue.inner = out_shape.dims.size() == 4 ? out_shape.dims[2] * out_shape.dims[3] : 1;
+      // An NCHW convolution's channel is dim 1 (H * W positions each); a
+      // dense layer's is the last, whatever the rank (ConvNeXt's [N, H, W, C]).
+      const bool nchw = layer.workload != "dense" && out_shape.dims.size() == 4;
+      step.epilogue.inner = nchw ? out_shape.dims[2] * out_shape.dims[3] : 1;
     }
     if (step.epilogue.residual >= 0) {
       const PlanBuffer& o = built_.plan.buffers[output];
@@ -222,15 +215,7 @@ class PlanEmitter {
     if (built_.plan.buffers[buffer].is_4d()) return buffer;
     TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(tensor, &node));
     if (shape.dims.size() != 4) return NodeError(node, absl::StrCat("'", tensor, "' is not 4-D"));
-    PlanStep copy;
-    copy.op = StepOp::kCopy;
-    copy.node = node.name;
-    copy.inputs = {buffer};
-    const int copied =
-        buffers_.NewActivation(tensor, shape.dims, 1, shape.dims[3], /*binds=*/false);
-    copy.outputs = {copied};
-    built_.plan.steps.push_back(std::move(copy));
-    return copied;
+    return buffers_.Reshaped(buffer, tensor, shape.dims, node.name);
   }
 
   // A buffer holding `tensor`: its activation (NCHW) or, for a float
@@ -472,6 +457,21 @@ class PlanEmitter {
     return true;
   }
 
+  // NCHW <-> NHWC (ChannelsLastTransposeOf) as a view: NHWC is NCHW[C]c's
+  // memory, so at most one relayout, into or out of that block.
+  [[nodiscard]] absl::Status AddChannelsLastTranspose(const GraphNode& node, int direction) {
+    TF_ASSIGN_OR_RETURN(int a, Input(node, 0));
+    TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(node.outputs[0], &node));
+    if (direction > 0) {  // [N, C, H, W] -> [N, H, W, C]
+      TF_ASSIGN_OR_RETURN(a, buffers_.InLayout(a, out.dims[3], out.dims[2]));
+      buffers_.NewView(node.outputs[0], a, out.dims, 1, 0);
+    } else {  // [N, H, W, C] -> [N, C, H, W] in NCHW[C]c
+      TF_ASSIGN_OR_RETURN(a, buffers_.Plain(a));
+      buffers_.NewView(node.outputs[0], a, out.dims, out.dims[1], out.dims[3]);
+    }
+    return absl::OkStatus();
+  }
+
   // Split: one strided copy of the input per output (LowerSplit).
   [[nodiscard]] absl::Status AddSplit(const GraphNode& node) {
     TF_ASSIGN_OR_RETURN(auto parts, LowerSplit(graph_, node));
@@ -558,6 +558,7 @@ class PlanEmitter {
         }
         if (auto func = ChannelBinaryOf(graph_, node)) return AddChannelBinary(node, *func);
         if (auto map = ChannelGatherOf(graph_, node)) return AddChannelGather(node, *map);
+        if (int d = ChannelsLastTransposeOf(graph_, node)) return AddChannelsLastTranspose(node, d);
         TF_ASSIGN_OR_RETURN(LoweredTensorOp lowered, LowerTensorOp(graph_, node, info->lower));
         if (lowered.step.op == StepOp::kBatchNorm &&
             graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size() == 4) {

@@ -63,6 +63,31 @@ int PlanBuffers::NewActivation(const std::string& tensor, const std::vector<int6
   return buffer.is_4d() ? InLayout(id, 1, buffer.shape[3]) : absl::StatusOr<int>(id);
 }
 
+int PlanBuffers::NewView(const std::string& tensor, int id, const std::vector<int64_t>& dims,
+                         int64_t block, int64_t row_width) {
+  const PlanBuffer source = plan_->buffers[id];
+  const int view = NewBuffer(tensor, source.elements);
+  PlanBuffer& buffer = plan_->buffers[view];
+  buffer.shape = dims;
+  buffer.block = block;
+  buffer.row_width = row_width;
+  buffer.alias_of = source.alias_of >= 0 ? source.alias_of : id;
+  buffer.alias_offset = source.alias_of >= 0 ? source.alias_offset : 0;
+  return view;
+}
+
+int PlanBuffers::Reshaped(int id, const std::string& tensor, const std::vector<int64_t>& dims,
+                          const std::string& node) {
+  PlanStep copy;
+  copy.op = StepOp::kCopy;
+  copy.node = node;
+  copy.inputs = {id};
+  copy.outputs = {NewActivation(tensor, dims, 1, dims[3], /*binds=*/false)};
+  const int copied = copy.outputs[0];
+  plan_->steps.push_back(std::move(copy));
+  return copied;
+}
+
 int PlanBuffers::AddConstant(const std::string& name, const std::vector<float>& values) {
   while (weights_->size() % kConstantAlignFloats != 0) weights_->push_back(0);
   const int64_t offset = static_cast<int64_t>(weights_->size());

@@ -28,6 +28,22 @@ TEST(PlanBuffersTest, OneRelayoutPerLayoutAndReadersKeepTheProducersBuffer) {
   EXPECT_FALSE(buffers.InLayout(buffers.NewBuffer("flat", 8), 16, 8).ok());
 }
 
+TEST(PlanBuffersTest, ViewsShareTheirRootsFloats) {
+  ModelPlan plan;
+  std::vector<float> weights;
+  PlanBuffers buffers(&plan, &weights);
+  const int nchw64c = buffers.NewActivation("x", {1, 64, 4, 4}, 64, 4);
+  const int nhwc = buffers.NewView("x_nhwc", nchw64c, {1, 4, 4, 64}, 1, 0);
+  EXPECT_EQ(plan.buffers[nhwc].alias_of, nchw64c);
+  EXPECT_EQ(plan.buffers[nhwc].elements, plan.buffers[nchw64c].elements);
+  EXPECT_EQ(buffers.Find("x_nhwc"), nhwc);
+  // A view of a view is one of the root, so no alias chains.
+  const int back = buffers.NewView("y", nhwc, {1, 64, 4, 4}, 64, 4);
+  EXPECT_EQ(plan.buffers[back].alias_of, nchw64c);
+  EXPECT_TRUE(plan.steps.empty());
+  EXPECT_TRUE(ModelPlan::FromJson(plan.ToJson().dump()).ok());
+}
+
 TEST(PlanBuffersTest, ConstantsStartAligned) {
   ModelPlan plan;
   std::vector<float> weights;

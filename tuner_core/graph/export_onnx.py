@@ -35,8 +35,10 @@ def build(name):
 
 class ConcatNet(torch.nn.Module):
     """A DenseNet block (each layer's BN-ReLU-conv features concatenated
-    with all before) and an Inception block (branches joined by a channel
-    concat), small: what concatenations compile to is tested on it."""
+    with all before), an Inception block (branches joined by a channel
+    concat) and a ConvNeXt-style channels-last detour (permute to NHWC,
+    LayerNorm, Linear, permute back, residual), small: what concatenations
+    and permutes compile to is tested on it."""
 
     def __init__(self):
         super().__init__()
@@ -48,6 +50,8 @@ class ConcatNet(torch.nn.Module):
         self.branch1 = nn.Conv2d(80, 16, 1)
         self.branch3 = nn.Sequential(nn.Conv2d(80, 16, 1), nn.ReLU(), nn.Conv2d(16, 32, 3, 1, 1))
         self.branch_pool = nn.Sequential(nn.MaxPool2d(3, 1, 1), nn.Conv2d(80, 16, 1))
+        self.norm = nn.LayerNorm(64)
+        self.mix = nn.Linear(64, 64)
         self.head = nn.Linear(64, 10)
         for module in self.modules():  # BatchNorm statistics other than the identity's
             if isinstance(module, nn.BatchNorm2d):
@@ -60,6 +64,7 @@ class ConcatNet(torch.nn.Module):
             features.append(layer(torch.cat(features, 1)))
         x = torch.cat(features, 1)
         x = torch.cat([self.branch1(x), self.branch3(x), self.branch_pool(x)], 1)
+        x = x + self.mix(self.norm(x.permute(0, 2, 3, 1))).permute(0, 3, 1, 2)
         return self.head(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(x, 1), 1))
 
 

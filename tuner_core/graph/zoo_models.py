@@ -14,7 +14,9 @@ The zoo:
     Bx3x224x224 (inception_v3: Bx3x299x299; --image_size changes it for the
     convolutional families, "native" takes each model's ImageNet eval crop).
     torchvision zero-initializes vit_*'s classifier head, which makes every
-    output 0: here it is drawn from the seed like the other weights;
+    output 0: here it is drawn from the seed like the other weights, and so
+    is every tensor torchvision initializes to one constant (biases, batch
+    norms' scales and statistics, layer scales: draw_constant_init);
   * bert_tiny_ids: a BERT-like encoder (token + position embeddings, LayerNorm,
     4 x nn.TransformerEncoderLayer d=256, 4 heads, ff 1024, GELU), input the
     int64 token ids Bx128; the token and position embeddings are Gathers
@@ -218,9 +220,33 @@ def build(name: str, batch: int = 1, seed: int = 0, image_size: str | None = Non
         # every output is 0 and a reference check proves nothing. Draw the
         # head's weight (same seed, same graph) as timm does instead.
         torch.nn.init.trunc_normal_(model.heads.head.weight, std=0.02)
+    draw_constant_init(model, seed)
     size = image_size_for(name, image_size)
     example = torch.randn(batch, 3, size, size, generator=inputs)
     return Built(model.eval(), example)
+
+
+def draw_constant_init(model: torch.nn.Module, seed: int) -> None:
+    """Draws from the seed the float parameters and buffers torchvision
+    initializes to one constant (biases at 0, batch norms' scale and
+    statistics at 1 and 0, ConvNeXt's layer scale at 1e-6), as a trained
+    model has them: with those constants a reference check cannot see a
+    bias applied to the wrong channel or a batch norm's statistics swapped."""
+    generator = torch.Generator().manual_seed(seed + 2)
+    with torch.no_grad():
+        for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+            if not tensor.is_floating_point() or tensor.numel() < 2:
+                continue
+            first = tensor.flatten()[0].item()
+            if not bool((tensor == first).all()):
+                continue
+            noise = torch.rand(tensor.shape, generator=generator)
+            if "layer_scale" in name:
+                tensor.copy_(0.1 + 0.4 * noise)
+            elif first == 0:
+                tensor.copy_(0.2 * noise - 0.1)
+            else:
+                tensor.copy_(first * (0.5 + noise))
 
 
 def export(name: str, out: str, opset: int = 14, batch: int = 1, seed: int = 0,
