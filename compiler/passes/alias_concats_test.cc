@@ -4,24 +4,17 @@
 // model input), an unaligned place, or more than one outer row stay copies.
 #include "compiler/passes/alias_concats.h"
 
+#include "compiler/passes/plan_steps_testing.h"
 #include "compiler/runtime/model_runtime.h"
 #include "gtest/gtest.h"
 
 namespace tunefleet {
 namespace {
 
-PlanStep Step(StepOp op, std::vector<int> inputs, int output) {
-  PlanStep step;
-  step.op = op;
-  step.inputs = std::move(inputs);
-  step.outputs = {output};
-  return step;
-}
-
 // A concat of `inputs`, each `blocks[i]` blocks of `inner` floats, one outer row.
 PlanStep Concat(std::vector<int> inputs, int output, const std::vector<int64_t>& blocks,
                 int64_t inner = 16, int64_t outer = 1) {
-  PlanStep step = Step(StepOp::kConcat, std::move(inputs), output);
+  PlanStep step = StepOf(StepOp::kConcat, std::move(inputs), output);
   step.in_shape = {outer, inner};
   step.in_shape.insert(step.in_shape.end(), blocks.begin(), blocks.end());
   return step;
@@ -34,11 +27,11 @@ TEST(AliasConcatsTest, GrowingConcatsBecomeViewsOfTheLast) {
                   {"y3", 64, -1},    {"out", 64, -1}};
   plan.inputs = {{"input", 0, {32}}};
   plan.outputs = {{"out", 9, {64}}};
-  plan.steps = {Step(StepOp::kKernel, {0}, 1),    Concat({1}, 2, {2}),
-                Step(StepOp::kPointwise, {2}, 3), Step(StepOp::kKernel, {3}, 4),
-                Concat({1, 4}, 5, {2, 1}),        Step(StepOp::kPointwise, {5}, 6),
-                Step(StepOp::kKernel, {6}, 7),    Concat({1, 4, 7}, 8, {2, 1, 1}),
-                Step(StepOp::kPointwise, {8}, 9)};
+  plan.steps = {StepOf(StepOp::kKernel, {0}, 1),    Concat({1}, 2, {2}),
+                StepOf(StepOp::kPointwise, {2}, 3), StepOf(StepOp::kKernel, {3}, 4),
+                Concat({1, 4}, 5, {2, 1}),          StepOf(StepOp::kPointwise, {5}, 6),
+                StepOf(StepOp::kKernel, {6}, 7),    Concat({1, 4, 7}, 8, {2, 1, 1}),
+                StepOf(StepOp::kPointwise, {8}, 9)};
   plan.steps[3].staged = {3, 4};  // a kernel that runs in the plan's layouts writes x1 so
   EXPECT_EQ(AliasConcatInputs(&plan), 3);
   ASSERT_EQ(plan.steps.size(), 6u);
@@ -70,11 +63,11 @@ TEST(AliasConcatsTest, ConcatsThatCannotBeInPlaceStayCopies) {
                   {"d", 32, -1},     {"e", 32, -1}, {"yc", 64, -1},  // two outer rows
                   {"f", 16, -1},     {"yd", 32, -1}};                // f twice
   plan.inputs = {{"input", 0, {16}}};
-  plan.steps = {Step(StepOp::kKernel, {0}, 1), Concat({0, 1}, 2, {1, 1}),
-                Step(StepOp::kKernel, {0}, 3), Step(StepOp::kKernel, {0}, 4),
-                Concat({3, 4}, 5, {1, 2}, 8),  Step(StepOp::kKernel, {0}, 6),
-                Step(StepOp::kKernel, {0}, 7), Concat({6, 7}, 8, {1, 1}, 16, 2),
-                Step(StepOp::kKernel, {0}, 9), Concat({9, 9}, 10, {1, 1})};
+  plan.steps = {StepOf(StepOp::kKernel, {0}, 1), Concat({0, 1}, 2, {1, 1}),
+                StepOf(StepOp::kKernel, {0}, 3), StepOf(StepOp::kKernel, {0}, 4),
+                Concat({3, 4}, 5, {1, 2}, 8),    StepOf(StepOp::kKernel, {0}, 6),
+                StepOf(StepOp::kKernel, {0}, 7), Concat({6, 7}, 8, {1, 1}, 16, 2),
+                StepOf(StepOp::kKernel, {0}, 9), Concat({9, 9}, 10, {1, 1})};
   for (int id : {2, 5, 8, 10}) plan.outputs.push_back({plan.buffers[id].tensor, id, {1}});
   EXPECT_EQ(AliasConcatInputs(&plan), 0);
   EXPECT_EQ(plan.steps.size(), 10u);

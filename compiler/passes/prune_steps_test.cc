@@ -2,28 +2,21 @@
 // model output reads stays, and so does every other unread step.
 #include "compiler/passes/prune_steps.h"
 
+#include "compiler/passes/plan_steps_testing.h"
 #include "gtest/gtest.h"
 
 namespace tunefleet {
 namespace {
 
-PlanStep Step(StepOp op, std::vector<int> inputs, int output) {
-  PlanStep step;
-  step.op = op;
-  step.inputs = std::move(inputs);
-  step.outputs = {output};
-  return step;
-}
-
 TEST(PruneStepsTest, UnreadGathersGoReadOnesStay) {
   ModelPlan plan;
-  plan.steps.push_back(Step(StepOp::kChannelGather, {0}, 1));  // read by nothing
-  plan.steps.push_back(Step(StepOp::kChannelGather, {0}, 2));  // read by the kernel
-  plan.steps.push_back(Step(StepOp::kKernel, {2}, 3));
-  plan.steps.push_back(Step(StepOp::kChannelGather, {3}, 4));  // a model output
-  plan.steps.push_back(Step(StepOp::kRelayout, {3}, 5));       // unread, but not a gather
-  plan.steps.push_back(Step(StepOp::kChannelGather, {0}, 6));  // read only by the next,
-  plan.steps.push_back(Step(StepOp::kChannelGather, {6}, 7));  // which nothing reads
+  plan.steps.push_back(StepOf(StepOp::kChannelGather, {0}, 1));  // read by nothing
+  plan.steps.push_back(StepOf(StepOp::kChannelGather, {0}, 2));  // read by the kernel
+  plan.steps.push_back(StepOf(StepOp::kKernel, {2}, 3));
+  plan.steps.push_back(StepOf(StepOp::kChannelGather, {3}, 4));  // a model output
+  plan.steps.push_back(StepOf(StepOp::kRelayout, {3}, 5));       // unread, but not a gather
+  plan.steps.push_back(StepOf(StepOp::kChannelGather, {0}, 6));  // read only by the next,
+  plan.steps.push_back(StepOf(StepOp::kChannelGather, {6}, 7));  // which nothing reads
   plan.outputs.push_back({"y", 4, {1}});
   DropUnreadChannelGathers(&plan);
   ASSERT_EQ(plan.steps.size(), 4u);
