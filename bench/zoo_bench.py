@@ -209,9 +209,9 @@ def bench_model(args, zoo, name, threads_list):
         row["error"] = "run: " + (out.strip().splitlines() or ["?"])[-1][:400]
         return row
     row["max_rel_error"] = rel_error(got_path, expected_path)
-    row["gflop"] = model_gflop(args, onnx_path, shape_flags)
+    row["gflop"], layers = model_tasks(args, onnx_path, shape_flags)
     if records:
-        row["kernels_sum_ms"] = kernels_sum_ms(args, onnx_path, records, shape_flags)
+        row["kernels_sum_ms"] = kernels_sum_ms(args, layers, records)
     row["correct"] = row["max_rel_error"] <= MAX_REL_ERROR
     if args.check_only:
         return row
@@ -249,28 +249,30 @@ def bench_model(args, zoo, name, threads_list):
     return row
 
 
-def model_gflop(args, onnx_path, shape_flags):
-    """The GFLOP per inference of the model's tuned operators (`tunefleet
-    tasks`' count), or None."""
-    code, out, _ = run([args.tunefleet, "tasks", "--model", onnx_path] + shape_flags)
-    match = re.search(r"([0-9.]+) GFLOP per inference", out) if code == 0 else None
-    return float(match.group(1)) if match else None
-
-
-def kernels_sum_ms(args, onnx_path, records, shape_flags):
-    """The sum over the model's layers of its tuned kernels' own times (the
-    best record of each task, `tunefleet best`, times its layers), as the
-    records were measured (every core); None when a task has no record."""
+def model_tasks(args, onnx_path, shape_flags):
+    """From `tunefleet tasks`: the GFLOP per inference of the model's tuned
+    operators (or None) and {workload: its layers}."""
     code, out, _ = run([args.tunefleet, "tasks", "--model", onnx_path] + shape_flags)
     if code != 0:
-        return None
+        return None, {}
+    match = re.search(r"([0-9.]+) GFLOP per inference", out)
     layers = {}
     for line in out.splitlines():
-        match = re.match(r"\s*\d+\s+(\d+)\s+[0-9.]+\s+[0-9.]+%\s+(\S+\(.*\))\s*$", line)
-        if match:
-            layers[match.group(2)] = int(match.group(1))
+        task = re.match(r"\s*\d+\s+(\d+)\s+[0-9.]+\s+[0-9.]+%\s+(\S+\(.*\))\s*$", line)
+        if task:
+            layers[task.group(2)] = int(task.group(1))
+    return (float(match.group(1)) if match else None), layers
+
+
+def kernels_sum_ms(args, layers, records):
+    """The sum over the model's layers ({workload: layers}, model_tasks) of
+    its tuned kernels' own times (the best record of each task, `tunefleet
+    best`), as the records were measured (every core); None when a task has
+    no record."""
+    if not layers:
+        return None
     code, out, _ = run([args.tunefleet, "best", "--log", records])
-    if code != 0 or not layers:
+    if code != 0:
         return None
     best, workload = {}, None
     for line in out.splitlines():

@@ -249,10 +249,12 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
       // Each later input is copied into the first one's layout: as a
       // residual is into its kernel's output layout.
       const LayoutSource first = SourceOf(plan, writer, step.inputs[0]);
+      int to = -2;  // the first input's node, made once, when an edge needs it
       for (size_t i = 1; i < step.inputs.size(); ++i) {
         const LayoutSource source = SourceOf(plan, writer, step.inputs[i]);
         if (!node_of_step.count(source.step) && !node_of_step.count(first.step)) continue;
-        const int from = node_of(source), to = node_of(first);
+        if (to == -2) to = node_of(first);
+        const int from = node_of(source);
         if (from >= 0 && to >= 0) {
           edges.push_back({from, to, true, Elements(plan.buffers[step.inputs[i]]), false});
         }

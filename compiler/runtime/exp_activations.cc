@@ -17,16 +17,6 @@ namespace {
 // float (n in [-126, 127]), so neither exp nor 1 + exp is ever infinite and
 // a reciprocal's Newton step never multiplies infinity by zero.
 constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
-constexpr float kLog2e = 1.44269504088896341f;
-constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
-// Cephes' degree-6 polynomial for e^r, |r| <= ln2 / 2 (as VecExp).
-constexpr float kExpPoly[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                              4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
-// Abramowitz & Stegun 7.1.26 (as VecErf).
-constexpr float kErfP = 0.3275911f;
-constexpr float kErfPoly[] = {1.061405429f, -1.453152027f, 1.421413741f, -0.284496736f,
-                              0.254829592f};
-
 // The same formulas for each vector width: V names the register type and
 // its operations (Avx512 or Avx2 below), each compiled for its ISA.
 #define TF_EXP_ACTIVATIONS_BODY                                                         \

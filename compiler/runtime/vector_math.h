@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/kernel_abi.h"
+#include "compiler/runtime/exp_activations.h"
 #include "compiler/runtime/plan.h"
 
 namespace tunefleet {
@@ -43,21 +44,18 @@ void ParallelFor(const TfRuntime* rt, int64_t n, int64_t work, Fn fn) {
 #endif
 
 // exp(x) in fp32 that GCC vectorises (no libm call): 2^n * e^r with
-// |r| <= ln2/2, Cephes' degree-6 polynomial; relative error about 1e-7 over
+// |r| <= ln2/2, Cephes' degree-6 polynomial (kExpPoly, exp_activations.h,
+// whose explicit vector code uses the same); relative error about 1e-7 over
 // [-87, 88] (inputs outside are clamped there).
 inline float VecExp(float x) {
   x = std::min(std::max(x, -87.3f), 88.7f);
   // Rounded to the nearest integer by the 1.5 * 2^23 trick: std::floor
   // would be a libm call (GCC expands it inline only without trapping
   // math), which keeps the loops around from vectorising.
-  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
+  const float n = (x * kLog2e + 12582912.0f) - 12582912.0f;
+  const float r = x - n * kLn2Hi - n * kLn2Lo;
+  float p = kExpPoly[0];
+  for (int k = 1; k < 6; ++k) p = p * r + kExpPoly[k];
   const float e = p * r * r + r + 1.0f;
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
   float scale;
@@ -68,12 +66,9 @@ inline float VecExp(float x) {
 // erf(x), Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
 inline float VecErf(float x) {
   const float a = std::fabs(x);
-  const float t = 1.0f / (1.0f + 0.3275911f * a);
-  float p = 1.061405429f;
-  p = p * t - 1.453152027f;
-  p = p * t + 1.421413741f;
-  p = p * t - 0.284496736f;
-  p = p * t + 0.254829592f;
+  const float t = 1.0f / (1.0f + kErfP * a);
+  float p = kErfPoly[0];
+  for (int k = 1; k < 5; ++k) p = p * t + kErfPoly[k];
   const float y = 1.0f - p * t * VecExp(-a * a);
   return std::copysign(y, x);
 }
