@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -50,6 +51,7 @@ sigset_t TerminationSignals() {
 void BlockTerminationSignals() {
   const sigset_t signals = TerminationSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 int WaitForTerminationSignal() {

@@ -24,7 +24,11 @@ namespace tunefleet {
 std::string DefaultWorkerName(const std::string& prefix);
 
 // Blocks SIGINT and SIGTERM in the calling thread; threads started afterwards
-// inherit the mask, so only WaitForTerminationSignal() sees them.
+// inherit the mask, so only WaitForTerminationSignal() sees them. Also makes
+// the daemon undumpable (PR_SET_DUMPABLE 0): another process of the same
+// user (a runner child that escaped its sandbox, say) can neither trace it
+// nor read its /proc/<pid>/mem, environ or fd entries, and it leaves no
+// core with its keys in it.
 void BlockTerminationSignals();
 // Waits for SIGINT or SIGTERM (blocked beforehand) and returns its number.
 int WaitForTerminationSignal();

@@ -1,5 +1,7 @@
 #include "common/daemon_util.h"
 
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -19,6 +21,17 @@ std::string WriteTemp(const std::string& content) {
   EXPECT_EQ(write(fd, content.data(), content.size()), static_cast<ssize_t>(content.size()));
   close(fd);
   return path;
+}
+
+TEST(DaemonUtilTest, DaemonsAreUndumpable) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    BlockTerminationSignals();
+    _exit(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST(DaemonUtilTest, TokenFileIsTrimmed) {

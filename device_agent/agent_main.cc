@@ -45,6 +45,9 @@ ABSL_FLAG(bool, sandbox, true,
           "run kernels in a sandboxed runner child (no sockets, processes or file writes; "
           "memory, file size and CPU time limits); false only to diagnose a kernel the sandbox "
           "stops");
+ABSL_FLAG(bool, sandbox_files, true,
+          "with --sandbox: the runner child reads only the system's libraries (Landlock); false "
+          "only on a kernel without Landlock, where a kernel could read this user's files");
 ABSL_FLAG(int64_t, runner_memory_limit_mb, 0,
           "the sandboxed runner child's memory limit in MiB (0 = 4096 + 128 per kernel thread)");
 
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
       absl::StrSplit(absl::GetFlag(FLAGS_runner_launcher), ' ', absl::SkipWhitespace());
   options.runner_sandbox.enabled = absl::GetFlag(FLAGS_sandbox);
   options.runner_sandbox.memory_limit_mb = absl::GetFlag(FLAGS_runner_memory_limit_mb);
+  options.runner_sandbox.confine_files = absl::GetFlag(FLAGS_sandbox_files);
 
   absl::StatusOr<tunefleet::proto::DeviceInfo> device = tunefleet::DetectAgentDevice(
       {.gpu_ordinal = options.gpu_device, .require_gpu = absl::GetFlag(FLAGS_gpu)});

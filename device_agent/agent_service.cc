@@ -208,7 +208,13 @@ proto::MeasureResult AgentService::Measure(proto::MeasureRequest& request) {
       return fail(MeasureErrorNo::kUnknown, absl::StrCat("aborted: ", current_abort_));
     }
   }
-  if (request.fresh_runner()) runner_->Recycle();
+  // No runner child outlives its job: a kernel that left a thread behind or
+  // patched the child's code cannot reach another job's trials (another
+  // user's among them). Within a job the child stays, and with it the
+  // prepared workloads that keep a trial cheap.
+  const bool new_job = !last_job_.empty() && request.job_id() != last_job_;
+  last_job_ = request.job_id();
+  if (request.fresh_runner() || new_job) runner_->Recycle();
   *result.mutable_run() =
       RejectInvalidCosts(runner_->Run(*run), WorkloadFlops(*run), options_.max_gflops);
   // The child's words are the kernel's to choose: forwarded at a bounded size.

@@ -141,6 +141,9 @@ class AgentService {
   std::string current_lease_ ABSL_GUARDED_BY(mu_);
   std::string current_abort_ ABSL_GUARDED_BY(mu_);
 
+  // The job of the last measured trial. Only the measuring thread uses it.
+  std::string last_job_;
+
   // Artifact bytes by their content hash. Filled and read by the measuring
   // thread; thread-safe on its own for the observers.
   ArtifactCache cache_;

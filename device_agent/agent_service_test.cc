@@ -109,6 +109,23 @@ TEST(AgentServiceTest, FreshRunnerRequestsRecycleTheChildFirst) {
   EXPECT_EQ(runner.requests().size(), 2u);
 }
 
+TEST(AgentServiceTest, EachJobGetsAFreshRunnerChild) {
+  FakeRunner runner;
+  AgentService service(&runner, {});
+  Results results;
+  service.Handle(Request("a1", "ELF-bytes-1"), results.Callback());
+  service.Handle(Request("a2", "ELF-bytes-1", /*send_bytes=*/false), results.Callback());
+  proto::MeasureRequest other = Request("b1", "ELF-bytes-1", /*send_bytes=*/false);
+  other.set_job_id("job-2");  // another user's, say
+  service.Handle(other, results.Callback());
+  service.Handle(Request("a3", "ELF-bytes-1", /*send_bytes=*/false), results.Callback());
+  const auto answers = results.WaitFor(4);
+  ASSERT_EQ(answers.size(), 4u);
+  // job-1, job-1 (same child), job-2 (fresh), job-1 again (fresh).
+  EXPECT_EQ(runner.recycles(), 2);
+  EXPECT_EQ(runner.requests().size(), 4u);
+}
+
 TEST(AgentServiceTest, AbortStopsTheRunningRequestAndAnswersAQueuedOneUnrun) {
   absl::Notification started, release;
   std::atomic<int> aborts{0};

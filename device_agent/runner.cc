@@ -23,6 +23,7 @@
 #include "common/clock.h"
 #include "common/logging.h"
 #include "common/process.h"
+#include "device_agent/file_confinement.h"
 #include "proto_convert/run_request.h"
 #include "tuner_core/measure/measure.h"
 
@@ -35,6 +36,11 @@ constexpr char kRunnerBinaryName[] = "tunefleet_runner";
 constexpr char kWorkspaceName[] = "tunefleet";
 // While the child prepares a workload, how often to look at its progress.
 constexpr int64_t kPreparePollNanos = 100'000'000;
+
+// The only environment a sandboxed child gets: where its libraries are (a
+// bundle's), which GPU it may see, how much it logs.
+constexpr const char* kChildEnvironment[] = {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+                                             "TUNEFLEET_LOG_LEVEL"};
 // How long a child that closed its result pipe may take to exit on its own.
 constexpr int64_t kExitGraceNanos = 2'000'000'000;
 
@@ -200,6 +206,9 @@ absl::StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
                        "runs it sandboxed";
     options.sandbox.enabled = false;
   }
+  if (options.sandbox.enabled && options.sandbox.confine_files) {
+    if (absl::Status landlock = LandlockAvailable(); !landlock.ok()) return landlock;
+  }
   if (!options.launcher.empty()) {
     absl::StatusOr<std::string> program = ResolveLauncherProgram(options.launcher.front());
     if (!program.ok()) return program.status();
@@ -300,6 +309,7 @@ absl::Status Runner::SpawnChild() {
     args.push_back(absl::StrCat("--memory_limit_mb=", sandbox.memory_limit_mb));
     args.push_back(absl::StrCat("--file_size_limit_mb=", sandbox.file_size_limit_mb));
     args.push_back(absl::StrCat("--cpu_limit_s=", sandbox.cpu_limit_s));
+    args.push_back(absl::StrCat("--sandbox_files=", sandbox.confine_files ? "true" : "false"));
   }
   const std::string& program =
       options_.launcher.empty() ? options_.runner_path : options_.launcher.front();
@@ -307,9 +317,22 @@ absl::Status Runner::SpawnChild() {
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
+  // A sandboxed child gets none of the agent's environment (tokens or
+  // paths a kernel could read there) but the few variables below.
+  std::vector<std::string> kept_env;
+  std::vector<char*> envp;
+  if (sandbox.enabled) {
+    for (const char* name : kChildEnvironment) {
+      if (const char* value = std::getenv(name); value != nullptr) {
+        kept_env.push_back(absl::StrCat(name, "=", value));
+      }
+    }
+    for (std::string& entry : kept_env) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+  }
   pid_t pid = -1;
-  const int spawn_error =
-      posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
+  const int spawn_error = posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(),
+                                      sandbox.enabled ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   close(child_request_fd);
@@ -449,11 +472,15 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
     // time the child spent preparing the workload (published on the status
     // page; up to prepare_timeout_s), which is not the kernel's doing.
     // Only the wait for the first byte is extended: a frame is then read in
-    // one go, never split across deadlines.
+    // one go, never split across deadlines. The page is the kernel's to
+    // write, so what it says is bounded: the preparation cannot have taken
+    // longer than the time since sending, nor than prepare_timeout_s, and
+    // it extends the deadline once.
     RunnerStatusPage* page = child_->status_page;
     int64_t deadline = sent_at + timeout_nanos;
     int64_t prepare_nanos = 0;
     bool preparation_too_slow = false;
+    bool extended_once = false;
     absl::Status readable;
     for (;;) {
       readable = WaitUntilReadable(child_->result_fd, deadline);
@@ -469,7 +496,10 @@ proto::RunResult Runner::Run(const proto::RunRequest& request) {
         deadline = std::min(now + kPreparePollNanos, sent_at + prepare_timeout_nanos);
         continue;
       }
-      prepare_nanos = page->prepare_nanos.load(std::memory_order_acquire);
+      if (extended_once) break;
+      extended_once = true;
+      prepare_nanos = std::clamp<int64_t>(page->prepare_nanos.load(std::memory_order_acquire), 0,
+                                          std::min(now - sent_at, prepare_timeout_nanos));
       const int64_t extended = sent_at + prepare_nanos + timeout_nanos;
       if (now >= extended) break;
       deadline = extended;

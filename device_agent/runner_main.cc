@@ -3,9 +3,10 @@
 // crashes or hangs takes down only this process. Not meant to be started by
 // hand; the flags are the Runner's side of the contract.
 //
-// Sandboxed by default (sandbox.h): once the thread pool is up (and the GPU
+// Sandboxed by default: first, before any thread, its file access is
+// confined (file_confinement.h); once the thread pool is up (and the GPU
 // open, where there is one) and before the first request, the child limits
-// itself and loads its system call filter.
+// itself and loads its system call filter (sandbox.h).
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -20,6 +21,7 @@
 #include "common/clock.h"
 #include "common/logging.h"
 #include "device_agent/cuda_driver.h"
+#include "device_agent/file_confinement.h"
 #include "device_agent/runner_child.h"
 #include "device_agent/runner_protocol.h"
 #include "device_agent/sandbox.h"
@@ -38,6 +40,8 @@ ABSL_FLAG(bool, sandbox, true, "enter the sandbox (sandbox.h) before serving req
 ABSL_FLAG(int64_t, memory_limit_mb, 0, "sandbox memory limit in MiB; 0 = automatic");
 ABSL_FLAG(int64_t, file_size_limit_mb, 256, "sandbox file size limit in MiB");
 ABSL_FLAG(int64_t, cpu_limit_s, 0, "sandbox CPU time limit in seconds; 0 = automatic");
+ABSL_FLAG(bool, sandbox_files, true,
+          "with --sandbox: confine file reads to the system's libraries (Landlock)");
 
 namespace {
 
@@ -45,7 +49,8 @@ tunefleet::RunnerSandboxOptions SandboxOptionsFromFlags() {
   return {.enabled = absl::GetFlag(FLAGS_sandbox),
           .memory_limit_mb = absl::GetFlag(FLAGS_memory_limit_mb),
           .file_size_limit_mb = absl::GetFlag(FLAGS_file_size_limit_mb),
-          .cpu_limit_s = absl::GetFlag(FLAGS_cpu_limit_s)};
+          .cpu_limit_s = absl::GetFlag(FLAGS_cpu_limit_s),
+          .confine_files = absl::GetFlag(FLAGS_sandbox_files)};
 }
 
 }  // namespace
@@ -57,6 +62,18 @@ int main(int argc, char** argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const int parent_pid = absl::GetFlag(FLAGS_parent_pid);
   if (parent_pid != 0 && getppid() != parent_pid) return 1;
+  const tunefleet::RunnerSandboxOptions sandbox = SandboxOptionsFromFlags();
+  // Files first, while this is the only thread: Landlock confines the
+  // calling thread and those it starts later (the watcher, the pool, the
+  // driver's), not threads already running.
+  if (sandbox.enabled && sandbox.confine_files) {
+    absl::Status confined =
+        tunefleet::ConfineFiles(tunefleet::FileConfinementFor(absl::GetFlag(FLAGS_cuda_driver)));
+    if (!confined.ok()) {
+      TF_LOG(ERROR) << "tunefleet_runner: " << confined;
+      return 1;
+    }
+  }
   tunefleet::ExitWhenParentHangsUp(absl::GetFlag(FLAGS_request_fd));
 
   tunefleet::RunnerStatusPage* status_page =
@@ -66,7 +83,6 @@ int main(int argc, char** argv) {
                                         .pin_threads = absl::GetFlag(FLAGS_pin_threads)};
   options.gpu.device_ordinal = absl::GetFlag(FLAGS_gpu_device);
   options.gpu.driver_library = absl::GetFlag(FLAGS_cuda_driver);
-  const tunefleet::RunnerSandboxOptions sandbox = SandboxOptionsFromFlags();
   const int threads = options.num_threads > 0
                           ? options.num_threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

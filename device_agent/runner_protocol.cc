@@ -1,6 +1,7 @@
 #include "device_agent/runner_protocol.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -129,9 +130,10 @@ void UnmapRunnerStatusPage(RunnerStatusPage* page) {
 }
 
 int CreateRunnerStatusFd() {
-  int fd = memfd_create("tunefleet-runner-status", MFD_CLOEXEC);
+  int fd = memfd_create("tunefleet-runner-status", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return -1;
-  if (ftruncate(fd, kStatusPageBytes) != 0) {
+  if (ftruncate(fd, kStatusPageBytes) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     close(fd);
     return -1;
   }

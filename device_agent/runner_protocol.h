@@ -102,12 +102,19 @@ struct RunnerSandboxOptions {
   // A child past half of it exits after its result and is replaced, so the
   // limit only ever stops a runaway, never an honest trial.
   int64_t cpu_limit_s = 0;
+  // Confine the child's file access with Landlock (file_confinement.h): it
+  // reads the system's libraries and nothing else (--sandbox_files on the
+  // agent). With the sandbox on and this on, a kernel without Landlock is
+  // refused at Runner::Create.
+  bool confine_files = true;
 };
 
 // Maps the page behind `fd` (read-write, shared). nullptr on failure.
 RunnerStatusPage* MapRunnerStatusPage(int fd);
 void UnmapRunnerStatusPage(RunnerStatusPage* page);
-// A new memfd sized for the page, close-on-exec. -1 on failure.
+// A new memfd sized for the page, close-on-exec, sealed against shrinking
+// and growing (a child that could truncate it would make the agent's next
+// read fault). -1 on failure.
 int CreateRunnerStatusFd();
 
 // Every deadline below is on SystemClock()'s monotonic line (NowNanos).

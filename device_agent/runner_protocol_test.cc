@@ -104,6 +104,23 @@ TEST_F(PipeTest, AResultFrameAboveTheResultLimitIsDataLoss) {
   EXPECT_THAT(std::string(frame.status().message()), HasSubstr("exceeds the limit of 1048576"));
 }
 
+// The child shares the page read-write; truncating it would make the
+// agent's next read fault (SIGBUS). Its size is sealed.
+TEST(RunnerStatusPageTest, ThePageCannotBeTruncatedOrGrown) {
+  const int fd = CreateRunnerStatusFd();
+  ASSERT_GE(fd, 0);
+  EXPECT_NE(ftruncate(fd, 0), 0);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_NE(ftruncate(fd, 1 << 20), 0);
+  EXPECT_EQ(errno, EPERM);
+  RunnerStatusPage* page = MapRunnerStatusPage(fd);
+  ASSERT_NE(page, nullptr);
+  page->stage.store(3);  // still writable
+  EXPECT_EQ(page->stage.load(), 3u);
+  UnmapRunnerStatusPage(page);
+  close(fd);
+}
+
 TEST(RunnerStatusPageTest, SharedBetweenTwoMappings) {
   const int fd = CreateRunnerStatusFd();
   ASSERT_GE(fd, 0);

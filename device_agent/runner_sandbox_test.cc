@@ -3,6 +3,7 @@
 // and reported as a runtime error naming the cause, and the same Runner then
 // measures a good kernel. Controls with the sandbox off show the attacks
 // are real.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "device_agent/runner.h"
 #include "device_agent/runner_protocol.h"
 #include "device_agent/test_kernels.h"
@@ -59,6 +62,16 @@ void ExpectForbiddenThenCarryOn(Runner& runner, const std::string& kernel_file,
 bool Exists(const std::string& path) {
   struct stat info;
   return stat(path.c_str(), &info) == 0;
+}
+
+constexpr char kSecretPath[] = "/tmp/tunefleet_sandbox_secret";
+
+void WriteSecret() {
+  unlink(kSecretPath);
+  const int fd = open(kSecretPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0) << kSecretPath;
+  ASSERT_EQ(write(fd, "k", 1), 1);
+  close(fd);
 }
 
 std::string OutsideEscapePath() {
@@ -140,6 +153,51 @@ TEST(RunnerSandboxTest, KernelsMayStartThreads) {
   ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
 }
 
+// Files the agent's user owns (keys, tokens, the store) are out of reach.
+TEST(RunnerSandboxTest, ReadingTheAgentUsersFilesIsRefused) {
+  WriteSecret();
+  auto runner = MakeRunner();
+  ExpectSuccess(runner->Run(DenseTestRequest("libsandbox_read_secret.so")));
+  unlink(kSecretPath);
+}
+
+TEST(RunnerSandboxTest, TheChildGetsNoneOfTheAgentsEnvironment) {
+  setenv("TUNEFLEET_SANDBOX_TEST_SECRET", "tf_123.secret", 1);
+  auto runner = MakeRunner();
+  proto::RunResult result = runner->Run(DenseTestRequest("libsandbox_env_secret.so"));
+  unsetenv("TUNEFLEET_SANDBOX_TEST_SECRET");
+  ExpectSuccess(result);
+}
+
+TEST(RunnerSandboxTest, SignallingTheAgentThroughADescriptorIsRefused) {
+  auto runner = MakeRunner();
+  ExpectForbiddenThenCarryOn(*runner, "libsandbox_fcntl_setown.so", "fcntl");
+}
+
+TEST(RunnerSandboxTest, MovingTheAgentToOtherCpusIsRefused) {
+  auto runner = MakeRunner();
+  ExpectForbiddenThenCarryOn(*runner, "libsandbox_setaffinity_other.so", "sched_setaffinity");
+}
+
+TEST(RunnerSandboxTest, TruncatingTheStatusPageOrTheLogIsRefused) {
+  auto runner = MakeRunner();
+  ExpectForbiddenThenCarryOn(*runner, "libsandbox_truncate_inherited.so", "ftruncate");
+}
+
+// A kernel that claims a century of preparation on the status page gets
+// its timeout at most twice over, not a century.
+TEST(RunnerSandboxTest, ALieOnTheStatusPageCannotPostponeTheTimeout) {
+  auto runner = MakeRunner();
+  proto::RunRequest request = DenseTestRequest("libsandbox_lying_prepare.so");
+  request.mutable_options()->set_timeout_s(1.0);
+  const absl::Time start = absl::Now();
+  proto::RunResult result = runner->Run(request);
+  const double waited_s = absl::ToDoubleSeconds(absl::Now() - start);
+  EXPECT_EQ(result.error_no(), Code(MeasureErrorNo::kRunTimeout)) << result.error_msg();
+  EXPECT_LT(waited_s, 30.0) << "the kernel sleeps 60 s; the agent must not wait for it";
+  ExpectSuccess(runner->Run(DenseTestRequest("libdense_ok.so")));
+}
+
 TEST(RunnerSandboxTest, CrashesAreStillReportedAsBefore) {
   auto runner = MakeRunner();
   proto::RunResult crashed = runner->Run(DenseTestRequest("libdense_segfault.so"));
@@ -159,6 +217,15 @@ TEST(RunnerSandboxTest, WithTheSandboxOffTheAttacksSucceed) {
   ExpectSuccess(runner->Run(DenseTestRequest("libsandbox_write_file.so")));
   EXPECT_TRUE(Exists(path)) << path;
   unlink(path.c_str());
+  WriteSecret();
+  EXPECT_EQ(runner->Run(DenseTestRequest("libsandbox_read_secret.so")).error_no(),
+            Code(MeasureErrorNo::kRuntimeDevice));
+  unlink(kSecretPath);
+  setenv("TUNEFLEET_SANDBOX_TEST_SECRET", "tf_123.secret", 1);
+  runner->Recycle();  // the next child inherits the variable
+  proto::RunResult found = runner->Run(DenseTestRequest("libsandbox_env_secret.so"));
+  unsetenv("TUNEFLEET_SANDBOX_TEST_SECRET");
+  EXPECT_NE(found.error_no(), Code(MeasureErrorNo::kNoError));
 }
 
 TEST(RunnerSandboxTest, NegativeLimitsAreRefusedAtCreate) {

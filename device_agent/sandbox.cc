@@ -6,14 +6,17 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -22,62 +25,167 @@ namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
-// Refused whatever their arguments. Grouped by what they would let a kernel
-// do; names unknown on this architecture (e.g. "open" on AArch64) are
-// skipped.
-const char* const kDeniedSyscalls[] = {
-    // The network, and sockets reached any other way.
-    "socket", "socketpair", "socketcall", "connect", "bind", "listen", "accept", "accept4",
-    // New processes and programs. clone without CLONE_THREAD and clone3 are
-    // handled below.
-    "fork", "vfork", "execve", "execveat",
-    // Other processes: tracing, their memory, their descriptors, signals
-    // (kill, tgkill and friends are limited to this process below).
-    "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "kcmp", "pidfd_open",
-    "pidfd_getfd", "pidfd_send_signal", "tkill",
-    // Changing the file system by path. Opens for writing are handled below.
-    "creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir",
-    "mknod", "mknodat", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmodat", "chown",
-    "lchown", "fchownat", "truncate", "utime", "utimes", "utimensat", "futimesat", "setxattr",
-    "lsetxattr", "removexattr", "lremovexattr", "acct", "swapon", "swapoff", "quotactl",
-    // Ways to open files that bypass the open filter: by handle, through
-    // io_uring (its opens are not system calls), openat2 (flags in a struct).
-    "name_to_handle_at", "open_by_handle_at", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "openat2",
-    // Mounts, namespaces, the kernel itself.
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "open_tree", "move_mount",
-    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "bpf", "perf_event_open",
-    "userfaultfd", "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
-    "reboot", "syslog", "keyctl", "add_key", "request_key", "iopl", "ioperm", "settimeofday",
-    "clock_settime", "clock_adjtime", "adjtimex", "fanotify_init", "lookup_dcookie", "uselib",
-    "nfsservctl", "vhangup"};
+// A CPU child's filter allows only these calls (and those with argument
+// checks in AddAllowRules); everything else traps. What a measured kernel,
+// its thread pool and the runner's own serving loop need once the sandbox
+// is entered: memory, threads, futexes, time, pipes and memfds (kernels
+// arrive in them), read-only opens (Landlock narrows where), signals to
+// itself. Names unknown on this architecture are skipped.
+const char* const kAllowedSyscalls[] = {
+    // Descriptors the child already holds: its pipes, memfds, the status page.
+    "read", "write", "readv", "writev", "pread64", "close", "lseek", "fstat", "newfstatat",
+    "fstatat64", "statx", "poll", "ppoll", "ppoll_time64", "memfd_create", "readlink", "readlinkat",
+    "access", "faccessat", "faccessat2", "getcwd",
+    // Memory.
+    "mmap", "mmap2", "munmap", "mprotect", "mremap", "madvise", "brk", "membarrier",
+    // Threads and their synchronisation (clone is checked below).
+    "futex", "futex_time64", "futex_waitv", "set_robust_list", "rseq", "set_tid_address",
+    "sched_yield", "sched_getaffinity", "getcpu", "exit", "exit_group", "restart_syscall",
+    // Time and identity.
+    "nanosleep", "clock_nanosleep", "clock_nanosleep_time64", "clock_gettime", "clock_gettime64",
+    "clock_getres", "gettimeofday", "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid",
+    "getegid", "uname", "getrusage", "sysinfo", "getrandom",
+    // Signals (sending and handlers are checked below).
+    "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "sigaltstack"};
 
-const std::vector<const char*>& DeniedList() {
-  static const auto* list =
-      new std::vector<const char*>(std::begin(kDeniedSyscalls), std::end(kDeniedSyscalls));
-  return *list;
-}
+// What a GPU child's filter refuses outright: the CUDA driver needs ioctl,
+// mmap, threads and more after warm-up and changes with every release, and
+// its calls have not been enumerated on a GPU host, so a GPU child keeps a
+// deny-list (plus the argument checks of AddArgumentDenyRules).
+const char* const kGpuDeniedSyscalls[] = {"socket",
+                                          "socketpair",
+                                          "socketcall",
+                                          "connect",
+                                          "bind",
+                                          "listen",
+                                          "accept",
+                                          "accept4",
+                                          "fork",
+                                          "vfork",
+                                          "execve",
+                                          "execveat",
+                                          "ptrace",
+                                          "process_vm_readv",
+                                          "process_vm_writev",
+                                          "process_madvise",
+                                          "kcmp",
+                                          "pidfd_open",
+                                          "pidfd_getfd",
+                                          "pidfd_send_signal",
+                                          "tkill",
+                                          "creat",
+                                          "unlink",
+                                          "unlinkat",
+                                          "rename",
+                                          "renameat",
+                                          "renameat2",
+                                          "mkdir",
+                                          "mkdirat",
+                                          "rmdir",
+                                          "mknod",
+                                          "mknodat",
+                                          "link",
+                                          "linkat",
+                                          "symlink",
+                                          "symlinkat",
+                                          "chmod",
+                                          "fchmod",
+                                          "fchmodat",
+                                          "chown",
+                                          "fchown",
+                                          "lchown",
+                                          "fchownat",
+                                          "truncate",
+                                          "ftruncate",
+                                          "utime",
+                                          "utimes",
+                                          "utimensat",
+                                          "futimesat",
+                                          "setxattr",
+                                          "lsetxattr",
+                                          "fsetxattr",
+                                          "removexattr",
+                                          "lremovexattr",
+                                          "fremovexattr",
+                                          "acct",
+                                          "swapon",
+                                          "swapoff",
+                                          "quotactl",
+                                          "name_to_handle_at",
+                                          "open_by_handle_at",
+                                          "io_uring_setup",
+                                          "io_uring_enter",
+                                          "io_uring_register",
+                                          "openat2",
+                                          "mount",
+                                          "umount2",
+                                          "pivot_root",
+                                          "chroot",
+                                          "unshare",
+                                          "setns",
+                                          "open_tree",
+                                          "move_mount",
+                                          "fsopen",
+                                          "fsconfig",
+                                          "fsmount",
+                                          "fspick",
+                                          "mount_setattr",
+                                          "bpf",
+                                          "perf_event_open",
+                                          "userfaultfd",
+                                          "init_module",
+                                          "finit_module",
+                                          "delete_module",
+                                          "kexec_load",
+                                          "kexec_file_load",
+                                          "reboot",
+                                          "syslog",
+                                          "keyctl",
+                                          "add_key",
+                                          "request_key",
+                                          "iopl",
+                                          "ioperm",
+                                          "settimeofday",
+                                          "clock_settime",
+                                          "clock_adjtime",
+                                          "adjtimex",
+                                          "fanotify_init",
+                                          "lookup_dcookie",
+                                          "uselib",
+                                          "nfsservctl",
+                                          "vhangup",
+                                          "landlock_create_ruleset",
+                                          "landlock_add_rule",
+                                          "landlock_restrict_self",
+                                          "seccomp"};
 
-// Names of the calls with a rule, by number, filled before the filter is
-// loaded and read only by the SIGSYS handler (no allocation there).
-struct NamedSyscall {
-  int number;
-  const char* name;
-};
-NamedSyscall g_named[160];
-int g_named_count = 0;
+// Flags of an open that could write, create or truncate.
+constexpr scmp_datum_t kWritingOpenFlags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
+
+// The fcntl commands a run needs: none of them reach another process
+// (F_SETOWN, F_SETSIG and O_ASYNC through F_SETFL could signal one).
+constexpr int kAllowedFcntl[] = {F_GETFD, F_SETFD, F_GETFL, F_DUPFD_CLOEXEC, F_GET_SEALS};
+
+// Every call's name by number, filled before the filter is loaded and read
+// only by the SIGSYS handler (no allocation there).
+constexpr int kMaxSyscallNumber = 512;
+char g_names[kMaxSyscallNumber][24];
 RunnerStatusPage* g_page = nullptr;
 
-void Remember(int number, const char* name) {
-  if (g_named_count < static_cast<int>(std::size(g_named)))
-    g_named[g_named_count++] = {number, name};
+void FillNames() {
+  for (int number = 0; number < kMaxSyscallNumber; ++number) {
+    char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, number);
+    const char* text = name != nullptr ? name : "unknown";
+    const size_t length = std::min(strlen(text), sizeof(g_names[number]) - 1);
+    memcpy(g_names[number], text, length);
+    g_names[number][length] = '\0';
+    free(name);
+  }
 }
 
 const char* NameOf(int number) {
-  for (int i = 0; i < g_named_count; ++i) {
-    if (g_named[i].number == number) return g_named[i].name;
-  }
-  return "unknown";
+  return number >= 0 && number < kMaxSyscallNumber && g_names[number][0] != '\0' ? g_names[number]
+                                                                                 : "unknown";
 }
 
 void WriteStderr(const char* text) {
@@ -108,8 +216,8 @@ void OnForbiddenSyscall(int, siginfo_t* info, void*) {
   _exit(128 + SIGSYS);  // not reached
 }
 
-// One rule, remembered by name for the handler. A name this architecture
-// does not have is skipped (libseccomp resolves it to a negative number).
+// One rule. A name this architecture does not have is skipped (libseccomp
+// resolves it to a negative number).
 [[nodiscard]] absl::Status AddRule(scmp_filter_ctx filter, uint32_t action, const char* name,
                                    std::initializer_list<scmp_arg_cmp> args = {}) {
   const int number = seccomp_syscall_resolve_name(name);
@@ -119,58 +227,101 @@ void OnForbiddenSyscall(int, siginfo_t* info, void*) {
     return absl::FailedPreconditionError(
         absl::StrCat("sandbox: adding the seccomp rule for ", name, " failed: ", strerror(-rc)));
   }
-  if (action == SCMP_ACT_TRAP && strcmp(NameOf(number), "unknown") == 0) Remember(number, name);
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::Status AddRules(scmp_filter_ctx filter) {
-  for (const char* name : kDeniedSyscalls) {
-    if (absl::Status added = AddRule(filter, SCMP_ACT_TRAP, name); !added.ok()) return added;
-  }
-  const pid_t self = getpid();
-  // Each rule below matches the forbidden case; rules on one call are OR'ed.
-  const struct {
-    const char* name;
-    scmp_arg_cmp arg;
-  } conditional[] = {
-      // Opens that could write, create or truncate (flags: arg 1 of open,
-      // arg 2 of openat). Reading stays allowed: dlopen needs it.
-      {"open", SCMP_A1(SCMP_CMP_MASKED_EQ, O_WRONLY, O_WRONLY)},
-      {"open", SCMP_A1(SCMP_CMP_MASKED_EQ, O_RDWR, O_RDWR)},
-      {"open", SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT)},
-      {"open", SCMP_A1(SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC)},
-      {"open", SCMP_A1(SCMP_CMP_MASKED_EQ, O_APPEND, O_APPEND)},
-      {"openat", SCMP_A2(SCMP_CMP_MASKED_EQ, O_WRONLY, O_WRONLY)},
-      {"openat", SCMP_A2(SCMP_CMP_MASKED_EQ, O_RDWR, O_RDWR)},
-      {"openat", SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT)},
-      {"openat", SCMP_A2(SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC)},
-      {"openat", SCMP_A2(SCMP_CMP_MASKED_EQ, O_APPEND, O_APPEND)},
-      // Threads only: a clone without CLONE_THREAD is a new process.
-      {"clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)},
-      // Signals to this process only: kill(0) and kill(-1) would reach the
-      // agent's process group and every process of this user.
-      {"kill", SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self))},
-      {"tgkill", SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self))},
-      {"rt_sigqueueinfo", SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self))},
-      {"rt_tgsigqueueinfo", SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self))},
-      // Limits of other processes (glibc's setrlimit passes pid 0).
-      {"prlimit64", SCMP_A0(SCMP_CMP_NE, 0)},
-      // Typing into the controlling terminal.
-      {"ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI)},
-  };
-  for (const auto& rule : conditional) {
-    if (absl::Status added = AddRule(filter, SCMP_ACT_TRAP, rule.name, {rule.arg}); !added.ok()) {
-      return added;
+struct ArgRule {
+  const char* name;
+  std::vector<scmp_arg_cmp> args;  // all must hold
+};
+
+[[nodiscard]] absl::Status AddRules(scmp_filter_ctx filter, uint32_t action,
+                                    const std::vector<ArgRule>& rules) {
+  for (const ArgRule& rule : rules) {
+    const int number = seccomp_syscall_resolve_name(rule.name);
+    if (number < 0) continue;
+    const int rc =
+        seccomp_rule_add_array(filter, action, number, rule.args.size(), rule.args.data());
+    if (rc != 0) {
+      return absl::FailedPreconditionError(absl::StrCat("sandbox: adding the seccomp rule for ",
+                                                        rule.name, " failed: ", strerror(-rc)));
     }
   }
-  // The SIGSYS reporter stays: no new handler, default or ignore for SIGSYS.
-  if (absl::Status added = AddRule(filter, SCMP_ACT_TRAP, "rt_sigaction",
-                                   {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)});
-      !added.ok()) {
-    return added;
+  return absl::OkStatus();
+}
+
+// The allow-list filter of a CPU child (default action: trap).
+[[nodiscard]] absl::Status AddAllowRules(scmp_filter_ctx filter) {
+  for (const char* name : kAllowedSyscalls) {
+    if (absl::Status added = AddRule(filter, SCMP_ACT_ALLOW, name); !added.ok()) return added;
   }
+  const auto self = static_cast<scmp_datum_t>(getpid());
+  std::vector<ArgRule> allowed = {
+      // Reading only (Landlock narrows what may be read).
+      {"open", {SCMP_A1(SCMP_CMP_MASKED_EQ, kWritingOpenFlags, 0)}},
+      {"openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, kWritingOpenFlags, 0)}},
+      // Threads only: a clone without CLONE_THREAD is a new process.
+      {"clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)}},
+      // Signals to this process only (abort() and raise() use tgkill).
+      {"kill", {SCMP_A0(SCMP_CMP_EQ, self)}},
+      {"tgkill", {SCMP_A0(SCMP_CMP_EQ, self)}},
+      {"rt_sigqueueinfo", {SCMP_A0(SCMP_CMP_EQ, self)}},
+      {"rt_tgsigqueueinfo", {SCMP_A0(SCMP_CMP_EQ, self)}},
+      // Handlers for anything but SIGSYS, and reading any (the reporter stays).
+      {"rt_sigaction", {SCMP_A0(SCMP_CMP_NE, SIGSYS)}},
+      {"rt_sigaction", {SCMP_A1(SCMP_CMP_EQ, 0)}},
+      // The calling thread's CPUs only: another process's would skew its
+      // timings.
+      {"sched_setaffinity", {SCMP_A0(SCMP_CMP_EQ, 0)}},
+      // This process's limits (raising one is refused anyway: soft = hard).
+      {"prlimit64", {SCMP_A0(SCMP_CMP_EQ, 0)}},
+      // Thread names.
+      {"prctl", {SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME)}},
+      {"prctl", {SCMP_A0(SCMP_CMP_EQ, PR_GET_NAME)}},
+  };
+  for (const int command : kAllowedFcntl) {
+    allowed.push_back({"fcntl", {SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(command))}});
+  }
+  if (absl::Status added = AddRules(filter, SCMP_ACT_ALLOW, allowed); !added.ok()) return added;
   // clone3 passes its flags in a struct the filter cannot read; ENOSYS makes
   // glibc's pthread_create fall back to clone, whose flags it can.
+  return AddRule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3");
+}
+
+// The deny-list filter of a GPU child (default action: allow).
+[[nodiscard]] absl::Status AddDenyRules(scmp_filter_ctx filter) {
+  for (const char* name : kGpuDeniedSyscalls) {
+    if (absl::Status added = AddRule(filter, SCMP_ACT_TRAP, name); !added.ok()) return added;
+  }
+  const auto self = static_cast<scmp_datum_t>(getpid());
+  std::vector<ArgRule> denied = {
+      {"open", {SCMP_A1(SCMP_CMP_MASKED_EQ, O_WRONLY, O_WRONLY)}},
+      {"open", {SCMP_A1(SCMP_CMP_MASKED_EQ, O_RDWR, O_RDWR)}},
+      {"open", {SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT)}},
+      {"open", {SCMP_A1(SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC)}},
+      {"open", {SCMP_A1(SCMP_CMP_MASKED_EQ, O_APPEND, O_APPEND)}},
+      {"openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, O_WRONLY, O_WRONLY)}},
+      {"openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, O_RDWR, O_RDWR)}},
+      {"openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT)}},
+      {"openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC)}},
+      {"openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, O_APPEND, O_APPEND)}},
+      {"clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)}},
+      {"kill", {SCMP_A0(SCMP_CMP_NE, self)}},
+      {"tgkill", {SCMP_A0(SCMP_CMP_NE, self)}},
+      {"rt_sigqueueinfo", {SCMP_A0(SCMP_CMP_NE, self)}},
+      {"rt_tgsigqueueinfo", {SCMP_A0(SCMP_CMP_NE, self)}},
+      {"prlimit64", {SCMP_A0(SCMP_CMP_NE, 0)}},
+      {"ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI)}},
+      {"rt_sigaction", {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)}},
+      {"sched_setaffinity", {SCMP_A0(SCMP_CMP_NE, 0)}},
+      {"fcntl", {SCMP_A1(SCMP_CMP_EQ, F_SETOWN)}},
+      {"fcntl", {SCMP_A1(SCMP_CMP_EQ, F_SETOWN_EX)}},
+      {"fcntl", {SCMP_A1(SCMP_CMP_EQ, F_SETSIG)}},
+      {"fcntl", {SCMP_A1(SCMP_CMP_EQ, F_SETFL), SCMP_A2(SCMP_CMP_MASKED_EQ, O_ASYNC, O_ASYNC)}},
+      {"fcntl", {SCMP_A1(SCMP_CMP_EQ, F_SETLEASE)}},
+      {"fcntl", {SCMP_A1(SCMP_CMP_EQ, F_NOTIFY)}},
+  };
+  if (absl::Status added = AddRules(filter, SCMP_ACT_TRAP, denied); !added.ok()) return added;
   return AddRule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3");
 }
 
@@ -204,7 +355,11 @@ SandboxLimits ResolveSandboxLimits(const RunnerSandboxOptions& options, int kern
   };
 }
 
-const std::vector<const char*>& SandboxDeniedSyscalls() { return DeniedList(); }
+const std::vector<const char*>& SandboxAllowedSyscalls() {
+  static const auto* list =
+      new std::vector<const char*>(std::begin(kAllowedSyscalls), std::end(kAllowedSyscalls));
+  return *list;
+}
 
 [[nodiscard]] absl::Status EnterSandbox(const SandboxLimits& limits, RunnerStatusPage* page,
                                         const SandboxContext& context) {
@@ -242,11 +397,13 @@ const std::vector<const char*>& SandboxDeniedSyscalls() { return DeniedList(); }
         absl::StrCat("sandbox: installing the SIGSYS handler failed: ", strerror(errno)));
   }
 
-  scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+  FillNames();
+  scmp_filter_ctx filter = seccomp_init(context.gpu_open ? SCMP_ACT_ALLOW : SCMP_ACT_TRAP);
   if (filter == nullptr) return absl::FailedPreconditionError("sandbox: seccomp_init failed");
   // Every thread: the pool's threads run kernel code too.
   int rc = seccomp_attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
-  absl::Status added = rc == 0 ? AddRules(filter) : absl::OkStatus();
+  absl::Status added = absl::OkStatus();
+  if (rc == 0) added = context.gpu_open ? AddDenyRules(filter) : AddAllowRules(filter);
   if (rc == 0 && added.ok()) rc = seccomp_load(filter);
   seccomp_release(filter);
   if (!added.ok()) return added;

@@ -17,14 +17,20 @@
 // itself forbidden); blocking SIGSYS only makes the kernel kill the process
 // straight away.
 //
-// The filter allows by default and denies families of calls, rather than
-// listing what a run may do: the CUDA driver a GPU child uses needs ioctl,
-// mmap, threads and more, and changes with every driver release, while what
-// must not happen is a short, stable list (SandboxDeniedSyscalls()). The
-// child writes no files after setup (kernels arrive in memfds), so every
-// open for writing or creating is denied, as are the calls that change the
-// file system by path (unlink, rename, mkdir, chmod, link, ...); it has no
-// scratch directory. Reading files stays possible: dlopen needs it.
+// A CPU child's filter is an allow-list (SandboxAllowedSyscalls(), plus
+// calls allowed only for some arguments: read-only opens, clone of threads,
+// signals and rt_sigaction for this process's own use, sched_setaffinity of
+// the calling thread, fcntl commands that reach no other process, this
+// process's limits, thread names). Everything else traps: sockets, new processes,
+// tracing, writes to the file system by path or to inherited descriptors
+// (ftruncate), signals through F_SETOWN/F_SETSIG, another process's CPUs.
+// Files are confined separately, by Landlock (file_confinement.h): the
+// child can read the system's libraries and nothing of the daemons'.
+//
+// A GPU child keeps a deny-list (default allow) with the same argument
+// checks: the CUDA driver's calls after warm-up (ioctl, mmap, its own
+// threads) change with every release and have not been enumerated on a GPU
+// host, so an allow-list there is left undone.
 //
 // GPU: the CUDA driver opens /dev/nvidia* read-write, which the filter
 // forbids; a child that will use the GPU opens the driver and its context
@@ -74,9 +80,9 @@ struct SandboxContext {
 [[nodiscard]] absl::Status EnterSandbox(const SandboxLimits& limits, RunnerStatusPage* page,
                                         const SandboxContext& context);
 
-// The calls the filter refuses outright (others, such as open, clone, kill
-// and ioctl, are refused only for some arguments; see sandbox.cc).
-const std::vector<const char*>& SandboxDeniedSyscalls();
+// The calls a CPU child's filter allows whatever their arguments (others,
+// such as openat, clone, kill and fcntl, only for some; see sandbox.cc).
+const std::vector<const char*>& SandboxAllowedSyscalls();
 
 }  // namespace tunefleet
 
