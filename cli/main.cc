@@ -26,6 +26,7 @@
 #include "local/measure_command.h"
 #include "local/tune_command.h"
 #include "proto_convert/run_request.h"
+#include "rpc/plaintext_policy.h"
 #include "rpc/tls_diagnosis.h"
 #include "worker/worker_connection.h"
 
@@ -119,9 +120,12 @@ ABSL_FLAG(int32_t, passes, tunefleet::kDefaultValidationPasses,
 ABSL_FLAG(std::string, tracker, "", "tracker host:port (default: the fleet of --fleet_dir)");
 ABSL_FLAG(std::string, token_file, "", "file holding your token (default: <fleet_dir>/user.token)");
 ABSL_FLAG(std::string, tls_ca, "",
-          "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback)");
+          "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback, or --insecure)");
 ABSL_FLAG(std::string, tls_cert, "", "client certificate (PEM), when the tracker requires one");
 ABSL_FLAG(std::string, tls_key, "", "client key (PEM)");
+ABSL_FLAG(bool, insecure, false,
+          "allow plaintext to a tracker that is not on loopback (your token could be read on "
+          "the way)");
 ABSL_FLAG(std::string, fleet_dir, "",
           "directory of a `tunefleet up` fleet (default $TUNEFLEET_DIR or .tunefleet)");
 ABSL_FLAG(std::string, key, "local", "device key of the agents that measure the job");
@@ -376,6 +380,13 @@ int main(int argc, char** argv) {
         absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
     if (fleet.ok() && !pem.ok()) fleet = pem.status();
     if (fleet.ok()) fleet->credentials = tunefleet::TlsCredentialsFromPem(pem->get());
+    if (fleet.ok() && fleet->credentials == nullptr) {
+      if (absl::Status allowed = tunefleet::CheckPlaintextAllowed(
+              fleet->address, absl::GetFlag(FLAGS_insecure), "--tls_ca");
+          !allowed.ok()) {
+        fleet = allowed;
+      }
+    }
     if (!fleet.ok()) {
       status = fleet.status();
     } else {

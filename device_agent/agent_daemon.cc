@@ -58,6 +58,7 @@ AgentDaemon::AgentDaemon(AgentDaemonOptions options, proto::DeviceInfo device,
     return RunCalibration(CalibrationOptions{}, clock);
   };
   service_ = std::make_unique<AgentService>(runner, service_options);
+  if (!options_.builder_keys.empty()) service_->SetPinnedBuilderKeys(options_.builder_keys);
 
   proto::Register registration;
   registration.set_role(proto::AGENT);
@@ -87,6 +88,17 @@ void AgentDaemon::Stop() {
 
 void AgentDaemon::OnSession(const proto::Registered& registered) {
   leases_.Dropped(service_->DropQueued(), registered.worker_id(), "measurements");
+  // Keys of its own: the tracker's list changes nothing.
+  if (!options_.builder_keys.empty()) {
+    for (const std::string& key : registered.builder_keys()) {
+      if (!options_.builder_keys.Contains(key)) {
+        TF_LOG(WARNING) << "the tracker pins builder key " << key
+                        << ", which this agent's --builder_keys does not; its artifacts will be "
+                           "refused";
+      }
+    }
+    return;
+  }
   // The builder keys the tracker pins, renewed with every session (a
   // tracker restarted with other keys is followed).
   absl::StatusOr<PinnedKeys> pinned =

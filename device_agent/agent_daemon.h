@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/signing.h"
 #include "device_agent/agent_service.h"
 #include "device_agent/runner_interface.h"
 #include "device_agent/runner_protocol.h"
@@ -42,6 +43,10 @@ struct AgentDaemonOptions {
   int64_t cache_capacity_bytes = int64_t{512} << 20;
   // AgentServiceOptions::require_signed_artifacts.
   bool require_signed_artifacts = false;
+  // Builder keys this agent pins itself (--builder_keys): set, it loads only
+  // artifacts they signed, whatever keys a tracker (or a man in the middle)
+  // hands it at registration. Empty: it follows the tracker's.
+  PinnedKeys builder_keys;
 
   [[nodiscard]] absl::Status Validate() const;
 };

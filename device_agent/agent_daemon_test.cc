@@ -56,6 +56,63 @@ TEST(AgentDaemonTest, RegistersItsDeviceAndMeasuresOnTheStream) {
   daemon.Stop();
 }
 
+proto::TrackerMessage SignedMeasure(const std::string& lease_id, const std::string& bytes,
+                                    const SigningKey& key) {
+  proto::TrackerMessage message = Measure(lease_id, bytes, /*send=*/true);
+  proto::MeasureRequest* request = message.mutable_measure();
+  request->mutable_run()->set_entry_name("dense_kernel");
+  request->set_artifact_signature(key.Sign(Sha256Hex(bytes), "dense_kernel"));
+  request->set_artifact_signer(key.public_key_text());
+  return message;
+}
+
+// A tracker (or a man in the middle) that pins its own key at registration
+// gets its artifacts loaded by an agent that follows the tracker, and
+// refused by one that pins its builders' keys itself.
+TEST(AgentDaemonTest, AnAgentWithItsOwnKeysIgnoresTheKeysATrackerHandsIt) {
+  absl::StatusOr<SigningKey> builder = SigningKey::Generate();
+  absl::StatusOr<SigningKey> intruder = SigningKey::Generate();
+  ASSERT_TRUE(builder.ok() && intruder.ok());
+  for (const bool own_keys : {false, true}) {
+    SCOPED_TRACE(own_keys ? "agent pins its own keys" : "agent follows the tracker");
+    FakeWorkerGateway tracker;
+    tracker.SetBuilderKeys({intruder->public_key_text()});
+    FakeRunner runner;
+    AgentDaemonOptions options;
+    options.worker.tracker_address = tracker.address();
+    options.worker.name = "agent-test";
+    options.device_key = "x86-test";
+    if (own_keys) {
+      absl::StatusOr<PinnedKeys> pinned = PinnedKeys::FromTexts({builder->public_key_text()});
+      ASSERT_TRUE(pinned.ok());
+      options.builder_keys = *std::move(pinned);
+    }
+    proto::DeviceInfo device;
+    device.set_arch("x86_64");
+    device.set_cores(2);
+    AgentDaemon daemon(options, device, &runner);
+    daemon.Start();
+    ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.connection().connected(); }));
+    tracker.Enqueue(SignedMeasure("intruder", "intruder-kernel", *intruder));
+    tracker.Enqueue(SignedMeasure("builder", "builder-kernel", *builder));
+    ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return tracker.received().size() == 2; }));
+    const std::vector<proto::WorkerMessage> answers = tracker.received();
+    const proto::RunResult& by_intruder = answers[0].measure_result().run();
+    const proto::RunResult& by_builder = answers[1].measure_result().run();
+    if (own_keys) {
+      EXPECT_NE(by_intruder.error_no(), 0);
+      EXPECT_NE(by_intruder.error_msg().find("artifact refused"), std::string::npos)
+          << by_intruder.error_msg();
+      EXPECT_EQ(by_builder.error_no(), 0) << by_builder.error_msg();
+      EXPECT_EQ(daemon.artifacts_refused(), 1);
+    } else {
+      EXPECT_EQ(by_intruder.error_no(), 0) << by_intruder.error_msg();
+      EXPECT_NE(by_builder.error_no(), 0);
+    }
+    daemon.Stop();
+  }
+}
+
 TEST(AgentDaemonTest, OptionsRequireADeviceKey) {
   AgentDaemonOptions options;
   options.worker.tracker_address = "127.0.0.1:7070";

@@ -38,6 +38,9 @@ ABSL_FLAG(std::string, runner_launcher, "",
           "emulated boards only: command prefix the runner child is started with, e.g. "
           "\"qemu-aarch64 -L /\" for an AArch64 agent under qemu-user (empty: exec it directly)");
 
+ABSL_FLAG(std::string, builder_keys, "",
+          "pinned builder keys file (tunefleet keys new), as the tracker's: load only artifacts "
+          "these keys signed, whatever keys the tracker hands this agent");
 ABSL_FLAG(bool, require_signed_artifacts, false,
           "refuse every artifact not signed by a builder key the tracker pins (and every "
           "artifact when it pins none)");
@@ -69,6 +72,12 @@ int main(int argc, char** argv) {
   options.gpu_device = absl::GetFlag(FLAGS_gpu_device);
   options.cache_capacity_bytes = absl::GetFlag(FLAGS_cache_mb) << 20;
   options.require_signed_artifacts = absl::GetFlag(FLAGS_require_signed_artifacts);
+  if (const std::string keys = absl::GetFlag(FLAGS_builder_keys); !keys.empty()) {
+    absl::StatusOr<tunefleet::PinnedKeys> pinned = tunefleet::LoadPinnedKeys(keys);
+    if (!pinned.ok()) return Fail(pinned.status().message());
+    if (pinned->empty()) return Fail(absl::StrCat("--builder_keys ", keys, " pins no key"));
+    options.builder_keys = *std::move(pinned);
+  }
   options.runner_launcher =
       absl::StrSplit(absl::GetFlag(FLAGS_runner_launcher), ' ', absl::SkipWhitespace());
   options.runner_sandbox.enabled = absl::GetFlag(FLAGS_sandbox);

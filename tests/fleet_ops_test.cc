@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <future>
@@ -164,6 +165,31 @@ TEST(FleetOpsTest, AZeroByteStoreKeepsTheTrackerFromStartingWithTheReason) {
   const absl::Status started = fleet.Start();
   EXPECT_FALSE(started.ok());
   EXPECT_THAT(fleet.Log("tracker"), HasSubstr("is empty (0 bytes) — not a TuneFleet store"));
+}
+
+// Every client of the fleet refuses to speak plaintext (its token in the
+// clear, a man in the middle free to answer) to an address off loopback,
+// unless told --insecure.
+TEST(FleetOpsTest, WorkersAndTheCliRefusePlaintextOffLoopback) {
+  const std::string log_dir = testing::TempDir();
+  const std::string far = "--tracker=tracker.example:7070";
+  const std::vector<std::vector<std::string>> commands = {
+      {FindFleetBinary("device_agent", "tunefleet_agent").value(), far, "--key=x86-test"},
+      {FindFleetBinary("builder_worker", "tunefleet_builder").value(), far},
+      {FindFleetBinary("tuner_process", "tunefleet_tuner").value(), far},
+      {FindFleetBinary("cli", "tunefleet").value(), "jobs", far},
+  };
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const std::string log = absl::StrCat(log_dir, "/plaintext_", i, ".log");
+    absl::StatusOr<Process> process = Process::Spawn(commands[i], log);
+    ASSERT_OK(process.status());
+    const std::optional<int> status = process->Wait(30);
+    ASSERT_TRUE(status.has_value()) << commands[i][0] << " kept running";
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) != 0) << commands[i][0];
+    EXPECT_THAT(ReadFileToString(log, 1 << 20).value_or(""),
+                HasSubstr("refusing plaintext to tracker.example:7070"))
+        << commands[i][0];
+  }
 }
 
 // The pids `up` printed: "tracker pid 1, builder-0 2, ..., tuner-0 3".

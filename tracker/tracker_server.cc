@@ -1,8 +1,5 @@
 #include "tracker/tracker_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <chrono>
 
 #include "absl/strings/match.h"
@@ -14,6 +11,7 @@
 #include "common/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "rpc/plaintext_policy.h"
 #include "tracker/memory_store.h"
 #include "tracker/sqlite_store.h"
 
@@ -47,22 +45,6 @@ namespace {
 }
 
 }  // namespace
-
-bool IsLoopbackAddress(const std::string& address) {
-  std::string host = address;
-  if (absl::StartsWith(host, "[")) {
-    host = host.substr(1, host.find(']') - 1);
-  } else if (size_t colon = host.rfind(':'); colon != std::string::npos) {
-    host = host.substr(0, colon);
-  }
-  // An address literal, never a name that merely starts like one: a host
-  // name such as "127.attacker.example" resolves wherever its owner likes.
-  in_addr v4;
-  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6;
-  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  return host == "localhost";
-}
 
 absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServerOptions options) {
   std::unique_ptr<TrackerServer> t(new TrackerServer());

@@ -105,11 +105,6 @@ class TrackerServer {
   std::thread ticker_;
 };
 
-// Whether `host:port` names a loopback address: an IPv4 literal in
-// 127.0.0.0/8, the IPv6 literal ::1 (in brackets), or "localhost"; a host
-// name that only begins with "127." is not one.
-bool IsLoopbackAddress(const std::string& address);
-
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_TRACKER_TRACKER_SERVER_H_

@@ -57,6 +57,8 @@ grpc::Status FakeWorkerGateway::Connect(
       last_registration_ = message.register_();
       reply.mutable_registered()->set_worker_id(absl::StrCat("worker-", registrations_));
       reply.mutable_registered()->set_heartbeat_interval_s(0.02);
+      for (const std::string& key : builder_keys_)
+        reply.mutable_registered()->add_builder_keys(key);
     }
   }
   stream->Write(reply);
@@ -82,6 +84,11 @@ grpc::Status FakeWorkerGateway::Connect(
 void FakeWorkerGateway::Enqueue(proto::TrackerMessage message) {
   absl::MutexLock lock(&mu_);
   outbox_.push_back(std::move(message));
+}
+
+void FakeWorkerGateway::SetBuilderKeys(std::vector<std::string> keys) {
+  absl::MutexLock lock(&mu_);
+  builder_keys_ = std::move(keys);
 }
 
 void FakeWorkerGateway::DropStream() {

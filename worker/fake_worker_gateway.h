@@ -42,6 +42,8 @@ class FakeWorkerGateway final : public proto::WorkerGateway::Service {
   void Enqueue(proto::TrackerMessage message);
   // Ends the current stream with UNAVAILABLE after the worker's next message.
   void DropStream();
+  // Builder keys the next Registered pins (Registered.builder_keys).
+  void SetBuilderKeys(std::vector<std::string> keys);
 
   // Streams that opened with a Register, whatever the mode.
   int registers_seen() const;
@@ -74,6 +76,7 @@ class FakeWorkerGateway final : public proto::WorkerGateway::Service {
   std::vector<proto::WorkerMessage> received_ ABSL_GUARDED_BY(mu_);
   std::vector<proto::TrackerMessage> outbox_ ABSL_GUARDED_BY(mu_);
   bool drop_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> builder_keys_ ABSL_GUARDED_BY(mu_);
 
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;

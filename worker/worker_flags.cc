@@ -3,14 +3,18 @@
 #include "absl/flags/flag.h"
 #include "common/daemon_util.h"
 #include "common/status_macros.h"
+#include "rpc/plaintext_policy.h"
 
 ABSL_FLAG(std::string, tracker, "127.0.0.1:7070", "tracker address (host:port)");
 ABSL_FLAG(std::string, token_file, "", "file holding this worker's role token (empty: no token)");
 ABSL_FLAG(std::string, tls_ca, "",
-          "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback only)");
+          "CA of the tracker's TLS certificate (PEM); empty: plaintext (loopback, or --insecure)");
 ABSL_FLAG(std::string, tls_cert, "",
           "this worker's client certificate (PEM), when the tracker requires one");
 ABSL_FLAG(std::string, tls_key, "", "this worker's client key (PEM)");
+ABSL_FLAG(bool, insecure, false,
+          "allow a plaintext connection to a tracker that is not on loopback (its token and "
+          "artifacts could be read and forged on the way)");
 ABSL_FLAG(std::string, name, "", "unique worker name (default <role>-<hostname>-<pid>)");
 ABSL_FLAG(double, drain_timeout_s, 30,
           "on SIGTERM/SIGINT: how long work in hand may take to finish before it is handed back");
@@ -30,6 +34,10 @@ namespace tunefleet {
                       LoadTlsClientPem(absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
                                        absl::GetFlag(FLAGS_tls_key)));
   options.credentials = TlsCredentialsFromPem(pem.get());
+  if (options.credentials == nullptr) {
+    TF_RETURN_IF_ERROR(
+        CheckPlaintextAllowed(options.tracker_address, absl::GetFlag(FLAGS_insecure), "--tls_ca"));
+  }
   options.tls_pem = std::move(pem);
   options.name = absl::GetFlag(FLAGS_name);
   if (options.name.empty()) options.name = DefaultWorkerName(name_prefix);

@@ -182,6 +182,16 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(tunefleet.NotFound):
             self.client.export("job-9")
 
+    def test_plaintext_off_loopback_is_refused_unless_insecure(self):
+        for address in ("tracker.example:7070", "127.attacker.example:1", "10.0.0.5:7070"):
+            with self.assertRaises(tunefleet.FailedPrecondition) as raised:
+                tunefleet.Client(address, token="tf_1.secret")
+            self.assertIn(address, str(raised.exception))
+            self.assertIn("insecure=True", str(raised.exception))
+        tunefleet.Client("tracker.example:7070", insecure=True).close()
+        for address in ("127.0.0.1:1", "[::1]:1", "localhost:1"):
+            tunefleet.Client(address).close()
+
     def test_unreachable_tracker_is_unavailable(self):
         self.server.stop(grace=None)
         with self.assertRaises(tunefleet.Unavailable) as raised:

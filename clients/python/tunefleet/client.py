@@ -14,6 +14,7 @@ given, and every failure raised as a tunefleet.errors class:
     client = Client.from_fleet_dir()        # the fleet `tunefleet up` started here
 """
 
+import ipaddress
 import os
 import time
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ import grpc
 
 from tunefleet._proto import fleet_pb2, fleet_pb2_grpc
 from tunefleet.errors import (
+    FailedPrecondition,
     InvalidArgument,
     NotFound,
     PermissionDenied,
@@ -83,6 +85,21 @@ class TlsConfig:
         )
 
 
+def is_loopback_address(address: str) -> bool:
+    """Whether host:port names a loopback address: an IPv4 literal in
+    127.0.0.0/8, the IPv6 literal ::1 (in brackets), or "localhost"; a host
+    name that only begins with "127." is not one (as the tracker decides)."""
+    host = address
+    if host.startswith("["):
+        host = host[1 : host.find("]")]
+    elif ":" in host:
+        host = host[: host.rfind(":")]
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 def _tls_config(tls: Union[TlsConfig, str, Mapping[str, str], None]) -> Optional[TlsConfig]:
     if tls is None or isinstance(tls, TlsConfig):
         return tls
@@ -106,11 +123,14 @@ class Client:
         tls: Union[TlsConfig, str, Mapping[str, str], None] = None,
         *,
         timeout_s: float = 30.0,
+        insecure: bool = False,
     ):
         """address: the tracker's host:port. token: the caller's token (None:
         send none; a tracker with tokens then answers Unauthenticated).
         tls: a TlsConfig, a CA file's path, or a dict of TlsConfig's fields;
-        None is plaintext, which a tracker accepts on loopback only.
+        None is plaintext, which this client sends to a loopback address
+        only unless insecure=True (a token in plaintext over a network is
+        anyone's on the path).
         timeout_s: the deadline of each unary call (not of watch/export)."""
         self.address = address
         self._timeout_s = timeout_s
@@ -125,6 +145,12 @@ class Client:
             ("grpc.max_reconnect_backoff_ms", _MAX_RECONNECT_BACKOFF_MS),
         ]
         if config is None:
+            if not insecure and not is_loopback_address(address):
+                raise FailedPrecondition(
+                    f"refusing plaintext to {address}, which is not a loopback address: "
+                    "its token and everything it is sent could be read and forged on the way. "
+                    "Pass tls= (the tracker's CA), or insecure=True to accept that"
+                )
             self._channel = grpc.insecure_channel(address, options=options)
         else:
             if config.server_name:
