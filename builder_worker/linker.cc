@@ -49,11 +49,14 @@ std::string TempDir() {
   return ReadFileToString(path, kMaxArtifactBytes);
 }
 
-// Removes the temporary files whatever path the function leaves by.
+// Removes the temporary files (then the private directory they are in, if
+// any) whatever path the function leaves by.
 struct TempFiles {
   std::vector<std::string> paths;
+  std::string dir;
   ~TempFiles() {
     for (const std::string& p : paths) unlink(p.c_str());
+    if (!dir.empty()) rmdir(dir.c_str());
   }
 };
 
@@ -71,8 +74,9 @@ struct TempFiles {
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
+  // A name nobody else made, never followed through a link.
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, lld.c_str(), &actions, nullptr, argv.data(), environ);
@@ -99,20 +103,30 @@ struct TempFiles {
                                                            const TargetSpec& target,
                                                            const LinkOptions& options) {
   (void)target;  // lld infers the machine from the object file
+  // Every file of the link in a directory only this process made (0700):
+  // in a shared /tmp, another user cannot plant a link at the names of the
+  // output or the log before the linker writes them.
   TempFiles temps;
-  std::string object_path = TempDir() + "/tunefleet-XXXXXX.o";
-  int object_fd = mkstemps(object_path.data(), 2);
+  std::string dir = TempDir() + "/tunefleet-link-XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot create a private temporary directory in ",
+                                            TempDir(), ": ", std::strerror(errno)));
+  }
+  temps.dir = dir;
+  const std::string object_path = dir + "/kernel.o";
+  const int object_fd =
+      open(object_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (object_fd < 0) {
-    return absl::InternalError(absl::StrCat("cannot create a temporary object file in ", TempDir(),
-                                            ": ", std::strerror(errno)));
+    return absl::InternalError(
+        absl::StrCat("cannot create a temporary object file in ", dir, ": ", std::strerror(errno)));
   }
   temps.paths.push_back(object_path);
   absl::Status written = WriteAll(object_fd, object_bytes);
   close(object_fd);
   if (!written.ok()) return written;
-  const std::string so_path = object_path.substr(0, object_path.size() - 2) + ".so";
+  const std::string so_path = dir + "/kernel.so";
   temps.paths.push_back(so_path);
-  std::string log_path = object_path.substr(0, object_path.size() - 2) + ".log";
+  const std::string log_path = dir + "/link.log";
   temps.paths.push_back(log_path);
 
   absl::Status linked = RunLld({object_path}, so_path, log_path, options);
@@ -125,6 +139,9 @@ struct TempFiles {
                                                  const LinkOptions& options) {
   TempFiles temps;
   temps.paths.push_back(output_path + ".link.log");
+  // Whatever is at the log's name (a stale log, a planted link) goes first:
+  // the log is then created fresh, never written through a link.
+  unlink(temps.paths.back().c_str());
   return RunLld(object_paths, output_path, temps.paths.back(), options);
 }
 

@@ -211,9 +211,15 @@ std::vector<CacheFlushRange> PreparedWorkload::InputRanges() const {
 }
 
 int64_t PreparedWorkload::BytesFor(const Workload& workload) {
+  // Saturated: a crafted shape must not wrap to a small size.
   int64_t bytes = 0;
-  for (const TensorArg& tensor : workload.tensors())
-    bytes += 2 * static_cast<int64_t>(Bytes(tensor));
+  for (const TensorArg& tensor : workload.tensors()) {
+    int64_t tensor_bytes = 0;
+    if (__builtin_mul_overflow(tensor.NumElements(), int64_t{2 * sizeof(float)}, &tensor_bytes) ||
+        __builtin_add_overflow(bytes, tensor_bytes, &bytes)) {
+      return std::numeric_limits<int64_t>::max();
+    }
+  }
   return bytes;
 }
 
@@ -247,8 +253,17 @@ absl::StatusOr<PreparedWorkload*> PreparedWorkloadCache::Get(const std::string& 
       return entries_.front().second.get();
     }
   }
-  // Evict before allocating: the new entry may need the memory.
+  // One cap on a measurement's tensors, sandbox or not: checked before a
+  // byte is allocated.
   const int64_t needed = PreparedWorkload::BytesFor(**workload);
+  if (needed > kMaxWorkloadBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload ", (*workload)->Describe(), " needs ", needed,
+                     " bytes of tensors (inputs, outputs and their copies), over this agent's "
+                     "cap of ",
+                     kMaxWorkloadBytes, " bytes per measurement"));
+  }
+  // Evict before allocating: the new entry may need the memory.
   while (!entries_.empty() && (entries_.size() >= capacity_ || bytes() + needed > max_bytes_)) {
     entries_.pop_back();
   }

@@ -137,6 +137,11 @@ class PreparedWorkloadCache {
  public:
   static constexpr size_t kDefaultCapacity = 64;
   static constexpr int64_t kDefaultMaxBytes = int64_t{256} << 20;
+  // What one measurement's tensors may take (two buffers per tensor,
+  // BytesFor): beyond it Get refuses before allocating, with or without the
+  // sandbox's memory limit. Room for the largest layers of the zoo (VGG's
+  // 25088 x 4096 dense: 0.8 GiB).
+  static constexpr int64_t kMaxWorkloadBytes = int64_t{3} << 30;
 
   explicit PreparedWorkloadCache(size_t capacity = kDefaultCapacity,
                                  int64_t max_bytes = kDefaultMaxBytes);
@@ -144,8 +149,8 @@ class PreparedWorkloadCache {
   // Makes the workload from (name, args_json) and returns its prepared data,
   // building it on a miss. The pointer stays valid until a later Get evicts
   // it (capacity misses later at the earliest). InvalidArgument for a bad
-  // name or args (MakeWorkload's message), ResourceExhausted when memory is
-  // short.
+  // name or args (MakeWorkload's message) or tensors over
+  // kMaxWorkloadBytes, ResourceExhausted when memory is short.
   [[nodiscard]] absl::StatusOr<PreparedWorkload*> Get(const std::string& name,
                                                       const std::string& args_json, uint64_t seed);
 

@@ -80,6 +80,23 @@ TEST(ToleranceTest, GrowsWithSqrtOfReductionLengthAndScalesWithOutput) {
   EXPECT_DOUBLE_EQ(ToleranceFor(4096, 10.0).atol, 10.0 * 8 * FLT_EPSILON * 64);
 }
 
+// One cap on a measurement's tensors, sandbox or not: refused before a byte
+// is allocated (here 3 x 2^40 floats, twice).
+TEST(PreparedWorkloadCacheTest, TensorsOverTheCapAreRefusedBeforeAllocation) {
+  PreparedWorkloadCache cache;
+  absl::StatusOr<PreparedWorkload*> huge =
+      cache.Get("dense", R"({"M": 1048576, "N": 1048576, "K": 1048576})", 1);
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(huge.status().message(), ::testing::HasSubstr("cap of"));
+  // Dimensions whose product wraps int64 are refused too, not taken as small.
+  absl::StatusOr<PreparedWorkload*> wrapping = cache.Get(
+      "conv2d",
+      R"({"N": 1048576, "C": 1048576, "H": 1048576, "W": 1048576, "K": 1, "R": 1, "S": 1})", 1);
+  EXPECT_EQ(wrapping.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_TRUE(cache.Get("dense", R"({"M": 4, "N": 4, "K": 4})", 1).ok());
+}
+
 TEST(PreparedWorkloadTest, NaiveFp32KernelsPassAcrossReductionLengths) {
   for (int64_t k : {1, 3, 64, 1000, 4096}) {
     auto prepared = Prepare(8, 24, k, /*seed=*/k);

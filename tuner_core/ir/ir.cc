@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -252,7 +253,9 @@ Stmt LetStmt::Make(const std::string& var, Expr value, Stmt body) {
 
 int64_t BufferArg::NumElements() const {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
+  }
   return n;
 }
 

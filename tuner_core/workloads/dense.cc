@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "tuner_core/workloads/json_args.h"
 
 namespace tunefleet {
 namespace {
@@ -55,7 +57,9 @@ absl::StatusOr<std::unique_ptr<DenseWorkload>> DenseWorkload::Make(const nlohman
     }
     layout = (*it == "KN") ? Layout::kKN : Layout::kNK;
   }
-  return std::unique_ptr<DenseWorkload>(new DenseWorkload(*m, *n, *k, layout));
+  std::unique_ptr<DenseWorkload> dense(new DenseWorkload(*m, *n, *k, layout));
+  TF_RETURN_IF_ERROR(json_args::CheckTensorSizes("dense", dense->tensors()));
+  return dense;
 }
 
 absl::StatusOr<const DenseWorkload*> DenseWorkload::From(const Workload& workload,

@@ -1,5 +1,6 @@
 #include "tuner_core/workloads/workload.h"
 
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,7 +24,10 @@ template <typename T>
 
 int64_t TensorArg::NumElements() const {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    // Saturated: crafted dimensions must not wrap to a small count.
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
+  }
   return n;
 }
 
