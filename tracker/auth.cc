@@ -27,6 +27,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/file_util.h"
 #include "common/sha256.h"
 #include "common/signing.h"
@@ -148,12 +150,41 @@ std::string ScopeAttributes(const std::string& id, const TokenScope& scope) {
 
 }  // namespace
 
+// A token bucket of failed checks: `burst` at once, `per_second` after.
+struct Bucket {
+  double tokens = 0;
+  double last_s = -1;
+  // Refills to now; whether a failure may still be afforded.
+  bool Available(double now_s, double burst, double per_second) {
+    tokens = last_s < 0 ? burst : std::min(burst, tokens + (now_s - last_s) * per_second);
+    last_s = now_s;
+    return tokens >= 1;
+  }
+  void Spend() { tokens = std::max(0.0, tokens - 1); }
+};
+
+constexpr size_t kMaxRationedPeers = 4096;
+
 struct TokenSet::Cache {
   absl::Mutex mu;
   // SHA-256 of a verified token -> its entry.
   absl::flat_hash_map<std::string, size_t> verified ABSL_GUARDED_BY(mu);
   absl::flat_hash_set<std::string> refused ABSL_GUARDED_BY(mu);
+  // Argon2 checks left, per peer host and for everyone.
+  absl::flat_hash_map<std::string, Bucket> per_peer ABSL_GUARDED_BY(mu);
+  Bucket everyone ABSL_GUARDED_BY(mu);
 };
+
+namespace {
+// "ipv4:10.0.0.5:51234" -> "ipv4:10.0.0.5": a peer's port changes with every
+// connection, its host does not.
+std::string PeerHost(absl::string_view peer) {
+  const size_t colon = peer.rfind(':');
+  const size_t first = peer.find(':');
+  return std::string(colon != absl::string_view::npos && colon != first ? peer.substr(0, colon)
+                                                                        : peer);
+}
+}  // namespace
 
 [[nodiscard]] absl::Status Principal::CheckDeviceKey(absl::string_view device_key) const {
   if (scope.device_keys.empty()) return absl::OkStatus();
@@ -251,7 +282,7 @@ Principal TokenSet::PrincipalOf(const Entry& entry) {
 }
 
 [[nodiscard]] absl::StatusOr<Principal> TokenSet::Authenticate(
-    absl::string_view authorization_header) const {
+    absl::string_view authorization_header, absl::string_view peer) const {
   absl::string_view header = absl::StripAsciiWhitespace(authorization_header);
   if (header.empty()) {
     return absl::UnauthenticatedError(absl::StrCat("no credentials: send metadata '",
@@ -277,12 +308,35 @@ Principal TokenSet::PrincipalOf(const Entry& entry) {
   // Argon2 outside the lock: only the entries this token can match (its id's
   // line, or the lines without an id for tokens of other shapes).
   const std::string id = TokenId(token);
+  const bool hashes = std::any_of(entries_.begin(), entries_.end(),
+                                  [&](const Entry& entry) { return entry.id == id; });
+  const std::string host = PeerHost(peer);
+  if (hashes) {
+    const double now_s = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+    absl::MutexLock lock(&cache_->mu);
+    if (!cache_->per_peer.contains(host) && cache_->per_peer.size() >= kMaxRationedPeers) {
+      cache_->per_peer.clear();
+    }
+    // Both evaluated: each refills to now.
+    const bool peer_may =
+        cache_->per_peer[host].Available(now_s, kArgon2PerPeerBurst, kArgon2PerPeerPerSecond);
+    const bool anyone_may = cache_->everyone.Available(now_s, kArgon2Burst, kArgon2PerSecond);
+    if (!peer_may || !anyone_may) {
+      return absl::ResourceExhaustedError(absl::StrCat("too many unrecognized tokens",
+                                                       host.empty() ? "" : " from ", host,
+                                                       "; wait a second and retry"));
+    }
+  }
   std::optional<size_t> match;
   for (size_t i = 0; i < entries_.size() && !match.has_value(); ++i) {
     if (entries_[i].id == id && HashMatches(entries_[i].hash, token)) match = i;
   }
   absl::MutexLock lock(&cache_->mu);
   if (!match.has_value()) {
+    if (hashes) {  // the failed checks are what is rationed
+      cache_->per_peer[host].Spend();
+      cache_->everyone.Spend();
+    }
     if (cache_->refused.size() >= kMaxRememberedRefusals) cache_->refused.clear();
     cache_->refused.insert(digest);
     return unknown;
@@ -424,8 +478,10 @@ std::string BearerHeader(absl::string_view token) { return absl::StrCat("Bearer 
     return absl::UnauthenticatedError(absl::StrCat("more than one ", kAuthorizationMetadataKey,
                                                    " metadata entry; send exactly one"));
   }
-  TF_ASSIGN_OR_RETURN(Principal principal, tokens->Authenticate(absl::string_view(
-                                               first->second.data(), first->second.size())));
+  TF_ASSIGN_OR_RETURN(
+      Principal principal,
+      tokens->Authenticate(absl::string_view(first->second.data(), first->second.size()),
+                           context.peer()));
   if (principal.scope.identity.empty()) return principal;
   // A bound token is worth nothing without the certificate it is bound to.
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();

@@ -110,8 +110,20 @@ class TokenSet {
   // The role and scope of "Bearer <token>" (scheme case-insensitive).
   // Unauthenticated, saying what was wrong but never echoing the token, if
   // the header is missing, not a bearer token, or the token is unknown.
-  [[nodiscard]] absl::StatusOr<Principal> Authenticate(
-      absl::string_view authorization_header) const;
+  // A token seen before costs a hash lookup; a new one costs Argon2 (64
+  // MiB, tens of ms) against the lines it can match, and failed checks are
+  // rationed: kArgon2PerPeerBurst per `peer` (its host), then
+  // kArgon2PerPeerPerSecond, and kArgon2Burst then kArgon2PerSecond for all
+  // peers together; a peer past them gets ResourceExhausted, without
+  // hashing, until they refill. Refusals are remembered (bounded), so a
+  // repeated bad token costs nothing.
+  [[nodiscard]] absl::StatusOr<Principal> Authenticate(absl::string_view authorization_header,
+                                                       absl::string_view peer = "") const;
+
+  static constexpr double kArgon2PerPeerBurst = 4;
+  static constexpr double kArgon2PerPeerPerSecond = 1;
+  static constexpr double kArgon2Burst = 16;
+  static constexpr double kArgon2PerSecond = 8;
 
   // The first token of `role` added in this process, or "" if none (for
   // `tunefleet up` to hand to the daemons it starts).

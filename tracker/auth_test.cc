@@ -125,6 +125,42 @@ TEST(TokenSetTest, RefusesUnknownTokensWithoutEchoingThem) {
   EXPECT_FALSE(tokens.Authenticate(BearerHeader(absl::StrCat(kUserToken, "9"))).ok());
 }
 
+// Each new token of a shape that matches id-less lines costs Argon2 (64
+// MiB): one peer gets a few, then is told to wait, without hashing; a token
+// already verified and tf_-shaped tokens (checked against their own line
+// only) are not rationed, and other peers keep their share.
+TEST(TokenSetTest, UnknownTokensAreRationedPerPeer) {
+  TokenSet tokens = ThreeTokens();
+  ASSERT_TRUE(tokens.Authenticate(BearerHeader(kUserToken), "ipv4:10.0.0.9:1").ok());
+  const std::string attacker = "ipv4:10.0.0.5:";
+  int refused = 0, exhausted = 0;
+  for (int i = 0; i < 12; ++i) {
+    const absl::Status status =
+        tokens
+            .Authenticate(BearerHeader(absl::StrCat("guess-number-", i, "-abcdefgh")),
+                          absl::StrCat(attacker, 40000 + i))
+            .status();
+    if (status.code() == absl::StatusCode::kUnauthenticated) ++refused;
+    if (status.code() == absl::StatusCode::kResourceExhausted) {
+      ++exhausted;
+      EXPECT_THAT(status.message(), HasSubstr("ipv4:10.0.0.5"));
+    }
+  }
+  EXPECT_EQ(refused, static_cast<int>(TokenSet::kArgon2PerPeerBurst));
+  EXPECT_EQ(exhausted, 12 - refused);
+  EXPECT_EQ(tokens
+                .Authenticate(BearerHeader("tf_0123456789abcdef_0123456789abcdef01234567"),
+                              attacker + "1")
+                .status()
+                .code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_TRUE(tokens.Authenticate(BearerHeader(kUserToken), attacker + "2").ok());
+  EXPECT_EQ(tokens.Authenticate(BearerHeader("another-guess-abcdefgh"), "ipv4:10.0.0.6:3")
+                .status()
+                .code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
 TEST(TokenSetTest, RefusesMissingOrMalformedHeaders) {
   TokenSet tokens = ThreeTokens();
   for (const std::string& header :

@@ -131,8 +131,19 @@ constexpr int kMaxTasksPerJob = 1024;
     return absl::InvalidArgumentError(
         absl::StrCat("priority must be in [0, ", kMaxJobPriority, "], got ", spec.priority()));
   }
-  if (spec.max_attempts() < 0) return absl::InvalidArgumentError("max_attempts must be >= 0");
-  if (spec.window() < 0) return absl::InvalidArgumentError("window must be >= 0");
+  if (spec.max_attempts() < 0 || spec.max_attempts() > kMaxJobAttempts) {
+    return absl::InvalidArgumentError(absl::StrCat("max_attempts must be in [0, ", kMaxJobAttempts,
+                                                   "] (0: the default), got ",
+                                                   spec.max_attempts()));
+  }
+  if (spec.window() < 0 || spec.window() > kMaxJobWindow) {
+    return absl::InvalidArgumentError(absl::StrCat("window must be in [0, ", kMaxJobWindow,
+                                                   "] (0: automatic), got ", spec.window()));
+  }
+  if (!(spec.build_timeout_s() <= kMaxBuildTimeoutS)) {  // NaN too
+    return absl::InvalidArgumentError(absl::StrCat(
+        "build_timeout_s must be at most ", kMaxBuildTimeoutS, " s, got ", spec.build_timeout_s()));
+  }
   if (spec.priority() == 0) spec.set_priority(1);
   if (spec.max_attempts() == 0) spec.set_max_attempts(options.default_max_attempts);
   if (spec.build_timeout_s() <= 0) spec.set_build_timeout_s(options.default_build_timeout_s);

@@ -191,6 +191,11 @@ class JobTable {
 // agents is its priority over the sum of those waiting, so a cap keeps one
 // job from taking them all.
 inline constexpr int kMaxJobPriority = 100;
+// Caps on what one job may ask of the fleet: attempts per trial (each a
+// build and a measurement), a build's timeout, trials in flight.
+inline constexpr int kMaxJobAttempts = 20;
+inline constexpr double kMaxBuildTimeoutS = 3600;
+inline constexpr int kMaxJobWindow = 512;
 
 // `spec` with defaults filled in (priority 1, the options' max_attempts and
 // build timeout, the random tuner, AutoTVM's measure options, the gradient

@@ -189,6 +189,18 @@ TEST(CompleteJobSpecTest, RefusesFieldsOutOfRangeByName) {
   EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
               HasSubstr("cooldown_interval_s = 1e+08 is invalid: must be in [0, 10] s"));
   spec = MinimalSpec();
+  spec.set_max_attempts(1'000'000);  // one trial retried without end
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("max_attempts must be in [0, 20]"));
+  spec = MinimalSpec();
+  spec.set_window(1 << 30);
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("window must be in [0, 512]"));
+  spec = MinimalSpec();
+  spec.set_build_timeout_s(1e9);  // a builder slot held for decades
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("build_timeout_s must be at most 3600"));
+  spec = MinimalSpec();
   spec.set_tuner("oracle");
   EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
               HasSubstr("unknown tuner \"oracle\""));
