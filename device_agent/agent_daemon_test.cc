@@ -21,6 +21,13 @@ proto::TrackerMessage Measure(const std::string& lease_id, const std::string& by
   return message;
 }
 
+proto::DeviceInfo TestDevice() {
+  proto::DeviceInfo device;
+  device.set_arch("x86_64");
+  device.set_cores(2);
+  return device;
+}
+
 TEST(AgentDaemonTest, RegistersItsDeviceAndMeasuresOnTheStream) {
   FakeWorkerGateway tracker;
   FakeRunner runner;
@@ -29,10 +36,7 @@ TEST(AgentDaemonTest, RegistersItsDeviceAndMeasuresOnTheStream) {
   options.worker.name = "agent-test";
   options.device_key = "x86-test";
   ASSERT_TRUE(options.Validate().ok());
-  proto::DeviceInfo device;
-  device.set_arch("x86_64");
-  device.set_cores(2);
-  AgentDaemon daemon(options, device, &runner);
+  AgentDaemon daemon(options, TestDevice(), &runner);
   daemon.Start();
   ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.connection().connected(); }));
   const proto::Register registration = tracker.last_registration();
@@ -87,10 +91,7 @@ TEST(AgentDaemonTest, AnAgentWithItsOwnKeysIgnoresTheKeysATrackerHandsIt) {
       ASSERT_TRUE(pinned.ok());
       options.builder_keys = *std::move(pinned);
     }
-    proto::DeviceInfo device;
-    device.set_arch("x86_64");
-    device.set_cores(2);
-    AgentDaemon daemon(options, device, &runner);
+    AgentDaemon daemon(options, TestDevice(), &runner);
     daemon.Start();
     ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return daemon.connection().connected(); }));
     tracker.Enqueue(SignedMeasure("intruder", "intruder-kernel", *intruder));

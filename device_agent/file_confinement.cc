@@ -111,7 +111,7 @@ FileConfinement FileConfinementFor(const std::string& cuda_driver_library) {
   return c;
 }
 
-absl::Status LandlockAvailable() {
+[[nodiscard]] absl::Status LandlockAvailable() {
   if (LandlockAbiVersion() > 0) return absl::OkStatus();
   return absl::FailedPreconditionError(
       "sandbox: this kernel has no Landlock (Linux 5.13+ with 'landlock' among its active LSMs), "
@@ -119,7 +119,7 @@ absl::Status LandlockAvailable() {
       "--sandbox_files=false to measure without file confinement");
 }
 
-absl::Status ConfineFiles(const FileConfinement& confinement) {
+[[nodiscard]] absl::Status ConfineFiles(const FileConfinement& confinement) {
   if (absl::Status available = LandlockAvailable(); !available.ok()) return available;
   const int abi = LandlockAbiVersion();
   const uint64_t handled = HandledRights(abi);

@@ -24,8 +24,8 @@ bool IsLoopbackAddress(const std::string& address) {
   return host == "localhost";
 }
 
-absl::Status CheckPlaintextAllowed(const std::string& address, bool insecure,
-                                   const std::string& tls_flag) {
+[[nodiscard]] absl::Status CheckPlaintextAllowed(const std::string& address, bool insecure,
+                                                 const std::string& tls_flag) {
   if (insecure || IsLoopbackAddress(address)) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "refusing plaintext to ", address,
