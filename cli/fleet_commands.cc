@@ -275,6 +275,20 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
                            j.to_build(), j.building(), j.to_measure(), j.measuring(), j.done(),
                            j.n_trial());
   }
+  if (q.users_size() > 0) {
+    // Quotas: "-" for none.
+    auto limit = [](auto value) { return value > 0 ? absl::StrCat(value) : std::string("-"); };
+    out << "Users\n"
+        << absl::StrFormat("%-22s %5s %5s %10s %9s %7s %9s  %s\n", "USER", "JOBS", "QUOTA",
+                           "TRIALS/1H", "QUOTA/1H", "MEASURE", "SHARE", "HELD");
+    for (const proto::UserSummary& u : q.users()) {
+      out << absl::StrFormat("%-22s %5d %5s %10d %9s %7d %9s  %s\n",
+                             u.user().empty() ? "(no token)" : u.user(), u.jobs_in_flight(),
+                             limit(u.quota().max_jobs_in_flight()), u.trials_last_hour(),
+                             limit(u.quota().max_trials_per_hour()), u.measuring(),
+                             limit(u.quota().max_agent_share()), u.held());
+    }
+  }
   out << absl::StrFormat("builders %d (%d slots free, %d builds pending), tuners %d\n",
                          q.builders(), q.build_slots_free(), q.builds_pending(), q.tuners());
   if (q.dispatch_samples() > 0) {

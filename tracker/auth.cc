@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -21,6 +22,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -132,6 +134,10 @@ std::string ScopeAttributes(const std::string& id, const TokenScope& scope) {
   if (!scope.device_keys.empty())
     absl::StrAppend(&text, " keys=", absl::StrJoin(scope.device_keys, ","));
   if (!scope.identity.empty()) absl::StrAppend(&text, " identity=", scope.identity);
+  const UserQuota& q = scope.quota;
+  if (q.max_jobs_in_flight > 0) absl::StrAppend(&text, " jobs=", q.max_jobs_in_flight);
+  if (q.max_trials_per_hour > 0) absl::StrAppend(&text, " trials_per_hour=", q.max_trials_per_hour);
+  if (q.max_agent_share > 0) absl::StrAppend(&text, " agent_share=", q.max_agent_share);
   return text;
 }
 
@@ -144,6 +150,39 @@ std::string ScopeAttributes(const std::string& id, const TokenScope& scope) {
   }
   if (scope.identity.find_first_of(" \t#") != std::string::npos) {
     return absl::InvalidArgumentError("identity holds whitespace or '#'");
+  }
+  const UserQuota& q = scope.quota;
+  if (q.max_jobs_in_flight < 0 || q.max_trials_per_hour < 0 ||
+      !(q.max_agent_share >= 0 && q.max_agent_share <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("quota out of range: jobs=", q.max_jobs_in_flight,
+                     " trials_per_hour=", q.max_trials_per_hour, " agent_share=", q.max_agent_share,
+                     " (counts >= 1, a share in (0, 1])"));
+  }
+  return absl::OkStatus();
+}
+
+// A quota attribute's value: a count >= 1, or a share in (0, 1].
+[[nodiscard]] absl::Status ParseQuota(absl::string_view name, absl::string_view value,
+                                      UserQuota& quota) {
+  if (name == "agent_share") {
+    double share = 0;
+    if (absl::SimpleAtod(value, &share) && share > 0 && share <= 1) {
+      quota.max_agent_share = share;
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("agent_share=", value, " is not a share in (0, 1]"));
+  }
+  int64_t count = 0;
+  if (!absl::SimpleAtoi(value, &count) || count < 1 ||
+      (name == "jobs" && count > std::numeric_limits<int32_t>::max())) {
+    return absl::InvalidArgumentError(absl::StrCat(name, "=", value, " is not a count >= 1"));
+  }
+  if (name == "jobs") {
+    quota.max_jobs_in_flight = static_cast<int32_t>(count);
+  } else {
+    quota.max_trials_per_hour = count;
   }
   return absl::OkStatus();
 }
@@ -442,11 +481,23 @@ absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
         entry.scope.device_keys = absl::StrSplit(value, ',', absl::SkipEmpty());
       } else if (name == "identity" && !value.empty()) {
         entry.scope.identity = std::string(value);
+      } else if (name == "jobs" || name == "trials_per_hour" || name == "agent_share") {
+        if (absl::Status parsed = ParseQuota(name, value, entry.scope.quota); !parsed.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(where, ": ", parsed.message()));
+        }
       } else {
         return absl::InvalidArgumentError(
             absl::StrCat(where, ": unknown attribute '", name,
-                         "' (expected id=<hex>, keys=<key>[,<key>] or identity=<URI>)"));
+                         "' (expected id=<hex>, keys=<key>[,<key>], identity=<URI>, jobs=<n>, "
+                         "trials_per_hour=<n> or agent_share=<fraction>)"));
       }
+    }
+    if (!entry.scope.quota.unlimited() && *role != Role::kUser && *role != Role::kAdmin) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where,
+                       ": a quota (jobs=, trials_per_hour=, agent_share=) is for user "
+                       "and admin tokens, not ",
+                       fields[0]));
     }
     if (!entry.scope.device_keys.empty() && *role != Role::kAgent) {
       return absl::InvalidArgumentError(

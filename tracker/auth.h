@@ -9,6 +9,7 @@
 //
 // The tracker's token file holds hashes only, one per line:
 //   <role> <argon2id hash> [id=<hex>] [keys=<key>,<key>] [identity=<URI SAN>]
+//          [jobs=<n>] [trials_per_hour=<n>] [agent_share=<fraction>]
 // roles user, builder, agent, tuner and admin; a role may have several
 // tokens (one per board, say); blank lines and '#' comments are ignored.
 //   - The hash is libsodium's crypto_pwhash_str (Argon2id) of the token; a
@@ -18,6 +19,10 @@
 //     presented token is checked against its own line only.
 //   - keys=: an agent token may register only as these device keys (an
 //     rk3399 board's token cannot register as h100).
+//   - jobs=, trials_per_hour=, agent_share=: a user's (or admin's) quota
+//     (UserQuota): jobs queued or running at once, builds dispatched in the
+//     trailing hour, and the share of a key's agents measuring its trials
+//     at once.
 //   - identity=: the token is accepted only from a TLS client whose
 //     certificate has this URI SAN (e.g. spiffe://fleet/agent/board-7). Off
 //     loopback the tracker requires it on every line.
@@ -27,6 +32,7 @@
 #ifndef TUNEFLEET_TRACKER_AUTH_H_
 #define TUNEFLEET_TRACKER_AUTH_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,11 +73,25 @@ inline constexpr size_t kMinTokenLength = 16;
 inline constexpr char kAuthorizationMetadataKey[] = "authorization";
 
 // What a token may do beyond its role.
+// What a user's jobs may take of the fleet (jobs=, trials_per_hour=,
+// agent_share= on its token line); 0 = unlimited. The tracker copies it
+// into each job it submits (JobSpec.owner_quota) and enforces it there.
+struct UserQuota {
+  int32_t max_jobs_in_flight = 0;
+  int64_t max_trials_per_hour = 0;
+  double max_agent_share = 0;  // in (0, 1]
+  bool unlimited() const {
+    return max_jobs_in_flight == 0 && max_trials_per_hour == 0 && max_agent_share == 0;
+  }
+};
+
 struct TokenScope {
   // Agents: the device keys it may register as; empty = any key.
   std::vector<std::string> device_keys;
   // The URI SAN the caller's client certificate must carry; empty = unbound.
   std::string identity;
+  // Users and admins: their quota.
+  UserQuota quota;
 };
 
 // Who an authenticated caller is.

@@ -128,15 +128,18 @@ void Dispatcher::DispatchBuilds(double since) {
       }
     }
     if (builder == nullptr) return;
+    const double now = clock_->NowSeconds();
     Job* pick = nullptr;
     for (const auto& [id, job] : jobs_->by_id()) {
       if (job->finished() || job->to_build.empty() || !MayBuild(*job)) continue;
+      if (!quotas_.BuildHold(*job, now).empty()) continue;  // its owner's hour is used up
       if (pick == nullptr || job->build_pass < pick->build_pass) pick = job.get();
     }
     if (pick == nullptr) return;
     Job& job = *pick;
     virtual_build_pass_ = std::max(virtual_build_pass_, job.build_pass);
     job.build_pass += job.stride();
+    quotas_.RecordBuild(job.stored.spec.owner(), now);
     Trial& trial = job.trials.at(job.to_build.front());
     job.to_build.pop_front();
     const double deadline =
@@ -205,6 +208,10 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
         if (job->finished() || job->to_measure.empty() ||
             job->stored.spec.device_key() != device_key ||
             (pick != nullptr && job->measure_pass >= pick->measure_pass)) {
+          continue;
+        }
+        // Its owner measures on as many of the key's agents as it may.
+        if (!UserQuotas::MeasureHold(*jobs_, *job, workers_->AgentsOfKey(device_key)).empty()) {
           continue;
         }
         auto trial_it =
@@ -329,6 +336,14 @@ void Dispatcher::RecordDispatch(Stage stage, double since) {
 
 // ---------------------------------------------------------------- summary
 
+std::vector<proto::UserSummary> Dispatcher::UserSummaries(double now) const {
+  std::map<std::string, int> agents_by_key;
+  for (const auto& [id, w] : workers_->all()) {
+    if (w->role() == proto::AGENT) ++agents_by_key[w->registration.device_key()];
+  }
+  return quotas_.Summaries(*jobs_, agents_by_key, now);
+}
+
 proto::QueueSummaryResponse Dispatcher::QueueSummary(double now) const {
   proto::QueueSummaryResponse response;
   std::map<std::string, proto::KeySummary> keys;
@@ -373,6 +388,7 @@ proto::QueueSummaryResponse Dispatcher::QueueSummary(double now) const {
     k.set_device_key(key);
     *response.add_keys() = k;
   }
+  for (proto::UserSummary& user : UserSummaries(now)) *response.add_users() = std::move(user);
   if (!dispatch_ring_.empty()) {
     std::vector<double> v = dispatch_ring_;
     auto quantile = [&v](double q) {

@@ -30,6 +30,7 @@
 #include "tracker/metrics_interface.h"
 #include "tracker/scheduler_options.h"
 #include "tracker/trial_lifecycle.h"
+#include "tracker/user_quotas.h"
 #include "tracker/worker_registry.h"
 
 namespace tunefleet {
@@ -66,6 +67,8 @@ class Dispatcher {
   void ResendWithArtifact(Worker& agent, Job& job, Trial& trial);
 
   proto::QueueSummaryResponse QueueSummary(double now) const;
+  // Users with jobs in flight against their quotas (UserQuotas::Summaries).
+  std::vector<proto::UserSummary> UserSummaries(double now) const;
 
  private:
   void AssignJobs();
@@ -95,6 +98,8 @@ class Dispatcher {
   TrackerMetricsInterface* const metrics_;
   ClockInterface* const clock_;
 
+  // Per-user quotas: their hourly build counts.
+  UserQuotas quotas_;
   // Free agents per device key, in the order they became free.
   std::map<std::string, std::deque<std::string>> free_agents_;
   double virtual_build_pass_ = 0;

@@ -38,11 +38,13 @@ class FakeTrackerMetrics final : public TrackerMetricsInterface {
   void SetCalibrations(const std::vector<KeyCalibration>& keys) override {
     Replace(calibrations_, keys);
   }
+  void SetUsers(const std::vector<UserUsage>& users) override { Replace(users_, users); }
   void AgentCalibrated(absl::string_view device_key, bool quarantined) override {
     Bump(calibrated_, std::make_pair(std::string(device_key), quarantined));
   }
 
   std::vector<WorkerCount> workers() const { return Read(workers_); }
+  std::vector<UserUsage> users() const { return Read(users_); }
   std::vector<QueueStat> queues() const { return Read(queues_); }
   JobStats jobs() const { return Read(jobs_); }
   int trials_finished(int error_no) const { return Count(trials_finished_, error_no); }
@@ -104,6 +106,7 @@ class FakeTrackerMetrics final : public TrackerMetricsInterface {
   std::map<WorkerRole, int> messages_out_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, int> rejected_ ABSL_GUARDED_BY(mutex_);
   std::vector<KeyCalibration> calibrations_ ABSL_GUARDED_BY(mutex_);
+  std::vector<UserUsage> users_ ABSL_GUARDED_BY(mutex_);
   std::map<std::pair<std::string, bool>, int> calibrated_ ABSL_GUARDED_BY(mutex_);
 };
 

@@ -108,7 +108,11 @@ grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
   grpc::Status auth = Check(*context, Action::kSubmit, &who);
   if (!auth.ok()) return auth;
   proto::JobSpec spec = request->spec();
-  spec.set_owner(who.user);  // never the client's word
+  spec.set_owner(who.user);  // never the client's word, nor its quota
+  proto::UserQuota* quota = spec.mutable_owner_quota();
+  quota->set_max_jobs_in_flight(who.scope.quota.max_jobs_in_flight);
+  quota->set_max_trials_per_hour(who.scope.quota.max_trials_per_hour);
+  quota->set_max_agent_share(who.scope.quota.max_agent_share);
   return Answer(scheduler_->SubmitJob(spec), [response](proto::JobStatus status) {
     response->set_job_id(status.job_id());
     *response->mutable_status() = std::move(status);

@@ -1,5 +1,6 @@
 #include "tracker/metrics.h"
 
+#include <map>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -133,6 +134,20 @@ TrackerMetrics::TrackerMetrics() : registry_(std::make_shared<prometheus::Regist
   }
   rejected_family_ = &Register(prometheus::BuildCounter(), "tunefleet_rejected_messages_total",
                                "Messages and calls refused, by reason.", registry);
+  user_jobs_family_ =
+      &Register(prometheus::BuildGauge(), "tunefleet_user_jobs_in_flight",
+                "A user's jobs queued or running (its jobs= quota caps it).", registry);
+  user_trials_family_ =
+      &Register(prometheus::BuildGauge(), "tunefleet_user_trials_last_hour",
+                "Builds dispatched for a user's jobs in the trailing hour (its trials_per_hour= "
+                "quota caps it).",
+                registry);
+  user_measuring_family_ = &Register(
+      prometheus::BuildGauge(), "tunefleet_user_measuring",
+      "A user's trials being measured now (its agent_share= quota caps it per key).", registry);
+  user_held_family_ =
+      &Register(prometheus::BuildGauge(), "tunefleet_user_quota_held",
+                "1 while a user's queued work waits on one of its quotas.", registry);
   calibration_gflops_family_ = &Register(
       prometheus::BuildGauge(), "tunefleet_agent_calibration_gflops",
       "Latest calibration throughput of a device key's agents: the slowest (stat=min) and the "
@@ -207,6 +222,33 @@ void TrackerMetrics::SetCalibrations(const std::vector<KeyCalibration>& keys) {
     gauges.gflops_min->Set(figures->gflops_min);
     gauges.gflops_max->Set(figures->gflops_max);
     gauges.noise_max->Set(figures->noise_max);
+  }
+}
+
+void TrackerMetrics::SetUsers(const std::vector<UserUsage>& users) {
+  absl::MutexLock lock(&mutex_);
+  absl::flat_hash_map<std::string, const UserUsage*> now;
+  for (const UserUsage& user : users) now[user.user] = &user;
+  for (auto& [user, gauges] : user_gauges_) {
+    if (now.contains(user)) continue;
+    gauges.jobs->Set(0);
+    gauges.trials_last_hour->Set(0);
+    gauges.measuring->Set(0);
+    gauges.held->Set(0);
+  }
+  for (const auto& [user, usage] : now) {
+    UserGauges& gauges = user_gauges_[user];
+    if (gauges.jobs == nullptr) {
+      const std::map<std::string, std::string> labels = {{"user", user}};
+      gauges.jobs = &user_jobs_family_->Add(labels);
+      gauges.trials_last_hour = &user_trials_family_->Add(labels);
+      gauges.measuring = &user_measuring_family_->Add(labels);
+      gauges.held = &user_held_family_->Add(labels);
+    }
+    gauges.jobs->Set(static_cast<double>(usage->jobs_in_flight));
+    gauges.trials_last_hour->Set(static_cast<double>(usage->trials_last_hour));
+    gauges.measuring->Set(static_cast<double>(usage->measuring));
+    gauges.held->Set(usage->held.empty() ? 0 : 1);
   }
 }
 

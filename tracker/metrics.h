@@ -74,6 +74,7 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   void MessageOut(WorkerRole role) override;
   void Rejected(absl::string_view reason) override;
   void SetCalibrations(const std::vector<KeyCalibration>& keys) override;
+  void SetUsers(const std::vector<UserUsage>& users) override;
   void AgentCalibrated(absl::string_view device_key, bool quarantined) override;
 
  private:
@@ -142,6 +143,17 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   absl::flat_hash_map<std::string, prometheus::Counter*> rejected_by_reason_
       ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<std::string, CalibrationGauges> calibration_by_key_ ABSL_GUARDED_BY(mutex_);
+  struct UserGauges {
+    prometheus::Gauge* jobs = nullptr;
+    prometheus::Gauge* trials_last_hour = nullptr;
+    prometheus::Gauge* measuring = nullptr;
+    prometheus::Gauge* held = nullptr;
+  };
+  prometheus::Family<prometheus::Gauge>* user_jobs_family_;
+  prometheus::Family<prometheus::Gauge>* user_trials_family_;
+  prometheus::Family<prometheus::Gauge>* user_measuring_family_;
+  prometheus::Family<prometheus::Gauge>* user_held_family_;
+  absl::flat_hash_map<std::string, UserGauges> user_gauges_ ABSL_GUARDED_BY(mutex_);
   // (device_key, quarantined) -> tunefleet_agent_calibrations_total series.
   absl::flat_hash_map<std::pair<std::string, bool>, prometheus::Counter*> calibrations_
       ABSL_GUARDED_BY(mutex_);

@@ -85,6 +85,15 @@ struct KeyCalibration {
   double noise_max = 0;
 };
 
+// One user with jobs in flight, against its quota (tracker/user_quotas.h).
+struct UserUsage {
+  std::string user;
+  int64_t jobs_in_flight = 0;
+  int64_t trials_last_hour = 0;
+  int64_t measuring = 0;
+  std::string held;  // the quota holding its work back now, or ""
+};
+
 // One queue: the build queue (device_key "") or a device key's measure queue.
 struct QueueStat {
   QueueStage stage = QueueStage::kBuild;
@@ -143,6 +152,7 @@ class TrackerMetricsInterface {
   virtual void SetQueues(const std::vector<QueueStat>& queues) = 0;
   virtual void SetJobs(const JobStats& jobs) = 0;
   virtual void SetCalibrations(const std::vector<KeyCalibration>& keys) = 0;
+  virtual void SetUsers(const std::vector<UserUsage>& users) = 0;
 
   // A trial reached `done` with this MeasureErrorNo (out of range: unknown).
   virtual void TrialFinished(int error_no) = 0;
@@ -179,6 +189,7 @@ class NoopTrackerMetrics final : public TrackerMetricsInterface {
   void MessageOut(WorkerRole) override {}
   void Rejected(absl::string_view) override {}
   void SetCalibrations(const std::vector<KeyCalibration>&) override {}
+  void SetUsers(const std::vector<UserUsage>&) override {}
   void AgentCalibrated(absl::string_view, bool) override {}
 };
 

@@ -142,6 +142,17 @@ TEST(TrackerMetricsTest, SetWorkersReplacesTheWholeSet) {
               HasSubstr(R"(tunefleet_workers{device_key="rk3399",role="agent",state="busy"} 3)"));
 }
 
+TEST(TrackerMetricsTest, UsersShowTheirUsageAndWhatHoldsThem) {
+  TrackerMetrics metrics;
+  metrics.SetUsers({{"tf_a", 2, 300, 1, "trials_per_hour"}, {"tf_b", 1, 5, 0, ""}});
+  metrics.SetUsers({{"tf_a", 2, 300, 1, "trials_per_hour"}});  // tf_b's jobs ended
+  const std::string text = metrics.Serialize();
+  EXPECT_THAT(text, HasSubstr(R"(tunefleet_user_jobs_in_flight{user="tf_a"} 2)"));
+  EXPECT_THAT(text, HasSubstr(R"(tunefleet_user_trials_last_hour{user="tf_a"} 300)"));
+  EXPECT_THAT(text, HasSubstr(R"(tunefleet_user_quota_held{user="tf_a"} 1)"));
+  EXPECT_THAT(text, HasSubstr(R"(tunefleet_user_jobs_in_flight{user="tf_b"} 0)"));
+}
+
 TEST(TrackerMetricsTest, SetQueuesZeroesQueuesThatDisappear) {
   TrackerMetrics metrics;
   metrics.SetQueues({{QueueStage::kMeasure, "gpu", 5, 9.5}});

@@ -57,6 +57,7 @@ absl::StatusOr<proto::JobStatus> Scheduler::SubmitJob(const proto::JobSpec& spec
   TF_ASSIGN_OR_RETURN(proto::JobSpec spec, CompleteJobSpec(spec_in, options_));
   TF_ASSIGN_OR_RETURN(std::vector<JobTask> tasks, LoadJobTasks(spec));
   absl::MutexLock lock(&mu_);
+  TF_RETURN_IF_ERROR(UserQuotas::CheckSubmit(jobs_, spec));
   TF_ASSIGN_OR_RETURN(Job * job, lifecycle_.Submit(std::move(spec), std::move(tasks)));
   dispatcher_.Enroll(*job);
   dispatcher_.DispatchAll(clock_->NowSeconds());
@@ -331,6 +332,12 @@ void Scheduler::Tick() {
   if (metrics_ != nullptr && now - last_gauge_refresh_ >= kGaugeRefreshS) {
     last_gauge_refresh_ = now;
     RefreshGauges(jobs_, workers_, now, *metrics_);
+    std::vector<UserUsage> users;
+    for (const proto::UserSummary& u : dispatcher_.UserSummaries(now)) {
+      users.push_back(
+          {u.user(), u.jobs_in_flight(), u.trials_last_hour(), u.measuring(), u.held()});
+    }
+    metrics_->SetUsers(users);
   }
 }
 

@@ -23,6 +23,7 @@ using ::testing::HasSubstr;
 
 constexpr char kAlice[] = "tf_00000000000000a1_alice-secret-0123456789abcdef0123456789";
 constexpr char kBob[] = "tf_00000000000000b0_bob-secret-0123456789abcdef0123456789abcd";
+constexpr char kCarol[] = "tf_00000000000000c0_carol-secret-0123456789abcdef0123456789ab";
 constexpr char kAdmin[] = "tf_00000000000000ad_admin-secret-0123456789abcdef0123456789a";
 
 class UsersApartTest : public ::testing::Test {
@@ -32,6 +33,12 @@ class UsersApartTest : public ::testing::Test {
     ASSERT_TRUE(tokens.Add(Role::kUser, kAlice).ok());
     ASSERT_TRUE(tokens.Add(Role::kUser, kBob).ok());
     ASSERT_TRUE(tokens.Add(Role::kAdmin, kAdmin).ok());
+    // Carol's line carries a quota (written to the file as jobs= and
+    // trials_per_hour=, read back by the tracker).
+    TokenScope carol;
+    carol.quota.max_jobs_in_flight = 1;
+    carol.quota.max_trials_per_hour = 500;
+    ASSERT_TRUE(tokens.Add(Role::kUser, kCarol, carol).ok());
     const char* tmp = std::getenv("TEST_TMPDIR");
     const std::string file = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/users_apart_tokens");
     ASSERT_TRUE(tokens.WriteTokenFile(file).ok());
@@ -53,6 +60,14 @@ class UsersApartTest : public ::testing::Test {
   }
 
   std::string SubmitAs(const char* token, const std::string& claimed_owner) {
+    proto::SubmitJobResponse response;
+    grpc::Status s = TrySubmitAs(token, claimed_owner, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response.job_id();
+  }
+
+  grpc::Status TrySubmitAs(const char* token, const std::string& claimed_owner,
+                           proto::SubmitJobResponse* response) {
     proto::SubmitJobRequest request;
     proto::JobSpec* spec = request.mutable_spec();
     spec->set_device_key("cpu");
@@ -62,10 +77,8 @@ class UsersApartTest : public ::testing::Test {
     spec->set_tuner("random");
     spec->set_n_trial(4);
     spec->set_owner(claimed_owner);
-    proto::SubmitJobResponse response;
-    grpc::Status s = stub_->SubmitJob(As(token).get(), request, &response);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return response.job_id();
+    spec->mutable_owner_quota()->set_max_jobs_in_flight(1000);  // a client's word: ignored
+    return stub_->SubmitJob(As(token).get(), request, response);
   }
 
   std::unique_ptr<TrackerServer> tracker_;
@@ -123,6 +136,40 @@ TEST_F(UsersApartTest, OnlyTheOwnerOrAnAdminSeesAJob) {
   ASSERT_EQ(listed.jobs_size(), 1);
   EXPECT_TRUE(listed.jobs(0).best_config_json().empty());
   EXPECT_TRUE(stub_->CancelJob(As(kAlice).get(), cancel, &status).ok());
+}
+
+// A user's quota comes from its token line, not its request: one job in
+// flight for Carol, whatever her spec claims; others are not held by it;
+// `queue` shows her quota.
+TEST_F(UsersApartTest, AUsersQuotaComesFromItsTokenLine) {
+  proto::SubmitJobResponse first;
+  grpc::Status submitted = TrySubmitAs(kCarol, "", &first);
+  ASSERT_TRUE(submitted.ok()) << submitted.error_message();
+  EXPECT_EQ(first.status().spec().owner_quota().max_jobs_in_flight(), 1);
+  EXPECT_EQ(first.status().spec().owner_quota().max_trials_per_hour(), 500);
+  proto::SubmitJobResponse second;
+  const grpc::Status refused = TrySubmitAs(kCarol, "", &second);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("jobs=1"));
+  // Alice has no quota: her spec's claim of one is dropped too.
+  const std::string alices = SubmitAs(kAlice, "");
+  ASSERT_FALSE(alices.empty());
+  SubmitAs(kAlice, "");
+  proto::QueueSummaryResponse queue;
+  const grpc::Status listed =
+      stub_->QueueSummary(As(kAdmin).get(), proto::QueueSummaryRequest(), &queue);
+  ASSERT_TRUE(listed.ok()) << listed.error_message();
+  bool saw_carol = false;
+  for (const proto::UserSummary& user : queue.users()) {
+    if (user.user() != "tf_00000000000000c0") {
+      EXPECT_EQ(user.quota().max_jobs_in_flight(), 0) << user.user();
+      continue;
+    }
+    saw_carol = true;
+    EXPECT_EQ(user.jobs_in_flight(), 1);
+    EXPECT_EQ(user.quota().max_jobs_in_flight(), 1);
+  }
+  EXPECT_TRUE(saw_carol);
 }
 
 }  // namespace
