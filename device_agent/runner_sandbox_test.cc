@@ -184,6 +184,13 @@ TEST(RunnerSandboxTest, TruncatingTheStatusPageOrTheLogIsRefused) {
   ExpectForbiddenThenCarryOn(*runner, "libsandbox_truncate_inherited.so", "ftruncate");
 }
 
+// W^X: the harness's code cannot be made writable and executable, so a
+// kernel cannot patch the time evaluator in place.
+TEST(RunnerSandboxTest, PatchingTheHarnessCodeIsRefused) {
+  auto runner = MakeRunner();
+  ExpectForbiddenThenCarryOn(*runner, "libsandbox_patch_harness.so", "mprotect");
+}
+
 // A kernel that claims a century of preparation on the status page gets
 // its timeout at most twice over, not a century.
 TEST(RunnerSandboxTest, ALieOnTheStatusPageCannotPostponeTheTimeout) {
@@ -211,6 +218,8 @@ TEST(RunnerSandboxTest, WithTheSandboxOffTheAttacksSucceed) {
   auto runner = MakeRunner({.enabled = false});
   ExpectSuccess(runner->Run(DenseTestRequest("libsandbox_socket.so")));
   ExpectSuccess(runner->Run(DenseTestRequest("libsandbox_fork.so")));
+  EXPECT_EQ(runner->Run(DenseTestRequest("libsandbox_patch_harness.so")).error_no(),
+            Code(MeasureErrorNo::kRuntimeDevice));  // returned 97: it could
   ExpectSuccess(runner->Run(DenseTestRequest("libsandbox_signal_parent.so")));
   const std::string path = OutsideEscapePath();
   unlink(path.c_str());

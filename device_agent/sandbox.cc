@@ -6,6 +6,7 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -36,8 +37,8 @@ const char* const kAllowedSyscalls[] = {
     "read", "write", "readv", "writev", "pread64", "close", "lseek", "fstat", "newfstatat",
     "fstatat64", "statx", "poll", "ppoll", "ppoll_time64", "memfd_create", "readlink", "readlinkat",
     "access", "faccessat", "faccessat2", "getcwd",
-    // Memory.
-    "mmap", "mmap2", "munmap", "mprotect", "mremap", "madvise", "brk", "membarrier",
+    // Memory (mmap and mprotect are checked below).
+    "munmap", "mremap", "madvise", "brk", "membarrier",
     // Threads and their synchronisation (clone is checked below).
     "futex", "futex_time64", "futex_waitv", "set_robust_list", "rseq", "set_tid_address",
     "sched_yield", "sched_getaffinity", "getcpu", "exit", "exit_group", "restart_syscall",
@@ -257,6 +258,16 @@ struct ArgRule {
   }
   const auto self = static_cast<scmp_datum_t>(getpid());
   std::vector<ArgRule> allowed = {
+      // W^X: no mapping both writable and executable, and no page made
+      // executable after the fact, so the harness's code cannot be patched
+      // in place (a kernel's own object is mapped read+exec by dlopen).
+      {"mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC, 0)}},
+      {"mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC, PROT_WRITE)}},
+      {"mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC, PROT_EXEC)}},
+      {"mmap2", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC, 0)}},
+      {"mmap2", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC, PROT_WRITE)}},
+      {"mmap2", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC, PROT_EXEC)}},
+      {"mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)}},
       // Reading only (Landlock narrows what may be read).
       {"open", {SCMP_A1(SCMP_CMP_MASKED_EQ, kWritingOpenFlags, 0)}},
       {"openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, kWritingOpenFlags, 0)}},

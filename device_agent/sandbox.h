@@ -21,7 +21,9 @@
 // calls allowed only for some arguments: read-only opens, clone of threads,
 // signals and rt_sigaction for this process's own use, sched_setaffinity of
 // the calling thread, fcntl commands that reach no other process, this
-// process's limits, thread names). Everything else traps: sockets, new processes,
+// process's limits, thread names; mmap and mprotect under W^X: no mapping
+// both writable and executable, no page made executable afterwards, so the
+// harness's code cannot be patched in place). Everything else traps: sockets, new processes,
 // tracing, writes to the file system by path or to inherited descriptors
 // (ftruncate), signals through F_SETOWN/F_SETSIG, another process's CPUs.
 // Files are confined separately, by Landlock (file_confinement.h): the

@@ -228,14 +228,33 @@ TEST(SandboxTest, RefusesNonPositiveLimits) {
   EXPECT_EQ(EnterSandbox(limits, nullptr, {}).code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(SandboxTest, RefusesWritableAndExecutableMemory) {
+  ExpectForbidden(
+      [] {
+        return mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0) != MAP_FAILED
+                   ? 0
+                   : 1;
+      },
+      "mmap");
+  ExpectForbidden(
+      [] {
+        void* page =
+            mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return mprotect(page, 4096, PROT_READ | PROT_EXEC);
+      },
+      "mprotect");
+}
+
 TEST(SandboxTest, AllowsOnlyWhatARunNeeds) {
   using ::testing::Contains;
   using ::testing::Not;
   using ::testing::StrEq;
   EXPECT_THAT(SandboxAllowedSyscalls(),
-              ::testing::IsSupersetOf({StrEq("read"), StrEq("futex"), StrEq("mmap")}));
-  for (const char* refused : {"socket", "execve", "ptrace", "unlink", "ftruncate", "openat",
-                              "fcntl", "sched_setaffinity", "kill", "ioctl", "clone"}) {
+              ::testing::IsSupersetOf({StrEq("read"), StrEq("futex"), StrEq("munmap")}));
+  for (const char* refused :
+       {"socket", "execve", "ptrace", "unlink", "ftruncate", "openat", "fcntl", "sched_setaffinity",
+        "kill", "ioctl", "clone", "mmap", "mprotect", "pipe2"}) {
     EXPECT_THAT(SandboxAllowedSyscalls(), Not(Contains(StrEq(refused))))
         << refused << " must be refused, or allowed only for some arguments";
   }
