@@ -519,39 +519,51 @@ absl::Status TokenSet::WriteRoleTokenFiles(const std::string& dir) const {
 
 std::string BearerHeader(absl::string_view token) { return absl::StrCat("Bearer ", token); }
 
-[[nodiscard]] absl::StatusOr<Principal> AuthenticateContext(
-    const TokenSet* tokens, const grpc::ServerContextBase& context) {
-  if (tokens == nullptr) return Principal{Role::kAdmin, TokenScope{}};
+CallCredentials CredentialsOf(const grpc::ServerContextBase& context) {
+  CallCredentials call;
   const auto& metadata = context.client_metadata();
   const auto [first, last] = metadata.equal_range(kAuthorizationMetadataKey);
-  if (first == last) return tokens->Authenticate("");
-  if (std::next(first) != last) {
-    return absl::UnauthenticatedError(absl::StrCat("more than one ", kAuthorizationMetadataKey,
-                                                   " metadata entry; send exactly one"));
+  for (auto it = first; it != last; ++it) {
+    call.authorization.emplace_back(it->second.data(), it->second.size());
   }
-  TF_ASSIGN_OR_RETURN(
-      Principal principal,
-      tokens->Authenticate(absl::string_view(first->second.data(), first->second.size()),
-                           context.peer()));
-  if (principal.scope.identity.empty()) return principal;
-  // A bound token is worth nothing without the certificate it is bound to.
-  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
-  std::vector<std::string> presented;
-  if (auth != nullptr) {
+  call.peer = context.peer();
+  if (const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+      auth != nullptr) {
     // The URI SANs only (gRPC's "peer_uri"), as documented: a DNS or IP
     // name that happens to spell the identity does not count.
     for (const grpc::string_ref& value : auth->FindPropertyValues(GRPC_PEER_URI_PROPERTY_NAME)) {
-      const std::string text(value.data(), value.size());
-      if (text == principal.scope.identity) return principal;
-      if (std::find(presented.begin(), presented.end(), text) == presented.end())
-        presented.push_back(text);
+      std::string text(value.data(), value.size());
+      if (std::find(call.uri_sans.begin(), call.uri_sans.end(), text) == call.uri_sans.end())
+        call.uri_sans.push_back(std::move(text));
     }
+  }
+  return call;
+}
+
+[[nodiscard]] absl::StatusOr<Principal> AuthenticateCredentials(const TokenSet* tokens,
+                                                                const CallCredentials& call) {
+  if (tokens == nullptr) return Principal{Role::kAdmin, TokenScope{}};
+  if (call.authorization.empty()) return tokens->Authenticate("");
+  if (call.authorization.size() > 1) {
+    return absl::UnauthenticatedError(absl::StrCat("more than one ", kAuthorizationMetadataKey,
+                                                   " metadata entry; send exactly one"));
+  }
+  TF_ASSIGN_OR_RETURN(Principal principal, tokens->Authenticate(call.authorization[0], call.peer));
+  if (principal.scope.identity.empty()) return principal;
+  // A bound token is worth nothing without the certificate it is bound to.
+  for (const std::string& san : call.uri_sans) {
+    if (san == principal.scope.identity) return principal;
   }
   return absl::PermissionDeniedError(absl::StrCat(
       "this token is bound to the client certificate identity ", principal.scope.identity,
-      presented.empty()
-          ? ", and the call presented no client certificate"
-          : absl::StrCat(", and the certificate's names are ", absl::StrJoin(presented, ", "))));
+      call.uri_sans.empty() ? ", and the call presented no client certificate"
+                            : absl::StrCat(", and the certificate's names are ",
+                                           absl::StrJoin(call.uri_sans, ", "))));
+}
+
+[[nodiscard]] absl::StatusOr<Principal> AuthenticateContext(
+    const TokenSet* tokens, const grpc::ServerContextBase& context) {
+  return AuthenticateCredentials(tokens, CredentialsOf(context));
 }
 
 }  // namespace tunefleet

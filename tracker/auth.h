@@ -192,10 +192,24 @@ class TokenSet {
 // "Bearer <token>", the value of the authorization header or metadata.
 std::string BearerHeader(absl::string_view token);
 
+// What a call presents: its "authorization" metadata entries, its peer and
+// its client certificate's URI SANs. Read from the context cheaply, on the
+// thread gRPC called in on, so the check itself (Argon2 for a new token) can
+// run elsewhere.
+struct CallCredentials {
+  std::vector<std::string> authorization;
+  std::string peer;
+  std::vector<std::string> uri_sans;
+};
+CallCredentials CredentialsOf(const grpc::ServerContextBase& context);
+
 // Authenticates a call from its "authorization" metadata and, for a token
 // bound to an identity, the client certificate's URI SANs. `tokens` nullptr
 // means authentication is off and every caller is admin (the tracker allows
 // that only when it listens on loopback).
+[[nodiscard]] absl::StatusOr<Principal> AuthenticateCredentials(const TokenSet* tokens,
+                                                                const CallCredentials& call);
+// AuthenticateCredentials(tokens, CredentialsOf(context)).
 [[nodiscard]] absl::StatusOr<Principal> AuthenticateContext(const TokenSet* tokens,
                                                             const grpc::ServerContextBase& context);
 

@@ -92,12 +92,16 @@ class StreamWriter final : public Outbox {
 class WorkerStream final : public Reactor {
  public:
   WorkerStream(Scheduler* scheduler, TrackerMetricsInterface* metrics,
-               grpc::CallbackServerContext* context, absl::StatusOr<Principal> role)
+               grpc::CallbackServerContext* context)
       : scheduler_(scheduler),
         metrics_(metrics),
         peer_(context->peer()),
-        auth_(std::move(role)),
-        writer_(std::make_shared<StreamWriter>(this, metrics)) {
+        writer_(std::make_shared<StreamWriter>(this, metrics)) {}
+
+  // The caller's credentials, checked: refuses the stream, or starts
+  // reading it. Called once, from any thread.
+  void Authenticated(absl::StatusOr<Principal> auth) {
+    auth_ = std::move(auth);
     if (!auth_.ok()) {
       if (metrics_ != nullptr) metrics_->Rejected("unauthenticated");
       TF_LOG(WARNING) << "refused a worker stream from " << peer_ << ": " << auth_.status();
@@ -184,7 +188,8 @@ class WorkerStream final : public Reactor {
   Scheduler* const scheduler_;
   TrackerMetricsInterface* const metrics_;
   const std::string peer_;
-  const absl::StatusOr<Principal> auth_;
+  // Set once by Authenticated, before the first read.
+  absl::StatusOr<Principal> auth_ = absl::UnauthenticatedError("not checked yet");
   std::shared_ptr<StreamWriter> writer_;
   proto::WorkerMessage in_;
   std::string worker_id_;
@@ -193,8 +198,53 @@ class WorkerStream final : public Reactor {
 
 }  // namespace
 
+WorkerGatewayService::WorkerGatewayService(Scheduler* scheduler, const TokenSet* tokens,
+                                           TrackerMetricsInterface* metrics)
+    : scheduler_(scheduler), tokens_(tokens), metrics_(metrics) {
+  auth_thread_ = std::thread([this] { AuthLoop(); });
+}
+
+WorkerGatewayService::~WorkerGatewayService() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  auth_thread_.join();
+}
+
+void WorkerGatewayService::AuthLoop() {
+  for (;;) {
+    PendingAuth next;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || !pending_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (pending_.empty()) return;  // stopping, and nothing waits
+      next = std::move(pending_.front());
+      pending_.pop_front();
+    }
+    next.done(AuthenticateCredentials(tokens_, next.call));
+  }
+}
+
 Reactor* WorkerGatewayService::Connect(grpc::CallbackServerContext* context) {
-  return new WorkerStream(scheduler_, metrics_, context, AuthenticateContext(tokens_, *context));
+  auto* stream = new WorkerStream(scheduler_, metrics_, context);
+  PendingAuth pending{CredentialsOf(*context), [stream](absl::StatusOr<Principal> auth) {
+                        stream->Authenticated(std::move(auth));
+                      }};
+  {
+    absl::MutexLock lock(&mu_);
+    if (!stopping_ && pending_.size() < kMaxPendingAuth) {
+      pending_.push_back(std::move(pending));
+      return stream;
+    }
+  }
+  stream->Authenticated(absl::ResourceExhaustedError(
+      absl::StrCat("too many worker streams waiting for their token to be checked (",
+                   kMaxPendingAuth, "); retry shortly")));
+  return stream;
 }
 
 }  // namespace tunefleet
