@@ -12,7 +12,9 @@ model's median latency timed right before ONNX Runtime's (npm's
 onnxruntime-node, same threads, same zero input). Budget 0 compiles with
 default configs and times the same way. Prints, per model, the table and
 the first budget whose library beats ONNX Runtime. Every run is a fresh
-process; nothing is reused between budgets.
+process; nothing is reused between budgets. With --reference_records, each
+model is also compiled with those records (a long search's) and timed the
+same way, and every budget's latency is printed against it.
 """
 import argparse
 import json
@@ -43,6 +45,10 @@ def main():
     parser.add_argument("--tuner", default="xgb")
     parser.add_argument("--work_dir", default="/tmp/tunefleet_time_budget")
     parser.add_argument("--json", default="")
+    parser.add_argument("--reference_records", default="",
+                        help="also compile each model with these records (a long search's) and "
+                             "time it the same way: the row 'ref', and each budget's latency "
+                             "as a fraction of it")
     args = parser.parse_args()
     bazel_bin = subprocess.run(["bazel", "info", "bazel-bin"], capture_output=True, text=True,
                                cwd=ROOT).stdout.strip()
@@ -53,6 +59,9 @@ def main():
                           os.path.join(bazel_bin, "device_agent", "tunefleet_runner"))
     os.makedirs(args.work_dir, exist_ok=True)
     budgets = [float(b) for b in args.budgets.split(",")]
+    if args.reference_records:
+        budgets.append(-1)  # the row 'ref'
+
     results = []
     for model in args.models.split(","):
         onnx = os.path.join(bazel_bin, "tuner_core", "graph", "testdata", f"{model}.onnx")
@@ -61,9 +70,12 @@ def main():
             subprocess.run(["rm", "-rf", out_dir])
             log = out_dir + ".log"
             start = time.time()
-            if minutes == 0:
+            if minutes <= 0:
                 os.makedirs(out_dir, exist_ok=True)
-                run([tunefleet, "compile", "--model", onnx, "-o", out_dir], log + ".compile")
+                compile_cmd = [tunefleet, "compile", "--model", onnx, "-o", out_dir]
+                if minutes < 0:  # the reference: the long search's records
+                    compile_cmd += ["--records", os.path.abspath(args.reference_records)]
+                run(compile_cmd, log + ".compile")
                 # optimize's timing and ONNX Runtime step without tuning: a zero
                 # budget is refused, so the untuned library is timed by `run`
                 # and ONNX Runtime by the same script optimize uses.
@@ -87,13 +99,21 @@ def main():
                    "ours_ms": ours, "ort_ms": ort,
                    "speedup_over_ort": ort / ours if ort else None}
             results.append(row)
-            print(f"{model:<14} {minutes:>5g} min  {row['trials']:>5} trials "
+            label = "ref" if minutes < 0 else f"{minutes:g} min"
+            print(f"{model:<14} {label:>8}  {row['trials']:>5} trials "
                   f"{row['tuning_s']:>7.1f} s tuning  ours {ours:8.3f} ms  ORT "
                   f"{(ort or float('nan')):8.3f} ms  "
                   f"{(row['speedup_over_ort'] or float('nan')):.2f}x", flush=True)
     print()
     for model in args.models.split(","):
         rows = [r for r in results if r["model"] == model]
+        ref = [r for r in rows if r["budget_min"] < 0]
+        rows = [r for r in rows if r["budget_min"] >= 0]
+        for r in rows:
+            if ref:
+                r["vs_reference"] = ref[0]["ours_ms"] / r["ours_ms"]
+                print(f"{model}: {r['budget_min']:g} min at {r['vs_reference']:.3f}x the "
+                      f"reference records' latency ({ref[0]['ours_ms']:.3f} ms)")
         beat = [r["budget_min"] for r in rows if r["speedup_over_ort"] and r["speedup_over_ort"] > 1]
         print(f"{model}: first budget beating ONNX Runtime: "
               f"{f'{beat[0]:g} min' if beat else 'none of ' + args.budgets + ' min'}")
