@@ -52,7 +52,9 @@ ABSL_FLAG(std::string, tuner, "random",
 ABSL_FLAG(int32_t, plan_size, 64, "xgb*: refit the cost model every plan_size results");
 ABSL_FLAG(std::string, transfer_log, "",
           "xgb*: records of other shapes of the same template and target to warm-start the model");
-ABSL_FLAG(int64_t, trials, 500, "number of trials");
+ABSL_FLAG(int64_t, trials, 0,
+          "number of trials (per task with --model); 0: 500, except under --time_budget with "
+          "--model, where no per-task cap is set and the budget ends the search");
 ABSL_FLAG(
     int64_t, trials_per_task, 0,
     "submit --model: trials per task (the job's budget is this times its tasks; 0: --trials)");
@@ -170,12 +172,23 @@ tunefleet::RemeasureSelection RemeasureSelectionFromFlags() {
           .passes = absl::GetFlag(FLAGS_passes)};
 }
 
+// --trials resolved: as given, else 500; for a model job under
+// --time_budget with no --trials, 0 (no per-task cap: the budget alone ends
+// the search).
+int64_t TrialsFromFlags() {
+  constexpr int64_t kDefaultTrials = 500;
+  if (const int64_t given = absl::GetFlag(FLAGS_trials); given > 0) return given;
+  const bool budgeted_model = !absl::GetFlag(FLAGS_model).empty() &&
+                              absl::GetFlag(FLAGS_time_budget) > absl::ZeroDuration();
+  return budgeted_model ? 0 : kDefaultTrials;
+}
+
 // A local search's flags (tune, optimize): tuner, trials, early stopping,
 // batch, target, seed, and how this host builds, measures and validates.
 tunefleet::TuneCommandOptions LocalSearchFromFlags() {
   tunefleet::TuneCommandOptions o;
   o.tuner = absl::GetFlag(FLAGS_tuner);
-  o.trials = absl::GetFlag(FLAGS_trials);
+  o.trials = TrialsFromFlags();
   o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
   o.batch_size = absl::GetFlag(FLAGS_batch);
   o.target = absl::GetFlag(FLAGS_target);
@@ -413,7 +426,7 @@ int main(int argc, char** argv) {
         o.template_name = absl::GetFlag(FLAGS_template_name);
         o.target = absl::GetFlag(FLAGS_target);
         o.tuner = absl::GetFlag(FLAGS_tuner);
-        o.trials = absl::GetFlag(FLAGS_trials);
+        o.trials = TrialsFromFlags();
         o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
         o.priority = absl::GetFlag(FLAGS_priority);
         o.seed = absl::GetFlag(FLAGS_seed);

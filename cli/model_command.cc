@@ -196,8 +196,10 @@ std::string DescribeTask(const ModelTask& task) {
   spec.set_seed(base.seed);
   spec.set_early_stopping(base.early_stopping);
   spec.set_window(base.batch_size);
-  out << "Tuning " << model << " as one job: " << spec.tasks_size() << " tasks, " << base.trials
-      << " trials per task, tuner " << base.tuner << ", task policy " << job.task_policy
+  out << "Tuning " << model << " as one job: " << spec.tasks_size() << " tasks, "
+      << (base.trials > 0 ? absl::StrCat(base.trials, " trials per task")
+                          : std::string("no cap per task (the time budget ends it)"))
+      << ", tuner " << base.tuner << ", task policy " << job.task_policy
       << (job.selective.empty() ? "" : ", selective " + job.selective)
       << (job.selective.empty() || job.selective_followup_trials <= 0
               ? ""

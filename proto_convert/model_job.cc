@@ -26,11 +26,17 @@ proto::JobSpec MakeModelJobSpec(const std::string& model, const std::vector<Mode
   proto::JobSpec spec;
   for (proto::JobTask& t : ModelJobTasks(tasks, target)) *spec.add_tasks() = std::move(t);
   spec.set_model(model);
-  spec.set_n_trial(options.trials_per_task * spec.tasks_size());
+  // Under a time budget with no per-task cap the gradient policy's
+  // budget alone ends the search (n_trial is then only the scheduler's
+  // ceiling); the policies that count trials per task get the default cap.
+  const bool per_task = options.task_policy != "gradient" || !options.selective.empty();
+  const bool uncapped = options.trials_per_task <= 0 && options.time_budget_s > 0;
+  const int64_t trials_per_task =
+      options.trials_per_task > 0 ? options.trials_per_task : kDefaultModelTrialsPerTask;
+  spec.set_n_trial(uncapped && !per_task ? kModelTrialsUnderBudget
+                                         : trials_per_task * spec.tasks_size());
   spec.set_task_policy(options.task_policy);
-  if (options.task_policy != "gradient" || !options.selective.empty()) {
-    spec.set_trials_per_task(options.trials_per_task);
-  }
+  if (per_task) spec.set_trials_per_task(trials_per_task);
   spec.set_selective(options.selective);
   spec.set_selective_threshold(options.selective_threshold);
   if (options.share_schedules.has_value()) spec.set_share_schedules(*options.share_schedules);

@@ -25,6 +25,26 @@ TEST(ModelJobTest, OneWeightedTaskPerModelTaskThatLoads) {
   EXPECT_EQ(layers, 21);  // ResNet-18: 20 convolutions and the dense layer
 }
 
+// Under a time budget with no per-task cap the budget ends the search: a
+// 20-minute budget once stopped at 500 trials per task after 12 minutes.
+TEST(ModelJobTest, UnderATimeBudgetWithoutACapTheBudgetEndsTheSearch) {
+  std::vector<ModelTask> tasks = ModelTasks("resnet-18").value();
+  proto::JobSpec spec =
+      MakeModelJobSpec("resnet-18", tasks, "llvm", {.trials_per_task = 0, .time_budget_s = 1200});
+  EXPECT_EQ(spec.n_trial(), kModelTrialsUnderBudget);
+  EXPECT_FALSE(spec.has_trials_per_task());
+  EXPECT_EQ(spec.time_budget_s(), 1200);
+  // Policies that count per task keep the default cap.
+  spec =
+      MakeModelJobSpec("resnet-18", tasks, "llvm",
+                       {.trials_per_task = 0, .task_policy = "round_robin", .time_budget_s = 1200});
+  EXPECT_EQ(spec.trials_per_task(), kDefaultModelTrialsPerTask);
+  // A cap given with the budget still holds.
+  spec =
+      MakeModelJobSpec("resnet-18", tasks, "llvm", {.trials_per_task = 30, .time_budget_s = 1200});
+  EXPECT_EQ(spec.n_trial(), 30 * spec.tasks_size());
+}
+
 TEST(ModelJobTest, SpecSpendsTheBudgetByThePolicy) {
   std::vector<ModelTask> tasks = ModelTasks("resnet-18").value();
   proto::JobSpec gradient = MakeModelJobSpec("resnet-18", tasks, "llvm", {.trials_per_task = 8});
