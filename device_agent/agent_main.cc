@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   options.runner_sandbox.enabled = absl::GetFlag(FLAGS_sandbox);
   options.runner_sandbox.memory_limit_mb = absl::GetFlag(FLAGS_runner_memory_limit_mb);
   options.runner_sandbox.confine_files = absl::GetFlag(FLAGS_sandbox_files);
+  // The agent runs strangers' code: without Landlock it refuses to start.
+  options.runner_sandbox.require_file_confinement = options.runner_sandbox.confine_files;
 
   absl::StatusOr<tunefleet::proto::DeviceInfo> device = tunefleet::DetectAgentDevice(
       {.gpu_ordinal = options.gpu_device, .require_gpu = absl::GetFlag(FLAGS_gpu)});

@@ -37,10 +37,6 @@ constexpr char kWorkspaceName[] = "tunefleet";
 // While the child prepares a workload, how often to look at its progress.
 constexpr int64_t kPreparePollNanos = 100'000'000;
 
-// The only environment a sandboxed child gets: where its libraries are (a
-// bundle's), which GPU it may see, how much it logs.
-constexpr const char* kChildEnvironment[] = {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
-                                             "TUNEFLEET_LOG_LEVEL"};
 // How long a child that closed its result pipe may take to exit on its own.
 constexpr int64_t kExitGraceNanos = 2'000'000'000;
 
@@ -207,7 +203,12 @@ absl::StatusOr<std::unique_ptr<Runner>> Runner::Create(RunnerOptions options) {
     options.sandbox.enabled = false;
   }
   if (options.sandbox.enabled && options.sandbox.confine_files) {
-    if (absl::Status landlock = LandlockAvailable(); !landlock.ok()) return landlock;
+    if (absl::Status landlock = LandlockAvailable(); !landlock.ok()) {
+      if (options.sandbox.require_file_confinement) return landlock;
+      TF_LOG(WARNING) << "runner: " << landlock.message()
+                      << "; measuring this process's own kernels without file confinement";
+      options.sandbox.confine_files = false;
+    }
   }
   if (!options.launcher.empty()) {
     absl::StatusOr<std::string> program = ResolveLauncherProgram(options.launcher.front());
@@ -318,18 +319,11 @@ absl::Status Runner::SpawnChild() {
   argv.push_back(nullptr);
 
   // A sandboxed child gets none of the agent's environment (tokens or
-  // paths a kernel could read there) but the few variables below.
-  std::vector<std::string> kept_env;
+  // paths a kernel could read there) but SandboxedChildEnvironment().
+  std::vector<std::string> kept_env = SandboxedChildEnvironment();
   std::vector<char*> envp;
-  if (sandbox.enabled) {
-    for (const char* name : kChildEnvironment) {
-      if (const char* value = std::getenv(name); value != nullptr) {
-        kept_env.push_back(absl::StrCat(name, "=", value));
-      }
-    }
-    for (std::string& entry : kept_env) envp.push_back(entry.data());
-    envp.push_back(nullptr);
-  }
+  for (std::string& entry : kept_env) envp.push_back(entry.data());
+  envp.push_back(nullptr);
   pid_t pid = -1;
   const int spawn_error = posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(),
                                       sandbox.enabled ? envp.data() : environ);

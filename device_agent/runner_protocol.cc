@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -114,6 +115,16 @@ std::string ReadForbiddenSyscall(const RunnerStatusPage* page) {
     name.push_back(allowed ? c : '?');
   }
   return name;
+}
+
+std::vector<std::string> SandboxedChildEnvironment() {
+  std::vector<std::string> kept;
+  for (const char* name : {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "TUNEFLEET_LOG_LEVEL"}) {
+    if (const char* value = std::getenv(name); value != nullptr) {
+      kept.push_back(absl::StrCat(name, "=", value));
+    }
+  }
+  return kept;
 }
 
 RunnerStatusPage* MapRunnerStatusPage(int fd) {

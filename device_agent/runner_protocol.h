@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -104,10 +105,19 @@ struct RunnerSandboxOptions {
   int64_t cpu_limit_s = 0;
   // Confine the child's file access with Landlock (file_confinement.h): it
   // reads the system's libraries and nothing else (--sandbox_files on the
-  // agent). With the sandbox on and this on, a kernel without Landlock is
-  // refused at Runner::Create.
+  // agent).
   bool confine_files = true;
+  // On a kernel without Landlock: true (the agent, which runs strangers'
+  // code) refuses at Runner::Create; false (local mode, the user's own
+  // kernels) warns and measures without file confinement.
+  bool require_file_confinement = false;
 };
+
+// The only environment a sandboxed child gets ("NAME=value"), from this
+// process's: where its libraries are (LD_LIBRARY_PATH, a bundle's), which
+// GPUs it may see (CUDA_VISIBLE_DEVICES), how much it logs
+// (TUNEFLEET_LOG_LEVEL). Nothing else: no token, no path to one.
+std::vector<std::string> SandboxedChildEnvironment();
 
 // Maps the page behind `fd` (read-write, shared). nullptr on failure.
 RunnerStatusPage* MapRunnerStatusPage(int fd);

@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "gmock/gmock.h"
@@ -102,6 +104,16 @@ TEST_F(PipeTest, AResultFrameAboveTheResultLimitIsDataLoss) {
   absl::StatusOr<std::string> frame = ReadFrame(reader(), SoonNanos(), kMaxResultFrameBytes);
   EXPECT_EQ(frame.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(frame.status().message()), HasSubstr("exceeds the limit of 1048576"));
+}
+
+TEST(SandboxedChildEnvironmentTest, KeepsOnlyWhatTheChildNeeds) {
+  setenv("TUNEFLEET_TOKEN", "tf_1.secret", 1);
+  setenv("LD_LIBRARY_PATH", "/opt/bundle/lib", 1);
+  const std::vector<std::string> kept = SandboxedChildEnvironment();
+  unsetenv("TUNEFLEET_TOKEN");
+  unsetenv("LD_LIBRARY_PATH");
+  EXPECT_THAT(kept, ::testing::Contains("LD_LIBRARY_PATH=/opt/bundle/lib"));
+  for (const std::string& entry : kept) EXPECT_EQ(entry.find("TUNEFLEET_TOKEN"), std::string::npos);
 }
 
 // The child shares the page read-write; truncating it would make the
