@@ -185,6 +185,9 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
       }
     }
   }
+  // The key's agents, counted once and only for a job whose owner has an
+  // agent share (WorkerRegistry::AgentsOfKey walks every worker).
+  int agents_of_key = -1;
   bool dispatched = true;
   while (dispatched) {
     dispatched = false;
@@ -211,8 +214,9 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
           continue;
         }
         // Its owner measures on as many of the key's agents as it may.
-        if (!UserQuotas::MeasureHold(*jobs_, *job, workers_->AgentsOfKey(device_key)).empty()) {
-          continue;
+        if (job->stored.spec.owner_quota().max_agent_share() > 0) {
+          if (agents_of_key < 0) agents_of_key = workers_->AgentsOfKey(device_key);
+          if (!UserQuotas::MeasureHold(*jobs_, *job, agents_of_key).empty()) continue;
         }
         auto trial_it =
             std::find_if(job->to_measure.begin(), job->to_measure.end(), [&](int64_t trial_id) {
