@@ -217,25 +217,13 @@ void OnForbiddenSyscall(int, siginfo_t* info, void*) {
   _exit(128 + SIGSYS);  // not reached
 }
 
-// One rule. A name this architecture does not have is skipped (libseccomp
-// resolves it to a negative number).
-[[nodiscard]] absl::Status AddRule(scmp_filter_ctx filter, uint32_t action, const char* name,
-                                   std::initializer_list<scmp_arg_cmp> args = {}) {
-  const int number = seccomp_syscall_resolve_name(name);
-  if (number < 0) return absl::OkStatus();
-  const int rc = seccomp_rule_add_array(filter, action, number, args.size(), args.begin());
-  if (rc != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("sandbox: adding the seccomp rule for ", name, " failed: ", strerror(-rc)));
-  }
-  return absl::OkStatus();
-}
-
 struct ArgRule {
   const char* name;
   std::vector<scmp_arg_cmp> args;  // all must hold
 };
 
+// Rules with one action. A name this architecture does not have is skipped
+// (libseccomp resolves it to a negative number).
 [[nodiscard]] absl::Status AddRules(scmp_filter_ctx filter, uint32_t action,
                                     const std::vector<ArgRule>& rules) {
   for (const ArgRule& rule : rules) {
@@ -249,6 +237,10 @@ struct ArgRule {
     }
   }
   return absl::OkStatus();
+}
+
+[[nodiscard]] absl::Status AddRule(scmp_filter_ctx filter, uint32_t action, const char* name) {
+  return AddRules(filter, action, {{name, {}}});
 }
 
 // The allow-list filter of a CPU child (default action: trap).
