@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
-#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
+#include "common/saturating_product.h"
 
 namespace tunefleet::ir {
 namespace {
@@ -251,13 +251,7 @@ Stmt LetStmt::Make(const std::string& var, Expr value, Stmt body) {
   return Stmt(std::make_shared<LetStmt>(var, std::move(value), std::move(body)));
 }
 
-int64_t BufferArg::NumElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
-  }
-  return n;
-}
+int64_t BufferArg::NumElements() const { return SaturatingProduct(shape); }
 
 Expr operator+(Expr a, Expr b) {
   return BinaryOp::Make(IRNodeKind::kAdd, std::move(a), std::move(b));

@@ -1,10 +1,10 @@
 #include "tuner_core/workloads/workload.h"
 
-#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/saturating_product.h"
 #include "tuner_core/workloads/batch_matmul.h"
 #include "tuner_core/workloads/conv2d.h"
 #include "tuner_core/workloads/dense.h"
@@ -22,14 +22,7 @@ template <typename T>
 
 }  // namespace
 
-int64_t TensorArg::NumElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    // Saturated: crafted dimensions must not wrap to a small count.
-    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
-  }
-  return n;
-}
+int64_t TensorArg::NumElements() const { return SaturatingProduct(shape); }
 
 std::string Workload::Describe() const {
   std::vector<std::string> parts;
