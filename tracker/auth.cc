@@ -29,8 +29,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "common/file_util.h"
 #include "common/sha256.h"
 #include "common/signing.h"
@@ -351,7 +349,7 @@ Principal TokenSet::PrincipalOf(const Entry& entry) {
                                   [&](const Entry& entry) { return entry.id == id; });
   const std::string host = PeerHost(peer);
   if (hashes) {
-    const double now_s = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+    const double now_s = (clock_ != nullptr ? *clock_ : SystemClock()).NowSeconds();
     absl::MutexLock lock(&cache_->mu);
     if (!cache_->per_peer.contains(host) && cache_->per_peer.size() >= kMaxRationedPeers) {
       cache_->per_peer.clear();

@@ -40,6 +40,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/clock.h"
 
 namespace grpc {
 class ServerContextBase;
@@ -140,6 +141,11 @@ class TokenSet {
   [[nodiscard]] absl::StatusOr<Principal> Authenticate(absl::string_view authorization_header,
                                                        absl::string_view peer = "") const;
 
+  // The clock the rationing refills by (default SystemClock()); tests
+  // pass a FakeClock so that slow hashing cannot refill a bucket. Not
+  // owned; must outlive the set.
+  void set_clock(ClockInterface* clock) { clock_ = clock; }
+
   static constexpr double kArgon2PerPeerBurst = 4;
   static constexpr double kArgon2PerPeerPerSecond = 1;
   static constexpr double kArgon2Burst = 16;
@@ -177,6 +183,7 @@ class TokenSet {
   static Principal PrincipalOf(const Entry& entry);
   std::vector<Entry> entries_;
   std::unique_ptr<Cache> cache_;
+  ClockInterface* clock_ = nullptr;  // null: SystemClock()
 };
 
 // The token file line for `token` (hashing it): what `tunefleet token hash`

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rpc/generic_call.h"
@@ -131,6 +132,8 @@ TEST(TokenSetTest, RefusesUnknownTokensWithoutEchoingThem) {
 // only) are not rationed, and other peers keep their share.
 TEST(TokenSetTest, UnknownTokensAreRationedPerPeer) {
   TokenSet tokens = ThreeTokens();
+  FakeClock clock;  // stands still: hashing time refills nothing
+  tokens.set_clock(&clock);
   ASSERT_TRUE(tokens.Authenticate(BearerHeader(kUserToken), "ipv4:10.0.0.9:1").ok());
   const std::string attacker = "ipv4:10.0.0.5:";
   int refused = 0, exhausted = 0;
@@ -148,6 +151,16 @@ TEST(TokenSetTest, UnknownTokensAreRationedPerPeer) {
   }
   EXPECT_EQ(refused, static_cast<int>(TokenSet::kArgon2PerPeerBurst));
   EXPECT_EQ(exhausted, 12 - refused);
+  // A second later the peer may fail once more, and no more than once.
+  clock.AdvanceSeconds(1);
+  EXPECT_EQ(tokens.Authenticate(BearerHeader("guess-after-a-second-abcdefgh"), attacker + "3")
+                .status()
+                .code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(tokens.Authenticate(BearerHeader("guess-after-a-second-bcdefghi"), attacker + "4")
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(tokens
                 .Authenticate(BearerHeader("tf_0123456789abcdef_0123456789abcdef01234567"),
                               attacker + "1")
