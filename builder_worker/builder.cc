@@ -54,6 +54,10 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
                           absl::StrCat("template ", tmpl.name(), ": ", fits.message()), timings));
   }
 
+  if (!options.epilogue_hook_buffer.empty()) {
+    func->epilogue_hook = true;
+    func->epilogue_buffer = options.epilogue_hook_buffer;
+  }
   start = Clock::now();
   absl::StatusOr<ir::LoweredFunc> lowered = Lower(*func);
   timings.lower_seconds = SecondsSince(start);

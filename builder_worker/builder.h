@@ -27,6 +27,10 @@ struct BuildOptions {
   int opt_level = 2;
   LinkOptions link;
   bool keep_llvm_ir = false;  // fill BuildResult::llvm_ir (debugging)
+  // Non-empty: the kernel takes an epilogue hook and calls it where its
+  // template marks regions of this buffer ready (ir::OutputReady), as a
+  // compiled model's kernel with a fused epilogue does.
+  std::string epilogue_hook_buffer;
 };
 
 struct Artifact {

@@ -58,6 +58,18 @@ typedef struct TfRuntime {
 
 typedef int32_t (*TfKernelEntry)(void** args, const TfRuntime* runtime);
 
+// Epilogue hooks. A kernel compiled into a model with its epilogue fused
+// (y = act(y + bias + residual) on its output) takes one more pointer after
+// its staged buffers: a TfEpilogue, or NULL for none. Wherever its timed
+// body has written a region of the output for the last time (rows runs of
+// cols floats, the first at element `offset`, each row_stride after the
+// previous), it calls apply on that region while it is still in cache.
+// Kernels built for measurement never call it.
+typedef struct TfEpilogue {
+  void (*apply)(const struct TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols,
+                int64_t row_stride);
+} TfEpilogue;
+
 // Field indices of TfRuntime, for code generators that address it as a struct
 // {i32, i32, ptr, ptr, ptr, ptr}.
 #define TF_RUNTIME_FIELD_CONTEXT 2

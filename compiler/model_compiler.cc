@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "builder_worker/codegen/codegen_targets.h"
@@ -22,6 +24,7 @@
 #include "compiler/model_archive.h"
 #include "compiler/runtime/model_runtime.h"
 #include "tuner_core/graph/model_source.h"
+#include "tuner_core/ir/ir_visitor.h"
 
 namespace tunefleet {
 namespace {
@@ -62,12 +65,47 @@ namespace {
   return features;
 }
 
+// Whether `body` marks regions of `buffer` ready (ir::OutputReady).
+bool MarksReady(const ir::Stmt& body, const std::string& buffer) {
+  struct Finder : ir::IRVisitor {
+    const std::string* buffer;
+    bool found = false;
+    void VisitOutputReady(const ir::OutputReady* op) override {
+      found = found || op->buffer == *buffer;
+    }
+  } finder;
+  finder.buffer = &buffer;
+  finder.Visit(body);
+  return finder.found;
+}
+
+// Where the steps of kernel `symbol` that have an epilogue pass their
+// output: its index among their staged buffers, or -1 for the output
+// tensor; nullopt when none has an epilogue or they disagree.
+std::optional<int> HookOutput(const ModelPlan& plan, const std::string& symbol) {
+  std::optional<int> where;
+  for (const PlanStep& step : plan.steps) {
+    if (step.op != StepOp::kKernel || step.symbol != symbol || step.epilogue.empty()) continue;
+    const auto it = std::find(step.staged.begin(), step.staged.end(), step.outputs[0]);
+    const int index = it == step.staged.end() ? -1 : static_cast<int>(it - step.staged.begin());
+    if (where.has_value() && *where != index) return std::nullopt;
+    where = index;
+  }
+  return where;
+}
+
 // One kernel as an object file: the template's loop nest for the chosen
 // config, renamed to `symbol` so many kernels share one library.
 // Appends the symbols it defines to `exported` (for the static archive's
 // table).
+// `hook_output`: where the steps the kernel serves pass their output, as
+// an index among its staged buffers (a blocked convolution's) or -1 for its
+// output tensor; nullopt: no step has an epilogue. Sets `*hooked` when the
+// kernel applies the epilogue itself through its hook (its template marks
+// that output's regions ready), false when the steps must run it after.
 [[nodiscard]] absl::StatusOr<std::string> KernelObject(const KernelToBuild& kernel,
                                                        const TargetSpec& target, int opt_level,
+                                                       std::optional<int> hook_output, bool* hooked,
                                                        std::vector<ExportedSymbol>& exported) {
   const Task& task = *kernel.choice.task;
   auto context =
@@ -78,6 +116,21 @@ namespace {
   if (!func.ok())
     return absl::InvalidArgumentError(absl::StrCat(context, ": ", func.status().message()));
   func->name = kernel.symbol;
+  *hooked = false;
+  if (hook_output.has_value()) {
+    std::string output;
+    if (*hook_output >= 0 && *hook_output < static_cast<int>(func->staged.size())) {
+      output = func->staged[*hook_output].name;
+    }
+    for (const ir::BufferArg& arg : func->args) {
+      if (*hook_output < 0 && arg.is_output && output.empty()) output = arg.name;
+    }
+    if (!output.empty() && MarksReady(func->body, output)) {
+      func->epilogue_hook = true;
+      func->epilogue_buffer = output;
+      *hooked = true;
+    }
+  }
   absl::StatusOr<ir::LoweredFunc> lowered = Lower(*func);
   if (!lowered.ok())
     return absl::InternalError(absl::StrCat(context, ": ", lowered.status().message()));
@@ -184,9 +237,16 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   std::vector<ArchiveMember> members;
   std::vector<ExportedSymbol> exported = {{kPlanSymbol, false}, {kWeightsSymbol, false}};
   for (const KernelToBuild& kernel : built.kernels) {
-    TF_ASSIGN_OR_RETURN(std::string object,
-                        KernelObject(kernel, target, options.opt_level, exported));
+    const std::optional<int> hook_output = HookOutput(built.plan, kernel.symbol);
+    bool hooked = false;
+    TF_ASSIGN_OR_RETURN(std::string object, KernelObject(kernel, target, options.opt_level,
+                                                         hook_output, &hooked, exported));
     members.push_back({absl::StrCat(kernel.symbol, ".o"), std::move(object)});
+    for (PlanStep& step : built.plan.steps) {
+      if (step.op == StepOp::kKernel && step.symbol == kernel.symbol && !step.epilogue.empty()) {
+        step.epilogue.in_kernel = hooked;
+      }
+    }
   }
   TF_ASSIGN_OR_RETURN(std::string data, DataObject(built, target));
   members.push_back({"tf_model_data.o", std::move(data)});

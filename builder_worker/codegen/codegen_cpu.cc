@@ -40,6 +40,10 @@ class UsedNames : public IRVisitor {
     buffers.insert(op->buffer);
     IRVisitor::VisitPrefetch(op);
   }
+  void VisitOutputReady(const OutputReady* op) override {
+    buffers.insert(kEpilogueHookArg);
+    IRVisitor::VisitOutputReady(op);
+  }
 };
 
 class CodeGenCPU : public CodeGenLLVM {
@@ -56,6 +60,15 @@ class CodeGenCPU : public CodeGenLLVM {
     std::vector<std::string> arg_names;
     for (const BufferArg& arg : func.args) arg_names.push_back(arg.name);
     for (const StagedBuffer& staged : func.staged) arg_names.push_back(staged.name);
+    hook_buffer_.clear();
+    if (func.epilogue_hook) {
+      if (func.epilogue_buffer.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("kernel ", func.name, " has an epilogue hook but no epilogue buffer"));
+      }
+      arg_names.push_back(kEpilogueHookArg);
+      hook_buffer_ = func.epilogue_buffer;
+    }
     if (func.staged.empty() && (func.prepare.defined() || func.finish.defined())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "kernel ", func.name, " has a prepare or finish stage but no staged buffers"));
@@ -209,7 +222,9 @@ class CodeGenCPU : public CodeGenLLVM {
     for (size_t i = 0; i < arg_names.size(); ++i) {
       llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(ptr_, function->getArg(0), i);
       llvm::LoadInst* p = builder_.CreateLoad(ptr_, slot, arg_names[i]);
-      p->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx_, {}));
+      if (arg_names[i] != kEpilogueHookArg) {  // the hook may be NULL
+        p->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx_, {}));
+      }
       buffers_.Bind(arg_names[i], p);
     }
     llvm::BasicBlock* return_block = llvm::BasicBlock::Create(ctx_, "return", function);

@@ -330,6 +330,29 @@ void CodeGenLLVM::VisitPrefetch(const Prefetch* op) {
       {addr, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
 }
 
+void CodeGenLLVM::VisitOutputReady(const OutputReady* op) {
+  if (hook_buffer_.empty() || op->buffer != hook_buffer_) return;
+  llvm::Value* hook = buffers_.Find(kEpilogueHookArg);
+  if (hook == nullptr) return Fail("an epilogue hook is used where it is not bound");
+  std::vector<llvm::Value*> region;
+  for (const Expr& e : {op->offset, op->rows, op->cols, op->row_stride}) {
+    if (e.type().lanes != 1) return Fail("an OutputReady region must be scalar");
+    region.push_back(builder_.CreateSExtOrTrunc(Emit(e), i64_));
+  }
+  // if (hook != NULL) hook->apply(hook, offset, rows, cols, row_stride)
+  llvm::Function* fn = current_function();
+  llvm::BasicBlock* call = llvm::BasicBlock::Create(ctx_, "epilogue", fn);
+  llvm::BasicBlock* after = llvm::BasicBlock::Create(ctx_, "epilogue_done", fn);
+  builder_.CreateCondBr(builder_.CreateIsNull(hook), after, call);
+  builder_.SetInsertPoint(call);
+  llvm::Value* apply = builder_.CreateLoad(ptr_, hook, "epilogue_apply");
+  auto* apply_type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, i64_, i64_, i64_, i64_}, false);
+  builder_.CreateCall(apply_type, apply, {hook, region[0], region[1], region[2], region[3]});
+  builder_.CreateBr(after);
+  builder_.SetInsertPoint(after);
+}
+
 void CodeGenLLVM::VisitBlock(const Block* op) {
   for (const Stmt& child : op->stmts) Emit(child);
 }

@@ -40,6 +40,9 @@ class ScopedTable {
   std::unordered_map<std::string, std::vector<llvm::Value*>> table_;
 };
 
+// The name the epilogue hook's pointer is bound to among the buffers.
+inline constexpr char kEpilogueHookArg[] = "__epilogue_hook";
+
 class CodeGenLLVM : public ir::ExprFunctor<llvm::Value*>, public ir::StmtFunctor<void> {
  public:
   ~CodeGenLLVM() override;
@@ -87,6 +90,9 @@ class CodeGenLLVM : public ir::ExprFunctor<llvm::Value*>, public ir::StmtFunctor
   llvm::Type* idx_;  // the IR's integer type on this target
   llvm::PointerType* ptr_;
   ScopedTable vars_, buffers_;
+  // The output buffer whose OutputReady calls the hook, bound in buffers_
+  // as kEpilogueHookArg; empty: no hook.
+  std::string hook_buffer_;
 
   // ---- expressions ----------------------------------------------------------
   llvm::Value* VisitIntImm(const ir::IntImm* op) override;
@@ -111,6 +117,9 @@ class CodeGenLLVM : public ir::ExprFunctor<llvm::Value*>, public ir::StmtFunctor
   void VisitLetStmt(const ir::LetStmt* op) override;
   // llvm.prefetch (read, locality 3, data cache) of the element's line.
   void VisitPrefetch(const ir::Prefetch* op) override;
+  // A call of the epilogue hook (common/kernel_abi.h: TfEpilogue) when the
+  // target bound one for op->buffer (hook_buffer_), nothing otherwise.
+  void VisitOutputReady(const ir::OutputReady* op) override;
 
  private:
   struct Operands {

@@ -90,6 +90,13 @@ class LaneVectorizer : public IRMutator {
     return Prefetch::Make(op->buffer, std::move(index));
   }
 
+  // A region is marked ready once, outside the vector loop that writes it.
+  Stmt VisitOutputReady(const Stmt& s, const OutputReady* op) override {
+    Fail(absl::StrCat("the ready region of ", op->buffer, " is inside the vectorized loop '", var_,
+                      "'"));
+    return s;
+  }
+
   Stmt VisitFor(const Stmt& s, const For* op) override {
     Expr min = Mutate(op->min), extent = Mutate(op->extent);
     if (min.type().lanes > 1 || extent.type().lanes > 1) {

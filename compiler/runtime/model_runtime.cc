@@ -296,6 +296,12 @@ CompiledModel::~CompiledModel() {
     }
     k.prepare = reinterpret_cast<TfKernelEntry>(Symbol(step.symbol + TF_KERNEL_PREPARE_SUFFIX));
     k.finish = reinterpret_cast<TfKernelEntry>(Symbol(step.symbol + TF_KERNEL_FINISH_SUFFIX));
+    const PlanEpilogue& e = step.epilogue;
+    if (e.in_kernel && !e.empty()) {
+      k.epilogue = BindEpilogue(e, e.bias >= 0 ? buffers_[e.bias] : nullptr,
+                                e.residual >= 0 ? buffers_[e.residual] : nullptr,
+                                buffers_[step.outputs[0]], plan_.buffers[step.outputs[0]].elements);
+    }
     const auto* staged =
         static_cast<const int64_t*>(Symbol(step.symbol + TF_KERNEL_STAGED_ELEMENTS_SUFFIX));
     if (!step.staged.empty()) {
@@ -423,6 +429,9 @@ template <typename Int>
       for (int id : step.outputs) args.push_back(buffers_[id]);
       for (float* s : k.staged) args.push_back(s);
       for (int id : step.staged) args.push_back(buffers_[id]);
+      // A kernel built with an epilogue hook reads one more pointer (NULL:
+      // none); one built without ignores it.
+      args.push_back(k.epilogue ? const_cast<TfEpilogue*>(&k.epilogue->hook) : nullptr);
       const bool plan_staged = !step.staged.empty();
       for (TfKernelEntry fn : {k.prepare, k.entry, k.finish}) {
         if (fn == nullptr || (plan_staged && fn != k.entry)) continue;
@@ -431,7 +440,7 @@ template <typename Int>
               absl::StrCat("kernel of node '", step.node, "' failed (workspace allocation)"));
         }
       }
-      if (!step.epilogue.empty()) {
+      if (!step.epilogue.empty() && !k.epilogue) {
         const auto epilogue_start =
             profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         const PlanEpilogue& e = step.epilogue;

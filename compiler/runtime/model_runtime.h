@@ -16,11 +16,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/kernel_abi.h"
+#include "compiler/runtime/ops.h"
 #include "compiler/runtime/plan.h"
 
 namespace tunefleet {
@@ -83,6 +85,8 @@ class CompiledModel {
     TfKernelEntry prepare = nullptr;
     TfKernelEntry finish = nullptr;
     std::vector<float*> staged;  // owned by staged_memory_
+    // The epilogue the kernel applies through its hook (plan: in_kernel).
+    std::optional<BoundEpilogue> epilogue;
   };
 
   CompiledModel() = default;

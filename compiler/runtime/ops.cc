@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -157,7 +158,7 @@ TF_VECTOR_CLONES void EpilogueRow(float* __restrict out, const float* __restrict
   }
 }
 
-using EpilogueRowFn = void (*)(float*, const float*, const float*, int64_t, int64_t, float, float);
+using EpilogueRowFn = BoundEpilogue::RowFn;
 
 template <int kAct>
 EpilogueRowFn EpilogueRowFor(bool bias, bool residual) {
@@ -398,39 +399,82 @@ TF_VECTOR_CLONES void PoolRowPlain(const PoolWindow& g, const float* __restrict 
 
 }  // namespace
 
+static_assert(std::is_standard_layout_v<BoundEpilogue> && offsetof(BoundEpilogue, hook) == 0,
+              "a kernel's TfEpilogue* must be its BoundEpilogue's address");
+
 // Floats of one piece of an epilogue's row (ApplyEpilogue).
 constexpr int64_t kEpiloguePieceFloats = 4096;
 
-void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residual, float* y,
-                   int64_t elements, const TfRuntime* rt) {
-  // A dense output [rows, channels] (inner and block 1) runs as rows of
-  // all its channels, so each row is one vector loop, not one call per
-  // element.
-  const bool dense = e.block == 1 && e.inner == 1;
-  const int64_t block = dense ? e.channels : e.block, inner = e.inner;
-  const int64_t blocks = e.channels / block;
-  const int64_t rows = elements / (inner * block);  // (outer, channel block) pairs
+// TfEpilogue::apply: each of the region's rows.
+static void ApplyRegion(const TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols,
+                        int64_t row_stride) {
+  const auto* bound = reinterpret_cast<const BoundEpilogue*>(self);
+  for (int64_t r = 0; r < rows; ++r) bound->Apply(offset + r * row_stride, cols);
+}
+
+BoundEpilogue BindEpilogue(const PlanEpilogue& e, const float* bias, const float* residual,
+                           float* y, int64_t elements) {
+  BoundEpilogue b;
+  b.hook.apply = &ApplyRegion;
+  b.epilogue = e;
+  b.bias = bias;
+  b.residual = residual;
+  b.y = y;
+  b.elements = elements;
   const PointwiseFunc func = e.activation.func;
   const int act = func == PointwiseFunc::kRelu ? 1 : func == PointwiseFunc::kClip ? 2 : 0;
+  if (bias != nullptr || residual != nullptr || act != 0) {
+    b.row = act == 1   ? EpilogueRowFor<1>(bias, residual)
+            : act == 2 ? EpilogueRowFor<2>(bias, residual)
+                       : EpilogueRowFor<0>(bias, residual);
+  }
+  if (act == 0 && func != PointwiseFunc::kNone) b.after = ForFunc<PickInPlace>(func);
+  return b;
+}
+
+void BoundEpilogue::Apply(int64_t offset, int64_t count) const {
+  if (offset < 0 || count <= 0 || offset > elements - count) return;
+  const PlanEpilogue& e = epilogue;
+  // A dense output [rows, channels] runs as rows of its channels; a blocked
+  // or NCHW one as (outer, channel block) runs of `inner` positions.
+  const bool dense = e.block == 1 && e.inner == 1;
+  const int64_t run = dense ? e.channels : e.inner * e.block, blocks = e.channels / e.block;
   const float alpha = e.activation.alpha, beta = e.activation.beta;
-  const EpilogueRowFn row_fn = act == 1   ? EpilogueRowFor<1>(bias, residual)
-                               : act == 2 ? EpilogueRowFor<2>(bias, residual)
-                                          : EpilogueRowFor<0>(bias, residual);
-  const PointwiseInPlaceFn after = act == 0 ? ForFunc<PickInPlace>(func) : nullptr;
-  const bool adds = bias != nullptr || residual != nullptr;
-  // Rows split into pieces of about 16 KiB: the add and the activation
-  // after it then meet the piece in L1, one pass over memory, not two.
-  const int64_t piece = std::max<int64_t>(1, kEpiloguePieceFloats / block);
-  const int64_t pieces = (inner + piece - 1) / piece;
-  ParallelFor(rt, rows * pieces, elements, [&](int64_t t) {
-    const int64_t row = t / pieces, begin = (t % pieces) * piece;
-    const int64_t n = std::min(piece, inner - begin), first = (row * inner + begin) * block;
-    float* out = y + first;
-    if (adds || act != 0) {
-      row_fn(out, bias ? bias + (row % blocks) * block : nullptr,
-             residual ? residual + first : nullptr, n, block, alpha, beta);
+  while (count > 0) {
+    const int64_t within = offset % run, len = std::min(count, run - within);
+    float* out = y + offset;
+    const float* res = residual != nullptr ? residual + offset : nullptr;
+    if (row != nullptr && dense) {
+      row(out, bias != nullptr ? bias + within : nullptr, res, 1, len, alpha, beta);
+    } else if (row != nullptr && within % e.block == 0 && len % e.block == 0) {
+      const float* b = bias != nullptr ? bias + ((offset / run) % blocks) * e.block : nullptr;
+      row(out, b, res, len / e.block, e.block, alpha, beta);
+    } else if (row != nullptr) {  // a run that splits a channel block: value by value
+      for (int64_t i = 0; i < len; ++i) {
+        const int64_t c = ((offset / run) % blocks) * e.block + (within + i) % e.block;
+        row(out + i, bias != nullptr ? bias + c : nullptr, res != nullptr ? res + i : nullptr, 1, 1,
+            alpha, beta);
+      }
     }
-    if (after != nullptr && func != PointwiseFunc::kNone) after(out, n * block, alpha, beta);
+    if (after != nullptr) after(out, len, alpha, beta);
+    offset += len;
+    count -= len;
+  }
+}
+
+void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residual, float* y,
+                   int64_t elements, const TfRuntime* rt) {
+  const BoundEpilogue bound = BindEpilogue(e, bias, residual, y, elements);
+  // Runs split into pieces of about 16 KiB: the add and the activation
+  // after it then meet the piece in L1, one pass over memory, not two.
+  const bool dense = e.block == 1 && e.inner == 1;
+  const int64_t run = dense ? e.channels : e.inner * e.block;
+  const int64_t piece =
+      dense ? run : std::max<int64_t>(1, kEpiloguePieceFloats / e.block) * e.block;
+  const int64_t pieces = (run + piece - 1) / piece, runs = elements / run;
+  ParallelFor(rt, runs * pieces, elements, [&](int64_t t) {
+    const int64_t begin = (t % pieces) * piece;
+    bound.Apply((t / pieces) * run + begin, std::min(piece, run - begin));
   });
 }
 

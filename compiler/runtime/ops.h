@@ -20,9 +20,33 @@
 
 namespace tunefleet {
 
-// y = act(y + bias[c] + residual) over `elements` values laid out as
-// [rows, epilogue.inner, epilogue.block] (channel c = (row % (channels /
-// block)) * block + lane); bias and residual may be null.
+// A kernel step's epilogue, y = act(y + bias[c] + residual), over its
+// output of `elements` values laid out as [rows, epilogue.inner,
+// epilogue.block] (channel c = (row % (channels / block)) * block + lane),
+// bound to its buffers (bias and residual may be null). A kernel compiled
+// with an epilogue hook calls it, as the TfEpilogue it begins with, on each
+// region of y it finishes (common/kernel_abi.h); ApplyEpilogue runs it over
+// the whole of y after a kernel without one.
+struct BoundEpilogue {
+  using RowFn = void (*)(float*, const float*, const float*, int64_t, int64_t, float, float);
+  using InPlaceFn = void (*)(float*, int64_t, float, float);
+
+  TfEpilogue hook;  // first: a kernel's TfEpilogue* is this object's address
+  PlanEpilogue epilogue;
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  float* y = nullptr;
+  int64_t elements = 0;
+  RowFn row = nullptr;        // the adds and a relu or clip
+  InPlaceFn after = nullptr;  // any other activation, after them
+
+  // y[offset, offset + count) in place; a range outside y does nothing.
+  void Apply(int64_t offset, int64_t count) const;
+};
+BoundEpilogue BindEpilogue(const PlanEpilogue& epilogue, const float* bias, const float* residual,
+                           float* y, int64_t elements);
+
+// The whole epilogue, in parallel pieces that stay in L1.
 void ApplyEpilogue(const PlanEpilogue& epilogue, const float* bias, const float* residual, float* y,
                    int64_t elements, const TfRuntime* rt);
 

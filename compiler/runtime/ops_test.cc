@@ -44,7 +44,7 @@ TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
         e.inner = inner;
         const int64_t elements = 2 * e.channels * e.inner;  // two images
         const std::vector<float> bias = Random(e.channels, 1), residual = Random(elements, 2);
-        std::vector<float> y = Random(elements, 3), want = y;
+        std::vector<float> y = Random(elements, 3), want = y, hooked = y;
         const bool has_bias = with & 1, has_residual = with & 2;
         for (int64_t i = 0; i < elements; ++i) {
           const int64_t row = i / (e.inner * block), lane = i % block;
@@ -60,10 +60,26 @@ TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
         }
         ApplyEpilogue(e, has_bias ? bias.data() : nullptr, has_residual ? residual.data() : nullptr,
                       y.data(), elements, &kSerial);
+        // The same through the hook a kernel calls, on regions cut at random
+        // (through channel blocks and runs too); one past the end does nothing.
+        const BoundEpilogue bound =
+            BindEpilogue(e, has_bias ? bias.data() : nullptr,
+                         has_residual ? residual.data() : nullptr, hooked.data(), elements);
+        bound.hook.apply(&bound.hook, elements - 3, 1, 4, 0);
+        std::mt19937 rng(with + 7 * block);
+        for (int64_t at = 0; at < elements;) {
+          const int64_t len =
+              std::min(elements - at, std::uniform_int_distribution<int64_t>(1, 70)(rng));
+          bound.hook.apply(&bound.hook, at, 1, len, 0);
+          at += len;
+        }
         for (int64_t i = 0; i < elements; ++i) {
           ASSERT_NEAR(y[i], want[i], 2e-6f)
               << "block " << block << " inner " << inner << " " << PointwiseFuncName(activation)
               << " bias " << has_bias << " residual " << has_residual;
+          ASSERT_NEAR(hooked[i], want[i], 2e-6f) << "hooked: block " << block << " inner " << inner
+                                                 << " " << PointwiseFuncName(activation) << " bias "
+                                                 << has_bias << " residual " << has_residual;
         }
       }
     }

@@ -271,7 +271,8 @@ nlohmann::json ModelPlan::ToJson() const {
                             {"activation", ActivationJson(e.activation)},
                             {"channels", e.channels},
                             {"inner", e.inner},
-                            {"block", e.block}}}});
+                            {"block", e.block},
+                            {"in_kernel", e.in_kernel}}}});
   }
   return j;
 }
@@ -391,6 +392,7 @@ nlohmann::json ModelPlan::ToJson() const {
       step.epilogue.channels = e.at("channels").get<int64_t>();
       step.epilogue.inner = e.at("inner").get<int64_t>();
       step.epilogue.block = e.at("block").get<int64_t>();
+      step.epilogue.in_kernel = e.value("in_kernel", false);
       if (step.epilogue.block < 1 || step.epilogue.inner < 1 ||
           step.epilogue.channels % step.epilogue.block != 0) {
         return absl::InvalidArgumentError(

@@ -183,6 +183,9 @@ struct PlanEpilogue {
   int64_t channels = 1;
   int64_t inner = 1;  // positions per channel block per image (H*row_width; 1 for dense)
   int64_t block = 1;  // the output's channel block (1: NCHW / dense)
+  // The kernel applies it through its epilogue hook, region by region as
+  // it finishes them (common/kernel_abi.h), instead of a pass after it.
+  bool in_kernel = false;
 
   bool empty() const { return bias < 0 && residual < 0 && activation.empty(); }
 };

@@ -59,6 +59,8 @@ std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& 
       const double epilogue_ms = epilogue_seconds[i] * 1e3 / std::max(runs, 1);
       epilogues += epilogue_ms;
       epilogue = absl::StrFormat(" (epilogue %.3f)", epilogue_ms);
+    } else if (step.epilogue.in_kernel && !step.epilogue.empty()) {
+      epilogue = " (epilogue in its stores)";
     }
     absl::StrAppendFormat(&text, "%4d %-15s %-28s %-16s -> %-16s %-16s %8.3f ms  %s%s\n",
                           static_cast<int>(i), StepOpName(step.op), step.node, in, out, shape, ms,
@@ -68,8 +70,10 @@ std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& 
     absl::StrAppendFormat(&text, "%-22s %8.3f ms\n", kind, ms);
   }
   if (!epilogue_seconds.empty()) {
-    absl::StrAppendFormat(&text, "%-22s %8.3f ms (of the kernel steps above)\n", "kernel epilogues",
-                          epilogues);
+    absl::StrAppendFormat(&text,
+                          "%-22s %8.3f ms (of the kernel steps above; those fused into a "
+                          "kernel's stores are its own time)\n",
+                          "kernel epilogues", epilogues);
   }
   absl::StrAppendFormat(&text, "%-22s %8.3f ms over %d steps\n", "total", total,
                         static_cast<int>(plan.steps.size()));

@@ -268,6 +268,9 @@ class Analyzer : public ir::IRVisitor {
     Visit(op->index);
   }
 
+  // A ready mark costs nothing in a kernel built for measurement.
+  void VisitOutputReady(const ir::OutputReady*) override {}
+
   void VisitLetStmt(const ir::LetStmt* op) override {
     scope_.lets.emplace_back(&op->var, op->value);
     Visit(op->body);

@@ -209,7 +209,8 @@ class Interpreter : public ExprFunctor<double>, public StmtFunctor<void> {
     if (barrier_ == nullptr) return Fail("barrier outside thread-bound loops");
     barrier_->Wait();
   }
-  void VisitPrefetch(const Prefetch*) override {}  // a cache hint: nothing to emulate
+  void VisitPrefetch(const Prefetch*) override {}        // a cache hint: nothing to emulate
+  void VisitOutputReady(const OutputReady*) override {}  // GPU kernels have no epilogue hook
 
  private:
   void Fail(std::string message) { shared_->Fail(std::move(message)); }

@@ -209,6 +209,14 @@ Stmt Prefetch::Make(const std::string& buffer, Expr index) {
   return Stmt(std::make_shared<Prefetch>(buffer, std::move(index)));
 }
 
+Stmt OutputReady::Make(const std::string& buffer, Expr offset, Expr rows, Expr cols,
+                       Expr row_stride) {
+  TF_CHECK(offset.type() == Type::Int() && rows.type() == Type::Int() &&
+           cols.type() == Type::Int() && row_stride.type() == Type::Int());
+  return Stmt(std::make_shared<OutputReady>(buffer, std::move(offset), std::move(rows),
+                                            std::move(cols), std::move(row_stride)));
+}
+
 Stmt For::Make(const std::string& var, Expr min, Expr extent, ForKind kind, Stmt body) {
   TF_CHECK(min.type() == Type::Int() && extent.type() == Type::Int() && body.defined());
   return Stmt(std::make_shared<For>(var, std::move(min), std::move(extent), kind, std::move(body)));

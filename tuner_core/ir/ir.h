@@ -71,7 +71,7 @@ struct Type {
 #define TUNEFLEET_IR_STMT_KINDS(X)                                                \
   X(For, For) X(Store, Store) X(Allocate, Allocate) X(Block, Block)               \
   X(IfThenElse, IfThenElse) X(LetStmt, LetStmt) X(Barrier, Barrier)          \
-  X(Prefetch, Prefetch)
+  X(Prefetch, Prefetch) X(OutputReady, OutputReady)
 
 enum class IRNodeKind {
 #define TUNEFLEET_IR_ENUMERATOR(name, node) k##name,
@@ -393,6 +393,27 @@ struct Prefetch : StmtNode {
   const Expr index;
 };
 
+// Marks elements of output `buffer` final: `rows` runs of `cols` elements,
+// the first at `offset`, each `row_stride` after the one before (scalars).
+// A template places it where a region of its output is written for the
+// last time, so a kernel compiled with an epilogue hook
+// (LoweredFunc::epilogue_hook) applies its epilogue there, while the region
+// is still in cache (common/kernel_abi.h: TfEpilogue). Without the hook it
+// emits nothing.
+struct OutputReady : StmtNode {
+  static constexpr IRNodeKind kKind = IRNodeKind::kOutputReady;
+  OutputReady(std::string buf, Expr o, Expr r, Expr c, Expr s)
+      : StmtNode(kKind),
+        buffer(std::move(buf)),
+        offset(std::move(o)),
+        rows(std::move(r)),
+        cols(std::move(c)),
+        row_stride(std::move(s)) {}
+  static Stmt Make(const std::string& buffer, Expr offset, Expr rows, Expr cols, Expr row_stride);
+  const std::string buffer;
+  const Expr offset, rows, cols, row_stride;
+};
+
 // ---------------------------------------------------------------------------
 // A complete kernel: what a template instantiates for one config.
 struct BufferArg {
@@ -423,6 +444,11 @@ struct LoweredFunc {
   std::vector<StagedBuffer> staged;
   Stmt prepare;
   Stmt finish;
+  // When set, the kernel takes one more pointer after its staged buffers, a
+  // TfEpilogue or NULL, and calls it at each OutputReady of
+  // `epilogue_buffer` in its timed body (common/kernel_abi.h).
+  bool epilogue_hook = false;
+  std::string epilogue_buffer;
 };
 
 // ---------------------------------------------------------------------------

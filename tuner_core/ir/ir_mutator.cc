@@ -111,6 +111,17 @@ Stmt IRMutator::VisitPrefetch(const Stmt& s, const Prefetch* op) {
   return Prefetch::Make(op->buffer, std::move(index));
 }
 
+Stmt IRMutator::VisitOutputReady(const Stmt& s, const OutputReady* op) {
+  Expr offset = Mutate(op->offset), rows = Mutate(op->rows), cols = Mutate(op->cols),
+       row_stride = Mutate(op->row_stride);
+  if (offset.same_as(op->offset) && rows.same_as(op->rows) && cols.same_as(op->cols) &&
+      row_stride.same_as(op->row_stride)) {
+    return s;
+  }
+  return OutputReady::Make(op->buffer, std::move(offset), std::move(rows), std::move(cols),
+                           std::move(row_stride));
+}
+
 namespace {
 
 class Substituter : public IRMutator {

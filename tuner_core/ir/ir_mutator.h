@@ -44,6 +44,7 @@ class IRMutator {
   virtual Stmt VisitLetStmt(const Stmt& s, const LetStmt* op);
   virtual Stmt VisitBarrier(const Stmt& s, const Barrier*) { return s; }
   virtual Stmt VisitPrefetch(const Stmt& s, const Prefetch* op);
+  virtual Stmt VisitOutputReady(const Stmt& s, const OutputReady* op);
 
   // Mutates both operands of any binary operator and rebuilds it (same
   // kind) if either changed.

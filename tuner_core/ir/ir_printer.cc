@@ -100,6 +100,10 @@ class Printer : public ExprFunctor<std::string>, public StmtFunctor<void> {
   void VisitPrefetch(const Prefetch* op) override {
     out_ << pad() << "prefetch " << op->buffer << "[" << Print(op->index) << "]\n";
   }
+  void VisitOutputReady(const OutputReady* op) override {
+    out_ << pad() << "ready " << op->buffer << "[" << Print(op->offset) << "] " << Print(op->rows)
+         << " x " << Print(op->cols) << " stride " << Print(op->row_stride) << "\n";
+  }
 
  private:
   std::string Infix(const BinaryOp* op, const char* symbol) {

@@ -42,5 +42,11 @@ void IRVisitor::VisitLetStmt(const LetStmt* op) {
   Visit(op->body);
 }
 void IRVisitor::VisitPrefetch(const Prefetch* op) { Visit(op->index); }
+void IRVisitor::VisitOutputReady(const OutputReady* op) {
+  Visit(op->offset);
+  Visit(op->rows);
+  Visit(op->cols);
+  Visit(op->row_stride);
+}
 
 }  // namespace tunefleet::ir

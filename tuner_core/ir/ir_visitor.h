@@ -87,6 +87,7 @@ class IRVisitor : public ExprFunctor<void>, public StmtFunctor<void> {
   void VisitLetStmt(const LetStmt* op) override;
   void VisitBarrier(const Barrier*) override {}
   void VisitPrefetch(const Prefetch* op) override;
+  void VisitOutputReady(const OutputReady* op) override;
 
   // Visits both operands of any binary operator.
   void VisitOperands(const BinaryOp* op);

@@ -171,8 +171,14 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
     tail = For::Make("kt", 0, klen % p.unroll_k, ForKind::kSerial,
                      step(k0 + (klen / p.unroll_k) * p.unroll_k + kt, "_t"));
   }
-  return Allocate::Make("acc", p.MR * p.NR, MemoryScope::kStack,
-                        Block::Make({init, main_loop, tail, store_c}));
+  // The tile is final once the last K block is stored.
+  Expr rows = p.M % p.MR == 0 ? Expr(p.MR) : Min(Expr(p.MR), p.M - mp * p.MR);
+  Expr cols = p.N % p.NR == 0 ? Expr(p.NR) : Min(Expr(p.NR), p.N - np * p.NR);
+  Stmt ready = OutputReady::Make("C", c_index(0, 0), rows, cols, p.N);
+  if (num_k_blocks > 1) ready = IfThenElse::Make(EQ(kb, num_k_blocks - 1), ready);
+  return Block::Make({Allocate::Make("acc", p.MR * p.NR, MemoryScope::kStack,
+                                     Block::Make({init, main_loop, tail, store_c})),
+                      ready});
 }
 
 Stmt Compute(const Params& p) {
@@ -294,6 +300,12 @@ Stmt DotKernel(const Params& p) {
                                   return Loop("pn", p.nc_panels, ForKind::kSerial,
                                               [&](Expr pn) { return panel(pm, pn); });
                                 });
+  // The task's block of C is final at its end (a dot tile is a few
+  // columns: one call per task, not per tile).
+  Expr m0 = mb * (p.mc_panels * p.MR), n0 = nb * (p.nc_panels * rows_b);
+  Expr rows = Min(Expr(p.mc_panels * p.MR), p.M - m0);
+  Expr cols = Min(Expr(p.nc_panels * rows_b), p.N - n0);
+  body = Block::Make({body, OutputReady::Make("C", m0 * p.N + n0, rows, cols, p.N)});
   return For::Make("blk", 0, MB * NB, ForKind::kParallel, body);
 }
 
