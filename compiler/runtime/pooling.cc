@@ -1,0 +1,218 @@
+// The runtime's pooling (max, average, global average) in every layout it
+// runs in: NCHW rows, and the blocked layout's 8- and 16-lane blocks as
+// vectors.
+#include <algorithm>
+#include <limits>
+
+#include "compiler/runtime/ops.h"
+#include "compiler/runtime/vector_math.h"
+
+namespace tunefleet {
+namespace {
+
+using namespace runtime_ops;  // NOLINT: ParallelFor, TF_VECTOR_CLONES
+
+// The mean of each of a [h, in_w, b] block's b lanes over its h x w image:
+// positions outer and lanes inner (unit stride), in float accumulators per
+// row summed in double, so a 56x56 image loses no precision.
+TF_VECTOR_CLONES void GlobalMeanBlock(const float* __restrict src, float* __restrict out, int64_t h,
+                                      int64_t w, int64_t in_w, int64_t b) {
+  double total[64] = {};
+  float row_sum[64];
+  for (int64_t l0 = 0; l0 < b; l0 += 64) {
+    const int64_t lanes = std::min<int64_t>(64, b - l0);
+    for (int64_t l = 0; l < lanes; ++l) total[l] = 0;
+    for (int64_t y = 0; y < h; ++y) {
+      for (int64_t l = 0; l < lanes; ++l) row_sum[l] = 0;
+      for (int64_t x = 0; x < w; ++x) {
+        const float* v = src + (y * in_w + x) * b + l0;
+        for (int64_t l = 0; l < lanes; ++l) row_sum[l] += v[l];
+      }
+      for (int64_t l = 0; l < lanes; ++l) total[l] += row_sum[l];
+    }
+    for (int64_t l = 0; l < lanes; ++l) {
+      out[l0 + l] = static_cast<float>(total[l] / static_cast<double>(h * w));
+    }
+  }
+}
+
+// A pooling window over a [H, in_w, b] channel block.
+struct PoolWindow {
+  int64_t h, w, in_w, b, ow;
+  int64_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+  bool count_include_pad;
+
+  // Taps of a window starting at y0 (x0) that fall inside the image, or
+  // (count_include_pad) inside the padded image.
+  int64_t RowTaps(int64_t y0, bool padded) const {
+    return Taps(y0, kh, dh, padded ? -pt : 0, padded ? h + pb : h);
+  }
+  int64_t ColTaps(int64_t x0, bool padded) const {
+    return Taps(x0, kw, dw, padded ? -pl : 0, padded ? w + pr : w);
+  }
+  static int64_t Taps(int64_t start, int64_t k, int64_t d, int64_t lo, int64_t hi) {
+    int64_t n = 0;
+    for (int64_t i = 0; i < k; ++i) n += start + i * d >= lo && start + i * d < hi;
+    return n;
+  }
+};
+
+int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+// Output row y of one channel block (`src` its input block, `dst` its
+// output row): lanes innermost, one call per row so the taps inline.
+template <bool kMax>
+TF_VECTOR_CLONES void PoolRow(const PoolWindow& g, const float* __restrict src,
+                              float* __restrict dst, int64_t y) {
+  const int64_t b = g.b, y0 = y * g.sh - g.pt;
+  for (int64_t x = 0; x < g.ow; ++x) {
+    const int64_t x0 = x * g.sw - g.pl;
+    float* __restrict o = dst + x * b;
+    for (int64_t l = 0; l < b; ++l) o[l] = kMax ? -std::numeric_limits<float>::infinity() : 0;
+    for (int64_t r = 0; r < g.kh; ++r) {
+      const int64_t iy = y0 + r * g.dh;
+      if (iy < 0 || iy >= g.h) continue;
+      for (int64_t s = 0; s < g.kw; ++s) {
+        const int64_t ix = x0 + s * g.dw;
+        if (ix < 0 || ix >= g.w) continue;
+        const float* __restrict v = src + (iy * g.in_w + ix) * b;
+        for (int64_t l = 0; l < b; ++l) o[l] = kMax ? std::max(o[l], v[l]) : o[l] + v[l];
+      }
+    }
+    if (!kMax) {
+      // ONNX counts the padded window (clipped to the padded input) when
+      // count_include_pad, else only the taps inside the image.
+      const bool padded = g.count_include_pad;
+      const int64_t window = g.RowTaps(y0, padded) * g.ColTaps(x0, padded);
+      for (int64_t l = 0; l < b; ++l) o[l] = window > 0 ? o[l] / window : 0.0f;
+    }
+  }
+}
+
+// PoolRow for a block of kB lanes known at compile time (16: AVX-512's
+// NCHW16c, 8: AVX2's): the taps that fall inside the image are worked out
+// per row and per column, not tested per tap, and the window's kB lanes
+// stay in registers.
+// GCC's vectors of 16 and 8 floats (a channel block as one value).
+typedef float Float16Lanes __attribute__((vector_size(16 * sizeof(float))));
+typedef float Float8Lanes __attribute__((vector_size(8 * sizeof(float))));
+
+template <bool kMax, int kB>
+TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict src,
+                                   float* __restrict dst, int64_t y) {
+  const int64_t y0 = y * g.sh - g.pt;
+  auto first_inside = [](int64_t start, int64_t d) {
+    return start >= 0 ? 0 : (-start + d - 1) / d;
+  };
+  auto end_inside = [](int64_t start, int64_t d, int64_t k, int64_t n) {
+    return start >= n ? 0 : std::min(k, (n - start + d - 1) / d);
+  };
+  const int64_t r_lo = first_inside(y0, g.dh), r_hi = end_inside(y0, g.dh, g.kh, g.h);
+  const int64_t row_taps = g.count_include_pad ? g.RowTaps(y0, true) : r_hi - r_lo;
+  for (int64_t x = 0; x < g.ow; ++x) {
+    const int64_t x0 = x * g.sw - g.pl;
+    const int64_t s_lo = first_inside(x0, g.dw), s_hi = end_inside(x0, g.dw, g.kw, g.w);
+    if constexpr (kMax) {
+      // As one vector of kB lanes: GCC does not vectorise a float max
+      // written lane by lane (std::max is a compare and select to it).
+      static_assert(kB == 16 || kB == 8, "PoolRowBlock runs blocks of 16 and 8");
+      using Lanes = std::conditional_t<kB == 16, Float16Lanes, Float8Lanes>;
+      Lanes acc;
+      for (int l = 0; l < kB; ++l) acc[l] = -std::numeric_limits<float>::infinity();
+      for (int64_t r = r_lo; r < r_hi; ++r) {
+        const int64_t row = (y0 + r * g.dh) * g.in_w + x0;
+        for (int64_t s = s_lo; s < s_hi; ++s) {
+          Lanes v;
+          std::memcpy(&v, src + (row + s * g.dw) * kB, sizeof(v));
+          acc = acc < v ? v : acc;  // std::max per lane
+        }
+      }
+      std::memcpy(dst + x * kB, &acc, sizeof(acc));
+      continue;
+    }
+    float acc[kB];
+    for (int l = 0; l < kB; ++l) acc[l] = 0.0f;
+    for (int64_t r = r_lo; r < r_hi; ++r) {
+      const int64_t row = (y0 + r * g.dh) * g.in_w + x0;
+      for (int64_t s = s_lo; s < s_hi; ++s) {
+        const float* __restrict v = src + (row + s * g.dw) * kB;
+        for (int l = 0; l < kB; ++l) acc[l] += v[l];
+      }
+    }
+    const int64_t window =
+        row_taps * (g.count_include_pad ? g.ColTaps(x0, true) : std::max<int64_t>(s_hi - s_lo, 0));
+    const float scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
+    for (int l = 0; l < kB; ++l) dst[x * kB + l] = acc[l] * scale;
+  }
+}
+
+// The same for NCHW (one lane): taps outermost and the row's columns
+// innermost, so a stride-1 window vectorises across the output row.
+template <bool kMax>
+TF_VECTOR_CLONES void PoolRowPlain(const PoolWindow& g, const float* __restrict src,
+                                   float* __restrict dst, int64_t y) {
+  const int64_t y0 = y * g.sh - g.pt;
+  for (int64_t x = 0; x < g.ow; ++x) dst[x] = kMax ? -std::numeric_limits<float>::infinity() : 0;
+  for (int64_t r = 0; r < g.kh; ++r) {
+    const int64_t iy = y0 + r * g.dh;
+    if (iy < 0 || iy >= g.h) continue;
+    const float* __restrict row = src + iy * g.in_w;
+    for (int64_t s = 0; s < g.kw; ++s) {
+      const int64_t offset = s * g.dw - g.pl;  // ix = x * sw + offset
+      const int64_t lo = std::max<int64_t>(0, CeilDiv(-offset, g.sw));
+      const int64_t hi = std::min<int64_t>(g.ow, CeilDiv(g.w - offset, g.sw));
+      if (g.sw == 1) {
+        const float* __restrict v = row + offset;
+        for (int64_t x = lo; x < hi; ++x) dst[x] = kMax ? std::max(dst[x], v[x]) : dst[x] + v[x];
+      } else {
+        for (int64_t x = lo; x < hi; ++x) {
+          const float v = row[x * g.sw + offset];
+          dst[x] = kMax ? std::max(dst[x], v) : dst[x] + v;
+        }
+      }
+    }
+  }
+  if (!kMax) {
+    const bool padded = g.count_include_pad;
+    const int64_t rows = g.RowTaps(y0, padded);
+    for (int64_t x = 0; x < g.ow; ++x) {
+      const int64_t window = rows * g.ColTaps(x * g.sw - g.pl, padded);
+      dst[x] = window > 0 ? dst[x] / window : 0.0f;
+    }
+  }
+}
+
+}  // namespace
+
+void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
+          const PlanBuffer& out_layout, float* out, const TfRuntime* rt) {
+  const int64_t n = step.in_shape[0], c = step.in_shape[1], h = step.in_shape[2],
+                w = step.in_shape[3];
+  const int64_t oh = step.out_shape[2], ow = step.out_shape[3];
+  const int64_t b = in_layout.block, in_w = in_layout.RowWidth();
+  const int64_t blocks = c / b;
+  if (step.op == StepOp::kGlobalAvgPool) {
+    // Out is [N, C] (its 1x1 rows make every block size the same order).
+    ParallelFor(rt, n * blocks, n * c * h * w, [&](int64_t nb) {
+      GlobalMeanBlock(in + nb * h * in_w * b, out + nb * b, h, w, in_w, b);
+    });
+    return;
+  }
+  const int64_t out_w = out_layout.RowWidth();
+  const std::vector<int64_t>&k = step.kernel_shape, &st = step.strides, &p = step.pads;
+  const int64_t dh = step.dilations.empty() ? 1 : step.dilations[0];
+  const int64_t dw = step.dilations.empty() ? 1 : step.dilations[1];
+  const PoolWindow window{h,     w,    in_w, b,    ow,   k[0], k[1], st[0],
+                          st[1], p[0], p[1], p[2], p[3], dh,   dw,   step.count_include_pad};
+  const bool max = step.op == StepOp::kMaxPool;
+  const auto row = b == 1    ? (max ? &PoolRowPlain<true> : &PoolRowPlain<false>)
+                   : b == 16 ? (max ? &PoolRowBlock<true, 16> : &PoolRowBlock<false, 16>)
+                   : b == 8  ? (max ? &PoolRowBlock<true, 8> : &PoolRowBlock<false, 8>)
+                             : (max ? &PoolRow<true> : &PoolRow<false>);
+  // One output row (n, channel block, y) per task.
+  ParallelFor(rt, n * blocks * oh, n * c * oh * ow * k[0] * k[1], [&](int64_t t) {
+    row(window, in + (t / oh) * h * in_w * b, out + t * out_w * b, t % oh);
+  });
+}
+
+}  // namespace tunefleet
