@@ -97,6 +97,9 @@ ABSL_FLAG(absl::Duration, time_budget, absl::ZeroDuration(),
 ABSL_FLAG(std::string, ort_module, "",
           "optimize: onnxruntime-node's directory (default: third_party/node/node_modules/"
           "onnxruntime-node here or above the binary)");
+ABSL_FLAG(bool, epilogues_in_kernels, false,
+          "compile: apply each kernel's epilogue from inside it as it finishes each row "
+          "(experimental; measured slower than the pass after it)");
 ABSL_FLAG(bool, profile, false,
           "run: then time every plan step over --runs more runs and print them");
 ABSL_FLAG(int32_t, min_repeat_ms, 0, "grow number until a repeat lasts this long");
@@ -503,6 +506,7 @@ int main(int argc, char** argv) {
     o.records = absl::GetFlag(FLAGS_records);
     o.target = absl::GetFlag(FLAGS_target);
     o.output_dir = absl::GetFlag(FLAGS_o);
+    o.epilogues_in_kernels = absl::GetFlag(FLAGS_epilogues_in_kernels);
     absl::StatusOr<tunefleet::OnnxImportOptions> onnx = OnnxOptions();
     status =
         onnx.ok() ? (o.onnx = *onnx, tunefleet::RunCompileCommand(o, std::cout)) : onnx.status();

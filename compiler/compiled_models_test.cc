@@ -78,6 +78,29 @@ TEST(CompiledModelsTest, ResNet18MatchesPyTorch) {
   EXPECT_LE(error, 1e-4);
 }
 
+// The same models with every epilogue applied from inside its kernel
+// (CompileOptions::epilogues_in_kernels): blocked and depthwise
+// convolutions with residuals and clips, dense layers with bias and ReLU.
+TEST(CompiledModelsTest, EpiloguesInsideKernelsMatchPyTorch) {
+  for (const char* model : {"resnet18", "mobilenet_v2", "encoder"}) {
+    CompileOptions options{.model = std::string(kOnnxDir) + model + ".onnx",
+                           .target = HostTargetString(),
+                           .output_dir = OutDir(std::string(model) + "_hooked"),
+                           .epilogues_in_kernels = true};
+    absl::StatusOr<CompileReport> report = CompileModel(options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
+        CompiledModel::Open(options.output_dir + "/model.so");
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    int in_kernel = 0;
+    for (const PlanStep& step : (*compiled)->plan().steps) in_kernel += step.epilogue.in_kernel;
+    EXPECT_GT(in_kernel, 0) << model;
+    const double error = ErrorAgainstPyTorch(options.output_dir, model);
+    std::cout << model << " (epilogues in kernels) max relative error " << error << "\n";
+    EXPECT_LE(error, 1e-4) << model;
+  }
+}
+
 TEST(CompiledModelsTest, MobileNetV2WithARecordMatchesPyTorch) {
   const std::string target = HostTargetString();
   absl::StatusOr<LoadedModel> model =

@@ -237,7 +237,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   std::vector<ArchiveMember> members;
   std::vector<ExportedSymbol> exported = {{kPlanSymbol, false}, {kWeightsSymbol, false}};
   for (const KernelToBuild& kernel : built.kernels) {
-    const std::optional<int> hook_output = HookOutput(built.plan, kernel.symbol);
+    const std::optional<int> hook_output =
+        options.epilogues_in_kernels ? HookOutput(built.plan, kernel.symbol) : std::nullopt;
     bool hooked = false;
     TF_ASSIGN_OR_RETURN(std::string object, KernelObject(kernel, target, options.opt_level,
                                                          hook_output, &hooked, exported));

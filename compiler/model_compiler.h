@@ -38,6 +38,12 @@ struct CompileOptions {
   // Choose among each layer's near-best records so that fewer relayouts
   // are needed (layout_choice.h); false: every layer's best record.
   bool layout_aware = true;
+  // Apply each kernel's epilogue from inside it, region by region as it
+  // finishes them (its template's ir::OutputReady marks, the TfEpilogue
+  // hook), instead of in a pass after it. Off by default: on Zen 4 it
+  // measured 1-5 % slower than the pass (bench/results/epilogue_hook_ab.*),
+  // the calls' overhead on short rows costing more than the cache it saves.
+  bool epilogues_in_kernels = false;
 };
 
 struct CompileReport {

@@ -217,16 +217,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       Stmt store = RegisterTileLoops("_s" + tag, width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
         return Store::Make(out, Load::Make("acc", acc_index(owi, o)), out_index(owi, o));
       });
-      // Where a row is cut into parts, each tile is final once stored (with
-      // p.icc_outer, after the last input-channel block).
-      Stmt ready;
-      if (split.parts > 1) {
-        ready = OutputReady::Make(out, out_index(0, 0), 1, width * p.oc_bn, 0);
-        if (p.icc_outer) ready = IfThenElse::Make(EQ(icc_o, p.ICC - 1), ready);
-      }
-      return Block::Make({Allocate::Make("acc", width * p.oc_bn, MemoryScope::kStack,
-                                         Block::Make({init, reduction, store})),
-                          ready});
+      return Allocate::Make("acc", width * p.oc_bn, MemoryScope::kStack,
+                            Block::Make({init, reduction, store}));
     };
     return RowTilePartLoop(p.tile, split, part, "owc", tile_at);
   };
@@ -257,13 +249,19 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
         return p.out_h % rows_per_band == 0 ? row : IfThenElse::Make(oh < p.out_h, row);
       });
     });
-    Stmt ready;  // the band's rows, once every input-channel block is added
+    // What the piece wrote is final once every input-channel block is added:
+    // its band's rows, or (rows cut into parts, bands of one row) its part.
+    Stmt ready;
     if (split.parts == 1) {
       Expr band_rows = p.out_h % rows_per_band == 0
                            ? Expr(rows_per_band)
                            : Min(Expr(rows_per_band), p.out_h - band * rows_per_band);
       ready = OutputReady::Make(out, (u * p.out_h + band * rows_per_band) * p.out_w * p.oc_bn, 1,
                                 band_rows * (p.out_w * p.oc_bn), 0);
+    } else {
+      const PartColumns cols = RowPartColumns(p.tile, split, part);
+      ready = OutputReady::Make(out, ((u * p.out_h + band) * p.out_w + cols.first) * p.oc_bn, 1,
+                                cols.count * p.oc_bn, 0);
     }
     return For::Make("blk", 0, units * pieces, ForKind::kParallel, Block::Make({rows, ready}));
   }
@@ -276,11 +274,11 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   Expr n = t / (p.OCC * pieces), occ = (t / pieces) % p.OCC;
   Expr oh = (t % pieces) / split.parts, part = t % split.parts;
   Stmt row = row_at(split, n, occ, oh, part, Expr(0));
-  if (split.parts == 1) {  // the whole row
-    row = Block::Make(
-        {row, OutputReady::Make(out, ((n * p.OCC + occ) * p.out_h + oh) * p.out_w * p.oc_bn, 1,
-                                p.out_w * p.oc_bn, 0)});
-  }
+  const PartColumns cols = RowPartColumns(p.tile, split, part);  // the row's part, final
+  row = Block::Make(
+      {row,
+       OutputReady::Make(out, (((n * p.OCC + occ) * p.out_h + oh) * p.out_w + cols.first) * p.oc_bn,
+                         1, cols.count * p.oc_bn, 0)});
   return For::Make("blk", 0, units * pieces, ForKind::kParallel, row);
 }
 

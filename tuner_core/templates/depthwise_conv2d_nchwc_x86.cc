@@ -96,22 +96,15 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       return Store::Make(out, Load::Make("acc", acc_index(owi, b)),
                          (((n * p.CC + cc) * p.out_h + oh) * p.out_w + col0 + owi) * p.c_bn + b);
     });
-    Stmt ready;  // a tile of a row cut into parts is final once stored
-    if (split.parts > 1) {
-      ready = OutputReady::Make(out, (((n * p.CC + cc) * p.out_h + oh) * p.out_w + col0) * p.c_bn,
-                                1, width * p.c_bn, 0);
-    }
-    return Block::Make(
-        {Allocate::Make("acc", width * p.c_bn, MemoryScope::kStack,
-                        Block::Make({init, IfThenElse::Make(inside, interior, border), store})),
-         ready});
+    return Allocate::Make("acc", width * p.c_bn, MemoryScope::kStack,
+                          Block::Make({init, IfThenElse::Make(inside, interior, border), store}));
   };
   Stmt row = RowTilePartLoop(p.tile, split, part, "owc", tile_at);
-  if (split.parts == 1) {  // the whole row
-    row = Block::Make(
-        {row, OutputReady::Make(out, ((n * p.CC + cc) * p.out_h + oh) * p.out_w * p.c_bn, 1,
-                                p.out_w * p.c_bn, 0)});
-  }
+  const PartColumns cols = RowPartColumns(p.tile, split, part);  // the row's part, final
+  row =
+      Block::Make({row, OutputReady::Make(
+                            out, (((n * p.CC + cc) * p.out_h + oh) * p.out_w + cols.first) * p.c_bn,
+                            1, cols.count * p.c_bn, 0)});
   return For::Make("blk", 0, units * pieces, ForKind::kParallel, row);
 }
 

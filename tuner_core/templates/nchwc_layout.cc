@@ -191,6 +191,20 @@ Stmt RowTilePartLoop(const RowTiling& tiling, const RowParts& split, Expr part,
   });
 }
 
+PartColumns RowPartColumns(const RowTiling& tiling, const RowParts& split, Expr part) {
+  const int64_t tiles = tiling.tiles + tiling.narrow;
+  // Tile g starts at g * width, or past the full tiles at g * (width - 1) +
+  // tiles: g * width less the narrow tiles before it.
+  auto start = [&](Expr g) {
+    return tiling.narrow == 0 ? g * tiling.width : g * tiling.width - Max(g - tiling.tiles, 0);
+  };
+  if (split.parts == 1) return {Expr(0), start(Expr(tiles))};
+  Expr g0 = Min(part * split.tiles_per_part, Expr(tiles));
+  Expr g1 = Min(part * split.tiles_per_part + split.tiles_per_part, Expr(tiles));
+  Expr first = start(g0);
+  return {first, start(g1) - first};
+}
+
 std::vector<int64_t> TileWidthCandidates(int64_t out_w, absl::Span<const int64_t> widths,
                                          int64_t max_whole_row) {
   std::vector<int64_t> out;

@@ -123,6 +123,13 @@ RowParts SplitRows(const RowTiling& tiling, int64_t rows, int64_t min_units);
 // `split`): a serial loop `var` over the part's tiles, each full or narrow
 // (its width fixed at compile time, its position not); with one part,
 // RowTileLoop itself.
+// The columns part `part` of a row covers (RowTilePartLoop's tiles): the
+// first and how many, as expressions of `part` (the whole row for one part).
+struct PartColumns {
+  ir::Expr first, count;
+};
+PartColumns RowPartColumns(const RowTiling& tiling, const RowParts& split, ir::Expr part);
+
 ir::Stmt RowTilePartLoop(
     const RowTiling& tiling, const RowParts& split, ir::Expr part, const std::string& var,
     const std::function<ir::Stmt(ir::Expr, int64_t, const std::string&)>& tile);
