@@ -41,6 +41,7 @@ def main():
     parser.add_argument("--work_dir", default="/tmp/tunefleet_epilogue_hook_ab")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
+    os.makedirs(args.work_dir, exist_ok=True)
     rows = []
     for onnx in args.models.split(","):
         name = os.path.basename(onnx)[:-len(".onnx")]
