@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "builder_worker/kernel_test_util.h"
 #include "common/kernel_abi.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
@@ -28,39 +29,12 @@
 namespace tunefleet {
 namespace {
 
-// A serial runtime: parallel_for runs in order on the calling thread, except
-// that it runs iterations backwards, so a kernel that depends on the order
-// of parallel iterations fails the check.
-void SerialParallelFor(void*, int64_t n, TfParallelBody body, void* closure) {
-  for (int64_t i = n - 1; i >= 0; --i) body(i, closure);
-}
-void* AllocWorkspace(void*, int64_t bytes) {
-  void* p = nullptr;
-  // Poison the workspace so padding that is read but never written shows.
-  if (posix_memalign(&p, 64, static_cast<size_t>(bytes)) != 0) return nullptr;
-  std::memset(p, 0x7f, static_cast<size_t>(bytes));
-  return p;
-}
-void FreeWorkspace(void*, void* p) { std::free(p); }
-
-const TfRuntime kRuntime = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialParallelFor, AllocWorkspace,
-                            FreeWorkspace};
-
 // Loads the .so from a temporary file and runs it once on seeded inputs.
 ::testing::AssertionResult RunAndCheck(const Artifact& artifact, const Workload& workload,
                                        uint64_t seed) {
-  char path[] = "/tmp/tunefleet_builder_test_XXXXXX.so";
-  int fd = mkstemps(path, 3);
-  if (fd < 0) return ::testing::AssertionFailure() << "mkstemps failed";
-  if (write(fd, artifact.shared_object.data(), artifact.shared_object.size()) !=
-      static_cast<ssize_t>(artifact.shared_object.size())) {
-    close(fd);
-    return ::testing::AssertionFailure() << "write failed";
-  }
-  close(fd);
-  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  unlink(path);
-  if (handle == nullptr) return ::testing::AssertionFailure() << "dlopen: " << dlerror();
+  std::string load_error;
+  void* handle = kernel_test::LoadSharedObject(artifact.shared_object, &load_error);
+  if (handle == nullptr) return ::testing::AssertionFailure() << "dlopen: " << load_error;
   auto entry = reinterpret_cast<TfKernelEntry>(dlsym(handle, artifact.entry_name.c_str()));
   if (entry == nullptr) {
     dlclose(handle);
@@ -86,10 +60,10 @@ const TfRuntime kRuntime = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialParallelFor
       dlsym(handle, (artifact.entry_name + TF_KERNEL_PREPARE_SUFFIX).c_str()));
   auto finish = reinterpret_cast<TfKernelEntry>(
       dlsym(handle, (artifact.entry_name + TF_KERNEL_FINISH_SUFFIX).c_str()));
-  int32_t rc = prepare != nullptr ? prepare(args.data(), &kRuntime) : 0;
+  int32_t rc = prepare != nullptr ? prepare(args.data(), &kernel_test::kSerialRuntime) : 0;
   for (int call = 0; call < (staged.empty() ? 1 : 2) && rc == 0; ++call)
-    rc = entry(args.data(), &kRuntime);
-  if (rc == 0 && finish != nullptr) rc = finish(args.data(), &kRuntime);
+    rc = entry(args.data(), &kernel_test::kSerialRuntime);
+  if (rc == 0 && finish != nullptr) rc = finish(args.data(), &kernel_test::kSerialRuntime);
   dlclose(handle);
   if (rc != 0) return ::testing::AssertionFailure() << "kernel returned " << rc;
   const double tolerance = 1e-5 * std::sqrt(static_cast<double>(workload.ReductionLength())) * 8;
@@ -122,35 +96,25 @@ struct Shape {
 void CheckRandomConfigsOn(const std::string& template_name,
                           const std::vector<nlohmann::json>& workloads, int configs_per_workload,
                           uint64_t seed) {
-  auto tmpl = FindTemplate(template_name);
-  ASSERT_TRUE(tmpl.ok()) << tmpl.status();
   const TargetSpec target = HostTarget();
-  std::mt19937_64 rng(seed);
   int built = 0, instantiation_errors = 0;
-  for (const nlohmann::json& args : workloads) {
-    auto workload = MakeWorkload((*tmpl)->workload_name(), args);
-    ASSERT_TRUE(workload.ok()) << workload.status();
-    auto space = (*tmpl)->DefineSpace(**workload);
-    ASSERT_TRUE(space.ok()) << space.status();
-    for (int c = 0; c < configs_per_workload; ++c) {
-      const int64_t index = std::uniform_int_distribution<int64_t>(0, space->size() - 1)(rng);
-      auto config = space->Get(index);
-      ASSERT_TRUE(config.ok()) << config.status();
-      BuildResult result = BuildCandidate(**tmpl, **workload, *config, target);
-      if (result.error_no == MeasureErrorNo::kInstantiationError) {
-        // Only configs the target cannot take (vectors wider than its
-        // registers) or oversized tiles may fail, and they must say why.
-        EXPECT_FALSE(result.error_msg.empty());
-        ++instantiation_errors;
-        continue;
-      }
-      ASSERT_TRUE(result.ok()) << MeasureErrorName(result.error_no) << ": " << result.error_msg
-                               << " config " << config->ToString();
-      ++built;
-      EXPECT_TRUE(RunAndCheck(result.artifact, **workload, index))
-          << (*workload)->Describe() << " config " << config->ToString();
-    }
-  }
+  kernel_test::ForRandomConfigs(
+      template_name, workloads, configs_per_workload, seed,
+      [&](const Template& tmpl, const Workload& workload, const Config& config, int64_t index) {
+        BuildResult result = BuildCandidate(tmpl, workload, config, target);
+        if (result.error_no == MeasureErrorNo::kInstantiationError) {
+          // Only configs the target cannot take (vectors wider than its
+          // registers) or oversized tiles may fail, and they must say why.
+          EXPECT_FALSE(result.error_msg.empty());
+          ++instantiation_errors;
+          return;
+        }
+        ASSERT_TRUE(result.ok()) << MeasureErrorName(result.error_no) << ": " << result.error_msg
+                                 << " config " << config.ToString();
+        ++built;
+        EXPECT_TRUE(RunAndCheck(result.artifact, workload, index))
+            << workload.Describe() << " config " << config.ToString();
+      });
   EXPECT_GT(built, instantiation_errors);
   std::printf("%s: %d configs built and correct, %d rejected at instantiation\n",
               template_name.c_str(), built, instantiation_errors);

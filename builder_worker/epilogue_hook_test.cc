@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "builder_worker/builder.h"
+#include "builder_worker/kernel_test_util.h"
 #include "common/kernel_abi.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -20,17 +21,6 @@
 
 namespace tunefleet {
 namespace {
-
-void SerialParallelFor(void*, int64_t n, TfParallelBody body, void* closure) {
-  for (int64_t i = n - 1; i >= 0; --i) body(i, closure);
-}
-void* AllocWorkspace(void*, int64_t bytes) {
-  void* p = nullptr;
-  return posix_memalign(&p, 64, static_cast<size_t>(bytes)) == 0 ? p : nullptr;
-}
-void FreeWorkspace(void*, void* p) { std::free(p); }
-const TfRuntime kRuntime = {TF_KERNEL_ABI_VERSION, 1, nullptr, SerialParallelFor, AllocWorkspace,
-                            FreeWorkspace};
 
 // A hook that records, per element of the hooked buffer, how often a region
 // held it and its value then.
@@ -90,15 +80,9 @@ void Record(const TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols, 
   if (!result.ok()) return ::testing::AssertionFailure() << result.error_msg;
   *built = true;
 
-  char path[] = "/tmp/tunefleet_epilogue_hook_test_XXXXXX.so";
-  const int fd = mkstemps(path, 3);
-  if (fd < 0) return ::testing::AssertionFailure() << "mkstemps failed";
-  const std::string& so = result.artifact.shared_object;
-  const bool written = write(fd, so.data(), so.size()) == static_cast<ssize_t>(so.size());
-  close(fd);
-  void* handle = written ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
-  unlink(path);
-  if (handle == nullptr) return ::testing::AssertionFailure() << "cannot load the kernel";
+  std::string load_error;
+  void* handle = kernel_test::LoadSharedObject(result.artifact.shared_object, &load_error);
+  if (handle == nullptr) return ::testing::AssertionFailure() << "cannot load: " << load_error;
   const std::string& entry_name = result.artifact.entry_name;
   auto entry = reinterpret_cast<TfKernelEntry>(dlsym(handle, entry_name.c_str()));
   auto prepare = reinterpret_cast<TfKernelEntry>(
@@ -123,8 +107,8 @@ void Record(const TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols, 
   recorder.calls.assign(recorder.elements, 0);
   recorder.value_then.assign(recorder.elements, 0.0f);
   args.push_back(&recorder.hook);
-  int32_t rc = prepare != nullptr ? prepare(args.data(), &kRuntime) : 0;
-  if (rc == 0) rc = entry(args.data(), &kRuntime);
+  int32_t rc = prepare != nullptr ? prepare(args.data(), &kernel_test::kSerialRuntime) : 0;
+  if (rc == 0) rc = entry(args.data(), &kernel_test::kSerialRuntime);
   dlclose(handle);
   if (rc != 0) return ::testing::AssertionFailure() << "kernel returned " << rc;
   if (recorder.outside > 0) {
@@ -146,25 +130,15 @@ void Record(const TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols, 
 
 void CheckRandomConfigs(const std::string& template_name,
                         const std::vector<nlohmann::json>& workloads, int configs, uint64_t seed) {
-  auto tmpl = FindTemplate(template_name);
-  ASSERT_TRUE(tmpl.ok()) << tmpl.status();
-  std::mt19937_64 rng(seed);
   int built = 0;
-  for (const nlohmann::json& args : workloads) {
-    auto workload = MakeWorkload((*tmpl)->workload_name(), args);
-    ASSERT_TRUE(workload.ok()) << workload.status();
-    auto space = (*tmpl)->DefineSpace(**workload);
-    ASSERT_TRUE(space.ok()) << space.status();
-    for (int c = 0; c < configs; ++c) {
-      const int64_t index = std::uniform_int_distribution<int64_t>(0, space->size() - 1)(rng);
-      auto config = space->Get(index);
-      ASSERT_TRUE(config.ok()) << config.status();
-      bool this_built = false;
-      EXPECT_TRUE(HookCoversOutputOnce(**tmpl, **workload, *config, index, &this_built))
-          << (*workload)->Describe() << " config " << config->ToString();
-      built += this_built ? 1 : 0;
-    }
-  }
+  kernel_test::ForRandomConfigs(
+      template_name, workloads, configs, seed,
+      [&](const Template& tmpl, const Workload& workload, const Config& config, int64_t index) {
+        bool this_built = false;
+        EXPECT_TRUE(HookCoversOutputOnce(tmpl, workload, config, index, &this_built))
+            << workload.Describe() << " config " << config.ToString();
+        built += this_built ? 1 : 0;
+      });
   EXPECT_GT(built, 0);
   std::printf("%s: %d hooked kernels checked\n", template_name.c_str(), built);
 }
