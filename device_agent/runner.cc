@@ -320,7 +320,8 @@ absl::Status Runner::SpawnChild() {
 
   // A sandboxed child gets none of the agent's environment (tokens or
   // paths a kernel could read there) but SandboxedChildEnvironment().
-  std::vector<std::string> kept_env = SandboxedChildEnvironment();
+  std::vector<std::string> kept_env;
+  if (sandbox.enabled) kept_env = SandboxedChildEnvironment();
   std::vector<char*> envp;
   for (std::string& entry : kept_env) envp.push_back(entry.data());
   envp.push_back(nullptr);

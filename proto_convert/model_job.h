@@ -25,13 +25,13 @@ namespace tunefleet {
 std::vector<proto::JobTask> ModelJobTasks(const std::vector<ModelTask>& tasks,
                                           const std::string& target);
 
-// How a model job spends its budget.
 // A model job's trial ceiling under a time budget with no per-task cap (the
 // tracker's default max_trials_per_job).
 inline constexpr int64_t kModelTrialsUnderBudget = 1'000'000;
 // Trials per task when none is given (and no budget decides).
 inline constexpr int64_t kDefaultModelTrialsPerTask = 500;
 
+// How a model job spends its budget.
 struct ModelJobOptions {
   // 0 with a time budget: no per-task cap, the budget ends the search.
   int64_t trials_per_task = 1;

@@ -251,6 +251,9 @@ BoundEpilogue BindEpilogue(const PlanEpilogue& e, const float* bias, const float
   b.residual = residual;
   b.y = y;
   b.elements = elements;
+  b.dense = e.block == 1 && e.inner == 1;
+  b.run = b.dense ? e.channels : e.inner * e.block;
+  b.blocks = e.channels / e.block;
   const PointwiseFunc func = e.activation.func;
   const int act = func == PointwiseFunc::kRelu ? 1 : func == PointwiseFunc::kClip ? 2 : 0;
   if (bias != nullptr || residual != nullptr || act != 0) {
@@ -265,10 +268,6 @@ BoundEpilogue BindEpilogue(const PlanEpilogue& e, const float* bias, const float
 void BoundEpilogue::Apply(int64_t offset, int64_t count) const {
   if (offset < 0 || count <= 0 || offset > elements - count) return;
   const PlanEpilogue& e = epilogue;
-  // A dense output [rows, channels] runs as rows of its channels; a blocked
-  // or NCHW one as (outer, channel block) runs of `inner` positions.
-  const bool dense = e.block == 1 && e.inner == 1;
-  const int64_t run = dense ? e.channels : e.inner * e.block, blocks = e.channels / e.block;
   const float alpha = e.activation.alpha, beta = e.activation.beta;
   while (count > 0) {
     const int64_t within = offset % run, len = std::min(count, run - within);
@@ -297,8 +296,8 @@ void ApplyEpilogue(const PlanEpilogue& e, const float* bias, const float* residu
   const BoundEpilogue bound = BindEpilogue(e, bias, residual, y, elements);
   // Runs split into pieces of about 16 KiB: the add and the activation
   // after it then meet the piece in L1, one pass over memory, not two.
-  const bool dense = e.block == 1 && e.inner == 1;
-  const int64_t run = dense ? e.channels : e.inner * e.block;
+  const bool dense = bound.dense;
+  const int64_t run = bound.run;
   const int64_t piece =
       dense ? run : std::max<int64_t>(1, kEpiloguePieceFloats / e.block) * e.block;
   const int64_t pieces = (run + piece - 1) / piece, runs = elements / run;

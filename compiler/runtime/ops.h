@@ -37,6 +37,10 @@ struct BoundEpilogue {
   const float* residual = nullptr;
   float* y = nullptr;
   int64_t elements = 0;
+  // y as runs sharing one bias base: a dense output's rows of `channels`,
+  // else (outer, channel block) runs of inner * block floats.
+  bool dense = false;
+  int64_t run = 1, blocks = 1;
   RowFn row = nullptr;        // the adds and a relu or clip
   InPlaceFn after = nullptr;  // any other activation, after them
 
