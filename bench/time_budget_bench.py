@@ -2,15 +2,19 @@
 """Compiled latency against wall-clock tuning time, beside ONNX Runtime.
 
     bench/time_budget_bench.py --models resnet18,mobilenet_v2 --budgets 0,1,2,5 \
+        [--start cold|warm] [--pretuned RECORDS.jsonl] [--onnx_dir DIR] \
         [--threads 2] [--runs 30] [--work_dir /tmp/time_budget] [--json OUT.json]
 
 For each model (an ONNX file of //tuner_core/graph:exported_models, exported by
 PyTorch with weights=None and a fixed seed) and each budget in minutes, one
-cold run (no records from before) of `tunefleet optimize --time_budget`:
+run of `tunefleet optimize --time_budget` with no records from before:
 tuning within the budget (then validation), compile, and the compiled
 model's median latency timed right before ONNX Runtime's (npm's
 onnxruntime-node, same threads, same zero input). Budget 0 compiles with
-default configs and times the same way. Prints, per model, the table and
+default configs and times the same way. --start cold: no records at all
+(optimize --pretuned=none); warm: each task first measures the records
+shipped for this CPU's family (or --pretuned's file, e.g. one without the
+model's own runs). Prints, per model, the table and
 the first budget whose library beats ONNX Runtime. Every run is a fresh
 process; nothing is reused between budgets. With --reference_records, each
 model is also compiled with those records (a long search's) and timed the
@@ -43,6 +47,12 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--tuner", default="xgb")
+    parser.add_argument("--start", choices=["cold", "warm"], default="cold")
+    parser.add_argument("--pretuned", default="",
+                        help="warm: this record file instead of the shipped records")
+    parser.add_argument("--onnx_dir", default="",
+                        help="the models' ONNX files (<model>.onnx); default: the exported "
+                             "test models")
     parser.add_argument("--work_dir", default="/tmp/tunefleet_time_budget")
     parser.add_argument("--json", default="")
     parser.add_argument("--reference_records", default="",
@@ -64,7 +74,8 @@ def main():
 
     results = []
     for model in args.models.split(","):
-        onnx = os.path.join(bazel_bin, "tuner_core", "graph", "testdata", f"{model}.onnx")
+        onnx = os.path.join(args.onnx_dir or os.path.join(bazel_bin, "tuner_core", "graph",
+                                                          "testdata"), f"{model}.onnx")
         for minutes in budgets:
             out_dir = os.path.join(args.work_dir, f"{model}_{minutes:g}min")
             subprocess.run(["rm", "-rf", out_dir])
@@ -86,7 +97,10 @@ def main():
             else:
                 text = run([tunefleet, "optimize", "--model", onnx, "-o", out_dir,
                             "--time_budget", f"{minutes * 60:g}s", "--threads",
-                            str(args.threads), "--runs", str(args.runs), "--tuner", args.tuner],
+                            str(args.threads), "--runs", str(args.runs), "--tuner", args.tuner,
+                            "--pretuned=" + ("none" if args.start == "cold" else
+                                             os.path.abspath(args.pretuned) if args.pretuned
+                                             else "")],
                            log)
                 ours = float(re.search(r"compiled model: ([0-9.]+) ms", text).group(1))
                 m = re.search(r"ONNX Runtime: +([0-9.]+) ms", text)
@@ -120,6 +134,8 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"threads": args.threads, "runs": args.runs, "tuner": args.tuner,
+                       "start": args.start, "pretuned": args.pretuned or
+                       ("shipped" if args.start == "warm" else "none"),
                        "cpu": cpu_name(), "results": results}, f, indent=2)
             f.write("\n")
 

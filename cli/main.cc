@@ -52,6 +52,10 @@ ABSL_FLAG(std::string, tuner, "random",
 ABSL_FLAG(int32_t, plan_size, 64, "xgb*: refit the cost model every plan_size results");
 ABSL_FLAG(std::string, transfer_log, "",
           "xgb*: records of other shapes of the same template and target to warm-start the model");
+ABSL_FLAG(std::string, pretuned, "",
+          "the configs each task measures first (a warm start): empty, the records shipped for "
+          "the target's CPU family; 'none', a cold start; else a record file (tune --log's "
+          "format)");
 ABSL_FLAG(int64_t, trials, 0,
           "number of trials (per task with --model); 0: 500, except under --time_budget with "
           "--model, where no per-task cap is set and the budget ends the search");
@@ -187,10 +191,12 @@ int64_t TrialsFromFlags() {
 }
 
 // A local search's flags (tune, optimize): tuner, trials, early stopping,
-// batch, target, seed, and how this host builds, measures and validates.
+// batch, target, seed, warm start, and how this host builds, measures and
+// validates.
 tunefleet::TuneCommandOptions LocalSearchFromFlags() {
   tunefleet::TuneCommandOptions o;
   o.tuner = absl::GetFlag(FLAGS_tuner);
+  o.pretuned = absl::GetFlag(FLAGS_pretuned);
   o.trials = TrialsFromFlags();
   o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
   o.batch_size = absl::GetFlag(FLAGS_batch);

@@ -206,8 +206,20 @@ std::string DescribeTask(const ModelTask& task) {
               : absl::StrCat(" + ", job.selective_followup_trials, " follow-up trials"))
       << (job.time_budget_s > 0 ? absl::StrFormat(", time budget %.0f s", job.time_budget_s) : "")
       << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
+  TF_ASSIGN_OR_RETURN(TargetSpec target_spec, ParseTarget(target));
+  TF_ASSIGN_OR_RETURN(PretunedRecords pretuned, LoadPretunedRecords(base.pretuned, target_spec));
+  out << (pretuned.num_records() > 0
+              ? absl::StrCat(
+                    "Warm start: ", pretuned.num_records(), " records of ",
+                    pretuned.num_workloads(), " workloads (",
+                    base.pretuned.empty() ? "shipped for " + target_spec.family() : base.pretuned,
+                    "), up to ", kPretunedConfigsPerTask, " measured first in each task\n")
+              : absl::StrCat("Cold start: no pretuned records (",
+                             base.pretuned == "none" ? "--pretuned=none"
+                                                     : "none shipped for " + target_spec.family(),
+                             ")\n"));
   TF_ASSIGN_OR_RETURN(LocalModelSummary summary,
-                      RunLocalModelJob(spec, base.local, base.log, progress));
+                      RunLocalModelJob(spec, base.local, base.log, progress, pretuned));
   out << absl::StrFormat("%-6s %-7s %-7s %-11s %s\n", "task", "layers", "trials", "ms x layers",
                          "workload");
   for (int i = 0; i < spec.tasks_size(); ++i) {

@@ -10,6 +10,7 @@
 #include "builder_worker/register_fit.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
+#include "local/tune_command.h"
 #include "local/validate_winners.h"
 #include "local/validation_log.h"
 #include "proto_convert/measure_result.h"
@@ -22,7 +23,7 @@ namespace tunefleet {
 
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunLocalModelJob(
     const proto::JobSpec& spec_in, const LocalMeasurerOptions& options, const std::string& log,
-    std::ostream& progress) {
+    std::ostream& progress, const PretunedRecords& pretuned) {
   // The measurers' clock.
   ClockInterface* const clock = &MeasurerClock(options);
   const double start = clock->NowSeconds();
@@ -40,14 +41,12 @@ namespace tunefleet {
     if (!target.ok()) return nullptr;  // the builds report the target's error
     return RegisterTileCheck(task, *std::move(target));
   };
-  // Each task measures its default config first (what an untuned compile
-  // would run), so its records never lose to it.
-  auto first_for = [](const Task& task) -> std::optional<Config> {
+  // Each task measures its pretuned configs and its default config first
+  // (what an untuned compile would run), so its records never lose to it.
+  auto first_for = [&pretuned](const Task& task) -> std::vector<Config> {
     absl::StatusOr<TargetSpec> target = ParseTarget(task.target());
-    if (!target.ok()) return std::nullopt;
-    absl::StatusOr<Config> config = DefaultConfig(task, TargetVectorLanes(*target));
-    if (!config.ok()) return std::nullopt;  // its tuner starts as it would
-    return *std::move(config);
+    if (!target.ok()) return {};  // the builds report the target's error
+    return FirstConfigs(task, *target, pretuned);
   };
   TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner,
                       JobRunner::Create(assignment, clock, check_for, first_for));

@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "local/local_measurer.h"
 #include "proto/fleet.pb.h"
+#include "tuner_core/pretuned/pretuned_records.h"
 
 namespace tunefleet {
 
@@ -50,13 +51,15 @@ struct LocalModelSummary {
 
 // Runs the model job `spec` (its tasks, n_trial, tuner, task_policy,
 // selective) locally, then validates each task's winners
-// (options.validation). Records go to `log` when it is not empty.
+// (options.validation). Records go to `log` when it is not empty. Each
+// task measures first the configs `pretuned` has for it (a warm start;
+// empty: cold), then its default config.
 // InvalidArgument naming the flag for bad validation options; the errors
 // of JobRunner::Create, LocalMeasurer::Create, the record writer and the
 // log's rewrite.
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunLocalModelJob(
     const proto::JobSpec& spec, const LocalMeasurerOptions& options, const std::string& log,
-    std::ostream& progress);
+    std::ostream& progress, const PretunedRecords& pretuned = PretunedRecords());
 
 }  // namespace tunefleet
 

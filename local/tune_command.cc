@@ -155,6 +155,25 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   return args;
 }
 
+absl::StatusOr<PretunedRecords> LoadPretunedRecords(const std::string& choice,
+                                                    const TargetSpec& target) {
+  if (choice == "none") return PretunedRecords();
+  if (choice.empty()) return PretunedRecords::Shipped(target.family());
+  return PretunedRecords::ReadFile(choice);
+}
+
+std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,
+                                 const PretunedRecords& pretuned) {
+  std::vector<Config> first = pretuned.ConfigsFor(task, kPretunedConfigsPerTask);
+  absl::StatusOr<Config> fallback = DefaultConfig(task, TargetVectorLanes(target));
+  if (fallback.ok() && std::none_of(first.begin(), first.end(), [&](const Config& c) {
+        return c.index() == fallback->index();
+      })) {
+    first.push_back(*std::move(fallback));
+  }
+  return first;
+}
+
 [[nodiscard]] absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options,
                                                   std::ostream& progress, std::ostream& out) {
   const Stopwatch watch(MeasurerClock(options.local));
@@ -190,8 +209,9 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   // the records never lose to it.
   if (options.tuner != "given") {
     tuner->SetConfigCheck(RegisterTileCheck(*task, measurer->target()));
-    absl::StatusOr<Config> first = DefaultConfig(*task, TargetVectorLanes(measurer->target()));
-    if (first.ok()) tuner->SetFirstConfigs({*std::move(first)});
+    TF_ASSIGN_OR_RETURN(PretunedRecords pretuned,
+                        LoadPretunedRecords(options.pretuned, measurer->target()));
+    tuner->SetFirstConfigs(FirstConfigs(*task, measurer->target(), pretuned));
   }
 
   TuneSummary summary;

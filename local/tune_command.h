@@ -22,11 +22,30 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "builder_worker/codegen/target.h"
 #include "local/local_measurer.h"
 #include "local/validate_winners.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/pretuned/pretuned_records.h"
+#include "tuner_core/templates/task.h"
 
 namespace tunefleet {
+
+// How many shipped configs a task measures first (its own workload's
+// fastest, or the nearest workload's; tuner_core/pretuned).
+inline constexpr int kPretunedConfigsPerTask = 3;
+
+// The records `choice` (TuneCommandOptions::pretuned) names for `target`:
+// "" those shipped for its family (none for a family without them), "none"
+// none, else the file's (errors of PretunedRecords::ReadFile).
+[[nodiscard]] absl::StatusOr<PretunedRecords> LoadPretunedRecords(const std::string& choice,
+                                                                  const TargetSpec& target);
+
+// What a task's tuner proposes first: its pretuned configs, then its default
+// config (builder_worker/default_config.h) unless one of those is it, so
+// its records never lose to an untuned compile.
+std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,
+                                 const PretunedRecords& pretuned);
 
 struct TuneCommandOptions {
   std::string workload = "dense";
@@ -37,6 +56,10 @@ struct TuneCommandOptions {
   std::string tuner = "random";  // grid | random | ga | xgb | xgb_rank | xgb_knob | xgb_curve
   int plan_size = 64;            // xgb*: refit every plan_size results
   std::string transfer_log;      // xgb*: records of other shapes to warm-start the model
+  // Where each task's first candidates come from (LoadPretunedRecords):
+  // "" the records shipped for the target's family, "none" a cold start,
+  // else a record file.
+  std::string pretuned;
   int64_t trials = 500;
   int64_t early_stopping = -1;
   int batch_size = 8;

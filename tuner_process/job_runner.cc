@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -63,7 +64,7 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
     TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
     if (check_for && spec.tuner() != "given") run.tuner->SetConfigCheck(check_for(*run.task));
     if (first_for && spec.tuner() != "given") {
-      if (std::optional<Config> first = first_for(*run.task)) run.tuner->SetFirstConfigs({*first});
+      run.tuner->SetFirstConfigs(first_for(*run.task));
     }
   }
   runner->clock_ = clock;
@@ -168,6 +169,16 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
     ++tasks_[k->task_index()].in_flight;  // Learn takes it out again
     ++in_flight_;
     Learn(k->task_index(), k->config_json(), k->result());
+  }
+  // Selective dependents measure their first configs (the shipped records,
+  // the default) now, not only once their representatives are done: those
+  // may not be before the job's time is up.
+  for (int t = 0; t < n; ++t) {
+    TaskRun& run = tasks_[t];
+    if (!selective_ || run.depends_on == t || run.seeded) continue;
+    for (Config& c : run.tuner->TakeFirstConfigs(std::numeric_limits<int>::max())) {
+      seeds_.emplace_back(t, std::move(c));
+    }
   }
   // Tasks whose spaces the known trials used up, and representatives that
   // were done before the takeover, settle now (their dependents get what

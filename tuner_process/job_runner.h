@@ -75,11 +75,13 @@ class JobRunner {
   // mode passes one (it knows the target's registers); the fleet's tuner
   // process does not, and the builders refuse such configs instead.
   using ConfigCheckFor = std::function<Tuner::ConfigCheck(const Task& task)>;
-  // The config a task's tuner proposes first (Tuner::SetFirstConfigs),
-  // unless it was measured already: local mode passes the task's default config
+  // The configs a task's tuner proposes first (Tuner::SetFirstConfigs),
+  // unless measured already: local mode passes the records shipped for the
+  // task (tuner_core/pretuned, a warm start) and its default config
   // (builder_worker/default_config.h), so the records of a task are never
-  // worse than what an untuned compile gets. nullopt: none for that task.
-  using FirstConfigFor = std::function<std::optional<Config>(const Task& task)>;
+  // worse than what an untuned compile gets. A selective dependent measures
+  // its first configs at the start, before its representative's top-k.
+  using FirstConfigFor = std::function<std::vector<Config>(const Task& task)>;
 
   // InvalidArgument when a task, the tuner, the task policy or the
   // selective option cannot be made. `clock` (not null) must outlive the

@@ -551,8 +551,8 @@ TEST(JobRunnerTest, ATakeoverGoesOnWithTheTimeThatIsLeft) {
 
 TEST(JobRunnerTest, EachTaskMeasuresItsFirstConfigFirstAndOnce) {
   proto::JobAssignment a = ModelAssignment({{16, 1}, {32, 1}}, 8, 2, "round_robin");
-  auto first_for = [](const Task& task) -> std::optional<Config> {
-    return task.space().Get(task.space().size() - 1).value();  // the last config
+  auto first_for = [](const Task& task) -> std::vector<Config> {
+    return {task.space().Get(task.space().size() - 1).value()};  // the last config
   };
   auto runner = JobRunner::Create(a, TestClock(), nullptr, first_for).value();
   proto::ProposeTrials p = runner->NextProposals();
@@ -578,6 +578,36 @@ TEST(JobRunnerTest, EachTaskMeasuresItsFirstConfigFirstAndOnce) {
     }
   }
   EXPECT_EQ(seen.size(), 8u);
+}
+
+TEST(JobRunnerTest, ASelectiveDependentMeasuresItsFirstConfigsAtTheStart) {
+  // Two tasks of the same shape: one cluster; the dependent's shipped
+  // configs (a warm start) are measured before its representative is done,
+  // and count towards its top-k.
+  proto::JobAssignment a = ModelAssignment({{32, 1}, {32, 1}}, 40, 4, "round_robin");
+  a.mutable_spec()->set_trials_per_task(10);
+  a.mutable_spec()->set_selective("top3");
+  auto first_for = [](const Task& task) -> std::vector<Config> {
+    return {task.space().Get(1).value(), task.space().Get(2).value()};
+  };
+  auto runner = JobRunner::Create(a, TestClock(), nullptr, first_for).value();
+  const int dep = runner->scheduled(0) ? 1 : 0;
+  proto::ProposeTrials first = runner->NextProposals();
+  std::vector<int64_t> dep_first;
+  for (const proto::ProposedConfig& c : first.configs()) {
+    if (c.task_index() == dep) dep_first.push_back(c.config_index());
+  }
+  EXPECT_EQ(dep_first, (std::vector<int64_t>{1, 2}));
+  runner->OnAccepted(proto::TrialsAccepted());
+  for (const proto::ProposedConfig& c : first.configs()) {
+    runner->OnTrialUpdate(DoneOf(c, 1e-3 * (1 + (c.config_index() * 7919) % 13)));
+  }
+  bool finished = false;
+  std::map<int, std::vector<int64_t>> rest = RunSelectiveToEnd(*runner, &finished);
+  EXPECT_TRUE(finished);
+  // Its top 3: the two first configs and one of the representative's.
+  EXPECT_EQ(rest[dep].size(), 1u);
+  for (int64_t index : rest[dep]) EXPECT_NE(index, 1);
 }
 
 }  // namespace

@@ -35,6 +35,15 @@ bool TargetSpec::is_x86() const { return absl::StartsWith(triple, "x86_64"); }
 bool TargetSpec::is_aarch64() const { return absl::StartsWith(triple, "aarch64"); }
 bool TargetSpec::is_cuda() const { return absl::StartsWith(triple, "nvptx64"); }
 
+std::string TargetSpec::family() const {
+  if (is_x86()) {
+    return vector_bits >= 512 ? "x86_64-avx512" : vector_bits >= 256 ? "x86_64-avx2" : "x86_64-sse";
+  }
+  if (is_aarch64()) return "aarch64-neon";
+  if (is_cuda()) return cpu.empty() ? "cuda" : absl::StrCat("cuda-", cpu);
+  return std::string(triple.substr(0, triple.find('-')));
+}
+
 int TargetSpec::sm_version() const {
   int sm = 0;
   if (!is_cuda() || !absl::StartsWith(cpu, "sm_") || !absl::SimpleAtoi(cpu.substr(3), &sm))

@@ -54,6 +54,11 @@ struct TargetSpec {
   bool is_aarch64() const;
   bool is_cuda() const;    // nvptx64-nvidia-cuda: the artifact is PTX
   int sm_version() const;  // 90 for sm_90; 0 for non-CUDA targets
+  // The family whose tuned configs carry over (tuner_core/pretuned): the
+  // architecture and its vector width, "x86_64-avx512", "x86_64-avx2",
+  // "x86_64-sse", "aarch64-neon", "cuda-sm_90"; the triple's architecture
+  // for others.
+  std::string family() const;
 };
 
 [[nodiscard]] absl::StatusOr<TargetSpec> ParseTarget(const std::string& target);

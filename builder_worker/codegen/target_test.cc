@@ -26,6 +26,17 @@ TEST(TargetTest, VectorWidthFollowsTheCpu) {
   EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3")->max_vector_bits, 256);
 }
 
+TEST(TargetTest, FamiliesGroupCpusWhoseConfigsCarryOver) {
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4")->family(), "x86_64-avx512");
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=sapphirerapids")->family(),
+            "x86_64-avx512");
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3")->family(), "x86_64-avx2");
+  EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64")->family(), "x86_64-sse");
+  EXPECT_EQ(ParseTarget("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72")->family(),
+            "aarch64-neon");
+  EXPECT_EQ(ParseTarget("cuda -mcpu=sm_90")->family(), "cuda-sm_90");
+}
+
 TEST(TargetTest, RegisterFileFollowsTheFeatures) {
   EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4")->vector_registers, 32);
   EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell")->vector_registers, 16);

@@ -112,10 +112,18 @@ double ValueDistance(const nlohmann::json& a, const nlohmann::json& b) {
 }  // namespace
 
 Config MapConfigNearest(const Config& from, const ConfigSpace& to) {
+  return MapConfigJsonNearest(from.ToJson(), to);
+}
+
+Config MapConfigJsonNearest(const nlohmann::json& from, const ConfigSpace& to) {
   std::map<std::string, nlohmann::json> values;
-  const nlohmann::json from_json = from.ToJson();  // the loop below reads into it
-  for (const nlohmann::json& item : from_json["entity"]) {
-    values[item[0].get<std::string>()] = item[2];
+  auto entities = from.is_object() ? from.find("entity") : from.end();
+  if (entities != from.end() && entities->is_array()) {
+    for (const nlohmann::json& item : *entities) {
+      if (item.is_array() && item.size() == 3 && item[0].is_string()) {
+        values[item[0].get<std::string>()] = item[2];
+      }
+    }
   }
   const std::vector<std::vector<nlohmann::json>> candidates = KnobCandidates(to);
   int64_t index = 0;

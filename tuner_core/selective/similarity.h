@@ -41,6 +41,10 @@ double KnobwiseSimilarity(const ConfigSpace& a, const ConfigSpace& b);
 // first choice. Equals MapConfig whenever that succeeds. How a schedule
 // carries into a space whose tile factors differ (e.g. other channel counts).
 Config MapConfigNearest(const Config& from, const ConfigSpace& to);
+// The same from a config's JSON (Config::ToJson(): its "entity" list), e.g.
+// a record of another workload whose space is not at hand; a JSON without
+// entities gives every knob its first choice.
+Config MapConfigJsonNearest(const nlohmann::json& from, const ConfigSpace& to);
 
 }  // namespace tunefleet
 

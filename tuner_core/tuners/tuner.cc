@@ -53,9 +53,9 @@ void Tuner::SetFirstConfigs(std::vector<Config> configs) {
   first_.assign(std::make_move_iterator(configs.begin()), std::make_move_iterator(configs.end()));
 }
 
-std::vector<Config> Tuner::NextBatch(int batch_size) {
+std::vector<Config> Tuner::TakeFirstConfigs(int max) {
   std::vector<Config> batch;
-  while (static_cast<int>(batch.size()) < batch_size && !first_.empty()) {
+  while (static_cast<int>(batch.size()) < max && !first_.empty()) {
     Config config = std::move(first_.front());
     first_.pop_front();
     if (IsVisited(config.index())) continue;
@@ -66,6 +66,11 @@ std::vector<Config> Tuner::NextBatch(int batch_size) {
     }
     batch.push_back(std::move(config));
   }
+  return batch;
+}
+
+std::vector<Config> Tuner::NextBatch(int batch_size) {
+  std::vector<Config> batch = TakeFirstConfigs(batch_size);
   if (!config_check_) {
     if (static_cast<int>(batch.size()) < batch_size) {
       for (Config& c : ProposeBatch(batch_size - static_cast<int>(batch.size())))

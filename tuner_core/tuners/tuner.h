@@ -131,6 +131,11 @@ class Tuner {
   // like any proposal: a task's default config (builder_worker/
   // default_config.h), so its records never lose to an untuned compile.
   void SetFirstConfigs(std::vector<Config> configs);
+  // Up to `max` of those first configs not yet proposed, as NextBatch would
+  // return them (visited ones and those the config check refuses skipped),
+  // and nothing else: how a task that waits for others (a selective
+  // dependent) still measures its shipped configs at the start.
+  std::vector<Config> TakeFirstConfigs(int max);
 
   // Never propose this config index, nor any config the space declares
   // equivalent to it (ConfigSpace::EquivalentIndices), e.g. it was measured
