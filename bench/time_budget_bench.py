@@ -59,11 +59,19 @@ def main():
                         help="also compile each model with these records (a long search's) and "
                              "time it the same way: the row 'ref', and each budget's latency "
                              "as a fraction of it")
+    parser.add_argument("--optimize_flags", default="",
+                        help="more flags for optimize, e.g. '--reject_slower_than=0' to time a "
+                             "shortcut off (space-separated)")
+    parser.add_argument("--bazel_bin", default="",
+                        help="binaries built already (then no bazel runs: its server's idle "
+                             "work would share the cores with the measurements)")
     args = parser.parse_args()
-    bazel_bin = subprocess.run(["bazel", "info", "bazel-bin"], capture_output=True, text=True,
-                               cwd=ROOT).stdout.strip()
-    subprocess.run(["bazel", "build", "//cli:tunefleet", "//device_agent:tunefleet_runner",
-                    "//tuner_core/graph:exported_models"], check=True, cwd=ROOT)
+    bazel_bin = args.bazel_bin
+    if not bazel_bin:
+        bazel_bin = subprocess.run(["bazel", "info", "bazel-bin"], capture_output=True,
+                                   text=True, cwd=ROOT).stdout.strip()
+        subprocess.run(["bazel", "build", "//cli:tunefleet", "//device_agent:tunefleet_runner",
+                        "//tuner_core/graph:exported_models"], check=True, cwd=ROOT)
     tunefleet = os.path.join(bazel_bin, "cli", "tunefleet")
     os.environ.setdefault("TUNEFLEET_RUNNER",
                           os.path.join(bazel_bin, "device_agent", "tunefleet_runner"))
@@ -100,7 +108,7 @@ def main():
                             str(args.threads), "--runs", str(args.runs), "--tuner", args.tuner,
                             "--pretuned=" + ("none" if args.start == "cold" else
                                              os.path.abspath(args.pretuned) if args.pretuned
-                                             else "")],
+                                             else "")] + args.optimize_flags.split(),
                            log)
                 ours = float(re.search(r"compiled model: ([0-9.]+) ms", text).group(1))
                 m = re.search(r"ONNX Runtime: +([0-9.]+) ms", text)
@@ -134,6 +142,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"threads": args.threads, "runs": args.runs, "tuner": args.tuner,
+                       "optimize_flags": args.optimize_flags,
                        "start": args.start, "pretuned": args.pretuned or
                        ("shipped" if args.start == "warm" else "none"),
                        "cpu": cpu_name(), "results": results}, f, indent=2)

@@ -56,6 +56,12 @@ ABSL_FLAG(std::string, pretuned, "",
           "the configs each task measures first (a warm start): empty, the records shipped for "
           "the target's CPU family; 'none', a cold start; else a record file (tune --log's "
           "format)");
+ABSL_FLAG(bool, share_runner_child, true,
+          "tune --model, optimize: the model's tasks share one runner child (false: a new "
+          "child, and a new reference output, at every switch of task)");
+ABSL_FLAG(double, reject_slower_than, 0,
+          "tune --model, optimize: a candidate whose first timed repeat is slower than this "
+          "many times its task's best so far is timed no further (0: off)");
 ABSL_FLAG(int64_t, trials, 0,
           "number of trials (per task with --model); 0: 500, except under --time_budget with "
           "--model, where no per-task cap is set and the budget ends the search");
@@ -206,6 +212,8 @@ tunefleet::TuneCommandOptions LocalSearchFromFlags() {
   o.local.measure = MeasureFromFlags();
   o.local.validation.top_k = absl::GetFlag(FLAGS_validate_top_k);
   o.local.validation.passes = absl::GetFlag(FLAGS_validation_passes);
+  o.local.share_runner_child = absl::GetFlag(FLAGS_share_runner_child);
+  o.local.reject_slower_than = absl::GetFlag(FLAGS_reject_slower_than);
   return o;
 }
 

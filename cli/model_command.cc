@@ -231,6 +231,12 @@ std::string DescribeTask(const ModelTask& task) {
                          summary.estimated_latency_s * 1e3);
   if (summary.untuned_tasks > 0) out << " (" << summary.untuned_tasks << " tasks without a result)";
   out << absl::StrFormat("\n%d trials in %.1f s\n", summary.trials, summary.wall_seconds);
+  const LocalTimings& t = summary.timings;
+  out << absl::StrFormat(
+      "Time: build %.1f s (compiler %.1f s over %d builds) | measure %.1f s (workload "
+      "preparation %.1f s, kernel runs %.1f s, correctness checks %.1f s) | validation %.1f s\n",
+      t.build_wall_seconds, t.build_cpu_seconds, t.built, t.measure_wall_seconds, t.prepare_seconds,
+      t.run_seconds, t.check_seconds, t.validation_seconds);
   return summary;
 }
 

@@ -7,7 +7,8 @@ TimeEvaluatorOptions TimingOptions(const MeasureOptions& options) {
                               .repeat = options.repeat,
                               .min_repeat_ms = options.min_repeat_ms,
                               .max_repeat = options.max_repeat,
-                              .target_rel_ci = options.target_rel_ci};
+                              .target_rel_ci = options.target_rel_ci,
+                              .reject_above_s = options.reject_above_s};
 }
 
 void SetTimedCosts(const TimeEvaluation& timed, proto::RunResult* result) {

@@ -35,6 +35,10 @@ namespace {
     return absl::InvalidArgumentError(absl::StrCat(
         "time evaluator: target_rel_ci must be in [0, 1), got ", options.target_rel_ci));
   }
+  if (!(options.reject_above_s >= 0) || !std::isfinite(options.reject_above_s)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "time evaluator: reject_above_s must be finite and >= 0, got ", options.reject_above_s));
+  }
   return absl::OkStatus();
 }
 
@@ -170,6 +174,11 @@ CostSpread CostSpreadOf(absl::Span<const double> raw_costs) {
     } while (duration_ms < options.min_repeat_ms &&
              zero_time_iterations < options.limit_zero_time_iterations);
     raw_costs.push_back(duration_nanos / 1e9 / number);
+    if (repeat_index == 0 && options.reject_above_s > 0 && raw_costs[0] > options.reject_above_s) {
+      evaluation.spread = CostSpreadOf(raw_costs);
+      evaluation.rejected_early = true;
+      break;
+    }
 
     if (repeat_index + 1 < options.repeat) continue;
     evaluation.spread = CostSpreadOf(raw_costs);

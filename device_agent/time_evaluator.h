@@ -59,6 +59,9 @@ struct TimeEvaluatorOptions {
   int min_repeat_ms = 0;       // grow `number` until a repeat lasts this long
   int max_repeat = 0;          // adaptive cap; 0 means `repeat`; else >= repeat
   double target_rel_ci = 0.0;  // 0: no adaptive repeats; else in (0, 1)
+  // Early rejection: a first repeat costing more than this (seconds per
+  // call) is the only one; 0: off.
+  double reject_above_s = 0.0;
   int limit_zero_time_iterations = 100;
   // Called before each repeat, outside the timed region (TVM's f_preproc).
   std::function<void()> before_repeat;
@@ -87,9 +90,10 @@ std::vector<double> TrimCosts(std::vector<double> raw_costs);
 double StudentT95(int degrees_of_freedom);
 
 struct TimeEvaluation {
-  std::vector<double> costs;  // seconds per call, trimmed (see above)
-  int timed_repeats = 0;      // repeats timed, before trimming
-  CostSpread spread;          // of the timed repeats
+  std::vector<double> costs;    // seconds per call, trimmed (see above)
+  int timed_repeats = 0;        // repeats timed, before trimming
+  CostSpread spread;            // of the timed repeats
+  bool rejected_early = false;  // the first repeat was over reject_above_s
 };
 
 // Runs the procedure above. `run_once` makes one call of the kernel and

@@ -256,6 +256,31 @@ TEST(TimeEvaluatorTest, AdaptiveRepeatsStopAtTheCap) {
   EXPECT_GT(*timed->spread.rel_ci, 0.01);
 }
 
+TEST(TimeEvaluatorTest, AFirstRepeatOverTheRejectionBoundIsTheOnlyOne) {
+  FakeClock clock;
+  int calls = 0;
+  // 3 us per call against a bound of 2 us: one repeat, one cost.
+  auto timed = EvaluateTime(RepeatDurations(&clock, {3000, 1000, 1000}, &calls),
+                            {.number = 1, .repeat = 3, .reject_above_s = 2e-6}, clock);
+  ASSERT_TRUE(timed.ok()) << timed.status();
+  EXPECT_TRUE(timed->rejected_early);
+  EXPECT_EQ(timed->timed_repeats, 1);
+  EXPECT_EQ(calls, 1 + 1);
+  ASSERT_EQ(timed->costs.size(), 1u);
+  EXPECT_DOUBLE_EQ(timed->costs[0], 3e-6);
+  // Under the bound: every repeat, as without one.
+  calls = 0;
+  timed = EvaluateTime(RepeatDurations(&clock, {1000, 3000, 1000}, &calls),
+                       {.number = 1, .repeat = 3, .reject_above_s = 2e-6}, clock);
+  ASSERT_TRUE(timed.ok()) << timed.status();
+  EXPECT_FALSE(timed->rejected_early);
+  EXPECT_EQ(timed->timed_repeats, 3);
+  // A negative or non-finite bound is refused.
+  EXPECT_FALSE(EvaluateTime(RepeatDurations(&clock, {1000}, &calls),
+                            {.number = 1, .repeat = 1, .reject_above_s = -1}, clock)
+                   .ok());
+}
+
 TEST(TimeEvaluatorTest, WithoutATargetMaxRepeatAddsNothing) {
   FakeClock clock;
   int calls = 0;

@@ -29,13 +29,30 @@ double LocalTimings::OverheadPerTrialSeconds() const {
   return outside / trials;
 }
 
-absl::StatusOr<std::unique_ptr<LocalMeasurer>> LocalMeasurer::Create(const Task& task,
-                                                                     LocalMeasurerOptions options) {
+void LocalTimings::Add(const LocalTimings& other) {
+  trials += other.trials;
+  built += other.built;
+  build_wall_seconds += other.build_wall_seconds;
+  build_cpu_seconds += other.build_cpu_seconds;
+  run_seconds += other.run_seconds;
+  check_seconds += other.check_seconds;
+  load_seconds += other.load_seconds;
+  prepare_seconds += other.prepare_seconds;
+  measure_wall_seconds += other.measure_wall_seconds;
+  validation_seconds += other.validation_seconds;
+  build_seconds_each.insert(build_seconds_each.end(), other.build_seconds_each.begin(),
+                            other.build_seconds_each.end());
+}
+
+absl::StatusOr<std::unique_ptr<LocalMeasurer>> LocalMeasurer::Create(
+    const Task& task, LocalMeasurerOptions options, std::unique_ptr<Runner> runner) {
   TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
   if (options.build_parallelism <= 0) {
     options.build_parallelism = std::max(1u, std::thread::hardware_concurrency());
   }
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Runner> runner, Runner::Create(options.runner));
+  if (runner == nullptr) {
+    TF_ASSIGN_OR_RETURN(runner, Runner::Create(options.runner));
+  }
   return std::unique_ptr<LocalMeasurer>(
       new LocalMeasurer(task, std::move(target), std::move(options), std::move(runner)));
 }
@@ -63,6 +80,8 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
   timings_.build_wall_seconds += clock_->NowSeconds() - start;
 
   start = clock_->NowSeconds();
+  MeasureOptions measure = options_.measure;
+  measure.reject_above_s = reject_above_s_;
   std::vector<MeasureResult> results(configs.size());
   for (size_t i = 0; i < configs.size(); ++i) {
     const BuildResult& build = builds[i];
@@ -78,7 +97,7 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& con
     }
     ++timings_.built;
     timings_.build_seconds_each.push_back(build.timings.total_seconds);
-    result = RunBuilt(build, options_.measure, &timings_);
+    result = RunBuilt(build, measure, &timings_);
   }
   timings_.measure_wall_seconds += clock_->NowSeconds() - start;
   timings_.trials += static_cast<int64_t>(configs.size());

@@ -45,6 +45,13 @@ struct LocalMeasurerOptions {
   int build_parallelism = 0;  // builder threads; 0 = hardware concurrency
   RunnerOptions runner;
   LocalValidationOptions validation;  // used by the callers of Validate
+  // A model job's tasks share one runner child (model_job.h); false: a new
+  // child each time the job switches tasks (the cost it saves, measured).
+  bool share_runner_child = true;
+  // Early rejection in a model job: a candidate whose first repeat is
+  // slower than this many times its task's best so far is timed no further
+  // (MeasureOptions::reject_above_s). 0: off.
+  double reject_slower_than = 0;
   // Times the phases and stamps the results; not owned, must outlive the
   // measurer.
   ClockInterface* clock = &SystemClock();
@@ -80,12 +87,22 @@ struct LocalTimings {
   // correctness run) and the once-per-task workload preparation: request
   // transfer, loading, result handling.
   double OverheadPerTrialSeconds() const;
+  // Adds `other`'s counts and times (a job's measurers summed).
+  void Add(const LocalTimings& other);
 };
 
 class LocalMeasurer final : public MeasurerInterface {
  public:
+  // `runner`: the runner child to measure in, an earlier measurer's
+  // (ReleaseRunner), so the tasks of one job share one child and the
+  // workloads it prepared (inputs, reference outputs); null: a new child.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<LocalMeasurer>> Create(
-      const Task& task, LocalMeasurerOptions options);
+      const Task& task, LocalMeasurerOptions options, std::unique_ptr<Runner> runner = nullptr);
+  // Hands the runner child over to the next task's measurer; this measurer
+  // measures nothing after.
+  std::unique_ptr<Runner> ReleaseRunner() { return std::move(runner_); }
+  // MeasureOptions::reject_above_s for the next Measure calls (0: off).
+  void set_reject_above_s(double seconds) { reject_above_s_ = seconds; }
 
   std::vector<MeasureResult> Measure(const std::vector<Config>& configs) override;
 
@@ -126,6 +143,7 @@ class LocalMeasurer final : public MeasurerInterface {
   const double max_gflops_;      // no cost of this host may imply more
   ClockInterface* const clock_;  // options_.clock (SystemClock() if null)
   LocalTimings timings_;
+  double reject_above_s_ = 0;
 };
 
 }  // namespace tunefleet

@@ -1,9 +1,11 @@
 #include "local/model_job.h"
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "builder_worker/codegen/target.h"
 #include "builder_worker/default_config.h"
@@ -28,6 +30,12 @@ namespace tunefleet {
   ClockInterface* const clock = &MeasurerClock(options);
   const double start = clock->NowSeconds();
   TF_RETURN_IF_ERROR(options.validation.Validate());
+  if (!std::isfinite(options.reject_slower_than) ||
+      (options.reject_slower_than != 0 && options.reject_slower_than < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--reject_slower_than must be 0 (off) or at least 1 (times the task's best), got ",
+        options.reject_slower_than));
+  }
   proto::JobSpec spec = spec_in;
   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
   proto::JobAssignment assignment;
@@ -60,10 +68,25 @@ namespace tunefleet {
 
   LocalModelSummary summary;
   summary.trials_per_task.assign(tasks.size(), 0);
-  // One runner child at a time: a measurer is made for a task when its
-  // configs come and kept while the next batch is of the same task.
+  // One runner child for the whole search: a measurer is made for a task
+  // when its configs come and kept while the next batch is of the same task;
+  // the next task's measurer takes over its child, which keeps the
+  // workloads it prepared (inputs and reference outputs), so going back to
+  // a task costs no new child and no second reference computation.
   int measurer_task = -1;
   std::unique_ptr<LocalMeasurer> measurer;
+  auto measure_task = [&](int t) -> absl::Status {
+    if (measurer_task == t) return absl::OkStatus();
+    std::unique_ptr<Runner> child;
+    if (measurer != nullptr) {
+      summary.timings.Add(measurer->timings());
+      if (options.share_runner_child) child = measurer->ReleaseRunner();
+    }
+    measurer.reset();
+    TF_ASSIGN_OR_RETURN(measurer, LocalMeasurer::Create(*tasks[t], options, std::move(child)));
+    measurer_task = t;
+    return absl::OkStatus();
+  };
   int64_t next_trial_id = 0;
   // Every result per task: the validation's candidates.
   std::vector<std::vector<TrialResult>> results_per_task(tasks.size());
@@ -83,11 +106,10 @@ namespace tunefleet {
       by_task[pc.task_index()].push_back(std::move(config));
     }
     for (const auto& [t, configs] : by_task) {
-      if (measurer_task != t) {
-        measurer.reset();
-        TF_ASSIGN_OR_RETURN(measurer, LocalMeasurer::Create(*tasks[t], options));
-        measurer_task = t;
-      }
+      TF_RETURN_IF_ERROR(measure_task(t));
+      const double best = runner->best_cost_s(t);
+      measurer->set_reject_above_s(
+          options.reject_slower_than > 0 && best > 0 ? options.reject_slower_than * best : 0);
       const std::vector<MeasureResult> results = measurer->Measure(configs);
       for (size_t i = 0; i < configs.size(); ++i) {
         if (writer) {
@@ -120,11 +142,7 @@ namespace tunefleet {
     summary.search_best_cost_s[t] = runner->best_cost_s(static_cast<int>(t));
     summary.best_cost_s[t] = summary.search_best_cost_s[t];
     if (summary.search_best_cost_s[t] <= 0 || options.validation.top_k == 0) continue;
-    if (measurer_task != static_cast<int>(t)) {
-      measurer.reset();
-      TF_ASSIGN_OR_RETURN(measurer, LocalMeasurer::Create(*tasks[t], options));
-      measurer_task = static_cast<int>(t);
-    }
+    TF_RETURN_IF_ERROR(measure_task(static_cast<int>(t)));
     TF_ASSIGN_OR_RETURN(WinnerValidation winners,
                         ValidateWinners(*measurer, results_per_task[t], options.validation));
     for (Record& r : ValidatedRecords(*tasks[t], winners))
@@ -145,6 +163,7 @@ namespace tunefleet {
                                   summary.search_best_cost_s[t] * 1e3);
     }
   }
+  if (measurer != nullptr) summary.timings.Add(measurer->timings());
   measurer.reset();
   if (!log.empty() && !validated_records.empty()) {
     TF_ASSIGN_OR_RETURN(summary.validated_lines, WriteValidationsToLog(log, validated_records));

@@ -47,6 +47,7 @@ struct LocalModelSummary {
   int untuned_tasks = 0;
   int validated_lines = 0;  // lines of the log given a "validation" object
   double wall_seconds = 0;
+  LocalTimings timings;  // summed over the tasks' measurers
 };
 
 // Runs the model job `spec` (its tasks, n_trial, tuner, task_policy,

@@ -8,9 +8,12 @@
 #include <set>
 #include <sstream>
 
+#include "builder_worker/codegen/target.h"
+#include "builder_worker/register_fit.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
+#include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
@@ -65,6 +68,51 @@ TEST_F(LocalModelJobTest, SequentialJobMeasuresEveryTaskAndRecordsIt) {
   for (const Record& r : records.records) ++per_m[r.workload_args.value("M", -1)];
   EXPECT_EQ(per_m[16], 4);
   EXPECT_EQ(per_m[24], 4);
+}
+
+TEST_F(LocalModelJobTest, AWarmStartMeasuresThePretunedConfigsFirst) {
+  proto::JobSpec spec = Spec({16, 24}, 4);
+  spec.set_task_policy("sequential");
+  // Records for M = 16 only: two configs the target can build, the faster
+  // one second in the file.
+  std::unique_ptr<Task> task =
+      Task::Make("", "dense", {{"M", 16}, {"N", 32}, {"K", 32}, {"layout", "NK"}}, "llvm").value();
+  const auto check = RegisterTileCheck(*task, ParseTarget("llvm").value());
+  std::vector<int64_t> chosen;
+  for (int64_t i = task->space().size() - 1; i >= 0 && chosen.size() < 2; --i) {
+    if (check == nullptr || check(task->space().Get(i).value()).ok()) chosen.push_back(i);
+  }
+  ASSERT_EQ(chosen.size(), 2u);
+  std::string text;
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    Record r;
+    r.target = "llvm";
+    r.task_name = task->name();
+    r.workload_name = "dense";
+    r.workload_args = task->workload().args();
+    r.config = task->space().Get(chosen[k]).value().ToJson();
+    r.result.costs = {k == 0 ? 2e-3 : 1e-3};
+    text += r.ToLine() + "\n";
+  }
+  const PretunedRecords pretuned = PretunedRecords::Parse(text, "test").value();
+  std::ostringstream progress;
+  LocalModelSummary summary = RunLocalModelJob(spec, options_, log_, progress, pretuned).value();
+  EXPECT_EQ(summary.trials, 8);
+  ReadReport records = ReadRecords(log_).value();
+  std::map<int, std::vector<int64_t>> measured;  // per M, in order
+  for (const Record& r : records.records) {
+    measured[r.workload_args.value("M", -1)].push_back(r.config["index"].get<int64_t>());
+  }
+  ASSERT_EQ(measured[16].size(), 4u);
+  EXPECT_EQ(measured[16][0], chosen[1]);  // fastest first
+  EXPECT_EQ(measured[16][1], chosen[0]);
+  // M = 24 has no records: the nearest workload's, carried to its space.
+  ASSERT_EQ(measured[24].size(), 4u);
+  std::unique_ptr<Task> other =
+      Task::Make("", "dense", {{"M", 24}, {"N", 32}, {"K", 32}, {"layout", "NK"}}, "llvm").value();
+  const std::vector<Config> carried = pretuned.ConfigsFor(*other, 3);
+  ASSERT_FALSE(carried.empty());
+  EXPECT_EQ(measured[24][0], carried[0].index());
 }
 
 TEST_F(LocalModelJobTest, SelectiveJobTunesTheRepresentativeOnly) {

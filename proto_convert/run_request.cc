@@ -16,6 +16,7 @@ proto::MeasureOptions ToProto(const MeasureOptions& options) {
   proto.set_input_seed(options.input_seed);
   if (options.max_repeat != 0) proto.set_max_repeat(options.max_repeat);
   proto.set_target_rel_ci(options.target_rel_ci);
+  proto.set_reject_above_s(options.reject_above_s);
   return proto;
 }
 
@@ -32,6 +33,7 @@ MeasureOptions ResolveMeasureOptions(const proto::MeasureOptions& options) {
   if (options.has_input_seed()) resolved.input_seed = options.input_seed();
   if (options.has_max_repeat()) resolved.max_repeat = options.max_repeat();
   if (options.has_target_rel_ci()) resolved.target_rel_ci = options.target_rel_ci();
+  resolved.reject_above_s = options.reject_above_s();
   return resolved;
 }
 

@@ -86,11 +86,13 @@ TEST(ResolveMeasureOptionsTest, RoundTripsThroughToProto) {
   options.check_correctness = false;
   options.max_repeat = 9;
   options.target_rel_ci = 0.05;
+  options.reject_above_s = 2e-3;
   const MeasureOptions back = ResolveMeasureOptions(ToProto(options));
   EXPECT_EQ(back.number, 2);
   EXPECT_FALSE(back.check_correctness);
   EXPECT_EQ(back.max_repeat, 9);
   EXPECT_EQ(back.target_rel_ci, 0.05);
+  EXPECT_EQ(back.reject_above_s, 2e-3);
 }
 
 TEST(ValidateMeasureOptionsTest, RefusesATimeoutAboveTheCap) {

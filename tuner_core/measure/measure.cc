@@ -67,6 +67,9 @@ absl::Status MeasureOptions::Validate() const {
                absl::StrCat("needs max_repeat > repeat (", repeat,
                             ") to add repeats; max_repeat is ", max_repeat));
   }
+  if (!std::isfinite(reject_above_s) || reject_above_s < 0) {
+    return bad("reject_above_s", reject_above_s, "must be finite and >= 0 (0: off)");
+  }
   return absl::OkStatus();
 }
 

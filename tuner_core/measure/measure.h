@@ -55,6 +55,11 @@ struct MeasureOptions {
   // interval of the mean cost is within +-target_rel_ci of it.
   int max_repeat = 0;
   double target_rel_ci = 0.0;  // 0: off; e.g. 0.02 for +-2 %
+  // Early rejection (a racing tuner's): when the first repeat costs more
+  // than this (seconds per call), timing stops there and that one cost is
+  // the result: a candidate already far behind the best costs one repeat,
+  // not all. 0: off. Set per batch from the task's best (local model jobs).
+  double reject_above_s = 0.0;
 
   // The repeat cap the evaluator uses: max(repeat, max_repeat).
   int EffectiveMaxRepeat() const { return max_repeat > repeat ? max_repeat : repeat; }
@@ -62,7 +67,8 @@ struct MeasureOptions {
   // InvalidArgument naming the first bad field and its value: number and
   // repeat >= 1, min_repeat_ms >= 0, cooldown finite and >= 0, timeout_s in
   // (0, kMaxMeasureTimeoutS], max_repeat 0 or in [repeat, kMaxRepeat],
-  // target_rel_ci in [0, 1) and, when > 0, max_repeat > repeat.
+  // target_rel_ci in [0, 1) and, when > 0, max_repeat > repeat;
+  // reject_above_s finite and >= 0.
   [[nodiscard]] absl::Status Validate() const;
 };
 

@@ -52,6 +52,8 @@ TEST(MeasureOptionsTest, RejectsEachBadFieldByName) {
               HasSubstr("max_repeat = 2"));
   EXPECT_THAT(message_for([](MeasureOptions& o) { o.target_rel_ci = 1.5; }),
               HasSubstr("target_rel_ci = 1.5"));
+  EXPECT_THAT(message_for([](MeasureOptions& o) { o.reject_above_s = -1; }),
+              HasSubstr("reject_above_s = -1"));
 }
 
 TEST(MeasureOptionsTest, TargetCiNeedsRoomForMoreRepeats) {

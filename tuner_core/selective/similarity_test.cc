@@ -73,6 +73,17 @@ TEST(SimilarityTest, MapConfigNearestTakesTheClosestCandidate) {
   EXPECT_EQ(MapConfigNearest(four, d).index(), MapConfig(four, d)->index());
 }
 
+TEST(SimilarityTest, MapConfigJsonNearestReadsAConfigsJson) {
+  ConfigSpace a = Space({1, 2, 4}, {0, 1});
+  ConfigSpace b = Space({2, 8, 16}, {0, 1});
+  const Config from = *a.Get(2 + 3 * 1);
+  EXPECT_EQ(MapConfigJsonNearest(from.ToJson(), b).index(), MapConfigNearest(from, b).index());
+  // Without entities (or with malformed ones) every knob takes its first choice.
+  EXPECT_EQ(MapConfigJsonNearest(nlohmann::json::object(), b).index(), 0);
+  EXPECT_EQ(MapConfigJsonNearest(nlohmann::json{{"entity", {1, 2}}}, b).index(), 0);
+  EXPECT_EQ(MapConfigJsonNearest(nlohmann::json(), b).index(), 0);
+}
+
 TEST(SelectivePlanTest, CliquesAndRepresentatives) {
   ConfigSpace a = Space({1, 2, 4}, {0, 1});
   ConfigSpace b = Space({1, 2, 4, 8}, {0, 1});

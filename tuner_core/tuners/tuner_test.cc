@@ -203,6 +203,19 @@ TEST(TunerTest, FirstConfigsAreProposedFirstAndOnce) {
   EXPECT_EQ(tuner.trials_done(), 34);  // 36 less 20 (visited before) and 30 (refused)
 }
 
+// TakeFirstConfigs hands out the first configs only, never the strategy's.
+TEST(TunerTest, TakeFirstConfigsGivesTheFirstConfigsAndNothingElse) {
+  const ConfigSpace space = MakeSpace();
+  GridTuner tuner(space);
+  tuner.MarkVisited(20);
+  tuner.SetFirstConfigs({*space.Get(35), *space.Get(20), *space.Get(7)});
+  std::vector<int64_t> taken;
+  for (const Config& c : tuner.TakeFirstConfigs(100)) taken.push_back(c.index());
+  EXPECT_THAT(taken, ElementsAre(35, 7));
+  EXPECT_TRUE(tuner.TakeFirstConfigs(100).empty());
+  EXPECT_TRUE(tuner.IsVisited(35));
+}
+
 // A space the target can build nothing of ends the search, measuring nothing.
 TEST(TunerTest, ASpaceTheCheckRefusesEntirelyEndsTheSearch) {
   GridTuner tuner(MakeSpace());
