@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
+#include "tuner_core/records/record.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
@@ -289,6 +290,46 @@ TEST_F(TuneCommandTest, BadValidationFlagsAreRefusedNamingTheFlag) {
   }
   EXPECT_EQ(ReadRecords(log_).status().code(), absl::StatusCode::kNotFound)
       << "a refused job measured something";
+}
+
+TEST(FirstConfigsTest, PretunedConfigsComeFirstThenTheDefaultOnce) {
+  std::unique_ptr<Task> task =
+      Task::Make("", "dense", {{"M", 64}, {"N", 64}, {"K", 64}, {"layout", "NK"}}, "llvm").value();
+  const TargetSpec target = ParseTarget("llvm").value();
+  // Cold: the default config alone.
+  const std::vector<Config> cold = FirstConfigs(*task, target, PretunedRecords());
+  ASSERT_EQ(cold.size(), 1u);
+  const int64_t fallback = cold[0].index();
+  // Records of two configs, the default among them: they come first, the
+  // default is not proposed twice.
+  const int64_t other = fallback == 0 ? 1 : 0;
+  std::string text;
+  for (int64_t index : {other, fallback}) {
+    Record r;
+    r.target = "llvm";
+    r.task_name = task->name();
+    r.workload_name = "dense";
+    r.workload_args = task->workload().args();
+    r.config = task->space().Get(index).value().ToJson();
+    r.result.costs = {index == other ? 1e-3 : 2e-3};
+    text += r.ToLine() + "\n";
+  }
+  const std::vector<Config> warm =
+      FirstConfigs(*task, target, PretunedRecords::Parse(text, "test").value());
+  ASSERT_EQ(warm.size(), 2u);
+  EXPECT_EQ(warm[0].index(), other);
+  EXPECT_EQ(warm[1].index(), fallback);
+}
+
+TEST(LoadPretunedRecordsTest, ShippedNoneOrAFile) {
+  const TargetSpec avx512 = ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4").value();
+  EXPECT_GT(LoadPretunedRecords("", avx512).value().num_records(), 0);
+  EXPECT_EQ(LoadPretunedRecords("none", avx512).value().num_records(), 0);
+  const TargetSpec arm = ParseTarget("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72").value();
+  EXPECT_EQ(LoadPretunedRecords("", arm).value().num_records(), 0);  // none shipped
+  absl::StatusOr<PretunedRecords> missing = LoadPretunedRecords("/nonexistent.jsonl", avx512);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent.jsonl"), std::string::npos);
 }
 
 TEST(WorkloadArgsFromShapeTest, DenseAndBatchMatmul) {
