@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "builder_worker/codegen/target.h"
 #include "common/clock.h"
 #include "common/daemon_util.h"
 #include "common/file_util.h"
@@ -113,6 +114,16 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
     spec.set_n_trial(o.trials);
   }
   spec.set_tuner(o.tuner);
+  if (o.pretuned != "none") {
+    if (!o.pretuned.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "submit --pretuned takes '' (the records shipped for the target's family) or 'none'; "
+          "a record file (\"",
+          o.pretuned, "\") is for local tune and optimize: the fleet's tuner cannot read it"));
+    }
+    TF_ASSIGN_OR_RETURN(TargetSpec parsed, ParseTarget(target));
+    spec.set_pretuned_family(parsed.family());
+  }
   if (o.queue_timeout_s > 0) spec.set_queue_timeout_s(o.queue_timeout_s);
   spec.set_validate_top_k(o.validate_top_k);
   spec.set_validation_passes(o.validation_passes);

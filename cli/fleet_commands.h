@@ -54,6 +54,10 @@ struct SubmitOptions {
   // once the search ends (the tracker refuses values out of range).
   int32_t validate_top_k = kDefaultValidateTopK;
   int32_t validation_passes = kDefaultValidationPasses;
+  // Warm start (--pretuned): "" the records shipped for the target's family,
+  // measured first by each task on the fleet; "none" a cold start. (A record
+  // file of one's own is local mode's: the tuner process cannot read it.)
+  std::string pretuned;
 };
 
 [[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& options);

@@ -443,6 +443,7 @@ int main(int argc, char** argv) {
         o.template_name = absl::GetFlag(FLAGS_template_name);
         o.target = absl::GetFlag(FLAGS_target);
         o.tuner = absl::GetFlag(FLAGS_tuner);
+        o.pretuned = absl::GetFlag(FLAGS_pretuned);
         o.trials = TrialsFromFlags();
         o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
         o.priority = absl::GetFlag(FLAGS_priority);

@@ -31,10 +31,6 @@
 
 namespace tunefleet {
 
-// How many shipped configs a task measures first (its own workload's
-// fastest, or the nearest workload's; tuner_core/pretuned).
-inline constexpr int kPretunedConfigsPerTask = 3;
-
 // The records `choice` (TuneCommandOptions::pretuned) names for `target`:
 // "" those shipped for its family (none for a family without them), "none"
 // none, else the file's (errors of PretunedRecords::ReadFile).

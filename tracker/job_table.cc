@@ -144,6 +144,11 @@ constexpr int kMaxTasksPerJob = 1024;
     return absl::InvalidArgumentError(absl::StrCat(
         "build_timeout_s must be at most ", kMaxBuildTimeoutS, " s, got ", spec.build_timeout_s()));
   }
+  if (spec.pretuned_family().size() > kMaxPretunedFamilyBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("pretuned_family must be at most ",
+                                                   kMaxPretunedFamilyBytes, " bytes, got ",
+                                                   spec.pretuned_family().size()));
+  }
   if (spec.priority() == 0) spec.set_priority(1);
   if (spec.max_attempts() == 0) spec.set_max_attempts(options.default_max_attempts);
   if (spec.build_timeout_s() <= 0) spec.set_build_timeout_s(options.default_build_timeout_s);

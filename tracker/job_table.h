@@ -196,6 +196,8 @@ inline constexpr int kMaxJobPriority = 100;
 inline constexpr int kMaxJobAttempts = 20;
 inline constexpr double kMaxBuildTimeoutS = 3600;
 inline constexpr int kMaxJobWindow = 512;
+// The longest JobSpec.pretuned_family (e.g. "x86_64-avx512").
+inline constexpr size_t kMaxPretunedFamilyBytes = 64;
 
 // `spec` with defaults filled in (priority 1, the options' max_attempts and
 // build timeout, the random tuner, AutoTVM's measure options, the gradient

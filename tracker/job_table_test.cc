@@ -193,6 +193,10 @@ TEST(CompleteJobSpecTest, RefusesFieldsOutOfRangeByName) {
   EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
               HasSubstr("max_attempts must be in [0, 20]"));
   spec = MinimalSpec();
+  spec.set_pretuned_family(std::string(1 << 20, 'x'));  // a family name is a few bytes
+  EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
+              HasSubstr("pretuned_family must be at most 64 bytes"));
+  spec = MinimalSpec();
   spec.set_window(1 << 30);
   EXPECT_THAT(CompleteJobSpec(spec, options).status().message(),
               HasSubstr("window must be in [0, 512]"));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,6 +13,7 @@
 #include "common/status_macros.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/task_spec.h"
+#include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/selective/similarity.h"
 #include "tuner_core/tuners/tuner_factory.h"
 
@@ -92,6 +94,16 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
   }
   TF_RETURN_IF_ERROR(runner->Plan(known));
   return runner;
+}
+
+absl::StatusOr<JobRunner::FirstConfigFor> JobRunner::ShippedFirstConfigs(
+    const proto::JobSpec& spec) {
+  if (spec.pretuned_family().empty()) return FirstConfigFor();
+  TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::Shipped(spec.pretuned_family()));
+  if (records.num_records() == 0) return FirstConfigFor();
+  auto shared = std::make_shared<const PretunedRecords>(std::move(records));
+  return FirstConfigFor(
+      [shared](const Task& task) { return shared->ConfigsFor(task, kPretunedConfigsPerTask); });
 }
 
 absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known) {

@@ -91,6 +91,13 @@ class JobRunner {
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<JobRunner>> Create(
       const proto::JobAssignment& assignment, ClockInterface* clock,
       const ConfigCheckFor& check_for = nullptr, const FirstConfigFor& first_for = nullptr);
+
+  // What the fleet's tuner process passes as `first_for`: the records shipped
+  // for spec.pretuned_family(), kPretunedConfigsPerTask per task
+  // (PretunedRecords::ConfigsFor); null when the family is empty or has no
+  // records. The errors of PretunedRecords::Shipped.
+  [[nodiscard]] static absl::StatusOr<FirstConfigFor> ShippedFirstConfigs(
+      const proto::JobSpec& spec);
   ~JobRunner();
 
   // New configs to propose now: enough to fill the window, never beyond the

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/selective/similarity.h"
 
 namespace tunefleet {
@@ -608,6 +609,28 @@ TEST(JobRunnerTest, ASelectiveDependentMeasuresItsFirstConfigsAtTheStart) {
   // Its top 3: the two first configs and one of the representative's.
   EXPECT_EQ(rest[dep].size(), 1u);
   for (int64_t index : rest[dep]) EXPECT_NE(index, 1);
+}
+
+TEST(JobRunnerTest, AFleetJobOfAShippedFamilyMeasuresTheShippedConfigsFirst) {
+  proto::JobAssignment a = ModelAssignment({{16, 1}}, 8, 8, "round_robin");
+  a.mutable_spec()->mutable_tasks(0)->mutable_task()->set_template_name("dense_gemm.x86");
+  a.mutable_spec()->set_pretuned_family("x86_64-avx512");
+  const JobRunner::FirstConfigFor first_for = JobRunner::ShippedFirstConfigs(a.spec()).value();
+  ASSERT_TRUE(first_for);
+  auto runner = JobRunner::Create(a, TestClock(), nullptr, first_for).value();
+  const std::vector<Config> shipped = first_for(runner->task(0));
+  ASSERT_FALSE(shipped.empty());
+  EXPECT_LE(shipped.size(), static_cast<size_t>(kPretunedConfigsPerTask));
+  proto::ProposeTrials p = runner->NextProposals();
+  ASSERT_GE(p.configs_size(), static_cast<int>(shipped.size()));
+  for (size_t i = 0; i < shipped.size(); ++i) {
+    EXPECT_EQ(p.configs(static_cast<int>(i)).config_index(), shipped[i].index());
+  }
+  // No family, or one the project ships nothing for: a cold start.
+  a.mutable_spec()->set_pretuned_family("");
+  EXPECT_FALSE(JobRunner::ShippedFirstConfigs(a.spec()).value());
+  a.mutable_spec()->set_pretuned_family("riscv64-rvv");
+  EXPECT_FALSE(JobRunner::ShippedFirstConfigs(a.spec()).value());
 }
 
 }  // namespace

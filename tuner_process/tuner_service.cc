@@ -56,7 +56,15 @@ void TunerService::OnMessage(const proto::TrackerMessage& message) {
   switch (message.kind_case()) {
     case proto::TrackerMessage::kAssignment: {
       const proto::JobAssignment& a = message.assignment();
-      absl::StatusOr<std::unique_ptr<JobRunner>> runner = JobRunner::Create(a, &clock_);
+      // A warm start where the job names a family the project ships records
+      // for; a cold one (with a warning) if they cannot be read.
+      absl::StatusOr<JobRunner::FirstConfigFor> first_for =
+          JobRunner::ShippedFirstConfigs(a.spec());
+      if (!first_for.ok()) {
+        TF_LOG(WARNING) << "job " << a.job_id() << " starts cold: " << first_for.status();
+      }
+      absl::StatusOr<std::unique_ptr<JobRunner>> runner = JobRunner::Create(
+          a, &clock_, nullptr, first_for.ok() ? *first_for : JobRunner::FirstConfigFor());
       if (!runner.ok()) {
         TF_LOG(ERROR) << "cannot run job " << a.job_id() << ": " << runner.status();
         proto::WorkerMessage m;

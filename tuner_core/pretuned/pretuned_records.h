@@ -32,6 +32,10 @@
 
 namespace tunefleet {
 
+// How many pretuned configs a task measures first, locally and on the fleet
+// (its own workload's fastest, or the nearest workload's).
+inline constexpr int kPretunedConfigsPerTask = 3;
+
 class PretunedRecords {
  public:
   PretunedRecords() = default;  // none: a cold start
