@@ -155,8 +155,8 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   return args;
 }
 
-absl::StatusOr<PretunedRecords> LoadPretunedRecords(const std::string& choice,
-                                                    const TargetSpec& target) {
+[[nodiscard]] absl::StatusOr<PretunedRecords> LoadPretunedRecords(const std::string& choice,
+                                                                  const TargetSpec& target) {
   if (choice == "none") return PretunedRecords();
   if (choice.empty()) return PretunedRecords::Shipped(target.family());
   return PretunedRecords::ReadFile(choice);
