@@ -115,6 +115,35 @@ TEST_F(LocalModelJobTest, AWarmStartMeasuresThePretunedConfigsFirst) {
   EXPECT_EQ(measured[24][0], carried[0].index());
 }
 
+TEST_F(LocalModelJobTest, EarlyRejectionTimesSlowCandidatesOnce) {
+  // At 1x the task's best, every candidate whose first repeat is slower than
+  // the best so far is timed once; the best ones get every repeat.
+  proto::JobSpec spec = Spec({64}, 24);
+  spec.set_window(4);
+  options_.measure.repeat = 3;
+  options_.reject_slower_than = 1;
+  options_.validation.top_k = 0;
+  std::ostringstream progress;
+  LocalModelSummary summary = RunLocalModelJob(spec, options_, log_, progress).value();
+  EXPECT_EQ(summary.trials, 24);
+  ReadReport records = ReadRecords(log_).value();
+  int once = 0;
+  int full = 0;
+  for (const Record& r : records.records) {
+    if (!r.result.ok()) continue;
+    if (r.result.timed_repeats == 1) ++once;
+    if (r.result.timed_repeats == 3) ++full;
+  }
+  // The first batch has no best to race against; later ones mostly lose.
+  EXPECT_GT(once, 0);
+  EXPECT_GT(full, 0);
+  // A bound under the best would refuse everything: refused by name.
+  options_.reject_slower_than = 0.5;
+  absl::StatusOr<LocalModelSummary> bad = RunLocalModelJob(spec, options_, "", progress);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("--reject_slower_than"));
+}
+
 TEST_F(LocalModelJobTest, SelectiveJobTunesTheRepresentativeOnly) {
   proto::JobSpec spec = Spec({16, 16}, 5);
   spec.set_selective("top2");
