@@ -207,7 +207,9 @@ std::string DescribeTask(const ModelTask& task) {
       << (job.time_budget_s > 0 ? absl::StrFormat(", time budget %.0f s", job.time_budget_s) : "")
       << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
   TF_ASSIGN_OR_RETURN(TargetSpec target_spec, ParseTarget(target));
-  TF_ASSIGN_OR_RETURN(PretunedRecords pretuned, LoadPretunedRecords(base.pretuned, target_spec));
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> shipped,
+                      LoadPretunedRecords(base.pretuned, target_spec));
+  const PretunedRecords& pretuned = *shipped;
   out << (pretuned.num_records() > 0
               ? absl::StrCat(
                     "Warm start: ", pretuned.num_records(), " records of ",

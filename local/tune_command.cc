@@ -155,11 +155,12 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   return args;
 }
 
-[[nodiscard]] absl::StatusOr<PretunedRecords> LoadPretunedRecords(const std::string& choice,
-                                                                  const TargetSpec& target) {
-  if (choice == "none") return PretunedRecords();
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> LoadPretunedRecords(
+    const std::string& choice, const TargetSpec& target) {
+  if (choice == "none") return std::make_shared<const PretunedRecords>();
   if (choice.empty()) return PretunedRecords::Shipped(target.family());
-  return PretunedRecords::ReadFile(choice);
+  TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::ReadFile(choice));
+  return std::make_shared<const PretunedRecords>(std::move(records));
 }
 
 std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,
@@ -209,9 +210,9 @@ std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,
   // the records never lose to it.
   if (options.tuner != "given") {
     tuner->SetConfigCheck(RegisterTileCheck(*task, measurer->target()));
-    TF_ASSIGN_OR_RETURN(PretunedRecords pretuned,
+    TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> pretuned,
                         LoadPretunedRecords(options.pretuned, measurer->target()));
-    tuner->SetFirstConfigs(FirstConfigs(*task, measurer->target(), pretuned));
+    tuner->SetFirstConfigs(FirstConfigs(*task, measurer->target(), *pretuned));
   }
 
   TuneSummary summary;

@@ -18,6 +18,7 @@
 #define TUNEFLEET_LOCAL_TUNE_COMMAND_H_
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -34,8 +35,8 @@ namespace tunefleet {
 // The records `choice` (TuneCommandOptions::pretuned) names for `target`:
 // "" those shipped for its family (none for a family without them), "none"
 // none, else the file's (errors of PretunedRecords::ReadFile).
-[[nodiscard]] absl::StatusOr<PretunedRecords> LoadPretunedRecords(const std::string& choice,
-                                                                  const TargetSpec& target);
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> LoadPretunedRecords(
+    const std::string& choice, const TargetSpec& target);
 
 // What a task's tuner proposes first: its pretuned configs, then its default
 // config (builder_worker/default_config.h) unless one of those is it, so

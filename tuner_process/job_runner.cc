@@ -99,9 +99,9 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
 absl::StatusOr<JobRunner::FirstConfigFor> JobRunner::ShippedFirstConfigs(
     const proto::JobSpec& spec) {
   if (spec.pretuned_family().empty()) return FirstConfigFor();
-  TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::Shipped(spec.pretuned_family()));
-  if (records.num_records() == 0) return FirstConfigFor();
-  auto shared = std::make_shared<const PretunedRecords>(std::move(records));
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> shared,
+                      PretunedRecords::Shipped(spec.pretuned_family()));
+  if (shared->num_records() == 0) return FirstConfigFor();
   return FirstConfigFor(
       [shared](const Task& task) { return shared->ConfigsFor(task, kPretunedConfigsPerTask); });
 }

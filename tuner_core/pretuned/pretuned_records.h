@@ -5,8 +5,9 @@
 // every other trial, so they win only where they are fast there: a record
 // tuned on another machine can be slow on this one.
 //
-//   TF_ASSIGN_OR_RETURN(PretunedRecords shipped, PretunedRecords::Shipped("x86_64-avx512"));
-//   std::vector<Config> first = shipped.ConfigsFor(task, 3);
+//   TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> shipped,
+//                       PretunedRecords::Shipped("x86_64-avx512"));
+//   std::vector<Config> first = shipped->ConfigsFor(task, 3);
 //
 // Lookup: the records of the task's own template and workload (its name and
 // args), fastest first; a task with none takes the records of the nearest
@@ -20,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,8 +43,11 @@ class PretunedRecords {
   PretunedRecords() = default;  // none: a cold start
 
   // The records shipped for `family` (TargetSpec::family(), e.g.
-  // "x86_64-avx512"); none when the project ships none for it.
-  [[nodiscard]] static absl::StatusOr<PretunedRecords> Shipped(absl::string_view family);
+  // "x86_64-avx512"); none when the project ships none for it. Parsed once
+  // per process and family (every task of every job reads the same ones);
+  // thread-safe.
+  [[nodiscard]] static absl::StatusOr<std::shared_ptr<const PretunedRecords>> Shipped(
+      absl::string_view family);
   // The families the project ships records for.
   static std::vector<std::string> ShippedFamilies();
   // The records of a record file (`tune --log`'s format). Errors of

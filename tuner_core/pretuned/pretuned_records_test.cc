@@ -93,9 +93,10 @@ TEST(PretunedRecordsTest, AMalformedLineIsNamed) {
 
 TEST(PretunedRecordsTest, TheShippedRecordsParseAndCoverTheZoosTasks) {
   EXPECT_THAT(PretunedRecords::ShippedFamilies(), ::testing::Contains("x86_64-avx512"));
-  absl::StatusOr<PretunedRecords> shipped = PretunedRecords::Shipped("x86_64-avx512");
+  absl::StatusOr<std::shared_ptr<const PretunedRecords>> shipped =
+      PretunedRecords::Shipped("x86_64-avx512");
   ASSERT_TRUE(shipped.ok()) << shipped.status();
-  EXPECT_GT(shipped->num_workloads(), 100);
+  EXPECT_GT((*shipped)->num_workloads(), 100);
   // ResNet-18's second stage 3x3 convolution.
   absl::StatusOr<std::unique_ptr<Task>> conv = Task::Make("conv2d_nchwc.x86", "conv2d_nchw",
                                                           {{"N", 1},
@@ -116,11 +117,12 @@ TEST(PretunedRecordsTest, TheShippedRecordsParseAndCoverTheZoosTasks) {
                                                            {"layout", "NCHWc"}},
                                                           "llvm -mcpu=znver4");
   ASSERT_TRUE(conv.ok()) << conv.status();
-  EXPECT_FALSE(shipped->ConfigsFor(**conv, 3).empty());
+  EXPECT_FALSE((*shipped)->ConfigsFor(**conv, 3).empty());
   // A family the project has no records for starts cold.
-  absl::StatusOr<PretunedRecords> none = PretunedRecords::Shipped("riscv64-rvv");
+  absl::StatusOr<std::shared_ptr<const PretunedRecords>> none =
+      PretunedRecords::Shipped("riscv64-rvv");
   ASSERT_TRUE(none.ok());
-  EXPECT_EQ(none->num_records(), 0);
+  EXPECT_EQ((*none)->num_records(), 0);
 }
 
 }  // namespace
