@@ -26,7 +26,7 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     V r = Fnmadd(n, Set(kLn2Hi), x);                                                    \
     r = Fnmadd(n, Set(kLn2Lo), r);                                                      \
     V p = Set(kExpPoly[0]);                                                             \
-    for (int k = 1; k < 6; ++k) p = Fmadd(p, r, Set(kExpPoly[k]));                      \
+    for (int k = 1; k < kExpPolyTerms; ++k) p = Fmadd(p, r, Set(kExpPoly[k]));          \
     const V e = Fmadd(Mul(p, r), r, Add(r, Set(1.0f)));                                 \
     return Scale(e, n);                                                                 \
   }                                                                                     \

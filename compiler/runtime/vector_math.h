@@ -44,7 +44,7 @@ void ParallelFor(const TfRuntime* rt, int64_t n, int64_t work, Fn fn) {
 #endif
 
 // exp(x) in fp32 that GCC vectorises (no libm call): 2^n * e^r with
-// |r| <= ln2/2, Cephes' degree-6 polynomial (kExpPoly, exp_activations.h,
+// |r| <= ln2/2, the polynomial kExpPoly (exp_activations.h,
 // whose explicit vector code uses the same); relative error about 1e-7 over
 // [-87, 88] (inputs outside are clamped there).
 inline float VecExp(float x) {
@@ -55,7 +55,7 @@ inline float VecExp(float x) {
   const float n = (x * kLog2e + 12582912.0f) - 12582912.0f;
   const float r = x - n * kLn2Hi - n * kLn2Lo;
   float p = kExpPoly[0];
-  for (int k = 1; k < 6; ++k) p = p * r + kExpPoly[k];
+  for (int k = 1; k < kExpPolyTerms; ++k) p = p * r + kExpPoly[k];
   const float e = p * r * r + r + 1.0f;
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
   float scale;
