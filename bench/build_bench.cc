@@ -28,9 +28,9 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_main.h"
 #include "bench/bench_report.h"
-#include "builder_worker/builder.h"
-#include "builder_worker/codegen/target.h"
 #include "nlohmann/json.hpp"
+#include "toolchain/builder.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/templates/template.h"
 #include "tuner_core/workloads/workload.h"
 

@@ -61,7 +61,7 @@ preflight() {
       fi
     done < "$manifest"
   fi
-  [ -x "$exe.runfiles/tunefleet/device_agent/tunefleet_runner" ] ||
+  [ -x "$exe.runfiles/tunefleet/kernel_runtime/tunefleet_runner" ] ||
     { echo "$rev: no tunefleet_runner in $exe.runfiles" >&2; missing=1; }
   [ "$bench" != dense ] || [ -x "$(dirname "$exe")/openblas_sgemm" ] ||
     { echo "$rev: no openblas_sgemm beside $exe" >&2; missing=1; }
@@ -97,7 +97,7 @@ run_one() {
   # shellcheck disable=SC2046
   (cd "$rf/tunefleet" &&
    exec setsid -w env -u TUNEFLEET_BIN_DIR -u TEST_SRCDIR -u RUNFILES_MANIFEST_FILE \
-       RUNFILES_DIR="$rf" TUNEFLEET_RUNNER="$rf/tunefleet/device_agent/tunefleet_runner" \
+       RUNFILES_DIR="$rf" TUNEFLEET_RUNNER="$rf/tunefleet/kernel_runtime/tunefleet_runner" \
        TEST_TMPDIR="$tmp" \
        "$exe" $(flags_of "$bench") --json="$json") > "$log" 2>&1 &
   CHILD=$!

@@ -31,11 +31,11 @@
 #include "absl/strings/str_split.h"
 #include "bench/bench_main.h"
 #include "bench/bench_util.h"
-#include "builder_worker/codegen/target.h"
 #include "compiler/model_compiler.h"
 #include "compiler/runtime/model_runtime.h"
 #include "compiler/runtime/step_profile.h"
 #include "nlohmann/json.hpp"
+#include "toolchain/codegen/target.h"
 
 ABSL_FLAG(std::string, models, "resnet18,mobilenet_v2", "exported models (tuner_core/graph)");
 ABSL_FLAG(std::string, records, "", "records file; empty: default configs everywhere");

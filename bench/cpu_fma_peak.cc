@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "device_agent/thread_pool.h"
+#include "kernel_runtime/thread_pool.h"
 
 namespace {
 

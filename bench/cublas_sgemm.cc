@@ -6,7 +6,7 @@
 //   bazel-bin/bench/cublas_sgemm --m 4096 --n 4096 --k 4096 [--device 0] [--json out.json]
 //
 // Both libraries are opened at run time, like the agent's driver: libcuda.so.1
-// (device_agent/cuda_driver.h) and the first cuBLAS found among
+// (kernel_runtime/cuda_driver.h) and the first cuBLAS found among
 // libcublas.so.13/.12/.11/libcublas.so, then the same names under
 // $CUDA_HOME/lib64 and /usr/local/cuda/lib64. No CUDA headers at build time.
 //
@@ -36,7 +36,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/bench_report.h"
 #include "bench/gpu_peak.h"
-#include "device_agent/cuda_driver.h"
+#include "kernel_runtime/cuda_driver.h"
 #include "nlohmann/json.hpp"
 
 ABSL_FLAG(int64_t, m, 4096, "rows of A and C");
@@ -199,7 +199,7 @@ std::vector<float> Uniform(int64_t count, uint32_t seed) {
   std::vector<float> c(static_cast<size_t>(m * n));
   if (absl::Status s = c_dev->CopyToHost(c.data(), c.size() * 4); !s.ok()) return s;
   // Spot check: 64 elements against double-precision dot products, under
-  // the runner's tolerance (device_agent/tensor_data.h: rtol = 8 eps
+  // the runner's tolerance (kernel_runtime/tensor_data.h: rtol = 8 eps
   // sqrt(K), atol = rtol * max|ref|), which FP32 summation in any order
   // meets and TF32 inputs (10-bit mantissas) typically do not.
   std::mt19937 pick(3);

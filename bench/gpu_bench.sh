@@ -125,10 +125,10 @@ command -v python3 >/dev/null || die "python3 is needed for the report"
 log "building"
 "$BAZEL" build --color=no --curses=no //cli:tunefleet //tracker:tunefleet_tracker \
   //builder_worker:tunefleet_builder //device_agent:tunefleet_agent \
-  //device_agent:tunefleet_runner //tuner_process:tunefleet_tuner \
+  //kernel_runtime:tunefleet_runner //tuner_process:tunefleet_tuner \
   //bench:gpu_info //bench:cublas_sgemm
 BIN="$("$BAZEL" info bazel-bin 2>/dev/null)"
-export TUNEFLEET_RUNNER="$BIN/device_agent/tunefleet_runner"
+export TUNEFLEET_RUNNER="$BIN/kernel_runtime/tunefleet_runner"
 TUNEFLEET=("$BIN/cli/tunefleet")
 
 for template in "$DENSE_TEMPLATE" "${CONV_TEMPLATES[@]}"; do
@@ -217,7 +217,7 @@ if [[ "$SANDBOX" == false ]]; then SANDBOX_NOTE="off (SANDBOX=false)"; fi
 start_agent "$AGENT_NAME" "$([[ "$SANDBOX" == false ]] && echo false || echo true)"
 
 if [[ "$SANDBOX" == auto ]]; then
-  # A sandboxed runner child that the CUDA driver trips (device_agent/sandbox.h)
+  # A sandboxed runner child that the CUDA driver trips (kernel_runtime/sandbox.h)
   # dies on every trial; find out on 2 trials of a smaller dense (64 MiB of
   # tensors, a few seconds of reference), not on the whole run.
   probe_args='{"M":2048,"N":2048,"K":2048,"layout":"NK"}'

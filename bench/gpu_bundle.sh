@@ -86,7 +86,7 @@ done
 
 # ---- Libraries: the ldd closure of every binary. -----------------------------
 # Code of ours that dlopen()s by name opens only NVIDIA's libraries
-# (device_agent/cuda_driver.cc: libcuda.so.1; bench/cublas_sgemm.cc:
+# (kernel_runtime/cuda_driver.cc: libcuda.so.1; bench/cublas_sgemm.cc:
 # libcublas.so.*), which come from the host; kernels arrive as memfds.
 is_excluded() {
   case "$1" in

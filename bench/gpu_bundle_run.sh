@@ -7,7 +7,7 @@
 #   bash /tmp/tf/run_gpu_bench.sh [gpu_bench.sh arguments, e.g. --trials 100 --json out.json]
 #
 # It prints the host's glibc, GPUs and what the bundle needs; finds the CUDA
-# driver (libcuda.so.1, opened by name by device_agent/cuda_driver.cc) and
+# driver (libcuda.so.1, opened by name by kernel_runtime/cuda_driver.cc) and
 # cuBLAS (libcublas.so.13/.12/.11 or libcublas.so, opened by name by
 # bench/cublas_sgemm.cc) and puts their directories, and only those, into
 # LD_LIBRARY_PATH (the bundle's own libraries come through RUNPATH, so the
@@ -186,7 +186,7 @@ for dir in ${CUDA_HOME:+"$CUDA_HOME/bin"} /usr/local/cuda/bin; do
 done
 export PATH
 export BAZEL="$HERE/bazel"
-export TUNEFLEET_RUNNER="$HERE/bin/device_agent/tunefleet_runner"
+export TUNEFLEET_RUNNER="$HERE/bin/kernel_runtime/tunefleet_runner"
 export NUMBER="${NUMBER:-1}" REPEAT="${REPEAT:-3}" MIN_REPEAT_MS="${MIN_REPEAT_MS:-50}"
 command -v python3 >/dev/null || die "python3 is needed for gpu_bench.sh's report"
 GPU_BENCH="${GPU_BENCH:-$HERE/bench/gpu_bench.sh}"

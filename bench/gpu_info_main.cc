@@ -1,4 +1,4 @@
-// gpu_info: what the agent's GPU detection sees (device_agent/device_info.h)
+// gpu_info: what the agent's GPU detection sees (kernel_runtime/device_info.h)
 // and the FP32 peak (gpu_peak.h), as one line of JSON for scripts:
 //
 //   bazel-bin/bench/gpu_info --device 0
@@ -12,7 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "bench/gpu_peak.h"
-#include "device_agent/cuda_driver.h"
+#include "kernel_runtime/cuda_driver.h"
 #include "nlohmann/json.hpp"
 
 ABSL_FLAG(int, device, 0, "CUDA device ordinal");

@@ -16,7 +16,7 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
-#include "device_agent/cuda_driver.h"
+#include "kernel_runtime/cuda_driver.h"
 
 namespace tunefleet {
 

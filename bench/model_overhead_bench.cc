@@ -17,8 +17,8 @@
 #include "absl/flags/flag.h"
 #include "bench/bench_main.h"
 #include "bench/feature_speed.h"
-#include "builder_worker/codegen/target.h"
 #include "local/tune_command.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/tuners/xgb_tuner.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload");

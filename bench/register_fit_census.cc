@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "builder_worker/codegen/target.h"
-#include "builder_worker/register_fit.h"
 #include "nlohmann/json.hpp"
+#include "toolchain/codegen/target.h"
+#include "toolchain/register_fit.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/templates/task.h"
 

@@ -1,4 +1,4 @@
-// What the runner child's sandbox (device_agent/sandbox.h) adds to a trial:
+// What the runner child's sandbox (kernel_runtime/sandbox.h) adds to a trial:
 // two Runners, one with the sandbox and one without, measure the same small
 // CPU kernel (testdata/dense_ok.c, dense 48x40x64) in alternation, and the
 // wall time of each Runner::Run is compared by median (plus p10/p90). A
@@ -22,7 +22,7 @@
 #include "absl/flags/flag.h"
 #include "bench/bench_main.h"
 #include "common/file_util.h"
-#include "device_agent/runner.h"
+#include "kernel_runtime/runner.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/measure/measure.h"
 
@@ -43,7 +43,7 @@ std::string SelfRunfile(const std::string& relative) {
 
 proto::RunRequest DenseOkRequest() {
   absl::StatusOr<std::string> bytes =
-      ReadFileToString(SelfRunfile("device_agent/testdata/libdense_ok.so"), kMaxArtifactBytes);
+      ReadFileToString(SelfRunfile("kernel_runtime/testdata/libdense_ok.so"), kMaxArtifactBytes);
   proto::RunRequest request;
   request.set_workload_name("dense");
   request.set_workload_args_json(R"({"M": 48, "N": 40, "K": 64, "layout": "NK"})");

@@ -70,11 +70,11 @@ def main():
     if not bazel_bin:
         bazel_bin = subprocess.run(["bazel", "info", "bazel-bin"], capture_output=True,
                                    text=True, cwd=ROOT).stdout.strip()
-        subprocess.run(["bazel", "build", "//cli:tunefleet", "//device_agent:tunefleet_runner",
+        subprocess.run(["bazel", "build", "//cli:tunefleet", "//kernel_runtime:tunefleet_runner",
                         "//tuner_core/graph:exported_models"], check=True, cwd=ROOT)
     tunefleet = os.path.join(bazel_bin, "cli", "tunefleet")
     os.environ.setdefault("TUNEFLEET_RUNNER",
-                          os.path.join(bazel_bin, "device_agent", "tunefleet_runner"))
+                          os.path.join(bazel_bin, "kernel_runtime", "tunefleet_runner"))
     os.makedirs(args.work_dir, exist_ok=True)
     budgets = [float(b) for b in args.budgets.split(",")]
     if args.reference_records:

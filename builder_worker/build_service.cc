@@ -8,11 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "builder_worker/codegen/target.h"
 #include "common/logging.h"
 #include "common/sha256.h"
 #include "nlohmann/json.hpp"
 #include "proto_convert/task_spec.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/templates/task.h"
 
 namespace tunefleet {

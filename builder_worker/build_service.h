@@ -52,11 +52,11 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "builder_worker/builder.h"
 #include "common/artifact_cache.h"
 #include "common/clock.h"
 #include "common/signing.h"
 #include "proto/fleet.pb.h"
+#include "toolchain/builder.h"
 
 namespace tunefleet {
 

@@ -16,8 +16,8 @@
 
 #include "absl/status/status.h"
 #include "builder_worker/build_service.h"
-#include "worker/lease_counter.h"
-#include "worker/worker_daemon.h"
+#include "worker_stream/lease_counter.h"
+#include "worker_stream/worker_daemon.h"
 
 namespace tunefleet {
 

@@ -6,7 +6,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/templates/task.h"
-#include "worker/fake_worker_gateway.h"
+#include "worker_stream/fake_worker_gateway.h"
 
 namespace tunefleet {
 namespace {

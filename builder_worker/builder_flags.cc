@@ -10,8 +10,8 @@
 #include "common/daemon_util.h"
 #include "common/logging.h"
 #include "common/signing.h"
-#include "worker/worker_flags.h"
-#include "worker/worker_metrics.h"
+#include "worker_stream/worker_flags.h"
+#include "worker_stream/worker_metrics.h"
 
 ABSL_FLAG(int, parallelism, 0, "builds at once (0 = all cores)");
 ABSL_FLAG(int64_t, cache_mb, 256, "artifact cache size in MiB");

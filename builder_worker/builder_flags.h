@@ -1,6 +1,6 @@
 // The builder process's flags and run loop, shared by the production main
 // (builder_main.cc) and the test builder (tests/test_builder_main.cc): the
-// shared worker flags (worker/worker_flags.h, --metrics_listen among them)
+// shared worker flags (worker_stream/worker_flags.h, --metrics_listen among them)
 // plus --parallelism and --cache_mb. Link it into builder mains only (it defines the flags).
 //
 //   absl::ParseCommandLine(argc, argv);

@@ -5,7 +5,7 @@
 // The flags (--parallelism, --cache_mb and the shared worker flags:
 // --tracker, --token_file, --tls_*, --name, --drain_timeout_s,
 // --metrics_listen) are in
-// builder_worker/builder_flags.h and worker/worker_flags.h.
+// builder_worker/builder_flags.h and worker_stream/worker_flags.h.
 #include "absl/flags/parse.h"
 #include "builder_worker/builder_flags.h"
 #include "common/daemon_util.h"

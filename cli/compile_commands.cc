@@ -9,12 +9,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "builder_worker/codegen/target.h"
 #include "common/status_macros.h"
 #include "compiler/npy.h"
 #include "compiler/operator_table.h"
 #include "compiler/runtime/model_runtime.h"
 #include "compiler/runtime/step_profile.h"
+#include "toolchain/codegen/target.h"
 
 namespace tunefleet {
 

@@ -16,7 +16,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "builder_worker/codegen/target.h"
 #include "common/clock.h"
 #include "common/daemon_util.h"
 #include "common/file_util.h"
@@ -26,6 +25,7 @@
 #include "proto_convert/measure_result.h"
 #include "proto_convert/model_job.h"
 #include "proto_convert/task_spec.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/graph/model_source.h"
 #include "tuner_core/tuners/tuner.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "client/fleet_client.h"
+#include "clients/cpp/fleet_client.h"
 #include "launcher/fleet_launcher.h"
 #include "nlohmann/json.hpp"
 #include "proto/fleet.pb.h"

@@ -22,13 +22,13 @@
 #include "cli/measure_fleet.h"
 #include "cli/model_command.h"
 #include "cli/optimize_command.h"
-#include "client/fleet_client.h"
+#include "clients/cpp/fleet_client.h"
 #include "local/measure_command.h"
 #include "local/tune_command.h"
 #include "proto_convert/run_request.h"
 #include "rpc/plaintext_policy.h"
 #include "rpc/tls_diagnosis.h"
-#include "worker/worker_connection.h"
+#include "worker_stream/worker_connection.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload to tune");
 ABSL_FLAG(std::string, model, "",

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "client/fleet_client.h"
+#include "clients/cpp/fleet_client.h"
 #include "proto/fleet.pb.h"
 #include "tuner_core/records/remeasure_selection.h"
 

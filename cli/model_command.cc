@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "builder_worker/codegen/target.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "proto_convert/model_job.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/graph/model_source.h"
 #include "tuner_core/models/model_zoo.h"
 #include "tuner_core/selective/selective_plan.h"

@@ -1,5 +1,5 @@
-// The artifact of a GPU kernel: what builder_worker emits for a `cuda`
-// target and device_agent's runner loads through the CUDA driver API. It
+// The artifact of a GPU kernel: what toolchain/ emits for a `cuda`
+// target and kernel_runtime/'s runner loads through the CUDA driver API. It
 // travels in the same bytes field as a CPU shared object (BuildResult /
 // RunRequest.shared_object) and is hashed the same way, so the launch
 // geometry is part of the artifact's identity.

@@ -1,5 +1,5 @@
 // The binary interface between a compiled CPU kernel (a shared object made by
-// builder_worker) and whoever loads it (device_agent's runner). Plain C so the
+// toolchain/) and whoever loads it (kernel_runtime/'s runner). Plain C so the
 // layout is fixed and both sides agree without sharing any C++ code.
 //
 // A kernel exports one entry point:

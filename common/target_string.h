@@ -2,7 +2,7 @@
 // every process accepts and refuses the same strings: the tracker when a job
 // is submitted, the builder before it compiles, the tuner and local `tune`.
 // Use ParseTargetString wherever a target string enters the system; the
-// builder (builder_worker/codegen/target.h) adds only what needs LLVM on top
+// builder (toolchain/codegen/target.h) adds only what needs LLVM on top
 // (the host triple, -mcpu=native, whether LLVM knows the CPU).
 //
 //   "llvm"                                            host triple, generic CPU

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <map>
 
-#include "builder_worker/codegen/target.h"
 #include "compiler/kernel_choice.h"
 #include "compiler/lower_model.h"
 #include "compiler/model_compiler.h"
@@ -17,6 +16,7 @@
 #include "compiler/runtime/tunefleet_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/graph/model_source.h"
 #include "tuner_core/records/record.h"
 

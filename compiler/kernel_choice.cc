@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "builder_worker/codegen/target.h"
-#include "builder_worker/default_config.h"
 #include "common/status_macros.h"
+#include "toolchain/codegen/target.h"
+#include "toolchain/default_config.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/templates/nchwc_layout.h"

@@ -60,7 +60,7 @@ struct KernelChoice {
 // template's default config (`vector_lanes` fp32 lanes of one of the
 // target's vector registers guide the default, which is always a config the
 // builder would build for `target`: its register tile fits the target's
-// vector registers, builder_worker/register_fit.h). Errors name the record line whose template or
+// vector registers, toolchain/register_fit.h). Errors name the record line whose template or
 // config does not fit the workload.
 [[nodiscard]] absl::StatusOr<KernelChoice> ChooseKernel(const ModelLayer& layer,
                                                         const RecordSelection& records,

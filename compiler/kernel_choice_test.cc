@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "builder_worker/codegen/target.h"
-#include "builder_worker/register_fit.h"
 #include "gtest/gtest.h"
+#include "toolchain/codegen/target.h"
+#include "toolchain/register_fit.h"
 #include "tuner_core/models/model_zoo.h"
 
 namespace tunefleet {

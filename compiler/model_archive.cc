@@ -1,9 +1,9 @@
 #include "compiler/model_archive.h"
 
 #include "absl/strings/str_cat.h"
-#include "builder_worker/codegen/llvm_backend.h"
-#include "builder_worker/codegen/llvm_headers.h"
 #include "llvm/Object/ArchiveWriter.h"
+#include "toolchain/codegen/llvm_backend.h"
+#include "toolchain/codegen/llvm_headers.h"
 
 namespace tunefleet {
 

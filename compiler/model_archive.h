@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "builder_worker/codegen/target.h"
+#include "toolchain/codegen/target.h"
 
 namespace llvm {
 class Module;

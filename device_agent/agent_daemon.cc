@@ -7,7 +7,7 @@
 #include "common/logging.h"
 #include "common/signing.h"
 #include "common/status_macros.h"
-#include "device_agent/runner.h"
+#include "kernel_runtime/runner.h"
 #include "proto_convert/measure_result.h"
 #include "tuner_core/measure/measure.h"
 

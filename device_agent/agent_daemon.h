@@ -20,11 +20,11 @@
 #include "absl/status/statusor.h"
 #include "common/signing.h"
 #include "device_agent/agent_service.h"
-#include "device_agent/runner_interface.h"
-#include "device_agent/runner_protocol.h"
+#include "kernel_runtime/runner_interface.h"
+#include "kernel_runtime/runner_protocol.h"
 #include "proto/fleet.pb.h"
-#include "worker/lease_counter.h"
-#include "worker/worker_daemon.h"
+#include "worker_stream/lease_counter.h"
+#include "worker_stream/worker_daemon.h"
 
 namespace tunefleet {
 

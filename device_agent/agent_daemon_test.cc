@@ -4,9 +4,9 @@
 #include "device_agent/agent_daemon.h"
 
 #include "common/sha256.h"
-#include "device_agent/fake_runner.h"
 #include "gtest/gtest.h"
-#include "worker/fake_worker_gateway.h"
+#include "kernel_runtime/fake_runner.h"
+#include "worker_stream/fake_worker_gateway.h"
 
 namespace tunefleet {
 namespace {

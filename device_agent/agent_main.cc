@@ -10,7 +10,7 @@
 // --gpu makes a missing GPU a start-up error. Artifacts pick their own path
 // either way: a GPU artifact runs on the GPU, a shared object on the CPU.
 // The shared worker flags (--tracker, --token_file, --tls_*, --name,
-// --drain_timeout_s, --metrics_listen) are in worker/worker_flags.h.
+// --drain_timeout_s, --metrics_listen) are in worker_stream/worker_flags.h.
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -22,10 +22,10 @@
 #include "common/daemon_util.h"
 #include "common/logging.h"
 #include "device_agent/agent_daemon.h"
-#include "device_agent/device_info.h"
+#include "kernel_runtime/device_info.h"
 #include "metrics/process_collector.h"
-#include "worker/worker_flags.h"
-#include "worker/worker_metrics.h"
+#include "worker_stream/worker_flags.h"
+#include "worker_stream/worker_metrics.h"
 
 ABSL_FLAG(std::string, key, "", "device key (required), e.g. x86-avx2 or rk3399");
 ABSL_FLAG(int, threads, 0, "kernel threads (0 = all cores)");

@@ -47,7 +47,7 @@
 #include "common/artifact_cache.h"
 #include "common/signing.h"
 #include "device_agent/calibration.h"
-#include "device_agent/runner_interface.h"
+#include "kernel_runtime/runner_interface.h"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {

@@ -16,11 +16,11 @@
 #include "absl/time/time.h"
 #include "common/sha256.h"
 #include "common/text_cap.h"
-#include "device_agent/fake_runner.h"
-#include "device_agent/runner.h"
-#include "device_agent/test_kernels.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernel_runtime/fake_runner.h"
+#include "kernel_runtime/runner.h"
+#include "kernel_runtime/test_kernels.h"
 #include "tuner_core/measure/measure.h"
 
 namespace tunefleet {
@@ -378,7 +378,7 @@ TEST(AgentServiceTest, OptionsValidate) {
 
 TEST(AgentServiceTest, RealRunnerMeasuresATestdataKernel) {
   auto runner = Runner::Create(RunnerOptions{
-      .runner_path = testing::RunfilePath("device_agent/tunefleet_runner"), .num_threads = 2});
+      .runner_path = testing::RunfilePath("kernel_runtime/tunefleet_runner"), .num_threads = 2});
   ASSERT_TRUE(runner.ok()) << runner.status();
   AgentService service(runner->get(), {});
   proto::MeasureRequest request;

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "device_agent/time_evaluator.h"
+#include "kernel_runtime/time_evaluator.h"
 
 namespace tunefleet {
 namespace {

@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "client/fleet_client.h"
+#include "clients/cpp/fleet_client.h"
 #include "common/clock.h"
 #include "common/process.h"
 #include "launcher/restart_policy.h"

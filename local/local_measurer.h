@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "builder_worker/builder.h"
-#include "builder_worker/codegen/target.h"
 #include "common/clock.h"
-#include "device_agent/device_info.h"
-#include "device_agent/runner.h"
+#include "kernel_runtime/device_info.h"
+#include "kernel_runtime/runner.h"
 #include "proto_convert/measure_result.h"
+#include "toolchain/builder.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/measure/validation.h"
 #include "tuner_core/templates/task.h"

@@ -9,7 +9,8 @@ bool UseTestRunner() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   if (srcdir == nullptr) return false;
   return setenv("TUNEFLEET_RUNNER",
-                (std::string(srcdir) + "/tunefleet/device_agent/tunefleet_runner").c_str(), 1) == 0;
+                (std::string(srcdir) + "/tunefleet/kernel_runtime/tunefleet_runner").c_str(),
+                1) == 0;
 }
 
 std::string FreshTestLog() {

@@ -12,7 +12,7 @@
 
 namespace tunefleet {
 
-// Points TUNEFLEET_RUNNER at //device_agent:tunefleet_runner in the test's
+// Points TUNEFLEET_RUNNER at //kernel_runtime:tunefleet_runner in the test's
 // runfiles (the test lists it as data). False outside `bazel test`.
 [[nodiscard]] bool UseTestRunner();
 

@@ -10,11 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "builder_worker/codegen/target.h"
 #include "common/status_macros.h"
-#include "device_agent/device_info.h"
+#include "kernel_runtime/device_info.h"
 #include "local/validate_winners.h"
 #include "proto_convert/task_spec.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/records/remeasure_selection.h"
 
 namespace tunefleet {

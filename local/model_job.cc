@@ -7,19 +7,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "builder_worker/codegen/target.h"
-#include "builder_worker/default_config.h"
-#include "builder_worker/register_fit.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
+#include "job_driver/job_runner.h"
 #include "local/tune_command.h"
 #include "local/validate_winners.h"
 #include "local/validation_log.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/task_spec.h"
+#include "toolchain/codegen/target.h"
+#include "toolchain/default_config.h"
+#include "toolchain/register_fit.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/records/task_record.h"
-#include "tuner_process/job_runner.h"
 
 namespace tunefleet {
 

@@ -8,7 +8,7 @@
 //   TF_ASSIGN_OR_RETURN(LocalModelSummary s,
 //                       RunLocalModelJob(spec, measurer_options, "r.jsonl", std::cerr));
 //
-// Each task measures its default config first (builder_worker/
+// Each task measures its default config first (toolchain/
 // default_config.h: what an untuned compile runs), so its best record is
 // never worse than that. Trials are measured in the runner's window order,
 // one batch per task at a time (built in parallel, then measured one by one, as local `tune`); each

@@ -8,11 +8,11 @@
 #include <set>
 #include <sstream>
 
-#include "builder_worker/codegen/target.h"
-#include "builder_worker/register_fit.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
+#include "toolchain/codegen/target.h"
+#include "toolchain/register_fit.h"
 #include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/records/record_file.h"
 

@@ -23,10 +23,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "builder_worker/codegen/target.h"
 #include "local/local_measurer.h"
 #include "local/validate_winners.h"
 #include "nlohmann/json.hpp"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/templates/task.h"
 
@@ -39,7 +39,7 @@ namespace tunefleet {
     const std::string& choice, const TargetSpec& target);
 
 // What a task's tuner proposes first: its pretuned configs, then its default
-// config (builder_worker/default_config.h) unless one of those is it, so
+// config (toolchain/default_config.h) unless one of those is it, so
 // its records never lose to an untuned compile.
 std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,
                                  const PretunedRecords& pretuned);

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "absl/strings/str_split.h"
-#include "builder_worker/codegen/target.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/records/record_file.h"
 

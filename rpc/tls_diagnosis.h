@@ -49,7 +49,7 @@ struct TlsClientPem {
 };
 
 // Reads --tls_ca, --tls_cert and --tls_key with the rules of
-// MakeTlsCredentials (worker/worker_connection.h): an empty ca_file means a
+// MakeTlsCredentials (worker_stream/worker_connection.h): an empty ca_file means a
 // plaintext client and returns nullptr; a certificate needs --tls_ca, and
 // --tls_cert and --tls_key go together (InvalidArgument otherwise). Each
 // file is read whole, up to kMaxPemFileBytes; errors name the file.

@@ -12,9 +12,9 @@ SHAPE="${SHAPE:-1024,1024,1024}"
 LOG="${LOG:-$ROOT/records.jsonl}"
 
 ./scripts/install_deps.sh demo
-bazel build --color=no --curses=no //cli:tunefleet //bench:openblas_sgemm //device_agent:tunefleet_runner
+bazel build --color=no --curses=no //cli:tunefleet //bench:openblas_sgemm //kernel_runtime:tunefleet_runner
 BIN="$(bazel info bazel-bin 2>/dev/null)"
-export TUNEFLEET_RUNNER="$BIN/device_agent/tunefleet_runner"
+export TUNEFLEET_RUNNER="$BIN/kernel_runtime/tunefleet_runner"
 
 echo "== tunefleet tune --shape $SHAPE --trials $TRIALS --log $LOG"
 "$BIN/cli/tunefleet" tune --workload dense --shape "$SHAPE" --tuner random --trials "$TRIALS" --log "$LOG"

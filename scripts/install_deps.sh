@@ -27,7 +27,7 @@ DEMO_PACKAGES=(
   libsqlite3-dev nlohmann-json3-dev
   libonnx-dev      # ONNX import (tuner_core/graph): the ONNX schema and shape inference
   libsodium-dev    # Ed25519 artifact signatures, Argon2id token hashes
-  libseccomp-dev   # the runner child's seccomp sandbox (device_agent/sandbox.h)
+  libseccomp-dev   # the runner child's seccomp sandbox (kernel_runtime/sandbox.h)
   libssl-dev       # TLS diagnosis (rpc/tls_diagnosis.h) and the test PKI
   libopenblas-dev  # the demo's reference, bench/openblas_sgemm
 )

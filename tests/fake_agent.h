@@ -5,7 +5,7 @@
 // loading or running anything (it accepts any artifact, even a placeholder,
 // and never asks for bytes). With calibration_gflops set it answers
 // calibrations with fixed figures. One measurement at a time, in arrival order,
-// like a real agent; Stop() drains like one (worker/worker_daemon.h).
+// like a real agent; Stop() drains like one (worker_stream/worker_daemon.h).
 //
 //   FakeAgentOptions options;
 //   options.worker = ...;  options.device_key = "sim";  options.measure_s = 0.1;
@@ -26,7 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/fleet.pb.h"
-#include "worker/worker_daemon.h"
+#include "worker_stream/worker_daemon.h"
 
 namespace tunefleet {
 

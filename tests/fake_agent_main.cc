@@ -7,7 +7,7 @@
 //   --agents=64
 //
 // The shared worker flags (--tracker, --token_file, --tls_*, --name,
-// --drain_timeout_s) are in worker/worker_flags.h.
+// --drain_timeout_s) are in worker_stream/worker_flags.h.
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -17,9 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/daemon_util.h"
 #include "common/logging.h"
-#include "device_agent/device_info.h"
+#include "kernel_runtime/device_info.h"
 #include "tests/fake_agent.h"
-#include "worker/worker_flags.h"
+#include "worker_stream/worker_flags.h"
 
 ABSL_FLAG(std::string, key, "", "device key (required)");
 ABSL_FLAG(double, measure_ms, 100, "every measurement takes this long and costs this much");

@@ -5,7 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "worker/fake_worker_gateway.h"
+#include "worker_stream/fake_worker_gateway.h"
 
 namespace tunefleet {
 namespace {

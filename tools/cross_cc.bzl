@@ -16,7 +16,7 @@ target's copies where the cross linker looks.
 
     cross_cc_binaries(
         name = "agent",
-        binaries = ["//device_agent:tunefleet_agent", "//device_agent:tunefleet_runner"],
+        binaries = ["//device_agent:tunefleet_agent", "//kernel_runtime:tunefleet_runner"],
         compiler = "/usr/bin/aarch64-linux-gnu-g++",
     )
 

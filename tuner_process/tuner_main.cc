@@ -3,7 +3,7 @@
 //   tunefleet_tuner --tracker=127.0.0.1:7070 --token_file=tuner.token --max_jobs=4
 //
 // The shared worker flags (--tracker, --token_file, --tls_*, --name,
-// --drain_timeout_s, --metrics_listen) are in worker/worker_flags.h.
+// --drain_timeout_s, --metrics_listen) are in worker_stream/worker_flags.h.
 #include <iostream>
 #include <memory>
 
@@ -12,8 +12,8 @@
 #include "common/daemon_util.h"
 #include "common/logging.h"
 #include "tuner_process/tuner_service.h"
-#include "worker/worker_flags.h"
-#include "worker/worker_metrics.h"
+#include "worker_stream/worker_flags.h"
+#include "worker_stream/worker_metrics.h"
 
 ABSL_FLAG(int, max_jobs, 4, "jobs run at once");
 

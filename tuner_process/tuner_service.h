@@ -17,8 +17,8 @@
 
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
-#include "tuner_process/job_runner.h"
-#include "worker/worker_daemon.h"
+#include "job_driver/job_runner.h"
+#include "worker_stream/worker_daemon.h"
 
 namespace tunefleet {
 

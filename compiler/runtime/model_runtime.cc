@@ -17,7 +17,7 @@
 #include "common/status_macros.h"
 #include "compiler/runtime/cpu_features.h"
 #include "compiler/runtime/ops.h"
-#include "device_agent/thread_pool.h"
+#include "kernel_runtime/thread_pool.h"
 
 namespace tunefleet {
 namespace {

@@ -59,9 +59,9 @@ TEST(LayeringTest, TreeRulesAllowTheDirectionDesignMdDescribes) {
   EXPECT_THAT(FindViolations(rules, {{"//tuner_core/ir:ir", "//common:status_macros"},
                                      {"//tracker:scheduler", "//tuner_core/templates:task"},
                                      {"//tracker:scheduler", "//proto:fleet_proto"},
-                                     {"//builder_worker/codegen:cpu", "//third_party:llvm"},
-                                     {"//cli:tune_command", "//device_agent:runner"},
-                                     {"//bench:dense_bench", "//builder_worker:builder"},
+                                     {"//toolchain/codegen:cpu", "//third_party:llvm"},
+                                     {"//cli:tune_command", "//kernel_runtime:runner"},
+                                     {"//bench:dense_bench", "//toolchain:builder"},
                                      {"//tests:fleet_test", "//cli:tune_command"},
                                      {"//common:logging", "//third_party:abseil"},
                                      {"//launcher:fleet_launcher", "//tracker:auth"},
@@ -77,20 +77,31 @@ TEST(LayeringTest, TreeRulesRefuseEdgesAgainstTheDirection) {
               ElementsAre(HasSubstr("//common:logging -> //tracker:scheduler")));
   EXPECT_THAT(FindViolations(rules, {{"//common:trial_result", "//tuner_core/measure:measure"}}),
               ElementsAre(HasSubstr("\"common\" may depend only on its own folder")));
-  EXPECT_THAT(FindViolations(rules, {{"//tracker:scheduler", "//device_agent:time_evaluator"}}),
+  EXPECT_THAT(FindViolations(rules, {{"//tracker:scheduler", "//kernel_runtime:time_evaluator"}}),
               ElementsAre(HasSubstr("\"tracker\" may depend only on its own folder")));
   EXPECT_THAT(FindViolations(rules, {{"//bench:fleet_bench", "//tests:fleet_harness"}}),
               ElementsAre(HasSubstr("must not depend on //tests")));
   EXPECT_THAT(FindViolations(rules, {{"//bench:dense_bench", "//cli:tune_command"}}),
               ElementsAre(HasSubstr("must not depend on //cli")));
-  EXPECT_THAT(FindViolations(rules, {{"//device_agent:runner", "//third_party:llvm"}}),
+  EXPECT_THAT(FindViolations(rules, {{"//kernel_runtime:runner", "//third_party:llvm"}}),
               ElementsAre(HasSubstr("must not depend on //third_party:llvm")));
   EXPECT_THAT(FindViolations(rules, {{"//tuner_core/ir:ir", "//third_party:grpc"}}),
               ElementsAre(HasSubstr("must not depend on //third_party:grpc")));
   EXPECT_THAT(FindViolations(rules, {{"//launcher:fleet_launcher", "//tests:fake_agent"}}),
               ElementsAre(HasSubstr("must not depend on //tests")));
-  EXPECT_THAT(FindViolations(rules, {{"//client:fleet_client", "//launcher:fleet_launcher"}}),
-              ElementsAre(HasSubstr("\"client\" may depend only on its own folder")));
+  EXPECT_THAT(FindViolations(rules, {{"//clients/cpp:fleet_client", "//launcher:fleet_launcher"}}),
+              ElementsAre(HasSubstr("\"clients\" may depend only on its own folder")));
+  // The daemons are leaves: the libraries below them (the toolchain, the
+  // kernel runtime, the job driver, local mode, the compiler) never reach up.
+  EXPECT_THAT(
+      FindViolations(rules, {{"//compiler:model_compiler", "//builder_worker:builder_daemon"}}),
+      ElementsAre(HasSubstr("\"compiler\" may depend only on its own folder")));
+  EXPECT_THAT(FindViolations(rules, {{"//local:model_job", "//tuner_process:tuner_service"}}),
+              ElementsAre(HasSubstr("\"local\" may depend only on its own folder")));
+  EXPECT_THAT(FindViolations(rules, {{"//toolchain:builder", "//builder_worker:build_service"}}),
+              ElementsAre(HasSubstr("\"toolchain\" may depend only on its own folder")));
+  EXPECT_THAT(FindViolations(rules, {{"//kernel_runtime:runner", "//device_agent:agent_service"}}),
+              ElementsAre(HasSubstr("\"kernel_runtime\" may depend only on its own folder")));
   EXPECT_THAT(FindViolations(rules, {{"//newfolder:x", "//common:logging"}}),
               ElementsAre(HasSubstr("has no layer rule")));
 }

@@ -81,7 +81,7 @@ struct MeasureResult {
   std::string error_msg;
   double all_cost = 0.0;   // seconds spent on this trial, build + run (no cooldown)
   double timestamp = 0.0;  // unix seconds when the result was made
-  // The spread (device_agent/time_evaluator.h): repeats timed before
+  // The spread (kernel_runtime/time_evaluator.h): repeats timed before
   // trimming (0 when unknown), their standard deviation in seconds, and the
   // 95 % confidence half-width of MeanCost() relative to it.
   int timed_repeats = 0;

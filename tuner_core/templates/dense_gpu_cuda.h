@@ -6,7 +6,7 @@
 //
 // Shapes that a split does not divide are not in the space (splits are
 // "factors"); limits (threads, shared memory, registers) are checked when the
-// kernel is built (builder_worker/gpu_kernel_info.h).
+// kernel is built (toolchain/gpu_kernel_info.h).
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_DENSE_GPU_CUDA_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_DENSE_GPU_CUDA_H_
 

@@ -99,7 +99,7 @@ class Tuner {
 
   // What the target cannot build, known before building: a register tile
   // its registers cannot hold or a vector wider than it generates
-  // (builder_worker/register_fit.h), which the builder would refuse as
+  // (toolchain/register_fit.h), which the builder would refuse as
   // INSTANTIATION_ERROR. Whoever knows the target sets it (local mode does:
   // local/tune_command.cc, and local/model_job.cc through JobRunner);
   // NextBatch then replaces each proposal the check refuses with another.
@@ -128,7 +128,7 @@ class Tuner {
 
   // Configs NextBatch returns first, in this order, each unless it was
   // proposed or marked visited by then, and each through the config check
-  // like any proposal: a task's default config (builder_worker/
+  // like any proposal: a task's default config (toolchain/
   // default_config.h), so its records never lose to an untuned compile.
   void SetFirstConfigs(std::vector<Config> configs);
   // Up to `max` of those first configs not yet proposed, as NextBatch would

@@ -1,0 +1,134 @@
+#include "toolchain/default_config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "toolchain/register_fit.h"
+#include "tuner_core/templates/nchwc_layout.h"
+#include "tuner_core/workloads/conv_workload.h"
+
+namespace tunefleet {
+namespace {
+
+// A dense layer of at most this many rows gets the dot kernel by default.
+constexpr int64_t kDotMaxRows = 4;
+
+// How well a config suits a target with no measurement to go by: vectors
+// as wide as the target's, channel blocks of about that width, register
+// tiles of about 8 columns (the widest tile the knob cuts the output's rows
+// into, ConvTileWidth); for dense, the dot kernel for a few rows
+// (B, the weights, read in place: nothing packed per call), else B packed
+// once, at compile time. Other knobs keep their first choice. A sum of
+// per-knob terms, so the best config is each knob's best choice.
+double DefaultScore(const Config& config, int lanes, const Workload& workload) {
+  double score = 0;
+  const nlohmann::json entity = config.ToJson().value("entity", nlohmann::json::array());
+  // The workload's canonical args: every default (e.g. dense's layout) filled in.
+  const nlohmann::json& args = workload.args();
+  const auto* conv = dynamic_cast<const ConvWorkload*>(&workload);
+  const int64_t rows = args.value("M", int64_t{0});
+  const bool dot = rows > 0 && rows <= kDotMaxRows && args.value("layout", "") == "NK";
+  for (const nlohmann::json& knob : entity) {
+    if (knob.size() < 3) continue;
+    const std::string name = knob[0].get<std::string>();
+    if (knob[2].is_string()) {
+      const std::string v = knob[2].get<std::string>();
+      if (name == "kernel" && (v == "dot") != dot) score -= 1000;
+      if (name == "pack_b" && v != "once") score -= 1000;
+      continue;
+    }
+    if (!knob[2].is_number_integer()) continue;
+    const double v = knob[2].get<double>();
+    if (v <= 0) continue;
+    if (name == "vec") score -= 100 * std::abs(std::log2(v) - std::log2(lanes));
+    if (name == "tile_oc" || name == "tile_c" || name == "tile_ic") {
+      score -= 10 * std::abs(std::log2(v) - std::log2(lanes));
+    }
+    // Output-channel blocks are the vectors: a block of 29 is a full
+    // vector and one of 13 lanes (16 + 13 of 32 lanes used), one of 4 a
+    // quarter of one; the lanes left idle cost as much again.
+    if (name == "tile_oc" || name == "tile_c") {
+      score -= 30 * (1 - v / (std::ceil(v / lanes) * lanes));
+    }
+    if (name == "tile_ow") {
+      const int64_t width = conv != nullptr
+                                ? ConvTileWidth(conv->conv_args(), static_cast<int64_t>(v))
+                                : static_cast<int64_t>(v);
+      score -= std::abs(static_cast<double>(width) - 8);
+    }
+    if (rows > 0 && name == "mr") score -= dot ? 10 * std::abs(v - rows) : std::abs(v - 6);
+    if (rows > 0 && name == "nr_vecs") score -= std::abs(v - (dot ? 4 : 2));
+    if (rows > 0 && name == "unroll_k") score -= std::abs(std::log2(v) - 1);
+    if (rows > 0 && name == "kc") score -= std::abs(std::log2(v) - 8);
+  }
+  return score;
+}
+
+// Each knob's best choice under DefaultScore (first choice on a tie).
+[[nodiscard]] absl::StatusOr<Config> BestPerKnob(const ConfigSpace& space, int lanes,
+                                                 const Workload& workload) {
+  int64_t index = 0, stride = 1;  // the first knob is the least significant digit
+  for (int i = 0; i < space.num_knobs(); ++i) {
+    int64_t best = 0;
+    double best_score = -INFINITY;
+    for (int64_t c = 0; c < space.knob_size(i); ++c) {
+      TF_ASSIGN_OR_RETURN(Config config, space.Get(c * stride));
+      const double score = DefaultScore(config, lanes, workload);
+      if (score > best_score) {
+        best_score = score;
+        best = c;
+      }
+    }
+    index += best * stride;
+    stride *= space.knob_size(i);
+  }
+  return space.Get(index);
+}
+
+// A config the builder would build for `target`: the template instantiates
+// it and its register tile fits the target's vector registers (a tile that
+// does not fit spills in the inner loop; toolchain/register_fit.h).
+bool Buildable(const Task& task, const Config& config, const TargetSpec& target) {
+  return task.tmpl().Instantiate(task.workload(), config).ok() &&
+         CheckRegisterTileFits(task.tmpl(), task.workload(), config, target).ok();
+}
+
+}  // namespace
+
+int TargetVectorLanes(const TargetSpec& target) { return std::max(1, target.vector_bits / 32); }
+
+[[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes) {
+  const ConfigSpace& space = task.space();
+  TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
+  TF_ASSIGN_OR_RETURN(Config best, BestPerKnob(space, lanes, task.workload()));
+  if (Buildable(task, best, target)) return best;
+  const int64_t size = space.size();
+  const int64_t step = std::max<int64_t>(1, size / 20000);
+  std::vector<std::pair<double, int64_t>> ranked;
+  for (int64_t i = 0; i < size; i += step) {
+    TF_ASSIGN_OR_RETURN(Config config, space.Get(i));
+    ranked.push_back({-DefaultScore(config, lanes, task.workload()), i});
+  }
+  std::stable_sort(ranked.begin(), ranked.end());
+  // The best-scored config the builder would build for the target. The
+  // register check is cheap and rules out most (channel counts such as 58
+  // leave only narrow blocks), so every ranked config gets it; at most 256
+  // that pass are instantiated.
+  int instantiated = 0;
+  for (size_t i = 0; i < ranked.size() && instantiated < 256; ++i) {
+    TF_ASSIGN_OR_RETURN(Config config, space.Get(ranked[i].second));
+    if (!CheckRegisterTileFits(task.tmpl(), task.workload(), config, target).ok()) continue;
+    ++instantiated;
+    if (task.tmpl().Instantiate(task.workload(), config).ok()) return config;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "template ", task.name(), " found no default config for ", task.workload().Describe()));
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,31 @@
+// The config a task gets with no measurement to go by (AutoTVM's fallback
+// config, chosen per target rather than fixed): vectors as wide as the
+// target's, channel blocks of about that width, register tiles of about 8
+// output columns; for dense, the dot kernel for a few rows (the weights read
+// in place) or the weights packed once; every other knob its first choice;
+// and one the builder would build for the target (the template instantiates
+// it and its register tile fits the target's vector registers,
+// register_fit.h). The compiler uses it for layers no record covers; local
+// tuning measures it first in every task, so a task's records are never
+// worse than what an untuned compile gets.
+#ifndef TUNEFLEET_TOOLCHAIN_DEFAULT_CONFIG_H_
+#define TUNEFLEET_TOOLCHAIN_DEFAULT_CONFIG_H_
+
+#include "absl/status/statusor.h"
+#include "toolchain/codegen/target.h"
+#include "tuner_core/space/config_space.h"
+#include "tuner_core/templates/task.h"
+
+namespace tunefleet {
+
+// The f32 lanes of the target's vectors (4 on NEON, 8 with AVX2, 16 with
+// AVX-512).
+int TargetVectorLanes(const TargetSpec& target);
+
+// `lanes`: the f32 lanes of the target's vectors. InvalidArgument naming the
+// task when no config of its space can be built for the target.
+[[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TOOLCHAIN_DEFAULT_CONFIG_H_

@@ -1,0 +1,20 @@
+#include "toolchain/lower.h"
+
+#include "common/status_macros.h"
+#include "toolchain/passes/unroll_loops.h"
+#include "toolchain/passes/vectorize_loops.h"
+
+namespace tunefleet {
+
+[[nodiscard]] absl::StatusOr<ir::LoweredFunc> Lower(const ir::LoweredFunc& func) {
+  ir::LoweredFunc lowered = func;
+  // Vectorize first so unrolled copies substitute constants into ramp bases.
+  for (ir::Stmt* stage : {&lowered.body, &lowered.prepare, &lowered.finish}) {
+    if (!stage->defined()) continue;
+    TF_ASSIGN_OR_RETURN(*stage, VectorizeLoops(*stage));
+    TF_ASSIGN_OR_RETURN(*stage, UnrollLoops(*stage));
+  }
+  return lowered;
+}
+
+}  // namespace tunefleet
