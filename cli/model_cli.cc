@@ -1,0 +1,67 @@
+// The model commands: optimize (tune + compile + time beside ONNX Runtime),
+// compile, run and operators.
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "cli/cli_commands.h"
+#include "cli/compile_commands.h"
+#include "cli/optimize_command.h"
+#include "cli/shared_flags.h"
+#include "common/status_macros.h"
+
+ABSL_FLAG(std::string, records, "", "compile: tuning records (JSON lines) to apply");
+ABSL_FLAG(bool, epilogues_in_kernels, false,
+          "compile: apply each kernel's epilogue from inside it as it finishes each row "
+          "(experimental; measured slower than the pass after it)");
+ABSL_FLAG(std::string, input, "", "run: input tensor (.npy float32, or raw floats); default zeros");
+ABSL_FLAG(std::string, output, "",
+          "run: write the model's outputs here (.npy; a comma-separated list for several)");
+ABSL_FLAG(bool, profile, false,
+          "run: then time every plan step over --runs more runs and print them");
+ABSL_FLAG(std::string, ort_module, "",
+          "optimize: onnxruntime-node's directory (default: third_party/node/node_modules/"
+          "onnxruntime-node here or above the binary)");
+
+namespace tunefleet {
+
+[[nodiscard]] absl::Status OptimizeCli(const CliArgs&) {
+  OptimizeOptions o;
+  o.model = absl::GetFlag(FLAGS_model);
+  o.output_dir = absl::GetFlag(FLAGS_o);
+  o.tune = LocalSearchFromFlags();
+  o.threads = RunThreadsFromFlag();
+  o.runs = absl::GetFlag(FLAGS_runs);
+  o.ort_module = absl::GetFlag(FLAGS_ort_module);
+  TF_ASSIGN_OR_RETURN(o.job, ModelJobFromFlags());
+  TF_ASSIGN_OR_RETURN(o.onnx, OnnxOptionsFromFlag());
+  return RunOptimize(o, std::cerr, std::cout).status();
+}
+
+[[nodiscard]] absl::Status CompileCli(const CliArgs&) {
+  CompileOptions o;
+  o.model = absl::GetFlag(FLAGS_model);
+  o.records = absl::GetFlag(FLAGS_records);
+  o.target = absl::GetFlag(FLAGS_target);
+  o.output_dir = absl::GetFlag(FLAGS_o);
+  o.epilogues_in_kernels = absl::GetFlag(FLAGS_epilogues_in_kernels);
+  TF_ASSIGN_OR_RETURN(o.onnx, OnnxOptionsFromFlag());
+  return RunCompileCommand(o, std::cout);
+}
+
+[[nodiscard]] absl::Status RunCli(const CliArgs&) {
+  RunModelOptions o;
+  o.model = absl::GetFlag(FLAGS_model);
+  o.input = absl::GetFlag(FLAGS_input);
+  o.output = absl::GetFlag(FLAGS_output);
+  o.threads = RunThreadsFromFlag();
+  o.repeat = absl::GetFlag(FLAGS_runs);
+  o.profile = absl::GetFlag(FLAGS_profile);
+  return RunModelCommand(o, std::cout).status();
+}
+
+[[nodiscard]] absl::Status OperatorsCli(const CliArgs&) {
+  RunOperatorsCommand(std::cout);
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet

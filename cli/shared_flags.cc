@@ -1,0 +1,200 @@
+#include "cli/shared_flags.h"
+
+#include <map>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+ABSL_FLAG(std::string, workload, "dense", "workload to tune");
+ABSL_FLAG(std::string, model, "",
+          "tasks/tune: a model whose tasks to list or tune: resnet-18, resnet-50, mobilenet-v2, "
+          "vgg-16, or an ONNX file (model.onnx)");
+ABSL_FLAG(double, selective_threshold, 0.01,
+          "tasks --similarity: similarity at which two tasks are linked (AutoTVM's RFC: 0.01)");
+ABSL_FLAG(
+    std::string, input_shape, "",
+    "ONNX models: shapes of inputs with dynamic dimensions, e.g. input=1,3,224,224;mask=1,128");
+ABSL_FLAG(std::string, shape, "", "workload shape: M,N,K for dense, B,M,N,K for batch_matmul");
+ABSL_FLAG(std::string, args, "",
+          "workload arguments as a JSON object, e.g. '{\"C\":64,\"H\":56,...}' for conv2d_nchw "
+          "(instead of --shape)");
+ABSL_FLAG(std::string, layout, "NK", "dense: NK (B is [N,K], like a linear layer) or KN");
+ABSL_FLAG(std::string, template_name, "", "template (default: the workload's best)");
+ABSL_FLAG(std::string, tuner, "random",
+          "search strategy: grid | random | ga | xgb | xgb_rank | xgb_knob | xgb_curve");
+ABSL_FLAG(std::string, pretuned, "",
+          "the configs each task measures first (a warm start): empty, the records shipped for "
+          "the target's CPU family; 'none', a cold start; else a record file (tune --log's "
+          "format)");
+ABSL_FLAG(bool, share_runner_child, true,
+          "tune --model, optimize: the model's tasks share one runner child (false: a new "
+          "child, and a new reference output, at every switch of task)");
+ABSL_FLAG(double, reject_slower_than, 0,
+          "tune --model, optimize: a candidate whose first timed repeat is slower than this "
+          "many times its task's best so far is timed no further (0: off)");
+ABSL_FLAG(int64_t, trials, 0,
+          "number of trials (per task with --model); 0: 500, except under --time_budget with "
+          "--model, where no per-task cap is set and the budget ends the search");
+ABSL_FLAG(
+    int64_t, trials_per_task, 0,
+    "submit --model: trials per task (the job's budget is this times its tasks; 0: --trials)");
+ABSL_FLAG(std::string, task_policy, "",
+          "--model: how the budget is spread over the tasks: gradient (Ansor's task scheduler; "
+          "submit's default), round_robin, or sequential (each task in turn); with tune, any "
+          "value (or --selective) runs the model as one job like submit does");
+ABSL_FLAG(std::string, selective, "",
+          "--model: selective tuning; the top-k each task takes from its cluster's "
+          "representative: top3, 5% (--selective=top10)");
+ABSL_FLAG(std::string, share_schedules, "",
+          "--model as one job: true | false: whether a task first tries the best schedule of "
+          "the fastest task of its template (empty: on with the gradient policy)");
+ABSL_FLAG(int64_t, selective_followup, 0,
+          "--selective: trials each dependent task goes on tuning with its own tuner after "
+          "its representative's top-k (0: it is done after them)");
+ABSL_FLAG(std::string, task, "",
+          "best, export: one task of a model job (0-based index; empty: the whole job); "
+          "measure: only the records of this task (template name, e.g. dense_pack.x86)");
+ABSL_FLAG(int64_t, early_stopping, -1, "stop after this many trials without improvement (<0: off)");
+ABSL_FLAG(int32_t, batch, 8, "configs built in parallel, then measured one by one");
+ABSL_FLAG(std::string, log, "", "records file (JSON lines, appended)");
+ABSL_FLAG(std::string, target, "", "LLVM target string (default: the host, llvm -mcpu=<cpu>)");
+ABSL_FLAG(uint64_t, seed, 0, "tuner seed (a run can be replayed)");
+ABSL_FLAG(int32_t, threads, 0, "kernel threads (0: every core)");
+ABSL_FLAG(int32_t, number, 4, "runs per repeat (AutoTVM number)");
+ABSL_FLAG(int32_t, repeat, 3, "repeats (AutoTVM repeat)");
+ABSL_FLAG(std::string, o, "", "compile: output directory (model.so)");
+ABSL_FLAG(int32_t, runs, 10, "run: timed runs (after one warm-up run)");
+ABSL_FLAG(absl::Duration, time_budget, absl::ZeroDuration(),
+          "tune --model, submit --model, optimize: wall-clock budget of the search (10m, 90s, "
+          "1h); the task scheduler spends it, then the winners are validated");
+ABSL_FLAG(int32_t, min_repeat_ms, 0, "grow number until a repeat lasts this long");
+ABSL_FLAG(double, cooldown, 0.0, "seconds to sleep between repeats (AutoTVM default 0.1)");
+ABSL_FLAG(bool, cache_flush, false, "flush the inputs from the CPU caches before each repeat");
+ABSL_FLAG(double, timeout, 10.0, "seconds one measurement may take before RUN_TIMEOUT");
+ABSL_FLAG(double, target_rel_ci, 0,
+          "adaptive repeats: keep repeating (up to --max_repeat) until the 95 % confidence "
+          "interval of the mean is within +-this fraction of it (0: off; e.g. 0.02)");
+ABSL_FLAG(int32_t, max_repeat, 0, "adaptive repeats' cap (0: --repeat; else > --repeat)");
+ABSL_FLAG(int32_t, validate_top_k, tunefleet::kDefaultValidateTopK,
+          "tune, submit: after the search, re-measure this many of the best configs, each in fresh "
+          "runner "
+          "children, and report the validated best (0: off, report the search's figure)");
+ABSL_FLAG(int32_t, validation_passes, tunefleet::kDefaultValidationPasses,
+          "tune: measurements of each validated config (the validated cost is their median)");
+ABSL_FLAG(std::string, fleet_dir, "",
+          "directory of a `tunefleet up` fleet (default $TUNEFLEET_DIR or .tunefleet)");
+ABSL_FLAG(std::string, key, "local", "device key of the agents that measure the job");
+
+namespace tunefleet {
+
+MeasureOptions MeasureFromFlags() {
+  MeasureOptions m;
+  m.number = absl::GetFlag(FLAGS_number);
+  m.repeat = absl::GetFlag(FLAGS_repeat);
+  m.min_repeat_ms = absl::GetFlag(FLAGS_min_repeat_ms);
+  m.cooldown_interval_s = absl::GetFlag(FLAGS_cooldown);
+  m.enable_cpu_cache_flush = absl::GetFlag(FLAGS_cache_flush);
+  m.timeout_s = absl::GetFlag(FLAGS_timeout);
+  m.max_repeat = absl::GetFlag(FLAGS_max_repeat);
+  m.target_rel_ci = absl::GetFlag(FLAGS_target_rel_ci);
+  return m;
+}
+
+RemeasureSelection RemeasureSelectionFromFlags(int top, int passes) {
+  return {.log = absl::GetFlag(FLAGS_log),
+          .top = top,
+          .task = absl::GetFlag(FLAGS_task),
+          .passes = passes};
+}
+
+int64_t TrialsFromFlags() {
+  constexpr int64_t kDefaultTrials = 500;
+  if (const int64_t given = absl::GetFlag(FLAGS_trials); given > 0) return given;
+  const bool budgeted_model = !absl::GetFlag(FLAGS_model).empty() &&
+                              absl::GetFlag(FLAGS_time_budget) > absl::ZeroDuration();
+  return budgeted_model ? 0 : kDefaultTrials;
+}
+
+TuneCommandOptions LocalSearchFromFlags() {
+  TuneCommandOptions o;
+  o.tuner = absl::GetFlag(FLAGS_tuner);
+  o.pretuned = absl::GetFlag(FLAGS_pretuned);
+  o.trials = TrialsFromFlags();
+  o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
+  o.batch_size = absl::GetFlag(FLAGS_batch);
+  o.target = absl::GetFlag(FLAGS_target);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
+  o.local.measure = MeasureFromFlags();
+  o.local.validation.top_k = absl::GetFlag(FLAGS_validate_top_k);
+  o.local.validation.passes = absl::GetFlag(FLAGS_validation_passes);
+  o.local.share_runner_child = absl::GetFlag(FLAGS_share_runner_child);
+  o.local.reject_slower_than = absl::GetFlag(FLAGS_reject_slower_than);
+  return o;
+}
+
+int RunThreadsFromFlag() {
+  const int threads = absl::GetFlag(FLAGS_threads);
+  return threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+}
+
+[[nodiscard]] absl::StatusOr<ModelJobOptions> ModelJobFromFlags() {
+  const std::string policy = absl::GetFlag(FLAGS_task_policy);
+  ModelJobOptions job{.trials_per_task = absl::GetFlag(FLAGS_trials_per_task),
+                      .task_policy = policy.empty() ? "gradient" : policy,
+                      .selective = absl::GetFlag(FLAGS_selective),
+                      .selective_threshold = absl::GetFlag(FLAGS_selective_threshold),
+                      .selective_followup_trials = absl::GetFlag(FLAGS_selective_followup),
+                      .time_budget_s = absl::ToDoubleSeconds(absl::GetFlag(FLAGS_time_budget))};
+  if (job.time_budget_s < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--time_budget must be positive, got ", job.time_budget_s, " s"));
+  }
+  const std::string share = absl::GetFlag(FLAGS_share_schedules);
+  if (share == "true") {
+    job.share_schedules = true;
+  } else if (share == "false") {
+    job.share_schedules = false;
+  } else if (!share.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--share_schedules must be true or false, got \"", share, "\""));
+  }
+  return job;
+}
+
+[[nodiscard]] absl::StatusOr<nlohmann::json> ArgsFromFlag() {
+  const std::string text = absl::GetFlag(FLAGS_args);
+  if (text.empty()) return nlohmann::json();
+  nlohmann::json args = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (args.is_discarded() || !args.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat("--args is not a JSON object: ", text));
+  }
+  return args;
+}
+
+[[nodiscard]] absl::StatusOr<OnnxImportOptions> OnnxOptionsFromFlag() {
+  OnnxImportOptions options;
+  const std::string text = absl::GetFlag(FLAGS_input_shape);
+  if (text.empty()) return options;
+  absl::StatusOr<std::map<std::string, std::vector<int64_t>>> shapes = ParseInputShapes(text);
+  if (!shapes.ok()) return shapes.status();
+  options.input_shapes = *std::move(shapes);
+  return options;
+}
+
+[[nodiscard]] absl::StatusOr<int> TaskIndexFromFlag() {
+  const std::string text = absl::GetFlag(FLAGS_task);
+  int index = -1;
+  if (!text.empty() && (!absl::SimpleAtoi(text, &index) || index < -1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--task \"", text, "\": best and export take a task's 0-based index"));
+  }
+  return index;
+}
+
+}  // namespace tunefleet

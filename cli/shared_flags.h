@@ -1,0 +1,101 @@
+// The flags more than one `tunefleet` command reads (a search's, a
+// measurement's, a model's, the fleet directory), and the options each group
+// of them makes. A flag only one command reads lives in that command's file.
+#ifndef TUNEFLEET_CLI_SHARED_FLAGS_H_
+#define TUNEFLEET_CLI_SHARED_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "local/measure_command.h"
+#include "local/tune_command.h"
+#include "nlohmann/json.hpp"
+#include "proto_convert/model_job.h"
+#include "tuner_core/graph/onnx_import.h"
+#include "tuner_core/measure/measure.h"
+#include "tuner_core/records/remeasure_selection.h"
+
+ABSL_DECLARE_FLAG(std::string, workload);
+ABSL_DECLARE_FLAG(std::string, model);
+ABSL_DECLARE_FLAG(double, selective_threshold);
+ABSL_DECLARE_FLAG(std::string, input_shape);
+ABSL_DECLARE_FLAG(std::string, shape);
+ABSL_DECLARE_FLAG(std::string, args);
+ABSL_DECLARE_FLAG(std::string, layout);
+ABSL_DECLARE_FLAG(std::string, template_name);
+ABSL_DECLARE_FLAG(std::string, tuner);
+ABSL_DECLARE_FLAG(std::string, pretuned);
+ABSL_DECLARE_FLAG(bool, share_runner_child);
+ABSL_DECLARE_FLAG(double, reject_slower_than);
+ABSL_DECLARE_FLAG(int64_t, trials);
+ABSL_DECLARE_FLAG(int64_t, trials_per_task);
+ABSL_DECLARE_FLAG(std::string, task_policy);
+ABSL_DECLARE_FLAG(std::string, selective);
+ABSL_DECLARE_FLAG(std::string, share_schedules);
+ABSL_DECLARE_FLAG(int64_t, selective_followup);
+ABSL_DECLARE_FLAG(std::string, task);
+ABSL_DECLARE_FLAG(int64_t, early_stopping);
+ABSL_DECLARE_FLAG(int32_t, batch);
+ABSL_DECLARE_FLAG(std::string, log);
+ABSL_DECLARE_FLAG(std::string, target);
+ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(int32_t, threads);
+ABSL_DECLARE_FLAG(int32_t, number);
+ABSL_DECLARE_FLAG(int32_t, repeat);
+ABSL_DECLARE_FLAG(std::string, o);
+ABSL_DECLARE_FLAG(int32_t, runs);
+ABSL_DECLARE_FLAG(absl::Duration, time_budget);
+ABSL_DECLARE_FLAG(int32_t, min_repeat_ms);
+ABSL_DECLARE_FLAG(double, cooldown);
+ABSL_DECLARE_FLAG(bool, cache_flush);
+ABSL_DECLARE_FLAG(double, timeout);
+ABSL_DECLARE_FLAG(double, target_rel_ci);
+ABSL_DECLARE_FLAG(int32_t, max_repeat);
+ABSL_DECLARE_FLAG(int32_t, validate_top_k);
+ABSL_DECLARE_FLAG(int32_t, validation_passes);
+ABSL_DECLARE_FLAG(std::string, fleet_dir);
+ABSL_DECLARE_FLAG(std::string, key);
+
+namespace tunefleet {
+
+// The time evaluator settings of --number ... --timeout, for local tuning
+// and for jobs submitted to the fleet alike.
+MeasureOptions MeasureFromFlags();
+
+// measure: which records of --log it re-measures (--top and --passes are
+// measure's own flags: passed in).
+RemeasureSelection RemeasureSelectionFromFlags(int top, int passes);
+
+// --trials resolved: as given, else 500; for a model job under
+// --time_budget with no --trials, 0 (no per-task cap: the budget alone ends
+// the search).
+int64_t TrialsFromFlags();
+
+// A local search's flags (tune, optimize): tuner, trials, early stopping,
+// batch, target, seed, warm start, and how this host builds, measures and
+// validates.
+TuneCommandOptions LocalSearchFromFlags();
+
+// --threads for running a compiled model (run, optimize): 0 means every core.
+int RunThreadsFromFlag();
+
+// --model as one job (tune with --task_policy/--selective, submit,
+// optimize): how its budget is spread and whether it is tuned selectively.
+[[nodiscard]] absl::StatusOr<ModelJobOptions> ModelJobFromFlags();
+
+// --args as JSON; null when the flag is empty.
+[[nodiscard]] absl::StatusOr<nlohmann::json> ArgsFromFlag();
+
+// --input_shape as the ONNX importer's options.
+[[nodiscard]] absl::StatusOr<OnnxImportOptions> OnnxOptionsFromFlag();
+
+// --task as a model job's task index for best and export; -1 (the whole
+// job) when empty.
+[[nodiscard]] absl::StatusOr<int> TaskIndexFromFlag();
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_CLI_SHARED_FLAGS_H_
