@@ -7,13 +7,6 @@
 
 namespace tunefleet {
 
-void CollectExportedSymbols(const llvm::Module& module, std::vector<ExportedSymbol>& out) {
-  for (const llvm::GlobalValue& value : module.global_values()) {
-    if (value.isDeclaration() || value.hasLocalLinkage() || value.getName().empty()) continue;
-    out.push_back({value.getName().str(), llvm::isa<llvm::Function>(value)});
-  }
-}
-
 [[nodiscard]] absl::StatusOr<std::string> LinkedTableObject(
     const std::vector<ExportedSymbol>& symbols, const TargetSpec& target) {
   llvm::LLVMContext context;

@@ -16,25 +16,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "toolchain/codegen/llvm_backend.h"
 #include "toolchain/codegen/target.h"
-
-namespace llvm {
-class Module;
-}
 
 namespace tunefleet {
 
 // The static archive inside a compile output directory.
 inline constexpr char kModelArchiveName[] = "libmodel.a";
-
-// A symbol an object of the model defines for the runtime to find.
-struct ExportedSymbol {
-  std::string name;
-  bool function = false;
-};
-
-// The symbols `module` defines with external linkage, appended to `out`.
-void CollectExportedSymbols(const llvm::Module& module, std::vector<ExportedSymbol>& out);
 
 // An object defining `int tf_model_open_linked(TfModel**)`, which calls the
 // C API's tf_model_open_symbols with a table of `symbols` (name, address).

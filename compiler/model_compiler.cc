@@ -16,13 +16,12 @@
 #include "compiler/lower_model.h"
 #include "compiler/model_archive.h"
 #include "compiler/runtime/model_runtime.h"
-#include "toolchain/codegen/codegen_targets.h"
+#include "toolchain/builder.h"
 #include "toolchain/codegen/llvm_backend.h"
 #include "toolchain/codegen/llvm_headers.h"
 #include "toolchain/codegen/target.h"
 #include "toolchain/default_config.h"
 #include "toolchain/linker.h"
-#include "toolchain/lower.h"
 #include "tuner_core/graph/model_source.h"
 #include "tuner_core/ir/ir_visitor.h"
 
@@ -94,56 +93,47 @@ std::optional<int> HookOutput(const ModelPlan& plan, const std::string& symbol) 
   return where;
 }
 
-// One kernel as an object file: the template's loop nest for the chosen
-// config, renamed to `symbol` so many kernels share one library.
-// Appends the symbols it defines to `exported` (for the static archive's
-// table).
+// One kernel as an object file, through the toolchain's one pipeline
+// (BuildKernelObject), renamed to `symbol` so many kernels share one
+// library. Appends the symbols it defines to `exported` (for the static
+// archive's table).
 // `hook_output`: where the steps the kernel serves pass their output, as
 // an index among its staged buffers (a blocked convolution's) or -1 for its
 // output tensor; nullopt: no step has an epilogue. Sets `*hooked` when the
 // kernel applies the epilogue itself through its hook (its template marks
 // that output's regions ready), false when the steps must run it after.
-[[nodiscard]] absl::StatusOr<std::string> KernelObject(const KernelToBuild& kernel,
-                                                       const TargetSpec& target, int opt_level,
-                                                       std::optional<int> hook_output, bool* hooked,
-                                                       std::vector<ExportedSymbol>& exported) {
+[[nodiscard]] absl::StatusOr<std::string> CompileKernel(const KernelToBuild& kernel,
+                                                        const TargetSpec& target, int opt_level,
+                                                        std::optional<int> hook_output,
+                                                        bool* hooked,
+                                                        std::vector<ExportedSymbol>& exported) {
   const Task& task = *kernel.choice.task;
-  auto context =
-      absl::StrCat("kernel ", kernel.symbol, " (", task.name(), " for ", task.workload().Describe(),
-                   ", config ", kernel.choice.config.ToString(), ")");
-  absl::StatusOr<ir::LoweredFunc> func =
-      task.tmpl().Instantiate(task.workload(), kernel.choice.config);
-  if (!func.ok())
-    return absl::InvalidArgumentError(absl::StrCat(context, ": ", func.status().message()));
-  func->name = kernel.symbol;
-  *hooked = false;
+  KernelObjectOptions options;
+  options.opt_level = opt_level;
+  options.symbol = kernel.symbol;
   if (hook_output.has_value()) {
-    std::string output;
-    if (*hook_output >= 0 && *hook_output < static_cast<int>(func->staged.size())) {
-      output = func->staged[*hook_output].name;
-    }
-    for (const ir::BufferArg& arg : func->args) {
-      if (*hook_output < 0 && arg.is_output && output.empty()) output = arg.name;
-    }
-    if (!output.empty() && MarksReady(func->body, output)) {
-      func->epilogue_hook = true;
-      func->epilogue_buffer = output;
-      *hooked = true;
-    }
+    options.epilogue_hook = [&](const ir::LoweredFunc& func) -> std::string {
+      std::string output;
+      if (*hook_output >= 0 && *hook_output < static_cast<int>(func.staged.size())) {
+        output = func.staged[*hook_output].name;
+      }
+      for (const ir::BufferArg& arg : func.args) {
+        if (*hook_output < 0 && arg.is_output && output.empty()) output = arg.name;
+      }
+      return !output.empty() && MarksReady(func.body, output) ? output : "";
+    };
   }
-  absl::StatusOr<ir::LoweredFunc> lowered = Lower(*func);
-  if (!lowered.ok())
-    return absl::InternalError(absl::StrCat(context, ": ", lowered.status().message()));
-  llvm::LLVMContext llvm_context;
-  absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-      CodegenLLVM(*lowered, target, llvm_context);
-  if (!module.ok())
-    return absl::InternalError(absl::StrCat(context, ": ", module.status().message()));
-  absl::StatusOr<std::string> object = OptimizeAndEmitObject(**module, target, opt_level, nullptr);
-  if (!object.ok())
-    return absl::InternalError(absl::StrCat(context, ": ", object.status().message()));
-  CollectExportedSymbols(**module, exported);
-  return object;
+  KernelObject object =
+      BuildKernelObject(task.tmpl(), task.workload(), kernel.choice.config, target, options);
+  if (!object.ok()) {
+    return absl::Status(object.status().code(),
+                        absl::StrCat("kernel ", kernel.symbol, " (", task.name(), " for ",
+                                     task.workload().Describe(), ", config ",
+                                     kernel.choice.config.ToString(), "): ", object.error_msg));
+  }
+  *hooked = !object.epilogue_buffer.empty();
+  exported.insert(exported.end(), object.symbols.begin(), object.symbols.end());
+  return std::move(object.object);
 }
 
 // The plan and the weights as an object: two read-only globals.
@@ -240,8 +230,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
     const std::optional<int> hook_output =
         options.epilogues_in_kernels ? HookOutput(built.plan, kernel.symbol) : std::nullopt;
     bool hooked = false;
-    TF_ASSIGN_OR_RETURN(std::string object, KernelObject(kernel, target, options.opt_level,
-                                                         hook_output, &hooked, exported));
+    TF_ASSIGN_OR_RETURN(std::string object, CompileKernel(kernel, target, options.opt_level,
+                                                          hook_output, &hooked, exported));
     members.push_back({absl::StrCat(kernel.symbol, ".o"), std::move(object)});
     for (PlanStep& step : built.plan.steps) {
       if (step.op == StepOp::kKernel && step.symbol == kernel.symbol && !step.epilogue.empty()) {

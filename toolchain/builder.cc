@@ -23,23 +23,23 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-BuildResult Failure(MeasureErrorNo error_no, std::string message, const BuildTimings& timings) {
-  BuildResult result;
-  result.error_no = error_no;
-  result.error_msg = std::move(message);
-  result.timings = timings;
-  return result;
-}
-
 }  // namespace
 
-BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const Config& config,
-                           const TargetSpec& target, const BuildOptions& options) {
-  BuildTimings timings;
+[[nodiscard]] absl::Status KernelObject::status() const {
+  if (ok()) return absl::OkStatus();
+  return error_no == MeasureErrorNo::kInstantiationError ? absl::InvalidArgumentError(error_msg)
+                                                         : absl::InternalError(error_msg);
+}
+
+KernelObject BuildKernelObject(const Template& tmpl, const Workload& workload, const Config& config,
+                               const TargetSpec& target, const KernelObjectOptions& options) {
+  KernelObject result;
   const Clock::time_point build_start = Clock::now();
-  auto finish = [&](BuildResult r) {
-    r.timings.total_seconds = SecondsSince(build_start);
-    return r;
+  auto finish = [&](MeasureErrorNo error_no, absl::string_view message) {
+    result.error_no = error_no;
+    result.error_msg = std::string(message);
+    result.timings.total_seconds = SecondsSince(build_start);
+    return std::move(result);
   };
 
   Clock::time_point start = Clock::now();
@@ -48,77 +48,90 @@ BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const
   // here, before any code is generated.
   const absl::Status fits =
       func.ok() ? CheckRegisterTileFits(tmpl, workload, config, target) : func.status();
-  timings.instantiate_seconds = SecondsSince(start);
+  result.timings.instantiate_seconds = SecondsSince(start);
   if (!fits.ok()) {
-    return finish(Failure(MeasureErrorNo::kInstantiationError,
-                          absl::StrCat("template ", tmpl.name(), ": ", fits.message()), timings));
+    return finish(MeasureErrorNo::kInstantiationError,
+                  absl::StrCat("template ", tmpl.name(), ": ", fits.message()));
   }
-
-  if (!options.epilogue_hook_buffer.empty()) {
-    func->epilogue_hook = true;
-    func->epilogue_buffer = options.epilogue_hook_buffer;
+  if (!options.symbol.empty()) func->name = options.symbol;
+  if (options.epilogue_hook) {
+    result.epilogue_buffer = options.epilogue_hook(*func);
+    if (!result.epilogue_buffer.empty()) {
+      func->epilogue_hook = true;
+      func->epilogue_buffer = result.epilogue_buffer;
+    }
   }
   start = Clock::now();
   absl::StatusOr<ir::LoweredFunc> lowered = Lower(*func);
-  timings.lower_seconds = SecondsSince(start);
-  if (!lowered.ok()) {
-    return finish(Failure(MeasureErrorNo::kInstantiationError,
-                          std::string(lowered.status().message()), timings));
-  }
+  result.timings.lower_seconds = SecondsSince(start);
+  if (!lowered.ok()) return finish(MeasureErrorNo::kInstantiationError, lowered.status().message());
 
-  std::optional<GpuKernelInfo> gpu;
   if (target.is_cuda()) {
     absl::StatusOr<GpuKernelInfo> info = AnalyzeGpuKernel(*lowered, target);
     if (!info.ok()) {
-      return finish(Failure(MeasureErrorNo::kInstantiationError,
-                            absl::StrCat("config exceeds the GPU's limits or cannot launch: ",
-                                         info.status().message()),
-                            timings));
+      return finish(MeasureErrorNo::kInstantiationError,
+                    absl::StrCat("config exceeds the GPU's limits or cannot launch: ",
+                                 info.status().message()));
     }
-    gpu = *std::move(info);
+    result.gpu = *std::move(info);
   }
 
   start = Clock::now();
   llvm::LLVMContext context;
   absl::StatusOr<std::unique_ptr<llvm::Module>> module =
-      CodegenLLVM(*lowered, target, context, gpu ? &gpu->launch : nullptr);
-  timings.codegen_seconds = SecondsSince(start);
+      CodegenLLVM(*lowered, target, context, result.gpu ? &result.gpu->launch : nullptr);
+  result.timings.codegen_seconds = SecondsSince(start);
   if (!module.ok()) {
-    const MeasureErrorNo code = module.status().code() == absl::StatusCode::kInvalidArgument
-                                    ? MeasureErrorNo::kInstantiationError
-                                    : MeasureErrorNo::kCompileHost;
-    return finish(Failure(code, std::string(module.status().message()), timings));
+    return finish(module.status().code() == absl::StatusCode::kInvalidArgument
+                      ? MeasureErrorNo::kInstantiationError
+                      : MeasureErrorNo::kCompileHost,
+                  module.status().message());
   }
 
   BackendTimings backend;
   absl::StatusOr<std::string> object =
       OptimizeAndEmitObject(**module, target, options.opt_level, &backend);
-  timings.optimize_seconds = backend.optimize_seconds;
-  timings.emit_seconds = backend.emit_seconds;
-  if (!object.ok()) {
-    return finish(
-        Failure(MeasureErrorNo::kCompileHost, std::string(object.status().message()), timings));
-  }
-  BuildResult result;
+  result.timings.optimize_seconds = backend.optimize_seconds;
+  result.timings.emit_seconds = backend.emit_seconds;
+  if (!object.ok()) return finish(MeasureErrorNo::kCompileHost, object.status().message());
   if (options.keep_llvm_ir) result.llvm_ir = ModuleToString(**module);
+  CollectExportedSymbols(**module, result.symbols);
+  result.object = *std::move(object);
+  result.entry_name = func->name;
+  result.timings.total_seconds = SecondsSince(build_start);
+  return result;
+}
 
-  start = Clock::now();
+BuildResult BuildCandidate(const Template& tmpl, const Workload& workload, const Config& config,
+                           const TargetSpec& target, const BuildOptions& options) {
+  const Clock::time_point build_start = Clock::now();
+  KernelObject kernel = BuildKernelObject(tmpl, workload, config, target, options);
+  BuildResult result;
+  result.timings = kernel.timings;
+  result.llvm_ir = std::move(kernel.llvm_ir);
+  auto finish = [&](MeasureErrorNo error_no, std::string message) {
+    result.error_no = error_no;
+    result.error_msg = std::move(message);
+    result.timings.total_seconds = SecondsSince(build_start);
+    return std::move(result);
+  };
+  if (!kernel.ok()) return finish(kernel.error_no, std::move(kernel.error_msg));
+
+  const Clock::time_point start = Clock::now();
   // CPU: link the object into a shared object. CUDA: the PTX behind its
   // launch header is the artifact (the driver JIT-compiles it on the agent).
   absl::StatusOr<std::string> shared_object =
-      gpu ? absl::StatusOr<std::string>(FormatGpuArtifact(gpu->launch, *object))
-          : LinkSharedObject(*object, target, options.link);
-  timings.link_seconds = SecondsSince(start);
+      kernel.gpu ? absl::StatusOr<std::string>(FormatGpuArtifact(kernel.gpu->launch, kernel.object))
+                 : LinkSharedObject(kernel.object, target, options.link);
+  result.timings.link_seconds = SecondsSince(start);
   if (!shared_object.ok()) {
-    return finish(Failure(MeasureErrorNo::kCompileHost,
-                          std::string(shared_object.status().message()), timings));
+    return finish(MeasureErrorNo::kCompileHost, std::string(shared_object.status().message()));
   }
   result.artifact.target = target.original;
-  result.artifact.entry_name = func->name;
+  result.artifact.entry_name = kernel.entry_name;
   result.artifact.hash = Sha256Hex(*shared_object);
   result.artifact.shared_object = std::move(*shared_object);
-  result.timings = timings;
-  return finish(std::move(result));
+  return finish(MeasureErrorNo::kNoError, "");
 }
 
 }  // namespace tunefleet

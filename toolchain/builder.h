@@ -1,5 +1,7 @@
-// Builds one candidate kernel: template + workload + config -> loop nest ->
-// lowered IR -> LLVM IR -> optimised object -> shared object (lld), with the
+// The one kernel pipeline: template + workload + config -> loop nest ->
+// lowered IR -> LLVM IR -> optimised object (BuildKernelObject, what the
+// model compiler links many of into one library), -> shared object (lld;
+// BuildCandidate, what the builder daemon and local mode measure), with the
 // time of every stage. For a CUDA target: loop nest -> limits check
 // (gpu_kernel_info.h) -> NVPTX -> PTX behind a launch header
 // (common/gpu_artifact.h), in Artifact::shared_object. Failures come back as AutoTVM error codes
@@ -12,9 +14,15 @@
 #ifndef TUNEFLEET_TOOLCHAIN_BUILDER_H_
 #define TUNEFLEET_TOOLCHAIN_BUILDER_H_
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "absl/status/status.h"
+#include "toolchain/codegen/llvm_backend.h"
 #include "toolchain/codegen/target.h"
+#include "toolchain/gpu_kernel_info.h"
 #include "toolchain/linker.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/space/config_space.h"
@@ -23,14 +31,20 @@
 
 namespace tunefleet {
 
-struct BuildOptions {
+// Given the instantiated kernel, the buffer whose ready regions it passes to
+// an epilogue hook (ir::OutputReady marks), as a compiled model's kernel
+// with a fused epilogue does; "" for none.
+using EpilogueHookChooser = std::function<std::string(const ir::LoweredFunc& kernel)>;
+
+struct KernelObjectOptions {
   int opt_level = 2;
+  std::string symbol;                 // non-empty: the entry's name (many kernels in one library)
+  bool keep_llvm_ir = false;          // fill llvm_ir (debugging)
+  EpilogueHookChooser epilogue_hook;  // unset: no hook
+};
+
+struct BuildOptions : KernelObjectOptions {
   LinkOptions link;
-  bool keep_llvm_ir = false;  // fill BuildResult::llvm_ir (debugging)
-  // Non-empty: the kernel takes an epilogue hook and calls it where its
-  // template marks regions of this buffer ready (ir::OutputReady), as a
-  // compiled model's kernel with a fused epilogue does.
-  std::string epilogue_hook_buffer;
 };
 
 struct Artifact {
@@ -49,6 +63,29 @@ struct BuildTimings {
   double link_seconds = 0;         // lld
   double total_seconds = 0;
 };
+
+// A kernel compiled, not yet linked: an object file (CPU) or PTX (CUDA,
+// with its launch in `gpu`).
+struct KernelObject {
+  MeasureErrorNo error_no = MeasureErrorNo::kNoError;
+  std::string error_msg;
+  std::string object;
+  std::string entry_name;
+  std::string epilogue_buffer;  // the buffer its hook is called on; "" none
+  std::optional<GpuKernelInfo> gpu;
+  std::vector<ExportedSymbol> symbols;  // what `object` defines
+  BuildTimings timings;
+  std::string llvm_ir;
+
+  bool ok() const { return error_no == MeasureErrorNo::kNoError; }
+  // A failure as a status: INVALID_ARGUMENT for a config the template or
+  // the target cannot take (INSTANTIATION_ERROR), INTERNAL for a compiler
+  // failure (COMPILE_HOST).
+  [[nodiscard]] absl::Status status() const;
+};
+
+KernelObject BuildKernelObject(const Template& tmpl, const Workload& workload, const Config& config,
+                               const TargetSpec& target, const KernelObjectOptions& options = {});
 
 struct BuildResult {
   MeasureErrorNo error_no = MeasureErrorNo::kNoError;

@@ -72,7 +72,7 @@ void Record(const TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols, 
     }
   }
   BuildOptions options;
-  options.epilogue_hook_buffer = hooked;
+  options.epilogue_hook = [&](const ir::LoweredFunc&) { return hooked; };
   auto target = ParseTarget("llvm -mcpu=native");
   if (!target.ok()) return ::testing::AssertionFailure() << target.status();
   BuildResult result = BuildCandidate(tmpl, workload, config, *target, options);

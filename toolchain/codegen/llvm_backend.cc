@@ -81,6 +81,13 @@ llvm::OptimizationLevel ToLevel(int opt_level) {
   return std::string(buffer.data(), buffer.size());
 }
 
+void CollectExportedSymbols(const llvm::Module& module, std::vector<ExportedSymbol>& out) {
+  for (const llvm::GlobalValue& value : module.global_values()) {
+    if (value.isDeclaration() || value.hasLocalLinkage() || value.getName().empty()) continue;
+    out.push_back({value.getName().str(), llvm::isa<llvm::Function>(value)});
+  }
+}
+
 std::string ModuleToString(const llvm::Module& module) {
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -7,6 +7,7 @@
 #define TUNEFLEET_TOOLCHAIN_CODEGEN_LLVM_BACKEND_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "toolchain/codegen/target.h"
@@ -28,6 +29,16 @@ struct BackendTimings {
                                                                 const TargetSpec& target,
                                                                 int opt_level,
                                                                 BackendTimings* timings);
+
+// A symbol an object defines with external linkage: a function (a kernel's
+// entry points) or data (a compiled model's plan and weights).
+struct ExportedSymbol {
+  std::string name;
+  bool function = false;
+};
+
+// The symbols `module` defines with external linkage, appended to `out`.
+void CollectExportedSymbols(const llvm::Module& module, std::vector<ExportedSymbol>& out);
 
 // The optimised module as LLVM assembly text, for debugging (`tunefleet show --llvm`).
 std::string ModuleToString(const llvm::Module& module);
