@@ -171,11 +171,13 @@ TEST(CompiledModelsTest, EncoderLayerMatchesPyTorch) {
   std::cout << "\n";
 }
 
-// A DenseNet block, an Inception block and a ConvNeXt-style permute to NHWC
-// and back: every concatenation's inputs are written in place in its output
-// (passes/alias_concats.h) and both permutes are views of NCHW[C]c, so the
-// plan has no concat and no strided copy left, and the answer is still
-// PyTorch's.
+// A DenseNet block, an Inception block, a CSP-style channel split and a
+// ConvNeXt-style permute to NHWC and back: every concatenation's inputs are
+// written in place in its output (passes/alias_concats.h), the split's half
+// that goes through a convolution is read in place (passes/alias_slices.h;
+// the other half is copied into the concat it joins), and both permutes are
+// views of NCHW[C]c, so the plan has no concat, one channel gather and no
+// strided copy left, and the answer is still PyTorch's.
 TEST(CompiledModelsTest, ConcatenationsWrittenInPlaceMatchPyTorch) {
   CompileOptions options{.model = std::string(kOnnxDir) + "concat_net.onnx",
                          .target = HostTargetString(),
@@ -190,10 +192,13 @@ TEST(CompiledModelsTest, ConcatenationsWrittenInPlaceMatchPyTorch) {
   int aliases = 0;
   for (const PlanBuffer& buffer : (*model)->plan().buffers) aliases += buffer.alias_of >= 0;
   EXPECT_GE(aliases, 6);
+  int gathers = 0;
   for (const PlanStep& step : (*model)->plan().steps) {
     EXPECT_NE(step.op, StepOp::kConcat) << step.node;
     EXPECT_NE(step.op, StepOp::kStridedCopy) << step.node;
+    gathers += step.op == StepOp::kChannelGather;
   }
+  EXPECT_EQ(gathers, 1);
 }
 
 TEST(CompiledModelsTest, ErrorsNameWhatIsWrong) {

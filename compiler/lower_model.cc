@@ -5,6 +5,7 @@
 
 #include "common/status_macros.h"
 #include "compiler/passes/alias_concats.h"
+#include "compiler/passes/alias_slices.h"
 #include "compiler/passes/fold_batch_norm.h"
 #include "compiler/passes/fuse_epilogues.h"
 #include "compiler/passes/fuse_patterns.h"
@@ -45,7 +46,10 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const Graph& graph,
   TF_ASSIGN_OR_RETURN(EpilogueFusion fusion,
                       FuseEpilogues(lowered, EpilogueKinds(lowered, layers)));
   TF_ASSIGN_OR_RETURN(BuiltPlan built, EmitPlan(lowered, layers, fusion, choose));
-  if (options.alias_concats) AliasConcatInputs(&built.plan);
+  if (options.alias_concats) {
+    AliasConcatInputs(&built.plan);
+    AliasChannelSlices(&built.plan);
+  }
   return built;
 }
 

@@ -11,6 +11,7 @@
 //   emit the plan: kernels, runtime operators, relayouts, packed weights
 //                                        (passes/emit_plan.h)
 //   write concatenations' inputs in place (passes/alias_concats.h)
+//   read channel slices in place         (passes/alias_slices.h)
 //
 // Which operators exist and how each lowers is the operator table's
 // (operator_table.h); layouts are chosen before (layout_choice.h), buffers
@@ -30,8 +31,9 @@
 namespace tunefleet {
 
 struct LowerOptions {
-  // Off for layout choice, which reads each concatenation's inputs' layouts
-  // off its step.
+  // Off for layout choice, which reads each concatenation's inputs' and
+  // each slice's layouts off their steps: concatenations and channel slices
+  // stay steps, not views.
   bool alias_concats = true;
 };
 

@@ -8,8 +8,8 @@ seed (nothing is downloaded), batch 1, fp32, PyTorch's own exporter:
 
 Models: resnet18 and mobilenet_v2 (torchvision, 1x3x224x224), encoder (one
 nn.TransformerEncoderLayer d_model=768, 12 heads, ff 3072, sequence 128,
-input 1x128x768), concat_net (a small DenseNet block and Inception block,
-1x3x64x64). --dynamic_batch marks the batch dimension symbolic.
+input 1x128x768), concat_net (a small DenseNet block, Inception block and
+CSP-style channel split, 1x3x64x64). --dynamic_batch marks the batch dimension symbolic.
 """
 import argparse
 import os
@@ -36,9 +36,10 @@ def build(name):
 class ConcatNet(torch.nn.Module):
     """A DenseNet block (each layer's BN-ReLU-conv features concatenated
     with all before), an Inception block (branches joined by a channel
-    concat) and a ConvNeXt-style channels-last detour (permute to NHWC,
-    LayerNorm, Linear, permute back, residual), small: what concatenations
-    and permutes compile to is tested on it."""
+    concat), a CSP-style channel split (one half through a convolution,
+    joined again with the other) and a ConvNeXt-style channels-last detour
+    (permute to NHWC, LayerNorm, Linear, permute back, residual), small: what
+    concatenations, channel slices and permutes compile to is tested on it."""
 
     def __init__(self):
         super().__init__()
@@ -50,6 +51,7 @@ class ConcatNet(torch.nn.Module):
         self.branch1 = nn.Conv2d(80, 16, 1)
         self.branch3 = nn.Sequential(nn.Conv2d(80, 16, 1), nn.ReLU(), nn.Conv2d(16, 32, 3, 1, 1))
         self.branch_pool = nn.Sequential(nn.MaxPool2d(3, 1, 1), nn.Conv2d(80, 16, 1))
+        self.csp = nn.Sequential(nn.Conv2d(32, 32, 1), nn.ReLU())
         self.norm = nn.LayerNorm(64)
         self.mix = nn.Linear(64, 64)
         self.head = nn.Linear(64, 10)
@@ -64,6 +66,8 @@ class ConcatNet(torch.nn.Module):
             features.append(layer(torch.cat(features, 1)))
         x = torch.cat(features, 1)
         x = torch.cat([self.branch1(x), self.branch3(x), self.branch_pool(x)], 1)
+        kept, through = x.chunk(2, 1)
+        x = torch.cat([kept, self.csp(through)], 1)
         x = x + self.mix(self.norm(x.permute(0, 2, 3, 1))).permute(0, 3, 1, 2)
         return self.head(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(x, 1), 1))
 

@@ -1,0 +1,91 @@
+#include "compiler/passes/alias_slices.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+namespace tunefleet {
+namespace {
+
+// Floats a view's offset must be a multiple of: 64 bytes.
+constexpr int64_t kAliasAlignFloats = 16;
+
+// Where the gather's output lies inside its input, in floats; -1 when it is
+// not a run of whole blocks of the same layout at batch 1.
+int64_t SliceOffset(const PlanStep& step, const PlanBuffer& in, const PlanBuffer& out) {
+  if (!in.is_4d() || !out.is_4d() || in.shape[0] != 1 || out.shape[0] != 1) return -1;
+  if (in.block != out.block || in.RowWidth() != out.RowWidth() || in.shape[2] != out.shape[2] ||
+      in.shape[3] != out.shape[3]) {
+    return -1;
+  }
+  const int64_t channels = out.shape[1];
+  if (static_cast<int64_t>(step.indices.size()) != channels || channels == 0) return -1;
+  const int64_t first = step.indices[0];
+  for (int64_t c = 1; c < channels; ++c) {
+    if (step.indices[c] != first + c) return -1;
+  }
+  const int64_t block = in.block;
+  if (first % block != 0 || channels % block != 0 || first + channels > in.shape[1]) return -1;
+  const int64_t block_floats = in.shape[2] * in.RowWidth() * block;
+  if (out.elements != channels / block * block_floats) return -1;
+  return first / block * block_floats;
+}
+
+}  // namespace
+
+int AliasChannelSlices(ModelPlan* plan) {
+  const int num_buffers = static_cast<int>(plan->buffers.size());
+  std::vector<int> writers(num_buffers, 0);
+  std::vector<bool> pinned(num_buffers, false);
+  for (const PlanTensor& t : plan->inputs) pinned[t.buffer] = true;
+  for (const PlanTensor& t : plan->outputs) pinned[t.buffer] = true;
+  for (const PlanStep& step : plan->steps) {
+    std::set<int> written(step.outputs.begin(), step.outputs.end());
+    for (int id : step.staged) {
+      if (std::find(step.inputs.begin(), step.inputs.end(), id) == step.inputs.end()) {
+        written.insert(id);
+      }
+    }
+    for (int id : written) ++writers[id];
+  }
+  // Buffers something already lies in (a root of views): they stay whole.
+  std::vector<bool> is_root(num_buffers, false);
+  for (const PlanBuffer& b : plan->buffers) {
+    if (b.alias_of >= 0) is_root[b.alias_of] = true;
+  }
+
+  std::vector<bool> drop(plan->steps.size(), false);
+  int dropped = 0;
+  for (size_t s = 0; s < plan->steps.size(); ++s) {
+    const PlanStep& step = plan->steps[s];
+    if (step.op != StepOp::kChannelGather || step.inputs.size() != 1 || step.outputs.size() != 1) {
+      continue;
+    }
+    const int in = step.inputs[0], out = step.outputs[0];
+    PlanBuffer& view = plan->buffers[out];
+    const PlanBuffer& source = plan->buffers[in];
+    if (in == out || view.is_constant() || source.is_constant() || pinned[out] || pinned[in] ||
+        writers[out] != 1 || writers[in] > 1 || view.alias_of >= 0 || is_root[out]) {
+      continue;
+    }
+    const int64_t offset = SliceOffset(step, source, view);
+    if (offset < 0) continue;
+    const int root = source.alias_of >= 0 ? source.alias_of : in;
+    const int64_t at = (source.alias_of >= 0 ? source.alias_offset : 0) + offset;
+    if (at % kAliasAlignFloats != 0) continue;
+    view.alias_of = root;
+    view.alias_offset = at;
+    is_root[root] = true;
+    drop[s] = true;
+    ++dropped;
+  }
+  std::vector<PlanStep> kept;
+  for (size_t s = 0; s < plan->steps.size(); ++s) {
+    if (!drop[s]) kept.push_back(std::move(plan->steps[s]));
+  }
+  plan->steps = std::move(kept);
+  return dropped;
+}
+
+}  // namespace tunefleet
