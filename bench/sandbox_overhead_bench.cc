@@ -1,11 +1,15 @@
 // What the runner child's sandbox (kernel_runtime/sandbox.h) adds to a trial:
-// two Runners, one with the sandbox and one without, measure the same small
-// CPU kernel (testdata/dense_ok.c, dense 48x40x64) in alternation, and the
-// wall time of each Runner::Run is compared by median (plus p10/p90). A
-// second phase times a fresh child's start and first trial (Recycle, then
-// Run), also interleaved, since the filter is built and loaded at start.
+// two Runners, one with the sandbox and one without, measure the same CPU
+// kernel in alternation, and the wall time of each Runner::Run is compared
+// by median (plus p10/p90). The kernel: a small one (testdata/dense_ok.c,
+// dense 48x40x64), or with --dense M,N,K the demo job's, dense_gemm.x86 at
+// its default config for this host built by the toolchain and measured as
+// the demo measures it (number 4, repeat 3, correctness checked). A second
+// phase times a fresh child's start and first trial (Recycle, then Run),
+// also interleaved, since the filter is built and loaded at start.
 //
 //   bazel run -c opt //bench:sandbox_overhead_bench -- --trials 2000 --respawns 50
+//   bazel run -c opt //bench:sandbox_overhead_bench -- --dense 1024,1024,1024 --trials 40
 //
 // Prints one JSON object (figures in microseconds) after the human summary.
 #include <unistd.h>
@@ -20,16 +24,26 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "bench/bench_main.h"
 #include "common/file_util.h"
+#include "common/status_macros.h"
 #include "kernel_runtime/runner.h"
 #include "nlohmann/json.hpp"
+#include "proto_convert/run_request.h"
+#include "toolchain/builder.h"
+#include "toolchain/default_config.h"
 #include "tuner_core/measure/measure.h"
+#include "tuner_core/templates/task.h"
 
 ABSL_FLAG(int32_t, trials, 2000, "trials per Runner in the steady-state phase");
 ABSL_FLAG(int32_t, respawns, 50, "child starts per Runner in the start-up phase");
 ABSL_FLAG(int32_t, threads, 2, "kernel threads in each child");
 ABSL_FLAG(bool, check_correctness, true, "run the correctness check in each trial");
+ABSL_FLAG(std::string, dense, "",
+          "M,N,K: measure the demo job's kernel (dense_gemm.x86, default config, built for this "
+          "host) of this shape instead of the small test kernel");
 
 namespace tunefleet {
 namespace {
@@ -60,6 +74,37 @@ proto::RunRequest DenseOkRequest() {
   options->set_check_correctness(absl::GetFlag(FLAGS_check_correctness));
   options->set_input_seed(1);
   return request;
+}
+
+// The demo job's kernel for dense `shape` (M,N,K): dense_gemm.x86 at its
+// default config, built for this host, measured as the demo measures it.
+absl::StatusOr<proto::RunRequest> DemoDenseRequest(const std::string& shape) {
+  std::vector<int64_t> mnk;
+  for (absl::string_view part : absl::StrSplit(shape, ',')) {
+    int64_t value = 0;
+    if (!absl::SimpleAtoi(part, &value) || value <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--dense wants M,N,K, got '", shape, "'"));
+    }
+    mnk.push_back(value);
+  }
+  if (mnk.size() != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("--dense wants M,N,K, got '", shape, "'"));
+  }
+  const std::string target_string = HostTargetString();
+  TF_ASSIGN_OR_RETURN(
+      std::unique_ptr<Task> task,
+      Task::Make("dense_gemm.x86", "dense",
+                 {{"M", mnk[0]}, {"N", mnk[1]}, {"K", mnk[2]}, {"layout", "NK"}}, target_string));
+  TF_ASSIGN_OR_RETURN(const TargetSpec target, ParseTarget(target_string));
+  TF_ASSIGN_OR_RETURN(const Config config, DefaultConfig(*task, TargetVectorLanes(target)));
+  BuildResult built = BuildCandidate(task->tmpl(), task->workload(), config, target);
+  if (!built.ok()) return absl::InternalError(built.error_msg);
+  MeasureOptions options;
+  options.number = 4;
+  options.repeat = 3;
+  options.check_correctness = absl::GetFlag(FLAGS_check_correctness);
+  return MakeRunRequest(task->workload(), std::move(built.artifact.shared_object),
+                        built.artifact.entry_name, built.artifact.hash, options);
 }
 
 double Percentile(std::vector<double> values, double fraction) {
@@ -93,7 +138,17 @@ nlohmann::json Summary(const std::vector<double>& micros) {
 namespace bench {
 
 int BenchMain() {
-  const proto::RunRequest request = DenseOkRequest();
+  proto::RunRequest request;
+  if (const std::string dense = absl::GetFlag(FLAGS_dense); !dense.empty()) {
+    absl::StatusOr<proto::RunRequest> demo = DemoDenseRequest(dense);
+    if (!demo.ok()) {
+      std::fprintf(stderr, "sandbox_overhead_bench: %s\n", demo.status().ToString().c_str());
+      return 1;
+    }
+    request = *std::move(demo);
+  } else {
+    request = DenseOkRequest();
+  }
   if (request.shared_object().empty()) {
     std::fprintf(stderr, "sandbox_overhead_bench: libdense_ok.so not found in runfiles\n");
     return 1;
@@ -132,6 +187,9 @@ int BenchMain() {
       {"benchmark", "sandbox_overhead"},
       {"threads", absl::GetFlag(FLAGS_threads)},
       {"check_correctness", absl::GetFlag(FLAGS_check_correctness)},
+      {"kernel", absl::GetFlag(FLAGS_dense).empty()
+                     ? std::string("dense_ok 48x40x64 (test kernel)")
+                     : absl::StrCat("dense_gemm.x86 default config ", absl::GetFlag(FLAGS_dense))},
       {"trial_off", Summary(trial[0])},
       {"trial_on", Summary(trial[1])},
       {"trial_added_median_us", Percentile(trial[1], 0.5) - Percentile(trial[0], 0.5)},
