@@ -118,6 +118,11 @@ TEST(PretunedRecordsTest, TheShippedRecordsParseAndCoverTheZoosTasks) {
                                                           "llvm -mcpu=znver4");
   ASSERT_TRUE(conv.ok()) << conv.status();
   EXPECT_FALSE((*shipped)->ConfigsFor(**conv, 3).empty());
+  // AVX2 (Zen 3 and the like) has its own records: AVX2 code, 8 lanes.
+  absl::StatusOr<std::shared_ptr<const PretunedRecords>> avx2 =
+      PretunedRecords::Shipped("x86_64-avx2");
+  ASSERT_TRUE(avx2.ok()) << avx2.status();
+  EXPECT_GT((*avx2)->num_records(), 1000);
   // A family the project has no records for starts cold.
   absl::StatusOr<std::shared_ptr<const PretunedRecords>> none =
       PretunedRecords::Shipped("riscv64-rvv");
