@@ -78,7 +78,7 @@ proto::RunRequest DenseOkRequest() {
 
 // The demo job's kernel for dense `shape` (M,N,K): dense_gemm.x86 at its
 // default config, built for this host, measured as the demo measures it.
-absl::StatusOr<proto::RunRequest> DemoDenseRequest(const std::string& shape) {
+[[nodiscard]] absl::StatusOr<proto::RunRequest> DemoDenseRequest(const std::string& shape) {
   std::vector<int64_t> mnk;
   for (absl::string_view part : absl::StrSplit(shape, ',')) {
     int64_t value = 0;

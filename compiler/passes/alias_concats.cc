@@ -5,11 +5,10 @@
 #include <set>
 #include <vector>
 
+#include "compiler/passes/buffer_use.h"
+
 namespace tunefleet {
 namespace {
-
-// Floats an alias's offset must be a multiple of: 64 bytes.
-constexpr int64_t kAliasAlignFloats = 16;
 
 struct Place {
   int root = -1;
@@ -22,21 +21,10 @@ struct Place {
 int AliasConcatInputs(ModelPlan* plan) {
   const int num_buffers = static_cast<int>(plan->buffers.size());
   // Buffers that may only stay where they are: model inputs and outputs,
-  // and any buffer with more than one writer (a kernel writes its outputs
-  // and the staged buffers it does not read).
-  std::vector<int> writers(num_buffers, 0);
-  std::vector<bool> pinned(num_buffers, false);
-  for (const PlanTensor& t : plan->inputs) pinned[t.buffer] = true;
-  for (const PlanTensor& t : plan->outputs) pinned[t.buffer] = true;
-  for (const PlanStep& step : plan->steps) {
-    std::set<int> written(step.outputs.begin(), step.outputs.end());
-    for (int id : step.staged) {
-      if (std::find(step.inputs.begin(), step.inputs.end(), id) == step.inputs.end()) {
-        written.insert(id);
-      }
-    }
-    for (int id : written) ++writers[id];
-  }
+  // and any buffer with more than one writer.
+  BufferUse use = BufferUseOf(*plan);
+  const std::vector<int>& writers = use.writers;
+  std::vector<bool>& pinned = use.pinned;
   // Aliases the plan has already (views) stay, and so do their roots.
   std::vector<Place> place(num_buffers);
   for (int id = 0; id < num_buffers; ++id) {

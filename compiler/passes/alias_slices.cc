@@ -1,15 +1,12 @@
 #include "compiler/passes/alias_slices.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <set>
 #include <vector>
+
+#include "compiler/passes/buffer_use.h"
 
 namespace tunefleet {
 namespace {
-
-// Floats a view's offset must be a multiple of: 64 bytes.
-constexpr int64_t kAliasAlignFloats = 16;
 
 // Where the gather's output lies inside its input, in floats; -1 when it is
 // not a run of whole blocks of the same layout at batch 1.
@@ -36,19 +33,9 @@ int64_t SliceOffset(const PlanStep& step, const PlanBuffer& in, const PlanBuffer
 
 int AliasChannelSlices(ModelPlan* plan) {
   const int num_buffers = static_cast<int>(plan->buffers.size());
-  std::vector<int> writers(num_buffers, 0);
-  std::vector<bool> pinned(num_buffers, false);
-  for (const PlanTensor& t : plan->inputs) pinned[t.buffer] = true;
-  for (const PlanTensor& t : plan->outputs) pinned[t.buffer] = true;
-  for (const PlanStep& step : plan->steps) {
-    std::set<int> written(step.outputs.begin(), step.outputs.end());
-    for (int id : step.staged) {
-      if (std::find(step.inputs.begin(), step.inputs.end(), id) == step.inputs.end()) {
-        written.insert(id);
-      }
-    }
-    for (int id : written) ++writers[id];
-  }
+  const BufferUse use = BufferUseOf(*plan);
+  const std::vector<int>& writers = use.writers;
+  const std::vector<bool>& pinned = use.pinned;
   // Buffers something already lies in (a root of views): they stay whole.
   std::vector<bool> is_root(num_buffers, false);
   for (const PlanBuffer& b : plan->buffers) {

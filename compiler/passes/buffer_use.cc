@@ -1,0 +1,25 @@
+#include "compiler/passes/buffer_use.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tunefleet {
+
+BufferUse BufferUseOf(const ModelPlan& plan) {
+  const size_t num_buffers = plan.buffers.size();
+  BufferUse use{std::vector<int>(num_buffers, 0), std::vector<bool>(num_buffers, false)};
+  for (const PlanTensor& t : plan.inputs) use.pinned[t.buffer] = true;
+  for (const PlanTensor& t : plan.outputs) use.pinned[t.buffer] = true;
+  for (const PlanStep& step : plan.steps) {
+    std::set<int> written(step.outputs.begin(), step.outputs.end());
+    for (int id : step.staged) {
+      if (std::find(step.inputs.begin(), step.inputs.end(), id) == step.inputs.end()) {
+        written.insert(id);
+      }
+    }
+    for (int id : written) ++use.writers[id];
+  }
+  return use;
+}
+
+}  // namespace tunefleet

@@ -1,0 +1,31 @@
+// What the aliasing passes (alias_concats.h, alias_slices.h) ask of a plan's
+// buffers before they make one a view of another: how many steps write each
+// (a kernel writes its outputs and the staged buffers it does not read), and
+// which must stay where they are (the model's inputs and outputs).
+//
+//   const BufferUse use = BufferUseOf(*plan);
+//   if (!use.pinned[id] && use.writers[id] == 1) ...
+#ifndef TUNEFLEET_COMPILER_PASSES_BUFFER_USE_H_
+#define TUNEFLEET_COMPILER_PASSES_BUFFER_USE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/runtime/plan.h"
+
+namespace tunefleet {
+
+// Floats a view's offset must be a multiple of: 64 bytes (the kernels'
+// vectors).
+inline constexpr int64_t kAliasAlignFloats = 16;
+
+struct BufferUse {
+  std::vector<int> writers;  // per buffer: the steps that write it
+  std::vector<bool> pinned;  // per buffer: a model input or output
+};
+
+BufferUse BufferUseOf(const ModelPlan& plan);
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMPILER_PASSES_BUFFER_USE_H_
