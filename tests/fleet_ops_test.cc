@@ -26,7 +26,7 @@
 #include "gtest/gtest.h"
 #include "launcher/fleet_launcher.h"
 #include "tests/status_assertions.h"
-#include "tracker/sqlite_store.h"
+#include "tracker/store/sqlite_store.h"
 
 namespace tunefleet {
 namespace {

@@ -33,7 +33,7 @@
 #include "proto/fleet.pb.h"
 #include "proto_convert/job_state.h"
 #include "tracker/scheduler_options.h"
-#include "tracker/store.h"
+#include "tracker/store/store.h"
 #include "tuner_core/measure/validation.h"
 #include "tuner_core/records/best_so_far.h"
 #include "tuner_core/templates/task.h"

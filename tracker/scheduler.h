@@ -41,7 +41,7 @@
 #include "tracker/metrics_interface.h"
 #include "tracker/outbox.h"
 #include "tracker/scheduler_options.h"
-#include "tracker/store.h"
+#include "tracker/store/store.h"
 #include "tracker/store_writer.h"
 #include "tracker/trial_lifecycle.h"
 #include "tracker/worker_registry.h"

@@ -9,9 +9,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tracker/failing_store.h"
 #include "tracker/fake_metrics.h"
 #include "tracker/fake_outbox.h"
+#include "tracker/store/failing_store.h"
 #include "tuner_core/templates/task.h"
 
 namespace tunefleet {

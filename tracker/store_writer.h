@@ -21,7 +21,7 @@
 
 #include "absl/status/status.h"
 #include "tracker/job_table.h"
-#include "tracker/store.h"
+#include "tracker/store/store.h"
 
 namespace tunefleet {
 

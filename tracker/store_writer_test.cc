@@ -9,7 +9,7 @@
 #include "proto_convert/measure_result.h"
 #include "proto_convert/run_request.h"
 #include "proto_convert/task_spec.h"
-#include "tracker/failing_store.h"
+#include "tracker/store/failing_store.h"
 
 namespace tunefleet {
 namespace {

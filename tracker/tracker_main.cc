@@ -11,7 +11,7 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "tracker/scheduler_flags.h"
-#include "tracker/sqlite_store.h"
+#include "tracker/store/sqlite_store.h"
 #include "tracker/tracker_server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",

@@ -26,8 +26,8 @@
 #include "tracker/auth.h"
 #include "tracker/fake_metrics.h"
 #include "tracker/fake_outbox.h"
-#include "tracker/memory_store.h"
 #include "tracker/scheduler.h"
+#include "tracker/store/memory_store.h"
 #include "tracker/tracker_server.h"
 #include "tuner_core/templates/task.h"
 

@@ -12,8 +12,8 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "rpc/plaintext_policy.h"
-#include "tracker/memory_store.h"
-#include "tracker/sqlite_store.h"
+#include "tracker/store/memory_store.h"
+#include "tracker/store/sqlite_store.h"
 
 namespace tunefleet {
 namespace {

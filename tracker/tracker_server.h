@@ -29,7 +29,7 @@
 #include "tracker/job_service.h"
 #include "tracker/metrics.h"
 #include "tracker/scheduler.h"
-#include "tracker/store.h"
+#include "tracker/store/store.h"
 #include "tracker/worker_gateway.h"
 
 namespace tunefleet {

@@ -37,7 +37,7 @@
 #include "tracker/job_table.h"
 #include "tracker/metrics_interface.h"
 #include "tracker/scheduler_options.h"
-#include "tracker/store.h"
+#include "tracker/store/store.h"
 #include "tracker/store_writer.h"
 #include "tracker/worker_registry.h"
 #include "tuner_core/measure/measure.h"

@@ -6,8 +6,8 @@
 //   store.FailWrites(absl::UnavailableError("disk full"));
 //   ... every PutJob / PutTrials now returns that error and writes nothing
 //   store.FailWrites(absl::OkStatus());  // healthy again
-#ifndef TUNEFLEET_TRACKER_FAILING_STORE_H_
-#define TUNEFLEET_TRACKER_FAILING_STORE_H_
+#ifndef TUNEFLEET_TRACKER_STORE_FAILING_STORE_H_
+#define TUNEFLEET_TRACKER_STORE_FAILING_STORE_H_
 
 #include <string>
 #include <vector>
@@ -16,8 +16,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "tracker/memory_store.h"
-#include "tracker/store.h"
+#include "tracker/store/memory_store.h"
+#include "tracker/store/store.h"
 
 namespace tunefleet {
 
@@ -69,4 +69,4 @@ class FailingStore final : public Store {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRACKER_FAILING_STORE_H_
+#endif  // TUNEFLEET_TRACKER_STORE_FAILING_STORE_H_

@@ -19,8 +19,8 @@
 // message starts with "store row damaged:" and names the row; a damaged
 // trial row makes LoadTrials of its job fail with DataLoss naming the trial;
 // a row without a readable job_id or sequence fails LoadJobs with DataLoss.
-#ifndef TUNEFLEET_TRACKER_STORE_H_
-#define TUNEFLEET_TRACKER_STORE_H_
+#ifndef TUNEFLEET_TRACKER_STORE_STORE_H_
+#define TUNEFLEET_TRACKER_STORE_STORE_H_
 
 #include <cstdint>
 #include <string>
@@ -88,4 +88,4 @@ class Store {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRACKER_STORE_H_
+#endif  // TUNEFLEET_TRACKER_STORE_STORE_H_

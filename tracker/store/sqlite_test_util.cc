@@ -1,4 +1,4 @@
-#include "tracker/sqlite_test_util.h"
+#include "tracker/store/sqlite_test_util.h"
 
 #include <sqlite3.h>
 

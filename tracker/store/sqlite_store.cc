@@ -1,4 +1,4 @@
-#include "tracker/sqlite_store.h"
+#include "tracker/store/sqlite_store.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -18,7 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "tracker/sqlite_schema.h"
+#include "tracker/store/sqlite_schema.h"
 
 namespace tunefleet {
 namespace {

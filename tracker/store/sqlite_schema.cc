@@ -1,4 +1,4 @@
-#include "tracker/sqlite_schema.h"
+#include "tracker/store/sqlite_schema.h"
 
 #include <memory>
 #include <optional>

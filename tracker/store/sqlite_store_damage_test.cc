@@ -13,8 +13,8 @@
 #include "common/file_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tracker/sqlite_store.h"
-#include "tracker/sqlite_test_util.h"
+#include "tracker/store/sqlite_store.h"
+#include "tracker/store/sqlite_test_util.h"
 
 namespace tunefleet {
 namespace {

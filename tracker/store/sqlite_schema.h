@@ -3,8 +3,8 @@
 // place (version 1 -> 2: trials name their task, for model jobs; 2 -> 3:
 // validation measurements, the trial they validate and their pass). Used by
 // sqlite_store.cc only; the store's users see kSqliteStoreSchemaVersion.
-#ifndef TUNEFLEET_TRACKER_SQLITE_SCHEMA_H_
-#define TUNEFLEET_TRACKER_SQLITE_SCHEMA_H_
+#ifndef TUNEFLEET_TRACKER_STORE_SQLITE_SCHEMA_H_
+#define TUNEFLEET_TRACKER_STORE_SQLITE_SCHEMA_H_
 
 #include <sqlite3.h>
 
@@ -40,4 +40,4 @@ absl::StatusCode SqliteCode(int rc);
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRACKER_SQLITE_SCHEMA_H_
+#endif  // TUNEFLEET_TRACKER_STORE_SQLITE_SCHEMA_H_

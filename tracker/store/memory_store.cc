@@ -1,4 +1,4 @@
-#include "tracker/memory_store.h"
+#include "tracker/store/memory_store.h"
 
 #include <algorithm>
 #include <tuple>

@@ -29,8 +29,8 @@
 //
 // Errors name the file, the operation and SQLite's message. One connection
 // guarded by a mutex: calls from any thread are serialized.
-#ifndef TUNEFLEET_TRACKER_SQLITE_STORE_H_
-#define TUNEFLEET_TRACKER_SQLITE_STORE_H_
+#ifndef TUNEFLEET_TRACKER_STORE_SQLITE_STORE_H_
+#define TUNEFLEET_TRACKER_STORE_SQLITE_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -39,8 +39,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tracker/sqlite_schema.h"
-#include "tracker/store.h"
+#include "tracker/store/sqlite_schema.h"
+#include "tracker/store/store.h"
 
 namespace tunefleet {
 
@@ -80,4 +80,4 @@ int RunSqliteStoreCheck(const std::string& path, std::ostream& out);
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRACKER_SQLITE_STORE_H_
+#endif  // TUNEFLEET_TRACKER_STORE_SQLITE_STORE_H_

@@ -1,6 +1,6 @@
 // One suite for every Store implementation (the contract), then the SQLite
 // store's own: durability, concurrent connections, schema versions, damage.
-#include "tracker/store.h"
+#include "tracker/store/store.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -19,9 +19,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tracker/memory_store.h"
-#include "tracker/sqlite_store.h"
-#include "tracker/sqlite_test_util.h"
+#include "tracker/store/memory_store.h"
+#include "tracker/store/sqlite_store.h"
+#include "tracker/store/sqlite_test_util.h"
 
 namespace tunefleet {
 namespace {

@@ -4,8 +4,8 @@
 // the process.
 //
 //   auto store = std::make_unique<MemoryStore>();
-#ifndef TUNEFLEET_TRACKER_MEMORY_STORE_H_
-#define TUNEFLEET_TRACKER_MEMORY_STORE_H_
+#ifndef TUNEFLEET_TRACKER_STORE_MEMORY_STORE_H_
+#define TUNEFLEET_TRACKER_STORE_MEMORY_STORE_H_
 
 #include <cstdint>
 #include <map>
@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "tracker/store.h"
+#include "tracker/store/store.h"
 
 namespace tunefleet {
 
@@ -49,4 +49,4 @@ class MemoryStore final : public Store {
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRACKER_MEMORY_STORE_H_
+#endif  // TUNEFLEET_TRACKER_STORE_MEMORY_STORE_H_
