@@ -24,12 +24,11 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "bench/bench_main.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "kernel_runtime/runner.h"
+#include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 #include "proto_convert/run_request.h"
 #include "toolchain/builder.h"
@@ -79,22 +78,10 @@ proto::RunRequest DenseOkRequest() {
 // The demo job's kernel for dense `shape` (M,N,K): dense_gemm.x86 at its
 // default config, built for this host, measured as the demo measures it.
 [[nodiscard]] absl::StatusOr<proto::RunRequest> DemoDenseRequest(const std::string& shape) {
-  std::vector<int64_t> mnk;
-  for (absl::string_view part : absl::StrSplit(shape, ',')) {
-    int64_t value = 0;
-    if (!absl::SimpleAtoi(part, &value) || value <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("--dense wants M,N,K, got '", shape, "'"));
-    }
-    mnk.push_back(value);
-  }
-  if (mnk.size() != 3) {
-    return absl::InvalidArgumentError(absl::StrCat("--dense wants M,N,K, got '", shape, "'"));
-  }
+  TF_ASSIGN_OR_RETURN(const nlohmann::json args, WorkloadArgsFromShape("dense", shape, "NK"));
   const std::string target_string = HostTargetString();
-  TF_ASSIGN_OR_RETURN(
-      std::unique_ptr<Task> task,
-      Task::Make("dense_gemm.x86", "dense",
-                 {{"M", mnk[0]}, {"N", mnk[1]}, {"K", mnk[2]}, {"layout", "NK"}}, target_string));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task,
+                      Task::Make("dense_gemm.x86", "dense", args, target_string));
   TF_ASSIGN_OR_RETURN(const TargetSpec target, ParseTarget(target_string));
   TF_ASSIGN_OR_RETURN(const Config config, DefaultConfig(*task, TargetVectorLanes(target)));
   BuildResult built = BuildCandidate(task->tmpl(), task->workload(), config, target);
