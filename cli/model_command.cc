@@ -1,7 +1,5 @@
 #include "cli/model_command.h"
 
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/clock.h"
@@ -10,6 +8,7 @@
 #include "toolchain/codegen/target.h"
 #include "tuner_core/graph/model_source.h"
 #include "tuner_core/models/model_zoo.h"
+#include "tuner_core/records/record_file.h"
 #include "tuner_core/selective/selective_plan.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/workloads/workload.h"
@@ -115,75 +114,6 @@ std::string DescribeTask(const ModelTask& task) {
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model,
-                                                            const OnnxImportOptions& onnx,
-                                                            const TuneCommandOptions& base,
-                                                            std::ostream& progress,
-                                                            std::ostream& out) {
-  TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
-  const std::vector<ModelTask>& tasks = loaded.tasks;
-  const Stopwatch watch;
-  out << "Tuning " << model << ": " << tasks.size() << " tasks, " << base.trials
-      << " trials each, tuner " << base.tuner
-      << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
-  ModelTuneSummary summary;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const ModelTask& task = tasks[i];
-    TuneCommandOptions options = base;
-    options.workload = task.workload;
-    options.args = task.args;
-    options.shape.clear();
-    options.template_name.clear();  // each workload's default
-    options.task_label = absl::StrFormat("[Task %2d/%2d]", i + 1, tasks.size());
-    // Each task's own report is long; the model's summary below has what
-    // matters, so keep only warnings and errors from it.
-    std::ostringstream task_report;
-    absl::StatusOr<TuneSummary> result = RunTune(options, progress, task_report);
-    if (!result.ok()) {
-      return absl::Status(
-          result.status().code(),
-          absl::StrCat("task ", i + 1, " (", DescribeTask(task), "): ", result.status().message()));
-    }
-    ModelTaskResult task_result{result->workload, task.num_layers, *result};
-    if (result->best_gflops > 0) {
-      summary.model_latency_seconds += result->best_cost_seconds * task.num_layers;
-    } else {
-      ++summary.untuned_tasks;
-      out << "  task " << i + 1 << ": no config succeeded\n" << task_report.str();
-    }
-    summary.build_wall_seconds += result->timings.build_wall_seconds;
-    summary.measure_wall_seconds += result->timings.measure_wall_seconds;
-    summary.model_seconds += result->model_seconds;
-    summary.tasks.push_back(std::move(task_result));
-  }
-  summary.wall_seconds = watch.ElapsedSeconds();
-
-  out << absl::StrFormat("%-6s %-7s %-10s %-11s %s\n", "task", "layers", "GFLOPS", "ms x layers",
-                         "workload");
-  for (size_t i = 0; i < summary.tasks.size(); ++i) {
-    const ModelTaskResult& t = summary.tasks[i];
-    out << absl::StrFormat("%-6d %-7d %-10.2f %-11.4f %s\n", i + 1, t.num_layers,
-                           t.summary.best_gflops, t.summary.best_cost_seconds * 1e3 * t.num_layers,
-                           t.workload);
-  }
-  out << absl::StrFormat("Model latency (sum of tuned layers' best): %.3f ms",
-                         summary.model_latency_seconds * 1e3);
-  if (summary.untuned_tasks > 0)
-    out << " (" << summary.untuned_tasks << " tasks without a result left out)";
-  out << "\n";
-  const double other =
-      summary.wall_seconds - summary.build_wall_seconds - summary.measure_wall_seconds;
-  out << absl::StrFormat(
-      "Time: %.1f s | build %.1f s (%.0f%%) | measure %.1f s (%.0f%%) | tuner and the rest %.1f s "
-      "(%.0f%%; "
-      "cost model %.1f s)\n",
-      summary.wall_seconds, summary.build_wall_seconds,
-      100 * summary.build_wall_seconds / summary.wall_seconds, summary.measure_wall_seconds,
-      100 * summary.measure_wall_seconds / summary.wall_seconds, other,
-      100 * other / summary.wall_seconds, summary.model_seconds);
-  return summary;
-}
-
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunTuneModelJob(
     const std::string& model, const OnnxImportOptions& onnx, const TuneCommandOptions& base,
     const ModelJobOptions& job, std::ostream& progress, std::ostream& out) {
@@ -196,6 +126,7 @@ std::string DescribeTask(const ModelTask& task) {
   spec.set_seed(base.seed);
   spec.set_early_stopping(base.early_stopping);
   spec.set_window(base.batch_size);
+  spec.set_plan_size(base.plan_size);
   out << "Tuning " << model << " as one job: " << spec.tasks_size() << " tasks, "
       << (base.trials > 0 ? absl::StrCat(base.trials, " trials per task")
                           : std::string("no cap per task (the time budget ends it)"))
@@ -220,14 +151,29 @@ std::string DescribeTask(const ModelTask& task) {
                              base.pretuned == "none" ? "--pretuned=none"
                                                      : "none shipped for " + target_spec.family(),
                              ")\n"));
+  LocalJobSetup setup{.pretuned = &pretuned, .resume = base.resume};
+  if (!base.transfer_log.empty()) {
+    TF_ASSIGN_OR_RETURN(ReadReport history, ReadRecords(base.transfer_log));
+    for (const std::string& w : history.warnings) out << "warning: " << w << "\n";
+    out << "Transfer: " << history.records.size() << " records from " << base.transfer_log
+        << " warm-start each task's cost model (xgb*: those of its template)\n";
+    setup.transfer_history = std::move(history.records);
+  }
   TF_ASSIGN_OR_RETURN(LocalModelSummary summary,
-                      RunLocalModelJob(spec, base.local, base.log, progress, pretuned));
+                      RunLocalModelJob(spec, base.local, base.log, progress, setup));
+  int64_t resumed = 0;
+  for (const int64_t r : summary.resumed_per_task) resumed += r;
+  if (resumed > 0) {
+    out << resumed << " trials already in " << base.log
+        << " resumed (not measured again; they count toward the budget)\n";
+  }
   out << absl::StrFormat("%-6s %-7s %-7s %-11s %s\n", "task", "layers", "trials", "ms x layers",
                          "workload");
   for (int i = 0; i < spec.tasks_size(); ++i) {
-    out << absl::StrFormat(
-        "%-6d %-7g %-7d %-11.4f %s\n", i, spec.tasks(i).weight(), summary.trials_per_task[i],
-        summary.best_cost_s[i] * spec.tasks(i).weight() * 1e3, spec.tasks(i).name());
+    out << absl::StrFormat("%-6d %-7g %-7d %-11.4f %s\n", i, spec.tasks(i).weight(),
+                           summary.trials_per_task[i] + summary.resumed_per_task[i],
+                           summary.best_cost_s[i] * spec.tasks(i).weight() * 1e3,
+                           spec.tasks(i).name());
   }
   out << absl::StrFormat("Estimated latency (sum of tuned tasks' best x layers): %.3f ms",
                          summary.estimated_latency_s * 1e3);

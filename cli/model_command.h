@@ -7,14 +7,12 @@
 //   tunefleet tasks --model ... --similarity [--selective_threshold 0.01]
 //       the tasks' similarity matrix and selective tuning's clusters
 //   tunefleet tune --model resnet-18 --trials 200 --tuner xgb --log r.jsonl
-//       tunes every task in turn (one AutoTVM progress line per task,
-//       "[Task 3/12]"), into one records file, then prints each task's best
-//       and the summed best latency of the model's tuned layers
-//   tunefleet tune --model resnet-18 --trials 200 --task_policy gradient
-//       [--selective=top3]
+//       [--task_policy gradient] [--selective=top3] [--time_budget 10m]
 //       the model as one job, locally, with the fleet's model-job logic
 //       (local/model_job.h): the task scheduler spreads trials x tasks over
-//       the tasks, selective tuning tunes representatives only
+//       the tasks (plain: each task in turn, AutoTVM's tune_tasks),
+//       selective tuning tunes representatives only; into one records file,
+//       then each task's best and the model's estimated latency
 #ifndef TUNEFLEET_CLI_MODEL_COMMAND_H_
 #define TUNEFLEET_CLI_MODEL_COMMAND_H_
 
@@ -44,37 +42,11 @@ namespace tunefleet {
                                          const std::string& target, double threshold,
                                          std::ostream& out);
 
-struct ModelTaskResult {
-  std::string workload;  // Describe()
-  int num_layers = 0;
-  TuneSummary summary;
-};
-
-struct ModelTuneSummary {
-  std::vector<ModelTaskResult> tasks;
-  // Sum over tasks of best latency x layers served; tasks where no config
-  // succeeded are counted in `untuned_tasks` and left out of the sum.
-  double model_latency_seconds = 0;
-  int untuned_tasks = 0;
-  double wall_seconds = 0;
-  double build_wall_seconds = 0;    // the tasks' parallel build phases
-  double measure_wall_seconds = 0;  // the tasks' measure phases
-  double model_seconds = 0;         // the tuners' cost models (xgb*)
-};
-
-// Tunes every task of `model` with `base`'s tuner, trials, log and
-// measurement options (its workload, args, shape and template are set per
-// task). Progress lines go to `progress`, everything else to `out`.
-[[nodiscard]] absl::StatusOr<ModelTuneSummary> RunTuneModel(const std::string& model,
-                                                            const OnnxImportOptions& onnx,
-                                                            const TuneCommandOptions& base,
-                                                            std::ostream& progress,
-                                                            std::ostream& out);
-
 // Tunes `model` locally as one model job: `base.trials` per task (which
-// overrides job.trials_per_task), its tuner, seed, target, log and
-// measurement options; `job`'s policy and selective tuning. Prints each task's best and the
-// estimated latency.
+// overrides job.trials_per_task), its tuner, seed, plan_size, target, log
+// (resumed with base.resume: the log's trials of these tasks count as done),
+// transfer log, pretuned records and measurement options; `job`'s policy and
+// selective tuning. Prints each task's best and the estimated latency.
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunTuneModelJob(
     const std::string& model, const OnnxImportOptions& onnx, const TuneCommandOptions& base,
     const ModelJobOptions& job, std::ostream& progress, std::ostream& out);

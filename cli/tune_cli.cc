@@ -1,5 +1,5 @@
 // tunefleet tune: a local search of one workload (--workload with --shape or
-// --args), of every task of --model, or of --model as one job.
+// --args), or of every task of --model as one job (local/model_job.h).
 #include <iostream>
 
 #include "absl/flags/flag.h"
@@ -13,7 +13,9 @@
 ABSL_FLAG(int32_t, plan_size, 64, "xgb*: refit the cost model every plan_size results");
 ABSL_FLAG(std::string, transfer_log, "",
           "xgb*: records of other shapes of the same template and target to warm-start the model");
-ABSL_FLAG(bool, resume, true, "skip configs already recorded in --log for this task");
+ABSL_FLAG(bool, resume, true,
+          "skip configs already recorded in --log (one kernel); with --model the log's trials "
+          "of its tasks count as done, so an interrupted job finishes instead of starting over");
 
 namespace tunefleet {
 
@@ -31,11 +33,14 @@ namespace tunefleet {
   const std::string model = absl::GetFlag(FLAGS_model);
   if (model.empty()) return RunTune(o, std::cerr, std::cout).status();
   TF_ASSIGN_OR_RETURN(const OnnxImportOptions onnx, OnnxOptionsFromFlag());
-  const bool as_job = !absl::GetFlag(FLAGS_task_policy).empty() ||
-                      !absl::GetFlag(FLAGS_selective).empty() ||
-                      absl::GetFlag(FLAGS_time_budget) != absl::ZeroDuration();
-  if (!as_job) return RunTuneModel(model, onnx, o, std::cerr, std::cout).status();
-  TF_ASSIGN_OR_RETURN(const ModelJobOptions job, ModelJobFromFlags());
+  TF_ASSIGN_OR_RETURN(ModelJobOptions job, ModelJobFromFlags());
+  // A plain `tune --model` tunes each task in turn (AutoTVM's tune_tasks);
+  // a policy, selective tuning or a time budget makes the task scheduler
+  // spread the trials (the gradient policy unless one is named).
+  const bool scheduled = !absl::GetFlag(FLAGS_task_policy).empty() ||
+                         !absl::GetFlag(FLAGS_selective).empty() ||
+                         absl::GetFlag(FLAGS_time_budget) != absl::ZeroDuration();
+  if (!scheduled) job.task_policy = "sequential";
   return RunTuneModelJob(model, onnx, o, job, std::cerr, std::cout).status();
 }
 

@@ -36,9 +36,9 @@ namespace {
   return absl::OkStatus();
 }
 
-// The CPU features the target's code may use, as the runtime's
-// HostCpuFeatures() names them (/proc/cpuinfo flags on x86, the kernel's
-// HWCAP names on AArch64), so a library opened on a CPU without them is
+// The CPU features the target's code may use (its Arch's ModelFeatures), as
+// target/host.h's HostCpuFeatures() names them (/proc/cpuinfo flags on x86,
+// the kernel's HWCAP names on AArch64), so a library opened on a CPU without them is
 // refused by name instead of dying of SIGILL.
 [[nodiscard]] absl::StatusOr<std::vector<std::string>> RequiredFeatures(const TargetSpec& target) {
   std::string error;
@@ -46,20 +46,9 @@ namespace {
   if (llvm_target == nullptr) return absl::InvalidArgumentError(error);
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
       llvm_target->createMCSubtargetInfo(target.triple, target.cpu, target.features));
-  std::vector<std::pair<const char*, const char*>> checked;
-  if (target.is_aarch64()) {
-    // Only what fp32 kernels can reach: crc/aes/sha never appear in them.
-    checked = {{"+fp-armv8", "fp"},     {"+neon", "asimd"}, {"+fullfp16", "fphp"},
-               {"+dotprod", "asimddp"}, {"+sve", "sve"},    {"+sve2", "sve2"},
-               {"+i8mm", "i8mm"},       {"+bf16", "bf16"}};
-  } else {
-    checked = {{"+sse4.2", "sse4_2"},     {"+avx", "avx"},           {"+avx2", "avx2"},
-               {"+fma", "fma"},           {"+avx512f", "avx512f"},   {"+avx512bw", "avx512bw"},
-               {"+avx512dq", "avx512dq"}, {"+avx512vl", "avx512vl"}, {"+amx-tile", "amx_tile"}};
-  }
   std::vector<std::string> features;
-  for (const auto& [llvm_name, host_name] : checked) {
-    if (sti != nullptr && sti->checkFeatures(llvm_name)) features.push_back(host_name);
+  for (const FeatureName& feature : target.arch->ModelFeatures()) {
+    if (sti != nullptr && sti->checkFeatures(feature.llvm)) features.push_back(feature.host);
   }
   return features;
 }
@@ -176,9 +165,10 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
                      "tuner_core/graph/export_onnx.py, e.g. --models resnet18)"));
   }
   TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(options.target));
-  if (!target.is_x86() && !target.is_aarch64()) {
-    return absl::UnimplementedError(absl::StrCat("compile supports x86-64 and AArch64 targets; '",
-                                                 options.target, "' is ", target.triple));
+  if (target.arch->is_gpu()) {
+    return absl::UnimplementedError(
+        absl::StrCat("compile supports CPU targets (x86-64, AArch64); '", options.target, "' is ",
+                     target.triple));
   }
   TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(options.model, options.onnx));
   TF_ASSIGN_OR_RETURN(RecordSelection records,

@@ -35,8 +35,7 @@ JobRunner::~JobRunner() = default;
 
 absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAssignment& assignment,
                                                              ClockInterface* clock,
-                                                             const ConfigCheckFor& check_for,
-                                                             const FirstConfigFor& first_for) {
+                                                             const TunerSetup& setup) {
   if (clock == nullptr) return absl::InvalidArgumentError("JobRunner needs a clock");
   proto::JobSpec spec = assignment.spec();
   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
@@ -63,10 +62,14 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
     tuner_options.seed = spec.seed() + static_cast<uint64_t>(i);
     tuner_options.task = run.task.get();  // owned by the run, outlives the tuner
     tuner_options.given.assign(spec.given_configs().begin(), spec.given_configs().end());
+    if (spec.has_plan_size()) tuner_options.xgb.plan_size = spec.plan_size();
+    tuner_options.history = setup.history;
     TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
-    if (check_for && spec.tuner() != "given") run.tuner->SetConfigCheck(check_for(*run.task));
-    if (first_for && spec.tuner() != "given") {
-      run.tuner->SetFirstConfigs(first_for(*run.task));
+    if (setup.check_for && spec.tuner() != "given") {
+      run.tuner->SetConfigCheck(setup.check_for(*run.task));
+    }
+    if (setup.first_for && spec.tuner() != "given") {
+      run.tuner->SetFirstConfigs(setup.first_for(*run.task));
     }
   }
   runner->clock_ = clock;

@@ -61,6 +61,7 @@
 #include "common/clock.h"
 #include "proto/fleet.pb.h"
 #include "tuner_core/records/best_so_far.h"
+#include "tuner_core/records/record.h"
 #include "tuner_core/selective/selective_plan.h"
 #include "tuner_core/task_scheduler/task_scheduler.h"
 #include "tuner_core/templates/task.h"
@@ -83,14 +84,24 @@ class JobRunner {
   // its first configs at the start, before its representative's top-k.
   using FirstConfigFor = std::function<std::vector<Config>(const Task& task)>;
 
+  // What the driver knows that the job spec does not: how each task's tuner
+  // is set up beyond spec (the tuner, its seed, plan_size, given configs).
+  struct TunerSetup {
+    // Applied to every task's tuner but the given tuner; may be empty.
+    ConfigCheckFor check_for;
+    // Applied to every task's tuner but the given tuner; may be empty.
+    FirstConfigFor first_for;
+    // xgb*: records of other shapes (transfer learning, XgbTuner::Create),
+    // given to every task's model; each uses those of its own template.
+    std::vector<Record> history;
+  };
+
   // InvalidArgument when a task, the tuner, the task policy or the
   // selective option cannot be made. `clock` (not null) must outlive the
-  // runner; it times the progress line. `check_for` (may be empty) is
-  // applied to every task's tuner but the given tuner; `first_for` (may be
-  // empty) to every task but the given tuner's.
+  // runner; it times the progress line.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<JobRunner>> Create(
       const proto::JobAssignment& assignment, ClockInterface* clock,
-      const ConfigCheckFor& check_for = nullptr, const FirstConfigFor& first_for = nullptr);
+      const TunerSetup& setup = TunerSetup());
 
   // What the fleet's tuner process passes as `first_for`: the records shipped
   // for spec.pretuned_family(), kPretunedConfigsPerTask per task

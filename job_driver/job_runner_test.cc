@@ -185,6 +185,15 @@ TEST(JobRunnerTest, BadJobsAreErrors) {
               HasSubstr("unknown option \"-O3\""));
 }
 
+// spec.plan_size reaches the xgb tuners (which refuse one below 1).
+TEST(JobRunnerTest, PlanSizeReachesTheModelTuner) {
+  proto::JobAssignment a = Assignment(40, 4, "xgb");
+  a.mutable_spec()->set_plan_size(4);
+  EXPECT_TRUE(JobRunner::Create(a, TestClock()).ok());
+  a.mutable_spec()->set_plan_size(0);
+  EXPECT_THAT(JobRunner::Create(a, TestClock()).status().message(), HasSubstr("plan_size"));
+}
+
 // A model job: dense tasks with these M (N = K = 32) and weights.
 proto::JobAssignment ModelAssignment(const std::vector<std::pair<int, double>>& tasks,
                                      int64_t n_trial, int32_t window, const std::string& policy) {
@@ -555,7 +564,7 @@ TEST(JobRunnerTest, EachTaskMeasuresItsFirstConfigFirstAndOnce) {
   auto first_for = [](const Task& task) -> std::vector<Config> {
     return {task.space().Get(task.space().size() - 1).value()};  // the last config
   };
-  auto runner = JobRunner::Create(a, TestClock(), nullptr, first_for).value();
+  auto runner = JobRunner::Create(a, TestClock(), {.first_for = first_for}).value();
   proto::ProposeTrials p = runner->NextProposals();
   ASSERT_EQ(p.configs_size(), 2);
   std::set<int> firsts;
@@ -591,7 +600,7 @@ TEST(JobRunnerTest, ASelectiveDependentMeasuresItsFirstConfigsAtTheStart) {
   auto first_for = [](const Task& task) -> std::vector<Config> {
     return {task.space().Get(1).value(), task.space().Get(2).value()};
   };
-  auto runner = JobRunner::Create(a, TestClock(), nullptr, first_for).value();
+  auto runner = JobRunner::Create(a, TestClock(), {.first_for = first_for}).value();
   const int dep = runner->scheduled(0) ? 1 : 0;
   proto::ProposeTrials first = runner->NextProposals();
   std::vector<int64_t> dep_first;
@@ -617,7 +626,7 @@ TEST(JobRunnerTest, AFleetJobOfAShippedFamilyMeasuresTheShippedConfigsFirst) {
   a.mutable_spec()->set_pretuned_family("x86_64-avx512");
   const JobRunner::FirstConfigFor first_for = JobRunner::ShippedFirstConfigs(a.spec()).value();
   ASSERT_TRUE(first_for);
-  auto runner = JobRunner::Create(a, TestClock(), nullptr, first_for).value();
+  auto runner = JobRunner::Create(a, TestClock(), {.first_for = first_for}).value();
   const std::vector<Config> shipped = first_for(runner->task(0));
   ASSERT_FALSE(shipped.empty());
   EXPECT_LE(shipped.size(), static_cast<size_t>(kPretunedConfigsPerTask));

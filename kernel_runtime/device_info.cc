@@ -18,67 +18,15 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "kernel_runtime/thread_pool.h"
+#include "target/arch_registry.h"
+#include "target/cpuinfo.h"
 
 namespace tunefleet {
 namespace {
 
-// Features worth knowing when choosing a device key or reading a record, in
-// the order they are reported.
-constexpr const char* kInterestingFeatures[] = {
-    // x86
-    "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512cd", "avx512dq", "avx512bw",
-    "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_int8",
-    "amx_bf16",
-    // AArch64
-    "neon", "asimd", "asimdhp", "asimddp", "fphp", "i8mm", "bf16", "sve", "sve2"};
-
 // A /proc file; empty when unreadable (the fields then read as unknown).
 std::string ReadFile(const char* path) {
   return ReadFileToString(path, kMaxConfigFileBytes).value_or("");
-}
-
-// The value of the first "key : value" line of `text` whose key is `key`.
-std::string FirstValue(absl::string_view text, absl::string_view key) {
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    const size_t colon = line.find(':');
-    if (colon == absl::string_view::npos) continue;
-    if (absl::StripAsciiWhitespace(line.substr(0, colon)) == key) {
-      return std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
-    }
-  }
-  return "";
-}
-
-// LLVM's name for an ARM core, from the cpuinfo "CPU part" number.
-std::string ArmCpuName(const std::string& part) {
-  static const std::pair<const char*, const char*> kParts[] = {
-      {"0xd03", "cortex-a53"},  {"0xd04", "cortex-a35"},  {"0xd05", "cortex-a55"},
-      {"0xd07", "cortex-a57"},  {"0xd08", "cortex-a72"},  {"0xd09", "cortex-a73"},
-      {"0xd0a", "cortex-a75"},  {"0xd0b", "cortex-a76"},  {"0xd0c", "neoverse-n1"},
-      {"0xd0d", "cortex-a77"},  {"0xd40", "neoverse-v1"}, {"0xd41", "cortex-a78"},
-      {"0xd49", "neoverse-n2"}, {"0xd4f", "neoverse-v2"}};
-  for (const auto& [number, name] : kParts) {
-    if (absl::EqualsIgnoreCase(part, number)) return name;
-  }
-  return "";
-}
-
-// A coarse guess from the feature set: right for the common server parts,
-// empty when nothing fits. Informational only.
-std::string X86CpuName(const std::string& model, const absl::flat_hash_set<std::string>& flags) {
-  const bool amd = absl::StrContains(model, "AMD");
-  auto has = [&](const char* flag) { return flags.contains(flag); };
-  if (amd) {
-    if (has("avx512f")) return "znver4";
-    if (has("vaes") && has("avx2")) return "znver3";
-    if (has("avx2")) return "znver2";
-    return "";
-  }
-  if (has("amx_tile")) return "sapphirerapids";
-  if (has("avx512_vnni")) return "cascadelake";
-  if (has("avx512f")) return "skylake-avx512";
-  if (has("avx2") && has("fma")) return "haswell";
-  return "";
 }
 
 int CountCores() {
@@ -93,34 +41,30 @@ proto::DeviceInfo ParseDeviceInfo(const std::string& arch, const std::string& cp
                                   const std::string& meminfo) {
   proto::DeviceInfo device;
   device.set_arch(arch);
-  std::string model = FirstValue(cpuinfo, "model name");
-  if (model.empty()) model = FirstValue(cpuinfo, "Hardware");
+  std::string model = CpuinfoValue(cpuinfo, "model name");
+  if (model.empty()) model = CpuinfoValue(cpuinfo, "Hardware");
   device.set_cpu_model(model);
 
-  // x86 says "flags", AArch64 says "Features".
-  std::string flag_text = FirstValue(cpuinfo, "flags");
-  if (flag_text.empty()) flag_text = FirstValue(cpuinfo, "Features");
-  absl::flat_hash_set<std::string> flags;
-  for (absl::string_view flag : absl::StrSplit(flag_text, ' ', absl::SkipEmpty())) {
-    flags.insert(std::string(flag));
-  }
-  if (flags.contains("asimd")) flags.insert("neon");
-  for (const char* feature : kInterestingFeatures) {
-    if (flags.contains(feature)) device.add_isa_features(feature);
-  }
-
   int64_t mem_kb = 0;
-  std::string mem_total = FirstValue(meminfo, "MemTotal");  // "16318412 kB"
+  std::string mem_total = CpuinfoValue(meminfo, "MemTotal");  // "16318412 kB"
   if (absl::SimpleAtoi(mem_total.substr(0, mem_total.find(' ')), &mem_kb)) {
     device.set_memory_bytes(mem_kb * 1024);
   }
 
-  const std::string part = FirstValue(cpuinfo, "CPU part");
-  if (!part.empty()) {
-    device.set_llvm_cpu(ArmCpuName(part));
-  } else if (arch == "x86_64") {
-    device.set_llvm_cpu(X86CpuName(model, flags));
+  // The features and the CPU name are the architecture's to read; a machine
+  // no target/ folder describes reports neither.
+  const Arch* described = FindArch(arch);
+  if (described == nullptr) return device;
+  absl::flat_hash_set<std::string> flags;
+  for (absl::string_view flag : absl::StrSplit(
+           CpuinfoValue(cpuinfo, described->CpuinfoFeatureLabel()), ' ', absl::SkipEmpty())) {
+    flags.insert(std::string(flag));
   }
+  auto has = [&flags](absl::string_view flag) { return flags.contains(flag); };
+  for (const std::string& feature : described->ReportedFeatures(has)) {
+    device.add_isa_features(feature);
+  }
+  device.set_llvm_cpu(described->LlvmCpuName(cpuinfo, has));
   return device;
 }
 

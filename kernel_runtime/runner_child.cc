@@ -17,6 +17,7 @@
 #include "kernel_runtime/staged_kernel.h"
 #include "kernel_runtime/time_evaluator.h"
 #include "proto_convert/run_request.h"
+#include "target/host.h"
 #include "tuner_core/measure/measure.h"
 
 namespace tunefleet {
@@ -203,7 +204,7 @@ proto::RunResult RunnerChild::Measure(const proto::RunRequest& request,
   if (options.enable_cpu_cache_flush) {
     std::vector<CacheFlushRange> ranges = workload.InputRanges();
     for (const CacheFlushRange& range : kernel->StagedRanges()) ranges.push_back(range);
-    timing.before_repeat = [ranges] { FlushCpuCache(ranges); };
+    timing.before_repeat = [ranges] { FlushCacheLines(ranges); };
   }
   StagedKernel* timed = &*kernel;
   absl::StatusOr<TimeEvaluation> costs =

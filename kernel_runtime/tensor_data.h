@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "kernel_runtime/time_evaluator.h"
+#include "target/host.h"
 #include "tuner_core/workloads/workload.h"
 
 namespace tunefleet {

@@ -9,10 +9,7 @@
 #include "common/check.h"
 #include "common/clock.h"
 #include "common/logging.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "target/host.h"
 
 namespace tunefleet {
 namespace {
@@ -20,16 +17,6 @@ namespace {
 // > 0 while this thread runs a parallel body (workers: always). A
 // ParallelFor issued at depth > 0 runs serially.
 thread_local int parallel_depth = 0;
-
-// Tells the core we are busy-waiting: on x86 PAUSE saves power and avoids
-// the memory-order mis-speculation penalty on loop exit.
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 // Busy-waits until done() or `spin_nanos` elapse; returns done()'s last value.
 // Reads the clock only every 64 iterations: it is slower than the check.

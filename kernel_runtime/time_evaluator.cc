@@ -6,10 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace tunefleet {
 namespace {
 
@@ -189,37 +185,6 @@ CostSpread CostSpreadOf(absl::Span<const double> raw_costs) {
   evaluation.timed_repeats = static_cast<int>(raw_costs.size());
   evaluation.costs = TrimCosts(std::move(raw_costs));
   return evaluation;
-}
-
-void FlushCpuCache(absl::Span<const CacheFlushRange> ranges) {
-#if defined(__x86_64__) || defined(__i386__)
-  constexpr uintptr_t kLine = 64;  // clflush granularity on every x86-64 CPU
-  for (const CacheFlushRange& range : ranges) {
-    if (range.bytes == 0) continue;
-    const uintptr_t begin = reinterpret_cast<uintptr_t>(range.data) & ~(kLine - 1);
-    const uintptr_t end = reinterpret_cast<uintptr_t>(range.data) + range.bytes;
-    for (uintptr_t line = begin; line < end; line += kLine) {
-      _mm_clflush(reinterpret_cast<const void*>(line));
-    }
-  }
-  _mm_mfence();  // clflush is ordered only by fences
-#elif defined(__aarch64__)
-  // CTR_EL0.DminLine: log2 of the smallest data cache line, in 4-byte words.
-  uint64_t ctr;
-  asm volatile("mrs %0, ctr_el0" : "=r"(ctr));
-  const uintptr_t line_bytes = uintptr_t{4} << ((ctr >> 16) & 0xF);
-  for (const CacheFlushRange& range : ranges) {
-    if (range.bytes == 0) continue;
-    const uintptr_t begin = reinterpret_cast<uintptr_t>(range.data) & ~(line_bytes - 1);
-    const uintptr_t end = reinterpret_cast<uintptr_t>(range.data) + range.bytes;
-    for (uintptr_t line = begin; line < end; line += line_bytes) {
-      asm volatile("dc civac, %0" : : "r"(line) : "memory");
-    }
-  }
-  asm volatile("dsb ish" : : : "memory");
-#else
-  (void)ranges;
-#endif
 }
 
 }  // namespace tunefleet

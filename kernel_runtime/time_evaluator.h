@@ -104,20 +104,6 @@ struct TimeEvaluation {
                                                           const TimeEvaluatorOptions& options,
                                                           ClockInterface& clock);
 
-// A memory range to evict from the CPU caches.
-struct CacheFlushRange {
-  const void* data;
-  size_t bytes;
-};
-
-// Writes back and invalidates every cache line of `ranges` from all cache
-// levels (x86: clflush per line, then mfence; AArch64: `dc civac` per line,
-// then `dsb ish`; elsewhere a no-op). This is what TVM's
-// enable_cpu_cache_flush does to the kernel's arguments before each repeat,
-// so the first call of a repeat reads its inputs from memory, as a layer in
-// a real network would.
-void FlushCpuCache(absl::Span<const CacheFlushRange> ranges);
-
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_KERNEL_RUNTIME_TIME_EVALUATOR_H_

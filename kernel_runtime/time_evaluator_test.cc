@@ -309,17 +309,5 @@ TEST(CostSpreadTest, StudentQuantilesMatchTheTableAndTheLimit) {
   EXPECT_NEAR(StudentT95(100000), 1.960, 1e-3);
 }
 
-TEST(FlushCpuCacheTest, KeepsDataAndAcceptsUnalignedAndEmptyRanges) {
-  std::vector<float> data(10000);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i);
-  std::vector<CacheFlushRange> ranges = {
-      {data.data(), data.size() * sizeof(float)},
-      {reinterpret_cast<const char*>(data.data()) + 3, 100},
-      {data.data(), 0},
-  };
-  FlushCpuCache(ranges);
-  for (size_t i = 0; i < data.size(); ++i) ASSERT_EQ(data[i], static_cast<float>(i));
-}
-
 }  // namespace
 }  // namespace tunefleet

@@ -14,13 +14,12 @@
 #include "kernel_runtime/device_info.h"
 #include "local/validate_winners.h"
 #include "proto_convert/task_spec.h"
+#include "target/host.h"
 #include "toolchain/codegen/target.h"
 #include "tuner_core/records/remeasure_selection.h"
 
 namespace tunefleet {
 namespace {
-
-std::string Arch(const std::string& triple) { return triple.substr(0, triple.find('-')); }
 
 // OK when this host can run what `target` builds; FailedPrecondition saying
 // why not otherwise.
@@ -43,11 +42,12 @@ std::string Arch(const std::string& triple) { return triple.substr(0, triple.fin
     }
     return absl::OkStatus();
   }
-  TF_ASSIGN_OR_RETURN(TargetSpec host, ParseTarget(HostTargetString()));
-  if (Arch(spec->triple) != Arch(host.triple)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "record target \"", target, "\" builds ", Arch(spec->triple), " code, which this ",
-        Arch(host.triple), " host cannot run; measure it on a ", Arch(spec->triple), " host"));
+  const Arch* host = HostArch();
+  if (spec->arch != host) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("record target \"", target, "\" builds ", spec->arch->name(),
+                     " code, which this ", host == nullptr ? "undescribed" : host->name(),
+                     " host cannot run; measure it on a ", spec->arch->name(), " host"));
   }
   return absl::OkStatus();
 }

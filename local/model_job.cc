@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -23,9 +25,55 @@
 
 namespace tunefleet {
 
+namespace {
+
+// Resume: the log's records of `spec`'s tasks (same task, target and
+// arguments; one per config, the first) as done known trials, numbered from
+// 0, with their results in `results_per_task`. The timestamps are cleared:
+// they replay in the log's order, and the time budget counts from now.
+[[nodiscard]] absl::Status AddLoggedTrials(
+    const proto::JobSpec& spec, const std::string& log, proto::JobAssignment& assignment,
+    std::vector<std::vector<TrialResult>>& results_per_task) {
+  absl::StatusOr<ReadReport> earlier = ReadRecords(log);
+  if (!earlier.ok()) {
+    if (earlier.status().code() == absl::StatusCode::kNotFound) return absl::OkStatus();
+    return earlier.status();
+  }
+  std::vector<std::unique_ptr<Task>> tasks;
+  for (const proto::JobTask& t : spec.tasks()) {
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, TaskFromSpec(t.task()));
+    tasks.push_back(std::move(task));
+  }
+  std::set<std::pair<size_t, int64_t>> seen;
+  for (const Record& r : earlier->records) {
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      const Task& task = *tasks[t];
+      if (r.task_name != task.name() || r.target != task.target() ||
+          r.workload_args != task.workload().args())
+        continue;
+      absl::StatusOr<Config> config = task.space().FromJson(r.config);
+      if (!config.ok()) break;  // a record of an older space: measured again
+      if (!seen.emplace(t, config->index()).second) break;
+      proto::KnownTrial* known = assignment.add_trials();
+      known->set_trial_id(assignment.trials_size() - 1);
+      known->set_task_index(static_cast<int32_t>(t));
+      known->set_config_json(config->ToJson().dump());
+      known->set_config_index(config->index());
+      known->set_done(true);
+      *known->mutable_result() = ToTrialResult(r.result);
+      known->mutable_result()->set_timestamp(0);
+      results_per_task[t].push_back(TrialResult{*std::move(config), r.result});
+      break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 [[nodiscard]] absl::StatusOr<LocalModelSummary> RunLocalModelJob(
     const proto::JobSpec& spec_in, const LocalMeasurerOptions& options, const std::string& log,
-    std::ostream& progress, const PretunedRecords& pretuned) {
+    std::ostream& progress, const LocalJobSetup& setup) {
   // The measurers' clock.
   ClockInterface* const clock = &MeasurerClock(options);
   const double start = clock->NowSeconds();
@@ -43,6 +91,13 @@ namespace tunefleet {
   *assignment.mutable_spec() = spec;
   // One build batch in flight, as local `tune` builds a batch then measures it.
   assignment.set_suggested_window(spec.window() > 0 ? spec.window() : 8);
+  // Every result per task, resumed ones first: the validation's candidates.
+  std::vector<std::vector<TrialResult>> results_per_task(spec.tasks_size());
+  if (setup.resume && !log.empty()) {
+    TF_RETURN_IF_ERROR(AddLoggedTrials(spec, log, assignment, results_per_task));
+  }
+  const PretunedRecords cold;
+  const PretunedRecords& pretuned = setup.pretuned != nullptr ? *setup.pretuned : cold;
   // Each task's tuner skips what its target cannot build, as local tune does.
   auto check_for = [](const Task& task) -> Tuner::ConfigCheck {
     absl::StatusOr<TargetSpec> target = ParseTarget(task.target());
@@ -56,8 +111,11 @@ namespace tunefleet {
     if (!target.ok()) return {};  // the builds report the target's error
     return FirstConfigs(task, *target, pretuned);
   };
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner,
-                      JobRunner::Create(assignment, clock, check_for, first_for));
+  TF_ASSIGN_OR_RETURN(
+      std::unique_ptr<JobRunner> runner,
+      JobRunner::Create(
+          assignment, clock,
+          {.check_for = check_for, .first_for = first_for, .history = setup.transfer_history}));
   // The runner's tasks: built and measured as the runner proposes them.
   std::vector<const Task*> tasks;
   for (int t = 0; t < runner->num_tasks(); ++t) tasks.push_back(&runner->task(t));
@@ -68,6 +126,10 @@ namespace tunefleet {
 
   LocalModelSummary summary;
   summary.trials_per_task.assign(tasks.size(), 0);
+  summary.resumed_per_task.assign(tasks.size(), 0);
+  for (const proto::KnownTrial& known : assignment.trials()) {
+    ++summary.resumed_per_task[known.task_index()];
+  }
   // One runner child for the whole search: a measurer is made for a task
   // when its configs come and kept while the next batch is of the same task;
   // the next task's measurer takes over its child, which keeps the
@@ -87,9 +149,7 @@ namespace tunefleet {
     measurer_task = t;
     return absl::OkStatus();
   };
-  int64_t next_trial_id = 0;
-  // Every result per task: the validation's candidates.
-  std::vector<std::vector<TrialResult>> results_per_task(tasks.size());
+  int64_t next_trial_id = assignment.trials_size();
   while (true) {
     proto::ProposeTrials proposals = runner->NextProposals();
     if (proposals.configs_size() > 0 || proposals.finished()) {

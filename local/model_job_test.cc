@@ -96,7 +96,8 @@ TEST_F(LocalModelJobTest, AWarmStartMeasuresThePretunedConfigsFirst) {
   }
   const PretunedRecords pretuned = PretunedRecords::Parse(text, "test").value();
   std::ostringstream progress;
-  LocalModelSummary summary = RunLocalModelJob(spec, options_, log_, progress, pretuned).value();
+  LocalModelSummary summary =
+      RunLocalModelJob(spec, options_, log_, progress, {.pretuned = &pretuned}).value();
   EXPECT_EQ(summary.trials, 8);
   ReadReport records = ReadRecords(log_).value();
   std::map<int, std::vector<int64_t>> measured;  // per M, in order

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "target/arch_registry.h"
 
 namespace tunefleet {
 namespace {
@@ -20,16 +21,16 @@ constexpr double kClockCapGhz = 6.0;
 constexpr double kAlgorithmicSlack = 4;
 constexpr double kGpuPeakGflops = 5e6;
 
+// The widest the device's features allow, asked of every architecture (a
+// device may not say its own); unknown: assume wide.
 int Fp32Lanes(const proto::DeviceInfo& device) {
-  auto has = [&](const char* feature) {
+  auto has = [&](absl::string_view feature) {
     return std::find(device.isa_features().begin(), device.isa_features().end(), feature) !=
            device.isa_features().end();
   };
-  if (has("sve") || has("sve2")) return 64;  // SVE allows up to 2048-bit vectors
-  if (has("avx512f")) return 16;
-  if (has("avx") || has("avx2") || has("fma")) return 8;
-  if (has("neon") || has("asimd") || has("sse4_2")) return 4;
-  return 16;  // unknown: assume wide
+  int lanes = 0;
+  for (const Arch* arch : AllArchs()) lanes = std::max(lanes, arch->Fp32Lanes(has));
+  return lanes > 0 ? lanes : 16;
 }
 
 }  // namespace

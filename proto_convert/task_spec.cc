@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "common/target_string.h"
+#include "target/target_string.h"
 
 namespace tunefleet {
 namespace {

@@ -21,7 +21,7 @@ namespace tunefleet {
 
 // InvalidArgument when workload_args_json is not a JSON object (empty means
 // {}), when the target string does not follow the grammar of
-// common/target_string.h, or when Task::Make refuses the template, workload
+// target/target_string.h, or when Task::Make refuses the template, workload
 // or arguments (its message names which). Whether LLVM knows the target's CPU
 // is left to the builder.
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Task>> TaskFromSpec(const proto::TaskSpec& spec);

@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "toolchain/kernel_test_util.h"
+#include "toolchain/register_fit.h"
 #include "tuner_core/ir/ir_printer.h"
 #include "tuner_core/workloads/workload.h"
 #include "tuner_core/workloads/workload_test_util.h"
@@ -115,7 +116,11 @@ void CheckRandomConfigsOn(const std::string& template_name,
         EXPECT_TRUE(RunAndCheck(result.artifact, workload, index))
             << workload.Describe() << " config " << config.ToString();
       });
-  EXPECT_GT(built, instantiation_errors);
+  // Enough kernels checked, whatever the host: on AVX2 the 16-lane vectors
+  // and the tiles 16 registers cannot hold are refused (a third to a half
+  // of these spaces build there; most of them with AVX-512).
+  EXPECT_GE(built, 20);
+  EXPECT_GE(4 * built, built + instantiation_errors);
   std::printf("%s: %d configs built and correct, %d rejected at instantiation\n",
               template_name.c_str(), built, instantiation_errors);
 }
@@ -272,7 +277,9 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
 // Channel blocks the vector width does not divide (ShuffleNet's 116 and 58
 // channels, in blocks of 29 and 58) end each row of the register tile with
 // one narrower vector (8 + 8 + 8 + 5 lanes; 7 x 8 + 2) instead of falling
-// back to vectors of gcd(vec, block) lanes; conv and depthwise alike.
+// back to vectors of gcd(vec, block) lanes; conv and depthwise alike. The
+// tiles this host's registers cannot hold (58 channels' 8 vectors a column
+// on AVX2's 16) are left out: the builder refuses them (register_fit.h).
 TEST(BuilderTest, BlocksTheVectorDoesNotDivideEndInANarrowerVector) {
   struct Case {
     std::string template_name;
@@ -286,24 +293,32 @@ TEST(BuilderTest, BlocksTheVectorDoesNotDivideEndInANarrowerVector) {
                              {"R", 3}, {"S", 3},  {"stride", 2}, {"padding", 1}};
   std::vector<Case> cases;
   for (int64_t tile_oc : {29, 58}) {
-    for (const char* reduce : {"c_kh_kw_ic", "icc_outer_kh_ic_kw"}) {
-      cases.push_back({"conv2d_nchwc.x86",
-                       conv,
-                       {{"tile_ic", "ot", 8},
-                        {"tile_oc", "ot", tile_oc},
-                        {"tile_ow", "ot", tile_oc == 29 ? 4 : 2},
-                        {"vec", "ot", 8},
-                        {"reduce", "ot", reduce}},
-                       tile_oc,
-                       tile_oc == 29 ? 3 : 2});  // 9 columns as 3 x 3 or 4 x 2 + 1
+    for (int64_t tile_ow : {4, 2}) {
+      for (const char* reduce : {"c_kh_kw_ic", "icc_outer_kh_ic_kw"}) {
+        cases.push_back({"conv2d_nchwc.x86",
+                         conv,
+                         {{"tile_ic", "ot", 8},
+                          {"tile_oc", "ot", tile_oc},
+                          {"tile_ow", "ot", tile_ow},
+                          {"vec", "ot", 8},
+                          {"reduce", "ot", reduce}},
+                         tile_oc,
+                         tile_ow == 4 ? 3 : 2});  // 9 columns as 3 x 3 or 4 x 2 + 1
+      }
     }
   }
-  cases.push_back(
-      {"depthwise_conv2d_nchwc.x86",
-       dw,
-       {{"tile_c", "ot", 29}, {"tile_ow", "ot", 4}, {"vec", "ot", 8}, {"unroll_kw", "ot", 1}},
-       29,
-       4});
+  for (int64_t tile_ow : {4, 2}) {
+    cases.push_back({"depthwise_conv2d_nchwc.x86",
+                     dw,
+                     {{"tile_c", "ot", 29},
+                      {"tile_ow", "ot", tile_ow},
+                      {"vec", "ot", 8},
+                      {"unroll_kw", "ot", 1}},
+                     29,
+                     tile_ow});
+  }
+  const TargetSpec host = HostTarget();
+  int built = 0;
   for (const Case& c : cases) {
     for (const char* layout : {"NCHW", "NCHWc"}) {
       nlohmann::json args = c.args;
@@ -315,11 +330,18 @@ TEST(BuilderTest, BlocksTheVectorDoesNotDivideEndInANarrowerVector) {
       ASSERT_TRUE(demand.ok()) << demand.status();
       EXPECT_EQ(demand->lanes, 8) << where;
       EXPECT_EQ(demand->accumulators, c.width * ((c.block + 7) / 8)) << where;
-      BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
+      BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, host);
+      if (!CountRegisters(*demand, host).fits()) {
+        EXPECT_EQ(result.error_no, MeasureErrorNo::kInstantiationError) << where;
+        continue;
+      }
       ASSERT_TRUE(result.ok()) << result.error_msg;
       EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, 5)) << where;
+      ++built;
     }
   }
+  // 29 channels in 2-column tiles fit any x86 host (13 of 16 registers).
+  EXPECT_GE(built, 6);
 }
 
 // A tile width that does not divide the row (14 columns in tiles of at most

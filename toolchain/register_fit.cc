@@ -10,17 +10,9 @@
 namespace tunefleet {
 namespace {
 
-// The assembler's name of one vector register of the target.
-std::string RegisterName(const TargetSpec& target) {
-  if (target.is_aarch64()) return "q";
-  switch (target.vector_bits) {
-    case 512:
-      return "zmm";
-    case 256:
-      return "ymm";
-    default:
-      return "xmm";
-  }
+// x86's FMA takes one vector operand from memory (TargetSpec's Arch says).
+bool FmaReadsMemory(const TargetSpec& target) {
+  return target.arch != nullptr && target.arch->FmaReadsMemoryOperand();
 }
 
 }  // namespace
@@ -30,7 +22,7 @@ RegisterCount CountRegisters(const RegisterDemand& demand, const TargetSpec& tar
   const int64_t bits = std::max(1, target.vector_bits);
   count.per_vector = std::max<int64_t>(1, (demand.lanes * 32 + bits - 1) / bits);
   count.accumulators = demand.accumulators * count.per_vector;
-  if (target.is_x86()) {
+  if (FmaReadsMemory(target)) {
     // The vector operands reused across the tile (a row of B, a block of
     // weights) stay in registers, and so does the broadcast (one at a
     // time); without a broadcast one vector operand per FMA is read from
@@ -60,11 +52,12 @@ RegisterCount CountRegisters(const RegisterDemand& demand, const TargetSpec& tar
   }
   const RegisterCount count = CountRegisters(*demand, target);
   if (count.fits()) return absl::OkStatus();
-  const std::string name = RegisterName(target);
+  const absl::string_view name =
+      target.arch == nullptr ? "vector" : target.arch->VectorRegisterName(target.vector_bits);
   return absl::InvalidArgumentError(absl::StrCat(
       "register tile needs ", count.needed(), " vector registers (", count.accumulators,
       " accumulators + ", count.operands, " operand", count.operands == 1 ? "" : "s",
-      target.is_x86() && demand->broadcast_operands == 0
+      FmaReadsMemory(target) && demand->broadcast_operands == 0
           ? ", one vector operand of each FMA read from memory"
           : "",
       "; vectors of ", demand->lanes, " lanes = ", count.per_vector, " ", name, " register",

@@ -8,8 +8,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "common/logging.h"
-#include "common/target_string.h"
 #include "proto_convert/run_request.h"
+#include "target/target_string.h"
 #include "tracker/validation.h"
 
 namespace tunefleet {

@@ -149,6 +149,10 @@ constexpr int kMaxTasksPerJob = 1024;
                                                    kMaxPretunedFamilyBytes, " bytes, got ",
                                                    spec.pretuned_family().size()));
   }
+  if (spec.has_plan_size() && (spec.plan_size() < 1 || spec.plan_size() > kMaxPlanSize)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan_size must be in [1, ", kMaxPlanSize, "], got ", spec.plan_size()));
+  }
   if (spec.priority() == 0) spec.set_priority(1);
   if (spec.max_attempts() == 0) spec.set_max_attempts(options.default_max_attempts);
   if (spec.build_timeout_s() <= 0) spec.set_build_timeout_s(options.default_build_timeout_s);

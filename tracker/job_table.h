@@ -196,6 +196,9 @@ inline constexpr int kMaxJobPriority = 100;
 inline constexpr int kMaxJobAttempts = 20;
 inline constexpr double kMaxBuildTimeoutS = 3600;
 inline constexpr int kMaxJobWindow = 512;
+// The largest JobSpec.plan_size: the xgb* tuners rank this many candidates
+// per refit, so it bounds their work per step.
+inline constexpr int32_t kMaxPlanSize = 4096;
 // The longest JobSpec.pretuned_family (e.g. "x86_64-avx512").
 inline constexpr size_t kMaxPretunedFamilyBytes = 64;
 

@@ -124,6 +124,19 @@ TEST(CompleteJobSpecTest, FillsDefaults) {
   EXPECT_EQ(spec.task_policy(), "gradient");
 }
 
+TEST(CompleteJobSpecTest, PlanSizeIsBounded) {
+  SchedulerOptions options;
+  proto::JobSpec spec = MinimalSpec();
+  spec.set_plan_size(32);
+  EXPECT_EQ(CompleteJobSpec(spec, options).value().plan_size(), 32);
+  for (const int32_t bad : {0, -1, kMaxPlanSize + 1}) {
+    spec.set_plan_size(bad);
+    absl::StatusOr<proto::JobSpec> refused = CompleteJobSpec(spec, options);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(refused.status().message(), HasSubstr("plan_size must be in [1, 4096]")) << bad;
+  }
+}
+
 TEST(CompleteJobSpecTest, ModelJobsAreCheckedTaskByTask) {
   SchedulerOptions options;
   proto::JobSpec spec = MinimalSpec();

@@ -64,7 +64,7 @@ void TunerService::OnMessage(const proto::TrackerMessage& message) {
         TF_LOG(WARNING) << "job " << a.job_id() << " starts cold: " << first_for.status();
       }
       absl::StatusOr<std::unique_ptr<JobRunner>> runner = JobRunner::Create(
-          a, &clock_, nullptr, first_for.ok() ? *first_for : JobRunner::FirstConfigFor());
+          a, &clock_, {.first_for = first_for.ok() ? *first_for : JobRunner::FirstConfigFor()});
       if (!runner.ok()) {
         TF_LOG(ERROR) << "cannot run job " << a.job_id() << ": " << runner.status();
         proto::WorkerMessage m;

@@ -15,35 +15,20 @@
 #include "absl/strings/str_split.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
-#include "compiler/runtime/cpu_features.h"
 #include "compiler/runtime/ops.h"
 #include "kernel_runtime/thread_pool.h"
+#include "target/arch_registry.h"
+#include "target/host.h"
 
 namespace tunefleet {
 namespace {
 
-#if defined(__x86_64__)
-constexpr uint16_t kHostMachine = 62;  // EM_X86_64
-constexpr char kHostArch[] = "x86_64";
-#elif defined(__aarch64__)
-constexpr uint16_t kHostMachine = 183;  // EM_AARCH64
-constexpr char kHostArch[] = "aarch64";
-#else
-constexpr uint16_t kHostMachine = 0;
-constexpr char kHostArch[] = "unknown";
-#endif
-
+// "x86_64" for 62: the architecture a library was built for, by its e_machine.
 std::string MachineName(uint16_t machine) {
-  switch (machine) {
-    case 62:
-      return "x86_64";
-    case 183:
-      return "aarch64";
-    case 40:
-      return "arm";
-    default:
-      return absl::StrCat("ELF machine ", machine);
+  for (const Arch* arch : AllArchs()) {
+    if (arch->elf_machine() == machine) return std::string(arch->name());
   }
+  return absl::StrCat("ELF machine ", machine);
 }
 
 // NotFound / InvalidArgument / FailedPrecondition for a file dlopen must not see.
@@ -60,10 +45,12 @@ std::string MachineName(uint16_t machine) {
         absl::StrCat(path, " is not a shared library (no ELF header)"));
   }
   const uint16_t machine = static_cast<uint16_t>(header[18] | (header[19] << 8));
-  if (machine != kHostMachine) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("model library ", path, " was built for ", MachineName(machine),
-                     "; this machine is ", kHostArch, " (compile it with a target for this CPU)"));
+  const Arch* host = HostArch();
+  if (host == nullptr || machine != host->elf_machine()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "model library ", path, " was built for ", MachineName(machine), "; this machine is ",
+        host == nullptr ? "not a described architecture" : host->name(),
+        " (compile it with a target for this CPU)"));
   }
   return absl::OkStatus();
 }

@@ -93,6 +93,7 @@ TEST(ModelRuntimeTest, MissingCpuFeaturesAreNamed) {
   EXPECT_TRUE(MissingCpuFeatures({"avx2", "fma"}, flags).empty());
   EXPECT_THAT(MissingCpuFeatures({"avx2", "avx512f", "avx512bw"}, flags),
               ElementsAre("avx512f", "avx512bw"));
+  EXPECT_THAT(MissingCpuFeatures({"fp", "asimd", "sve"}, "fp asimd evtstrm"), ElementsAre("sve"));
 }
 
 TEST(ModelRuntimeTest, OpeningAMissingModelNamesIt) {

@@ -9,7 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "common/target_string.h"
+#include "target/arch_registry.h"
+#include "target/target_string.h"
 #include "toolchain/codegen/llvm_headers.h"
 
 namespace tunefleet {
@@ -25,33 +26,9 @@ void InitializeTargetsOnce() {
   });
 }
 
-bool HasFeature(const llvm::MCSubtargetInfo& sti, const char* name) {
+bool HasFeature(const llvm::MCSubtargetInfo& sti, absl::string_view name) {
   return sti.checkFeatures(absl::StrCat("+", name));
 }
-
-}  // namespace
-
-bool TargetSpec::is_x86() const { return absl::StartsWith(triple, "x86_64"); }
-bool TargetSpec::is_aarch64() const { return absl::StartsWith(triple, "aarch64"); }
-bool TargetSpec::is_cuda() const { return absl::StartsWith(triple, "nvptx64"); }
-
-std::string TargetSpec::family() const {
-  if (is_x86()) {
-    return vector_bits >= 512 ? "x86_64-avx512" : vector_bits >= 256 ? "x86_64-avx2" : "x86_64-sse";
-  }
-  if (is_aarch64()) return "aarch64-neon";
-  if (is_cuda()) return cpu.empty() ? "cuda" : absl::StrCat("cuda-", cpu);
-  return std::string(triple.substr(0, triple.find('-')));
-}
-
-int TargetSpec::sm_version() const {
-  int sm = 0;
-  if (!is_cuda() || !absl::StartsWith(cpu, "sm_") || !absl::SimpleAtoi(cpu.substr(3), &sm))
-    return 0;
-  return sm;
-}
-
-namespace {
 
 // PTX ISA 7.8 is the oldest that knows sm_89/sm_90 and the newest LLVM 19
 // emits for every sm_70+ target; current ptxas and drivers accept it.
@@ -61,9 +38,13 @@ constexpr char kPtxFeatures[] = "+ptx78";
   TargetSpec spec;
   spec.original = parsed.original;
   spec.triple = "nvptx64-nvidia-cuda";
+  spec.arch = FindArch(spec.triple);
   spec.cpu = parsed.mcpu;
   spec.features = kPtxFeatures;
-  spec.vector_bits = 128;
+  const VectorShape vectors = spec.arch->Vectors([](absl::string_view) { return false; });
+  spec.vector_bits = vectors.vector_bits;
+  spec.max_vector_bits = vectors.max_vector_bits;
+  spec.vector_registers = vectors.vector_registers;
   if (parsed.max_threads_per_block > 0) {
     spec.max_threads_per_block = static_cast<int>(parsed.max_threads_per_block);
   }
@@ -91,7 +72,7 @@ constexpr char kPtxFeatures[] = "+ptx78";
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<TargetSpec> ParseTarget(const std::string& target) {
-  // The grammar (options, values, triples) is common/target_string.h's; what
+  // The grammar (options, values, triples) is target/target_string.h's; what
   // follows needs LLVM: the host, -mcpu=native, and whether LLVM knows the CPU.
   TF_ASSIGN_OR_RETURN(TargetString parsed, ParseTargetString(target));
   InitializeTargetsOnce();
@@ -101,6 +82,12 @@ constexpr char kPtxFeatures[] = "+ptx78";
   const bool host = parsed.triple.empty();
   const std::string triple = host ? llvm::sys::getDefaultTargetTriple() : parsed.triple;
   spec.triple = llvm::Triple::normalize(triple);
+  spec.arch = FindArch(spec.triple);
+  if (spec.arch == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("target \"", target, "\": architecture of \"",
+                                                   spec.triple, "\" is not described (",
+                                                   SupportedTriples(), ")"));
+  }
 
   std::string error;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
@@ -136,15 +123,11 @@ constexpr char kPtxFeatures[] = "+ptx78";
     return absl::InvalidArgumentError(
         absl::StrCat("target \"", target, "\": unknown CPU \"", cpu, "\" for ", spec.triple));
   }
-  if (spec.is_x86()) {
-    spec.vector_bits = HasFeature(*sti, "avx512f") ? 512 : (HasFeature(*sti, "avx") ? 256 : 128);
-    spec.max_vector_bits = spec.vector_bits;
-    spec.vector_registers = spec.vector_bits == 512 ? 32 : 16;
-  } else {
-    spec.vector_bits = 128;
-    spec.max_vector_bits = spec.is_aarch64() ? 4 * 128 : 128;
-    spec.vector_registers = spec.is_aarch64() ? 32 : 0;
-  }
+  const VectorShape vectors =
+      spec.arch->Vectors([&sti](absl::string_view feature) { return HasFeature(*sti, feature); });
+  spec.vector_bits = vectors.vector_bits;
+  spec.max_vector_bits = vectors.max_vector_bits;
+  spec.vector_registers = vectors.vector_registers;
   return spec;
 }
 

@@ -8,7 +8,7 @@ namespace {
 TEST(TargetTest, ParsesTripleCpuAndAttributes) {
   auto t = ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3 -mattr=+avx2,+fma");
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_TRUE(t->is_x86());
+  EXPECT_EQ(t->arch->name(), "x86_64");
   EXPECT_EQ(t->cpu, "znver3");
   EXPECT_EQ(t->features, "+avx2,+fma");
   EXPECT_EQ(t->vector_bits, 256);
@@ -19,7 +19,7 @@ TEST(TargetTest, VectorWidthFollowsTheCpu) {
   EXPECT_EQ(ParseTarget("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64")->vector_bits, 128);
   auto arm = ParseTarget("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
   ASSERT_TRUE(arm.ok()) << arm.status();
-  EXPECT_TRUE(arm->is_aarch64());
+  EXPECT_EQ(arm->arch->name(), "aarch64");
   EXPECT_EQ(arm->vector_bits, 128);
   // 32 NEON registers: 8- and 16-lane vectors are taken as 2 or 4 of them.
   EXPECT_EQ(arm->max_vector_bits, 512);
@@ -77,7 +77,7 @@ TEST(TargetTest, CudaTargetsCarryTheArchitectureAndLimits) {
   auto t = ParseTarget("cuda -mcpu=sm_90");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_TRUE(t->is_cuda());
-  EXPECT_FALSE(t->is_x86());
+  EXPECT_TRUE(t->arch->is_gpu());
   EXPECT_EQ(t->triple, "nvptx64-nvidia-cuda");
   EXPECT_EQ(t->sm_version(), 90);
   EXPECT_EQ(t->max_threads_per_block, 1024);

@@ -5,7 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "common/target_string.h"
+#include "target/target_string.h"
 #include "tuner_core/records/tvm_workload.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/templates/template.h"

@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/target_string.h"  // IsCudaTargetString
+#include "target/target_string.h"  // IsCudaTargetString
 #include "tuner_core/ir/ir.h"
 #include "tuner_core/space/config_space.h"
 #include "tuner_core/workloads/workload.h"
@@ -138,7 +138,7 @@ void RegisterTemplate(const Template* tmpl);
 // template for a `cuda ...` target, the first CPU template otherwise.
 [[nodiscard]] absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
                                                               const std::string& target = "");
-// Whether a target names a CUDA GPU: IsCudaTargetString, common/target_string.h.
+// Whether a target names a CUDA GPU: IsCudaTargetString, target/target_string.h.
 
 // Entry symbol every kernel of a template exports.
 std::string KernelEntryName(const Template& tmpl);

@@ -1,4 +1,4 @@
-#include "common/target_string.h"
+#include "target/target_string.h"
 
 #include <algorithm>
 #include <utility>
@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "target/arch_registry.h"
 
 namespace tunefleet {
 namespace {
@@ -102,10 +103,9 @@ class TargetStringParser {
       return absl::OkStatus();
     };
     if (field == "-mtriple") {
-      if (!absl::StartsWith(value, "x86_64") && !absl::StartsWith(value, "aarch64") &&
-          !absl::StartsWith(value, "nvptx64")) {
-        return Error(absl::StrCat("unknown triple \"", value,
-                                  "\" (supported: x86_64-*, aarch64-*, nvptx64-*)"));
+      if (FindArch(value) == nullptr) {
+        return Error(
+            absl::StrCat("unknown triple \"", value, "\" (supported: ", SupportedTriples(), ")"));
       }
       parsed_.triple = value;
     } else if (field == "-mcpu") {

@@ -24,8 +24,8 @@
 // An unknown option, an option given twice, a missing or malformed value is
 // InvalidArgument naming the option (and, for an unknown one, listing those
 // accepted).
-#ifndef TUNEFLEET_COMMON_TARGET_STRING_H_
-#define TUNEFLEET_COMMON_TARGET_STRING_H_
+#ifndef TUNEFLEET_TARGET_TARGET_STRING_H_
+#define TUNEFLEET_TARGET_TARGET_STRING_H_
 
 #include <cstdint>
 #include <string>
@@ -79,4 +79,4 @@ bool IsCudaTargetString(absl::string_view target);
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_COMMON_TARGET_STRING_H_
+#endif  // TUNEFLEET_TARGET_TARGET_STRING_H_

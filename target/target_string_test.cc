@@ -1,4 +1,4 @@
-#include "common/target_string.h"
+#include "target/target_string.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
