@@ -91,6 +91,16 @@ class Arch {
   virtual std::string LlvmCpuName(absl::string_view cpuinfo, FeatureTest has_host_feature) const {
     return "";
   }
+
+ protected:
+  // Those of `names` that `has` says are present, in order.
+  static std::vector<std::string> Present(absl::Span<const char* const> names, FeatureTest has) {
+    std::vector<std::string> present;
+    for (const char* name : names) {
+      if (has(name)) present.push_back(name);
+    }
+    return present;
+  }
 };
 
 }  // namespace tunefleet

@@ -64,12 +64,9 @@ class Aarch64 final : public Arch {
   absl::string_view CpuinfoFeatureLabel() const override { return "Features"; }
 
   std::vector<std::string> ReportedFeatures(FeatureTest has_host_feature) const override {
-    std::vector<std::string> reported;
-    for (const char* feature : kReportedFeatures) {
-      const bool neon = absl::string_view(feature) == "neon" && has_host_feature("asimd");
-      if (neon || has_host_feature(feature)) reported.push_back(feature);
-    }
-    return reported;
+    return Present(kReportedFeatures, [&](absl::string_view feature) {
+      return has_host_feature(feature) || (feature == "neon" && has_host_feature("asimd"));
+    });
   }
 
   int Fp32Lanes(FeatureTest has) const override {

@@ -48,11 +48,7 @@ class X86_64 final : public Arch {
   absl::string_view CpuinfoFeatureLabel() const override { return "flags"; }
 
   std::vector<std::string> ReportedFeatures(FeatureTest has_host_feature) const override {
-    std::vector<std::string> reported;
-    for (const char* feature : kReportedFeatures) {
-      if (has_host_feature(feature)) reported.push_back(feature);
-    }
-    return reported;
+    return Present(kReportedFeatures, has_host_feature);
   }
 
   int Fp32Lanes(FeatureTest has) const override {
