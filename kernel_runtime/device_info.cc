@@ -71,8 +71,7 @@ proto::DeviceInfo ParseDeviceInfo(const std::string& arch, const std::string& cp
 proto::DeviceInfo DetectHostDevice() {
   struct utsname names;
   const std::string arch = uname(&names) == 0 ? names.machine : "";
-  proto::DeviceInfo device =
-      ParseDeviceInfo(arch, ReadFile("/proc/cpuinfo"), ReadFile("/proc/meminfo"));
+  proto::DeviceInfo device = ParseDeviceInfo(arch, ReadHostCpuinfo(), ReadFile("/proc/meminfo"));
   device.set_cores(CountCores());
   return device;
 }

@@ -48,9 +48,7 @@ namespace {
   for (const Record& r : earlier->records) {
     for (size_t t = 0; t < tasks.size(); ++t) {
       const Task& task = *tasks[t];
-      if (r.task_name != task.name() || r.target != task.target() ||
-          r.workload_args != task.workload().args())
-        continue;
+      if (!IsRecordOf(r, task)) continue;
       absl::StatusOr<Config> config = task.space().FromJson(r.config);
       if (!config.ok()) break;  // a record of an older space: measured again
       if (!seen.emplace(t, config->index()).second) break;

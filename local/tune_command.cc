@@ -228,9 +228,7 @@ std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,
       absl::StatusOr<ReadReport> earlier = ReadRecords(options.log);
       if (earlier.ok()) {
         for (const Record& r : earlier->records) {
-          if (r.task_name != task->name() || r.target != target ||
-              r.workload_args != task->workload().args())
-            continue;
+          if (!IsRecordOf(r, *task)) continue;
           absl::StatusOr<Config> config = task->space().FromJson(r.config);
           if (!config.ok()) continue;  // a record of an older space: measure again
           tuner->MarkVisited(config->index());

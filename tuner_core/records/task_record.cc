@@ -13,4 +13,9 @@ Record RecordOf(const Task& task, const Config& config, const MeasureResult& res
   return record;
 }
 
+bool IsRecordOf(const Record& record, const Task& task) {
+  return record.task_name == task.name() && record.target == task.target() &&
+         record.workload_args == task.workload().args();
+}
+
 }  // namespace tunefleet
