@@ -125,13 +125,13 @@ std::string LayoutKey(const Record& record) {
 
 [[nodiscard]] absl::StatusOr<KernelChoice> ChooseKernel(const ModelLayer& layer,
                                                         const RecordSelection& records,
-                                                        const std::string& target,
-                                                        int vector_lanes) {
+                                                        const std::string& target, int vector_lanes,
+                                                        DefaultTile tile) {
   KernelChoice choice;
   auto it = records.best.find(Key(layer.workload, layer.args));
   if (it == records.best.end()) {
     TF_ASSIGN_OR_RETURN(choice.task, Task::Make("", layer.workload, layer.args, target));
-    TF_ASSIGN_OR_RETURN(choice.config, DefaultConfig(*choice.task, vector_lanes));
+    TF_ASSIGN_OR_RETURN(choice.config, DefaultConfig(*choice.task, vector_lanes, tile));
     choice.source = "default config";
     return choice;
   }

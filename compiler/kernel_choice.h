@@ -2,9 +2,10 @@
 // ApplyHistoryBest over a records file (the best record of the layer's
 // workload for the compile target), or, for a layer no record covers, a
 // default config of the workload's default template with a warning naming
-// the layer (AutoTVM's fallback). Defaults: vectors and channel blocks of
-// the target's width, row tiles of about 8 columns, and for dense dense_gemm.x86's dot kernel (a
-// few rows) or its weights packed once at compile time. Beside the best, each workload's candidates
+// the layer (AutoTVM's fallback). Defaults (toolchain/default_config.h):
+// vectors of the target's width, register tiles by its vector registers,
+// and for dense dense_gemm.x86's dot kernel (a few rows) or its weights
+// packed once at compile time. Beside the best, each workload's candidates
 // (one per layout the records offer) let layout_choice.h trade a little kernel time for fewer
 // relayouts.
 //
@@ -22,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "toolchain/default_config.h"
 #include "tuner_core/models/model_zoo.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/templates/task.h"
@@ -62,10 +64,12 @@ struct KernelChoice {
 // builder would build for `target`: its register tile fits the target's
 // vector registers, toolchain/register_fit.h). Errors name the record line whose template or
 // config does not fit the workload.
+// `tile`: how a default config's register tile is chosen
+// (toolchain/default_config.h).
 [[nodiscard]] absl::StatusOr<KernelChoice> ChooseKernel(const ModelLayer& layer,
                                                         const RecordSelection& records,
-                                                        const std::string& target,
-                                                        int vector_lanes);
+                                                        const std::string& target, int vector_lanes,
+                                                        DefaultTile tile = DefaultTile::kTarget);
 
 // The records of `layer`'s workload that ChooseKernel picks from
 // (RecordSelection::candidates; empty when none).

@@ -9,9 +9,14 @@
 #include "common/status_macros.h"
 #include "compiler/kernel_packing.h"
 #include "compiler/lower_model.h"
+#include "toolchain/codegen/target.h"
+#include "toolchain/default_config.h"
 
 namespace tunefleet {
 namespace {
+
+// option_record's entry for a default layer's one-vector default.
+constexpr int kOneVectorDefault = -1;
 
 // The seconds layer `layer` adds with option `o`, the others as `chosen`.
 double LocalSeconds(int layer, int o, const std::vector<std::vector<LayoutOption>>& options,
@@ -162,8 +167,13 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
                                                          const RecordSelection& records,
                                                          const std::string& target, int lanes) {
   LayoutChoice result;
+  TF_ASSIGN_OR_RETURN(const TargetSpec spec, ParseTarget(target));
+  const bool default_alternatives = DefaultTilesDiffer(spec);
   bool any_choice = false;
-  for (const ModelLayer& layer : layers) any_choice |= CandidateRecords(layer, records).size() > 1;
+  for (const ModelLayer& layer : layers) {
+    const size_t candidates = CandidateRecords(layer, records).size();
+    any_choice |= candidates > 1 || (candidates == 0 && default_alternatives);
+  }
   if (!any_choice) return result;
   std::map<std::string, const ModelLayer*> layer_by_node;
   for (const ModelLayer& layer : layers) layer_by_node[layer.name] = &layer;
@@ -193,12 +203,34 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
     node_of_step[static_cast<int>(i)] = static_cast<int>(nodes.size());
     nodes.push_back(layer->second);
     const auto& candidates = CandidateRecords(*layer->second, records);
-    const double best_cost = candidates.empty() ? 0 : candidates[0].first.ReportedCost();
+    const double best_cost = candidates.empty()
+                                 ? ModelLayerFlops(layer->second->workload, layer->second->args) /
+                                       (lanes * kDefaultFlopsPerLaneSecond)
+                                 : candidates[0].first.ReportedCost();
     options.push_back({OptionOfStep(plan, step, best_cost)});
     option_record.push_back({0});
     // Only blocked convolutions have layouts to choose between (dense kernels
     // that pack B once stage weights too, but read and write plain rows).
     if (step.staged.empty() || layer->second->workload == "dense") continue;
+    if (candidates.empty()) {
+      if (!default_alternatives) continue;
+      absl::StatusOr<KernelChoice> narrow =
+          ChooseKernel(*layer->second, records, target, lanes, DefaultTile::kOneVector);
+      if (!narrow.ok()) continue;
+      absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(*narrow);
+      if (!blocked.ok() || !blocked->has_value()) continue;
+      const PlanBuffer& in = plan.buffers[step.inputs[0]];
+      const LayoutOption option{(*blocked)->in_block, in.shape.at(3), (*blocked)->out_block,
+                                (*blocked)->out_row_width, best_cost * kOneVectorDefaultSlowdown};
+      const LayoutOption& wide = options.back()[0];
+      if (option.read_block == wide.read_block && option.write_block == wide.write_block &&
+          option.write_row == wide.write_row) {
+        continue;  // the same layouts: nothing to trade
+      }
+      options.back().push_back(option);
+      option_record.back().push_back(kOneVectorDefault);
+      continue;
+    }
     for (size_t c = 1; c < candidates.size(); ++c) {
       // The best is the best (a validated record beats a lucky unvalidated
       // figure): another record may tie it, never undercut it.
@@ -276,7 +308,6 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
     if (chosen[n] == 0) continue;
     const auto& candidates = CandidateRecords(*nodes[n], records);
     const int record = option_record[n][chosen[n]];
-    result.record_index[nodes[n]->name] = record;
     double before = 0, after = 0;
     for (const LayoutEdge& e : edges) {
       if (e.from != static_cast<int>(n) && e.to != static_cast<int>(n)) continue;
@@ -284,6 +315,17 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
       after += RelayoutSeconds(e, options[e.from][chosen[e.from]], options[e.to][chosen[e.to]]);
     }
     const LayoutOption& o = options[n][chosen[n]];
+    if (record == kOneVectorDefault) {
+      result.one_vector_defaults.insert(nodes[n]->name);
+      result.notes.push_back(absl::StrFormat(
+          "layer '%s': default config in one-vector channel blocks (reads NCHW%dc, writes "
+          "NCHW%dc; est. %+.0f%% kernel time) for fewer relayouts: those at its edges est. "
+          "%.3f -> %.3f ms",
+          nodes[n]->name, o.read_block, o.write_block, 100 * (kOneVectorDefaultSlowdown - 1),
+          before * 1e3, after * 1e3));
+      continue;
+    }
+    result.record_index[nodes[n]->name] = record;
     result.notes.push_back(absl::StrFormat(
         "layer '%s': %s:%d (%+.1f%% kernel time over the best, %s:%d) reads NCHW%dc and writes "
         "NCHW%dc/row %d for fewer relayouts: those at its edges est. %.3f -> %.3f ms",

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,17 @@ inline constexpr double kMaxSlowdown = 1.5;
 // Bytes a relayout step moves per second (read + write), one thread: a
 // 192x28x28 relayout took 0.08-0.13 ms on Zen 4.
 inline constexpr double kRelayoutBytesPerSecond = 10e9;
+
+// A layer with no record runs its default config, whose seconds are
+// estimated from its FLOPs at this rate per fp32 lane of the target's
+// vectors (one FMA of each lane per cycle at 2 GHz: 32 GFLOPS with AVX2,
+// about what one core of an AVX2 Zen reaches on ResNet-18's untuned
+// convolutions). Where the target's default tile is two vectors of output
+// channels (toolchain/default_config.h), the layer may also take the
+// one-vector default, counted this much slower: ResNet-18 untuned ran
+// 1.13-1.17x faster with two-vector tiles than with one on an AVX2 Zen.
+inline constexpr double kDefaultFlopsPerLaneSecond = 4e9;
+inline constexpr double kOneVectorDefaultSlowdown = 1.15;
 
 // One way to run a layer: what it reads and writes, and its time.
 struct LayoutOption {
@@ -77,6 +89,9 @@ struct LayoutChoice {
   // Layer (node) name -> index into CandidateRecords(layer), only for layers
   // that do not take their best record.
   std::map<std::string, int> record_index;
+  // Layers with no record that take the one-vector default config
+  // (DefaultTile::kOneVector) for fewer relayouts.
+  std::set<std::string> one_vector_defaults;
   // Per changed layer: "layer X: r.jsonl:12 (+3.1% over the best, r.jsonl:9)
   // whose layouts match its neighbours': saves ~0.05 ms of relayouts".
   std::vector<std::string> notes;

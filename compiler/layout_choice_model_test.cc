@@ -111,6 +111,27 @@ TEST_F(LayoutChoiceModelTest, FarSlowerOrForgedRecordsNeverWin) {
   EXPECT_TRUE(Choose({Depthwise(8, 1.00e-4), forged}).record_index.empty());
 }
 
+// With no records on a 16-register target, defaults are two vectors of
+// output channels (NCHW16c on AVX2), but MobileNet-v2's depthwise layers
+// run in one-vector blocks (NCHW8c): the stem before the first of them
+// takes the one-vector default, whose estimated 15% more kernel time is less
+// than the relayout of its 32x112x112 output; on AVX-512 the two defaults
+// are one, and nothing is chosen.
+TEST_F(LayoutChoiceModelTest, DefaultLayersTakeOneVectorBlocksWhereTheirNeighboursDo) {
+  RecordSelection none;
+  absl::StatusOr<LayoutChoice> avx2 =
+      ChooseLayouts(*model_.graph, model_.layers, none, "llvm -mcpu=znver1", 8);
+  ASSERT_TRUE(avx2.ok()) << avx2.status();
+  EXPECT_TRUE(avx2->record_index.empty());
+  ASSERT_EQ(avx2->one_vector_defaults.count(model_.layers[0].name), 1u);
+  EXPECT_THAT(avx2->notes[0], HasSubstr("default config in one-vector channel blocks"));
+  absl::StatusOr<LayoutChoice> avx512 =
+      ChooseLayouts(*model_.graph, model_.layers, none, kTarget, 16);
+  ASSERT_TRUE(avx512.ok()) << avx512.status();
+  EXPECT_TRUE(avx512->one_vector_defaults.empty());
+  EXPECT_TRUE(avx512->notes.empty());
+}
+
 // A kernel that reads a batch norm's output (a DenseNet layer: concat, then
 // BatchNorm and ReLU, then a 1x1 convolution): the batch norm runs in the
 // block the concat has, so a record reading another block pays a relayout

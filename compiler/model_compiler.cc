@@ -188,7 +188,10 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
     auto picked = layouts.record_index.find(layer.name);
     absl::StatusOr<KernelChoice> chosen =
         picked == layouts.record_index.end()
-            ? ChooseKernel(layer, records, options.target, lanes)
+            ? ChooseKernel(layer, records, options.target, lanes,
+                           layouts.one_vector_defaults.count(layer.name) > 0
+                               ? DefaultTile::kOneVector
+                               : DefaultTile::kTarget)
             : KernelChoiceOfRecord(CandidateRecords(layer, records).at(picked->second).first,
                                    CandidateRecords(layer, records).at(picked->second).second,
                                    records.path, options.target);

@@ -19,14 +19,36 @@ namespace {
 // A dense layer of at most this many rows gets the dot kernel by default.
 constexpr int64_t kDotMaxRows = 4;
 
+// The register tile a convolution gets with no measurement to go by, by
+// the target's vector registers: with 32 (AVX-512, NEON) one vector of
+// output channels by about 8 columns; with 16 (AVX2) two vectors by about
+// 6, 12 accumulators, so each weight vector loaded feeds 6 FMAs and each
+// broadcast input 2 (one vector by 8 leaves half the registers idle and
+// loads a weight vector per 8 FMAs). What tuning on both kinds of x86
+// found best most often (tuner_core/pretuned/data: 2-vector blocks by 4-6
+// columns in 179 of AVX2's 343 convolution tasks, 1 by 6-8 in 132 of
+// AVX-512's).
+struct ConvTileGoal {
+  int oc_vectors = 1;
+  int columns = 8;
+};
+ConvTileGoal ConvTileGoalFor(int vector_registers, DefaultTile tile) {
+  if (tile == DefaultTile::kTarget && vector_registers > 0 && vector_registers <= 16) {
+    return {2, 6};
+  }
+  return {1, 8};
+}
+
 // How well a config suits a target with no measurement to go by: vectors
-// as wide as the target's, channel blocks of about that width, register
-// tiles of about 8 columns (the widest tile the knob cuts the output's rows
-// into, ConvTileWidth); for dense, the dot kernel for a few rows
+// as wide as the target's, channel blocks of about that width (output
+// channel blocks as ConvTileGoalFor says), register tiles of about 8
+// columns, 6 with 16 registers (the widest tile the knob cuts the output's
+// rows into, ConvTileWidth); for dense, the dot kernel for a few rows
 // (B, the weights, read in place: nothing packed per call), else B packed
 // once, at compile time. Other knobs keep their first choice. A sum of
 // per-knob terms, so the best config is each knob's best choice.
-double DefaultScore(const Config& config, int lanes, const Workload& workload) {
+double DefaultScore(const Config& config, int lanes, const ConvTileGoal& goal,
+                    const Workload& workload) {
   double score = 0;
   const nlohmann::json entity = config.ToJson().value("entity", nlohmann::json::array());
   // The workload's canonical args: every default (e.g. dense's layout) filled in.
@@ -47,20 +69,23 @@ double DefaultScore(const Config& config, int lanes, const Workload& workload) {
     const double v = knob[2].get<double>();
     if (v <= 0) continue;
     if (name == "vec") score -= 100 * std::abs(std::log2(v) - std::log2(lanes));
-    if (name == "tile_oc" || name == "tile_c" || name == "tile_ic") {
-      score -= 10 * std::abs(std::log2(v) - std::log2(lanes));
+    if (name == "tile_c") score -= 10 * std::abs(std::log2(v) - std::log2(lanes));
+    // Input blocks are scored as output blocks are, so that a layer reads
+    // the block the layer before it writes by default (no relayout between).
+    if (name == "tile_oc" || name == "tile_ic") {
+      score -= 10 * std::abs(std::log2(v) - std::log2(lanes * goal.oc_vectors));
     }
     // Output-channel blocks are the vectors: a block of 29 is a full
     // vector and one of 13 lanes (16 + 13 of 32 lanes used), one of 4 a
     // quarter of one; the lanes left idle cost as much again.
-    if (name == "tile_oc" || name == "tile_c") {
+    if (name == "tile_oc" || name == "tile_ic" || name == "tile_c") {
       score -= 30 * (1 - v / (std::ceil(v / lanes) * lanes));
     }
     if (name == "tile_ow") {
       const int64_t width = conv != nullptr
                                 ? ConvTileWidth(conv->conv_args(), static_cast<int64_t>(v))
                                 : static_cast<int64_t>(v);
-      score -= std::abs(static_cast<double>(width) - 8);
+      score -= std::abs(static_cast<double>(width) - goal.columns);
     }
     if (rows > 0 && name == "mr") score -= dot ? 10 * std::abs(v - rows) : std::abs(v - 6);
     if (rows > 0 && name == "nr_vecs") score -= std::abs(v - (dot ? 4 : 2));
@@ -72,6 +97,7 @@ double DefaultScore(const Config& config, int lanes, const Workload& workload) {
 
 // Each knob's best choice under DefaultScore (first choice on a tie).
 [[nodiscard]] absl::StatusOr<Config> BestPerKnob(const ConfigSpace& space, int lanes,
+                                                 const ConvTileGoal& goal,
                                                  const Workload& workload) {
   int64_t index = 0, stride = 1;  // the first knob is the least significant digit
   for (int i = 0; i < space.num_knobs(); ++i) {
@@ -79,7 +105,7 @@ double DefaultScore(const Config& config, int lanes, const Workload& workload) {
     double best_score = -INFINITY;
     for (int64_t c = 0; c < space.knob_size(i); ++c) {
       TF_ASSIGN_OR_RETURN(Config config, space.Get(c * stride));
-      const double score = DefaultScore(config, lanes, workload);
+      const double score = DefaultScore(config, lanes, goal, workload);
       if (score > best_score) {
         best_score = score;
         best = c;
@@ -103,17 +129,24 @@ bool Buildable(const Task& task, const Config& config, const TargetSpec& target)
 
 int TargetVectorLanes(const TargetSpec& target) { return std::max(1, target.vector_bits / 32); }
 
-[[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes) {
+bool DefaultTilesDiffer(const TargetSpec& target) {
+  const ConvTileGoal wide = ConvTileGoalFor(target.vector_registers, DefaultTile::kTarget);
+  const ConvTileGoal narrow = ConvTileGoalFor(target.vector_registers, DefaultTile::kOneVector);
+  return wide.oc_vectors != narrow.oc_vectors || wide.columns != narrow.columns;
+}
+
+[[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes, DefaultTile tile) {
   const ConfigSpace& space = task.space();
   TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
-  TF_ASSIGN_OR_RETURN(Config best, BestPerKnob(space, lanes, task.workload()));
+  const ConvTileGoal goal = ConvTileGoalFor(target.vector_registers, tile);
+  TF_ASSIGN_OR_RETURN(Config best, BestPerKnob(space, lanes, goal, task.workload()));
   if (Buildable(task, best, target)) return best;
   const int64_t size = space.size();
   const int64_t step = std::max<int64_t>(1, size / 20000);
   std::vector<std::pair<double, int64_t>> ranked;
   for (int64_t i = 0; i < size; i += step) {
     TF_ASSIGN_OR_RETURN(Config config, space.Get(i));
-    ranked.push_back({-DefaultScore(config, lanes, task.workload()), i});
+    ranked.push_back({-DefaultScore(config, lanes, goal, task.workload()), i});
   }
   std::stable_sort(ranked.begin(), ranked.end());
   // The best-scored config the builder would build for the target. The

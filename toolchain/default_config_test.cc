@@ -1,0 +1,87 @@
+// The default config's register tile follows the target's vector
+// registers: two vectors of output channels by about 6 columns where there
+// are 16 (AVX2), one vector by about 8 where there are 32 (AVX-512), input
+// blocks as output blocks, and DefaultTile::kOneVector the narrow choice
+// anywhere.
+#include "toolchain/default_config.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "toolchain/codegen/target.h"
+
+namespace tunefleet {
+namespace {
+
+const char kAvx2[] = "llvm -mcpu=znver1";
+const char kAvx512[] = "llvm -mcpu=skylake-avx512";
+
+// ResNet's 3x3 convolution of 64 channels at 56x56.
+nlohmann::json Conv64() {
+  return {{"N", 1},         {"C", 64},      {"H", 56},       {"W", 56},
+          {"K", 64},        {"R", 3},       {"S", 3},        {"stride_h", 1},
+          {"stride_w", 1},  {"pad_top", 1}, {"pad_left", 1}, {"pad_bottom", 1},
+          {"pad_right", 1}, {"dil_h", 1},   {"dil_w", 1},    {"layout", "NCHWc"}};
+}
+
+std::map<std::string, nlohmann::json> Knobs(const std::string& target, DefaultTile tile,
+                                            const nlohmann::json& args = Conv64()) {
+  std::unique_ptr<Task> task = Task::Make("", "conv2d_nchw", args, target).value();
+  const int lanes = TargetVectorLanes(ParseTarget(target).value());
+  absl::StatusOr<Config> config = DefaultConfig(*task, lanes, tile);
+  EXPECT_TRUE(config.ok()) << config.status();
+  std::map<std::string, nlohmann::json> knobs;
+  if (!config.ok()) return knobs;
+  const nlohmann::json json = config->ToJson();
+  for (const nlohmann::json& knob : json["entity"]) knobs[knob[0].get<std::string>()] = knob[2];
+  return knobs;
+}
+
+TEST(DefaultConfigTest, SixteenRegistersGetTwoVectorBlocksAndAboutSixColumns) {
+  auto knobs = Knobs(kAvx2, DefaultTile::kTarget);
+  EXPECT_EQ(knobs["tile_oc"], 16);
+  EXPECT_EQ(knobs["tile_ic"], 16);
+  EXPECT_EQ(knobs["vec"], 8);
+  EXPECT_GE(knobs["tile_ow"].get<int>(), 4);
+  EXPECT_LE(knobs["tile_ow"].get<int>(), 8);
+}
+
+TEST(DefaultConfigTest, OneVectorOnSixteenRegistersIsTheNarrowBlock) {
+  auto knobs = Knobs(kAvx2, DefaultTile::kOneVector);
+  EXPECT_EQ(knobs["tile_oc"], 8);
+  EXPECT_EQ(knobs["tile_ic"], 8);
+}
+
+TEST(DefaultConfigTest, ThirtyTwoRegistersKeepOneVectorBlocks) {
+  for (DefaultTile tile : {DefaultTile::kTarget, DefaultTile::kOneVector}) {
+    auto knobs = Knobs(kAvx512, tile);
+    EXPECT_EQ(knobs["tile_oc"], 16);
+    EXPECT_EQ(knobs["tile_ic"], 16);
+    EXPECT_EQ(knobs["vec"], 16);
+  }
+}
+
+TEST(DefaultConfigTest, TilesDifferOnlyWithSixteenRegisters) {
+  EXPECT_TRUE(DefaultTilesDiffer(ParseTarget(kAvx2).value()));
+  EXPECT_FALSE(DefaultTilesDiffer(ParseTarget(kAvx512).value()));
+}
+
+// 440 channels (RegNet's): no block of 16 divides them; the input block is
+// scored as the output block, so a layer reads what the one before writes.
+TEST(DefaultConfigTest, InputAndOutputBlocksAgreeWhereNoWholeVectorsDivide) {
+  nlohmann::json args = Conv64();
+  args["C"] = 440;
+  args["K"] = 440;
+  args["R"] = 1;
+  args["S"] = 1;
+  args["pad_top"] = args["pad_left"] = args["pad_bottom"] = args["pad_right"] = 0;
+  args["H"] = args["W"] = 7;
+  auto knobs = Knobs(kAvx2, DefaultTile::kTarget, args);
+  EXPECT_EQ(knobs["tile_oc"], knobs["tile_ic"]);
+}
+
+}  // namespace
+}  // namespace tunefleet
