@@ -39,6 +39,7 @@
 #include "bench/bench_util.h"
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
+#include "proto_convert/task_spec.h"
 
 ABSL_FLAG(std::string, shapes, "1024,1024,1024;512,512,512;16,1024,1024",
           "M,N,K list, ';'-separated");
@@ -117,10 +118,9 @@ int Main() {
   // Under --isa avx2 OpenBLAS runs its Haswell (AVX2) kernels in both runs.
   const std::string coretype =
       isa.openblas_coretype.empty() ? bench::OpenBlasCoreTypeForThisCpu() : isa.openblas_coretype;
-  const std::string target =
-      isa.target_attrs.empty() ? "" : absl::StrCat(HostTargetString(), isa.target_attrs);
+  const std::string target = absl::StrCat(HostTargetString(), isa.target_attrs);
   nlohmann::json report = {{"benchmark", "dense"},
-                           {"target", target.empty() ? HostTargetString() : target},
+                           {"target", target},
                            {"isa", isa.name},
                            {"cases", nlohmann::json::array()}};
   std::vector<std::string> shapes = absl::StrSplit(absl::GetFlag(FLAGS_shapes), ';');
@@ -136,31 +136,36 @@ int Main() {
     for (const std::string& shape : shapes) {
       std::vector<std::string> dims = absl::StrSplit(shape, ',');
       const int64_t m = std::stoll(dims[0]), n = std::stoll(dims[1]), k = std::stoll(dims[2]);
-      TuneCommandOptions options;
-      options.shape = shape;
-      options.trials = absl::GetFlag(FLAGS_trials);
-      options.seed = absl::GetFlag(FLAGS_seed);
-      options.template_name = absl::GetFlag(FLAGS_template_name);
-      options.tuner = absl::GetFlag(FLAGS_tuner);
-      options.target = target;
-      options.log =
-          absl::StrCat("/tmp/tunefleet_dense_bench_", options.template_name, "_", options.tuner,
-                       "_", isa.name, "_", m, "x", n, "x", k, "_t", threads, ".jsonl");
+      const std::string template_name = absl::GetFlag(FLAGS_template_name);
+      const std::string tuner = absl::GetFlag(FLAGS_tuner);
+      proto::JobSpec spec;  // as `tune --shape` makes it, warm from the shipped records
+      *spec.mutable_task() = MakeTaskSpec(template_name, "dense",
+                                          *WorkloadArgsFromShape("dense", shape, "NK"), target);
+      spec.set_tuner(tuner);
+      spec.set_n_trial(absl::GetFlag(FLAGS_trials));
+      spec.set_seed(absl::GetFlag(FLAGS_seed));
+      spec.mutable_measure()->set_cooldown_interval_s(0);
+      if (auto parsed = ParseTarget(target); parsed.ok()) {
+        spec.set_pretuned_family(parsed->family());
+      }
+      LocalRunOptions options;
+      options.log = absl::StrCat("/tmp/tunefleet_dense_bench_", template_name, "_", tuner, "_",
+                                 isa.name, "_", m, "x", n, "x", k, "_t", threads, ".jsonl");
       options.resume = false;
       std::remove(options.log.c_str());
-      options.local.runner.num_threads = threads;
-      options.local.measure.cooldown_interval_s = 0;
+      options.host.runner.num_threads = threads;
       std::ostringstream progress, out;
-      auto summary = RunTune(options, progress, out);
-      if (!summary.ok() || summary->best_config.is_null()) {
+      auto job = RunTune(spec, options, progress, out);
+      const LocalTaskOutcome* summary = job.ok() ? &job->tasks[0] : nullptr;
+      if (!job.ok() || summary->best_config.is_null()) {
         std::fprintf(
             stderr, "tuning %s failed: %s\n", shape.c_str(),
-            summary.ok() ? "no config succeeded" : std::string(summary.status().message()).c_str());
+            job.ok() ? "no config succeeded" : std::string(job.status().message()).c_str());
         return 1;
       }
       // Re-measure the winner interleaved with the reference.
-      auto task = Task::Make(options.template_name, "dense",
-                             *WorkloadArgsFromShape("dense", shape, "NK"), summary->target);
+      auto task =
+          Task::Make(template_name, "dense", *WorkloadArgsFromShape("dense", shape, "NK"), target);
       auto config = (*task)->space().FromJson(summary->best_config);
       LocalMeasurerOptions remeasure;
       remeasure.runner.num_threads = threads;
@@ -201,9 +206,10 @@ int Main() {
       }
       // Build time breakdown of the winner, median of 5 builds.
       std::vector<double> inst, lower, cg, opt, emit, link, total;
-      auto target = ParseTarget(summary->target);
+      auto parsed_target = ParseTarget(target);
       for (int b = 0; b < 5; ++b) {
-        BuildResult br = BuildCandidate((*task)->tmpl(), (*task)->workload(), *config, *target);
+        BuildResult br =
+            BuildCandidate((*task)->tmpl(), (*task)->workload(), *config, *parsed_target);
         inst.push_back(br.timings.instantiate_seconds * 1e3);
         lower.push_back(br.timings.lower_seconds * 1e3);
         cg.push_back(br.timings.codegen_seconds * 1e3);
@@ -223,23 +229,22 @@ int Main() {
         if (knob[0] == "pack_b") pack_b = knob[2].get<std::string>();
         if (knob[0] == "kernel" && knob[2] == "dot") pack_b = "none(dot)";
       }
-      const LocalTimings& t = summary->timings;
+      const LocalTimings& t = job->timings;
       const double build_median = Median(t.build_seconds_each) * 1e3;
       std::printf(
           "%-16s %3d %6lld | %7.1f %7.1f %7.1f %7.1f %7.1f | %5.2f %5.2f | %4.0f%% %5lld | %8s\n",
-          shape.c_str(), threads, static_cast<long long>(summary->trials), tuned,
-          Median(ob_default), Median(ob_core), Median(dnnl_sgemm), Median(dnnl_packed),
-          tuned / reference, tuned / reference_unpacked,
-          peak_gflops > 0 ? 100.0 * tuned / peak_gflops : 0.0, static_cast<long long>(trials_to_95),
-          pack_b.c_str());
+          shape.c_str(), threads, static_cast<long long>(job->trials), tuned, Median(ob_default),
+          Median(ob_core), Median(dnnl_sgemm), Median(dnnl_packed), tuned / reference,
+          tuned / reference_unpacked, peak_gflops > 0 ? 100.0 * tuned / peak_gflops : 0.0,
+          static_cast<long long>(trials_to_95), pack_b.c_str());
       std::fflush(stdout);
       report["cases"].push_back({
           {"shape", {m, n, k}},
           {"threads", threads},
-          {"trials", summary->trials},
+          {"trials", job->trials},
           {"tuned_gflops_median", tuned},
           {"tuned_gflops_runs", ours},
-          {"tuning_best_gflops", summary->best_gflops},
+          {"tuning_best_gflops", summary->best_gflops()},
           {"openblas_default_gflops", Median(ob_default)},
           {"openblas_default_coretype", detected_core},
           {"openblas_coretype_gflops", Median(ob_core)},
@@ -259,10 +264,10 @@ int Main() {
           {"fma_peak_isa", peak.value("isa", "")},
           {"fraction_of_fma_peak", peak_gflops > 0 ? tuned / peak_gflops : 0.0},
           {"template", (*task)->tmpl().name()},
-          {"tuner", options.tuner},
+          {"tuner", tuner},
           {"trials_to_95pct_of_search_best", trials_to_95},
           {"best_config", summary->best_config},
-          {"tuning_wall_seconds", summary->wall_seconds},
+          {"tuning_wall_seconds", job->wall_seconds},
           {"build_ms_median_all_candidates", build_median},
           {"build_breakdown_ms_of_winner",
            {{"instantiate", Median(inst)},

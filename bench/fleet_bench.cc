@@ -25,9 +25,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 #include "launcher/fleet_launcher.h"
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
+#include "proto_convert/task_spec.h"
 #include "tuner_core/records/record.h"
 
 ABSL_FLAG(std::string, json, "", "write the figures here");
@@ -106,23 +108,25 @@ double Median(std::vector<double> v) {
   std::vector<double> local_walls, fleet_walls, overheads;
   double local_best = 0, fleet_best = 0;
   for (int round = 0; round < rounds; ++round) {
-    TuneCommandOptions local;
-    local.workload = "dense";
-    local.shape = shape;
-    local.tuner = "grid";
-    local.trials = trials;
-    local.target = "llvm -mcpu=native";
-    local.resume = false;
-    local.local.runner.num_threads = threads;
-    local.local.measure.number = 4;
-    local.local.measure.repeat = 3;
-    local.local.measure.cooldown_interval_s = 0;
+    // The same job locally: the spec the fleet gets, with its measure options.
+    proto::JobSpec local;
+    TF_ASSIGN_OR_RETURN(const nlohmann::json args, WorkloadArgsFromShape("dense", shape, "NK"));
+    *local.mutable_task() = MakeTaskSpec("", "dense", args, "llvm -mcpu=native");
+    local.set_tuner("grid");
+    local.set_n_trial(trials);
+    *local.mutable_measure() = BenchMeasure();
+    if (absl::GetFlag(FLAGS_validate_top_k) >= 0) {
+      local.set_validate_top_k(absl::GetFlag(FLAGS_validate_top_k));
+    }
+    LocalRunOptions run;
+    run.resume = false;
+    run.host.runner.num_threads = threads;
     std::ostringstream sink;
     const double t0 = Now();
-    absl::StatusOr<TuneSummary> summary = RunTune(local, sink, sink);
+    absl::StatusOr<LocalJobSummary> summary = RunTune(local, run, sink, sink);
     if (!summary.ok()) return summary.status();
     const double local_wall = Now() - t0;
-    local_best = summary->best_gflops;
+    local_best = summary->tasks[0].best_gflops();
 
     // A fresh fleet per round (its builder's artifact cache would otherwise
     // answer the same configs without compiling), started before the clock

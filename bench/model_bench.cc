@@ -18,7 +18,7 @@
 // untimed, as oneDNN's reorders with format_tag::any. --layout NCHW times them.
 //
 // Figures per task: "tuned" is the best GFLOPS the tuner measured
-// (TuneSummary.best_gflops, the time evaluator's mean over --repeat repeats
+// (LocalTaskOutcome::best_gflops(), the time evaluator's mean over --repeat repeats
 // of --number runs, min and max dropped); the reference is the best of 3
 // repeats of at least --min_seconds each. With --remeasure (default) the
 // winner is measured again like the reference (3 repeats of at least
@@ -65,6 +65,7 @@
 #include "local/local_measurer.h"
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
+#include "proto_convert/task_spec.h"
 
 ABSL_FLAG(std::string, json, "", "write every figure here as JSON (rewritten after every task)");
 ABSL_FLAG(std::string, suites, "resnet18,mobilenet_dw,batch_matmul",
@@ -300,15 +301,21 @@ int Main() {
       for (int i = 0; i < total; ++i) {
         if (!subset->empty() && !subset->count(i + 1)) continue;
         const BenchTask& t = suite.tasks[i];
-        TuneCommandOptions options;
-        options.workload = t.workload;
-        options.args = t.args;
-        options.tuner = absl::GetFlag(FLAGS_tuner);
-        options.target = target;
-        options.trials = absl::GetFlag(FLAGS_reuse_records) ? 0 : absl::GetFlag(FLAGS_trials);
-        options.early_stopping = absl::GetFlag(FLAGS_early_stopping);
-        options.batch_size = absl::GetFlag(FLAGS_batch);
-        options.seed = absl::GetFlag(FLAGS_seed);
+        proto::JobSpec spec;  // as `tune --args` makes it, warm from the shipped records
+        *spec.mutable_task() = MakeTaskSpec("", t.workload, t.args, target);
+        spec.set_tuner(absl::GetFlag(FLAGS_tuner));
+        spec.set_n_trial(absl::GetFlag(FLAGS_reuse_records) ? 0 : absl::GetFlag(FLAGS_trials));
+        spec.set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
+        spec.set_window(absl::GetFlag(FLAGS_batch));
+        spec.set_seed(absl::GetFlag(FLAGS_seed));
+        spec.mutable_measure()->set_number(absl::GetFlag(FLAGS_number));
+        spec.mutable_measure()->set_repeat(absl::GetFlag(FLAGS_repeat));
+        spec.mutable_measure()->set_min_repeat_ms(absl::GetFlag(FLAGS_min_repeat_ms));
+        spec.mutable_measure()->set_cooldown_interval_s(0);
+        if (absl::StatusOr<TargetSpec> parsed = ParseTarget(target); parsed.ok()) {
+          spec.set_pretuned_family(parsed->family());
+        }
+        LocalRunOptions options;
         options.log = log;
         options.resume = absl::GetFlag(FLAGS_reuse_records);
         // The tasks before this one left their records in `log`.
@@ -316,15 +323,12 @@ int Main() {
             std::ifstream(log).peek() != std::ifstream::traits_type::eof()) {
           options.transfer_log = log;
         }
-        options.task_label = absl::StrFormat("%s task %d/%d", prefix, i + 1, total);
-        options.local.runner.num_threads = threads;
-        options.local.measure.number = absl::GetFlag(FLAGS_number);
-        options.local.measure.repeat = absl::GetFlag(FLAGS_repeat);
-        options.local.measure.min_repeat_ms = absl::GetFlag(FLAGS_min_repeat_ms);
-        options.local.measure.cooldown_interval_s = 0;
+        options.label = absl::StrFormat("%s task %d/%d", prefix, i + 1, total);
+        options.host.runner.num_threads = threads;
         std::ostringstream discarded, out;
-        absl::StatusOr<TuneSummary> summary = RunTune(
-            options, show_progress ? static_cast<std::ostream&>(std::cerr) : discarded, out);
+        absl::StatusOr<LocalJobSummary> job = RunTune(
+            spec, options, show_progress ? static_cast<std::ostream&>(std::cerr) : discarded, out);
+        const LocalTaskOutcome* summary = job.ok() ? &job->tasks[0] : nullptr;
         const std::string text = out.str();
         if (const size_t at = text.find("Transfer: "); at != std::string::npos) {
           std::printf("%s task %d/%d %s\n", prefix.c_str(), i + 1, total,
@@ -337,29 +341,29 @@ int Main() {
                           {"num_layers", t.num_layers},
                           {"flops", t.flops},
                           {"flops_share", t.flops_share}};
-        if (!summary.ok() || summary->best_config.is_null()) {
+        if (!job.ok() || summary->best_config.is_null()) {
           const std::string why =
-              summary.ok() ? "no config succeeded" : std::string(summary.status().message());
+              job.ok() ? "no config succeeded" : std::string(job.status().message());
           std::printf("%s task %d/%d %s tuning failed: %s\n", prefix.c_str(), i + 1, total,
                       t.label.c_str(), why.c_str());
           task_json["error"] = why;
           latency_complete = remeasured_complete = false;
-          if (summary.ok()) {
-            wall += summary->wall_seconds;
-            build += summary->timings.build_wall_seconds;
-            measure += summary->timings.measure_wall_seconds;
-            model += summary->model_seconds;
-            trials += summary->trials;
+          if (job.ok()) {
+            wall += job->wall_seconds;
+            build += job->timings.build_wall_seconds;
+            measure += job->timings.measure_wall_seconds;
+            model += summary->model.total_seconds();
+            trials += job->trials;
           }
           run_json["tasks"].push_back(task_json);
           write_report();
           continue;
         }
-        wall += summary->wall_seconds;
-        build += summary->timings.build_wall_seconds;
-        measure += summary->timings.measure_wall_seconds;
-        model += summary->model_seconds;
-        trials += summary->trials;
+        wall += job->wall_seconds;
+        build += job->timings.build_wall_seconds;
+        measure += job->timings.measure_wall_seconds;
+        model += summary->model.total_seconds();
+        trials += job->trials;
         flops_share += t.flops_share;
 
         // The winner and the reference in turn, --rounds times (medians).
@@ -368,8 +372,8 @@ int Main() {
         std::function<double(std::string*)> ours;
         if (absl::GetFlag(FLAGS_remeasure)) {
           ours = [&](std::string* error) {
-            return bench::RemeasureWinner(t, summary->target, summary->best_config, threads,
-                                          min_seconds, error);
+            return bench::RemeasureWinner(t, target, summary->best_config, threads, min_seconds,
+                                          error);
           };
         }
         const bench::Interleaved m = bench::MeasureInterleaved(
@@ -386,7 +390,7 @@ int Main() {
         const std::string& remeasure_error = m.ours_error;
         const Reference& ref = m.reference;
 
-        const double tuned_gflops = summary->best_gflops;
+        const double tuned_gflops = summary->best_gflops();
         // Of the peak: the FMAs that read the input (BenchTask::UsefulShare).
         auto share = [&](double gflops) { return FractionOfPeak(gflops * t.UsefulShare(), peak); };
         const double ref_gflops = ref.seconds > 0 ? t.flops / ref.seconds / 1e9 : 0;
@@ -410,7 +414,7 @@ int Main() {
           ratio_indices.push_back(i + 1);
           ratio_labels.push_back(t.label);
           task_json["ratio"] = ratio;
-          tuned_latency += summary->best_cost_seconds * t.num_layers;
+          tuned_latency += summary->best_cost_s * t.num_layers;
           reference_latency += ref.seconds * t.num_layers;
         } else {
           absl::StrAppendFormat(&line, " | %s failed: %s", suite.reference, ref.detail);
@@ -439,11 +443,11 @@ int Main() {
         std::fflush(stdout);
 
         task_json["workload_text"] = summary->workload;
-        task_json["task_name"] = summary->task_name;
-        task_json["trials"] = summary->trials;
+        task_json["task_name"] = summary->template_name;
+        task_json["trials"] = job->trials;
         task_json["refused_before_measuring"] = summary->refused_before_measuring;
         task_json["tuned_gflops"] = tuned_gflops;
-        task_json["tuned_seconds"] = summary->best_cost_seconds;
+        task_json["tuned_seconds"] = summary->best_cost_s;
         task_json["best_config"] = summary->best_config;
         if (absl::GetFlag(FLAGS_remeasure)) {
           task_json["remeasured"] = remeasured_seconds > 0
@@ -460,14 +464,13 @@ int Main() {
           task_json["reference"]["gflops"] = ref_gflops;  // of the median
           task_json["reference"]["fraction_of_fma_peak"] = share(ref_gflops);
         }
-        const LocalTimings& lt = summary->timings;
+        const LocalTimings& lt = job->timings;
         task_json["tuning_time"] = {
-            {"wall_seconds", summary->wall_seconds},
+            {"wall_seconds", job->wall_seconds},
             {"build_wall_seconds", lt.build_wall_seconds},
             {"measure_wall_seconds", lt.measure_wall_seconds},
-            {"model_seconds", summary->model_seconds},
-            {"other_seconds",
-             summary->wall_seconds - lt.build_wall_seconds - lt.measure_wall_seconds},
+            {"model_seconds", summary->model.total_seconds()},
+            {"other_seconds", job->wall_seconds - lt.build_wall_seconds - lt.measure_wall_seconds},
             {"kernel_run_seconds", lt.run_seconds},
             {"check_seconds", lt.check_seconds},
             {"prepare_seconds", lt.prepare_seconds},

@@ -11,7 +11,6 @@
 #include "cli/fleet_commands.h"
 #include "cli/shared_flags.h"
 #include "common/status_macros.h"
-#include "proto_convert/run_request.h"
 #include "rpc/plaintext_policy.h"
 #include "rpc/tls_diagnosis.h"
 #include "worker_stream/worker_connection.h"
@@ -67,31 +66,18 @@ std::string FleetJobFlag() { return absl::GetFlag(FLAGS_job); }
 }
 
 [[nodiscard]] absl::Status SubmitCli(const CliArgs&) {
-  SubmitOptions o;
-  o.name = absl::GetFlag(FLAGS_name);
-  o.device_key = absl::GetFlag(FLAGS_key);
-  o.workload = absl::GetFlag(FLAGS_workload);
-  TF_ASSIGN_OR_RETURN(o.args, ArgsFromFlag());
-  o.shape = absl::GetFlag(FLAGS_shape);
-  o.layout = absl::GetFlag(FLAGS_layout);
-  o.template_name = absl::GetFlag(FLAGS_template_name);
-  o.target = absl::GetFlag(FLAGS_target);
-  o.tuner = absl::GetFlag(FLAGS_tuner);
-  o.pretuned = absl::GetFlag(FLAGS_pretuned);
-  o.trials = TrialsFromFlags();
-  o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
-  o.priority = absl::GetFlag(FLAGS_priority);
-  o.seed = absl::GetFlag(FLAGS_seed);
-  o.window = absl::GetFlag(FLAGS_window);
-  o.measure = ToProto(MeasureFromFlags());
-  o.validate_top_k = absl::GetFlag(FLAGS_validate_top_k);
-  o.validation_passes = absl::GetFlag(FLAGS_validation_passes);
-  o.model = absl::GetFlag(FLAGS_model);
-  o.queue_timeout_s = absl::GetFlag(FLAGS_queue_timeout);
-  TF_ASSIGN_OR_RETURN(o.model_job, ModelJobFromFlags());
-  TF_ASSIGN_OR_RETURN(o.onnx, OnnxOptionsFromFlag());
+  TF_ASSIGN_OR_RETURN(proto::JobSpec spec, JobSpecFromFlags({.target = "llvm -mcpu=native",
+                                                             .task_policy = "gradient",
+                                                             .for_fleet = true}));
+  if (const std::string name = absl::GetFlag(FLAGS_name); !name.empty()) spec.set_name(name);
+  spec.set_device_key(absl::GetFlag(FLAGS_key));
+  spec.set_priority(absl::GetFlag(FLAGS_priority));
+  spec.set_window(absl::GetFlag(FLAGS_window));
+  if (const double timeout = absl::GetFlag(FLAGS_queue_timeout); timeout > 0) {
+    spec.set_queue_timeout_s(timeout);
+  }
   return WithFleetClient([&](FleetClient& client) -> absl::Status {
-    TF_ASSIGN_OR_RETURN(const proto::JobStatus submitted, RunSubmit(client, o, std::cout));
+    TF_ASSIGN_OR_RETURN(const proto::JobStatus submitted, RunSubmit(client, spec, std::cout));
     if (!absl::GetFlag(FLAGS_watch)) return absl::OkStatus();
     return RunWatch(client, submitted.job_id(), isatty(2), std::cerr);
   });

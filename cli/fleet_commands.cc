@@ -20,13 +20,8 @@
 #include "common/daemon_util.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
-#include "local/tune_command.h"
 #include "proto_convert/job_state.h"
 #include "proto_convert/measure_result.h"
-#include "proto_convert/model_job.h"
-#include "proto_convert/task_spec.h"
-#include "toolchain/codegen/target.h"
-#include "tuner_core/graph/model_source.h"
 #include "tuner_core/tuners/tuner.h"
 
 namespace tunefleet {
@@ -93,54 +88,9 @@ void PrintTaskTable(const proto::JobStatus& s, std::ostream& out) {
 
 }  // namespace
 
-[[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& o) {
-  proto::JobSpec spec;
-  spec.set_name(o.name);
-  spec.set_device_key(o.device_key);
-  const std::string target = o.target.empty() ? "llvm -mcpu=native" : o.target;
-  if (!o.model.empty()) {
-    TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(o.model, o.onnx));
-    const std::string name = spec.name().empty() ? o.model : spec.name();
-    ModelJobOptions job = o.model_job;
-    if (job.trials_per_task <= 0) job.trials_per_task = o.trials;
-    spec.MergeFrom(MakeModelJobSpec(o.model, model.tasks, target, job));
-    spec.set_name(name);
-  } else {
-    nlohmann::json args = o.args;
-    if (args.is_null()) {
-      TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(o.workload, o.shape, o.layout));
-    }
-    *spec.mutable_task() = MakeTaskSpec(o.template_name, o.workload, args, target);
-    spec.set_n_trial(o.trials);
-  }
-  spec.set_tuner(o.tuner);
-  if (o.pretuned != "none") {
-    if (!o.pretuned.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "submit --pretuned takes '' (the records shipped for the target's family) or 'none'; "
-          "a record file (\"",
-          o.pretuned, "\") is for local tune and optimize: the fleet's tuner cannot read it"));
-    }
-    TF_ASSIGN_OR_RETURN(TargetSpec parsed, ParseTarget(target));
-    spec.set_pretuned_family(parsed.family());
-  }
-  if (o.queue_timeout_s > 0) spec.set_queue_timeout_s(o.queue_timeout_s);
-  spec.set_validate_top_k(o.validate_top_k);
-  spec.set_validation_passes(o.validation_passes);
-  spec.set_early_stopping(o.early_stopping);
-  spec.set_priority(o.priority);
-  spec.set_seed(o.seed);
-  spec.set_window(o.window);
-  spec.set_max_attempts(o.max_attempts);
-  spec.set_build_timeout_s(o.build_timeout_s);
-  *spec.mutable_measure() = o.measure;
-  return spec;
-}
-
 [[nodiscard]] absl::StatusOr<proto::JobStatus> RunSubmit(FleetClient& client,
-                                                         const SubmitOptions& options,
+                                                         const proto::JobSpec& spec,
                                                          std::ostream& out) {
-  TF_ASSIGN_OR_RETURN(proto::JobSpec spec, MakeJobSpec(options));
   TF_ASSIGN_OR_RETURN(proto::JobStatus status, client.Submit(spec));
   out << status.job_id() << "\n";
   return status;

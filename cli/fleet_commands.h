@@ -16,54 +16,13 @@
 #include "absl/status/statusor.h"
 #include "clients/cpp/fleet_client.h"
 #include "launcher/fleet_launcher.h"
-#include "nlohmann/json.hpp"
 #include "proto/fleet.pb.h"
-#include "proto_convert/model_job.h"
-#include "tuner_core/graph/onnx_import.h"
-#include "tuner_core/measure/validation.h"
 
 namespace tunefleet {
 
-struct SubmitOptions {
-  std::string name;
-  std::string device_key = "local";
-  std::string workload = "dense";
-  nlohmann::json args;  // the workload's args; null: from shape/layout
-  std::string shape;    // "M,N,K" for dense, "B,M,N,K" for batch_matmul
-  std::string layout = "NK";
-  std::string template_name;
-  std::string target;  // empty: "llvm -mcpu=native"
-  std::string tuner = "random";
-  int64_t trials = 200;
-  int64_t early_stopping = -1;
-  int32_t priority = 1;
-  uint64_t seed = 0;
-  int32_t window = 0;
-  int32_t max_attempts = 0;
-  double build_timeout_s = 0;
-  proto::MeasureOptions measure;
-  // A model job (instead of one workload): a built-in model name or an ONNX
-  // file, its tasks tuned with model_job.trials_per_task each (<= 0:
-  // `trials`; the job's budget is that times the number of tasks), spread by
-  // its task_policy, and selective tuning when its `selective` is set.
-  std::string model;
-  OnnxImportOptions onnx;
-  ModelJobOptions model_job{.trials_per_task = 0};
-  double queue_timeout_s = 0;  // > 0: fail when no agent of the key comes
-  // Validated winners: each task's top-k re-measured in `passes` passes
-  // once the search ends (the tracker refuses values out of range).
-  int32_t validate_top_k = kDefaultValidateTopK;
-  int32_t validation_passes = kDefaultValidationPasses;
-  // Warm start (--pretuned): "" the records shipped for the target's family,
-  // measured first by each task on the fleet; "none" a cold start. (A record
-  // file of one's own is local mode's: the tuner process cannot read it.)
-  std::string pretuned;
-};
-
-[[nodiscard]] absl::StatusOr<proto::JobSpec> MakeJobSpec(const SubmitOptions& options);
-
+// Submits `spec` (JobSpecFromFlags, or one made by hand) and prints its job id.
 [[nodiscard]] absl::StatusOr<proto::JobStatus> RunSubmit(FleetClient& client,
-                                                         const SubmitOptions& options,
+                                                         const proto::JobSpec& spec,
                                                          std::ostream& out);
 // Prints one AutoTVM progress line per finished trial ("\r"-updated on a
 // terminal when `live`; for a model job the trial's task and the model's

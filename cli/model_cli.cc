@@ -8,6 +8,7 @@
 #include "cli/optimize_command.h"
 #include "cli/shared_flags.h"
 #include "common/status_macros.h"
+#include "toolchain/codegen/target.h"
 
 ABSL_FLAG(std::string, records, "", "compile: tuning records (JSON lines) to apply");
 ABSL_FLAG(bool, epilogues_in_kernels, false,
@@ -28,11 +29,13 @@ namespace tunefleet {
   OptimizeOptions o;
   o.model = absl::GetFlag(FLAGS_model);
   o.output_dir = absl::GetFlag(FLAGS_o);
-  o.tune = LocalSearchFromFlags();
+  TF_ASSIGN_OR_RETURN(o.job,
+                      JobSpecFromFlags({.target = HostTargetString(), .task_policy = "gradient"}));
+  o.job.set_window(absl::GetFlag(FLAGS_batch));
+  o.run = LocalRunFromFlags();
   o.threads = RunThreadsFromFlag();
   o.runs = absl::GetFlag(FLAGS_runs);
   o.ort_module = absl::GetFlag(FLAGS_ort_module);
-  TF_ASSIGN_OR_RETURN(o.job, ModelJobFromFlags());
   TF_ASSIGN_OR_RETURN(o.onnx, OnnxOptionsFromFlag());
   return RunOptimize(o, std::cerr, std::cout).status();
 }

@@ -2,13 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/clock.h"
 #include "common/status_macros.h"
 #include "proto_convert/model_job.h"
 #include "toolchain/codegen/target.h"
 #include "tuner_core/graph/model_source.h"
 #include "tuner_core/models/model_zoo.h"
-#include "tuner_core/records/record_file.h"
 #include "tuner_core/selective/selective_plan.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/workloads/workload.h"
@@ -114,78 +112,12 @@ std::string DescribeTask(const ModelTask& task) {
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::StatusOr<LocalModelSummary> RunTuneModelJob(
-    const std::string& model, const OnnxImportOptions& onnx, const TuneCommandOptions& base,
-    const ModelJobOptions& job, std::ostream& progress, std::ostream& out) {
+[[nodiscard]] absl::StatusOr<proto::JobSpec> ModelJobSpec(const std::string& model,
+                                                          const OnnxImportOptions& onnx,
+                                                          const std::string& target,
+                                                          const ModelJobOptions& job) {
   TF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(model, onnx));
-  const std::string target = base.target.empty() ? HostTargetString() : base.target;
-  ModelJobOptions options = job;
-  options.trials_per_task = base.trials;
-  proto::JobSpec spec = MakeModelJobSpec(model, loaded.tasks, target, options);
-  spec.set_tuner(base.tuner);
-  spec.set_seed(base.seed);
-  spec.set_early_stopping(base.early_stopping);
-  spec.set_window(base.batch_size);
-  spec.set_plan_size(base.plan_size);
-  out << "Tuning " << model << " as one job: " << spec.tasks_size() << " tasks, "
-      << (base.trials > 0 ? absl::StrCat(base.trials, " trials per task")
-                          : std::string("no cap per task (the time budget ends it)"))
-      << ", tuner " << base.tuner << ", task policy " << job.task_policy
-      << (job.selective.empty() ? "" : ", selective " + job.selective)
-      << (job.selective.empty() || job.selective_followup_trials <= 0
-              ? ""
-              : absl::StrCat(" + ", job.selective_followup_trials, " follow-up trials"))
-      << (job.time_budget_s > 0 ? absl::StrFormat(", time budget %.0f s", job.time_budget_s) : "")
-      << (base.log.empty() ? "" : ", records in " + base.log) << "\n";
-  TF_ASSIGN_OR_RETURN(TargetSpec target_spec, ParseTarget(target));
-  TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> shipped,
-                      LoadPretunedRecords(base.pretuned, target_spec));
-  const PretunedRecords& pretuned = *shipped;
-  out << (pretuned.num_records() > 0
-              ? absl::StrCat(
-                    "Warm start: ", pretuned.num_records(), " records of ",
-                    pretuned.num_workloads(), " workloads (",
-                    base.pretuned.empty() ? "shipped for " + target_spec.family() : base.pretuned,
-                    "), up to ", kPretunedConfigsPerTask, " measured first in each task\n")
-              : absl::StrCat("Cold start: no pretuned records (",
-                             base.pretuned == "none" ? "--pretuned=none"
-                                                     : "none shipped for " + target_spec.family(),
-                             ")\n"));
-  LocalJobSetup setup{.pretuned = &pretuned, .resume = base.resume};
-  if (!base.transfer_log.empty()) {
-    TF_ASSIGN_OR_RETURN(ReadReport history, ReadRecords(base.transfer_log));
-    for (const std::string& w : history.warnings) out << "warning: " << w << "\n";
-    out << "Transfer: " << history.records.size() << " records from " << base.transfer_log
-        << " warm-start each task's cost model (xgb*: those of its template)\n";
-    setup.transfer_history = std::move(history.records);
-  }
-  TF_ASSIGN_OR_RETURN(LocalModelSummary summary,
-                      RunLocalModelJob(spec, base.local, base.log, progress, setup));
-  int64_t resumed = 0;
-  for (const int64_t r : summary.resumed_per_task) resumed += r;
-  if (resumed > 0) {
-    out << resumed << " trials already in " << base.log
-        << " resumed (not measured again; they count toward the budget)\n";
-  }
-  out << absl::StrFormat("%-6s %-7s %-7s %-11s %s\n", "task", "layers", "trials", "ms x layers",
-                         "workload");
-  for (int i = 0; i < spec.tasks_size(); ++i) {
-    out << absl::StrFormat("%-6d %-7g %-7d %-11.4f %s\n", i, spec.tasks(i).weight(),
-                           summary.trials_per_task[i] + summary.resumed_per_task[i],
-                           summary.best_cost_s[i] * spec.tasks(i).weight() * 1e3,
-                           spec.tasks(i).name());
-  }
-  out << absl::StrFormat("Estimated latency (sum of tuned tasks' best x layers): %.3f ms",
-                         summary.estimated_latency_s * 1e3);
-  if (summary.untuned_tasks > 0) out << " (" << summary.untuned_tasks << " tasks without a result)";
-  out << absl::StrFormat("\n%d trials in %.1f s\n", summary.trials, summary.wall_seconds);
-  const LocalTimings& t = summary.timings;
-  out << absl::StrFormat(
-      "Time: build %.1f s (compiler %.1f s over %d builds) | measure %.1f s (workload "
-      "preparation %.1f s, kernel runs %.1f s, correctness checks %.1f s) | validation %.1f s\n",
-      t.build_wall_seconds, t.build_cpu_seconds, t.built, t.measure_wall_seconds, t.prepare_seconds,
-      t.run_seconds, t.check_seconds, t.validation_seconds);
-  return summary;
+  return MakeModelJobSpec(model, loaded.tasks, target, job);
 }
 
 }  // namespace tunefleet

@@ -6,13 +6,9 @@
 //       that is not tuned, with its count and why
 //   tunefleet tasks --model ... --similarity [--selective_threshold 0.01]
 //       the tasks' similarity matrix and selective tuning's clusters
-//   tunefleet tune --model resnet-18 --trials 200 --tuner xgb --log r.jsonl
-//       [--task_policy gradient] [--selective=top3] [--time_budget 10m]
-//       the model as one job, locally, with the fleet's model-job logic
-//       (local/model_job.h): the task scheduler spreads trials x tasks over
-//       the tasks (plain: each task in turn, AutoTVM's tune_tasks),
-//       selective tuning tunes representatives only; into one records file,
-//       then each task's best and the model's estimated latency
+//
+// and the job spec of a model that `tune --model`, `optimize` and
+// `submit --model` run (ModelJobSpec).
 #ifndef TUNEFLEET_CLI_MODEL_COMMAND_H_
 #define TUNEFLEET_CLI_MODEL_COMMAND_H_
 
@@ -22,8 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "local/model_job.h"
-#include "local/tune_command.h"
+#include "proto/fleet.pb.h"
 #include "proto_convert/model_job.h"
 #include "tuner_core/graph/onnx_import.h"
 
@@ -42,14 +37,15 @@ namespace tunefleet {
                                          const std::string& target, double threshold,
                                          std::ostream& out);
 
-// Tunes `model` locally as one model job: `base.trials` per task (which
-// overrides job.trials_per_task), its tuner, seed, plan_size, target, log
-// (resumed with base.resume: the log's trials of these tasks count as done),
-// transfer log, pretuned records and measurement options; `job`'s policy and
-// selective tuning. Prints each task's best and the estimated latency.
-[[nodiscard]] absl::StatusOr<LocalModelSummary> RunTuneModelJob(
-    const std::string& model, const OnnxImportOptions& onnx, const TuneCommandOptions& base,
-    const ModelJobOptions& job, std::ostream& progress, std::ostream& out);
+// The job of tuning `model` (a built-in name or an ONNX file) on `target`:
+// its distinct tasks (LoadModel), weighted by the layers each serves, spread
+// by `job` (MakeModelJobSpec); the rest of the spec (tuner, seed, measure
+// options) is the caller's. `tune --model`, `optimize` and `submit --model`
+// make their jobs here. The errors of LoadModel.
+[[nodiscard]] absl::StatusOr<proto::JobSpec> ModelJobSpec(const std::string& model,
+                                                          const OnnxImportOptions& onnx,
+                                                          const std::string& target,
+                                                          const ModelJobOptions& job);
 
 }  // namespace tunefleet
 

@@ -10,6 +10,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
+#include "local/tune_command.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
@@ -29,36 +31,37 @@ TEST(ModelCommandTest, TasksListsResNet18) {
   EXPECT_THAT(status.message(), HasSubstr("resnet-18"));
 }
 
-// Plain `tune --model`: the sequential policy, each task in turn.
+// Plain `tune --model`: the sequential policy, each task in turn, through
+// the same local job driver as a kernel's tune.
 TEST(ModelCommandTest, TunesEveryTaskOfResNet18IntoOneLogAndResumesFromIt) {
   ASSERT_TRUE(UseTestRunner());
-  TuneCommandOptions base;
-  base.trials = 2;
-  base.batch_size = 2;
-  base.tuner = "random";
-  base.seed = 3;
-  base.pretuned = "none";
-  base.log = std::string(std::getenv("TEST_TMPDIR")) + "/resnet18.jsonl";
-  base.local.runner.num_threads = 2;
-  base.local.measure.number = 1;
-  base.local.measure.repeat = 1;
-  base.local.measure.cooldown_interval_s = 0;
-  base.local.validation.top_k = 0;
-  ModelJobOptions job;
-  job.task_policy = "sequential";
+  ModelJobOptions job{.trials_per_task = 2, .task_policy = "sequential"};
+  absl::StatusOr<proto::JobSpec> made = ModelJobSpec("resnet-18", {}, HostTargetString(), job);
+  ASSERT_TRUE(made.ok()) << made.status();
+  proto::JobSpec spec = *made;
+  spec.set_tuner("random");
+  spec.set_seed(3);
+  spec.set_window(2);
+  spec.mutable_measure()->set_number(1);
+  spec.mutable_measure()->set_repeat(1);
+  spec.mutable_measure()->set_cooldown_interval_s(0);
+  spec.set_validate_top_k(0);
+  LocalRunOptions run;
+  run.log = std::string(std::getenv("TEST_TMPDIR")) + "/resnet18.jsonl";
+  run.host.runner.num_threads = 2;
   std::ostringstream progress, out;
-  absl::StatusOr<LocalModelSummary> summary =
-      RunTuneModelJob("resnet-18", {}, base, job, progress, out);
+  absl::StatusOr<LocalJobSummary> summary = RunTune(spec, run, progress, out);
   ASSERT_TRUE(summary.ok()) << summary.status();
-  ASSERT_EQ(summary->trials_per_task.size(), 12u);
+  ASSERT_EQ(summary->tasks.size(), 12u);
   EXPECT_EQ(summary->trials, 24);
-  for (const int64_t n : summary->trials_per_task) EXPECT_EQ(n, 2);
+  for (const LocalTaskOutcome& t : summary->tasks) EXPECT_EQ(t.trials, 2);
   EXPECT_THAT(out.str(), HasSubstr("task policy sequential"));
+  EXPECT_THAT(out.str(), HasSubstr("Cold start"));
   EXPECT_THAT(out.str(), HasSubstr("Estimated latency (sum of tuned tasks' best x layers):"));
   EXPECT_THAT(out.str(), HasSubstr("Time: build "));
   EXPECT_GT(summary->estimated_latency_s, 0);
 
-  absl::StatusOr<ReadReport> records = ReadRecords(base.log);
+  absl::StatusOr<ReadReport> records = ReadRecords(run.log);
   ASSERT_TRUE(records.ok()) << records.status();
   EXPECT_EQ(records->records.size(), 24u);
   std::set<std::string> tasks;
@@ -68,24 +71,32 @@ TEST(ModelCommandTest, TunesEveryTaskOfResNet18IntoOneLogAndResumesFromIt) {
   // Run again on the same log: the job's 24 trials are done, nothing is
   // measured twice, and the estimate is the same records' (no validation).
   std::ostringstream progress2, out2;
-  absl::StatusOr<LocalModelSummary> again =
-      RunTuneModelJob("resnet-18", {}, base, job, progress2, out2);
+  absl::StatusOr<LocalJobSummary> again = RunTune(spec, run, progress2, out2);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->trials, 0);
-  for (const int64_t n : again->resumed_per_task) EXPECT_EQ(n, 2);
+  for (const LocalTaskOutcome& t : again->tasks) EXPECT_EQ(t.resumed, 2);
   EXPECT_THAT(out2.str(), HasSubstr("24 trials already in"));
   EXPECT_DOUBLE_EQ(again->estimated_latency_s, summary->estimated_latency_s);
-  EXPECT_EQ(ReadRecords(base.log)->records.size(), 24u);
+  EXPECT_EQ(ReadRecords(run.log)->records.size(), 24u);
 
   // A larger budget goes on from there: 1 more trial per task.
-  base.trials = 3;
+  job.trials_per_task = 3;
+  proto::JobSpec more_spec = spec;
+  const proto::JobSpec larger = ModelJobSpec("resnet-18", {}, HostTargetString(), job).value();
+  more_spec.set_n_trial(larger.n_trial());
+  more_spec.set_trials_per_task(larger.trials_per_task());
   std::ostringstream progress3, out3;
-  absl::StatusOr<LocalModelSummary> more =
-      RunTuneModelJob("resnet-18", {}, base, job, progress3, out3);
+  absl::StatusOr<LocalJobSummary> more = RunTune(more_spec, run, progress3, out3);
   ASSERT_TRUE(more.ok()) << more.status();
   EXPECT_EQ(more->trials, 12);
-  EXPECT_EQ(ReadRecords(base.log)->records.size(), 36u);
+  EXPECT_EQ(ReadRecords(run.log)->records.size(), 36u);
   EXPECT_LE(more->estimated_latency_s, summary->estimated_latency_s * (1 + 1e-12));
+}
+
+TEST(ModelCommandTest, AnUnknownModelIsNamed) {
+  absl::StatusOr<proto::JobSpec> spec = ModelJobSpec("resnet-19", {}, "llvm", {});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(), HasSubstr("resnet-19"));
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ std::string FindInTree(const std::string& relative) {
 [[nodiscard]] absl::StatusOr<OptimizeSummary> RunOptimize(const OptimizeOptions& options,
                                                           std::ostream& progress,
                                                           std::ostream& out) {
-  if (options.job.time_budget_s <= 0) {
+  if (!options.job.has_time_budget_s() || options.job.time_budget_s() <= 0) {
     return absl::InvalidArgumentError("optimize needs --time_budget (e.g. 10m, 90s)");
   }
   if (options.output_dir.empty()) return absl::InvalidArgumentError("optimize needs -o DIR");
@@ -89,16 +89,18 @@ std::string FindInTree(const std::string& relative) {
   const Stopwatch watch;
   OptimizeSummary summary;
 
-  out << "== 1/3 tuning within " << options.job.time_budget_s << " s\n";
-  TuneCommandOptions tune = options.tune;
+  if (options.job.tasks_size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("optimize: no task to tune in ", options.model));
+  }
+  out << "== 1/3 tuning within " << options.job.time_budget_s() << " s\n";
+  LocalRunOptions tune = options.run;
   tune.log = (fs::path(options.output_dir) / "records.jsonl").string();
-  TF_ASSIGN_OR_RETURN(summary.tuning, RunTuneModelJob(options.model, options.onnx, tune,
-                                                      options.job, progress, out));
+  TF_ASSIGN_OR_RETURN(summary.tuning, RunTune(options.job, tune, progress, out));
 
   out << "== 2/3 compiling\n";
   CompileOptions compile{.model = options.model,
                          .records = tune.log,
-                         .target = tune.target,
+                         .target = options.job.tasks(0).task().target(),
                          .output_dir = options.output_dir,
                          .onnx = options.onnx};
   TF_RETURN_IF_ERROR(RunCompileCommand(compile, out));

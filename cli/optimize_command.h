@@ -3,7 +3,7 @@
 //
 //   tunefleet optimize --model x.onnx --time_budget 10m -o out/ [--threads 2]
 //
-//  1. tunes the model's tasks locally as one model job (local/model_job.h)
+//  1. tunes the model's tasks locally as one job (local/tune_command.h)
 //     with the gradient task scheduler, which spends the budget where it
 //     expects the model's latency to drop most, and stops proposing trials
 //     when the budget is spent; then validates each task's winners (their
@@ -23,7 +23,7 @@
 #include "absl/status/statusor.h"
 #include "cli/model_command.h"
 #include "local/tune_command.h"
-#include "proto_convert/model_job.h"
+#include "proto/fleet.pb.h"
 #include "tuner_core/graph/onnx_import.h"
 
 namespace tunefleet {
@@ -32,11 +32,13 @@ struct OptimizeOptions {
   std::string model;  // an .onnx file
   OnnxImportOptions onnx;
   std::string output_dir;
-  // The tuning: its tuner, target, trials cap per task, measurement and
-  // validation options (log is set to output_dir/records.jsonl).
-  TuneCommandOptions tune;
-  ModelJobOptions job;  // job.time_budget_s > 0 is required
-  int threads = 1;      // for the timing runs (ours and ONNX Runtime's)
+  // The tuning job of `model` (ModelJobSpec): its tasks, target, tuner,
+  // trials cap per task, measurement and validation options; a time budget
+  // (time_budget_s > 0) is required.
+  proto::JobSpec job;
+  // How this host runs it (its log is set to output_dir/records.jsonl).
+  LocalRunOptions run;
+  int threads = 1;  // for the timing runs (ours and ONNX Runtime's)
   int runs = 50;
   // ONNX Runtime for Node: the onnxruntime-node package directory and the
   // timing script; empty: looked up (third_party/node/node_modules/
@@ -47,7 +49,7 @@ struct OptimizeOptions {
 };
 
 struct OptimizeSummary {
-  LocalModelSummary tuning;
+  LocalJobSummary tuning;
   double tuned_ms = 0;           // the compiled model's median latency
   std::optional<double> ort_ms;  // ONNX Runtime's, when measured
   std::string ort_note;          // why ONNX Runtime was not measured

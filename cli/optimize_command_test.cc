@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
@@ -24,16 +25,18 @@ OptimizeOptions TinyOptions(const std::string& dir) {
   OptimizeOptions o;
   o.model = kTinyNet;
   o.output_dir = dir;
-  o.tune.tuner = "random";
-  o.tune.seed = 5;
-  o.tune.batch_size = 2;
-  o.tune.local.runner.num_threads = 1;
-  o.tune.local.measure.number = 1;
-  o.tune.local.measure.repeat = 1;
-  o.tune.local.measure.cooldown_interval_s = 0;
-  o.tune.local.validation.top_k = 1;
-  o.tune.local.validation.passes = 1;
-  o.job.time_budget_s = 3;
+  o.job = ModelJobSpec(kTinyNet, {}, HostTargetString(),
+                       {.trials_per_task = 0, .task_policy = "gradient", .time_budget_s = 3})
+              .value();
+  o.job.set_tuner("random");
+  o.job.set_seed(5);
+  o.job.set_window(2);
+  o.job.mutable_measure()->set_number(1);
+  o.job.mutable_measure()->set_repeat(1);
+  o.job.mutable_measure()->set_cooldown_interval_s(0);
+  o.job.set_validate_top_k(1);
+  o.job.set_validation_passes(1);
+  o.run.host.runner.num_threads = 1;
   o.runs = 3;
   return o;
 }
@@ -68,7 +71,7 @@ TEST(OptimizeCommandTest, RefusesWithoutABudgetOrAnOutputDirectory) {
   EXPECT_EQ(no_dir.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(no_dir.status().message(), HasSubstr("-o DIR"));
   o.output_dir = std::string(std::getenv("TEST_TMPDIR")) + "/unused";
-  o.job.time_budget_s = 0;
+  o.job.clear_time_budget_s();
   absl::StatusOr<OptimizeSummary> no_budget = RunOptimize(o, progress, out);
   EXPECT_EQ(no_budget.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(no_budget.status().message(), HasSubstr("--time_budget"));

@@ -8,7 +8,11 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cli/model_command.h"
 #include "common/status_macros.h"
+#include "proto_convert/run_request.h"
+#include "proto_convert/task_spec.h"
+#include "toolchain/codegen/target.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload to tune");
 ABSL_FLAG(std::string, model, "",
@@ -27,6 +31,7 @@ ABSL_FLAG(std::string, layout, "NK", "dense: NK (B is [N,K], like a linear layer
 ABSL_FLAG(std::string, template_name, "", "template (default: the workload's best)");
 ABSL_FLAG(std::string, tuner, "random",
           "search strategy: grid | random | ga | xgb | xgb_rank | xgb_knob | xgb_curve");
+ABSL_FLAG(int32_t, plan_size, 64, "xgb*: refit the cost model every plan_size results");
 ABSL_FLAG(std::string, pretuned, "",
           "the configs each task measures first (a warm start): empty, the records shipped for "
           "the target's CPU family; 'none', a cold start; else a record file (tune --log's "
@@ -92,6 +97,106 @@ ABSL_FLAG(std::string, key, "local", "device key of the agents that measure the 
 
 namespace tunefleet {
 
+namespace {
+
+// --model's budget and policy; `default_policy` when --task_policy is empty.
+[[nodiscard]] absl::StatusOr<ModelJobOptions> ModelJobFromFlags(const std::string& default_policy) {
+  const std::string policy = absl::GetFlag(FLAGS_task_policy);
+  ModelJobOptions job{.trials_per_task = absl::GetFlag(FLAGS_trials_per_task),
+                      .task_policy = policy.empty() ? default_policy : policy,
+                      .selective = absl::GetFlag(FLAGS_selective),
+                      .selective_threshold = absl::GetFlag(FLAGS_selective_threshold),
+                      .selective_followup_trials = absl::GetFlag(FLAGS_selective_followup),
+                      .time_budget_s = absl::ToDoubleSeconds(absl::GetFlag(FLAGS_time_budget))};
+  if (job.time_budget_s < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--time_budget must be positive, got ", job.time_budget_s, " s"));
+  }
+  const std::string share = absl::GetFlag(FLAGS_share_schedules);
+  if (share == "true") {
+    job.share_schedules = true;
+  } else if (share == "false") {
+    job.share_schedules = false;
+  } else if (!share.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--share_schedules must be true or false, got \"", share, "\""));
+  }
+  return job;
+}
+
+// --args as JSON; null when the flag is empty.
+[[nodiscard]] absl::StatusOr<nlohmann::json> ArgsFromFlag() {
+  const std::string text = absl::GetFlag(FLAGS_args);
+  if (text.empty()) return nlohmann::json();
+  nlohmann::json args = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (args.is_discarded() || !args.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat("--args is not a JSON object: ", text));
+  }
+  return args;
+}
+
+// The spec's pretuned_family for --pretuned: the target's family when empty.
+[[nodiscard]] absl::StatusOr<std::string> PretunedFamilyFromFlag(const std::string& target,
+                                                                 bool for_fleet) {
+  const std::string pretuned = absl::GetFlag(FLAGS_pretuned);
+  if (for_fleet && !pretuned.empty() && pretuned != "none") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "submit --pretuned takes '' (the records shipped for the target's family) or 'none'; "
+        "a record file (\"",
+        pretuned, "\") is for local tune and optimize: the fleet's tuner cannot read it"));
+  }
+  if (!pretuned.empty()) return std::string();
+  TF_ASSIGN_OR_RETURN(TargetSpec parsed, ParseTarget(target));
+  return parsed.family();
+}
+
+}  // namespace
+
+[[nodiscard]] absl::StatusOr<proto::JobSpec> JobSpecFromFlags(const JobFlagDefaults& defaults) {
+  const std::string flag_target = absl::GetFlag(FLAGS_target);
+  const std::string target = flag_target.empty() ? defaults.target : flag_target;
+  const std::string model = absl::GetFlag(FLAGS_model);
+  const int64_t trials = TrialsFromFlags();
+  proto::JobSpec spec;
+  if (!model.empty()) {
+    TF_ASSIGN_OR_RETURN(ModelJobOptions job, ModelJobFromFlags(defaults.task_policy));
+    const int64_t per_task = absl::GetFlag(FLAGS_trials_per_task);
+    job.trials_per_task = per_task > 0 ? per_task : trials;
+    TF_ASSIGN_OR_RETURN(OnnxImportOptions onnx, OnnxOptionsFromFlag());
+    TF_ASSIGN_OR_RETURN(spec, ModelJobSpec(model, onnx, target, job));
+  } else {
+    const std::string workload = absl::GetFlag(FLAGS_workload);
+    TF_ASSIGN_OR_RETURN(nlohmann::json args, ArgsFromFlag());
+    if (args.is_null()) {
+      TF_ASSIGN_OR_RETURN(args, WorkloadArgsFromShape(workload, absl::GetFlag(FLAGS_shape),
+                                                      absl::GetFlag(FLAGS_layout)));
+    }
+    *spec.mutable_task() = MakeTaskSpec(absl::GetFlag(FLAGS_template_name), workload, args, target);
+    spec.set_n_trial(trials);
+  }
+  spec.set_tuner(absl::GetFlag(FLAGS_tuner));
+  spec.set_seed(absl::GetFlag(FLAGS_seed));
+  spec.set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
+  spec.set_plan_size(absl::GetFlag(FLAGS_plan_size));
+  *spec.mutable_measure() = ToProto(MeasureFromFlags());
+  spec.set_validate_top_k(absl::GetFlag(FLAGS_validate_top_k));
+  spec.set_validation_passes(absl::GetFlag(FLAGS_validation_passes));
+  TF_ASSIGN_OR_RETURN(*spec.mutable_pretuned_family(),
+                      PretunedFamilyFromFlag(target, defaults.for_fleet));
+  return spec;
+}
+
+LocalRunOptions LocalRunFromFlags() {
+  LocalRunOptions run;
+  run.log = absl::GetFlag(FLAGS_log);
+  const std::string pretuned = absl::GetFlag(FLAGS_pretuned);
+  if (pretuned != "none") run.pretuned_file = pretuned;
+  run.host.runner.num_threads = absl::GetFlag(FLAGS_threads);
+  run.host.share_runner_child = absl::GetFlag(FLAGS_share_runner_child);
+  run.host.reject_slower_than = absl::GetFlag(FLAGS_reject_slower_than);
+  return run;
+}
+
 MeasureOptions MeasureFromFlags() {
   MeasureOptions m;
   m.number = absl::GetFlag(FLAGS_number);
@@ -120,61 +225,9 @@ int64_t TrialsFromFlags() {
   return budgeted_model ? 0 : kDefaultTrials;
 }
 
-TuneCommandOptions LocalSearchFromFlags() {
-  TuneCommandOptions o;
-  o.tuner = absl::GetFlag(FLAGS_tuner);
-  o.pretuned = absl::GetFlag(FLAGS_pretuned);
-  o.trials = TrialsFromFlags();
-  o.early_stopping = absl::GetFlag(FLAGS_early_stopping);
-  o.batch_size = absl::GetFlag(FLAGS_batch);
-  o.target = absl::GetFlag(FLAGS_target);
-  o.seed = absl::GetFlag(FLAGS_seed);
-  o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
-  o.local.measure = MeasureFromFlags();
-  o.local.validation.top_k = absl::GetFlag(FLAGS_validate_top_k);
-  o.local.validation.passes = absl::GetFlag(FLAGS_validation_passes);
-  o.local.share_runner_child = absl::GetFlag(FLAGS_share_runner_child);
-  o.local.reject_slower_than = absl::GetFlag(FLAGS_reject_slower_than);
-  return o;
-}
-
 int RunThreadsFromFlag() {
   const int threads = absl::GetFlag(FLAGS_threads);
   return threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-}
-
-[[nodiscard]] absl::StatusOr<ModelJobOptions> ModelJobFromFlags() {
-  const std::string policy = absl::GetFlag(FLAGS_task_policy);
-  ModelJobOptions job{.trials_per_task = absl::GetFlag(FLAGS_trials_per_task),
-                      .task_policy = policy.empty() ? "gradient" : policy,
-                      .selective = absl::GetFlag(FLAGS_selective),
-                      .selective_threshold = absl::GetFlag(FLAGS_selective_threshold),
-                      .selective_followup_trials = absl::GetFlag(FLAGS_selective_followup),
-                      .time_budget_s = absl::ToDoubleSeconds(absl::GetFlag(FLAGS_time_budget))};
-  if (job.time_budget_s < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--time_budget must be positive, got ", job.time_budget_s, " s"));
-  }
-  const std::string share = absl::GetFlag(FLAGS_share_schedules);
-  if (share == "true") {
-    job.share_schedules = true;
-  } else if (share == "false") {
-    job.share_schedules = false;
-  } else if (!share.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--share_schedules must be true or false, got \"", share, "\""));
-  }
-  return job;
-}
-
-[[nodiscard]] absl::StatusOr<nlohmann::json> ArgsFromFlag() {
-  const std::string text = absl::GetFlag(FLAGS_args);
-  if (text.empty()) return nlohmann::json();
-  nlohmann::json args = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (args.is_discarded() || !args.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat("--args is not a JSON object: ", text));
-  }
-  return args;
 }
 
 [[nodiscard]] absl::StatusOr<OnnxImportOptions> OnnxOptionsFromFlag() {

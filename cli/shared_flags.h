@@ -12,8 +12,7 @@
 #include "absl/time/time.h"
 #include "local/measure_command.h"
 #include "local/tune_command.h"
-#include "nlohmann/json.hpp"
-#include "proto_convert/model_job.h"
+#include "proto/fleet.pb.h"
 #include "tuner_core/graph/onnx_import.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/records/remeasure_selection.h"
@@ -27,6 +26,7 @@ ABSL_DECLARE_FLAG(std::string, args);
 ABSL_DECLARE_FLAG(std::string, layout);
 ABSL_DECLARE_FLAG(std::string, template_name);
 ABSL_DECLARE_FLAG(std::string, tuner);
+ABSL_DECLARE_FLAG(int32_t, plan_size);
 ABSL_DECLARE_FLAG(std::string, pretuned);
 ABSL_DECLARE_FLAG(bool, share_runner_child);
 ABSL_DECLARE_FLAG(double, reject_slower_than);
@@ -74,20 +74,38 @@ RemeasureSelection RemeasureSelectionFromFlags(int top, int passes);
 // the search).
 int64_t TrialsFromFlags();
 
-// A local search's flags (tune, optimize): tuner, trials, early stopping,
-// batch, target, seed, warm start, and how this host builds, measures and
-// validates.
-TuneCommandOptions LocalSearchFromFlags();
+// What a command fills in when its flags leave it open.
+struct JobFlagDefaults {
+  std::string target;       // when --target is empty
+  std::string task_policy;  // a model job's, when --task_policy is empty
+  // The job goes to the fleet, whose tuner cannot read a --pretuned file:
+  // one is refused, naming it.
+  bool for_fleet = false;
+};
+
+// The job the flags describe: the one description of a job that `tune`,
+// `optimize` and `submit` make, run here or send to the fleet.
+//   what: --model (with --input_shape; trials per task from
+//     --trials_per_task, else --trials; --task_policy, --selective,
+//     --selective_followup, --share_schedules, --time_budget), or
+//     --workload with --shape or --args, --layout and --template_name;
+//   how: --target, --tuner, --seed, --early_stopping, --plan_size, the time
+//     evaluator's flags (spec.measure), --validate_top_k,
+//     --validation_passes, and the warm start (--pretuned: empty, the
+//     records shipped for the target's family; anything else, none in the
+//     spec: "none" is a cold start, a file is LocalRunFromFlags').
+// The command adds its own (tune: window = --batch; submit: name, key,
+// priority, window, queue timeout). The errors of the flags' parsers, of
+// loading the model and of the target string.
+[[nodiscard]] absl::StatusOr<proto::JobSpec> JobSpecFromFlags(const JobFlagDefaults& defaults);
+
+// How this host runs a job (tune, optimize): --log, the --pretuned record
+// file, --threads, --share_runner_child, --reject_slower_than. (tune adds
+// --resume and --transfer_log.)
+LocalRunOptions LocalRunFromFlags();
 
 // --threads for running a compiled model (run, optimize): 0 means every core.
 int RunThreadsFromFlag();
-
-// --model as one job (tune with --task_policy/--selective, submit,
-// optimize): how its budget is spread and whether it is tuned selectively.
-[[nodiscard]] absl::StatusOr<ModelJobOptions> ModelJobFromFlags();
-
-// --args as JSON; null when the flag is empty.
-[[nodiscard]] absl::StatusOr<nlohmann::json> ArgsFromFlag();
 
 // --input_shape as the ONNX importer's options.
 [[nodiscard]] absl::StatusOr<OnnxImportOptions> OnnxOptionsFromFlag();

@@ -130,6 +130,8 @@ class JobRunner {
   int num_tasks() const { return static_cast<int>(tasks_.size()); }
   // Task `i` of the job, as the runner made it from its spec.
   const Task& task(int i) const { return *tasks_[i].task; }
+  // Task `i`'s search strategy (its counts; an XgbTuner's model timings).
+  const Tuner& tuner(int i) const { return *tasks_[i].tuner; }
   // The best GFLOPS of a one-task job (of task 0 otherwise).
   double best_gflops() const;
   // Sum over tasks of weight x best cost, over tasks with a success.

@@ -12,6 +12,9 @@
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
 #include "local/tune_command.h"
+#include "proto_convert/run_request.h"
+#include "proto_convert/task_spec.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/records/record_file.h"
 
 namespace tunefleet {
@@ -23,15 +26,20 @@ class MeasureCommandTest : public LocalModeTest {
  protected:
   // Tunes a 64x64x64 dense for `trials` into log_, validating its best.
   void TuneSmallDense(int trials) {
-    TuneCommandOptions o;
-    o.shape = "64,64,64";
-    o.trials = trials;
-    o.log = log_;
-    o.seed = 5;
-    o.local = Local();
-    o.local.validation = {.top_k = 1, .passes = 1};
+    proto::JobSpec spec;
+    *spec.mutable_task() = MakeTaskSpec(
+        "", "dense", {{"M", 64}, {"N", 64}, {"K", 64}, {"layout", "NK"}}, HostTargetString());
+    spec.set_tuner("random");
+    spec.set_n_trial(trials);
+    spec.set_seed(5);
+    *spec.mutable_measure() = ToProto(Local().measure);
+    spec.set_validate_top_k(1);
+    spec.set_validation_passes(1);
+    LocalRunOptions run;
+    run.log = log_;
+    run.host = Local();
     std::ostringstream progress, out;
-    ASSERT_TRUE(RunTune(o, progress, out).ok());
+    ASSERT_TRUE(RunTune(spec, run, progress, out).ok());
   }
 
   static LocalMeasurerOptions Local() {

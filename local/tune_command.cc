@@ -1,7 +1,6 @@
 #include "local/tune_command.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -9,17 +8,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "common/clock.h"
 #include "common/status_macros.h"
-#include "local/validation_log.h"
+#include "local/validate_winners.h"
 #include "proto_convert/task_spec.h"
-#include "toolchain/default_config.h"
-#include "toolchain/register_fit.h"
+#include "toolchain/codegen/target.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
-#include "tuner_core/records/task_record.h"
-#include "tuner_core/tuners/tuner_factory.h"
-#include "tuner_core/tuners/xgb_tuner.h"
 
 namespace tunefleet {
 namespace {
@@ -30,95 +24,133 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The cheapest successful result, or null.
-const TrialResult* SearchBest(const std::vector<TrialResult>& results) {
-  const TrialResult* best = nullptr;
-  for (const TrialResult& r : results) {
-    if (r.result.ok() && (best == nullptr || r.result.MeanCost() < best->result.MeanCost())) {
-      best = &r;
-    }
+// "Tuning ...": what the job is, before anything is measured.
+[[nodiscard]] absl::Status PrintJob(const proto::JobSpec& spec, const LocalRunOptions& run,
+                                    std::ostream& out) {
+  if (spec.tasks_size() == 1) {
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<Task> task, TaskFromSpec(spec.tasks(0).task()));
+    out << "Tuning " << task->workload().Describe() << " with " << task->name() << " ("
+        << task->space().size() << " configs) on \"" << task->target() << "\", tuner "
+        << spec.tuner() << ", " << spec.n_trial() << " trials";
+  } else {
+    const std::string policy = spec.task_policy().empty() ? "gradient" : spec.task_policy();
+    out << "Tuning " << spec.model() << " as one job: " << spec.tasks_size() << " tasks, "
+        << (spec.has_trials_per_task() && spec.trials_per_task() > 0
+                ? absl::StrCat(spec.trials_per_task(), " trials per task")
+                : std::string("no cap per task (the time budget ends it)"))
+        << ", tuner " << spec.tuner() << ", task policy " << policy
+        << (spec.selective().empty() ? "" : ", selective " + spec.selective())
+        << (spec.selective().empty() || spec.selective_followup_trials() <= 0
+                ? ""
+                : absl::StrCat(" + ", spec.selective_followup_trials(), " follow-up trials"));
   }
-  return best;
-}
-
-// Validates the winners of `results` (when options ask for it), fills the
-// summary's best and validation fields, prints the validation table and
-// writes the validations into the log.
-[[nodiscard]] absl::Status ValidateAndReport(const TuneCommandOptions& options, const Task& task,
-                                             LocalMeasurer& measurer,
-                                             const std::vector<TrialResult>& results,
-                                             TuneSummary& summary, std::ostream& progress,
-                                             std::ostream& out) {
-  const double flops = task.workload().flops();
-  const TrialResult* search_best = SearchBest(results);
-  if (search_best == nullptr) return absl::OkStatus();
-  summary.search_best_cost_seconds = search_best->result.MeanCost();
-  summary.search_best_gflops = flops / summary.search_best_cost_seconds / 1e9;
-  summary.search_best_config = search_best->config.ToJson();
-  summary.best_cost_seconds = summary.search_best_cost_seconds;
-  summary.best_gflops = summary.search_best_gflops;
-  summary.best_search_gflops = summary.search_best_gflops;
-  summary.best_config = summary.search_best_config;
-
-  const LocalValidationOptions& validation = options.local.validation;
-  if (validation.top_k == 0) return absl::OkStatus();
-  progress << options.task_label << " validating up to the top " << validation.top_k << " configs, "
-           << validation.passes << " passes each, each measurement in a fresh runner child\n";
-  const double seconds_before = measurer.timings().validation_seconds;
-  TF_ASSIGN_OR_RETURN(WinnerValidation winners, ValidateWinners(measurer, results, validation));
-  summary.validated_configs = static_cast<int>(winners.candidates.size());
-  out << absl::StrFormat("Validation: %d configs x %d passes in %.1f s\n",
-                         winners.candidates.size(), validation.passes,
-                         measurer.timings().validation_seconds - seconds_before);
-  for (const ValidatedCandidate& c : winners.candidates) {
-    out << absl::StrFormat("  config %d: search %.2f GFLOPS, ", c.config.index(),
-                           flops / c.search.MeanCost() / 1e9);
-    if (c.validation.ok()) {
-      out << absl::StrFormat("validated %.2f GFLOPS (%s)", flops / c.validation.cost_s() / 1e9,
-                             DescribeValidation(c.validation));
-    } else {
-      out << DescribeValidation(c.validation);
-    }
-    if (!c.last_error.empty()) out << "; last error: " << c.last_error;
-    out << "\n";
-  }
-  if (winners.best.has_value()) {
-    const ValidatedCandidate& best = winners.candidates[*winners.best];
-    summary.best_validated = true;
-    summary.best_cost_seconds = best.validation.cost_s();
-    summary.best_gflops = flops / summary.best_cost_seconds / 1e9;
-    summary.best_config = best.config.ToJson();
-    summary.best_search_gflops = flops / best.search.MeanCost() / 1e9;
-    summary.best_validation_passes = static_cast<int>(best.validation.pass_costs.size());
-    summary.best_validation_spread = best.validation.rel_spread();
-  }
-  if (!options.log.empty()) {
-    const std::vector<Record> records = ValidatedRecords(task, winners);
-    TF_ASSIGN_OR_RETURN(summary.validated_lines, WriteValidationsToLog(options.log, records));
-    if (summary.validated_lines < static_cast<int>(records.size())) {
-      out << "warning: " << records.size() - summary.validated_lines
-          << " validated configs have no TuneFleet record line in " << options.log
-          << " to carry their validation\n";
-    }
-  }
+  out << (spec.has_time_budget_s() ? absl::StrFormat(", time budget %.0f s", spec.time_budget_s())
+                                   : "")
+      << (run.log.empty() ? "" : ", records in " + run.log) << "\n";
   return absl::OkStatus();
 }
 
+// The warm start `spec` and `run` ask for, and a line saying what it is.
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> WarmStart(
+    const proto::JobSpec& spec, const LocalRunOptions& run, std::ostream& out) {
+  std::shared_ptr<const PretunedRecords> pretuned;
+  std::string source;
+  if (!run.pretuned_file.empty()) {
+    TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::ReadFile(run.pretuned_file));
+    pretuned = std::make_shared<const PretunedRecords>(std::move(records));
+    source = run.pretuned_file;
+  } else if (!spec.pretuned_family().empty()) {
+    TF_ASSIGN_OR_RETURN(pretuned, PretunedRecords::Shipped(spec.pretuned_family()));
+    source = "shipped for " + spec.pretuned_family();
+  } else {
+    pretuned = std::make_shared<const PretunedRecords>();
+  }
+  if (pretuned->num_records() > 0) {
+    out << "Warm start: " << pretuned->num_records() << " records of " << pretuned->num_workloads()
+        << " workloads (" << source << "), up to " << kPretunedConfigsPerTask
+        << " measured first in each task\n";
+  } else {
+    out << "Cold start: no pretuned records"
+        << (source.empty() ? std::string(" (--pretuned=none)") : " (none " + source + ")") << "\n";
+  }
+  return pretuned;
+}
+
 // "Best: ..." with which figure it is.
-std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validation) {
+std::string BestLine(const LocalTaskOutcome& t, const proto::JobSpec& spec) {
   std::string figure;
-  if (s.best_validated) {
+  if (t.validated) {
     figure = absl::StrFormat(
         "validated (median of %d pass%s, spread %.1f %%; search figure %.2f GFLOPS)",
-        s.best_validation_passes, s.best_validation_passes == 1 ? "" : "es",
-        100 * s.best_validation_spread, s.best_search_gflops);
-  } else if (validation.top_k > 0) {
+        t.validation_passes, t.validation_passes == 1 ? "" : "es", 100 * t.validation_spread,
+        t.flops / t.best_search_cost_s / 1e9);
+  } else if (!spec.has_validate_top_k() || spec.validate_top_k() > 0) {
     figure = "search figure, not validated: no validation pass succeeded";
   } else {
     figure = "search figure, not validated";
   }
-  return absl::StrFormat("Best: %.2f GFLOPS %s, %.3f ms, config %s\n", s.best_gflops, figure,
-                         s.best_cost_seconds * 1e3, s.best_config.dump());
+  return absl::StrFormat("Best: %.2f GFLOPS %s, %.3f ms, config %s\n", t.best_gflops(), figure,
+                         t.best_cost_s * 1e3, t.best_config.dump());
+}
+
+// A one-kernel job's report: its best, time split and cost model.
+void PrintKernelReport(const proto::JobSpec& spec, const LocalRunOptions& run,
+                       const LocalJobSummary& s, std::ostream& out) {
+  const LocalTaskOutcome& t = s.tasks[0];
+  if (t.refused_before_measuring > 0) {
+    out << t.refused_before_measuring << " proposed configs skipped before measuring: \""
+        << spec.tasks(0).task().target()
+        << "\" cannot build them (a register tile or vector too large)\n";
+  }
+  if (!run.transfer_log.empty() && t.history_records > 0) {
+    out << "Transfer: " << t.history_records << " records of " << t.history_shapes.size()
+        << " other shapes from " << run.transfer_log << "\n";
+  }
+  out << (t.best_config.is_null() ? std::string("No config succeeded.\n") : BestLine(t, spec));
+  const LocalTimings& time = s.timings;
+  out << absl::StrFormat(
+      "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
+      "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial | "
+      "validation %.1f s\n",
+      s.wall_seconds, s.trials, time.build_wall_seconds, Median(time.build_seconds_each) * 1e3,
+      time.run_seconds, time.check_seconds, time.prepare_seconds,
+      time.OverheadPerTrialSeconds() * 1e3, time.validation_seconds);
+  if (t.model.fits == 0 && t.history_records == 0) return;  // not a model-based tuner
+  const ModelTimings& m = t.model;
+  out << absl::StrFormat(
+      "Model: %.2f s (fit %.2f s in %d fits, select %.2f s, transfer %.2f s) = %.1f%% of the "
+      "run\n",
+      m.total_seconds(), m.fit_seconds, m.fits, m.select_seconds, m.transfer_seconds,
+      100.0 * m.total_seconds() / std::max(s.wall_seconds, 1e-9));
+  for (const XgbTuner::HistoryShapeReport& h : t.history_shapes) {
+    out << absl::StrFormat(
+        "History %s: %d records, weight now %.3f, its model orders %.0f%% of own result pairs "
+        "right\n",
+        h.workload_args, h.records, h.weight, 100 * h.ranking_accuracy);
+  }
+  if (!t.model_warning.empty()) out << "Model warning: " << t.model_warning << "\n";
+}
+
+// A model job's report: each task's trials and best, the estimated latency.
+void PrintModelReport(const proto::JobSpec& spec, const LocalJobSummary& s, std::ostream& out) {
+  out << absl::StrFormat("%-6s %-7s %-7s %-11s %s\n", "task", "layers", "trials", "ms x layers",
+                         "workload");
+  for (int i = 0; i < spec.tasks_size(); ++i) {
+    const LocalTaskOutcome& t = s.tasks[i];
+    out << absl::StrFormat("%-6d %-7g %-7d %-11.4f %s\n", i, spec.tasks(i).weight(),
+                           t.trials + t.resumed, t.best_cost_s * spec.tasks(i).weight() * 1e3,
+                           spec.tasks(i).name());
+  }
+  out << absl::StrFormat("Estimated latency (sum of tuned tasks' best x layers): %.3f ms",
+                         s.estimated_latency_s * 1e3);
+  if (s.untuned_tasks > 0) out << " (" << s.untuned_tasks << " tasks without a result)";
+  out << absl::StrFormat("\n%d trials in %.1f s\n", s.trials, s.wall_seconds);
+  const LocalTimings& t = s.timings;
+  out << absl::StrFormat(
+      "Time: build %.1f s (compiler %.1f s over %d builds) | measure %.1f s (workload "
+      "preparation %.1f s, kernel runs %.1f s, correctness checks %.1f s) | validation %.1f s\n",
+      t.build_wall_seconds, t.build_cpu_seconds, t.built, t.measure_wall_seconds, t.prepare_seconds,
+      t.run_seconds, t.check_seconds, t.validation_seconds);
 }
 
 }  // namespace
@@ -155,170 +187,35 @@ std::string BestLine(const TuneSummary& s, const LocalValidationOptions& validat
   return args;
 }
 
-[[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> LoadPretunedRecords(
-    const std::string& choice, const TargetSpec& target) {
-  if (choice == "none") return std::make_shared<const PretunedRecords>();
-  if (choice.empty()) return PretunedRecords::Shipped(target.family());
-  TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::ReadFile(choice));
-  return std::make_shared<const PretunedRecords>(std::move(records));
-}
-
-std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,
-                                 const PretunedRecords& pretuned) {
-  std::vector<Config> first = pretuned.ConfigsFor(task, kPretunedConfigsPerTask);
-  absl::StatusOr<Config> fallback = DefaultConfig(task, TargetVectorLanes(target));
-  if (fallback.ok() && std::none_of(first.begin(), first.end(), [&](const Config& c) {
-        return c.index() == fallback->index();
-      })) {
-    first.push_back(*std::move(fallback));
-  }
-  return first;
-}
-
-[[nodiscard]] absl::StatusOr<TuneSummary> RunTune(const TuneCommandOptions& options,
-                                                  std::ostream& progress, std::ostream& out) {
-  const Stopwatch watch(MeasurerClock(options.local));
-  TF_RETURN_IF_ERROR(options.local.validation.Validate());
-  nlohmann::json args = options.args;
-  if (args.is_null()) {
-    TF_ASSIGN_OR_RETURN(args,
-                        WorkloadArgsFromShape(options.workload, options.shape, options.layout));
-  }
-  const std::string target = options.target.empty() ? HostTargetString() : options.target;
-  // The same spec -> task path as a job submitted to the fleet.
-  TF_ASSIGN_OR_RETURN(
-      std::unique_ptr<Task> task,
-      TaskFromSpec(MakeTaskSpec(options.template_name, options.workload, args, target)));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<LocalMeasurer> measurer,
-                      LocalMeasurer::Create(*task, options.local));
-  TunerOptions tuner_options;
-  tuner_options.seed = options.seed;
-  tuner_options.task = task.get();
-  tuner_options.xgb.plan_size = options.plan_size;
-  if (!options.transfer_log.empty()) {
-    TF_ASSIGN_OR_RETURN(ReadReport history, ReadRecords(options.transfer_log));
+[[nodiscard]] absl::StatusOr<LocalJobSummary> RunTune(const proto::JobSpec& spec_in,
+                                                      const LocalRunOptions& run,
+                                                      std::ostream& progress, std::ostream& out) {
+  proto::JobSpec spec = spec_in;
+  TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
+  if (spec.tasks_size() == 0) return absl::InvalidArgumentError("the job has no task");
+  TF_RETURN_IF_ERROR(PrintJob(spec, run, out));
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> pretuned, WarmStart(spec, run, out));
+  LocalJobSetup setup{.pretuned = pretuned.get(), .resume = run.resume, .label = run.label};
+  if (!run.transfer_log.empty()) {
+    TF_ASSIGN_OR_RETURN(ReadReport history, ReadRecords(run.transfer_log));
     for (const std::string& w : history.warnings) out << "warning: " << w << "\n";
-    tuner_options.history = std::move(history.records);
+    setup.transfer_history = std::move(history.records);
   }
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner,
-                      MakeTuner(options.tuner, task->space(), tuner_options));
-  auto* model_tuner = dynamic_cast<XgbTuner*>(tuner.get());
-  // A search spends its trials on kernels this target can build: the tiles
-  // its registers cannot hold are skipped before measuring, as the builder
-  // would refuse them. The given tuner measures exactly what it is given.
-  // Its default config (what an untuned compile runs) is measured first, so
-  // the records never lose to it.
-  if (options.tuner != "given") {
-    tuner->SetConfigCheck(RegisterTileCheck(*task, measurer->target()));
-    TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> pretuned,
-                        LoadPretunedRecords(options.pretuned, measurer->target()));
-    tuner->SetFirstConfigs(FirstConfigs(*task, measurer->target(), *pretuned));
+  TF_ASSIGN_OR_RETURN(LocalJobSummary summary,
+                      RunLocalJob(spec, run.host, run.log, progress, setup));
+  int64_t resumed = 0;
+  for (const LocalTaskOutcome& t : summary.tasks) resumed += t.resumed;
+  if (resumed > 0) {
+    out << resumed << " trials already in " << run.log
+        << " resumed (not measured again; they count toward the budget)\n";
   }
-
-  TuneSummary summary;
-  summary.task_name = task->name();
-  summary.workload = task->workload().Describe();
-  summary.target = target;
-
-  // Every result of this task, resumed ones first: the validation's candidates.
-  std::vector<TrialResult> results;
-  std::unique_ptr<RecordWriter> writer;
-  if (!options.log.empty()) {
-    if (options.resume) {
-      absl::StatusOr<ReadReport> earlier = ReadRecords(options.log);
-      if (earlier.ok()) {
-        for (const Record& r : earlier->records) {
-          if (!IsRecordOf(r, *task)) continue;
-          absl::StatusOr<Config> config = task->space().FromJson(r.config);
-          if (!config.ok()) continue;  // a record of an older space: measure again
-          tuner->MarkVisited(config->index());
-          results.push_back(TrialResult{*std::move(config), r.result});
-          ++summary.resumed;
-        }
-        // Model-based tuners learn from the earlier run too.
-        tuner->Update(results);
-      } else if (earlier.status().code() != absl::StatusCode::kNotFound) {
-        return earlier.status();
-      }
-    }
-    TF_ASSIGN_OR_RETURN(writer, RecordWriter::Open(options.log));
+  if (summary.validated_lines > 0) {
+    out << summary.validated_lines << " lines of " << run.log << " given their validation\n";
   }
-
-  out << "Tuning " << summary.workload << " with " << task->name() << " (" << task->space().size()
-      << " configs) on \"" << target << "\", tuner " << options.tuner << ", " << options.trials
-      << " trials";
-  if (summary.resumed > 0)
-    out << ", " << summary.resumed << " configs already in " << options.log << " skipped";
-  out << "\n";
-  if (model_tuner != nullptr && !options.transfer_log.empty()) {
-    out << "Transfer: " << model_tuner->history_records() << " records of "
-        << model_tuner->history_workloads() << " other shapes from " << options.transfer_log
-        << "\n";
-  }
-
-  absl::Status write_status;
-  std::vector<TuneCallback> callbacks;
-  callbacks.push_back([&](const std::vector<TrialResult>& batch) {
-    results.insert(results.end(), batch.begin(), batch.end());
-  });
-  if (writer) {
-    callbacks.push_back([&](const std::vector<TrialResult>& batch) {
-      for (const TrialResult& trial : batch) {
-        absl::Status s = writer->Append(RecordOf(*task, trial.config, trial.result));
-        if (!s.ok() && write_status.ok()) write_status = s;
-      }
-    });
-  }
-  TuneOptions tune_options;
-  tune_options.n_trial = options.trials;
-  tune_options.early_stopping = options.early_stopping;
-  tune_options.batch_size = options.batch_size;
-  tune_options.flops = task->workload().flops();
-  tune_options.progress_stream = &progress;
-  tune_options.task_label = options.task_label;
-  TF_RETURN_IF_ERROR(tuner->Tune(*measurer, tune_options, callbacks));
-  TF_RETURN_IF_ERROR(write_status);
-  writer.reset();  // the log may be rewritten with the validations
-
-  summary.trials = tuner->trials_done();
-  summary.refused_before_measuring = tuner->refused_before_measuring();
-  if (summary.refused_before_measuring > 0) {
-    out << summary.refused_before_measuring << " proposed configs skipped before measuring: \""
-        << target << "\" cannot build them (a register tile or vector too large)\n";
-  }
-  TF_RETURN_IF_ERROR(ValidateAndReport(options, *task, *measurer, results, summary, progress, out));
-  summary.timings = measurer->timings();
-  summary.wall_seconds = watch.ElapsedSeconds();
-
-  const LocalTimings& t = summary.timings;
-  if (summary.best_config.is_null()) {
-    out << "No config succeeded.\n";
+  if (spec.tasks_size() == 1) {
+    PrintKernelReport(spec, run, summary, out);
   } else {
-    out << BestLine(summary, options.local.validation);
-  }
-  out << absl::StrFormat(
-      "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
-      "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial | "
-      "validation %.1f s\n",
-      summary.wall_seconds, summary.trials, t.build_wall_seconds,
-      Median(t.build_seconds_each) * 1e3, t.run_seconds, t.check_seconds, t.prepare_seconds,
-      t.OverheadPerTrialSeconds() * 1e3, t.validation_seconds);
-  if (model_tuner != nullptr) {
-    const ModelTimings& m = model_tuner->model_timings();
-    summary.model_seconds = m.total_seconds();
-    out << absl::StrFormat(
-        "Model: %.2f s (fit %.2f s in %d fits, select %.2f s, transfer %.2f s) = %.1f%% of the "
-        "run\n",
-        m.total_seconds(), m.fit_seconds, m.fits, m.select_seconds, m.transfer_seconds,
-        100.0 * m.total_seconds() / std::max(summary.wall_seconds, 1e-9));
-    for (const XgbTuner::HistoryShapeReport& h : model_tuner->history_shapes()) {
-      out << absl::StrFormat(
-          "History %s: %d records, weight now %.3f, its model orders %.0f%% of own result pairs "
-          "right\n",
-          h.workload_args, h.records, h.weight, 100 * h.ranking_accuracy);
-    }
-    if (!model_tuner->model_status().ok())
-      out << "Model warning: " << model_tuner->model_status().message() << "\n";
+    PrintModelReport(spec, summary, out);
   }
   return summary;
 }

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
+#include "proto_convert/task_spec.h"
 #include "toolchain/codegen/target.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/records/record_file.h"
@@ -18,21 +19,34 @@
 namespace tunefleet {
 namespace {
 
+// A one-kernel job as `tune --workload dense --shape ...` makes it.
+proto::JobSpec DenseJob(const std::string& shape, int64_t trials,
+                        const std::string& target = HostTargetString()) {
+  proto::JobSpec spec;
+  *spec.mutable_task() =
+      MakeTaskSpec("", "dense", WorkloadArgsFromShape("dense", shape, "NK").value(), target);
+  spec.set_n_trial(trials);
+  spec.set_tuner("random");
+  spec.set_seed(7);
+  spec.mutable_measure()->set_number(2);
+  spec.mutable_measure()->set_repeat(2);
+  spec.mutable_measure()->set_cooldown_interval_s(0);
+  spec.set_validate_top_k(2);
+  spec.set_validation_passes(2);
+  return spec;
+}
+
 class TuneCommandTest : public LocalModeTest {
  protected:
-  TuneCommandOptions SmallJob(int64_t trials) {
-    TuneCommandOptions o;
-    o.shape = "37,45,29";  // divides no tile
-    o.trials = trials;
-    o.log = log_;
-    o.seed = 7;
-    o.local.runner.num_threads = 2;
-    o.local.measure.number = 2;
-    o.local.measure.repeat = 2;
-    o.local.measure.cooldown_interval_s = 0;
-    o.local.validation.top_k = 2;
-    o.local.validation.passes = 2;
-    return o;
+  proto::JobSpec SmallJob(int64_t trials) {
+    return DenseJob("37,45,29", trials);
+  }  // divides no tile
+
+  LocalRunOptions Run() const {
+    LocalRunOptions run;
+    run.log = log_;
+    run.host.runner.num_threads = 2;
+    return run;
   }
 
   std::string ReadLog() {
@@ -45,11 +59,12 @@ class TuneCommandTest : public LocalModeTest {
 
 TEST_F(TuneCommandTest, RecordsAreStampedByTheMeasurersClock) {
   FakeClock clock;  // wall time 1'700'000'000 s, moving only when told
-  TuneCommandOptions o = SmallJob(4);
-  o.local.validation.top_k = 0;
-  o.local.clock = &clock;
+  proto::JobSpec o = SmallJob(4);
+  o.set_validate_top_k(0);
+  LocalRunOptions run = Run();
+  run.host.clock = &clock;
   std::ostringstream progress, out;
-  ASSERT_TRUE(RunTune(o, progress, out).ok());
+  ASSERT_TRUE(RunTune(o, run, progress, out).ok());
   auto report = ReadRecords(log_);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->records.size(), 4u);
@@ -60,13 +75,15 @@ TEST_F(TuneCommandTest, RecordsAreStampedByTheMeasurersClock) {
 
 TEST_F(TuneCommandTest, TunesRecordsEveryTrialAndReportsTheBest) {
   std::ostringstream progress, out;
-  auto summary = RunTune(SmallJob(24), progress, out);
+  auto summary = RunTune(SmallJob(24), Run(), progress, out);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->trials, 24);
-  EXPECT_GT(summary->best_gflops, 0.0);
-  EXPECT_FALSE(summary->best_config.is_null());
-  EXPECT_NE(progress.str().find("[Task 1/1]"), std::string::npos);
+  ASSERT_EQ(summary->tasks.size(), 1u);
+  EXPECT_GT(summary->tasks[0].best_gflops(), 0.0);
+  EXPECT_FALSE(summary->tasks[0].best_config.is_null());
+  EXPECT_NE(progress.str().find("[local]"), std::string::npos);
   EXPECT_NE(progress.str().find("Progress: (24/24)"), std::string::npos) << progress.str();
+  EXPECT_NE(out.str().find("Best: "), std::string::npos) << out.str();
 
   auto report = ReadRecords(log_);
   ASSERT_TRUE(report.ok()) << report.status();
@@ -87,14 +104,13 @@ TEST_F(TuneCommandTest, TunesRecordsEveryTrialAndReportsTheBest) {
 // On AVX2 (the host's CPU without AVX-512) the 16-lane configs are skipped
 // before measuring and counted; the given tuner measures what it is given.
 TEST_F(TuneCommandTest, ConfigsTheTargetCannotBuildAreSkippedBeforeMeasuring) {
-  TuneCommandOptions o = SmallJob(16);
-  o.target = HostTargetString() + " -mattr=-avx512f";
-  o.local.validation.top_k = 0;
+  proto::JobSpec o = DenseJob("37,45,29", 16, HostTargetString() + " -mattr=-avx512f");
+  o.set_validate_top_k(0);
   std::ostringstream progress, out;
-  auto summary = RunTune(o, progress, out);
+  auto summary = RunTune(o, Run(), progress, out);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->trials, 16);
-  EXPECT_GT(summary->refused_before_measuring, 0);
+  EXPECT_GT(summary->tasks[0].refused_before_measuring, 0);
   EXPECT_NE(out.str().find("skipped before measuring"), std::string::npos) << out.str();
   auto report = ReadRecords(log_);
   ASSERT_TRUE(report.ok()) << report.status();
@@ -105,12 +121,20 @@ TEST_F(TuneCommandTest, ConfigsTheTargetCannotBuildAreSkippedBeforeMeasuring) {
   }
 }
 
+// The log's trials of the task count as done: the same job run again
+// measures nothing, a larger budget goes on from there, never measuring a
+// config twice.
 TEST_F(TuneCommandTest, ResumeSkipsConfigsAlreadyInTheLog) {
   std::ostringstream progress, out;
-  ASSERT_TRUE(RunTune(SmallJob(10), progress, out).ok());
-  auto second = RunTune(SmallJob(10), progress, out);
+  ASSERT_TRUE(RunTune(SmallJob(10), Run(), progress, out).ok());
+  auto again = RunTune(SmallJob(10), Run(), progress, out);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->trials, 0);
+  EXPECT_EQ(again->tasks[0].resumed, 10);
+  auto second = RunTune(SmallJob(20), Run(), progress, out);
   ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_EQ(second->resumed, 10);
+  EXPECT_EQ(second->tasks[0].resumed, 10);
+  EXPECT_EQ(second->trials, 10);
   auto report = ReadRecords(log_);
   ASSERT_TRUE(report.ok());
   ASSERT_EQ(report->records.size(), 20u);
@@ -121,49 +145,58 @@ TEST_F(TuneCommandTest, ResumeSkipsConfigsAlreadyInTheLog) {
 
 TEST_F(TuneCommandTest, XgbLearnsFromResumedRecordsAndFromOtherShapes) {
   std::ostringstream progress, out;
-  ASSERT_TRUE(RunTune(SmallJob(10), progress, out).ok());  // random, into log_
-  TuneCommandOptions resume = SmallJob(8);
-  resume.tuner = "xgb";
-  resume.plan_size = 8;
-  auto resumed = RunTune(resume, progress, out);
+  ASSERT_TRUE(RunTune(SmallJob(10), Run(), progress, out).ok());  // random, into log_
+  proto::JobSpec resume = SmallJob(18);
+  resume.set_tuner("xgb");
+  resume.set_plan_size(8);
+  auto resumed = RunTune(resume, Run(), progress, out);
   ASSERT_TRUE(resumed.ok()) << resumed.status();
-  EXPECT_EQ(resumed->resumed, 10);
-  EXPECT_GT(resumed->model_seconds, 0.0);  // the 10 resumed results were fitted
+  EXPECT_EQ(resumed->tasks[0].resumed, 10);
+  EXPECT_EQ(resumed->trials, 8);
+  EXPECT_GT(resumed->tasks[0].model.total_seconds(), 0.0);  // the resumed results were fitted
   EXPECT_NE(out.str().find("Model: "), std::string::npos) << out.str();
 
-  TuneCommandOptions other = SmallJob(4);
-  other.shape = "40,45,29";
-  other.tuner = "xgb";
-  other.log = log_ + ".other";
-  other.transfer_log = log_;
+  proto::JobSpec other = DenseJob("40,45,29", 4);
+  other.set_tuner("xgb");
+  LocalRunOptions other_run = Run();
+  other_run.log = log_ + ".other";
+  other_run.transfer_log = log_;
   std::ostringstream transfer_out;
-  auto transferred = RunTune(other, progress, transfer_out);
+  auto transferred = RunTune(other, other_run, progress, transfer_out);
   ASSERT_TRUE(transferred.ok()) << transferred.status();
   EXPECT_NE(transfer_out.str().find("Transfer: 18 records of 1 other shapes"), std::string::npos)
       << transfer_out.str();
   EXPECT_NE(transfer_out.str().find("History {\""), std::string::npos)
       << transfer_out.str();  // its weight
-  other.transfer_log = log_ + ".missing";
-  EXPECT_EQ(RunTune(other, progress, transfer_out).status().code(), absl::StatusCode::kNotFound);
+  other_run.transfer_log = log_ + ".missing";
+  EXPECT_EQ(RunTune(other, other_run, progress, transfer_out).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST_F(TuneCommandTest, BadInputsAreClearErrors) {
   std::ostringstream progress, out;
-  TuneCommandOptions o = SmallJob(1);
-  o.shape = "12,x,4";
-  EXPECT_NE(RunTune(o, progress, out).status().message().find("\"x\" is not an integer"),
+  EXPECT_NE(WorkloadArgsFromShape("dense", "12,x,4", "NK")
+                .status()
+                .message()
+                .find("\"x\" is not an integer"),
+            std::string::npos);
+  EXPECT_NE(WorkloadArgsFromShape("conv2d_nchw", "1,2,3", "NK").status().message().find("--args"),
+            std::string::npos);
+  proto::JobSpec o = SmallJob(1);
+  o.set_tuner("annealing-magic");
+  EXPECT_EQ(RunTune(o, Run(), progress, out).status().code(), absl::StatusCode::kInvalidArgument);
+  o = DenseJob("37,45,29", 1, "llvm -mcpu=pentium9");
+  EXPECT_NE(RunTune(o, Run(), progress, out).status().message().find("unknown CPU"),
             std::string::npos);
   o = SmallJob(1);
-  o.tuner = "annealing-magic";
-  EXPECT_EQ(RunTune(o, progress, out).status().code(), absl::StatusCode::kInvalidArgument);
+  *o.mutable_task() = MakeTaskSpec(
+      "", "conv2d_nchw", {{"N", 1}, {"C", 4}, {"H", 5}, {"W", 5}, {"K", 4}, {"R", 9}, {"S", 3}},
+      HostTargetString());
+  EXPECT_NE(RunTune(o, Run(), progress, out).status().message().find("no output rows"),
+            std::string::npos);
   o = SmallJob(1);
-  o.target = "llvm -mcpu=pentium9";
-  EXPECT_NE(RunTune(o, progress, out).status().message().find("unknown CPU"), std::string::npos);
-  o = SmallJob(1);
-  o.workload = "conv2d_nchw";
-  EXPECT_NE(RunTune(o, progress, out).status().message().find("--args"), std::string::npos);
-  o.args = {{"N", 1}, {"C", 4}, {"H", 5}, {"W", 5}, {"K", 4}, {"R", 9}, {"S", 3}};
-  EXPECT_NE(RunTune(o, progress, out).status().message().find("no output rows"), std::string::npos);
+  o.mutable_measure()->set_number(0);
+  EXPECT_NE(RunTune(o, Run(), progress, out).status().message().find("number"), std::string::npos);
   std::ostringstream best;
   EXPECT_EQ(RunBest(log_ + ".missing", best).code(), absl::StatusCode::kNotFound);
 }
@@ -179,27 +212,27 @@ int SuccessfulConfigs(const std::vector<Record>& records) {
 
 TEST_F(TuneCommandTest, ValidatesTheTopConfigsResumedOnesIncludedAndRecordsTheValidations) {
   std::ostringstream progress, out;
-  TuneCommandOptions first = SmallJob(10);
-  first.shape = "64,64,64";
-  first.local.validation.top_k = 0;
-  ASSERT_TRUE(RunTune(first, progress, out).ok());
+  proto::JobSpec first = DenseJob("64,64,64", 10);
+  first.set_validate_top_k(0);
+  ASSERT_TRUE(RunTune(first, Run(), progress, out).ok());
   const std::string before = ReadLog();
   const std::vector<std::string> before_lines = absl::StrSplit(before, '\n');
 
-  TuneCommandOptions second = first;
-  second.trials = 4;
-  second.local.validation = {.top_k = 3, .passes = 2};
+  proto::JobSpec second = first;
+  second.set_n_trial(14);  // 4 more
+  second.set_validate_top_k(3);
+  second.set_validation_passes(2);
   std::ostringstream second_out;
-  auto summary = RunTune(second, progress, second_out);
+  auto summary = RunTune(second, Run(), progress, second_out);
   ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->resumed, 10);
+  EXPECT_EQ(summary->tasks[0].resumed, 10);
 
   auto report = ReadRecords(log_);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->records.size(), 14u);
   const int k = std::min(3, SuccessfulConfigs(report->records));
   ASSERT_GT(k, 0) << "no config of 64x64x64 ran";
-  EXPECT_EQ(summary->validated_configs, k);
+  EXPECT_EQ(summary->tasks[0].validated_configs, k);
   EXPECT_EQ(summary->validated_lines, k);
 
   // Exactly k lines carry a validation; every other line of the first run
@@ -231,10 +264,11 @@ TEST_F(TuneCommandTest, ValidatesTheTopConfigsResumedOnesIncludedAndRecordsTheVa
   EXPECT_EQ(validated, k);
 
   // The reported best is the validated best, and the summary says so.
-  ASSERT_TRUE(summary->best_validated) << second_out.str();
-  EXPECT_DOUBLE_EQ(summary->best_cost_seconds, best_validated_cost);
-  EXPECT_EQ(summary->best_validation_passes, 2);
-  EXPECT_GT(summary->search_best_gflops, 0);
+  const LocalTaskOutcome& task = summary->tasks[0];
+  ASSERT_TRUE(task.validated) << second_out.str();
+  EXPECT_DOUBLE_EQ(task.best_cost_s, best_validated_cost);
+  EXPECT_EQ(task.validation_passes, 2);
+  EXPECT_GT(task.search_best_gflops(), 0);
   EXPECT_NE(second_out.str().find("GFLOPS validated (median of 2 passes, spread "),
             std::string::npos)
       << second_out.str();
@@ -249,21 +283,21 @@ TEST_F(TuneCommandTest, ValidatesTheTopConfigsResumedOnesIncludedAndRecordsTheVa
 
 TEST_F(TuneCommandTest, ValidationOffLeavesTheLogAsAppendedAndSaysSo) {
   std::ostringstream progress, out;
-  TuneCommandOptions o = SmallJob(6);
-  o.shape = "64,64,64";
-  o.local.validation.top_k = 0;
-  auto first = RunTune(o, progress, out);
+  proto::JobSpec o = DenseJob("64,64,64", 6);
+  o.set_validate_top_k(0);
+  auto first = RunTune(o, Run(), progress, out);
   ASSERT_TRUE(first.ok()) << first.status();
   const std::string before = ReadLog();
+  o.set_n_trial(12);
   std::ostringstream second_out;
-  auto second = RunTune(o, progress, second_out);
+  auto second = RunTune(o, Run(), progress, second_out);
   ASSERT_TRUE(second.ok()) << second.status();
   const std::string after = ReadLog();
   EXPECT_EQ(after.substr(0, before.size()), before);
   EXPECT_EQ(after.find("\"validation\""), std::string::npos);
-  EXPECT_EQ(second->validated_configs, 0);
-  EXPECT_FALSE(second->best_validated);
-  if (second->best_gflops > 0) {
+  EXPECT_EQ(second->tasks[0].validated_configs, 0);
+  EXPECT_FALSE(second->tasks[0].validated);
+  if (second->tasks[0].best_gflops() > 0) {
     EXPECT_NE(second_out.str().find("GFLOPS search figure, not validated"), std::string::npos)
         << second_out.str();
     std::ostringstream best;
@@ -275,16 +309,16 @@ TEST_F(TuneCommandTest, ValidationOffLeavesTheLogAsAppendedAndSaysSo) {
 TEST_F(TuneCommandTest, BadValidationFlagsAreRefusedNamingTheFlag) {
   std::ostringstream progress, out;
   for (int top_k : {-1, kMaxValidateTopK + 1}) {
-    TuneCommandOptions o = SmallJob(2);
-    o.local.validation.top_k = top_k;
-    absl::Status s = RunTune(o, progress, out).status();
+    proto::JobSpec o = SmallJob(2);
+    o.set_validate_top_k(top_k);
+    absl::Status s = RunTune(o, Run(), progress, out).status();
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(s.message().find("--validate_top_k"), std::string::npos) << s;
   }
   for (int passes : {0, kMaxValidationPasses + 1}) {
-    TuneCommandOptions o = SmallJob(2);
-    o.local.validation.passes = passes;
-    absl::Status s = RunTune(o, progress, out).status();
+    proto::JobSpec o = SmallJob(2);
+    o.set_validation_passes(passes);
+    absl::Status s = RunTune(o, Run(), progress, out).status();
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(s.message().find("--validation_passes"), std::string::npos) << s;
   }
@@ -351,16 +385,25 @@ TEST(WorkloadArgsFromShapeTest, DenseAndBatchMatmul) {
 TEST_F(TuneCommandTest, TunesAConvFromArgs) {
   for (const char* layout : {"NCHW", "NCHWc"}) {
     std::ostringstream progress, out;
-    TuneCommandOptions o = SmallJob(8);
-    o.log.clear();
-    o.workload = "conv2d_nchw";
-    o.args = {{"N", 1}, {"C", 8}, {"H", 9},       {"W", 11},         {"K", 16},
-              {"R", 3}, {"S", 3}, {"padding", 1}, {"layout", layout}};
-    auto summary = RunTune(o, progress, out);
+    proto::JobSpec o = SmallJob(8);
+    *o.mutable_task() = MakeTaskSpec("", "conv2d_nchw",
+                                     {{"N", 1},
+                                      {"C", 8},
+                                      {"H", 9},
+                                      {"W", 11},
+                                      {"K", 16},
+                                      {"R", 3},
+                                      {"S", 3},
+                                      {"padding", 1},
+                                      {"layout", layout}},
+                                     HostTargetString());
+    LocalRunOptions run = Run();
+    run.log.clear();
+    auto summary = RunTune(o, run, progress, out);
     ASSERT_TRUE(summary.ok()) << summary.status();
-    EXPECT_EQ(summary->task_name, "conv2d_nchwc.x86");
+    EXPECT_EQ(summary->tasks[0].template_name, "conv2d_nchwc.x86");
     EXPECT_EQ(summary->trials, 8);
-    EXPECT_GT(summary->best_gflops, 0) << out.str();
+    EXPECT_GT(summary->tasks[0].best_gflops(), 0) << out.str();
   }
 }
 

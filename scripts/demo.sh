@@ -17,7 +17,9 @@ BIN="$(bazel info bazel-bin 2>/dev/null)"
 export TUNEFLEET_RUNNER="$BIN/kernel_runtime/tunefleet_runner"
 
 echo "== tunefleet tune --shape $SHAPE --trials $TRIALS --log $LOG"
-"$BIN/cli/tunefleet" tune --workload dense --shape "$SHAPE" --tuner random --trials "$TRIALS" --log "$LOG"
+# --resume=false: a fresh search each run, even into an existing log.
+"$BIN/cli/tunefleet" tune --workload dense --shape "$SHAPE" --tuner random --trials "$TRIALS" \
+  --log "$LOG" --resume=false
 echo "== tunefleet best --log $LOG"
 "$BIN/cli/tunefleet" best --log "$LOG"
 

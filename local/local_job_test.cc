@@ -1,6 +1,6 @@
-// A model job in local mode: real builds, the real runner child, the
-// fleet's JobRunner deciding which task runs next, records on disk.
-#include "local/model_job.h"
+// Local mode's job driver: real builds, the real runner child, the fleet's
+// JobRunner deciding which task runs next, records on disk.
+#include "local/local_job.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,16 +19,11 @@
 namespace tunefleet {
 namespace {
 
-class LocalModelJobTest : public LocalModeTest {
+class LocalJobTest : public LocalModeTest {
  protected:
   void SetUp() override {
     LocalModeTest::SetUp();
     options_.runner.num_threads = 1;
-    options_.measure.number = 2;
-    options_.measure.repeat = 2;
-    options_.measure.cooldown_interval_s = 0;
-    options_.validation.top_k = 2;
-    options_.validation.passes = 2;
   }
 
   // Dense tasks with these M (N = K = 32), weights 1.
@@ -46,22 +41,29 @@ class LocalModelJobTest : public LocalModeTest {
     spec.set_trials_per_task(per_task);
     spec.set_tuner("random");
     spec.set_seed(3);
+    spec.mutable_measure()->set_number(2);
+    spec.mutable_measure()->set_repeat(2);
+    spec.mutable_measure()->set_cooldown_interval_s(0);
+    spec.set_validate_top_k(2);
+    spec.set_validation_passes(2);
     return spec;
   }
 
   LocalMeasurerOptions options_;
 };
 
-TEST_F(LocalModelJobTest, SequentialJobMeasuresEveryTaskAndRecordsIt) {
+TEST_F(LocalJobTest, SequentialJobMeasuresEveryTaskAndRecordsIt) {
   proto::JobSpec spec = Spec({16, 24}, 4);
   spec.set_task_policy("sequential");
   std::ostringstream progress;
-  LocalModelSummary summary = RunLocalModelJob(spec, options_, log_, progress).value();
+  LocalJobSummary summary = RunLocalJob(spec, options_, log_, progress).value();
   EXPECT_EQ(summary.trials, 8);
-  EXPECT_EQ(summary.trials_per_task, (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(summary.tasks[0].trials, 4);
+  EXPECT_EQ(summary.tasks[1].trials, 4);
   // Random configs may all fail on a small shape (e.g. 16-lane vectors on
   // AVX2); the estimate sums the tasks that have a best.
-  EXPECT_NEAR(summary.estimated_latency_s, summary.best_cost_s[0] + summary.best_cost_s[1], 1e-15);
+  EXPECT_NEAR(summary.estimated_latency_s,
+              summary.tasks[0].best_cost_s + summary.tasks[1].best_cost_s, 1e-15);
   ReadReport records = ReadRecords(log_).value();
   ASSERT_EQ(records.records.size(), 8u);
   std::map<int, int> per_m;
@@ -70,7 +72,7 @@ TEST_F(LocalModelJobTest, SequentialJobMeasuresEveryTaskAndRecordsIt) {
   EXPECT_EQ(per_m[24], 4);
 }
 
-TEST_F(LocalModelJobTest, AWarmStartMeasuresThePretunedConfigsFirst) {
+TEST_F(LocalJobTest, AWarmStartMeasuresThePretunedConfigsFirst) {
   proto::JobSpec spec = Spec({16, 24}, 4);
   spec.set_task_policy("sequential");
   // Records for M = 16 only: two configs the target can build, the faster
@@ -96,8 +98,8 @@ TEST_F(LocalModelJobTest, AWarmStartMeasuresThePretunedConfigsFirst) {
   }
   const PretunedRecords pretuned = PretunedRecords::Parse(text, "test").value();
   std::ostringstream progress;
-  LocalModelSummary summary =
-      RunLocalModelJob(spec, options_, log_, progress, {.pretuned = &pretuned}).value();
+  LocalJobSummary summary =
+      RunLocalJob(spec, options_, log_, progress, {.pretuned = &pretuned}).value();
   EXPECT_EQ(summary.trials, 8);
   ReadReport records = ReadRecords(log_).value();
   std::map<int, std::vector<int64_t>> measured;  // per M, in order
@@ -116,16 +118,16 @@ TEST_F(LocalModelJobTest, AWarmStartMeasuresThePretunedConfigsFirst) {
   EXPECT_EQ(measured[24][0], carried[0].index());
 }
 
-TEST_F(LocalModelJobTest, EarlyRejectionTimesSlowCandidatesOnce) {
+TEST_F(LocalJobTest, EarlyRejectionTimesSlowCandidatesOnce) {
   // At 1x the task's best, every candidate whose first repeat is slower than
   // the best so far is timed once; the best ones get every repeat.
   proto::JobSpec spec = Spec({64}, 24);
   spec.set_window(4);
-  options_.measure.repeat = 3;
+  spec.mutable_measure()->set_repeat(3);
+  spec.set_validate_top_k(0);
   options_.reject_slower_than = 1;
-  options_.validation.top_k = 0;
   std::ostringstream progress;
-  LocalModelSummary summary = RunLocalModelJob(spec, options_, log_, progress).value();
+  LocalJobSummary summary = RunLocalJob(spec, options_, log_, progress).value();
   EXPECT_EQ(summary.trials, 24);
   ReadReport records = ReadRecords(log_).value();
   int once = 0;
@@ -140,27 +142,28 @@ TEST_F(LocalModelJobTest, EarlyRejectionTimesSlowCandidatesOnce) {
   EXPECT_GT(full, 0);
   // A bound under the best would refuse everything: refused by name.
   options_.reject_slower_than = 0.5;
-  absl::StatusOr<LocalModelSummary> bad = RunLocalModelJob(spec, options_, "", progress);
+  absl::StatusOr<LocalJobSummary> bad = RunLocalJob(spec, options_, "", progress);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("--reject_slower_than"));
 }
 
-TEST_F(LocalModelJobTest, SelectiveJobTunesTheRepresentativeOnly) {
+TEST_F(LocalJobTest, SelectiveJobTunesTheRepresentativeOnly) {
   proto::JobSpec spec = Spec({16, 16}, 5);
   spec.set_selective("top2");
   std::ostringstream progress;
-  LocalModelSummary summary = RunLocalModelJob(spec, options_, "", progress).value();
+  LocalJobSummary summary = RunLocalJob(spec, options_, "", progress).value();
   // One representative with its 5, the other task its top 2.
   EXPECT_EQ(summary.trials, 7);
-  EXPECT_THAT(summary.trials_per_task, ::testing::UnorderedElementsAre(5, 2));
+  EXPECT_THAT((std::vector<int64_t>{summary.tasks[0].trials, summary.tasks[1].trials}),
+              ::testing::UnorderedElementsAre(5, 2));
 }
 
-TEST_F(LocalModelJobTest, ValidatesEachTasksWinnersAndEstimatesWithValidatedCosts) {
+TEST_F(LocalJobTest, ValidatesEachTasksWinnersAndEstimatesWithValidatedCosts) {
   proto::JobSpec spec = Spec({64, 48}, 6);
   spec.mutable_tasks(1)->set_weight(3);
   spec.set_task_policy("sequential");
   std::ostringstream progress;
-  LocalModelSummary summary = RunLocalModelJob(spec, options_, log_, progress).value();
+  LocalJobSummary summary = RunLocalJob(spec, options_, log_, progress).value();
   ReadReport records = ReadRecords(log_).value();
   ASSERT_EQ(records.records.size(), 12u);
   // Per task (M): distinct successful configs, and the validated lines.
@@ -178,41 +181,47 @@ TEST_F(LocalModelJobTest, ValidatesEachTasksWinnersAndEstimatesWithValidatedCost
     const int k = std::min<int>(2, successes[m].size());
     expected_lines += k;
     EXPECT_EQ(validated[m].size(), static_cast<size_t>(k)) << "M=" << m;
-    if (summary.validated[t]) {
+    if (summary.tasks[t].validated) {
       // The task's best is its cheapest validated cost, from the log's lines.
       double cheapest = 0;
       for (const Record* r : validated[m]) {
         if (r->validated() && (cheapest == 0 || r->validation->cost_s() < cheapest))
           cheapest = r->validation->cost_s();
       }
-      EXPECT_DOUBLE_EQ(summary.best_cost_s[t], cheapest);
-      EXPECT_EQ(summary.validation_passes[t], 2);
+      EXPECT_DOUBLE_EQ(summary.tasks[t].best_cost_s, cheapest);
+      EXPECT_EQ(summary.tasks[t].validation_passes, 2);
     } else {
-      EXPECT_EQ(summary.best_cost_s[t], summary.search_best_cost_s[t]);
+      EXPECT_EQ(summary.tasks[t].best_cost_s, summary.tasks[t].search_best_cost_s);
     }
-    expected_latency += (t == 0 ? 1 : 3) * summary.best_cost_s[t];
+    expected_latency += (t == 0 ? 1 : 3) * summary.tasks[t].best_cost_s;
   }
   EXPECT_EQ(summary.validated_lines, expected_lines);
   EXPECT_GT(expected_lines, 0) << "no config of either task ran";
   EXPECT_NEAR(summary.estimated_latency_s, expected_latency, 1e-15);
 }
 
-TEST_F(LocalModelJobTest, BadValidationOptionsAreRefusedNamingTheFlag) {
+TEST_F(LocalJobTest, BadValidationOrMeasureOptionsAreRefusedNamingThem) {
   std::ostringstream progress;
-  options_.validation.top_k = -1;
-  EXPECT_THAT(RunLocalModelJob(Spec({16}, 2), options_, "", progress).status().message(),
+  proto::JobSpec spec = Spec({16}, 2);
+  spec.set_validate_top_k(-1);
+  EXPECT_THAT(RunLocalJob(spec, options_, "", progress).status().message(),
               ::testing::HasSubstr("--validate_top_k"));
-  options_.validation.top_k = 1;
-  options_.validation.passes = 0;
-  EXPECT_THAT(RunLocalModelJob(Spec({16}, 2), options_, "", progress).status().message(),
+  spec.set_validate_top_k(1);
+  spec.set_validation_passes(0);
+  EXPECT_THAT(RunLocalJob(spec, options_, "", progress).status().message(),
               ::testing::HasSubstr("--validation_passes"));
+  // The spec's measure options are checked before anything is built.
+  spec = Spec({16}, 2);
+  spec.mutable_measure()->set_timeout_s(900);
+  EXPECT_THAT(RunLocalJob(spec, options_, "", progress).status().message(),
+              ::testing::HasSubstr("timeout_s"));
 }
 
-TEST_F(LocalModelJobTest, BadSpecIsAnError) {
+TEST_F(LocalJobTest, BadSpecIsAnError) {
   proto::JobSpec spec = Spec({16}, 2);
   spec.set_task_policy("lottery");
   std::ostringstream progress;
-  EXPECT_THAT(RunLocalModelJob(spec, options_, "", progress).status().message(),
+  EXPECT_THAT(RunLocalJob(spec, options_, "", progress).status().message(),
               ::testing::HasSubstr("unknown task scheduler 'lottery'"));
 }
 

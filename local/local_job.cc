@@ -1,5 +1,6 @@
-#include "local/model_job.h"
+#include "local/local_job.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -12,10 +13,10 @@
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "job_driver/job_runner.h"
-#include "local/tune_command.h"
 #include "local/validate_winners.h"
 #include "local/validation_log.h"
 #include "proto_convert/measure_result.h"
+#include "proto_convert/run_request.h"
 #include "proto_convert/task_spec.h"
 #include "toolchain/codegen/target.h"
 #include "toolchain/default_config.h"
@@ -69,13 +70,115 @@ namespace {
 
 }  // namespace
 
-[[nodiscard]] absl::StatusOr<LocalModelSummary> RunLocalModelJob(
-    const proto::JobSpec& spec_in, const LocalMeasurerOptions& options, const std::string& log,
-    std::ostream& progress, const LocalJobSetup& setup) {
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> LoadPretunedRecords(
+    const std::string& choice, const TargetSpec& target) {
+  if (choice == "none") return std::make_shared<const PretunedRecords>();
+  if (choice.empty()) return PretunedRecords::Shipped(target.family());
+  TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::ReadFile(choice));
+  return std::make_shared<const PretunedRecords>(std::move(records));
+}
+
+std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,
+                                 const PretunedRecords& pretuned) {
+  std::vector<Config> first = pretuned.ConfigsFor(task, kPretunedConfigsPerTask);
+  absl::StatusOr<Config> fallback = DefaultConfig(task, TargetVectorLanes(target));
+  if (fallback.ok() && std::none_of(first.begin(), first.end(), [&](const Config& c) {
+        return c.index() == fallback->index();
+      })) {
+    first.push_back(*std::move(fallback));
+  }
+  return first;
+}
+
+namespace {
+
+// What the validation of one task found, into its outcome; per-candidate
+// lines on `progress` when `detail`.
+void ReportValidation(const WinnerValidation& winners, const std::string& label, int task,
+                      bool detail, LocalTaskOutcome& outcome, std::ostream& progress) {
+  outcome.validated_configs = static_cast<int>(winners.candidates.size());
+  const double flops = outcome.flops;
+  if (detail) {
+    for (const ValidatedCandidate& c : winners.candidates) {
+      progress << absl::StrFormat("  config %d: search %.2f GFLOPS, ", c.config.index(),
+                                  flops / c.search.MeanCost() / 1e9);
+      if (c.validation.ok()) {
+        progress << absl::StrFormat("validated %.2f GFLOPS (%s)",
+                                    flops / c.validation.cost_s() / 1e9,
+                                    DescribeValidation(c.validation));
+      } else {
+        progress << DescribeValidation(c.validation);
+      }
+      if (!c.last_error.empty()) progress << "; last error: " << c.last_error;
+      progress << "\n";
+    }
+  }
+  progress << absl::StrFormat("[%s] task %d: %d configs validated; best ", label, task,
+                              winners.candidates.size());
+  if (!winners.best.has_value()) {
+    progress << absl::StrFormat("%.4f ms search figure, not validated: no pass succeeded\n",
+                                outcome.search_best_cost_s * 1e3);
+    return;
+  }
+  const ValidatedCandidate& best = winners.candidates[*winners.best];
+  outcome.best_cost_s = best.validation.cost_s();
+  outcome.best_config = best.config.ToJson();
+  outcome.best_search_cost_s = best.search.MeanCost();
+  outcome.validated = true;
+  outcome.validation_passes = static_cast<int>(best.validation.pass_costs.size());
+  outcome.validation_spread = best.validation.rel_spread();
+  progress << absl::StrFormat("%.4f ms validated (%s; search figure %.4f ms)\n",
+                              best.validation.cost_s() * 1e3, DescribeValidation(best.validation),
+                              best.search.MeanCost() * 1e3);
+}
+
+// The search's best of `results` into `outcome` (reported best too, until
+// a validation says otherwise).
+void ReportSearch(const std::vector<TrialResult>& results, LocalTaskOutcome& outcome) {
+  const TrialResult* best = nullptr;
+  for (const TrialResult& r : results) {
+    if (r.result.ok() && (best == nullptr || r.result.MeanCost() < best->result.MeanCost())) {
+      best = &r;
+    }
+  }
+  if (best == nullptr) return;
+  outcome.search_best_cost_s = best->result.MeanCost();
+  outcome.search_best_config = best->config.ToJson();
+  outcome.best_cost_s = outcome.search_best_cost_s;
+  outcome.best_config = outcome.search_best_config;
+  outcome.best_search_cost_s = outcome.search_best_cost_s;
+}
+
+// The cost model's figures of an xgb* tuner into `outcome`.
+void ReportModel(const Tuner& tuner, LocalTaskOutcome& outcome) {
+  const auto* model = dynamic_cast<const XgbTuner*>(&tuner);
+  if (model == nullptr) return;
+  outcome.model = model->model_timings();
+  outcome.history_records = model->history_records();
+  outcome.history_shapes = model->history_shapes();
+  if (!model->model_status().ok())
+    outcome.model_warning = std::string(model->model_status().message());
+}
+
+}  // namespace
+
+[[nodiscard]] absl::StatusOr<LocalJobSummary> RunLocalJob(const proto::JobSpec& spec_in,
+                                                          const LocalMeasurerOptions& host,
+                                                          const std::string& log,
+                                                          std::ostream& progress,
+                                                          const LocalJobSetup& setup) {
   // The measurers' clock.
-  ClockInterface* const clock = &MeasurerClock(options);
+  ClockInterface* const clock = &MeasurerClock(host);
   const double start = clock->NowSeconds();
+  // The job's side of the measurer options comes from its spec.
+  LocalMeasurerOptions options = host;
+  options.measure = ResolveMeasureOptions(spec_in.measure());
+  options.validation.top_k =
+      spec_in.has_validate_top_k() ? spec_in.validate_top_k() : kDefaultValidateTopK;
+  options.validation.passes =
+      spec_in.has_validation_passes() ? spec_in.validation_passes() : kDefaultValidationPasses;
   TF_RETURN_IF_ERROR(options.validation.Validate());
+  TF_RETURN_IF_ERROR(options.measure.Validate());
   if (!std::isfinite(options.reject_slower_than) ||
       (options.reject_slower_than != 0 && options.reject_slower_than < 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -85,9 +188,9 @@ namespace {
   proto::JobSpec spec = spec_in;
   TF_RETURN_IF_ERROR(CanonicalizeJobTasks(spec));
   proto::JobAssignment assignment;
-  assignment.set_job_id("local");
+  assignment.set_job_id(setup.label);
   *assignment.mutable_spec() = spec;
-  // One build batch in flight, as local `tune` builds a batch then measures it.
+  // One build batch in flight: built in parallel, then measured.
   assignment.set_suggested_window(spec.window() > 0 ? spec.window() : 8);
   // Every result per task, resumed ones first: the validation's candidates.
   std::vector<std::vector<TrialResult>> results_per_task(spec.tasks_size());
@@ -96,7 +199,7 @@ namespace {
   }
   const PretunedRecords cold;
   const PretunedRecords& pretuned = setup.pretuned != nullptr ? *setup.pretuned : cold;
-  // Each task's tuner skips what its target cannot build, as local tune does.
+  // Each task's tuner skips what its target cannot build.
   auto check_for = [](const Task& task) -> Tuner::ConfigCheck {
     absl::StatusOr<TargetSpec> target = ParseTarget(task.target());
     if (!target.ok()) return nullptr;  // the builds report the target's error
@@ -122,11 +225,15 @@ namespace {
     TF_ASSIGN_OR_RETURN(writer, RecordWriter::Open(log));
   }
 
-  LocalModelSummary summary;
-  summary.trials_per_task.assign(tasks.size(), 0);
-  summary.resumed_per_task.assign(tasks.size(), 0);
+  LocalJobSummary summary;
+  summary.tasks.resize(tasks.size());
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    summary.tasks[t].template_name = tasks[t]->name();
+    summary.tasks[t].workload = tasks[t]->workload().Describe();
+    summary.tasks[t].flops = tasks[t]->workload().flops();
+  }
   for (const proto::KnownTrial& known : assignment.trials()) {
-    ++summary.resumed_per_task[known.task_index()];
+    ++summary.tasks[known.task_index()].resumed;
   }
   // One runner child for the whole search: a measurer is made for a task
   // when its configs come and kept while the next batch is of the same task;
@@ -152,7 +259,7 @@ namespace {
     proto::ProposeTrials proposals = runner->NextProposals();
     if (proposals.configs_size() > 0 || proposals.finished()) {
       proto::TrialsAccepted accepted;  // everything: nobody else proposes here
-      accepted.set_job_id("local");
+      accepted.set_job_id(setup.label);
       for (int i = 0; i < proposals.configs_size(); ++i) accepted.add_trial_ids(next_trial_id++);
       runner->OnAccepted(accepted);
     }
@@ -174,14 +281,14 @@ namespace {
           TF_RETURN_IF_ERROR(writer->Append(RecordOf(*tasks[t], configs[i], results[i])));
         }
         proto::TrialUpdate update;
-        update.set_job_id("local");
+        update.set_job_id(setup.label);
         update.set_task_index(t);
         update.set_config_json(configs[i].ToJson().dump());
         update.set_config_index(configs[i].index());
         *update.mutable_result() = ToTrialResult(results[i]);
         runner->OnTrialUpdate(update);
         ++summary.trials;
-        ++summary.trials_per_task[t];
+        ++summary.tasks[t].trials;
         results_per_task[t].push_back(TrialResult{configs[i], results[i]});
       }
     }
@@ -190,36 +297,21 @@ namespace {
   writer.reset();  // the log may be rewritten with the validations
 
   const size_t n = tasks.size();
-  summary.best_cost_s.assign(n, 0);
-  summary.search_best_cost_s.assign(n, 0);
-  summary.validated.assign(n, false);
-  summary.validation_passes.assign(n, 0);
-  summary.validation_spread.assign(n, 0);
   std::vector<Record> validated_records;
   for (size_t t = 0; t < n; ++t) {
-    summary.search_best_cost_s[t] = runner->best_cost_s(static_cast<int>(t));
-    summary.best_cost_s[t] = summary.search_best_cost_s[t];
-    if (summary.search_best_cost_s[t] <= 0 || options.validation.top_k == 0) continue;
+    LocalTaskOutcome& outcome = summary.tasks[t];
+    const Tuner& tuner = runner->tuner(static_cast<int>(t));
+    outcome.refused_before_measuring = tuner.refused_before_measuring();
+    ReportModel(tuner, outcome);
+    ReportSearch(results_per_task[t], outcome);
+    if (outcome.search_best_cost_s <= 0 || options.validation.top_k == 0) continue;
     TF_RETURN_IF_ERROR(measure_task(static_cast<int>(t)));
     TF_ASSIGN_OR_RETURN(WinnerValidation winners,
                         ValidateWinners(*measurer, results_per_task[t], options.validation));
     for (Record& r : ValidatedRecords(*tasks[t], winners))
       validated_records.push_back(std::move(r));
-    progress << absl::StrFormat("[local] task %d: %d configs validated; best ", t,
-                                winners.candidates.size());
-    if (winners.best.has_value()) {
-      const Validation& best = winners.candidates[*winners.best].validation;
-      summary.best_cost_s[t] = best.cost_s();
-      summary.validated[t] = true;
-      summary.validation_passes[t] = static_cast<int>(best.pass_costs.size());
-      summary.validation_spread[t] = best.rel_spread();
-      progress << absl::StrFormat("%.4f ms validated (%s; search figure %.4f ms)\n",
-                                  best.cost_s() * 1e3, DescribeValidation(best),
-                                  winners.candidates[*winners.best].search.MeanCost() * 1e3);
-    } else {
-      progress << absl::StrFormat("%.4f ms search figure, not validated: no pass succeeded\n",
-                                  summary.search_best_cost_s[t] * 1e3);
-    }
+    ReportValidation(winners, setup.label, static_cast<int>(t), /*detail=*/n == 1, outcome,
+                     progress);
   }
   if (measurer != nullptr) summary.timings.Add(measurer->timings());
   measurer.reset();
@@ -227,13 +319,13 @@ namespace {
     TF_ASSIGN_OR_RETURN(summary.validated_lines, WriteValidationsToLog(log, validated_records));
   }
   for (size_t t = 0; t < n; ++t) {
-    if (summary.best_cost_s[t] <= 0) {
+    if (summary.tasks[t].best_cost_s <= 0) {
       ++summary.untuned_tasks;
       continue;
     }
     // The same weights as JobRunner::EstimatedLatency.
     const double weight = spec.tasks(t).has_weight() ? spec.tasks(t).weight() : 1;
-    summary.estimated_latency_s += weight * summary.best_cost_s[t];
+    summary.estimated_latency_s += weight * summary.tasks[t].best_cost_s;
   }
   summary.wall_seconds = clock->NowSeconds() - start;
   return summary;
