@@ -40,6 +40,7 @@
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 #include "proto_convert/task_spec.h"
+#include "tuner_core/workloads/workload.h"
 
 ABSL_FLAG(std::string, shapes, "1024,1024,1024;512,512,512;16,1024,1024",
           "M,N,K list, ';'-separated");

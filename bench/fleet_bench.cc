@@ -31,6 +31,7 @@
 #include "nlohmann/json.hpp"
 #include "proto_convert/task_spec.h"
 #include "tuner_core/records/record.h"
+#include "tuner_core/workloads/workload.h"
 
 ABSL_FLAG(std::string, json, "", "write the figures here");
 ABSL_FLAG(std::string, parts, "overhead,throughput,dispatch", "which parts to run");

@@ -17,9 +17,9 @@
 #include "absl/flags/flag.h"
 #include "bench/bench_main.h"
 #include "bench/feature_speed.h"
-#include "local/tune_command.h"
 #include "toolchain/codegen/target.h"
 #include "tuner_core/tuners/xgb_tuner.h"
+#include "tuner_core/workloads/workload.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload");
 ABSL_FLAG(std::string, shape, "16,1024,1024", "workload shape (as tunefleet tune --shape)");

@@ -28,13 +28,13 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "kernel_runtime/runner.h"
-#include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 #include "proto_convert/run_request.h"
 #include "toolchain/builder.h"
 #include "toolchain/default_config.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/templates/task.h"
+#include "tuner_core/workloads/workload.h"
 
 ABSL_FLAG(int32_t, trials, 2000, "trials per Runner in the steady-state phase");
 ABSL_FLAG(int32_t, respawns, 50, "child starts per Runner in the start-up phase");

@@ -42,13 +42,13 @@
 #include "bench/memoizing_measurer.h"
 #include "common/status_macros.h"
 #include "local/local_measurer.h"
-#include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/models/model_zoo.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/records/task_record.h"
 #include "tuner_core/tuners/tuner_factory.h"
 #include "tuner_core/tuners/xgb_tuner.h"
+#include "tuner_core/workloads/workload.h"
 
 ABSL_FLAG(
     std::string, shapes, "1024,1024,1024;16,1024,1024;1,1000,512",

@@ -13,6 +13,7 @@
 #include "proto_convert/run_request.h"
 #include "proto_convert/task_spec.h"
 #include "toolchain/codegen/target.h"
+#include "tuner_core/workloads/workload.h"
 
 ABSL_FLAG(std::string, workload, "dense", "workload to tune");
 ABSL_FLAG(std::string, model, "",

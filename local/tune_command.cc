@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "local/validate_winners.h"
 #include "proto_convert/task_spec.h"
-#include "toolchain/codegen/target.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
 
@@ -154,38 +150,6 @@ void PrintModelReport(const proto::JobSpec& spec, const LocalJobSummary& s, std:
 }
 
 }  // namespace
-
-[[nodiscard]] absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
-                                                                   const std::string& shape,
-                                                                   const std::string& layout) {
-  std::vector<const char*> keys;
-  if (workload == "dense") {
-    keys = {"M", "N", "K"};
-  } else if (workload == "batch_matmul") {
-    keys = {"B", "M", "N", "K"};
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--shape is for dense (M,N,K) and batch_matmul (B,M,N,K); give ", workload,
-                     "'s arguments as JSON with --args"));
-  }
-  const std::string wanted = absl::StrJoin(keys, ",");
-  std::vector<std::string> parts = absl::StrSplit(shape, ',');
-  if (parts.size() != keys.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--shape \"", shape, "\": ", workload, " wants ", wanted));
-  }
-  nlohmann::json args = {{"layout", layout}};
-  for (size_t i = 0; i < parts.size(); ++i) {
-    int64_t v = 0;
-    if (!absl::SimpleAtoi(parts[i], &v)) {
-      return absl::InvalidArgumentError(absl::StrCat("--shape \"", shape, "\": \"", parts[i],
-                                                     "\" is not an integer (", workload, " wants ",
-                                                     wanted, ")"));
-    }
-    args[keys[i]] = v;
-  }
-  return args;
-}
 
 [[nodiscard]] absl::StatusOr<LocalJobSummary> RunTune(const proto::JobSpec& spec_in,
                                                       const LocalRunOptions& run,

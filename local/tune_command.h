@@ -51,12 +51,6 @@ struct LocalRunOptions {
   std::string label = "local";  // the job's name in progress lines
 };
 
-// Workload args from the CLI's --workload/--shape/--layout (dense and
-// batch_matmul; other workloads take --args).
-[[nodiscard]] absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
-                                                                   const std::string& shape,
-                                                                   const std::string& layout);
-
 // Runs `spec` here (local/local_job.h): a one-kernel job and a model's
 // job are the same path. Prints what it tunes, then a one-kernel job's
 // validation, best config (validated or the search's figure, and which),

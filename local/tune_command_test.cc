@@ -175,13 +175,6 @@ TEST_F(TuneCommandTest, XgbLearnsFromResumedRecordsAndFromOtherShapes) {
 
 TEST_F(TuneCommandTest, BadInputsAreClearErrors) {
   std::ostringstream progress, out;
-  EXPECT_NE(WorkloadArgsFromShape("dense", "12,x,4", "NK")
-                .status()
-                .message()
-                .find("\"x\" is not an integer"),
-            std::string::npos);
-  EXPECT_NE(WorkloadArgsFromShape("conv2d_nchw", "1,2,3", "NK").status().message().find("--args"),
-            std::string::npos);
   proto::JobSpec o = SmallJob(1);
   o.set_tuner("annealing-magic");
   EXPECT_EQ(RunTune(o, Run(), progress, out).status().code(), absl::StatusCode::kInvalidArgument);
@@ -367,18 +360,6 @@ TEST(LoadPretunedRecordsTest, ShippedNoneOrAFile) {
       LoadPretunedRecords("/nonexistent.jsonl", avx512);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("/nonexistent.jsonl"), std::string::npos);
-}
-
-TEST(WorkloadArgsFromShapeTest, DenseAndBatchMatmul) {
-  auto dense = WorkloadArgsFromShape("dense", "3,4,5", "KN");
-  ASSERT_TRUE(dense.ok()) << dense.status();
-  EXPECT_EQ(*dense, nlohmann::json({{"M", 3}, {"N", 4}, {"K", 5}, {"layout", "KN"}}));
-  auto bmm = WorkloadArgsFromShape("batch_matmul", "12,128,128,64", "NK");
-  ASSERT_TRUE(bmm.ok()) << bmm.status();
-  EXPECT_EQ(*bmm, nlohmann::json({{"B", 12}, {"M", 128}, {"N", 128}, {"K", 64}, {"layout", "NK"}}));
-  EXPECT_NE(
-      WorkloadArgsFromShape("batch_matmul", "12,128,64", "NK").status().message().find("B,M,N,K"),
-      std::string::npos);
 }
 
 // A conv2d given as --args JSON tunes like dense, in both timing layouts.

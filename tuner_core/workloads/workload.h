@@ -68,6 +68,19 @@ template <typename W>
   return as_w;
 }
 
+// A registered workload: its name, how one is made from its args, and the
+// keys a shape string gives, in order ("M,N,K" for dense; empty: its args
+// come as JSON only). The one table of them is in workload.cc: a new
+// workload is its own files and one line there.
+struct WorkloadKind {
+  std::string name;
+  absl::StatusOr<std::unique_ptr<Workload>> (*make)(const nlohmann::json& args);
+  std::vector<std::string> shape_keys;
+};
+
+// Every registered workload, sorted by name.
+const std::vector<WorkloadKind>& WorkloadKinds();
+
 // Makes a registered workload. InvalidArgument names the problem for an
 // unknown name, a missing/unknown key or a bad value.
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
@@ -75,6 +88,15 @@ template <typename W>
 
 // Names of every registered workload, sorted.
 std::vector<std::string> WorkloadNames();
+
+// The args of `workload` from a shape string ("1024,1024,1024": its
+// WorkloadKind::shape_keys, in order) and a layout, as the CLI's --shape
+// and --layout give them. InvalidArgument naming what is wrong: an unknown
+// workload, one whose args come as JSON only (--args), a count or a number
+// that does not fit its keys.
+[[nodiscard]] absl::StatusOr<nlohmann::json> WorkloadArgsFromShape(const std::string& workload,
+                                                                   const std::string& shape,
+                                                                   const std::string& layout);
 
 }  // namespace tunefleet
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 
 namespace tunefleet {
@@ -40,6 +41,41 @@ TEST(WorkloadRegistryTest, UnknownNameListsTheKnownOnes) {
   EXPECT_EQ(w.status().message(),
             "unknown workload \"conv3d\" (known: batch_matmul, conv2d_nchw, dense, "
             "depthwise_conv2d_nchw)");
+}
+
+TEST(WorkloadArgsFromShapeTest, DenseAndBatchMatmul) {
+  auto dense = WorkloadArgsFromShape("dense", "3,4,5", "KN");
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  EXPECT_EQ(*dense, nlohmann::json({{"M", 3}, {"N", 4}, {"K", 5}, {"layout", "KN"}}));
+  auto bmm = WorkloadArgsFromShape("batch_matmul", "12,128,128,64", "NK");
+  ASSERT_TRUE(bmm.ok()) << bmm.status();
+  EXPECT_EQ(*bmm, nlohmann::json({{"B", 12}, {"M", 128}, {"N", 128}, {"K", 64}, {"layout", "NK"}}));
+  EXPECT_NE(
+      WorkloadArgsFromShape("batch_matmul", "12,128,64", "NK").status().message().find("B,M,N,K"),
+      std::string::npos);
+  EXPECT_NE(WorkloadArgsFromShape("dense", "12,x,4", "NK")
+                .status()
+                .message()
+                .find("\"x\" is not an integer"),
+            std::string::npos);
+  // A workload without shape keys takes --args; an unknown one is named.
+  const std::string conv =
+      std::string(WorkloadArgsFromShape("conv2d_nchw", "1,2,3", "NK").status().message());
+  EXPECT_NE(conv.find("--args"), std::string::npos) << conv;
+  EXPECT_NE(conv.find("dense (M,N,K)"), std::string::npos) << conv;
+  EXPECT_NE(WorkloadArgsFromShape("conv3d", "1", "NK").status().message().find("known: "),
+            std::string::npos);
+}
+
+// Each registered workload's shape keys make args its Make accepts.
+TEST(WorkloadArgsFromShapeTest, EveryShapeKeyListMakesAWorkload) {
+  for (const WorkloadKind& kind : WorkloadKinds()) {
+    if (kind.shape_keys.empty()) continue;
+    std::vector<std::string> sizes(kind.shape_keys.size(), "8");
+    auto args = WorkloadArgsFromShape(kind.name, absl::StrJoin(sizes, ","), "NK");
+    ASSERT_TRUE(args.ok()) << kind.name << ": " << args.status();
+    EXPECT_TRUE(MakeWorkload(kind.name, *args).ok()) << kind.name;
+  }
 }
 
 }  // namespace
