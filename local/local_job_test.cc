@@ -39,13 +39,7 @@ class LocalJobTest : public LocalModeTest {
     }
     spec.set_n_trial(per_task * static_cast<int64_t>(ms.size()));
     spec.set_trials_per_task(per_task);
-    spec.set_tuner("random");
-    spec.set_seed(3);
-    spec.mutable_measure()->set_number(2);
-    spec.mutable_measure()->set_repeat(2);
-    spec.mutable_measure()->set_cooldown_interval_s(0);
-    spec.set_validate_top_k(2);
-    spec.set_validation_passes(2);
+    MakeQuick(spec, 3);
     return spec;
   }
 

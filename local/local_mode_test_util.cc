@@ -22,4 +22,14 @@ std::string FreshTestLog() {
   return log;
 }
 
+void MakeQuick(proto::JobSpec& spec, uint64_t seed) {
+  spec.set_tuner("random");
+  spec.set_seed(seed);
+  spec.mutable_measure()->set_number(2);
+  spec.mutable_measure()->set_repeat(2);
+  spec.mutable_measure()->set_cooldown_interval_s(0);
+  spec.set_validate_top_k(2);
+  spec.set_validation_passes(2);
+}
+
 }  // namespace tunefleet

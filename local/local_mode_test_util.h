@@ -6,9 +6,11 @@
 #ifndef TUNEFLEET_LOCAL_LOCAL_MODE_TEST_UTIL_H_
 #define TUNEFLEET_LOCAL_LOCAL_MODE_TEST_UTIL_H_
 
+#include <cstdint>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "proto/fleet.pb.h"
 
 namespace tunefleet {
 
@@ -18,6 +20,11 @@ namespace tunefleet {
 
 // $TEST_TMPDIR/<running test's name>.jsonl, removed if it exists.
 std::string FreshTestLog();
+
+// A quick search of `spec` for tests: the random tuner with `seed`, 2 runs x
+// 2 repeats and no cooldown per trial, the top 2 configs validated in 2
+// passes each.
+void MakeQuick(proto::JobSpec& spec, uint64_t seed);
 
 class LocalModeTest : public ::testing::Test {
  protected:

@@ -26,13 +26,7 @@ proto::JobSpec DenseJob(const std::string& shape, int64_t trials,
   *spec.mutable_task() =
       MakeTaskSpec("", "dense", WorkloadArgsFromShape("dense", shape, "NK").value(), target);
   spec.set_n_trial(trials);
-  spec.set_tuner("random");
-  spec.set_seed(7);
-  spec.mutable_measure()->set_number(2);
-  spec.mutable_measure()->set_repeat(2);
-  spec.mutable_measure()->set_cooldown_interval_s(0);
-  spec.set_validate_top_k(2);
-  spec.set_validation_passes(2);
+  MakeQuick(spec, 7);
   return spec;
 }
 
