@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "job_driver/job_runner.h"
+#include "job_driver/trial_executor.h"
 #include "local/validate_winners.h"
 #include "local/validation_log.h"
 #include "proto_convert/measure_result.h"
@@ -160,6 +161,101 @@ void ReportModel(const Tuner& tuner, LocalTaskOutcome& outcome) {
     outcome.model_warning = std::string(model->model_status().message());
 }
 
+// Local mode's fleet (a TrialExecutor that answers before it returns): the
+// configs the runner proposes are built in this process and measured one
+// by one in a runner child, each result appended to the log before the
+// runner hears of it. One runner child for the whole search: a measurer is
+// made for a task when its configs come and kept while the next batch is of
+// the same task; the next task's measurer takes over its child, which keeps
+// the workloads it prepared (inputs and reference outputs), so going back
+// to a task costs no new child and no second reference computation.
+class LocalFleet final : public TrialExecutor {
+ public:
+  LocalFleet(std::vector<const Task*> tasks, const LocalMeasurerOptions& options,
+             RecordWriter* writer, int64_t next_trial_id, LocalJobSummary& summary,
+             std::vector<std::vector<TrialResult>>& results_per_task, std::ostream& progress)
+      : tasks_(std::move(tasks)),
+        options_(options),
+        writer_(writer),
+        next_trial_id_(next_trial_id),
+        summary_(summary),
+        results_per_task_(results_per_task),
+        progress_(progress) {}
+
+  [[nodiscard]] absl::StatusOr<bool> Execute(JobRunner& runner,
+                                             const proto::ProposeTrials& proposals) override {
+    proto::TrialsAccepted accepted;  // everything: nobody else proposes here
+    accepted.set_job_id(proposals.job_id());
+    for (int i = 0; i < proposals.configs_size(); ++i) accepted.add_trial_ids(next_trial_id_++);
+    runner.OnAccepted(accepted);
+    if (proposals.configs_size() == 0) return true;  // `finished`
+    std::map<int, std::vector<Config>> by_task;
+    for (const proto::ProposedConfig& pc : proposals.configs()) {
+      TF_ASSIGN_OR_RETURN(Config config,
+                          tasks_[pc.task_index()]->space().FromJsonString(pc.config_json()));
+      by_task[pc.task_index()].push_back(std::move(config));
+    }
+    for (const auto& [t, configs] : by_task) {
+      TF_ASSIGN_OR_RETURN(LocalMeasurer * measurer, MeasurerFor(t));
+      const double best = runner.best_cost_s(t);
+      measurer->set_reject_above_s(
+          options_.reject_slower_than > 0 && best > 0 ? options_.reject_slower_than * best : 0);
+      const std::vector<MeasureResult> results = measurer->Measure(configs);
+      for (size_t i = 0; i < configs.size(); ++i) {
+        if (writer_ != nullptr) {
+          TF_RETURN_IF_ERROR(writer_->Append(RecordOf(*tasks_[t], configs[i], results[i])));
+        }
+        proto::TrialUpdate update;
+        update.set_job_id(proposals.job_id());
+        update.set_task_index(t);
+        update.set_config_json(configs[i].ToJson().dump());
+        update.set_config_index(configs[i].index());
+        *update.mutable_result() = ToTrialResult(results[i]);
+        runner.OnTrialUpdate(update);
+        ++summary_.trials;
+        ++summary_.tasks[t].trials;
+        results_per_task_[t].push_back(TrialResult{configs[i], results[i]});
+      }
+    }
+    progress_ << runner.Progress() << "\n";
+    return true;
+  }
+
+  // Task `t`'s measurer: the current one, or a new one that takes over the
+  // runner child (LocalMeasurerOptions::share_runner_child).
+  [[nodiscard]] absl::StatusOr<LocalMeasurer*> MeasurerFor(int t) {
+    if (measurer_task_ == t) return measurer_.get();
+    std::unique_ptr<Runner> child;
+    if (measurer_ != nullptr) {
+      summary_.timings.Add(measurer_->timings());
+      if (options_.share_runner_child) child = measurer_->ReleaseRunner();
+    }
+    measurer_.reset();
+    measurer_task_ = -1;
+    TF_ASSIGN_OR_RETURN(measurer_, LocalMeasurer::Create(*tasks_[t], options_, std::move(child)));
+    measurer_task_ = t;
+    return measurer_.get();
+  }
+
+  // The last measurer's timings into the summary; its runner child ends.
+  void Finish() {
+    if (measurer_ != nullptr) summary_.timings.Add(measurer_->timings());
+    measurer_.reset();
+    measurer_task_ = -1;
+  }
+
+ private:
+  const std::vector<const Task*> tasks_;
+  const LocalMeasurerOptions& options_;
+  RecordWriter* const writer_;  // null: no log
+  int64_t next_trial_id_;
+  LocalJobSummary& summary_;
+  std::vector<std::vector<TrialResult>>& results_per_task_;
+  std::ostream& progress_;
+  int measurer_task_ = -1;
+  std::unique_ptr<LocalMeasurer> measurer_;
+};
+
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<LocalJobSummary> RunLocalJob(const proto::JobSpec& spec_in,
@@ -235,65 +331,9 @@ void ReportModel(const Tuner& tuner, LocalTaskOutcome& outcome) {
   for (const proto::KnownTrial& known : assignment.trials()) {
     ++summary.tasks[known.task_index()].resumed;
   }
-  // One runner child for the whole search: a measurer is made for a task
-  // when its configs come and kept while the next batch is of the same task;
-  // the next task's measurer takes over its child, which keeps the
-  // workloads it prepared (inputs and reference outputs), so going back to
-  // a task costs no new child and no second reference computation.
-  int measurer_task = -1;
-  std::unique_ptr<LocalMeasurer> measurer;
-  auto measure_task = [&](int t) -> absl::Status {
-    if (measurer_task == t) return absl::OkStatus();
-    std::unique_ptr<Runner> child;
-    if (measurer != nullptr) {
-      summary.timings.Add(measurer->timings());
-      if (options.share_runner_child) child = measurer->ReleaseRunner();
-    }
-    measurer.reset();
-    TF_ASSIGN_OR_RETURN(measurer, LocalMeasurer::Create(*tasks[t], options, std::move(child)));
-    measurer_task = t;
-    return absl::OkStatus();
-  };
-  int64_t next_trial_id = assignment.trials_size();
-  while (true) {
-    proto::ProposeTrials proposals = runner->NextProposals();
-    if (proposals.configs_size() > 0 || proposals.finished()) {
-      proto::TrialsAccepted accepted;  // everything: nobody else proposes here
-      accepted.set_job_id(setup.label);
-      for (int i = 0; i < proposals.configs_size(); ++i) accepted.add_trial_ids(next_trial_id++);
-      runner->OnAccepted(accepted);
-    }
-    if (proposals.configs_size() == 0) break;  // done, or the window is empty and nothing comes
-    std::map<int, std::vector<Config>> by_task;
-    for (const proto::ProposedConfig& pc : proposals.configs()) {
-      TF_ASSIGN_OR_RETURN(Config config,
-                          tasks[pc.task_index()]->space().FromJsonString(pc.config_json()));
-      by_task[pc.task_index()].push_back(std::move(config));
-    }
-    for (const auto& [t, configs] : by_task) {
-      TF_RETURN_IF_ERROR(measure_task(t));
-      const double best = runner->best_cost_s(t);
-      measurer->set_reject_above_s(
-          options.reject_slower_than > 0 && best > 0 ? options.reject_slower_than * best : 0);
-      const std::vector<MeasureResult> results = measurer->Measure(configs);
-      for (size_t i = 0; i < configs.size(); ++i) {
-        if (writer) {
-          TF_RETURN_IF_ERROR(writer->Append(RecordOf(*tasks[t], configs[i], results[i])));
-        }
-        proto::TrialUpdate update;
-        update.set_job_id(setup.label);
-        update.set_task_index(t);
-        update.set_config_json(configs[i].ToJson().dump());
-        update.set_config_index(configs[i].index());
-        *update.mutable_result() = ToTrialResult(results[i]);
-        runner->OnTrialUpdate(update);
-        ++summary.trials;
-        ++summary.tasks[t].trials;
-        results_per_task[t].push_back(TrialResult{configs[i], results[i]});
-      }
-    }
-    progress << runner->Progress() << "\n";
-  }
+  LocalFleet fleet(tasks, options, writer.get(), assignment.trials_size(), summary,
+                   results_per_task, progress);
+  TF_RETURN_IF_ERROR(Pump(*runner, fleet));
   writer.reset();  // the log may be rewritten with the validations
 
   const size_t n = tasks.size();
@@ -305,7 +345,7 @@ void ReportModel(const Tuner& tuner, LocalTaskOutcome& outcome) {
     ReportModel(tuner, outcome);
     ReportSearch(results_per_task[t], outcome);
     if (outcome.search_best_cost_s <= 0 || options.validation.top_k == 0) continue;
-    TF_RETURN_IF_ERROR(measure_task(static_cast<int>(t)));
+    TF_ASSIGN_OR_RETURN(LocalMeasurer * measurer, fleet.MeasurerFor(static_cast<int>(t)));
     TF_ASSIGN_OR_RETURN(WinnerValidation winners,
                         ValidateWinners(*measurer, results_per_task[t], options.validation));
     for (Record& r : ValidatedRecords(*tasks[t], winners))
@@ -313,8 +353,7 @@ void ReportModel(const Tuner& tuner, LocalTaskOutcome& outcome) {
     ReportValidation(winners, setup.label, static_cast<int>(t), /*detail=*/n == 1, outcome,
                      progress);
   }
-  if (measurer != nullptr) summary.timings.Add(measurer->timings());
-  measurer.reset();
+  fleet.Finish();
   if (!log.empty() && !validated_records.empty()) {
     TF_ASSIGN_OR_RETURN(summary.validated_lines, WriteValidationsToLog(log, validated_records));
   }

@@ -44,11 +44,17 @@ void TunerService::OnSession(const proto::Registered& registered) {
 }
 
 void TunerService::Propose(JobRunner& runner) {
-  proto::ProposeTrials p = runner.NextProposals();
-  if (p.configs_size() == 0 && !p.finished()) return;
+  if (const absl::Status status = Pump(runner, *this); !status.ok()) {
+    TF_LOG(ERROR) << "job " << runner.job_id() << ": " << status;  // Execute never fails
+  }
+}
+
+[[nodiscard]] absl::StatusOr<bool> TunerService::Execute(JobRunner&,
+                                                         const proto::ProposeTrials& proposals) {
   proto::WorkerMessage m;
-  *m.mutable_propose() = std::move(p);
+  *m.mutable_propose() = proposals;
   worker_->Send(m);
+  return false;
 }
 
 void TunerService::OnMessage(const proto::TrackerMessage& message) {

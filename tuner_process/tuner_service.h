@@ -1,6 +1,7 @@
 // The tuner process's side of the fleet: a WorkerDaemon (role TUNER) that
 // takes the jobs the tracker assigns (up to max_jobs at once), runs one
-// JobRunner per job and sends its proposals as results arrive.
+// JobRunner per job and sends its proposals as results arrive (the
+// stream's TrialExecutor: job_driver/trial_executor.h).
 //
 // Everything runs on the stream's reader thread (WorkerConnection), one
 // message at a time, so the JobRunners need no locking. A new session
@@ -18,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "job_driver/job_runner.h"
+#include "job_driver/trial_executor.h"
 #include "worker_stream/worker_daemon.h"
 
 namespace tunefleet {
@@ -30,7 +32,7 @@ struct TunerServiceOptions {
   [[nodiscard]] absl::Status Validate() const;
 };
 
-class TunerService final : private WorkerRoleInterface {
+class TunerService final : private WorkerRoleInterface, private TrialExecutor {
  public:
   // `options` must be valid (Validate()).
   explicit TunerService(TunerServiceOptions options);
@@ -47,7 +49,12 @@ class TunerService final : private WorkerRoleInterface {
   void OnSession(const proto::Registered& registered) override;
   // Jobs are handed back, not finished, on Stop(): nothing to wait for.
   int64_t InFlight() const override { return 0; }
+  // Pump(runner, *this): its proposals to the tracker.
   void Propose(JobRunner& runner);
+  // The stream's side of TrialExecutor: sends the proposal to the tracker,
+  // whose answers come later (false).
+  [[nodiscard]] absl::StatusOr<bool> Execute(JobRunner& runner,
+                                             const proto::ProposeTrials& proposals) override;
 
   const TunerServiceOptions options_;
   RealClock clock_;  // the jobs' progress lines
