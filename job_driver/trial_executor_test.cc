@@ -27,7 +27,8 @@ proto::JobAssignment Assignment(int64_t n_trial, int32_t window) {
 // config costs its index in microseconds.
 class AnsweringFleet : public TrialExecutor {
  public:
-  absl::StatusOr<bool> Execute(JobRunner& runner, const proto::ProposeTrials& p) override {
+  [[nodiscard]] absl::StatusOr<bool> Execute(JobRunner& runner,
+                                             const proto::ProposeTrials& p) override {
     ++calls;
     proto::TrialsAccepted accepted;
     accepted.set_job_id(p.job_id());
@@ -56,7 +57,7 @@ class AnsweringFleet : public TrialExecutor {
 // Sends proposals and answers later, as the tracker's stream does.
 class SendingFleet : public TrialExecutor {
  public:
-  absl::StatusOr<bool> Execute(JobRunner&, const proto::ProposeTrials& p) override {
+  [[nodiscard]] absl::StatusOr<bool> Execute(JobRunner&, const proto::ProposeTrials& p) override {
     sent.push_back(p);
     return false;
   }
@@ -65,7 +66,7 @@ class SendingFleet : public TrialExecutor {
 
 class FailingFleet : public TrialExecutor {
  public:
-  absl::StatusOr<bool> Execute(JobRunner&, const proto::ProposeTrials&) override {
+  [[nodiscard]] absl::StatusOr<bool> Execute(JobRunner&, const proto::ProposeTrials&) override {
     return absl::DataLossError("the records file is gone");
   }
 };
@@ -78,7 +79,7 @@ TEST(PumpTest, AFleetThatAnswersAtOnceRunsTheWholeJobInOnePump) {
   EXPECT_EQ(runner->done(), 20);
   EXPECT_EQ(fleet.measured.size(), 20u);
   EXPECT_FALSE(fleet.finished);  // n_trial reached: the tracker needs no `finished`
-  EXPECT_GE(fleet.calls, 5);  // 20 trials through a window of 4
+  EXPECT_GE(fleet.calls, 5);     // 20 trials through a window of 4
   // Nothing more once the job is done.
   const int calls = fleet.calls;
   ASSERT_TRUE(Pump(*runner, fleet).ok());
