@@ -45,7 +45,7 @@ struct LocalMeasurerOptions {
   int build_parallelism = 0;  // builder threads; 0 = hardware concurrency
   RunnerOptions runner;
   LocalValidationOptions validation;  // used by the callers of Validate
-  // A model job's tasks share one runner child (model_job.h); false: a new
+  // A job's tasks share one runner child (local_job.h); false: a new
   // child each time the job switches tasks (the cost it saves, measured).
   bool share_runner_child = true;
   // Early rejection in a model job: a candidate whose first repeat is

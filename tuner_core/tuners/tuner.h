@@ -101,7 +101,7 @@ class Tuner {
   // its registers cannot hold or a vector wider than it generates
   // (toolchain/register_fit.h), which the builder would refuse as
   // INSTANTIATION_ERROR. Whoever knows the target sets it (local mode does:
-  // local/tune_command.cc, and local/model_job.cc through JobRunner);
+  // local/local_job.cc, through JobRunner);
   // NextBatch then replaces each proposal the check refuses with another.
   // A refused config is marked visited but never measured, logged, counted
   // as a trial or handed to Update: a model learns only from measurements,
