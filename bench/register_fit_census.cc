@@ -17,8 +17,8 @@
 
 #include "nlohmann/json.hpp"
 #include "toolchain/codegen/target.h"
-#include "toolchain/register_fit.h"
 #include "tuner_core/records/record.h"
+#include "tuner_core/templates/register_fit.h"
 #include "tuner_core/templates/task.h"
 
 namespace tunefleet {

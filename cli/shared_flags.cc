@@ -151,6 +151,23 @@ namespace {
   return parsed.family();
 }
 
+// Each task's target resolved here, where LLVM is (TaskSpec.vectors): the
+// fleet's tuner then skips the register tiles it cannot hold.
+[[nodiscard]] absl::Status AddTargetVectors(proto::JobSpec& spec) {
+  auto add = [](proto::TaskSpec& task) -> absl::Status {
+    TF_ASSIGN_OR_RETURN(const TargetSpec target, ParseTarget(task.target()));
+    proto::TargetVectors* v = task.mutable_vectors();
+    v->set_triple(target.triple);
+    v->set_vector_bits(target.vector_bits);
+    v->set_max_vector_bits(target.max_vector_bits);
+    v->set_vector_registers(target.vector_registers);
+    return absl::OkStatus();
+  };
+  if (spec.has_task()) TF_RETURN_IF_ERROR(add(*spec.mutable_task()));
+  for (proto::JobTask& t : *spec.mutable_tasks()) TF_RETURN_IF_ERROR(add(*t.mutable_task()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<proto::JobSpec> JobSpecFromFlags(const JobFlagDefaults& defaults) {
@@ -184,6 +201,7 @@ namespace {
   spec.set_validation_passes(absl::GetFlag(FLAGS_validation_passes));
   TF_ASSIGN_OR_RETURN(*spec.mutable_pretuned_family(),
                       PretunedFamilyFromFlag(target, defaults.for_fleet));
+  TF_RETURN_IF_ERROR(AddTargetVectors(spec));
   return spec;
 }
 

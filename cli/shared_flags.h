@@ -93,7 +93,8 @@ struct JobFlagDefaults {
 //     evaluator's flags (spec.measure), --validate_top_k,
 //     --validation_passes, and the warm start (--pretuned: empty, the
 //     records shipped for the target's family; anything else, none in the
-//     spec: "none" is a cold start, a file is LocalRunFromFlags').
+//     spec: "none" is a cold start, a file is LocalRunFromFlags'), and each
+//     task's target's vector registers (TaskSpec.vectors, resolved here).
 // The command adds its own (tune: window = --batch; submit: name, key,
 // priority, window, queue timeout). The errors of the flags' parsers, of
 // loading the model and of the target string.

@@ -41,6 +41,9 @@ TEST(JobSpecFromFlagsTest, AKernelJobCarriesEveryFlagOfTheSearch) {
   EXPECT_EQ(spec->measure().number(), 7);
   EXPECT_EQ(spec->validate_top_k(), 3);
   EXPECT_EQ(spec->validation_passes(), 4);
+  // The target resolved for the fleet's tuner: Zen 4 has 32 zmm registers.
+  EXPECT_EQ(spec->task().vectors().vector_registers(), 32);
+  EXPECT_EQ(spec->task().vectors().max_vector_bits(), 512);
   // The spec is one a fleet's tuner and local mode both accept.
   EXPECT_TRUE(TaskFromSpec(spec->task()).ok());
 }

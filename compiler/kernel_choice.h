@@ -62,10 +62,9 @@ struct KernelChoice {
 // template's default config (`vector_lanes` fp32 lanes of one of the
 // target's vector registers guide the default, which is always a config the
 // builder would build for `target`: its register tile fits the target's
-// vector registers, toolchain/register_fit.h). Errors name the record line whose template or
-// config does not fit the workload.
-// `tile`: how a default config's register tile is chosen
-// (toolchain/default_config.h).
+// vector registers, tuner_core/templates/register_fit.h). Errors name the record line whose
+// template or config does not fit the workload. `tile`: how a default config's register tile is
+// chosen (toolchain/default_config.h).
 [[nodiscard]] absl::StatusOr<KernelChoice> ChooseKernel(const ModelLayer& layer,
                                                         const RecordSelection& records,
                                                         const std::string& target, int vector_lanes,

@@ -9,8 +9,8 @@
 
 #include "gtest/gtest.h"
 #include "toolchain/codegen/target.h"
-#include "toolchain/register_fit.h"
 #include "tuner_core/models/model_zoo.h"
+#include "tuner_core/templates/register_fit.h"
 
 namespace tunefleet {
 namespace {

@@ -13,8 +13,11 @@
 #include "common/status_macros.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/task_spec.h"
+#include "target/arch_registry.h"
+#include "target/target_spec.h"
 #include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/selective/similarity.h"
+#include "tuner_core/templates/register_fit.h"
 #include "tuner_core/tuners/tuner_factory.h"
 
 namespace tunefleet {
@@ -27,6 +30,36 @@ int64_t TaskBudget(const proto::JobSpec& spec, TaskSchedulePolicy policy, int nu
   if (spec.has_trials_per_task()) return spec.trials_per_task();
   if (policy == TaskSchedulePolicy::kGradient || num_tasks <= 1) return spec.n_trial();
   return std::max<int64_t>(1, (spec.n_trial() + num_tasks - 1) / num_tasks);
+}
+
+// The register-fit check of `task` on the vectors its submitter resolved
+// (TaskSpec.vectors); empty when the spec has none. InvalidArgument for an
+// unknown triple or counts no target has.
+[[nodiscard]] absl::StatusOr<Tuner::ConfigCheck> CheckFromSpec(const proto::TaskSpec& spec,
+                                                               const Task& task) {
+  if (!spec.has_vectors()) return Tuner::ConfigCheck();
+  const proto::TargetVectors& v = spec.vectors();
+  TargetSpec target;
+  target.original = spec.target();
+  target.triple = v.triple();
+  target.arch = FindArch(v.triple());
+  if (target.arch == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task vectors: unknown triple \"", v.triple(), "\""));
+  }
+  constexpr int kMaxBits = 4096, kMaxRegisters = 1024;
+  if (v.vector_bits() < 0 || v.vector_bits() > kMaxBits || v.max_vector_bits() < 0 ||
+      v.max_vector_bits() > kMaxBits || v.vector_registers() < 0 ||
+      v.vector_registers() > kMaxRegisters) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task vectors: vector_bits ", v.vector_bits(), ", max_vector_bits ",
+                     v.max_vector_bits(), ", vector_registers ", v.vector_registers(), " (bits 0..",
+                     kMaxBits, ", registers 0..", kMaxRegisters, ")"));
+  }
+  target.vector_bits = v.vector_bits();
+  target.max_vector_bits = v.max_vector_bits();
+  target.vector_registers = v.vector_registers();
+  return RegisterTileCheck(task, std::move(target));
 }
 
 }  // namespace
@@ -65,8 +98,17 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
     if (spec.has_plan_size()) tuner_options.xgb.plan_size = spec.plan_size();
     tuner_options.history = setup.history;
     TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
+    // What the target cannot build is skipped before it is proposed: by the
+    // driver's check (local mode), else by the vectors the submitter resolved.
     if (setup.check_for && spec.tuner() != "given") {
       run.tuner->SetConfigCheck(setup.check_for(*run.task));
+    } else if (spec.tuner() != "given") {
+      absl::StatusOr<Tuner::ConfigCheck> check = CheckFromSpec(spec.tasks(i).task(), *run.task);
+      if (!check.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("job ", assignment.job_id(), " task ", i, ": ", check.status().message()));
+      }
+      if (*check) run.tuner->SetConfigCheck(*std::move(check));
     }
     if (setup.first_for && spec.tuner() != "given") {
       run.tuner->SetFirstConfigs(setup.first_for(*run.task));

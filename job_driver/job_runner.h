@@ -73,8 +73,10 @@ class JobRunner {
  public:
   // What a task's target cannot build (Tuner::SetConfigCheck), made per
   // task; its tuner then skips those configs before proposing them. Local
-  // mode passes one (it knows the target's registers); the fleet's tuner
-  // process does not, and the builders refuse such configs instead.
+  // mode passes one (it resolves the target itself); without one, a task
+  // whose spec carries the vectors its submitter resolved (TaskSpec.vectors,
+  // as `submit` sets them) is checked against those, so the fleet's tuner
+  // skips them too; a task without either is checked by its builders only.
   using ConfigCheckFor = std::function<Tuner::ConfigCheck(const Task& task)>;
   // The configs a task's tuner proposes first (Tuner::SetFirstConfigs),
   // unless measured already: local mode passes the records shipped for the

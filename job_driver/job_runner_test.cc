@@ -642,5 +642,47 @@ TEST(JobRunnerTest, AFleetJobOfAShippedFamilyMeasuresTheShippedConfigsFirst) {
   EXPECT_FALSE(JobRunner::ShippedFirstConfigs(a.spec()).value());
 }
 
+// A task spec carrying the vectors its submitter resolved (an AVX2 host's
+// 16 ymm registers): the fleet's tuner skips the 16-lane vectors and the
+// tiles 16 registers cannot hold before proposing them, as local mode does.
+TEST(JobRunnerTest, ATasksResolvedVectorsKeepItsSearchToWhatTheTargetBuilds) {
+  proto::JobAssignment a = Assignment(64, 64);
+  proto::TaskSpec* task = a.mutable_spec()->mutable_task();
+  task->set_template_name("dense_gemm.x86");
+  task->set_target("llvm -mcpu=znver1");
+  proto::TargetVectors* v = task->mutable_vectors();
+  v->set_triple("x86_64-unknown-linux-gnu");
+  v->set_vector_bits(256);
+  v->set_max_vector_bits(256);
+  v->set_vector_registers(16);
+  auto runner = JobRunner::Create(a, TestClock()).value();
+  proto::ProposeTrials p = runner->NextProposals();
+  ASSERT_EQ(p.configs_size(), 64);
+  for (const proto::ProposedConfig& c : p.configs()) {
+    EXPECT_EQ(c.config_json().find("[\"vec\",\"ot\",16]"), std::string::npos) << c.config_json();
+  }
+  EXPECT_GT(runner->tuner(0).refused_before_measuring(), 0);
+
+  // Without them the same search proposes 16-lane vectors too.
+  a.mutable_spec()->mutable_task()->clear_vectors();
+  auto unchecked = JobRunner::Create(a, TestClock()).value();
+  proto::ProposeTrials q = unchecked->NextProposals();
+  int wide = 0;
+  for (const proto::ProposedConfig& c : q.configs()) {
+    wide += c.config_json().find("[\"vec\",\"ot\",16]") != std::string::npos;
+  }
+  EXPECT_GT(wide, 0);
+
+  // Values no target has are refused, naming them.
+  proto::JobAssignment bad = Assignment(4, 4);
+  bad.mutable_spec()->mutable_task()->mutable_vectors()->set_triple("pdp11");
+  EXPECT_THAT(JobRunner::Create(bad, TestClock()).status().message(),
+              HasSubstr("unknown triple \"pdp11\""));
+  bad.mutable_spec()->mutable_task()->mutable_vectors()->set_triple("x86_64-unknown-linux-gnu");
+  bad.mutable_spec()->mutable_task()->mutable_vectors()->set_vector_registers(-3);
+  EXPECT_THAT(JobRunner::Create(bad, TestClock()).status().message(),
+              HasSubstr("vector_registers -3"));
+}
+
 }  // namespace
 }  // namespace tunefleet

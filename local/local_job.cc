@@ -21,9 +21,9 @@
 #include "proto_convert/task_spec.h"
 #include "toolchain/codegen/target.h"
 #include "toolchain/default_config.h"
-#include "toolchain/register_fit.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/records/task_record.h"
+#include "tuner_core/templates/register_fit.h"
 
 namespace tunefleet {
 

@@ -12,9 +12,9 @@
 #include "gtest/gtest.h"
 #include "local/local_mode_test_util.h"
 #include "toolchain/codegen/target.h"
-#include "toolchain/register_fit.h"
 #include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/records/record_file.h"
+#include "tuner_core/templates/register_fit.h"
 
 namespace tunefleet {
 namespace {

@@ -76,7 +76,7 @@ std::vector<Record> Records(FleetLauncher& fleet, const std::string& job_id) {
 
 // Every trial either ran on the board and passed (error_no 0, costs > 0) or
 // was refused by the builder because its register tile cannot fit NEON's 32
-// q registers (toolchain/register_fit.h: the templates' 4-, 8- and
+// q registers (tuner_core/templates/register_fit.h: the templates' 4-, 8- and
 // 16-lane f32 configs build for NEON, wider vectors as 2 or 4 registers, as
 // long as the tile fits; dense_gemm.x86's dot kernel checks its own tile);
 // nothing else fails.

@@ -12,7 +12,7 @@
 #include "toolchain/codegen/llvm_headers.h"
 #include "toolchain/gpu_kernel_info.h"
 #include "toolchain/lower.h"
-#include "toolchain/register_fit.h"
+#include "tuner_core/templates/register_fit.h"
 
 namespace tunefleet {
 namespace {

@@ -22,8 +22,8 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "toolchain/kernel_test_util.h"
-#include "toolchain/register_fit.h"
 #include "tuner_core/ir/ir_printer.h"
+#include "tuner_core/templates/register_fit.h"
 #include "tuner_core/workloads/workload.h"
 #include "tuner_core/workloads/workload_test_util.h"
 

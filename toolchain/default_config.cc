@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "toolchain/register_fit.h"
 #include "tuner_core/templates/nchwc_layout.h"
+#include "tuner_core/templates/register_fit.h"
 #include "tuner_core/workloads/conv_workload.h"
 
 namespace tunefleet {
@@ -119,7 +119,7 @@ double DefaultScore(const Config& config, int lanes, const ConvTileGoal& goal,
 
 // A config the builder would build for `target`: the template instantiates
 // it and its register tile fits the target's vector registers (a tile that
-// does not fit spills in the inner loop; toolchain/register_fit.h).
+// does not fit spills in the inner loop; tuner_core/templates/register_fit.h).
 bool Buildable(const Task& task, const Config& config, const TargetSpec& target) {
   return task.tmpl().Instantiate(task.workload(), config).ok() &&
          CheckRegisterTileFits(task.tmpl(), task.workload(), config, target).ok();

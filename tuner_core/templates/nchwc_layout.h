@@ -66,7 +66,7 @@ ConvArgs TiledConvShape(const ConvArgs& a);
 
 // Accumulators a blocked convolution's register tile may have (AVX-512 has
 // 32 registers; whether the weights and the broadcast input fit beside a
-// tile is the target's count, toolchain/register_fit.h).
+// tile is the target's count, tuner_core/templates/register_fit.h).
 inline constexpr int64_t kMaxTileVectors = 28;
 
 // How a blocked convolution tiles each output row: `tiles` tiles of `width`

@@ -28,7 +28,7 @@ namespace tunefleet {
 // config's own width (`lanes` fp32 values), counted from the kernel code.
 // The target turns that into physical registers (a 16-lane vector is one
 // AVX-512 register but four NEON ones) and decides whether it fits
-// (toolchain/register_fit.h).
+// (tuner_core/templates/register_fit.h).
 struct RegisterDemand {
   int64_t lanes = 1;         // fp32 lanes of one vector of the tile
   int64_t accumulators = 0;  // vectors of the register tile, live throughout

@@ -99,7 +99,7 @@ class Tuner {
 
   // What the target cannot build, known before building: a register tile
   // its registers cannot hold or a vector wider than it generates
-  // (toolchain/register_fit.h), which the builder would refuse as
+  // (tuner_core/templates/register_fit.h), which the builder would refuse as
   // INSTANTIATION_ERROR. Whoever knows the target sets it (local mode does:
   // local/local_job.cc, through JobRunner);
   // NextBatch then replaces each proposal the check refuses with another.

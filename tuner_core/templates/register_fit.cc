@@ -1,4 +1,4 @@
-#include "toolchain/register_fit.h"
+#include "tuner_core/templates/register_fit.h"
 
 #include <algorithm>
 #include <string>

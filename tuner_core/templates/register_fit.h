@@ -33,14 +33,14 @@
 // slack: on NEON one register over already spills. A vector wider than the
 // target generates (TargetSpec::max_vector_bits: AVX2's 16-lane vectors) is
 // refused here too, before the code generator would.
-#ifndef TUNEFLEET_TOOLCHAIN_REGISTER_FIT_H_
-#define TUNEFLEET_TOOLCHAIN_REGISTER_FIT_H_
+#ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_REGISTER_FIT_H_
+#define TUNEFLEET_TUNER_CORE_TEMPLATES_REGISTER_FIT_H_
 
 #include <cstdint>
 #include <functional>
 
 #include "absl/status/status.h"
-#include "toolchain/codegen/target.h"
+#include "target/target_spec.h"
 #include "tuner_core/space/config_space.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/templates/template.h"
@@ -77,4 +77,4 @@ std::function<absl::Status(const Config&)> RegisterTileCheck(const Task& task, T
 
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TOOLCHAIN_REGISTER_FIT_H_
+#endif  // TUNEFLEET_TUNER_CORE_TEMPLATES_REGISTER_FIT_H_
