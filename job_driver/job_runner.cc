@@ -47,14 +47,18 @@ int64_t TaskBudget(const proto::JobSpec& spec, TaskSchedulePolicy policy, int nu
     return absl::InvalidArgumentError(
         absl::StrCat("task vectors: unknown triple \"", v.triple(), "\""));
   }
-  constexpr int kMaxBits = 4096, kMaxRegisters = 1024;
-  if (v.vector_bits() < 0 || v.vector_bits() > kMaxBits || v.max_vector_bits() < 0 ||
-      v.max_vector_bits() > kMaxBits || v.vector_registers() < 0 ||
-      v.vector_registers() > kMaxRegisters) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("task vectors: vector_bits ", v.vector_bits(), ", max_vector_bits ",
-                     v.max_vector_bits(), ", vector_registers ", v.vector_registers(), " (bits 0..",
-                     kMaxBits, ", registers 0..", kMaxRegisters, ")"));
+  // A register count (0: none, nothing is checked) needs vectors of at
+  // least one fp32 lane, or every config would be refused.
+  constexpr int kMinBits = 32, kMaxBits = 4096, kMaxRegisters = 1024;
+  const auto bits_ok = [&](int bits) {
+    return bits <= kMaxBits && (v.vector_registers() == 0 ? bits >= 0 : bits >= kMinBits);
+  };
+  if (v.vector_registers() < 0 || v.vector_registers() > kMaxRegisters ||
+      !bits_ok(v.vector_bits()) || !bits_ok(v.max_vector_bits())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "task vectors: vector_bits ", v.vector_bits(), ", max_vector_bits ", v.max_vector_bits(),
+        ", vector_registers ", v.vector_registers(), " (registers 0..", kMaxRegisters,
+        "; with registers, bits ", kMinBits, "..", kMaxBits, ")"));
   }
   target.vector_bits = v.vector_bits();
   target.max_vector_bits = v.max_vector_bits();

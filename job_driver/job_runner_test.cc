@@ -682,6 +682,9 @@ TEST(JobRunnerTest, ATasksResolvedVectorsKeepItsSearchToWhatTheTargetBuilds) {
   bad.mutable_spec()->mutable_task()->mutable_vectors()->set_vector_registers(-3);
   EXPECT_THAT(JobRunner::Create(bad, TestClock()).status().message(),
               HasSubstr("vector_registers -3"));
+  bad.mutable_spec()->mutable_task()->mutable_vectors()->set_vector_registers(16);
+  bad.mutable_spec()->mutable_task()->mutable_vectors()->set_vector_bits(0);
+  EXPECT_THAT(JobRunner::Create(bad, TestClock()).status().message(), HasSubstr("vector_bits 0"));
 }
 
 }  // namespace
