@@ -72,11 +72,13 @@ namespace {
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> LoadPretunedRecords(
-    const std::string& choice, const TargetSpec& target) {
-  if (choice == "none") return std::make_shared<const PretunedRecords>();
-  if (choice.empty()) return PretunedRecords::Shipped(target.family());
-  TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::ReadFile(choice));
-  return std::make_shared<const PretunedRecords>(std::move(records));
+    const std::string& family, const std::string& file) {
+  if (!file.empty()) {
+    TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::ReadFile(file));
+    return std::make_shared<const PretunedRecords>(std::move(records));
+  }
+  if (!family.empty()) return PretunedRecords::Shipped(family);
+  return std::make_shared<const PretunedRecords>();
 }
 
 std::vector<Config> FirstConfigs(const Task& task, const TargetSpec& target,

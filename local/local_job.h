@@ -47,11 +47,12 @@
 
 namespace tunefleet {
 
-// The records `choice` (the CLI's --pretuned) names for `target`: "" those
-// shipped for its family (none for a family without them), "none" none,
-// else the file's (errors of PretunedRecords::ReadFile).
+// The records a job's tasks measure first: `file`'s when it is not empty
+// (local mode's --pretuned FILE), else those shipped for `family`
+// (JobSpec.pretuned_family; none for a family without them), else none.
+// The errors of PretunedRecords::ReadFile and PretunedRecords::Shipped.
 [[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> LoadPretunedRecords(
-    const std::string& choice, const TargetSpec& target);
+    const std::string& family, const std::string& file);
 
 // What a task's tuner proposes first: its pretuned configs, then its default
 // config (toolchain/default_config.h) unless one of those is it, so

@@ -49,18 +49,12 @@ double Median(std::vector<double> v) {
 // The warm start `spec` and `run` ask for, and a line saying what it is.
 [[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> WarmStart(
     const proto::JobSpec& spec, const LocalRunOptions& run, std::ostream& out) {
-  std::shared_ptr<const PretunedRecords> pretuned;
-  std::string source;
-  if (!run.pretuned_file.empty()) {
-    TF_ASSIGN_OR_RETURN(PretunedRecords records, PretunedRecords::ReadFile(run.pretuned_file));
-    pretuned = std::make_shared<const PretunedRecords>(std::move(records));
-    source = run.pretuned_file;
-  } else if (!spec.pretuned_family().empty()) {
-    TF_ASSIGN_OR_RETURN(pretuned, PretunedRecords::Shipped(spec.pretuned_family()));
-    source = "shipped for " + spec.pretuned_family();
-  } else {
-    pretuned = std::make_shared<const PretunedRecords>();
-  }
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> pretuned,
+                      LoadPretunedRecords(spec.pretuned_family(), run.pretuned_file));
+  const std::string source = !run.pretuned_file.empty() ? run.pretuned_file
+                             : !spec.pretuned_family().empty()
+                                 ? "shipped for " + spec.pretuned_family()
+                                 : "";
   if (pretuned->num_records() > 0) {
     out << "Warm start: " << pretuned->num_records() << " records of " << pretuned->num_workloads()
         << " workloads (" << source << "), up to " << kPretunedConfigsPerTask
