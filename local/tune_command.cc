@@ -67,14 +67,14 @@ double Median(std::vector<double> v) {
 }
 
 // "Best: ..." with which figure it is.
-std::string BestLine(const LocalTaskOutcome& t, const proto::JobSpec& spec) {
+std::string BestLine(const LocalTaskOutcome& t) {
   std::string figure;
   if (t.validated) {
     figure = absl::StrFormat(
         "validated (median of %d pass%s, spread %.1f %%; search figure %.2f GFLOPS)",
         t.validation_passes, t.validation_passes == 1 ? "" : "es", 100 * t.validation_spread,
         t.flops / t.best_search_cost_s / 1e9);
-  } else if (!spec.has_validate_top_k() || spec.validate_top_k() > 0) {
+  } else if (t.validated_configs > 0) {  // validation ran
     figure = "search figure, not validated: no validation pass succeeded";
   } else {
     figure = "search figure, not validated";
@@ -96,7 +96,7 @@ void PrintKernelReport(const proto::JobSpec& spec, const LocalRunOptions& run,
     out << "Transfer: " << t.history_records << " records of " << t.history_shapes.size()
         << " other shapes from " << run.transfer_log << "\n";
   }
-  out << (t.best_config.is_null() ? std::string("No config succeeded.\n") : BestLine(t, spec));
+  out << (t.best_config.is_null() ? std::string("No config succeeded.\n") : BestLine(t));
   const LocalTimings& time = s.timings;
   out << absl::StrFormat(
       "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
