@@ -20,7 +20,7 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
 // The same formulas for each vector width: V names the register type and
 // its operations (Avx512 or Avx2 below), each compiled for its ISA.
 #define TF_EXP_ACTIVATIONS_BODY                                                         \
-  static V Exp(V x) {                                                                   \
+  TF_INLINE static V Exp(V x) {                                                         \
     x = Min(Max(x, Set(kExpLow)), Set(kExpHigh));                                       \
     const V n = Round(Mul(x, Set(kLog2e)));                                             \
     V r = Fnmadd(n, Set(kLn2Hi), x);                                                    \
@@ -30,11 +30,11 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     const V e = Fmadd(Mul(p, r), r, Add(r, Set(1.0f)));                                 \
     return Scale(e, n);                                                                 \
   }                                                                                     \
-  static V Recip(V d) {                                                                 \
+  TF_INLINE static V Recip(V d) {                                                       \
     const V r = Rcp(d);                                                                 \
     return Mul(r, Fnmadd(d, r, Set(2.0f)));                                             \
   }                                                                                     \
-  static V Erf(V z) {                                                                   \
+  TF_INLINE static V Erf(V z) {                                                         \
     const V a = Abs(z);                                                                 \
     const V t = Recip(Fmadd(a, Set(kErfP), Set(1.0f)));                                 \
     V p = Set(kErfPoly[0]);                                                             \
@@ -43,7 +43,7 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     return CopySign(y, z);                                                              \
   }                                                                                     \
   template <PointwiseFunc kFunc>                                                        \
-  static V Apply(V x) {                                                                 \
+  TF_INLINE static V Apply(V x) {                                                       \
     const V one = Set(1.0f), two = Set(2.0f);                                           \
     if constexpr (kFunc == PointwiseFunc::kSigmoid) {                                   \
       return Recip(Add(one, Exp(Sub(Set(0.0f), x))));                                   \
@@ -60,6 +60,20 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     }                                                                                   \
   }
 
+// Each ISA's value V is U registers, and each operation issues U
+// independent instructions: exp's chain of about 20 dependent operations
+// is otherwise longer than an out-of-order core's floating-point scheduler
+// looks ahead (Zen 1 splits every 256-bit operation in two and ran SiLU at
+// about 40 cycles per vector of 8, latency-bound), so with U = 4 the core
+// always has independent work to issue.
+// Every operation inlines into the loop that uses it: values of U
+// registers passed to a call would go through memory.
+#define TF_INLINE [[gnu::always_inline]]
+#define TF_EACH(expr)                                                     \
+  V result;                                                               \
+  _Pragma("GCC unroll 8") for (int u = 0; u < U; ++u) result.v[u] = expr; \
+  return result
+
 // GCC 12's avx512fintrin.h starts the masked forms its unmasked intrinsics
 // expand to from _mm512_undefined_ps(), which -Wmaybe-uninitialized then
 // reports once they are inlined here: a known false positive (GCC PR105593).
@@ -67,39 +81,51 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC push_options
 #pragma GCC target("avx512f")
+template <int U>
 struct Avx512 {
-  using V = __m512;
+  struct V {
+    __m512 v[U];
+  };
   static constexpr int kLanes = 16;
-  static V Set(float v) { return _mm512_set1_ps(v); }
-  static V Add(V a, V b) { return _mm512_add_ps(a, b); }
-  static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
-  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
-  static V Min(V a, V b) { return _mm512_min_ps(a, b); }
-  static V Max(V a, V b) { return _mm512_max_ps(a, b); }
-  static V Fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-  static V Fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
-  static V Round(V x) {
-    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  TF_INLINE static V Set(float x) { TF_EACH(_mm512_set1_ps(x)); }
+  TF_INLINE static V Add(V a, V b) { TF_EACH(_mm512_add_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Sub(V a, V b) { TF_EACH(_mm512_sub_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Mul(V a, V b) { TF_EACH(_mm512_mul_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Min(V a, V b) { TF_EACH(_mm512_min_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Max(V a, V b) { TF_EACH(_mm512_max_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Fmadd(V a, V b, V c) { TF_EACH(_mm512_fmadd_ps(a.v[u], b.v[u], c.v[u])); }
+  TF_INLINE static V Fnmadd(V a, V b, V c) { TF_EACH(_mm512_fnmadd_ps(a.v[u], b.v[u], c.v[u])); }
+  TF_INLINE static V Round(V x) {
+    TF_EACH(_mm512_roundscale_ps(x.v[u], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   }
-  static V Scale(V e, V n) { return _mm512_scalef_ps(e, n); }
-  static V Rcp(V d) { return _mm512_rcp14_ps(d); }
-  static V Abs(V x) { return _mm512_abs_ps(x); }
-  static V CopySign(V magnitude, V sign) {
+  TF_INLINE static V Scale(V e, V n) { TF_EACH(_mm512_scalef_ps(e.v[u], n.v[u])); }
+  TF_INLINE static V Rcp(V d) { TF_EACH(_mm512_rcp14_ps(d.v[u])); }
+  TF_INLINE static V Abs(V x) { TF_EACH(_mm512_abs_ps(x.v[u])); }
+  TF_INLINE static V CopySign(V magnitude, V sign) {
     const __m512i mask = _mm512_set1_epi32(0x80000000);
-    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(magnitude),
-                                               _mm512_and_si512(_mm512_castps_si512(sign), mask)));
+    TF_EACH(_mm512_castsi512_ps(
+        _mm512_or_si512(_mm512_castps_si512(magnitude.v[u]),
+                        _mm512_and_si512(_mm512_castps_si512(sign.v[u]), mask))));
   }
   TF_EXP_ACTIVATIONS_BODY
 
   template <PointwiseFunc kFunc>
   static void Run(const float* in, float* out, int64_t n) {
     int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-      _mm512_storeu_ps(out + i, Apply<kFunc>(_mm512_loadu_ps(in + i)));
+    for (; i + U * kLanes <= n; i += U * kLanes) {
+      V x;
+#pragma GCC unroll 8
+      for (int u = 0; u < U; ++u) x.v[u] = _mm512_loadu_ps(in + i + u * kLanes);
+      x = Apply<kFunc>(x);
+#pragma GCC unroll 8
+      for (int u = 0; u < U; ++u) _mm512_storeu_ps(out + i + u * kLanes, x.v[u]);
     }
-    if (i < n) {
+    if constexpr (U > 1) {
+      Avx512<1>::template Run<kFunc>(in + i, out + i, n - i);
+    } else if (i < n) {
       const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
-      _mm512_mask_storeu_ps(out + i, mask, Apply<kFunc>(_mm512_maskz_loadu_ps(mask, in + i)));
+      _mm512_mask_storeu_ps(out + i, mask,
+                            Apply<kFunc>({_mm512_maskz_loadu_ps(mask, in + i)}).v[0]);
     }
   }
 };
@@ -107,50 +133,68 @@ struct Avx512 {
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+template <int U>
 struct Avx2 {
-  using V = __m256;
+  struct V {
+    __m256 v[U];
+  };
   static constexpr int kLanes = 8;
-  static V Set(float v) { return _mm256_set1_ps(v); }
-  static V Add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
-  static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
-  static V Min(V a, V b) { return _mm256_min_ps(a, b); }
-  static V Max(V a, V b) { return _mm256_max_ps(a, b); }
-  static V Fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  static V Fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
-  static V Round(V x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  // e * 2^n, n integral in [-126, 127]: 2^n built in the exponent field.
-  static V Scale(V e, V n) {
-    const __m256i bits =
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(e, _mm256_castsi256_ps(bits));
+  TF_INLINE static V Set(float x) { TF_EACH(_mm256_set1_ps(x)); }
+  TF_INLINE static V Add(V a, V b) { TF_EACH(_mm256_add_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Sub(V a, V b) { TF_EACH(_mm256_sub_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Mul(V a, V b) { TF_EACH(_mm256_mul_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Min(V a, V b) { TF_EACH(_mm256_min_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Max(V a, V b) { TF_EACH(_mm256_max_ps(a.v[u], b.v[u])); }
+  TF_INLINE static V Fmadd(V a, V b, V c) { TF_EACH(_mm256_fmadd_ps(a.v[u], b.v[u], c.v[u])); }
+  TF_INLINE static V Fnmadd(V a, V b, V c) { TF_EACH(_mm256_fnmadd_ps(a.v[u], b.v[u], c.v[u])); }
+  TF_INLINE static V Round(V x) {
+    TF_EACH(_mm256_round_ps(x.v[u], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   }
-  static V Rcp(V d) { return _mm256_rcp_ps(d); }
-  static V Abs(V x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
-  static V CopySign(V magnitude, V sign) {
-    const V mask = _mm256_set1_ps(-0.0f);
-    return _mm256_or_ps(magnitude, _mm256_and_ps(sign, mask));
+  // e * 2^n, n integral in [-126, 127]: 2^n built in the exponent field.
+  TF_INLINE static V Scale(V e, V n) {
+    TF_EACH(_mm256_mul_ps(
+        e.v[u], _mm256_castsi256_ps(_mm256_slli_epi32(
+                    _mm256_add_epi32(_mm256_cvtps_epi32(n.v[u]), _mm256_set1_epi32(127)), 23))));
+  }
+  TF_INLINE static V Rcp(V d) { TF_EACH(_mm256_rcp_ps(d.v[u])); }
+  TF_INLINE static V Abs(V x) { TF_EACH(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x.v[u])); }
+  TF_INLINE static V CopySign(V magnitude, V sign) {
+    const __m256 mask = _mm256_set1_ps(-0.0f);
+    TF_EACH(_mm256_or_ps(magnitude.v[u], _mm256_and_ps(sign.v[u], mask)));
   }
   TF_EXP_ACTIVATIONS_BODY
 
   template <PointwiseFunc kFunc>
   static void Run(const float* in, float* out, int64_t n) {
     int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-      _mm256_storeu_ps(out + i, Apply<kFunc>(_mm256_loadu_ps(in + i)));
+    for (; i + U * kLanes <= n; i += U * kLanes) {
+      V x;
+#pragma GCC unroll 8
+      for (int u = 0; u < U; ++u) x.v[u] = _mm256_loadu_ps(in + i + u * kLanes);
+      x = Apply<kFunc>(x);
+#pragma GCC unroll 8
+      for (int u = 0; u < U; ++u) _mm256_storeu_ps(out + i + u * kLanes, x.v[u]);
     }
-    if (i < n) {  // the tail through a whole vector on the stack
+    if constexpr (U > 1) {
+      Avx2<1>::template Run<kFunc>(in + i, out + i, n - i);
+    } else if (i < n) {  // the tail through a whole vector on the stack
       float tail[kLanes] = {};
       std::copy(in + i, in + n, tail);
-      _mm256_storeu_ps(tail, Apply<kFunc>(_mm256_loadu_ps(tail)));
+      _mm256_storeu_ps(tail, Apply<kFunc>({_mm256_loadu_ps(tail)}).v[0]);
       std::copy(tail, tail + (n - i), out + i);
     }
   }
 };
 #pragma GCC pop_options
 
+#undef TF_EACH
+#undef TF_INLINE
 #undef TF_EXP_ACTIVATIONS_BODY
 #pragma GCC diagnostic pop
+
+// Four registers per value: on Zen 1, SiLU over 1.2 M floats in one thread
+// took 1.55 ns per float with one, 1.28 with two and 1.08 with four.
+constexpr int kUnroll = 4;
 
 template <typename Isa>
 bool RunOn(PointwiseFunc func, const float* in, float* out, int64_t n) {
@@ -185,8 +229,8 @@ bool CpuHas(VectorIsa isa) {
 
 bool ExpActivationRunOn(VectorIsa isa, PointwiseFunc func, const float* in, float* out, int64_t n) {
   if (!CpuHas(isa)) return false;
-  return isa == VectorIsa::kAvx512 ? RunOn<Avx512>(func, in, out, n)
-                                   : RunOn<Avx2>(func, in, out, n);
+  return isa == VectorIsa::kAvx512 ? RunOn<Avx512<kUnroll>>(func, in, out, n)
+                                   : RunOn<Avx2<kUnroll>>(func, in, out, n);
 }
 
 bool ExpActivationRun(PointwiseFunc func, const float* in, float* out, int64_t n) {
