@@ -30,12 +30,14 @@ std::vector<float> Random(int64_t n, int seed) {
 }
 
 TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
-  // Blocked (16 and 3 lanes), NCHW (1 lane, rows of 35) and dense ([rows,
-  // channels]: inner and block 1).
-  for (auto [block, inner] : {std::pair<int64_t, int64_t>{16, 35}, {3, 35}, {1, 35}, {1, 1}}) {
+  // Blocked (16, 6 and 3 lanes, and 160: more than the period its bias
+  // repeats to), NCHW (1 lane, rows of 35) and dense ([rows, channels]:
+  // inner and block 1).
+  for (auto [block, inner] :
+       {std::pair<int64_t, int64_t>{16, 35}, {6, 35}, {3, 35}, {160, 3}, {1, 35}, {1, 1}}) {
     for (PointwiseFunc activation :
-         {PointwiseFunc::kNone, PointwiseFunc::kRelu, PointwiseFunc::kClip, PointwiseFunc::kElu,
-          PointwiseFunc::kGelu}) {
+         {PointwiseFunc::kNone, PointwiseFunc::kRelu, PointwiseFunc::kClip,
+          PointwiseFunc::kHardSwish, PointwiseFunc::kElu, PointwiseFunc::kGelu}) {
       for (int with = 0b00; with <= 0b11; ++with) {
         PlanEpilogue e;
         e.activation = {activation, -0.5f, 1.5f};
@@ -53,6 +55,9 @@ TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
           if (has_residual) v += residual[i];
           if (activation == PointwiseFunc::kRelu) v = std::max(v, 0.0f);
           if (activation == PointwiseFunc::kClip) v = std::min(std::max(v, -0.5f), 1.5f);
+          if (activation == PointwiseFunc::kHardSwish) {
+            v *= std::min(std::max(-0.5f * v + 1.5f, 0.0f), 1.0f);
+          }
           if (activation == PointwiseFunc::kElu && v < 0) v = -0.5f * std::expm1(v);
           if (activation == PointwiseFunc::kGelu)
             v = 0.5f * v * (1 + std::erf(v / std::sqrt(2.0f)));
@@ -309,12 +314,13 @@ TEST(OpsTest, BatchNormInEachLayoutWithItsActivation) {
   }
 }
 
-// A squeeze-excite scale in NCHW16c with rows wider than the image, and in
-// NCHW: every channel times its own value, per image.
+// A squeeze-excite scale in NCHW16c and NCHW8c with rows wider than the
+// image, and in NCHW: every channel times its own value, per image (tasks
+// of several rows, the last of a plane shorter).
 TEST(OpsTest, ChannelBinaryScalesEachChannelInItsLayout) {
-  const int64_t n = 2, c = 32, h = 3, w = 5;
-  for (int64_t block : {16, 1}) {
-    const int64_t row = block == 16 ? 7 : w;
+  const int64_t n = 2, c = 32, h = 37, w = 5;
+  for (int64_t block : {16, 8, 1}) {
+    const int64_t row = block > 1 ? 7 : w;
     const PlanBuffer layout{"x", n * c * h * row, -1, {n, c, h, w}, block, row};
     const std::vector<float> a = Random(layout.elements, 8), s = Random(n * c, 9);
     std::vector<float> out(a.size());

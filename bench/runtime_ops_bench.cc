@@ -1,0 +1,114 @@
+// The compiled-model runtime's operators outside the tuned kernels, timed
+// alone in one thread on the shapes the zoo runs them at (kernel
+// epilogues in channel blocks of 6 to 32, the exp activations, a
+// squeeze-excite channel multiply), each beside the same bytes moved by
+// memcpy in the same run: an operator that streams its data costs about
+// what memcpy costs (ratio near 1), and far above 1 it is compute-bound
+// (the exp activations) or has a slow inner loop.
+//
+//   bazel run -c opt //bench:runtime_ops_bench
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "common/kernel_abi.h"
+#include "compiler/runtime/ops.h"
+#include "compiler/runtime/plan.h"
+
+namespace tunefleet {
+namespace {
+
+void Serial(void*, int64_t n, TfParallelBody body, void* closure) {
+  for (int64_t i = 0; i < n; ++i) body(i, closure);
+}
+
+// The fastest of 15 repetitions of `fn`, in seconds.
+double Best(const std::function<void()>& fn) {
+  double best = 1e30;
+  for (int r = 0; r < 15; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+struct Shape {
+  int64_t channels, height, width, block;
+};
+
+void Report(const std::string& name, int64_t floats, double seconds, double memcpy_seconds) {
+  absl::PrintF("%-44s %9.3f ms %6.3f ns/float   memcpy %7.3f ms   x%5.2f\n", name, seconds * 1e3,
+               seconds * 1e9 / floats, memcpy_seconds * 1e3, seconds / memcpy_seconds);
+}
+
+int Main() {
+  TfRuntime rt{};
+  rt.abi_version = TF_KERNEL_ABI_VERSION;
+  rt.num_threads = 1;
+  rt.parallel_for = &Serial;
+  // MobileNet-v3's and EfficientNet's expansions, a ResNet stage, odd blocks.
+  const std::vector<Shape> shapes = {{64, 112, 112, 8}, {96, 112, 112, 8}, {120, 28, 28, 6},
+                                     {240, 28, 28, 10}, {128, 28, 28, 16}, {232, 14, 14, 29},
+                                     {672, 14, 14, 32}};
+  absl::PrintF(
+      "one thread; each figure the fastest of 15; memcpy: the bytes it reads and writes\n");
+  for (const Shape& s : shapes) {
+    const int64_t n = s.channels * s.height * s.width;
+    std::vector<float> y(n), saved(n), residual(n), bias(s.channels), scale(s.channels), dst(2 * n);
+    for (int64_t i = 0; i < n; ++i) saved[i] = static_cast<float>((i * 7919) % 2001 - 1000) / 400;
+    for (int64_t c = 0; c < s.channels; ++c) bias[c] = scale[c] = 0.01f * static_cast<float>(c);
+    // y is read and written once (2n floats): memcpy of n floats reads n and writes n.
+    const double copy = Best([&] { std::memcpy(dst.data(), saved.data(), n * sizeof(float)); });
+    const double copy2 =
+        Best([&] { std::memcpy(dst.data(), saved.data(), 2 * n * sizeof(float)); });
+    const std::string tag =
+        absl::StrFormat("[%d,%d,%d] NCHW%dc", s.channels, s.height, s.width, s.block);
+    struct Case {
+      std::string name;
+      bool bias, residual;
+      PointwiseFunc func;
+    };
+    for (const Case& c : {Case{"bias+relu", true, false, PointwiseFunc::kRelu},
+                          Case{"bias+residual+relu", true, true, PointwiseFunc::kRelu},
+                          Case{"bias+hardswish", true, false, PointwiseFunc::kHardSwish},
+                          Case{"bias+silu", true, false, PointwiseFunc::kSilu}}) {
+      PlanEpilogue e;
+      e.bias = c.bias ? 0 : -1;
+      e.residual = c.residual ? 0 : -1;
+      e.activation.func = c.func;
+      if (c.func == PointwiseFunc::kHardSwish) e.activation = {c.func, 1.0f / 6, 0.5f};
+      e.channels = s.channels;
+      e.block = s.block;
+      e.inner = s.height * s.width;
+      const double t = Best([&] {
+        ApplyEpilogue(e, c.bias ? bias.data() : nullptr, c.residual ? residual.data() : nullptr,
+                      y.data(), n, &rt);
+      });
+      Report(absl::StrCat("epilogue ", c.name, " ", tag), n, t, c.residual ? copy2 : copy);
+    }
+    PlanStep mul;
+    mul.op = StepOp::kChannelBinary;
+    mul.binary = BinaryFunc::kMul;
+    mul.in_shape = {1, s.channels};
+    PlanBuffer layout;
+    layout.shape = {1, s.channels, s.height, s.width};
+    layout.elements = n;
+    layout.block = s.block;
+    const double t =
+        Best([&] { ChannelBinary(mul, layout, saved.data(), scale.data(), y.data(), &rt); });
+    Report(absl::StrCat("channel mul ", tag), n, t, copy);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tunefleet
+
+int main() { return tunefleet::Main(); }
