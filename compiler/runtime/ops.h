@@ -27,6 +27,27 @@ namespace tunefleet {
 // with an epilogue hook calls it, as the TfEpilogue it begins with, on each
 // region of y it finishes (common/kernel_abi.h); ApplyEpilogue runs it over
 // the whole of y after a kernel without one.
+// x / d for 0 <= x < 2^52 and d >= 1 without a 64-bit division (40 cycles
+// on some cores, where a kernel's epilogue hook divides on every call): a
+// multiply by 1 / d in double, which is off by at most one, corrected.
+struct FastDivisor {
+  int64_t d = 1;
+  double inverse = 1.0;
+
+  FastDivisor() = default;
+  explicit FastDivisor(int64_t divisor) : d(divisor), inverse(1.0 / static_cast<double>(divisor)) {}
+  int64_t Quotient(int64_t x) const {
+    int64_t q = static_cast<int64_t>(static_cast<double>(x) * inverse);
+    if (q * d > x) {
+      --q;
+    } else if ((q + 1) * d <= x) {
+      ++q;
+    }
+    return q;
+  }
+  int64_t Remainder(int64_t x) const { return x - Quotient(x) * d; }
+};
+
 struct BoundEpilogue {
   using RowFn = void (*)(float*, const float*, const float*, int64_t, int64_t, float, float);
   using InPlaceFn = void (*)(float*, int64_t, float, float);
@@ -41,6 +62,7 @@ struct BoundEpilogue {
   // else (outer, channel block) runs of inner * block floats.
   bool dense = false;
   int64_t run = 1, blocks = 1;
+  FastDivisor by_run, by_blocks, by_block;
   RowFn row = nullptr;        // the adds and a relu or clip
   InPlaceFn after = nullptr;  // any other activation, after them
 
