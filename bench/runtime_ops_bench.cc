@@ -1,7 +1,7 @@
 // The compiled-model runtime's operators outside the tuned kernels, timed
 // alone in one thread on the shapes the zoo runs them at (kernel
 // epilogues in channel blocks of 6 to 32, the exp activations, a
-// squeeze-excite channel multiply), each beside the same bytes moved by
+// squeeze-excite channel multiply, attention's softmax), each beside the same bytes moved by
 // memcpy in the same run: an operator that streams its data costs about
 // what memcpy costs (ratio near 1), and far above 1 it is compute-bound
 // (the exp activations) or has a slow inner loop.
@@ -104,6 +104,18 @@ int Main() {
     const double t =
         Best([&] { ChannelBinary(mul, layout, saved.data(), scale.data(), y.data(), &rt); });
     Report(absl::StrCat("channel mul ", tag), n, t, copy);
+  }
+  // Attention's softmax over rows of 49 (Swin's windows) and 128 (BERT).
+  for (auto [rows, width] : {std::pair<int64_t, int64_t>{64 * 3 * 49, 49}, {4 * 128, 128}}) {
+    const int64_t n = rows * width;
+    std::vector<float> in(n), out(n), dst(n);
+    for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>((i * 7919) % 2001 - 1000) / 100;
+    PlanStep softmax;
+    softmax.op = StepOp::kSoftmax;
+    softmax.in_shape = {rows, width, 1};
+    const double copy = Best([&] { std::memcpy(dst.data(), in.data(), n * sizeof(float)); });
+    const double t = Best([&] { Softmax(softmax, in.data(), out.data(), &rt); });
+    Report(absl::StrFormat("softmax rows of %d [%d]", width, rows), n, t, copy);
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #endif
 
 namespace tunefleet {
@@ -45,7 +46,9 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
   template <PointwiseFunc kFunc>                                                        \
   TF_INLINE static V Apply(V x) {                                                       \
     const V one = Set(1.0f), two = Set(2.0f);                                           \
-    if constexpr (kFunc == PointwiseFunc::kSigmoid) {                                   \
+    if constexpr (kFunc == PointwiseFunc::kExp) {                                       \
+      return Exp(x);                                                                    \
+    } else if constexpr (kFunc == PointwiseFunc::kSigmoid) {                            \
       return Recip(Add(one, Exp(Sub(Set(0.0f), x))));                                   \
     } else if constexpr (kFunc == PointwiseFunc::kSilu) {                               \
       return Mul(x, Recip(Add(one, Exp(Sub(Set(0.0f), x)))));                           \
@@ -58,6 +61,49 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     } else {                                                                            \
       return Mul(Mul(Set(0.5f), x), Add(one, Erf(Mul(x, Set(0.70710678f)))));           \
     }                                                                                   \
+  }
+
+// Softmax over one row of n floats with the same exp: the row's maximum,
+// exp(x - max) with its sum kept in registers, the scale; each pass U
+// registers at a time, then one (One: the ISA's one-register type), then
+// the row's tail in one partial register (one rather than U partial
+// registers: measured faster on attention's rows of 49).
+#define TF_SOFTMAX_BODY                                                                           \
+  static void SoftmaxRow(const float* in, float* out, int64_t n) {                                \
+    using W = typename One::V;                                                                    \
+    constexpr int64_t kBlock = U * kLanes;                                                        \
+    constexpr float kLowest = -std::numeric_limits<float>::infinity();                            \
+    V top = Set(kLowest);                                                                         \
+    int64_t i = 0;                                                                                \
+    for (; i + kBlock <= n; i += kBlock) top = Max(top, Load(in + i));                            \
+    W top1 = One::Set(kLowest);                                                                   \
+    for (; i + kLanes <= n; i += kLanes) top1 = One::Max(top1, One::Load(in + i));                \
+    if (i < n) top1 = One::Max(top1, One::LoadPartial(in + i, n - i, kLowest));                   \
+    const float max = std::max(ReduceMax(top), One::ReduceMax(top1));                             \
+    const V shift = Set(max);                                                                     \
+    V sum = Set(0.0f);                                                                            \
+    for (i = 0; i + kBlock <= n; i += kBlock) {                                                   \
+      const V e = Exp(Sub(Load(in + i), shift));                                                  \
+      Store(out + i, e);                                                                          \
+      sum = Add(sum, e);                                                                          \
+    }                                                                                             \
+    const W shift1 = One::Set(max);                                                               \
+    W sum1 = One::Set(0.0f);                                                                      \
+    for (; i + kLanes <= n; i += kLanes) {                                                        \
+      const W e = One::Exp(One::Sub(One::Load(in + i), shift1));                                  \
+      One::Store(out + i, e);                                                                     \
+      sum1 = One::Add(sum1, e);                                                                   \
+    }                                                                                             \
+    if (i < n) {                                                                                  \
+      const W e =                                                                                 \
+          One::ZeroPast(One::Exp(One::Sub(One::LoadPartial(in + i, n - i, max), shift1)), n - i); \
+      One::StorePartial(out + i, e, n - i);                                                       \
+      sum1 = One::Add(sum1, e);                                                                   \
+    }                                                                                             \
+    const float scale = 1.0f / (ReduceAdd(sum) + One::ReduceAdd(sum1));                           \
+    const V scales = Set(scale);                                                                  \
+    for (i = 0; i + kBlock <= n; i += kBlock) Store(out + i, Mul(Load(out + i), scales));         \
+    for (; i < n; ++i) out[i] *= scale;                                                           \
   }
 
 // Each ISA's value V is U registers, and each operation issues U
@@ -75,10 +121,12 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
   return result
 
 // GCC 12's avx512fintrin.h starts the masked forms its unmasked intrinsics
-// expand to from _mm512_undefined_ps(), which -Wmaybe-uninitialized then
-// reports once they are inlined here: a known false positive (GCC PR105593).
+// expand to (and its reductions) from _mm512_undefined_ps(), which
+// -Wmaybe-uninitialized and -Wuninitialized then report once they are
+// inlined here: a known false positive (GCC PR105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC push_options
 #pragma GCC target("avx512f")
 template <int U>
@@ -107,7 +155,40 @@ struct Avx512 {
         _mm512_or_si512(_mm512_castps_si512(magnitude.v[u]),
                         _mm512_and_si512(_mm512_castps_si512(sign.v[u]), mask))));
   }
+  TF_INLINE static V Load(const float* p) { TF_EACH(_mm512_loadu_ps(p + u * kLanes)); }
+  TF_INLINE static void Store(float* p, V x) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) _mm512_storeu_ps(p + u * kLanes, x.v[u]);
+  }
+  // Register u's lanes below count - u kLanes (count < U kLanes); the
+  // others `fill` (loads) or untouched (stores) or zero.
+  TF_INLINE static __mmask16 Below(int64_t count, int u) {
+    const int64_t lanes = std::clamp<int64_t>(count - u * kLanes, 0, kLanes);
+    return static_cast<__mmask16>((1u << lanes) - 1);
+  }
+  TF_INLINE static V LoadPartial(const float* p, int64_t count, float fill) {
+    TF_EACH(_mm512_mask_loadu_ps(_mm512_set1_ps(fill), Below(count, u), p + u * kLanes));
+  }
+  TF_INLINE static void StorePartial(float* p, V x, int64_t count) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) _mm512_mask_storeu_ps(p + u * kLanes, Below(count, u), x.v[u]);
+  }
+  TF_INLINE static V ZeroPast(V x, int64_t count) {
+    TF_EACH(_mm512_maskz_mov_ps(Below(count, u), x.v[u]));
+  }
+  TF_INLINE static float ReduceMax(V x) {
+    __m512 m = x.v[0];
+    for (int u = 1; u < U; ++u) m = _mm512_max_ps(m, x.v[u]);
+    return _mm512_reduce_max_ps(m);
+  }
+  TF_INLINE static float ReduceAdd(V x) {
+    __m512 m = x.v[0];
+    for (int u = 1; u < U; ++u) m = _mm512_add_ps(m, x.v[u]);
+    return _mm512_reduce_add_ps(m);
+  }
   TF_EXP_ACTIVATIONS_BODY
+  using One = Avx512<1>;
+  TF_SOFTMAX_BODY
 
   template <PointwiseFunc kFunc>
   static void Run(const float* in, float* out, int64_t n) {
@@ -162,7 +243,50 @@ struct Avx2 {
     const __m256 mask = _mm256_set1_ps(-0.0f);
     TF_EACH(_mm256_or_ps(magnitude.v[u], _mm256_and_ps(sign.v[u], mask)));
   }
+  TF_INLINE static V Load(const float* p) { TF_EACH(_mm256_loadu_ps(p + u * kLanes)); }
+  TF_INLINE static void Store(float* p, V x) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) _mm256_storeu_ps(p + u * kLanes, x.v[u]);
+  }
+  // Register u's lanes below count - u kLanes (count < U kLanes); the
+  // others `fill` (loads) or untouched (stores) or zero.
+  TF_INLINE static __m256i Below(int64_t count, int u) {
+    const int64_t lanes = std::clamp<int64_t>(count - u * kLanes, 0, kLanes);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  TF_INLINE static V LoadPartial(const float* p, int64_t count, float fill) {
+    TF_EACH(_mm256_blendv_ps(_mm256_set1_ps(fill),
+                             _mm256_maskload_ps(p + u * kLanes, Below(count, u)),
+                             _mm256_castsi256_ps(Below(count, u))));
+  }
+  // Through the stack: a masked store (vmaskmovps) costs a dozen cycles
+  // per register on Zen 1, where each row's tail paid it twice.
+  TF_INLINE static void StorePartial(float* p, V x, int64_t count) {
+    float block[U * kLanes];
+    Store(block, x);
+    std::copy(block, block + count, p);
+  }
+  TF_INLINE static V ZeroPast(V x, int64_t count) {
+    TF_EACH(_mm256_and_ps(x.v[u], _mm256_castsi256_ps(Below(count, u))));
+  }
+  TF_INLINE static float ReduceMax(V x) {
+    __m256 v = x.v[0];
+    for (int u = 1; u < U; ++u) v = _mm256_max_ps(v, x.v[u]);
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+  }
+  TF_INLINE static float ReduceAdd(V x) {
+    __m256 v = x.v[0];
+    for (int u = 1; u < U; ++u) v = _mm256_add_ps(v, x.v[u]);
+    __m128 m = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_add_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_add_ss(m, _mm_shuffle_ps(m, m, 1)));
+  }
   TF_EXP_ACTIVATIONS_BODY
+  using One = Avx2<1>;
+  TF_SOFTMAX_BODY
 
   template <PointwiseFunc kFunc>
   static void Run(const float* in, float* out, int64_t n) {
@@ -190,6 +314,7 @@ struct Avx2 {
 #undef TF_EACH
 #undef TF_INLINE
 #undef TF_EXP_ACTIVATIONS_BODY
+#undef TF_SOFTMAX_BODY
 #pragma GCC diagnostic pop
 
 // Four registers per value: on Zen 1, SiLU over 1.2 M floats in one thread
@@ -199,6 +324,9 @@ constexpr int kUnroll = 4;
 template <typename Isa>
 bool RunOn(PointwiseFunc func, const float* in, float* out, int64_t n) {
   switch (func) {
+    case PointwiseFunc::kExp:
+      Isa::template Run<PointwiseFunc::kExp>(in, out, n);
+      return true;
     case PointwiseFunc::kSigmoid:
       Isa::template Run<PointwiseFunc::kSigmoid>(in, out, n);
       return true;
@@ -239,11 +367,30 @@ bool ExpActivationRun(PointwiseFunc func, const float* in, float* out, int64_t n
                             func, in, out, n);
 }
 
+bool SoftmaxRowsRunOn(VectorIsa isa, const float* in, float* out, int64_t rows, int64_t n) {
+  if (!CpuHas(isa)) return false;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (isa == VectorIsa::kAvx512) {
+      Avx512<kUnroll>::SoftmaxRow(in + r * n, out + r * n, n);
+    } else {
+      Avx2<kUnroll>::SoftmaxRow(in + r * n, out + r * n, n);
+    }
+  }
+  return true;
+}
+
+bool SoftmaxRowsRun(const float* in, float* out, int64_t rows, int64_t n) {
+  return SoftmaxRowsRunOn(CpuHas(VectorIsa::kAvx512) ? VectorIsa::kAvx512 : VectorIsa::kAvx2, in,
+                          out, rows, n);
+}
+
 #else  // not x86-64 with GCC's intrinsics: the portable loops run
 
 bool CpuHas(VectorIsa) { return false; }
 bool ExpActivationRunOn(VectorIsa, PointwiseFunc, const float*, float*, int64_t) { return false; }
 bool ExpActivationRun(PointwiseFunc, const float*, float*, int64_t) { return false; }
+bool SoftmaxRowsRunOn(VectorIsa, const float*, float*, int64_t, int64_t) { return false; }
+bool SoftmaxRowsRun(const float*, float*, int64_t, int64_t) { return false; }
 
 #endif
 

@@ -1,6 +1,7 @@
-// The activations built on exp (sigmoid, SiLU, tanh, GELU in its erf and
-// tanh forms) over a run of floats, in explicit AVX-512 or AVX2 code
-// (internal to compiler/runtime): exp as VecExp (vector_math.h) computes it,
+// exp and the activations built on it (sigmoid, SiLU, tanh, GELU in its
+// erf and tanh forms; softmax's exponentials) over a run of floats, in
+// explicit AVX-512 or AVX2 code (internal to compiler/runtime): exp as
+// VecExp (vector_math.h) computes it,
 // and each division as a reciprocal estimate refined by one Newton step
 // (relative error about 1e-7, as a division's). They are what EfficientNet's
 // SiLU and the transformers' GELU epilogues spend their time on: the
@@ -38,9 +39,9 @@ inline constexpr float kErfPoly[5] = {1.061405429f, -1.453152027f, 1.421413741f,
 
 // Whether `func` is one of the functions ExpActivationRun computes.
 constexpr bool IsExpActivation(PointwiseFunc func) {
-  return func == PointwiseFunc::kSigmoid || func == PointwiseFunc::kSilu ||
-         func == PointwiseFunc::kTanh || func == PointwiseFunc::kGelu ||
-         func == PointwiseFunc::kGeluTanh;
+  return func == PointwiseFunc::kExp || func == PointwiseFunc::kSigmoid ||
+         func == PointwiseFunc::kSilu || func == PointwiseFunc::kTanh ||
+         func == PointwiseFunc::kGelu || func == PointwiseFunc::kGeluTanh;
 }
 
 // out[i] = func(in[i]) for i < n (`in` may be `out`); false, touching
@@ -54,6 +55,12 @@ enum class VectorIsa { kAvx2, kAvx512 };
 bool CpuHas(VectorIsa isa);
 // As ExpActivationRun, with `isa`'s code (false where the CPU lacks it).
 bool ExpActivationRunOn(VectorIsa isa, PointwiseFunc func, const float* in, float* out, int64_t n);
+
+// out = softmax(in) over each of `rows` rows of n contiguous floats (`in`
+// may be `out`), in the widest code this CPU has; false, touching nothing,
+// where it has neither. SoftmaxRowsRunOn: with `isa`'s code.
+bool SoftmaxRowsRun(const float* in, float* out, int64_t rows, int64_t n);
+bool SoftmaxRowsRunOn(VectorIsa isa, const float* in, float* out, int64_t rows, int64_t n);
 
 }  // namespace runtime_ops
 }  // namespace tunefleet

@@ -3,6 +3,7 @@
 // in place and not.
 #include "compiler/runtime/exp_activations.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace {
 
 double Want(PointwiseFunc func, double v) {
   switch (func) {
+    case PointwiseFunc::kExp:  // clamped to e^88.3, as the portable VecExp clamps
+      return std::exp(std::min(v, static_cast<double>(88.3f)));
     case PointwiseFunc::kSigmoid:
       return 1 / (1 + std::exp(-v));
     case PointwiseFunc::kSilu:
@@ -30,9 +33,9 @@ double Want(PointwiseFunc func, double v) {
 }
 
 TEST(ExpActivationsTest, EachIsaMatchesLibm) {
-  const PointwiseFunc funcs[] = {PointwiseFunc::kSigmoid, PointwiseFunc::kSilu,
-                                 PointwiseFunc::kTanh, PointwiseFunc::kGelu,
-                                 PointwiseFunc::kGeluTanh};
+  const PointwiseFunc funcs[] = {PointwiseFunc::kExp,  PointwiseFunc::kSigmoid,
+                                 PointwiseFunc::kSilu, PointwiseFunc::kTanh,
+                                 PointwiseFunc::kGelu, PointwiseFunc::kGeluTanh};
   int ran = 0;
   for (VectorIsa isa : {VectorIsa::kAvx2, VectorIsa::kAvx512}) {
     if (!CpuHas(isa)) continue;
@@ -58,6 +61,36 @@ TEST(ExpActivationsTest, EachIsaMatchesLibm) {
   }
   if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 with FMA nor AVX-512F";
   EXPECT_FALSE(ExpActivationRun(PointwiseFunc::kRelu, nullptr, nullptr, 0));
+}
+
+// Rows shorter than a register, of whole registers and blocks, with every
+// tail; in place and not; values spread wide (the maximum comes off first).
+TEST(ExpActivationsTest, SoftmaxRowsOnEachIsaMatchDouble) {
+  int ran = 0;
+  for (VectorIsa isa : {VectorIsa::kAvx2, VectorIsa::kAvx512}) {
+    if (!CpuHas(isa)) continue;
+    for (int64_t n : {1, 5, 8, 16, 17, 33, 49, 64, 65, 128, 1000}) {
+      const int64_t rows = 3;
+      std::vector<float> x(rows * n);
+      for (int64_t i = 0; i < rows * n; ++i)
+        x[i] = static_cast<float>((i * 7919) % 2001 - 1000) / 40;
+      std::vector<float> out(x.size(), -7.0f), in_place = x;
+      ASSERT_TRUE(SoftmaxRowsRunOn(isa, x.data(), out.data(), rows, n));
+      ASSERT_TRUE(SoftmaxRowsRunOn(isa, in_place.data(), in_place.data(), rows, n));
+      for (int64_t r = 0; r < rows; ++r) {
+        double max = -INFINITY, sum = 0;
+        for (int64_t i = 0; i < n; ++i) max = std::max<double>(max, x[r * n + i]);
+        for (int64_t i = 0; i < n; ++i) sum += std::exp(x[r * n + i] - max);
+        for (int64_t i = 0; i < n; ++i) {
+          const double want = std::exp(x[r * n + i] - max) / sum;
+          ASSERT_NEAR(out[r * n + i], want, 1e-6 + 2e-6 * want) << "n " << n << " row " << r;
+          ASSERT_EQ(out[r * n + i], in_place[r * n + i]);
+        }
+      }
+      ++ran;
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 with FMA nor AVX-512F";
 }
 
 }  // namespace

@@ -264,17 +264,72 @@ struct PickChannelRow {
   static constexpr ChannelRowFn fn = &ChannelRow<kFunc>;
 };
 
-// Softmax of one contiguous row of n values.
-TF_VECTOR_CLONES void SoftmaxRow(const float* __restrict in, float* __restrict out, int64_t n) {
-  float max = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) max = std::max(max, in[i]);
-  float sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    out[i] = VecExp(in[i] - max);
-    sum += out[i];
+// The maximum and the sum of n floats in kPartials running lanes, so the
+// loops vectorise (a single running value is a chain GCC keeps scalar:
+// float max and sum are not reassociated without -ffast-math).
+constexpr int64_t kPartials = 16;
+TF_VECTOR_CLONES float RowMax(const float* __restrict v, int64_t n) {
+  float part[kPartials];
+  std::fill(part, part + kPartials, -std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + kPartials <= n; i += kPartials) {
+    for (int64_t l = 0; l < kPartials; ++l) part[l] = std::max(part[l], v[i + l]);
   }
-  const float scale = 1.0f / sum;
-  for (int64_t i = 0; i < n; ++i) out[i] *= scale;
+  for (; i < n; ++i) part[0] = std::max(part[0], v[i]);
+  return *std::max_element(part, part + kPartials);
+}
+TF_VECTOR_CLONES float RowSum(const float* __restrict v, int64_t n) {
+  float part[kPartials] = {};
+  int64_t i = 0;
+  for (; i + kPartials <= n; i += kPartials) {
+    for (int64_t l = 0; l < kPartials; ++l) part[l] += v[i + l];
+  }
+  for (; i < n; ++i) part[0] += v[i];
+  float sum = 0;
+  for (float p : part) sum += p;
+  return sum;
+}
+TF_VECTOR_CLONES void SubtractFrom(const float* __restrict in, float value, float* __restrict out,
+                                   int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] - value;
+}
+TF_VECTOR_CLONES void ScaleRun(float* v, float scale, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) v[i] *= scale;
+}
+
+// Softmax of one contiguous row of n values where exp_activations has no
+// code for the CPU: its maximum, the exponentials of the differences, their
+// sum, the scale.
+void SoftmaxRow(const float* __restrict in, float* __restrict out, int64_t n) {
+  SubtractFrom(in, RowMax(in, n), out, n);
+  PointwiseInPlace<PointwiseFunc::kExp>(out, n, 0.0f, 0.0f);
+  ScaleRun(out, 1.0f / RowSum(out, n), n);
+}
+
+// Softmax over the middle axis of one [axis, inner] slice, `width` columns
+// of inner from `first` at a time: every loop runs along the contiguous
+// inner dimension.
+TF_VECTOR_CLONES void SoftmaxColumns(const float* __restrict in, float* __restrict out,
+                                     int64_t axis, int64_t inner, int64_t first, int64_t width,
+                                     float* __restrict max, double* __restrict sum) {
+  std::fill(max, max + width, -std::numeric_limits<float>::infinity());
+  std::fill(sum, sum + width, 0.0);
+  for (int64_t a = 0; a < axis; ++a) {
+    const float* row = in + a * inner + first;
+    for (int64_t i = 0; i < width; ++i) max[i] = std::max(max[i], row[i]);
+  }
+  for (int64_t a = 0; a < axis; ++a) {
+    const float* src = in + a * inner + first;
+    float* row = out + a * inner + first;
+    for (int64_t i = 0; i < width; ++i) row[i] = src[i] - max[i];
+    PointwiseInPlace<PointwiseFunc::kExp>(row, width, 0.0f, 0.0f);
+    for (int64_t i = 0; i < width; ++i) sum[i] += row[i];
+  }
+  for (int64_t i = 0; i < width; ++i) max[i] = static_cast<float>(1.0 / sum[i]);  // the scales
+  for (int64_t a = 0; a < axis; ++a) {
+    float* row = out + a * inner + first;
+    for (int64_t i = 0; i < width; ++i) row[i] *= max[i];
+  }
 }
 
 }  // namespace
@@ -466,26 +521,21 @@ void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime*
     // The last axis (attention's scores): one contiguous row per task.
     const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(axis, 1));
     ParallelFor(rt, (outer + rows_per_task - 1) / rows_per_task, outer * axis, [&](int64_t t) {
-      const int64_t end = std::min(outer, (t + 1) * rows_per_task);
-      for (int64_t o = t * rows_per_task; o < end; ++o) {
-        SoftmaxRow(in + o * axis, out + o * axis, axis);
-      }
+      const int64_t first = t * rows_per_task, end = std::min(outer, first + rows_per_task);
+      if (SoftmaxRowsRun(in + first * axis, out + first * axis, end - first, axis)) return;
+      for (int64_t o = first; o < end; ++o) SoftmaxRow(in + o * axis, out + o * axis, axis);
     });
     return;
   }
-  ParallelFor(rt, outer, outer * axis * inner, [&](int64_t o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const float* src = in + o * axis * inner + i;
-      float* dst = out + o * axis * inner + i;
-      float max = -std::numeric_limits<float>::infinity();
-      for (int64_t a = 0; a < axis; ++a) max = std::max(max, src[a * inner]);
-      double sum = 0;
-      for (int64_t a = 0; a < axis; ++a) {
-        dst[a * inner] = VecExp(src[a * inner] - max);
-        sum += dst[a * inner];
-      }
-      for (int64_t a = 0; a < axis; ++a) dst[a * inner] = static_cast<float>(dst[a * inner] / sum);
-    }
+  // The middle axis: columns of inner in pieces of kColumns per task.
+  constexpr int64_t kColumns = 256;
+  const int64_t pieces = (inner + kColumns - 1) / kColumns;
+  ParallelFor(rt, outer * pieces, outer * axis * inner, [&](int64_t t) {
+    const int64_t o = t / pieces, first = (t % pieces) * kColumns;
+    float max[kColumns];
+    double sum[kColumns];
+    SoftmaxColumns(in + o * axis * inner, out + o * axis * inner, axis, inner, first,
+                   std::min(kColumns, inner - first), max, sum);
   });
 }
 
