@@ -115,6 +115,45 @@ TEST(TensorOpLoweringTest, TransposesBroadcastsAndReduces) {
   EXPECT_THAT(lowered.status().message(), HasSubstr("node 'apart' (ReduceSum)"));
 }
 
+// A 4-D transpose and a broadcast add over more rows than one task takes
+// (tasks start mid-shape and step their coordinates row by row).
+TEST(TensorOpLoweringTest, FourDimensionalTransposeAndBroadcastAcrossTasks) {
+  const std::vector<int64_t> dims = {2, 30, 40, 3};
+  Graph g;
+  g.shapes["x"] = {kOnnxFloat, dims};
+  g.shapes["t"] = {kOnnxFloat, {3, 2, 40, 30}};
+  g.shapes["b"] = {kOnnxFloat, {30, 1, 3}};
+  g.shapes["sum"] = g.shapes["x"];
+  std::vector<float> x(2 * 30 * 40 * 3), b(30 * 3);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.5f * static_cast<float>(i);
+  g.constants["b"].shape = g.shapes["b"];
+  g.constants["b"].f32 = b;
+  GraphNode transpose{"t", "Transpose", {"x"}, {"t"}};
+  transpose.attributes["perm"] = {3, 0, 2, 1};
+  auto lowered = LowerTensorOp(g, transpose, kLowerTranspose);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  const std::vector<float> t = RunStep(lowered->step, {x}, static_cast<int64_t>(x.size()));
+  auto at = [&](int64_t n, int64_t h, int64_t w, int64_t c) {
+    return ((n * 30 + h) * 40 + w) * 3 + c;
+  };
+  for (int64_t c = 0; c < 3; ++c)
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t w = 0; w < 40; ++w)
+        for (int64_t h = 0; h < 30; ++h) {
+          ASSERT_EQ(t[((c * 2 + n) * 40 + w) * 30 + h], x[at(n, h, w, c)]) << c << n << w << h;
+        }
+  lowered = LowerTensorOp(g, {"add", "Add", {"x", "b"}, {"sum"}}, kLowerBinary);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  const std::vector<float> sum = RunStep(lowered->step, {x, b}, static_cast<int64_t>(x.size()));
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t h = 0; h < 30; ++h)
+      for (int64_t w = 0; w < 40; ++w)
+        for (int64_t c = 0; c < 3; ++c) {
+          ASSERT_EQ(sum[at(n, h, w, c)], x[at(n, h, w, c)] + b[h * 3 + c]) << n << h << w << c;
+        }
+}
+
 // SqueezeNet's / DenseNet's channel concatenation: shapes inferred, the
 // inputs joined along the axis, an input that does not fit refused.
 TEST(TensorOpLoweringTest, ConcatJoinsAlongTheAxis) {
