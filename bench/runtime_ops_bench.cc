@@ -1,10 +1,10 @@
 // The compiled-model runtime's operators outside the tuned kernels, timed
 // alone in one thread on the shapes the zoo runs them at (kernel
 // epilogues in channel blocks of 6 to 32, the exp activations, a
-// squeeze-excite channel multiply, attention's softmax), each beside the same bytes moved by
-// memcpy in the same run: an operator that streams its data costs about
-// what memcpy costs (ratio near 1), and far above 1 it is compute-bound
-// (the exp activations) or has a slow inner loop.
+// squeeze-excite channel multiply, layout changes, attention's softmax), each beside the same bytes
+// moved by memcpy in the same run: an operator that streams its data costs about what memcpy costs
+// (ratio near 1), and far above 1 it is compute-bound (the exp activations) or has a slow inner
+// loop.
 //
 //   bazel run -c opt //bench:runtime_ops_bench
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -104,6 +105,42 @@ int Main() {
     const double t =
         Best([&] { ChannelBinary(mul, layout, saved.data(), scale.data(), y.data(), &rt); });
     Report(absl::StrCat("channel mul ", tag), n, t, copy);
+  }
+  // Layout changes between channel blocks (MobileNet-v3's, RegNet's).
+  for (auto [channels, size, from, to] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{672, 14, 16, 8},
+        {672, 14, 8, 16},
+        {96, 56, 8, 16},
+        {120, 28, 24, 8}}) {
+    const int64_t n = channels * size * size;
+    std::vector<float> in(n), out(n), dst(n);
+    for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 1001);
+    PlanBuffer src{"x", n, -1, {1, channels, size, size}, from, 0};
+    PlanBuffer dst_layout{"y", n, -1, {1, channels, size, size}, to, 0};
+    const double copy = Best([&] { std::memcpy(dst.data(), in.data(), n * sizeof(float)); });
+    const double t = Best([&] { Relayout(src, in.data(), dst_layout, out.data(), &rt); });
+    Report(
+        absl::StrFormat("relayout [%d,%d,%d] NCHW%dc -> NCHW%dc", channels, size, size, from, to),
+        n, t, copy);
+  }
+  // Transformer MLPs' dense epilogues: bias and GELU (erf and tanh forms)
+  // over [tokens, features] (Swin's first stage, BERT-tiny's FFN).
+  for (auto [tokens, features] : {std::pair<int64_t, int64_t>{784, 768}, {128, 1024}}) {
+    const int64_t n = tokens * features;
+    std::vector<float> y(n), saved(n), bias(features), dst(n);
+    for (int64_t i = 0; i < n; ++i) saved[i] = static_cast<float>((i * 7919) % 2001 - 1000) / 400;
+    for (int64_t c = 0; c < features; ++c) bias[c] = 0.01f * static_cast<float>(c);
+    const double copy = Best([&] { std::memcpy(dst.data(), saved.data(), n * sizeof(float)); });
+    for (PointwiseFunc func : {PointwiseFunc::kGelu, PointwiseFunc::kGeluTanh}) {
+      PlanEpilogue e;
+      e.bias = 0;
+      e.activation.func = func;
+      e.channels = features;
+      const double t = Best([&] { ApplyEpilogue(e, bias.data(), nullptr, y.data(), n, &rt); });
+      Report(absl::StrFormat("epilogue bias+%s [%d,%d] dense", PointwiseFuncName(func), tokens,
+                             features),
+             n, t, copy);
+    }
   }
   // Attention's softmax over rows of 49 (Swin's windows) and 128 (BERT).
   for (auto [rows, width] : {std::pair<int64_t, int64_t>{64 * 3 * 49, 49}, {4 * 128, 128}}) {

@@ -163,8 +163,9 @@ TEST(OpsTest, RelayoutNarrowingRowsKeepsEveryValue) {
 
 TEST(OpsTest, RelayoutBetweenBlocksKeepsEveryValue) {
   // 48 channels from blocks of 16 to 12 (runs split across source blocks),
-  // to 48, and from 48 back to 8; rows of 9 wide into rows of 7.
-  const int64_t c = 48, h = 3, w = 7, wide = 9;
+  // to 48, and from 48 back to 8; rows of 9 wide into rows of 7; enough
+  // rows that tasks take several, the last of a plane fewer.
+  const int64_t c = 48, h = 37, w = 7, wide = 9;
   const std::vector<float> in = Random(c * h * wide, 6);
   const PlanBuffer from{"x", c * h * wide, -1, {1, c, h, w}, 16, wide};
   for (int64_t db : {12, 48, 8, 1}) {
@@ -188,7 +189,7 @@ TEST(OpsTest, RelayoutBetweenBlocksKeepsEveryValue) {
 // lanes from one run), a slice of the second half (whole runs), a reversed
 // pick; from blocks of 29 (rows 9 wide) into blocks of 29, 4 and 1.
 TEST(OpsTest, ChannelGatherPicksEachChannelInAnyLayout) {
-  const int64_t c = 58, h = 3, w = 7, wide = 9;
+  const int64_t c = 58, h = 23, w = 7, wide = 9;
   const std::vector<float> in = Random(2 * c * h * wide, 7);  // two images
   const PlanBuffer from{"x", 2 * c * h * wide, -1, {2, c, h, w}, 29, wide};
   std::vector<std::vector<int64_t>> maps(3);
