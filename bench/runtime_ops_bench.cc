@@ -111,7 +111,8 @@ int Main() {
        {std::tuple<int64_t, int64_t, int64_t, int64_t>{672, 14, 16, 8},
         {672, 14, 8, 16},
         {96, 56, 8, 16},
-        {120, 28, 24, 8}}) {
+        {120, 28, 24, 8},
+        {1152, 1, 16, 1}}) {
     const int64_t n = channels * size * size;
     std::vector<float> in(n), out(n), dst(n);
     for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 1001);

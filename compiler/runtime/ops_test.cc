@@ -185,6 +185,33 @@ TEST(OpsTest, RelayoutBetweenBlocksKeepsEveryValue) {
   }
 }
 
+// 1x1 planes (a squeeze-excite's scales): a relayout between any blocks,
+// and a gather, keep each channel's value; two images.
+TEST(OpsTest, RelayoutAndGatherOfOneByOnePlanes) {
+  const int64_t c = 48;
+  const std::vector<float> in = Random(2 * c, 11);
+  const PlanBuffer from{"x", 2 * c, -1, {2, c, 1, 1}, 16, 0};
+  for (int64_t db : {1, 8, 48}) {
+    const PlanBuffer to{"x", 2 * c, -1, {2, c, 1, 1}, db, 0};
+    std::vector<float> out(2 * c, -1.0f);
+    Relayout(from, in.data(), to, out.data(), &kSerial);
+    EXPECT_EQ(out, in) << "block " << db;
+  }
+  PlanStep step;
+  step.op = StepOp::kChannelGather;
+  step.in_shape = {2, c, 1, 1};
+  step.out_shape = {2, c / 2, 1, 1};
+  for (int64_t j = 0; j < c / 2; ++j) step.indices.push_back(c - 1 - 2 * j);
+  const PlanBuffer to{"y", c, -1, {2, c / 2, 1, 1}, 8, 0};
+  std::vector<float> out(c, -1.0f);
+  ChannelGather(step, from, in.data(), to, out.data(), &kSerial);
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t j = 0; j < c / 2; ++j) {
+      ASSERT_EQ(out[n * (c / 2) + j], in[n * c + c - 1 - 2 * j]) << n << " " << j;
+    }
+  }
+}
+
 // Channel gathers between layouts: a shuffle of 2 groups (no two output
 // lanes from one run), a slice of the second half (whole runs), a reversed
 // pick; from blocks of 29 (rows 9 wide) into blocks of 29, 4 and 1.
