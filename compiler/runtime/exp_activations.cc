@@ -18,8 +18,8 @@ namespace {
 // float (n in [-126, 127]), so neither exp nor 1 + exp is ever infinite and
 // a reciprocal's Newton step never multiplies infinity by zero.
 constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
-// The same formulas for each vector width: V names the register type and
-// its operations (Avx512 or Avx2 below), each compiled for its ISA.
+// The same formulas for each vector width: V names the value (U registers
+// of Avx512 or Avx2 below) and its operations, each compiled for its ISA.
 #define TF_EXP_ACTIVATIONS_BODY                                                         \
   TF_INLINE static V Exp(V x) {                                                         \
     x = Min(Max(x, Set(kExpLow)), Set(kExpHigh));                                       \
