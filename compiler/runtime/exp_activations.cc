@@ -120,6 +120,26 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
   _Pragma("GCC unroll 8") for (int u = 0; u < U; ++u) result.v[u] = expr; \
   return result
 
+// The value type and the operations that are one intrinsic per register,
+// the same in each ISA but for the register type R and the intrinsics'
+// prefix P (__m512 and _mm512, __m256 and _mm256).
+#define TF_ELEMENTWISE_OPS(R, P)                                                               \
+  struct V {                                                                                   \
+    R v[U];                                                                                    \
+  };                                                                                           \
+  TF_INLINE static V Set(float x) { TF_EACH(P##_set1_ps(x)); }                                 \
+  TF_INLINE static V Add(V a, V b) { TF_EACH(P##_add_ps(a.v[u], b.v[u])); }                    \
+  TF_INLINE static V Sub(V a, V b) { TF_EACH(P##_sub_ps(a.v[u], b.v[u])); }                    \
+  TF_INLINE static V Mul(V a, V b) { TF_EACH(P##_mul_ps(a.v[u], b.v[u])); }                    \
+  TF_INLINE static V Min(V a, V b) { TF_EACH(P##_min_ps(a.v[u], b.v[u])); }                    \
+  TF_INLINE static V Max(V a, V b) { TF_EACH(P##_max_ps(a.v[u], b.v[u])); }                    \
+  TF_INLINE static V Fmadd(V a, V b, V c) { TF_EACH(P##_fmadd_ps(a.v[u], b.v[u], c.v[u])); }   \
+  TF_INLINE static V Fnmadd(V a, V b, V c) { TF_EACH(P##_fnmadd_ps(a.v[u], b.v[u], c.v[u])); } \
+  TF_INLINE static V Load(const float* p) { TF_EACH(P##_loadu_ps(p + u * kLanes)); }           \
+  TF_INLINE static void Store(float* p, V x) {                                                 \
+    _Pragma("GCC unroll 8") for (int u = 0; u < U; ++u) P##_storeu_ps(p + u * kLanes, x.v[u]); \
+  }
+
 // GCC 12's avx512fintrin.h starts the masked forms its unmasked intrinsics
 // expand to (and its reductions) from _mm512_undefined_ps(), which
 // -Wmaybe-uninitialized and -Wuninitialized then report once they are
@@ -131,18 +151,8 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
 #pragma GCC target("avx512f")
 template <int U>
 struct Avx512 {
-  struct V {
-    __m512 v[U];
-  };
   static constexpr int kLanes = 16;
-  TF_INLINE static V Set(float x) { TF_EACH(_mm512_set1_ps(x)); }
-  TF_INLINE static V Add(V a, V b) { TF_EACH(_mm512_add_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Sub(V a, V b) { TF_EACH(_mm512_sub_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Mul(V a, V b) { TF_EACH(_mm512_mul_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Min(V a, V b) { TF_EACH(_mm512_min_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Max(V a, V b) { TF_EACH(_mm512_max_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Fmadd(V a, V b, V c) { TF_EACH(_mm512_fmadd_ps(a.v[u], b.v[u], c.v[u])); }
-  TF_INLINE static V Fnmadd(V a, V b, V c) { TF_EACH(_mm512_fnmadd_ps(a.v[u], b.v[u], c.v[u])); }
+  TF_ELEMENTWISE_OPS(__m512, _mm512)
   TF_INLINE static V Round(V x) {
     TF_EACH(_mm512_roundscale_ps(x.v[u], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   }
@@ -154,11 +164,6 @@ struct Avx512 {
     TF_EACH(_mm512_castsi512_ps(
         _mm512_or_si512(_mm512_castps_si512(magnitude.v[u]),
                         _mm512_and_si512(_mm512_castps_si512(sign.v[u]), mask))));
-  }
-  TF_INLINE static V Load(const float* p) { TF_EACH(_mm512_loadu_ps(p + u * kLanes)); }
-  TF_INLINE static void Store(float* p, V x) {
-#pragma GCC unroll 8
-    for (int u = 0; u < U; ++u) _mm512_storeu_ps(p + u * kLanes, x.v[u]);
   }
   // Register u's lanes below count - u kLanes (count < U kLanes); the
   // others `fill` (loads) or untouched (stores) or zero.
@@ -216,18 +221,8 @@ struct Avx512 {
 #pragma GCC target("avx2,fma")
 template <int U>
 struct Avx2 {
-  struct V {
-    __m256 v[U];
-  };
   static constexpr int kLanes = 8;
-  TF_INLINE static V Set(float x) { TF_EACH(_mm256_set1_ps(x)); }
-  TF_INLINE static V Add(V a, V b) { TF_EACH(_mm256_add_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Sub(V a, V b) { TF_EACH(_mm256_sub_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Mul(V a, V b) { TF_EACH(_mm256_mul_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Min(V a, V b) { TF_EACH(_mm256_min_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Max(V a, V b) { TF_EACH(_mm256_max_ps(a.v[u], b.v[u])); }
-  TF_INLINE static V Fmadd(V a, V b, V c) { TF_EACH(_mm256_fmadd_ps(a.v[u], b.v[u], c.v[u])); }
-  TF_INLINE static V Fnmadd(V a, V b, V c) { TF_EACH(_mm256_fnmadd_ps(a.v[u], b.v[u], c.v[u])); }
+  TF_ELEMENTWISE_OPS(__m256, _mm256)
   TF_INLINE static V Round(V x) {
     TF_EACH(_mm256_round_ps(x.v[u], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   }
@@ -242,11 +237,6 @@ struct Avx2 {
   TF_INLINE static V CopySign(V magnitude, V sign) {
     const __m256 mask = _mm256_set1_ps(-0.0f);
     TF_EACH(_mm256_or_ps(magnitude.v[u], _mm256_and_ps(sign.v[u], mask)));
-  }
-  TF_INLINE static V Load(const float* p) { TF_EACH(_mm256_loadu_ps(p + u * kLanes)); }
-  TF_INLINE static void Store(float* p, V x) {
-#pragma GCC unroll 8
-    for (int u = 0; u < U; ++u) _mm256_storeu_ps(p + u * kLanes, x.v[u]);
   }
   // Register u's lanes below count - u kLanes (count < U kLanes); the
   // others `fill` (loads) or untouched (stores) or zero.
@@ -312,6 +302,7 @@ struct Avx2 {
 #pragma GCC pop_options
 
 #undef TF_EACH
+#undef TF_ELEMENTWISE_OPS
 #undef TF_INLINE
 #undef TF_EXP_ACTIVATIONS_BODY
 #undef TF_SOFTMAX_BODY
