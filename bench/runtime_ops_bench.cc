@@ -124,6 +124,30 @@ int Main() {
         absl::StrFormat("relayout [%d,%d,%d] NCHW%dc -> NCHW%dc", channels, size, size, from, to),
         n, t, copy);
   }
+  // ShuffleNet-v2's channel split (the second half, whole blocks) and its
+  // shuffle of two groups, in blocks of 29 channels.
+  {
+    const int64_t channels = 116, size = 28, n = channels * size * size;
+    std::vector<float> in(n), out(n), dst(n);
+    for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 1001);
+    const PlanBuffer layout{"x", n, -1, {1, channels, size, size}, 29, 0};
+    const double copy = Best([&] { std::memcpy(dst.data(), in.data(), n * sizeof(float)); });
+    PlanStep split;
+    split.op = StepOp::kChannelGather;
+    for (int64_t ch = channels / 2; ch < channels; ++ch) split.indices.push_back(ch);
+    const PlanBuffer half{"y", n / 2, -1, {1, channels / 2, size, size}, 29, 0};
+    const double t_split =
+        Best([&] { ChannelGather(split, layout, in.data(), half, out.data(), &rt); });
+    Report("channel split [116,28,28] NCHW29c, 2nd half", n / 2, t_split, copy / 2);
+    PlanStep shuffle;
+    shuffle.op = StepOp::kChannelGather;
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      shuffle.indices.push_back((ch % 2) * (channels / 2) + ch / 2);
+    }
+    const double t_shuffle =
+        Best([&] { ChannelGather(shuffle, layout, in.data(), layout, out.data(), &rt); });
+    Report("channel shuffle [116,28,28] NCHW29c, 2 groups", n, t_shuffle, copy);
+  }
   // Transformer MLPs' dense epilogues: bias and GELU (erf and tanh forms)
   // over [tokens, features] (Swin's first stage, BERT-tiny's FFN).
   for (auto [tokens, features] : {std::pair<int64_t, int64_t>{784, 768}, {128, 1024}}) {

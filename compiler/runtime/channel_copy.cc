@@ -33,6 +33,26 @@ TF_VECTOR_CLONES void CopyRuns(const float* __restrict in, int64_t in_stride, fl
   }
 }
 
+// out[x * out_stride + 2 i] = a[x * in_stride + i] and out[... + 2 i + 1] =
+// b[x * in_stride + i] for i < lanes / 2 (a last even lane from a) and x <
+// count: the zip of two runs, as a shuffle of two channel groups
+// (ShuffleNet-v2's) lays out each pixel's lanes.
+TF_VECTOR_CLONES void ZipRuns(const float* __restrict a, const float* __restrict b,
+                              int64_t in_stride, float* __restrict out, int64_t out_stride,
+                              int64_t lanes, int64_t count) {
+  const int64_t pairs = lanes / 2;
+  for (int64_t x = 0; x < count; ++x) {
+    const float* __restrict pa = a + x * in_stride;
+    const float* __restrict pb = b + x * in_stride;
+    float* __restrict po = out + x * out_stride;
+    for (int64_t i = 0; i < pairs; ++i) {
+      po[2 * i] = pa[i];
+      po[2 * i + 1] = pb[i];
+    }
+    if (lanes % 2 != 0) po[lanes - 1] = pa[pairs];
+  }
+}
+
 // Channel blocks up to this wide are gathered pixel by pixel (CopyChannels).
 constexpr int64_t kMaxGatherLanes = 64;
 
@@ -83,6 +103,20 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
     };
     LaneRun runs[kMaxGatherLanes];
     int64_t run_count = 0;
+    // Or the zip of two runs, each within one source block: lane l from
+    // channel zip[l % 2] + l / 2.
+    int64_t zip[2] = {-1, -1};
+    if (!one_run && map != nullptr && db >= 4 && db <= kMaxGatherLanes) {
+      zip[0] = source(cb * db);
+      zip[1] = source(cb * db + 1);
+      const int64_t lengths[2] = {(db + 1) / 2, db / 2};
+      bool zipped = true;
+      for (int g = 0; g < 2 && zipped; ++g) {
+        zipped = by_sb.Remainder(zip[g]) + lengths[g] <= sb;
+      }
+      for (int64_t l = 2; l < db && zipped; ++l) zipped = source(cb * db + l) == zip[l % 2] + l / 2;
+      if (!zipped) zip[0] = -1;
+    }
     if (!one_run && map == nullptr && db <= kMaxGatherLanes) {
       for (int64_t l = 0; l < db;) {
         const int64_t ch = source(cb * db + l);
@@ -116,6 +150,8 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
             CopyRuns(in, sb, out + run.lane, db, run.length, w);
           }
         }
+      } else if (zip[0] >= 0) {
+        ZipRuns(in_at(zip[0], y), in_at(zip[1], y), sb, out, db, db, w);
       } else if (map != nullptr && db <= kMaxGatherLanes) {
         // Pixel by pixel, the lanes in order: the writes contiguous, the
         // reads from as many source blocks as the lanes' channels fall in.
