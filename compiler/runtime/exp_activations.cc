@@ -63,12 +63,23 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     }                                                                                   \
   }
 
-// Softmax over one row of n floats with the same exp: the row's maximum,
-// exp(x - max) with its sum kept in registers, the scale; each pass U
-// registers at a time, then one (One: the ISA's one-register type), then
-// the row's tail in one partial register (one rather than U partial
-// registers: measured faster on attention's rows of 49).
-#define TF_SOFTMAX_BODY                                                                           \
+// The loops over memory, the same for each ISA: Run (a function over n
+// floats, U registers at a time, the tail as one block of partial
+// registers) and SoftmaxRow (softmax over one row of n floats with the same
+// exp: the row's maximum, exp(x - max) with its sum kept in registers, the
+// scale; each pass U registers at a time, then one (One: the ISA's
+// one-register type), then the row's tail in one partial register: one
+// rather than U partial registers measured faster on attention's rows of
+// 49).
+#define TF_RUN_BODIES                                                                             \
+  /* out = func(in) over n floats, U registers at a time, the tail as one                         \
+     block of partial registers */                                                                \
+  template <PointwiseFunc kFunc>                                                                  \
+  static void Run(const float* in, float* out, int64_t n) {                                       \
+    int64_t i = 0;                                                                                \
+    for (; i + U * kLanes <= n; i += U * kLanes) Store(out + i, Apply<kFunc>(Load(in + i)));      \
+    if (i < n) StorePartial(out + i, Apply<kFunc>(LoadPartial(in + i, n - i, 0.0f)), n - i);      \
+  }                                                                                               \
   static void SoftmaxRow(const float* in, float* out, int64_t n) {                                \
     using W = typename One::V;                                                                    \
     constexpr int64_t kBlock = U * kLanes;                                                        \
@@ -193,27 +204,7 @@ struct Avx512 {
   }
   TF_EXP_ACTIVATIONS_BODY
   using One = Avx512<1>;
-  TF_SOFTMAX_BODY
-
-  template <PointwiseFunc kFunc>
-  static void Run(const float* in, float* out, int64_t n) {
-    int64_t i = 0;
-    for (; i + U * kLanes <= n; i += U * kLanes) {
-      V x;
-#pragma GCC unroll 8
-      for (int u = 0; u < U; ++u) x.v[u] = _mm512_loadu_ps(in + i + u * kLanes);
-      x = Apply<kFunc>(x);
-#pragma GCC unroll 8
-      for (int u = 0; u < U; ++u) _mm512_storeu_ps(out + i + u * kLanes, x.v[u]);
-    }
-    if constexpr (U > 1) {
-      Avx512<1>::template Run<kFunc>(in + i, out + i, n - i);
-    } else if (i < n) {
-      const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
-      _mm512_mask_storeu_ps(out + i, mask,
-                            Apply<kFunc>({_mm512_maskz_loadu_ps(mask, in + i)}).v[0]);
-    }
-  }
+  TF_RUN_BODIES
 };
 #pragma GCC pop_options
 
@@ -276,28 +267,7 @@ struct Avx2 {
   }
   TF_EXP_ACTIVATIONS_BODY
   using One = Avx2<1>;
-  TF_SOFTMAX_BODY
-
-  template <PointwiseFunc kFunc>
-  static void Run(const float* in, float* out, int64_t n) {
-    int64_t i = 0;
-    for (; i + U * kLanes <= n; i += U * kLanes) {
-      V x;
-#pragma GCC unroll 8
-      for (int u = 0; u < U; ++u) x.v[u] = _mm256_loadu_ps(in + i + u * kLanes);
-      x = Apply<kFunc>(x);
-#pragma GCC unroll 8
-      for (int u = 0; u < U; ++u) _mm256_storeu_ps(out + i + u * kLanes, x.v[u]);
-    }
-    if constexpr (U > 1) {
-      Avx2<1>::template Run<kFunc>(in + i, out + i, n - i);
-    } else if (i < n) {  // the tail through a whole vector on the stack
-      float tail[kLanes] = {};
-      std::copy(in + i, in + n, tail);
-      _mm256_storeu_ps(tail, Apply<kFunc>({_mm256_loadu_ps(tail)}).v[0]);
-      std::copy(tail, tail + (n - i), out + i);
-    }
-  }
+  TF_RUN_BODIES
 };
 #pragma GCC pop_options
 
@@ -305,7 +275,7 @@ struct Avx2 {
 #undef TF_ELEMENTWISE_OPS
 #undef TF_INLINE
 #undef TF_EXP_ACTIVATIONS_BODY
-#undef TF_SOFTMAX_BODY
+#undef TF_RUN_BODIES
 #pragma GCC diagnostic pop
 
 // Four registers per value: on Zen 1, SiLU over 1.2 M floats in one thread
