@@ -251,20 +251,26 @@ struct Avx2 {
   TF_INLINE static V ZeroPast(V x, int64_t count) {
     TF_EACH(_mm256_and_ps(x.v[u], _mm256_castsi256_ps(Below(count, u))));
   }
-  TF_INLINE static float ReduceMax(V x) {
+  // The U registers' lanes folded by Op (its 256- and 128-bit forms).
+  template <typename Op>
+  TF_INLINE static float Reduce(V x) {
+    const Op op;
     __m256 v = x.v[0];
-    for (int u = 1; u < U; ++u) v = _mm256_max_ps(v, x.v[u]);
-    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+    for (int u = 1; u < U; ++u) v = op(v, x.v[u]);
+    __m128 m = op(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = op(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(op(m, _mm_shuffle_ps(m, m, 1)));
   }
-  TF_INLINE static float ReduceAdd(V x) {
-    __m256 v = x.v[0];
-    for (int u = 1; u < U; ++u) v = _mm256_add_ps(v, x.v[u]);
-    __m128 m = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_add_ps(m, _mm_movehl_ps(m, m));
-    return _mm_cvtss_f32(_mm_add_ss(m, _mm_shuffle_ps(m, m, 1)));
-  }
+  struct MaxOp {
+    TF_INLINE __m256 operator()(__m256 a, __m256 b) const { return _mm256_max_ps(a, b); }
+    TF_INLINE __m128 operator()(__m128 a, __m128 b) const { return _mm_max_ps(a, b); }
+  };
+  struct AddOp {
+    TF_INLINE __m256 operator()(__m256 a, __m256 b) const { return _mm256_add_ps(a, b); }
+    TF_INLINE __m128 operator()(__m128 a, __m128 b) const { return _mm_add_ps(a, b); }
+  };
+  TF_INLINE static float ReduceMax(V x) { return Reduce<MaxOp>(x); }
+  TF_INLINE static float ReduceAdd(V x) { return Reduce<AddOp>(x); }
   TF_EXP_ACTIVATIONS_BODY
   using One = Avx2<1>;
   TF_RUN_BODIES
