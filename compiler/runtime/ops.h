@@ -20,13 +20,6 @@
 
 namespace tunefleet {
 
-// A kernel step's epilogue, y = act(y + bias[c] + residual), over its
-// output of `elements` values laid out as [rows, epilogue.inner,
-// epilogue.block] (channel c = (row % (channels / block)) * block + lane),
-// bound to its buffers (bias and residual may be null). A kernel compiled
-// with an epilogue hook calls it, as the TfEpilogue it begins with, on each
-// region of y it finishes (common/kernel_abi.h); ApplyEpilogue runs it over
-// the whole of y after a kernel without one.
 // x / d for 0 <= x < 2^52 and d >= 1 without a 64-bit division (40 cycles
 // on some cores, where a kernel's epilogue hook divides on every call): a
 // multiply by 1 / d in double, which is off by at most one, corrected.
@@ -48,6 +41,13 @@ struct FastDivisor {
   int64_t Remainder(int64_t x) const { return x - Quotient(x) * d; }
 };
 
+// A kernel step's epilogue, y = act(y + bias[c] + residual), over its
+// output of `elements` values laid out as [rows, epilogue.inner,
+// epilogue.block] (channel c = (row % (channels / block)) * block + lane),
+// bound to its buffers (bias and residual may be null). A kernel compiled
+// with an epilogue hook calls it, as the TfEpilogue it begins with, on each
+// region of y it finishes (common/kernel_abi.h); ApplyEpilogue runs it over
+// the whole of y after a kernel without one.
 struct BoundEpilogue {
   using RowFn = void (*)(float*, const float*, const float*, int64_t, int64_t, float, float);
   using InPlaceFn = void (*)(float*, int64_t, float, float);

@@ -29,6 +29,24 @@ std::vector<float> Random(int64_t n, int seed) {
   return v;
 }
 
+// Quotients and remainders as integer division gives them, at multiples
+// of the divisor and one either side, up to 2^50.
+TEST(OpsTest, FastDivisorMatchesIntegerDivision) {
+  for (int64_t d : {int64_t{1}, int64_t{3}, int64_t{7}, int64_t{29}, int64_t{4096}, int64_t{602112},
+                    (int64_t{1} << 31) - 1}) {
+    const FastDivisor by(d);
+    for (int64_t q : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{1000}, int64_t{123456789},
+                      (int64_t{1} << 50) / d}) {
+      for (int64_t delta : {-1, 0, 1}) {
+        const int64_t x = q * d + delta;
+        if (x < 0) continue;
+        ASSERT_EQ(by.Quotient(x), x / d) << x << " / " << d;
+        ASSERT_EQ(by.Remainder(x), x % d) << x << " % " << d;
+      }
+    }
+  }
+}
+
 TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
   // Blocked (16, 6 and 3 lanes, and 160: more than the period its bias
   // repeats to), NCHW (1 lane, rows of 35) and dense ([rows, channels]:
