@@ -1,15 +1,15 @@
 // The compiled-model runtime's operators outside the tuned kernels, timed
-// alone in one thread on the shapes the zoo runs them at (kernel
-// epilogues in channel blocks of 6 to 32, the exp activations, a
-// squeeze-excite channel multiply, layout changes, attention's softmax), each beside the same bytes
-// moved by memcpy in the same run: an operator that streams its data costs about what memcpy costs
-// (ratio near 1), and far above 1 it is compute-bound (the exp activations) or has a slow inner
-// loop.
+// alone in one thread on the shapes the zoo runs them at (kernel epilogues
+// in channel blocks of 6 to 32, the exp activations and GELU, squeeze-
+// excite multiplies, layout changes, ShuffleNet's split and shuffle,
+// attention's softmax), each beside memcpy of the same bytes in the same
+// run: an operator that streams its data costs about what memcpy costs
+// (a ratio near 1); far above 1 it is compute-bound (the exp activations)
+// or has a slow inner loop.
 //
 //   bazel run -c opt //bench:runtime_ops_bench
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <string>
