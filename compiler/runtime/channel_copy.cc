@@ -81,8 +81,8 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
     }
     return;
   }
-  // Channel ch's source block and lane without a division per plane (a
-  // squeeze-excite's 1x1 planes took 40 ns per float on them).
+  // Channel ch's source block and lane without a 64-bit division: those
+  // cost more than a small plane's copy.
   const FastDivisor by_sb(sb);
   const int64_t blocks = c / db, src_blocks = src_c / sb;
   // Rows [y, y + count) of destination plane (image, channel block cb).
@@ -92,6 +92,16 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
       const int64_t block = by_sb.Quotient(ch);
       return src + (((image * src_blocks + block) * h + y) * sw) * sb + (ch - block * sb);
     };
+    // The lanes from l on whose channels follow on in one source block.
+    auto run_from = [&](int64_t l) {
+      const int64_t ch = source(cb * db + l);
+      int64_t run = 1;
+      while (l + run < db && source(cb * db + l + run) == ch + run &&
+             by_sb.Remainder(ch + run) != 0) {
+        ++run;
+      }
+      return run;
+    };
     const int64_t first = source(cb * db);
     bool one_run =
         by_sb.Remainder(first) + db <= sb;  // the block's channels follow on in one source block
@@ -100,6 +110,15 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
     // source block: (first lane, its channel, length).
     struct LaneRun {
       int64_t lane, channel, length;
+    };
+    // One run of row y into the destination row `out`.
+    auto copy_run = [&](const LaneRun& run, int64_t y, float* out) {
+      const float* in = in_at(run.channel, y);
+      if (run.length == 1) {  // a lane on its own (a shuffle's, NCHW's): one strided walk
+        for (int64_t x = 0; x < w; ++x) out[x * db + run.lane] = in[x * sb];
+      } else {
+        CopyRuns(in, sb, out + run.lane, db, run.length, w);
+      }
     };
     LaneRun runs[kMaxGatherLanes];
     int64_t run_count = 0;
@@ -119,13 +138,8 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
     }
     if (!one_run && map == nullptr && db <= kMaxGatherLanes) {
       for (int64_t l = 0; l < db;) {
-        const int64_t ch = source(cb * db + l);
-        int64_t run = 1;
-        while (l + run < db && source(cb * db + l + run) == ch + run &&
-               by_sb.Remainder(ch + run) != 0) {
-          ++run;
-        }
-        runs[run_count++] = {l, ch, run};
+        const int64_t run = run_from(l);
+        runs[run_count++] = {l, source(cb * db + l), run};
         l += run;
       }
     }
@@ -141,15 +155,7 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
           for (int64_t x = 0; x < w; ++x) out[x * db + l] = in[x * sb];
         }
       } else if (run_count > 0) {
-        for (int64_t r = 0; r < run_count; ++r) {
-          const LaneRun& run = runs[r];
-          const float* in = in_at(run.channel, y);
-          if (run.length == 1) {  // a lane on its own (NCHW's): one strided walk
-            for (int64_t x = 0; x < w; ++x) out[x * db + run.lane] = in[x * sb];
-          } else {
-            CopyRuns(in, sb, out + run.lane, db, run.length, w);
-          }
-        }
+        for (int64_t r = 0; r < run_count; ++r) copy_run(runs[r], y, out);
       } else if (zip[0] >= 0) {
         ZipRuns(in_at(zip[0], y), in_at(zip[1], y), sb, out, db, db, w);
       } else if (map != nullptr && db <= kMaxGatherLanes) {
@@ -161,19 +167,10 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
           for (int64_t l = 0; l < db; ++l) out[x * db + l] = lane[l][x * sb];
         }
       } else {
-        for (int64_t l = 0; l < db;) {
-          const int64_t ch = source(cb * db + l);
-          int64_t run = 1;  // lanes whose channels follow on in one source block
-          while (l + run < db && source(cb * db + l + run) == ch + run && (ch + run) % sb != 0) {
-            ++run;
-          }
-          const float* in = in_at(ch, y);
-          if (run == 1) {  // a lane on its own (a shuffle's, NCHW's): one strided walk
-            for (int64_t x = 0; x < w; ++x) out[x * db + l] = in[x * sb];
-          } else {
-            CopyRuns(in, sb, out + l, db, run, w);
-          }
-          l += run;
+        for (int64_t l = 0; l < db;) {  // more lanes than `runs` holds: found row by row
+          const LaneRun run{l, source(cb * db + l), run_from(l)};
+          copy_run(run, y, out);
+          l += run.length;
         }
       }
     }

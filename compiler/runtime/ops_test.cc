@@ -203,6 +203,27 @@ TEST(OpsTest, RelayoutBetweenBlocksKeepsEveryValue) {
   }
 }
 
+// Blocks wider than the runs a task keeps (kMaxGatherLanes): 160 channels
+// from blocks of 16 into one block of 160 (its runs found row by row) and
+// back.
+TEST(OpsTest, RelayoutIntoAVeryWideBlockKeepsEveryValue) {
+  const int64_t c = 160, h = 3, w = 5;
+  const std::vector<float> in = Random(c * h * w, 12);
+  const PlanBuffer from{"x", c * h * w, -1, {1, c, h, w}, 16, 0};
+  const PlanBuffer to{"x", c * h * w, -1, {1, c, h, w}, 160, 0};
+  std::vector<float> out(c * h * w), back(c * h * w);
+  Relayout(from, in.data(), to, out.data(), &kSerial);
+  Relayout(to, out.data(), from, back.data(), &kSerial);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    for (int64_t y = 0; y < h; ++y) {
+      for (int64_t x = 0; x < w; ++x) {
+        ASSERT_EQ(At(out, 160, h, w, ch, y, x), At(in, 16, h, w, ch, y, x));
+      }
+    }
+  }
+  EXPECT_EQ(back, in);
+}
+
 // 1x1 planes (a squeeze-excite's scales): a relayout between any blocks,
 // and a gather, keep each channel's value; two images.
 TEST(OpsTest, RelayoutAndGatherOfOneByOnePlanes) {
