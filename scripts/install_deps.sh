@@ -25,6 +25,7 @@ DEMO_PACKAGES=(
   libxgboost-dev
   prometheus-cpp-dev
   libsqlite3-dev nlohmann-json3-dev
+  libpq-dev        # the tracker's PostgreSQL store (replicas sharing one database)
   libonnx-dev      # ONNX import (tuner_core/graph): the ONNX schema and shape inference
   libsodium-dev    # Ed25519 artifact signatures, Argon2id token hashes
   libseccomp-dev   # the runner child's seccomp sandbox (kernel_runtime/sandbox.h)
@@ -52,8 +53,10 @@ TEST_PACKAGES=(
   libprometheus-cpp-core1.0:arm64 libprometheus-cpp-pull1.0:arm64
 )
 # promtool (`promtool check metrics` in the metrics tests) comes with the
-# Prometheus server package, whose service must not start behind the user's back.
-SERVICE_PACKAGES=(prometheus)
+# Prometheus server package, and the PostgreSQL server the store's and the
+# tracker replicas' tests start (as their own, on 127.0.0.1) with postgresql;
+# neither package's service may start behind the user's back.
+SERVICE_PACKAGES=(prometheus postgresql)
 
 BENCH_PACKAGES=(
   gnuplot-nox  # bench/*.png curves

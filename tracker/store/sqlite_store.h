@@ -44,9 +44,6 @@
 
 namespace tunefleet {
 
-// The start of a job's message when its stored row could not be read.
-inline constexpr char kDamagedRowMessage[] = "store row damaged: ";
-
 struct SqliteStoreOptions {
   // false: synchronous=NORMAL (survives a killed process, not power loss).
   // true: synchronous=FULL (fsync on every commit; survives power loss).

@@ -12,8 +12,9 @@
 // Transient states (building, measuring) are not stored: after a restart an
 // unfinished trial is built again.
 //
-// Implementations: OpenSqliteStore (sqlite_store.h, the default, WAL mode) and
-// MemoryStore (memory_store.h, tests). Thread-safe: calls may come from any
+// Implementations: OpenSqliteStore (sqlite_store.h, the default, WAL mode),
+// OpenPostgresStore (postgres_store.h, for tracker replicas that share one
+// database) and MemoryStore (memory_store.h, tests). Thread-safe: calls may come from any
 // thread. Nothing is skipped silently: a job row that cannot be read back
 // (a spec that does not parse, a bad state) loads as a FAILED job whose
 // message starts with "store row damaged:" and names the row; a damaged
@@ -31,6 +32,9 @@
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
+
+// The start of a job's message when its stored row could not be read.
+inline constexpr char kDamagedRowMessage[] = "store row damaged: ";
 
 struct StoredJob {
   std::string job_id;

@@ -20,6 +20,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tracker/store/memory_store.h"
+#include "tracker/store/postgres_store.h"
+#include "tracker/store/postgres_test_server.h"
 #include "tracker/store/sqlite_store.h"
 #include "tracker/store/sqlite_test_util.h"
 
@@ -87,6 +89,33 @@ std::vector<int64_t> TrialIds(const std::vector<StoredTrial>& trials) {
 }
 
 // ---------------------------------------------------------------- contract
+
+// One PostgreSQL server for the test binary, started on first use and
+// stopped when the tests end; a fresh database per test.
+class SharedPostgres : public ::testing::Environment {
+ public:
+  [[nodiscard]] static absl::StatusOr<std::string> NewDatabase() {
+    if (server_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<PostgresTestServer>> started = PostgresTestServer::Start();
+      if (!started.ok()) return started.status();
+      server_ = std::move(started).value();
+    }
+    return server_->NewDatabase(absl::StrCat("contract_", ++databases_));
+  }
+  void TearDown() override { server_.reset(); }
+
+ private:
+  static inline std::unique_ptr<PostgresTestServer> server_;
+  static inline int databases_ = 0;
+};
+[[maybe_unused]] ::testing::Environment* const kSharedPostgres =
+    ::testing::AddGlobalTestEnvironment(new SharedPostgres);
+
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Store>> OpenFreshPostgresStore() {
+  absl::StatusOr<std::string> address = SharedPostgres::NewDatabase();
+  if (!address.ok()) return address.status();
+  return OpenPostgresStore(*address);
+}
 
 struct StoreKind {
   std::string name;
@@ -275,20 +304,20 @@ TEST_P(StoreContractTest, TakesWritesFromManyThreads) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllStores, StoreContractTest,
-    ::testing::Values(StoreKind{"Memory",
-                                [](const std::string&) -> absl::StatusOr<std::unique_ptr<Store>> {
-                                  return std::unique_ptr<Store>(std::make_unique<MemoryStore>());
-                                }},
-                      StoreKind{"Sqlite",
-                                [](const std::string& dir) {
-                                  return OpenSqliteStore(dir + "/tracker.db");
-                                }},
-                      StoreKind{"SqliteFullSync",
-                                [](const std::string& dir) {
-                                  SqliteStoreOptions options;
-                                  options.synchronous_full = true;
-                                  return OpenSqliteStore(dir + "/tracker.db", options);
-                                }}),
+    ::testing::Values(
+        StoreKind{"Memory",
+                  [](const std::string&) -> absl::StatusOr<std::unique_ptr<Store>> {
+                    return std::unique_ptr<Store>(std::make_unique<MemoryStore>());
+                  }},
+        StoreKind{"Sqlite",
+                  [](const std::string& dir) { return OpenSqliteStore(dir + "/tracker.db"); }},
+        StoreKind{"SqliteFullSync",
+                  [](const std::string& dir) {
+                    SqliteStoreOptions options;
+                    options.synchronous_full = true;
+                    return OpenSqliteStore(dir + "/tracker.db", options);
+                  }},
+        StoreKind{"Postgres", [](const std::string&) { return OpenFreshPostgresStore(); }}),
     [](const ::testing::TestParamInfo<StoreKind>& info) { return info.param.name; });
 
 // ---------------------------------------------------------------- SQLite only

@@ -1,0 +1,294 @@
+#include "tracker/store/postgres_store.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "tracker/store/postgres_connection.h"
+#include "tracker/store/postgres_schema.h"
+
+namespace tunefleet {
+namespace {
+
+constexpr const char* kRepairHint =
+    "inspect the row with psql and see deploy/README.md (operations: a damaged store)";
+
+class PostgresStore final : public Store {
+ public:
+  PostgresStore(std::unique_ptr<PgConnection> db, int64_t fence_epoch)
+      : fence_epoch_(fence_epoch), db_(std::move(db)) {}
+
+  [[nodiscard]] absl::Status PutJob(const StoredJob& job) override;
+  [[nodiscard]] absl::Status PutTrials(const std::vector<StoredTrial>& trials) override;
+  [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadJobs() override;
+  [[nodiscard]] absl::StatusOr<std::vector<StoredTrial>> LoadTrials(
+      const std::string& job_id) override;
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> LoadRecordLines(
+      const std::string& job_id) override;
+
+ private:
+  // Inside a write's transaction: the leader row still carries this
+  // tracker's epoch (nothing to check without one).
+  [[nodiscard]] absl::Status CheckFence(absl::string_view operation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  [[nodiscard]] absl::Status WriteTrial(const StoredTrial& trial)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> ReadLines(const char* sql,
+                                                                   const PgParams& params,
+                                                                   absl::string_view operation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  const int64_t fence_epoch_;
+  absl::Mutex mutex_;
+  std::unique_ptr<PgConnection> db_ ABSL_GUARDED_BY(mutex_);
+};
+
+absl::Status PostgresStore::CheckFence(absl::string_view operation) {
+  if (fence_epoch_ <= 0) return absl::OkStatus();
+  TF_ASSIGN_OR_RETURN(PgResult leader,
+                      db_->Exec("SELECT epoch FROM tunefleet_leader WHERE id = 1 FOR SHARE",
+                                PgParams(), absl::StrCat(operation, ": check the leader epoch")));
+  int64_t epoch = -1;
+  if (leader.rows() == 1) {
+    PgRow row = leader.Row(0, db_->description() + ": the leader row");
+    epoch = row.Int8(0);
+    TF_RETURN_IF_ERROR(row.status());
+  }
+  if (epoch != fence_epoch_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(db_->description(), ": ", operation, ": this tracker led at epoch ",
+                     fence_epoch_, " but the store is at epoch ", epoch,
+                     ": another tracker took over; nothing written, this one must stop"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PostgresStore::PutJob(const StoredJob& job) {
+  if (job.job_id.empty()) return absl::InvalidArgumentError("PutJob: empty job_id");
+  std::string spec;
+  if (!job.spec.SerializeToString(&spec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("PutJob: job '", job.job_id, "': spec does not serialize"));
+  }
+  const std::string operation = absl::StrCat("put job '", job.job_id, "'");
+  PgParams params;
+  params.Text(job.job_id)
+      .Int8(job.sequence)
+      .Bytes(spec)
+      .Int4(job.state)
+      .Bytes(job.message)
+      .Float8(job.created_at)
+      .Float8(job.started_at)
+      .Float8(job.finished_at);
+  absl::MutexLock lock(&mutex_);
+  return db_->InTransaction(operation, [&]() -> absl::Status {
+    TF_RETURN_IF_ERROR(CheckFence(operation));
+    return db_
+        ->Exec(
+            "INSERT INTO tunefleet_jobs (job_id, sequence, spec, state, message, created_at, "
+            "started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+            "ON CONFLICT (job_id) DO UPDATE SET sequence = excluded.sequence, "
+            "spec = excluded.spec, state = excluded.state, message = excluded.message, "
+            "created_at = excluded.created_at, started_at = excluded.started_at, "
+            "finished_at = excluded.finished_at",
+            params, operation)
+        .status();
+  });
+}
+
+absl::Status PostgresStore::WriteTrial(const StoredTrial& trial) {
+  std::string result;
+  if (!trial.result.SerializeToString(&result)) {
+    return absl::InvalidArgumentError(absl::StrCat("PutTrials: trial ", trial.trial_id, " of job '",
+                                                   trial.job_id, "': result does not serialize"));
+  }
+  PgParams params;
+  params.Text(trial.job_id)
+      .Int8(trial.trial_id)
+      .Bytes(trial.config_json)
+      .Int8(trial.config_index)
+      .Int4(trial.attempts)
+      .Bool(trial.done)
+      .Bytes(result)
+      .Bytes(trial.record_line)
+      .Int4(trial.task_index)
+      .Int8(trial.validates)
+      .Int4(trial.validation_pass);
+  return db_
+      ->Exec(
+          "INSERT INTO tunefleet_trials (job_id, trial_id, config_json, config_index, "
+          "attempts, done, result, record_line, task_index, validates, validation_pass) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+          "ON CONFLICT (job_id, trial_id) DO UPDATE SET config_json = excluded.config_json, "
+          "config_index = excluded.config_index, attempts = excluded.attempts, "
+          "done = excluded.done, result = excluded.result, "
+          "record_line = excluded.record_line, task_index = excluded.task_index, "
+          "validates = excluded.validates, validation_pass = excluded.validation_pass",
+          params, absl::StrCat("put trial ", trial.trial_id, " of job '", trial.job_id, "'"))
+      .status();
+}
+
+absl::Status PostgresStore::PutTrials(const std::vector<StoredTrial>& trials) {
+  if (trials.empty()) return absl::OkStatus();
+  absl::MutexLock lock(&mutex_);
+  return db_->InTransaction("PutTrials", [&]() -> absl::Status {
+    TF_RETURN_IF_ERROR(CheckFence("PutTrials"));
+    const std::string* checked_job = nullptr;  // batches are usually of one job
+    for (const StoredTrial& trial : trials) {
+      if (checked_job == nullptr || *checked_job != trial.job_id) {
+        PgParams id;
+        id.Text(trial.job_id);
+        TF_ASSIGN_OR_RETURN(PgResult found,
+                            db_->Exec("SELECT 1 FROM tunefleet_jobs WHERE job_id = $1", id,
+                                      absl::StrCat("PutTrials: look up job '", trial.job_id, "'")));
+        if (found.rows() == 0) {
+          return absl::NotFoundError(absl::StrCat("PutTrials: trial ", trial.trial_id, " of job '",
+                                                  trial.job_id,
+                                                  "': the job was never put; nothing written"));
+        }
+        checked_job = &trial.job_id;
+      }
+      TF_RETURN_IF_ERROR(WriteTrial(trial));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<StoredJob>> PostgresStore::LoadJobs() {
+  absl::MutexLock lock(&mutex_);
+  TF_ASSIGN_OR_RETURN(
+      PgResult rows,
+      db_->Exec("SELECT job_id, sequence, spec, state, message, created_at, started_at, "
+                "finished_at FROM tunefleet_jobs ORDER BY sequence, job_id",
+                PgParams(), "load jobs"));
+  std::vector<StoredJob> jobs;
+  jobs.reserve(rows.rows());
+  for (int i = 0; i < rows.rows(); ++i) {
+    StoredJob job;
+    // The id and sequence first, so every later complaint can name the job.
+    PgRow id_reader = rows.Row(i, absl::StrCat(db_->description(), ": job row ", i));
+    job.job_id = id_reader.Text(0);
+    job.sequence = id_reader.Int8(1);
+    if (!id_reader.status().ok()) {
+      return absl::DataLossError(absl::StrCat(id_reader.status().message(), "; ", kRepairHint));
+    }
+    PgRow row = rows.Row(i, absl::StrCat(db_->description(), ": job '", job.job_id, "'"));
+    row.Proto(2, &job.spec);
+    const int32_t state = row.Int4(3);
+    job.message = std::string(row.Bytes(4));
+    job.created_at = row.Float8(5);
+    job.started_at = row.Float8(6);
+    job.finished_at = row.Float8(7);
+    absl::Status damage = row.status();
+    if (damage.ok() && !proto::JobState_IsValid(state)) {
+      damage = absl::DataLossError(absl::StrCat(db_->description(), ": job '", job.job_id,
+                                                "': state ", state, " is not a JobState"));
+    }
+    if (!damage.ok()) {
+      // One damaged row must not keep the tracker from serving every other
+      // job: the job loads as FAILED, naming the row, which stays as it was.
+      TF_LOG(ERROR) << damage.message()
+                    << "; the job is reported FAILED, its row is left as it was";
+      StoredJob failed;
+      failed.job_id = job.job_id;
+      failed.sequence = job.sequence;
+      failed.state = proto::FAILED;
+      failed.message = absl::StrCat(kDamagedRowMessage, damage.message(), "; ", kRepairHint);
+      jobs.push_back(std::move(failed));
+      continue;
+    }
+    job.state = static_cast<proto::JobState>(state);
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+absl::StatusOr<std::vector<StoredTrial>> PostgresStore::LoadTrials(const std::string& job_id) {
+  const std::string operation = absl::StrCat("load trials of job '", job_id, "'");
+  PgParams id;
+  id.Text(job_id);
+  absl::MutexLock lock(&mutex_);
+  TF_ASSIGN_OR_RETURN(
+      PgResult rows,
+      db_->Exec("SELECT trial_id, config_json, config_index, attempts, done, result, record_line, "
+                "task_index, validates, validation_pass FROM tunefleet_trials WHERE job_id = $1 "
+                "ORDER BY trial_id",
+                id, operation));
+  std::vector<StoredTrial> trials;
+  trials.reserve(rows.rows());
+  for (int i = 0; i < rows.rows(); ++i) {
+    StoredTrial trial;
+    trial.job_id = job_id;
+    PgRow id_reader =
+        rows.Row(i, absl::StrCat(db_->description(), ": a trial of job '", job_id, "'"));
+    trial.trial_id = id_reader.Int8(0);
+    TF_RETURN_IF_ERROR(id_reader.status());
+    PgRow row = rows.Row(
+        i, absl::StrCat(db_->description(), ": trial ", trial.trial_id, " of job '", job_id, "'"));
+    trial.config_json = std::string(row.Bytes(1));
+    trial.config_index = row.Int8(2);
+    trial.attempts = row.Int4(3);
+    trial.done = row.Bool(4);
+    row.Proto(5, &trial.result);
+    trial.record_line = std::string(row.Bytes(6));
+    trial.task_index = row.Int4(7);
+    trial.validates = row.Int8(8);
+    trial.validation_pass = row.Int4(9);
+    if (!row.status().ok()) {
+      return absl::DataLossError(absl::StrCat(row.status().message(), "; ", kRepairHint));
+    }
+    trials.push_back(std::move(trial));
+  }
+  return trials;
+}
+
+absl::StatusOr<std::vector<std::string>> PostgresStore::ReadLines(const char* sql,
+                                                                  const PgParams& params,
+                                                                  absl::string_view operation) {
+  TF_ASSIGN_OR_RETURN(PgResult rows, db_->Exec(sql, params, operation));
+  std::vector<std::string> lines;
+  lines.reserve(rows.rows());
+  for (int i = 0; i < rows.rows(); ++i) {
+    PgRow row = rows.Row(i, absl::StrCat(db_->description(), ": ", operation, ", line ", i));
+    lines.emplace_back(row.Bytes(0));
+    TF_RETURN_IF_ERROR(row.status());
+  }
+  return lines;
+}
+
+absl::StatusOr<std::vector<std::string>> PostgresStore::LoadRecordLines(const std::string& job_id) {
+  absl::MutexLock lock(&mutex_);
+  if (job_id.empty()) {
+    return ReadLines(
+        "SELECT t.record_line FROM tunefleet_trials AS t JOIN tunefleet_jobs AS j "
+        "ON j.job_id = t.job_id WHERE t.done AND length(t.record_line) > 0 "
+        "ORDER BY j.sequence, j.job_id, t.trial_id",
+        PgParams(), "load every record line");
+  }
+  PgParams id;
+  id.Text(job_id);
+  return ReadLines(
+      "SELECT record_line FROM tunefleet_trials WHERE job_id = $1 AND done "
+      "AND length(record_line) > 0 ORDER BY trial_id",
+      id, absl::StrCat("load the record lines of job '", job_id, "'"));
+}
+
+}  // namespace
+
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Store>> OpenPostgresStore(
+    const std::string& address, PostgresStoreOptions options) {
+  PgConnectionOptions connection;
+  connection.call_timeout = options.call_timeout;
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db, PgConnection::Open(address, connection));
+  TF_RETURN_IF_ERROR(EnsurePostgresSchema(*db));
+  return std::unique_ptr<Store>(
+      std::make_unique<PostgresStore>(std::move(db), options.fence_epoch));
+}
+
+}  // namespace tunefleet

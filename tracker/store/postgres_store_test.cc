@@ -1,0 +1,267 @@
+// The PostgreSQL store beyond the Store contract (store_test.cc runs that on
+// every implementation): schema versions, damage, unreachable databases,
+// the leader lease and fencing, on a real server started by the test.
+#include "tracker/store/postgres_store.h"
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tracker/store/postgres_connection.h"
+#include "tracker/store/postgres_lease.h"
+#include "tracker/store/postgres_test_server.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    absl::StatusOr<std::unique_ptr<PostgresTestServer>> started = PostgresTestServer::Start();
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = std::move(started).value();
+  }
+  static void TearDownTestSuite() { server_.reset(); }
+
+  void SetUp() override {
+    ASSERT_NE(server_, nullptr);
+    absl::StatusOr<std::string> address = server_->NewDatabase(absl::StrCat("db_", ++databases_));
+    ASSERT_TRUE(address.ok()) << address.status();
+    address_ = *address;
+  }
+
+  std::unique_ptr<Store> Open(int64_t fence_epoch = 0) {
+    PostgresStoreOptions options;
+    options.fence_epoch = fence_epoch;
+    absl::StatusOr<std::unique_ptr<Store>> store = OpenPostgresStore(address_, options);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
+  std::unique_ptr<PostgresLeaderLease> Lease(const std::string& holder) {
+    LeaderLeaseOptions options;
+    options.holder = holder;
+    absl::StatusOr<std::unique_ptr<PostgresLeaderLease>> lease =
+        PostgresLeaderLease::Connect(address_, options);
+    EXPECT_TRUE(lease.ok()) << lease.status();
+    return lease.ok() ? std::move(lease).value() : nullptr;
+  }
+
+  // SQL behind the store's back, as an operator, damage or another release.
+  void Sql(const std::string& sql) {
+    absl::StatusOr<std::unique_ptr<PgConnection>> db = PgConnection::Open(address_, {});
+    ASSERT_TRUE(db.ok()) << db.status();
+    absl::Status ran = (*db)->Run(sql.c_str(), "test sql");
+    ASSERT_TRUE(ran.ok()) << ran;
+  }
+
+  static StoredJob Job(const std::string& id, int64_t sequence) {
+    StoredJob job;
+    job.job_id = id;
+    job.sequence = sequence;
+    job.spec.set_name("job " + id);
+    job.spec.set_n_trial(8);
+    job.state = proto::RUNNING;
+    job.created_at = 1700000000.125;
+    return job;
+  }
+  static StoredTrial Trial(const std::string& job_id, int64_t trial_id) {
+    StoredTrial trial;
+    trial.job_id = job_id;
+    trial.trial_id = trial_id;
+    trial.config_json = R"({"index":1})";
+    trial.done = true;
+    trial.result.add_costs(1e-3);
+    trial.record_line = absl::StrCat("line ", trial_id);
+    return trial;
+  }
+
+  static inline std::unique_ptr<PostgresTestServer> server_;
+  static inline int databases_ = 0;
+  std::string address_;
+};
+
+TEST_F(PostgresStoreTest, DataSurvivesCloseAndReopen) {
+  {
+    std::unique_ptr<Store> store = Open();
+    ASSERT_TRUE(store->PutJob(Job("a", 1)).ok());
+    ASSERT_TRUE(store->PutTrials({Trial("a", 0), Trial("a", 1)}).ok());
+  }
+  std::unique_ptr<Store> store = Open();
+  absl::StatusOr<std::vector<StoredJob>> jobs = store->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].spec.name(), "job a");
+  EXPECT_EQ((*jobs)[0].created_at, 1700000000.125);
+  absl::StatusOr<std::vector<std::string>> lines = store->LoadRecordLines("a");
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  EXPECT_THAT(*lines, ::testing::ElementsAre("line 0", "line 1"));
+}
+
+TEST_F(PostgresStoreTest, KeepsAnyBytesInMessagesConfigsAndRecordLines) {
+  std::unique_ptr<Store> store = Open();
+  StoredJob job = Job("bytes", 1);
+  constexpr char kMessage[] = "nul \0 and \xff\xfe not UTF-8";
+  job.message = std::string(kMessage, sizeof(kMessage) - 1);
+  ASSERT_TRUE(store->PutJob(job).ok());
+  StoredTrial trial = Trial("bytes", 0);
+  trial.record_line = std::string("\x00\x01\xc3", 3);
+  ASSERT_TRUE(store->PutTrials({trial}).ok());
+  EXPECT_EQ(store->LoadJobs().value()[0].message, job.message);
+  EXPECT_EQ(store->LoadTrials("bytes").value()[0].record_line, trial.record_line);
+}
+
+TEST_F(PostgresStoreTest, ReplicasStartingTogetherCreateTheSchemaOnce) {
+  std::vector<absl::Status> opened(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] { opened[i] = OpenPostgresStore(address_).status(); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const absl::Status& s : opened) EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST_F(PostgresStoreTest, RefusesANewerSchemaVersion) {
+  Open();
+  Sql("UPDATE tunefleet_meta SET value = '99' WHERE key = 'schema_version'");
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenPostgresStore(address_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), HasSubstr("schema version 99 is newer"));
+}
+
+TEST_F(PostgresStoreTest, RefusesAnotherProgramsTables) {
+  Sql("CREATE TABLE tunefleet_jobs (x INTEGER)");
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenPostgresStore(address_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), HasSubstr("not a TuneFleet store"));
+}
+
+TEST_F(PostgresStoreTest, AnUnreachableDatabaseIsUnavailableAndTheMessageHidesThePassword) {
+  // A port nothing listens on: the server's own port plus one is free here
+  // only by chance, so use a port no server can bind (1, privileged, unused).
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      OpenPostgresStore("postgresql://tracker:s3cret-pw@127.0.0.1:1/tunefleet");
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(store.status().message(), HasSubstr("tracker@127.0.0.1:1/tunefleet"));
+  EXPECT_THAT(store.status().message(), Not(HasSubstr("s3cret")));
+}
+
+TEST_F(PostgresStoreTest, ADamagedJobRowLoadsAsFailedAndTheOthersLoad) {
+  std::unique_ptr<Store> store = Open();
+  ASSERT_TRUE(store->PutJob(Job("good", 1)).ok());
+  ASSERT_TRUE(store->PutJob(Job("bad_spec", 2)).ok());
+  ASSERT_TRUE(store->PutJob(Job("bad_state", 3)).ok());
+  Sql("UPDATE tunefleet_jobs SET spec = '\\xffffffff'::bytea WHERE job_id = 'bad_spec'");
+  Sql("UPDATE tunefleet_jobs SET state = 4242 WHERE job_id = 'bad_state'");
+  absl::StatusOr<std::vector<StoredJob>> jobs = store->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 3u);
+  EXPECT_EQ((*jobs)[0].state, proto::RUNNING);
+  EXPECT_EQ((*jobs)[1].state, proto::FAILED);
+  EXPECT_THAT((*jobs)[1].message, HasSubstr(kDamagedRowMessage));
+  EXPECT_THAT((*jobs)[1].message, HasSubstr("job 'bad_spec': column 'spec'"));
+  EXPECT_EQ((*jobs)[2].state, proto::FAILED);
+  EXPECT_THAT((*jobs)[2].message, HasSubstr("state 4242 is not a JobState"));
+}
+
+TEST_F(PostgresStoreTest, ADamagedTrialRowIsDataLossNamingTheTrial) {
+  std::unique_ptr<Store> store = Open();
+  ASSERT_TRUE(store->PutJob(Job("j", 1)).ok());
+  ASSERT_TRUE(store->PutTrials({Trial("j", 0), Trial("j", 7)}).ok());
+  Sql("UPDATE tunefleet_trials SET result = '\\xffffffff'::bytea WHERE trial_id = 7");
+  absl::StatusOr<std::vector<StoredTrial>> trials = store->LoadTrials("j");
+  ASSERT_FALSE(trials.ok());
+  EXPECT_EQ(trials.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(trials.status().message(), HasSubstr("trial 7 of job 'j'"));
+}
+
+TEST_F(PostgresStoreTest, AStoreReconnectsAfterTheServerRestarts) {
+  std::unique_ptr<Store> store = Open();
+  ASSERT_TRUE(store->PutJob(Job("before", 1)).ok());
+  ASSERT_TRUE(server_->KillAndRestart().ok());
+  // The first call finds the connection lost and reconnects; a write that
+  // fails on the way is not acknowledged, and a retry lands.
+  absl::Status put = store->PutJob(Job("after", 2));
+  if (!put.ok()) {
+    EXPECT_EQ(put.code(), absl::StatusCode::kUnavailable) << put;
+    put = store->PutJob(Job("after", 2));
+  }
+  ASSERT_TRUE(put.ok()) << put;
+  absl::StatusOr<std::vector<StoredJob>> jobs = store->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_EQ(jobs->size(), 2u);
+}
+
+// ---------------------------------------------------------------- the lease
+
+TEST_F(PostgresStoreTest, OneReplicaLeadsAndTheNextTakesOverWithANewEpoch) {
+  std::unique_ptr<PostgresLeaderLease> a = Lease("a:7070");
+  std::unique_ptr<PostgresLeaderLease> b = Lease("b:7070");
+  EXPECT_EQ(a->Leader().value().epoch, 0);
+  ASSERT_TRUE(a->TryAcquire().value());
+  EXPECT_EQ(a->epoch(), 1);
+  EXPECT_FALSE(b->TryAcquire().value());
+  EXPECT_FALSE(b->held());
+  LeaderInfo leader = b->Leader().value();
+  EXPECT_EQ(leader.epoch, 1);
+  EXPECT_EQ(leader.holder, "a:7070");
+  EXPECT_TRUE(a->Check().ok());
+  a.reset();  // the leader's session ends (its process died)
+  ASSERT_TRUE(b->TryAcquire().value());
+  EXPECT_EQ(b->epoch(), 2);
+  EXPECT_EQ(b->Leader().value().holder, "b:7070");
+}
+
+TEST_F(PostgresStoreTest, ALeaderWhoseSessionIsCutLosesTheLease) {
+  std::unique_ptr<PostgresLeaderLease> a = Lease("a:7070");
+  ASSERT_TRUE(a->TryAcquire().value());
+  ASSERT_TRUE(server_->TerminateSessions(kLeaseApplicationName).ok());
+  absl::Status check = a->Check();
+  EXPECT_FALSE(check.ok());
+  std::unique_ptr<PostgresLeaderLease> b = Lease("b:7070");
+  ASSERT_TRUE(b->TryAcquire().value());
+  EXPECT_EQ(b->epoch(), 2);
+  // Never quietly reopened: the old leader stays lost.
+  EXPECT_FALSE(a->Check().ok());
+}
+
+TEST_F(PostgresStoreTest, AnOldLeadersWritesAreRefusedAfterATakeover) {
+  std::unique_ptr<PostgresLeaderLease> a = Lease("a:7070");
+  ASSERT_TRUE(a->TryAcquire().value());
+  std::unique_ptr<Store> old_store = Open(a->epoch());
+  ASSERT_TRUE(old_store->PutJob(Job("j", 1)).ok());
+  ASSERT_TRUE(old_store->PutTrials({Trial("j", 0)}).ok());
+  // The old leader pauses (its session is cut); another takes over.
+  ASSERT_TRUE(server_->TerminateSessions(kLeaseApplicationName).ok());
+  std::unique_ptr<PostgresLeaderLease> b = Lease("b:7070");
+  ASSERT_TRUE(b->TryAcquire().value());
+  std::unique_ptr<Store> new_store = Open(b->epoch());
+
+  // The old leader wakes up and writes: refused, nothing written.
+  StoredJob changed = Job("j", 1);
+  changed.state = proto::CANCELLED;
+  absl::Status put = old_store->PutJob(changed);
+  EXPECT_EQ(put.code(), absl::StatusCode::kFailedPrecondition) << put;
+  EXPECT_THAT(put.message(), HasSubstr("another tracker took over"));
+  absl::Status trials = old_store->PutTrials({Trial("j", 1)});
+  EXPECT_EQ(trials.code(), absl::StatusCode::kFailedPrecondition) << trials;
+  EXPECT_EQ(new_store->LoadJobs().value()[0].state, proto::RUNNING);
+  EXPECT_EQ(new_store->LoadTrials("j").value().size(), 1u);
+
+  // The new leader writes.
+  ASSERT_TRUE(new_store->PutTrials({Trial("j", 1)}).ok());
+  EXPECT_EQ(new_store->LoadTrials("j").value().size(), 2u);
+}
+
+}  // namespace
+}  // namespace tunefleet

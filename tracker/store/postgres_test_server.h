@@ -1,0 +1,59 @@
+// Test scaffolding: a throwaway PostgreSQL server on 127.0.0.1 (Debian's
+// postgresql package), started by the test that needs it: initdb into a
+// fresh directory, the server on a free port, trust authentication for
+// user "tunefleet", no Unix socket. PostgreSQL refuses to run as root, so
+// under root the server runs as "nobody" (setpriv) from a directory under
+// /tmp it owns. Stopped (fast shutdown) and its directory removed when
+// destroyed.
+//
+//   TF_ASSIGN_OR_RETURN(std::unique_ptr<PostgresTestServer> pg, PostgresTestServer::Start());
+//   TF_ASSIGN_OR_RETURN(std::string address, pg->NewDatabase("store_test_1"));
+//   // address: "postgresql://tunefleet@127.0.0.1:<port>/store_test_1"
+#ifndef TUNEFLEET_TRACKER_STORE_POSTGRES_TEST_SERVER_H_
+#define TUNEFLEET_TRACKER_STORE_POSTGRES_TEST_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/process.h"
+
+namespace tunefleet {
+
+class PostgresTestServer {
+ public:
+  // NotFound when no PostgreSQL server binaries are installed
+  // (./scripts/install_deps.sh test installs them).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PostgresTestServer>> Start();
+  ~PostgresTestServer();
+
+  // Creates an empty database; its address.
+  [[nodiscard]] absl::StatusOr<std::string> NewDatabase(const std::string& name);
+  // The address of database `name` (which need not exist).
+  std::string Address(const std::string& name) const;
+  int port() const { return port_; }
+
+  // Kills the server (SIGKILL: every session drops at once, as when its host
+  // dies) and starts it again on the same port and data.
+  [[nodiscard]] absl::Status KillAndRestart();
+  // Terminates the backend serving the sessions of `application_name`, as
+  // a network partition or an operator would.
+  [[nodiscard]] absl::Status TerminateSessions(const std::string& application_name);
+
+ private:
+  PostgresTestServer() = default;
+  [[nodiscard]] absl::Status Launch();
+  [[nodiscard]] absl::Status Sql(const std::string& sql);
+
+  std::string bindir_;
+  std::string root_;                  // removed when destroyed
+  std::string data_dir_;              // root_/data
+  std::vector<std::string> as_user_;  // setpriv ... -- under root
+  int port_ = 0;
+  Process server_;
+};
+
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRACKER_STORE_POSTGRES_TEST_SERVER_H_
