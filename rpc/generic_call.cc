@@ -24,17 +24,17 @@ std::unique_ptr<grpc::Server> StartGenericServer(
 
 [[nodiscard]] absl::StatusOr<std::string> UnaryGenericCall(
     std::shared_ptr<grpc::Channel> channel, const std::string& method,
-    const std::vector<std::pair<std::string, std::string>>& metadata) {
+    const std::vector<std::pair<std::string, std::string>>& metadata, const std::string& request) {
   grpc::GenericStub stub(std::move(channel));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
-  grpc::Slice empty{std::string()};
-  grpc::ByteBuffer request(&empty, 1);  // a default ByteBuffer is not a valid message
+  grpc::Slice bytes{request};
+  grpc::ByteBuffer message(&bytes, 1);  // a default ByteBuffer is not a valid message
   grpc::ByteBuffer response;
   grpc::Status status;
   absl::Notification done;
-  stub.UnaryCall(&context, method, grpc::StubOptions(), &request, &response, [&](grpc::Status s) {
+  stub.UnaryCall(&context, method, grpc::StubOptions(), &message, &response, [&](grpc::Status s) {
     status = std::move(s);
     done.Notify();
   });
@@ -42,10 +42,10 @@ std::unique_ptr<grpc::Server> StartGenericServer(
   if (!status.ok()) return FromGrpc(status);
   std::vector<grpc::Slice> slices;
   if (!response.Dump(&slices).ok()) return absl::InternalError("the response does not dump");
-  std::string bytes;
+  std::string answer;
   for (const grpc::Slice& slice : slices)
-    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-  return bytes;
+    answer.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  return answer;
 }
 
 }  // namespace tunefleet

@@ -1,6 +1,6 @@
 // Test scaffolding for tests that run a bare generic service (no .proto):
 // a server for it on loopback, and one unary call through grpc::GenericStub
-// with an empty request, for the call's status and the raw bytes answered.
+// with raw request bytes, for the call's status and the raw bytes answered.
 //
 //   std::string address;
 //   std::unique_ptr<grpc::Server> server =
@@ -27,11 +27,13 @@ std::unique_ptr<grpc::Server> StartGenericServer(
     std::shared_ptr<grpc::ServerCredentials> credentials, grpc::CallbackGenericService* service,
     std::string* address);
 
-// Calls `method` on `channel` with `metadata` (key, value pairs) and a 30 s
-// deadline; the answer's bytes, or the call's status (FromGrpc).
+// Calls `method` on `channel` with `metadata` (key, value pairs), the
+// serialized `request` and a 30 s deadline; the answer's bytes, or the
+// call's status (FromGrpc).
 [[nodiscard]] absl::StatusOr<std::string> UnaryGenericCall(
     std::shared_ptr<grpc::Channel> channel, const std::string& method,
-    const std::vector<std::pair<std::string, std::string>>& metadata = {});
+    const std::vector<std::pair<std::string, std::string>>& metadata = {},
+    const std::string& request = "");
 
 }  // namespace tunefleet
 

@@ -5,6 +5,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace tunefleet {
 
@@ -24,14 +26,19 @@ bool IsLoopbackAddress(const std::string& address) {
   return host == "localhost";
 }
 
-[[nodiscard]] absl::Status CheckPlaintextAllowed(const std::string& address, bool insecure,
+[[nodiscard]] absl::Status CheckPlaintextAllowed(const std::string& addresses, bool insecure,
                                                  const std::string& tls_flag) {
-  if (insecure || IsLoopbackAddress(address)) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "refusing plaintext to ", address,
-      ", which is not a loopback address: its token and everything it is sent could be read "
-      "and forged on the way. Pass ",
-      tls_flag, " (the tracker's CA), or --insecure to accept that"));
+  if (insecure) return absl::OkStatus();
+  for (absl::string_view one : absl::StrSplit(addresses, ',', absl::SkipWhitespace())) {
+    const std::string address(absl::StripAsciiWhitespace(one));
+    if (IsLoopbackAddress(address)) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing plaintext to ", address,
+        ", which is not a loopback address: its token and everything it is sent could be read "
+        "and forged on the way. Pass ",
+        tls_flag, " (the tracker's CA), or --insecure to accept that"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tunefleet

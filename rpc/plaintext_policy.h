@@ -21,10 +21,11 @@ namespace tunefleet {
 // name that only begins with "127." is not one.
 bool IsLoopbackAddress(const std::string& address);
 
-// OK for a plaintext channel to a loopback `address`, or to any address when
-// `insecure` (the user said so); else FailedPrecondition naming the address
+// OK for a plaintext channel to a loopback address (each of a comma-separated
+// list of tracker replicas), or to any address when `insecure` (the user
+// said so); else FailedPrecondition naming the first address that is not
 // and both ways out (`tls_flag` for TLS, --insecure to accept the risk).
-[[nodiscard]] absl::Status CheckPlaintextAllowed(const std::string& address, bool insecure,
+[[nodiscard]] absl::Status CheckPlaintextAllowed(const std::string& addresses, bool insecure,
                                                  const std::string& tls_flag);
 
 }  // namespace tunefleet

@@ -27,5 +27,13 @@ TEST(PlaintextPolicyTest, PlaintextOffLoopbackNeedsInsecure) {
   EXPECT_TRUE(CheckPlaintextAllowed("tracker.example:7070", true, "--tls_ca").ok());
 }
 
+TEST(PlaintextPolicyTest, EveryReplicaOfAListIsChecked) {
+  EXPECT_TRUE(CheckPlaintextAllowed("127.0.0.1:7070, 127.0.0.1:7071", false, "--tls_ca").ok());
+  const absl::Status refused =
+      CheckPlaintextAllowed("127.0.0.1:7070,tracker-1.example:7070", false, "--tls_ca");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr("refusing plaintext to tracker-1.example"));
+}
+
 }  // namespace
 }  // namespace tunefleet

@@ -1,4 +1,6 @@
 // tunefleet_tracker: the fleet's daemon. See tracker/tracker_server.h.
+#include <unistd.h>
+
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -10,14 +12,27 @@
 #include "common/daemon_util.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "tracker/replica.h"
 #include "tracker/scheduler_flags.h"
+#include "tracker/store/postgres_connection.h"
 #include "tracker/store/sqlite_store.h"
 #include "tracker/tracker_server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
           "host:port of the gRPC server (port 0: any free port)");
 ABSL_FLAG(std::string, store, "tunefleet-tracker.db",
-          "SQLite store (created if missing); empty: in memory");
+          "SQLite store (created if missing), or a PostgreSQL database shared by tracker "
+          "replicas (postgresql://user@host:port/db?sslmode=verify-full; the password from "
+          "PGPASSWORD or a password file, PGPASSFILE); empty: in memory");
+ABSL_FLAG(std::string, advertise, "",
+          "with a PostgreSQL store: the host:port workers and clients reach this replica at, "
+          "which standbys hand out while it leads; empty: --listen's host (this host's name for "
+          "a wildcard) and port");
+ABSL_FLAG(double, standby_poll_s, 1.0,
+          "with a PostgreSQL store: how often a standby tries to take the leader lease");
+ABSL_FLAG(double, lease_check_s, 1.0,
+          "with a PostgreSQL store: how often the leader checks it still holds the lease (it "
+          "stops at once when a check fails)");
 ABSL_FLAG(bool, store_sync_full, true,
           "fsync every commit (synchronous=FULL: survives power loss); false: synchronous=NORMAL, "
           "survives a killed tracker but may lose the last commits on power loss");
@@ -45,8 +60,14 @@ ABSL_FLAG(std::string, port_file, "",
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("tunefleet_tracker: owns the fleet, its queues and the job store");
   absl::ParseCommandLine(argc, argv);
-  if (absl::GetFlag(FLAGS_store_check))
+  if (absl::GetFlag(FLAGS_store_check)) {
+    if (tunefleet::IsPostgresAddress(absl::GetFlag(FLAGS_store))) {
+      std::cerr << "tunefleet_tracker: --store_check reads SQLite stores; check a PostgreSQL "
+                   "store with its own tools (pg_amcheck, psql)\n";
+      return 2;
+    }
     return tunefleet::RunSqliteStoreCheck(absl::GetFlag(FLAGS_store), std::cout);
+  }
   tunefleet::BlockTerminationSignals();  // before any thread starts
 
   tunefleet::TrackerServerOptions options;
@@ -62,8 +83,12 @@ int main(int argc, char** argv) {
   options.allow_unsigned_artifacts = absl::GetFlag(FLAGS_allow_unsigned_artifacts);
   options.allow_unbound_tokens = absl::GetFlag(FLAGS_allow_unbound_tokens);
   options.scheduler = tunefleet::SchedulerOptionsFromFlags();  // tracker/scheduler_flags.h
-  absl::StatusOr<std::unique_ptr<tunefleet::TrackerServer>> tracker =
-      tunefleet::TrackerServer::Start(options);
+  tunefleet::ReplicaOptions replica;
+  replica.advertise = absl::GetFlag(FLAGS_advertise);
+  replica.standby_poll = absl::Seconds(absl::GetFlag(FLAGS_standby_poll_s));
+  replica.lease_check = absl::Seconds(absl::GetFlag(FLAGS_lease_check_s));
+  absl::StatusOr<std::unique_ptr<tunefleet::TrackerReplica>> tracker =
+      tunefleet::TrackerReplica::Start(options, replica);
   if (!tracker.ok()) {
     std::cerr << "tunefleet_tracker: " << tracker.status() << "\n";
     return 1;
@@ -82,7 +107,14 @@ int main(int argc, char** argv) {
     TF_LOG(INFO) << "signal " << sig << ": shutting down";
     (*tracker)->Shutdown();
   });
-  (*tracker)->Wait();
+  const absl::Status ended = (*tracker)->Wait();
+  if (!ended.ok()) {
+    // The lease was lost (or leading failed): wake the signal thread, which
+    // shuts down what is left; exit non-zero so a supervisor restarts this
+    // replica as a standby.
+    std::cerr << "tunefleet_tracker: " << ended << "\n";
+    kill(getpid(), SIGTERM);
+  }
   signals.join();  // Shutdown() runs there; let it finish before tearing down
-  return 0;
+  return ended.ok() ? 0 : 75;
 }

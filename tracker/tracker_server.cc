@@ -13,6 +13,8 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "rpc/plaintext_policy.h"
 #include "tracker/store/memory_store.h"
+#include "tracker/store/postgres_connection.h"
+#include "tracker/store/postgres_store.h"
 #include "tracker/store/sqlite_store.h"
 
 namespace tunefleet {
@@ -44,7 +46,40 @@ namespace {
   return absl::OkStatus();
 }
 
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Store>> OpenStore(
+    const TrackerServerOptions& options) {
+  if (options.store_path.empty()) return std::unique_ptr<Store>(std::make_unique<MemoryStore>());
+  if (IsPostgresAddress(options.store_path)) {
+    PostgresStoreOptions po;
+    po.fence_epoch = options.store_fence_epoch;
+    return OpenPostgresStore(options.store_path, po);
+  }
+  SqliteStoreOptions so;
+  so.synchronous_full = options.store_synchronous_full;
+  return OpenSqliteStore(options.store_path, so);
+}
+
 }  // namespace
+
+std::string DescribeTrackerStore(const std::string& store_path) {
+  if (store_path.empty()) return "in-memory store";
+  if (IsPostgresAddress(store_path)) return "store " + DescribePostgresAddress(store_path);
+  return "store " + store_path;
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TrackerServerCredentials(
+    const TrackerServerOptions& options) {
+  if (options.tls_cert.empty()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions ssl;
+  TF_ASSIGN_OR_RETURN(std::string cert, ReadFile(options.tls_cert));
+  TF_ASSIGN_OR_RETURN(std::string key, ReadFile(options.tls_key));
+  ssl.pem_key_cert_pairs.push_back({key, cert});
+  if (!options.tls_client_ca.empty()) {
+    TF_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFile(options.tls_client_ca));
+    ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(ssl);
+}
 
 absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServerOptions options) {
   std::unique_ptr<TrackerServer> t(new TrackerServer());
@@ -81,13 +116,7 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
                  << " builder signing key(s) from " << options.builder_keys_file
                  << ": agents load only artifacts they signed";
   }
-  if (options.store_path.empty()) {
-    t->store_ = std::make_unique<MemoryStore>();
-  } else {
-    SqliteStoreOptions so;
-    so.synchronous_full = options.store_synchronous_full;
-    TF_ASSIGN_OR_RETURN(t->store_, OpenSqliteStore(options.store_path, so));
-  }
+  TF_ASSIGN_OR_RETURN(t->store_, OpenStore(options));
   t->metrics_ = std::make_unique<TrackerMetrics>();
   if (!options.metrics_listen.empty()) {
     TF_ASSIGN_OR_RETURN(t->metrics_server_,
@@ -103,18 +132,8 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-  if (!options.tls_cert.empty()) {
-    grpc::SslServerCredentialsOptions ssl;
-    TF_ASSIGN_OR_RETURN(std::string cert, ReadFile(options.tls_cert));
-    TF_ASSIGN_OR_RETURN(std::string key, ReadFile(options.tls_key));
-    ssl.pem_key_cert_pairs.push_back({key, cert});
-    if (!options.tls_client_ca.empty()) {
-      TF_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFile(options.tls_client_ca));
-      ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
-    }
-    credentials = grpc::SslServerCredentials(ssl);
-  }
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                      TrackerServerCredentials(options));
   builder.AddListeningPort(options.listen, credentials, &t->port_);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
@@ -136,9 +155,8 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   health->SetServingStatus(proto::JobService::service_full_name(), true);
   t->ticker_ = std::thread([p = t.get()] { p->TickLoop(); });
   TF_LOG(INFO) << "tracker listening on " << options.listen << " (port " << t->port_ << ")"
-               << (t->tokens_ ? ", tokens required" : ", no authentication (loopback)")
-               << (options.store_path.empty() ? ", in-memory store"
-                                              : ", store " + options.store_path)
+               << (t->tokens_ ? ", tokens required" : ", no authentication (loopback)") << ", "
+               << DescribeTrackerStore(options.store_path)
                << (t->metrics_server_ ? ", metrics on " + t->metrics_server_->url() : "");
   return t;
 }

@@ -37,9 +37,14 @@ namespace tunefleet {
 struct TrackerServerOptions {
   // host:port; port 0 lets the kernel pick (see port()).
   std::string listen = "127.0.0.1:7070";
-  // SQLite file (created if missing). Empty: an in-memory store (nothing
+  // SQLite file (created if missing), or a PostgreSQL database
+  // ("postgresql://...", tracker/store/postgres_store.h; replicas sharing it
+  // run under tracker/replica.h). Empty: an in-memory store (nothing
   // survives a restart; tests only).
   std::string store_path;
+  // With a PostgreSQL store: the leader epoch every write is fenced by
+  // (PostgresStoreOptions::fence_epoch); 0: none.
+  int64_t store_fence_epoch = 0;
   // SQLite synchronous=FULL (every commit fsynced: survives power loss);
   // false: NORMAL (survives a killed tracker; tests and `up`).
   bool store_synchronous_full = true;
@@ -66,6 +71,16 @@ struct TrackerServerOptions {
   int max_message_bytes = 128 << 20;
   SchedulerOptions scheduler;
 };
+
+// The gRPC server credentials `options` ask for: TLS (requiring client
+// certificates with tls_client_ca) or plaintext. Shared with the standby
+// server of a replica (tracker/replica.h), which answers on the same port.
+[[nodiscard]] absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TrackerServerCredentials(
+    const TrackerServerOptions& options);
+
+// What the tracker's log says of its store: the SQLite path, the PostgreSQL
+// database without its password, or "in-memory store".
+std::string DescribeTrackerStore(const std::string& store_path);
 
 class TrackerServer {
  public:

@@ -116,7 +116,12 @@ WorkerConnection::WorkerConnection(WorkerConnectionOptions options, MessageHandl
     : options_(std::move(options)),
       on_message_(std::move(on_message)),
       on_session_(std::move(on_session)),
+      trackers_(options_.tracker_address, options_.credentials == nullptr),
       heartbeat_interval_s_(options_.default_heartbeat_interval_s) {
+  Dial(trackers_.current());
+}
+
+void WorkerConnection::Dial(const std::string& address) {
   grpc::ChannelArguments args;
   // Keepalive is the backstop that notices a hung tracker or a dead network
   // path on an idle stream; heartbeats on the stream are the real detector.
@@ -135,7 +140,7 @@ WorkerConnection::WorkerConnection(WorkerConnectionOptions options, MessageHandl
   // connection, so they fail and recover independently.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   channel_ = grpc::CreateCustomChannel(
-      options_.tracker_address,
+      address,
       options_.credentials != nullptr ? options_.credentials : grpc::InsecureChannelCredentials(),
       args);
   stub_ = proto::WorkerGateway::NewStub(channel_);
@@ -212,10 +217,10 @@ bool WorkerConnection::SleepUnlessStopping(double seconds) {
 }
 
 void WorkerConnection::ReaderLoop() {
-  const std::string& address = options_.tracker_address;
   double backoff_s = options_.initial_backoff_s;
   bool unreachable_before = false;  // the last session never reached the tracker
   while (!stopping()) {
+    const std::string address = trackers_.current();
     TF_LOG(INFO) << "connecting to tracker " << address
                  << " role=" << proto::WorkerRole_Name(options_.registration.role())
                  << " name=" << options_.registration.name();
@@ -248,9 +253,20 @@ void WorkerConnection::ReaderLoop() {
     }
     unreachable_before = !end.registered && !end.refused;
     backoff_s = std::min(backoff_s * 2, options_.max_backoff_s);
+    // A standby named the leader: dial it next, after the shortest wait.
+    // Several replicas listed: the next one.
+    if (trackers_.Advance(end.leader_hint)) {
+      if (!end.leader_hint.empty() && trackers_.current() == end.leader_hint) {
+        TF_LOG(INFO) << "tracker " << address << " stands by; following the leader to "
+                     << end.leader_hint;
+        backoff_s = options_.initial_backoff_s;
+        unreachable_before = false;
+      }
+      Dial(trackers_.current());
+    }
     if (!SleepUnlessStopping(wait_s)) break;
   }
-  TF_LOG(INFO) << "connection to tracker " << address << " stopped";
+  TF_LOG(INFO) << "connection to tracker " << trackers_.current() << " stopped";
 }
 
 WorkerConnection::SessionEnd WorkerConnection::RunSession() {
@@ -311,7 +327,7 @@ WorkerConnection::SessionEnd WorkerConnection::RunSession() {
       ++sessions_;
       wake_.SignalAll();
     }
-    TF_LOG(INFO) << "registered with tracker " << options_.tracker_address
+    TF_LOG(INFO) << "registered with tracker " << trackers_.current()
                  << " worker_id=" << registered.worker_id()
                  << " name=" << options_.registration.name()
                  << " heartbeat_s=" << registered.heartbeat_interval_s();
@@ -339,6 +355,7 @@ WorkerConnection::SessionEnd WorkerConnection::RunSession() {
   }
 
   const grpc::Status status = session->Close();
+  end.leader_hint = LeaderHint(session->context);
   if (!end.refused) {
     end.reason = stopping() ? "stopping" : Describe(status);
   }

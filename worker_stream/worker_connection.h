@@ -56,6 +56,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/fleet.grpc.pb.h"
 #include "proto/fleet.pb.h"
+#include "rpc/leader_hint.h"
 #include "rpc/tls_diagnosis.h"
 
 namespace tunefleet {
@@ -64,7 +65,9 @@ namespace tunefleet {
 inline constexpr int kMaxWorkerMessageBytes = 256 << 20;
 
 struct WorkerConnectionOptions {
-  std::string tracker_address;  // "127.0.0.1:7070"
+  // "127.0.0.1:7070", or tracker replicas "a:7070,b:7070": a standby's
+  // named leader is dialled next, else the next address (rpc/leader_hint.h).
+  std::string tracker_address;
   // Sent as metadata "authorization: Bearer <token>"; empty = none.
   std::string token;
   proto::Register registration;  // role, name, device_key, device, parallelism
@@ -128,9 +131,12 @@ class WorkerConnection {
     bool registered = false;  // the tracker answered Registered
     bool refused = false;     // the tracker sent a fatal Error instead
     std::string worker_id;
-    std::string reason;  // why the session ended
+    std::string reason;       // why the session ended
+    std::string leader_hint;  // the leader a standby tracker named
   };
 
+  // A channel and stub for `address` (reader thread, or the constructor).
+  void Dial(const std::string& address);
   void ReaderLoop();
   void HeartbeatLoop();
   // Dials, registers and reads until the stream ends.
@@ -142,6 +148,7 @@ class WorkerConnection {
   const WorkerConnectionOptions options_;
   const MessageHandler on_message_;
   const SessionHandler on_session_;
+  TrackerAddresses trackers_;  // reader thread only
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<proto::WorkerGateway::Stub> stub_;
   absl::BitGen jitter_;  // reader thread only

@@ -14,15 +14,20 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/fleet.grpc.pb.h"
+#include "rpc/leader_hint.h"
 
 namespace tunefleet {
 
 struct FleetAddress {
-  std::string address;  // host:port of the tracker
-  std::string token;    // the caller's token; empty when auth is off
+  // host:port of the tracker, or of its replicas ("a:7070,b:7070"): a call a
+  // standby refuses goes to the leader it names (rpc/leader_hint.h).
+  std::string address;
+  std::string token;  // the caller's token; empty when auth is off
   std::shared_ptr<grpc::ChannelCredentials> credentials;  // TLS; null = plaintext (loopback)
 };
 
@@ -33,6 +38,10 @@ struct FleetAddress {
                                                         const std::string& token_file,
                                                         const std::string& fleet_dir);
 
+// Thread-safe. A call refused by a standby tracker is sent again to the
+// leader it names (or the next listed replica); a call that fails otherwise
+// is repeated elsewhere only when it is safe to repeat (not SubmitJob, not
+// a stream that already delivered something).
 class FleetClient {
  public:
   explicit FleetClient(const FleetAddress& fleet, double deadline_s = 30);
@@ -57,12 +66,26 @@ class FleetClient {
   [[nodiscard]] absl::Status WaitHealthy(double timeout_s);
 
  private:
+  using Stub = proto::JobService::Stub;
   void Prepare(grpc::ClientContext& context, bool with_deadline) const;
+  // A channel and stub for trackers_.current().
+  void Dial() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::shared_ptr<Stub> stub() ABSL_LOCKS_EXCLUDED(mutex_);
+  // After a call on the current tracker failed: true when it should be
+  // tried again, on the tracker now current (a named leader, or the next
+  // listed replica).
+  bool Follow(const grpc::Status& status, const grpc::ClientContext& context, bool idempotent)
+      ABSL_LOCKS_EXCLUDED(mutex_);
+  // `call(stub, context)` returns the grpc::Status of one unary call.
+  template <typename Call>
+  [[nodiscard]] absl::Status Unary(const char* name, bool idempotent, Call call);
 
-  FleetAddress fleet_;
-  double deadline_s_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<proto::JobService::Stub> stub_;
+  const FleetAddress fleet_;
+  const double deadline_s_;
+  absl::Mutex mutex_;
+  TrackerAddresses trackers_ ABSL_GUARDED_BY(mutex_);
+  std::shared_ptr<grpc::Channel> channel_ ABSL_GUARDED_BY(mutex_);
+  std::shared_ptr<Stub> stub_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace tunefleet
