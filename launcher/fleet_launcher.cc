@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "common/file_util.h"
@@ -37,7 +38,9 @@ FleetLauncher::FleetLauncher(Options options) : options_(std::move(options)) {
     snprintf(templ, sizeof(templ), "%s/fleet-XXXXXX", base.c_str());
     dir_ = mkdtemp(templ) != nullptr ? templ : base;
   }
-  port_ = options_.port;
+  trackers_.resize(std::max(1, options_.trackers));
+  ports_.resize(trackers_.size(), 0);
+  ports_[0] = options_.port;
   builders_.resize(std::max(0, options_.builders));
   agents_.resize(std::max(0, options_.agents));
   tuners_.resize(std::max(0, options_.tuners));
@@ -50,10 +53,18 @@ void FleetLauncher::Stop(double grace_s) {
   for (auto& p : tuners_) p.Stop(grace_s);
   for (auto& p : agents_) p.Stop(grace_s);
   for (auto& p : builders_) p.Stop(grace_s);
-  tracker_.Stop(std::max(grace_s, 2.0));
+  for (auto& p : trackers_) p.Stop(std::max(grace_s, 2.0));
 }
 
-std::string FleetLauncher::address() const { return absl::StrCat("127.0.0.1:", port_); }
+std::string FleetLauncher::address() const {
+  std::string out;
+  for (int port : ports_) absl::StrAppend(&out, out.empty() ? "" : ",", "127.0.0.1:", port);
+  return out;
+}
+
+std::string FleetLauncher::TrackerName(int i) {
+  return i == 0 ? "tracker" : absl::StrCat("tracker-", i);
+}
 
 std::string FleetLauncher::ChildEvent::ToString() const {
   switch (kind) {
@@ -73,7 +84,10 @@ std::vector<FleetLauncher::ChildEvent> FleetLauncher::Supervise(ClockInterface& 
   std::vector<ChildEvent> events;
   if (stopped_) return events;
   const double now_s = clock.NowSeconds();
-  SuperviseChild("tracker", tracker_, [this] { return StartTracker(); }, now_s, events);
+  for (int i = 0; i < static_cast<int>(trackers_.size()); ++i) {
+    SuperviseChild(
+        TrackerName(i), trackers_[i], [this, i] { return StartTracker(i); }, now_s, events);
+  }
   for (int i = 0; i < static_cast<int>(builders_.size()); ++i) {
     SuperviseChild(
         absl::StrCat("builder-", i), builders_[i], [this, i] { return StartBuilder(i); }, now_s,
@@ -162,7 +176,12 @@ absl::Status FleetLauncher::Start() {
   TF_RETURN_IF_ERROR(signing_key.WriteFile(dir_ + "/builder.key"));
   TF_RETURN_IF_ERROR(WritePinnedKeysFile(dir_ + "/builder_keys",
                                          {{"fleet-builders", signing_key.public_key_text()}}));
-  TF_RETURN_IF_ERROR(StartTracker());
+  if (options_.trackers < 1 ||
+      (options_.trackers > 1 && !absl::StartsWith(options_.store, "postgres"))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options_.trackers, " tracker(s): one, or several replicas on a PostgreSQL store"));
+  }
+  for (int i = 0; i < options_.trackers; ++i) TF_RETURN_IF_ERROR(StartTracker(i));
   TF_RETURN_IF_ERROR(ReplaceFileAtomically(dir_ + "/address", address() + "\n"));
   FleetAddress fleet;
   fleet.address = address();
@@ -182,16 +201,20 @@ absl::Status FleetLauncher::Start() {
       .status();
 }
 
-absl::Status FleetLauncher::StartTracker() {
+absl::Status FleetLauncher::StartTracker(int i) {
   TF_ASSIGN_OR_RETURN(std::string bin, Binary("tracker", "tunefleet_tracker",
                                               options_.enable_test_templates, "test_tracker"));
-  const std::string port_file = dir_ + "/tracker.port";
+  const std::string name = TrackerName(i);
+  const std::string port_file = dir_ + "/" + name + ".port";
   std::remove(port_file.c_str());
+  if (i < 0 || i >= static_cast<int>(trackers_.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("no tracker replica ", i));
+  }
   std::vector<std::string> argv = {
       bin,
-      absl::StrCat("--listen=127.0.0.1:", port_),
-      "--store=" + dir_ + "/tracker.db",
-      absl::StrCat("--metrics_listen=127.0.0.1:", options_.metrics_port),
+      absl::StrCat("--listen=127.0.0.1:", ports_[i]),
+      "--store=" + (options_.store.empty() ? dir_ + "/tracker.db" : options_.store),
+      absl::StrCat("--metrics_listen=127.0.0.1:", i == 0 ? options_.metrics_port : 0),
       "--token_file=" + dir_ + "/tokens",
       "--builder_keys=" + dir_ + "/builder_keys",
       "--port_file=" + port_file,
@@ -202,8 +225,8 @@ absl::Status FleetLauncher::StartTracker() {
   argv.insert(argv.end(), options_.tracker_flags.begin(), options_.tracker_flags.end());
   // Fake agents all run on this host: isolating them would serialise them.
   if (options_.simulate_measure_ms > 0) argv.push_back("--isolate_measurements=false");
-  TF_ASSIGN_OR_RETURN(tracker_, Process::Spawn(argv, dir_ + "/tracker.log"));
-  TF_ASSIGN_OR_RETURN(port_, WaitForPortFile(port_file, 30, &tracker_));
+  TF_ASSIGN_OR_RETURN(trackers_[i], Process::Spawn(argv, dir_ + "/" + name + ".log"));
+  TF_ASSIGN_OR_RETURN(ports_[i], WaitForPortFile(port_file, 30, &trackers_[i]));
   return absl::OkStatus();
 }
 

@@ -52,7 +52,7 @@ class FleetLauncher {
     // Tokens, store, logs, port and address files. Empty: a fresh directory
     // under $TEST_TMPDIR (or /tmp); otherwise created (0700) if missing.
     std::string dir;
-    int port = 0;          // the tracker's; 0 = any free one
+    int port = 0;          // the (first) tracker's; 0 = any free one
     int metrics_port = 0;  // 0 = any free one
     // Workers are named builder-<name_prefix><i>, agent-..., tuner-...
     std::string name_prefix;
@@ -71,6 +71,13 @@ class FleetLauncher {
     std::optional<double> worker_timeout_s = 3;
     std::optional<double> heartbeat_s = 0.3;
     bool enable_test_templates = false;  // dense_fault.test on tracker, builders, tuners
+    // The trackers' store: empty, <dir>/tracker.db (SQLite); or a PostgreSQL
+    // database ("postgresql://..."), which tracker replicas share.
+    std::string store;
+    // Tracker processes: more than one only with a PostgreSQL store (one
+    // leads, the others stand by: tracker/replica.h). Workers and the
+    // client are given every replica's address.
+    int trackers = 1;
     // The store's synchronous=FULL (the tracker's default, for deployments).
     // Off here: a fleet on one machine for tests, benchmarks and `up` needs
     // to survive kill -9, not power loss, and commits without an fsync each.
@@ -132,19 +139,22 @@ class FleetLauncher {
   // what happened, for the caller to print; nothing after Stop().
   std::vector<ChildEvent> Supervise(ClockInterface& clock);
 
-  // (Re)starts the tracker on the same port and store.
-  [[nodiscard]] absl::Status StartTracker();
+  // (Re)starts tracker replica `i` on the same port and store.
+  [[nodiscard]] absl::Status StartTracker(int i = 0);
   [[nodiscard]] absl::Status StartBuilder(int i);
   [[nodiscard]] absl::Status StartAgent(int i);
   [[nodiscard]] absl::Status StartTuner(int i);
 
-  Process& tracker() { return tracker_; }
+  Process& tracker(int i = 0) { return trackers_.at(i); }
   Process& builder(int i) { return builders_.at(i); }
   Process& agent(int i) { return agents_.at(i); }
   Process& tuner(int i) { return tuners_.at(i); }
   FleetClient& client() { return *client_; }
   const std::string& dir() const { return dir_; }
+  // "127.0.0.1:PORT", or every tracker replica's, comma-separated.
   std::string address() const;
+  // The log name of tracker replica `i` ("tracker", "tracker-1", ...).
+  static std::string TrackerName(int i);
 
   // A small dense job on the fleet's key with fast measure options.
   proto::JobSpec DenseJob(int64_t n_trial, const std::string& shape = "48,48,48") const;
@@ -179,8 +189,8 @@ class FleetLauncher {
   bool stopped_ = false;
   std::map<std::string, Supervised> supervised_;
   std::string dir_;
-  int port_ = 0;
-  Process tracker_;
+  std::vector<int> ports_;  // of each tracker replica
+  std::vector<Process> trackers_;
   std::vector<Process> builders_;
   std::vector<Process> agents_;
   std::vector<Process> tuners_;
