@@ -12,6 +12,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "proto/fleet.grpc.pb.h"
 #include "rpc/leader_hint.h"
+#include "tracker/store/open_store.h"
 #include "tracker/store/postgres_connection.h"
 
 namespace tunefleet {
@@ -127,8 +128,7 @@ absl::StatusOr<std::unique_ptr<TrackerReplica>> TrackerReplica::Start(TrackerSer
   TF_ASSIGN_OR_RETURN(r->lease_, PostgresLeaderLease::Connect(server.store_path, lease));
   r->server_options_ = std::move(server);
   TF_LOG(INFO) << "tracker replica on port " << r->port_ << " (advertised as "
-               << r->options_.advertise << ", "
-               << DescribeTrackerStore(r->server_options_.store_path)
+               << r->options_.advertise << ", " << DescribeStore(r->server_options_.store_path)
                << "): standing by until it holds the leader lease";
   r->thread_ = std::thread([p = r.get()] { p->Run(); });
   return r;

@@ -14,6 +14,7 @@
 #include "common/logging.h"
 #include "tracker/replica.h"
 #include "tracker/scheduler_flags.h"
+#include "tracker/store/open_store.h"
 #include "tracker/store/postgres_connection.h"
 #include "tracker/store/sqlite_store.h"
 #include "tracker/tracker_server.h"
@@ -39,6 +40,10 @@ ABSL_FLAG(bool, store_sync_full, true,
 ABSL_FLAG(bool, store_check, false,
           "check the --store file (integrity, every row readable), print what is damaged, and exit "
           "(0: sound, 1: damaged or unreadable); never creates a store");
+ABSL_FLAG(std::string, store_migrate, "",
+          "copy every job, trial and record of --store into this (empty) store, e.g. a SQLite "
+          "file into postgresql://..., print the counts, and exit (0: copied); the tracker "
+          "must not be running on --store");
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
           "host:port to serve Prometheus metrics at /metrics (fleet, process and build figures; "
           "the URL is logged at start); port 0: any free port; empty: off");
@@ -68,6 +73,8 @@ int main(int argc, char** argv) {
     }
     return tunefleet::RunSqliteStoreCheck(absl::GetFlag(FLAGS_store), std::cout);
   }
+  if (const std::string to = absl::GetFlag(FLAGS_store_migrate); !to.empty())
+    return tunefleet::RunStoreMigrate(absl::GetFlag(FLAGS_store), to, std::cout);
   tunefleet::BlockTerminationSignals();  // before any thread starts
 
   tunefleet::TrackerServerOptions options;

@@ -12,10 +12,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "rpc/plaintext_policy.h"
-#include "tracker/store/memory_store.h"
-#include "tracker/store/postgres_connection.h"
-#include "tracker/store/postgres_store.h"
-#include "tracker/store/sqlite_store.h"
+#include "tracker/store/open_store.h"
 
 namespace tunefleet {
 namespace {
@@ -46,28 +43,9 @@ namespace {
   return absl::OkStatus();
 }
 
-[[nodiscard]] absl::StatusOr<std::unique_ptr<Store>> OpenStore(
-    const TrackerServerOptions& options) {
-  if (options.store_path.empty()) return std::unique_ptr<Store>(std::make_unique<MemoryStore>());
-  if (IsPostgresAddress(options.store_path)) {
-    PostgresStoreOptions po;
-    po.fence_epoch = options.store_fence_epoch;
-    return OpenPostgresStore(options.store_path, po);
-  }
-  SqliteStoreOptions so;
-  so.synchronous_full = options.store_synchronous_full;
-  return OpenSqliteStore(options.store_path, so);
-}
-
 }  // namespace
 
-std::string DescribeTrackerStore(const std::string& store_path) {
-  if (store_path.empty()) return "in-memory store";
-  if (IsPostgresAddress(store_path)) return "store " + DescribePostgresAddress(store_path);
-  return "store " + store_path;
-}
-
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TrackerServerCredentials(
+[[nodiscard]] absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TrackerServerCredentials(
     const TrackerServerOptions& options) {
   if (options.tls_cert.empty()) return grpc::InsecureServerCredentials();
   grpc::SslServerCredentialsOptions ssl;
@@ -116,7 +94,10 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
                  << " builder signing key(s) from " << options.builder_keys_file
                  << ": agents load only artifacts they signed";
   }
-  TF_ASSIGN_OR_RETURN(t->store_, OpenStore(options));
+  OpenStoreOptions store_options;
+  store_options.sqlite_synchronous_full = options.store_synchronous_full;
+  store_options.postgres_fence_epoch = options.store_fence_epoch;
+  TF_ASSIGN_OR_RETURN(t->store_, OpenStore(options.store_path, store_options));
   t->metrics_ = std::make_unique<TrackerMetrics>();
   if (!options.metrics_listen.empty()) {
     TF_ASSIGN_OR_RETURN(t->metrics_server_,
@@ -156,7 +137,7 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   t->ticker_ = std::thread([p = t.get()] { p->TickLoop(); });
   TF_LOG(INFO) << "tracker listening on " << options.listen << " (port " << t->port_ << ")"
                << (t->tokens_ ? ", tokens required" : ", no authentication (loopback)") << ", "
-               << DescribeTrackerStore(options.store_path)
+               << DescribeStore(options.store_path)
                << (t->metrics_server_ ? ", metrics on " + t->metrics_server_->url() : "");
   return t;
 }

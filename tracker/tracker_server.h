@@ -78,10 +78,6 @@ struct TrackerServerOptions {
 [[nodiscard]] absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TrackerServerCredentials(
     const TrackerServerOptions& options);
 
-// What the tracker's log says of its store: the SQLite path, the PostgreSQL
-// database without its password, or "in-memory store".
-std::string DescribeTrackerStore(const std::string& store_path);
-
 class TrackerServer {
  public:
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<TrackerServer>> Start(

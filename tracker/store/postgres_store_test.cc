@@ -3,7 +3,10 @@
 // the leader lease and fencing, on a real server started by the test.
 #include "tracker/store/postgres_store.h"
 
+#include <stdlib.h>
+
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -11,9 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tracker/store/open_store.h"
 #include "tracker/store/postgres_connection.h"
 #include "tracker/store/postgres_lease.h"
 #include "tracker/store/postgres_test_server.h"
+#include "tracker/store/sqlite_store.h"
 
 namespace tunefleet {
 namespace {
@@ -200,6 +205,34 @@ TEST_F(PostgresStoreTest, AStoreReconnectsAfterTheServerRestarts) {
   absl::StatusOr<std::vector<StoredJob>> jobs = store->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_EQ(jobs->size(), 2u);
+}
+
+TEST_F(PostgresStoreTest, ASqliteStoreMovesIntoPostgresOnce) {
+  const char* tmp = getenv("TEST_TMPDIR");
+  std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/migrate.XXXXXX");
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::string sqlite_path = dir + "/tracker.db";
+  {
+    std::unique_ptr<Store> sqlite = OpenSqliteStore(sqlite_path).value();
+    ASSERT_TRUE(sqlite->PutJob(Job("first", 1)).ok());
+    ASSERT_TRUE(sqlite->PutJob(Job("second", 2)).ok());
+    ASSERT_TRUE(sqlite->PutTrials({Trial("first", 0), Trial("first", 1), Trial("second", 0)}).ok());
+  }
+  std::ostringstream out;
+  EXPECT_EQ(RunStoreMigrate(sqlite_path, address_, out), 0) << out.str();
+  EXPECT_THAT(out.str(), HasSubstr("copied 2 job(s) and 3 trial(s)"));
+  EXPECT_THAT(out.str(), HasSubstr("tunefleet@127.0.0.1:"));
+  std::unique_ptr<Store> postgres = Open();
+  EXPECT_EQ(postgres->LoadRecordLines("").value(),
+            (std::vector<std::string>{"line 0", "line 1", "line 0"}));
+  EXPECT_EQ(postgres->LoadJobs().value()[1].spec.name(), "job second");
+
+  // Never into a store in use, and never from a store that is not there.
+  std::ostringstream again, missing;
+  EXPECT_EQ(RunStoreMigrate(sqlite_path, address_, again), 1);
+  EXPECT_THAT(again.str(), HasSubstr("already holds 2 job(s)"));
+  EXPECT_EQ(RunStoreMigrate(dir + "/no.db", address_, missing), 1);
+  EXPECT_THAT(missing.str(), HasSubstr("no store at --store="));
 }
 
 // ---------------------------------------------------------------- the lease
