@@ -19,6 +19,11 @@ MetricsServer::MetricsServer(std::unique_ptr<prometheus::Exposer> exposer,
       port_(port),
       url_(std::move(url)) {}
 
+void MetricsServer::Add(std::shared_ptr<prometheus::Collectable> collectable) {
+  exposer_->RegisterCollectable(collectable, kMetricsPath);
+  collectables_.push_back(std::move(collectable));
+}
+
 // The exposer stops its threads before the collectables go.
 MetricsServer::~MetricsServer() { exposer_.reset(); }
 

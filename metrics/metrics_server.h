@@ -41,6 +41,9 @@ class MetricsServer {
 
   // The port bound (the real one when asked for port 0).
   int port() const { return port_; }
+  // Serves `collectable` too, from now on (a standby tracker's server, which
+  // the leader it becomes takes over with the fleet's registry).
+  void Add(std::shared_ptr<prometheus::Collectable> collectable);
   // Where to scrape it: "http://<host of the bind address>:<port>/metrics".
   const std::string& url() const { return url_; }
 

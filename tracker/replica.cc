@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "metrics/metrics_server.h"
 #include "proto/fleet.grpc.pb.h"
 #include "rpc/leader_hint.h"
 #include "tracker/store/open_store.h"
@@ -40,9 +41,16 @@ std::string DefaultAdvertise(const std::string& listen, int port) {
 // The standby's gRPC server: every call is refused naming the leader.
 class StandbyServer : public grpc::CallbackGenericService {
  public:
+  // Binds `options.listen` (the port in *port) and, when set,
+  // `options.metrics_listen` (this process's metrics only; the port in
+  // *metrics_port), so probes and scrapes see a live standby.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<StandbyServer>> Start(
-      const TrackerServerOptions& options, int* port) {
+      const TrackerServerOptions& options, int* port, int* metrics_port) {
     std::unique_ptr<StandbyServer> standby(new StandbyServer());
+    if (!options.metrics_listen.empty()) {
+      TF_ASSIGN_OR_RETURN(standby->metrics_, StartMetricsServer(options.metrics_listen, {}));
+      *metrics_port = standby->metrics_->port();
+    }
     TF_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                         TrackerServerCredentials(options));
     grpc::EnableDefaultHealthCheckService(true);
@@ -70,7 +78,17 @@ class StandbyServer : public grpc::CallbackGenericService {
     leader_ = leader;
   }
 
+  // Ready ("" SERVING) only while the standby holds its lease session: a
+  // standby that cannot reach the database could never take over.
+  void SetReady(bool ready) {
+    if (server_ != nullptr) server_->GetHealthCheckService()->SetServingStatus("", ready);
+  }
+
+  // The metrics server, for the leader to keep serving on (no gap).
+  std::unique_ptr<MetricsServer> ReleaseMetrics() { return std::move(metrics_); }
+
   void Stop() {
+    metrics_.reset();
     if (server_ == nullptr) return;
     server_->Shutdown(std::chrono::system_clock::now());
     server_->Wait();
@@ -103,6 +121,7 @@ class StandbyServer : public grpc::CallbackGenericService {
   absl::Mutex mutex_;
   LeaderInfo leader_ ABSL_GUARDED_BY(mutex_);
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<MetricsServer> metrics_;
 };
 
 absl::StatusOr<std::unique_ptr<TrackerReplica>> TrackerReplica::Start(TrackerServerOptions server,
@@ -113,14 +132,18 @@ absl::StatusOr<std::unique_ptr<TrackerReplica>> TrackerReplica::Start(TrackerSer
     // One tracker on its own store: it leads, with no lease to hold.
     TF_ASSIGN_OR_RETURN(std::unique_ptr<TrackerServer> alone, TrackerServer::Start(server));
     r->port_ = alone->port();
+    r->metrics_port_ = alone->metrics_port();
     r->leading_ = true;
     absl::MutexLock lock(&r->mutex_);
     r->server_ = std::move(alone);
     return r;
   }
   LeaderLeaseOptions lease;
-  TF_ASSIGN_OR_RETURN(r->standby_, StandbyServer::Start(server, &r->port_));
+  TF_ASSIGN_OR_RETURN(r->standby_, StandbyServer::Start(server, &r->port_, &r->metrics_port_));
+  // The leader this replica may become binds the ports the standby holds.
   server.listen = WithPort(server.listen, r->port_);
+  if (!server.metrics_listen.empty())
+    server.metrics_listen = WithPort(server.metrics_listen, r->metrics_port_);
   if (r->options_.advertise.empty())
     r->options_.advertise = DefaultAdvertise(server.listen, r->port_);
   lease.holder = r->options_.advertise;
@@ -153,14 +176,17 @@ absl::Status TrackerReplica::StandBy() {
       absl::StatusOr<std::unique_ptr<PostgresLeaderLease>> lease =
           PostgresLeaderLease::Connect(server_options_.store_path, lease_options);
       if (!lease.ok()) {
+        standby_->SetReady(false);
         TF_LOG(WARNING) << "standby: " << lease.status() << "; trying again";
         stop_.WaitForNotificationWithTimeout(options_.standby_poll);
         continue;
       }
       lease_ = std::move(lease).value();
+      standby_->SetReady(true);
     }
     absl::StatusOr<bool> acquired = lease_->TryAcquire();
     if (!acquired.ok()) {
+      standby_->SetReady(false);
       TF_LOG(WARNING) << "standby: " << acquired.status() << "; reconnecting";
       lease_.reset();
       stop_.WaitForNotificationWithTimeout(options_.standby_poll);
@@ -177,9 +203,11 @@ absl::Status TrackerReplica::StandBy() {
 
 absl::Status TrackerReplica::Lead() {
   TF_LOG(INFO) << "took the leader lease at epoch " << lease_->epoch() << ": resuming every job";
+  std::unique_ptr<MetricsServer> metrics = standby_->ReleaseMetrics();
   standby_->Stop();
   server_options_.store_fence_epoch = lease_->epoch();
-  absl::StatusOr<std::unique_ptr<TrackerServer>> started = TrackerServer::Start(server_options_);
+  absl::StatusOr<std::unique_ptr<TrackerServer>> started =
+      TrackerServer::Start(server_options_, std::move(metrics));
   if (!started.ok()) {
     TF_LOG(ERROR) << "leading failed to start: " << started.status();
     return started.status();

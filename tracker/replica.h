@@ -6,9 +6,12 @@
 //            UNAVAILABLE "standby tracker; the leader is at <address>" and
 //            trailing metadata `tunefleet-leader: <address>`, which workers
 //            and clients follow (rpc/leader_hint.h); its health service says
-//            SERVING for "" (a healthy standby is ready: a Kubernetes
-//            Service may route to it, and it redirects) and NOT_SERVING for
-//            the two services; it tries the lease every `standby_poll`.
+//            SERVING for "" while its database session lives (a healthy
+//            standby is ready: a Kubernetes Service may route to it, and it
+//            redirects; one that lost the database is not) and NOT_SERVING
+//            for the two services; it serves this process's metrics on the
+//            metrics port (for liveness probes); it tries the lease every
+//            `standby_poll`.
 //   leader   took the lease (a new epoch), then started the TrackerServer
 //            on that epoch's fenced store, which resumes every job from the
 //            store as a restart does; it checks the lease every
@@ -63,6 +66,8 @@ class TrackerReplica {
   ~TrackerReplica();  // Shutdown()
 
   int port() const { return port_; }
+  // The metrics port, held by the standby and then the leader; 0 when off.
+  int metrics_port() const { return metrics_port_; }
   bool leading() const { return leading_; }
   // Blocks until Shutdown() (OK) or until this replica stopped on its own:
   // the lease was lost, or leading failed to start (the reason).
@@ -79,6 +84,7 @@ class TrackerReplica {
   TrackerServerOptions server_options_;
   ReplicaOptions options_;
   int port_ = 0;
+  int metrics_port_ = 0;
   std::atomic<bool> leading_{false};
   std::unique_ptr<PostgresLeaderLease> lease_;
   std::unique_ptr<StandbyServer> standby_;

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "metrics/metrics_testing.h"
 #include "proto/fleet.grpc.pb.h"
 #include "rpc/generic_call.h"
 #include "tracker/store/postgres_test_server.h"
@@ -20,6 +21,7 @@ namespace tunefleet {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class ReplicaTest : public ::testing::Test {
  protected:
@@ -41,6 +43,7 @@ class ReplicaTest : public ::testing::Test {
     TrackerServerOptions options;
     options.listen = "127.0.0.1:0";
     options.store_path = store_;
+    options.metrics_listen = "127.0.0.1:0";
     ReplicaOptions replica;
     replica.standby_poll = absl::Milliseconds(100);
     replica.lease_check = absl::Milliseconds(100);
@@ -106,6 +109,12 @@ TEST_F(ReplicaTest, TheStandbyRedirectsAndTakesOverWithEveryJob) {
   constexpr int kServing = 1, kNotServing = 2;
   EXPECT_EQ(Health(Address(*b), ""), kServing);
   EXPECT_EQ(Health(Address(*b), "tunefleet.proto.JobService"), kNotServing);
+  // It serves this process's metrics (what a liveness probe asks), not the
+  // fleet's.
+  absl::StatusOr<std::string> standby_metrics = HttpGetForTest(b->metrics_port(), "/metrics");
+  ASSERT_TRUE(standby_metrics.ok()) << standby_metrics.status();
+  EXPECT_THAT(*standby_metrics, HasSubstr("process_cpu_seconds_total"));
+  EXPECT_THAT(*standby_metrics, Not(HasSubstr("tunefleet_jobs")));
 
   // A raw call to the standby: refused, naming the leader.
   {
@@ -148,6 +157,10 @@ TEST_F(ReplicaTest, TheStandbyRedirectsAndTakesOverWithEveryJob) {
   })) << got.error_message();
   EXPECT_EQ(resumed.job_id(), submitted.job_id());
   EXPECT_EQ(Health(Address(*b), "tunefleet.proto.JobService"), kServing);
+  // Now the fleet's metrics, on the port the standby held.
+  absl::StatusOr<std::string> leader_metrics = HttpGetForTest(b->metrics_port(), "/metrics");
+  ASSERT_TRUE(leader_metrics.ok()) << leader_metrics.status();
+  EXPECT_THAT(*leader_metrics, HasSubstr("tunefleet_jobs"));
 }
 
 TEST_F(ReplicaTest, ALeaderWhoseLeaseIsCutStopsAndAnotherLeads) {

@@ -59,7 +59,8 @@ namespace {
   return grpc::SslServerCredentials(ssl);
 }
 
-absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServerOptions options) {
+absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(
+    TrackerServerOptions options, std::unique_ptr<MetricsServer> metrics) {
   std::unique_ptr<TrackerServer> t(new TrackerServer());
   t->options_ = options;
   const bool loopback = IsLoopbackAddress(options.listen);
@@ -99,11 +100,14 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(TrackerServe
   store_options.postgres_fence_epoch = options.store_fence_epoch;
   TF_ASSIGN_OR_RETURN(t->store_, OpenStore(options.store_path, store_options));
   t->metrics_ = std::make_unique<TrackerMetrics>();
-  if (!options.metrics_listen.empty()) {
+  if (metrics != nullptr) {
+    metrics->Add(t->metrics_->registry());
+    t->metrics_server_ = std::move(metrics);
+  } else if (!options.metrics_listen.empty()) {
     TF_ASSIGN_OR_RETURN(t->metrics_server_,
                         StartMetricsServer(options.metrics_listen, {t->metrics_->registry()}));
-    t->metrics_port_ = t->metrics_server_->port();
   }
+  if (t->metrics_server_ != nullptr) t->metrics_port_ = t->metrics_server_->port();
   TF_ASSIGN_OR_RETURN(t->scheduler_, Scheduler::Create(t->store_.get(), t->metrics_.get(),
                                                        options.scheduler, &t->clock_));
   t->gateway_ = std::make_unique<WorkerGatewayService>(t->scheduler_.get(), t->tokens_.get(),

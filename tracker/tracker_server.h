@@ -80,8 +80,11 @@ struct TrackerServerOptions {
 
 class TrackerServer {
  public:
+  // `metrics`: a metrics server already listening (a standby's, taken over
+  // without a gap), which then serves the tracker's registry too; null: one
+  // is started on options.metrics_listen (when set).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<TrackerServer>> Start(
-      TrackerServerOptions options);
+      TrackerServerOptions options, std::unique_ptr<MetricsServer> metrics = nullptr);
   ~TrackerServer();  // Shutdown()
 
   int port() const { return port_; }
