@@ -24,8 +24,13 @@ Kubernetes (PyYAML):
     id=, keys= or identity= fields;
   * NetworkPolicy: a default deny of all ingress in the namespace, and every
     rule names its sources and ports, the ports being the tracker's gRPC port
-    (tracker pods only) or a daemon's /metrics port; one rule lets the
-    tracker's gRPC port in.
+    (tracker pods only), a daemon's /metrics port or a port another workload
+    declares (the example database's); one rule lets the tracker's gRPC port
+    in;
+  * tracker replicas: more than one only on a PostgreSQL store (never a
+    file), each passing --advertise=, never two on one node (required pod
+    anti-affinity on the hostname) and a PodDisruptionBudget keeping one.
+The manifests are deploy/k8s/*.yaml and the examples in deploy/k8s/examples.
 
 Usage: deploy_check.py [DEPLOY_DIR]   (default: this file's directory)
 Exit status 0 when every check passes; each failure is printed.
@@ -380,6 +385,45 @@ def check_token_secrets(docs):
         fail("no Secret with a `tokens` key (the tracker's token file) in deploy/k8s")
 
 
+def check_tracker_replicas(docs):
+    """Several tracker replicas share a PostgreSQL store, advertise their own
+    address, never share a node, and a disruption budget keeps one."""
+    budgets = [d for d in docs if d.get("kind") == "PodDisruptionBudget"]
+    for doc in docs:
+        if doc.get("kind") not in WORKLOADS:
+            continue
+        pod = doc["spec"]["template"]["spec"]
+        trackers = [c for c in pod.get("containers", [])
+                    if any(a.startswith("--listen=") for a in c.get("args", []))]
+        replicas = doc["spec"].get("replicas", 1)
+        if not trackers or replicas <= 1:
+            continue
+        name = "%s/%s" % (doc["kind"], doc["metadata"]["name"])
+        for container in trackers:
+            args = container.get("args", [])
+            store = [a.split("=", 1)[1] for a in args if a.startswith("--store=")]
+            env = {e["name"]: e for e in container.get("env", [])}
+            value = store[0] if store else ""
+            if value.startswith("$(") and value.endswith(")"):
+                value = env.get(value[2:-1], {}).get("valueFrom") and "postgresql://(secret)"
+            if not value or not str(value).startswith("postgres"):
+                fail("%s: %d tracker replicas on --store=%s; replicas need a PostgreSQL store "
+                     "(each would lead its own file)" % (name, replicas, store[0] if store else ""))
+            if not any(a.startswith("--advertise=") for a in args):
+                fail("%s: tracker replicas without --advertise= (standbys could not name the "
+                     "leader)" % name)
+        labels = doc["spec"]["template"]["metadata"].get("labels", {})
+        anti = (pod.get("affinity", {}).get("podAntiAffinity", {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution", []))
+        if not any(term.get("topologyKey") == "kubernetes.io/hostname" and
+                   selects(term.get("labelSelector", {}), labels) for term in anti):
+            fail("%s: tracker replicas may share a node (no required pod anti-affinity on "
+                 "kubernetes.io/hostname selecting them)" % name)
+        if not any(selects(b["spec"].get("selector", {}), labels) and
+                   b["spec"].get("minAvailable", 0) >= 1 for b in budgets):
+            fail("%s: no PodDisruptionBudget keeps one tracker replica" % name)
+
+
 def check_k8s(deploy_dir):
     try:
         import yaml
@@ -387,7 +431,8 @@ def check_k8s(deploy_dir):
         fail("PyYAML is missing (Debian: python3-yaml)")
         return
     docs = []
-    files = sorted(glob.glob(os.path.join(deploy_dir, "k8s", "*.yaml")))
+    files = sorted(glob.glob(os.path.join(deploy_dir, "k8s", "*.yaml")) +
+                   glob.glob(os.path.join(deploy_dir, "k8s", "examples", "*.yaml")))
     for path in files:
         try:
             docs += [d for d in yaml.safe_load_all(open(path)) if d]
@@ -405,6 +450,9 @@ def check_k8s(deploy_dir):
         ports = {}
         is_tracker = False
         for container in template["spec"]["containers"]:
+            for declared in container.get("ports", []):
+                ports.setdefault(declared.get("name", str(declared["containerPort"])),
+                                 declared["containerPort"])
             args = container.get("args", [])
             if flag_port(args, "metrics_listen") is not None:
                 ports["metrics"] = flag_port(args, "metrics_listen")
@@ -419,6 +467,7 @@ def check_k8s(deploy_dir):
     if not any(w[2] for w in workloads.values()):
         fail("no workload runs a tracker (a container with --listen=)")
     check_network_policies(workloads, policies)
+    check_tracker_replicas(docs)
     check_token_secrets(docs)
     if not any(c["name"] == "builder" for d in docs if d.get("kind") in WORKLOADS
                for c in d["spec"]["template"]["spec"]["containers"]):

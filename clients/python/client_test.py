@@ -239,6 +239,71 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.client.cancel("job-1").state, "CANCELLED")
 
 
+class StandbyJobService(FakeJobService):
+    """A standby tracker: refuses every call, naming the leader."""
+
+    def __init__(self, leader):
+        super().__init__()
+        self.leader = leader
+
+    def _record(self, request, context):
+        with self.lock:
+            self.requests.append(request)
+        if self.leader:
+            context.set_trailing_metadata(((tunefleet.client.LEADER_METADATA_KEY, self.leader),))
+            context.abort(
+                grpc.StatusCode.UNAVAILABLE, f"standby tracker: the leader is at {self.leader}"
+            )
+        context.abort(grpc.StatusCode.UNAVAILABLE, "standby tracker: no tracker leads yet")
+
+
+class ReplicasTest(unittest.TestCase):
+    def setUp(self):
+        self.servers = []
+        self.leader = FakeJobService()
+        self.leader_address = self._serve(self.leader)
+        self.standby = StandbyJobService(self.leader_address)
+        self.standby_address = self._serve(self.standby)
+
+    def _serve(self, service):
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        fleet_pb2_grpc.add_JobServiceServicer_to_server(service, server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        self.servers.append(server)
+        return f"127.0.0.1:{port}"
+
+    def tearDown(self):
+        for server in self.servers:
+            server.stop(grace=None)
+
+    def test_a_standby_redirects_even_a_submission_to_the_leader(self):
+        with tunefleet.Client(self.standby_address, timeout_s=10) as client:
+            self.assertEqual(client.submit(fleet_pb2.JobSpec(n_trial=2)), "job-7")
+            self.assertEqual(client.address, self.leader_address)
+            self.assertEqual(client.get("job-7").state, "RUNNING")
+        self.assertEqual(len(self.leader.requests), 2)
+        self.assertEqual(len(self.standby.requests), 1)
+
+    def test_a_list_of_replicas_is_tried_in_turn(self):
+        self.standby.leader = ""  # no leader named: the next listed address
+        address = f"{self.standby_address},{self.leader_address}"
+        with tunefleet.Client(address, timeout_s=10) as client:
+            self.assertEqual(client.export("job-7"), ["a", "b", "c"])
+            self.assertEqual(client.address, self.leader_address)
+
+    def test_plaintext_does_not_follow_a_leader_off_loopback(self):
+        self.standby.leader = "tracker.evil.example:7070"
+        with tunefleet.Client(self.standby_address, timeout_s=10) as client:
+            with self.assertRaises(tunefleet.Unavailable):
+                client.get("job-7")
+            self.assertEqual(client.address, self.standby_address)
+
+    def test_every_listed_replica_must_be_loopback_in_plaintext(self):
+        with self.assertRaises(tunefleet.FailedPrecondition):
+            tunefleet.Client("127.0.0.1:1,tracker.example:7070")
+
+
 class JobSpecTest(unittest.TestCase):
     def test_conv_args_and_a_measure_dict(self):
         args = {"N": 1, "C": 8, "H": 10, "W": 10, "K": 4, "R": 3, "S": 3}

@@ -12,10 +12,17 @@ given, and every failure raised as a tunefleet.errors class:
     print(client.best(job_id).gflops)
 
     client = Client.from_fleet_dir()        # the fleet `tunefleet up` started here
+
+Tracker replicas (several trackers on one PostgreSQL store): give them all,
+"a:7070,b:7070". A call a standby refuses (UNAVAILABLE, the leader's address
+in the trailing metadata "tunefleet-leader") goes to the leader it names,
+else to the next address; other failures are retried elsewhere only for
+calls safe to repeat (not submit).
 """
 
 import ipaddress
 import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Iterator, List, Mapping, Optional, Tuple, Union
@@ -38,6 +45,8 @@ from tunefleet.spec import job_spec
 # Record exports can be large; the C++ client accepts the same.
 _MAX_RECEIVE_BYTES = 128 << 20
 _MAX_RECONNECT_BACKOFF_MS = 5000
+# The trailing metadata a standby tracker names the leader in.
+LEADER_METADATA_KEY = "tunefleet-leader"
 
 
 def _read_file(path: str, what: str) -> bytes:
@@ -125,38 +134,83 @@ class Client:
         timeout_s: float = 30.0,
         insecure: bool = False,
     ):
-        """address: the tracker's host:port. token: the caller's token (None:
+        """address: the tracker's host:port, or its replicas' ("a:7070,b:7070").
+        token: the caller's token (None:
         send none; a tracker with tokens then answers Unauthenticated).
         tls: a TlsConfig, a CA file's path, or a dict of TlsConfig's fields;
         None is plaintext, which this client sends to a loopback address
         only unless insecure=True (a token in plaintext over a network is
         anyone's on the path).
         timeout_s: the deadline of each unary call (not of watch/export)."""
-        self.address = address
+        self._listed = [a.strip() for a in address.split(",") if a.strip()] or [address]
+        self.address = self._listed[0]
+        self._next = 1 % len(self._listed)
         self._timeout_s = timeout_s
         self._metadata: Tuple[Tuple[str, str], ...] = (
             (("authorization", f"Bearer {token}"),) if token else ()
         )
-        config = _tls_config(tls)
-        options = [
+        self._config = _tls_config(tls)
+        self._insecure = insecure
+        self._options = [
             ("grpc.max_receive_message_length", _MAX_RECEIVE_BYTES),
             # After a tracker restart, try again within seconds (gRPC's own
             # backoff grows to 2 minutes).
             ("grpc.max_reconnect_backoff_ms", _MAX_RECONNECT_BACKOFF_MS),
         ]
-        if config is None:
-            if not insecure and not is_loopback_address(address):
-                raise FailedPrecondition(
-                    f"refusing plaintext to {address}, which is not a loopback address: "
-                    "its token and everything it is sent could be read and forged on the way. "
-                    "Pass tls= (the tracker's CA), or insecure=True to accept that"
-                )
-            self._channel = grpc.insecure_channel(address, options=options)
+        if self._config is None and not insecure:
+            for listed in self._listed:
+                if not is_loopback_address(listed):
+                    raise FailedPrecondition(
+                        f"refusing plaintext to {listed}, which is not a loopback address: "
+                        "its token and everything it is sent could be read and forged on the "
+                        "way. Pass tls= (the tracker's CA), or insecure=True to accept that"
+                    )
+        elif self._config is not None and self._config.server_name:
+            self._options.append(("grpc.ssl_target_name_override", self._config.server_name))
+        self._lock = threading.Lock()
+        self._dial()
+
+    def _dial(self) -> None:
+        if self._config is None:
+            self._channel = grpc.insecure_channel(self.address, options=self._options)
         else:
-            if config.server_name:
-                options.append(("grpc.ssl_target_name_override", config.server_name))
-            self._channel = grpc.secure_channel(address, config.credentials(), options=options)
+            self._channel = grpc.secure_channel(
+                self.address, self._config.credentials(), options=self._options
+            )
         self._stub = fleet_pb2_grpc.JobServiceStub(self._channel)
+
+    def _follow(self, error: grpc.RpcError, safe_to_repeat: bool) -> bool:
+        """After a call failed: True when it should be sent again, to the
+        tracker now current (the leader a standby named, or the next listed
+        replica). In plaintext a named leader is followed only to a loopback
+        or listed address, so a standby cannot send the token elsewhere."""
+        if error.code() != grpc.StatusCode.UNAVAILABLE:
+            return False
+        hint = ""
+        for key, value in error.trailing_metadata() or ():
+            if key == LEADER_METADATA_KEY:
+                hint = value
+        standby = bool(hint) or (error.details() or "").startswith("standby tracker")
+        if not standby and not safe_to_repeat:
+            return False
+        with self._lock:
+            before = self.address
+            if hint and (
+                self._config is not None
+                or self._insecure
+                or hint in self._listed
+                or is_loopback_address(hint)
+            ):
+                self.address = hint
+            else:
+                self.address = self._listed[self._next]
+                self._next = (self._next + 1) % len(self._listed)
+            if self.address == before:
+                return False
+            # The old channel is not closed here: another thread may be
+            # calling on it; it closes when the last reference goes.
+            self._dial()
+        return True
 
     @classmethod
     def from_fleet_dir(cls, fleet_dir: Optional[str] = None, **kwargs: Any) -> "Client":
@@ -174,7 +228,8 @@ class Client:
         return cls(address.strip(), token=kwargs.pop("token", token), **kwargs)
 
     def close(self) -> None:
-        self._channel.close()
+        with self._lock:
+            self._channel.close()
 
     def __enter__(self) -> "Client":
         return self
@@ -183,12 +238,15 @@ class Client:
         self.close()
 
     def _unary(self, name: str, request: Any) -> Any:
-        try:
-            return getattr(self._stub, name)(
-                request, timeout=self._timeout_s, metadata=self._metadata
-            )
-        except grpc.RpcError as e:
-            raise from_rpc_error(e, name) from None
+        for _ in range(len(self._listed) + 2):
+            try:
+                return getattr(self._stub, name)(
+                    request, timeout=self._timeout_s, metadata=self._metadata
+                )
+            except grpc.RpcError as e:
+                if not self._follow(e, safe_to_repeat=name != "SubmitJob"):
+                    raise from_rpc_error(e, name) from None
+        raise error_for(grpc.StatusCode.UNAVAILABLE, "no tracker replica answered", name)
 
     # ------------------------------------------------------------- jobs
 
@@ -263,6 +321,8 @@ class Client:
             except grpc.RpcError as e:
                 if e.code() != grpc.StatusCode.UNAVAILABLE or waited_s >= reconnect_s:
                     raise from_rpc_error(e, "WatchJob") from None
+                if self._follow(e, safe_to_repeat=True):
+                    continue  # a standby named the leader, or another replica: no wait
             finally:
                 call.cancel()  # no-op once it ended; stops it if the caller stopped iterating
             if deadline is not None:
@@ -291,13 +351,17 @@ class Client:
         request = fleet_pb2.ExportRecordsRequest(job_id=job_id or "")
         if task_index is not None:
             request.task_index = task_index
-        lines: List[str] = []
-        try:
-            for chunk in self._stub.ExportRecords(request, metadata=self._metadata):
-                lines.extend(chunk.lines)
-        except grpc.RpcError as e:
-            raise from_rpc_error(e, "ExportRecords") from None
-        return lines
+        for _ in range(len(self._listed) + 2):
+            lines: List[str] = []
+            try:
+                for chunk in self._stub.ExportRecords(request, metadata=self._metadata):
+                    lines.extend(chunk.lines)
+                return lines
+            except grpc.RpcError as e:
+                # Lines already read: the export broke midway; not repeated.
+                if lines or not self._follow(e, safe_to_repeat=True):
+                    raise from_rpc_error(e, "ExportRecords") from None
+        raise error_for(grpc.StatusCode.UNAVAILABLE, "no tracker replica answered", "ExportRecords")
 
     # ------------------------------------------------------------- fleet
 
