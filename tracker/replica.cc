@@ -138,7 +138,7 @@ absl::StatusOr<std::unique_ptr<TrackerReplica>> TrackerReplica::Start(TrackerSer
     r->server_ = std::move(alone);
     return r;
   }
-  LeaderLeaseOptions lease;
+
   TF_ASSIGN_OR_RETURN(r->standby_, StandbyServer::Start(server, &r->port_, &r->metrics_port_));
   // The leader this replica may become binds the ports the standby holds.
   server.listen = WithPort(server.listen, r->port_);
@@ -146,15 +146,22 @@ absl::StatusOr<std::unique_ptr<TrackerReplica>> TrackerReplica::Start(TrackerSer
     server.metrics_listen = WithPort(server.metrics_listen, r->metrics_port_);
   if (r->options_.advertise.empty())
     r->options_.advertise = DefaultAdvertise(server.listen, r->port_);
-  lease.holder = r->options_.advertise;
-  lease.check_timeout = r->options_.lease_timeout;
-  TF_ASSIGN_OR_RETURN(r->lease_, PostgresLeaderLease::Connect(server.store_path, lease));
+  TF_ASSIGN_OR_RETURN(r->lease_,
+                      PostgresLeaderLease::Connect(server.store_path, r->LeaseOptions()));
   r->server_options_ = std::move(server);
   TF_LOG(INFO) << "tracker replica on port " << r->port_ << " (advertised as "
                << r->options_.advertise << ", " << DescribeStore(r->server_options_.store_path)
                << "): standing by until it holds the leader lease";
   r->thread_ = std::thread([p = r.get()] { p->Run(); });
   return r;
+}
+
+LeaderLeaseOptions TrackerReplica::LeaseOptions() const {
+  LeaderLeaseOptions lease;
+  lease.holder = options_.advertise;
+  lease.ttl = options_.lease_ttl;
+  lease.call_timeout = std::min(absl::Seconds(2), options_.lease_ttl / 2);
+  return lease;
 }
 
 void TrackerReplica::Run() {
@@ -168,13 +175,10 @@ void TrackerReplica::Run() {
 }
 
 absl::Status TrackerReplica::StandBy() {
-  LeaderLeaseOptions lease_options;
-  lease_options.holder = options_.advertise;
-  lease_options.check_timeout = options_.lease_timeout;
   while (!stop_.HasBeenNotified()) {
     if (lease_ == nullptr) {
       absl::StatusOr<std::unique_ptr<PostgresLeaderLease>> lease =
-          PostgresLeaderLease::Connect(server_options_.store_path, lease_options);
+          PostgresLeaderLease::Connect(server_options_.store_path, LeaseOptions());
       if (!lease.ok()) {
         standby_->SetReady(false);
         TF_LOG(WARNING) << "standby: " << lease.status() << "; trying again";
@@ -206,8 +210,19 @@ absl::Status TrackerReplica::Lead() {
   std::unique_ptr<MetricsServer> metrics = standby_->ReleaseMetrics();
   standby_->Stop();
   server_options_.store_fence_epoch = lease_->epoch();
-  absl::StatusOr<std::unique_ptr<TrackerServer>> started =
-      TrackerServer::Start(server_options_, std::move(metrics));
+  // Loading a large store may take longer than the lease: the lease is
+  // renewed meanwhile, on this thread, while another starts the server.
+  absl::StatusOr<std::unique_ptr<TrackerServer>> started;
+  absl::Notification start_done;
+  std::thread starter([&] {
+    started = TrackerServer::Start(server_options_, std::move(metrics));
+    start_done.Notify();
+  });
+  absl::Status lease = absl::OkStatus();
+  while (lease.ok() && !start_done.WaitForNotificationWithTimeout(options_.lease_check)) {
+    lease = lease_->Check();
+  }
+  starter.join();
   if (!started.ok()) {
     TF_LOG(ERROR) << "leading failed to start: " << started.status();
     return started.status();
@@ -217,16 +232,15 @@ absl::Status TrackerReplica::Lead() {
     server_ = std::move(started).value();
   }
   leading_ = true;
-  while (!stop_.WaitForNotificationWithTimeout(options_.lease_check)) {
-    absl::Status check = lease_->Check();
-    if (check.ok()) continue;
-    TF_LOG(ERROR) << "lost the leader lease (" << check << "): stopping at once";
-    leading_ = false;
-    absl::MutexLock lock(&mutex_);
-    server_->Shutdown();
-    return absl::UnavailableError(absl::StrCat("lost the leader lease: ", check.message()));
+  while (lease.ok() && !stop_.WaitForNotificationWithTimeout(options_.lease_check)) {
+    lease = lease_->Check();
   }
-  return absl::OkStatus();
+  if (lease.ok()) return absl::OkStatus();  // Shutdown()
+  TF_LOG(ERROR) << "lost the leader lease (" << lease << "): stopping at once";
+  leading_ = false;
+  absl::MutexLock lock(&mutex_);
+  server_->Shutdown();
+  return absl::UnavailableError(absl::StrCat("lost the leader lease: ", lease.message()));
 }
 
 absl::Status TrackerReplica::Wait() {

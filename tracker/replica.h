@@ -49,10 +49,11 @@ struct ReplicaOptions {
   // wildcard host becomes this host's name).
   std::string advertise;
   absl::Duration standby_poll = absl::Seconds(1);
+  // How often the leader renews its lease, and how long the lease lasts
+  // unless renewed (LeaderLeaseOptions::ttl): a leader paused or cut off for
+  // this long is replaced, and knows it when it wakes.
   absl::Duration lease_check = absl::Seconds(1);
-  // How long a lease check may wait for the database before the lease
-  // counts as lost.
-  absl::Duration lease_timeout = absl::Seconds(5);
+  absl::Duration lease_ttl = absl::Seconds(5);
 };
 
 class StandbyServer;
@@ -76,6 +77,7 @@ class TrackerReplica {
 
  private:
   TrackerReplica() = default;
+  LeaderLeaseOptions LeaseOptions() const;
   // The replica's life on its own thread: standby, then leader.
   void Run();
   [[nodiscard]] absl::Status StandBy();

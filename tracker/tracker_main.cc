@@ -32,8 +32,12 @@ ABSL_FLAG(std::string, advertise, "",
 ABSL_FLAG(double, standby_poll_s, 1.0,
           "with a PostgreSQL store: how often a standby tries to take the leader lease");
 ABSL_FLAG(double, lease_check_s, 1.0,
-          "with a PostgreSQL store: how often the leader checks it still holds the lease (it "
-          "stops at once when a check fails)");
+          "with a PostgreSQL store: how often the leader renews its lease (it stops at once when "
+          "a renewal fails)");
+ABSL_FLAG(double, lease_ttl_s, 5.0,
+          "with a PostgreSQL store: how long a lease lasts unless renewed; a standby takes over "
+          "a leader that stopped renewing (paused, cut off) after this long, and at once one "
+          "whose process died");
 ABSL_FLAG(bool, store_sync_full, true,
           "fsync every commit (synchronous=FULL: survives power loss); false: synchronous=NORMAL, "
           "survives a killed tracker but may lose the last commits on power loss");
@@ -94,6 +98,7 @@ int main(int argc, char** argv) {
   replica.advertise = absl::GetFlag(FLAGS_advertise);
   replica.standby_poll = absl::Seconds(absl::GetFlag(FLAGS_standby_poll_s));
   replica.lease_check = absl::Seconds(absl::GetFlag(FLAGS_lease_check_s));
+  replica.lease_ttl = absl::Seconds(absl::GetFlag(FLAGS_lease_ttl_s));
   absl::StatusOr<std::unique_ptr<tunefleet::TrackerReplica>> tracker =
       tunefleet::TrackerReplica::Start(options, replica);
   if (!tracker.ok()) {

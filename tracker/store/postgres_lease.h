@@ -1,11 +1,22 @@
 // PostgresLeaderLease: which of several tracker replicas sharing one
-// PostgreSQL store leads. The lease is a session-level advisory lock: held
-// while this replica's lease session lives, released by the server the
-// moment the session ends (the process died, or its host vanished and TCP
-// keepalives gave up on it: a few seconds). Taking it bumps the epoch in
-// the store's leader row; the leader's store writes carry that epoch
-// (PostgresStoreOptions::fence_epoch), so a paused old leader that wakes up
-// after a takeover cannot write.
+// PostgreSQL store leads. The lease is the store's leader row: an epoch, the
+// holder's address, a deadline (`lease_until`, the database's clock) and the
+// database session the holder renews it from.
+//
+//   * A standby takes the lease, bumping the epoch, when there is no leader
+//     yet, when the lease ran out (its holder stopped renewing: paused,
+//     partitioned, hung), or at once when the holder's session is gone (its
+//     process died: the server ends the session, and the row names it).
+//     One UPDATE does the check and the take, so two standbys never both win.
+//   * The leader renews every check (lease_until = now() + ttl, only while
+//     the row carries its epoch) and counts the lease as lost the moment a
+//     renewal fails or when `ttl` has passed, on its own monotonic clock,
+//     since the start of its last successful renewal: a leader that was
+//     paused past its lease knows it on waking, before it serves again.
+//   * Fencing: the leader's store writes carry its epoch
+//     (PostgresStoreOptions::fence_epoch) and are refused once another
+//     replica took the lease, so a paused old leader that wakes up cannot
+//     write even before it notices.
 //
 //   TF_ASSIGN_OR_RETURN(auto lease, PostgresLeaderLease::Connect(address, {.holder = "a:7070"}));
 //   while (!*lease->TryAcquire()) Sleep(1s);      // standby
@@ -17,6 +28,7 @@
 #ifndef TUNEFLEET_TRACKER_STORE_POSTGRES_LEASE_H_
 #define TUNEFLEET_TRACKER_STORE_POSTGRES_LEASE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,9 +47,12 @@ struct LeaderLeaseOptions {
   // What standbys tell clients about this replica when it leads: the
   // address workers and clients reach it at ("tracker-0.tracker:7070").
   std::string holder;
-  // How long a check (or an attempt) may wait for the database before the
-  // lease counts as lost.
-  absl::Duration check_timeout = absl::Seconds(5);
+  // How long a lease lasts unless renewed; the leader renews it far more
+  // often (every check), and a standby takes over a holder that stopped
+  // renewing after this long.
+  absl::Duration ttl = absl::Seconds(5);
+  // How long one database call of the lease may take.
+  absl::Duration call_timeout = absl::Seconds(2);
 };
 
 // The leader row: the newest epoch and who took it.
@@ -53,13 +68,14 @@ class PostgresLeaderLease {
       const std::string& address, LeaderLeaseOptions options);
 
   // One attempt: true when this replica now leads (epoch() is its new
-  // epoch), false when another one does. Unavailable when the session was
-  // lost (Connect again).
+  // epoch), false when another one holds a live lease. Unavailable when the
+  // session was lost (Connect again).
   [[nodiscard]] absl::StatusOr<bool> TryAcquire();
   // The leader row as stored.
   [[nodiscard]] absl::StatusOr<LeaderInfo> Leader();
-  // OK while this replica leads: its session answers within check_timeout
-  // and the row still carries its epoch. Any error means the lease is lost.
+  // The leader's renewal: OK while this replica leads (the row still
+  // carries its epoch and the lease was renewed, within ttl of the last
+  // renewal). Any error means the lease is lost, for good.
   [[nodiscard]] absl::Status Check();
 
   bool held() const { return epoch_ > 0; }
@@ -73,6 +89,10 @@ class PostgresLeaderLease {
   std::unique_ptr<PgConnection> db_;
   const LeaderLeaseOptions options_;
   int64_t epoch_ = 0;
+  bool lost_ = false;
+  // When the last successful renewal (or the take) started: the lease is
+  // this replica's until this + ttl, whatever the database says later.
+  std::chrono::steady_clock::time_point renewed_from_;
 };
 
 }  // namespace tunefleet

@@ -48,11 +48,16 @@ CREATE TABLE tunefleet_trials (
   validation_pass INTEGER NOT NULL,
   PRIMARY KEY (job_id, trial_id)
 );
+-- The leader lease (postgres_lease.h): who leads, since which epoch, until
+-- when unless renewed, and the database session it holds the lease from.
 CREATE TABLE tunefleet_leader (
-  id     INTEGER PRIMARY KEY CHECK (id = 1),
-  epoch  BIGINT NOT NULL,
-  holder TEXT NOT NULL,
-  since  TIMESTAMPTZ
+  id             INTEGER PRIMARY KEY CHECK (id = 1),
+  epoch          BIGINT NOT NULL,
+  holder         TEXT NOT NULL,
+  since          TIMESTAMPTZ,
+  lease_until    TIMESTAMPTZ,
+  holder_pid     INTEGER,
+  holder_started TIMESTAMPTZ
 );
 INSERT INTO tunefleet_leader (id, epoch, holder) VALUES (1, 0, '');
 )sql";

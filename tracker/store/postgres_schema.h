@@ -8,7 +8,7 @@
 //   tunefleet_meta    key/value: schema_version
 //   tunefleet_jobs    one row per job (spec: serialized proto::JobSpec)
 //   tunefleet_trials  one row per (job, trial) (result: proto::TrialResult)
-//   tunefleet_leader  one row: the leader's epoch, holder and since when
+//   tunefleet_leader  one row: the leader's epoch, holder and lease
 #ifndef TUNEFLEET_TRACKER_STORE_POSTGRES_SCHEMA_H_
 #define TUNEFLEET_TRACKER_STORE_POSTGRES_SCHEMA_H_
 

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -50,9 +52,12 @@ class PostgresStoreTest : public ::testing::Test {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
-  std::unique_ptr<PostgresLeaderLease> Lease(const std::string& holder) {
+  std::unique_ptr<PostgresLeaderLease> Lease(const std::string& holder,
+                                             absl::Duration ttl = absl::Seconds(5)) {
     LeaderLeaseOptions options;
     options.holder = holder;
+    options.ttl = ttl;
+    options.call_timeout = std::min(options.call_timeout, ttl / 2);
     absl::StatusOr<std::unique_ptr<PostgresLeaderLease>> lease =
         PostgresLeaderLease::Connect(address_, options);
     EXPECT_TRUE(lease.ok()) << lease.status();
@@ -266,6 +271,47 @@ TEST_F(PostgresStoreTest, ALeaderWhoseSessionIsCutLosesTheLease) {
   EXPECT_EQ(b->epoch(), 2);
   // Never quietly reopened: the old leader stays lost.
   EXPECT_FALSE(a->Check().ok());
+}
+
+TEST_F(PostgresStoreTest, ARenewingLeaderKeepsItsLeaseAndAPausedOneIsReplacedAndKnowsIt) {
+  std::unique_ptr<PostgresLeaderLease> a = Lease("a:7070", absl::Seconds(1));
+  std::unique_ptr<PostgresLeaderLease> b = Lease("b:7070", absl::Seconds(1));
+  ASSERT_TRUE(a->TryAcquire().value());
+  // Renewing every 0.25 s, the leader keeps a 1 s lease for 2 s.
+  for (int i = 0; i < 8; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    ASSERT_TRUE(a->Check().ok());
+    EXPECT_FALSE(b->TryAcquire().value());
+  }
+  // Paused (its session alive, nothing renewed) past the lease: replaced.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_TRUE(b->TryAcquire().value());
+  EXPECT_EQ(b->epoch(), 2);
+  // On waking it knows, before any renewal.
+  absl::Status woke = a->Check();
+  EXPECT_EQ(woke.code(), absl::StatusCode::kDeadlineExceeded) << woke;
+  EXPECT_THAT(woke.message(), HasSubstr("past its ttl"));
+  EXPECT_TRUE(b->Check().ok());
+}
+
+TEST_F(PostgresStoreTest, ARenewalAfterATakeoverFailsNamingTheNewLeader) {
+  std::unique_ptr<PostgresLeaderLease> a = Lease("a:7070", absl::Seconds(1));
+  ASSERT_TRUE(a->TryAcquire().value());
+  // The lease runs out while a is between renewals (its clock says it is
+  // still within ttl only if it checks in time; here another takes it).
+  Sql("UPDATE tunefleet_leader SET lease_until = now() - interval '1 second'");
+  std::unique_ptr<PostgresLeaderLease> b = Lease("b:7070", absl::Seconds(1));
+  ASSERT_TRUE(b->TryAcquire().value());
+  absl::Status renewed = a->Check();
+  EXPECT_EQ(renewed.code(), absl::StatusCode::kFailedPrecondition) << renewed;
+  EXPECT_THAT(renewed.message(), HasSubstr("the store is at epoch 2 (b:7070)"));
+}
+
+TEST_F(PostgresStoreTest, ALeaseShorterThanASecondIsRefused) {
+  LeaderLeaseOptions options;
+  options.ttl = absl::Milliseconds(500);
+  EXPECT_EQ(PostgresLeaderLease::Connect(address_, options).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(PostgresStoreTest, AnOldLeadersWritesAreRefusedAfterATakeover) {
