@@ -1,8 +1,11 @@
 // Two tracker replicas on one PostgreSQL store, with real builder, agent and
-// tuner processes on 127.0.0.1: kill -9 of the leader mid-job, the standby
-// takes over, the workers and the client find it by themselves, and the job
-// completes with every trial counted once.
+// tuner processes on 127.0.0.1: kill -9 of the leader mid-job and mid model
+// job, SIGSTOP of the leader past its lease, and a restart of PostgreSQL
+// itself. Each time the workers and the client find the leader by
+// themselves, and every job's records are exact: no trial lost, none
+// measured twice.
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <iostream>
@@ -10,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "clients/cpp/fleet_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "launcher/fleet_launcher.h"
@@ -22,89 +26,217 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The replica whose log says it took epoch `epoch`; -1 until one does.
-int LeaderAt(const FleetLauncher& fleet, int trackers, int epoch) {
-  const std::string line = absl::StrCat("took the leader lease at epoch ", epoch, ":");
-  for (int i = 0; i < trackers; ++i) {
-    if (fleet.Log(FleetLauncher::TrackerName(i)).find(line) != std::string::npos) return i;
+class TrackerHaTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    absl::StatusOr<std::unique_ptr<PostgresTestServer>> started = PostgresTestServer::Start();
+    ASSERT_TRUE(started.ok()) << started.status();
+    pg_ = std::move(started).value();
   }
-  return -1;
-}
+  static void TearDownTestSuite() { pg_.reset(); }
 
-int WaitForLeaderAt(const FleetLauncher& fleet, int trackers, int epoch) {
-  for (int i = 0; i < 600; ++i) {
-    const int leader = LeaderAt(fleet, trackers, epoch);
-    if (leader >= 0) return leader;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Two replicas, one agent; the lease short enough for a test.
+  void StartFleet() {
+    ASSERT_NE(pg_, nullptr);
+    absl::StatusOr<std::string> store = pg_->NewDatabase(absl::StrCat("ha_", ++databases_));
+    ASSERT_TRUE(store.ok()) << store.status();
+    FleetLauncher::Options o;
+    o.store = *store;
+    o.trackers = 2;
+    o.agents = 1;
+    for (const char* flag : {"--lease_ttl_s=2", "--lease_check_s=0.25", "--standby_poll_s=0.2"})
+      o.tracker_flags.push_back(flag);
+    fleet_ = std::make_unique<FleetLauncher>(o);
+    ASSERT_OK(fleet_->Start());
+    first_ = WaitForLeaderAt(1);
+    ASSERT_GE(first_, 0) << "no replica took the lease";
   }
-  return -1;
-}
 
-TEST(TrackerHaTest, KilledLeaderTheStandbyTakesOverAndTheJobCompletesExactlyOnce) {
-  absl::StatusOr<std::unique_ptr<PostgresTestServer>> pg = PostgresTestServer::Start();
-  ASSERT_TRUE(pg.ok()) << pg.status();
-  absl::StatusOr<std::string> store = (*pg)->NewDatabase("tracker_ha");
-  ASSERT_TRUE(store.ok()) << store.status();
+  // The replica whose log says it took epoch `epoch`; -1 until one does.
+  int LeaderAt(int epoch) const {
+    const std::string line = absl::StrCat("took the leader lease at epoch ", epoch, ":");
+    for (int i = 0; i < 2; ++i) {
+      if (fleet_->Log(FleetLauncher::TrackerName(i)).find(line) != std::string::npos) return i;
+    }
+    return -1;
+  }
+  int WaitForLeaderAt(int epoch) const {
+    for (int i = 0; i < 600; ++i) {
+      if (const int leader = LeaderAt(epoch); leader >= 0) return leader;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return -1;
+  }
 
-  FleetLauncher::Options o;
-  o.store = *store;
-  o.trackers = 2;
-  o.agents = 1;
-  FleetLauncher fleet(o);
-  ASSERT_OK(fleet.Start());
-  const int first = WaitForLeaderAt(fleet, 2, 1);
-  ASSERT_GE(first, 0) << "no replica took the lease";
-  const int second = 1 - first;
-  EXPECT_THAT(fleet.Log(FleetLauncher::TrackerName(second)), HasSubstr("standing by"));
+  int64_t TrialsDone(const std::string& job_id) {
+    absl::StatusOr<proto::JobStatus> s = fleet_->client().Get(job_id);
+    return s.ok() ? s->trials_done() : -1;
+  }
+  void WaitForTrials(const std::string& job_id, int64_t n) {
+    for (int i = 0; i < 1200 && TrialsDone(job_id) < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  // Exactly n records of n distinct configs (of one task when task >= 0).
+  void ExpectExact(const std::string& job_id, int64_t n, int task = -1) {
+    absl::StatusOr<std::vector<std::string>> lines = fleet_->client().Export(job_id, task);
+    ASSERT_TRUE(lines.ok()) << lines.status();
+    EXPECT_EQ(static_cast<int64_t>(lines->size()), n) << "task " << task;
+    std::set<int64_t> configs;
+    for (const std::string& line : *lines) {
+      absl::StatusOr<Record> record = Record::FromLine(line);
+      ASSERT_TRUE(record.ok()) << record.status();
+      configs.insert(record->config.value("index", int64_t{-1}));
+    }
+    EXPECT_EQ(static_cast<int64_t>(configs.size()), n) << "a config was measured twice";
+  }
+
+  // A dense job whose every config builds on any x86 host.
+  proto::JobSpec DenseJob(int64_t n_trial) const {
+    proto::JobSpec spec = fleet_->DenseJob(n_trial);
+    spec.mutable_task()->set_template_name("dense_tiled");
+    return spec;
+  }
+
+  static inline std::unique_ptr<PostgresTestServer> pg_;
+  static inline int databases_ = 0;
+  std::unique_ptr<FleetLauncher> fleet_;
+  int first_ = -1;
+};
+
+TEST_F(TrackerHaTest, KilledLeaderTheStandbyTakesOverAndTheJobCompletesExactlyOnce) {
+  StartFleet();
+  const int second = 1 - first_;
+  EXPECT_THAT(fleet_->Log(FleetLauncher::TrackerName(second)), HasSubstr("standing by"));
 
   constexpr int64_t kTrials = 16;
-  proto::JobSpec spec = fleet.DenseJob(kTrials);
-  spec.mutable_task()->set_template_name("dense_tiled");  // every config builds on any x86 host
-  proto::JobStatus job = fleet.client().Submit(spec).value();
-  for (int i = 0; i < 600; ++i) {
-    absl::StatusOr<proto::JobStatus> s = fleet.client().Get(job.job_id());
-    if (s.ok() && s->trials_done() >= 4) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  proto::JobStatus before = fleet.client().Get(job.job_id()).value();
-  ASSERT_LT(before.trials_done(), kTrials) << "the job finished before the leader could be killed";
+  proto::JobStatus job = fleet_->client().Submit(DenseJob(kTrials)).value();
+  WaitForTrials(job.job_id(), 4);
+  const int64_t before = TrialsDone(job.job_id());
+  ASSERT_LT(before, kTrials) << "the job finished before the leader could be killed";
 
   const auto killed = std::chrono::steady_clock::now();
-  fleet.tracker(first).Kill(SIGKILL);
-  fleet.tracker(first).Wait(10);
-  ASSERT_EQ(WaitForLeaderAt(fleet, 2, 2), second) << "the standby did not take over";
-  const double takeover_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
-  std::cout << "takeover: the standby led " << takeover_s << " s after kill -9 of the leader ("
-            << before.trials_done() << " of " << kTrials << " trials done)\n";
+  fleet_->tracker(first_).Kill(SIGKILL);
+  fleet_->tracker(first_).Wait(10);
+  ASSERT_EQ(WaitForLeaderAt(2), second) << "the standby did not take over";
+  std::cout << "takeover: the standby led "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
+            << " s after kill -9 of the leader (" << before << " of " << kTrials
+            << " trials done)\n";
 
-  // The client follows by itself (its first address is the dead leader's).
-  absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(job.job_id(), 240);
+  // The client follows by itself (its first address may be the dead one's).
+  absl::StatusOr<proto::JobStatus> done = fleet_->WaitForJob(job.job_id(), 240);
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_EQ(done->state(), proto::SUCCEEDED) << done->message();
-  absl::StatusOr<std::vector<std::string>> lines = fleet.client().Export(job.job_id());
-  ASSERT_TRUE(lines.ok()) << lines.status();
-  EXPECT_EQ(static_cast<int64_t>(lines->size()), kTrials);
-  std::set<int64_t> configs;
-  for (const std::string& line : *lines) {
-    absl::StatusOr<Record> record = Record::FromLine(line);
-    ASSERT_TRUE(record.ok()) << record.status();
-    configs.insert(record->config.value("index", int64_t{-1}));
-  }
-  EXPECT_EQ(static_cast<int64_t>(configs.size()), kTrials) << "a config was measured twice";
-  EXPECT_THAT(fleet.Log(FleetLauncher::TrackerName(second)),
+  ExpectExact(job.job_id(), kTrials);
+  EXPECT_THAT(fleet_->Log(FleetLauncher::TrackerName(second)),
               HasSubstr("resuming job " + job.job_id()));
-  std::cout << "job done "
-            << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
-            << " s after the kill\n";
   // Every worker found the new leader.
-  EXPECT_EQ(fleet.client().Devices().value().workers_size(), 3);
+  EXPECT_EQ(fleet_->client().Devices().value().workers_size(), 3);
 
   // The old leader, restarted, stands by and names the new one.
-  ASSERT_OK(fleet.StartTracker(first));
+  ASSERT_OK(fleet_->StartTracker(first_));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_THAT(fleet.Log(FleetLauncher::TrackerName(first)), HasSubstr("standing by"));
-  EXPECT_EQ(LeaderAt(fleet, 2, 3), -1) << "the restarted replica took the lease from the leader";
+  EXPECT_THAT(fleet_->Log(FleetLauncher::TrackerName(first_)), HasSubstr("standing by"));
+  EXPECT_EQ(LeaderAt(3), -1) << "the restarted replica took the lease from the leader";
+}
+
+TEST_F(TrackerHaTest, KilledLeaderMidModelJobEveryTaskGetsExactlyItsBudget) {
+  StartFleet();
+  constexpr int64_t kPerTask = 6;
+  proto::JobSpec spec = fleet_->DenseJob(3 * kPerTask);
+  const proto::TaskSpec dense = spec.task();
+  spec.clear_task();
+  for (int m : {16, 32, 48}) {
+    proto::JobTask* task = spec.add_tasks();
+    *task->mutable_task() = dense;
+    task->mutable_task()->set_template_name("dense_tiled");
+    task->mutable_task()->set_workload_args_json(
+        absl::StrCat(R"({"M":)", m, R"(,"N":48,"K":48,"layout":"NK"})"));
+    task->set_weight(1);
+  }
+  spec.set_model("three dense layers");
+  spec.set_trials_per_task(kPerTask);
+  spec.set_task_policy("sequential");
+  proto::JobStatus job = fleet_->client().Submit(spec).value();
+  WaitForTrials(job.job_id(), 8);  // inside the second task
+  ASSERT_LT(TrialsDone(job.job_id()), 3 * kPerTask) << "the job ended before the kill";
+  fleet_->tracker(first_).Kill(SIGKILL);
+  fleet_->tracker(first_).Wait(10);
+  ASSERT_EQ(WaitForLeaderAt(2), 1 - first_);
+  absl::StatusOr<proto::JobStatus> done = fleet_->WaitForJob(job.job_id(), 240);
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_EQ(done->state(), proto::SUCCEEDED) << done->message();
+  for (int t = 0; t < 3; ++t) {
+    EXPECT_EQ(done->tasks(t).trials_done(), kPerTask) << "task " << t;
+    ExpectExact(job.job_id(), kPerTask, t);
+  }
+}
+
+TEST_F(TrackerHaTest, ALeaderStoppedPastItsLeaseIsReplacedAndStopsWhenItWakes) {
+  StartFleet();
+  const int second = 1 - first_;
+  constexpr int64_t kTrials = 24;
+  proto::JobStatus job = fleet_->client().Submit(DenseJob(kTrials)).value();
+  WaitForTrials(job.job_id(), 4);
+  ASSERT_LT(TrialsDone(job.job_id()), kTrials);
+
+  // Stopped, its database session stays open: only the lease's running out
+  // lets the standby in (ttl 2 s).
+  fleet_->tracker(first_).Kill(SIGSTOP);
+  ASSERT_EQ(WaitForLeaderAt(2), second) << "the standby did not take over a stopped leader";
+  // The new leader acknowledges trials while the old one is stopped. A
+  // stopped tracker's socket stays open and answers nothing: a client with a
+  // short deadline leaves it for the next replica.
+  absl::StatusOr<FleetAddress> address = ResolveFleet("", "", fleet_->dir());
+  ASSERT_TRUE(address.ok()) << address.status();
+  FleetClient quick(*address, /*deadline_s=*/2);
+  int64_t at_takeover = -1;
+  for (int i = 0; i < 100 && at_takeover < 0; ++i) {
+    if (absl::StatusOr<proto::JobStatus> s = quick.Get(job.job_id()); s.ok()) {
+      at_takeover = s->trials_done();
+    }
+  }
+  ASSERT_GE(at_takeover, 0) << "no replica answered";
+  for (int i = 0; i < 600; ++i) {
+    absl::StatusOr<proto::JobStatus> s = quick.Get(job.job_id());
+    if (s.ok() && s->trials_done() >= std::min(kTrials, at_takeover + 2)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+
+  // Woken, the old leader finds its lease gone and exits (75) without
+  // serving again; any write it tries meanwhile is refused by its epoch.
+  fleet_->tracker(first_).Kill(SIGCONT);
+  const std::optional<int> status = fleet_->tracker(first_).Wait(15);
+  ASSERT_TRUE(status.has_value()) << "the woken leader kept running";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 75) << *status;
+  EXPECT_THAT(fleet_->Log(FleetLauncher::TrackerName(first_)), HasSubstr("lost the leader lease"));
+
+  absl::StatusOr<proto::JobStatus> done = fleet_->WaitForJob(job.job_id(), 240);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), proto::SUCCEEDED) << done->message();
+  ExpectExact(job.job_id(), kTrials);
+}
+
+TEST_F(TrackerHaTest, APostgresRestartMidJobLosesNothing) {
+  StartFleet();
+  constexpr int64_t kTrials = 20;
+  proto::JobStatus job = fleet_->client().Submit(DenseJob(kTrials)).value();
+  WaitForTrials(job.job_id(), 4);
+  ASSERT_LT(TrialsDone(job.job_id()), kTrials);
+  // Every session drops: the leader cannot vouch for its lease and stops;
+  // a replica leads again once the database is back.
+  ASSERT_OK(pg_->KillAndRestart());
+  ASSERT_GE(WaitForLeaderAt(2), 0) << "no replica led after the database came back";
+  // The replica that stopped comes back (as its supervisor would start it).
+  for (int i = 0; i < 2; ++i) {
+    if (!fleet_->tracker(i).running()) ASSERT_OK(fleet_->StartTracker(i));
+  }
+  absl::StatusOr<proto::JobStatus> done = fleet_->WaitForJob(job.job_id(), 240);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), proto::SUCCEEDED) << done->message();
+  ExpectExact(job.job_id(), kTrials);
 }
 
 }  // namespace

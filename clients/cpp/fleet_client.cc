@@ -84,7 +84,12 @@ std::shared_ptr<proto::JobService::Stub> FleetClient::stub() {
 
 bool FleetClient::Follow(const grpc::Status& status, const grpc::ClientContext& context,
                          bool idempotent) {
-  if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return false;
+  // A tracker that does not answer in time (hung, or stopped with its
+  // socket open) is left too, for calls safe to repeat.
+  const bool silent = status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+  if (status.error_code() != grpc::StatusCode::UNAVAILABLE && !(silent && idempotent)) {
+    return false;
+  }
   const std::string hint = LeaderHint(context);
   // A standby refused the call before doing anything, so even a submission
   // may go to the leader; any other unavailability is retried elsewhere

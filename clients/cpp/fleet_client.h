@@ -40,8 +40,9 @@ struct FleetAddress {
 
 // Thread-safe. A call refused by a standby tracker is sent again to the
 // leader it names (or the next listed replica); a call that fails otherwise
-// is repeated elsewhere only when it is safe to repeat (not SubmitJob, not
-// a stream that already delivered something).
+// (unavailable, or no answer before its deadline) is repeated elsewhere only
+// when it is safe to repeat (not SubmitJob, not a stream that already
+// delivered something).
 class FleetClient {
  public:
   explicit FleetClient(const FleetAddress& fleet, double deadline_s = 30);

@@ -184,7 +184,10 @@ class Client:
         tracker now current (the leader a standby named, or the next listed
         replica). In plaintext a named leader is followed only to a loopback
         or listed address, so a standby cannot send the token elsewhere."""
-        if error.code() != grpc.StatusCode.UNAVAILABLE:
+        # A tracker that does not answer in time (hung, or stopped with its
+        # socket open) is left too, for calls safe to repeat.
+        silent = error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        if error.code() != grpc.StatusCode.UNAVAILABLE and not (silent and safe_to_repeat):
             return False
         hint = ""
         for key, value in error.trailing_metadata() or ():
