@@ -9,13 +9,19 @@
 //  3. dispatch: 1,000 simulated agents and 10 jobs; the tracker's
 //     measurement dispatch latency p50/p99 (QueueSummary: from the message
 //     that made a dispatch possible to the request queued on the agent's
-//     stream).
+//     stream) and its throughput (trials per second), for each agent count
+//     of --dispatch_agents and each store of --stores: the tracker's SQLite
+//     file, and PostgreSQL (a durable server started here, a fresh database
+//     per run), the runs of one agent count interleaved.
 //
 //   bazel run -c opt //bench:fleet_bench -- --json bench/results/fleet.json
+//   bazel run -c opt //bench:fleet_bench -- --parts dispatch --dispatch_agents 1000,10000
+//       --stores sqlite,postgres   (one command)
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -30,6 +36,7 @@
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 #include "proto_convert/task_spec.h"
+#include "tracker/store/postgres_test_server.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/workloads/workload.h"
 
@@ -42,7 +49,10 @@ ABSL_FLAG(int, rounds, 3, "overhead: local and fleet runs, interleaved; medians 
 ABSL_FLAG(std::string, agents, "1,4,16,64", "throughput: agent counts");
 ABSL_FLAG(double, sim_measure_ms, 100, "throughput: simulated measurement time");
 ABSL_FLAG(int, trials_per_agent, 20, "throughput: trials per agent");
-ABSL_FLAG(int, dispatch_agents, 1000, "dispatch: simulated agents");
+ABSL_FLAG(std::string, dispatch_agents, "1000", "dispatch: simulated agent counts");
+ABSL_FLAG(std::string, stores, "sqlite",
+          "dispatch: the tracker's stores, each run per agent count: sqlite, postgres");
+ABSL_FLAG(int, dispatch_rounds, 1, "dispatch: runs of each store per agent count, interleaved");
 ABSL_FLAG(int, dispatch_jobs, 10, "dispatch: concurrent jobs");
 ABSL_FLAG(int64_t, dispatch_trials, 300, "dispatch: trials per job");
 ABSL_FLAG(double, dispatch_measure_ms, 2000, "dispatch: simulated measurement time");
@@ -212,16 +222,20 @@ double Median(std::vector<double> v) {
   return out;
 }
 
-[[nodiscard]] absl::StatusOr<nlohmann::json> Dispatch() {
+// One dispatch run: `agents` simulated agents, the tracker on `store`
+// (empty: its SQLite file).
+[[nodiscard]] absl::StatusOr<nlohmann::json> DispatchRun(int agents, const std::string& store) {
   FleetLauncher::Options o;
   o.device_key = "sim";
   o.agents = 1;
-  o.agents_per_process = absl::GetFlag(FLAGS_dispatch_agents);
+  o.agents_per_process = agents;
   o.simulate_measure_ms = absl::GetFlag(FLAGS_dispatch_measure_ms);
   o.simulate_build_ms = 1;
   o.builder_parallelism = 32;
   o.worker_timeout_s = 60;
   o.heartbeat_s = 2;
+  o.store = store;
+  o.start_timeout_s = 60 + 0.05 * agents;
   FleetLauncher fleet(o);
   if (absl::Status s = fleet.Start(); !s.ok()) return s;
   const int jobs = absl::GetFlag(FLAGS_dispatch_jobs);
@@ -235,23 +249,67 @@ double Median(std::vector<double> v) {
     ids.push_back(job->job_id());
   }
   for (const std::string& id : ids) {
-    absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(id, 1800);
+    absl::StatusOr<proto::JobStatus> done = fleet.WaitForJob(id, 3600);
     if (!done.ok()) return done.status();
   }
   const double wall = Now() - t0;
   proto::QueueSummaryResponse q = fleet.client().Queue().value();
-  nlohmann::json out = {{"agents", o.agents_per_process},
+  const std::string store_name = store.empty() ? "sqlite" : "postgres";
+  nlohmann::json out = {{"store", store_name},
+                        {"agents", agents},
                         {"jobs", jobs},
                         {"trials", jobs * trials},
                         {"wall_s", wall},
+                        {"trials_per_s", jobs * trials / wall},
                         {"dispatch_p50_ms", q.dispatch_p50_s() * 1e3},
                         {"dispatch_p99_ms", q.dispatch_p99_s() * 1e3},
                         {"samples", q.dispatch_samples()}};
   std::cout << absl::StrFormat(
-      "dispatch  %d simulated agents, %d jobs, %d trials in %.1f s: p50 %.3f ms, p99 %.3f ms "
-      "(target p99 <= 5) over %d dispatches\n",
-      o.agents_per_process, jobs, jobs * trials, wall, q.dispatch_p50_s() * 1e3,
+      "dispatch  %-8s %5d simulated agents, %d jobs, %d trials in %.1f s (%.1f trials/s): "
+      "p50 %.3f ms, p99 %.3f ms over %d dispatches\n",
+      store_name, agents, jobs, jobs * trials, wall, jobs * trials / wall, q.dispatch_p50_s() * 1e3,
       q.dispatch_p99_s() * 1e3, q.dispatch_samples());
+  return out;
+}
+
+[[nodiscard]] absl::StatusOr<nlohmann::json> Dispatch() {
+  const std::vector<std::string> stores =
+      absl::StrSplit(absl::GetFlag(FLAGS_stores), ',', absl::SkipEmpty());
+  std::unique_ptr<PostgresTestServer> pg;
+  for (const std::string& store : stores) {
+    if (store == "postgres" && pg == nullptr) {
+      PostgresTestServer::Options options;
+      options.durable = true;  // fsync and synchronous_commit on, as deployed
+      TF_ASSIGN_OR_RETURN(pg, PostgresTestServer::Start(options));
+    } else if (store != "postgres" && store != "sqlite") {
+      return absl::InvalidArgumentError("--stores: sqlite or postgres, not " + store);
+    }
+  }
+  nlohmann::json out = nlohmann::json::array();
+  int databases = 0;
+  for (absl::string_view n_text : absl::StrSplit(absl::GetFlag(FLAGS_dispatch_agents), ',')) {
+    const int agents = std::stoi(std::string(n_text));
+    std::map<std::string, std::vector<double>> rates, p99s;
+    for (int round = 0; round < absl::GetFlag(FLAGS_dispatch_rounds); ++round) {
+      for (const std::string& store : stores) {
+        std::string address;
+        if (store == "postgres") {
+          TF_ASSIGN_OR_RETURN(address, pg->NewDatabase(absl::StrCat("dispatch_", ++databases)));
+        }
+        TF_ASSIGN_OR_RETURN(nlohmann::json run, DispatchRun(agents, address));
+        rates[store].push_back(run["trials_per_s"].get<double>());
+        p99s[store].push_back(run["dispatch_p99_ms"].get<double>());
+        out.push_back(run);
+      }
+    }
+    if (rates.count("sqlite") && rates.count("postgres")) {
+      std::cout << absl::StrFormat(
+          "dispatch  %5d agents: postgres/sqlite throughput %.3f (target >= 0.8), p99 %.3f vs "
+          "%.3f ms (medians of %d)\n",
+          agents, Median(rates["postgres"]) / Median(rates["sqlite"]), Median(p99s["postgres"]),
+          Median(p99s["sqlite"]), absl::GetFlag(FLAGS_dispatch_rounds));
+    }
+  }
   return out;
 }
 

@@ -197,7 +197,7 @@ absl::Status FleetLauncher::Start() {
              [expected](const proto::ListDevicesResponse& d) {
                return d.workers_size() == expected;
              },
-             60)
+             options_.start_timeout_s)
       .status();
 }
 

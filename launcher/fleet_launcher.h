@@ -104,6 +104,9 @@ class FleetLauncher {
     std::string target = "llvm -mcpu=native";
     // How Supervise restarts a child that died.
     RestartOptions restart;
+    // How long Start() waits for every worker to register (thousands of
+    // simulated agents take a while).
+    double start_timeout_s = 60;
   };
 
   // What Supervise saw or did to one child ("tracker", "agent-0", ...).

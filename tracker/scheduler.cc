@@ -372,8 +372,13 @@ void Scheduler::HandleMeasureResult(Worker& agent, const proto::MeasureResult& r
   ++agent.completed;
   if (metrics_ != nullptr)
     metrics_->ObserveMeasure(job.stored.spec.device_key(), result.measure_seconds());
-  if (!job.finished()) lifecycle_.Measured(job, trial, result, agent);
+  // The agent is free whatever becomes of its result: it gets its next
+  // measurement before the result's store write (an fsync, on a durable
+  // store), which is not an acknowledgement of anything. Then the result
+  // (written before anyone hears of it), and whatever it makes possible.
   dispatcher_.MarkAgentFree(agent);
+  dispatcher_.DispatchAll(received_at);
+  if (!job.finished()) lifecycle_.Measured(job, trial, result, agent);
   dispatcher_.DispatchAll(received_at);
 }
 

@@ -32,7 +32,9 @@ absl::StatusCode CodeOfSqlState(absl::string_view state) {
   if (state == "57014") return absl::StatusCode::kDeadlineExceeded;  // canceled
   if (cls == "40" || state == "25P02") return absl::StatusCode::kAborted;
   if (cls == "53") return absl::StatusCode::kResourceExhausted;
+  if (state == "23503") return absl::StatusCode::kNotFound;  // a row it refers to is missing
   if (cls == "23") return absl::StatusCode::kFailedPrecondition;
+  if (state == kFencedSqlState) return absl::StatusCode::kFailedPrecondition;
   if (cls == "28" || state == "42501") return absl::StatusCode::kPermissionDenied;
   if (state == "3D000") return absl::StatusCode::kNotFound;
   if (cls == "22") return absl::StatusCode::kInvalidArgument;
@@ -237,37 +239,49 @@ absl::Status PgConnection::EnsureConnected(absl::string_view operation) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<PGresult*> PgConnection::NextResult(absl::Time deadline,
+                                                   absl::string_view operation) {
+  const int fd = PQsocket(conn_);
+  while (PQisBusy(conn_)) {
+    const absl::Duration left = deadline - absl::Now();
+    struct pollfd pfd = {fd, POLLIN, 0};
+    const int ready =
+        left <= absl::ZeroDuration() ? 0 : poll(&pfd, 1, absl::ToInt64Milliseconds(left) + 1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      // The server did not answer in time: the connection's state is
+      // unknown, so it is dropped (and, where allowed, opened again by the
+      // next call). What the statement did is not acknowledged.
+      PQfinish(conn_);
+      conn_ = nullptr;
+      return Error(absl::StatusCode::kDeadlineExceeded, operation,
+                   absl::StrCat("no answer within ", absl::FormatDuration(options_.call_timeout),
+                                "; the connection is dropped"));
+    }
+    if (!PQconsumeInput(conn_)) {
+      return Error(absl::StatusCode::kUnavailable, operation,
+                   absl::StrCat("connection lost: ", StripNewline(PQerrorMessage(conn_))));
+    }
+  }
+  return PQgetResult(conn_);
+}
+
+absl::Status PgConnection::ErrorOf(const PGresult* result, absl::string_view operation) const {
+  const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+  return Error(CodeOfSqlState(state == nullptr ? "" : state), operation,
+               absl::StrCat(StripNewline(PQresultErrorMessage(result)), " (SQLSTATE ",
+                            state == nullptr ? "none" : state, ")"));
+}
+
 absl::StatusOr<PgResult> PgConnection::Finish(bool sent, absl::string_view operation) {
   if (!sent) {
     return Error(absl::StatusCode::kUnavailable, operation,
                  absl::StrCat("cannot send: ", StripNewline(PQerrorMessage(conn_))));
   }
   const absl::Time deadline = absl::Now() + options_.call_timeout;
-  const int fd = PQsocket(conn_);
   std::unique_ptr<PGresult, PgResultDeleter> last, error;
   for (;;) {
-    while (PQisBusy(conn_)) {
-      const absl::Duration left = deadline - absl::Now();
-      struct pollfd pfd = {fd, POLLIN, 0};
-      const int ready =
-          left <= absl::ZeroDuration() ? 0 : poll(&pfd, 1, absl::ToInt64Milliseconds(left) + 1);
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) {
-        // The server did not answer in time: the connection's state is
-        // unknown, so it is dropped (and, where allowed, opened again by the
-        // next call). What the statement did is not acknowledged.
-        PQfinish(conn_);
-        conn_ = nullptr;
-        return Error(absl::StatusCode::kDeadlineExceeded, operation,
-                     absl::StrCat("no answer within ", absl::FormatDuration(options_.call_timeout),
-                                  "; the connection is dropped"));
-      }
-      if (!PQconsumeInput(conn_)) {
-        return Error(absl::StatusCode::kUnavailable, operation,
-                     absl::StrCat("connection lost: ", StripNewline(PQerrorMessage(conn_))));
-      }
-    }
-    PGresult* result = PQgetResult(conn_);
+    TF_ASSIGN_OR_RETURN(PGresult * result, NextResult(deadline, operation));
     if (result == nullptr) break;
     const ExecStatusType status = PQresultStatus(result);
     if (status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE) {
@@ -279,17 +293,74 @@ absl::StatusOr<PgResult> PgConnection::Finish(bool sent, absl::string_view opera
       last.reset(result);
     }
   }
-  if (error != nullptr) {
-    const char* state = PQresultErrorField(error.get(), PG_DIAG_SQLSTATE);
-    return Error(CodeOfSqlState(state == nullptr ? "" : state), operation,
-                 absl::StrCat(StripNewline(PQresultErrorMessage(error.get())), " (SQLSTATE ",
-                              state == nullptr ? "none" : state, ")"));
-  }
+  if (error != nullptr) return ErrorOf(error.get(), operation);
   if (last == nullptr) {
     return Error(absl::StatusCode::kUnavailable, operation,
                  absl::StrCat("no result: ", StripNewline(PQerrorMessage(conn_))));
   }
   return PgResult(last.release());
+}
+
+absl::StatusOr<std::vector<PgResult>> PgConnection::Atomically(
+    absl::string_view operation, const std::vector<PgStatement>& statements) {
+  TF_RETURN_IF_ERROR(EnsureConnected(operation));
+  if (PQenterPipelineMode(conn_) != 1) {
+    return Error(absl::StatusCode::kInternal, operation,
+                 absl::StrCat("cannot enter pipeline mode: ", StripNewline(PQerrorMessage(conn_))));
+  }
+  bool sent = true;
+  for (const PgStatement& statement : statements) {
+    const std::vector<const char*> values = statement.params.pointers();
+    sent = sent && PQsendQueryParams(conn_, statement.sql, statement.params.size(),
+                                     statement.params.types(), values.data(),
+                                     statement.params.lengths(), statement.params.formats(),
+                                     /*resultFormat=*/1) == 1;
+  }
+  sent = sent && PQpipelineSync(conn_) == 1;
+  if (!sent) {
+    const absl::Status failed =
+        Error(absl::StatusCode::kUnavailable, operation,
+              absl::StrCat("cannot send: ", StripNewline(PQerrorMessage(conn_))));
+    PQfinish(conn_);  // a half-sent pipeline: start again on a new connection
+    conn_ = nullptr;
+    return failed;
+  }
+  // Each statement's result (then a null), an aborted marker for those
+  // after a failure, and the sync, which the server answers after the
+  // implicit transaction committed (or rolled back).
+  const absl::Time deadline = absl::Now() + options_.call_timeout;
+  std::vector<PgResult> results;
+  absl::Status failed = absl::OkStatus();
+  size_t index = 0;
+  for (;;) {
+    TF_ASSIGN_OR_RETURN(PGresult * raw, NextResult(deadline, operation));
+    if (raw == nullptr) {
+      ++index;  // the end of one statement's results
+      continue;
+    }
+    PgResult result(raw);
+    const ExecStatusType status = PQresultStatus(raw);
+    if (status == PGRES_PIPELINE_SYNC) break;
+    if (status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE) {
+      if (failed.ok()) {
+        failed = ErrorOf(raw, index < statements.size()
+                                  ? absl::StrCat(operation, ": ", statements[index].what)
+                                  : std::string(operation));
+      }
+    } else if (status != PGRES_PIPELINE_ABORTED && index < statements.size()) {
+      results.push_back(std::move(result));
+    }
+  }
+  if (PQexitPipelineMode(conn_) != 1) {
+    PQfinish(conn_);
+    conn_ = nullptr;
+  }
+  TF_RETURN_IF_ERROR(failed);
+  if (results.size() != statements.size()) {
+    return Error(absl::StatusCode::kInternal, operation,
+                 absl::StrCat(results.size(), " results for ", statements.size(), " statements"));
+  }
+  return results;
 }
 
 absl::StatusOr<PgResult> PgConnection::Exec(const char* sql, const PgParams& params,

@@ -37,6 +37,10 @@
 
 namespace tunefleet {
 
+// The SQLSTATE the store's fence raises for a write of a replaced leader
+// (tunefleet_fence, postgres_schema.cc): FailedPrecondition.
+inline constexpr char kFencedSqlState[] = "TF001";
+
 // True for a store address that names a PostgreSQL database
 // ("postgresql://..." or "postgres://...").
 bool IsPostgresAddress(absl::string_view store);
@@ -124,6 +128,13 @@ class PgResult {
   std::unique_ptr<PGresult, PgResultDeleter> result_;
 };
 
+// One statement of PgConnection::Atomically; `what` names it in errors.
+struct PgStatement {
+  const char* sql;
+  PgParams params;
+  std::string what;
+};
+
 struct PgConnectionOptions {
   // How long one call may take before it fails DeadlineExceeded (the
   // connection is then dropped and opened again by the next call).
@@ -153,6 +164,13 @@ class PgConnection {
   // statements allowed: schema changes, BEGIN, COMMIT).
   [[nodiscard]] absl::Status Run(const char* sql, absl::string_view operation);
 
+  // Runs `statements` as one transaction in one round trip (libpq's pipeline
+  // mode: the statements up to the sync point are one implicit transaction,
+  // committed at it): all take effect or none, OK only after the commit.
+  // On failure, the first failing statement's error, naming its `what`.
+  [[nodiscard]] absl::StatusOr<std::vector<PgResult>> Atomically(
+      absl::string_view operation, const std::vector<PgStatement>& statements);
+
   // Runs `body` (returning absl::Status) between BEGIN and COMMIT; rolls
   // back when it fails. OK only when the COMMIT succeeded.
   template <typename Body>
@@ -177,8 +195,14 @@ class PgConnection {
         options_(options),
         conn_(conn) {}
   [[nodiscard]] absl::Status EnsureConnected(absl::string_view operation);
+  // The next result of what was sent (null: the end of one query's
+  // results), waiting until `deadline`; the connection is dropped when the
+  // server does not answer by then.
+  [[nodiscard]] absl::StatusOr<PGresult*> NextResult(absl::Time deadline,
+                                                     absl::string_view operation);
   // Waits (up to the call timeout) for the result of a sent query.
   [[nodiscard]] absl::StatusOr<PgResult> Finish(bool sent, absl::string_view operation);
+  [[nodiscard]] absl::Status ErrorOf(const PGresult* result, absl::string_view operation) const;
   [[nodiscard]] absl::Status Commit(absl::string_view operation);
   void RollbackIfOpen();
   [[nodiscard]] absl::Status Error(absl::StatusCode code, absl::string_view operation,

@@ -60,6 +60,22 @@ CREATE TABLE tunefleet_leader (
   holder_started TIMESTAMPTZ
 );
 INSERT INTO tunefleet_leader (id, epoch, holder) VALUES (1, 0, '');
+-- The fence every write of a leader runs first, in the write's transaction:
+-- it holds the leader row FOR SHARE (a takeover waits for the write, or the
+-- write for the takeover) and fails with SQLSTATE TF001 when the epoch is no
+-- longer the writer's, so a replaced leader writes nothing.
+CREATE FUNCTION tunefleet_fence(expected BIGINT) RETURNS BIGINT LANGUAGE plpgsql AS $$
+DECLARE
+  current BIGINT;
+BEGIN
+  SELECT epoch INTO current FROM tunefleet_leader WHERE id = 1 FOR SHARE;
+  IF current IS DISTINCT FROM expected THEN
+    RAISE EXCEPTION 'this tracker led at epoch %, the store is at epoch %: another tracker took over; nothing written, this one must stop', expected, current
+      USING ERRCODE = 'TF001';
+  END IF;
+  RETURN current;
+END
+$$;
 )sql";
 
 struct Migration {

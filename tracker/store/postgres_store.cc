@@ -33,12 +33,9 @@ class PostgresStore final : public Store {
       const std::string& job_id) override;
 
  private:
-  // Inside a write's transaction: the leader row still carries this
-  // tracker's epoch (nothing to check without one).
-  [[nodiscard]] absl::Status CheckFence(absl::string_view operation)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  [[nodiscard]] absl::Status WriteTrial(const StoredTrial& trial)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // With a fence epoch: the statement that fails a write's transaction
+  // unless the leader row still carries it (tunefleet_fence).
+  void AddFence(std::vector<PgStatement>& statements) const;
   [[nodiscard]] absl::StatusOr<std::vector<std::string>> ReadLines(const char* sql,
                                                                    const PgParams& params,
                                                                    absl::string_view operation)
@@ -49,24 +46,11 @@ class PostgresStore final : public Store {
   std::unique_ptr<PgConnection> db_ ABSL_GUARDED_BY(mutex_);
 };
 
-absl::Status PostgresStore::CheckFence(absl::string_view operation) {
-  if (fence_epoch_ <= 0) return absl::OkStatus();
-  TF_ASSIGN_OR_RETURN(PgResult leader,
-                      db_->Exec("SELECT epoch FROM tunefleet_leader WHERE id = 1 FOR SHARE",
-                                PgParams(), absl::StrCat(operation, ": check the leader epoch")));
-  int64_t epoch = -1;
-  if (leader.rows() == 1) {
-    PgRow row = leader.Row(0, db_->description() + ": the leader row");
-    epoch = row.Int8(0);
-    TF_RETURN_IF_ERROR(row.status());
-  }
-  if (epoch != fence_epoch_) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(db_->description(), ": ", operation, ": this tracker led at epoch ",
-                     fence_epoch_, " but the store is at epoch ", epoch,
-                     ": another tracker took over; nothing written, this one must stop"));
-  }
-  return absl::OkStatus();
+void PostgresStore::AddFence(std::vector<PgStatement>& statements) const {
+  if (fence_epoch_ <= 0) return;
+  PgParams epoch;
+  epoch.Int8(fence_epoch_);
+  statements.push_back({"SELECT tunefleet_fence($1)", std::move(epoch), "check the leader epoch"});
 }
 
 absl::Status PostgresStore::PutJob(const StoredJob& job) {
@@ -76,7 +60,8 @@ absl::Status PostgresStore::PutJob(const StoredJob& job) {
     return absl::InvalidArgumentError(
         absl::StrCat("PutJob: job '", job.job_id, "': spec does not serialize"));
   }
-  const std::string operation = absl::StrCat("put job '", job.job_id, "'");
+  std::vector<PgStatement> statements;
+  AddFence(statements);
   PgParams params;
   params.Text(job.job_id)
       .Int8(job.sequence)
@@ -86,78 +71,58 @@ absl::Status PostgresStore::PutJob(const StoredJob& job) {
       .Float8(job.created_at)
       .Float8(job.started_at)
       .Float8(job.finished_at);
+  statements.push_back(
+      {"INSERT INTO tunefleet_jobs (job_id, sequence, spec, state, message, created_at, "
+       "started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+       "ON CONFLICT (job_id) DO UPDATE SET sequence = excluded.sequence, "
+       "spec = excluded.spec, state = excluded.state, message = excluded.message, "
+       "created_at = excluded.created_at, started_at = excluded.started_at, "
+       "finished_at = excluded.finished_at",
+       std::move(params), "write the row"});
   absl::MutexLock lock(&mutex_);
-  return db_->InTransaction(operation, [&]() -> absl::Status {
-    TF_RETURN_IF_ERROR(CheckFence(operation));
-    return db_
-        ->Exec(
-            "INSERT INTO tunefleet_jobs (job_id, sequence, spec, state, message, created_at, "
-            "started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
-            "ON CONFLICT (job_id) DO UPDATE SET sequence = excluded.sequence, "
-            "spec = excluded.spec, state = excluded.state, message = excluded.message, "
-            "created_at = excluded.created_at, started_at = excluded.started_at, "
-            "finished_at = excluded.finished_at",
-            params, operation)
-        .status();
-  });
-}
-
-absl::Status PostgresStore::WriteTrial(const StoredTrial& trial) {
-  std::string result;
-  if (!trial.result.SerializeToString(&result)) {
-    return absl::InvalidArgumentError(absl::StrCat("PutTrials: trial ", trial.trial_id, " of job '",
-                                                   trial.job_id, "': result does not serialize"));
-  }
-  PgParams params;
-  params.Text(trial.job_id)
-      .Int8(trial.trial_id)
-      .Bytes(trial.config_json)
-      .Int8(trial.config_index)
-      .Int4(trial.attempts)
-      .Bool(trial.done)
-      .Bytes(result)
-      .Bytes(trial.record_line)
-      .Int4(trial.task_index)
-      .Int8(trial.validates)
-      .Int4(trial.validation_pass);
-  return db_
-      ->Exec(
-          "INSERT INTO tunefleet_trials (job_id, trial_id, config_json, config_index, "
-          "attempts, done, result, record_line, task_index, validates, validation_pass) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
-          "ON CONFLICT (job_id, trial_id) DO UPDATE SET config_json = excluded.config_json, "
-          "config_index = excluded.config_index, attempts = excluded.attempts, "
-          "done = excluded.done, result = excluded.result, "
-          "record_line = excluded.record_line, task_index = excluded.task_index, "
-          "validates = excluded.validates, validation_pass = excluded.validation_pass",
-          params, absl::StrCat("put trial ", trial.trial_id, " of job '", trial.job_id, "'"))
-      .status();
+  return db_->Atomically(absl::StrCat("put job '", job.job_id, "'"), statements).status();
 }
 
 absl::Status PostgresStore::PutTrials(const std::vector<StoredTrial>& trials) {
   if (trials.empty()) return absl::OkStatus();
-  absl::MutexLock lock(&mutex_);
-  return db_->InTransaction("PutTrials", [&]() -> absl::Status {
-    TF_RETURN_IF_ERROR(CheckFence("PutTrials"));
-    const std::string* checked_job = nullptr;  // batches are usually of one job
-    for (const StoredTrial& trial : trials) {
-      if (checked_job == nullptr || *checked_job != trial.job_id) {
-        PgParams id;
-        id.Text(trial.job_id);
-        TF_ASSIGN_OR_RETURN(PgResult found,
-                            db_->Exec("SELECT 1 FROM tunefleet_jobs WHERE job_id = $1", id,
-                                      absl::StrCat("PutTrials: look up job '", trial.job_id, "'")));
-        if (found.rows() == 0) {
-          return absl::NotFoundError(absl::StrCat("PutTrials: trial ", trial.trial_id, " of job '",
-                                                  trial.job_id,
-                                                  "': the job was never put; nothing written"));
-        }
-        checked_job = &trial.job_id;
-      }
-      TF_RETURN_IF_ERROR(WriteTrial(trial));
+  std::vector<PgStatement> statements;
+  AddFence(statements);
+  for (const StoredTrial& trial : trials) {
+    std::string result;
+    if (!trial.result.SerializeToString(&result)) {
+      return absl::InvalidArgumentError(absl::StrCat("PutTrials: trial ", trial.trial_id,
+                                                     " of job '", trial.job_id,
+                                                     "': result does not serialize"));
     }
-    return absl::OkStatus();
-  });
+    PgParams params;
+    params.Text(trial.job_id)
+        .Int8(trial.trial_id)
+        .Bytes(trial.config_json)
+        .Int8(trial.config_index)
+        .Int4(trial.attempts)
+        .Bool(trial.done)
+        .Bytes(result)
+        .Bytes(trial.record_line)
+        .Int4(trial.task_index)
+        .Int8(trial.validates)
+        .Int4(trial.validation_pass);
+    // A trial of a job never put violates the foreign key: NotFound, and
+    // the whole batch is rolled back.
+    statements.push_back(
+        {"INSERT INTO tunefleet_trials (job_id, trial_id, config_json, config_index, "
+         "attempts, done, result, record_line, task_index, validates, validation_pass) "
+         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+         "ON CONFLICT (job_id, trial_id) DO UPDATE SET config_json = excluded.config_json, "
+         "config_index = excluded.config_index, attempts = excluded.attempts, "
+         "done = excluded.done, result = excluded.result, "
+         "record_line = excluded.record_line, task_index = excluded.task_index, "
+         "validates = excluded.validates, validation_pass = excluded.validation_pass",
+         std::move(params),
+         absl::StrCat("trial ", trial.trial_id, " of job '", trial.job_id,
+                      "' (a job never put writes nothing)")});
+  }
+  absl::MutexLock lock(&mutex_);
+  return db_->Atomically("PutTrials", statements).status();
 }
 
 absl::StatusOr<std::vector<StoredJob>> PostgresStore::LoadJobs() {

@@ -13,7 +13,10 @@
 // PGPASSWORD or a password file; TLS with sslmode=verify-full). The schema
 // is created or migrated at open (postgres_schema.h); a newer one is refused.
 //
-// Fencing. With a fence_epoch, every write first reads the leader row's
+// Every write is one transaction in one round trip to the server (libpq's
+// pipeline mode), acknowledged after its commit.
+//
+// Fencing. With a fence_epoch, every write first checks the leader row's
 // epoch in its own transaction (FOR SHARE, so a takeover waits for it or it
 // for the takeover) and writes nothing, FailedPrecondition, when the epoch
 // is no longer this tracker's: a paused old leader cannot write after a new

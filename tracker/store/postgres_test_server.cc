@@ -60,7 +60,12 @@ namespace {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PostgresTestServer>> PostgresTestServer::Start() {
+  return Start(Options{});
+}
+
+absl::StatusOr<std::unique_ptr<PostgresTestServer>> PostgresTestServer::Start(Options options) {
   std::unique_ptr<PostgresTestServer> server(new PostgresTestServer());
+  server->options_ = options;
   TF_ASSIGN_OR_RETURN(server->bindir_, FindBinDir());
   const bool root = geteuid() == 0;
   // Under root the server's user must reach its directory: /tmp, not a
@@ -101,8 +106,9 @@ absl::Status PostgresTestServer::Launch() {
   for (const std::string& arg :
        {bindir_ + "/postgres", std::string("-D"), data_dir_, std::string("-p"), absl::StrCat(port_),
         std::string("-c"), std::string("listen_addresses=127.0.0.1"), std::string("-c"),
-        std::string("unix_socket_directories="), std::string("-c"), std::string("fsync=off"),
-        std::string("-c"), std::string("max_connections=50")}) {
+        std::string("unix_socket_directories="), std::string("-c"),
+        std::string(options_.durable ? "fsync=on" : "fsync=off"), std::string("-c"),
+        std::string("max_connections=50")}) {
     argv.push_back(arg);
   }
   TF_ASSIGN_OR_RETURN(server_, Process::Spawn(argv, root_ + "/postgres.log"));

@@ -23,9 +23,15 @@ namespace tunefleet {
 
 class PostgresTestServer {
  public:
+  struct Options {
+    // Off for tests (no fsync per commit); on for benchmarks, which measure
+    // the server as deployed (fsync and synchronous_commit on).
+    bool durable = false;
+  };
   // NotFound when no PostgreSQL server binaries are installed
   // (./scripts/install_deps.sh test installs them).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PostgresTestServer>> Start();
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PostgresTestServer>> Start(Options options);
   ~PostgresTestServer();
 
   // Creates an empty database; its address.
@@ -46,6 +52,7 @@ class PostgresTestServer {
   [[nodiscard]] absl::Status Launch();
   [[nodiscard]] absl::Status Sql(const std::string& sql);
 
+  Options options_;
   std::string bindir_;
   std::string root_;                  // removed when destroyed
   std::string data_dir_;              // root_/data
