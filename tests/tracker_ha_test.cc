@@ -28,17 +28,9 @@ using ::testing::HasSubstr;
 
 class TrackerHaTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::unique_ptr<PostgresTestServer>> started = PostgresTestServer::Start();
-    ASSERT_TRUE(started.ok()) << started.status();
-    pg_ = std::move(started).value();
-  }
-  static void TearDownTestSuite() { pg_.reset(); }
-
   // Two replicas, one agent; the lease short enough for a test.
   void StartFleet() {
-    ASSERT_NE(pg_, nullptr);
-    absl::StatusOr<std::string> store = pg_->NewDatabase(absl::StrCat("ha_", ++databases_));
+    absl::StatusOr<std::string> store = NewSharedTestDatabase();
     ASSERT_TRUE(store.ok()) << store.status();
     FleetLauncher::Options o;
     o.store = *store;
@@ -99,8 +91,6 @@ class TrackerHaTest : public ::testing::Test {
     return spec;
   }
 
-  static inline std::unique_ptr<PostgresTestServer> pg_;
-  static inline int databases_ = 0;
   std::unique_ptr<FleetLauncher> fleet_;
   int first_ = -1;
 };
@@ -227,7 +217,9 @@ TEST_F(TrackerHaTest, APostgresRestartMidJobLosesNothing) {
   ASSERT_LT(TrialsDone(job.job_id()), kTrials);
   // Every session drops: the leader cannot vouch for its lease and stops;
   // a replica leads again once the database is back.
-  ASSERT_OK(pg_->KillAndRestart());
+  absl::StatusOr<PostgresTestServer*> pg = SharedPostgresTestServer();
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  ASSERT_OK((*pg)->KillAndRestart());
   ASSERT_GE(WaitForLeaderAt(2), 0) << "no replica led after the database came back";
   // The replica that stopped comes back (as its supervisor would start it).
   for (int i = 0; i < 2; ++i) {

@@ -25,16 +25,8 @@ using ::testing::Not;
 
 class ReplicaTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::unique_ptr<PostgresTestServer>> started = PostgresTestServer::Start();
-    ASSERT_TRUE(started.ok()) << started.status();
-    server_ = std::move(started).value();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-
   void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    absl::StatusOr<std::string> address = server_->NewDatabase(absl::StrCat("replica_", ++dbs_));
+    absl::StatusOr<std::string> address = NewSharedTestDatabase();
     ASSERT_TRUE(address.ok()) << address.status();
     store_ = *address;
   }
@@ -93,8 +85,6 @@ class ReplicaTest : public ::testing::Test {
     return answer->size() == 2 && (*answer)[0] == 0x08 ? (*answer)[1] : 0;
   }
 
-  static inline std::unique_ptr<PostgresTestServer> server_;
-  static inline int dbs_ = 0;
   std::string store_;
 };
 
@@ -167,7 +157,7 @@ TEST_F(ReplicaTest, ALeaderWhoseLeaseIsCutStopsAndAnotherLeads) {
   std::unique_ptr<TrackerReplica> a = StartReplica();
   ASSERT_TRUE(WaitUntil([&] { return a->leading(); }));
   std::unique_ptr<TrackerReplica> b = StartReplica();
-  ASSERT_TRUE(server_->TerminateSessions(kLeaseApplicationName).ok());
+  ASSERT_TRUE(SharedPostgresTestServer().value()->TerminateSessions(kLeaseApplicationName).ok());
   // The leader notices within its next check and stops serving at once.
   absl::Status ended = a->Wait();
   EXPECT_EQ(ended.code(), absl::StatusCode::kUnavailable) << ended;

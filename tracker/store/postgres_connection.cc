@@ -41,6 +41,17 @@ absl::StatusCode CodeOfSqlState(absl::string_view state) {
   return absl::StatusCode::kInternal;
 }
 
+// Network byte order (PostgreSQL's binary format) to and from the host's.
+std::string Big64(uint64_t host) {
+  const uint64_t big = htobe64(host);
+  return std::string(reinterpret_cast<const char*>(&big), sizeof(big));
+}
+uint64_t Host64(const char* value) {
+  uint64_t big;
+  std::memcpy(&big, value, sizeof(big));
+  return be64toh(big);
+}
+
 std::string StripNewline(const char* message) {
   return std::string(absl::StripTrailingAsciiWhitespace(message == nullptr ? "" : message));
 }
@@ -99,8 +110,7 @@ PgParams& PgParams::Add(unsigned int type, std::string value) {
 PgParams& PgParams::Text(absl::string_view text) { return Add(kTextOid, std::string(text)); }
 PgParams& PgParams::Bytes(absl::string_view bytes) { return Add(kByteaOid, std::string(bytes)); }
 PgParams& PgParams::Int8(int64_t value) {
-  const uint64_t big = htobe64(static_cast<uint64_t>(value));
-  return Add(kInt8Oid, std::string(reinterpret_cast<const char*>(&big), sizeof(big)));
+  return Add(kInt8Oid, Big64(static_cast<uint64_t>(value)));
 }
 PgParams& PgParams::Int4(int32_t value) {
   const uint32_t big = htobe32(static_cast<uint32_t>(value));
@@ -109,8 +119,7 @@ PgParams& PgParams::Int4(int32_t value) {
 PgParams& PgParams::Float8(double value) {
   uint64_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
-  const uint64_t big = htobe64(bits);
-  return Add(kFloat8Oid, std::string(reinterpret_cast<const char*>(&big), sizeof(big)));
+  return Add(kFloat8Oid, Big64(bits));
 }
 PgParams& PgParams::Bool(bool value) { return Add(kBoolOid, std::string(1, value ? 1 : 0)); }
 
@@ -156,10 +165,7 @@ absl::string_view PgRow::Bytes(int column) {
 
 int64_t PgRow::Int8(int column) {
   const char* value = Value(column, kInt8Oid, 8, "a bigint");
-  if (value == nullptr) return 0;
-  uint64_t big;
-  std::memcpy(&big, value, sizeof(big));
-  return static_cast<int64_t>(be64toh(big));
+  return value == nullptr ? 0 : static_cast<int64_t>(Host64(value));
 }
 
 int32_t PgRow::Int4(int column) {
@@ -173,9 +179,7 @@ int32_t PgRow::Int4(int column) {
 double PgRow::Float8(int column) {
   const char* value = Value(column, kFloat8Oid, 8, "a double precision");
   if (value == nullptr) return 0;
-  uint64_t big;
-  std::memcpy(&big, value, sizeof(big));
-  const uint64_t bits = be64toh(big);
+  const uint64_t bits = Host64(value);
   double out;
   std::memcpy(&out, &bits, sizeof(out));
   return out;

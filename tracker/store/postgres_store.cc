@@ -150,25 +150,15 @@ absl::StatusOr<std::vector<StoredJob>> PostgresStore::LoadJobs() {
     job.created_at = row.Float8(5);
     job.started_at = row.Float8(6);
     job.finished_at = row.Float8(7);
+    absl::StatusOr<proto::JobState> job_state =
+        StoredJobState(state, absl::StrCat(db_->description(), ": job '", job.job_id, "'"));
     absl::Status damage = row.status();
-    if (damage.ok() && !proto::JobState_IsValid(state)) {
-      damage = absl::DataLossError(absl::StrCat(db_->description(), ": job '", job.job_id,
-                                                "': state ", state, " is not a JobState"));
-    }
+    if (damage.ok()) damage = job_state.status();
     if (!damage.ok()) {
-      // One damaged row must not keep the tracker from serving every other
-      // job: the job loads as FAILED, naming the row, which stays as it was.
-      TF_LOG(ERROR) << damage.message()
-                    << "; the job is reported FAILED, its row is left as it was";
-      StoredJob failed;
-      failed.job_id = job.job_id;
-      failed.sequence = job.sequence;
-      failed.state = proto::FAILED;
-      failed.message = absl::StrCat(kDamagedRowMessage, damage.message(), "; ", kRepairHint);
-      jobs.push_back(std::move(failed));
+      jobs.push_back(DamagedJob(job, damage, kRepairHint));
       continue;
     }
-    job.state = static_cast<proto::JobState>(state);
+    job.state = *job_state;
     jobs.push_back(std::move(job));
   }
   return jobs;

@@ -30,16 +30,11 @@ using ::testing::Not;
 
 class PostgresStoreTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::unique_ptr<PostgresTestServer>> started = PostgresTestServer::Start();
-    ASSERT_TRUE(started.ok()) << started.status();
-    server_ = std::move(started).value();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-
   void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    absl::StatusOr<std::string> address = server_->NewDatabase(absl::StrCat("db_", ++databases_));
+    absl::StatusOr<PostgresTestServer*> server = SharedPostgresTestServer();
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *server;
+    absl::StatusOr<std::string> address = NewSharedTestDatabase();
     ASSERT_TRUE(address.ok()) << address.status();
     address_ = *address;
   }
@@ -93,8 +88,7 @@ class PostgresStoreTest : public ::testing::Test {
     return trial;
   }
 
-  static inline std::unique_ptr<PostgresTestServer> server_;
-  static inline int databases_ = 0;
+  PostgresTestServer* server_ = nullptr;
   std::string address_;
 };
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -170,6 +171,19 @@ absl::Status PostgresTestServer::TerminateSessions(const std::string& applicatio
   return Sql(absl::StrCat(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '",
       application_name, "'"));
+}
+
+[[nodiscard]] absl::StatusOr<PostgresTestServer*> SharedPostgresTestServer() {
+  // Destroyed at exit, which stops the server.
+  static absl::StatusOr<std::unique_ptr<PostgresTestServer>> server = PostgresTestServer::Start();
+  if (!server.ok()) return server.status();
+  return server->get();
+}
+
+[[nodiscard]] absl::StatusOr<std::string> NewSharedTestDatabase() {
+  static std::atomic<int> databases{0};
+  TF_ASSIGN_OR_RETURN(PostgresTestServer * server, SharedPostgresTestServer());
+  return server->NewDatabase(absl::StrCat("test_", ++databases));
 }
 
 }  // namespace tunefleet

@@ -9,6 +9,10 @@
 //   TF_ASSIGN_OR_RETURN(std::unique_ptr<PostgresTestServer> pg, PostgresTestServer::Start());
 //   TF_ASSIGN_OR_RETURN(std::string address, pg->NewDatabase("store_test_1"));
 //   // address: "postgresql://tunefleet@127.0.0.1:<port>/store_test_1"
+//
+// Tests share one server per test binary and take a fresh database each:
+//
+//   TF_ASSIGN_OR_RETURN(std::string address, NewSharedTestDatabase());
 #ifndef TUNEFLEET_TRACKER_STORE_POSTGRES_TEST_SERVER_H_
 #define TUNEFLEET_TRACKER_STORE_POSTGRES_TEST_SERVER_H_
 
@@ -60,6 +64,12 @@ class PostgresTestServer {
   int port_ = 0;
   Process server_;
 };
+
+// The test binary's one server, started on first use and stopped when the
+// binary exits (for tests that restart it or cut its sessions).
+[[nodiscard]] absl::StatusOr<PostgresTestServer*> SharedPostgresTestServer();
+// A fresh, empty database on that server; its address.
+[[nodiscard]] absl::StatusOr<std::string> NewSharedTestDatabase();
 
 }  // namespace tunefleet
 

@@ -363,27 +363,15 @@ absl::StatusOr<std::vector<StoredJob>> SqliteStore::LoadJobs() {
     job.created_at = row.Real(5);
     job.started_at = row.Real(6);
     job.finished_at = row.Real(7);
+    absl::StatusOr<proto::JobState> job_state =
+        StoredJobState(state, absl::StrCat("sqlite store ", path_, ": job '", job.job_id, "'"));
     absl::Status damage = row.status();
-    if (damage.ok() && (state < INT32_MIN || state > INT32_MAX ||
-                        !proto::JobState_IsValid(static_cast<int>(state)))) {
-      damage = absl::DataLossError(absl::StrCat("sqlite store ", path_, ": job '", job.job_id,
-                                                "': state ", state, " is not a JobState"));
-    }
+    if (damage.ok()) damage = job_state.status();
     if (!damage.ok()) {
-      // One damaged row must not keep the tracker from serving every other
-      // job: the job loads as FAILED, naming the row; the row stays as it
-      // was, for the operator to inspect or repair.
-      TF_LOG(ERROR) << damage.message()
-                    << "; the job is reported FAILED, its row is left as it was";
-      StoredJob failed;
-      failed.job_id = job.job_id;
-      failed.sequence = job.sequence;
-      failed.state = proto::FAILED;
-      failed.message = absl::StrCat(kDamagedRowMessage, damage.message(), "; ", kRepairHint);
-      jobs.push_back(std::move(failed));
+      jobs.push_back(DamagedJob(job, damage, kRepairHint));
       continue;
     }
-    job.state = static_cast<proto::JobState>(state);
+    job.state = *job_state;
     jobs.push_back(std::move(job));
   }
   if (rc != SQLITE_DONE) return Error(rc, "load jobs");

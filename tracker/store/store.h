@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/fleet.pb.h"
 
 namespace tunefleet {
@@ -64,6 +65,17 @@ struct StoredTrial {
   // its "validation"); empty for a validation measurement.
   std::string record_line;
 };
+
+// A job row that could not be read back (`damage`): the job as FAILED, with
+// a message that starts with kDamagedRowMessage, names the damage and
+// `repair_hint`; logged. One damaged row must not keep the tracker from
+// serving every other job; the row itself is left as it was, for the
+// operator to inspect or repair.
+StoredJob DamagedJob(const StoredJob& job, const absl::Status& damage,
+                     absl::string_view repair_hint);
+
+// A stored job state, or DataLoss naming `what` when it is not a JobState.
+[[nodiscard]] absl::StatusOr<proto::JobState> StoredJobState(int64_t state, absl::string_view what);
 
 class Store {
  public:

@@ -90,29 +90,8 @@ std::vector<int64_t> TrialIds(const std::vector<StoredTrial>& trials) {
 
 // ---------------------------------------------------------------- contract
 
-// One PostgreSQL server for the test binary, started on first use and
-// stopped when the tests end; a fresh database per test.
-class SharedPostgres : public ::testing::Environment {
- public:
-  [[nodiscard]] static absl::StatusOr<std::string> NewDatabase() {
-    if (server_ == nullptr) {
-      absl::StatusOr<std::unique_ptr<PostgresTestServer>> started = PostgresTestServer::Start();
-      if (!started.ok()) return started.status();
-      server_ = std::move(started).value();
-    }
-    return server_->NewDatabase(absl::StrCat("contract_", ++databases_));
-  }
-  void TearDown() override { server_.reset(); }
-
- private:
-  static inline std::unique_ptr<PostgresTestServer> server_;
-  static inline int databases_ = 0;
-};
-[[maybe_unused]] ::testing::Environment* const kSharedPostgres =
-    ::testing::AddGlobalTestEnvironment(new SharedPostgres);
-
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Store>> OpenFreshPostgresStore() {
-  absl::StatusOr<std::string> address = SharedPostgres::NewDatabase();
+  absl::StatusOr<std::string> address = NewSharedTestDatabase();
   if (!address.ok()) return address.status();
   return OpenPostgresStore(*address);
 }
