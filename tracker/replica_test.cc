@@ -168,6 +168,16 @@ TEST_F(ReplicaTest, ALeaderWhoseLeaseIsCutStopsAndAnotherLeads) {
   ASSERT_TRUE(WaitUntil([&] { return b->leading(); }));
 }
 
+TEST_F(ReplicaTest, AReplicaThatCouldNeverLeadRefusesToStandBy) {
+  TrackerServerOptions options;
+  options.listen = "0.0.0.0:0";  // beyond loopback, with no tokens and no TLS
+  options.store_path = store_;
+  absl::StatusOr<std::unique_ptr<TrackerReplica>> refused = TrackerReplica::Start(options, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("without authentication"));
+}
+
 TEST_F(ReplicaTest, WithoutPostgresTheTrackerLeadsAlone) {
   TrackerServerOptions options;
   options.listen = "127.0.0.1:0";

@@ -59,14 +59,12 @@ namespace {
   return grpc::SslServerCredentials(ssl);
 }
 
-absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(
-    TrackerServerOptions options, std::unique_ptr<MetricsServer> metrics) {
-  std::unique_ptr<TrackerServer> t(new TrackerServer());
-  t->options_ = options;
+[[nodiscard]] absl::Status CheckTrackerServerOptions(const TrackerServerOptions& options) {
   const bool loopback = IsLoopbackAddress(options.listen);
+  std::unique_ptr<TokenSet> tokens;
   if (!options.token_file.empty()) {
-    TF_ASSIGN_OR_RETURN(TokenSet tokens, LoadTokenFile(options.token_file));
-    t->tokens_ = std::make_unique<TokenSet>(std::move(tokens));
+    TF_ASSIGN_OR_RETURN(TokenSet loaded, LoadTokenFile(options.token_file));
+    tokens = std::make_unique<TokenSet>(std::move(loaded));
   } else if (!loopback) {
     return absl::FailedPreconditionError(absl::StrCat(
         "refusing to listen on ", options.listen,
@@ -82,13 +80,25 @@ absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(
                      " in plaintext: tokens would travel in clear. "
                      "Pass --tls_cert and --tls_key, or listen on 127.0.0.1"));
   }
-  if (t->tokens_ != nullptr && t->tokens_->UnboundEntries().size() < t->tokens_->size() &&
+  if (tokens != nullptr && tokens->UnboundEntries().size() < tokens->size() &&
       options.tls_client_ca.empty()) {
     return absl::FailedPreconditionError(
         "the token file binds tokens to client certificate identities, but the tracker asks "
         "for no client certificates: pass --tls_client_ca");
   }
-  if (!loopback) TF_RETURN_IF_ERROR(CheckExposedSettings(options, *t->tokens_));
+  if (!loopback) TF_RETURN_IF_ERROR(CheckExposedSettings(options, *tokens));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(
+    TrackerServerOptions options, std::unique_ptr<MetricsServer> metrics) {
+  TF_RETURN_IF_ERROR(CheckTrackerServerOptions(options));
+  std::unique_ptr<TrackerServer> t(new TrackerServer());
+  t->options_ = options;
+  if (!options.token_file.empty()) {
+    TF_ASSIGN_OR_RETURN(TokenSet tokens, LoadTokenFile(options.token_file));
+    t->tokens_ = std::make_unique<TokenSet>(std::move(tokens));
+  }
   if (!options.builder_keys_file.empty()) {
     TF_ASSIGN_OR_RETURN(options.scheduler.builder_keys, LoadPinnedKeys(options.builder_keys_file));
     TF_LOG(INFO) << "pinned " << options.scheduler.builder_keys.texts().size()

@@ -72,6 +72,13 @@ struct TrackerServerOptions {
   SchedulerOptions scheduler;
 };
 
+// What TrackerServer::Start refuses before binding anything: no tokens or
+// plaintext off loopback, half a TLS pair, identity-bound tokens without
+// client certificates and, off loopback, unbound tokens or no pinned builder
+// keys (each with its way out). A replica on PostgreSQL checks these when it
+// starts standing by, not only when it first leads (tracker/replica.h).
+[[nodiscard]] absl::Status CheckTrackerServerOptions(const TrackerServerOptions& options);
+
 // The gRPC server credentials `options` ask for: TLS (requiring client
 // certificates with tls_client_ca) or plaintext. Shared with the standby
 // server of a replica (tracker/replica.h), which answers on the same port.

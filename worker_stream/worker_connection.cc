@@ -231,9 +231,20 @@ void WorkerConnection::ReaderLoop() {
       if (stopping_) break;
     }
     if (end.registered) backoff_s = options_.initial_backoff_s;
+    // A standby named the leader: dial it next, after the shortest wait.
+    // Several replicas listed: the next one.
+    bool followed = false;
+    if (trackers_.Advance(end.leader_hint)) {
+      followed = !end.leader_hint.empty() && trackers_.current() == end.leader_hint;
+      if (followed) backoff_s = options_.initial_backoff_s;
+      Dial(trackers_.current());
+    }
     const double wait_s = backoff_s * absl::Uniform(jitter_, 0.5, 1.5);
     const std::string wait = absl::StrFormat("%.2f s", wait_s);
-    if (end.registered) {
+    if (followed) {
+      TF_LOG(INFO) << "tracker " << address << " stands by; following the leader to "
+                   << end.leader_hint << " in " << wait;
+    } else if (end.registered) {
       TF_LOG(WARNING) << "session " << end.worker_id << " with tracker " << address << " ended ("
                       << end.reason << "); reconnecting in " << wait;
     } else if (end.refused) {
@@ -251,19 +262,8 @@ void WorkerConnection::ReaderLoop() {
       TF_LOG(WARNING) << "tracker " << address << " unreachable (" << end.reason
                       << "); retrying in " << wait;
     }
-    unreachable_before = !end.registered && !end.refused;
+    unreachable_before = !end.registered && !end.refused && !followed;
     backoff_s = std::min(backoff_s * 2, options_.max_backoff_s);
-    // A standby named the leader: dial it next, after the shortest wait.
-    // Several replicas listed: the next one.
-    if (trackers_.Advance(end.leader_hint)) {
-      if (!end.leader_hint.empty() && trackers_.current() == end.leader_hint) {
-        TF_LOG(INFO) << "tracker " << address << " stands by; following the leader to "
-                     << end.leader_hint;
-        backoff_s = options_.initial_backoff_s;
-        unreachable_before = false;
-      }
-      Dial(trackers_.current());
-    }
     if (!SleepUnlessStopping(wait_s)) break;
   }
   TF_LOG(INFO) << "connection to tracker " << trackers_.current() << " stopped";
