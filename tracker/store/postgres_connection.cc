@@ -148,10 +148,6 @@ const char* PgRow::Value(int column, unsigned int type, int size, absl::string_v
   return PQgetvalue(result_, row_, column);
 }
 
-bool PgRow::IsNull(int column) const {
-  return column >= PQnfields(result_) || PQgetisnull(result_, row_, column);
-}
-
 std::string PgRow::Text(int column) {
   const char* value = Value(column, kTextOid, -1, "text");
   return value == nullptr ? std::string() : std::string(value, PQgetlength(result_, row_, column));
@@ -190,29 +186,27 @@ bool PgRow::Bool(int column) {
   return value != nullptr && value[0] != 0;
 }
 
-int64_t PgResult::affected() const {
-  const char* tuples = PQcmdTuples(result_.get());
-  int64_t n = 0;
-  for (const char* c = tuples; c != nullptr && *c >= '0' && *c <= '9'; ++c) n = n * 10 + (*c - '0');
-  return n;
-}
-
 // ---------------------------------------------------------------- PgConnection
+
+absl::StatusOr<PGconn*> PgConnection::Connect(const std::string& conninfo,
+                                              const std::string& description,
+                                              absl::string_view operation) {
+  PGconn* conn = ConnectTo(conninfo);
+  if (conn == nullptr) return absl::ResourceExhaustedError(description + ": out of memory");
+  if (PQstatus(conn) == CONNECTION_OK) return conn;
+  const std::string message = StripNewline(PQerrorMessage(conn));
+  PQfinish(conn);
+  const bool refused_login =
+      absl::StrContains(message, "authentication failed") || absl::StrContains(message, "password");
+  return absl::Status(
+      refused_login ? absl::StatusCode::kPermissionDenied : absl::StatusCode::kUnavailable,
+      absl::StrCat(description, ": ", operation, ": ", message));
+}
 
 absl::StatusOr<std::unique_ptr<PgConnection>> PgConnection::Open(const std::string& conninfo,
                                                                  PgConnectionOptions options) {
   const std::string description = DescribePostgresAddress(conninfo);
-  PGconn* conn = ConnectTo(conninfo);
-  if (conn == nullptr) return absl::ResourceExhaustedError(description + ": out of memory");
-  if (PQstatus(conn) != CONNECTION_OK) {
-    const std::string message = StripNewline(PQerrorMessage(conn));
-    PQfinish(conn);
-    const bool refused_login = absl::StrContains(message, "authentication failed") ||
-                               absl::StrContains(message, "password");
-    return absl::Status(
-        refused_login ? absl::StatusCode::kPermissionDenied : absl::StatusCode::kUnavailable,
-        absl::StrCat(description, ": cannot connect: ", message));
-  }
+  TF_ASSIGN_OR_RETURN(PGconn * conn, Connect(conninfo, description, "cannot connect"));
   return std::unique_ptr<PgConnection>(new PgConnection(conninfo, description, options, conn));
 }
 
@@ -229,17 +223,16 @@ absl::Status PgConnection::Error(absl::StatusCode code, absl::string_view operat
 
 absl::Status PgConnection::EnsureConnected(absl::string_view operation) {
   if (alive()) return absl::OkStatus();
-  if (!options_.reconnect) {
+  if (!options_.reconnect || in_transaction_) {
     return Error(absl::StatusCode::kUnavailable, operation,
-                 "the connection was lost (and with it this session's state)");
+                 in_transaction_ ? "the connection was lost inside a transaction, which is lost "
+                                   "with it"
+                                 : "the connection was lost (and with it this session's state)");
   }
   if (conn_ != nullptr) PQfinish(conn_);
-  conn_ = ConnectTo(conninfo_);
-  if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
-    return Error(absl::StatusCode::kUnavailable, operation,
-                 absl::StrCat("cannot reconnect: ",
-                              StripNewline(conn_ == nullptr ? "" : PQerrorMessage(conn_))));
-  }
+  conn_ = nullptr;
+  TF_ASSIGN_OR_RETURN(
+      conn_, Connect(conninfo_, description_, absl::StrCat(operation, ": cannot reconnect")));
   return absl::OkStatus();
 }
 

@@ -87,7 +87,6 @@ class PgRow {
   PgRow(const PGresult* result, int row, std::string what)
       : result_(result), row_(row), what_(std::move(what)) {}
 
-  bool IsNull(int column) const;
   std::string Text(int column);
   absl::string_view Bytes(int column);
   int64_t Int8(int column);
@@ -118,8 +117,6 @@ class PgResult {
  public:
   explicit PgResult(PGresult* result) : result_(result) {}
   int rows() const { return PQntuples(result_.get()); }
-  // Rows affected by an INSERT/UPDATE/DELETE.
-  int64_t affected() const;
   // The command tag ("COMMIT", "ROLLBACK", "INSERT 0 1", ...).
   std::string command() const { return PQcmdStatus(result_.get()); }
   PgRow Row(int row, std::string what) const { return PgRow(result_.get(), row, std::move(what)); }
@@ -172,20 +169,22 @@ class PgConnection {
       absl::string_view operation, const std::vector<PgStatement>& statements);
 
   // Runs `body` (returning absl::Status) between BEGIN and COMMIT; rolls
-  // back when it fails. OK only when the COMMIT succeeded.
+  // back when it fails. OK only when the COMMIT succeeded. A connection lost
+  // inside is not reopened until the transaction is over: its statements
+  // would run outside it.
   template <typename Body>
   [[nodiscard]] absl::Status InTransaction(absl::string_view operation, Body body) {
     absl::Status status = Run("BEGIN", operation);
+    in_transaction_ = status.ok();
     if (status.ok()) status = body();
     if (status.ok()) status = Commit(operation);
+    in_transaction_ = false;
     if (!status.ok()) RollbackIfOpen();
     return status;
   }
 
   // "postgresql <user>@<host>:<port>/<db>".
   const std::string& description() const { return description_; }
-  // False once a call found the connection lost (and reconnect is off).
-  bool alive() const;
 
  private:
   PgConnection(std::string conninfo, std::string description, PgConnectionOptions options,
@@ -194,6 +193,14 @@ class PgConnection {
         description_(std::move(description)),
         options_(options),
         conn_(conn) {}
+  // A new connection: Unavailable with libpq's message when there is none,
+  // PermissionDenied for a refused login; both name `description` and
+  // `operation`.
+  [[nodiscard]] static absl::StatusOr<PGconn*> Connect(const std::string& conninfo,
+                                                       const std::string& description,
+                                                       absl::string_view operation);
+  bool alive() const;
+  // Before a call: the connection, reopened when it was lost (where allowed).
   [[nodiscard]] absl::Status EnsureConnected(absl::string_view operation);
   // The next result of what was sent (null: the end of one query's
   // results), waiting until `deadline`; the connection is dropped when the
@@ -212,6 +219,7 @@ class PgConnection {
   const std::string description_;
   const PgConnectionOptions options_;
   PGconn* conn_;
+  bool in_transaction_ = false;  // inside InTransaction's BEGIN ... COMMIT
 };
 
 }  // namespace tunefleet

@@ -234,6 +234,29 @@ TEST_F(PostgresStoreTest, ASqliteStoreMovesIntoPostgresOnce) {
   EXPECT_THAT(missing.str(), HasSubstr("no store at --store="));
 }
 
+TEST_F(PostgresStoreTest, AConnectionLostInsideATransactionIsNotReopenedForTheRestOfIt) {
+  Sql("CREATE TABLE t (x INTEGER)");
+  absl::StatusOr<std::unique_ptr<PgConnection>> db = PgConnection::Open(address_, {});
+  ASSERT_TRUE(db.ok()) << db.status();
+  absl::Status done = (*db)->InTransaction("test", [&]() -> absl::Status {
+    // The session dies inside the transaction; a body that carries on past
+    // the failed statement must not run the next one on a new session,
+    // outside the transaction (and see it "committed").
+    EXPECT_TRUE(server_->TerminateSessions("tunefleet").ok());
+    EXPECT_EQ((*db)->Run("SELECT 1", "probe").code(), absl::StatusCode::kUnavailable);
+    return (*db)->Run("INSERT INTO t VALUES (1)", "insert");
+  });
+  EXPECT_EQ(done.code(), absl::StatusCode::kUnavailable) << done;
+  EXPECT_THAT(done.message(), HasSubstr("inside a transaction"));
+  // Nothing ran outside it; the next call reconnects.
+  ASSERT_TRUE((*db)->Run("INSERT INTO t VALUES (2)", "insert after").ok());
+  absl::StatusOr<PgResult> rows = (*db)->Exec("SELECT x FROM t", PgParams(), "read");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->rows(), 1);
+  PgRow row = rows->Row(0, "t");
+  EXPECT_EQ(row.Int4(0), 2);
+}
+
 // ---------------------------------------------------------------- the lease
 
 TEST_F(PostgresStoreTest, OneReplicaLeadsAndTheNextTakesOverWithANewEpoch) {

@@ -161,9 +161,8 @@ absl::StatusOr<std::string> PostgresTestServer::NewDatabase(const std::string& n
 absl::Status PostgresTestServer::KillAndRestart() {
   server_.Kill(SIGKILL);
   server_.Wait(10);
-  // The postmaster's children notice it is gone and exit; wait for the
-  // data directory's lock file to be released by the new postmaster's
-  // start (it retries on a stale lock).
+  // The new postmaster finds the old one's lock file stale (its pid is
+  // gone) and starts on the same data, replaying what the log holds.
   return Launch();
 }
 
