@@ -140,7 +140,7 @@ absl::StatusOr<std::unique_ptr<TrackerReplica>> TrackerReplica::Start(TrackerSer
   }
 
   // A replica that could never lead refuses to stand by.
-  TF_RETURN_IF_ERROR(CheckTrackerServerOptions(server));
+  TF_RETURN_IF_ERROR(LoadCheckedTokens(server).status());
   TF_ASSIGN_OR_RETURN(r->standby_, StandbyServer::Start(server, &r->port_, &r->metrics_port_));
   // The leader this replica may become binds the ports the standby holds.
   server.listen = WithPort(server.listen, r->port_);

@@ -59,7 +59,8 @@ namespace {
   return grpc::SslServerCredentials(ssl);
 }
 
-[[nodiscard]] absl::Status CheckTrackerServerOptions(const TrackerServerOptions& options) {
+[[nodiscard]] absl::StatusOr<std::unique_ptr<TokenSet>> LoadCheckedTokens(
+    const TrackerServerOptions& options) {
   const bool loopback = IsLoopbackAddress(options.listen);
   std::unique_ptr<TokenSet> tokens;
   if (!options.token_file.empty()) {
@@ -87,18 +88,14 @@ namespace {
         "for no client certificates: pass --tls_client_ca");
   }
   if (!loopback) TF_RETURN_IF_ERROR(CheckExposedSettings(options, *tokens));
-  return absl::OkStatus();
+  return tokens;
 }
 
 absl::StatusOr<std::unique_ptr<TrackerServer>> TrackerServer::Start(
     TrackerServerOptions options, std::unique_ptr<MetricsServer> metrics) {
-  TF_RETURN_IF_ERROR(CheckTrackerServerOptions(options));
   std::unique_ptr<TrackerServer> t(new TrackerServer());
   t->options_ = options;
-  if (!options.token_file.empty()) {
-    TF_ASSIGN_OR_RETURN(TokenSet tokens, LoadTokenFile(options.token_file));
-    t->tokens_ = std::make_unique<TokenSet>(std::move(tokens));
-  }
+  TF_ASSIGN_OR_RETURN(t->tokens_, LoadCheckedTokens(options));
   if (!options.builder_keys_file.empty()) {
     TF_ASSIGN_OR_RETURN(options.scheduler.builder_keys, LoadPinnedKeys(options.builder_keys_file));
     TF_LOG(INFO) << "pinned " << options.scheduler.builder_keys.texts().size()

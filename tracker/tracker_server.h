@@ -72,12 +72,15 @@ struct TrackerServerOptions {
   SchedulerOptions scheduler;
 };
 
-// What TrackerServer::Start refuses before binding anything: no tokens or
-// plaintext off loopback, half a TLS pair, identity-bound tokens without
+// The tracker's tokens (null without a token file), once every check
+// TrackerServer::Start makes before binding anything has passed: no tokens
+// or plaintext off loopback, half a TLS pair, identity-bound tokens without
 // client certificates and, off loopback, unbound tokens or no pinned builder
-// keys (each with its way out). A replica on PostgreSQL checks these when it
-// starts standing by, not only when it first leads (tracker/replica.h).
-[[nodiscard]] absl::Status CheckTrackerServerOptions(const TrackerServerOptions& options);
+// keys (each refused with its way out). A replica on PostgreSQL runs these
+// checks when it starts standing by, not only when it first leads
+// (tracker/replica.h).
+[[nodiscard]] absl::StatusOr<std::unique_ptr<TokenSet>> LoadCheckedTokens(
+    const TrackerServerOptions& options);
 
 // The gRPC server credentials `options` ask for: TLS (requiring client
 // certificates with tls_client_ca) or plaintext. Shared with the standby
