@@ -57,23 +57,6 @@ double Quantile(std::vector<double> v, double q) {
   return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
 }
 
-// The replica whose log says it took `epoch`; -1 when none (yet).
-int LeaderAt(const FleetLauncher& fleet, int64_t epoch) {
-  const std::string line = absl::StrCat("took the leader lease at epoch ", epoch, ":");
-  for (int i = 0; i < 2; ++i) {
-    if (fleet.Log(FleetLauncher::TrackerName(i)).find(line) != std::string::npos) return i;
-  }
-  return -1;
-}
-
-[[nodiscard]] absl::StatusOr<int> WaitForLeaderAt(const FleetLauncher& fleet, int64_t epoch) {
-  for (int i = 0; i < 3000; ++i) {
-    if (const int leader = LeaderAt(fleet, epoch); leader >= 0) return leader;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return absl::DeadlineExceededError(absl::StrCat("no replica took epoch ", epoch, " in 30 s"));
-}
-
 [[nodiscard]] absl::StatusOr<nlohmann::json> Run() {
   PostgresTestServer::Options pg_options;
   pg_options.durable = true;
@@ -97,7 +80,7 @@ int LeaderAt(const FleetLauncher& fleet, int64_t epoch) {
   }
   FleetLauncher fleet(o);
   TF_RETURN_IF_ERROR(fleet.Start());
-  TF_ASSIGN_OR_RETURN(int leader, WaitForLeaderAt(fleet, 1));
+  TF_ASSIGN_OR_RETURN(int leader, fleet.WaitForLeaderAt(1, 30));
 
   // Enough trials that the job outlives every kill.
   const double trials_per_s = o.agents_per_process * 1000.0 / o.simulate_measure_ms;
@@ -121,7 +104,7 @@ int LeaderAt(const FleetLauncher& fleet, int64_t epoch) {
     const Clock::time_point killed = Clock::now();
     fleet.tracker(leader).Kill(SIGKILL);
     fleet.tracker(leader).Wait(10);
-    TF_ASSIGN_OR_RETURN(const int next, WaitForLeaderAt(fleet, k + 2));
+    TF_ASSIGN_OR_RETURN(const int next, fleet.WaitForLeaderAt(k + 2, 30));
     const double takeover = Seconds(Clock::now() - killed);
     // The new leader's first answer is the baseline; the first trial done
     // beyond it is one the new leader acknowledged.

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -60,6 +62,27 @@ std::string FleetLauncher::address() const {
   std::string out;
   for (int port : ports_) absl::StrAppend(&out, out.empty() ? "" : ",", "127.0.0.1:", port);
   return out;
+}
+
+int FleetLauncher::LeaderAt(int64_t epoch) const {
+  const std::string line = absl::StrCat("took the leader lease at epoch ", epoch, ":");
+  for (int i = 0; i < static_cast<int>(trackers_.size()); ++i) {
+    if (Log(TrackerName(i)).find(line) != std::string::npos) return i;
+  }
+  return -1;
+}
+
+absl::StatusOr<int> FleetLauncher::WaitForLeaderAt(int64_t epoch, double timeout_s) const {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  for (;;) {
+    if (const int leader = LeaderAt(epoch); leader >= 0) return leader;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("no tracker replica took epoch ", epoch, " in ", timeout_s, " s"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 std::string FleetLauncher::TrackerName(int i) {

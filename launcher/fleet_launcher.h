@@ -169,6 +169,12 @@ class FleetLauncher {
       const std::function<bool(const proto::ListDevicesResponse&)>& pred, double timeout_s);
   // The content of a process's log ("tracker", "agent-0", ...).
   std::string Log(const std::string& name) const;
+  // Of tracker replicas on a PostgreSQL store: the one whose log says it
+  // took the leader lease at `epoch` (tracker/replica.cc's "took the leader
+  // lease at epoch N:"); -1 while none has.
+  int LeaderAt(int64_t epoch) const;
+  // Polls LeaderAt every 10 ms; DeadlineExceeded after timeout_s.
+  [[nodiscard]] absl::StatusOr<int> WaitForLeaderAt(int64_t epoch, double timeout_s) const;
 
  private:
   // The binary for a role: the test one from tests/ when `test`.

@@ -44,20 +44,10 @@ class TrackerHaTest : public ::testing::Test {
     ASSERT_GE(first_, 0) << "no replica took the lease";
   }
 
-  // The replica whose log says it took epoch `epoch`; -1 until one does.
-  int LeaderAt(int epoch) const {
-    const std::string line = absl::StrCat("took the leader lease at epoch ", epoch, ":");
-    for (int i = 0; i < 2; ++i) {
-      if (fleet_->Log(FleetLauncher::TrackerName(i)).find(line) != std::string::npos) return i;
-    }
-    return -1;
-  }
+  int LeaderAt(int epoch) const { return fleet_->LeaderAt(epoch); }
   int WaitForLeaderAt(int epoch) const {
-    for (int i = 0; i < 600; ++i) {
-      if (const int leader = LeaderAt(epoch); leader >= 0) return leader;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return -1;
+    absl::StatusOr<int> leader = fleet_->WaitForLeaderAt(epoch, 30);
+    return leader.ok() ? *leader : -1;
   }
 
   int64_t TrialsDone(const std::string& job_id) {
