@@ -8,7 +8,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "common/logging.h"
 #include "common/status_macros.h"
 #include "tracker/store/postgres_connection.h"
 #include "tracker/store/postgres_schema.h"

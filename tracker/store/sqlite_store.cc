@@ -16,7 +16,6 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "common/logging.h"
 #include "common/status_macros.h"
 #include "tracker/store/sqlite_schema.h"
 
