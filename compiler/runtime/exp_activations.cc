@@ -63,22 +63,98 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     }                                                                                   \
   }
 
-// The loops over memory, the same for each ISA: Run (a function over n
-// floats, U registers at a time, the tail as one block of partial
-// registers) and SoftmaxRow (softmax over one row of n floats with the same
+// The loops over memory, the same for each ISA: Epilogue (bias, residual
+// and a function over n floats in one pass, as a kernel's epilogue hook
+// calls it on a region still in cache), Run (the function alone) and
+// SoftmaxRow (softmax over one row of n floats with the same
 // exp: the row's maximum, exp(x - max) with its sum kept in registers, the
 // scale; each pass U registers at a time, then one (One: the ISA's
 // one-register type), then the row's tail in one partial register: one
 // rather than U partial registers measured faster on attention's rows of
 // 49).
 #define TF_RUN_BODIES                                                                             \
-  /* out = func(in) over n floats, U registers at a time, the tail as one                         \
-     block of partial registers */                                                                \
+  /* The functions the fused epilogue applies, with their parameters (plan.h                      \
+     Activation): each comparison ordered as the portable Pointwise's, so a                       \
+     NaN comes out as it does there. */                                                           \
+  template <PointwiseFunc kFunc>                                                                  \
+  TF_INLINE static V Act(V x, V alpha, V beta) {                                                  \
+    if constexpr (kFunc == PointwiseFunc::kNone) {                                                \
+      return x;                                                                                   \
+    } else if constexpr (kFunc == PointwiseFunc::kRelu) {                                         \
+      return Max(x, Set(0.0f));                                                                   \
+    } else if constexpr (kFunc == PointwiseFunc::kClip) {                                         \
+      return Min(beta, Max(alpha, x));                                                            \
+    } else if constexpr (kFunc == PointwiseFunc::kHardSigmoid) {                                  \
+      return Max(Min(Fmadd(alpha, x, beta), Set(1.0f)), Set(0.0f));                               \
+    } else if constexpr (kFunc == PointwiseFunc::kHardSwish) {                                    \
+      return Mul(x, Max(Min(Fmadd(alpha, x, beta), Set(1.0f)), Set(0.0f)));                       \
+    } else {                                                                                      \
+      return Apply<kFunc>(x);                                                                     \
+    }                                                                                             \
+  }                                                                                               \
+  /* out = Act(in + bias + residual) over n floats (`in` may be `out`), in                        \
+     one pass: U registers at a time, then one, then one partial register.                        \
+     kBias: 0 none; 1 per position (bias[i]); 2 periodic (bias[i % period],                       \
+     period a multiple or a divisor of kLanes). */                                                \
+  template <PointwiseFunc kFunc, int kBias, bool kResidual>                                       \
+  static void Epilogue(const float* in, float* out, const float* bias, int64_t period,            \
+                       const float* residual, int64_t n, float alpha, float beta) {               \
+    using W = typename One::V;                                                                    \
+    constexpr int64_t kBlock = U * kLanes;                                                        \
+    /* A periodic bias as `pattern`, whose period `cycle` is whole registers */                   \
+    float lanes[kLanes];                                                                          \
+    const float* pattern = bias;                                                                  \
+    int64_t cycle = period;                                                                       \
+    if constexpr (kBias == 2) {                                                                   \
+      if (period < kLanes) {                                                                      \
+        for (int k = 0, j = 0; k < kLanes; ++k, j = j + 1 == period ? 0 : j + 1) {                \
+          lanes[k] = bias[j];                                                                     \
+        }                                                                                         \
+        pattern = lanes;                                                                          \
+        cycle = kLanes;                                                                           \
+      }                                                                                           \
+    }                                                                                             \
+    int64_t i = 0;                                                                                \
+    if (kBias != 2 || kBlock % cycle == 0) {                                                      \
+      const V va = Set(alpha), vb = Set(beta);                                                    \
+      V fixed = Set(0.0f); /* kBias 2: the pattern's registers, the same each block */            \
+      if constexpr (kBias == 2) {                                                                 \
+        _Pragma("GCC unroll 8") for (int u = 0; u < U; ++u) fixed.v[u] =                          \
+            One::Load(pattern + (u * kLanes) % cycle).v[0];                                       \
+      }                                                                                           \
+      for (; i + kBlock <= n; i += kBlock) {                                                      \
+        V x = Load(in + i);                                                                       \
+        if constexpr (kBias == 1) x = Add(x, Load(bias + i));                                     \
+        if constexpr (kBias == 2) x = Add(x, fixed);                                              \
+        if constexpr (kResidual) x = Add(x, Load(residual + i));                                  \
+        Store(out + i, Act<kFunc>(x, va, vb));                                                    \
+      }                                                                                           \
+    }                                                                                             \
+    const W wa = One::Set(alpha), wb = One::Set(beta);                                            \
+    /* i's place in the pattern: 0 after whole blocks of it, or none */                           \
+    int64_t phase = 0;                                                                            \
+    for (; i + kLanes <= n; i += kLanes) {                                                        \
+      W x = One::Load(in + i);                                                                    \
+      if constexpr (kBias == 1) x = One::Add(x, One::Load(bias + i));                             \
+      if constexpr (kBias == 2) {                                                                 \
+        x = One::Add(x, One::Load(pattern + phase));                                              \
+        phase = phase + kLanes == cycle ? 0 : phase + kLanes;                                     \
+      }                                                                                           \
+      if constexpr (kResidual) x = One::Add(x, One::Load(residual + i));                          \
+      One::Store(out + i, One::template Act<kFunc>(x, wa, wb));                                   \
+    }                                                                                             \
+    if (i < n) {                                                                                  \
+      const int64_t rest = n - i;                                                                 \
+      W x = One::LoadPartial(in + i, rest, 0.0f);                                                 \
+      if constexpr (kBias == 1) x = One::Add(x, One::LoadPartial(bias + i, rest, 0.0f));          \
+      if constexpr (kBias == 2) x = One::Add(x, One::Load(pattern + phase));                      \
+      if constexpr (kResidual) x = One::Add(x, One::LoadPartial(residual + i, rest, 0.0f));       \
+      One::StorePartial(out + i, One::template Act<kFunc>(x, wa, wb), rest);                      \
+    }                                                                                             \
+  }                                                                                               \
   template <PointwiseFunc kFunc>                                                                  \
   static void Run(const float* in, float* out, int64_t n) {                                       \
-    int64_t i = 0;                                                                                \
-    for (; i + U * kLanes <= n; i += U * kLanes) Store(out + i, Apply<kFunc>(Load(in + i)));      \
-    if (i < n) StorePartial(out + i, Apply<kFunc>(LoadPartial(in + i, n - i, 0.0f)), n - i);      \
+    Epilogue<kFunc, 0, false>(in, out, nullptr, 0, nullptr, n, 0.0f, 0.0f);                       \
   }                                                                                               \
   static void SoftmaxRow(const float* in, float* out, int64_t n) {                                \
     using W = typename One::V;                                                                    \
@@ -314,7 +390,69 @@ bool RunOn(PointwiseFunc func, const float* in, float* out, int64_t n) {
   }
 }
 
+template <typename Isa, PointwiseFunc kFunc>
+FusedEpilogueFn EpilogueWith(EpilogueBias bias, bool residual) {
+  switch (bias) {
+    case EpilogueBias::kNone:
+      return residual ? &Isa::template Epilogue<kFunc, 0, true>
+                      : &Isa::template Epilogue<kFunc, 0, false>;
+    case EpilogueBias::kPerPosition:
+      return residual ? &Isa::template Epilogue<kFunc, 1, true>
+                      : &Isa::template Epilogue<kFunc, 1, false>;
+    case EpilogueBias::kPeriodic:
+      return residual ? &Isa::template Epilogue<kFunc, 2, true>
+                      : &Isa::template Epilogue<kFunc, 2, false>;
+  }
+  return nullptr;
+}
+
+template <typename Isa>
+FusedEpilogueFn EpilogueOf(PointwiseFunc func, EpilogueBias bias, bool residual) {
+  switch (func) {
+    case PointwiseFunc::kNone:
+      return EpilogueWith<Isa, PointwiseFunc::kNone>(bias, residual);
+    case PointwiseFunc::kRelu:
+      return EpilogueWith<Isa, PointwiseFunc::kRelu>(bias, residual);
+    case PointwiseFunc::kClip:
+      return EpilogueWith<Isa, PointwiseFunc::kClip>(bias, residual);
+    case PointwiseFunc::kHardSigmoid:
+      return EpilogueWith<Isa, PointwiseFunc::kHardSigmoid>(bias, residual);
+    case PointwiseFunc::kHardSwish:
+      return EpilogueWith<Isa, PointwiseFunc::kHardSwish>(bias, residual);
+    case PointwiseFunc::kSigmoid:
+      return EpilogueWith<Isa, PointwiseFunc::kSigmoid>(bias, residual);
+    case PointwiseFunc::kSilu:
+      return EpilogueWith<Isa, PointwiseFunc::kSilu>(bias, residual);
+    case PointwiseFunc::kTanh:
+      return EpilogueWith<Isa, PointwiseFunc::kTanh>(bias, residual);
+    case PointwiseFunc::kGelu:
+      return EpilogueWith<Isa, PointwiseFunc::kGelu>(bias, residual);
+    case PointwiseFunc::kGeluTanh:
+      return EpilogueWith<Isa, PointwiseFunc::kGeluTanh>(bias, residual);
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
+
+FusedEpilogueFn FusedEpilogueOn(VectorIsa isa, PointwiseFunc func, EpilogueBias bias, bool residual,
+                                int64_t period) {
+  if (!CpuHas(isa)) return nullptr;
+  const int64_t lanes = isa == VectorIsa::kAvx512 ? 16 : 8;
+  if (bias == EpilogueBias::kPeriodic &&
+      (period < 1 || (period % lanes != 0 && lanes % period != 0))) {
+    return nullptr;
+  }
+  return isa == VectorIsa::kAvx512 ? EpilogueOf<Avx512<kUnroll>>(func, bias, residual)
+                                   : EpilogueOf<Avx2<kUnroll>>(func, bias, residual);
+}
+
+FusedEpilogueFn FusedEpilogue(PointwiseFunc func, EpilogueBias bias, bool residual,
+                              int64_t period) {
+  return FusedEpilogueOn(CpuHas(VectorIsa::kAvx512) ? VectorIsa::kAvx512 : VectorIsa::kAvx2, func,
+                         bias, residual, period);
+}
 
 bool CpuHas(VectorIsa isa) {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
@@ -358,6 +496,10 @@ bool ExpActivationRunOn(VectorIsa, PointwiseFunc, const float*, float*, int64_t)
 bool ExpActivationRun(PointwiseFunc, const float*, float*, int64_t) { return false; }
 bool SoftmaxRowsRunOn(VectorIsa, const float*, float*, int64_t, int64_t) { return false; }
 bool SoftmaxRowsRun(const float*, float*, int64_t, int64_t) { return false; }
+FusedEpilogueFn FusedEpilogueOn(VectorIsa, PointwiseFunc, EpilogueBias, bool, int64_t) {
+  return nullptr;
+}
+FusedEpilogueFn FusedEpilogue(PointwiseFunc, EpilogueBias, bool, int64_t) { return nullptr; }
 
 #endif
 

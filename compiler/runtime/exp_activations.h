@@ -62,6 +62,25 @@ bool ExpActivationRunOn(VectorIsa isa, PointwiseFunc func, const float* in, floa
 bool SoftmaxRowsRun(const float* in, float* out, int64_t rows, int64_t n);
 bool SoftmaxRowsRunOn(VectorIsa isa, const float* in, float* out, int64_t rows, int64_t n);
 
+// A kernel's epilogue in one pass: out[i] = func(in[i] + bias + residual[i])
+// for i < n (`in` may be `out`), func with its parameters alpha and beta
+// (plan.h Activation). The bias is none, bias[i] (kPerPosition: a dense
+// layer's row), or bias[i % period] (kPeriodic: a channel-blocked row that
+// starts at a block's first lane, period = the block; 1 for an NCHW row,
+// one value). What a kernel's epilogue hook runs on each region it
+// finishes, still in cache (ops.h BoundEpilogue).
+enum class EpilogueBias { kNone, kPerPosition, kPeriodic };
+using FusedEpilogueFn = void (*)(const float* in, float* out, const float* bias, int64_t period,
+                                 const float* residual, int64_t n, float alpha, float beta);
+// The code for one combination in the widest instruction set this CPU has;
+// null where it has neither, `func` is not one of none, relu, clip, hard
+// sigmoid, hard swish and the exp activations, or a periodic bias's period
+// is neither a multiple nor a divisor of the set's vector lanes (8, 16).
+// FusedEpilogueOn: with `isa`'s code.
+FusedEpilogueFn FusedEpilogue(PointwiseFunc func, EpilogueBias bias, bool residual, int64_t period);
+FusedEpilogueFn FusedEpilogueOn(VectorIsa isa, PointwiseFunc func, EpilogueBias bias, bool residual,
+                                int64_t period);
+
 }  // namespace runtime_ops
 }  // namespace tunefleet
 

@@ -93,6 +93,85 @@ TEST(ExpActivationsTest, SoftmaxRowsOnEachIsaMatchDouble) {
   if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 with FMA nor AVX-512F";
 }
 
+// The one-pass epilogue against double arithmetic: each function it has,
+// each kind of bias (periods below, equal to and above a register's lanes,
+// and one neither divides), with and without a residual, at lengths that
+// leave every tail, in place and not.
+TEST(ExpActivationsTest, FusedEpilogueOnEachIsaMatchesDouble) {
+  const float alpha = -0.5f, beta = 1.5f;
+  auto want = [&](PointwiseFunc func, double v) {
+    switch (func) {
+      case PointwiseFunc::kNone:
+        return v;
+      case PointwiseFunc::kRelu:
+        return std::max(v, 0.0);
+      case PointwiseFunc::kClip:
+        return std::min(std::max(v, double{alpha}), double{beta});
+      case PointwiseFunc::kHardSigmoid:
+        return std::max(0.0, std::min(1.0, alpha * v + beta));
+      case PointwiseFunc::kHardSwish:
+        return v * std::max(0.0, std::min(1.0, alpha * v + beta));
+      default:
+        return Want(func, v);
+    }
+  };
+  const PointwiseFunc funcs[] = {PointwiseFunc::kNone,      PointwiseFunc::kRelu,
+                                 PointwiseFunc::kClip,      PointwiseFunc::kHardSigmoid,
+                                 PointwiseFunc::kHardSwish, PointwiseFunc::kSigmoid,
+                                 PointwiseFunc::kSilu,      PointwiseFunc::kTanh,
+                                 PointwiseFunc::kGelu,      PointwiseFunc::kGeluTanh};
+  int ran = 0;
+  for (VectorIsa isa : {VectorIsa::kAvx2, VectorIsa::kAvx512}) {
+    if (!CpuHas(isa)) continue;
+    const int64_t lanes = isa == VectorIsa::kAvx512 ? 16 : 8;
+    EXPECT_EQ(FusedEpilogueOn(isa, PointwiseFunc::kSilu, EpilogueBias::kPeriodic, false, 3),
+              nullptr);
+    EXPECT_EQ(FusedEpilogueOn(isa, PointwiseFunc::kElu, EpilogueBias::kNone, false, 0), nullptr);
+    for (int64_t n :
+         {int64_t{1}, lanes - 1, lanes, 3 * lanes + 5, 4 * lanes, 9 * lanes + 3, int64_t{1001}}) {
+      std::vector<float> x(n), bias(256), residual(n);
+      for (int64_t i = 0; i < n; ++i) {
+        x[i] = static_cast<float>((i * 7919) % 401 - 200) / 20;
+        residual[i] = static_cast<float>((i * 104729) % 101 - 50) / 25;
+      }
+      for (int64_t i = 0; i < 256; ++i) bias[i] = static_cast<float>(i % 13) / 4 - 1.5f;
+      for (PointwiseFunc func : funcs) {
+        for (EpilogueBias kind :
+             {EpilogueBias::kNone, EpilogueBias::kPerPosition, EpilogueBias::kPeriodic}) {
+          const std::vector<int64_t> periods = kind == EpilogueBias::kPeriodic
+                                                   ? std::vector<int64_t>{1, 4, 8, 16, 32, 64, 48}
+                                                   : std::vector<int64_t>{0};
+          for (int64_t period : periods) {
+            if (period % lanes != 0 && lanes % std::max<int64_t>(period, 1) != 0) continue;
+            for (bool with_residual : {false, true}) {
+              const FusedEpilogueFn fn = FusedEpilogueOn(isa, func, kind, with_residual, period);
+              ASSERT_NE(fn, nullptr) << PointwiseFuncName(func) << " period " << period;
+              std::vector<float> out(n, -7.0f), in_place = x;
+              const float* r = with_residual ? residual.data() : nullptr;
+              fn(x.data(), out.data(), bias.data(), period, r, n, alpha, beta);
+              fn(in_place.data(), in_place.data(), bias.data(), period, r, n, alpha, beta);
+              for (int64_t i = 0; i < n; ++i) {
+                double v = x[i];
+                if (kind == EpilogueBias::kPerPosition) v += bias[i];
+                if (kind == EpilogueBias::kPeriodic) v += bias[i % period];
+                if (with_residual) v += residual[i];
+                const double expected = want(func, v);
+                ASSERT_NEAR(out[i], expected, 2e-6 * std::max(1.0, std::fabs(expected)))
+                    << PointwiseFuncName(func) << " n " << n << " bias kind "
+                    << static_cast<int>(kind) << " period " << period << " residual "
+                    << with_residual << " at " << i;
+                ASSERT_EQ(out[i], in_place[i]);
+              }
+            }
+          }
+        }
+      }
+    }
+    ++ran;
+  }
+  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 with FMA nor AVX-512F";
+}
+
 }  // namespace
 }  // namespace runtime_ops
 }  // namespace tunefleet

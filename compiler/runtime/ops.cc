@@ -383,6 +383,11 @@ BoundEpilogue BindEpilogue(const PlanEpilogue& e, const float* bias, const float
     }
   }
   if (!in_row) b.after = ForFunc<PickInPlace>(func);
+  b.fused = FusedEpilogue(func,
+                          bias == nullptr
+                              ? EpilogueBias::kNone
+                              : (b.dense ? EpilogueBias::kPerPosition : EpilogueBias::kPeriodic),
+                          residual != nullptr, e.block);
   return b;
 }
 
@@ -397,7 +402,16 @@ void BoundEpilogue::Apply(int64_t offset, int64_t count) const {
     const int64_t len = std::min(count, run - within);
     float* out = y + offset;
     const float* res = residual != nullptr ? residual + offset : nullptr;
-    if (row != nullptr && dense) {
+    // One pass where the vector code has this epilogue and the piece starts
+    // at a channel block's first lane (or needs no bias pattern).
+    const bool one_pass =
+        fused != nullptr && (bias == nullptr || dense || by_block.Remainder(within) == 0);
+    if (one_pass) {
+      const float* b = bias == nullptr ? nullptr
+                       : dense         ? bias + within
+                                       : bias + by_blocks.Remainder(run_index) * e.block;
+      fused(out, out, b, e.block, res, len, alpha, beta);
+    } else if (row != nullptr && dense) {
       row(out, bias != nullptr ? bias + within : nullptr, res, 1, len, alpha, beta);
     } else if (row != nullptr) {
       const int64_t first_channel = by_blocks.Remainder(run_index) * e.block;
@@ -412,7 +426,7 @@ void BoundEpilogue::Apply(int64_t offset, int64_t count) const {
         }
       }
     }
-    if (after != nullptr) after(out, len, alpha, beta);
+    if (after != nullptr && !one_pass) after(out, len, alpha, beta);
     offset += len;
     count -= len;
     ++run_index;

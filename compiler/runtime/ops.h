@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/kernel_abi.h"
+#include "compiler/runtime/exp_activations.h"
 #include "compiler/runtime/plan.h"
 
 namespace tunefleet {
@@ -65,6 +66,9 @@ struct BoundEpilogue {
   FastDivisor by_run, by_blocks, by_block;
   RowFn row = nullptr;        // the adds and a relu or clip
   InPlaceFn after = nullptr;  // any other activation, after them
+  // All of it in one pass of vector code, where this CPU and the
+  // activation have it (exp_activations.h); row and after otherwise.
+  runtime_ops::FusedEpilogueFn fused = nullptr;
 
   // y[offset, offset + count) in place; a range outside y does nothing.
   void Apply(int64_t offset, int64_t count) const;

@@ -1,6 +1,6 @@
 // The runtime's vectorised operators against plain reference loops: the
-// epilogue in every case (bias, residual, relu/clip; blocks of 16 and 3
-// lanes), max and average pooling with padding (both count_include_pad
+// epilogue in every case (bias, residual, relu/clip/SiLU...; blocks of 16,
+// 8, 4, 6 and 3 lanes), max and average pooling with padding (both count_include_pad
 // modes) in a blocked layout, relayouts (narrowing rows, between blocks)
 // and channel gathers between blocks.
 #include "compiler/runtime/ops.h"
@@ -51,11 +51,18 @@ TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
   // Blocked (16, 6 and 3 lanes, and 160: more than the period its bias
   // repeats to), NCHW (1 lane, rows of 35) and dense ([rows, channels]:
   // inner and block 1).
-  for (auto [block, inner] :
-       {std::pair<int64_t, int64_t>{16, 35}, {6, 35}, {3, 35}, {160, 3}, {1, 35}, {1, 1}}) {
+  for (auto [block, inner] : {std::pair<int64_t, int64_t>{16, 35},
+                              {8, 14},
+                              {4, 35},
+                              {6, 35},
+                              {3, 35},
+                              {160, 3},
+                              {1, 35},
+                              {1, 1}}) {
     for (PointwiseFunc activation :
          {PointwiseFunc::kNone, PointwiseFunc::kRelu, PointwiseFunc::kClip,
-          PointwiseFunc::kHardSwish, PointwiseFunc::kElu, PointwiseFunc::kGelu}) {
+          PointwiseFunc::kHardSwish, PointwiseFunc::kElu, PointwiseFunc::kGelu,
+          PointwiseFunc::kSilu}) {
       for (int with = 0b00; with <= 0b11; ++with) {
         PlanEpilogue e;
         e.activation = {activation, -0.5f, 1.5f};
@@ -79,6 +86,7 @@ TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
           if (activation == PointwiseFunc::kElu && v < 0) v = -0.5f * std::expm1(v);
           if (activation == PointwiseFunc::kGelu)
             v = 0.5f * v * (1 + std::erf(v / std::sqrt(2.0f)));
+          if (activation == PointwiseFunc::kSilu) v = v / (1 + std::exp(-v));
           want[i] = v;
         }
         ApplyEpilogue(e, has_bias ? bias.data() : nullptr, has_residual ? residual.data() : nullptr,
