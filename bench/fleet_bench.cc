@@ -11,12 +11,15 @@
 //     that made a dispatch possible to the request queued on the agent's
 //     stream) and its throughput (trials per second), for each agent count
 //     of --dispatch_agents and each store of --stores: the tracker's SQLite
-//     file, and PostgreSQL (a durable server started here, a fresh database
-//     per run), the runs of one agent count interleaved.
+//     file (synchronous=NORMAL, or sqlite-full: each commit synced, the
+//     tracker's default), and PostgreSQL (a durable server started here, a
+//     fresh database per run), the runs of one agent count interleaved. The agents are one
+//     FakeAgentSwarm process (a stream each over --dispatch_swarm_connections
+//     connections), so 10,000 fit on 2 cores.
 //
 //   bazel run -c opt //bench:fleet_bench -- --json bench/results/fleet.json
 //   bazel run -c opt //bench:fleet_bench -- --parts dispatch --dispatch_agents 1000,10000
-//       --stores sqlite,postgres   (one command)
+//       --stores sqlite,sqlite-full,postgres   (one command)
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -51,9 +54,13 @@ ABSL_FLAG(double, sim_measure_ms, 100, "throughput: simulated measurement time")
 ABSL_FLAG(int, trials_per_agent, 20, "throughput: trials per agent");
 ABSL_FLAG(std::string, dispatch_agents, "1000", "dispatch: simulated agent counts");
 ABSL_FLAG(std::string, stores, "sqlite",
-          "dispatch: the tracker's stores, each run per agent count: sqlite, postgres");
+          "dispatch: the tracker's stores, each run per agent count: sqlite (synchronous=NORMAL), "
+          "sqlite-full (each commit synced: the tracker's default), postgres");
 ABSL_FLAG(int, dispatch_rounds, 1, "dispatch: runs of each store per agent count, interleaved");
 ABSL_FLAG(int, dispatch_jobs, 10, "dispatch: concurrent jobs");
+ABSL_FLAG(int, dispatch_swarm_connections, 16,
+          "dispatch: the simulated agents as one swarm over this many connections "
+          "(tests/fake_agent_swarm.h; 0: a worker runtime per agent, as real agents run)");
 ABSL_FLAG(int64_t, dispatch_trials, 300, "dispatch: trials per job");
 ABSL_FLAG(double, dispatch_measure_ms, 2000, "dispatch: simulated measurement time");
 ABSL_FLAG(int32_t, validate_top_k, -1,
@@ -223,12 +230,16 @@ double Median(std::vector<double> v) {
 }
 
 // One dispatch run: `agents` simulated agents, the tracker on `store`
-// (empty: its SQLite file).
-[[nodiscard]] absl::StatusOr<nlohmann::json> DispatchRun(int agents, const std::string& store) {
+// (empty: its SQLite file, each commit synced when `sqlite_full`, as the
+// tracker's default --store_sync_full has it, else synchronous=NORMAL).
+[[nodiscard]] absl::StatusOr<nlohmann::json> DispatchRun(int agents, const std::string& store,
+                                                         bool sqlite_full) {
   FleetLauncher::Options o;
+  o.store_sync_full = sqlite_full;
   o.device_key = "sim";
   o.agents = 1;
   o.agents_per_process = agents;
+  o.agents_swarm_connections = absl::GetFlag(FLAGS_dispatch_swarm_connections);
   o.simulate_measure_ms = absl::GetFlag(FLAGS_dispatch_measure_ms);
   o.simulate_build_ms = 1;
   o.builder_parallelism = 32;
@@ -254,7 +265,9 @@ double Median(std::vector<double> v) {
   }
   const double wall = Now() - t0;
   proto::QueueSummaryResponse q = fleet.client().Queue().value();
-  const std::string store_name = store.empty() ? "sqlite" : "postgres";
+  const std::string store_name = !store.empty() ? "postgres"
+                                 : sqlite_full  ? "sqlite-full"
+                                                : "sqlite";
   nlohmann::json out = {{"store", store_name},
                         {"agents", agents},
                         {"jobs", jobs},
@@ -281,8 +294,8 @@ double Median(std::vector<double> v) {
       PostgresTestServer::Options options;
       options.durable = true;  // fsync and synchronous_commit on, as deployed
       TF_ASSIGN_OR_RETURN(pg, PostgresTestServer::Start(options));
-    } else if (store != "postgres" && store != "sqlite") {
-      return absl::InvalidArgumentError("--stores: sqlite or postgres, not " + store);
+    } else if (store != "postgres" && store != "sqlite" && store != "sqlite-full") {
+      return absl::InvalidArgumentError("--stores: sqlite, sqlite-full or postgres, not " + store);
     }
   }
   nlohmann::json out = nlohmann::json::array();
@@ -296,18 +309,20 @@ double Median(std::vector<double> v) {
         if (store == "postgres") {
           TF_ASSIGN_OR_RETURN(address, pg->NewDatabase(absl::StrCat("dispatch_", ++databases)));
         }
-        TF_ASSIGN_OR_RETURN(nlohmann::json run, DispatchRun(agents, address));
+        TF_ASSIGN_OR_RETURN(nlohmann::json run,
+                            DispatchRun(agents, address, store == "sqlite-full"));
         rates[store].push_back(run["trials_per_s"].get<double>());
         p99s[store].push_back(run["dispatch_p99_ms"].get<double>());
         out.push_back(run);
       }
     }
-    if (rates.count("sqlite") && rates.count("postgres")) {
+    for (const char* sqlite : {"sqlite", "sqlite-full"}) {
+      if (!rates.count(sqlite) || !rates.count("postgres")) continue;
       std::cout << absl::StrFormat(
-          "dispatch  %5d agents: postgres/sqlite throughput %.3f (target >= 0.8), p99 %.3f vs "
+          "dispatch  %5d agents: postgres/%s throughput %.3f (target >= 0.8), p99 %.3f vs "
           "%.3f ms (medians of %d)\n",
-          agents, Median(rates["postgres"]) / Median(rates["sqlite"]), Median(p99s["postgres"]),
-          Median(p99s["sqlite"]), absl::GetFlag(FLAGS_dispatch_rounds));
+          agents, sqlite, Median(rates["postgres"]) / Median(rates[sqlite]),
+          Median(p99s["postgres"]), Median(p99s[sqlite]), absl::GetFlag(FLAGS_dispatch_rounds));
     }
   }
   return out;

@@ -287,6 +287,9 @@ absl::Status FleetLauncher::StartAgent(int i) {
   if (fake) {
     argv.push_back(absl::StrCat("--measure_ms=", options_.simulate_measure_ms));
     argv.push_back(absl::StrCat("--agents=", options_.agents_per_process));
+    if (options_.agents_swarm_connections > 0) {
+      argv.push_back(absl::StrCat("--swarm_connections=", options_.agents_swarm_connections));
+    }
   } else {
     argv.push_back(absl::StrCat("--threads=", options_.agent_threads));
   }

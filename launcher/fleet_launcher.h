@@ -66,6 +66,9 @@ class FleetLauncher {
     double simulate_build_delay_ms = 0;  // > 0: test builders sleep first
     double simulate_build_ms = 0;        // > 0: test builders compile nothing
     int agents_per_process = 1;          // > 1 only with simulate_measure_ms
+    // > 0: each fake agent process's agents are a swarm, their streams over
+    // this many connections (tests/fake_agent_swarm.h), for fleets of 10,000.
+    int agents_swarm_connections = 0;
     // Tracker settings; unset: the tracker's own defaults.
     std::optional<double> measure_lease_grace_s = 120;
     std::optional<double> worker_timeout_s = 3;

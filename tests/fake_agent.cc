@@ -24,6 +24,22 @@ absl::Status FakeAgentOptions::Validate() const {
   return absl::OkStatus();
 }
 
+proto::WorkerMessage SimulatedMeasureResult(const proto::MeasureRequest& request, double cost_s,
+                                            double seconds) {
+  proto::WorkerMessage message;
+  proto::MeasureResult* result = message.mutable_measure_result();
+  result->set_lease_id(request.lease_id());
+  proto::RunResult* run = result->mutable_run();
+  run->set_error_no(0);  // NO_ERROR
+  // Like the real time evaluator: costs trimmed once (min and max dropped
+  // when more than 2 repeats).
+  const int repeat = ResolveMeasureOptions(request.run().options()).repeat;
+  for (int i = 0; i < (repeat > 2 ? repeat - 2 : repeat); ++i) run->add_costs(cost_s);
+  run->set_run_seconds(seconds);
+  result->set_measure_seconds(seconds);
+  return message;
+}
+
 FakeAgent::FakeAgent(FakeAgentOptions options, proto::DeviceInfo device)
     : options_(std::move(options)) {
   proto::Register registration;
@@ -97,18 +113,8 @@ void FakeAgent::MeasureLoop() {
     while (!stopping_ && !changed_.WaitWithDeadline(&mu_, until)) {
     }
     if (stopping_) return;
-    proto::WorkerMessage message;
-    proto::MeasureResult* result = message.mutable_measure_result();
-    result->set_lease_id(request.lease_id());
-    proto::RunResult* run = result->mutable_run();
-    run->set_error_no(0);  // NO_ERROR
-    // Like the real time evaluator: costs trimmed once (min and max dropped
-    // when more than 2 repeats).
-    const int repeat = ResolveMeasureOptions(request.run().options()).repeat;
-    for (int i = 0; i < (repeat > 2 ? repeat - 2 : repeat); ++i) run->add_costs(options_.measure_s);
-    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-    run->set_run_seconds(seconds);
-    result->set_measure_seconds(seconds);
+    const proto::WorkerMessage message = SimulatedMeasureResult(
+        request, options_.measure_s, absl::ToDoubleSeconds(absl::Now() - start));
     mu_.Unlock();
     worker_->Send(message);  // before it stops counting (a drain waits for it)
     mu_.Lock();

@@ -12,7 +12,8 @@
 //   FakeAgent agent(options, DetectHostDevice());
 //   agent.Start();  ...  agent.Stop();
 //
-// //tests:fake_agent runs N of them in one process (fake_agent_main.cc).
+// //tests:fake_agent runs N of them in one process (fake_agent_main.cc);
+// tests/fake_agent_swarm.h simulates thousands without a thread apiece.
 #ifndef TUNEFLEET_TESTS_FAKE_AGENT_H_
 #define TUNEFLEET_TESTS_FAKE_AGENT_H_
 
@@ -42,6 +43,12 @@ struct FakeAgentOptions {
 
   [[nodiscard]] absl::Status Validate() const;
 };
+
+// The answer of a simulated agent to `request`: NO_ERROR and `cost_s` for
+// each repeat the real time evaluator would report (min and max dropped
+// when more than 2), measured in `seconds`.
+proto::WorkerMessage SimulatedMeasureResult(const proto::MeasureRequest& request, double cost_s,
+                                            double seconds);
 
 class FakeAgent final : private WorkerRoleInterface {
  public:

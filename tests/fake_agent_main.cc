@@ -1,7 +1,10 @@
 // fake_agent: N simulated device agents in one process, for integration
 // tests and benchmarks only (tests/fake_agent.h). Each registers as
 // "<name>-<i>" (or "<name>" when N is 1) on --key and answers every
-// measurement after --measure_ms without running anything.
+// measurement after --measure_ms without running anything. With
+// --swarm_connections=C the N agents are a FakeAgentSwarm
+// (tests/fake_agent_swarm.h): one stream each over C connections, no
+// thread apiece, for fleets of 10,000.
 //
 //   fake_agent --tracker=127.0.0.1:7070 --token_file=agent.token --key=sim --measure_ms=100
 //   --agents=64
@@ -19,6 +22,7 @@
 #include "common/logging.h"
 #include "kernel_runtime/device_info.h"
 #include "tests/fake_agent.h"
+#include "tests/fake_agent_swarm.h"
 #include "worker_stream/worker_flags.h"
 
 ABSL_FLAG(std::string, key, "", "device key (required)");
@@ -27,6 +31,9 @@ ABSL_FLAG(int, agents, 1, "simulated agents in this process");
 ABSL_FLAG(double, calibration_gflops, 0,
           "> 0: calibrate, answering every calibration with this throughput (0: do not)");
 ABSL_FLAG(double, calibration_noise, 0.01, "the spread those calibrations report");
+ABSL_FLAG(int, swarm_connections, 0,
+          "> 0: the agents as one swarm, their streams over this many connections (0: a "
+          "worker runtime per agent)");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
@@ -48,6 +55,26 @@ int main(int argc, char** argv) {
   options.calibration_noise = absl::GetFlag(FLAGS_calibration_noise);
   const std::string name = options.worker.name;
   const tunefleet::proto::DeviceInfo device = tunefleet::DetectHostDevice();
+  if (const int connections = absl::GetFlag(FLAGS_swarm_connections); connections > 0) {
+    tunefleet::FakeAgentSwarmOptions swarm_options;
+    swarm_options.tracker_address = options.worker.tracker_address;
+    swarm_options.token = options.worker.token;
+    swarm_options.credentials = options.worker.credentials;
+    swarm_options.device_key = options.device_key;
+    swarm_options.name = name;
+    swarm_options.agents = agents;
+    swarm_options.connections = connections;
+    swarm_options.measure_s = options.measure_s;
+    swarm_options.calibration_gflops = options.calibration_gflops;
+    swarm_options.calibration_noise = options.calibration_noise;
+    if (absl::Status valid = swarm_options.Validate(); !valid.ok()) return fail(valid.message());
+    tunefleet::FakeAgentSwarm swarm(swarm_options, device);
+    swarm.Start();
+    const int signal = tunefleet::WaitForTerminationSignal();
+    TF_LOG(INFO) << "signal " << signal << ": stopping a swarm of " << agents << " fake agents";
+    swarm.Stop();
+    return 0;
+  }
   std::vector<std::unique_ptr<tunefleet::FakeAgent>> fleet;
   for (int i = 0; i < agents; ++i) {
     options.worker.name = agents == 1 ? name : absl::StrCat(name, "-", i);

@@ -1,6 +1,8 @@
 #include "tracker/dispatcher.h"
 
 #include <algorithm>
+#include <deque>
+#include <list>
 #include <map>
 #include <set>
 #include <utility>
@@ -30,13 +32,19 @@ void Dispatcher::MarkAgentFree(Worker& agent) {
     return;
   }
   agent.free_listed = true;
-  free_agents_[agent.registration.device_key()].push_back(agent.id);
+  FreeAgents& free = free_agents_[agent.registration.device_key()];
+  free.at[agent.id] = free.order.insert(free.order.end(), agent.id);
 }
 
 void Dispatcher::Forget(const Worker& worker) {
   if (!worker.free_listed) return;
-  std::deque<std::string>& free = free_agents_[worker.registration.device_key()];
-  free.erase(std::remove(free.begin(), free.end(), worker.id), free.end());
+  auto key = free_agents_.find(worker.registration.device_key());
+  if (key == free_agents_.end()) return;
+  FreeAgents& free = key->second;
+  if (auto at = free.at.find(worker.id); at != free.at.end()) {
+    free.order.erase(at->second);
+    free.at.erase(at);
+  }
 }
 
 void Dispatcher::DispatchAll(double since) {
@@ -167,29 +175,37 @@ void Dispatcher::DispatchBuilds(double since) {
 void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
   auto free_it = free_agents_.find(device_key);
   if (free_it == free_agents_.end()) return;
-  std::deque<std::string>& free = free_it->second;
-  // The key's agents that may measure (not quarantined): a validation pass
-  // waits for one of them that has not measured its candidate yet. Listed
-  // only while a job of the key validates (search trials go anywhere).
-  std::vector<std::string> measuring_agents;
+  std::list<std::string>& free = free_it->second.order;
+  // Whether one of the key's agents that may measure (not quarantined) has
+  // not measured a candidate (`used`): a validation pass waits for one
+  // (search trials go anywhere). Stops at the first such agent.
+  auto another_agent = [&](const std::set<std::string>& used) {
+    for (const std::string& id : workers_->AgentIdsOfKey(device_key)) {
+      const Worker& w = *workers_->Find(id);
+      if (w.quarantine.empty() && used.count(w.registration.name()) == 0) return true;
+    }
+    return false;
+  };
   bool validating = false;
+  // Whether any job of the key has a trial to measure: with none, the free
+  // agents (thousands in a large fleet) are not walked.
+  auto pending = [&] {
+    for (const auto& [id, job] : jobs_->by_id()) {
+      if (!job->finished() && !job->to_measure.empty() &&
+          job->stored.spec.device_key() == device_key) {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!pending()) return;
   for (const auto& [id, job] : jobs_->by_id()) {
     validating |=
         !job->finished() && job->validations > 0 && job->stored.spec.device_key() == device_key;
   }
-  if (validating) {
-    for (const auto& [id, w] : workers_->all()) {
-      if (w->role() == proto::AGENT && w->registration.device_key() == device_key &&
-          w->quarantine.empty()) {
-        measuring_agents.push_back(w->registration.name());
-      }
-    }
-  }
-  // The key's agents, counted once and only for a job whose owner has an
-  // agent share (WorkerRegistry::AgentsOfKey walks every worker).
-  int agents_of_key = -1;
+  const int agents_of_key = workers_->AgentsOfKey(device_key);
   bool dispatched = true;
-  while (dispatched) {
+  while (dispatched && pending()) {
     dispatched = false;
     // The first free agent whose host is not building and for which some
     // job has a trial: the job whose turn it is (stride), its first trial
@@ -214,14 +230,14 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
           continue;
         }
         // Its owner measures on as many of the key's agents as it may.
-        if (job->stored.spec.owner_quota().max_agent_share() > 0) {
-          if (agents_of_key < 0) agents_of_key = workers_->AgentsOfKey(device_key);
-          if (!UserQuotas::MeasureHold(*jobs_, *job, agents_of_key).empty()) continue;
+        if (job->stored.spec.owner_quota().max_agent_share() > 0 &&
+            !UserQuotas::MeasureHold(*jobs_, *job, agents_of_key).empty()) {
+          continue;
         }
         auto trial_it =
             std::find_if(job->to_measure.begin(), job->to_measure.end(), [&](int64_t trial_id) {
               return ValidationMayGoTo(job->trials.at(trial_id), agent.registration.name(),
-                                       agents_of(*job), measuring_agents);
+                                       agents_of(*job), another_agent);
             });
         if (trial_it == job->to_measure.end()) continue;
         pick = job.get();
@@ -232,6 +248,7 @@ void Dispatcher::DispatchMeasures(const std::string& device_key, double since) {
       double& virtual_pass = virtual_measure_pass_[device_key];
       virtual_pass = std::max(virtual_pass, job.measure_pass);
       job.measure_pass += job.stride();
+      free_it->second.at.erase(*agent_it);
       free.erase(agent_it);
       agent.free_listed = false;
       Trial& trial = job.trials.at(*pick_trial);

@@ -18,11 +18,12 @@
 #define TUNEFLEET_TRACKER_DISPATCHER_H_
 
 #include <cstddef>
-#include <deque>
+#include <list>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/clock.h"
 #include "proto/fleet.pb.h"
 #include "tracker/job_table.h"
@@ -100,8 +101,14 @@ class Dispatcher {
 
   // Per-user quotas: their hourly build counts.
   UserQuotas quotas_;
-  // Free agents per device key, in the order they became free.
-  std::map<std::string, std::deque<std::string>> free_agents_;
+  // Free agents per device key, in the order they became free, each found
+  // by id too: a fleet of 10,000 that disconnects at once is not 10,000
+  // walks of the list.
+  struct FreeAgents {
+    std::list<std::string> order;
+    absl::flat_hash_map<std::string, std::list<std::string>::iterator> at;
+  };
+  std::map<std::string, FreeAgents> free_agents_;
   double virtual_build_pass_ = 0;
   std::map<std::string, double> virtual_measure_pass_;
   // Recent measurement dispatch latencies (seconds), a ring.

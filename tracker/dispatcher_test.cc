@@ -95,8 +95,7 @@ TEST_F(DispatcherTest, NativeIsBuiltForTheCpuOfTheKeysAgents) {
   dispatcher_.DispatchAll(0);
   // No agent of the key yet: nobody can say what "native" is, so no build.
   EXPECT_TRUE(Out(builder).Take(proto::TrackerMessage::kBuild).empty());
-  Worker& agent = parts_.AddWorker(proto::AGENT, "a", "cpu");
-  agent.registration.mutable_device()->set_llvm_cpu("cortex-a72");  // a board, not this host
+  parts_.AddWorker(proto::AGENT, "a", "cpu", 1, "test", "cortex-a72");  // a board, not this host
   dispatcher_.DispatchAll(0);
   std::vector<proto::TrackerMessage> builds = Out(builder).Take(proto::TrackerMessage::kBuild);
   ASSERT_EQ(builds.size(), 1u);

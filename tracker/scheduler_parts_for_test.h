@@ -36,15 +36,17 @@ struct SchedulerParts {
   explicit SchedulerParts(SchedulerOptions scheduler_options = SchedulerOptions())
       : options(std::move(scheduler_options)) {}
 
-  // A worker registered from `peer`; its outbox is outbox_of(worker).
+  // A worker registered from `peer` (agents: reporting `llvm_cpu`, when
+  // given); its outbox is outbox_of(worker).
   Worker& AddWorker(proto::WorkerRole role, const std::string& name,
                     const std::string& device_key = "", int parallelism = 1,
-                    const std::string& peer = "test") {
+                    const std::string& peer = "test", const std::string& llvm_cpu = "") {
     proto::Register r;
     r.set_role(role);
     r.set_name(name);
     r.set_device_key(device_key);
     r.set_parallelism(parallelism);
+    if (!llvm_cpu.empty()) r.mutable_device()->set_llvm_cpu(llvm_cpu);
     return workers.Add(r, peer, std::make_shared<FakeOutbox>(), clock.NowSeconds(),
                        clock.WallSeconds());
   }

@@ -151,8 +151,7 @@ ValidationAgents ValidationAgentsOf(const Job& job) {
 }
 
 bool ValidationMayGoTo(const Trial& trial, const std::string& agent_name,
-                       const ValidationAgents& agents,
-                       const std::vector<std::string>& measuring_agents) {
+                       const ValidationAgents& agents, const AnotherAgentFn& another_agent) {
   if (trial.validates < 0) return true;
   // The agents with a pass of this candidate (a queued trial is none of
   // them: it has no agent yet).
@@ -162,10 +161,7 @@ bool ValidationMayGoTo(const Trial& trial, const std::string& agent_name,
   if (used.count(agent_name) == 0) return true;
   // This agent measured the candidate already: leave the pass to an agent
   // of the key that has not, when there is one (it takes it when free).
-  for (const std::string& other : measuring_agents) {
-    if (used.count(other) == 0) return false;
-  }
-  return true;
+  return !another_agent(used);
 }
 
 void ApplyValidation(Job& job, const ValidationOutcome& outcome) {

@@ -22,6 +22,7 @@
 #define TUNEFLEET_TRACKER_VALIDATION_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -93,11 +94,13 @@ ValidationAgents ValidationAgentsOf(const Job& job);
 // Whether queued trial `trial` may be measured by agent `agent_name` now
 // (`agents`: ValidationAgentsOf its job): a validation pass of a candidate
 // goes to an agent that measured none of that candidate's passes while the
-// key has such an agent that may measure (`measuring_agents`: the names of
-// the key's agents that are not quarantined); search trials go anywhere.
+// key has such an agent that may measure (`another_agent(used)`: whether
+// one of the key's agents that are not quarantined has a name not in
+// `used`; asked only when `agent_name` measured the candidate already, so a
+// fleet of thousands is not listed per look); search trials go anywhere.
+using AnotherAgentFn = std::function<bool(const std::set<std::string>& used)>;
 bool ValidationMayGoTo(const Trial& trial, const std::string& agent_name,
-                       const ValidationAgents& agents,
-                       const std::vector<std::string>& measuring_agents);
+                       const ValidationAgents& agents, const AnotherAgentFn& another_agent);
 
 // Puts `outcome` into `job`: each trial's validation, each task's winner
 // and its confirmation, and marks the job validated.

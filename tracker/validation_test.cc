@@ -61,11 +61,20 @@ class ConfirmationTest : public ::testing::Test {
 TEST_F(ConfirmationTest, APassGoesToAnAgentThatHasNotMeasuredItsCandidate) {
   Pass("agent-0", 1e-3);
   Trial& next = Waiting();
-  const std::vector<std::string> two = {"agent-0", "agent-1"};
+  // The key's agents that may measure, as the dispatcher asks about them.
+  auto among = [](std::vector<std::string> names) -> AnotherAgentFn {
+    return [names](const std::set<std::string>& used) {
+      for (const std::string& name : names) {
+        if (used.count(name) == 0) return true;
+      }
+      return false;
+    };
+  };
+  const AnotherAgentFn two = among({"agent-0", "agent-1"});
   EXPECT_FALSE(ValidationMayGoTo(next, "agent-0", ValidationAgentsOf(job_), two));
   EXPECT_TRUE(ValidationMayGoTo(next, "agent-1", ValidationAgentsOf(job_), two));
   // Alone on its key, agent-0 measures every pass.
-  EXPECT_TRUE(ValidationMayGoTo(next, "agent-0", ValidationAgentsOf(job_), {"agent-0"}));
+  EXPECT_TRUE(ValidationMayGoTo(next, "agent-0", ValidationAgentsOf(job_), among({"agent-0"})));
   // A pass in flight on agent-1 counts too: both have it, either may go on.
   Measuring("agent-1");
   EXPECT_TRUE(ValidationMayGoTo(next, "agent-0", ValidationAgentsOf(job_), two));

@@ -58,6 +58,12 @@ Worker& WorkerRegistry::Add(const proto::Register& registration, const std::stri
   if (w.isolating && w.role() == proto::AGENT) host_agents_[w.host].insert(w.id);
   if (w.role() == proto::BUILDER) builders_.insert(w.id);
   if (w.role() == proto::TUNER) tuners_.insert(w.id);
+  if (w.role() == proto::AGENT) {
+    KeyAgents& key = keys_[registration.device_key()];
+    key.ids.insert(w.id);
+    if (!registration.device().llvm_cpu().empty())
+      ++key.llvm_cpus[registration.device().llvm_cpu()];
+  }
   return w;
 }
 
@@ -71,6 +77,18 @@ std::unique_ptr<Worker> WorkerRegistry::Remove(const std::string& worker_id) {
   builders_.erase(worker_id);
   tuners_.erase(worker_id);
   if (auto h = host_agents_.find(worker->host); h != host_agents_.end()) h->second.erase(worker_id);
+  if (worker->role() == proto::AGENT) {
+    auto key = keys_.find(worker->registration.device_key());
+    if (key != keys_.end()) {
+      key->second.ids.erase(worker_id);
+      const std::string& cpu = worker->registration.device().llvm_cpu();
+      if (auto votes = key->second.llvm_cpus.find(cpu);
+          votes != key->second.llvm_cpus.end() && --votes->second == 0) {
+        key->second.llvm_cpus.erase(votes);
+      }
+      if (key->second.ids.empty()) keys_.erase(key);
+    }
+  }
   return worker;
 }
 
@@ -95,34 +113,32 @@ const std::set<std::string>& WorkerRegistry::IsolatingAgentsOn(const std::string
   return it == host_agents_.end() ? *kNone : it->second;
 }
 
+const std::set<std::string>& WorkerRegistry::AgentIdsOfKey(const std::string& device_key) const {
+  static const std::set<std::string>* const kNone = new std::set<std::string>();
+  auto it = keys_.find(device_key);
+  return it == keys_.end() ? *kNone : it->second.ids;
+}
+
 int WorkerRegistry::AgentsOfKey(const std::string& device_key) const {
-  int n = 0;
-  for (const auto& [id, w] : workers_) {
-    if (w->role() == proto::AGENT && w->registration.device_key() == device_key) ++n;
-  }
-  return n;
+  return static_cast<int>(AgentIdsOfKey(device_key).size());
 }
 
 std::string WorkerRegistry::QuarantineOfKey(const std::string& device_key) const {
   std::string first;
-  for (const auto& [id, w] : workers_) {
-    if (w->role() != proto::AGENT || w->registration.device_key() != device_key) continue;
-    if (w->quarantine.empty()) return "";
-    if (first.empty()) first = w->quarantine;
+  for (const std::string& id : AgentIdsOfKey(device_key)) {
+    const Worker& w = *workers_.at(id);
+    if (w.quarantine.empty()) return "";
+    if (first.empty()) first = w.quarantine;
   }
   return first;
 }
 
 std::string WorkerRegistry::LlvmCpuOfKey(const std::string& device_key) const {
-  std::map<std::string, int> votes;
-  for (const auto& [id, w] : workers_) {
-    if (w->role() != proto::AGENT || w->registration.device_key() != device_key) continue;
-    const std::string& cpu = w->registration.device().llvm_cpu();
-    if (!cpu.empty()) ++votes[cpu];
-  }
+  auto key = keys_.find(device_key);
+  if (key == keys_.end()) return "";
   std::string best;
   int most = 0;
-  for (const auto& [cpu, n] : votes) {
+  for (const auto& [cpu, n] : key->second.llvm_cpus) {
     if (n > most) {
       best = cpu;
       most = n;

@@ -89,6 +89,9 @@ class WorkerRegistry {
   // Isolating agents connected from `host`.
   const std::set<std::string>& IsolatingAgentsOn(const std::string& host) const;
 
+  // The agents of `device_key` (ids), from an index kept by Add and Remove:
+  // a fleet of 10,000 agents is not walked per message.
+  const std::set<std::string>& AgentIdsOfKey(const std::string& device_key) const;
   int AgentsOfKey(const std::string& device_key) const;
   // When every agent of `device_key` is quarantined (and there is one), the
   // first one's reason; else "".
@@ -116,6 +119,12 @@ class WorkerRegistry {
   std::set<std::string> builders_;
   std::set<std::string> tuners_;
   std::map<std::string, std::set<std::string>> host_agents_;
+  // Per device key: its agents and how many report each LLVM CPU.
+  struct KeyAgents {
+    std::set<std::string> ids;
+    std::map<std::string, int> llvm_cpus;
+  };
+  absl::flat_hash_map<std::string, KeyAgents> keys_;
 };
 
 // The `role` label of the tracker's metrics for a registered role.

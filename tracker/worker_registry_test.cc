@@ -96,6 +96,38 @@ TEST(WorkerRegistryTest, SuggestedWindowFeedsEveryAgentAndBuildSlot) {
   EXPECT_EQ(registry.SuggestedWindow(spec, 512), 3);
 }
 
+// The per-key index Add and Remove keep: agents, their CPUs' majority, and
+// the quarantine of a key all of whose agents are quarantined.
+TEST(WorkerRegistryTest, KeysIndexTheirAgentsThroughAddAndRemove) {
+  WorkerRegistry registry(false);
+  auto agent = [&](const std::string& name, const std::string& key, const std::string& cpu) {
+    proto::Register r = Registration(proto::AGENT, name, key);
+    r.mutable_device()->set_llvm_cpu(cpu);
+    return registry.Add(r, "test", std::make_shared<FakeOutbox>(), 0, 0).id;
+  };
+  const std::string a1 = agent("a1", "arm", "cortex-a72");
+  const std::string a2 = agent("a2", "arm", "cortex-a53");
+  const std::string a3 = agent("a3", "arm", "cortex-a53");
+  agent("x", "x86", "znver4");
+  registry.Add(Registration(proto::BUILDER, "b", "", 8), "test", std::make_shared<FakeOutbox>(), 0,
+               0);
+  EXPECT_THAT(registry.AgentIdsOfKey("arm"), ElementsAre(a1, a2, a3));
+  EXPECT_EQ(registry.AgentsOfKey("x86"), 1);
+  EXPECT_EQ(registry.AgentsOfKey("none"), 0);
+  EXPECT_EQ(registry.LlvmCpuOfKey("arm"), "cortex-a53");  // two of three
+  registry.Remove(a2);
+  registry.Remove(a3);
+  EXPECT_EQ(registry.LlvmCpuOfKey("arm"), "cortex-a72");
+  EXPECT_THAT(registry.AgentIdsOfKey("arm"), ElementsAre(a1));
+  EXPECT_EQ(registry.QuarantineOfKey("arm"), "");
+  registry.Find(a1)->quarantine = "slow";
+  EXPECT_EQ(registry.QuarantineOfKey("arm"), "slow");
+  registry.Remove(a1);
+  EXPECT_THAT(registry.AgentIdsOfKey("arm"), IsEmpty());
+  EXPECT_EQ(registry.LlvmCpuOfKey("arm"), "");
+  EXPECT_EQ(registry.QuarantineOfKey("arm"), "");
+}
+
 TEST(WorkerRegistryTest, SilentWorkersAreReportedWithHowLong) {
   WorkerRegistry registry(true);
   Worker& quiet = registry.Add(Registration(proto::BUILDER, "quiet"), "test",
