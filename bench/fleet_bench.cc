@@ -56,6 +56,9 @@ ABSL_FLAG(std::string, dispatch_agents, "1000", "dispatch: simulated agent count
 ABSL_FLAG(std::string, stores, "sqlite",
           "dispatch: the tracker's stores, each run per agent count: sqlite (synchronous=NORMAL), "
           "sqlite-full (each commit synced: the tracker's default), postgres");
+ABSL_FLAG(bool, postgres_durable, true,
+          "dispatch: the PostgreSQL server syncs each commit (false: fsync and synchronous_commit "
+          "off, to see what the syncs cost)");
 ABSL_FLAG(int, dispatch_rounds, 1, "dispatch: runs of each store per agent count, interleaved");
 ABSL_FLAG(int, dispatch_jobs, 10, "dispatch: concurrent jobs");
 ABSL_FLAG(int, dispatch_swarm_connections, 16,
@@ -292,7 +295,9 @@ double Median(std::vector<double> v) {
   for (const std::string& store : stores) {
     if (store == "postgres" && pg == nullptr) {
       PostgresTestServer::Options options;
-      options.durable = true;  // fsync and synchronous_commit on, as deployed
+      // fsync and synchronous_commit on, as deployed (off: what the
+      // commits' syncs cost, by difference).
+      options.durable = absl::GetFlag(FLAGS_postgres_durable);
       TF_ASSIGN_OR_RETURN(pg, PostgresTestServer::Start(options));
     } else if (store != "postgres" && store != "sqlite" && store != "sqlite-full") {
       return absl::InvalidArgumentError("--stores: sqlite, sqlite-full or postgres, not " + store);

@@ -233,6 +233,7 @@ absl::Status PgConnection::EnsureConnected(absl::string_view operation) {
   conn_ = nullptr;
   TF_ASSIGN_OR_RETURN(
       conn_, Connect(conninfo_, description_, absl::StrCat(operation, ": cannot reconnect")));
+  prepared_.clear();  // they were the old connection's
   return absl::OkStatus();
 }
 
@@ -305,13 +306,35 @@ absl::StatusOr<std::vector<PgResult>> PgConnection::Atomically(
     return Error(absl::StatusCode::kInternal, operation,
                  absl::StrCat("cannot enter pipeline mode: ", StripNewline(PQerrorMessage(conn_))));
   }
+  // The commands sent, in order: each statement, after its Parse where it
+  // is not prepared on this connection yet (`preparing`: the Parse's SQL).
+  struct Command {
+    size_t statement;
+    const char* preparing = nullptr;
+    std::string name;
+  };
+  std::vector<Command> commands;
+  absl::flat_hash_map<std::string, std::string> parsing;  // in this pipeline
   bool sent = true;
-  for (const PgStatement& statement : statements) {
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const PgStatement& statement = statements[i];
+    std::string name;
+    if (auto it = prepared_.find(statement.sql); it != prepared_.end()) {
+      name = it->second;
+    } else if (auto p = parsing.find(statement.sql); p != parsing.end()) {
+      name = p->second;
+    } else {
+      name = absl::StrCat("tf_", next_prepared_++);
+      parsing[statement.sql] = name;
+      sent = sent && PQsendPrepare(conn_, name.c_str(), statement.sql, statement.params.size(),
+                                   statement.params.types()) == 1;
+      commands.push_back({i, statement.sql, name});
+    }
     const std::vector<const char*> values = statement.params.pointers();
-    sent = sent && PQsendQueryParams(conn_, statement.sql, statement.params.size(),
-                                     statement.params.types(), values.data(),
-                                     statement.params.lengths(), statement.params.formats(),
-                                     /*resultFormat=*/1) == 1;
+    sent = sent && PQsendQueryPrepared(conn_, name.c_str(), statement.params.size(), values.data(),
+                                       statement.params.lengths(), statement.params.formats(),
+                                       /*resultFormat=*/1) == 1;
+    commands.push_back({i});
   }
   sent = sent && PQpipelineSync(conn_) == 1;
   if (!sent) {
@@ -328,24 +351,29 @@ absl::StatusOr<std::vector<PgResult>> PgConnection::Atomically(
   const absl::Time deadline = absl::Now() + options_.call_timeout;
   std::vector<PgResult> results;
   absl::Status failed = absl::OkStatus();
-  size_t index = 0;
+  size_t index = 0;  // into commands
   for (;;) {
     TF_ASSIGN_OR_RETURN(PGresult * raw, NextResult(deadline, operation));
     if (raw == nullptr) {
-      ++index;  // the end of one statement's results
+      ++index;  // the end of one command's results
       continue;
     }
     PgResult result(raw);
     const ExecStatusType status = PQresultStatus(raw);
     if (status == PGRES_PIPELINE_SYNC) break;
+    const Command* command = index < commands.size() ? &commands[index] : nullptr;
     if (status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE) {
       if (failed.ok()) {
-        failed = ErrorOf(raw, index < statements.size()
-                                  ? absl::StrCat(operation, ": ", statements[index].what)
-                                  : std::string(operation));
+        failed = ErrorOf(raw, command != nullptr ? absl::StrCat(operation, ": ",
+                                                                statements[command->statement].what)
+                                                 : std::string(operation));
       }
-    } else if (status != PGRES_PIPELINE_ABORTED && index < statements.size()) {
-      results.push_back(std::move(result));
+    } else if (status != PGRES_PIPELINE_ABORTED && command != nullptr) {
+      if (command->preparing != nullptr) {
+        prepared_[command->preparing] = command->name;  // parsed: it holds from now on
+      } else {
+        results.push_back(std::move(result));
+      }
     }
   }
   if (PQexitPipelineMode(conn_) != 1) {

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -212,6 +213,12 @@ class PgConnection {
   [[nodiscard]] absl::Status ErrorOf(const PGresult* result, absl::string_view operation) const;
   [[nodiscard]] absl::Status Commit(absl::string_view operation);
   void RollbackIfOpen();
+  // Atomically's statements prepared on this connection (SQL -> name),
+  // so the server parses and plans each once per connection, not once per
+  // write. A Parse that succeeded holds even when its transaction rolls
+  // back; a new connection starts with none.
+  absl::flat_hash_map<std::string, std::string> prepared_;
+  int64_t next_prepared_ = 0;  // names "tf_<n>", never reused
   [[nodiscard]] absl::Status Error(absl::StatusCode code, absl::string_view operation,
                                    absl::string_view message) const;
 

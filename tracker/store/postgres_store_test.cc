@@ -257,6 +257,52 @@ TEST_F(PostgresStoreTest, AConnectionLostInsideATransactionIsNotReopenedForTheRe
   EXPECT_EQ(row.Int4(0), 2);
 }
 
+// Atomically prepares each statement once per connection: a statement
+// repeated in one batch, a batch that rolls back after its Parse (the
+// statement stays prepared), a Parse skipped because an earlier statement
+// failed (it is parsed again next time), and a new connection (parsed
+// again there).
+TEST_F(PostgresStoreTest, AtomicallyPreparesEachStatementOncePerConnection) {
+  Sql("CREATE TABLE p (x INTEGER PRIMARY KEY)");
+  absl::StatusOr<std::unique_ptr<PgConnection>> db = PgConnection::Open(address_, {});
+  ASSERT_TRUE(db.ok()) << db.status();
+  const char* insert = "INSERT INTO p VALUES ($1)";
+  const char* count = "SELECT count(*)::int4 FROM p";
+  auto put = [&](std::vector<int> xs) {
+    std::vector<PgStatement> statements;
+    for (int x : xs) {
+      PgParams params;
+      params.Int4(x);
+      statements.push_back({insert, std::move(params), absl::StrCat("x ", x)});
+    }
+    return (*db)->Atomically("put", statements).status();
+  };
+  auto rows = [&]() -> int {
+    absl::StatusOr<std::vector<PgResult>> r = (*db)->Atomically("count", {{count, PgParams(), ""}});
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? (*r)[0].Row(0, "p").Int4(0) : -1;
+  };
+  ASSERT_TRUE(put({1, 2}).ok());   // parsed once, run twice
+  EXPECT_FALSE(put({3, 1}).ok());  // the duplicate rolls 3 back with it
+  EXPECT_EQ(rows(), 2);
+  // The count's Parse comes after the failing insert: skipped, then parsed
+  // again by the next batch.
+  absl::StatusOr<std::vector<PgResult>> aborted = [&] {
+    PgParams params;
+    params.Int4(1);
+    return (*db)->Atomically("put and count",
+                             {{insert, std::move(params), "x 1"}, {count, PgParams(), ""}});
+  }();
+  EXPECT_THAT(aborted.status().message(), HasSubstr("duplicate key")) << aborted.status();
+  EXPECT_EQ(rows(), 2);
+  // A new session knows none of them.
+  ASSERT_TRUE(server_->TerminateSessions("tunefleet").ok());
+  absl::Status again = put({4});
+  if (!again.ok()) again = put({4});  // the first call may find the session gone
+  ASSERT_TRUE(again.ok()) << again;
+  EXPECT_EQ(rows(), 3);
+}
+
 // ---------------------------------------------------------------- the lease
 
 TEST_F(PostgresStoreTest, OneReplicaLeadsAndTheNextTakesOverWithANewEpoch) {
