@@ -31,7 +31,7 @@ namespace tunefleet {
 
 struct Worker {
   std::string id;
-  proto::Register registration;
+  proto::Register registration;  // as registered, never changed: the registry indexes it
   std::string peer;
   std::shared_ptr<Outbox> outbox;
   std::set<std::string> leases;
