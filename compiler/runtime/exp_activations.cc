@@ -65,8 +65,8 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
 
 // The loops over memory, the same for each ISA: Epilogue (bias, residual
 // and a function over n floats in one pass, as a kernel's epilogue hook
-// calls it on a region still in cache), Run (the function alone) and
-// SoftmaxRow (softmax over one row of n floats with the same
+// calls it on a region still in cache; without either, the function alone)
+// and SoftmaxRow (softmax over one row of n floats with the same
 // exp: the row's maximum, exp(x - max) with its sum kept in registers, the
 // scale; each pass U registers at a time, then one (One: the ISA's
 // one-register type), then the row's tail in one partial register: one
@@ -151,10 +151,6 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
       if constexpr (kResidual) x = One::Add(x, One::LoadPartial(residual + i, rest, 0.0f));       \
       One::StorePartial(out + i, One::template Act<kFunc>(x, wa, wb), rest);                      \
     }                                                                                             \
-  }                                                                                               \
-  template <PointwiseFunc kFunc>                                                                  \
-  static void Run(const float* in, float* out, int64_t n) {                                       \
-    Epilogue<kFunc, 0, false>(in, out, nullptr, 0, nullptr, n, 0.0f, 0.0f);                       \
   }                                                                                               \
   static void SoftmaxRow(const float* in, float* out, int64_t n) {                                \
     using W = typename One::V;                                                                    \
@@ -364,32 +360,6 @@ struct Avx2 {
 // took 1.55 ns per float with one, 1.28 with two and 1.08 with four.
 constexpr int kUnroll = 4;
 
-template <typename Isa>
-bool RunOn(PointwiseFunc func, const float* in, float* out, int64_t n) {
-  switch (func) {
-    case PointwiseFunc::kExp:
-      Isa::template Run<PointwiseFunc::kExp>(in, out, n);
-      return true;
-    case PointwiseFunc::kSigmoid:
-      Isa::template Run<PointwiseFunc::kSigmoid>(in, out, n);
-      return true;
-    case PointwiseFunc::kSilu:
-      Isa::template Run<PointwiseFunc::kSilu>(in, out, n);
-      return true;
-    case PointwiseFunc::kTanh:
-      Isa::template Run<PointwiseFunc::kTanh>(in, out, n);
-      return true;
-    case PointwiseFunc::kGelu:
-      Isa::template Run<PointwiseFunc::kGelu>(in, out, n);
-      return true;
-    case PointwiseFunc::kGeluTanh:
-      Isa::template Run<PointwiseFunc::kGeluTanh>(in, out, n);
-      return true;
-    default:
-      return false;
-  }
-}
-
 template <typename Isa, PointwiseFunc kFunc>
 FusedEpilogueFn EpilogueWith(EpilogueBias bias, bool residual) {
   switch (bias) {
@@ -419,6 +389,8 @@ FusedEpilogueFn EpilogueOf(PointwiseFunc func, EpilogueBias bias, bool residual)
       return EpilogueWith<Isa, PointwiseFunc::kHardSigmoid>(bias, residual);
     case PointwiseFunc::kHardSwish:
       return EpilogueWith<Isa, PointwiseFunc::kHardSwish>(bias, residual);
+    case PointwiseFunc::kExp:
+      return EpilogueWith<Isa, PointwiseFunc::kExp>(bias, residual);
     case PointwiseFunc::kSigmoid:
       return EpilogueWith<Isa, PointwiseFunc::kSigmoid>(bias, residual);
     case PointwiseFunc::kSilu:
@@ -432,6 +404,14 @@ FusedEpilogueFn EpilogueOf(PointwiseFunc func, EpilogueBias bias, bool residual)
     default:
       return nullptr;
   }
+}
+
+// out = func(in): the epilogue with no bias and no residual.
+template <typename Isa>
+bool RunOn(PointwiseFunc func, const float* in, float* out, int64_t n) {
+  if (!IsExpActivation(func)) return false;
+  EpilogueOf<Isa>(func, EpilogueBias::kNone, false)(in, out, nullptr, 0, nullptr, n, 0.0f, 0.0f);
+  return true;
 }
 
 }  // namespace
