@@ -3,7 +3,8 @@
 // target's, channel blocks of one vector and register tiles of about 8
 // output columns (two vectors by about 6 where the target has 16 vector
 // registers); for dense, the dot kernel for a few rows (the weights read
-// in place) or the weights packed once; every other knob its first choice;
+// in place) or the weights packed once, the tasks in the order that rereads
+// less memory; every other knob its first choice;
 // and one the builder would build for the target (the template instantiates
 // it and its register tile fits the target's vector registers,
 // register_fit.h). The compiler uses it for layers no record covers; local

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "toolchain/codegen/target.h"
@@ -81,6 +82,27 @@ TEST(DefaultConfigTest, InputAndOutputBlocksAgreeWhereNoWholeVectorsDivide) {
   args["H"] = args["W"] = 7;
   auto knobs = Knobs(kAvx2, DefaultTile::kTarget, args);
   EXPECT_EQ(knobs["tile_oc"], knobs["tile_ic"]);
+}
+
+std::string DenseTaskOrder(int64_t m, int64_t n, int64_t k) {
+  std::unique_ptr<Task> task =
+      Task::Make("", "dense", {{"M", m}, {"N", n}, {"K", k}, {"layout", "NK"}}, kAvx2).value();
+  absl::StatusOr<Config> config = DefaultConfig(*task, 8);
+  EXPECT_TRUE(config.ok()) << config.status();
+  if (!config.ok()) return "";
+  return config->GetString("fuse").value();
+}
+
+// A GEMM's tasks walk the dimension that keeps the operand read again and
+// again the smaller one: ViT-B's layers (A of 197 tokens, weights of 9 MiB)
+// walk M; Swin-T's first layers (3136 tokens, weights of 144 KiB, cached
+// anyway) walk N.
+TEST(DefaultConfigTest, GemmTasksWalkTheDimensionThatRereadsLessMemory) {
+  EXPECT_EQ(DenseTaskOrder(197, 3072, 768), "nm");
+  EXPECT_EQ(DenseTaskOrder(197, 768, 3072), "nm");
+  EXPECT_EQ(DenseTaskOrder(784, 192, 768), "nm");
+  EXPECT_EQ(DenseTaskOrder(3136, 384, 96), "mn");
+  EXPECT_EQ(DenseTaskOrder(128, 512, 128), "mn");  // both cached: the first choice
 }
 
 }  // namespace
