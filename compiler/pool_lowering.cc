@@ -60,7 +60,7 @@ std::vector<int64_t> PoolDims2d(std::vector<int64_t> dims) {
 }
 
 bool IsSpatialMean(const Graph& graph, const GraphNode& node) {
-  if (node.op_type != "ReduceMean" || IntAttribute(node, "keepdims", 1) == 0) return false;
+  if (node.op_type != "ReduceMean") return false;
   absl::StatusOr<TensorShape> in = graph.ShapeOf(node.inputs[0]);
   if (!in.ok() || in->dims.size() != 4) return false;
   absl::StatusOr<std::vector<int64_t>> axes = ReduceAxes(graph, node, in->dims);
@@ -87,7 +87,9 @@ bool IsSpatialMean(const Graph& graph, const GraphNode& node) {
     TF_RETURN_IF_ERROR(PoolWindowOf(node, in.dims, out.dims, step));
   }
   step.in_shape = PoolDims2d(in.dims);
-  step.out_shape = PoolDims2d(out.dims);
+  // A mean not kept ([N, C]) is the same floats as [N, C, 1, 1].
+  step.out_shape =
+      global ? std::vector<int64_t>{in.dims[0], in.dims[1], 1, 1} : PoolDims2d(out.dims);
   return step;
 }
 

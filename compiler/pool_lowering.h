@@ -33,7 +33,9 @@ std::vector<int64_t> PoolDims2d(std::vector<int64_t> dims);
 // node for 3-D pooling or MaxPool's Indices output.
 [[nodiscard]] absl::StatusOr<PlanStep> PoolStepOf(const Graph& graph, const GraphNode& node);
 
-// Whether `node` is a ReduceMean over axes 2 and 3 of a 4-D tensor, kept.
+// Whether `node` is a ReduceMean over axes 2 and 3 of a 4-D tensor, kept
+// or not (ShuffleNet's x.mean([2, 3]): [N, C], the floats of [N, C, 1, 1]):
+// global average pooling, which reads any channel block.
 bool IsSpatialMean(const Graph& graph, const GraphNode& node);
 
 }  // namespace tunefleet

@@ -38,8 +38,10 @@ class ConcatNet(torch.nn.Module):
     with all before), an Inception block (branches joined by a channel
     concat), a CSP-style channel split (one half through a convolution,
     joined again with the other) and a ConvNeXt-style channels-last detour
-    (permute to NHWC, LayerNorm, Linear, permute back, residual), small: what
-    concatenations, channel slices and permutes compile to is tested on it."""
+    (permute to NHWC, LayerNorm, Linear, permute back, residual), then a
+    mean over H and W not kept (ShuffleNet's head), small: what
+    concatenations, channel slices, permutes and that mean compile to is
+    tested on it."""
 
     def __init__(self):
         super().__init__()
@@ -69,7 +71,7 @@ class ConcatNet(torch.nn.Module):
         kept, through = x.chunk(2, 1)
         x = torch.cat([kept, self.csp(through)], 1)
         x = x + self.mix(self.norm(x.permute(0, 2, 3, 1))).permute(0, 3, 1, 2)
-        return self.head(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(x, 1), 1))
+        return self.head(x.mean([2, 3]))
 
 
 def main():
