@@ -60,6 +60,11 @@ const std::vector<CliCommand>& CliCommands() {
        "recorded figures; with --key K, on the agents of key K through the fleet\n"
        "(--key local, the default, is this host)",
        &MeasureCli},
+      {"train_prior", kLocal,
+       "train the xgb tuner's cost-model priors (one per template) on every trial\n"
+       "of the LOG files given (one CPU family) and write them to -o FILE\n"
+       "(the shipped ones: tuner_core/pretuned/data/priors/)",
+       &TrainPriorCli},
       {"templates", kLocal, "list the kernel templates", &TemplatesCli},
       {"operators", kLocal,
        "list the ONNX operators compile claims and the attributes each supports", &OperatorsCli},

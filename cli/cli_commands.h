@@ -33,6 +33,7 @@ std::string CliUsage();
 [[nodiscard]] absl::Status TasksCli(const CliArgs& args);
 [[nodiscard]] absl::Status BestCli(const CliArgs& args);
 [[nodiscard]] absl::Status MeasureCli(const CliArgs& args);
+[[nodiscard]] absl::Status TrainPriorCli(const CliArgs& args);
 [[nodiscard]] absl::Status UpCli(const CliArgs& args);
 [[nodiscard]] absl::Status SubmitCli(const CliArgs& args);
 [[nodiscard]] absl::Status WatchCli(const CliArgs& args);

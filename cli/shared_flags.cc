@@ -37,6 +37,10 @@ ABSL_FLAG(std::string, pretuned, "",
           "the configs each task measures first (a warm start): empty, the records shipped for "
           "the target's CPU family; 'none', a cold start; else a record file (tune --log's "
           "format)");
+ABSL_FLAG(std::string, cost_model_prior, "",
+          "tune, optimize with --tuner xgb: the cost model each task's model starts from: "
+          "empty, the one shipped for the target's CPU family (none with --pretuned=none or a "
+          "--pretuned file); 'none', no prior; else a file of `tunefleet train_prior`");
 ABSL_FLAG(bool, share_runner_child, true,
           "tune --model, optimize: the model's tasks share one runner child (false: a new "
           "child, and a new reference output, at every switch of task)");
@@ -210,6 +214,7 @@ LocalRunOptions LocalRunFromFlags() {
   run.log = absl::GetFlag(FLAGS_log);
   const std::string pretuned = absl::GetFlag(FLAGS_pretuned);
   if (pretuned != "none") run.pretuned_file = pretuned;
+  run.prior_file = absl::GetFlag(FLAGS_cost_model_prior);
   run.host.runner.num_threads = absl::GetFlag(FLAGS_threads);
   run.host.share_runner_child = absl::GetFlag(FLAGS_share_runner_child);
   run.host.reject_slower_than = absl::GetFlag(FLAGS_reject_slower_than);

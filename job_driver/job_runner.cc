@@ -15,6 +15,7 @@
 #include "proto_convert/task_spec.h"
 #include "target/arch_registry.h"
 #include "target/target_spec.h"
+#include "tuner_core/pretuned/cost_model_prior.h"
 #include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/selective/similarity.h"
 #include "tuner_core/templates/register_fit.h"
@@ -101,6 +102,7 @@ absl::StatusOr<std::unique_ptr<JobRunner>> JobRunner::Create(const proto::JobAss
     tuner_options.given.assign(spec.given_configs().begin(), spec.given_configs().end());
     if (spec.has_plan_size()) tuner_options.xgb.plan_size = spec.plan_size();
     tuner_options.history = setup.history;
+    tuner_options.prior_for = setup.prior_for;
     TF_ASSIGN_OR_RETURN(run.tuner, MakeTuner(spec.tuner(), run.task->space(), tuner_options));
     // What the target cannot build is skipped before it is proposed: by the
     // driver's check (local mode), else by the vectors the submitter resolved.
@@ -153,6 +155,16 @@ absl::StatusOr<JobRunner::FirstConfigFor> JobRunner::ShippedFirstConfigs(
   if (shared->num_records() == 0) return FirstConfigFor();
   return FirstConfigFor(
       [shared](const Task& task) { return shared->ConfigsFor(task, kPretunedConfigsPerTask); });
+}
+
+absl::StatusOr<PriorLookup> JobRunner::ShippedPriors(const proto::JobSpec& spec) {
+  if (spec.pretuned_family().empty()) return PriorLookup();
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<const CostModelPriors> shared,
+                      CostModelPriors::Shipped(spec.pretuned_family()));
+  if (shared->priors().empty()) return PriorLookup();
+  return PriorLookup([shared](const std::string& template_name, FeatureKind feature) {
+    return shared->For(template_name, feature);
+  });
 }
 
 absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known) {

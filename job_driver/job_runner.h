@@ -66,6 +66,7 @@
 #include "tuner_core/task_scheduler/task_scheduler.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/tuners/tuner.h"
+#include "tuner_core/tuners/tuner_factory.h"
 
 namespace tunefleet {
 
@@ -96,6 +97,9 @@ class JobRunner {
     // xgb*: records of other shapes (transfer learning, XgbTuner::Create),
     // given to every task's model; each uses those of its own template.
     std::vector<Record> history;
+    // xgb ("reg"): each task's model starts from its template's prior
+    // (TunerOptions::prior_for); may be empty.
+    PriorLookup prior_for;
   };
 
   // InvalidArgument when a task, the tuner, the task policy or the
@@ -111,6 +115,11 @@ class JobRunner {
   // records. The errors of PretunedRecords::Shipped.
   [[nodiscard]] static absl::StatusOr<FirstConfigFor> ShippedFirstConfigs(
       const proto::JobSpec& spec);
+  // What it passes as `prior_for`: the cost-model priors shipped for
+  // spec.pretuned_family() (tuner_core/pretuned/cost_model_prior.h); null
+  // when the family is empty or has none. The errors of
+  // CostModelPriors::Shipped.
+  [[nodiscard]] static absl::StatusOr<PriorLookup> ShippedPriors(const proto::JobSpec& spec);
   ~JobRunner();
 
   // New configs to propose now: enough to fill the window, never beyond the

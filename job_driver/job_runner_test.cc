@@ -642,6 +642,24 @@ TEST(JobRunnerTest, AFleetJobOfAShippedFamilyMeasuresTheShippedConfigsFirst) {
   EXPECT_FALSE(JobRunner::ShippedFirstConfigs(a.spec()).value());
 }
 
+TEST(JobRunnerTest, AFleetJobOfAFamilyWithAShippedPriorStartsItsXgbModelsFromIt) {
+  proto::JobAssignment a = ModelAssignment({{16, 1}}, 8, 8, "round_robin");
+  a.mutable_spec()->mutable_tasks(0)->mutable_task()->set_template_name("dense_gemm.x86");
+  a.mutable_spec()->set_tuner("xgb");
+  a.mutable_spec()->set_pretuned_family("x86_64-avx2");
+  const PriorLookup prior_for = JobRunner::ShippedPriors(a.spec()).value();
+  ASSERT_TRUE(prior_for);
+  EXPECT_NE(prior_for("dense_gemm.x86", FeatureKind::kItervar), nullptr);
+  EXPECT_EQ(prior_for("no_such_template.x86", FeatureKind::kItervar), nullptr);
+  auto runner = JobRunner::Create(a, TestClock(), {.prior_for = prior_for}).value();
+  EXPECT_GT(runner->NextProposals().configs_size(), 0);
+  // No family, or one the project ships no prior for: none.
+  a.mutable_spec()->set_pretuned_family("");
+  EXPECT_FALSE(JobRunner::ShippedPriors(a.spec()).value());
+  a.mutable_spec()->set_pretuned_family("riscv64-rvv");
+  EXPECT_FALSE(JobRunner::ShippedPriors(a.spec()).value());
+}
+
 // A task spec carrying the vectors its submitter resolved (an AVX2 host's
 // 16 ymm registers): the fleet's tuner skips the 16-lane vectors and the
 // tiles 16 registers cannot hold before proposing them, as local mode does.

@@ -69,7 +69,26 @@ namespace {
   return absl::OkStatus();
 }
 
+// The tuners' view of `priors` (null or empty: no lookup).
+PriorLookup PriorsLookup(const CostModelPriors* priors) {
+  if (priors == nullptr || priors->priors().empty()) return PriorLookup();
+  return [priors](const std::string& template_name, FeatureKind feature) {
+    return priors->For(template_name, feature);
+  };
+}
+
 }  // namespace
+
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const CostModelPriors>> LoadCostModelPriors(
+    const std::string& family, const std::string& file) {
+  if (file == "none") return std::make_shared<const CostModelPriors>();
+  if (!file.empty()) {
+    TF_ASSIGN_OR_RETURN(CostModelPriors priors, CostModelPriors::ReadFile(file));
+    return std::make_shared<const CostModelPriors>(std::move(priors));
+  }
+  if (!family.empty()) return CostModelPriors::Shipped(family);
+  return std::make_shared<const CostModelPriors>();
+}
 
 [[nodiscard]] absl::StatusOr<std::shared_ptr<const PretunedRecords>> LoadPretunedRecords(
     const std::string& family, const std::string& file) {
@@ -310,11 +329,12 @@ class LocalFleet final : public TrialExecutor {
     if (!target.ok()) return {};  // the builds report the target's error
     return FirstConfigs(task, *target, pretuned);
   };
-  TF_ASSIGN_OR_RETURN(
-      std::unique_ptr<JobRunner> runner,
-      JobRunner::Create(
-          assignment, clock,
-          {.check_for = check_for, .first_for = first_for, .history = setup.transfer_history}));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<JobRunner> runner,
+                      JobRunner::Create(assignment, clock,
+                                        {.check_for = check_for,
+                                         .first_for = first_for,
+                                         .history = setup.transfer_history,
+                                         .prior_for = PriorsLookup(setup.priors)}));
   // The runner's tasks: built and measured as the runner proposes them.
   std::vector<const Task*> tasks;
   for (int t = 0; t < runner->num_tasks(); ++t) tasks.push_back(&runner->task(t));

@@ -40,12 +40,20 @@
 #include "nlohmann/json.hpp"
 #include "proto/fleet.pb.h"
 #include "toolchain/codegen/target.h"
+#include "tuner_core/pretuned/cost_model_prior.h"
 #include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/tuners/xgb_tuner.h"
 
 namespace tunefleet {
+
+// The cost-model priors of a job's xgb tuners: none for `file` "none",
+// `file`'s (tunefleet train_prior's output) when it is not empty, else
+// those shipped for `family` (none for a family without them, or an empty
+// family). The errors of CostModelPriors::ReadFile and ::Shipped.
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const CostModelPriors>> LoadCostModelPriors(
+    const std::string& family, const std::string& file);
 
 // The records a job's tasks measure first: `file`'s when it is not empty
 // (local mode's --pretuned FILE), else those shipped for `family`
@@ -65,6 +73,9 @@ struct LocalJobSetup {
   // Each task measures first the configs these have for it (a warm start);
   // null: cold.
   const PretunedRecords* pretuned = nullptr;
+  // xgb: each task's model starts from its template's prior (a warm start
+  // of the model); null or empty: none.
+  const CostModelPriors* priors = nullptr;
   // The records of the job's tasks already in the log (same task, target and
   // arguments) are the job's done trials, as a fleet job's known trials are
   // when a tuner takes it over: they are not measured again, the tuners and

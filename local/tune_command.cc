@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "local/validate_winners.h"
 #include "proto_convert/task_spec.h"
@@ -64,6 +65,24 @@ double Median(std::vector<double> v) {
         << (source.empty() ? std::string(" (--pretuned=none)") : " (none " + source + ")") << "\n";
   }
   return pretuned;
+}
+
+// The cost-model priors `spec` and `run` ask for, and a line saying which.
+[[nodiscard]] absl::StatusOr<std::shared_ptr<const CostModelPriors>> WarmModels(
+    const proto::JobSpec& spec, const LocalRunOptions& run, std::ostream& out) {
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<const CostModelPriors> priors,
+                      LoadCostModelPriors(spec.pretuned_family(), run.prior_file));
+  if (priors->priors().empty()) return priors;
+  std::vector<std::string> names;
+  for (const CostModelPriors::Prior& p : priors->priors()) {
+    names.push_back(
+        absl::StrCat(p.template_name, " (", p.records, " trials of ", p.workloads, " workloads)"));
+  }
+  out << "Cost-model prior ("
+      << (run.prior_file.empty() ? "shipped for " + spec.pretuned_family() : run.prior_file)
+      << (spec.tuner() == "xgb" ? "" : "; used by the xgb tuner only")
+      << "): " << absl::StrJoin(names, ", ") << "\n";
+  return priors;
 }
 
 // "Best: ..." with which figure it is.
@@ -141,6 +160,21 @@ void PrintModelReport(const proto::JobSpec& spec, const LocalJobSummary& s, std:
       "preparation %.1f s, kernel runs %.1f s, correctness checks %.1f s) | validation %.1f s\n",
       t.build_wall_seconds, t.build_cpu_seconds, t.built, t.measure_wall_seconds, t.prepare_seconds,
       t.run_seconds, t.check_seconds, t.validation_seconds);
+  ModelTimings m;
+  for (const LocalTaskOutcome& task : s.tasks) {
+    m.fit_seconds += task.model.fit_seconds;
+    m.select_seconds += task.model.select_seconds;
+    m.transfer_seconds += task.model.transfer_seconds;
+    m.fits += task.model.fits;
+    m.selections += task.model.selections;
+  }
+  if (m.selections > 0 || m.fits > 0) {
+    out << absl::StrFormat(
+        "Cost models: %.1f s (fit %.1f s in %d fits, select %.1f s in %d selections, transfer "
+        "%.1f s)\n",
+        m.total_seconds(), m.fit_seconds, m.fits, m.select_seconds, m.selections,
+        m.transfer_seconds);
+  }
 }
 
 }  // namespace
@@ -153,7 +187,9 @@ void PrintModelReport(const proto::JobSpec& spec, const LocalJobSummary& s, std:
   if (spec.tasks_size() == 0) return absl::InvalidArgumentError("the job has no task");
   TF_RETURN_IF_ERROR(PrintJob(spec, run, out));
   TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> pretuned, WarmStart(spec, run, out));
-  LocalJobSetup setup{.pretuned = pretuned.get(), .resume = run.resume, .label = run.label};
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<const CostModelPriors> priors, WarmModels(spec, run, out));
+  LocalJobSetup setup{
+      .pretuned = pretuned.get(), .priors = priors.get(), .resume = run.resume, .label = run.label};
   if (!run.transfer_log.empty()) {
     TF_ASSIGN_OR_RETURN(ReadReport history, ReadRecords(run.transfer_log));
     for (const std::string& w : history.warnings) out << "warning: " << w << "\n";

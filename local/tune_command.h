@@ -45,6 +45,11 @@ struct LocalRunOptions {
   // shipped for spec.pretuned_family (local mode only: the fleet's tuner
   // cannot read the user's files).
   std::string pretuned_file;
+  // The cost-model priors the xgb tuner starts each task's model from
+  // (tuner_core/pretuned/cost_model_prior.h): empty, those shipped for
+  // spec.pretuned_family (none on a cold start); "none", no prior; else a
+  // file of `tunefleet train_prior`.
+  std::string prior_file;
   // This host's builds, runner child and clock (local/local_job.h: its
   // `measure` and `validation` come from the spec).
   LocalMeasurerOptions host;

@@ -69,8 +69,15 @@ void TunerService::OnMessage(const proto::TrackerMessage& message) {
       if (!first_for.ok()) {
         TF_LOG(WARNING) << "job " << a.job_id() << " starts cold: " << first_for.status();
       }
-      absl::StatusOr<std::unique_ptr<JobRunner>> runner = JobRunner::Create(
-          a, &clock_, {.first_for = first_for.ok() ? *first_for : JobRunner::FirstConfigFor()});
+      absl::StatusOr<PriorLookup> prior_for = JobRunner::ShippedPriors(a.spec());
+      if (!prior_for.ok()) {
+        TF_LOG(WARNING) << "job " << a.job_id()
+                        << " tunes without a cost-model prior: " << prior_for.status();
+      }
+      absl::StatusOr<std::unique_ptr<JobRunner>> runner =
+          JobRunner::Create(a, &clock_,
+                            {.first_for = first_for.ok() ? *first_for : JobRunner::FirstConfigFor(),
+                             .prior_for = prior_for.ok() ? *prior_for : PriorLookup()});
       if (!runner.ok()) {
         TF_LOG(ERROR) << "cannot run job " << a.job_id() << ": " << runner.status();
         proto::WorkerMessage m;

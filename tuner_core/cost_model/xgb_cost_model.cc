@@ -30,6 +30,22 @@ double TopKRecall(const std::vector<float>& scores, const std::vector<float>& la
   return static_cast<double>(both.size()) / k;
 }
 
+double RankCorrelation(const std::vector<double>& a, const std::vector<double>& b) {
+  auto ranks = [](const std::vector<double>& v) {
+    std::vector<size_t> order(v.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return v[x] < v[y]; });
+    std::vector<double> rank(v.size());
+    for (size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<double>(i);
+    return rank;
+  };
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(a.size());
+  double d2 = 0;
+  for (size_t i = 0; i < ra.size(); ++i) d2 += (ra[i] - rb[i]) * (ra[i] - rb[i]);
+  return 1 - 6 * d2 / (n * (n * n - 1));
+}
+
 absl::Status XgbCostModelOptions::Validate() const {
   if (loss != "reg" && loss != "rank") {
     return absl::InvalidArgumentError(
@@ -163,10 +179,33 @@ absl::Status XgbCostModel::Fit(const FeatureMatrix& rows, const std::vector<doub
   }
   num_features_ = rows.num_features;
   rounds_ = round;
+  fit_on_bases_ = !base_margin.empty();
   booster_.reset();
   train_ = std::move(train);
   booster_ = std::move(booster);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> XgbCostModel::SaveJson() const {
+  if (!booster_.has_value()) return absl::FailedPreconditionError("cost model: save before a fit");
+  if (fit_on_bases_) {
+    return absl::FailedPreconditionError(
+        "cost model: fitted over base models, it is only a residual without them");
+  }
+  return booster_->SaveJson();
+}
+
+absl::StatusOr<std::unique_ptr<XgbCostModel>> XgbCostModel::LoadJson(
+    const XgbCostModelOptions& options, const std::string& json) {
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> model, Create(options));
+  TF_ASSIGN_OR_RETURN(XgbBooster booster, XgbBooster::LoadJson(json));
+  TF_ASSIGN_OR_RETURN(int64_t features, booster.NumFeatures());
+  if (features <= 0)
+    return absl::InvalidArgumentError("cost model: the saved model has no features");
+  TF_ASSIGN_OR_RETURN(model->rounds_, booster.BoostedRounds());
+  model->num_features_ = static_cast<int>(features);
+  model->booster_ = std::move(booster);
+  return model;
 }
 
 absl::StatusOr<std::vector<float>> XgbCostModel::PredictMargin(const FeatureMatrix& rows) const {

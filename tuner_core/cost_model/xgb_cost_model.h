@@ -98,6 +98,17 @@ class XgbCostModel {
   // Sum of the base weights; 0 without a base.
   double base_weight() const;
 
+  // The trained model as XGBoost's JSON document, to ship as a prior
+  // (tuner_core/pretuned/cost_model_prior.h). FailedPrecondition before the
+  // first Fit, or for a model fitted on base models' margins (it is only a
+  // residual without them).
+  [[nodiscard]] absl::StatusOr<std::string> SaveJson() const;
+  // A trained model from SaveJson's text, used with `options` (no bases).
+  // Internal for text XGBoost cannot read; InvalidArgument for a model of
+  // no features.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<XgbCostModel>> LoadJson(
+      const XgbCostModelOptions& options, const std::string& json);
+
   bool trained() const { return booster_.has_value(); }
   int num_features() const { return num_features_; }
   // Boosting rounds of the last Fit.
@@ -116,6 +127,7 @@ class XgbCostModel {
   XgbCostModelOptions options_;
   int num_features_ = 0;
   int rounds_ = 0;
+  bool fit_on_bases_ = false;         // the last Fit learned a residual over bases_
   std::vector<WeightedModel> bases_;  // weight > 0 each
   // Kept alive for the booster's prediction cache.
   std::optional<XgbMatrix> train_;
@@ -125,6 +137,9 @@ class XgbCostModel {
 // Fraction of the k highest `labels` that are among the k highest `scores`
 // (ties by position); 1 for k <= 0. The early-stopping metric.
 double TopKRecall(const std::vector<float>& scores, const std::vector<float>& labels, int k);
+// Spearman's rank correlation of two equally long series (ties ranked by
+// position): 1 for the same order, about 0 for unrelated ones.
+double RankCorrelation(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace tunefleet
 

@@ -35,22 +35,8 @@ std::vector<double> Throughputs(const FeatureMatrix& rows, double shift = 0) {
   return y;
 }
 
-std::vector<double> Ranks(const std::vector<double>& v) {
-  std::vector<int> order(v.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return v[a] < v[b]; });
-  std::vector<double> rank(v.size());
-  for (size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<double>(i);
-  return rank;
-}
-
 double Spearman(const std::vector<float>& predicted, const std::vector<double>& truth) {
-  const std::vector<double> a = Ranks(std::vector<double>(predicted.begin(), predicted.end())),
-                            b = Ranks(truth);
-  const double n = static_cast<double>(a.size());
-  double d2 = 0;
-  for (size_t i = 0; i < a.size(); ++i) d2 += (a[i] - b[i]) * (a[i] - b[i]);
-  return 1 - 6 * d2 / (n * (n * n - 1));
+  return RankCorrelation(std::vector<double>(predicted.begin(), predicted.end()), truth);
 }
 
 std::vector<float> AsFloats(const std::vector<double>& v) {
@@ -174,6 +160,38 @@ TEST(XgbCostModelTest, BadInputsAreErrors) {
   ASSERT_TRUE((*model)->Fit(rows, Throughputs(rows)).ok());
   FeatureMatrix narrow{kFeatures - 1, std::vector<float>(kFeatures - 1, 0.5f)};
   EXPECT_EQ((*model)->Predict(narrow).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(XgbCostModelTest, ASavedModelLoadsAndPredictsTheSame) {
+  const FeatureMatrix rows = RandomRows(300, 13), test = RandomRows(50, 14);
+  auto model = XgbCostModel::Create({});
+  EXPECT_EQ((*model)->SaveJson().status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE((*model)->Fit(rows, Throughputs(rows)).ok());
+  absl::StatusOr<std::string> json = (*model)->SaveJson();
+  ASSERT_TRUE(json.ok()) << json.status();
+  absl::StatusOr<std::unique_ptr<XgbCostModel>> loaded = XgbCostModel::LoadJson({}, *json);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ((*loaded)->num_features(), kFeatures);
+  EXPECT_EQ((*loaded)->rounds(), (*model)->rounds());
+  const std::vector<float> before = *(*model)->Predict(test), after = *(*loaded)->Predict(test);
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_FLOAT_EQ(before[i], after[i]);
+
+  // A residual over a base is not a model on its own; text that is no model
+  // is an error, not an empty model.
+  std::shared_ptr<const XgbCostModel> base = std::move(*loaded);
+  auto residual = XgbCostModel::Create({});
+  (*residual)->SetBaseModel(base, 1.0);
+  ASSERT_TRUE((*residual)->Fit(rows, Throughputs(rows, 0.1)).ok());
+  EXPECT_EQ((*residual)->SaveJson().status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(XgbCostModel::LoadJson({}, "{\"learner\": 3}").ok());
+  EXPECT_FALSE(XgbCostModel::LoadJson({}, "not json").ok());
+}
+
+TEST(XgbCostModelTest, RankCorrelationIsOneForOneOrderAndMinusOneForItsReverse) {
+  EXPECT_DOUBLE_EQ(RankCorrelation({1, 5, 3, 9}, {10, 50, 30, 90}), 1.0);
+  EXPECT_DOUBLE_EQ(RankCorrelation({1, 5, 3, 9}, {4, 2, 3, 1}), -1.0);
+  EXPECT_DOUBLE_EQ(RankCorrelation({1, 2, 3}, {1, 3, 2}), 0.5);
 }
 
 TEST(XgbCostModelTest, TopKRecallCountsTheOverlapOfTheTopSets) {

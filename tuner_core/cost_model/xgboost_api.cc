@@ -204,4 +204,32 @@ absl::StatusOr<int> XgbBooster::BoostedRounds() const {
   return rounds;
 }
 
+absl::StatusOr<int64_t> XgbBooster::NumFeatures() const {
+  bst_ulong features = 0;
+  if (absl::Status s = Check(XGBoosterGetNumFeature(handle_, &features), "XGBoosterGetNumFeature");
+      !s.ok()) {
+    return s;
+  }
+  return static_cast<int64_t>(features);
+}
+
+absl::StatusOr<std::string> XgbBooster::SaveJson() const {
+  bst_ulong length = 0;
+  const char* bytes = nullptr;
+  if (absl::Status s =
+          Check(XGBoosterSaveModelToBuffer(handle_, "{\"format\": \"json\"}", &length, &bytes),
+                "XGBoosterSaveModelToBuffer");
+      !s.ok()) {
+    return s;
+  }
+  return std::string(bytes, length);
+}
+
+absl::StatusOr<XgbBooster> XgbBooster::LoadJson(const std::string& json) {
+  TF_ASSIGN_OR_RETURN(XgbBooster booster, Create({}));
+  TF_RETURN_IF_ERROR(Check(XGBoosterLoadModelFromBuffer(booster.handle_, json.data(), json.size()),
+                           "XGBoosterLoadModelFromBuffer"));
+  return booster;
+}
+
 }  // namespace tunefleet

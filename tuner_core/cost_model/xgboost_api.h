@@ -80,6 +80,14 @@ class XgbBooster {
       const std::vector<float>& data, int64_t rows, int64_t cols, bool output_margin = false,
       const std::vector<float>& base_margin = {}) const;
   [[nodiscard]] absl::StatusOr<int> BoostedRounds() const;
+  // Features the model was trained on.
+  [[nodiscard]] absl::StatusOr<int64_t> NumFeatures() const;
+
+  // The model as XGBoost's JSON document (trees and learner parameters, no
+  // training data), and a booster made from one. Load: Internal with
+  // XGBoost's message for text that is not such a model.
+  [[nodiscard]] absl::StatusOr<std::string> SaveJson() const;
+  [[nodiscard]] static absl::StatusOr<XgbBooster> LoadJson(const std::string& json);
 
  private:
   explicit XgbBooster(void* handle) : handle_(handle) {}

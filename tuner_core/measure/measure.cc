@@ -78,4 +78,10 @@ double MeasureResult::MeanCost() const {
   return std::accumulate(costs.begin(), costs.end(), 0.0) / static_cast<double>(costs.size());
 }
 
+double MeasureResult::Throughput() const {
+  if (!ok()) return 0;
+  const double mean = MeanCost();
+  return mean > 0 ? 1.0 / mean : 0;
+}
+
 }  // namespace tunefleet

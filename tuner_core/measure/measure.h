@@ -92,6 +92,9 @@ struct MeasureResult {
   // The plain mean of `costs`, as AutoTVM's readers take it (np.mean): the
   // costs were trimmed once when measured, never again here. 1e9 if empty.
   double MeanCost() const;
+  // What the tuners' models learn from, higher is better: 1 / MeanCost()
+  // for a successful trial, 0 for a failed one (a model learns to avoid it).
+  double Throughput() const;
 };
 
 }  // namespace tunefleet

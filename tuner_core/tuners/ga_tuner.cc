@@ -10,12 +10,6 @@
 namespace tunefleet {
 namespace {
 
-double Throughput(const MeasureResult& result) {
-  if (!result.ok()) return 0;
-  const double mean = result.MeanCost();
-  return mean > 0 ? 1.0 / mean : 0;
-}
-
 // Retries for a child that lands on a visited config before a random
 // unvisited config takes its place.
 constexpr int kMaxRepairs = 1000;
@@ -46,7 +40,7 @@ bool GaTuner::HasNext() const { return num_unvisited() > 0; }
 
 void GaTuner::Update(const std::vector<TrialResult>& results) {
   for (const TrialResult& trial : results)
-    pool_.emplace_back(trial.config.index(), Throughput(trial.result));
+    pool_.emplace_back(trial.config.index(), trial.result.Throughput());
 }
 
 void GaTuner::Breed() {

@@ -50,6 +50,8 @@ int64_t Tuner::DrawUnvisited(std::mt19937_64& engine) const {
 }
 
 void Tuner::SetFirstConfigs(std::vector<Config> configs) {
+  first_indices_.clear();
+  for (const Config& c : configs) first_indices_.push_back(c.index());
   first_.assign(std::make_move_iterator(configs.begin()), std::make_move_iterator(configs.end()));
 }
 

@@ -152,6 +152,9 @@ class Tuner {
   virtual std::vector<Config> ProposeBatch(int batch_size) = 0;
 
   const ConfigSpace& space() const { return space_; }
+  // The indices SetFirstConfigs was given, in order (proposed or not): the
+  // configs a task has reason to think fast before it measures anything.
+  const std::vector<int64_t>& first_config_indices() const { return first_indices_; }
   int64_t num_visited() const { return static_cast<int64_t>(visited_.size()); }
   int64_t num_unvisited() const { return space_.size() - num_visited(); }
   // The config at `index` (inside the space), marked visited: how every
@@ -173,8 +176,9 @@ class Tuner {
   // Proposed or marked visited; every proposal goes through MarkVisited.
   absl::flat_hash_set<int64_t> visited_;
 
-  ConfigCheck config_check_;  // empty: every proposal is measured
-  std::deque<Config> first_;  // SetFirstConfigs's, not yet proposed
+  ConfigCheck config_check_;            // empty: every proposal is measured
+  std::deque<Config> first_;            // SetFirstConfigs's, not yet proposed
+  std::vector<int64_t> first_indices_;  // SetFirstConfigs's, all
   int64_t refused_before_measuring_ = 0;
 
   BestSoFar best_;           // every measured trial is offered, in order

@@ -47,8 +47,13 @@ std::vector<std::string> TunerNames() {
     xgb.feature = name == "xgb_knob"    ? FeatureKind::kKnob
                   : name == "xgb_curve" ? FeatureKind::kCurve
                                         : FeatureKind::kItervar;
+    // Priors are regressions of normalised throughput: the "reg" tuners' scale.
+    std::shared_ptr<const XgbCostModel> prior =
+        options.prior_for && xgb.loss == "reg"
+            ? options.prior_for(options.task->name(), xgb.feature)
+            : nullptr;
     TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbTuner> tuner,
-                        XgbTuner::Create(*options.task, xgb, options.history));
+                        XgbTuner::Create(*options.task, xgb, options.history, std::move(prior)));
     return std::unique_ptr<Tuner>(std::move(tuner));
   }
   return absl::InvalidArgumentError(

@@ -13,11 +13,13 @@
 //   options.seed = 7;
 //   options.task = task.get();                 // required by xgb*
 //   options.history = transfer_records;        // optional, xgb* only
+//   options.prior_for = ...;                   // optional, xgb* ("reg") only
 //   TF_ASSIGN_OR_RETURN(std::unique_ptr<Tuner> tuner, MakeTuner("xgb", task->space(), options));
 #ifndef TUNEFLEET_TUNER_CORE_TUNERS_TUNER_FACTORY_H_
 #define TUNEFLEET_TUNER_CORE_TUNERS_TUNER_FACTORY_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +34,10 @@
 
 namespace tunefleet {
 
+// The cost-model prior of a template on a kind of feature rows, or null.
+using PriorLookup = std::function<std::shared_ptr<const XgbCostModel>(
+    const std::string& template_name, FeatureKind feature)>;
+
 struct TunerOptions {
   // Feeds every random choice (and XGBoost's); overrides ga.seed and xgb.seed.
   uint64_t seed = 0;
@@ -42,6 +48,11 @@ struct TunerOptions {
   // Transfer learning for xgb*: records of other shapes of the same template
   // and target (XgbTuner::Create). Ignored by the other tuners.
   std::vector<Record> history;
+  // The cost-model prior of a template on a kind of feature rows
+  // (CostModelPriors::For, tuner_core/pretuned/cost_model_prior.h), or
+  // null: the xgb and xgb_knob/xgb_curve tuners ("reg" loss) start from it.
+  // Unset: no prior.
+  PriorLookup prior_for;
   // "given": the config indices to propose.
   std::vector<int64_t> given;
   GaTunerOptions ga;

@@ -55,6 +55,24 @@ TEST(TunerFactoryTest, MakesXgbVariantsFromTheTask) {
   }
 }
 
+TEST(TunerFactoryTest, TheRegressionXgbTunersAskForTheirTemplatesPriorOnTheirFeatures) {
+  auto task = Task::Make("", "dense", {{"M", 64}, {"N", 64}, {"K", 64}}, "llvm");
+  ASSERT_TRUE(task.ok());
+  std::vector<std::string> asked;
+  TunerOptions options;
+  options.task = task->get();
+  options.prior_for = [&asked](const std::string& template_name, FeatureKind feature) {
+    asked.push_back(template_name + " " + FeatureKindName(feature));
+    return std::shared_ptr<const XgbCostModel>();  // none for it
+  };
+  for (const char* name : {"xgb", "xgb_rank", "xgb_knob", "random"}) {
+    ASSERT_TRUE(MakeTuner(name, (*task)->space(), options).ok()) << name;
+  }
+  const std::string t = (*task)->name();
+  // Not the rank tuner (a prior is a regression of throughput), nor random.
+  EXPECT_EQ(asked, (std::vector<std::string>{t + " itervar", t + " knob"}));
+}
+
 TEST(TunerFactoryTest, XgbWithoutTheTaskOrWithAnotherSpaceIsInvalidArgument) {
   absl::StatusOr<std::unique_ptr<Tuner>> no_task = MakeTuner("xgb", MakeSpace(), 0);
   EXPECT_EQ(no_task.status().code(), absl::StatusCode::kInvalidArgument);

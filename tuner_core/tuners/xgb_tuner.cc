@@ -27,6 +27,9 @@ constexpr float kUnbuildableScore = -std::numeric_limits<float>::infinity();
 // Resamples behind the history shapes' weights (RankingWeights).
 constexpr int kRankingSamples = 32;
 
+// The history shape a prior (Create's `prior`) is reported as.
+constexpr char kPriorShapeName[] = "(prior)";
+
 // Own results it takes, before the first fit, to re-split the rest of the
 // first plan between the history shapes (120 ordered pairs at most).
 constexpr size_t kResultsToReweighFirstPlan = 16;
@@ -42,13 +45,6 @@ class StopWatch {
   double& sink_;
   Stopwatch watch_;
 };
-
-// Higher is better; 0 for a failed trial (the model learns to avoid it).
-double Throughput(const MeasureResult& result) {
-  if (!result.ok()) return 0;
-  const double mean = result.MeanCost();
-  return mean > 0 ? 1.0 / mean : 0;
-}
 
 // Runs fn(0) .. fn(n - 1) on up to `threads` threads (the caller's one of
 // them). A thread is only worth starting for a few dozen feature rows
@@ -85,14 +81,15 @@ absl::Status XgbTunerOptions::Validate() const {
     return absl::InvalidArgumentError("xgb tuner feature_threads must be >= 0");
   if (sa_seeds < 0) return absl::InvalidArgumentError("xgb tuner sa_seeds must be >= 0");
   TF_RETURN_IF_ERROR(sa.Validate());
+  TF_RETURN_IF_ERROR(history_sa.Validate());
   XgbCostModelOptions effective = model;
   effective.loss = loss;
   return effective.Validate();
 }
 
-absl::StatusOr<std::unique_ptr<XgbTuner>> XgbTuner::Create(const Task& task,
-                                                           const XgbTunerOptions& options,
-                                                           const std::vector<Record>& history) {
+absl::StatusOr<std::unique_ptr<XgbTuner>> XgbTuner::Create(
+    const Task& task, const XgbTunerOptions& options, const std::vector<Record>& history,
+    std::shared_ptr<const XgbCostModel> prior) {
   TF_RETURN_IF_ERROR(options.Validate());
   TF_ASSIGN_OR_RETURN(FeatureExtractor extractor, FeatureExtractor::Create(options.feature, task));
   XgbCostModelOptions model_options = options.model;
@@ -103,7 +100,23 @@ absl::StatusOr<std::unique_ptr<XgbTuner>> XgbTuner::Create(const Task& task,
   std::unique_ptr<XgbTuner> tuner(
       new XgbTuner(task, options, std::move(extractor), std::move(model)));
   if (!history.empty()) TF_RETURN_IF_ERROR(tuner->BuildBaseModel(history));
+  if (prior != nullptr) tuner->AddPrior(std::move(prior));
   return tuner;
+}
+
+void XgbTuner::AddPrior(std::shared_ptr<const XgbCostModel> prior) {
+  if (prior->num_features() != extractor_.num_features()) {
+    TF_LOG(WARNING) << "xgb tuner: the prior of " << task_.name() << " has "
+                    << prior->num_features() << " features, this tuner's rows "
+                    << extractor_.num_features() << "; tuning without it";
+    return;
+  }
+  HistoryShape shape;
+  shape.workload_args = kPriorShapeName;
+  shape.model = std::move(prior);  // best stays empty: SA starts at the first configs
+  history_.push_back(std::move(shape));
+  for (HistoryShape& h : history_) h.weight = 1.0 / static_cast<double>(history_.size());
+  SetHistoryBases(1.0);
 }
 
 XgbTuner::XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtractor extractor,
@@ -118,6 +131,7 @@ XgbTuner::XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtr
               ? options.feature_threads
               : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u))),
       sa_(task.space().KnobDims(), options.sa),
+      history_sa_(task.space().KnobDims(), options.history_sa),
       engine_(options.seed) {
   rows_.num_features = extractor_.num_features();
 }
@@ -164,7 +178,7 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
     for (size_t i = 0; i < records.size(); ++i) {
       if (record_rows[i].empty()) continue;
       rows.AddRow(record_rows[i]);
-      throughputs.push_back(Throughput(records[i]->result));
+      throughputs.push_back(records[i]->result.Throughput());
       if (throughputs.back() > 0) ranked.emplace_back(throughputs.back(), i);
     }
     if (ranked.empty()) continue;  // nothing ran: nothing to learn what is fast
@@ -277,7 +291,7 @@ void XgbTuner::Update(const std::vector<TrialResult>& results) {
       const std::vector<float>* row = FeaturesOf(trial.config.index());
       if (row == nullptr) continue;  // cannot be instantiated: nothing to learn from its loop nest
       rows_.AddRow(*row);
-      throughputs_.push_back(Throughput(trial.result));
+      throughputs_.push_back(trial.result.Throughput());
       if (throughputs_.back() > 0)
         measured_.emplace_back(throughputs_.back(), trial.config.index());
     }
@@ -339,18 +353,19 @@ absl::StatusOr<std::vector<float>> XgbTuner::Score(const std::vector<int64_t>& i
   return scores;
 }
 
-absl::StatusOr<std::vector<int64_t>> XgbTuner::Select(const std::vector<int64_t>& seeds) {
+absl::StatusOr<std::vector<int64_t>> XgbTuner::Select(const std::vector<int64_t>& seeds,
+                                                      SimulatedAnnealing& sa) {
   score_cache_.clear();
   const bool diverse = options_.diversity_filter_ratio > 1;
   const int wanted =
       diverse ? static_cast<int>(std::ceil(options_.plan_size * options_.diversity_filter_ratio))
               : options_.plan_size;
-  sa_.SeedPoints(seeds);
+  sa.SeedPoints(seeds);
   TF_ASSIGN_OR_RETURN(
       std::vector<int64_t> candidates,
-      sa_.FindMaximums([this](const std::vector<int64_t>& indices) { return Score(indices); },
-                       wanted, [this](int64_t index) { return IsVisited(index); }, engine_));
-  timings_.sa_steps += sa_.last_steps();
+      sa.FindMaximums([this](const std::vector<int64_t>& indices) { return Score(indices); },
+                      wanted, [this](int64_t index) { return IsVisited(index); }, engine_));
+  timings_.sa_steps += sa.last_steps();
   {
     // Copies of one kernel (ConfigSpace::EquivalentIndices): keep one.
     absl::flat_hash_set<int64_t> kernels;
@@ -399,7 +414,7 @@ absl::Status XgbTuner::Replan() {
   });
   std::vector<int64_t> seeds;
   for (size_t i = 0; i < n; ++i) seeds.push_back(best[i].second);
-  TF_ASSIGN_OR_RETURN(std::vector<int64_t> plan, Select(seeds));
+  TF_ASSIGN_OR_RETURN(std::vector<int64_t> plan, Select(seeds, sa_));
   SetPlan(std::move(plan));
   return absl::OkStatus();
 }
@@ -413,7 +428,8 @@ absl::Status XgbTuner::PlanFromHistory() {
   history_picks_.clear();
   for (const HistoryShape& shape : history_) {
     model_->SetBaseModel(shape.model, 1.0);
-    absl::StatusOr<std::vector<int64_t>> selected = Select(shape.best);
+    absl::StatusOr<std::vector<int64_t>> selected =
+        Select(shape.best.empty() ? first_config_indices() : shape.best, history_sa_);
     SetHistoryBases(1.0);
     if (!selected.ok()) {
       history_picks_.clear();

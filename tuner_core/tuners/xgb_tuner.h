@@ -37,6 +37,12 @@
 // Records of the task's own workload are not history: feed them to Update()
 // (resume), after MarkVisited so they are not proposed again.
 //
+// Prior: a model trained offline on many workloads of the template
+// (tuner_core/pretuned/cost_model_prior.h) joins the history as one more
+// shape, named "(prior)", whose SA chains start at the task's first configs
+// (SetFirstConfigs: its pretuned and default configs): it picks what follows
+// them before the first fit, then is weighed and decays like any history.
+//
 // Errors: Create validates options and the history. A model failure during
 // Update/NextBatch (which return no Status) is logged, kept in
 // model_status(), and the tuner proposes random configs until a later fit
@@ -85,6 +91,12 @@ struct XgbTunerOptions {
   // model still decides what is proposed. 0: no seeding.
   int sa_seeds = 32;
   SimulatedAnnealingOptions sa;
+  // SA for the first plan from the history's or the prior's models: its
+  // chains start at configs known to be good (the shapes' fastest, the
+  // task's first configs), and a time-budgeted job takes only the first
+  // dozens of picks of most tasks, so a quarter of `sa`'s steps suffices
+  // (ResNet-18 in 1 minute: 12 such plans cost 11.3 s with `sa`).
+  SimulatedAnnealingOptions history_sa = {.n_iter = 40, .parallel_size = 64, .early_stop = 20};
   // XGBoost parameters; recall_k and seed are taken from plan_size and seed.
   XgbCostModelOptions model;
 
@@ -111,8 +123,11 @@ class XgbTuner : public Tuner {
  public:
   // `task` must outlive the tuner. InvalidArgument for bad options; a
   // failure to train a history shape's base model is returned as is.
+  // A prior trained on other feature rows than this tuner's is not used
+  // (logged).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<XgbTuner>> Create(
-      const Task& task, const XgbTunerOptions& options, const std::vector<Record>& history = {});
+      const Task& task, const XgbTunerOptions& options, const std::vector<Record>& history = {},
+      std::shared_ptr<const XgbCostModel> prior = nullptr);
 
   bool HasNext() const override;
   void Update(const std::vector<TrialResult>& results) override;
@@ -154,6 +169,7 @@ class XgbTuner : public Tuner {
   };
 
   [[nodiscard]] absl::Status BuildBaseModel(const std::vector<Record>& history);
+  void AddPrior(std::shared_ptr<const XgbCostModel> prior);
   // Sets the history shapes' models as the model's bases, each with
   // total_weight x its share.
   void SetHistoryBases(double total_weight);
@@ -178,7 +194,8 @@ class XgbTuner : public Tuner {
   void MergeHistoryPicks();
   // SA from `seeds` over the model as set: up to plan_size unvisited,
   // instantiable configs, best first (thinned for diversity if asked).
-  [[nodiscard]] absl::StatusOr<std::vector<int64_t>> Select(const std::vector<int64_t>& seeds);
+  [[nodiscard]] absl::StatusOr<std::vector<int64_t>> Select(const std::vector<int64_t>& seeds,
+                                                            SimulatedAnnealing& sa);
   void SetPlan(std::vector<int64_t> plan);
   [[nodiscard]] absl::StatusOr<std::vector<float>> Score(const std::vector<int64_t>& indices);
   void NoteModelFailure(const absl::Status& status);
@@ -190,6 +207,7 @@ class XgbTuner : public Tuner {
   const int feature_threads_;
   std::vector<HistoryShape> history_;
   SimulatedAnnealing sa_;
+  SimulatedAnnealing history_sa_;  // the first plan from history
   std::mt19937_64 engine_;
 
   // Training set: one row per result received.
