@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "cli/cli_commands.h"
 #include "cli/compile_commands.h"
 #include "cli/optimize_command.h"
@@ -12,8 +14,12 @@
 
 ABSL_FLAG(std::string, records, "", "compile: tuning records (JSON lines) to apply");
 ABSL_FLAG(bool, epilogues_in_kernels, false,
-          "compile: apply each kernel's epilogue from inside it as it finishes each row "
-          "(experimental; measured slower than the pass after it)");
+          "compile: apply every kernel's epilogue from inside it as it finishes each row "
+          "(measured slower than the pass after it where the output stays in cache)");
+ABSL_FLAG(std::string, epilogue_hook_min_mb, "",
+          "compile: apply the epilogue from inside the kernels whose output holds at least "
+          "this many MiB (empty: the host's last-level cache when compiling for the host; "
+          "'none'; --epilogues_in_kernels: all)");
 ABSL_FLAG(std::string, input, "", "run: input tensor (.npy float32, or raw floats); default zeros");
 ABSL_FLAG(std::string, output, "",
           "run: write the model's outputs here (.npy; a comma-separated list for several)");
@@ -46,7 +52,19 @@ namespace tunefleet {
   o.records = absl::GetFlag(FLAGS_records);
   o.target = absl::GetFlag(FLAGS_target);
   o.output_dir = absl::GetFlag(FLAGS_o);
-  o.epilogues_in_kernels = absl::GetFlag(FLAGS_epilogues_in_kernels);
+  const std::string min_mb = absl::GetFlag(FLAGS_epilogue_hook_min_mb);
+  double mb = 0;
+  if (absl::GetFlag(FLAGS_epilogues_in_kernels)) {
+    o.epilogue_hook_min_bytes = 0;
+  } else if (min_mb == "none") {
+    o.epilogue_hook_min_bytes = kNoEpilogueHook;
+  } else if (!min_mb.empty()) {
+    if (!absl::SimpleAtod(min_mb, &mb) || !(mb >= 0) || mb > 1e6) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--epilogue_hook_min_mb takes a size in MiB (>= 0) or 'none', got \"", min_mb, "\""));
+    }
+    o.epilogue_hook_min_bytes = static_cast<int64_t>(mb * (1 << 20));
+  }
   TF_ASSIGN_OR_RETURN(o.onnx, OnnxOptionsFromFlag());
   return RunCompileCommand(o, std::cout);
 }

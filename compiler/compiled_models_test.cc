@@ -79,14 +79,14 @@ TEST(CompiledModelsTest, ResNet18MatchesPyTorch) {
 }
 
 // The same models with every epilogue applied from inside its kernel
-// (CompileOptions::epilogues_in_kernels): blocked and depthwise
+// (CompileOptions::epilogue_hook_min_bytes 0): blocked and depthwise
 // convolutions with residuals and clips, dense layers with bias and ReLU.
 TEST(CompiledModelsTest, EpiloguesInsideKernelsMatchPyTorch) {
   for (const char* model : {"resnet18", "mobilenet_v2", "encoder"}) {
     CompileOptions options{.model = std::string(kOnnxDir) + model + ".onnx",
                            .target = HostTargetString(),
                            .output_dir = OutDir(std::string(model) + "_hooked"),
-                           .epilogues_in_kernels = true};
+                           .epilogue_hook_min_bytes = 0};
     absl::StatusOr<CompileReport> report = CompileModel(options);
     ASSERT_TRUE(report.ok()) << report.status();
     absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
@@ -98,6 +98,34 @@ TEST(CompiledModelsTest, EpiloguesInsideKernelsMatchPyTorch) {
     const double error = ErrorAgainstPyTorch(options.output_dir, model);
     std::cout << model << " (epilogues in kernels) max relative error " << error << "\n";
     EXPECT_LE(error, 1e-4) << model;
+  }
+}
+
+// Only the kernels whose outputs hold at least epilogue_hook_min_bytes apply
+// their epilogues themselves: ResNet-18's first convolution (64 x 112 x 112
+// floats, 3.06 MiB) and no other above 2 MiB; none above a size no output has.
+TEST(CompiledModelsTest, EpiloguesGoInsideTheKernelsWithLargeOutputsOnly) {
+  for (const auto& [min_bytes, hooked_steps] :
+       {std::pair<int64_t, int>{2 << 20, 1}, std::pair<int64_t, int>{int64_t{1} << 40, 0}}) {
+    CompileOptions options{.model = std::string(kOnnxDir) + "resnet18.onnx",
+                           .target = HostTargetString(),
+                           .output_dir = OutDir("resnet18_hook_threshold"),
+                           .epilogue_hook_min_bytes = min_bytes};
+    absl::StatusOr<CompileReport> report = CompileModel(options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
+        CompiledModel::Open(options.output_dir + "/model.so");
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    const ModelPlan& plan = (*compiled)->plan();
+    int in_kernel = 0;
+    for (const PlanStep& step : plan.steps) {
+      if (!step.epilogue.in_kernel) continue;
+      ++in_kernel;
+      EXPECT_GE(plan.buffers[static_cast<size_t>(step.outputs[0])].elements * 4, min_bytes)
+          << step.node;
+    }
+    EXPECT_EQ(in_kernel, hooked_steps) << min_bytes;
+    EXPECT_LE(ErrorAgainstPyTorch(options.output_dir, "resnet18"), 1e-4);
   }
 }
 

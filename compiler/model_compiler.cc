@@ -16,6 +16,7 @@
 #include "compiler/lower_model.h"
 #include "compiler/model_archive.h"
 #include "compiler/runtime/model_runtime.h"
+#include "target/cpuinfo.h"
 #include "toolchain/builder.h"
 #include "toolchain/codegen/llvm_backend.h"
 #include "toolchain/codegen/llvm_headers.h"
@@ -69,17 +70,32 @@ bool MarksReady(const ir::Stmt& body, const std::string& buffer) {
 
 // Where the steps of kernel `symbol` that have an epilogue pass their
 // output: its index among their staged buffers, or -1 for the output
-// tensor; nullopt when none has an epilogue or they disagree.
-std::optional<int> HookOutput(const ModelPlan& plan, const std::string& symbol) {
+// tensor; nullopt when none has an epilogue, they disagree, or one's
+// output holds fewer than `min_bytes` bytes.
+std::optional<int> HookOutput(const ModelPlan& plan, const std::string& symbol, int64_t min_bytes) {
   std::optional<int> where;
   for (const PlanStep& step : plan.steps) {
     if (step.op != StepOp::kKernel || step.symbol != symbol || step.epilogue.empty()) continue;
+    const int64_t bytes =
+        plan.buffers[static_cast<size_t>(step.outputs[0])].elements * int64_t{sizeof(float)};
+    if (bytes < min_bytes) return std::nullopt;  // its output stays in cache: the pass is faster
     const auto it = std::find(step.staged.begin(), step.staged.end(), step.outputs[0]);
     const int index = it == step.staged.end() ? -1 : static_cast<int>(it - step.staged.begin());
     if (where.has_value() && *where != index) return std::nullopt;
     where = index;
   }
   return where;
+}
+
+// CompileOptions::epilogue_hook_min_bytes resolved: the host's last-level
+// cache where it asks for it and the model is compiled for the host.
+int64_t EpilogueHookMinBytes(const CompileOptions& options) {
+  if (options.epilogue_hook_min_bytes != kEpilogueHookAboveHostCache) {
+    return options.epilogue_hook_min_bytes;
+  }
+  if (options.target != HostTargetString()) return kNoEpilogueHook;  // its caches are unknown here
+  const int64_t llc = HostLastLevelCacheBytes();
+  return llc > 0 ? llc : kNoEpilogueHook;
 }
 
 // One kernel as an object file, through the toolchain's one pipeline
@@ -219,9 +235,11 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   }
   std::vector<ArchiveMember> members;
   std::vector<ExportedSymbol> exported = {{kPlanSymbol, false}, {kWeightsSymbol, false}};
+  const int64_t hook_min_bytes = EpilogueHookMinBytes(options);
   for (const KernelToBuild& kernel : built.kernels) {
     const std::optional<int> hook_output =
-        options.epilogues_in_kernels ? HookOutput(built.plan, kernel.symbol) : std::nullopt;
+        hook_min_bytes == kNoEpilogueHook ? std::nullopt
+                                          : HookOutput(built.plan, kernel.symbol, hook_min_bytes);
     bool hooked = false;
     TF_ASSIGN_OR_RETURN(std::string object, CompileKernel(kernel, target, options.opt_level,
                                                           hook_output, &hooked, exported));

@@ -28,6 +28,9 @@
 
 namespace tunefleet {
 
+inline constexpr int64_t kNoEpilogueHook = -1;
+inline constexpr int64_t kEpilogueHookAboveHostCache = -2;
+
 struct CompileOptions {
   std::string model;    // an .onnx file
   std::string records;  // records file (JSON lines); empty: default configs everywhere
@@ -38,12 +41,19 @@ struct CompileOptions {
   // Choose among each layer's near-best records so that fewer relayouts
   // are needed (layout_choice.h); false: every layer's best record.
   bool layout_aware = true;
-  // Apply each kernel's epilogue from inside it, region by region as it
+  // Apply a kernel's epilogue from inside it, region by region as it
   // finishes them (its template's ir::OutputReady marks, the TfEpilogue
-  // hook), instead of in a pass after it. Off by default: on Zen 4 it
-  // measured 1-5 % slower than the pass (bench/results/epilogue_hook_ab.*),
-  // the calls' overhead on short rows costing more than the cache it saves.
-  bool epilogues_in_kernels = false;
+  // hook), instead of in a pass after it, for the kernels whose every
+  // step's output holds at least this many bytes; kNoEpilogueHook: none,
+  // 0: every kernel; kEpilogueHookAboveHostCache: the host's last-level
+  // cache (target/cpuinfo.h) when `target` is the host, else none. On
+  // outputs that stay in cache the pass is faster (on Zen 4 every kernel
+  // hooked measured 1-5 % slower, bench/results/epilogue_hook_ab.*: the
+  // calls' overhead on short rows costs more than the cache it saves); an
+  // output larger than the last-level cache sends the pass to DRAM, and
+  // there the hook wins (batch 8 on Zen 1, 8 MiB: MobileNet-v2 1.09x,
+  // ResNet-18 1.05x, bench/results/epilogue_hook_llc_ab.*).
+  int64_t epilogue_hook_min_bytes = kEpilogueHookAboveHostCache;
 };
 
 struct CompileReport {
