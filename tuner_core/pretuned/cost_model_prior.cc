@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -196,22 +195,7 @@ absl::StatusOr<CostModelPriors> CostModelPriors::Train(const std::vector<Record>
 
 absl::StatusOr<std::shared_ptr<const CostModelPriors>> CostModelPriors::Shipped(
     absl::string_view family) {
-  static absl::Mutex mu(absl::kConstInit);
-  static auto* const parsed =
-      new std::map<std::string, std::shared_ptr<const CostModelPriors>, std::less<>>();
-  absl::MutexLock lock(&mu);
-  auto found = parsed->find(family);
-  if (found != parsed->end()) return found->second;
-  CostModelPriors priors;
-  for (const ShippedRecordFile& file : ShippedPriorFiles()) {
-    if (file.family == family) {
-      TF_ASSIGN_OR_RETURN(
-          priors, Parse(file.text, absl::StrCat("the cost-model prior shipped for ", family)));
-    }
-  }
-  auto shared = std::make_shared<const CostModelPriors>(std::move(priors));
-  parsed->emplace(std::string(family), shared);
-  return shared;
+  return ParseShippedOnce<CostModelPriors>(family, ShippedPriorFiles(), "the cost-model prior");
 }
 
 std::vector<std::string> CostModelPriors::ShippedFamilies() {

@@ -11,7 +11,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "tuner_core/pretuned/shipped_records.h"
@@ -51,22 +50,7 @@ double WorkloadDistance(const nlohmann::json& a, const nlohmann::json& b) {
 
 absl::StatusOr<std::shared_ptr<const PretunedRecords>> PretunedRecords::Shipped(
     absl::string_view family) {
-  static absl::Mutex mu(absl::kConstInit);
-  static auto* const parsed =
-      new std::map<std::string, std::shared_ptr<const PretunedRecords>, std::less<>>();
-  absl::MutexLock lock(&mu);
-  auto found = parsed->find(family);
-  if (found != parsed->end()) return found->second;
-  PretunedRecords records;
-  for (const ShippedRecordFile& file : ShippedRecordFiles()) {
-    if (file.family == family) {
-      TF_ASSIGN_OR_RETURN(records,
-                          Parse(file.text, absl::StrCat("the records shipped for ", family)));
-    }
-  }
-  auto shared = std::make_shared<const PretunedRecords>(std::move(records));
-  parsed->emplace(std::string(family), shared);
-  return shared;
+  return ParseShippedOnce<PretunedRecords>(family, ShippedRecordFiles(), "the records");
 }
 
 std::vector<std::string> PretunedRecords::ShippedFamilies() {
