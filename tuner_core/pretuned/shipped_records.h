@@ -6,6 +6,7 @@
 #ifndef TUNEFLEET_TUNER_CORE_PRETUNED_SHIPPED_RECORDS_H_
 #define TUNEFLEET_TUNER_CORE_PRETUNED_SHIPPED_RECORDS_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
