@@ -30,15 +30,18 @@ ABSL_FLAG(std::string, args, "",
           "(instead of --shape)");
 ABSL_FLAG(std::string, layout, "NK", "dense: NK (B is [N,K], like a linear layer) or KN");
 ABSL_FLAG(std::string, template_name, "", "template (default: the workload's best)");
-ABSL_FLAG(std::string, tuner, "random",
-          "search strategy: grid | random | ga | xgb | xgb_rank | xgb_knob | xgb_curve");
+ABSL_FLAG(std::string, tuner, "",
+          "search strategy: grid | random | ga | xgb | xgb_rank | xgb_knob | xgb_curve (empty: "
+          "xgb for a model's job, which starts from the cost-model prior; random for one "
+          "kernel's)");
 ABSL_FLAG(int32_t, plan_size, 64, "xgb*: refit the cost model every plan_size results");
 ABSL_FLAG(std::string, pretuned, "",
           "the configs each task measures first (a warm start): empty, the records shipped for "
           "the target's CPU family; 'none', a cold start; else a record file (tune --log's "
           "format)");
 ABSL_FLAG(std::string, cost_model_prior, "",
-          "tune, optimize with --tuner xgb: the cost model each task's model starts from: "
+          "tune, optimize with the xgb tuner (a model's default): the cost model each task's "
+          "model starts from: "
           "empty, the one shipped for the target's CPU family (none with --pretuned=none or a "
           "--pretuned file); 'none', no prior; else a file of `tunefleet train_prior`");
 ABSL_FLAG(bool, share_runner_child, true,
@@ -196,7 +199,8 @@ namespace {
     *spec.mutable_task() = MakeTaskSpec(absl::GetFlag(FLAGS_template_name), workload, args, target);
     spec.set_n_trial(trials);
   }
-  spec.set_tuner(absl::GetFlag(FLAGS_tuner));
+  const std::string tuner = absl::GetFlag(FLAGS_tuner);
+  spec.set_tuner(!tuner.empty() ? tuner : model.empty() ? "random" : "xgb");
   spec.set_seed(absl::GetFlag(FLAGS_seed));
   spec.set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
   spec.set_plan_size(absl::GetFlag(FLAGS_plan_size));

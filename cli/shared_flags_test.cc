@@ -72,6 +72,16 @@ TEST(JobSpecFromFlagsTest, ARecordFileIsRefusedForTheFleet) {
   EXPECT_THAT(spec.status().message(), HasSubstr("/tmp/mine.jsonl"));
 }
 
+TEST(JobSpecFromFlagsTest, AModelJobTunesWithXgbAndAKernelJobWithRandomUnlessTold) {
+  absl::FlagSaver saver;
+  absl::SetFlag(&FLAGS_shape, "64,64,64");
+  EXPECT_EQ(JobSpecFromFlags({.target = kZen4}).value().tuner(), "random");
+  absl::SetFlag(&FLAGS_model, "resnet-18");
+  EXPECT_EQ(JobSpecFromFlags({.target = kZen4}).value().tuner(), "xgb");
+  absl::SetFlag(&FLAGS_tuner, "ga");
+  EXPECT_EQ(JobSpecFromFlags({.target = kZen4}).value().tuner(), "ga");
+}
+
 TEST(JobSpecFromFlagsTest, AModelJobSpreadsItsTrialsByTheCommandsPolicy) {
   absl::FlagSaver saver;
   absl::SetFlag(&FLAGS_model, "resnet-18");
