@@ -15,7 +15,6 @@
 #include "proto_convert/task_spec.h"
 #include "target/arch_registry.h"
 #include "target/target_spec.h"
-#include "tuner_core/pretuned/cost_model_prior.h"
 #include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/selective/similarity.h"
 #include "tuner_core/templates/register_fit.h"
@@ -161,10 +160,14 @@ absl::StatusOr<PriorLookup> JobRunner::ShippedPriors(const proto::JobSpec& spec)
   if (spec.pretuned_family().empty()) return PriorLookup();
   TF_ASSIGN_OR_RETURN(std::shared_ptr<const CostModelPriors> shared,
                       CostModelPriors::Shipped(spec.pretuned_family()));
-  if (shared->priors().empty()) return PriorLookup();
-  return PriorLookup([shared](const std::string& template_name, FeatureKind feature) {
-    return shared->For(template_name, feature);
-  });
+  return PriorsLookup(std::move(shared));
+}
+
+PriorLookup JobRunner::PriorsLookup(std::shared_ptr<const CostModelPriors> priors) {
+  if (priors == nullptr || priors->priors().empty()) return PriorLookup();
+  return [priors = std::move(priors)](const std::string& template_name, FeatureKind feature) {
+    return priors->For(template_name, feature);
+  };
 }
 
 absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known) {

@@ -60,6 +60,7 @@
 #include "absl/status/statusor.h"
 #include "common/clock.h"
 #include "proto/fleet.pb.h"
+#include "tuner_core/pretuned/cost_model_prior.h"
 #include "tuner_core/records/best_so_far.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/selective/selective_plan.h"
@@ -120,6 +121,9 @@ class JobRunner {
   // when the family is empty or has none. The errors of
   // CostModelPriors::Shipped.
   [[nodiscard]] static absl::StatusOr<PriorLookup> ShippedPriors(const proto::JobSpec& spec);
+  // The tuners' view of `priors` (it keeps them alive); null when there is
+  // none (a null or empty set).
+  static PriorLookup PriorsLookup(std::shared_ptr<const CostModelPriors> priors);
   ~JobRunner();
 
   // New configs to propose now: enough to fill the window, never beyond the

@@ -69,14 +69,6 @@ namespace {
   return absl::OkStatus();
 }
 
-// The tuners' view of `priors` (null or empty: no lookup).
-PriorLookup PriorsLookup(const CostModelPriors* priors) {
-  if (priors == nullptr || priors->priors().empty()) return PriorLookup();
-  return [priors](const std::string& template_name, FeatureKind feature) {
-    return priors->For(template_name, feature);
-  };
-}
-
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<std::shared_ptr<const CostModelPriors>> LoadCostModelPriors(
@@ -334,7 +326,7 @@ class LocalFleet final : public TrialExecutor {
                                         {.check_for = check_for,
                                          .first_for = first_for,
                                          .history = setup.transfer_history,
-                                         .prior_for = PriorsLookup(setup.priors)}));
+                                         .prior_for = JobRunner::PriorsLookup(setup.priors)}));
   // The runner's tasks: built and measured as the runner proposes them.
   std::vector<const Task*> tasks;
   for (int t = 0; t < runner->num_tasks(); ++t) tasks.push_back(&runner->task(t));

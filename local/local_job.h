@@ -75,7 +75,7 @@ struct LocalJobSetup {
   const PretunedRecords* pretuned = nullptr;
   // xgb: each task's model starts from its template's prior (a warm start
   // of the model); null or empty: none.
-  const CostModelPriors* priors = nullptr;
+  std::shared_ptr<const CostModelPriors> priors;
   // The records of the job's tasks already in the log (same task, target and
   // arguments) are the job's done trials, as a fleet job's known trials are
   // when a tuner takes it over: they are not measured again, the tuners and

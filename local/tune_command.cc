@@ -189,7 +189,7 @@ void PrintModelReport(const proto::JobSpec& spec, const LocalJobSummary& s, std:
   TF_ASSIGN_OR_RETURN(std::shared_ptr<const PretunedRecords> pretuned, WarmStart(spec, run, out));
   TF_ASSIGN_OR_RETURN(std::shared_ptr<const CostModelPriors> priors, WarmModels(spec, run, out));
   LocalJobSetup setup{
-      .pretuned = pretuned.get(), .priors = priors.get(), .resume = run.resume, .label = run.label};
+      .pretuned = pretuned.get(), .priors = priors, .resume = run.resume, .label = run.label};
   if (!run.transfer_log.empty()) {
     TF_ASSIGN_OR_RETURN(ReadReport history, ReadRecords(run.transfer_log));
     for (const std::string& w : history.warnings) out << "warning: " << w << "\n";
