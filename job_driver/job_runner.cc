@@ -157,7 +157,7 @@ absl::StatusOr<JobRunner::FirstConfigFor> JobRunner::ShippedFirstConfigs(
 }
 
 absl::StatusOr<PriorLookup> JobRunner::ShippedPriors(const proto::JobSpec& spec) {
-  if (spec.pretuned_family().empty()) return PriorLookup();
+  if (spec.pretuned_family().empty() || !TunerUsesPrior(spec.tuner())) return PriorLookup();
   TF_ASSIGN_OR_RETURN(std::shared_ptr<const CostModelPriors> shared,
                       CostModelPriors::Shipped(spec.pretuned_family()));
   return PriorsLookup(std::move(shared));

@@ -118,7 +118,8 @@ class JobRunner {
       const proto::JobSpec& spec);
   // What it passes as `prior_for`: the cost-model priors shipped for
   // spec.pretuned_family() (tuner_core/pretuned/cost_model_prior.h); null
-  // when the family is empty or has none. The errors of
+  // when the family is empty or has none, or the job's tuner takes no prior
+  // (TunerUsesPrior: nothing is loaded for it). The errors of
   // CostModelPriors::Shipped.
   [[nodiscard]] static absl::StatusOr<PriorLookup> ShippedPriors(const proto::JobSpec& spec);
   // The tuners' view of `priors` (it keeps them alive); null when there is

@@ -653,6 +653,10 @@ TEST(JobRunnerTest, AFleetJobOfAFamilyWithAShippedPriorStartsItsXgbModelsFromIt)
   EXPECT_EQ(prior_for("no_such_template.x86", FeatureKind::kItervar), nullptr);
   auto runner = JobRunner::Create(a, TestClock(), {.prior_for = prior_for}).value();
   EXPECT_GT(runner->NextProposals().configs_size(), 0);
+  // A tuner that takes no prior: none loaded.
+  a.mutable_spec()->set_tuner("random");
+  EXPECT_FALSE(JobRunner::ShippedPriors(a.spec()).value());
+  a.mutable_spec()->set_tuner("xgb");
   // No family, or one the project ships no prior for: none.
   a.mutable_spec()->set_pretuned_family("");
   EXPECT_FALSE(JobRunner::ShippedPriors(a.spec()).value());

@@ -11,6 +11,7 @@
 #include "proto_convert/task_spec.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
+#include "tuner_core/tuners/tuner_factory.h"
 
 namespace tunefleet {
 namespace {
@@ -67,9 +68,11 @@ double Median(std::vector<double> v) {
   return pretuned;
 }
 
-// The cost-model priors `spec` and `run` ask for, and a line saying which.
+// The cost-model priors `spec` and `run` ask for, and a line saying which;
+// none, and nothing read, for a tuner that takes no prior.
 [[nodiscard]] absl::StatusOr<std::shared_ptr<const CostModelPriors>> WarmModels(
     const proto::JobSpec& spec, const LocalRunOptions& run, std::ostream& out) {
+  if (!TunerUsesPrior(spec.tuner())) return std::shared_ptr<const CostModelPriors>();
   TF_ASSIGN_OR_RETURN(std::shared_ptr<const CostModelPriors> priors,
                       LoadCostModelPriors(spec.pretuned_family(), run.prior_file));
   if (priors->priors().empty()) return priors;
@@ -80,7 +83,6 @@ double Median(std::vector<double> v) {
   }
   out << "Cost-model prior ("
       << (run.prior_file.empty() ? "shipped for " + spec.pretuned_family() : run.prior_file)
-      << (spec.tuner() == "xgb" ? "" : "; used by the xgb tuner only")
       << "): " << absl::StrJoin(names, ", ") << "\n";
   return priors;
 }

@@ -15,6 +15,10 @@ std::vector<std::string> TunerNames() {
   return {"grid", "random", "ga", "xgb", "xgb_rank", "xgb_knob", "xgb_curve", "given"};
 }
 
+bool TunerUsesPrior(const std::string& name) {
+  return name == "xgb" || name == "xgb_knob" || name == "xgb_curve";
+}
+
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name,
                                                                const ConfigSpace& space,
                                                                const TunerOptions& options) {
@@ -47,9 +51,8 @@ std::vector<std::string> TunerNames() {
     xgb.feature = name == "xgb_knob"    ? FeatureKind::kKnob
                   : name == "xgb_curve" ? FeatureKind::kCurve
                                         : FeatureKind::kItervar;
-    // Priors are regressions of normalised throughput: the "reg" tuners' scale.
     std::shared_ptr<const XgbCostModel> prior =
-        options.prior_for && xgb.loss == "reg"
+        options.prior_for && TunerUsesPrior(name)
             ? options.prior_for(options.task->name(), xgb.feature)
             : nullptr;
     TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbTuner> tuner,

@@ -63,6 +63,11 @@ struct TunerOptions {
 // The names MakeTuner accepts, in a stable order.
 std::vector<std::string> TunerNames();
 
+// Whether the tuner of this name starts from TunerOptions::prior_for: the
+// xgb tuners of the "reg" loss (a prior is a regression of normalised
+// throughput), not xgb_rank nor the model-free ones.
+bool TunerUsesPrior(const std::string& name);
+
 // InvalidArgument for an unknown name, bad options, or an xgb* tuner without
 // options.task (or with a task of another space).
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Tuner>> MakeTuner(const std::string& name,

@@ -71,6 +71,10 @@ TEST(TunerFactoryTest, TheRegressionXgbTunersAskForTheirTemplatesPriorOnTheirFea
   const std::string t = (*task)->name();
   // Not the rank tuner (a prior is a regression of throughput), nor random.
   EXPECT_EQ(asked, (std::vector<std::string>{t + " itervar", t + " knob"}));
+  for (const std::string& name : TunerNames()) {
+    EXPECT_EQ(TunerUsesPrior(name), name == "xgb" || name == "xgb_knob" || name == "xgb_curve")
+        << name;
+  }
 }
 
 TEST(TunerFactoryTest, XgbWithoutTheTaskOrWithAnotherSpaceIsInvalidArgument) {
