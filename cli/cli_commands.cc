@@ -1,5 +1,6 @@
 #include "cli/cli_commands.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -97,15 +98,22 @@ const std::vector<CliCommand>& CliCommands() {
 
 std::string CliUsage() {
   std::string usage = "tunefleet <command> [flags]";
+  // The names' column is as wide as the longest name, so none is cut.
+  size_t width = 0;
+  for (const CliCommand& command : CliCommands()) {
+    width = std::max(width, std::string(command.name).size());
+  }
+  const std::string continuation = absl::StrCat("\n", std::string(width + 3, ' '));
   const char* group = nullptr;
   for (const CliCommand& command : CliCommands()) {
     if (group == nullptr || std::string(group) != command.group) {
       group = command.group;
       absl::StrAppend(&usage, "\n", group, ":");
     }
-    const std::string name = absl::StrCat(command.name, "          ").substr(0, 10);
+    std::string name = command.name;
+    name.resize(width, ' ');
     absl::StrAppend(&usage, "\n  ", name, " ",
-                    absl::StrReplaceAll(command.usage, {{"\n", "\n             "}}));
+                    absl::StrReplaceAll(command.usage, {{"\n", continuation}}));
   }
   return usage;
 }

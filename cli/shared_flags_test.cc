@@ -3,6 +3,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
+#include "absl/strings/str_cat.h"
+#include "cli/cli_commands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto_convert/task_spec.h"
@@ -109,6 +111,13 @@ TEST(JobSpecFromFlagsTest, BadFlagsAreNamed) {
   absl::SetFlag(&FLAGS_args, "[1,2]");
   EXPECT_THAT(JobSpecFromFlags({.target = kZen4}).status().message(),
               HasSubstr("--args is not a JSON object"));
+}
+
+TEST(CliUsageTest, NamesEveryCommandWhole) {
+  const std::string usage = CliUsage();
+  for (const CliCommand& command : CliCommands()) {
+    EXPECT_THAT(usage, HasSubstr(absl::StrCat("\n  ", command.name, " "))) << command.name;
+  }
 }
 
 }  // namespace
