@@ -17,11 +17,21 @@
 //     FakeAgentSwarm process (a stream each over --dispatch_swarm_connections
 //     connections), so 10,000 fit on 2 cores.
 //
+//  4. curve: a model job (ResNet-18's 12 tasks, the xgb tuner, a time
+//     budget) on 1, 4 and 16 simulated agents that replay a real machine's
+//     recorded trials (tests/cost_oracle.h: each config costs what it cost
+//     there and takes its recorded trial time; a config never recorded, the
+//     nearest recorded one's); the model's estimated latency (each task's
+//     best cost, weighted by its layers) against wall time, and how much
+//     faster N agents reach the latencies one agent reached (ideal: N x).
+//
 //   bazel run -c opt //bench:fleet_bench -- --json bench/results/fleet.json
 //   bazel run -c opt //bench:fleet_bench -- --parts dispatch --dispatch_agents 1000,10000
 //       --stores sqlite,sqlite-full,postgres   (one command)
 #include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -38,13 +48,16 @@
 #include "launcher/fleet_launcher.h"
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
+#include "proto_convert/model_job.h"
 #include "proto_convert/task_spec.h"
 #include "tracker/store/postgres_test_server.h"
+#include "tuner_core/graph/model_source.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/workloads/workload.h"
 
 ABSL_FLAG(std::string, json, "", "write the figures here");
-ABSL_FLAG(std::string, parts, "overhead,throughput,dispatch", "which parts to run");
+ABSL_FLAG(std::string, parts, "overhead,throughput,dispatch",
+          "which parts to run (and curve, which is not run by default)");
 ABSL_FLAG(std::string, shape, "256,256,256", "overhead: dense M,N,K");
 ABSL_FLAG(int64_t, trials, 64, "overhead: trials of the job");
 ABSL_FLAG(int, threads, 2, "overhead: kernel threads (local runner and agent)");
@@ -66,6 +79,17 @@ ABSL_FLAG(int, dispatch_swarm_connections, 16,
           "(tests/fake_agent_swarm.h; 0: a worker runtime per agent, as real agents run)");
 ABSL_FLAG(int64_t, dispatch_trials, 300, "dispatch: trials per job");
 ABSL_FLAG(double, dispatch_measure_ms, 2000, "dispatch: simulated measurement time");
+ABSL_FLAG(std::string, curve_agents, "1,4,16", "curve: simulated agent counts");
+ABSL_FLAG(std::string, curve_model, "resnet-18", "curve: the model (built-in name or ONNX file)");
+ABSL_FLAG(std::string, curve_costs, "bench/data/resnet18_zen1_trials.jsonl",
+          "curve: the recorded trials the simulated agents replay");
+ABSL_FLAG(std::string, curve_target, "llvm -mcpu=znver1", "curve: the target the trials ran on");
+ABSL_FLAG(std::string, curve_tuner, "xgb", "curve: the job's tuner");
+ABSL_FLAG(double, curve_budget_s, 240,
+          "curve: one agent's time budget; N agents get this / N (at least --curve_min_budget_s)");
+ABSL_FLAG(double, curve_min_budget_s, 30, "curve: the shortest budget");
+ABSL_FLAG(double, curve_time_scale, 1, "curve: a simulated trial takes its recorded time x this");
+ABSL_FLAG(int, curve_rounds, 1, "curve: runs per agent count (seeds 1, 2, ...), interleaved");
 ABSL_FLAG(int32_t, validate_top_k, -1,
           "configs each job re-measures once its search ends (-1: the tracker's default, 5; "
           "0: no validation)");
@@ -333,6 +357,162 @@ double Median(std::vector<double> v) {
   return out;
 }
 
+// One curve run's estimated model latency over time: (seconds since
+// submission, sum over tasks of weight x best cost so far), from the moment
+// every task has a success.
+using LatencyCurve = std::vector<std::pair<double, double>>;
+
+[[nodiscard]] absl::StatusOr<LatencyCurve> CurveOf(const proto::JobSpec& spec,
+                                                   const std::vector<std::string>& lines,
+                                                   double submitted_unix_s) {
+  std::map<std::string, int> task_of;  // workload and args -> task index
+  std::vector<double> weight;
+  for (const proto::JobTask& t : spec.tasks()) {
+    const nlohmann::json args = nlohmann::json::parse(t.task().workload_args_json());
+    task_of[absl::StrCat(t.task().workload_name(), " ", args.dump())] =
+        static_cast<int>(weight.size());
+    weight.push_back(t.has_weight() ? t.weight() : 1);
+  }
+  std::vector<std::pair<double, std::pair<int, double>>> results;  // (time, (task, cost))
+  for (const std::string& line : lines) {
+    TF_ASSIGN_OR_RETURN(Record r, Record::FromLine(line));
+    if (!r.result.ok()) continue;
+    auto it = task_of.find(absl::StrCat(r.workload_name, " ", r.workload_args.dump()));
+    if (it == task_of.end()) {
+      return absl::InternalError(absl::StrCat("a record of no task of the job: ", line));
+    }
+    results.push_back({r.result.timestamp - submitted_unix_s, {it->second, r.result.MeanCost()}});
+  }
+  std::sort(results.begin(), results.end());
+  std::vector<double> best(weight.size(), 0);
+  size_t tuned = 0;
+  LatencyCurve curve;
+  for (const auto& [t, result] : results) {
+    const auto [task, cost] = result;
+    if (best[task] == 0) ++tuned;
+    if (best[task] != 0 && cost >= best[task]) continue;
+    best[task] = cost;
+    if (tuned < best.size()) continue;
+    double latency = 0;
+    for (size_t i = 0; i < best.size(); ++i) latency += weight[i] * best[i];
+    curve.push_back({t, latency});
+  }
+  return curve;
+}
+
+// The latency the curve had reached by `t` (0 before it starts).
+double LatencyAt(const LatencyCurve& curve, double t) {
+  double latency = 0;
+  for (const auto& [at, l] : curve) {
+    if (at > t) break;
+    latency = l;
+  }
+  return latency;
+}
+
+// When the curve first reached `latency` or less (infinity: never).
+double TimeTo(const LatencyCurve& curve, double latency) {
+  for (const auto& [at, l] : curve) {
+    if (l <= latency) return at;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+[[nodiscard]] absl::StatusOr<nlohmann::json> Curve() {
+  char real[PATH_MAX];
+  const std::string costs = absl::GetFlag(FLAGS_curve_costs);
+  if (realpath(costs.c_str(), real) == nullptr) {
+    return absl::NotFoundError(absl::StrCat("--curve_costs: no file ", costs));
+  }
+  TF_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(absl::GetFlag(FLAGS_curve_model), {}));
+  std::vector<int> counts;
+  for (absl::string_view n : absl::StrSplit(absl::GetFlag(FLAGS_curve_agents), ',')) {
+    counts.push_back(std::stoi(std::string(n)));
+  }
+  const double one_budget = absl::GetFlag(FLAGS_curve_budget_s);
+  std::map<int, std::vector<LatencyCurve>> curves;
+  nlohmann::json out;
+  for (int round = 0; round < absl::GetFlag(FLAGS_curve_rounds); ++round) {
+    for (int n : counts) {
+      FleetLauncher::Options o;
+      o.device_key = "sim";
+      o.agents = 1;
+      o.agents_per_process = n;
+      o.simulate_measure_ms = 1;  // fake agents; the costs say how long each trial takes
+      o.agent_flags[0] = {absl::StrCat("--cost_table=", real),
+                          absl::StrCat("--time_scale=", absl::GetFlag(FLAGS_curve_time_scale))};
+      o.simulate_build_ms = 1;
+      o.builder_parallelism = 16;
+      o.worker_timeout_s = 30;
+      o.target = absl::GetFlag(FLAGS_curve_target);
+      FleetLauncher fleet(o);
+      TF_RETURN_IF_ERROR(fleet.Start());
+      const double budget = std::max(absl::GetFlag(FLAGS_curve_min_budget_s), one_budget / n);
+      ModelJobOptions job;
+      job.trials_per_task = 0;
+      job.time_budget_s = budget;
+      proto::JobSpec spec = MakeModelJobSpec(absl::GetFlag(FLAGS_curve_model), model.tasks,
+                                             absl::GetFlag(FLAGS_curve_target), job);
+      spec.set_device_key("sim");
+      spec.set_tuner(absl::GetFlag(FLAGS_curve_tuner));
+      spec.set_seed(static_cast<uint64_t>(round + 1));
+      *spec.mutable_measure() = BenchMeasure();
+      spec.set_validate_top_k(0);  // the curve is the search's; validation is not simulated
+      const double submitted = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+      TF_ASSIGN_OR_RETURN(proto::JobStatus status, fleet.client().Submit(spec));
+      TF_ASSIGN_OR_RETURN(proto::JobStatus done, fleet.WaitForJob(status.job_id(), budget + 600));
+      TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, fleet.client().Export(status.job_id()));
+      TF_ASSIGN_OR_RETURN(LatencyCurve curve, CurveOf(spec, lines, submitted));
+      if (curve.empty()) {
+        return absl::InternalError(absl::StrCat(n, " agents: no task of the job ran all tasks"));
+      }
+      std::cout << absl::StrFormat(
+          "curve     %2d simulated agents, round %d: %zu trials in a %.0f s budget, estimated "
+          "latency %.3f ms once every task ran (%.1f s), %.3f ms at the end\n",
+          n, round + 1, lines.size(), budget, curve.front().second * 1e3, curve.front().first,
+          curve.back().second * 1e3);
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& [t, l] : curve) points.push_back({t, l});
+      out["runs"].push_back({{"agents", n},
+                             {"round", round + 1},
+                             {"budget_s", budget},
+                             {"trials", lines.size()},
+                             {"job_state", proto::JobState_Name(done.state())},
+                             {"curve_s_latency_s", points}});
+      curves[n].push_back(std::move(curve));
+    }
+  }
+  // Speed-up: for the latencies one agent had reached at each eighth of its
+  // budget, how much sooner N agents reached them (the median over rounds).
+  if (!curves.count(1)) return out;
+  for (int n : counts) {
+    if (n == 1) continue;
+    std::vector<double> speedups;
+    nlohmann::json points = nlohmann::json::array();
+    for (int eighth = 1; eighth <= 8; ++eighth) {
+      std::vector<double> ratios;
+      for (size_t r = 0; r < curves[1].size() && r < curves[n].size(); ++r) {
+        const double target = LatencyAt(curves[1][r], one_budget * eighth / 8);
+        if (target <= 0) continue;
+        const double t1 = TimeTo(curves[1][r], target), tn = TimeTo(curves[n][r], target);
+        ratios.push_back(std::isfinite(tn) && tn > 0 ? t1 / tn : 0);
+      }
+      if (ratios.empty()) continue;
+      const double ratio = Median(ratios);
+      speedups.push_back(ratio);
+      points.push_back({{"one_agent_s", one_budget * eighth / 8}, {"speedup", ratio}});
+    }
+    out["speedup"][std::to_string(n)] = points;
+    std::cout << absl::StrFormat("curve     %2d agents reach one agent's latencies", n);
+    for (const nlohmann::json& p : points) {
+      std::cout << absl::StrFormat(" | of %.0f s: %.1fx", p["one_agent_s"].get<double>(),
+                                   p["speedup"].get<double>());
+    }
+    std::cout << absl::StrFormat(" faster (ideal %dx; 0: not reached in its budget)\n", n);
+  }
+  return out;
+}
+
 }  // namespace
 }  // namespace tunefleet
 
@@ -356,5 +536,6 @@ int main(int argc, char** argv) {
   bool ok = run("overhead", tunefleet::Overhead);
   ok = run("throughput", tunefleet::Throughput) && ok;
   ok = run("dispatch", tunefleet::Dispatch) && ok;
+  ok = run("curve", tunefleet::Curve) && ok;
   return ok ? 0 : 1;
 }

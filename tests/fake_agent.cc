@@ -3,16 +3,21 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "proto_convert/run_request.h"
+#include "tuner_core/measure/measure.h"
 
 namespace tunefleet {
 
 absl::Status FakeAgentOptions::Validate() const {
   if (absl::Status valid = worker.Validate(); !valid.ok()) return valid;
   if (device_key.empty()) return absl::InvalidArgumentError("device key is empty");
+  if (costs != nullptr && !(time_scale > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("time scale must be > 0, got ", time_scale));
+  }
   if (!(measure_s > 0)) {
     return absl::InvalidArgumentError(absl::StrCat("measure time must be > 0 s, got ", measure_s));
   }
@@ -109,18 +114,61 @@ void FakeAgent::MeasureLoop() {
     measuring_ = true;
     // The simulated measurement; cut short only by the destructor.
     const absl::Time start = absl::Now();
-    const absl::Time until = start + absl::Seconds(options_.measure_s);
+    std::pair<proto::WorkerMessage, double> answer;
+    if (options_.costs != nullptr) {
+      answer = OracleMeasurement(request);
+    } else {
+      answer = {SimulatedMeasureResult(request, options_.measure_s, options_.measure_s),
+                options_.measure_s};
+    }
+    const absl::Time until = start + absl::Seconds(answer.second);
     while (!stopping_ && !changed_.WaitWithDeadline(&mu_, until)) {
     }
     if (stopping_) return;
-    const proto::WorkerMessage message = SimulatedMeasureResult(
-        request, options_.measure_s, absl::ToDoubleSeconds(absl::Now() - start));
+    proto::WorkerMessage message = std::move(answer.first);
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    message.mutable_measure_result()->set_measure_seconds(seconds);
+    message.mutable_measure_result()->mutable_run()->set_run_seconds(seconds);
     mu_.Unlock();
     worker_->Send(message);  // before it stops counting (a drain waits for it)
     mu_.Lock();
     measuring_ = false;
     ++measured_;
   }
+}
+
+std::pair<proto::WorkerMessage, double> FakeAgent::OracleMeasurement(
+    const proto::MeasureRequest& request) {
+  const proto::RunRequest& run = request.run();
+  auto failed = [&](const std::string& why) {
+    proto::WorkerMessage message;
+    proto::MeasureResult* result = message.mutable_measure_result();
+    result->set_lease_id(request.lease_id());
+    result->mutable_run()->set_error_no(static_cast<int>(MeasureErrorNo::kRuntimeDevice));
+    result->mutable_run()->set_error_msg(absl::StrCat("fake agent: ", why));
+    return std::pair<proto::WorkerMessage, double>(std::move(message), 0.0);
+  };
+  constexpr absl::string_view kPlaceholder = "SIMULATED ";
+  std::string config_json;
+  if (!run.shared_object().empty()) {
+    const std::string& bytes = run.shared_object();
+    // "SIMULATED <job id> <config json>"
+    const size_t config_at = bytes.find(' ', kPlaceholder.size());
+    if (!absl::StartsWith(bytes, kPlaceholder) || config_at == std::string::npos) {
+      return failed("the artifact is not a test builder's placeholder");
+    }
+    config_json = bytes.substr(config_at + 1);
+    configs_[run.artifact_hash()] = config_json;
+  } else if (auto it = configs_.find(run.artifact_hash()); it != configs_.end()) {
+    config_json = it->second;
+  } else {
+    return failed(absl::StrCat("no bytes and no config known for artifact ", run.artifact_hash()));
+  }
+  absl::StatusOr<CostOracle::Answer> answer =
+      options_.costs->Cost(run.workload_name(), run.workload_args_json(), config_json);
+  if (!answer.ok()) return failed(std::string(answer.status().message()));
+  const double seconds = answer->trial_s * options_.time_scale;
+  return {SimulatedMeasureResult(request, answer->cost_s, seconds), seconds};
 }
 
 }  // namespace tunefleet

@@ -4,7 +4,12 @@
 // fixed delay with NO_ERROR and `repeat` costs of that delay, without
 // loading or running anything (it accepts any artifact, even a placeholder,
 // and never asks for bytes). With calibration_gflops set it answers
-// calibrations with fixed figures. One measurement at a time, in arrival order,
+// calibrations with fixed figures. With a cost oracle (tests/cost_oracle.h)
+// each measurement instead takes the trial time a real machine recorded for
+// its config (times time_scale) and answers its recorded cost: the config
+// is read from the test builder's placeholder artifact ("SIMULATED <job>
+// <config json>", remembered by its hash for requests that omit the bytes),
+// the workload from the request. One measurement at a time, in arrival order,
 // like a real agent; Stop() drains like one (worker_stream/worker_daemon.h).
 //
 //   FakeAgentOptions options;
@@ -22,11 +27,14 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/fleet.pb.h"
+#include "tests/cost_oracle.h"
 #include "worker_stream/worker_daemon.h"
 
 namespace tunefleet {
@@ -40,6 +48,9 @@ struct FakeAgentOptions {
   // is one with a low figure or a large spread); 0: it does not calibrate.
   double calibration_gflops = 0;
   double calibration_noise = 0.01;
+  // Set: costs and trial times from recorded trials (measure_s unused).
+  std::shared_ptr<const CostOracle> costs;
+  double time_scale = 1;  // with costs: a trial takes its recorded time x this
 
   [[nodiscard]] absl::Status Validate() const;
 };
@@ -67,6 +78,10 @@ class FakeAgent final : private WorkerRoleInterface {
   void OnSession(const proto::Registered& registered) override;
   int64_t InFlight() const override;
   void MeasureLoop();
+  // With options_.costs: the answer to `request` and how long it takes (an
+  // answer with an error for a config or workload the oracle cannot place).
+  std::pair<proto::WorkerMessage, double> OracleMeasurement(const proto::MeasureRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const FakeAgentOptions options_;
   mutable absl::Mutex mu_;
@@ -75,6 +90,8 @@ class FakeAgent final : private WorkerRoleInterface {
   std::deque<proto::MeasureRequest> queue_ ABSL_GUARDED_BY(mu_);
   bool measuring_ ABSL_GUARDED_BY(mu_) = false;
   int64_t measured_ ABSL_GUARDED_BY(mu_) = 0;
+  // With costs: artifact hash -> its config JSON.
+  absl::flat_hash_map<std::string, std::string> configs_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<WorkerDaemon> worker_;
   std::thread measuring_thread_;
 };

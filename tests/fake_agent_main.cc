@@ -9,10 +9,14 @@
 //   fake_agent --tracker=127.0.0.1:7070 --token_file=agent.token --key=sim --measure_ms=100
 //   --agents=64
 //
+// --cost_table replays a real machine's recorded trials (tests/cost_oracle.h).
+//
 // The shared worker flags (--tracker, --token_file, --tls_*, --name,
 // --drain_timeout_s) are in worker_stream/worker_flags.h.
 #include <iostream>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -21,6 +25,7 @@
 #include "common/daemon_util.h"
 #include "common/logging.h"
 #include "kernel_runtime/device_info.h"
+#include "tests/cost_oracle.h"
 #include "tests/fake_agent.h"
 #include "tests/fake_agent_swarm.h"
 #include "worker_stream/worker_flags.h"
@@ -31,6 +36,10 @@ ABSL_FLAG(int, agents, 1, "simulated agents in this process");
 ABSL_FLAG(double, calibration_gflops, 0,
           "> 0: calibrate, answering every calibration with this throughput (0: do not)");
 ABSL_FLAG(double, calibration_noise, 0.01, "the spread those calibrations report");
+ABSL_FLAG(std::string, cost_table, "",
+          "records of a real machine's trials (tests/cost_oracle.h): each measurement takes its "
+          "config's recorded trial time and costs its recorded cost (--measure_ms unused)");
+ABSL_FLAG(double, time_scale, 1, "with --cost_table: a trial takes its recorded time x this");
 ABSL_FLAG(int, swarm_connections, 0,
           "> 0: the agents as one swarm, their streams over this many connections (0: a "
           "worker runtime per agent)");
@@ -53,9 +62,18 @@ int main(int argc, char** argv) {
   options.measure_s = absl::GetFlag(FLAGS_measure_ms) / 1000.0;
   options.calibration_gflops = absl::GetFlag(FLAGS_calibration_gflops);
   options.calibration_noise = absl::GetFlag(FLAGS_calibration_noise);
+  if (const std::string table = absl::GetFlag(FLAGS_cost_table); !table.empty()) {
+    absl::StatusOr<tunefleet::CostOracle> oracle = tunefleet::CostOracle::Load(table);
+    if (!oracle.ok()) return fail(oracle.status().message());
+    TF_LOG(INFO) << "costs of " << oracle->num_records() << " recorded trials of "
+                 << oracle->num_workloads() << " workloads from " << table;
+    options.costs = std::make_shared<const tunefleet::CostOracle>(*std::move(oracle));
+    options.time_scale = absl::GetFlag(FLAGS_time_scale);
+  }
   const std::string name = options.worker.name;
   const tunefleet::proto::DeviceInfo device = tunefleet::DetectHostDevice();
   if (const int connections = absl::GetFlag(FLAGS_swarm_connections); connections > 0) {
+    if (options.costs != nullptr) return fail("--cost_table takes agents with a thread each");
     tunefleet::FakeAgentSwarmOptions swarm_options;
     swarm_options.tracker_address = options.worker.tracker_address;
     swarm_options.token = options.worker.token;

@@ -1,8 +1,14 @@
 // FakeAgent against FakeWorkerGateway: it registers as an agent and answers
 // each measurement with the simulated cost, one `repeat` each, without
-// asking for artifact bytes.
+// asking for artifact bytes; with a cost oracle, each config's recorded cost.
 #include "tests/fake_agent.h"
 
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "worker_stream/fake_worker_gateway.h"
@@ -11,6 +17,7 @@ namespace tunefleet {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 TEST(FakeAgentTest, RegistersAndAnswersTheSimulatedCostWithoutBytes) {
   FakeWorkerGateway tracker;
@@ -41,6 +48,64 @@ TEST(FakeAgentTest, RegistersAndAnswersTheSimulatedCostWithoutBytes) {
   EXPECT_GT(result.measure_seconds(), 0.0);
   agent.Stop();
   EXPECT_EQ(agent.measured(), 1);
+}
+
+// A dense record of tile_y [-1, y]: `cost` seconds, a trial of `trial` seconds.
+Record DenseRecord(int y, double cost, double trial) {
+  absl::StatusOr<Record> r = Record::FromLine(absl::StrCat(
+      R"({"input":["llvm","dense_pack.x86",["dense",{"M":8,"N":8,"K":8}],{}],)",
+      R"("config":{"index":0,"code_hash":null,"entity":[["tile_y","sp",[-1,)", y, R"(]]]},)",
+      R"("result":[[)", cost, "],0,", trial, R"(,1796005144.0],"version":0.2,"tvm_version":"t"})"));
+  EXPECT_TRUE(r.ok()) << r.status();
+  return *r;
+}
+
+TEST(FakeAgentTest, WithACostOracleAnswersEachConfigsRecordedCost) {
+  FakeWorkerGateway tracker;
+  FakeAgentOptions options;
+  options.worker.tracker_address = tracker.address();
+  options.worker.name = "fake-0";
+  options.device_key = "sim";
+  absl::StatusOr<CostOracle> oracle =
+      CostOracle::FromRecords({DenseRecord(2, 0.004, 0.02), DenseRecord(4, 0.001, 0.01)});
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  options.costs = std::make_shared<const CostOracle>(*std::move(oracle));
+  options.time_scale = 0.5;
+  ASSERT_TRUE(options.Validate().ok());
+  FakeAgent agent(options, proto::DeviceInfo());
+  agent.Start();
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return agent.connection().connected(); }));
+
+  auto request = [&](const std::string& lease, const std::string& bytes, const std::string& hash) {
+    proto::TrackerMessage work;
+    work.mutable_measure()->set_lease_id(lease);
+    proto::RunRequest* run = work.mutable_measure()->mutable_run();
+    run->set_workload_name("dense");
+    run->set_workload_args_json(R"({"K":8,"M":8,"N":8})");
+    run->set_shared_object(bytes);
+    run->set_artifact_hash(hash);
+    run->mutable_options()->set_repeat(1);
+    tracker.Enqueue(work);
+  };
+  request("a", R"(SIMULATED job-1 {"index":1,"entity":[["tile_y","sp",[-1,4]]]})", "h4");
+  request("b", "", "h4");  // the same artifact again, without its bytes
+  request("c", R"(SIMULATED job-1 {"index":2,"entity":[["tile_y","sp",[-1,3]]]})", "h3");
+  request("d", "", "never-sent");
+  request("e", "a shared object", "h5");
+  ASSERT_TRUE(FakeWorkerGateway::WaitFor([&] { return tracker.received().size() == 5; }));
+  std::map<std::string, proto::MeasureResult> results;
+  for (const proto::WorkerMessage& m : tracker.received()) {
+    results[m.measure_result().lease_id()] = m.measure_result();
+  }
+  EXPECT_THAT(results["a"].run().costs(), ElementsAre(0.001));
+  EXPECT_GE(results["a"].measure_seconds(), 0.005);  // 0.01 s recorded x 0.5
+  EXPECT_THAT(results["b"].run().costs(), ElementsAre(0.001));
+  // [-1, 3] was not recorded: [-1, 4] is nearer (log2 4/3 < log2 3/2).
+  EXPECT_THAT(results["c"].run().costs(), ElementsAre(0.001));
+  EXPECT_EQ(results["d"].run().error_no(), 4);
+  EXPECT_THAT(results["d"].run().error_msg(), HasSubstr("no bytes and no config known"));
+  EXPECT_THAT(results["e"].run().error_msg(), HasSubstr("not a test builder's placeholder"));
+  agent.Stop();
 }
 
 TEST(FakeAgentOptionsTest, NeedsAKeyAndAPositiveMeasureTime) {
