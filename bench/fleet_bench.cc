@@ -89,6 +89,8 @@ ABSL_FLAG(double, curve_budget_s, 240,
           "curve: one agent's time budget; N agents get this / N (at least --curve_min_budget_s)");
 ABSL_FLAG(double, curve_min_budget_s, 30, "curve: the shortest budget");
 ABSL_FLAG(double, curve_time_scale, 1, "curve: a simulated trial takes its recorded time x this");
+ABSL_FLAG(std::string, curve_transfer, "",
+          "curve: the job's transfer_between_tasks (true | false; empty: the spec's default, on)");
 ABSL_FLAG(int, curve_rounds, 1, "curve: runs per agent count (seeds 1, 2, ...), interleaved");
 ABSL_FLAG(int32_t, validate_top_k, -1,
           "configs each job re-measures once its search ends (-1: the tracker's default, 5; "
@@ -458,6 +460,12 @@ double TimeTo(const LatencyCurve& curve, double latency) {
       spec.set_seed(static_cast<uint64_t>(round + 1));
       *spec.mutable_measure() = BenchMeasure();
       spec.set_validate_top_k(0);  // the curve is the search's; validation is not simulated
+      if (const std::string transfer = absl::GetFlag(FLAGS_curve_transfer); !transfer.empty()) {
+        if (transfer != "true" && transfer != "false") {
+          return absl::InvalidArgumentError("--curve_transfer: true or false, not " + transfer);
+        }
+        spec.set_transfer_between_tasks(transfer == "true");
+      }
       const double submitted = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
       TF_ASSIGN_OR_RETURN(proto::JobStatus status, fleet.client().Submit(spec));
       TF_ASSIGN_OR_RETURN(proto::JobStatus done, fleet.WaitForJob(status.job_id(), budget + 600));

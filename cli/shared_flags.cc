@@ -1,6 +1,7 @@
 #include "cli/shared_flags.h"
 
 #include <map>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -66,6 +67,9 @@ ABSL_FLAG(std::string, selective, "",
 ABSL_FLAG(std::string, share_schedules, "",
           "--model as one job: true | false: whether a task first tries the best schedule of "
           "the fastest task of its template (empty: on with the gradient policy)");
+ABSL_FLAG(std::string, transfer_between_tasks, "",
+          "--model as one job: true | false: whether each task's xgb tuner learns from what "
+          "the tasks of its template most like it measured so far (empty: on)");
 ABSL_FLAG(int64_t, selective_followup, 0,
           "--selective: trials each dependent task goes on tuning with its own tuner after "
           "its representative's top-k (0: it is done after them)");
@@ -107,6 +111,16 @@ namespace tunefleet {
 
 namespace {
 
+// A flag that is "true", "false" or "" (unset: the spec's default).
+[[nodiscard]] absl::StatusOr<std::optional<bool>> OptionalBool(const std::string& flag,
+                                                               const std::string& value) {
+  if (value == "true") return true;
+  if (value == "false") return false;
+  if (value.empty()) return std::nullopt;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, " must be true or false, got \"", value, "\""));
+}
+
 // --model's budget and policy; `default_policy` when --task_policy is empty.
 [[nodiscard]] absl::StatusOr<ModelJobOptions> ModelJobFromFlags(const std::string& default_policy) {
   const std::string policy = absl::GetFlag(FLAGS_task_policy);
@@ -120,15 +134,11 @@ namespace {
     return absl::InvalidArgumentError(
         absl::StrCat("--time_budget must be positive, got ", job.time_budget_s, " s"));
   }
-  const std::string share = absl::GetFlag(FLAGS_share_schedules);
-  if (share == "true") {
-    job.share_schedules = true;
-  } else if (share == "false") {
-    job.share_schedules = false;
-  } else if (!share.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--share_schedules must be true or false, got \"", share, "\""));
-  }
+  TF_ASSIGN_OR_RETURN(job.share_schedules,
+                      OptionalBool("share_schedules", absl::GetFlag(FLAGS_share_schedules)));
+  TF_ASSIGN_OR_RETURN(
+      job.transfer_between_tasks,
+      OptionalBool("transfer_between_tasks", absl::GetFlag(FLAGS_transfer_between_tasks)));
   return job;
 }
 

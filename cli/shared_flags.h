@@ -35,6 +35,7 @@ ABSL_DECLARE_FLAG(int64_t, trials_per_task);
 ABSL_DECLARE_FLAG(std::string, task_policy);
 ABSL_DECLARE_FLAG(std::string, selective);
 ABSL_DECLARE_FLAG(std::string, share_schedules);
+ABSL_DECLARE_FLAG(std::string, transfer_between_tasks);
 ABSL_DECLARE_FLAG(int64_t, selective_followup);
 ABSL_DECLARE_FLAG(std::string, task);
 ABSL_DECLARE_FLAG(int64_t, early_stopping);
@@ -87,7 +88,8 @@ struct JobFlagDefaults {
 // `optimize` and `submit` make, run here or send to the fleet.
 //   what: --model (with --input_shape; trials per task from
 //     --trials_per_task, else --trials; --task_policy, --selective,
-//     --selective_followup, --share_schedules, --time_budget), or
+//     --selective_followup, --share_schedules, --transfer_between_tasks,
+//     --time_budget), or
 //     --workload with --shape or --args, --layout and --template_name;
 //   how: --target, --tuner, --seed, --early_stopping, --plan_size, the time
 //     evaluator's flags (spec.measure), --validate_top_k,

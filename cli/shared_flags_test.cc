@@ -101,6 +101,18 @@ TEST(JobSpecFromFlagsTest, AModelJobSpreadsItsTrialsByTheCommandsPolicy) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->task_policy(), "round_robin");
   EXPECT_EQ(spec->trials_per_task(), 4);
+  // Transfer between tasks and schedule sharing: the spec's defaults unless named.
+  EXPECT_FALSE(spec->has_transfer_between_tasks());
+  EXPECT_FALSE(spec->has_share_schedules());
+  absl::SetFlag(&FLAGS_transfer_between_tasks, "false");
+  absl::SetFlag(&FLAGS_share_schedules, "true");
+  spec = JobSpecFromFlags({.target = kZen4});
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->transfer_between_tasks());
+  EXPECT_TRUE(spec->share_schedules());
+  absl::SetFlag(&FLAGS_transfer_between_tasks, "off");
+  EXPECT_THAT(JobSpecFromFlags({.target = kZen4}).status().message(),
+              HasSubstr("--transfer_between_tasks must be true or false, got \"off\""));
 }
 
 TEST(JobSpecFromFlagsTest, BadFlagsAreNamed) {

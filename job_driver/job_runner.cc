@@ -16,6 +16,7 @@
 #include "target/arch_registry.h"
 #include "target/target_spec.h"
 #include "tuner_core/pretuned/pretuned_records.h"
+#include "tuner_core/records/task_record.h"
 #include "tuner_core/selective/similarity.h"
 #include "tuner_core/templates/register_fit.h"
 #include "tuner_core/tuners/tuner_factory.h"
@@ -176,6 +177,8 @@ absl::Status JobRunner::Plan(const std::vector<const proto::KnownTrial*>& known)
   share_schedules_ = spec_.has_share_schedules() ? spec_.share_schedules()
                                                  : policy == TaskSchedulePolicy::kGradient;
   const int n = num_tasks();
+  transfer_ = spec_.has_transfer_between_tasks() ? spec_.transfer_between_tasks() : true;
+  if (transfer_ && n > 1) PlanTransfer();
   if (!spec_.selective().empty() && n > 1) {
     TF_ASSIGN_OR_RETURN(TopK top, ParseTopK(spec_.selective()));
     selective_ = top;
@@ -287,10 +290,45 @@ void JobRunner::Learn(int task, const std::string& config_json, const proto::Tri
     if (m.ok()) run.successes.emplace_back(cost, *config);
     // An infrastructure outcome says nothing of the config: not learned.
     if (!result.infrastructure()) {
+      if (transfer_) run.records.push_back(RecordOf(*run.task, *config, m));
       run.tuner->Update({TrialResult{*std::move(config), std::move(m)}});
+      if (transfer_ && run.records.size() % kTransferEvery == 0) OfferRecords(task);
     }
   }
   Settle(task);
+}
+
+void JobRunner::PlanTransfer() {
+  const int n = num_tasks();
+  for (int t = 0; t < n; ++t) {
+    const Task& task = *tasks_[t].task;
+    std::vector<std::pair<double, int>> similar;  // (-similarity, task): most similar first
+    for (int o = 0; o < n; ++o) {
+      const Task& other = *tasks_[o].task;
+      if (o == t || other.name() != task.name() || other.target() != task.target() ||
+          other.workload().name() != task.workload().name() ||
+          other.workload().args() == task.workload().args()) {
+        continue;
+      }
+      similar.emplace_back(-SpaceSimilarity(task.space(), other.space()), o);
+    }
+    std::sort(similar.begin(), similar.end());
+    for (size_t i = 0; i < similar.size() && i < static_cast<size_t>(kTransferSources); ++i) {
+      tasks_[t].learns_from.push_back(similar[i].second);
+    }
+  }
+}
+
+void JobRunner::OfferRecords(int task) {
+  for (int t = 0; t < num_tasks(); ++t) {
+    TaskRun& learner = tasks_[t];
+    if (t == task || (learner.scheduler_index >= 0 && scheduler_->done(learner.scheduler_index)) ||
+        std::find(learner.learns_from.begin(), learner.learns_from.end(), task) ==
+            learner.learns_from.end()) {
+      continue;
+    }
+    learner.tuner->LearnFromOtherTask(tasks_[task].records);
+  }
 }
 
 bool JobRunner::Settle(int task) {

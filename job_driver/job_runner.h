@@ -25,6 +25,13 @@
 // other task of its template, carried to its own space (MapConfigNearest),
 // once per such schedule, while that task runs at a higher throughput.
 //
+// Transfer between tasks (spec.transfer_between_tasks, on unless false):
+// each task's records are offered, every kTransferEvery results, to the
+// tuners of the tasks of its template whose kTransferSources most similar
+// tasks (SpaceSimilarity) it is among; the xgb tuners take them as history
+// shapes (Tuner::LearnFromOtherTask), weighed by how well they order the
+// task's own results.
+//
 // Selective tuning (spec.selective = "top3" | "5%", tuner_core/selective):
 // the tasks are clustered by the similarity of their spaces; only each
 // cluster's representative (and every task similar to no other) is tuned
@@ -73,6 +80,11 @@ namespace tunefleet {
 
 class JobRunner {
  public:
+  // Transfer between tasks: records are offered every this many results of
+  // a task, to tasks that learn from at most kTransferSources others.
+  static constexpr int kTransferEvery = 32;
+  static constexpr int kTransferSources = 3;
+
   // What a task's target cannot build (Tuner::SetConfigCheck), made per
   // task; its tuner then skips those configs before proposing them. Local
   // mode passes one (it resolves the target itself); without one, a task
@@ -177,6 +189,10 @@ class JobRunner {
     std::vector<std::pair<double, Config>> successes;  // (mean cost, config)
     // Schedule sharing: (source task, source config index) already offered.
     std::set<std::pair<int, int64_t>> shared;
+    // Transfer: its results as records (what it offers), and the tasks
+    // whose records it takes.
+    std::vector<Record> records;
+    std::vector<int> learns_from;
   };
 
   JobRunner(std::string job_id, proto::JobSpec spec) : job_id_(std::move(job_id)), spec_(spec) {}
@@ -184,6 +200,10 @@ class JobRunner {
   [[nodiscard]] absl::Status Plan(const std::vector<const proto::KnownTrial*>& known);
   // Counts a finished trial of `task`: tuner, best, scheduler, seeds.
   void Learn(int task, const std::string& config_json, const proto::TrialResult& result);
+  // Transfer: picks each task's sources (Plan).
+  void PlanTransfer();
+  // Transfer: hands `task`'s records to the tasks that learn from it.
+  void OfferRecords(int task);
   // Selective: queue the configs of every dependent of `representative`
   // once it is done.
   void SeedDependents(int representative);
@@ -216,6 +236,7 @@ class JobRunner {
   std::optional<TopK> selective_;
   int64_t followup_ = 0;                      // spec.selective_followup_trials
   bool share_schedules_ = false;              // spec.share_schedules
+  bool transfer_ = false;                     // spec.transfer_between_tasks
   std::deque<std::pair<int, Config>> seeds_;  // selective: (task, config) to propose
   // The tasks of each proposal sent and not yet answered, oldest first.
   std::deque<std::vector<int>> awaiting_answer_;

@@ -10,6 +10,7 @@
 #include "nlohmann/json.hpp"
 #include "tuner_core/pretuned/pretuned_records.h"
 #include "tuner_core/selective/similarity.h"
+#include "tuner_core/tuners/xgb_tuner.h"
 
 namespace tunefleet {
 namespace {
@@ -662,6 +663,29 @@ TEST(JobRunnerTest, AFleetJobOfAFamilyWithAShippedPriorStartsItsXgbModelsFromIt)
   EXPECT_FALSE(JobRunner::ShippedPriors(a.spec()).value());
   a.mutable_spec()->set_pretuned_family("riscv64-rvv");
   EXPECT_FALSE(JobRunner::ShippedPriors(a.spec()).value());
+}
+
+// Transfer between tasks: each task's xgb tuner learns from the records of
+// the (at most 3) tasks of its template most like it, as they come.
+TEST(JobRunnerTest, EachTaskLearnsFromTheRecordsOfTheTasksMostLikeIt) {
+  proto::JobAssignment a =
+      ModelAssignment({{16, 1}, {24, 1}, {32, 1}, {48, 1}, {64, 1}}, 200, 4, "sequential");
+  a.mutable_spec()->set_tuner("xgb");
+  a.mutable_spec()->set_trials_per_task(40);
+  auto runner = JobRunner::Create(a, TestClock()).value();
+  RunToEnd(*runner, {1e-3, 1e-3, 1e-3, 1e-3, 1e-3});
+  // The last task learnt from 3 others, each offered at its 32nd result.
+  const auto* last = dynamic_cast<const XgbTuner*>(&runner->tuner(4));
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->history_workloads(), JobRunner::kTransferSources);
+  EXPECT_EQ(last->history_records(), 3 * JobRunner::kTransferEvery);
+  // The first task was done before any other had 32 results.
+  EXPECT_EQ(dynamic_cast<const XgbTuner&>(runner->tuner(0)).history_workloads(), 0);
+
+  a.mutable_spec()->set_transfer_between_tasks(false);
+  runner = JobRunner::Create(a, TestClock()).value();
+  RunToEnd(*runner, {1e-3, 1e-3, 1e-3, 1e-3, 1e-3});
+  EXPECT_EQ(dynamic_cast<const XgbTuner&>(runner->tuner(4)).history_workloads(), 0);
 }
 
 // A task spec carrying the vectors its submitter resolved (an AVX2 host's

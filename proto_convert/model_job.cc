@@ -40,6 +40,9 @@ proto::JobSpec MakeModelJobSpec(const std::string& model, const std::vector<Mode
   spec.set_selective(options.selective);
   spec.set_selective_threshold(options.selective_threshold);
   if (options.share_schedules.has_value()) spec.set_share_schedules(*options.share_schedules);
+  if (options.transfer_between_tasks.has_value()) {
+    spec.set_transfer_between_tasks(*options.transfer_between_tasks);
+  }
   if (options.selective_followup_trials > 0) {
     spec.set_selective_followup_trials(options.selective_followup_trials);
   }

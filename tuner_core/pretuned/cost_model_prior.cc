@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 #include <numeric>
-#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,8 +11,8 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/cost_model/training_rows.h"
 #include "tuner_core/pretuned/shipped_records.h"
-#include "tuner_core/templates/task.h"
 
 namespace tunefleet {
 namespace {
@@ -32,63 +31,36 @@ struct TemplateRows {
 std::vector<std::pair<std::string, TemplateRows>> Featurize(const std::vector<Record>& records,
                                                             FeatureKind feature,
                                                             CostModelPriors::TrainReport& report) {
-  // (template, workload name, args) -> its records, in first-seen order of
-  // templates and workloads, so a file trains the same model every time.
-  using WorkloadKey = std::tuple<std::string, std::string, std::string>;
-  std::vector<WorkloadKey> order;
-  std::map<WorkloadKey, std::vector<const Record*>> by_workload;
-  for (const Record& r : records) {
-    WorkloadKey key{r.task_name, r.workload_name, r.workload_args.dump()};
-    auto [it, added] = by_workload.try_emplace(key);
-    if (added) order.push_back(key);
-    it->second.push_back(&r);
-  }
   std::vector<std::pair<std::string, TemplateRows>> templates;
   std::map<std::string, size_t> template_index;
-  for (const WorkloadKey& key : order) {
-    const std::vector<const Record*>& group = by_workload[key];
-    const auto& [template_name, workload_name, args] = key;
+  for (const WorkloadRecords& workload : GroupByWorkload(records)) {
     auto skip = [&](const std::string& why) {
-      report.records_skipped += static_cast<int64_t>(group.size());
-      report.warnings.push_back(
-          absl::StrCat(template_name, " ", workload_name, " ", args, ": skipped, ", why));
+      report.records_skipped += static_cast<int64_t>(workload.records.size());
+      report.warnings.push_back(absl::StrCat(workload.template_name, " ", workload.workload_name,
+                                             " ", workload.workload_args.dump(), ": skipped, ",
+                                             why));
     };
-    absl::StatusOr<std::unique_ptr<Task>> task =
-        Task::Make(template_name, workload_name, group[0]->workload_args, group[0]->target);
-    if (!task.ok()) {
-      skip(std::string(task.status().message()));
+    absl::StatusOr<TrainingRows> rows = FeaturizeRecords(workload, feature);
+    if (!rows.ok()) {
+      skip(std::string(rows.status().message()));
       continue;
     }
-    absl::StatusOr<FeatureExtractor> extractor = FeatureExtractor::Create(feature, **task);
-    if (!extractor.ok()) {
-      skip(std::string(extractor.status().message()));
-      continue;
-    }
-    auto [it, added] = template_index.try_emplace(template_name, templates.size());
+    auto [it, added] = template_index.try_emplace(workload.template_name, templates.size());
     if (added) {
-      templates.emplace_back(template_name, TemplateRows());
-      templates.back().second.rows.num_features = extractor->num_features();
+      templates.emplace_back(workload.template_name, TemplateRows());
+      templates.back().second.rows.num_features = rows->rows.num_features;
     }
     TemplateRows& t = templates[it->second].second;
-    if (t.rows.num_features != extractor->num_features()) {
-      skip(absl::StrCat(extractor->num_features(), " features where the template's others have ",
+    if (t.rows.num_features != rows->rows.num_features) {
+      skip(absl::StrCat(rows->rows.num_features, " features where the template's others have ",
                         t.rows.num_features));
       continue;
     }
-    unsigned used = 0;
-    for (const Record* r : group) {
-      absl::StatusOr<Config> config = (*task)->space().FromJson(r->config);
-      absl::StatusOr<std::vector<float>> row =
-          config.ok() ? extractor->Extract(*config) : config.status();
-      if (!row.ok()) {
-        ++report.records_skipped;
-        continue;
-      }
-      t.rows.AddRow(*row);
-      t.throughputs.push_back(r->result.Throughput());
-      ++used;
-    }
+    report.records_skipped += rows->skipped;
+    const unsigned used = static_cast<unsigned>(rows->throughputs.size());
     if (used == 0) continue;
+    t.rows.values.insert(t.rows.values.end(), rows->rows.values.begin(), rows->rows.values.end());
+    t.throughputs.insert(t.throughputs.end(), rows->throughputs.begin(), rows->throughputs.end());
     t.groups.push_back(used);
     ++t.workloads;
     report.records_used += used;

@@ -31,6 +31,7 @@
 #include "absl/status/status.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/records/best_so_far.h"
+#include "tuner_core/records/record.h"
 #include "tuner_core/space/config_space.h"
 
 namespace tunefleet {
@@ -96,6 +97,11 @@ class Tuner {
   // Sees every measured batch (never a config the check refused);
   // model-based strategies learn here.
   virtual void Update(const std::vector<TrialResult>& results) {}
+  // Transfer between the tasks of one job (JobRunner): what another task
+  // of this template and target measured so far, as records, for a
+  // strategy that learns from other shapes (XgbTuner's history). The
+  // default ignores them.
+  virtual void LearnFromOtherTask(const std::vector<Record>& records) {}
 
   // What the target cannot build, known before building: a register tile
   // its registers cannot hold or a vector wider than it generates

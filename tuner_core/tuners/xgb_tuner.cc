@@ -1,9 +1,7 @@
 #include "tuner_core/tuners/xgb_tuner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <thread>
 #include <utility>
@@ -13,7 +11,9 @@
 #include "common/check.h"
 #include "common/clock.h"
 #include "common/logging.h"
+#include "common/run_in_parallel.h"
 #include "common/status_macros.h"
+#include "tuner_core/cost_model/training_rows.h"
 #include "tuner_core/tuners/diversity_filter.h"
 #include "tuner_core/tuners/ranking_weights.h"
 #include "tuner_core/tuners/search_util.h"
@@ -46,26 +46,8 @@ class StopWatch {
   Stopwatch watch_;
 };
 
-// Runs fn(0) .. fn(n - 1) on up to `threads` threads (the caller's one of
-// them). A thread is only worth starting for a few dozen feature rows
-// (~50 us each).
-void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
-  constexpr size_t kItemsPerThread = 32;
-  const size_t used =
-      std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / kItemsPerThread);
-  if (used <= 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  auto work = [&]() {
-    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
-  };
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < used; ++t) helpers.emplace_back(work);
-  work();
-  for (std::thread& h : helpers) h.join();
-}
+// A thread computes feature rows only for each this many (~50 us each).
+constexpr size_t kRowsPerThread = 32;
 
 }  // namespace
 
@@ -99,7 +81,19 @@ absl::StatusOr<std::unique_ptr<XgbTuner>> XgbTuner::Create(
   TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> model, XgbCostModel::Create(model_options));
   std::unique_ptr<XgbTuner> tuner(
       new XgbTuner(task, options, std::move(extractor), std::move(model)));
-  if (!history.empty()) TF_RETURN_IF_ERROR(tuner->BuildBaseModel(history));
+  if (!history.empty()) {
+    TF_ASSIGN_OR_RETURN(tuner->history_, tuner->BuildHistoryShapes(history));
+    if (tuner->history_.empty()) {
+      TF_LOG(WARNING) << "xgb tuner: none of " << history.size()
+                      << " history records is a successful run of " << task.name() << " on \""
+                      << task.target() << "\" with other workload args; tuning cold";
+    }
+    for (HistoryShape& shape : tuner->history_) {
+      shape.weight = 1.0 / static_cast<double>(tuner->history_.size());
+      tuner->history_records_ += shape.records;
+    }
+    tuner->SetHistoryBases(1.0);
+  }
   if (prior != nullptr) tuner->AddPrior(std::move(prior));
   return tuner;
 }
@@ -136,64 +130,44 @@ XgbTuner::XgbTuner(const Task& task, const XgbTunerOptions& options, FeatureExtr
   rows_.num_features = extractor_.num_features();
 }
 
-absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
+absl::StatusOr<std::vector<XgbTuner::HistoryShape>> XgbTuner::BuildHistoryShapes(
+    const std::vector<Record>& history) {
   StopWatch watch(timings_.transfer_seconds);
-  // Group by workload (one shape = one group), in first-seen order.
-  std::vector<std::string> keys;
-  absl::flat_hash_map<std::string, std::vector<const Record*>> groups;
-  for (const Record& r : history) {
-    if (r.task_name != task_.name() || r.target != task_.target() ||
-        r.workload_name != task_.workload().name() || r.workload_args == task_.workload().args()) {
+  // One shape per other workload of this template and target.
+  const std::vector<WorkloadRecords> shapes = GroupByWorkload(history, [&](const Record& r) {
+    return r.task_name == task_.name() && r.target == task_.target() &&
+           r.workload_name == task_.workload().name() && r.workload_args != task_.workload().args();
+  });
+  std::vector<HistoryShape> built;
+  for (const WorkloadRecords& records : shapes) {
+    const std::string key = records.workload_args.dump();
+    absl::StatusOr<TrainingRows> rows =
+        FeaturizeRecords(records, options_.feature, feature_threads_);
+    if (!rows.ok()) {
+      TF_LOG(WARNING) << "xgb tuner: history of " << key << " skipped: " << rows.status().message();
       continue;
     }
-    const std::string key = r.workload_args.dump();
-    auto [it, inserted] = groups.try_emplace(key);
-    if (inserted) keys.push_back(key);
-    it->second.push_back(&r);
-  }
-  for (const std::string& key : keys) {
-    const std::vector<const Record*>& records = groups[key];
-    absl::StatusOr<std::unique_ptr<Task>> task = Task::Make(
-        task_.name(), task_.workload().name(), records[0]->workload_args, task_.target());
-    if (!task.ok()) {
-      TF_LOG(WARNING) << "xgb tuner: history of " << key << " skipped: " << task.status().message();
-      continue;
-    }
-    absl::StatusOr<FeatureExtractor> extractor = FeatureExtractor::Create(options_.feature, **task);
-    if (!extractor.ok() || extractor->num_features() != extractor_.num_features()) {
+    if (rows->rows.num_features != extractor_.num_features()) {
       TF_LOG(WARNING) << "xgb tuner: history of " << key << " skipped: its features do not match";
       continue;
     }
-    std::vector<std::vector<float>> record_rows(records.size());  // empty: skipped
-    ParallelFor(records.size(), feature_threads_, [&](size_t i) {
-      absl::StatusOr<Config> config = (*task)->space().FromJson(records[i]->config);
-      if (!config.ok()) return;  // a record of an older space
-      absl::StatusOr<std::vector<float>> row = extractor->Extract(*config);
-      if (row.ok()) record_rows[i] = *std::move(row);
-    });
-    FeatureMatrix rows;
-    rows.num_features = extractor_.num_features();
-    std::vector<double> throughputs;
-    std::vector<std::pair<double, size_t>> ranked;  // (throughput, record) of successful records
-    for (size_t i = 0; i < records.size(); ++i) {
-      if (record_rows[i].empty()) continue;
-      rows.AddRow(record_rows[i]);
-      throughputs.push_back(records[i]->result.Throughput());
-      if (throughputs.back() > 0) ranked.emplace_back(throughputs.back(), i);
+    std::vector<std::pair<double, size_t>> ranked;  // (throughput, row) of successful records
+    for (size_t i = 0; i < rows->throughputs.size(); ++i) {
+      if (rows->throughputs[i] > 0) ranked.emplace_back(rows->throughputs[i], i);
     }
     if (ranked.empty()) continue;  // nothing ran: nothing to learn what is fast
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
     HistoryShape shape;
     shape.workload_args = key;
-    shape.records = static_cast<int64_t>(throughputs.size());
+    shape.records = static_cast<int64_t>(rows->throughputs.size());
     // The fastest whose knob values exist in this task's space; at most
     // sa_seeds of them are ever used.
     for (const auto& [throughput, i] : ranked) {
       if (static_cast<int>(shape.best.size()) >= options_.sa_seeds) break;
       // The record's "index" is its own space's (another shape's knob sizes,
       // e.g. kc capped at its K): this space recomputes it from the entity.
-      nlohmann::json config = records[i]->config;
+      nlohmann::json config = records.records[rows->used[i]]->config;
       if (config.is_object()) config.erase("index");
       if (absl::StatusOr<Config> here = task_.space().FromJson(config); here.ok()) {
         shape.best.push_back(here->index());
@@ -201,22 +175,41 @@ absl::Status XgbTuner::BuildBaseModel(const std::vector<Record>& history) {
     }
     TF_ASSIGN_OR_RETURN(std::unique_ptr<XgbCostModel> model,
                         XgbCostModel::Create(model_->options()));
-    TF_RETURN_IF_ERROR(model->Fit(rows, throughputs));
+    TF_RETURN_IF_ERROR(model->Fit(rows->rows, rows->throughputs));
     shape.model = std::move(model);
+    built.push_back(std::move(shape));
+  }
+  return built;
+}
+
+void XgbTuner::LearnFromOtherTask(const std::vector<Record>& records) {
+  absl::StatusOr<std::vector<HistoryShape>> built = BuildHistoryShapes(records);
+  if (!built.ok()) {
+    NoteModelFailure(built.status());
+    return;
+  }
+  // Before the first plan the new shapes are part of it, equal to the rest.
+  const bool before_first_plan = !planned_from_history_ && !model_->trained();
+  for (HistoryShape& shape : *built) {
     history_records_ += shape.records;
-    history_.push_back(std::move(shape));
-  }
-  if (history_.empty()) {
-    if (!history.empty()) {
-      TF_LOG(WARNING) << "xgb tuner: none of " << history.size()
-                      << " history records is a successful run of " << task_.name() << " on \""
-                      << task_.target() << "\" with other workload args; tuning cold";
+    auto same = std::find_if(history_.begin(), history_.end(), [&](const HistoryShape& h) {
+      return h.workload_args == shape.workload_args;
+    });
+    if (same == history_.end()) {
+      history_.push_back(std::move(shape));
+      continue;
     }
-    return absl::OkStatus();
+    // The same workload again, with more records: a new model in its
+    // place (its first-plan picks, if any, stay), the weight it had.
+    history_records_ -= same->records;
+    shape.weight = same->weight;
+    shape.ranking_accuracy = same->ranking_accuracy;
+    *same = std::move(shape);
   }
-  for (HistoryShape& shape : history_) shape.weight = 1.0 / static_cast<double>(history_.size());
-  SetHistoryBases(1.0);
-  return absl::OkStatus();
+  if (before_first_plan) {
+    for (HistoryShape& h : history_) h.weight = 1.0 / static_cast<double>(history_.size());
+    SetHistoryBases(1.0);
+  }
 }
 
 void XgbTuner::SetHistoryBases(double total_weight) {
@@ -277,7 +270,7 @@ void XgbTuner::CacheFeatures(const std::vector<int64_t>& indices) {
     absl::StatusOr<std::vector<float>> row = extractor_.Extract(missing[i]);
     if (row.ok()) rows[i] = *std::move(row);
   };
-  ParallelFor(missing.size(), feature_threads_, extract);
+  RunInParallel(missing.size(), feature_threads_, extract, kRowsPerThread);
   timings_.featurized_configs += static_cast<int64_t>(missing.size());
   for (size_t i = 0; i < missing.size(); ++i)
     feature_cache_.emplace(missing[i], std::move(rows[i]));
@@ -464,8 +457,8 @@ void XgbTuner::MergeHistoryPicks() {
   // Smooth weighted round robin over the shapes with weight > 0: each turn
   // every shape with picks left earns its weight, the richest proposes its
   // next unvisited pick and pays the turn's total.
-  std::vector<size_t> next(history_.size(), 0);
-  std::vector<double> credit(history_.size(), 0.0);
+  std::vector<size_t> next(history_picks_.size(), 0);
+  std::vector<double> credit(history_picks_.size(), 0.0);
   absl::flat_hash_set<int64_t> planned;
   auto has_pick = [&](size_t shape) {
     const std::vector<int64_t>& picks = history_picks_[shape];
@@ -481,7 +474,10 @@ void XgbTuner::MergeHistoryPicks() {
     double total = 0;
     int chosen = -1;
     for (size_t shape = 0; shape < history_.size(); ++shape) {
-      if (history_[shape].weight <= 0 || !has_pick(shape)) continue;
+      // A shape added after the first plan was made has no picks in it.
+      if (history_[shape].weight <= 0 || shape >= history_picks_.size() || !has_pick(shape)) {
+        continue;
+      }
       credit[shape] += history_[shape].weight;
       total += history_[shape].weight;
       if (chosen < 0 || credit[shape] > credit[static_cast<size_t>(chosen)])

@@ -35,7 +35,9 @@
 // measured here (RankingWeights, RGPE's rule): a shape whose model ranks
 // this task's configs no better than chance gets no weight.
 // Records of the task's own workload are not history: feed them to Update()
-// (resume), after MarkVisited so they are not proposed again.
+// (resume), after MarkVisited so they are not proposed again. Within a job,
+// the other tasks of the template add their records as they go
+// (LearnFromOtherTask: transfer between a model's tasks).
 //
 // Prior: a model trained offline on many workloads of the template
 // (tuner_core/pretuned/cost_model_prior.h) joins the history as one more
@@ -131,6 +133,14 @@ class XgbTuner : public Tuner {
 
   bool HasNext() const override;
   void Update(const std::vector<TrialResult>& results) override;
+  // Another task's records (Tuner::LearnFromOtherTask): each workload of
+  // this template and target among them joins the history as a shape, or,
+  // already one, has its model retrained on what it is given now. A new
+  // shape weighs nothing until the history is weighed again (the next fit,
+  // or before it the first plan's re-split), so the model and any plan in
+  // use stay as they are; given before the first plan, it takes part in it.
+  // A failure is logged and kept in model_status().
+  void LearnFromOtherTask(const std::vector<Record>& records) override;
 
   const ModelTimings& model_timings() const { return timings_; }
   // OK, or the last model failure (the tuner fell back to random proposals).
@@ -168,7 +178,10 @@ class XgbTuner : public Tuner {
     double ranking_accuracy = 0.5;
   };
 
-  [[nodiscard]] absl::Status BuildBaseModel(const std::vector<Record>& history);
+  // One shape per other workload of this template and target in `history`,
+  // each with its base model trained (weights unset).
+  [[nodiscard]] absl::StatusOr<std::vector<HistoryShape>> BuildHistoryShapes(
+      const std::vector<Record>& history);
   void AddPrior(std::shared_ptr<const XgbCostModel> prior);
   // Sets the history shapes' models as the model's bases, each with
   // total_weight x its share.

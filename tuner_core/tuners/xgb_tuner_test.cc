@@ -261,6 +261,49 @@ TEST(XgbTunerTest, HistoryShapesAreWeighedByHowWellTheirModelsOrderOwnResults) {
   EXPECT_DOUBLE_EQ((*tuner)->history_weight(), 0.5);
 }
 
+TEST(XgbTunerTest, AnotherTasksRecordsJoinTheHistoryAndAreWeighedAtTheNextFit) {
+  auto task = DenseTask(128, 128, 128);
+  auto like = DenseTask(256, 256, 256), unlike = DenseTask(96, 96, 96);
+  auto tuner = XgbTuner::Create(*task, FastOptions(11));
+  ASSERT_TRUE(tuner.ok()) << tuner.status();
+  // Given before the first plan: the shape takes part in it, so the very
+  // first batch already follows it.
+  (*tuner)->LearnFromOtherTask(HistoryOf(*like, 60, 12));
+  EXPECT_EQ((*tuner)->history_workloads(), 1);
+  EXPECT_EQ((*tuner)->history_records(), 60);
+  EXPECT_DOUBLE_EQ((*tuner)->history_shapes()[0].weight, 1.0);
+  std::vector<TrialResult> results;
+  double best_first = 0;
+  for (const Config& c : (*tuner)->NextBatch(8)) {
+    best_first = std::max(best_first, SyntheticGflops(c));
+    results.push_back({c, SyntheticResult(c)});
+  }
+  EXPECT_GT(best_first, 0.5 * 80);
+  // The same task again, with more records: its shape is retrained in place.
+  (*tuner)->LearnFromOtherTask(HistoryOf(*like, 120, 13));
+  EXPECT_EQ((*tuner)->history_workloads(), 1);
+  EXPECT_EQ((*tuner)->history_records(), 120);
+  // After the first plan: a new shape weighs nothing until the next fit,
+  // and records of another template or of this very task are not history.
+  std::vector<Record> unlike_records = HistoryOf(*unlike, 60, 14, /*misleading=*/true);
+  for (Record r : HistoryOf(*task, 10, 15)) unlike_records.push_back(r);
+  (*tuner)->LearnFromOtherTask(unlike_records);
+  ASSERT_EQ((*tuner)->history_workloads(), 2);
+  EXPECT_DOUBLE_EQ((*tuner)->history_shapes()[1].weight, 0.0);
+  for (const Config& c : (*tuner)->NextBatch(24)) results.push_back({c, SyntheticResult(c)});
+  (*tuner)->Update(results);  // 32 results: the first fit
+  ASSERT_EQ((*tuner)->model_timings().fits, 1);
+  ASSERT_TRUE((*tuner)->model_status().ok()) << (*tuner)->model_status();
+  const std::vector<XgbTuner::HistoryShapeReport> shapes = (*tuner)->history_shapes();
+  EXPECT_GT(shapes[0].ranking_accuracy, 0.6);
+  EXPECT_GT(shapes[0].weight, 0.0);
+  EXPECT_LT(shapes[1].ranking_accuracy, 0.5);
+  EXPECT_DOUBLE_EQ(shapes[1].weight, 0.0);
+  // Records it cannot learn from change nothing.
+  (*tuner)->LearnFromOtherTask({});
+  EXPECT_EQ((*tuner)->history_workloads(), 2);
+}
+
 // Trials until the synthetic GFLOPS first reach `fraction` of the optimum (80).
 int64_t TrialsToReach(XgbTuner& tuner, double fraction, int64_t max_trials) {
   int64_t trials = 0;
