@@ -90,7 +90,7 @@ ABSL_FLAG(double, curve_budget_s, 240,
 ABSL_FLAG(double, curve_min_budget_s, 30, "curve: the shortest budget");
 ABSL_FLAG(double, curve_time_scale, 1, "curve: a simulated trial takes its recorded time x this");
 ABSL_FLAG(std::string, curve_transfer, "",
-          "curve: the job's transfer_between_tasks (true | false; empty: the spec's default, on)");
+          "curve: the job's transfer_between_tasks (true | false; empty: the spec's default, off)");
 ABSL_FLAG(int, curve_rounds, 1, "curve: runs per agent count (seeds 1, 2, ...), interleaved");
 ABSL_FLAG(int32_t, validate_top_k, -1,
           "configs each job re-measures once its search ends (-1: the tracker's default, 5; "

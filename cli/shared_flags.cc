@@ -69,7 +69,7 @@ ABSL_FLAG(std::string, share_schedules, "",
           "the fastest task of its template (empty: on with the gradient policy)");
 ABSL_FLAG(std::string, transfer_between_tasks, "",
           "--model as one job: true | false: whether each task's xgb tuner learns from what "
-          "the tasks of its template most like it measured so far (empty: on)");
+          "the tasks of its template most like it measured so far (empty: off)");
 ABSL_FLAG(int64_t, selective_followup, 0,
           "--selective: trials each dependent task goes on tuning with its own tuner after "
           "its representative's top-k (0: it is done after them)");

@@ -25,8 +25,9 @@
 // other task of its template, carried to its own space (MapConfigNearest),
 // once per such schedule, while that task runs at a higher throughput.
 //
-// Transfer between tasks (spec.transfer_between_tasks, on unless false):
-// each task's records are offered, every kTransferEvery results, to the
+// Transfer between tasks (spec.transfer_between_tasks, off unless true):
+// each task's records are offered, at kTransferEvery results and each time
+// they double, to the
 // tuners of the tasks of its template whose kTransferSources most similar
 // tasks (SpaceSimilarity) it is among; the xgb tuners take them as history
 // shapes (Tuner::LearnFromOtherTask), weighed by how well they order the
@@ -80,8 +81,9 @@ namespace tunefleet {
 
 class JobRunner {
  public:
-  // Transfer between tasks: records are offered every this many results of
-  // a task, to tasks that learn from at most kTransferSources others.
+  // Transfer between tasks: records are offered at this many results of a
+  // task and each time they double, to tasks that learn from at most
+  // kTransferSources others.
   static constexpr int kTransferEvery = 32;
   static constexpr int kTransferSources = 3;
 

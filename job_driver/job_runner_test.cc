@@ -672,6 +672,7 @@ TEST(JobRunnerTest, EachTaskLearnsFromTheRecordsOfTheTasksMostLikeIt) {
       ModelAssignment({{16, 1}, {24, 1}, {32, 1}, {48, 1}, {64, 1}}, 200, 4, "sequential");
   a.mutable_spec()->set_tuner("xgb");
   a.mutable_spec()->set_trials_per_task(40);
+  a.mutable_spec()->set_transfer_between_tasks(true);
   auto runner = JobRunner::Create(a, TestClock()).value();
   RunToEnd(*runner, {1e-3, 1e-3, 1e-3, 1e-3, 1e-3});
   // The last task learnt from 3 others, each offered at its 32nd result.
@@ -682,7 +683,7 @@ TEST(JobRunnerTest, EachTaskLearnsFromTheRecordsOfTheTasksMostLikeIt) {
   // The first task was done before any other had 32 results.
   EXPECT_EQ(dynamic_cast<const XgbTuner&>(runner->tuner(0)).history_workloads(), 0);
 
-  a.mutable_spec()->set_transfer_between_tasks(false);
+  a.mutable_spec()->clear_transfer_between_tasks();  // off by default
   runner = JobRunner::Create(a, TestClock()).value();
   RunToEnd(*runner, {1e-3, 1e-3, 1e-3, 1e-3, 1e-3});
   EXPECT_EQ(dynamic_cast<const XgbTuner&>(runner->tuner(4)).history_workloads(), 0);

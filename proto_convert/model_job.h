@@ -43,7 +43,7 @@ struct ModelJobOptions {
   // Schedule sharing between tasks of one template (JobSpec.share_schedules);
   // unset: on with the gradient policy.
   std::optional<bool> share_schedules;
-  // Transfer between the tasks (JobSpec.transfer_between_tasks); unset: on.
+  // Transfer between the tasks (JobSpec.transfer_between_tasks); unset: off.
   std::optional<bool> transfer_between_tasks;
   // A wall-clock budget for the search (JobSpec.time_budget_s); 0: none.
   double time_budget_s = 0;
