@@ -19,12 +19,18 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-TEST(FakeAgentTest, RegistersAndAnswersTheSimulatedCostWithoutBytes) {
-  FakeWorkerGateway tracker;
+// An agent "fake-0" of key "sim" for `tracker`.
+FakeAgentOptions OptionsFor(const FakeWorkerGateway& tracker) {
   FakeAgentOptions options;
   options.worker.tracker_address = tracker.address();
   options.worker.name = "fake-0";
   options.device_key = "sim";
+  return options;
+}
+
+TEST(FakeAgentTest, RegistersAndAnswersTheSimulatedCostWithoutBytes) {
+  FakeWorkerGateway tracker;
+  FakeAgentOptions options = OptionsFor(tracker);
   options.measure_s = 0.005;
   ASSERT_TRUE(options.Validate().ok());
   FakeAgent agent(options, proto::DeviceInfo());
@@ -62,10 +68,7 @@ Record DenseRecord(int y, double cost, double trial) {
 
 TEST(FakeAgentTest, WithACostOracleAnswersEachConfigsRecordedCost) {
   FakeWorkerGateway tracker;
-  FakeAgentOptions options;
-  options.worker.tracker_address = tracker.address();
-  options.worker.name = "fake-0";
-  options.device_key = "sim";
+  FakeAgentOptions options = OptionsFor(tracker);
   absl::StatusOr<CostOracle> oracle =
       CostOracle::FromRecords({DenseRecord(2, 0.004, 0.02), DenseRecord(4, 0.001, 0.01)});
   ASSERT_TRUE(oracle.ok()) << oracle.status();

@@ -21,20 +21,15 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
 // The same formulas for each vector width: V names the value (U registers
 // of Avx512 or Avx2 below) and its operations, each compiled for its ISA.
 #define TF_EXP_ACTIVATIONS_BODY                                                         \
-  /* exp(x), or exp(-x) with kNegate, which never negates x: the clamp's */             \
-  /* bounds swap and -x - n ln2 is one fused -(n ln2) - x */                            \
-  template <bool kNegate = false>                                                       \
   TF_INLINE static V Exp(V x) {                                                         \
-    x = kNegate ? Min(Max(x, Set(-kExpHigh)), Set(-kExpLow))                            \
-                : Min(Max(x, Set(kExpLow)), Set(kExpHigh));                             \
-    V two_n;                                                                            \
-    const V n = RoundLog2(x, kNegate ? -kLog2e : kLog2e, &two_n);                       \
-    V r = kNegate ? Fnmsub(n, Set(kLn2Hi), x) : Fnmadd(n, Set(kLn2Hi), x);              \
+    x = Min(Max(x, Set(kExpLow)), Set(kExpHigh));                                       \
+    const V n = Round(Mul(x, Set(kLog2e)));                                             \
+    V r = Fnmadd(n, Set(kLn2Hi), x);                                                    \
     r = Fnmadd(n, Set(kLn2Lo), r);                                                      \
     V p = Set(kExpPoly[0]);                                                             \
     for (int k = 1; k < kExpPolyTerms; ++k) p = Fmadd(p, r, Set(kExpPoly[k]));          \
     const V e = Fmadd(Mul(p, r), r, Add(r, Set(1.0f)));                                 \
-    return Scale(e, n, two_n);                                                          \
+    return Scale(e, n);                                                                 \
   }                                                                                     \
   TF_INLINE static V Recip(V d) {                                                       \
     const V r = Rcp(d);                                                                 \
@@ -45,7 +40,7 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     const V t = Recip(Fmadd(a, Set(kErfP), Set(1.0f)));                                 \
     V p = Set(kErfPoly[0]);                                                             \
     for (int k = 1; k < 5; ++k) p = Fmadd(p, t, Set(kErfPoly[k]));                      \
-    const V y = Fnmadd(Mul(p, t), Exp<true>(Mul(a, a)), Set(1.0f));                     \
+    const V y = Fnmadd(Mul(p, t), Exp(Sub(Set(0.0f), Mul(a, a))), Set(1.0f));           \
     return CopySign(y, z);                                                              \
   }                                                                                     \
   template <PointwiseFunc kFunc>                                                        \
@@ -54,9 +49,9 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     if constexpr (kFunc == PointwiseFunc::kExp) {                                       \
       return Exp(x);                                                                    \
     } else if constexpr (kFunc == PointwiseFunc::kSigmoid) {                            \
-      return Recip(Add(one, Exp<true>(x)));                                             \
+      return Recip(Add(one, Exp(Sub(Set(0.0f), x))));                                   \
     } else if constexpr (kFunc == PointwiseFunc::kSilu) {                               \
-      return Mul(x, Recip(Add(one, Exp<true>(x))));                                     \
+      return Mul(x, Recip(Add(one, Exp(Sub(Set(0.0f), x)))));                           \
     } else if constexpr (kFunc == PointwiseFunc::kTanh) {                               \
       return Fnmadd(two, Recip(Add(Exp(Mul(two, x)), one)), one);                       \
     } else if constexpr (kFunc == PointwiseFunc::kGeluTanh) {                           \
@@ -223,7 +218,6 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
   TF_INLINE static V Max(V a, V b) { TF_EACH(P##_max_ps(a.v[u], b.v[u])); }                    \
   TF_INLINE static V Fmadd(V a, V b, V c) { TF_EACH(P##_fmadd_ps(a.v[u], b.v[u], c.v[u])); }   \
   TF_INLINE static V Fnmadd(V a, V b, V c) { TF_EACH(P##_fnmadd_ps(a.v[u], b.v[u], c.v[u])); } \
-  TF_INLINE static V Fnmsub(V a, V b, V c) { TF_EACH(P##_fnmsub_ps(a.v[u], b.v[u], c.v[u])); } \
   TF_INLINE static V Load(const float* p) { TF_EACH(P##_loadu_ps(p + u * kLanes)); }           \
   TF_INLINE static void Store(float* p, V x) {                                                 \
     _Pragma("GCC unroll 8") for (int u = 0; u < U; ++u) P##_storeu_ps(p + u * kLanes, x.v[u]); \
@@ -242,12 +236,10 @@ template <int U>
 struct Avx512 {
   static constexpr int kLanes = 16;
   TF_ELEMENTWISE_OPS(__m512, _mm512)
-  // n = round(x k) (exp's 2^n; Scale builds it itself: two_n unset).
-  TF_INLINE static V RoundLog2(V x, float k, V*) {
-    TF_EACH(_mm512_roundscale_ps(_mm512_mul_ps(x.v[u], _mm512_set1_ps(k)),
-                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  TF_INLINE static V Round(V x) {
+    TF_EACH(_mm512_roundscale_ps(x.v[u], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   }
-  TF_INLINE static V Scale(V e, V n, V) { TF_EACH(_mm512_scalef_ps(e.v[u], n.v[u])); }
+  TF_INLINE static V Scale(V e, V n) { TF_EACH(_mm512_scalef_ps(e.v[u], n.v[u])); }
   TF_INLINE static V Rcp(V d) { TF_EACH(_mm512_rcp14_ps(d.v[u])); }
   TF_INLINE static V Abs(V x) { TF_EACH(_mm512_abs_ps(x.v[u])); }
   TF_INLINE static V CopySign(V magnitude, V sign) {
@@ -294,23 +286,15 @@ template <int U>
 struct Avx2 {
   static constexpr int kLanes = 8;
   TF_ELEMENTWISE_OPS(__m256, _mm256)
-  // n = round(x k) for |x k| < 2^22, and 2^n for n in [-126, 127], from
-  // one multiply-add: x k + 1.5 2^23 + 127 is an integer float whose low
-  // mantissa bits are n + 127 (rounded to nearest, ties to even, as a
-  // rounding instruction would), so shifted up 23 bits they are 2^n's
-  // exponent field, and less the constant it is n: three instructions
-  // where a round, a conversion, an add and a shift took four or five.
-  TF_INLINE static V RoundLog2(V x, float k, V* two_n) {
-    constexpr float kShifter = 12582912.0f + 127.0f;
-    V t;
-    _Pragma("GCC unroll 8") for (int u = 0; u < U; ++u) {
-      t.v[u] = _mm256_fmadd_ps(x.v[u], _mm256_set1_ps(k), _mm256_set1_ps(kShifter));
-      two_n->v[u] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t.v[u]), 23));
-    }
-    TF_EACH(_mm256_sub_ps(t.v[u], _mm256_set1_ps(kShifter)));
+  TF_INLINE static V Round(V x) {
+    TF_EACH(_mm256_round_ps(x.v[u], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   }
-  // e * 2^n, 2^n from RoundLog2.
-  TF_INLINE static V Scale(V e, V, V two_n) { TF_EACH(_mm256_mul_ps(e.v[u], two_n.v[u])); }
+  // e * 2^n, n integral in [-126, 127]: 2^n built in the exponent field.
+  TF_INLINE static V Scale(V e, V n) {
+    TF_EACH(_mm256_mul_ps(
+        e.v[u], _mm256_castsi256_ps(_mm256_slli_epi32(
+                    _mm256_add_epi32(_mm256_cvtps_epi32(n.v[u]), _mm256_set1_epi32(127)), 23))));
+  }
   TF_INLINE static V Rcp(V d) { TF_EACH(_mm256_rcp_ps(d.v[u])); }
   TF_INLINE static V Abs(V x) { TF_EACH(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x.v[u])); }
   TF_INLINE static V CopySign(V magnitude, V sign) {
