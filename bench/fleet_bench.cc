@@ -472,7 +472,8 @@ double TimeTo(const LatencyCurve& curve, double latency) {
       TF_ASSIGN_OR_RETURN(std::vector<std::string> lines, fleet.client().Export(status.job_id()));
       TF_ASSIGN_OR_RETURN(LatencyCurve curve, CurveOf(spec, lines, submitted));
       if (curve.empty()) {
-        return absl::InternalError(absl::StrCat(n, " agents: no task of the job ran all tasks"));
+        return absl::InternalError(
+            absl::StrCat(n, " agents: not every task of the job had a successful trial"));
       }
       std::cout << absl::StrFormat(
           "curve     %2d simulated agents, round %d: %zu trials in a %.0f s budget, estimated "

@@ -30,8 +30,8 @@ std::vector<WorkloadRecords> GroupByWorkload(const std::vector<Record>& records,
   return groups;
 }
 
-absl::StatusOr<TrainingRows> FeaturizeRecords(const WorkloadRecords& workload, FeatureKind feature,
-                                              int threads) {
+[[nodiscard]] absl::StatusOr<TrainingRows> FeaturizeRecords(const WorkloadRecords& workload,
+                                                            FeatureKind feature, int threads) {
   TrainingRows out;
   TF_ASSIGN_OR_RETURN(out.task, Task::Make(workload.template_name, workload.workload_name,
                                            workload.workload_args, workload.target));

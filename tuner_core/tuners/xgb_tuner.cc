@@ -184,8 +184,9 @@ absl::StatusOr<std::vector<XgbTuner::HistoryShape>> XgbTuner::BuildHistoryShapes
 
 void XgbTuner::LearnFromOtherTask(const std::vector<Record>& records) {
   absl::StatusOr<std::vector<HistoryShape>> built = BuildHistoryShapes(records);
-  if (!built.ok()) {
-    NoteModelFailure(built.status());
+  if (!built.ok()) {  // the tuner goes on as it was, without them
+    TF_LOG(WARNING) << "xgb tuner: " << task_.name() << " could not learn from " << records.size()
+                    << " records of another task: " << built.status();
     return;
   }
   // Before the first plan the new shapes are part of it, equal to the rest.

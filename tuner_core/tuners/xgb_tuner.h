@@ -139,7 +139,8 @@ class XgbTuner : public Tuner {
   // shape weighs nothing until the history is weighed again (the next fit,
   // or before it the first plan's re-split), so the model and any plan in
   // use stay as they are; given before the first plan, it takes part in it.
-  // A failure is logged and kept in model_status().
+  // A failure (a base model that cannot be trained) is logged, and the
+  // tuner goes on without those records.
   void LearnFromOtherTask(const std::vector<Record>& records) override;
 
   const ModelTimings& model_timings() const { return timings_; }
