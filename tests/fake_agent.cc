@@ -161,8 +161,11 @@ std::pair<proto::WorkerMessage, double> FakeAgent::OracleMeasurement(
     configs_[run.artifact_hash()] = config_json;
   } else if (auto it = configs_.find(run.artifact_hash()); it != configs_.end()) {
     config_json = it->second;
-  } else {
-    return failed(absl::StrCat("no bytes and no config known for artifact ", run.artifact_hash()));
+  } else {  // sent to another agent before: ask for the bytes, as a real agent does
+    proto::WorkerMessage message;
+    message.mutable_measure_result()->set_lease_id(request.lease_id());
+    message.mutable_measure_result()->set_need_artifact(true);
+    return {std::move(message), 0.0};
   }
   absl::StatusOr<CostOracle::Answer> answer =
       options_.costs->Cost(run.workload_name(), run.workload_args_json(), config_json);

@@ -8,7 +8,8 @@
 // each measurement instead takes the trial time a real machine recorded for
 // its config (times time_scale) and answers its recorded cost: the config
 // is read from the test builder's placeholder artifact ("SIMULATED <job>
-// <config json>", remembered by its hash for requests that omit the bytes),
+// <config json>", remembered by its hash for requests that omit the bytes;
+// one it never saw it asks for, as a real agent does),
 // the workload from the request. One measurement at a time, in arrival order,
 // like a real agent; Stop() drains like one (worker_stream/worker_daemon.h).
 //
