@@ -8,17 +8,12 @@
 #include "gtest/gtest.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/templates/task.h"
+#include "tuner_core/templates/task_test_util.h"
 
 namespace tunefleet {
 namespace {
 
 using ::testing::ElementsAre;
-
-std::unique_ptr<Task> DenseTask(int64_t m) {
-  auto task = Task::Make("dense_pack.x86", "dense", {{"M", m}, {"N", 32}, {"K", 32}}, "llvm");
-  EXPECT_TRUE(task.ok()) << task.status();
-  return std::move(task).value();
-}
 
 Record RecordOf(const Task& task, int64_t index, double cost) {
   Record r;
@@ -32,7 +27,7 @@ Record RecordOf(const Task& task, int64_t index, double cost) {
 }
 
 TEST(TrainingRowsTest, GroupsByTemplateAndWorkloadInTheOrderFirstSeen) {
-  std::unique_ptr<Task> a = DenseTask(16), b = DenseTask(64);
+  std::unique_ptr<Task> a = DensePackTask(16, 32, 32), b = DensePackTask(64, 32, 32);
   const std::vector<Record> records = {RecordOf(*b, 0, 1), RecordOf(*a, 1, 1), RecordOf(*b, 2, 1)};
   const std::vector<WorkloadRecords> groups = GroupByWorkload(records);
   ASSERT_EQ(groups.size(), 2u);
@@ -48,7 +43,7 @@ TEST(TrainingRowsTest, GroupsByTemplateAndWorkloadInTheOrderFirstSeen) {
 }
 
 TEST(TrainingRowsTest, EachRecordIsItsConfigsRowOnAnyThreadCount) {
-  std::unique_ptr<Task> task = DenseTask(16);
+  std::unique_ptr<Task> task = DensePackTask(16, 32, 32);
   std::vector<Record> records;
   for (int64_t i = 0; i < 100; ++i) records.push_back(RecordOf(*task, i, 0.001 * (i + 1)));
   records[3].config = nlohmann::json{{"entity", "not a list"}};  // no row
@@ -79,7 +74,7 @@ TEST(TrainingRowsTest, EachRecordIsItsConfigsRowOnAnyThreadCount) {
 }
 
 TEST(TrainingRowsTest, AnUnknownTemplateIsAnError) {
-  std::unique_ptr<Task> task = DenseTask(16);
+  std::unique_ptr<Task> task = DensePackTask(16, 32, 32);
   std::vector<Record> records = {RecordOf(*task, 0, 1)};
   records[0].task_name = "no_such.x86";
   EXPECT_FALSE(FeaturizeRecords(GroupByWorkload(records)[0], FeatureKind::kKnob).ok());

@@ -6,16 +6,10 @@
 #include "gtest/gtest.h"
 #include "tuner_core/features/curve_features.h"
 #include "tuner_core/features/itervar_features.h"
+#include "tuner_core/templates/task_test_util.h"
 
 namespace tunefleet {
 namespace {
-
-std::unique_ptr<Task> DenseTask(int64_t m, int64_t n, int64_t k) {
-  absl::StatusOr<std::unique_ptr<Task>> task =
-      Task::Make("dense_pack.x86", "dense", {{"M", m}, {"N", n}, {"K", k}}, "llvm");
-  EXPECT_TRUE(task.ok()) << task.status();
-  return std::move(task).value();
-}
 
 Config WithKnob(const Task& task, const std::string& knob, const nlohmann::json& value) {
   nlohmann::json entity = {{"vec", "ot", 8},      {"nr_vecs", "ot", 2},   {"mr", "ot", 6},
@@ -43,7 +37,7 @@ TEST(FeatureExtractorTest, ParsesKindNamesAndRejectsUnknownOnes) {
 }
 
 TEST(FeatureExtractorTest, ItervarAndCurveHaveTheSameLengthForEveryShape) {
-  auto small = DenseTask(64, 64, 64), big = DenseTask(1024, 1024, 1024);
+  auto small = DensePackTask(64, 64, 64), big = DensePackTask(1024, 1024, 1024);
   for (FeatureKind kind : {FeatureKind::kItervar, FeatureKind::kCurve}) {
     auto a = FeatureExtractor::Create(kind, *small), b = FeatureExtractor::Create(kind, *big);
     ASSERT_TRUE(a.ok() && b.ok());
@@ -59,7 +53,7 @@ TEST(FeatureExtractorTest, ItervarAndCurveHaveTheSameLengthForEveryShape) {
 }
 
 TEST(FeatureExtractorTest, ConfigsWithDifferentLoopNestsHaveDifferentFeatures) {
-  auto task = DenseTask(256, 256, 256);
+  auto task = DensePackTask(256, 256, 256);
   for (FeatureKind kind : {FeatureKind::kItervar, FeatureKind::kCurve, FeatureKind::kKnob}) {
     auto extractor = FeatureExtractor::Create(kind, *task);
     ASSERT_TRUE(extractor.ok());
@@ -84,7 +78,7 @@ TEST(FeatureExtractorTest, ConfigsWithDifferentLoopNestsHaveDifferentFeatures) {
 }
 
 TEST(FeatureExtractorTest, KnobFeaturesAreTheConfigValues) {
-  auto task = DenseTask(256, 256, 256);
+  auto task = DensePackTask(256, 256, 256);
   auto extractor = FeatureExtractor::Create(FeatureKind::kKnob, *task);
   ASSERT_TRUE(extractor.ok());
   EXPECT_EQ(extractor->num_features(), 11);  // ten knobs, then prefetch_b
@@ -96,7 +90,7 @@ TEST(FeatureExtractorTest, KnobFeaturesAreTheConfigValues) {
 }
 
 TEST(FeatureExtractorTest, BadConfigsAreErrors) {
-  auto task = DenseTask(64, 64, 64);
+  auto task = DensePackTask(64, 64, 64);
   auto extractor = FeatureExtractor::Create(FeatureKind::kItervar, *task);
   ASSERT_TRUE(extractor.ok());
   EXPECT_EQ(extractor->Extract(task->space().size()).status().code(),
@@ -113,7 +107,7 @@ TEST(FeatureExtractorTest, BadConfigsAreErrors) {
 
 // Reports throughput (configs per second on one core); never asserts time.
 TEST(FeatureExtractorTest, ReportsItervarThroughputOnTheDenseTemplate) {
-  auto task = DenseTask(1024, 1024, 1024);
+  auto task = DensePackTask(1024, 1024, 1024);
   auto extractor = FeatureExtractor::Create(FeatureKind::kItervar, *task);
   ASSERT_TRUE(extractor.ok());
   const int64_t n = 2000;

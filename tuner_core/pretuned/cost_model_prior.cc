@@ -171,9 +171,7 @@ absl::StatusOr<std::shared_ptr<const CostModelPriors>> CostModelPriors::Shipped(
 }
 
 std::vector<std::string> CostModelPriors::ShippedFamilies() {
-  std::vector<std::string> families;
-  for (const ShippedRecordFile& file : ShippedPriorFiles()) families.emplace_back(file.family);
-  return families;
+  return FamiliesOf(ShippedPriorFiles());
 }
 
 absl::StatusOr<CostModelPriors> CostModelPriors::ReadFile(const std::string& path) {

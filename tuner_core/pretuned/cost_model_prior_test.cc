@@ -11,15 +11,10 @@
 #include "tuner_core/features/feature_extractor.h"
 #include "tuner_core/records/record.h"
 #include "tuner_core/templates/task.h"
+#include "tuner_core/templates/task_test_util.h"
 
 namespace tunefleet {
 namespace {
-
-std::unique_ptr<Task> DenseTask(int64_t m, int64_t n, int64_t k) {
-  auto task = Task::Make("dense_pack.x86", "dense", {{"M", m}, {"N", n}, {"K", k}}, "llvm");
-  EXPECT_TRUE(task.ok()) << task.status();
-  return std::move(task).value();
-}
 
 // A throughput landscape shaped like the real one (8-lane, 2-vector, 6-row
 // tiles win), scaled per shape: labels are normalised per workload, so the
@@ -85,7 +80,7 @@ std::vector<Record> ThreeShapes() {
   uint64_t seed = 1;
   for (auto [m, n, k, scale] : {std::tuple{64, 256, 128, 30.0}, std::tuple{256, 256, 256, 70.0},
                                 std::tuple{128, 512, 64, 50.0}}) {
-    for (Record& r : RecordsOf(*DenseTask(m, n, k), 150, seed++, scale)) records.push_back(r);
+    for (Record& r : RecordsOf(*DensePackTask(m, n, k), 150, seed++, scale)) records.push_back(r);
   }
   return records;
 }
@@ -106,7 +101,7 @@ TEST(CostModelPriorTest, APriorTrainedOnSomeShapesRanksAnUnseenShape) {
   EXPECT_EQ(priors->For("dense_pack.x86", FeatureKind::kKnob), nullptr);
   EXPECT_EQ(priors->For("conv2d_nchwc.x86", FeatureKind::kItervar), nullptr);
   // A shape none of the records has.
-  EXPECT_GT(RankCorrelationOn(*prior.model, *DenseTask(512, 128, 384)), 0.6);
+  EXPECT_GT(RankCorrelationOn(*prior.model, *DensePackTask(512, 128, 384)), 0.6);
 }
 
 TEST(CostModelPriorTest, SerializedPriorsParseBackToTheSameModels) {
@@ -120,7 +115,7 @@ TEST(CostModelPriorTest, SerializedPriorsParseBackToTheSameModels) {
   ASSERT_EQ(parsed->priors().size(), 1u);
   EXPECT_EQ(parsed->priors()[0].records, 450);
   EXPECT_EQ(parsed->priors()[0].workloads, 3);
-  const std::unique_ptr<Task> unseen = DenseTask(512, 128, 384);
+  const std::unique_ptr<Task> unseen = DensePackTask(512, 128, 384);
   EXPECT_DOUBLE_EQ(RankCorrelationOn(*priors->priors()[0].model, *unseen),
                    RankCorrelationOn(*parsed->priors()[0].model, *unseen));
 }
@@ -129,8 +124,8 @@ TEST(CostModelPriorTest, EvaluationOnUnseenWorkloadsBeatsRandomPicks) {
   absl::StatusOr<CostModelPriors> priors =
       CostModelPriors::Train(ThreeShapes(), FeatureKind::kItervar, PriorModelOptions());
   ASSERT_TRUE(priors.ok()) << priors.status();
-  std::vector<Record> unseen = RecordsOf(*DenseTask(512, 128, 384), 120, 11, 40);
-  for (const Record& r : RecordsOf(*DenseTask(96, 320, 160), 120, 12, 20)) unseen.push_back(r);
+  std::vector<Record> unseen = RecordsOf(*DensePackTask(512, 128, 384), 120, 11, 40);
+  for (const Record& r : RecordsOf(*DensePackTask(96, 320, 160), 120, 12, 20)) unseen.push_back(r);
   absl::StatusOr<PriorEvaluation> e = EvaluatePriors(*priors, unseen, FeatureKind::kItervar);
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->workloads, 2);
@@ -141,7 +136,7 @@ TEST(CostModelPriorTest, EvaluationOnUnseenWorkloadsBeatsRandomPicks) {
 
   // The random baseline is the exact expectation: with throughputs 1..11,
   // 10 at random miss the fastest once in 11 (then their fastest is 10).
-  std::vector<Record> eleven = RecordsOf(*DenseTask(512, 128, 384), 11, 13, 1);
+  std::vector<Record> eleven = RecordsOf(*DensePackTask(512, 128, 384), 11, 13, 1);
   for (size_t i = 0; i < eleven.size(); ++i) {
     eleven[i].result.error_no = MeasureErrorNo::kNoError;
     eleven[i].result.costs = {1.0 / static_cast<double>(i + 1)};
@@ -173,7 +168,7 @@ TEST(CostModelPriorTest, WhatCannotBeLearnedFromIsSkippedOrAnError) {
   EXPECT_NE(report.warnings[0].find("no_such_template.x86"), std::string::npos);
 
   // Nothing that ran: no prior can say what is fast.
-  std::vector<Record> failed = RecordsOf(*DenseTask(64, 64, 64), 5, 7, 1);
+  std::vector<Record> failed = RecordsOf(*DensePackTask(64, 64, 64), 5, 7, 1);
   for (Record& r : failed) r.result.error_no = MeasureErrorNo::kRuntimeDevice;
   EXPECT_EQ(
       CostModelPriors::Train(failed, FeatureKind::kItervar, PriorModelOptions()).status().code(),

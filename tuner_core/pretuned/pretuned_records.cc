@@ -54,11 +54,7 @@ absl::StatusOr<std::shared_ptr<const PretunedRecords>> PretunedRecords::Shipped(
 }
 
 std::vector<std::string> PretunedRecords::ShippedFamilies() {
-  std::vector<std::string> families;
-  for (const ShippedRecordFile& file : ShippedRecordFiles()) {
-    families.emplace_back(file.family);
-  }
-  return families;
+  return FamiliesOf(ShippedRecordFiles());
 }
 
 absl::StatusOr<PretunedRecords> PretunedRecords::ReadFile(const std::string& path) {

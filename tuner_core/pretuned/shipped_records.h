@@ -27,6 +27,12 @@ struct ShippedRecordFile {
 
 std::vector<ShippedRecordFile> ShippedRecordFiles();
 std::vector<ShippedRecordFile> ShippedPriorFiles();
+// The families of `files`, in their order.
+inline std::vector<std::string> FamiliesOf(const std::vector<ShippedRecordFile>& files) {
+  std::vector<std::string> families;
+  for (const ShippedRecordFile& file : files) families.emplace_back(file.family);
+  return families;
+}
 
 // The file of `family` among `files`, parsed by T::Parse(text, source) once
 // per process and family (every task of every job reads the same one); an

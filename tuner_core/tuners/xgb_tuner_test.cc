@@ -7,17 +7,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "gtest/gtest.h"
 #include "tuner_core/features/feature_extractor.h"
+#include "tuner_core/templates/task_test_util.h"
 #include "tuner_core/tuners/fake_measurer.h"
 #include "tuner_core/tuners/random_tuner.h"
 
 namespace tunefleet {
 namespace {
-
-std::unique_ptr<Task> DenseTask(int64_t m, int64_t n, int64_t k) {
-  auto task = Task::Make("dense_pack.x86", "dense", {{"M", m}, {"N", n}, {"K", k}}, "llvm");
-  EXPECT_TRUE(task.ok()) << task.status();
-  return std::move(task).value();
-}
 
 // A synthetic GFLOPS landscape over the default dense template's configs,
 // shaped like the real one: an 8-lane, 2-vector, 6-row register tile with
@@ -60,7 +55,7 @@ TuneOptions Quiet(int64_t trials, int batch) {
 }
 
 TEST(XgbTunerTest, FindsBetterConfigsThanRandomSearch) {
-  auto task = DenseTask(256, 256, 256);
+  auto task = DensePackTask(256, 256, 256);
   double xgb_total = 0, random_total = 0;
   for (uint64_t seed = 1; seed <= 2; ++seed) {
     auto xgb = XgbTuner::Create(*task, FastOptions(seed));
@@ -81,7 +76,7 @@ TEST(XgbTunerTest, FindsBetterConfigsThanRandomSearch) {
 }
 
 TEST(XgbTunerTest, SeededRunIsReplayable) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   auto run = [&](uint64_t seed) {
     auto tuner = XgbTuner::Create(*task, FastOptions(seed));
     FakeMeasurer measurer(SyntheticResult);
@@ -94,7 +89,7 @@ TEST(XgbTunerTest, SeededRunIsReplayable) {
 }
 
 TEST(XgbTunerTest, FeatureThreadsDoNotChangeTheRun) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   auto run = [&](int threads) {
     XgbTunerOptions options = FastOptions(5);
     options.feature_threads = threads;
@@ -108,7 +103,7 @@ TEST(XgbTunerTest, FeatureThreadsDoNotChangeTheRun) {
 }
 
 TEST(XgbTunerTest, AsynchronousUseRefitsPerPlanSizeResultsReceived) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   XgbTunerOptions options = FastOptions(5);
   options.plan_size = 16;
   auto tuner = XgbTuner::Create(*task, options);
@@ -136,7 +131,7 @@ TEST(XgbTunerTest, AsynchronousUseRefitsPerPlanSizeResultsReceived) {
 }
 
 TEST(XgbTunerTest, ResumedRecordsTrainTheModelAndAreNotProposedAgain) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   auto tuner = XgbTuner::Create(*task, FastOptions(6));
   ASSERT_TRUE(tuner.ok());
   // An earlier run measured 40 configs: mark them visited, then learn from them.
@@ -172,8 +167,8 @@ std::vector<Record> HistoryOf(const Task& task, int n, uint64_t seed, bool misle
 }
 
 TEST(XgbTunerTest, HistoryOfOtherShapesWarmStartsTheModelAndDecays) {
-  auto task = DenseTask(128, 128, 128);
-  auto other = DenseTask(256, 256, 256), same = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
+  auto other = DensePackTask(256, 256, 256), same = DensePackTask(128, 128, 128);
   std::vector<Record> history = HistoryOf(*other, 120, 1);
   // Ignored: the task's own workload (that is resume, not history), another target.
   for (Record r : HistoryOf(*same, 10, 2)) history.push_back(r);
@@ -203,8 +198,8 @@ TEST(XgbTunerTest, HistoryOfOtherShapesWarmStartsTheModelAndDecays) {
 }
 
 TEST(XgbTunerTest, HistoryShapesAreWeighedByHowWellTheirModelsOrderOwnResults) {
-  auto task = DenseTask(128, 128, 128);
-  auto like = DenseTask(256, 256, 256), unlike = DenseTask(96, 96, 96);
+  auto task = DensePackTask(128, 128, 128);
+  auto like = DensePackTask(256, 256, 256), unlike = DensePackTask(96, 96, 96);
   std::vector<Record> history = HistoryOf(*unlike, 120, 4, /*misleading=*/true);
   for (Record r : HistoryOf(*like, 120, 5)) history.push_back(r);
   auto tuner = XgbTuner::Create(*task, FastOptions(9), history);
@@ -262,8 +257,8 @@ TEST(XgbTunerTest, HistoryShapesAreWeighedByHowWellTheirModelsOrderOwnResults) {
 }
 
 TEST(XgbTunerTest, AnotherTasksRecordsJoinTheHistoryAndAreWeighedAtTheNextFit) {
-  auto task = DenseTask(128, 128, 128);
-  auto like = DenseTask(256, 256, 256), unlike = DenseTask(96, 96, 96);
+  auto task = DensePackTask(128, 128, 128);
+  auto like = DensePackTask(256, 256, 256), unlike = DensePackTask(96, 96, 96);
   auto tuner = XgbTuner::Create(*task, FastOptions(11));
   ASSERT_TRUE(tuner.ok()) << tuner.status();
   // Given before the first plan: the shape takes part in it, so the very
@@ -325,7 +320,7 @@ std::shared_ptr<const XgbCostModel> PriorOf(const std::vector<int64_t>& shapes, 
   std::vector<double> throughputs;
   std::vector<unsigned> groups;
   for (int64_t shape : shapes) {
-    auto other = DenseTask(shape, shape, shape);
+    auto other = DensePackTask(shape, shape, shape);
     absl::StatusOr<FeatureExtractor> extractor = FeatureExtractor::Create(feature, *other);
     EXPECT_TRUE(extractor.ok());
     rows.num_features = extractor->num_features();
@@ -346,7 +341,7 @@ std::shared_ptr<const XgbCostModel> PriorOf(const std::vector<int64_t>& shapes, 
 }
 
 TEST(XgbTunerTest, APriorPicksWhatFollowsTheFirstConfigsAndIsWeighedLikeHistory) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   auto tuner = XgbTuner::Create(*task, FastOptions(3), {}, PriorOf({256, 192, 96}, 100));
   ASSERT_TRUE(tuner.ok()) << tuner.status();
   ASSERT_EQ((*tuner)->history_workloads(), 1);
@@ -382,7 +377,7 @@ TEST(XgbTunerTest, APriorPicksWhatFollowsTheFirstConfigsAndIsWeighedLikeHistory)
 }
 
 TEST(XgbTunerTest, APriorOnOtherFeatureRowsIsNotUsed) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   auto tuner = XgbTuner::Create(*task, FastOptions(3), {}, PriorOf({256}, 60, FeatureKind::kCurve));
   ASSERT_TRUE(tuner.ok()) << tuner.status();
   EXPECT_EQ((*tuner)->history_workloads(), 0);
@@ -390,7 +385,7 @@ TEST(XgbTunerTest, APriorOnOtherFeatureRowsIsNotUsed) {
 }
 
 TEST(XgbTunerTest, APriorReachesGoodConfigsInFewerTrialsThanCold) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   std::shared_ptr<const XgbCostModel> prior = PriorOf({256, 192, 96}, 100);
   int64_t warm_total = 0, cold_total = 0;
   // Two seeds: a prior of similar shapes is far ahead (44 against 664 trials over 4).
@@ -407,10 +402,10 @@ TEST(XgbTunerTest, APriorReachesGoodConfigsInFewerTrialsThanCold) {
 }
 
 TEST(XgbTunerTest, HistoryReachesGoodConfigsInFewerTrialsThanCold) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   std::vector<Record> history;
   for (int64_t shape : {256, 192, 96}) {
-    auto other = DenseTask(shape, shape, shape);
+    auto other = DensePackTask(shape, shape, shape);
     for (Record r : HistoryOf(*other, 100, shape)) history.push_back(r);
   }
   int64_t warm_total = 0, cold_total = 0;
@@ -429,7 +424,7 @@ TEST(XgbTunerTest, HistoryReachesGoodConfigsInFewerTrialsThanCold) {
 }
 
 TEST(XgbTunerTest, CurveKnobAndRankVariantsRun) {
-  auto task = DenseTask(128, 128, 128);
+  auto task = DensePackTask(128, 128, 128);
   for (FeatureKind feature : {FeatureKind::kKnob, FeatureKind::kCurve}) {
     XgbTunerOptions options = FastOptions(8);
     options.feature = feature;
@@ -450,7 +445,7 @@ TEST(XgbTunerTest, CurveKnobAndRankVariantsRun) {
 }
 
 TEST(XgbTunerTest, BadOptionsAreInvalidArgument) {
-  auto task = DenseTask(64, 64, 64);
+  auto task = DensePackTask(64, 64, 64);
   XgbTunerOptions options;
   options.plan_size = 0;
   EXPECT_EQ(XgbTuner::Create(*task, options).status().code(), absl::StatusCode::kInvalidArgument);
