@@ -167,9 +167,16 @@ absl::Status PostgresTestServer::KillAndRestart() {
 }
 
 absl::Status PostgresTestServer::TerminateSessions(const std::string& application_name) {
+  // Signals them all first (one at a time, waiting for each, would let a
+  // standby take a lease between two terminations), then waits for each.
   return Sql(absl::StrCat(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '",
-      application_name, "'"));
+      "DO $$ DECLARE pids int[]; BEGIN "
+      "SELECT array_agg(pid) INTO pids FROM pg_stat_activity WHERE application_name = '",
+      application_name,
+      "'; "
+      "PERFORM pg_terminate_backend(p) FROM unnest(pids) AS p; "
+      "PERFORM pg_terminate_backend(p, 10000) FROM unnest(pids) AS p; "
+      "END $$"));
 }
 
 [[nodiscard]] absl::StatusOr<PostgresTestServer*> SharedPostgresTestServer() {

@@ -48,7 +48,9 @@ class PostgresTestServer {
   // dies) and starts it again on the same port and data.
   [[nodiscard]] absl::Status KillAndRestart();
   // Terminates the backend serving the sessions of `application_name`, as
-  // a network partition or an operator would.
+  // a network partition or an operator would, and waits (up to 10 s) until
+  // those backends have exited: a signalled backend leaves asynchronously,
+  // and a test that goes on at once would still see it in pg_stat_activity.
   [[nodiscard]] absl::Status TerminateSessions(const std::string& application_name);
 
  private:
