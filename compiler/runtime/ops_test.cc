@@ -124,9 +124,9 @@ float At(const std::vector<float>& t, int64_t b, int64_t h, int64_t w, int64_t c
 }
 
 TEST(OpsTest, PoolingWithPaddingMatchesReference) {
-  const int64_t c = 32, h = 9, w = 11;
+  const int64_t c = 96, h = 9, w = 11;
   const std::vector<float> in = Random(c * h * w, 4);
-  for (int64_t b : {16, 8, 4})  // blocks known at compile time, and any other
+  for (int64_t b : {16, 8, 24, 32, 4})  // vectors of 8 lanes, and any other block
     for (const char* op : {"max_pool", "avg_pool"}) {
       PlanBuffer in_layout{"x", c * h * w, -1, {1, c, h, w}, b, 0};
       for (bool include_pad : {false, true}) {
@@ -169,6 +169,35 @@ TEST(OpsTest, PoolingWithPaddingMatchesReference) {
         }
       }
     }
+}
+
+// The global mean of each channel, in blocks of 8 lanes and more (vectors
+// of 8 with a tail of lanes for 12 and 29), one lane (NCHW, rows summed 8
+// positions at a time with a tail), rows wider than the image (only w
+// positions count) and widths that leave a tail after the unrolled loop.
+TEST(OpsTest, GlobalAveragePoolMatchesReference) {
+  const int64_t h = 7;
+  for (int64_t b : {1, 8, 16, 24, 12, 29}) {
+    for (int64_t w : {11, 16, 3}) {
+      const int64_t c = b == 1 ? 5 : 3 * b, row = w + 3;
+      const std::vector<float> in = Random(c * h * row, 11);
+      PlanBuffer in_layout{"x", c * h * row, -1, {1, c, h, w}, b, row};
+      PlanBuffer out_layout{"y", c, -1, {1, c}, 1, 0};
+      PlanStep step;
+      step.op = StepOp::kGlobalAvgPool;
+      step.in_shape = {1, c, h, w};
+      step.out_shape = {1, c};
+      std::vector<float> out(c);
+      Pool(step, in_layout, in.data(), out_layout, out.data(), &kSerial);
+      for (int64_t ch = 0; ch < c; ++ch) {
+        double sum = 0;
+        for (int64_t y = 0; y < h; ++y) {
+          for (int64_t x = 0; x < w; ++x) sum += At(in, b, h, row, ch, y, x);
+        }
+        EXPECT_NEAR(out[ch], sum / (h * w), 1e-6) << "block " << b << " w " << w << " c " << ch;
+      }
+    }
+  }
 }
 
 TEST(OpsTest, RelayoutNarrowingRowsKeepsEveryValue) {

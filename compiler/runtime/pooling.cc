@@ -1,7 +1,8 @@
 // The runtime's pooling (max, average, global average) in every layout it
-// runs in: NCHW rows, and the blocked layout's 8- and 16-lane blocks as
-// vectors.
+// runs in: NCHW rows, and the blocked layout's blocks in vectors of 8
+// lanes.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "compiler/runtime/ops.h"
@@ -12,28 +13,80 @@ namespace {
 
 using namespace runtime_ops;  // NOLINT: ParallelFor, TF_VECTOR_CLONES
 
-// The mean of each of a [h, in_w, b] block's b lanes over its h x w image:
-// positions outer and lanes inner (unit stride), in float accumulators per
-// row summed in double, so a 56x56 image loses no precision.
+// GCC's vector of 8 floats, the unit every pooling loop below works in: a
+// block of 16 is two of them. (One vector of 16 floats is AVX-512's
+// register; GCC lowers it lane by lane in the AVX2 and baseline clones,
+// which made max pooling in NCHW16c 13x slower than in NCHW8c on an AVX2
+// host.)
+typedef float Float8Lanes __attribute__((vector_size(8 * sizeof(float))));
+// The same vector read from any float address (as immintrin.h's __m256_u);
+// a macro, since a function returning the vector would change the ABI of
+// the baseline clone (-Wpsabi).
+typedef float Float8Unaligned
+    __attribute__((vector_size(8 * sizeof(float)), aligned(4), may_alias));
+#define TF_LOAD8(p) (*reinterpret_cast<const Float8Unaligned*>(p))
+
+// The mean of each of a [h, in_w, b] block's b lanes over its h x w image,
+// each row summed in float (four independent accumulators: one would make
+// the loop wait on its own adds) and the rows summed in double, so a
+// 112x112 image loses no precision. Lanes in parts of 8 as vectors, the
+// rest of the block lane by lane; a block of one lane (NCHW) sums each row
+// 8 positions at a time.
 TF_VECTOR_CLONES void GlobalMeanBlock(const float* __restrict src, float* __restrict out, int64_t h,
                                       int64_t w, int64_t in_w, int64_t b) {
-  double total[64] = {};
-  float row_sum[64];
-  for (int64_t l0 = 0; l0 < b; l0 += 64) {
-    const int64_t lanes = std::min<int64_t>(64, b - l0);
-    for (int64_t l = 0; l < lanes; ++l) total[l] = 0;
+  const double count = static_cast<double>(h * w);
+  if (b == 1) {
+    double total = 0;
     for (int64_t y = 0; y < h; ++y) {
-      for (int64_t l = 0; l < lanes; ++l) row_sum[l] = 0;
-      for (int64_t x = 0; x < w; ++x) {
-        const float* v = src + (y * in_w + x) * b + l0;
-        for (int64_t l = 0; l < lanes; ++l) row_sum[l] += v[l];
+      const float* __restrict row = src + y * in_w;
+      Float8Lanes a0 = Float8Lanes{}, a1 = Float8Lanes{};
+      int64_t x = 0;
+      for (; x + 16 <= w; x += 16) {
+        a0 += TF_LOAD8(row + x);
+        a1 += TF_LOAD8(row + x + 8);
       }
-      for (int64_t l = 0; l < lanes; ++l) total[l] += row_sum[l];
+      for (; x + 8 <= w; x += 8) a0 += TF_LOAD8(row + x);
+      float sum = 0;
+      for (; x < w; ++x) sum += row[x];
+      const Float8Lanes s = a0 + a1;
+      for (int l = 0; l < 8; ++l) sum += s[l];
+      total += sum;
     }
-    for (int64_t l = 0; l < lanes; ++l) {
-      out[l0 + l] = static_cast<float>(total[l] / static_cast<double>(h * w));
-    }
+    out[0] = static_cast<float>(total / count);
+    return;
   }
+  const int64_t vector_lanes = b - b % 8;
+  for (int64_t p = 0; p < vector_lanes; p += 8) {
+    double total[8] = {};
+    for (int64_t y = 0; y < h; ++y) {
+      const float* __restrict row = src + y * in_w * b + p;
+      Float8Lanes a0 = Float8Lanes{}, a1 = Float8Lanes{}, a2 = Float8Lanes{}, a3 = Float8Lanes{};
+      int64_t x = 0;
+      for (; x + 4 <= w; x += 4) {
+        a0 += TF_LOAD8(row + x * b);
+        a1 += TF_LOAD8(row + (x + 1) * b);
+        a2 += TF_LOAD8(row + (x + 2) * b);
+        a3 += TF_LOAD8(row + (x + 3) * b);
+      }
+      for (; x < w; ++x) a0 += TF_LOAD8(row + x * b);
+      const Float8Lanes s = (a0 + a1) + (a2 + a3);
+      for (int l = 0; l < 8; ++l) total[l] += s[l];
+    }
+    for (int l = 0; l < 8; ++l) out[p + l] = static_cast<float>(total[l] / count);
+  }
+  const int64_t lanes = b - vector_lanes;
+  if (lanes == 0) return;
+  double total[8] = {};
+  float row_sum[8];
+  for (int64_t y = 0; y < h; ++y) {
+    for (int64_t l = 0; l < lanes; ++l) row_sum[l] = 0;
+    for (int64_t x = 0; x < w; ++x) {
+      const float* v = src + (y * in_w + x) * b + vector_lanes;
+      for (int64_t l = 0; l < lanes; ++l) row_sum[l] += v[l];
+    }
+    for (int64_t l = 0; l < lanes; ++l) total[l] += row_sum[l];
+  }
+  for (int64_t l = 0; l < lanes; ++l) out[vector_lanes + l] = static_cast<float>(total[l] / count);
 }
 
 // A pooling window over a [H, in_w, b] channel block.
@@ -89,20 +142,15 @@ TF_VECTOR_CLONES void PoolRow(const PoolWindow& g, const float* __restrict src,
   }
 }
 
-// PoolRow for a block of kB lanes known at compile time (16: AVX-512's
-// NCHW16c, 8: AVX2's): the taps that fall inside the image are worked out
-// per row and per column, not tested per tap, and the window's kB lanes
-// stay in registers.
-// GCC's vector of 8 floats: a block of 16 is two of them. (One vector of
-// 16 floats is AVX-512's register; GCC lowers it lane by lane in the AVX2
-// and baseline clones, which made max pooling in NCHW16c 13x slower than in
-// NCHW8c on an AVX2 host.)
-typedef float Float8Lanes __attribute__((vector_size(8 * sizeof(float))));
-
-template <bool kMax, int kB>
+// PoolRow for a block whose lanes are a multiple of 8 (AVX2's NCHW8c,
+// AVX-512's NCHW16c, and the 24- or 32-lane blocks a model's channel
+// counts pick): the taps that fall inside the image are worked out per row
+// and per column, not tested per tap, and each part of 8 lanes is one
+// vector register over the whole window.
+template <bool kMax>
 TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict src,
                                    float* __restrict dst, int64_t y) {
-  const int64_t y0 = y * g.sh - g.pt;
+  const int64_t b = g.b, y0 = y * g.sh - g.pt;
   auto first_inside = [](int64_t start, int64_t d) {
     return start >= 0 ? 0 : (-start + d - 1) / d;
   };
@@ -114,41 +162,27 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
   for (int64_t x = 0; x < g.ow; ++x) {
     const int64_t x0 = x * g.sw - g.pl;
     const int64_t s_lo = first_inside(x0, g.dw), s_hi = end_inside(x0, g.dw, g.kw, g.w);
-    if constexpr (kMax) {
-      // As one vector of kB lanes: GCC does not vectorise a float max
-      // written lane by lane (std::max is a compare and select to it).
-      static_assert(kB == 16 || kB == 8, "PoolRowBlock runs blocks of 16 and 8");
-      constexpr int kParts = kB / 8;
-      Float8Lanes acc[kParts];
-      for (int p = 0; p < kParts; ++p) {
-        for (int l = 0; l < 8; ++l) acc[p][l] = -std::numeric_limits<float>::infinity();
-      }
-      for (int64_t r = r_lo; r < r_hi; ++r) {
-        const int64_t row = (y0 + r * g.dh) * g.in_w + x0;
-        for (int64_t s = s_lo; s < s_hi; ++s) {
-          for (int p = 0; p < kParts; ++p) {
-            Float8Lanes v;
-            std::memcpy(&v, src + (row + s * g.dw) * kB + 8 * p, sizeof(v));
-            acc[p] = acc[p] < v ? v : acc[p];  // std::max per lane
-          }
-        }
-      }
-      std::memcpy(dst + x * kB, acc, sizeof(acc));
-      continue;
-    }
-    float acc[kB];
-    for (int l = 0; l < kB; ++l) acc[l] = 0.0f;
-    for (int64_t r = r_lo; r < r_hi; ++r) {
-      const int64_t row = (y0 + r * g.dh) * g.in_w + x0;
-      for (int64_t s = s_lo; s < s_hi; ++s) {
-        const float* __restrict v = src + (row + s * g.dw) * kB;
-        for (int l = 0; l < kB; ++l) acc[l] += v[l];
-      }
-    }
     const int64_t window =
         row_taps * (g.count_include_pad ? g.ColTaps(x0, true) : std::max<int64_t>(s_hi - s_lo, 0));
     const float scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
-    for (int l = 0; l < kB; ++l) dst[x * kB + l] = acc[l] * scale;
+    for (int64_t p = 0; p < b; p += 8) {
+      // A max as a compare and select on the vector: GCC does not vectorise
+      // a float max written lane by lane (std::max is the same per lane).
+      Float8Lanes acc = Float8Lanes{} + (kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+      for (int64_t r = r_lo; r < r_hi; ++r) {
+        const float* __restrict row = src + ((y0 + r * g.dh) * g.in_w + x0) * b + p;
+        for (int64_t s = s_lo; s < s_hi; ++s) {
+          const Float8Lanes v = TF_LOAD8(row + s * g.dw * b);
+          if constexpr (kMax) {
+            acc = acc < v ? v : acc;
+          } else {
+            acc += v;
+          }
+        }
+      }
+      if constexpr (!kMax) acc *= scale;
+      std::memcpy(dst + x * b + p, &acc, sizeof(acc));
+    }
   }
 }
 
@@ -211,14 +245,15 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   const PoolWindow window{h,     w,    in_w, b,    ow,   k[0], k[1], st[0],
                           st[1], p[0], p[1], p[2], p[3], dh,   dw,   step.count_include_pad};
   const bool max = step.op == StepOp::kMaxPool;
-  const auto row = b == 1    ? (max ? &PoolRowPlain<true> : &PoolRowPlain<false>)
-                   : b == 16 ? (max ? &PoolRowBlock<true, 16> : &PoolRowBlock<false, 16>)
-                   : b == 8  ? (max ? &PoolRowBlock<true, 8> : &PoolRowBlock<false, 8>)
-                             : (max ? &PoolRow<true> : &PoolRow<false>);
+  const auto row = b == 1       ? (max ? &PoolRowPlain<true> : &PoolRowPlain<false>)
+                   : b % 8 == 0 ? (max ? &PoolRowBlock<true> : &PoolRowBlock<false>)
+                                : (max ? &PoolRow<true> : &PoolRow<false>);
   // One output row (n, channel block, y) per task.
   ParallelFor(rt, n * blocks * oh, n * c * oh * ow * k[0] * k[1], [&](int64_t t) {
     row(window, in + (t / oh) * h * in_w * b, out + t * out_w * b, t % oh);
   });
 }
+
+#undef TF_LOAD8
 
 }  // namespace tunefleet
