@@ -467,5 +467,39 @@ TEST(OpsTest, SoftmaxOfRowsAndOfAMiddleAxis) {
   }
 }
 
+// Each reduction over the middle axis of [outer, axis, inner]: contiguous
+// runs (inner 1: vectors of 16, the lanes, a tail) and strided rows.
+TEST(OpsTest, ReductionsOverAnAxisMatchTheReference) {
+  for (ReduceFunc func :
+       {ReduceFunc::kMean, ReduceFunc::kSum, ReduceFunc::kMax, ReduceFunc::kMin}) {
+    for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
+             {3, 5, 1}, {3, 16, 1}, {2, 37, 1}, {2, 768, 1}, {3, 7, 3}}) {
+      const std::vector<float> x = Random(shape[0] * shape[1] * shape[2], 9);
+      PlanStep step{.op = StepOp::kReduce};
+      step.in_shape = shape;
+      step.reduce = func;
+      std::vector<float> out(shape[0] * shape[2]);
+      RunTensorOp(step, {x.data()}, out.data(), static_cast<int64_t>(out.size()), &kSerial);
+      for (int64_t o = 0; o < shape[0]; ++o) {
+        for (int64_t i = 0; i < shape[2]; ++i) {
+          double sum = 0, max = -1e30, min = 1e30;
+          for (int64_t a = 0; a < shape[1]; ++a) {
+            const double v = x[(o * shape[1] + a) * shape[2] + i];
+            sum += v;
+            max = std::max(max, v);
+            min = std::min(min, v);
+          }
+          const double want = func == ReduceFunc::kMean  ? sum / shape[1]
+                              : func == ReduceFunc::kSum ? sum
+                              : func == ReduceFunc::kMax ? max
+                                                         : min;
+          ASSERT_NEAR(out[o * shape[2] + i], want, 1e-5)
+              << static_cast<int>(func) << " " << shape[0] << "x" << shape[1] << "x" << shape[2];
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tunefleet

@@ -11,20 +11,7 @@
 namespace tunefleet {
 namespace {
 
-using namespace runtime_ops;  // NOLINT: ParallelFor, TF_VECTOR_CLONES
-
-// GCC's vector of 8 floats, the unit every pooling loop below works in: a
-// block of 16 is two of them. (One vector of 16 floats is AVX-512's
-// register; GCC lowers it lane by lane in the AVX2 and baseline clones,
-// which made max pooling in NCHW16c 13x slower than in NCHW8c on an AVX2
-// host.)
-typedef float Float8Lanes __attribute__((vector_size(8 * sizeof(float))));
-// The same vector read from any float address (as immintrin.h's __m256_u);
-// a macro, since a function returning the vector would change the ABI of
-// the baseline clone (-Wpsabi).
-typedef float Float8Unaligned
-    __attribute__((vector_size(8 * sizeof(float)), aligned(4), may_alias));
-#define TF_LOAD8(p) (*reinterpret_cast<const Float8Unaligned*>(p))
+using namespace runtime_ops;  // NOLINT: ParallelFor, TF_VECTOR_CLONES, Float8Lanes
 
 // The mean of each of a [h, in_w, b] block's b lanes over its h x w image,
 // each row summed in float (four independent accumulators: one would make
@@ -253,7 +240,5 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
     row(window, in + (t / oh) * h * in_w * b, out + t * out_w * b, t % oh);
   });
 }
-
-#undef TF_LOAD8
 
 }  // namespace tunefleet
