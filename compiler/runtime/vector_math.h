@@ -1,7 +1,8 @@
 // What the runtime's operators share (internal to compiler/runtime): how
 // they split work over the model's thread pool, the multiversioning that
-// builds their hot loops for AVX2 and AVX-512 too, exp/erf that GCC
-// vectorises, and the one definition of each BinaryFunc.
+// builds their hot loops for AVX2 and AVX-512 too, the 8-lane vector their
+// reductions and pooling are written in, exp/erf that GCC vectorises, and
+// the one definition of each BinaryFunc.
 #ifndef TUNEFLEET_COMPILER_RUNTIME_VECTOR_MATH_H_
 #define TUNEFLEET_COMPILER_RUNTIME_VECTOR_MATH_H_
 
