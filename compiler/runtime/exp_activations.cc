@@ -49,15 +49,15 @@ constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
     if constexpr (kFunc == PointwiseFunc::kExp) {                                       \
       return Exp(x);                                                                    \
     } else if constexpr (kFunc == PointwiseFunc::kSigmoid) {                            \
-      return Recip(Add(one, Exp(Sub(Set(0.0f), x))));                                   \
+      return Over(one, Add(one, Exp(Sub(Set(0.0f), x))));                               \
     } else if constexpr (kFunc == PointwiseFunc::kSilu) {                               \
-      return Mul(x, Recip(Add(one, Exp(Sub(Set(0.0f), x)))));                           \
+      return Over(x, Add(one, Exp(Sub(Set(0.0f), x))));                                 \
     } else if constexpr (kFunc == PointwiseFunc::kTanh) {                               \
       return Fnmadd(two, Recip(Add(Exp(Mul(two, x)), one)), one);                       \
     } else if constexpr (kFunc == PointwiseFunc::kGeluTanh) {                           \
       /* 0.5 x (1 + tanh u) = x sigmoid(2u): no cancellation as u -> -inf */            \
       const V u = Mul(Set(0.7978845608f), Fmadd(Mul(Set(0.044715f), Mul(x, x)), x, x)); \
-      return Mul(x, Recip(Add(one, Exp(Mul(Set(-2.0f), u)))));                          \
+      return Over(x, Add(one, Exp(Mul(Set(-2.0f), u))));                                \
     } else {                                                                            \
       return Mul(Mul(Set(0.5f), x), Add(one, Erf(Mul(x, Set(0.70710678f)))));           \
     }                                                                                   \
@@ -241,6 +241,9 @@ struct Avx512 {
   }
   TF_INLINE static V Scale(V e, V n) { TF_EACH(_mm512_scalef_ps(e.v[u], n.v[u])); }
   TF_INLINE static V Rcp(V d) { TF_EACH(_mm512_rcp14_ps(d.v[u])); }
+  // num / den as num times the reciprocal (rcp14 and a Newton step), as
+  // before AVX2 moved to the divide: not measured on an AVX-512 host yet.
+  TF_INLINE static V Over(V num, V den) { return Mul(num, Recip(den)); }
   TF_INLINE static V Abs(V x) { TF_EACH(_mm512_abs_ps(x.v[u])); }
   TF_INLINE static V CopySign(V magnitude, V sign) {
     const __m512i mask = _mm512_set1_epi32(0x80000000);
@@ -296,6 +299,11 @@ struct Avx2 {
                     _mm256_add_epi32(_mm256_cvtps_epi32(n.v[u]), _mm256_set1_epi32(127)), 23))));
   }
   TF_INLINE static V Rcp(V d) { TF_EACH(_mm256_rcp_ps(d.v[u])); }
+  // num / den as a divide: the divider runs beside the multiply/FMA ports,
+  // which exp already fills (13 of SiLU's operations per register with the
+  // reciprocal's 3). SiLU and tanh-GELU epilogues 4-7 % faster on Zen 3
+  // (bench/runtime_ops_bench, the fastest of 8 alternating runs), exact.
+  TF_INLINE static V Over(V num, V den) { TF_EACH(_mm256_div_ps(num.v[u], den.v[u])); }
   TF_INLINE static V Abs(V x) { TF_EACH(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x.v[u])); }
   TF_INLINE static V CopySign(V magnitude, V sign) {
     const __m256 mask = _mm256_set1_ps(-0.0f);
