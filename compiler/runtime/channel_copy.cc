@@ -111,13 +111,13 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
     struct LaneRun {
       int64_t lane, channel, length;
     };
-    // One run of row y into the destination row `out`.
-    auto copy_run = [&](const LaneRun& run, int64_t y, float* out) {
+    // One run of `pixels` pixels from row y into the destination row `out`.
+    auto copy_run = [&](const LaneRun& run, int64_t y, float* out, int64_t pixels) {
       const float* in = in_at(run.channel, y);
       if (run.length == 1) {  // a lane on its own (a shuffle's, NCHW's): one strided walk
-        for (int64_t x = 0; x < w; ++x) out[x * db + run.lane] = in[x * sb];
+        for (int64_t x = 0; x < pixels; ++x) out[x * db + run.lane] = in[x * sb];
       } else {
-        CopyRuns(in, sb, out + run.lane, db, run.length, w);
+        CopyRuns(in, sb, out + run.lane, db, run.length, pixels);
       }
     };
     LaneRun runs[kMaxGatherLanes];
@@ -143,33 +143,39 @@ void CopyChannels(const PlanBuffer& src_layout, const float* src, const PlanBuff
         l += run;
       }
     }
-    for (int64_t y = first_y; y < first_y + count; ++y) {
+    // Rows as wide as the image on both sides follow on in memory: the
+    // rows of this call are then one run of count * w pixels, so the copy
+    // is set up once, not once per row (a 14-pixel row cost about as much
+    // to set up as to copy).
+    const bool merged = sw == w && dw == w;
+    const int64_t step = merged ? count : 1, pixels = merged ? count * w : w;
+    for (int64_t y = first_y; y < first_y + count; y += step) {
       float* out = dst + (plane * h + y) * dw * db;
       if (one_run && sb == db) {  // only the rows' width changes
-        std::memcpy(out, in_at(first, y), w * db * sizeof(float));
+        std::memcpy(out, in_at(first, y), pixels * db * sizeof(float));
       } else if (one_run && db >= 4) {
-        CopyRuns(in_at(first, y), sb, out, db, db, w);
+        CopyRuns(in_at(first, y), sb, out, db, db, pixels);
       } else if (one_run) {  // a lane or few (NCHW's): one strided walk each
         for (int64_t l = 0; l < db; ++l) {
           const float* in = in_at(first + l, y);
-          for (int64_t x = 0; x < w; ++x) out[x * db + l] = in[x * sb];
+          for (int64_t x = 0; x < pixels; ++x) out[x * db + l] = in[x * sb];
         }
       } else if (run_count > 0) {
-        for (int64_t r = 0; r < run_count; ++r) copy_run(runs[r], y, out);
+        for (int64_t r = 0; r < run_count; ++r) copy_run(runs[r], y, out, pixels);
       } else if (zip[0] >= 0) {
-        ZipRuns(in_at(zip[0], y), in_at(zip[1], y), sb, out, db, db, w);
+        ZipRuns(in_at(zip[0], y), in_at(zip[1], y), sb, out, db, db, pixels);
       } else if (map != nullptr && db <= kMaxGatherLanes) {
         // Pixel by pixel, the lanes in order: the writes contiguous, the
         // reads from as many source blocks as the lanes' channels fall in.
         const float* lane[kMaxGatherLanes];
         for (int64_t l = 0; l < db; ++l) lane[l] = in_at(source(cb * db + l), y);
-        for (int64_t x = 0; x < w; ++x) {
+        for (int64_t x = 0; x < pixels; ++x) {
           for (int64_t l = 0; l < db; ++l) out[x * db + l] = lane[l][x * sb];
         }
       } else {
         for (int64_t l = 0; l < db;) {  // more lanes than `runs` holds: found row by row
           const LaneRun run{l, source(cb * db + l), run_from(l)};
-          copy_run(run, y, out);
+          copy_run(run, y, out, pixels);
           l += run.length;
         }
       }
