@@ -264,31 +264,6 @@ struct PickChannelRow {
   static constexpr ChannelRowFn fn = &ChannelRow<kFunc>;
 };
 
-// The maximum and the sum of n floats in kPartials running lanes, so the
-// loops vectorise (a single running value is a chain GCC keeps scalar:
-// float max and sum are not reassociated without -ffast-math).
-constexpr int64_t kPartials = 16;
-TF_VECTOR_CLONES float RowMax(const float* __restrict v, int64_t n) {
-  float part[kPartials];
-  std::fill(part, part + kPartials, -std::numeric_limits<float>::infinity());
-  int64_t i = 0;
-  for (; i + kPartials <= n; i += kPartials) {
-    for (int64_t l = 0; l < kPartials; ++l) part[l] = std::max(part[l], v[i + l]);
-  }
-  for (; i < n; ++i) part[0] = std::max(part[0], v[i]);
-  return *std::max_element(part, part + kPartials);
-}
-TF_VECTOR_CLONES float RowSum(const float* __restrict v, int64_t n) {
-  float part[kPartials] = {};
-  int64_t i = 0;
-  for (; i + kPartials <= n; i += kPartials) {
-    for (int64_t l = 0; l < kPartials; ++l) part[l] += v[i + l];
-  }
-  for (; i < n; ++i) part[0] += v[i];
-  float sum = 0;
-  for (float p : part) sum += p;
-  return sum;
-}
 TF_VECTOR_CLONES void SubtractFrom(const float* __restrict in, float value, float* __restrict out,
                                    int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = in[i] - value;
@@ -301,9 +276,9 @@ TF_VECTOR_CLONES void ScaleRun(float* v, float scale, int64_t n) {
 // code for the CPU: its maximum, the exponentials of the differences, their
 // sum, the scale.
 void SoftmaxRow(const float* __restrict in, float* __restrict out, int64_t n) {
-  SubtractFrom(in, RowMax(in, n), out, n);
+  SubtractFrom(in, ReduceContiguous(ReduceFunc::kMax, in, n), out, n);
   PointwiseInPlace<PointwiseFunc::kExp>(out, n, 0.0f, 0.0f);
-  ScaleRun(out, 1.0f / RowSum(out, n), n);
+  ScaleRun(out, 1.0f / ReduceContiguous(ReduceFunc::kSum, out, n), n);
 }
 
 // Softmax over the middle axis of one [axis, inner] slice, `width` columns

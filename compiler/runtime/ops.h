@@ -115,6 +115,11 @@ void BatchNorm(const PlanStep& step, const PlanBuffer& layout,
 // Softmax over the middle axis of [outer, axis, inner] (step.in_shape).
 void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime* rt);
 
+// One contiguous run of n floats reduced to one value by `func`, in
+// vectors (kReduce's steps with nothing after the axis; the portable
+// softmax's maximum and sum).
+float ReduceContiguous(ReduceFunc func, const float* in, int64_t n);
+
 // The tensor operators of plan.h (kStridedCopy, kBroadcast, kReduce,
 // kConcat, kPad, kGather, kLayerNorm) on plain buffers:
 // `inputs` in step.inputs order, `out` of `out_elements` floats,

@@ -450,4 +450,18 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
   }
 }
 
+float ReduceContiguous(ReduceFunc func, const float* in, int64_t n) {
+  switch (func) {
+    case ReduceFunc::kMean:
+      return ReduceRun<ReduceFunc::kMean>(in, n);
+    case ReduceFunc::kSum:
+      return ReduceRun<ReduceFunc::kSum>(in, n);
+    case ReduceFunc::kMax:
+      return ReduceRun<ReduceFunc::kMax>(in, n);
+    case ReduceFunc::kMin:
+      return ReduceRun<ReduceFunc::kMin>(in, n);
+  }
+  return 0.0f;
+}
+
 }  // namespace tunefleet
