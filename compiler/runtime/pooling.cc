@@ -18,27 +18,13 @@ using namespace runtime_ops;  // NOLINT: ParallelFor, TF_VECTOR_CLONES, Float8La
 // the loop wait on its own adds) and the rows summed in double, so a
 // 112x112 image loses no precision. Lanes in parts of 8 as vectors, the
 // rest of the block lane by lane; a block of one lane (NCHW) sums each row
-// 8 positions at a time.
+// as the contiguous reduction does.
 TF_VECTOR_CLONES void GlobalMeanBlock(const float* __restrict src, float* __restrict out, int64_t h,
                                       int64_t w, int64_t in_w, int64_t b) {
   const double count = static_cast<double>(h * w);
   if (b == 1) {
     double total = 0;
-    for (int64_t y = 0; y < h; ++y) {
-      const float* __restrict row = src + y * in_w;
-      Float8Lanes a0 = Float8Lanes{}, a1 = Float8Lanes{};
-      int64_t x = 0;
-      for (; x + 16 <= w; x += 16) {
-        a0 += TF_LOAD8(row + x);
-        a1 += TF_LOAD8(row + x + 8);
-      }
-      for (; x + 8 <= w; x += 8) a0 += TF_LOAD8(row + x);
-      float sum = 0;
-      for (; x < w; ++x) sum += row[x];
-      const Float8Lanes s = a0 + a1;
-      for (int l = 0; l < 8; ++l) sum += s[l];
-      total += sum;
-    }
+    for (int64_t y = 0; y < h; ++y) total += ReduceContiguous(ReduceFunc::kSum, src + y * in_w, w);
     out[0] = static_cast<float>(total / count);
     return;
   }
@@ -149,9 +135,12 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
   for (int64_t x = 0; x < g.ow; ++x) {
     const int64_t x0 = x * g.sw - g.pl;
     const int64_t s_lo = first_inside(x0, g.dw), s_hi = end_inside(x0, g.dw, g.kw, g.w);
-    const int64_t window =
-        row_taps * (g.count_include_pad ? g.ColTaps(x0, true) : std::max<int64_t>(s_hi - s_lo, 0));
-    const float scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
+    float scale = 0.0f;  // an average's 1 / taps counted
+    if constexpr (!kMax) {
+      const int64_t window = row_taps * (g.count_include_pad ? g.ColTaps(x0, true)
+                                                             : std::max<int64_t>(s_hi - s_lo, 0));
+      scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
+    }
     for (int64_t p = 0; p < b; p += 8) {
       // A max as a compare and select on the vector: GCC does not vectorise
       // a float max written lane by lane (std::max is the same per lane).
