@@ -35,8 +35,9 @@ struct RecordSelection {
   std::map<std::pair<std::string, std::string>, std::pair<Record, int64_t>> best;
   // Per workload, the best record, then the fastest successful record of
   // each other template and channel-block/row-tile knobs (each layout the
-  // records offer) by ReportedCost(), with their lines: what a layout-aware
-  // choice (layout_choice.h) picks from.
+  // records offer; a validated record before any search figure, then by
+  // ReportedCost(), as BestRecord orders them), with their lines: what a
+  // layout-aware choice (layout_choice.h) picks from.
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<Record, int64_t>>> candidates;
   std::string path;
   // Records ignored: other targets, workloads the model does not have, a torn last line.
