@@ -3,7 +3,8 @@
 // job, SIGSTOP of the leader past its lease, and a restart of PostgreSQL
 // itself. Each time the workers and the client find the leader by
 // themselves, and every job's records are exact: no trial lost, none
-// measured twice.
+// measured twice; a measurement in flight at the kill is delivered to the
+// new leader rather than done again.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -120,6 +121,31 @@ TEST_F(TrackerHaTest, KilledLeaderTheStandbyTakesOverAndTheJobCompletesExactlyOn
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_THAT(fleet_->Log(FleetLauncher::TrackerName(first_)), HasSubstr("standing by"));
   EXPECT_EQ(LeaderAt(3), -1) << "the restarted replica took the lease from the leader";
+}
+
+// A measurement in flight when the leader dies is not done again: the agent
+// finishes it, follows the new leader and delivers it there, and the new
+// leader adopts it (its lease id is signed with the store's key), counted once.
+TEST_F(TrackerHaTest, AMeasurementInFlightAtTheKillIsDeliveredToTheNewLeader) {
+  StartFleet();
+  const int second = 1 - first_;
+  constexpr int64_t kTrials = 4;
+  proto::JobSpec spec = DenseJob(kTrials);
+  // Each measurement waits this long first: the kill lands inside one.
+  spec.mutable_measure()->set_cooldown_interval_s(3);
+  proto::JobStatus job = fleet_->client().Submit(spec).value();
+  WaitForTrials(job.job_id(), 1);
+  ASSERT_LT(TrialsDone(job.job_id()), kTrials);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // into the next cooldown
+  fleet_->tracker(first_).Kill(SIGKILL);
+  fleet_->tracker(first_).Wait(10);
+  ASSERT_EQ(WaitForLeaderAt(2), second) << "the standby did not take over";
+  absl::StatusOr<proto::JobStatus> done = fleet_->WaitForJob(job.job_id(), 240);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), proto::SUCCEEDED) << done->message();
+  ExpectExact(job.job_id(), kTrials);
+  EXPECT_THAT(fleet_->Log(FleetLauncher::TrackerName(second)),
+              HasSubstr("adopted the measure result of an earlier tracker's lease"));
 }
 
 TEST_F(TrackerHaTest, KilledLeaderMidModelJobEveryTaskGetsExactlyItsBudget) {

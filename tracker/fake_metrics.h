@@ -35,6 +35,7 @@ class FakeTrackerMetrics final : public TrackerMetricsInterface {
   void MessageIn(WorkerRole role) override { Bump(messages_in_, role); }
   void MessageOut(WorkerRole role) override { Bump(messages_out_, role); }
   void Rejected(absl::string_view reason) override { Bump(rejected_, std::string(reason)); }
+  void ResultAdopted(bool build) override { Bump(adopted_, build); }
   void SetCalibrations(const std::vector<KeyCalibration>& keys) override {
     Replace(calibrations_, keys);
   }
@@ -59,6 +60,7 @@ class FakeTrackerMetrics final : public TrackerMetricsInterface {
   int messages_in(WorkerRole role) const { return Count(messages_in_, role); }
   int messages_out(WorkerRole role) const { return Count(messages_out_, role); }
   int rejected(const std::string& reason) const { return Count(rejected_, reason); }
+  int adopted(bool build) const { return Count(adopted_, build); }
   std::vector<KeyCalibration> calibrations() const { return Read(calibrations_); }
   int calibrated(const std::string& device_key, bool quarantined) const {
     return Count(calibrated_, std::make_pair(device_key, quarantined));
@@ -105,6 +107,7 @@ class FakeTrackerMetrics final : public TrackerMetricsInterface {
   std::map<WorkerRole, int> messages_in_ ABSL_GUARDED_BY(mutex_);
   std::map<WorkerRole, int> messages_out_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, int> rejected_ ABSL_GUARDED_BY(mutex_);
+  std::map<bool, int> adopted_ ABSL_GUARDED_BY(mutex_);
   std::vector<KeyCalibration> calibrations_ ABSL_GUARDED_BY(mutex_);
   std::vector<UserUsage> users_ ABSL_GUARDED_BY(mutex_);
   std::map<std::pair<std::string, bool>, int> calibrated_ ABSL_GUARDED_BY(mutex_);

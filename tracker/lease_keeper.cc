@@ -9,7 +9,10 @@ namespace tunefleet {
 
 std::string LeaseKeeper::Grant(Job& job, Trial& trial, Worker& worker, Stage stage,
                                double deadline) {
-  const std::string lease_id = absl::StrCat("L", next_lease_++);
+  const std::string lease_id =
+      tokens_.has_value()
+          ? tokens_->Mint({job.stored.job_id, trial.id, stage}, worker.registration.name())
+          : absl::StrCat("L", next_lease_++);
   Lease lease;
   lease.job_id = job.stored.job_id;
   lease.trial_id = trial.id;
@@ -33,6 +36,28 @@ const Lease* LeaseKeeper::Find(const Worker& worker, const std::string& lease_id
   if (it == leases_.end() || it->second.worker_id != worker.id || it->second.stage != stage)
     return nullptr;
   return &it->second;
+}
+
+absl::StatusOr<LeaseClaim> LeaseKeeper::Claim(const Worker& worker,
+                                              const std::string& lease_id) const {
+  if (!tokens_.has_value()) {
+    return absl::FailedPreconditionError("this tracker signs no lease ids");
+  }
+  return tokens_->Verify(lease_id, worker.registration.name());
+}
+
+void LeaseKeeper::Revoke(const std::string& lease_id, const std::string& reason) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return;
+  if (it->second.stage == Stage::kMeasure) {
+    if (Worker* agent = workers_->Find(it->second.worker_id)) {
+      proto::TrackerMessage m;
+      m.mutable_abort_measure()->set_lease_id(lease_id);
+      m.mutable_abort_measure()->set_reason(reason);
+      agent->outbox->Send(std::move(m));
+    }
+  }
+  End(lease_id);
 }
 
 void LeaseKeeper::End(const std::string& lease_id) {

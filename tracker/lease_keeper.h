@@ -13,12 +13,15 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "tracker/job_table.h"
+#include "tracker/lease_tokens.h"
 #include "tracker/metrics_interface.h"
 #include "tracker/trial_lifecycle.h"
 #include "tracker/worker_registry.h"
@@ -42,10 +45,26 @@ class LeaseKeeper {
               TrackerMetricsInterface* metrics)
       : jobs_(jobs), workers_(workers), lifecycle_(lifecycle), metrics_(metrics) {}
 
+  // Signs lease ids from now on (Scheduler::Create, with its store's key),
+  // so that a tracker after this one on the store can adopt the results of
+  // leases this one gave (Claim). Without it ids are "L<n>", claimable by
+  // no one.
+  void SetTokens(LeaseTokens tokens) { tokens_ = std::move(tokens); }
+
   // Leases `trial` to `worker` for `stage` until `deadline`: the trial is
   // building or measuring, the worker and the job count it. Returns the
   // lease id.
   std::string Grant(Job& job, Trial& trial, Worker& worker, Stage stage, double deadline);
+  // What `lease_id`, which this keeper did not give, claims, when this
+  // store's key signed it for `worker` (a lease of this tracker's
+  // predecessor on the store); InvalidArgument naming why not
+  // (LeaseTokens::Verify), FailedPrecondition without tokens.
+  [[nodiscard]] absl::StatusOr<LeaseClaim> Claim(const Worker& worker,
+                                                 const std::string& lease_id) const;
+  // Ends a lease whose trial was answered another way (a predecessor's
+  // lease delivered its result): a measuring agent is asked to stop
+  // (AbortMeasure), and whatever the holder sends for it is refused.
+  void Revoke(const std::string& lease_id, const std::string& reason);
   // The lease if `worker` holds it for `stage`, else null (expired,
   // requeued, never given, or another stage).
   const Lease* Find(const Worker& worker, const std::string& lease_id, Stage stage) const;
@@ -77,6 +96,7 @@ class LeaseKeeper {
   TrackerMetricsInterface* const metrics_;
   absl::flat_hash_map<std::string, Lease> leases_;
   int64_t next_lease_ = 1;
+  std::optional<LeaseTokens> tokens_;
   std::map<std::string, int> host_builds_;
   std::map<std::string, int> host_measures_;
 };

@@ -134,6 +134,12 @@ TrackerMetrics::TrackerMetrics() : registry_(std::make_shared<prometheus::Regist
   }
   rejected_family_ = &Register(prometheus::BuildCounter(), "tunefleet_rejected_messages_total",
                                "Messages and calls refused, by reason.", registry);
+  auto& adopted = Register(prometheus::BuildCounter(), "tunefleet_results_adopted_total",
+                           "Results of leases an earlier tracker on the store gave, taken after "
+                           "a takeover or restart, by stage.",
+                           registry);
+  adopted_builds_ = &adopted.Add({{"stage", "build"}});
+  adopted_measures_ = &adopted.Add({{"stage", "measure"}});
   user_jobs_family_ =
       &Register(prometheus::BuildGauge(), "tunefleet_user_jobs_in_flight",
                 "A user's jobs queued or running (its jobs= quota caps it).", registry);
@@ -359,6 +365,10 @@ void TrackerMetrics::MessageIn(WorkerRole role) {
 
 void TrackerMetrics::MessageOut(WorkerRole role) {
   messages_out_by_role_[static_cast<int>(role)]->Increment();
+}
+
+void TrackerMetrics::ResultAdopted(bool build) {
+  (build ? adopted_builds_ : adopted_measures_)->Increment();
 }
 
 void TrackerMetrics::Rejected(absl::string_view reason) {

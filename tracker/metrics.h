@@ -22,6 +22,7 @@
 //   tunefleet_job_best_gflops{target}                   gauge
 //   tunefleet_stream_messages_total{role,direction}     counter (direction in|out)
 //   tunefleet_rejected_messages_total{reason}           counter
+//   tunefleet_results_adopted_total{stage}              counter (an earlier tracker's leases)
 // priority_class is a job's priority in powers of two: 1, 2-3, 4-7, 8+.
 // Series of the fixed label sets (results, reasons, stages, roles, job states
 // and priority classes)
@@ -73,6 +74,7 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   void MessageIn(WorkerRole role) override;
   void MessageOut(WorkerRole role) override;
   void Rejected(absl::string_view reason) override;
+  void ResultAdopted(bool build) override;
   void SetCalibrations(const std::vector<KeyCalibration>& keys) override;
   void SetUsers(const std::vector<UserUsage>& users) override;
   void AgentCalibrated(absl::string_view device_key, bool quarantined) override;
@@ -115,6 +117,8 @@ class TrackerMetrics final : public TrackerMetricsInterface {
   std::array<prometheus::Histogram*, kNumQueueStages> dispatch_by_stage_;
   std::array<prometheus::Counter*, kNumWorkerRoles> messages_in_by_role_;
   std::array<prometheus::Counter*, kNumWorkerRoles> messages_out_by_role_;
+  prometheus::Counter* adopted_builds_;
+  prometheus::Counter* adopted_measures_;
   // The series of one priority class, mirroring JobCounts.
   struct JobGauges {
     prometheus::Gauge* queued = nullptr;

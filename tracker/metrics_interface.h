@@ -169,6 +169,10 @@ class TrackerMetricsInterface {
   // A message or call refused. `reason` must come from a small fixed set of
   // constants (e.g. "unauthenticated", "permission_denied", "stale_lease").
   virtual void Rejected(absl::string_view reason) = 0;
+  // The result of a lease an earlier tracker on the store gave, taken
+  // (a build's when `build`, else a measurement's): work that survived a
+  // takeover or restart.
+  virtual void ResultAdopted(bool build) = 0;
   // An agent of `device_key` reported a calibration, which passed or
   // quarantined it.
   virtual void AgentCalibrated(absl::string_view device_key, bool quarantined) = 0;
@@ -188,6 +192,7 @@ class NoopTrackerMetrics final : public TrackerMetricsInterface {
   void MessageIn(WorkerRole) override {}
   void MessageOut(WorkerRole) override {}
   void Rejected(absl::string_view) override {}
+  void ResultAdopted(bool) override {}
   void SetCalibrations(const std::vector<KeyCalibration>&) override {}
   void SetUsers(const std::vector<UserUsage>&) override {}
   void AgentCalibrated(absl::string_view, bool) override {}

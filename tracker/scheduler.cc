@@ -1,7 +1,10 @@
 #include "tracker/scheduler.h"
 
+#include <algorithm>
+#include <deque>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
@@ -10,7 +13,9 @@
 #include "proto_convert/measure_result.h"
 #include "proto_convert/run_request.h"
 #include "proto_convert/task_spec.h"
+#include "target/target_string.h"
 #include "tracker/gauges.h"
+#include "tracker/lease_tokens.h"
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record.h"
 
@@ -46,7 +51,10 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(Store* store,
   if (clock == nullptr) return absl::InvalidArgumentError("Scheduler needs a clock");
   TF_RETURN_IF_ERROR(options.calibration.Validate());
   std::unique_ptr<Scheduler> s(new Scheduler(store, metrics, std::move(options), clock));
+  TF_ASSIGN_OR_RETURN(const std::string lease_key, store->LeaseKey());
+  TF_ASSIGN_OR_RETURN(LeaseTokens tokens, LeaseTokens::FromHexKey(lease_key));
   absl::MutexLock lock(&s->mu_);
+  s->leases_.SetTokens(std::move(tokens));
   TF_RETURN_IF_ERROR(s->lifecycle_.Resume(*store));
   return s;
 }
@@ -346,8 +354,15 @@ void Scheduler::Tick() {
 void Scheduler::HandleBuildResult(Worker& builder, const proto::BuildResult& result,
                                   double received_at) {
   if (!HasRole(builder, proto::BUILDER, "only builders send build results")) return;
-  const Lease* lease = HeldLease(builder, result.lease_id(), Stage::kBuild);
-  if (lease == nullptr) return;
+  const Lease* lease = leases_.Find(builder, result.lease_id(), Stage::kBuild);
+  if (lease == nullptr) {
+    auto [job, trial] = AdoptResult(builder, result.lease_id(), Stage::kBuild);
+    if (trial == nullptr) return;
+    ++builder.completed;
+    lifecycle_.Built(*job, *trial, result, builder, received_at);
+    dispatcher_.DispatchAll(received_at);
+    return;
+  }
   Job& job = *jobs_.Find(lease->job_id);
   Trial& trial = job.trials.at(lease->trial_id);
   leases_.End(result.lease_id());
@@ -360,8 +375,18 @@ void Scheduler::HandleBuildResult(Worker& builder, const proto::BuildResult& res
 void Scheduler::HandleMeasureResult(Worker& agent, const proto::MeasureResult& result,
                                     double received_at) {
   if (!HasRole(agent, proto::AGENT, "only agents send measure results")) return;
-  const Lease* lease = HeldLease(agent, result.lease_id(), Stage::kMeasure);
-  if (lease == nullptr) return;
+  const Lease* lease = leases_.Find(agent, result.lease_id(), Stage::kMeasure);
+  if (lease == nullptr) {
+    // A predecessor's lease; one that wants the artifact again is not worth
+    // it (this tracker has none): the trial is built again as usual.
+    if (result.need_artifact()) return;
+    auto [job, trial] = AdoptResult(agent, result.lease_id(), Stage::kMeasure);
+    if (trial == nullptr) return;
+    ++agent.completed;
+    lifecycle_.Measured(*job, *trial, result, agent);
+    dispatcher_.DispatchAll(received_at);
+    return;
+  }
   Job& job = *jobs_.Find(lease->job_id);
   Trial& trial = job.trials.at(lease->trial_id);
   if (result.need_artifact() && !job.finished()) {
@@ -406,17 +431,61 @@ void Scheduler::HandlePropose(Worker& tuner, const proto::ProposeTrials& propose
   dispatcher_.DispatchAll(received_at);
 }
 
-const Lease* Scheduler::HeldLease(Worker& worker, const std::string& lease_id, Stage stage) {
-  const Lease* lease = leases_.Find(worker, lease_id, stage);
-  if (lease == nullptr) {
+std::pair<Job*, Trial*> Scheduler::AdoptResult(Worker& worker, const std::string& lease_id,
+                                               Stage stage) {
+  const std::pair<Job*, Trial*> none = {nullptr, nullptr};
+  auto refuse = [&](absl::string_view why) {
     SendError(worker,
-              absl::NotFoundError(
-                  absl::StrCat("a ", StageName(stage), " result for lease \"", lease_id,
-                               "\", which this worker does not hold (expired, requeued or never "
-                               "given)")),
+              absl::NotFoundError(absl::StrCat("a ", StageName(stage), " result for lease \"",
+                                               absl::CHexEscape(lease_id.substr(0, 120)),
+                                               "\", which this worker does not hold: ", why)),
               false);
+    return none;
+  };
+  absl::StatusOr<LeaseClaim> claim = leases_.Claim(worker, lease_id);
+  if (!claim.ok()) {
+    // An "L<n>" id, or one this store's key never signed for this worker.
+    return refuse(lease_id.size() > 0 && lease_id.find('.') == std::string::npos
+                      ? "expired, requeued or never given"
+                      : claim.status().message());
   }
-  return lease;
+  if (claim->stage != stage) return refuse("it leased another stage");
+  Job* job = jobs_.Find(claim->job_id);
+  if (job == nullptr) return refuse("its job is unknown here");
+  auto found = job->trials.find(claim->trial_id);
+  if (found == job->trials.end()) return refuse("its trial is unknown here");
+  Trial& trial = found->second;
+  // Counted once: a trial already answered (before the break, or by this
+  // tracker's own lease) takes nothing more, and the worker is not scolded
+  // for a resend.
+  const bool waiting =
+      !job->finished() && !trial.done &&
+      (trial.state == TrialState::kToBuild || trial.state == TrialState::kBuilding ||
+       (stage == Stage::kMeasure &&
+        (trial.state == TrialState::kToMeasure || trial.state == TrialState::kMeasuring)));
+  if (!waiting) {
+    TF_LOG(INFO) << "job " << job->stored.job_id << " trial " << trial.id << ": a "
+                 << StageName(stage) << " result from " << worker.registration.name()
+                 << " for a lease of an earlier tracker, not needed (answered already)";
+    return none;
+  }
+  const std::string reason = absl::StrCat("the ", StageName(stage), " result of an earlier lease (",
+                                          worker.registration.name(), ") arrived");
+  if (!trial.lease_id.empty()) leases_.Revoke(trial.lease_id, reason);
+  for (std::deque<int64_t>* queue : {&job->to_build, &job->to_measure}) {
+    queue->erase(std::remove(queue->begin(), queue->end(), trial.id), queue->end());
+  }
+  if (trial.target.empty()) {
+    // The target its build had ("native" as the key's agents say it), as
+    // the dispatcher sets it before a build.
+    trial.target = WithNativeCpu(job->stored.spec.tasks(trial.task_index).task().target(),
+                                 workers_.LlvmCpuOfKey(job->stored.spec.device_key()));
+  }
+  TF_LOG(INFO) << "job " << job->stored.job_id << " trial " << trial.id << ": adopted the "
+               << StageName(stage) << " result of an earlier tracker's lease from "
+               << worker.registration.name();
+  if (metrics_ != nullptr) metrics_->ResultAdopted(stage == Stage::kBuild);
+  return {job, &trial};
 }
 
 bool Scheduler::HasRole(Worker& worker, proto::WorkerRole role, const char* refusal) {

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -117,9 +118,14 @@ class Scheduler {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void HandlePropose(Worker& tuner, const proto::ProposeTrials& propose, double received_at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The lease `lease_id` of `worker` for `stage`, or null after answering
-  // the worker with an error.
-  const Lease* HeldLease(Worker& worker, const std::string& lease_id, Stage stage)
+  // A `stage` result for `lease_id`, which this tracker did not give: when a
+  // predecessor on the store gave it to `worker` (LeaseKeeper::Claim) and
+  // its trial still waits for that stage, the trial, taken out of its queue
+  // (or from the worker this tracker leased it to since), to be answered by
+  // the result: in-flight work survives a takeover or restart, counted
+  // once. Otherwise {null, null}: silently for a trial answered already
+  // (a resend), else after answering the worker with why not.
+  std::pair<Job*, Trial*> AdoptResult(Worker& worker, const std::string& lease_id, Stage stage)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `worker` has `role`; if not, answers it with PermissionDenied(`refusal`).
   bool HasRole(Worker& worker, proto::WorkerRole role, const char* refusal)

@@ -11,7 +11,9 @@
 #include "nlohmann/json.hpp"
 #include "tracker/fake_metrics.h"
 #include "tracker/fake_outbox.h"
+#include "tracker/lease_tokens.h"
 #include "tracker/store/failing_store.h"
+#include "tracker/store/memory_store.h"
 #include "tuner_core/templates/task.h"
 
 namespace tunefleet {
@@ -55,14 +57,14 @@ class SchedulerTest : public ::testing::Test {
   }
 
   FakeWorker Register(proto::WorkerRole role, const std::string& name, const std::string& key = "",
-                      int parallelism = 1) {
+                      int parallelism = 1, const std::string& peer = "test") {
     FakeWorker w;
     proto::Register r;
     r.set_role(role);
     r.set_name(name);
     r.set_device_key(key);
     r.set_parallelism(parallelism);
-    absl::StatusOr<std::string> id = scheduler_->RegisterWorker(r, "test", w.outbox);
+    absl::StatusOr<std::string> id = scheduler_->RegisterWorker(r, peer, w.outbox);
     EXPECT_TRUE(id.ok()) << id.status();
     w.id = id.value_or("");
     EXPECT_EQ(w.outbox->Take(proto::TrackerMessage::kRegistered).size(), 1u);
@@ -457,6 +459,106 @@ TEST_F(SchedulerTest, RestartResumesFromTheStore) {
   EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
   std::vector<std::string> records = scheduler_->ExportRecords(ExportOf(job.job_id())).value();
   EXPECT_EQ(records.size(), 4u);
+}
+
+// A takeover (or restart) while an agent measures: the new tracker adopts
+// the result, its lease id signed with the store's lease key for that agent,
+// instead of building and measuring the trial again; the trial is counted
+// once, and a resent result is ignored without a scolding.
+TEST_F(SchedulerTest, AMeasurementOfAnEarlierTrackersLeaseIsAdoptedOnce) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 4);
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(3)).value();
+  Propose(tuner, job.job_id(), {1, 2, 3});
+  ASSERT_EQ(CompleteBuilds(builder), 3);
+  auto measures = agent.outbox->Take(proto::TrackerMessage::kMeasure);
+  ASSERT_EQ(measures.size(), 1u);
+  const proto::MeasureRequest measuring = measures[0].measure();
+
+  Restart();  // the leader died; its successor resumes from the store
+  FakeWorker agent2 = Register(proto::AGENT, "agent", "cpu");
+  proto::WorkerMessage measured;
+  measured.mutable_measure_result()->set_lease_id(measuring.lease_id());
+  measured.mutable_measure_result()->mutable_run()->add_costs(2e-3);
+  measured.mutable_measure_result()->mutable_run()->add_costs(2e-3);
+  scheduler_->OnMessage(agent2.id, measured);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->trials_done(), 1);
+  EXPECT_EQ(metrics_.adopted(/*build=*/false), 1);
+  scheduler_->OnMessage(agent2.id, measured);  // resent after a reconnect
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->trials_done(), 1);
+  EXPECT_EQ(metrics_.adopted(/*build=*/false), 1);
+  EXPECT_TRUE(agent2.outbox->Take(proto::TrackerMessage::kError).empty());
+
+  // The other two are built and measured again; the adopted one is not.
+  FakeWorker builder2 = Register(proto::BUILDER, "builder", "", 4);
+  EXPECT_EQ(CompleteBuilds(builder2), 2);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(CompleteMeasures(agent2).size(), 1u);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+  std::vector<std::string> records = scheduler_->ExportRecords(ExportOf(job.job_id())).value();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_THAT(records[measuring.trial_id()], HasSubstr("0.002"));
+}
+
+// The same for a build in flight, which the trial's measurement follows;
+// a lease id claimed by another worker, altered, or signed with another
+// store's key is refused.
+TEST_F(SchedulerTest, ABuildOfAnEarlierTrackersLeaseIsAdoptedOnlyFromItsWorker) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 4, "build-host");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  Propose(tuner, job.job_id(), {1, 2});
+  auto builds = builder.outbox->Take(proto::TrackerMessage::kBuild);
+  ASSERT_EQ(builds.size(), 2u);
+
+  Restart();
+  FakeWorker builder2 = Register(proto::BUILDER, "builder", "", 1, "build-host");
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  auto rebuilding = builder2.outbox->Take(proto::TrackerMessage::kBuild);
+  ASSERT_EQ(rebuilding.size(), 1u);  // trial 0, built again
+  proto::WorkerMessage built;
+  built.mutable_build_result()->set_shared_object("ELF");
+  built.mutable_build_result()->set_entry_name("kernel");
+  built.mutable_build_result()->set_artifact_hash("hash");
+  // Not adopted: trial 1's lease claimed by another worker, altered, or
+  // signed with another store's key.
+  FakeWorker stranger = Register(proto::BUILDER, "stranger", "", 1, "build-host");
+  built.mutable_build_result()->set_lease_id(builds[1].build().lease_id());
+  scheduler_->OnMessage(stranger.id, built);
+  std::string altered = builds[1].build().lease_id();
+  altered[altered.find('.') + 3] = '9';  // the trial id
+  built.mutable_build_result()->set_lease_id(altered);
+  scheduler_->OnMessage(builder2.id, built);
+  MemoryStore other;
+  LeaseTokens foreign = LeaseTokens::FromHexKey(other.LeaseKey().value()).value();
+  built.mutable_build_result()->set_lease_id(
+      foreign.Mint({job.job_id(), builds[1].build().trial_id(), Stage::kBuild}, "builder"));
+  scheduler_->OnMessage(builder2.id, built);
+  EXPECT_EQ(metrics_.adopted(/*build=*/true), 0);
+  EXPECT_EQ(stranger.outbox->Take(proto::TrackerMessage::kError).size(), 1u);
+  auto errors = builder2.outbox->Take(proto::TrackerMessage::kError);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_THAT(errors[1].error().message(), HasSubstr("signature does not match"));
+  EXPECT_TRUE(agent.outbox->Take(proto::TrackerMessage::kMeasure).empty());
+
+  // From the builder that held it: measured next, not built again.
+  built.mutable_build_result()->set_lease_id(builds[1].build().lease_id());
+  scheduler_->OnMessage(builder2.id, built);
+  EXPECT_EQ(metrics_.adopted(/*build=*/true), 1);
+  auto measures = agent.outbox->Take(proto::TrackerMessage::kMeasure);
+  ASSERT_EQ(measures.size(), 1u);
+  EXPECT_EQ(measures[0].measure().trial_id(), builds[1].build().trial_id());
+  scheduler_->OnMessage(agent.id, [&] {
+    proto::WorkerMessage m;
+    m.mutable_measure_result()->set_lease_id(measures[0].measure().lease_id());
+    m.mutable_measure_result()->mutable_run()->add_costs(1e-3);
+    return m;
+  }());
+  built.mutable_build_result()->set_lease_id(rebuilding[0].build().lease_id());
+  scheduler_->OnMessage(builder2.id, built);
+  EXPECT_EQ(CompleteMeasures(agent).size(), 1u);
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+  EXPECT_EQ(scheduler_->ExportRecords(ExportOf(job.job_id())).value().size(), 2u);
 }
 
 TEST_F(SchedulerTest, OneHostNeverBuildsWhileItMeasures) {

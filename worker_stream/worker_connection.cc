@@ -172,14 +172,87 @@ void WorkerConnection::Stop() {
   if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
 }
 
+namespace {
+
+const std::string& LeaseOf(const proto::WorkerMessage& result) {
+  return result.has_build_result() ? result.build_result().lease_id()
+                                   : result.measure_result().lease_id();
+}
+
+}  // namespace
+
 bool WorkerConnection::Send(const proto::WorkerMessage& message) {
+  const bool result = message.has_build_result() || message.has_measure_result();
   std::shared_ptr<Session> session;
   {
     absl::MutexLock lock(&mu_);
-    if (!registered_) return false;
-    session = session_;
+    if (registered_) session = session_;
+    if (session == nullptr) {
+      if (result) HoldResult(message, false);
+      return false;
+    }
   }
-  return session != nullptr && session->Write(message);
+  const bool written = session->Write(message);
+  if (result) {
+    absl::MutexLock lock(&mu_);
+    HoldResult(message, written);
+  }
+  return written;
+}
+
+void WorkerConnection::HoldResult(const proto::WorkerMessage& message, bool written) {
+  const double now = SystemClock().NowSeconds();
+  // The same result again (a resend: one lease, one result) refreshes its entry.
+  for (HeldResult& held : held_results_) {
+    if (held.message.kind_case() == message.kind_case() &&
+        LeaseOf(held.message) == LeaseOf(message)) {
+      if (written) held.written_at = now;
+      return;
+    }
+  }
+  held_results_.push_back({message, written ? now : -1});
+  held_result_bytes_ += static_cast<int64_t>(message.ByteSizeLong());
+  while (!held_results_.empty() &&
+         (static_cast<int>(held_results_.size()) > kMaxHeldResults ||
+          held_result_bytes_ > kMaxHeldResultBytes ||
+          (held_results_.front().written_at >= 0 &&
+           now - held_results_.front().written_at > kResultResendWindowS))) {
+    held_result_bytes_ -= static_cast<int64_t>(held_results_.front().message.ByteSizeLong());
+    held_results_.pop_front();
+  }
+}
+
+void WorkerConnection::ResendHeldResults(Session& session) {
+  std::deque<HeldResult> held;
+  {
+    absl::MutexLock lock(&mu_);
+    const double now = SystemClock().NowSeconds();
+    for (HeldResult& r : held_results_) {
+      if (r.written_at < 0 || now - r.written_at <= kResultResendWindowS) {
+        held.push_back(std::move(r));
+      }
+    }
+    held_results_.clear();
+    held_result_bytes_ = 0;
+  }
+  if (held.empty()) return;
+  TF_LOG(INFO) << "writing " << held.size()
+               << " result(s) of an earlier session again (a tracker that counted them ignores "
+                  "them)";
+  int64_t resent = 0;
+  for (HeldResult& r : held) {
+    const bool written = session.Write(r.message);
+    resent += written;
+    absl::MutexLock lock(&mu_);
+    HoldResult(r.message, written);
+  }
+  absl::MutexLock lock(&mu_);
+  results_resent_ += resent;
+}
+
+int64_t WorkerConnection::results_resent() const {
+  absl::MutexLock lock(&mu_);
+  return results_resent_;
 }
 
 bool WorkerConnection::connected() const {
@@ -331,6 +404,7 @@ WorkerConnection::SessionEnd WorkerConnection::RunSession() {
                  << " worker_id=" << registered.worker_id()
                  << " name=" << options_.registration.name()
                  << " heartbeat_s=" << registered.heartbeat_interval_s();
+    ResendHeldResults(*session);
     while (session->stream->Read(&message)) {
       switch (message.kind_case()) {
         case proto::TrackerMessage::kRegistered:

@@ -23,6 +23,16 @@
 // Stop(). A fatal Error from the tracker (e.g. a refused registration) is
 // logged and also retried with backoff.
 //
+// Results survive a break: every BuildResult and MeasureResult Send is given
+// (written or not: no session, or the write failed) is kept for
+// kResultResendWindowS after it was last written, and written again, in
+// order, as soon as the next session is registered (after `on_session`). A
+// tracker that already counted one ignores it; one that took over from the
+// tracker that gave the lease, or that requeued it when the stream broke,
+// adopts it (tracker/lease_tokens.h), so work in flight across a failover is
+// not done twice. At most kMaxHeldResults results and kMaxHeldResultBytes
+// are kept (the oldest go first).
+//
 // `on_session` (optional) is called on the reader thread each time a new
 // session is registered (with the worker id), so a worker can drop state tied
 // to the previous session: whatever it held then has been requeued by the
@@ -44,6 +54,7 @@
 #define TUNEFLEET_WORKER_STREAM_WORKER_CONNECTION_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -63,6 +74,10 @@ namespace tunefleet {
 
 // Largest message either way on a worker stream (an artifact is one message).
 inline constexpr int kMaxWorkerMessageBytes = 256 << 20;
+// Results kept for the next session (see WorkerConnection).
+inline constexpr double kResultResendWindowS = 10;
+inline constexpr int kMaxHeldResults = 64;
+inline constexpr int64_t kMaxHeldResultBytes = int64_t{64} << 20;
 
 struct WorkerConnectionOptions {
   // "127.0.0.1:7070", or tracker replicas "a:7070,b:7070": a standby's
@@ -113,9 +128,9 @@ class WorkerConnection {
   void Stop();
 
   // Sends on the current session's stream (thread-safe, serialised with a
-  // mutex). false when there is no registered session or the write failed
-  // (the message is dropped: whatever it answered was requeued by the
-  // tracker when the session broke).
+  // mutex). false when there is no registered session or the write failed:
+  // the message is dropped, except a result, which the next session gets
+  // (see above).
   bool Send(const proto::WorkerMessage& message);
 
   bool connected() const;
@@ -124,8 +139,14 @@ class WorkerConnection {
   // Dial attempts and sessions that ended (failed to open or register, or
   // broke); for tests and diagnostics.
   int64_t failures() const;
+  // Results written again to a later session so far.
+  int64_t results_resent() const;
 
  private:
+  struct HeldResult {
+    proto::WorkerMessage message;
+    double written_at = -1;  // steady seconds of the last write; -1: never written
+  };
   struct Session;
   struct SessionEnd {
     bool registered = false;  // the tracker answered Registered
@@ -141,6 +162,11 @@ class WorkerConnection {
   void HeartbeatLoop();
   // Dials, registers and reads until the stream ends.
   SessionEnd RunSession();
+  // Keeps `message` (a result) for later sessions, or refreshes its write time.
+  void HoldResult(const proto::WorkerMessage& message, bool written)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes the held results to `session`, just registered.
+  void ResendHeldResults(Session& session);
   // Waits `seconds` or until Stop(); false when stopping.
   bool SleepUnlessStopping(double seconds);
   bool stopping() const;
@@ -164,6 +190,9 @@ class WorkerConnection {
   double heartbeat_interval_s_ ABSL_GUARDED_BY(mu_);
   int64_t sessions_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t failures_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<HeldResult> held_results_ ABSL_GUARDED_BY(mu_);
+  int64_t held_result_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t results_resent_ ABSL_GUARDED_BY(mu_) = 0;
 
   absl::Mutex join_mu_;  // serialises joins when Stop() races itself
   std::thread reader_thread_;

@@ -135,6 +135,42 @@ TEST(WorkerConnectionTest, RegistersHeartbeatsDeliversBothWaysAndReconnectsAfter
   connection.Stop();  // idempotent
 }
 
+// A result given to Send with no session is written once one registers, and
+// a result written just before a break is written again on the next session
+// (a tracker that counted it ignores it; one that took over adopts it);
+// other messages are not kept.
+TEST(WorkerConnectionTest, ResultsAreWrittenAgainOnTheNextSession) {
+  FakeWorkerGateway tracker(GatewayMode::kRegister);
+  Inbox inbox;
+  WorkerConnection connection(Options(tracker.address()), inbox.MessageHandler(),
+                              inbox.SessionHandler());
+  proto::WorkerMessage early;
+  early.mutable_build_result()->set_lease_id("lease-0");
+  EXPECT_FALSE(connection.Send(early));
+  proto::WorkerMessage calibration;
+  calibration.mutable_calibration();
+  EXPECT_FALSE(connection.Send(calibration));
+  connection.Start();
+  ASSERT_TRUE(Eventually([&] { return tracker.received().size() == 1; }));
+  EXPECT_EQ(tracker.received()[0].build_result().lease_id(), "lease-0");
+  EXPECT_EQ(connection.results_resent(), 1);
+
+  proto::WorkerMessage result;
+  result.mutable_measure_result()->set_lease_id("lease-1");
+  ASSERT_TRUE(connection.Send(result));
+  ASSERT_TRUE(Eventually([&] { return tracker.received().size() == 2; }));
+  tracker.DropStream();
+  ASSERT_TRUE(Eventually([&] { return tracker.received().size() == 4; }));
+  std::vector<std::string> leases;
+  for (const proto::WorkerMessage& m : tracker.received()) {
+    leases.push_back(m.has_build_result() ? m.build_result().lease_id()
+                                          : m.measure_result().lease_id());
+  }
+  EXPECT_EQ(leases, (std::vector<std::string>{"lease-0", "lease-1", "lease-0", "lease-1"}));
+  EXPECT_EQ(connection.results_resent(), 3);
+  connection.Stop();
+}
+
 TEST(WorkerConnectionTest, RefusedRegistrationIsRetriedWithBackoff) {
   FakeWorkerGateway tracker(GatewayMode::kRefuse);
   Inbox inbox;

@@ -53,6 +53,7 @@ class FailingStore final : public Store {
       const std::string& job_id) override {
     return memory_.LoadRecordLines(job_id);
   }
+  [[nodiscard]] absl::StatusOr<std::string> LeaseKey() override { return memory_.LeaseKey(); }
 
  private:
   [[nodiscard]] absl::Status Refuse() {

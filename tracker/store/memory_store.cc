@@ -71,4 +71,10 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::LoadRecordLines(const std:
   return lines;
 }
 
+absl::StatusOr<std::string> MemoryStore::LeaseKey() {
+  absl::MutexLock lock(&mutex_);
+  if (lease_key_.empty()) lease_key_ = NewLeaseKey();
+  return lease_key_;
+}
+
 }  // namespace tunefleet

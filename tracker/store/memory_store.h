@@ -33,6 +33,7 @@ class MemoryStore final : public Store {
       const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<std::vector<std::string>> LoadRecordLines(
       const std::string& job_id) override;
+  [[nodiscard]] absl::StatusOr<std::string> LeaseKey() override;
 
  private:
   struct JobEntry {
@@ -45,6 +46,7 @@ class MemoryStore final : public Store {
 
   mutable absl::Mutex mutex_;
   std::map<std::string, JobEntry> jobs_ ABSL_GUARDED_BY(mutex_);  // by job_id
+  std::string lease_key_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace tunefleet

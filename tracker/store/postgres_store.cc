@@ -30,6 +30,7 @@ class PostgresStore final : public Store {
       const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<std::vector<std::string>> LoadRecordLines(
       const std::string& job_id) override;
+  [[nodiscard]] absl::StatusOr<std::string> LeaseKey() override;
 
  private:
   // With a fence epoch: the statement that fails a write's transaction
@@ -200,6 +201,30 @@ absl::StatusOr<std::vector<StoredTrial>> PostgresStore::LoadTrials(const std::st
     trials.push_back(std::move(trial));
   }
   return trials;
+}
+
+absl::StatusOr<std::string> PostgresStore::LeaseKey() {
+  PgParams params;
+  params.Text(NewLeaseKey());
+  absl::MutexLock lock(&mutex_);
+  // The first replica's key stays (ON CONFLICT DO NOTHING), whoever reads it.
+  TF_RETURN_IF_ERROR(db_->Exec("INSERT INTO tunefleet_meta (key, value) VALUES ('lease_key', $1) "
+                               "ON CONFLICT (key) DO NOTHING",
+                               params, "store the lease key")
+                         .status());
+  TF_ASSIGN_OR_RETURN(PgResult rows,
+                      db_->Exec("SELECT value FROM tunefleet_meta WHERE key = 'lease_key'",
+                                PgParams(), "read the lease key"));
+  if (rows.rows() != 1) {
+    return absl::DataLossError(
+        absl::StrCat(db_->description(), ": no lease key in tunefleet_meta"));
+  }
+  std::string key = rows.Row(0, absl::StrCat(db_->description(), ": lease key")).Text(0);
+  if (key.size() != kLeaseKeyHexDigits) {
+    return absl::DataLossError(
+        absl::StrCat(db_->description(), ": the lease key in tunefleet_meta is damaged"));
+  }
+  return key;
 }
 
 absl::StatusOr<std::vector<std::string>> PostgresStore::ReadLines(const char* sql,

@@ -93,12 +93,17 @@ class PostgresStoreTest : public ::testing::Test {
 };
 
 TEST_F(PostgresStoreTest, DataSurvivesCloseAndReopen) {
+  std::string lease_key;
   {
     std::unique_ptr<Store> store = Open();
+    lease_key = store->LeaseKey().value_or("");
+    // Another replica on the same database signs with the same key.
+    EXPECT_EQ(Open()->LeaseKey().value_or("none"), lease_key);
     ASSERT_TRUE(store->PutJob(Job("a", 1)).ok());
     ASSERT_TRUE(store->PutTrials({Trial("a", 0), Trial("a", 1)}).ok());
   }
   std::unique_ptr<Store> store = Open();
+  EXPECT_EQ(store->LeaseKey().value_or("none"), lease_key);
   absl::StatusOr<std::vector<StoredJob>> jobs = store->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->size(), 1u);

@@ -106,6 +106,7 @@ class SqliteStore final : public Store {
       const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<std::vector<std::string>> LoadRecordLines(
       const std::string& job_id) override;
+  [[nodiscard]] absl::StatusOr<std::string> LeaseKey() override;
 
  private:
   // Resets a cached statement when a call is done with it: clears its
@@ -437,6 +438,23 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::LoadRecordLines(const std:
   const int bind_rc = Binder(use.get()).Text(job_id).rc();
   if (bind_rc != SQLITE_OK) return Error(bind_rc, operation);
   return ReadLines(load_job_lines_, operation);
+}
+
+absl::StatusOr<std::string> SqliteStore::LeaseKey() {
+  absl::MutexLock lock(&mutex_);
+  // The first caller's key stays (INSERT OR IGNORE), whoever reads it.
+  const std::string insert = absl::StrCat(
+      "INSERT OR IGNORE INTO meta (key, value) VALUES ('lease_key', '", NewLeaseKey(), "')");
+  TF_RETURN_IF_ERROR(SqliteExec(db_.get(), path_, insert.c_str(), "store the lease key"));
+  TF_ASSIGN_OR_RETURN(
+      std::optional<std::string> key,
+      SqliteQueryText(db_.get(), path_, "SELECT value FROM meta WHERE key = 'lease_key'",
+                      "read the lease key"));
+  if (!key.has_value() || key->size() != kLeaseKeyHexDigits) {
+    return absl::DataLossError(
+        absl::StrCat("sqlite store ", path_, ": the lease key in table meta is damaged"));
+  }
+  return *key;
 }
 
 // ---------------------------------------------------------------- opening

@@ -1,9 +1,23 @@
 #include "tracker/store/store.h"
 
+#include <sodium.h>
+
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 
 namespace tunefleet {
+
+std::string NewLeaseKey() {
+  static_assert(kLeaseKeyHexDigits % 2 == 0);
+  unsigned char bytes[kLeaseKeyHexDigits / 2];
+  // sodium_init is idempotent and thread-safe; randombytes_buf works without
+  // it too, but this way the generator is the one libsodium chose.
+  (void)sodium_init();
+  randombytes_buf(bytes, sizeof(bytes));
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(bytes), sizeof(bytes)));
+}
 
 StoredJob DamagedJob(const StoredJob& job, const absl::Status& damage,
                      absl::string_view repair_hint) {

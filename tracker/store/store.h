@@ -100,7 +100,18 @@ class Store {
   // order).
   [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> LoadRecordLines(
       const std::string& job_id) = 0;
+
+  // The secret that signs lease ids (tracker/lease_tokens.h): kLeaseKeyHexDigits
+  // hex digits, made by the first caller (NewLeaseKey) and the same for every
+  // tracker on this store from then on, so a replica that takes over (or a
+  // restarted tracker) accepts the results of leases its predecessor gave.
+  // Not copied by store_copy.h: a new store signs afresh.
+  [[nodiscard]] virtual absl::StatusOr<std::string> LeaseKey() = 0;
 };
+
+inline constexpr int kLeaseKeyHexDigits = 64;
+// A new random lease key (kLeaseKeyHexDigits hex digits, from libsodium).
+std::string NewLeaseKey();
 
 }  // namespace tunefleet
 

@@ -281,6 +281,17 @@ TEST_P(StoreContractTest, TakesWritesFromManyThreads) {
   EXPECT_THAT(*all, SizeIs(kThreads * kTrialsPerThread));
 }
 
+TEST_P(StoreContractTest, TheLeaseKeyIsMadeOnceAndKept) {
+  absl::StatusOr<std::string> first = store_->LeaseKey();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), static_cast<size_t>(kLeaseKeyHexDigits));
+  EXPECT_EQ(first->find_first_not_of("0123456789abcdef"), std::string::npos) << *first;
+  absl::StatusOr<std::string> again = store_->LeaseKey();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *first);
+  EXPECT_NE(NewLeaseKey(), NewLeaseKey());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllStores, StoreContractTest,
     ::testing::Values(
@@ -317,14 +328,17 @@ class SqliteStoreTest : public ::testing::Test {
 };
 
 TEST_F(SqliteStoreTest, DataSurvivesCloseAndReopen) {
+  std::string lease_key;
   {
     std::unique_ptr<Store> store = Open();
     ASSERT_NE(store, nullptr);
+    lease_key = store->LeaseKey().value_or("");
     ASSERT_TRUE(store->PutJob(MakeJob("j", 1)).ok());
     ASSERT_TRUE(store->PutTrials({MakeTrial("j", 0, true), MakeTrial("j", 1, false)}).ok());
   }
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->LeaseKey().value_or("none"), lease_key);
   auto jobs = store->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_THAT(JobIds(*jobs), ElementsAre("j"));
