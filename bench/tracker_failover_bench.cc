@@ -5,7 +5,8 @@
 // from the kill to the first trial the new leader acknowledges (a trial
 // counted done beyond what the new leader reported on its first answer, so
 // never one the old leader acknowledged). At the end: trials lost and
-// measured twice, from the job's records.
+// measured twice, from the job's records, and the builds and measurements in
+// flight at the kills that the next leader adopted (tracker/lease_tokens.h).
 //
 //   bazel run -c opt //bench:tracker_failover_bench -- --kills 20
 //       --json bench/results/tracker_failover.json   (one command)
@@ -55,6 +56,12 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 double Quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
+}
+
+int64_t CountOf(const std::string& text, const std::string& what) {
+  int64_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
 }
 
 [[nodiscard]] absl::StatusOr<nlohmann::json> Run() {
@@ -151,6 +158,14 @@ double Quantile(std::vector<double> v, double q) {
   // record at the end.
   const int64_t lost = std::max<int64_t>(
       0, std::max(max_seen, ended.trials_done()) - static_cast<int64_t>(configs.size()));
+  // Work in flight at a kill that the next leader took instead of doing it
+  // again (its log names each adoption; logs are appended across restarts).
+  int64_t adopted_builds = 0, adopted_measures = 0;
+  for (int i = 0; i < o.trackers; ++i) {
+    const std::string log = fleet.Log(FleetLauncher::TrackerName(i));
+    adopted_builds += CountOf(log, "adopted the build result");
+    adopted_measures += CountOf(log, "adopted the measure result");
+  }
   nlohmann::json out = {
       {"kills", kills},
       {"agents", o.agents_per_process},
@@ -163,14 +178,17 @@ double Quantile(std::vector<double> v, double q) {
       {"records", lines.size()},
       {"trials_lost", lost},
       {"trials_duplicated", duplicated},
+      {"adopted_builds", adopted_builds},
+      {"adopted_measures", adopted_measures},
       {"each", each}};
   std::cout << absl::StrFormat(
       "failover over %d kill -9s of the leader: kill -> first trial acknowledged by the new "
       "leader median %.3f s, worst %.3f s (goal <= 5); kill -> new leader median %.3f s, worst "
-      "%.3f s; %d trials done, %d records: %d lost, %d duplicated\n",
+      "%.3f s; %d trials done, %d records: %d lost, %d duplicated; in flight at the kills and "
+      "delivered to the next leader: %d builds, %d measurements\n",
       kills, Quantile(failover_s, 0.5), out["failover_worst_s"].get<double>(),
       Quantile(takeover_s, 0.5), out["takeover_worst_s"].get<double>(), ended.trials_done(),
-      lines.size(), lost, duplicated);
+      lines.size(), lost, duplicated, adopted_builds, adopted_measures);
   return out;
 }
 
