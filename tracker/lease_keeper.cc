@@ -48,7 +48,8 @@ absl::StatusOr<LeaseClaim> LeaseKeeper::Claim(const Worker& worker,
 
 void LeaseKeeper::Revoke(const std::string& lease_id, const std::string& reason) {
   auto it = leases_.find(lease_id);
-  if (it == leases_.end()) return;
+  if (it == leases_.end() || it->second.revoked) return;
+  it->second.revoked = true;
   if (it->second.stage == Stage::kMeasure) {
     if (Worker* agent = workers_->Find(it->second.worker_id)) {
       proto::TrackerMessage m;
@@ -57,7 +58,6 @@ void LeaseKeeper::Revoke(const std::string& lease_id, const std::string& reason)
       agent->outbox->Send(std::move(m));
     }
   }
-  End(lease_id);
 }
 
 void LeaseKeeper::End(const std::string& lease_id) {
@@ -117,6 +117,7 @@ void LeaseKeeper::Requeue(const std::string& lease_id, const std::string& reason
   if (it == leases_.end()) return;
   const Lease lease = it->second;
   End(lease_id);
+  if (lease.revoked) return;  // its trial went on without it
   Job* job = jobs_->Find(lease.job_id);
   if (job == nullptr) return;
   Trial& trial = job->trials.at(lease.trial_id);

@@ -36,6 +36,9 @@ struct Lease {
   double deadline = 0;     // steady seconds
   std::string host;        // of the worker, for measurement isolation
   bool isolating = false;  // counted in the per-host counts
+  // Its trial was answered another way (Revoke): the holder's result only
+  // ends it (and frees the worker), and losing the holder requeues nothing.
+  bool revoked = false;
 };
 
 class LeaseKeeper {
@@ -61,9 +64,11 @@ class LeaseKeeper {
   // (LeaseTokens::Verify), FailedPrecondition without tokens.
   [[nodiscard]] absl::StatusOr<LeaseClaim> Claim(const Worker& worker,
                                                  const std::string& lease_id) const;
-  // Ends a lease whose trial was answered another way (a predecessor's
-  // lease delivered its result): a measuring agent is asked to stop
-  // (AbortMeasure), and whatever the holder sends for it is refused.
+  // Marks a lease whose trial was answered another way (a predecessor's
+  // lease delivered its result) as revoked: a measuring agent is asked to
+  // stop (AbortMeasure); the lease stays until the holder answers it (or is
+  // lost), so the holder is freed as for any lease, and its result is
+  // dropped.
   void Revoke(const std::string& lease_id, const std::string& reason);
   // The lease if `worker` holds it for `stage`, else null (expired,
   // requeued, never given, or another stage).

@@ -365,10 +365,11 @@ void Scheduler::HandleBuildResult(Worker& builder, const proto::BuildResult& res
   }
   Job& job = *jobs_.Find(lease->job_id);
   Trial& trial = job.trials.at(lease->trial_id);
+  const bool revoked = lease->revoked;
   leases_.End(result.lease_id());
   ++builder.completed;
   if (metrics_ != nullptr) metrics_->ObserveBuild(result.build_seconds());
-  if (!job.finished()) lifecycle_.Built(job, trial, result, builder, received_at);
+  if (!revoked && !job.finished()) lifecycle_.Built(job, trial, result, builder, received_at);
   dispatcher_.DispatchAll(received_at);
 }
 
@@ -389,7 +390,8 @@ void Scheduler::HandleMeasureResult(Worker& agent, const proto::MeasureResult& r
   }
   Job& job = *jobs_.Find(lease->job_id);
   Trial& trial = job.trials.at(lease->trial_id);
-  if (result.need_artifact() && !job.finished()) {
+  const bool revoked = lease->revoked;
+  if (result.need_artifact() && !revoked && !job.finished()) {
     dispatcher_.ResendWithArtifact(agent, job, trial);
     return;
   }
@@ -403,7 +405,7 @@ void Scheduler::HandleMeasureResult(Worker& agent, const proto::MeasureResult& r
   // (written before anyone hears of it), and whatever it makes possible.
   dispatcher_.MarkAgentFree(agent);
   dispatcher_.DispatchAll(received_at);
-  if (!job.finished()) lifecycle_.Measured(job, trial, result, agent);
+  if (!revoked && !job.finished()) lifecycle_.Measured(job, trial, result, agent);
   dispatcher_.DispatchAll(received_at);
 }
 
@@ -471,7 +473,10 @@ std::pair<Job*, Trial*> Scheduler::AdoptResult(Worker& worker, const std::string
   }
   const std::string reason = absl::StrCat("the ", StageName(stage), " result of an earlier lease (",
                                           worker.registration.name(), ") arrived");
-  if (!trial.lease_id.empty()) leases_.Revoke(trial.lease_id, reason);
+  if (!trial.lease_id.empty()) {
+    leases_.Revoke(trial.lease_id, reason);
+    trial.lease_id.clear();
+  }
   for (std::deque<int64_t>* queue : {&job->to_build, &job->to_measure}) {
     queue->erase(std::remove(queue->begin(), queue->end(), trial.id), queue->end());
   }

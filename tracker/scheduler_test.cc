@@ -500,6 +500,51 @@ TEST_F(SchedulerTest, AMeasurementOfAnEarlierTrackersLeaseIsAdoptedOnce) {
   EXPECT_THAT(records[measuring.trial_id()], HasSubstr("0.002"));
 }
 
+// The new tracker had already built the trial again and given its
+// measurement to the same agent when the earlier result arrived: that lease
+// is revoked (the agent is told to stop), the agent's answer to it frees the
+// agent for the next trial and counts for nothing.
+TEST_F(SchedulerTest, AnAdoptedResultRevokesTheNewLeaseAndItsAgentIsFreedByItsAnswer) {
+  FakeWorker tuner = Register(proto::TUNER, "tuner");
+  FakeWorker builder = Register(proto::BUILDER, "builder", "", 4, "build-host");
+  FakeWorker agent = Register(proto::AGENT, "agent", "cpu");
+  proto::JobStatus job = scheduler_->SubmitJob(DenseJob(2)).value();
+  Propose(tuner, job.job_id(), {1, 2});
+  ASSERT_EQ(CompleteBuilds(builder), 2);
+  auto old_measures = agent.outbox->Take(proto::TrackerMessage::kMeasure);
+  ASSERT_EQ(old_measures.size(), 1u);
+  const proto::MeasureRequest earlier = old_measures[0].measure();
+
+  Restart();
+  FakeWorker builder2 = Register(proto::BUILDER, "builder", "", 4, "build-host");
+  FakeWorker agent2 = Register(proto::AGENT, "agent", "cpu");
+  ASSERT_EQ(CompleteBuilds(builder2), 2);
+  auto measures = agent2.outbox->Take(proto::TrackerMessage::kMeasure);
+  ASSERT_EQ(measures.size(), 1u);
+  ASSERT_EQ(measures[0].measure().trial_id(), earlier.trial_id());  // the same trial again
+
+  proto::WorkerMessage late;
+  late.mutable_measure_result()->set_lease_id(earlier.lease_id());
+  late.mutable_measure_result()->mutable_run()->add_costs(3e-3);
+  scheduler_->OnMessage(agent2.id, late);
+  auto aborts = agent2.outbox->Take(proto::TrackerMessage::kAbortMeasure);
+  ASSERT_EQ(aborts.size(), 1u);
+  EXPECT_EQ(aborts[0].abort_measure().lease_id(), measures[0].measure().lease_id());
+  EXPECT_TRUE(agent2.outbox->Take(proto::TrackerMessage::kMeasure).empty());  // still busy
+
+  proto::WorkerMessage aborted;  // the agent stopped: its answer to the revoked lease
+  aborted.mutable_measure_result()->set_lease_id(measures[0].measure().lease_id());
+  aborted.mutable_measure_result()->mutable_run()->set_error_no(
+      static_cast<int>(MeasureErrorNo::kRunTimeout));
+  scheduler_->OnMessage(agent2.id, aborted);
+  EXPECT_TRUE(agent2.outbox->Take(proto::TrackerMessage::kError).empty());
+  EXPECT_EQ(CompleteMeasures(agent2).size(), 1u);  // freed: the other trial
+  EXPECT_EQ(scheduler_->GetJob(job.job_id())->state(), proto::SUCCEEDED);
+  std::vector<std::string> records = scheduler_->ExportRecords(ExportOf(job.job_id())).value();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_THAT(records[earlier.trial_id()], HasSubstr("0.003"));
+}
+
 // The same for a build in flight, which the trial's measurement follows;
 // a lease id claimed by another worker, altered, or signed with another
 // store's key is refused.
