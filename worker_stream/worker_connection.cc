@@ -186,16 +186,15 @@ bool WorkerConnection::Send(const proto::WorkerMessage& message) {
   std::shared_ptr<Session> session;
   {
     absl::MutexLock lock(&mu_);
+    // Held before the write: a session registered meanwhile resends it.
+    if (result) HoldResult(message, false);
     if (registered_) session = session_;
-    if (session == nullptr) {
-      if (result) HoldResult(message, false);
-      return false;
-    }
+    if (session == nullptr) return false;
   }
   const bool written = session->Write(message);
-  if (result) {
+  if (result && written) {
     absl::MutexLock lock(&mu_);
-    HoldResult(message, written);
+    HoldResult(message, true);
   }
   return written;
 }
