@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "rpc/test_certs.h"
 #include "tracker/store/open_store.h"
 #include "tracker/store/postgres_connection.h"
 #include "tracker/store/postgres_lease.h"
@@ -416,6 +418,43 @@ TEST_F(PostgresStoreTest, AnOldLeadersWritesAreRefusedAfterATakeover) {
   // The new leader writes.
   ASSERT_TRUE(new_store->PutTrials({Trial("j", 1)}).ok());
   EXPECT_EQ(new_store->LoadTrials("j").value().size(), 2u);
+}
+
+// TLS to the database when the address asks (libpq's sslmode): against a
+// server that takes TLS only, a store verifying the server's certificate
+// works; one asking for no encryption is refused by the server, and one
+// trusting another CA refuses the server.
+TEST(PostgresTlsTest, AStoreSpeaksTlsToTheDatabaseWhenAskedAndVerifiesTheServer) {
+  absl::StatusOr<TestPki> pki = GenerateTestPki();
+  ASSERT_TRUE(pki.ok()) << pki.status();
+  PostgresTestServer::Options options;
+  options.tls_cert_pem = pki->server.cert_pem;
+  options.tls_key_pem = pki->server.key_pem;
+  absl::StatusOr<std::unique_ptr<PostgresTestServer>> server = PostgresTestServer::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<std::string> database = (*server)->NewDatabase("tls");
+  ASSERT_TRUE(database.ok()) << database.status();
+  const std::string ca = ::testing::TempDir() + "/pg_ca.pem";
+  const std::string other_ca = ::testing::TempDir() + "/pg_other_ca.pem";
+  ASSERT_TRUE(ReplaceFileAtomically(ca, pki->ca_pem, 0644).ok());
+  ASSERT_TRUE(ReplaceFileAtomically(other_ca, pki->other_ca_pem, 0644).ok());
+
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      OpenPostgresStore(*database + "?sslmode=verify-full&sslrootcert=" + ca);
+  ASSERT_TRUE(store.ok()) << store.status();
+  StoredJob job;
+  job.job_id = "over-tls";
+  job.sequence = 1;
+  ASSERT_TRUE((*store)->PutJob(job).ok());
+  EXPECT_EQ((*store)->LoadJobs().value().at(0).job_id, "over-tls");
+
+  absl::StatusOr<std::unique_ptr<Store>> plain = OpenPostgresStore(*database + "?sslmode=disable");
+  ASSERT_FALSE(plain.ok());
+  EXPECT_THAT(plain.status().message(), HasSubstr("no encryption"));
+  absl::StatusOr<std::unique_ptr<Store>> foreign =
+      OpenPostgresStore(*database + "?sslmode=verify-full&sslrootcert=" + other_ca);
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_THAT(foreign.status().message(), HasSubstr("certificate verify failed"));
 }
 
 }  // namespace

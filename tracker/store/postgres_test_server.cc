@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
@@ -97,6 +98,23 @@ absl::StatusOr<std::unique_ptr<PostgresTestServer>> PostgresTestServer::Start(Op
   if (!init_status.has_value() || *init_status != 0) {
     return absl::InternalError("initdb failed; see " + server->root_ + "/initdb.log");
   }
+  if (!options.tls_cert_pem.empty()) {
+    // The key readable by the server's user only, as PostgreSQL insists.
+    const std::string dir = server->root_;
+    TF_RETURN_IF_ERROR(ReplaceFileAtomically(dir + "/server.crt", options.tls_cert_pem, 0644));
+    TF_RETURN_IF_ERROR(ReplaceFileAtomically(dir + "/server.key", options.tls_key_pem, 0600));
+    TF_RETURN_IF_ERROR(ReplaceFileAtomically(dir + "/pg_hba.conf",
+                                             "hostssl all all 127.0.0.1/32 trust\n"
+                                             "host    all all 127.0.0.1/32 reject\n",
+                                             0644));
+    if (root) {
+      const passwd* nobody = getpwnam("nobody");
+      for (const char* file : {"/server.crt", "/server.key", "/pg_hba.conf"}) {
+        if (nobody == nullptr || chown((dir + file).c_str(), nobody->pw_uid, nobody->pw_gid) != 0)
+          return absl::InternalError(absl::StrCat("chown ", dir, file));
+      }
+    }
+  }
   TF_ASSIGN_OR_RETURN(server->port_, FreePort());
   TF_RETURN_IF_ERROR(server->Launch());
   return server;
@@ -111,6 +129,14 @@ absl::Status PostgresTestServer::Launch() {
         std::string(options_.durable ? "fsync=on" : "fsync=off"), std::string("-c"),
         std::string("max_connections=50")}) {
     argv.push_back(arg);
+  }
+  if (!options_.tls_cert_pem.empty()) {
+    for (const std::string& setting :
+         {std::string("ssl=on"), "ssl_cert_file=" + root_ + "/server.crt",
+          "ssl_key_file=" + root_ + "/server.key", "hba_file=" + root_ + "/pg_hba.conf"}) {
+      argv.push_back("-c");
+      argv.push_back(setting);
+    }
   }
   TF_ASSIGN_OR_RETURN(server_, Process::Spawn(argv, root_ + "/postgres.log"));
   const std::string ping = absl::StrCat("host=127.0.0.1 port=", port_, " dbname=postgres");

@@ -31,6 +31,11 @@ class PostgresTestServer {
     // Off for tests (no fsync per commit); on for benchmarks, which measure
     // the server as deployed (fsync and synchronous_commit on).
     bool durable = false;
+    // A certificate for 127.0.0.1 and its key (PEM): the server then speaks
+    // TLS and takes no connection without it (hostssl only), as a database
+    // across a network is set up; a client asks with sslmode= in its address.
+    std::string tls_cert_pem;
+    std::string tls_key_pem;
   };
   // NotFound when no PostgreSQL server binaries are installed
   // (./scripts/install_deps.sh test installs them).
