@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/escaping.h"
@@ -354,58 +355,59 @@ void Scheduler::Tick() {
 void Scheduler::HandleBuildResult(Worker& builder, const proto::BuildResult& result,
                                   double received_at) {
   if (!HasRole(builder, proto::BUILDER, "only builders send build results")) return;
-  const Lease* lease = leases_.Find(builder, result.lease_id(), Stage::kBuild);
-  if (lease == nullptr) {
-    auto [job, trial] = AdoptResult(builder, result.lease_id(), Stage::kBuild);
+  // The trial it answers: of a lease this tracker gave (which ends now; a
+  // revoked one answers nothing), or of an earlier tracker's it adopts.
+  Job* job = nullptr;
+  Trial* trial = nullptr;
+  bool counts = true;
+  if (const Lease* lease = leases_.Find(builder, result.lease_id(), Stage::kBuild)) {
+    job = jobs_.Find(lease->job_id);
+    trial = &job->trials.at(lease->trial_id);
+    counts = !lease->revoked;
+    leases_.End(result.lease_id());
+  } else {
+    std::tie(job, trial) = AdoptResult(builder, result.lease_id(), Stage::kBuild);
     if (trial == nullptr) return;
-    ++builder.completed;
-    lifecycle_.Built(*job, *trial, result, builder, received_at);
-    dispatcher_.DispatchAll(received_at);
-    return;
   }
-  Job& job = *jobs_.Find(lease->job_id);
-  Trial& trial = job.trials.at(lease->trial_id);
-  const bool revoked = lease->revoked;
-  leases_.End(result.lease_id());
   ++builder.completed;
   if (metrics_ != nullptr) metrics_->ObserveBuild(result.build_seconds());
-  if (!revoked && !job.finished()) lifecycle_.Built(job, trial, result, builder, received_at);
+  if (counts && !job->finished()) lifecycle_.Built(*job, *trial, result, builder, received_at);
   dispatcher_.DispatchAll(received_at);
 }
 
 void Scheduler::HandleMeasureResult(Worker& agent, const proto::MeasureResult& result,
                                     double received_at) {
   if (!HasRole(agent, proto::AGENT, "only agents send measure results")) return;
-  const Lease* lease = leases_.Find(agent, result.lease_id(), Stage::kMeasure);
-  if (lease == nullptr) {
-    // A predecessor's lease; one that wants the artifact again is not worth
+  // The trial it answers, as for a build result.
+  Job* job = nullptr;
+  Trial* trial = nullptr;
+  bool counts = true;
+  if (const Lease* lease = leases_.Find(agent, result.lease_id(), Stage::kMeasure)) {
+    job = jobs_.Find(lease->job_id);
+    trial = &job->trials.at(lease->trial_id);
+    counts = !lease->revoked;
+    if (result.need_artifact() && counts && !job->finished()) {
+      dispatcher_.ResendWithArtifact(agent, *job, *trial);
+      return;
+    }
+    leases_.End(result.lease_id());
+  } else {
+    // An earlier tracker's lease that wants the artifact again is not worth
     // it (this tracker has none): the trial is built again as usual.
     if (result.need_artifact()) return;
-    auto [job, trial] = AdoptResult(agent, result.lease_id(), Stage::kMeasure);
+    std::tie(job, trial) = AdoptResult(agent, result.lease_id(), Stage::kMeasure);
     if (trial == nullptr) return;
-    ++agent.completed;
-    lifecycle_.Measured(*job, *trial, result, agent);
-    dispatcher_.DispatchAll(received_at);
-    return;
   }
-  Job& job = *jobs_.Find(lease->job_id);
-  Trial& trial = job.trials.at(lease->trial_id);
-  const bool revoked = lease->revoked;
-  if (result.need_artifact() && !revoked && !job.finished()) {
-    dispatcher_.ResendWithArtifact(agent, job, trial);
-    return;
-  }
-  leases_.End(result.lease_id());
   ++agent.completed;
   if (metrics_ != nullptr)
-    metrics_->ObserveMeasure(job.stored.spec.device_key(), result.measure_seconds());
+    metrics_->ObserveMeasure(job->stored.spec.device_key(), result.measure_seconds());
   // The agent is free whatever becomes of its result: it gets its next
   // measurement before the result's store write (an fsync, on a durable
   // store), which is not an acknowledgement of anything. Then the result
   // (written before anyone hears of it), and whatever it makes possible.
   dispatcher_.MarkAgentFree(agent);
   dispatcher_.DispatchAll(received_at);
-  if (!revoked && !job.finished()) lifecycle_.Measured(job, trial, result, agent);
+  if (counts && !job->finished()) lifecycle_.Measured(*job, *trial, result, agent);
   dispatcher_.DispatchAll(received_at);
 }
 

@@ -111,17 +111,22 @@ class SchedulerTest : public ::testing::Test {
     return static_cast<int>(builds.size());
   }
 
+  // An agent's answer to measure lease `lease_id`: two costs of `cost`.
+  static proto::WorkerMessage MeasureResultFor(const std::string& lease_id, double cost) {
+    proto::WorkerMessage m;
+    m.mutable_measure_result()->set_lease_id(lease_id);
+    m.mutable_measure_result()->mutable_run()->add_costs(cost);
+    m.mutable_measure_result()->mutable_run()->add_costs(cost);
+    m.mutable_measure_result()->set_measure_seconds(0.01);
+    return m;
+  }
+
   // Answers every measure request the agent holds with `cost`.
   std::vector<proto::MeasureRequest> CompleteMeasures(FakeWorker& agent, double cost = 1e-3) {
     std::vector<proto::MeasureRequest> done;
     auto requests = agent.outbox->Take(proto::TrackerMessage::kMeasure);
     for (const auto& q : requests) {
-      proto::WorkerMessage m;
-      m.mutable_measure_result()->set_lease_id(q.measure().lease_id());
-      m.mutable_measure_result()->mutable_run()->add_costs(cost);
-      m.mutable_measure_result()->mutable_run()->add_costs(cost);
-      m.mutable_measure_result()->set_measure_seconds(0.01);
-      scheduler_->OnMessage(agent.id, m);
+      scheduler_->OnMessage(agent.id, MeasureResultFor(q.measure().lease_id(), cost));
       done.push_back(q.measure());
     }
     return done;
@@ -478,10 +483,7 @@ TEST_F(SchedulerTest, AMeasurementOfAnEarlierTrackersLeaseIsAdoptedOnce) {
 
   Restart();  // the leader died; its successor resumes from the store
   FakeWorker agent2 = Register(proto::AGENT, "agent", "cpu");
-  proto::WorkerMessage measured;
-  measured.mutable_measure_result()->set_lease_id(measuring.lease_id());
-  measured.mutable_measure_result()->mutable_run()->add_costs(2e-3);
-  measured.mutable_measure_result()->mutable_run()->add_costs(2e-3);
+  const proto::WorkerMessage measured = MeasureResultFor(measuring.lease_id(), 2e-3);
   scheduler_->OnMessage(agent2.id, measured);
   EXPECT_EQ(scheduler_->GetJob(job.job_id())->trials_done(), 1);
   EXPECT_EQ(metrics_.adopted(/*build=*/false), 1);
@@ -523,10 +525,7 @@ TEST_F(SchedulerTest, AnAdoptedResultRevokesTheNewLeaseAndItsAgentIsFreedByItsAn
   ASSERT_EQ(measures.size(), 1u);
   ASSERT_EQ(measures[0].measure().trial_id(), earlier.trial_id());  // the same trial again
 
-  proto::WorkerMessage late;
-  late.mutable_measure_result()->set_lease_id(earlier.lease_id());
-  late.mutable_measure_result()->mutable_run()->add_costs(3e-3);
-  scheduler_->OnMessage(agent2.id, late);
+  scheduler_->OnMessage(agent2.id, MeasureResultFor(earlier.lease_id(), 3e-3));
   auto aborts = agent2.outbox->Take(proto::TrackerMessage::kAbortMeasure);
   ASSERT_EQ(aborts.size(), 1u);
   EXPECT_EQ(aborts[0].abort_measure().lease_id(), measures[0].measure().lease_id());
@@ -593,12 +592,7 @@ TEST_F(SchedulerTest, ABuildOfAnEarlierTrackersLeaseIsAdoptedOnlyFromItsWorker) 
   auto measures = agent.outbox->Take(proto::TrackerMessage::kMeasure);
   ASSERT_EQ(measures.size(), 1u);
   EXPECT_EQ(measures[0].measure().trial_id(), builds[1].build().trial_id());
-  scheduler_->OnMessage(agent.id, [&] {
-    proto::WorkerMessage m;
-    m.mutable_measure_result()->set_lease_id(measures[0].measure().lease_id());
-    m.mutable_measure_result()->mutable_run()->add_costs(1e-3);
-    return m;
-  }());
+  scheduler_->OnMessage(agent.id, MeasureResultFor(measures[0].measure().lease_id(), 1e-3));
   built.mutable_build_result()->set_lease_id(rebuilding[0].build().lease_id());
   scheduler_->OnMessage(builder2.id, built);
   EXPECT_EQ(CompleteMeasures(agent).size(), 1u);
