@@ -18,6 +18,11 @@ namespace {
 // ParallelFor issued at depth > 0 runs serially.
 thread_local int parallel_depth = 0;
 
+// A chunk is claimed in about this many batches: a thread that finishes
+// early waits at most about one batch of another's (a sixteenth of its
+// chunk), for 16 atomic additions per chunk.
+constexpr int64_t kBatchesPerChunk = 16;
+
 // Busy-waits until done() or `spin_nanos` elapse; returns done()'s last value.
 // Reads the clock only every 64 iterations: it is slower than the check.
 template <typename Done>
@@ -59,7 +64,9 @@ ThreadPool::ThreadPool(int num_threads)
     : ThreadPool(ThreadPoolOptions{.num_threads = num_threads}) {}
 
 ThreadPool::ThreadPool(const ThreadPoolOptions& options)
-    : num_threads_(std::max(1, options.num_threads)), spin_nanos_(options.spin_nanos) {
+    : num_threads_(std::max(1, options.num_threads)),
+      spin_nanos_(options.spin_nanos),
+      cursors_(std::make_unique<ChunkCursor[]>(num_threads_)) {
   if (options.pin_threads) {
     std::vector<int> cpus = AllowedCpus();
     if (static_cast<int>(cpus.size()) >= num_threads_) {
@@ -111,8 +118,16 @@ void ThreadPool::ParallelFor(int64_t n, TfParallelBody body, void* closure) {
   absl::MutexLock dispatch_lock(&dispatch_mu_);
   job_body_ = body;
   job_closure_ = closure;
-  job_n_ = n;
   job_chunks_ = static_cast<int>(std::min<int64_t>(n, num_threads_));
+  // Near-equal contiguous chunks: the first n % chunks get one extra index.
+  const int64_t base = n / job_chunks_, extra = n % job_chunks_;
+  for (int c = 0; c < job_chunks_; ++c) {
+    const int64_t begin = c * base + std::min<int64_t>(c, extra);
+    const int64_t end = begin + base + (c < extra ? 1 : 0);
+    cursors_[c].next.store(begin, std::memory_order_relaxed);
+    cursors_[c].end = end;
+    cursors_[c].batch = std::max<int64_t>(1, (end - begin) / kBatchesPerChunk);
+  }
   // Every worker acknowledges every generation, even one with no chunk for
   // it: that is what makes rewriting the job fields above safe next time.
   pending_workers_.store(num_threads_ - 1, std::memory_order_seq_cst);
@@ -129,15 +144,23 @@ void ThreadPool::ParallelFor(int64_t n, TfParallelBody body, void* closure) {
 }
 
 void ThreadPool::RunChunk(int chunk_index) {
-  if (chunk_index >= job_chunks_) return;
-  // Near-equal contiguous chunks: the first n % chunks get one extra index.
-  const int64_t base = job_n_ / job_chunks_;
-  const int64_t extra = job_n_ % job_chunks_;
-  const int64_t begin = chunk_index * base + std::min<int64_t>(chunk_index, extra);
-  const int64_t end = begin + base + (chunk_index < extra ? 1 : 0);
+  if (chunk_index < job_chunks_) RunBatchesOf(chunk_index);
+  for (int k = 1; k < job_chunks_; ++k) RunBatchesOf((chunk_index + k) % job_chunks_);
+}
+
+void ThreadPool::RunBatchesOf(int chunk) {
+  ChunkCursor& cursor = cursors_[chunk];
+  const int64_t end = cursor.end, batch = cursor.batch;
   TfParallelBody body = job_body_;
   void* closure = job_closure_;
-  for (int64_t i = begin; i < end; ++i) body(i, closure);
+  // Relaxed: what a batch's bodies write is published by the claimer's own
+  // completion (pending_workers_), not by this counter.
+  for (;;) {
+    const int64_t first = cursor.next.fetch_add(batch, std::memory_order_relaxed);
+    if (first >= end) return;
+    const int64_t last = std::min(first + batch, end);
+    for (int64_t i = first; i < last; ++i) body(i, closure);
+  }
 }
 
 void ThreadPool::WaitForWorkers() {

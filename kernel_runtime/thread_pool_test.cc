@@ -1,6 +1,8 @@
 #include "kernel_runtime/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -57,26 +59,72 @@ TEST(ThreadPoolTest, SumsThroughTheAbi) {
   EXPECT_EQ(sum, (kN - 1) * kN * (2 * kN - 1) / 6);
 }
 
-TEST(ThreadPoolTest, PartitionIsContiguousAndUsesEveryThread) {
+// Spins until pred() or 10 s pass; returns pred()'s last value. A body that
+// waits on another index with it fails instead of hanging where the pool
+// never runs that index beside it.
+template <typename Pred>
+bool WaitUntil(Pred pred) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+// Bodies that record their thread and, at `heads`, wait until every head
+// has started: only a pool whose threads each run a head at once gets past.
+struct HeadsClosure : CountingClosure {
+  std::vector<int64_t> heads;
+  std::atomic<int> heads_started{0};
+  std::atomic<bool> timed_out{false};
+  HeadsClosure(int64_t n, std::vector<int64_t> h) : CountingClosure(n), heads(std::move(h)) {}
+};
+
+void HeadsBody(int64_t i, void* closure) {
+  auto* c = static_cast<HeadsClosure*>(closure);
+  CountBody(i, c);
+  if (std::find(c->heads.begin(), c->heads.end(), i) == c->heads.end()) return;
+  c->heads_started.fetch_add(1);
+  const int want = static_cast<int>(c->heads.size());
+  if (!WaitUntil([&] { return c->heads_started.load() == want; })) c->timed_out = true;
+}
+
+TEST(ThreadPoolTest, EachThreadStartsAtTheFrontOfItsChunk) {
   ThreadPool pool(ThreadPoolOptions{.num_threads = 3, .pin_threads = false});
-  CountingClosure c(10);  // chunks of 4, 3, 3
-  pool.ParallelFor(10, CountBody, &c);
+  HeadsClosure c(10, {0, 4, 7});  // chunks of 4, 3, 3
+  pool.ParallelFor(10, HeadsBody, &c);
   ExpectEachIndexOnce(c);
-  // Chunk 0 runs on the calling thread.
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(c.thread_ids[i], std::this_thread::get_id()) << i;
-  for (int i = 4; i < 7; ++i) EXPECT_EQ(c.thread_ids[i], c.thread_ids[4]) << i;
-  for (int i = 7; i < 10; ++i) EXPECT_EQ(c.thread_ids[i], c.thread_ids[7]) << i;
+  EXPECT_FALSE(c.timed_out) << "the chunks' first indices did not run at once";
+  // Chunk 0 starts on the calling thread, the others on two workers.
+  EXPECT_EQ(c.thread_ids[0], std::this_thread::get_id());
   EXPECT_NE(c.thread_ids[4], std::this_thread::get_id());
   EXPECT_NE(c.thread_ids[7], std::this_thread::get_id());
   EXPECT_NE(c.thread_ids[4], c.thread_ids[7]);
 }
 
-TEST(ThreadPoolTest, SameIndexRunsOnSameThreadEveryCall) {
+// The index at the front of the worker's chunk waits until the last index
+// of that chunk has run: the thread that finished its own chunk must take
+// it (with one fixed chunk per thread this never ends).
+TEST(ThreadPoolTest, AThreadDoneWithItsChunkTakesWhatAnotherHasNotBegun) {
   ThreadPool pool(ThreadPoolOptions{.num_threads = 2, .pin_threads = false});
-  CountingClosure first(9), second(9);
-  pool.ParallelFor(9, CountBody, &first);
-  pool.ParallelFor(9, CountBody, &second);
-  for (int i = 0; i < 9; ++i) EXPECT_EQ(first.thread_ids[i], second.thread_ids[i]) << i;
+  constexpr int64_t kN = 64;
+  struct Closure {
+    CountingClosure counts{kN};
+    std::atomic<bool> last_done{false};
+    std::atomic<bool> timed_out{false};
+  } c;
+  pool.ParallelFor(
+      kN,
+      [](int64_t i, void* closure) {
+        auto* c = static_cast<Closure*>(closure);
+        CountBody(i, &c->counts);
+        if (i == kN / 2 && !WaitUntil([&] { return c->last_done.load(); })) c->timed_out = true;
+        if (i == kN - 1) c->last_done = true;
+      },
+      &c);
+  ExpectEachIndexOnce(c.counts);
+  EXPECT_FALSE(c.timed_out) << "the rest of a blocked thread's chunk never ran";
 }
 
 TEST(ThreadPoolTest, FewerIndicesThanThreads) {
@@ -144,9 +192,11 @@ TEST(ThreadPoolTest, ManyRepeatedCallsAllComplete) {
 TEST(ThreadPoolTest, WorkersThatFellAsleepWakeUp) {
   ThreadPool pool(ThreadPoolOptions{.num_threads = 2, .pin_threads = false, .spin_nanos = 0});
   for (int call = 0; call < 200; ++call) {
-    CountingClosure c(2);
-    pool.ParallelFor(2, CountBody, &c);
+    // Index 0 waits for index 1 to start: the sleeping worker must wake.
+    HeadsClosure c(2, {0, 1});
+    pool.ParallelFor(2, HeadsBody, &c);
     ExpectEachIndexOnce(c);
+    ASSERT_FALSE(c.timed_out) << "call " << call;
     EXPECT_NE(c.thread_ids[0], c.thread_ids[1]);
   }
 }
