@@ -144,8 +144,7 @@ void ThreadPool::ParallelFor(int64_t n, TfParallelBody body, void* closure) {
 }
 
 void ThreadPool::RunChunk(int chunk_index) {
-  if (chunk_index < job_chunks_) RunBatchesOf(chunk_index);
-  for (int k = 1; k < job_chunks_; ++k) RunBatchesOf((chunk_index + k) % job_chunks_);
+  for (int k = 0; k < job_chunks_; ++k) RunBatchesOf((chunk_index + k) % job_chunks_);
 }
 
 void ThreadPool::RunBatchesOf(int chunk) {

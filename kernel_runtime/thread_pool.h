@@ -107,7 +107,7 @@ class ThreadPool {
   // current generation.
   void WaitForWorkers();
   // The thread's own chunk (none where chunk_index >= job_chunks_), then
-  // what is left of the others.
+  // what is left of the others, in turn from the next.
   void RunChunk(int chunk_index);
   // Claims and runs batches of chunk `chunk` until none is left.
   void RunBatchesOf(int chunk);
