@@ -16,12 +16,16 @@ constexpr size_t kMacHexDigits = 32;  // the first 16 bytes of the HMAC
 
 char StageLetter(Stage stage) { return stage == Stage::kBuild ? 'b' : 'm'; }
 
+static_assert(kLeaseKeyHexDigits / 2 == crypto_auth_hmacsha256_KEYBYTES,
+              "a store's lease key is one HMAC-SHA256 key");
+
 }  // namespace
 
 absl::StatusOr<LeaseTokens> LeaseTokens::FromHexKey(absl::string_view hex_key) {
-  if (hex_key.size() != 64 ||
+  if (hex_key.size() != kLeaseKeyHexDigits ||
       hex_key.find_first_not_of("0123456789abcdefABCDEF") != absl::string_view::npos) {
-    return absl::InvalidArgumentError("the store's lease key is not 64 hex digits");
+    return absl::InvalidArgumentError(
+        absl::StrCat("the store's lease key is not ", kLeaseKeyHexDigits, " hex digits"));
   }
   const std::string bytes = absl::HexStringToBytes(hex_key);
   if (sodium_init() < 0) return absl::InternalError("libsodium failed to initialise");

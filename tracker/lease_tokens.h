@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "tracker/job_table.h"
+#include "tracker/store/store.h"
 
 namespace tunefleet {
 
@@ -38,7 +39,7 @@ inline constexpr size_t kMaxLeaseIdBytes = 512;
 
 class LeaseTokens {
  public:
-  // `hex_key`: Store::LeaseKey(). InvalidArgument when it is not 64 hex digits.
+  // `hex_key`: Store::LeaseKey(). InvalidArgument when it is not kLeaseKeyHexDigits hex digits.
   [[nodiscard]] static absl::StatusOr<LeaseTokens> FromHexKey(absl::string_view hex_key);
 
   // A new lease id for `claim`, given to the worker registered as `worker_name`.
@@ -55,7 +56,7 @@ class LeaseTokens {
   std::string Mac(absl::string_view serial, char stage, int64_t trial_id, absl::string_view job_id,
                   absl::string_view worker_name) const;
 
-  std::array<unsigned char, 32> key_{};
+  std::array<unsigned char, kLeaseKeyHexDigits / 2> key_{};
   std::string instance_;  // random, per LeaseTokens
   int64_t next_serial_ = 1;
 };
