@@ -39,13 +39,6 @@ std::string OpenBlasCoreTypeForThisCpu() {
   return IsaChoice{"avx2", " -mattr=-avx512f", "Haswell", "avx2"};
 }
 
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 nlohmann::json RunJsonCommand(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return nlohmann::json{{"error", "popen failed"}};

@@ -45,10 +45,6 @@ struct IsaChoice {
 // InvalidArgument for anything but "" and "avx2".
 [[nodiscard]] absl::StatusOr<IsaChoice> ChooseIsa(const std::string& flag);
 
-// The median of `values` (the mean of the middle two of an even count); 0
-// when empty.
-double Median(std::vector<double> values);
-
 // Runs `command` through the shell and parses its stdout as one JSON value;
 // {"error": <what it printed>} when that fails.
 nlohmann::json RunJsonCommand(const std::string& command);

@@ -31,6 +31,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/bench_main.h"
 #include "bench/bench_util.h"
+#include "common/median.h"
 #include "compiler/model_compiler.h"
 #include "compiler/runtime/model_runtime.h"
 #include "compiler/runtime/step_profile.h"

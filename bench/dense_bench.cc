@@ -37,6 +37,7 @@
 #include "bench/bench_main.h"
 #include "bench/bench_report.h"
 #include "bench/bench_util.h"
+#include "common/median.h"
 #include "local/tune_command.h"
 #include "nlohmann/json.hpp"
 #include "proto_convert/task_spec.h"
@@ -65,8 +66,6 @@ ABSL_FLAG(std::string, isa, "",
 
 namespace tunefleet {
 namespace {
-
-using bench::Median;
 
 // The first trial (1-based) of the records in `log` whose running best
 // reached `fraction` of the best of all; 0 when none succeeded.

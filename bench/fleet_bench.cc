@@ -44,6 +44,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "common/median.h"
 #include "common/status_macros.h"
 #include "launcher/fleet_launcher.h"
 #include "local/tune_command.h"

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
 #include "bench/onednn_reference.h"
+#include "common/median.h"
 #include "local/local_measurer.h"
 #include "tuner_core/templates/task.h"
 

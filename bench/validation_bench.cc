@@ -32,6 +32,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/median.h"
 #include "common/status_macros.h"
 #include "kernel_runtime/device_info.h"
 #include "kernel_runtime/runner.h"

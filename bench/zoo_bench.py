@@ -27,7 +27,13 @@ the most any implementation could reach on this machine.
 
 With records, the compiled model's latency at the thread count the records
 were measured at (every core) is also set against the sum of its layers'
-kernels' own times (vs_kernels_sum: 1.0 means it costs what its kernels do).
+kernels' own times as the records give them (vs_kernels_sum: 1.0 means it
+costs what its kernels do). Those figures were measured when the model was
+tuned; on a host whose speed drifts, the profiled run's own comparison is
+the fair one (vs_kernels_alone, with or without records): `tunefleet run
+--profile` calls each kernel step back to back on its buffers, as the time
+evaluator does, in rounds alternating with whole runs of the model, and
+reports the model's median over the sum of its kernels' medians.
 
 Without --records every layer runs its template's default config (untuned);
 --records FILE (JSON lines, `tunefleet tune --model ... --log FILE`) applies
@@ -141,7 +147,7 @@ def torch_child(name, threads, runs, batch):
 
 def profile(args, lib, input_path, threads):
     code, out, _ = run([args.tunefleet, "run", "--model", lib, "--input", input_path,
-                        "--runs", "10", "--threads", str(threads), "--profile"],
+                        "--runs", "20", "--threads", str(threads), "--profile"],
                        env=threads_env(threads))
     kinds = {}
     for line in out.splitlines():
@@ -149,6 +155,14 @@ def profile(args, lib, input_path, threads):
                          r"other ops|kernel epilogues|total)\s+([0-9.]+) ms", line)
         if match:
             kinds[match.group(1)] = float(match.group(2))
+        alone = re.match(r"^kernels alone\s+([0-9.]+) ms .*the model in the same rounds "
+                         r"([0-9.]+) ms", line)
+        if alone:
+            kinds["kernels_alone_ms"] = float(alone.group(1))
+            kinds["model_same_rounds_ms"] = float(alone.group(2))
+            if kinds["kernels_alone_ms"] > 0:
+                kinds["vs_kernels_alone"] = (kinds["model_same_rounds_ms"] /
+                                             kinds["kernels_alone_ms"])
     total = kinds.get("total", 0.0)
     tuned = kinds.get("tuned kernels", 0.0) + kinds.get("tuned kernels (NCHW)", 0.0)
     # Epilogues run inside kernel steps but are not the tuned kernel's own time.
@@ -399,6 +413,11 @@ def main():
         if over:
             summary[f"max_vs_kernels_sum_{threads}t"] = max(over)
             summary[f"geomean_vs_kernels_sum_{threads}t"] = geomean(over)
+        alone = [r[key]["profile"]["vs_kernels_alone"] for r in rows
+                 if "vs_kernels_alone" in r.get(key, {}).get("profile", {})]
+        if alone:
+            summary[f"max_vs_kernels_alone_{threads}t"] = max(alone)
+            summary[f"geomean_vs_kernels_alone_{threads}t"] = geomean(alone)
         if threads in args.peaks:
             summary[f"fma_peak_gflops_{threads}t"] = args.peaks[threads]
             summary[f"geomean_ceiling_vs_ort_{threads}t"] = geomean(
@@ -407,7 +426,7 @@ def main():
             (r[key]["profile"].get("outside_tuned_share") or 0 for r in rows if key in r),
             default=None)
     print("\n%-20s %8s %10s" % ("model", "relerr", "tune/compile") +
-          "".join(" | %dt: ours ms   ORT  torch  xORT xtorch outside ceiling" % t
+          "".join(" | %dt: ours ms   ORT  torch  xORT xtorch outside xkernels ceiling" % t
                   for t in threads_list))
     for r in rows:
         if "error" in r:
@@ -424,7 +443,7 @@ def main():
         line = "%-20s %8.1e %9.1fs" % (r["model"], r["max_rel_error"], seconds)
         for t in threads_list:
             e = r.get(f"threads_{t}", {})
-            line += " | %10.2f %6s %6s %5s %5s %6s %7s" % (
+            line += " | %10.2f %6s %6s %5s %5s %6s %8s %7s" % (
                 e.get("ours_ms", float("nan")),
                 "%.2f" % e["ort_ms"] if "ort_ms" in e else "-",
                 "%.2f" % e["torch_ms"] if "torch_ms" in e else "-",
@@ -432,6 +451,8 @@ def main():
                 "%.2f" % e["vs_torch"] if "vs_torch" in e else "-",
                 "%.0f%%" % (100 * e["profile"]["outside_tuned_share"])
                 if e.get("profile", {}).get("outside_tuned_share") is not None else "-",
+                "%.2f" % e["profile"]["vs_kernels_alone"]
+                if "vs_kernels_alone" in e.get("profile", {}) else "-",
                 "%.2f" % e["ceiling_vs_ort"] if "ceiling_vs_ort" in e else "-")
         print(line)
     print(json.dumps(summary))

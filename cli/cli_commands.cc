@@ -42,7 +42,8 @@ const std::vector<CliCommand>& CliCommands() {
       {"run", kLocal,
        "run a compiled model (--model DIR) on --input (.npy/raw), write --output\n"
        "(.npy) or print the top classes; latency over --runs (--threads);\n"
-       "--profile: then the time of every plan step (node, layouts)",
+       "--profile: then the time of every plan step (node, layouts), each kernel's\n"
+       "own time (called back to back) and the model's cost over their sum",
        &RunCli},
       {"tune", kLocal,
        "build and measure configs locally and record them in --log\n"

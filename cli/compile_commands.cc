@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/median.h"
 #include "common/status_macros.h"
 #include "compiler/npy.h"
 #include "compiler/operator_table.h"
@@ -157,8 +158,43 @@ void RunOperatorsCommand(std::ostream& out) {
     const int runs = std::max(1, options.repeat);
     model->SetProfiling(true);
     for (int i = 0; i < runs; ++i) TF_RETURN_IF_ERROR(model->Run({x_data}, output_ptrs));
+    const std::vector<double> step_seconds = model->step_seconds();
+    const std::vector<double> epilogue_seconds = model->epilogue_seconds();
+    model->SetProfiling(false);
+    // The kernels' own times beside the whole model's, in alternating rounds
+    // so that both see the machine in the same state: the model's price
+    // beyond its kernels is the ratio of the medians.
+    constexpr int kRounds = 5;
+    const int per_round = std::max(2, runs / kRounds);
+    std::vector<double> model_ms, alone_ms;
+    std::vector<std::vector<double>> alone_by_step(step_seconds.size());
+    for (int round = 0; round < kRounds; ++round) {
+      for (int i = 0; i < per_round; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        TF_RETURN_IF_ERROR(model->Run({x_data}, output_ptrs));
+        model_ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+      }
+      TF_ASSIGN_OR_RETURN(std::vector<double> alone, model->KernelSecondsAlone(per_round));
+      alone_ms.push_back(std::accumulate(alone.begin(), alone.end(), 0.0) * 1e3);
+      for (size_t i = 0; i < alone.size() && i < alone_by_step.size(); ++i) {
+        alone_by_step[i].push_back(alone[i]);
+      }
+    }
+    // The kernels overwrote activations: one more run leaves the outputs right.
+    TF_RETURN_IF_ERROR(model->Run({x_data}, output_ptrs));
+    std::vector<double> alone_seconds;
+    for (std::vector<double>& v : alone_by_step) alone_seconds.push_back(Median(v) * runs);
     out << "profile (per step, mean of " << runs << " runs):\n"
-        << FormatStepProfile(model->plan(), model->step_seconds(), runs, model->epilogue_seconds());
+        << FormatStepProfile(model->plan(), step_seconds, runs, epilogue_seconds, alone_seconds);
+    const double model_median = Median(model_ms), alone_median = Median(alone_ms);
+    out << absl::StrFormat(
+        "%-22s %8.3f ms (each kernel step called %d times back to back on its buffers, as the "
+        "time evaluator does; median of %d rounds); the model in the same rounds %.3f ms: %.2fx "
+        "its kernels\n",
+        "kernels alone", alone_median, per_round, kRounds, model_median,
+        alone_median > 0 ? model_median / alone_median : 0.0);
   }
   return ModelRun{.median_ms = median, .mean_ms = mean, .input = std::move(x)};
 }

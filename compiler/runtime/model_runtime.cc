@@ -370,6 +370,49 @@ template <typename Int>
 
 }  // namespace
 
+absl::Status CompiledModel::RunKernel(size_t i, bool with_epilogue_hook, const TfRuntime* rt,
+                                      std::vector<void*>& args) const {
+  const PlanStep& step = plan_.steps[i];
+  const KernelStep& k = kernels_[i];
+  args.clear();
+  for (int id : step.inputs) args.push_back(buffers_[id]);
+  for (int id : step.outputs) args.push_back(buffers_[id]);
+  for (float* s : k.staged) args.push_back(s);
+  for (int id : step.staged) args.push_back(buffers_[id]);
+  // A kernel built with an epilogue hook reads one more pointer (NULL:
+  // none); one built without ignores it.
+  args.push_back(with_epilogue_hook && k.epilogue ? const_cast<TfEpilogue*>(&k.epilogue->hook)
+                                                  : nullptr);
+  const bool plan_staged = !step.staged.empty();
+  for (TfKernelEntry fn : {k.prepare, k.entry, k.finish}) {
+    if (fn == nullptr || (plan_staged && fn != k.entry)) continue;
+    if (fn(args.data(), rt) != 0) {
+      return absl::InternalError(
+          absl::StrCat("kernel of node '", step.node, "' failed (workspace allocation)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<double>> CompiledModel::KernelSecondsAlone(int calls) {
+  std::vector<double> seconds(plan_.steps.size(), 0.0);
+  const TfRuntime* rt = pool_->runtime();
+  std::vector<void*> args;
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    if (plan_.steps[i].op != StepOp::kKernel) continue;
+    // One call first, as the time evaluator's warm-up: the kernel's weights
+    // and buffers in cache, its pages touched.
+    TF_RETURN_IF_ERROR(RunKernel(i, /*with_epilogue_hook=*/false, rt, args));
+    const auto start = std::chrono::steady_clock::now();
+    for (int c = 0; c < std::max(calls, 1); ++c) {
+      TF_RETURN_IF_ERROR(RunKernel(i, /*with_epilogue_hook=*/false, rt, args));
+    }
+    seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+                 std::max(calls, 1);
+  }
+  return seconds;
+}
+
 [[nodiscard]] absl::Status CompiledModel::Run(const std::vector<const void*>& inputs,
                                               const std::vector<float*>& outputs) {
   if (inputs.size() != plan_.inputs.size() || outputs.size() != plan_.outputs.size()) {
@@ -411,22 +454,7 @@ template <typename Int>
     const int64_t out_elements = plan_.buffers[step.outputs[0]].elements;
     if (step.op == StepOp::kKernel) {
       const KernelStep& k = kernels_[i];
-      args.clear();
-      for (int id : step.inputs) args.push_back(buffers_[id]);
-      for (int id : step.outputs) args.push_back(buffers_[id]);
-      for (float* s : k.staged) args.push_back(s);
-      for (int id : step.staged) args.push_back(buffers_[id]);
-      // A kernel built with an epilogue hook reads one more pointer (NULL:
-      // none); one built without ignores it.
-      args.push_back(k.epilogue ? const_cast<TfEpilogue*>(&k.epilogue->hook) : nullptr);
-      const bool plan_staged = !step.staged.empty();
-      for (TfKernelEntry fn : {k.prepare, k.entry, k.finish}) {
-        if (fn == nullptr || (plan_staged && fn != k.entry)) continue;
-        if (fn(args.data(), rt) != 0) {
-          return absl::InternalError(
-              absl::StrCat("kernel of node '", step.node, "' failed (workspace allocation)"));
-        }
-      }
+      TF_RETURN_IF_ERROR(RunKernel(i, /*with_epilogue_hook=*/true, rt, args));
       if (!step.epilogue.empty() && !k.epilogue) {
         const auto epilogue_start =
             profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();

@@ -76,6 +76,14 @@ class CompiledModel {
   // Of step_seconds(), what kernel steps spent in their epilogue (bias,
   // residual, activation: a pass over the output after the kernel).
   const std::vector<double>& epilogue_seconds() const { return epilogue_seconds_; }
+  // The kernels' own times as the tuner's time evaluator takes them: each
+  // kernel step called `calls` times back to back on its buffers (after one
+  // warm-up call; without its epilogue), seconds per call by plan step index
+  // (0 for other steps). What the model costs beyond their sum is the price
+  // of running them as one model (epilogues, other steps, cold caches,
+  // barriers). The kernels overwrite their outputs, so a Run must follow
+  // before outputs are read again. Internal when a kernel fails.
+  [[nodiscard]] absl::StatusOr<std::vector<double>> KernelSecondsAlone(int calls);
   // Floats of the activation arena (for reports and tests).
   int64_t arena_floats() const { return arena_floats_; }
 
@@ -92,6 +100,10 @@ class CompiledModel {
   CompiledModel() = default;
   [[nodiscard]] absl::Status Bind();
   [[nodiscard]] absl::Status Load(const std::string& library);
+  // Calls kernel step i's entries (prepare, entry, finish as its plan says),
+  // with its epilogue hook or without; `args` is scratch.
+  [[nodiscard]] absl::Status RunKernel(size_t i, bool with_epilogue_hook, const TfRuntime* rt,
+                                       std::vector<void*>& args) const;
   // dlsym in model.so, or a lookup in the linked model's table.
   void* Symbol(const std::string& name) const;
 

@@ -41,7 +41,8 @@ std::map<std::string, double> MsByKind(const ModelPlan& plan,
 }
 
 std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& step_seconds,
-                              int runs, const std::vector<double>& epilogue_seconds) {
+                              int runs, const std::vector<double>& epilogue_seconds,
+                              const std::vector<double>& alone_seconds) {
   std::string text;
   double total = 0, epilogues = 0;
   for (size_t i = 0; i < plan.steps.size() && i < step_seconds.size(); ++i) {
@@ -54,17 +55,20 @@ std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& 
     if (!step.outputs.empty()) {
       shape = absl::StrCat("[", absl::StrJoin(plan.buffers[step.outputs[0]].shape, ","), "]");
     }
-    std::string epilogue;
+    std::string notes;
     if (i < epilogue_seconds.size() && epilogue_seconds[i] > 0) {
       const double epilogue_ms = epilogue_seconds[i] * 1e3 / std::max(runs, 1);
       epilogues += epilogue_ms;
-      epilogue = absl::StrFormat(" (epilogue %.3f)", epilogue_ms);
+      notes = absl::StrFormat(" (epilogue %.3f)", epilogue_ms);
     } else if (step.epilogue.in_kernel && !step.epilogue.empty()) {
-      epilogue = " (epilogue in its stores)";
+      notes = " (epilogue in its stores)";
+    }
+    if (i < alone_seconds.size() && alone_seconds[i] > 0) {
+      absl::StrAppendFormat(&notes, " (alone %.3f)", alone_seconds[i] * 1e3 / std::max(runs, 1));
     }
     absl::StrAppendFormat(&text, "%4d %-15s %-28s %-16s -> %-16s %-16s %8.3f ms  %s%s\n",
                           static_cast<int>(i), StepOpName(step.op), step.node, in, out, shape, ms,
-                          StepKind(step), epilogue);
+                          StepKind(step), notes);
   }
   for (const auto& [kind, ms] : MsByKind(plan, step_seconds, runs)) {
     absl::StrAppendFormat(&text, "%-22s %8.3f ms\n", kind, ms);

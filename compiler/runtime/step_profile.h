@@ -34,9 +34,12 @@ std::map<std::string, double> MsByKind(const ModelPlan& plan,
 
 // One line per step ("  12 kernel   node  NCHW16c -> NCHW8c  0.123 ms  tuned kernels"),
 // then the per-kind totals; with `epilogue_seconds` (CompiledModel's, by
-// step) also the part of each kernel step its epilogue took, and their sum.
+// step) also the part of each kernel step its epilogue took, and their sum;
+// with `alone_seconds` (by step, summed over `runs` as step_seconds:
+// CompiledModel::KernelSecondsAlone's) each kernel step's own time beside.
 std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& step_seconds,
-                              int runs, const std::vector<double>& epilogue_seconds = {});
+                              int runs, const std::vector<double>& epilogue_seconds = {},
+                              const std::vector<double>& alone_seconds = {});
 
 }  // namespace tunefleet
 
