@@ -255,6 +255,45 @@ TEST(CompiledModelsTest, ConcatenationsWrittenInPlaceMatchPyTorch) {
   EXPECT_EQ(global_pools, 1);
 }
 
+// Two squeeze-excite blocks (passes/fold_channel_scales.h): the first one's
+// scale, at 32x32, becomes a scale of its projection's packed weights and
+// the projection reads the depthwise output itself; the second's, at 4x4
+// (weights of more floats than the activation), stays a channel Mul. The
+// answer is PyTorch's either way.
+TEST(CompiledModelsTest, SqueezeExciteScalesFoldIntoWeightsWhereThatIsCheaper) {
+  CompileOptions options{.model = std::string(kOnnxDir) + "se_net.onnx",
+                         .target = HostTargetString(),
+                         .output_dir = OutDir("se_net")};
+  absl::StatusOr<CompileReport> report = CompileModel(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const double error = ErrorAgainstPyTorch(options.output_dir, "se_net");
+  std::cout << "se_net max relative error " << error << "\n";
+  EXPECT_LE(error, 1e-4);
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::Open(options.output_dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const ModelPlan& plan = (*model)->plan();
+  int scales = 0, muls = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    muls += step.op == StepOp::kChannelBinary;
+    if (step.op != StepOp::kScaleWeights) continue;
+    ++scales;
+    // Its output is the staged weights of the kernel that reads it.
+    bool read = false;
+    for (size_t j = i + 1; j < plan.steps.size(); ++j) {
+      const PlanStep& reader = plan.steps[j];
+      if (reader.op == StepOp::kKernel && reader.staged.size() == 3 &&
+          reader.staged[1] == step.outputs[0]) {
+        read = true;
+        EXPECT_EQ(plan.buffers[reader.staged[0]].shape, (std::vector<int64_t>{1, 96, 32, 32}));
+      }
+    }
+    EXPECT_TRUE(read) << step.node;
+  }
+  EXPECT_EQ(scales, 1);
+  EXPECT_EQ(muls, 1);
+}
+
 TEST(CompiledModelsTest, ErrorsNameWhatIsWrong) {
   const std::string mobilenet = std::string(kOnnxDir) + "mobilenet_v2.onnx";
   const std::string target = HostTargetString();

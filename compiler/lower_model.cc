@@ -7,6 +7,7 @@
 #include "compiler/passes/alias_concats.h"
 #include "compiler/passes/alias_slices.h"
 #include "compiler/passes/fold_batch_norm.h"
+#include "compiler/passes/fold_channel_scales.h"
 #include "compiler/passes/fuse_epilogues.h"
 #include "compiler/passes/fuse_patterns.h"
 #include "tuner_core/graph/infer_shapes.h"
@@ -50,6 +51,7 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const Graph& graph,
     AliasConcatInputs(&built.plan);
     AliasChannelSlices(&built.plan);
   }
+  FoldChannelScales(&built.plan);
   return built;
 }
 

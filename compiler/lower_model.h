@@ -12,6 +12,8 @@
 //                                        (passes/emit_plan.h)
 //   write concatenations' inputs in place (passes/alias_concats.h)
 //   read channel slices in place         (passes/alias_slices.h)
+//   fold squeeze-excite scales into the next convolution's weights
+//                                        (passes/fold_channel_scales.h)
 //
 // Which operators exist and how each lowers is the operator table's
 // (operator_table.h); layouts are chosen before (layout_choice.h), buffers

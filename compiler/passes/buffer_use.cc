@@ -7,7 +7,8 @@ namespace tunefleet {
 
 BufferUse BufferUseOf(const ModelPlan& plan) {
   const size_t num_buffers = plan.buffers.size();
-  BufferUse use{std::vector<int>(num_buffers, 0), std::vector<bool>(num_buffers, false)};
+  BufferUse use{std::vector<int>(num_buffers, 0), std::vector<int>(num_buffers, 0),
+                std::vector<bool>(num_buffers, false)};
   for (const PlanTensor& t : plan.inputs) use.pinned[t.buffer] = true;
   for (const PlanTensor& t : plan.outputs) use.pinned[t.buffer] = true;
   for (const PlanStep& step : plan.steps) {
@@ -18,6 +19,10 @@ BufferUse BufferUseOf(const ModelPlan& plan) {
       }
     }
     for (int id : written) ++use.writers[id];
+    std::set<int> read(step.inputs.begin(), step.inputs.end());
+    if (step.epilogue.bias >= 0) read.insert(step.epilogue.bias);
+    if (step.epilogue.residual >= 0) read.insert(step.epilogue.residual);
+    for (int id : read) ++use.readers[id];
   }
   return use;
 }

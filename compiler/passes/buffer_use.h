@@ -1,7 +1,9 @@
-// What the aliasing passes (alias_concats.h, alias_slices.h) ask of a plan's
-// buffers before they make one a view of another: how many steps write each
-// (a kernel writes its outputs and the staged buffers it does not read), and
-// which must stay where they are (the model's inputs and outputs).
+// What the plan passes (alias_concats.h, alias_slices.h,
+// fold_channel_scales.h) ask of a plan's buffers before they make one a view
+// of another or drop it: how many steps write each (a kernel writes its
+// outputs and the staged buffers it does not read), how many read each (as
+// an input, a staged buffer or an epilogue's bias or residual), and which
+// must stay where they are (the model's inputs and outputs).
 //
 //   const BufferUse use = BufferUseOf(*plan);
 //   if (!use.pinned[id] && use.writers[id] == 1) ...
@@ -21,6 +23,7 @@ inline constexpr int64_t kAliasAlignFloats = 16;
 
 struct BufferUse {
   std::vector<int> writers;  // per buffer: the steps that write it
+  std::vector<int> readers;  // per buffer: the steps that read it
   std::vector<bool> pinned;  // per buffer: a model input or output
 };
 

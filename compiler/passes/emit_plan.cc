@@ -6,7 +6,6 @@
 #include <numeric>
 #include <optional>
 #include <set>
-#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -163,6 +162,7 @@ class PlanEmitter {
       step.epilogue.inner = out_shape.dims[2] * blocked->out_row_width;
       step.inputs = {input, packed};
       step.staged = {input, packed, output};
+      step.kernel_shape = {blocked->r, blocked->s};  // passes/fold_channel_scales.h reads it
     } else {
       TF_ASSIGN_OR_RETURN(input, buffers_.Plain(input));
       const int w = dense ? buffers_.AddConstant(node.name + ".weight_packed",

@@ -246,6 +246,19 @@ CompiledModel::~CompiledModel() {
             "model plan: step '", step.node, "' (channel_binary) has buffers that do not fit"));
       }
     }
+    if (step.op == StepOp::kScaleWeights) {
+      int64_t floats = 1;
+      for (int64_t d : step.in_shape) floats *= d > 0 ? d : 0;
+      const bool fits =
+          step.inputs.size() == 2 && step.outputs.size() == 1 && step.in_shape.size() == 5 &&
+          floats > 0 && plan_.buffers[step.inputs[0]].elements == floats &&
+          plan_.buffers[step.outputs[0]].elements == floats &&
+          plan_.buffers[step.inputs[1]].elements >= step.in_shape[1] * step.in_shape[3];
+      if (!fits) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "model plan: step '", step.node, "' (scale_weights) has buffers that do not fit"));
+      }
+    }
     if (step.op == StepOp::kChannelGather) {
       const PlanBuffer& from = plan_.buffers[step.inputs[0]];
       const PlanBuffer& to = plan_.buffers[step.outputs[0]];
@@ -477,6 +490,8 @@ absl::StatusOr<std::vector<double>> CompiledModel::KernelSecondsAlone(int calls)
                     rt);
     } else if (step.op == StepOp::kChannelBinary) {
       ChannelBinary(step, plan_.buffers[step.inputs[0]], in(0), in(1), out, rt);
+    } else if (step.op == StepOp::kScaleWeights) {
+      ScaleWeights(step, in(0), in(1), out, rt);
     } else if (step.op == StepOp::kBatchNorm) {
       std::vector<const float*> operands;
       for (int id : step.inputs) operands.push_back(buffers_[id]);

@@ -271,6 +271,10 @@ TF_VECTOR_CLONES void SubtractFrom(const float* __restrict in, float value, floa
 TF_VECTOR_CLONES void ScaleRun(float* v, float scale, int64_t n) {
   for (int64_t i = 0; i < n; ++i) v[i] *= scale;
 }
+TF_VECTOR_CLONES void ScaleRun(const float* __restrict in, float scale, float* __restrict out,
+                               int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] * scale;
+}
 
 // Softmax of one contiguous row of n values where exp_activations has no
 // code for the CPU: its maximum, the exponentials of the differences, their
@@ -465,6 +469,24 @@ void ChannelBinary(const PlanStep& step, const PlanBuffer& layout, const float* 
     const int64_t image = plane / blocks, cb = plane % blocks;
     const int64_t offset = (plane * h + first) * row;
     fn(a + offset, b + image * b_image + cb * block, out + offset, rows * row / block, block);
+  });
+}
+
+void ScaleWeights(const PlanStep& step, const float* w, const float* s, float* out,
+                  const TfRuntime* rt) {
+  const int64_t occ = step.in_shape[0], icc = step.in_shape[1], taps = step.in_shape[2];
+  const int64_t ib = step.in_shape[3], ob = step.in_shape[4];
+  // A task per (output block, input block): taps x ib rows of ob weights,
+  // each row one channel's.
+  ParallelFor(rt, occ * icc, occ * icc * taps * ib * ob, [&](int64_t t) {
+    const float* scales = s + (t % icc) * ib;
+    const int64_t first = t * taps * ib * ob;
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      for (int64_t i = 0; i < ib; ++i) {
+        const int64_t at = first + (tap * ib + i) * ob;
+        ScaleRun(w + at, scales[i], out + at, ob);
+      }
+    }
   });
 }
 

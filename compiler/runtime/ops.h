@@ -100,6 +100,11 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
 void Elementwise(const PlanStep& step, const float* a, const float* b, float* out, int64_t elements,
                  const TfRuntime* rt);
 
+// StepOp kScaleWeights: out = w with each input channel c's weights times
+// s[c], w packed as step.in_shape {K/ob, C/ib, R*S, ib, ob} says.
+void ScaleWeights(const PlanStep& step, const float* w, const float* s, float* out,
+                  const TfRuntime* rt);
+
 // StepOp kChannelBinary: out = binary(a, b[n, c]) over the 4-D `a`, laid out
 // as `layout` (out likewise); b holds step.in_shape [N or 1, C] floats.
 void ChannelBinary(const PlanStep& step, const PlanBuffer& layout, const float* a, const float* b,

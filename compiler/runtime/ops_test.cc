@@ -47,6 +47,31 @@ TEST(OpsTest, FastDivisorMatchesIntegerDivision) {
   }
 }
 
+// Packed weights [K/ob][C/ib][R*S][ib][ob] times s[c] along their input
+// channels c = icc * ib + i.
+TEST(OpsTest, ScaleWeightsScalesEachInputChannel) {
+  const int64_t occ = 2, icc = 3, taps = 9, ib = 4, ob = 8;
+  const std::vector<float> w = Random(occ * icc * taps * ib * ob, 1);
+  const std::vector<float> s = Random(icc * ib, 2);
+  std::vector<float> out(w.size());
+  PlanStep step;
+  step.op = StepOp::kScaleWeights;
+  step.in_shape = {occ, icc, taps, ib, ob};
+  ScaleWeights(step, w.data(), s.data(), out.data(), &kSerial);
+  for (int64_t o = 0; o < occ; ++o) {
+    for (int64_t c = 0; c < icc; ++c) {
+      for (int64_t t = 0; t < taps; ++t) {
+        for (int64_t i = 0; i < ib; ++i) {
+          for (int64_t k = 0; k < ob; ++k) {
+            const int64_t at = ((((o * icc + c) * taps + t) * ib + i) * ob) + k;
+            ASSERT_EQ(out[at], w[at] * s[c * ib + i]) << at;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(OpsTest, EpilogueMatchesReferenceInEveryCase) {
   // Blocked (16, 6 and 3 lanes, and 160: more than the period its bias
   // repeats to), NCHW (1 lane, rows of 35) and dense ([rows, channels]:

@@ -30,6 +30,7 @@ constexpr std::pair<StepOp, const char*> kStepOpNames[] = {
     {StepOp::kResize, "resize"},
     {StepOp::kChannelBinary, "channel_binary"},
     {StepOp::kChannelGather, "channel_gather"},
+    {StepOp::kScaleWeights, "scale_weights"},
 };
 
 constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {

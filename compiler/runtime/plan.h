@@ -151,6 +151,10 @@ enum class StepOp {
                    // one value per channel (in_shape [N or 1, C]): a squeeze-excite scale
   kChannelGather,  // out channel c = in channel indices[c] of a 4-D in (in_shape) in any
                    // layout, into out's (out_shape): a channel Slice, Gather or shuffle
+  kScaleWeights,   // a blocked convolution's packed weights [K/ob][C/ib][R*S][ib][ob]
+                   // (in_shape {K/ob, C/ib, R*S, ib, ob}) times s[c] along their input
+                   // channels: inputs {weights, s}; a squeeze-excite scale the kernel's
+                   // input no longer needs (passes/fold_channel_scales.h)
   kLayerNorm,      // each row of [outer, inner] (in_shape) normalised (alpha: epsilon), then
                    // times inputs[1] and plus inputs[2] (per position of the row) when given;
                    // in_shape [outer, inner, C] (instance norm): per row, at row % C
@@ -201,7 +205,7 @@ struct PlanStep {
   // owns the staged buffers and runs prepare, entry and finish.
   std::vector<int> staged;
   std::vector<int64_t> in_shape, out_shape;  // NCHW for pooling; softmax: [outer, axis, inner]
-  // Pooling window.
+  // Pooling window (a blocked convolution kernel: its R, S in kernel_shape).
   std::vector<int64_t> kernel_shape, strides, pads;  // pooling's pads: top, left, bottom, right
   std::vector<int64_t> dilations;                    // pooling: rows, columns (empty: 1, 1)
   bool count_include_pad = false;

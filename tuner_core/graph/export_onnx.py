@@ -9,7 +9,8 @@ seed (nothing is downloaded), batch 1, fp32, PyTorch's own exporter:
 Models: resnet18 and mobilenet_v2 (torchvision, 1x3x224x224), encoder (one
 nn.TransformerEncoderLayer d_model=768, 12 heads, ff 3072, sequence 128,
 input 1x128x768), concat_net (a small DenseNet block, Inception block and
-CSP-style channel split, 1x3x64x64). --dynamic_batch marks the batch dimension symbolic.
+CSP-style channel split, 1x3x64x64), se_net (two EfficientNet-style
+squeeze-excite blocks, 1x3x64x64). --dynamic_batch marks the batch dimension symbolic.
 """
 import argparse
 import os
@@ -30,7 +31,18 @@ def build(name):
         return layer, torch.randn(1, 128, 768)
     if name == "concat_net":
         return ConcatNet(), torch.randn(1, 3, 64, 64)
-    raise SystemExit(f"unknown model {name!r} (resnet18, mobilenet_v2, encoder, concat_net)")
+    if name == "se_net":
+        return SqueezeExciteNet(), torch.randn(1, 3, 64, 64)
+    raise SystemExit(
+        f"unknown model {name!r} (resnet18, mobilenet_v2, encoder, concat_net, se_net)")
+
+
+def randomize_batch_norms(model):
+    """BatchNorm statistics other than the identity's."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
 
 
 class ConcatNet(torch.nn.Module):
@@ -57,10 +69,7 @@ class ConcatNet(torch.nn.Module):
         self.norm = nn.LayerNorm(64)
         self.mix = nn.Linear(64, 64)
         self.head = nn.Linear(64, 10)
-        for module in self.modules():  # BatchNorm statistics other than the identity's
-            if isinstance(module, nn.BatchNorm2d):
-                module.running_mean.uniform_(-0.5, 0.5)
-                module.running_var.uniform_(0.5, 2.0)
+        randomize_batch_norms(self)
 
     def forward(self, x):
         features = [self.stem(x)]
@@ -74,10 +83,50 @@ class ConcatNet(torch.nn.Module):
         return self.head(x.mean([2, 3]))
 
 
+class SqueezeExciteBlock(torch.nn.Module):
+    """EfficientNet's: a depthwise convolution with SiLU, a squeeze-excite
+    scale (global average pool, 1x1 convolutions with SiLU and sigmoid, the
+    channel Mul as torchvision writes it: scale * input) and a 1x1
+    projection."""
+
+    def __init__(self, channels, out):
+        super().__init__()
+        nn = torch.nn
+        self.depthwise = nn.Sequential(nn.Conv2d(channels, channels, 3, 1, 1, groups=channels),
+                                       nn.BatchNorm2d(channels), nn.SiLU())
+        self.squeeze = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(channels, channels // 4, 1),
+                                     nn.SiLU(), nn.Conv2d(channels // 4, channels, 1), nn.Sigmoid())
+        self.project = nn.Sequential(nn.Conv2d(channels, out, 1), nn.BatchNorm2d(out))
+
+    def forward(self, x):
+        x = self.depthwise(x)
+        return self.project(self.squeeze(x) * x)
+
+
+class SqueezeExciteNet(torch.nn.Module):
+    """Two squeeze-excite blocks: one at 32x32, whose scale folds into its
+    projection's weights (fewer floats than the activation), one at 4x4,
+    whose scale stays a pass over the activation (more)."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.stem = nn.Sequential(nn.Conv2d(3, 96, 3, 2, 1), nn.BatchNorm2d(96), nn.SiLU())
+        self.block1 = SqueezeExciteBlock(96, 24)
+        self.down = nn.Sequential(nn.Conv2d(24, 64, 3, 8, 1), nn.SiLU())
+        self.block2 = SqueezeExciteBlock(64, 128)
+        self.head = nn.Linear(128, 10)
+        randomize_batch_norms(self)
+
+    def forward(self, x):
+        x = self.block2(self.down(self.block1(self.stem(x))))
+        return self.head(x.mean([2, 3]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
-    parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder,concat_net")
+    parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder,concat_net,se_net")
     parser.add_argument("--dynamic_batch", action="store_true")
     parser.add_argument("--opset", type=int, default=13)
     args = parser.parse_args()
