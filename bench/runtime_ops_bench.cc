@@ -2,7 +2,7 @@
 // alone in one thread on the shapes the zoo runs them at (kernel epilogues
 // in channel blocks of 6 to 32, the exp activations and GELU, squeeze-
 // excite multiplies, layout changes, ShuffleNet's split and shuffle,
-// attention's softmax), each beside memcpy of the same bytes in the same
+// Inception's pooling, attention's softmax), each beside memcpy of the same bytes in the same
 // run: an operator that streams its data costs about what memcpy costs
 // (a ratio near 1); far above 1 it is compute-bound (the exp activations)
 // or has a slow inner loop.
@@ -166,6 +166,34 @@ int Main() {
                              features),
              n, t, copy);
     }
+  }
+  // Inception's pooling in NCHW16c: its branches' 3x3 average pools of
+  // stride 1 (padding counted) and its 3x3 max pools of stride 2. memcpy:
+  // the input's bytes and the output's.
+  for (auto [channels, size, stride] : {std::tuple<int64_t, int64_t, int64_t>{288, 35, 1},
+                                        {768, 17, 1},
+                                        {64, 147, 2},
+                                        {288, 35, 2}}) {
+    const int64_t n = channels * size * size, out_size = (size - 1) / stride + 1;
+    const int64_t out_n = channels * out_size * out_size;
+    std::vector<float> in(n), out(out_n), dst(n + out_n);
+    for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>((i * 7919) % 2001 - 1000) / 400;
+    PlanStep pool;
+    pool.op = stride == 1 ? StepOp::kAvgPool : StepOp::kMaxPool;
+    pool.kernel_shape = {3, 3};
+    pool.strides = {stride, stride};
+    pool.pads = stride == 1 ? std::vector<int64_t>{1, 1, 1, 1} : std::vector<int64_t>{0, 0, 0, 0};
+    pool.count_include_pad = true;
+    pool.in_shape = {1, channels, size, size};
+    pool.out_shape = {1, channels, out_size, out_size};
+    const PlanBuffer from{"x", n, -1, {1, channels, size, size}, 16, 0};
+    const PlanBuffer to{"y", out_n, -1, {1, channels, out_size, out_size}, 16, 0};
+    const double copy =
+        Best([&] { std::memcpy(dst.data(), in.data(), (n + out_n) / 2 * sizeof(float)); });
+    const double t = Best([&] { Pool(pool, from, in.data(), to, out.data(), &rt); });
+    Report(absl::StrFormat("%s 3x3/%d [%d,%d,%d] NCHW16c", StepOpName(pool.op), stride, channels,
+                           size, size),
+           out_n, t, copy);
   }
   // Attention's softmax over rows of 49 (Swin's windows) and 128 (BERT).
   for (auto [rows, width] : {std::pair<int64_t, int64_t>{64 * 3 * 49, 49}, {4 * 128, 128}}) {

@@ -151,49 +151,52 @@ float At(const std::vector<float>& t, int64_t b, int64_t h, int64_t w, int64_t c
 TEST(OpsTest, PoolingWithPaddingMatchesReference) {
   const int64_t c = 96, h = 9, w = 11;
   const std::vector<float> in = Random(c * h * w, 4);
-  for (int64_t b : {16, 8, 24, 32, 4})  // vectors of 8 lanes, and any other block
-    for (const char* op : {"max_pool", "avg_pool"}) {
-      PlanBuffer in_layout{"x", c * h * w, -1, {1, c, h, w}, b, 0};
-      for (bool include_pad : {false, true}) {
-        PlanStep step;
-        step.op = std::string(op) == "max_pool" ? StepOp::kMaxPool : StepOp::kAvgPool;
-        step.kernel_shape = {3, 3};
-        step.strides = {2, 2};
-        step.pads = {1, 1, 1, 1};
-        step.count_include_pad = include_pad;
-        const int64_t oh = (h + 2 - 3) / 2 + 1, ow = (w + 2 - 3) / 2 + 1;
-        step.in_shape = {1, c, h, w};
-        step.out_shape = {1, c, oh, ow};
-        PlanBuffer out_layout{"y", c * oh * ow, -1, {1, c, oh, ow}, b, 0};
-        std::vector<float> out(c * oh * ow);
-        Pool(step, in_layout, in.data(), out_layout, out.data(), &kSerial);
-        for (int64_t ch = 0; ch < c; ++ch) {
-          for (int64_t y = 0; y < oh; ++y) {
-            for (int64_t x = 0; x < ow; ++x) {
-              float max = -std::numeric_limits<float>::infinity(), sum = 0;
-              int64_t count = 0;
-              for (int64_t iy = y * 2 - 1; iy < y * 2 + 2; ++iy) {
-                for (int64_t ix = x * 2 - 1; ix < x * 2 + 2; ++ix) {
-                  if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
-                  max = std::max(max, At(in, b, h, w, ch, iy, ix));
-                  sum += At(in, b, h, w, ch, iy, ix);
-                  ++count;
+  // Strides 2 and 1 (Inception's average pools): rows of 6 and 11 outputs,
+  // whose inner ones the blocked layouts pool four at a time.
+  for (int64_t st : {2, 1})
+    for (int64_t b : {16, 8, 24, 32, 4})  // vectors of 8 lanes, and any other block
+      for (const char* op : {"max_pool", "avg_pool"}) {
+        PlanBuffer in_layout{"x", c * h * w, -1, {1, c, h, w}, b, 0};
+        for (bool include_pad : {false, true}) {
+          PlanStep step;
+          step.op = std::string(op) == "max_pool" ? StepOp::kMaxPool : StepOp::kAvgPool;
+          step.kernel_shape = {3, 3};
+          step.strides = {st, st};
+          step.pads = {1, 1, 1, 1};
+          step.count_include_pad = include_pad;
+          const int64_t oh = (h + 2 - 3) / st + 1, ow = (w + 2 - 3) / st + 1;
+          step.in_shape = {1, c, h, w};
+          step.out_shape = {1, c, oh, ow};
+          PlanBuffer out_layout{"y", c * oh * ow, -1, {1, c, oh, ow}, b, 0};
+          std::vector<float> out(c * oh * ow);
+          Pool(step, in_layout, in.data(), out_layout, out.data(), &kSerial);
+          for (int64_t ch = 0; ch < c; ++ch) {
+            for (int64_t y = 0; y < oh; ++y) {
+              for (int64_t x = 0; x < ow; ++x) {
+                float max = -std::numeric_limits<float>::infinity(), sum = 0;
+                int64_t count = 0;
+                for (int64_t iy = y * st - 1; iy < y * st + 2; ++iy) {
+                  for (int64_t ix = x * st - 1; ix < x * st + 2; ++ix) {
+                    if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                    max = std::max(max, At(in, b, h, w, ch, iy, ix));
+                    sum += At(in, b, h, w, ch, iy, ix);
+                    ++count;
+                  }
                 }
+                // The padded window, clipped to the padded image.
+                const int64_t rows = std::min(y * st + 2, h + 1) - (y * st - 1);
+                const int64_t cols = std::min(x * st + 2, w + 1) - (x * st - 1);
+                const float want = step.op == StepOp::kMaxPool ? max
+                                   : include_pad               ? sum / (rows * cols)
+                                                               : sum / count;
+                EXPECT_FLOAT_EQ(At(out, b, oh, ow, ch, y, x), want)
+                    << op << " stride " << st << " block " << b << " include_pad " << include_pad
+                    << " c " << ch << " y " << y << " x " << x;
               }
-              // The padded window, clipped to the padded image.
-              const int64_t rows = std::min(y * 2 + 2, h + 1) - (y * 2 - 1);
-              const int64_t cols = std::min(x * 2 + 2, w + 1) - (x * 2 - 1);
-              const float want = step.op == StepOp::kMaxPool ? max
-                                 : include_pad               ? sum / (rows * cols)
-                                                             : sum / count;
-              EXPECT_FLOAT_EQ(At(out, b, oh, ow, ch, y, x), want)
-                  << op << " block " << b << " include_pad " << include_pad << " c " << ch << " y "
-                  << y << " x " << x;
             }
           }
         }
       }
-    }
 }
 
 // The global mean of each channel, in blocks of 8 lanes and more (vectors

@@ -132,8 +132,61 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
   };
   const int64_t r_lo = first_inside(y0, g.dh), r_hi = end_inside(y0, g.dh, g.kh, g.h);
   const int64_t row_taps = g.count_include_pad ? g.RowTaps(y0, true) : r_hi - r_lo;
+  const Float8Lanes init = Float8Lanes{} + (kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+  // Where four outputs in a row have their whole window inside the image
+  // (no padding to skip), they are pooled together: four independent chains
+  // of adds or maxima, where one output's taps alone wait on each other.
+  // The same taps in the same order as one at a time: the same floats.
+  constexpr int64_t kGroup = 4;
+  const int64_t span = (g.kw - 1) * g.dw;
+  const int64_t x_inside = g.pl > 0 ? (g.pl + g.sw - 1) / g.sw : 0;  // first x with x0 >= 0
   for (int64_t x = 0; x < g.ow; ++x) {
     const int64_t x0 = x * g.sw - g.pl;
+    if (x >= x_inside && x + kGroup <= g.ow && x0 + (kGroup - 1) * g.sw + span < g.w) {
+      float scale = 0.0f;
+      if constexpr (!kMax) {
+        const int64_t window = row_taps * g.kw;  // every column tap inside, padded or not
+        scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
+      }
+      // Named accumulators, not an array: GCC kept an array of vectors on
+      // the stack.
+      const int64_t next = g.sw * b;  // the next output's window
+      for (int64_t p = 0; p < b; p += 8) {
+        Float8Lanes a0 = init, a1 = init, a2 = init, a3 = init;
+        for (int64_t r = r_lo; r < r_hi; ++r) {
+          const float* __restrict row = src + ((y0 + r * g.dh) * g.in_w + x0) * b + p;
+          for (int64_t s = 0; s < g.kw; ++s) {
+            const float* __restrict v = row + s * g.dw * b;
+            const Float8Lanes v0 = TF_LOAD8(v), v1 = TF_LOAD8(v + next);
+            const Float8Lanes v2 = TF_LOAD8(v + 2 * next), v3 = TF_LOAD8(v + 3 * next);
+            if constexpr (kMax) {
+              a0 = a0 < v0 ? v0 : a0;
+              a1 = a1 < v1 ? v1 : a1;
+              a2 = a2 < v2 ? v2 : a2;
+              a3 = a3 < v3 ? v3 : a3;
+            } else {
+              a0 += v0;
+              a1 += v1;
+              a2 += v2;
+              a3 += v3;
+            }
+          }
+        }
+        if constexpr (!kMax) {
+          a0 *= scale;
+          a1 *= scale;
+          a2 *= scale;
+          a3 *= scale;
+        }
+        float* __restrict o = dst + x * b + p;
+        std::memcpy(o, &a0, sizeof(a0));
+        std::memcpy(o + b, &a1, sizeof(a1));
+        std::memcpy(o + 2 * b, &a2, sizeof(a2));
+        std::memcpy(o + 3 * b, &a3, sizeof(a3));
+      }
+      x += kGroup - 1;
+      continue;
+    }
     const int64_t s_lo = first_inside(x0, g.dw), s_hi = end_inside(x0, g.dw, g.kw, g.w);
     float scale = 0.0f;  // an average's 1 / taps counted
     if constexpr (!kMax) {
@@ -144,7 +197,7 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
     for (int64_t p = 0; p < b; p += 8) {
       // A max as a compare and select on the vector: GCC does not vectorise
       // a float max written lane by lane (std::max is the same per lane).
-      Float8Lanes acc = Float8Lanes{} + (kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+      Float8Lanes acc = init;
       for (int64_t r = r_lo; r < r_hi; ++r) {
         const float* __restrict row = src + ((y0 + r * g.dh) * g.in_w + x0) * b + p;
         for (int64_t s = s_lo; s < s_hi; ++s) {
