@@ -29,6 +29,26 @@ int64_t SliceOffset(const PlanStep& step, const PlanBuffer& in, const PlanBuffer
   return first / block * block_floats;
 }
 
+// Where a strided copy's output lies inside its input, in floats: its
+// output is one run of the input's floats when each axis it spans steps
+// by the row-major stride of the output's shape (a Gather of one index or
+// a Slice of the outer axes: attention's q, k and v taken from one
+// tensor); -1 otherwise.
+int64_t RunOffset(const PlanStep& step, const PlanBuffer& in, const PlanBuffer& out) {
+  if (!in.is_plain() || !out.is_plain() || step.a_strides.size() != step.out_shape.size()) {
+    return -1;
+  }
+  int64_t stride = 1;
+  for (size_t d = step.out_shape.size(); d-- > 0;) {
+    if (step.out_shape[d] != 1 && step.a_strides[d] != stride) return -1;
+    stride *= step.out_shape[d];
+  }
+  if (stride != out.elements || step.a_offset < 0 || step.a_offset + stride > in.elements) {
+    return -1;
+  }
+  return step.a_offset;
+}
+
 }  // namespace
 
 int AliasChannelSlices(ModelPlan* plan) {
@@ -46,7 +66,8 @@ int AliasChannelSlices(ModelPlan* plan) {
   int dropped = 0;
   for (size_t s = 0; s < plan->steps.size(); ++s) {
     const PlanStep& step = plan->steps[s];
-    if (step.op != StepOp::kChannelGather || step.inputs.size() != 1 || step.outputs.size() != 1) {
+    if ((step.op != StepOp::kChannelGather && step.op != StepOp::kStridedCopy) ||
+        step.inputs.size() != 1 || step.outputs.size() != 1) {
       continue;
     }
     const int in = step.inputs[0], out = step.outputs[0];
@@ -56,7 +77,8 @@ int AliasChannelSlices(ModelPlan* plan) {
         writers[out] != 1 || writers[in] > 1 || view.alias_of >= 0 || is_root[out]) {
       continue;
     }
-    const int64_t offset = SliceOffset(step, source, view);
+    const int64_t offset = step.op == StepOp::kChannelGather ? SliceOffset(step, source, view)
+                                                             : RunOffset(step, source, view);
     if (offset < 0) continue;
     const int root = source.alias_of >= 0 ? source.alias_of : in;
     const int64_t at = (source.alias_of >= 0 ? source.alias_offset : 0) + offset;

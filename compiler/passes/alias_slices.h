@@ -2,7 +2,10 @@
 // blocks in a row, at batch 1, in its input's own layout (a Split or Slice
 // of channels: ShuffleNet's channel split, a grouped block's halves) reads
 // floats that lie back to back in its input; its output becomes a view of
-// them (PlanBuffer::alias_of, alias_offset) and the gather step goes.
+// them (PlanBuffer::alias_of, alias_offset) and the gather step goes. So
+// does a strided copy of plain tensors that reads one run of its input (a
+// Gather of one index or a Slice of the outer axes: attention's q, k and v
+// taken from one tensor, a Swin or ViT block's).
 //
 // Only where it is safe: the slice has one writer (the gather), is not a
 // model input or output nor already placed (a concatenation's input written
@@ -20,7 +23,7 @@
 
 namespace tunefleet {
 
-// The number of gather steps it removed.
+// The number of gather and copy steps it removed.
 int AliasChannelSlices(ModelPlan* plan);
 
 }  // namespace tunefleet
