@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/file_util.h"
+#include "common/saturating_product.h"
 #include "common/status_macros.h"
 #include "compiler/runtime/ops.h"
 #include "kernel_runtime/thread_pool.h"
@@ -247,13 +248,13 @@ CompiledModel::~CompiledModel() {
       }
     }
     if (step.op == StepOp::kScaleWeights) {
-      int64_t floats = 1;
-      for (int64_t d : step.in_shape) floats *= d > 0 ? d : 0;
-      const bool fits =
-          step.inputs.size() == 2 && step.outputs.size() == 1 && step.in_shape.size() == 5 &&
-          floats > 0 && plan_.buffers[step.inputs[0]].elements == floats &&
-          plan_.buffers[step.outputs[0]].elements == floats &&
-          plan_.buffers[step.inputs[1]].elements >= step.in_shape[1] * step.in_shape[3];
+      const int64_t floats = SaturatingProduct(step.in_shape);
+      const bool fits = step.inputs.size() == 2 && step.outputs.size() == 1 &&
+                        step.in_shape.size() == 5 && floats > 0 &&
+                        plan_.buffers[step.inputs[0]].elements == floats &&
+                        plan_.buffers[step.outputs[0]].elements == floats &&
+                        plan_.buffers[step.inputs[1]].elements >=
+                            SaturatingProduct({step.in_shape[1], step.in_shape[3]});
       if (!fits) {
         return absl::InvalidArgumentError(absl::StrCat(
             "model plan: step '", step.node, "' (scale_weights) has buffers that do not fit"));
