@@ -65,6 +65,24 @@ double ErrorAgainstPyTorch(const std::string& dir, const std::string& model) {
   return MaxRelativeError(y, expected->data);
 }
 
+// Compiles the exported `model` on its default configs, checks its answer
+// against PyTorch's (max relative error at most 1e-4) and opens it; null
+// (the test failed) when it does not compile or open.
+std::unique_ptr<CompiledModel> CompileMatchingPyTorch(const std::string& model) {
+  CompileOptions options{.model = std::string(kOnnxDir) + model + ".onnx",
+                         .target = HostTargetString(),
+                         .output_dir = OutDir(model)};
+  absl::StatusOr<CompileReport> report = CompileModel(options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok()) return nullptr;
+  const double error = ErrorAgainstPyTorch(options.output_dir, model);
+  std::cout << model << " max relative error " << error << "\n";
+  EXPECT_LE(error, 1e-4);
+  absl::StatusOr<std::unique_ptr<CompiledModel>> opened = CompiledModel::Open(options.output_dir);
+  EXPECT_TRUE(opened.ok()) << opened.status();
+  return opened.ok() ? std::move(*opened) : nullptr;
+}
+
 TEST(CompiledModelsTest, ResNet18MatchesPyTorch) {
   CompileOptions options{.model = std::string(kOnnxDir) + "resnet18.onnx",
                          .target = HostTargetString(),
@@ -225,21 +243,13 @@ TEST(CompiledModelsTest, EncoderLayerMatchesPyTorch) {
 // has no concat, one channel gather, no strided copy, no reduction and no
 // relayout before the head left, and the answer is still PyTorch's.
 TEST(CompiledModelsTest, ConcatenationsWrittenInPlaceMatchPyTorch) {
-  CompileOptions options{.model = std::string(kOnnxDir) + "concat_net.onnx",
-                         .target = HostTargetString(),
-                         .output_dir = OutDir("concat_net")};
-  absl::StatusOr<CompileReport> report = CompileModel(options);
-  ASSERT_TRUE(report.ok()) << report.status();
-  const double error = ErrorAgainstPyTorch(options.output_dir, "concat_net");
-  std::cout << "concat_net max relative error " << error << "\n";
-  EXPECT_LE(error, 1e-4);
-  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::Open(options.output_dir);
-  ASSERT_TRUE(model.ok()) << model.status();
+  std::unique_ptr<CompiledModel> model = CompileMatchingPyTorch("concat_net");
+  ASSERT_NE(model, nullptr);
   int aliases = 0;
-  for (const PlanBuffer& buffer : (*model)->plan().buffers) aliases += buffer.alias_of >= 0;
+  for (const PlanBuffer& buffer : model->plan().buffers) aliases += buffer.alias_of >= 0;
   EXPECT_GE(aliases, 6);
   int gathers = 0, global_pools = 0;
-  const std::vector<PlanStep>& steps = (*model)->plan().steps;
+  const std::vector<PlanStep>& steps = model->plan().steps;
   for (size_t i = 0; i < steps.size(); ++i) {
     EXPECT_NE(steps[i].op, StepOp::kConcat) << steps[i].node;
     EXPECT_NE(steps[i].op, StepOp::kStridedCopy) << steps[i].node;
@@ -261,17 +271,9 @@ TEST(CompiledModelsTest, ConcatenationsWrittenInPlaceMatchPyTorch) {
 // (weights of more floats than the activation), stays a channel Mul. The
 // answer is PyTorch's either way.
 TEST(CompiledModelsTest, SqueezeExciteScalesFoldIntoWeightsWhereThatIsCheaper) {
-  CompileOptions options{.model = std::string(kOnnxDir) + "se_net.onnx",
-                         .target = HostTargetString(),
-                         .output_dir = OutDir("se_net")};
-  absl::StatusOr<CompileReport> report = CompileModel(options);
-  ASSERT_TRUE(report.ok()) << report.status();
-  const double error = ErrorAgainstPyTorch(options.output_dir, "se_net");
-  std::cout << "se_net max relative error " << error << "\n";
-  EXPECT_LE(error, 1e-4);
-  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::Open(options.output_dir);
-  ASSERT_TRUE(model.ok()) << model.status();
-  const ModelPlan& plan = (*model)->plan();
+  std::unique_ptr<CompiledModel> model = CompileMatchingPyTorch("se_net");
+  ASSERT_NE(model, nullptr);
+  const ModelPlan& plan = model->plan();
   int scales = 0, muls = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
