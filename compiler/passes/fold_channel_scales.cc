@@ -29,7 +29,9 @@ std::vector<int64_t> PackedGeometry(const ModelPlan& plan, const PlanStep& conv,
                                     int x) {
   if (conv.op != StepOp::kKernel || conv.staged.size() != 3 || conv.inputs.size() != 2 ||
       conv.inputs[0] != product || conv.staged[0] != product || conv.inputs[1] != conv.staged[1] ||
-      conv.kernel_shape.size() != 2) {
+      conv.kernel_shape.size() != 2 ||
+      // The product read again by the kernel's epilogue: it has to stay.
+      conv.epilogue.residual == product || conv.epilogue.bias == product) {
     return {};
   }
   const PlanBuffer& in = plan.buffers[x];

@@ -1,7 +1,8 @@
 // A squeeze-excite scale read only by a blocked, ungrouped convolution
-// becomes a scale of that kernel's packed weights; one with another reader,
-// at batch 2, before a grouped kernel, before weights larger than the
-// activation or whose product is the model's output stays a channel Mul.
+// becomes a scale of that kernel's packed weights; one with another reader
+// (another step, or the kernel's own epilogue), at batch 2, before a
+// grouped kernel, before weights larger than the activation or whose
+// product is the model's output stays a channel Mul.
 #include "compiler/passes/fold_channel_scales.h"
 
 #include "compiler/passes/plan_steps_testing.h"
@@ -106,6 +107,11 @@ TEST(FoldChannelScalesTest, WhatItCannotFoldStaysAChannelMul) {
   {  // the product is the model's output too
     ModelPlan plan = SqueezeExcitePlan();
     plan.outputs.push_back({"p", 3, {1, 32, 16, 16}});
+    EXPECT_EQ(FoldChannelScales(&plan), 0);
+  }
+  {  // the kernel's epilogue adds the product back (a residual)
+    ModelPlan plan = SqueezeExcitePlan();
+    plan.steps[3].epilogue.residual = 3;
     EXPECT_EQ(FoldChannelScales(&plan), 0);
   }
   {  // a channel Add, not a Mul
