@@ -3,6 +3,10 @@
 #include "compiler/runtime/model_runtime.h"
 
 #include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "compiler/runtime/plan.h"
 #include "compiler/runtime/tunefleet_model.h"
@@ -112,6 +116,49 @@ TEST(ModelRuntimeTest, OpeningSomethingThatIsNotALibraryIsRefused) {
   TfModel* model = nullptr;
   EXPECT_NE(tf_model_open(path.c_str(), &model), 0);
   EXPECT_THAT(tf_model_last_error(), HasSubstr("not a shared library"));
+}
+
+// A model of one scale_weights step linked into the test (OpenLinked):
+// packed weights [K/ob = 2][C/ib = 2][R*S = 1][ib = 2][ob = 4] come out
+// times s[c] along their input channels; a step whose shape does not fit
+// its buffers is refused when the model opens, naming it.
+TEST(ModelRuntimeTest, ScaleWeightsScalesEachInputChannelAndABadOneIsRefused) {
+  alignas(64) static float weights[32];
+  for (int i = 0; i < 32; ++i) weights[i] = static_cast<float>(i + 1);
+  auto plan_with = [](std::vector<int64_t> in_shape) {
+    ModelPlan plan;
+    plan.buffers = {{"s", 4, -1}, {"w", 32, 0}, {"scaled", 32, -1}};
+    plan.buffers[0].shape = {1, 4};
+    plan.buffers[2].shape = {32};
+    plan.inputs = {{"s", 0, {1, 4}}};
+    plan.outputs = {{"scaled", 2, {32}}};
+    plan.weight_floats = 32;
+    plan.steps.push_back(PlanStep{.op = StepOp::kScaleWeights,
+                                  .node = "se_mul",
+                                  .inputs = {1, 0},
+                                  .outputs = {2},
+                                  .in_shape = std::move(in_shape)});
+    return plan.ToJson().dump();
+  };
+  const std::string good = plan_with({2, 2, 1, 2, 4});
+  const LinkedSymbol symbols[] = {
+      {kPlanSymbol, good.c_str()}, {kWeightsSymbol, weights}, {nullptr, nullptr}};
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::OpenLinked(symbols);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<float> s = {0.5f, 2.0f, -1.0f, 3.0f};
+  std::vector<float> out(32);
+  ASSERT_TRUE((*model)->Run({s.data()}, {out.data()}).ok());
+  for (int at = 0; at < 32; ++at) {
+    const int c = (at / 8) % 2 * 2 + at % 8 / 4;  // input block, then the lane within it
+    EXPECT_EQ(out[at], weights[at] * s[c]) << at;
+  }
+
+  const std::string bad = plan_with({2, 2, 1, 2, 8});  // 64 floats of 32
+  const LinkedSymbol bad_symbols[] = {
+      {kPlanSymbol, bad.c_str()}, {kWeightsSymbol, weights}, {nullptr, nullptr}};
+  absl::StatusOr<std::unique_ptr<CompiledModel>> refused = CompiledModel::OpenLinked(bad_symbols);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("'se_mul' (scale_weights)"));
 }
 
 }  // namespace
