@@ -1,5 +1,6 @@
 // The runtime's checks that need no compiled model: plan parsing, the CPU
-// feature check and the C API's errors.
+// feature check, the C API's errors, and steps of plans linked into the test
+// (OpenLinked) run and checked at open.
 #include "compiler/runtime/model_runtime.h"
 
 #include <cmath>
@@ -159,6 +160,44 @@ TEST(ModelRuntimeTest, ScaleWeightsScalesEachInputChannelAndABadOneIsRefused) {
   absl::StatusOr<std::unique_ptr<CompiledModel>> refused = CompiledModel::OpenLinked(bad_symbols);
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(), HasSubstr("'se_mul' (scale_weights)"));
+}
+
+// The same for a squeeze-excite channel Mul: x [1, 8, 2, 2] times s[c]
+// (a constant here), and a step whose channels disagree with x's refused.
+TEST(ModelRuntimeTest, ChannelMulScalesEachChannelAndABadOneIsRefused) {
+  alignas(64) static float scales[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto plan_with = [](std::vector<int64_t> in_shape) {
+    ModelPlan plan;
+    plan.buffers = {{"x", 32, -1}, {"s", 8, 0}, {"y", 32, -1}};
+    plan.buffers[0].shape = plan.buffers[2].shape = {1, 8, 2, 2};
+    plan.inputs = {{"x", 0, {1, 8, 2, 2}}};
+    plan.outputs = {{"y", 2, {1, 8, 2, 2}}};
+    plan.weight_floats = 8;
+    PlanStep mul{.op = StepOp::kChannelBinary,
+                 .node = "se_mul",
+                 .inputs = {0, 1},
+                 .outputs = {2},
+                 .in_shape = std::move(in_shape)};
+    mul.binary = BinaryFunc::kMul;
+    plan.steps.push_back(mul);
+    return plan.ToJson().dump();
+  };
+  const std::string good = plan_with({1, 8});
+  const LinkedSymbol symbols[] = {
+      {kPlanSymbol, good.c_str()}, {kWeightsSymbol, scales}, {nullptr, nullptr}};
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::OpenLinked(symbols);
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<float> x(32), y(32);
+  for (int i = 0; i < 32; ++i) x[i] = 0.25f * static_cast<float>(i);
+  ASSERT_TRUE((*model)->Run({x.data()}, {y.data()}).ok());
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(y[i], x[i] * scales[i / 4]) << i;
+
+  const std::string bad = plan_with({1, 4});  // 4 channels of x's 8
+  const LinkedSymbol bad_symbols[] = {
+      {kPlanSymbol, bad.c_str()}, {kWeightsSymbol, scales}, {nullptr, nullptr}};
+  absl::StatusOr<std::unique_ptr<CompiledModel>> refused = CompiledModel::OpenLinked(bad_symbols);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("'se_mul' (channel_binary)"));
 }
 
 }  // namespace
