@@ -355,59 +355,45 @@ void Scheduler::Tick() {
 void Scheduler::HandleBuildResult(Worker& builder, const proto::BuildResult& result,
                                   double received_at) {
   if (!HasRole(builder, proto::BUILDER, "only builders send build results")) return;
-  // The trial it answers: of a lease this tracker gave (which ends now; a
-  // revoked one answers nothing), or of an earlier tracker's it adopts.
-  Job* job = nullptr;
-  Trial* trial = nullptr;
-  bool counts = true;
-  if (const Lease* lease = leases_.Find(builder, result.lease_id(), Stage::kBuild)) {
-    job = jobs_.Find(lease->job_id);
-    trial = &job->trials.at(lease->trial_id);
-    counts = !lease->revoked;
-    leases_.End(result.lease_id());
-  } else {
-    std::tie(job, trial) = AdoptResult(builder, result.lease_id(), Stage::kBuild);
-    if (trial == nullptr) return;
-  }
+  const ResultTrial answered =
+      TrialOfResult(builder, result.lease_id(), Stage::kBuild, /*adopt=*/true);
+  if (answered.trial == nullptr) return;
+  if (answered.leased) leases_.End(result.lease_id());
+  Job& job = *answered.job;
   ++builder.completed;
   if (metrics_ != nullptr) metrics_->ObserveBuild(result.build_seconds());
-  if (counts && !job->finished()) lifecycle_.Built(*job, *trial, result, builder, received_at);
+  if (answered.counts && !job.finished()) {
+    lifecycle_.Built(job, *answered.trial, result, builder, received_at);
+  }
   dispatcher_.DispatchAll(received_at);
 }
 
 void Scheduler::HandleMeasureResult(Worker& agent, const proto::MeasureResult& result,
                                     double received_at) {
   if (!HasRole(agent, proto::AGENT, "only agents send measure results")) return;
-  // The trial it answers, as for a build result.
-  Job* job = nullptr;
-  Trial* trial = nullptr;
-  bool counts = true;
-  if (const Lease* lease = leases_.Find(agent, result.lease_id(), Stage::kMeasure)) {
-    job = jobs_.Find(lease->job_id);
-    trial = &job->trials.at(lease->trial_id);
-    counts = !lease->revoked;
-    if (result.need_artifact() && counts && !job->finished()) {
-      dispatcher_.ResendWithArtifact(agent, *job, *trial);
+  // An earlier tracker's lease that wants the artifact again is not worth
+  // adopting (this tracker has none): the trial is built again as usual.
+  const ResultTrial answered = TrialOfResult(agent, result.lease_id(), Stage::kMeasure,
+                                             /*adopt=*/!result.need_artifact());
+  if (answered.trial == nullptr) return;
+  Job& job = *answered.job;
+  if (answered.leased) {
+    if (result.need_artifact() && answered.counts && !job.finished()) {
+      dispatcher_.ResendWithArtifact(agent, job, *answered.trial);
       return;
     }
     leases_.End(result.lease_id());
-  } else {
-    // An earlier tracker's lease that wants the artifact again is not worth
-    // it (this tracker has none): the trial is built again as usual.
-    if (result.need_artifact()) return;
-    std::tie(job, trial) = AdoptResult(agent, result.lease_id(), Stage::kMeasure);
-    if (trial == nullptr) return;
   }
   ++agent.completed;
   if (metrics_ != nullptr)
-    metrics_->ObserveMeasure(job->stored.spec.device_key(), result.measure_seconds());
+    metrics_->ObserveMeasure(job.stored.spec.device_key(), result.measure_seconds());
   // The agent is free whatever becomes of its result: it gets its next
   // measurement before the result's store write (an fsync, on a durable
   // store), which is not an acknowledgement of anything. Then the result
   // (written before anyone hears of it), and whatever it makes possible.
   dispatcher_.MarkAgentFree(agent);
   dispatcher_.DispatchAll(received_at);
-  if (counts && !job->finished()) lifecycle_.Measured(*job, *trial, result, agent);
+  if (answered.counts && !job.finished()) lifecycle_.Measured(job, *answered.trial, result, agent);
   dispatcher_.DispatchAll(received_at);
 }
 
@@ -433,6 +419,20 @@ void Scheduler::HandlePropose(Worker& tuner, const proto::ProposeTrials& propose
   }
   lifecycle_.Propose(*job, tuner, propose, received_at);
   dispatcher_.DispatchAll(received_at);
+}
+
+Scheduler::ResultTrial Scheduler::TrialOfResult(Worker& worker, const std::string& lease_id,
+                                                Stage stage, bool adopt) {
+  ResultTrial answered;
+  if (const Lease* lease = leases_.Find(worker, lease_id, stage)) {
+    answered.job = jobs_.Find(lease->job_id);
+    answered.trial = &answered.job->trials.at(lease->trial_id);
+    answered.leased = true;
+    answered.counts = !lease->revoked;
+  } else if (adopt) {
+    std::tie(answered.job, answered.trial) = AdoptResult(worker, lease_id, stage);
+  }
+  return answered;
 }
 
 std::pair<Job*, Trial*> Scheduler::AdoptResult(Worker& worker, const std::string& lease_id,

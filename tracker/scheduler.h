@@ -127,6 +127,18 @@ class Scheduler {
   // (a resend), else after answering the worker with why not.
   std::pair<Job*, Trial*> AdoptResult(Worker& worker, const std::string& lease_id, Stage stage)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The trial a `stage` result for `lease_id` answers: of a lease this
+  // tracker gave `worker` (`leased`; the caller ends it; a revoked one's
+  // result does not count), else, with `adopt`, of an earlier tracker's
+  // (AdoptResult). trial null: none.
+  struct ResultTrial {
+    Job* job = nullptr;
+    Trial* trial = nullptr;
+    bool leased = false;
+    bool counts = true;
+  };
+  ResultTrial TrialOfResult(Worker& worker, const std::string& lease_id, Stage stage, bool adopt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `worker` has `role`; if not, answers it with PermissionDenied(`refusal`).
   bool HasRole(Worker& worker, proto::WorkerRole role, const char* refusal)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
