@@ -8,10 +8,11 @@ namespace tunefleet {
 BufferUse BufferUseOf(const ModelPlan& plan) {
   const size_t num_buffers = plan.buffers.size();
   BufferUse use{std::vector<int>(num_buffers, 0), std::vector<int>(num_buffers, 0),
-                std::vector<bool>(num_buffers, false)};
+                std::vector<int>(num_buffers, -1), std::vector<bool>(num_buffers, false)};
   for (const PlanTensor& t : plan.inputs) use.pinned[t.buffer] = true;
   for (const PlanTensor& t : plan.outputs) use.pinned[t.buffer] = true;
-  for (const PlanStep& step : plan.steps) {
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
     std::set<int> written(step.outputs.begin(), step.outputs.end());
     for (int id : step.staged) {
       if (std::find(step.inputs.begin(), step.inputs.end(), id) == step.inputs.end()) {
@@ -22,7 +23,10 @@ BufferUse BufferUseOf(const ModelPlan& plan) {
     std::set<int> read(step.inputs.begin(), step.inputs.end());
     if (step.epilogue.bias >= 0) read.insert(step.epilogue.bias);
     if (step.epilogue.residual >= 0) read.insert(step.epilogue.residual);
-    for (int id : read) ++use.readers[id];
+    for (int id : read) {
+      ++use.readers[id];
+      use.last_reader[id] = static_cast<int>(i);
+    }
   }
   return use;
 }

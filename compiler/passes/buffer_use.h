@@ -22,9 +22,10 @@ namespace tunefleet {
 inline constexpr int64_t kAliasAlignFloats = 16;
 
 struct BufferUse {
-  std::vector<int> writers;  // per buffer: the steps that write it
-  std::vector<int> readers;  // per buffer: the steps that read it
-  std::vector<bool> pinned;  // per buffer: a model input or output
+  std::vector<int> writers;      // per buffer: the steps that write it
+  std::vector<int> readers;      // per buffer: the steps that read it
+  std::vector<int> last_reader;  // per buffer: the last step that reads it, or -1
+  std::vector<bool> pinned;      // per buffer: a model input or output
 };
 
 BufferUse BufferUseOf(const ModelPlan& plan);

@@ -9,18 +9,6 @@
 namespace tunefleet {
 namespace {
 
-// The step that reads each buffer (the last one, where several do).
-std::vector<int> ReaderOf(const ModelPlan& plan) {
-  std::vector<int> reader(plan.buffers.size(), -1);
-  for (size_t j = 0; j < plan.steps.size(); ++j) {
-    const PlanStep& step = plan.steps[j];
-    for (int id : step.inputs) reader[id] = static_cast<int>(j);
-    if (step.epilogue.bias >= 0) reader[step.epilogue.bias] = static_cast<int>(j);
-    if (step.epilogue.residual >= 0) reader[step.epilogue.residual] = static_cast<int>(j);
-  }
-  return reader;
-}
-
 // The scale_weights step's in_shape {K/ob, C/ib, R*S, ib, ob} for the
 // blocked kernel `conv` reading the channel Mul's product (`x`'s layout,
 // channels), or empty where it is not an ungrouped blocked convolution
@@ -55,7 +43,6 @@ std::vector<int64_t> PackedGeometry(const ModelPlan& plan, const PlanStep& conv,
 
 int FoldChannelScales(ModelPlan* plan) {
   const BufferUse use = BufferUseOf(*plan);
-  const std::vector<int> reader = ReaderOf(*plan);
   std::vector<bool> is_root(plan->buffers.size(), false);
   for (const PlanBuffer& b : plan->buffers) {
     if (b.alias_of >= 0) is_root[b.alias_of] = true;
@@ -80,7 +67,7 @@ int FoldChannelScales(ModelPlan* plan) {
         use.writers[x] != 1 || in.alias_of >= 0 || is_root[x]) {
       continue;
     }
-    const int j = reader[product];
+    const int j = use.last_reader[product];
     if (j <= static_cast<int>(i)) continue;
     const std::vector<int64_t> geometry = PackedGeometry(*plan, plan->steps[j], product, x);
     if (geometry.empty()) continue;
