@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "tuner_core/templates/winograd.h"
 
 namespace tunefleet {
 
@@ -38,13 +39,17 @@ namespace tunefleet {
   } else {
     TF_ASSIGN_OR_RETURN(kernel.in_block, choice.config.GetInt("tile_ic"));
     TF_ASSIGN_OR_RETURN(kernel.out_block, choice.config.GetInt("tile_oc"));
+    TF_ASSIGN_OR_RETURN(const std::string reduce, choice.config.GetString("reduce"));
+    kernel.winograd_tile = WinogradTileOf(reduce);
   }
   kernel.data_elements = func->staged[0].num_elements;
   kernel.kernel_elements = func->staged[1].num_elements;
   kernel.out_elements = func->staged[2].num_elements;
   const int64_t rows = out[0] * out[1] * out[2];  // N * K * OH
-  if (rows <= 0 || kernel.out_elements % rows != 0 ||
-      kernel.kernel_elements != kernel.k * kernel.c * kernel.r * kernel.s) {
+  const int64_t m = kernel.winograd_tile;
+  const int64_t weights =
+      m > 0 ? (m + 2) * (m + 2) * kernel.k * kernel.c : kernel.k * kernel.c * kernel.r * kernel.s;
+  if (rows <= 0 || kernel.out_elements % rows != 0 || kernel.kernel_elements != weights) {
     return absl::InternalError(absl::StrCat(name, ": staged buffers of unexpected sizes"));
   }
   kernel.out_row_width = kernel.out_elements / rows;
@@ -53,6 +58,9 @@ namespace tunefleet {
 
 std::vector<float> PackBlockedWeights(const std::vector<float>& weights,
                                       const BlockedConvKernel& p) {
+  if (p.winograd_tile > 0) {
+    return WinogradTransformWeights(weights, p.k, p.c, p.winograd_tile, p.out_block);
+  }
   // Depthwise is the dense case with one input channel per group.
   const int64_t ib = p.depthwise ? 1 : p.in_block, ob = p.out_block;
   const int64_t icc_count = p.c / ib, occ_count = p.k / ob;

@@ -29,6 +29,10 @@ struct BlockedConvKernel {
   int64_t out_block = 1;               // out_nchwc's channel block
   int64_t out_row_width = 0;           // out_nchwc's rows (>= the output width)
   bool depthwise = false;              // weights [C, 1, R, S], one channel block
+  // Winograd's output tile side (reduce "winograd_f<m>"), 0 for a direct
+  // convolution: kernel_vec then holds the transformed weights
+  // (tuner_core/templates/winograd.h), [(m+2)^2][K/ob][C][ob].
+  int64_t winograd_tile = 0;
   // Staged buffer sizes (floats) in the kernel's order: data_nchwc, kernel_vec, out_nchwc.
   int64_t data_elements = 0, kernel_elements = 0, out_elements = 0;
 };
@@ -41,8 +45,9 @@ struct BlockedConvKernel {
     const KernelChoice& choice);
 
 // `weights` ([K][C][R][S], or [C][1][R][S] for depthwise) in the kernel's
-// kernel_vec layout: [K/ob][C/ib][R][S][ib][ob] (depthwise: [C/b][R][S][b]),
-// what the template's prepare stage writes.
+// kernel_vec layout: [K/ob][C/ib][R][S][ib][ob] (depthwise: [C/b][R][S][b];
+// Winograd: the transformed weights), what the template's prepare stage
+// writes.
 std::vector<float> PackBlockedWeights(const std::vector<float>& weights,
                                       const BlockedConvKernel& kernel);
 

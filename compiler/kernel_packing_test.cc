@@ -3,6 +3,7 @@
 // interpreter), for several configs of a conv2d and a depthwise workload.
 #include "compiler/kernel_packing.h"
 
+#include <cmath>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -76,6 +77,50 @@ TEST(KernelPackingTest, Conv2dWeightsPackedAsThePrepareStagePacksThem) {
 
 TEST(KernelPackingTest, DepthwiseWeightsPackedAsThePrepareStagePacksThem) {
   ExpectPackingMatchesTemplate("depthwise_conv2d_nchw", /*depthwise=*/true);
+}
+
+// Winograd's transformed weights U = G g G^T ([(m+2)^2][K/ob][C][ob]) as
+// the kernel's prepare stage computes them, for both tiles and two blocks;
+// and the plan reads no taps from them (kernel_shape stays R x S only for
+// direct kernels: BlockedConvKernel::winograd_tile).
+TEST(KernelPackingTest, WinogradWeightsTransformedAsThePrepareStageTransformsThem) {
+  nlohmann::json args = ConvArgsJson(false, "NCHWc");
+  args["stride_w"] = 1;
+  const std::string target = "llvm -mcpu=skylake-avx512";
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> weights(16 * 24 * 9);
+  for (float& w : weights) w = dist(rng);
+  int checked = 0;
+  for (const char* reduce : {"winograd_f2", "winograd_f4"}) {
+    for (int64_t oc : {16, 8}) {
+      KernelChoice choice;
+      choice.task = Task::Make("", "conv2d_nchw", args, target).value();
+      absl::StatusOr<Config> config = choice.task->space().FromJson({{"entity",
+                                                                      {{"tile_ic", "ot", 8},
+                                                                       {"tile_oc", "ot", oc},
+                                                                       {"tile_ow", "ot", 4},
+                                                                       {"vec", "ot", 8},
+                                                                       {"reduce", "ot", reduce}}}});
+      ASSERT_TRUE(config.ok()) << config.status();
+      choice.config = *config;
+      absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(choice);
+      ASSERT_TRUE(blocked.ok()) << blocked.status();
+      ASSERT_TRUE(blocked->has_value());
+      const int64_t m = std::string(reduce) == "winograd_f2" ? 2 : 4;
+      EXPECT_EQ((*blocked)->winograd_tile, m);
+      EXPECT_EQ((*blocked)->kernel_elements, (m + 2) * (m + 2) * 16 * 24);
+      const std::vector<float> packed = PackBlockedWeights(weights, **blocked);
+      const std::vector<float> prepared = PreparedKernelVec(choice, weights);
+      ASSERT_EQ(packed.size(), prepared.size());
+      for (size_t i = 0; i < packed.size(); ++i) {
+        ASSERT_NEAR(packed[i], prepared[i], 1e-6 * (1 + std::fabs(prepared[i])))
+            << reduce << " element " << i;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 TEST(KernelPackingTest, DenseWeightsPackedOnceAsThePrepareStagePacksThem) {

@@ -274,6 +274,62 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
   }
 }
 
+// Winograd's F(2x2, 3x3) and F(4x4, 3x3) (the "winograd_f2"/"winograd_f4"
+// reduce values of 3x3 stride-1 convolutions): outputs the tiles do not
+// divide (13 x 11, 7 x 7, 5 x 6), asymmetric and no padding, two images,
+// channel blocks the vector does not divide, register tiles wider than the
+// tiles there are, both layouts; each against the direct reference.
+TEST(BuilderTest, Conv2dWinogradConfigsAreCorrect) {
+  const std::vector<nlohmann::json> shapes = {
+      {{"N", 2}, {"C", 6}, {"H", 13}, {"W", 11}, {"K", 10}, {"padding", 1}},
+      {{"N", 1}, {"C", 8}, {"H", 9}, {"W", 10}, {"K", 16}, {"padding", {1, 0, 2, 1}}},
+      {{"N", 1}, {"C", 16}, {"H", 9}, {"W", 9}, {"K", 8}, {"padding", 0}},
+      {{"N", 1}, {"C", 4}, {"H", 5}, {"W", 6}, {"K", 12}, {"padding", 1}},
+  };
+  struct Blocks {
+    int64_t ic, oc, ow, vec;
+  };
+  int built = 0;
+  for (nlohmann::json args : shapes) {
+    args["R"] = 3;
+    args["S"] = 3;
+    const int64_t c = args["C"], k = args["K"];
+    const std::vector<Blocks> blocks = {{c, k, 4, 8}, {c / 2, k / 2, 3, 4}, {2, k, 6, 8}};
+    for (const char* layout : {"NCHW", "NCHWc"}) {
+      args["layout"] = layout;
+      for (const char* reduce : {"winograd_f2", "winograd_f4"}) {
+        for (const Blocks& b : blocks) {
+          absl::StatusOr<ConvKernel> kernel = InstantiateConv("conv2d_nchwc.x86", args,
+                                                              {{"tile_ic", "ot", b.ic},
+                                                               {"tile_oc", "ot", b.oc},
+                                                               {"tile_ow", "ot", b.ow},
+                                                               {"vec", "ot", b.vec},
+                                                               {"reduce", "ot", reduce}});
+          ASSERT_TRUE(kernel.ok()) << args.dump() << " " << reduce << ": " << kernel.status();
+          BuildResult result =
+              BuildCandidate(*kernel->tmpl, *kernel->workload, kernel->config, HostTarget());
+          if (result.error_no == MeasureErrorNo::kInstantiationError) continue;  // tile too big
+          ASSERT_TRUE(result.ok()) << result.error_msg;
+          ++built;
+          EXPECT_TRUE(RunAndCheck(result.artifact, *kernel->workload, built))
+              << args.dump() << " " << kernel->config.ToString();
+        }
+      }
+    }
+  }
+  EXPECT_GE(built, 40);
+  // Not a 3x3 stride-1 convolution: no Winograd choice in its space.
+  absl::StatusOr<ConvKernel> strided = InstantiateConv(
+      "conv2d_nchwc.x86",
+      {{"N", 1}, {"C", 4}, {"H", 9}, {"W", 9}, {"K", 4}, {"R", 3}, {"S", 3}, {"stride", 2}},
+      {{"tile_ic", "ot", 4},
+       {"tile_oc", "ot", 4},
+       {"tile_ow", "ot", 4},
+       {"vec", "ot", 4},
+       {"reduce", "ot", "winograd_f4"}});
+  EXPECT_FALSE(strided.ok());
+}
+
 // Channel blocks the vector width does not divide (ShuffleNet's 116 and 58
 // channels, in blocks of 29 and 58) end each row of the register tile with
 // one narrower vector (8 + 8 + 8 + 5 lanes; 7 x 8 + 2) instead of falling

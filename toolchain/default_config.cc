@@ -11,6 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/templates/register_fit.h"
+#include "tuner_core/templates/winograd.h"
 #include "tuner_core/workloads/conv_workload.h"
 
 namespace tunefleet {
@@ -86,6 +87,11 @@ double DefaultScore(const Config& config, int lanes, const ConvTileGoal& goal,
       if (name == "kernel" && (v == "dot") != dot) score -= 1000;
       if (name == "pack_b" && v != "once") score -= 1000;
       if (name == "fuse" && rows > 0 && v != task_order) score -= 1;
+      // Winograd where it pays (WinogradDefaultTile), else the first order.
+      if (name == "reduce" && conv != nullptr &&
+          WinogradTileOf(v) != WinogradDefaultTile(conv->conv_args())) {
+        score -= 1;
+      }
       continue;
     }
     if (!knob[2].is_number_integer()) continue;

@@ -50,6 +50,24 @@ TEST(DefaultConfigTest, SixteenRegistersGetTwoVectorBlocksAndAboutSixColumns) {
   EXPECT_LE(knobs["tile_ow"].get<int>(), 8);
 }
 
+// Winograd's F(4x4, 3x3) where there are tiles and channels enough
+// (winograd.h: WinogradDefaultTile), the direct first order elsewhere: a
+// 7x7 output's 4 tiles, a strided convolution, 3 input channels.
+TEST(DefaultConfigTest, LargeThreeByThreeConvolutionsDefaultToWinograd) {
+  for (const char* target : {kAvx2, kAvx512}) {
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget)["reduce"], "winograd_f4") << target;
+    nlohmann::json small = Conv64();
+    small["H"] = small["W"] = 7;
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, small)["reduce"], "c_kh_kw_ic") << target;
+    nlohmann::json strided = Conv64();
+    strided["stride_h"] = strided["stride_w"] = 2;
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, strided)["reduce"], "c_kh_kw_ic") << target;
+    nlohmann::json rgb = Conv64();
+    rgb["C"] = 3;
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, rgb)["reduce"], "c_kh_kw_ic") << target;
+  }
+}
+
 TEST(DefaultConfigTest, OneVectorOnSixteenRegistersIsTheNarrowBlock) {
   auto knobs = Knobs(kAvx2, DefaultTile::kOneVector);
   EXPECT_EQ(knobs["tile_oc"], 8);

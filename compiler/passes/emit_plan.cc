@@ -110,10 +110,9 @@ class PlanEmitter {
     return buffers_.NewActivation(tensor, shape.dims, layout.block, layout.RowWidth());
   }
 
-  // A tuned kernel over `input` with `weights` ([K, C, R, S] for a
-  // convolution, [N, K] for dense), its bias and the epilogue fusion gave it.
-  // A blocked convolution (kernel_packing.h) reads its input and writes its
-  // output in NCHW[x]c with its weights packed here; other kernels see NCHW.
+  // A tuned kernel over `input` with `weights` ([K, C, R, S] for a convolution, [N, K] for
+  // dense), its bias and the epilogue fusion gave it. A blocked convolution (kernel_packing.h)
+  // reads and writes NCHW[x]c, its weights packed here; other kernels see NCHW.
   [[nodiscard]] absl::Status AddKernelStep(const GraphNode& node, const ModelLayer& layer,
                                            int input, const std::vector<float>& weights,
                                            std::vector<float> bias, int64_t channels) {
@@ -162,7 +161,8 @@ class PlanEmitter {
       step.epilogue.inner = out_shape.dims[2] * blocked->out_row_width;
       step.inputs = {input, packed};
       step.staged = {input, packed, output};
-      step.kernel_shape = {blocked->r, blocked->s};  // passes/fold_channel_scales.h reads it
+      // fold_channel_scales.h scales a direct kernel's taps (Winograd's U has none).
+      if (blocked->winograd_tile == 0) step.kernel_shape = {blocked->r, blocked->s};
     } else {
       TF_ASSIGN_OR_RETURN(input, buffers_.Plain(input));
       const int w = dense ? buffers_.AddConstant(node.name + ".weight_packed",

@@ -8,6 +8,7 @@
 #include "common/status_macros.h"
 #include "tuner_core/templates/loop_builder.h"
 #include "tuner_core/templates/nchwc_layout.h"
+#include "tuner_core/templates/winograd.h"
 #include "tuner_core/workloads/conv2d.h"
 
 namespace tunefleet {
@@ -36,15 +37,20 @@ int64_t RowsPerBand(int64_t rows, int64_t units) {
 // "kh_kw_c_ic"), whether the input is read unpadded (the "_inline_pad"
 // suffix) and whether the input-channel blocks go outside the rows (the
 // "icc_outer_" prefix, whose order is the rest after "c_"; unpadded too).
+// Or, "winograd_f<m>", Winograd's F(m x m, 3 x 3) (winograd.h) in place of
+// the direct reduction.
 struct ReduceChoice {
   std::string order;
   bool inline_pad = false;
   bool icc_outer = false;
+  int64_t winograd = 0;  // the output tile's side, or 0: direct
 };
 ReduceChoice ParseReduce(absl::string_view value) {
   constexpr absl::string_view kInlinePad = "_inline_pad";
   constexpr absl::string_view kIccOuter = "icc_outer_";
   ReduceChoice choice;
+  choice.winograd = WinogradTileOf(value);
+  if (choice.winograd > 0) return choice;
   if (absl::ConsumePrefix(&value, kIccOuter)) {
     choice.icc_outer = true;
     choice.inline_pad = true;
@@ -296,14 +302,17 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
                                        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 28, 32},
                                        /*max_whole_row=*/32));
   TF_RETURN_IF_ERROR(space.DefineKnob("vec", std::vector<int64_t>{4, 8, 16}));
-  const std::vector<std::string> orders = {"c_kh_kw_ic",
-                                           "c_kh_ic_kw",
-                                           "kh_kw_c_ic",
-                                           "c_kh_kw_ic_inline_pad",
-                                           "c_kh_ic_kw_inline_pad",
-                                           "kh_kw_c_ic_inline_pad",
-                                           "icc_outer_kh_kw_ic",
-                                           "icc_outer_kh_ic_kw"};
+  std::vector<std::string> orders = {"c_kh_kw_ic",
+                                     "c_kh_ic_kw",
+                                     "kh_kw_c_ic",
+                                     "c_kh_kw_ic_inline_pad",
+                                     "c_kh_ic_kw_inline_pad",
+                                     "kh_kw_c_ic_inline_pad",
+                                     "icc_outer_kh_kw_ic",
+                                     "icc_outer_kh_ic_kw"};
+  if (WinogradApplies(a)) {
+    for (int64_t m : kWinogradTiles) orders.push_back(WinogradReduceValue(m));
+  }
   TF_RETURN_IF_ERROR(space.DefineKnob("reduce", orders));
   // Orders that build one kernel: the taps' loops are empty for a 1x1
   // kernel (all orders alike) and kw's for one column (c_kh_ic_kw is
@@ -313,6 +322,10 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   std::vector<int64_t> kernel_of;
   for (const std::string& value : orders) {
     const ReduceChoice r = ParseReduce(value);
+    if (r.winograd > 0) {
+      kernel_of.push_back(1000 + r.winograd);
+      continue;
+    }
     int64_t loops = 0;  // c_kh_kw_ic
     if (r.order == "kh_kw_c_ic" && a.r * a.s > 1) loops = 2;
     if (r.order == "c_kh_ic_kw" && a.s > 1) loops = 1;
@@ -366,6 +379,30 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.oc_bn, vec));
 
   BlockedConvPlan plan = BlockedConvGeometry(conv->conv_args(), p.ic_bn, p.oc_bn);
+  if (choice.winograd > 0) {
+    if (!WinogradApplies(conv->conv_args())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("reduce \"", reduce,
+                       "\" needs a 3x3, stride-1, undilated, ungrouped "
+                       "convolution"));
+    }
+    WinogradConv w{conv->conv_args(),
+                   choice.winograd,
+                   p.ic_bn,
+                   p.oc_bn,
+                   ConvTileWidth(conv->conv_args(), tile_ow),
+                   vec};
+    plan.pad = WinogradInputPadding(w.a, w.m);
+    plan.kernel_elems = WinogradKernelElements(w.a, w.m);
+    plan.pack_kernel = [&](const std::string& kernel_vec) {
+      return WinogradPackKernel(w, kernel_vec);
+    };
+    plan.compute = [&](const std::string& data, const std::string& kernel_vec,
+                       const std::string& out) {
+      return WinogradCompute(w, data, kernel_vec, out);
+    };
+    return AssembleBlockedConv(plan, Conv2dNchwcX86Template(), workload);
+  }
   p.pad = ConvInputPadding(p);
   plan.compute_reads_unpadded = p.inline_pad;
   plan.kernel_elems = p.k * (p.c / p.group) * p.r * p.s;

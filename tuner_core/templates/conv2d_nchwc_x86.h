@@ -36,6 +36,10 @@
 //             many channels, whose weights overflow L2). Orders that
 //             build one kernel are declared so (a 1x1 kernel has no taps
 //             to order; without padding "_inline_pad" changes nothing).
+//             For a 3x3, stride-1, undilated, ungrouped convolution also
+//             "winograd_f2" and "winograd_f4": Winograd's F(2x2, 3x3) or
+//             F(4x4, 3x3) (winograd.h), whose products over the tiles are
+//             register-tiled by tile_ow tiles x tile_oc channels.
 //
 // What is timed follows the workload's `layout`:
 //   "NCHW"   the kernel takes and returns NCHW tensors, so packing the input
