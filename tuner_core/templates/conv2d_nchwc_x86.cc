@@ -15,7 +15,8 @@ namespace tunefleet {
 
 constexpr Template::Names kNames = {"conv2d_nchwc.x86", "conv2d_nchw",
                                     "NCHW[x]c blocked conv2d: ow x oc register tile with vector "
-                                    "FMAs, packed weights, parallel rows",
+                                    "FMAs, packed weights, parallel rows; Winograd F(2x2|4x4, "
+                                    "3x3) for 3x3 stride-1 convolutions",
                                     /*is_gpu=*/false};
 constexpr const char* kTemplateName = kNames.name;
 namespace {
@@ -346,7 +347,14 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
   TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
   TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand = RowTileDemand(ConvTileWidth(conv->conv_args(), tile_ow), tile_oc, vec);
+  TF_ASSIGN_OR_RETURN(const std::string reduce, config.GetString("reduce"));
+  // Winograd's products tile the tiles as the direct kernel tiles a row
+  // (WinogradCompute: at most as many as there are).
+  int64_t width = ConvTileWidth(conv->conv_args(), tile_ow);
+  if (const int64_t m = WinogradTileOf(reduce); m > 0) {
+    width = std::min(width, WinogradTiles(conv->conv_args(), m));
+  }
+  RegisterDemand demand = RowTileDemand(width, tile_oc, vec);
   demand.broadcast_operands = 1;
   return demand;
 }

@@ -56,7 +56,7 @@ Geometry GeometryOf(const WinogradConv& w) {
   g.alpha = w.m + 2;
   g.th = CeilDiv(w.a.out_h, w.m);
   g.tw = CeilDiv(w.a.out_w, w.m);
-  g.tiles = w.a.n * g.th * g.tw;
+  g.tiles = WinogradTiles(w.a, w.m);
   g.cb = w.a.c / w.ib;
   g.kb = w.a.k / w.ob;
   const Padding pad = WinogradInputPadding(w.a, w.m);
@@ -109,20 +109,20 @@ Stmt Products(const WinogradConv& w, const Geometry& g, const std::string& kerne
   auto tile_at = [&](Expr p0, int64_t width, const std::string& tag) {
     auto acc = [&](Expr r, Expr o) { return r * ob + o; };
     Stmt init = RegisterTileLoops("_wz" + tag, width, ob, w.vec, [&](Expr r, Expr o) {
-      return Store::Make("wacc", 0.0, acc(r, o));
+      return Store::Make("acc", 0.0, acc(r, o));
     });
     Stmt reduce = Loop("wp_c" + tag, C, ForKind::kSerial, [&](Expr c) {
       return RegisterTileLoops("_wm" + tag, width, ob, w.vec, [&](Expr r, Expr o) {
         Expr v = Load::Make("wv", (xi * g.tiles + p0 + r) * C + c);
         Expr u = Load::Make(kernel_vec, ((xi * g.kb + kb) * C + c) * ob + o);
-        return Store::Make("wacc", Load::Make("wacc", acc(r, o)) + v * u, acc(r, o));
+        return Store::Make("acc", Load::Make("acc", acc(r, o)) + v * u, acc(r, o));
       });
     });
     Stmt store = RegisterTileLoops("_ws" + tag, width, ob, w.vec, [&](Expr r, Expr o) {
-      return Store::Make("wm", Load::Make("wacc", acc(r, o)),
+      return Store::Make("wm", Load::Make("acc", acc(r, o)),
                          ((xi * g.kb + kb) * g.tiles + p0 + r) * ob + o);
     });
-    return Allocate::Make("wacc", width * ob, MemoryScope::kStack,
+    return Allocate::Make("acc", width * ob, MemoryScope::kStack,
                           Block::Make({init, reduce, store}));
   };
   const int64_t full = g.tiles / rows, rest = g.tiles % rows;
@@ -195,8 +195,7 @@ bool WinogradApplies(const ConvArgs& a) {
 
 int64_t WinogradDefaultTile(const ConvArgs& a) {
   constexpr int64_t kMinTiles = 16, kMinChannels = 16, m = 4;
-  const int64_t tiles = a.n * CeilDiv(a.out_h, m) * CeilDiv(a.out_w, m);
-  return WinogradApplies(a) && tiles >= kMinTiles && a.c >= kMinChannels ? m : 0;
+  return WinogradApplies(a) && WinogradTiles(a, m) >= kMinTiles && a.c >= kMinChannels ? m : 0;
 }
 
 const WinogradMatrices& WinogradMatricesFor(int64_t m) {
@@ -212,6 +211,10 @@ Padding WinogradInputPadding(const ConvArgs& a, int64_t m) {
   p.padded_h = std::max(a.h + a.pad_top + a.pad_bottom, CeilDiv(a.out_h, m) * m + 2);
   p.padded_w = std::max(a.w + a.pad_left + a.pad_right, CeilDiv(a.out_w, m) * m + 2);
   return p;
+}
+
+int64_t WinogradTiles(const ConvArgs& a, int64_t m) {
+  return a.n * CeilDiv(a.out_h, m) * CeilDiv(a.out_w, m);
 }
 
 int64_t WinogradKernelElements(const ConvArgs& a, int64_t m) {

@@ -62,7 +62,8 @@ const WinogradMatrices& WinogradMatricesFor(int64_t m);
 
 // One Winograd convolution kernel: the workload, the tile, the blocks of its
 // blocked input (ib) and output (ob), and the matrix products' register
-// tile: `rows` tiles x ob channels in vectors of `vec` lanes.
+// tile: `rows` tiles (at most WinogradTiles) x ob channels in vectors of
+// `vec` lanes.
 struct WinogradConv {
   ConvArgs a;
   int64_t m = 4;
@@ -74,6 +75,9 @@ struct WinogradConv {
 // height and width covering every tile (a whole number of m x m tiles plus
 // the kernel's 2).
 Padding WinogradInputPadding(const ConvArgs& a, int64_t m);
+
+// The m x m output tiles of all the batch's images.
+int64_t WinogradTiles(const ConvArgs& a, int64_t m);
 
 // Floats of the transformed weights U: [alpha^2][K/ob][C][ob].
 int64_t WinogradKernelElements(const ConvArgs& a, int64_t m);
