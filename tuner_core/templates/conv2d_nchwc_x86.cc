@@ -389,10 +389,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   BlockedConvPlan plan = BlockedConvGeometry(conv->conv_args(), p.ic_bn, p.oc_bn);
   if (choice.winograd > 0) {
     if (!WinogradApplies(conv->conv_args())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("reduce \"", reduce,
-                       "\" needs a 3x3, stride-1, undilated, ungrouped "
-                       "convolution"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "reduce \"", reduce, "\" needs a 3x3, stride-1, undilated, ungrouped convolution"));
     }
     WinogradConv w{conv->conv_args(),
                    choice.winograd,

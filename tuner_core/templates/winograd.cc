@@ -1,5 +1,6 @@
 #include "tuner_core/templates/winograd.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "absl/strings/str_cat.h"
@@ -28,13 +29,12 @@ WinogradMatrices MakeMatrices(int64_t m) {
   return x;
 }
 
-// sum_k coef[k * stride] * term(k) for k < n, with the zero coefficients
-// left out and the units without a multiply.
-Expr Combine(const double* coef, int64_t stride, int64_t n,
-             const std::function<Expr(int64_t)>& term) {
+// sum_k coef[k] * term(k) for k < n, with the zero coefficients left out
+// and the units without a multiply.
+Expr Combine(const double* coef, int64_t n, const std::function<Expr(int64_t)>& term) {
   Expr sum;
   for (int64_t k = 0; k < n; ++k) {
-    const double c = coef[k * stride];
+    const double c = coef[k];
     if (c == 0) continue;
     Expr t = term(k);
     if (c == 1) {
@@ -65,38 +65,80 @@ Geometry GeometryOf(const WinogradConv& w) {
   return g;
 }
 
+// One side of a tile transform T X T' (the input's B^T d B, the output's
+// A^T M A), `lanes` channels in vectors of `vec`: for each element (i, j) of
+// the rows x cols result, the sum over k < n of mat[i][k] * src(k, j) (T on
+// the left) or of mat[j][k] * src(i, k) (T' on the right), handed to
+// store(i, j, lane, value); where guard(i, j) is defined, only when it holds.
+using TileLoad = std::function<Expr(int64_t, int64_t, Expr)>;
+using TileStore = std::function<Stmt(int64_t, int64_t, Expr, Expr)>;
+std::vector<Stmt> TransformSide(const std::string& tag, bool left, const std::vector<double>& mat,
+                                int64_t rows, int64_t cols, int64_t n, int64_t lanes, int64_t vec,
+                                const TileLoad& src, const TileStore& store,
+                                const std::function<Expr(int64_t, int64_t)>& guard = nullptr) {
+  std::vector<Stmt> stmts;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      Stmt s = VectorLoops(absl::StrCat(tag, i, "_", j), lanes, vec, [&](Expr l) {
+        Expr v = Combine(&mat[(left ? i : j) * n], n,
+                         [&](int64_t k) { return left ? src(k, j, l) : src(i, k, l); });
+        return store(i, j, l, v);
+      });
+      Expr inside = guard ? guard(i, j) : Expr();
+      stmts.push_back(inside.defined() ? IfThenElse::Make(inside, s) : s);
+    }
+  }
+  return stmts;
+}
+
+// T X T' for one tile, `lanes` channels: T (rows x n, row-major in `mat`)
+// applied to src's n x n from the left into the stack buffer `tmp` (rows x
+// n), then from the right into store's rows x rows, where guard holds.
+Stmt TileTransform(const std::string& tmp, const std::vector<double>& mat, int64_t rows, int64_t n,
+                   int64_t lanes, int64_t vec, const TileLoad& src, const TileStore& store,
+                   const std::function<Expr(int64_t, int64_t)>& guard = nullptr) {
+  auto at = [&](int64_t i, int64_t j, Expr l) { return (i * n + j) * lanes + l; };
+  std::vector<Stmt> stmts = TransformSide(
+      "_" + tmp + "l", true, mat, rows, n, n, lanes, vec, src,
+      [&](int64_t i, int64_t j, Expr l, Expr v) { return Store::Make(tmp, v, at(i, j, l)); });
+  std::vector<Stmt> right = TransformSide(
+      "_" + tmp + "r", false, mat, rows, rows, n, lanes, vec,
+      [&](int64_t i, int64_t k, Expr l) { return Load::Make(tmp, at(i, k, l)); }, store, guard);
+  stmts.insert(stmts.end(), right.begin(), right.end());
+  return Allocate::Make(tmp, rows * n * lanes, MemoryScope::kStack, Block::Make(stmts));
+}
+
+// A parallel loop over (image n, channel block b of `blocks`, tile row th),
+// each item walking its row's tiles: tile(n, b, th, tw, index) builds one
+// tile's statement (index: the tile's place among all of them), `after`
+// (where set) what follows the row.
+using TileBody = std::function<Stmt(Expr, Expr, Expr, Expr, Expr)>;
+Stmt TileRows(const std::string& tag, const WinogradConv& w, const Geometry& g, int64_t blocks,
+              const TileBody& tile, const std::function<Stmt(Expr, Expr, Expr)>& after = nullptr) {
+  Expr t = Var::Make(tag + "_t");
+  Expr n = t / (blocks * g.th), b = (t / g.th) % blocks, th = t % g.th;
+  Stmt row = Loop(tag + "_tw", g.tw, ForKind::kSerial,
+                  [&](Expr tw) { return tile(n, b, th, tw, (n * g.th + th) * g.tw + tw); });
+  if (after) row = Block::Make({row, after(n, b, th)});
+  return For::Make(tag + "_t", 0, w.a.n * blocks * g.th, ForKind::kParallel, row);
+}
+
 // V[xi][tile][C] = B^T d B of every input tile d, per input channel.
 Stmt InputTransform(const WinogradConv& w, const Geometry& g, const WinogradMatrices& x,
                     const std::string& data) {
   const int64_t A = g.alpha, ib = w.ib;
-  Expr t = Var::Make("wi_t");
-  Expr n = t / (g.cb * g.th), cb = (t / g.th) % g.cb, th = t % g.th;
-  Stmt tiles = Loop("wi_tw", g.tw, ForKind::kSerial, [&](Expr tw) {
-    Expr tile = (n * g.th + th) * g.tw + tw;
-    std::vector<Stmt> stmts;
-    for (int64_t i = 0; i < A; ++i) {  // rows of B^T d
-      for (int64_t j = 0; j < A; ++j) {
-        stmts.push_back(VectorLoops(absl::StrCat("_wa", i, "_", j), ib, w.vec, [&](Expr l) {
-          Expr v = Combine(&x.bt[i * A], 1, A, [&](int64_t k) {
-            Expr row = th * w.m + k, col = tw * w.m + j;
-            return Load::Make(data, (((n * g.cb + cb) * g.hp + row) * g.wp + col) * ib + l);
-          });
-          return Store::Make("wi", v, (i * A + j) * ib + l);
-        }));
-      }
-    }
-    for (int64_t i = 0; i < A; ++i) {  // (B^T d) B
-      for (int64_t j = 0; j < A; ++j) {
-        stmts.push_back(VectorLoops(absl::StrCat("_wb", i, "_", j), ib, w.vec, [&](Expr l) {
-          Expr v = Combine(&x.bt[j * A], 1, A,
-                           [&](int64_t k) { return Load::Make("wi", (i * A + k) * ib + l); });
+  return TileRows("wi", w, g, g.cb, [&](Expr n, Expr cb, Expr th, Expr tw, Expr tile) {
+    // B^T d B, by way of "wi".
+    return TileTransform(
+        "wi", x.bt, A, A, ib, w.vec,
+        [&](int64_t k, int64_t j, Expr l) {
+          Expr row = th * w.m + k, col = tw * w.m + j;
+          return Load::Make(data, (((n * g.cb + cb) * g.hp + row) * g.wp + col) * ib + l);
+        },
+        [&](int64_t i, int64_t j, Expr l, Expr v) {
           return Store::Make("wv", v, ((i * A + j) * g.tiles + tile) * w.a.c + cb * ib + l);
-        }));
-      }
-    }
-    return Allocate::Make("wi", A * A * ib, MemoryScope::kStack, Block::Make(stmts));
+        });
   });
-  return For::Make("wi_t", 0, w.a.n * g.cb * g.th, ForKind::kParallel, tiles);
 }
 
 // M[xi][K/ob][tile][ob] = V[xi] . U[xi]: per position, a pointwise
@@ -138,43 +180,35 @@ Stmt OutputTransform(const WinogradConv& w, const Geometry& g, const WinogradMat
                      const std::string& out) {
   const int64_t A = g.alpha, m = w.m, ob = w.ob;
   const int64_t OH = w.a.out_h, OW = w.a.out_w;
-  Expr t = Var::Make("wo_t");
-  Expr n = t / (g.kb * g.th), kb = (t / g.th) % g.kb, th = t % g.th;
-  Stmt tiles = Loop("wo_tw", g.tw, ForKind::kSerial, [&](Expr tw) {
-    Expr tile = (n * g.th + th) * g.tw + tw;
-    std::vector<Stmt> stmts;
-    for (int64_t i = 0; i < m; ++i) {  // rows of A^T M
-      for (int64_t j = 0; j < A; ++j) {
-        stmts.push_back(VectorLoops(absl::StrCat("_wc", i, "_", j), ob, w.vec, [&](Expr l) {
-          Expr v = Combine(&x.at[i * A], 1, A, [&](int64_t k) {
-            return Load::Make("wm", (((k * A + j) * g.kb + kb) * g.tiles + tile) * ob + l);
-          });
-          return Store::Make("wo", v, (i * A + j) * ob + l);
-        }));
-      }
-    }
-    for (int64_t i = 0; i < m; ++i) {  // (A^T M) A
-      for (int64_t j = 0; j < m; ++j) {
-        Expr oh = th * m + i, ow = tw * m + j;
-        Stmt store = VectorLoops(absl::StrCat("_wd", i, "_", j), ob, w.vec, [&](Expr l) {
-          Expr v = Combine(&x.at[j * A], 1, A,
-                           [&](int64_t k) { return Load::Make("wo", (i * A + k) * ob + l); });
+  // The item's output rows, all their columns, are final after it.
+  auto ready = [&](Expr n, Expr kb, Expr th) {
+    Expr rows = OH % m == 0 ? Expr(m) : Min(Expr(m), OH - th * m);
+    return OutputReady::Make(out, ((n * g.kb + kb) * OH + th * m) * OW * ob, 1, rows * (OW * ob),
+                             0);
+  };
+  auto tile_at = [&](Expr n, Expr kb, Expr th, Expr tw, Expr tile) {
+    // A^T M A, by way of "wo", where the output is: only the last tiles
+    // of a row or column reach past it.
+    return TileTransform(
+        "wo", x.at, m, A, ob, w.vec,
+        [&](int64_t k, int64_t j, Expr l) {
+          return Load::Make("wm", (((k * A + j) * g.kb + kb) * g.tiles + tile) * ob + l);
+        },
+        [&](int64_t i, int64_t j, Expr l, Expr v) {
+          Expr oh = th * m + i, ow = tw * m + j;
           return Store::Make(out, v, (((n * g.kb + kb) * OH + oh) * OW + ow) * ob + l);
+        },
+        [&](int64_t i, int64_t j) {
+          Expr inside;
+          if (OH % m != 0) inside = th * m + i < OH;
+          if (OW % m != 0) {
+            Expr col = tw * m + j < OW;
+            inside = inside.defined() ? (inside && col) : col;
+          }
+          return inside;
         });
-        // Only the last tiles of a row or column reach past the output.
-        Expr inside;
-        if (OH % m != 0) inside = oh < OH;
-        if (OW % m != 0) inside = inside.defined() ? (inside && ow < OW) : ow < OW;
-        stmts.push_back(inside.defined() ? IfThenElse::Make(inside, store) : store);
-      }
-    }
-    return Allocate::Make("wo", m * A * ob, MemoryScope::kStack, Block::Make(stmts));
-  });
-  // The item's output rows, all their columns, are final.
-  Expr rows = OH % m == 0 ? Expr(m) : Min(Expr(m), OH - th * m);
-  Stmt ready =
-      OutputReady::Make(out, ((n * g.kb + kb) * OH + th * m) * OW * ob, 1, rows * (OW * ob), 0);
-  return For::Make("wo_t", 0, w.a.n * g.kb * g.th, ForKind::kParallel, Block::Make({tiles, ready}));
+  };
+  return TileRows("wo", w, g, g.kb, tile_at, ready);
 }
 
 }  // namespace
@@ -234,8 +268,8 @@ Stmt WinogradPackKernel(const WinogradConv& w, const std::string& dst) {
         // U[i][j] = sum_{a,b} G[i][a] g[a][b] G[j][b]
         double coef[9];
         for (int64_t e = 0; e < 9; ++e) coef[e] = x.g[i * 3 + e / 3] * x.g[j * 3 + e % 3];
-        Expr v = Combine(coef, 1, 9,
-                         [&](int64_t e) { return Load::Make("kernel", (k * C + c) * 9 + e); });
+        Expr v =
+            Combine(coef, 9, [&](int64_t e) { return Load::Make("kernel", (k * C + c) * 9 + e); });
         stmts.push_back(Store::Make(dst, v, (((i * A + j) * KB + kb) * C + c) * ob + o));
       }
     }
