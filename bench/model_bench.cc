@@ -4,6 +4,8 @@
 //
 //   resnet18      the distinct conv2d tasks of ResNet-18 (batch 1, 224x224)
 //                 vs oneDNN (direct and auto, format_tag::any; the faster)
+//   resnet50      the distinct conv2d tasks of ResNet-50 (its 1x1s on 7x7 to
+//                 56x56 with up to 2048 channels) vs oneDNN, as resnet18
 //   mobilenet_dw  the distinct depthwise convs of MobileNet-v2 vs oneDNN
 //   mobilenet_conv the distinct convs of MobileNet-v2 (stem 3x3 and the 1x1s) vs oneDNN
 //   batch_matmul  attention-like batch matmuls (B=12: 128x128x64 QK^T and
@@ -162,6 +164,8 @@ int Main() {
     absl::StatusOr<Suite> suite;
     if (name == "resnet18") {
       suite = bench::ModelSuite("resnet18", "resnet-18", "conv2d_nchw", layout);
+    } else if (name == "resnet50") {
+      suite = bench::ModelSuite("resnet50", "resnet-50", "conv2d_nchw", layout);
     } else if (name == "mobilenet_dw") {
       suite = bench::ModelSuite("mobilenet_dw", "mobilenet-v2", "depthwise_conv2d_nchw", layout);
     } else if (name == "mobilenet_conv") {
@@ -171,7 +175,7 @@ int Main() {
     } else {
       suite = absl::InvalidArgumentError(
           absl::StrCat("--suites: unknown suite \"", name,
-                       "\" (known: resnet18, mobilenet_conv, mobilenet_dw, batch_matmul)"));
+                       "\" (known: resnet18, resnet50, mobilenet_conv, mobilenet_dw, batch_matmul)"));
     }
     if (!suite.ok()) {
       std::fprintf(stderr, "%s\n", std::string(suite.status().message()).c_str());
