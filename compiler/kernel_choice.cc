@@ -11,6 +11,7 @@
 #include "tuner_core/records/best_record.h"
 #include "tuner_core/records/record_file.h"
 #include "tuner_core/templates/nchwc_layout.h"
+#include "tuner_core/templates/register_fit.h"
 #include "tuner_core/workloads/conv_workload.h"
 
 namespace tunefleet {
@@ -38,6 +39,35 @@ std::string LayoutKey(const Record& record) {
   return key;
 }
 
+// Whether a successful record's config still builds for the target as far as
+// its register tile goes: a template that changed how it tiles a workload
+// (a strided pointwise convolution's rows joined) can make an older record's
+// tile outgrow the target's vector registers. Such a record is passed over
+// with `why` set, so an older records file still compiles; a record whose
+// template or config does not fit the workload at all is kept, for
+// ChooseKernel to name. `tasks` caches one task per template and workload.
+bool StillBuilds(const Record& record, const std::string& target,
+                 std::map<std::string, std::unique_ptr<Task>>* tasks, std::string* why) {
+  if (!record.result.ok()) return true;
+  const std::string key =
+      absl::StrCat(record.task_name, "|", record.workload_name, "|", record.workload_args.dump());
+  auto it = tasks->find(key);
+  if (it == tasks->end()) {
+    absl::StatusOr<std::unique_ptr<Task>> task =
+        Task::Make(record.task_name, record.workload_name, record.workload_args, target);
+    it = tasks->emplace(key, task.ok() ? *std::move(task) : nullptr).first;
+  }
+  if (it->second == nullptr) return true;
+  const Task& task = *it->second;
+  absl::StatusOr<Config> config = task.space().FromJson(record.config);
+  absl::StatusOr<TargetSpec> spec = ParseTarget(target);
+  if (!config.ok() || !spec.ok()) return true;
+  const absl::Status fits = CheckRegisterTileFits(task.tmpl(), task.workload(), *config, *spec);
+  if (fits.ok()) return true;
+  *why = std::string(fits.message());
+  return false;
+}
+
 }  // namespace
 
 [[nodiscard]] absl::StatusOr<RecordSelection> SelectRecords(const std::string& path,
@@ -53,6 +83,9 @@ std::string LayoutKey(const Record& record) {
   std::map<std::string, std::pair<int, int64_t>> other_targets;  // count, first line
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<Record, int64_t>>> matching;
   int64_t for_target = 0;
+  std::map<std::string, std::unique_ptr<Task>> tasks;
+  int64_t outgrown = 0, first_outgrown = 0;
+  std::string outgrown_why;
   for (const RecordLine& line : lines) {
     if (!line.record.ok()) {
       if (line.torn) {
@@ -77,7 +110,21 @@ std::string LayoutKey(const Record& record) {
           record.workload_args.dump(), " ignored: no layer of the model has that workload"));
       continue;
     }
+    std::string why;
+    if (!StillBuilds(record, target, &tasks, &why)) {
+      if (outgrown++ == 0) {
+        first_outgrown = line.line_number;
+        outgrown_why = why;
+      }
+      continue;
+    }
     matching[key].push_back({record, line.line_number});
+  }
+  if (outgrown > 0) {
+    selection.warnings.push_back(
+        absl::StrCat(path, ":", first_outgrown, ": ", outgrown,
+                     " record(s) ignored whose config no longer builds for '", target,
+                     "' (the first: ", outgrown_why, ")"));
   }
   for (const auto& [other, count_line] : other_targets) {
     selection.warnings.push_back(absl::StrCat(path, ":", count_line.second, ": ", count_line.first,

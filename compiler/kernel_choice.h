@@ -40,12 +40,15 @@ struct RecordSelection {
   // layout-aware choice (layout_choice.h) picks from.
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<Record, int64_t>>> candidates;
   std::string path;
-  // Records ignored: other targets, workloads the model does not have, a torn last line.
+  // Records ignored: other targets, workloads the model does not have, a torn last line,
+  // configs whose register tile no longer fits the target (a template that now tiles
+  // the workload differently).
   std::vector<std::string> warnings;
 };
 
 // Reads `path` (empty: no records) and keeps the best successful record of
-// each workload of `layers` for `target` (exact string). InvalidArgument
+// each workload of `layers` for `target` (exact string) whose config still
+// builds there (its register tile fits the target's registers). InvalidArgument
 // naming the file and line for a corrupt line; FailedPrecondition when the
 // file holds records but none for `target` (naming the targets it has).
 [[nodiscard]] absl::StatusOr<RecordSelection> SelectRecords(const std::string& path,

@@ -4,10 +4,11 @@
 // `tile_ow` output pixels x `tile_oc` output channels accumulated with vector
 // FMAs (one input value broadcast against a vector of weights), inside a
 // parallel loop over (batch, output-channel block, output row). A pointwise
-// convolution (1x1, stride 1, no padding) is tiled as one row of all its
-// output pixels (TiledConvShape in nchwc_layout.h, as oneDNN's 1x1
-// kernels), and where the rows are too few for the cores, each row's tiles
-// are split into parts (SplitRows).
+// convolution (1x1, no padding) is tiled as one row of all its output
+// pixels (TiledConvShape in nchwc_layout.h, as oneDNN's 1x1 kernels; a
+// strided one reads the pixels a pass gathered first, at stride 1), and
+// where the rows are too few for the cores, each row's tiles are split into
+// parts (SplitRows).
 //
 // Knobs:
 //   tile_ic   input-channel block (a divisor of C)

@@ -77,6 +77,23 @@ Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nc
   });
 }
 
+Stmt SubsampleToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
+                        const std::string& dst, const ActivationShape& s, int64_t stride_h,
+                        int64_t stride_w, int64_t out_h, int64_t out_w) {
+  const int64_t CB = s.c / s.block;
+  return ForEachBlockedRow(tag, s, out_h, [&](const RowIndex& r) {
+    return Loop(tag + "_w", out_w, ForKind::kSerial, [&](Expr w) {
+      return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
+        Expr h = r.row * stride_h, x = w * stride_w;
+        Expr src_index = src_is_nchw ? ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + x
+                                     : (((r.n * CB + r.cb) * s.h + h) * s.w + x) * s.block + b;
+        return Store::Make(dst, Load::Make(src, src_index),
+                           (((r.n * CB + r.cb) * out_h + r.row) * out_w + w) * s.block + b);
+      });
+    });
+  });
+}
+
 Stmt BlockedToNchw(const std::string& tag, const std::string& src, const std::string& dst,
                    const ActivationShape& s) {
   const int64_t CB = s.c / s.block;
@@ -103,11 +120,13 @@ Padding ConvInputPadding(const ConvArgs& a) {
 }
 
 ConvArgs TiledConvShape(const ConvArgs& a) {
-  const bool pointwise = a.r == 1 && a.s == 1 && a.stride_h == 1 && a.stride_w == 1 && !a.padded();
-  if (!pointwise || a.h == 1) return a;
+  const bool pointwise = a.r == 1 && a.s == 1 && !a.padded();
+  const bool strided = a.stride_h > 1 || a.stride_w > 1;
+  if (!pointwise || (a.h == 1 && !strided)) return a;
   ConvArgs joined = a;
-  joined.w = a.h * a.w;
+  joined.w = a.out_h * a.out_w;  // a strided one's input as its pass gathers it
   joined.h = 1;
+  joined.stride_h = joined.stride_w = 1;
   joined.out_w = a.out_h * a.out_w;
   joined.out_h = 1;
   return joined;
@@ -233,6 +252,10 @@ BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t
   plan.out = {a.n, a.k, a.out_h, a.out_w, out_block};
   plan.pad = ConvInputPadding(a);
   plan.layout_nchwc = a.layout_nchwc;
+  if (a.r == 1 && a.s == 1 && !a.padded() && (a.stride_h > 1 || a.stride_w > 1)) {
+    plan.subsample_h = a.stride_h;
+    plan.subsample_w = a.stride_w;
+  }
   return plan;
 }
 
@@ -241,37 +264,46 @@ LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmp
   LoweredFunc result = KernelFunc(tmpl, workload, Stmt());
   LoweredFunc* func = &result;
   const ActivationShape& in = plan.in;
-  const bool needs_padding =
-      !plan.compute_reads_unpadded && (plan.pad.top > 0 || plan.pad.left > 0 ||
-                                       plan.pad.padded_h > in.h || plan.pad.padded_w > in.w);
-  const int64_t data_pad_elems = in.n * in.c * plan.pad.padded_h * plan.pad.padded_w;
+  const bool subsampled = plan.subsample_h > 1 || plan.subsample_w > 1;
+  const bool needs_padding = !subsampled && !plan.compute_reads_unpadded &&
+                             (plan.pad.top > 0 || plan.pad.left > 0 || plan.pad.padded_h > in.h ||
+                              plan.pad.padded_w > in.w);
+  const int64_t data_pad_elems = subsampled ? in.n * in.c * plan.out.h * plan.out.w
+                                            : in.n * in.c * plan.pad.padded_h * plan.pad.padded_w;
   const int64_t out_elems = plan.out.n * plan.out.c * plan.out.h * plan.out.w;
+  // The input as the compute reads it, from `src` (NCHW or blocked) into
+  // "data_pad": every subsample-th pixel, or padded.
+  auto gather = [&](const std::string& src, bool src_is_nchw) {
+    if (subsampled) {
+      return SubsampleToBlocked("sub", src, src_is_nchw, "data_pad", in, plan.subsample_h,
+                                plan.subsample_w, plan.out.h, plan.out.w);
+    }
+    return PadToBlocked("pad", src, src_is_nchw, "data_pad", in, plan.pad);
+  };
   if (plan.layout_nchwc) {
     func->staged = {{"data_nchwc", in.n * in.c * in.h * in.w},
                     {"kernel_vec", plan.kernel_elems},
                     {"out_nchwc", out_elems}};
     func->prepare = Block::Make(
         {NchwToBlocked("pd", "data", "data_nchwc", in), plan.pack_kernel("kernel_vec")});
-    if (needs_padding) {
-      func->body = Allocate::Make(
-          "data_pad", data_pad_elems, MemoryScope::kGlobal,
-          Block::Make({PadToBlocked("pad", "data_nchwc", false, "data_pad", in, plan.pad),
-                       plan.compute("data_pad", "kernel_vec", "out_nchwc")}));
+    if (needs_padding || subsampled) {
+      func->body =
+          Allocate::Make("data_pad", data_pad_elems, MemoryScope::kGlobal,
+                         Block::Make({gather("data_nchwc", false),
+                                      plan.compute("data_pad", "kernel_vec", "out_nchwc")}));
     } else {
       func->body = plan.compute("data_nchwc", "kernel_vec", "out_nchwc");
     }
     func->finish = BlockedToNchw("uo", "out_nchwc", "output", plan.out);
     return result;
   }
-  Stmt to_blocked = plan.compute_reads_unpadded
-                        ? NchwToBlocked("blk", "data", "data_pad", in)
-                        : PadToBlocked("pad", "data", true, "data_pad", in, plan.pad);
+  const bool unpadded = plan.compute_reads_unpadded && !subsampled;
+  Stmt to_blocked = unpadded ? NchwToBlocked("blk", "data", "data_pad", in) : gather("data", true);
   Stmt body = Block::Make({plan.pack_kernel("kernel_vec"), to_blocked,
                            plan.compute("data_pad", "kernel_vec", "out_vec"),
                            BlockedToNchw("uo", "out_vec", "output", plan.out)});
   body = Allocate::Make("out_vec", out_elems, MemoryScope::kGlobal, body);
-  body = Allocate::Make("data_pad",
-                        plan.compute_reads_unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,
+  body = Allocate::Make("data_pad", unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,
                         MemoryScope::kGlobal, body);
   func->body = Allocate::Make("kernel_vec", plan.kernel_elems, MemoryScope::kGlobal, body);
   return result;

@@ -44,6 +44,13 @@ struct Padding {
 ir::Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
                       const std::string& dst, const ActivationShape& shape, const Padding& padding);
 
+// src (NCHW when `src_is_nchw`, else NCHW[block]c) of `shape` -> dst,
+// blocked, out_h x out_w: the pixel at every stride_h-th row and
+// stride_w-th column (what a strided pointwise convolution reads).
+ir::Stmt SubsampleToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
+                            const std::string& dst, const ActivationShape& shape, int64_t stride_h,
+                            int64_t stride_w, int64_t out_h, int64_t out_w);
+
 // NCHW[block]c src -> NCHW dst of shape.
 ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, const std::string& dst,
                        const ActivationShape& shape);
@@ -53,10 +60,13 @@ ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, const std
 Padding ConvInputPadding(const ConvArgs& conv);
 
 // The shape a blocked convolution template tiles for `a`: `a` itself, or
-// for a pointwise convolution (1x1, stride 1, no padding), whose channel
-// blocks hold each image's pixels as one contiguous run, the image joined
-// into one row of out_h * out_w columns (h = out_h = 1), as oneDNN's 1x1
-// kernels do: a 7x7 image is then cut into tiles of any width up to 7 (49
+// for a pointwise convolution (1x1, no padding), whose channel blocks hold
+// each image's pixels as one contiguous run, the image joined into one row
+// of out_h * out_w columns (h = out_h = 1), as oneDNN's 1x1 kernels do. A
+// strided one reads the pixels a pass gathered first (every stride-th row
+// and column, BlockedConvPlan::subsample_h/_w), at stride 1: its rows are
+// no longer every other line of the input apart, and it is joined alike.
+// Joined, a 7x7 image is then cut into tiles of any width up to 7 (49
 // columns by at most 6: four of 6 and five of 5) instead of rows of 7 or 4 + 3; the
 // "tile_ow" knob's values stay those of the image's rows
 // (DefineRowTileKnob), at most 7 there. The compute and what sizes its
@@ -166,6 +176,11 @@ struct BlockedConvPlan {
   bool layout_nchwc = false;
   // Writes the packed weights into `kernel_vec` from the "kernel" argument.
   std::function<ir::Stmt(const std::string& kernel_vec)> pack_kernel;
+  // A strided pointwise convolution (TiledConvShape): a pass gathers every
+  // subsample_h-th row and subsample_w-th column of the blocked input
+  // (out.h x out.w) and `compute` reads that at stride 1. Set by
+  // BlockedConvGeometry.
+  int64_t subsample_h = 1, subsample_w = 1;
   // When set, `compute` handles the borders itself and reads the blocked
   // input unpadded (in.h x in.w): no padding pass runs.
   bool compute_reads_unpadded = false;

@@ -189,9 +189,18 @@ TEST(TemplatesTest, PointwiseConvJoinsItsRowsAndReduceOrdersThatBuildAlikeAreOne
   EXPECT_EQ(joined.w, 49);
   EXPECT_EQ(joined.out_h, 1);
   EXPECT_EQ(joined.out_w, 49);
-  // Strided or wider kernels read rows apart: not joined.
+  // Strided, its gathered pixels (4x4) joined at stride 1.
+  auto strided = conv_task(1, 1, 2, 0);
+  ASSERT_TRUE(strided.ok()) << strided.status();
+  const ConvArgs gathered =
+      TiledConvShape(dynamic_cast<const ConvWorkload&>((*strided)->workload()).conv_args());
+  EXPECT_EQ(gathered.w, 16);
+  EXPECT_EQ(gathered.out_w, 16);
+  EXPECT_EQ(gathered.out_h, 1);
+  EXPECT_EQ(gathered.stride_w, 1);
+  // Wider kernels read rows apart: not joined.
   for (const std::vector<int64_t>& shape :
-       std::vector<std::vector<int64_t>>{{1, 1, 2, 0}, {3, 1, 1, 1}, {3, 3, 1, 0}}) {
+       std::vector<std::vector<int64_t>>{{3, 1, 1, 1}, {3, 3, 1, 0}}) {
     auto other = conv_task(shape[0], shape[1], shape[2], shape[3]);
     ASSERT_TRUE(other.ok()) << other.status();
     const auto* c = dynamic_cast<const ConvWorkload*>(&(*other)->workload());
