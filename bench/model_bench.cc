@@ -161,22 +161,7 @@ int Main() {
   std::vector<Suite> suites;
   for (absl::string_view name :
        absl::StrSplit(absl::GetFlag(FLAGS_suites), ',', absl::SkipWhitespace())) {
-    absl::StatusOr<Suite> suite;
-    if (name == "resnet18") {
-      suite = bench::ModelSuite("resnet18", "resnet-18", "conv2d_nchw", layout);
-    } else if (name == "resnet50") {
-      suite = bench::ModelSuite("resnet50", "resnet-50", "conv2d_nchw", layout);
-    } else if (name == "mobilenet_dw") {
-      suite = bench::ModelSuite("mobilenet_dw", "mobilenet-v2", "depthwise_conv2d_nchw", layout);
-    } else if (name == "mobilenet_conv") {
-      suite = bench::ModelSuite("mobilenet_conv", "mobilenet-v2", "conv2d_nchw", layout);
-    } else if (name == "batch_matmul") {
-      suite = bench::BatchMatmulSuite();
-    } else {
-      suite = absl::InvalidArgumentError(
-          absl::StrCat("--suites: unknown suite \"", name,
-                       "\" (known: resnet18, resnet50, mobilenet_conv, mobilenet_dw, batch_matmul)"));
-    }
+    absl::StatusOr<Suite> suite = bench::NamedSuite(name, layout);
     if (!suite.ok()) {
       std::fprintf(stderr, "%s\n", std::string(suite.status().message()).c_str());
       return 2;

@@ -147,5 +147,20 @@ Suite BatchMatmulSuite() {
   return suite;
 }
 
+[[nodiscard]] absl::StatusOr<Suite> NamedSuite(absl::string_view name, const std::string& layout) {
+  if (name == "resnet18") return ModelSuite("resnet18", "resnet-18", "conv2d_nchw", layout);
+  if (name == "resnet50") return ModelSuite("resnet50", "resnet-50", "conv2d_nchw", layout);
+  if (name == "mobilenet_dw") {
+    return ModelSuite("mobilenet_dw", "mobilenet-v2", "depthwise_conv2d_nchw", layout);
+  }
+  if (name == "mobilenet_conv") {
+    return ModelSuite("mobilenet_conv", "mobilenet-v2", "conv2d_nchw", layout);
+  }
+  if (name == "batch_matmul") return BatchMatmulSuite();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--suites: unknown suite \"", name,
+                   "\" (known: resnet18, resnet50, mobilenet_conv, mobilenet_dw, batch_matmul)"));
+}
+
 }  // namespace bench
 }  // namespace tunefleet

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 
 namespace tunefleet {
@@ -61,6 +62,11 @@ std::string SkippedTasksNote(const Suite& suite);
 // B=12: 128x128x64 (QK^T) and 128x64x128 (attention times V), B as [N,K];
 // compared against OpenBLAS.
 Suite BatchMatmulSuite();
+
+// The suite model_bench's --suites names: resnet18, resnet50 (their conv2d
+// tasks), mobilenet_conv, mobilenet_dw (MobileNet-v2's conv2d and depthwise
+// tasks) or batch_matmul; InvalidArgument naming the known ones otherwise.
+[[nodiscard]] absl::StatusOr<Suite> NamedSuite(absl::string_view name, const std::string& layout);
 
 }  // namespace bench
 }  // namespace tunefleet

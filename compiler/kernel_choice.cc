@@ -46,7 +46,7 @@ std::string LayoutKey(const Record& record) {
 // with `why` set, so an older records file still compiles; a record whose
 // template or config does not fit the workload at all is kept, for
 // ChooseKernel to name. `tasks` caches one task per template and workload.
-bool StillBuilds(const Record& record, const std::string& target,
+bool StillBuilds(const Record& record, const std::string& target, const TargetSpec& spec,
                  std::map<std::string, std::unique_ptr<Task>>* tasks, std::string* why) {
   if (!record.result.ok()) return true;
   const std::string key =
@@ -60,9 +60,8 @@ bool StillBuilds(const Record& record, const std::string& target,
   if (it->second == nullptr) return true;
   const Task& task = *it->second;
   absl::StatusOr<Config> config = task.space().FromJson(record.config);
-  absl::StatusOr<TargetSpec> spec = ParseTarget(target);
-  if (!config.ok() || !spec.ok()) return true;
-  const absl::Status fits = CheckRegisterTileFits(task.tmpl(), task.workload(), *config, *spec);
+  if (!config.ok()) return true;
+  const absl::Status fits = CheckRegisterTileFits(task.tmpl(), task.workload(), *config, spec);
   if (fits.ok()) return true;
   *why = std::string(fits.message());
   return false;
@@ -84,6 +83,7 @@ bool StillBuilds(const Record& record, const std::string& target,
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<Record, int64_t>>> matching;
   int64_t for_target = 0;
   std::map<std::string, std::unique_ptr<Task>> tasks;
+  const absl::StatusOr<TargetSpec> spec = ParseTarget(target);
   int64_t outgrown = 0, first_outgrown = 0;
   std::string outgrown_why;
   for (const RecordLine& line : lines) {
@@ -111,7 +111,7 @@ bool StillBuilds(const Record& record, const std::string& target,
       continue;
     }
     std::string why;
-    if (!StillBuilds(record, target, &tasks, &why)) {
+    if (spec.ok() && !StillBuilds(record, target, *spec, &tasks, &why)) {
       if (outgrown++ == 0) {
         first_outgrown = line.line_number;
         outgrown_why = why;

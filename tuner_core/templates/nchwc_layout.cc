@@ -119,10 +119,15 @@ Padding ConvInputPadding(const ConvArgs& a) {
   return p;
 }
 
+namespace {
+
+bool Pointwise(const ConvArgs& a) { return a.r == 1 && a.s == 1 && !a.padded(); }
+bool Strided(const ConvArgs& a) { return a.stride_h > 1 || a.stride_w > 1; }
+
+}  // namespace
+
 ConvArgs TiledConvShape(const ConvArgs& a) {
-  const bool pointwise = a.r == 1 && a.s == 1 && !a.padded();
-  const bool strided = a.stride_h > 1 || a.stride_w > 1;
-  if (!pointwise || (a.h == 1 && !strided)) return a;
+  if (!Pointwise(a) || (a.h == 1 && !Strided(a))) return a;
   ConvArgs joined = a;
   joined.w = a.out_h * a.out_w;  // a strided one's input as its pass gathers it
   joined.h = 1;
@@ -252,7 +257,7 @@ BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t
   plan.out = {a.n, a.k, a.out_h, a.out_w, out_block};
   plan.pad = ConvInputPadding(a);
   plan.layout_nchwc = a.layout_nchwc;
-  if (a.r == 1 && a.s == 1 && !a.padded() && (a.stride_h > 1 || a.stride_w > 1)) {
+  if (Pointwise(a) && Strided(a)) {  // TiledConvShape reads it gathered
     plan.subsample_h = a.stride_h;
     plan.subsample_w = a.stride_w;
   }
