@@ -274,6 +274,46 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
   }
 }
 
+// "icc_outer_shared_": groups of output-channel blocks reducing each input
+// chunk in turn (OcShare) over chunks of input-channel blocks (IccChunk),
+// on a pointwise convolution (its 8 blocks in one group, its 16 input
+// blocks in chunks), a strided one (gathered, joined), a grouped one (the
+// group's 2 blocks), a padded 3x3 with two images, in both layouts; each
+// against the direct reference.
+TEST(BuilderTest, Conv2dIccOuterSharedIsCorrect) {
+  const std::vector<nlohmann::json> shapes = {
+      {{"N", 1}, {"C", 64}, {"H", 7}, {"W", 9}, {"K", 32}, {"R", 1}, {"S", 1}},
+      {{"N", 1}, {"C", 32}, {"H", 9}, {"W", 8}, {"K", 16}, {"R", 1}, {"S", 1}, {"stride", 2}},
+      {{"N", 1}, {"C", 16}, {"H", 6}, {"W", 6}, {"K", 32}, {"R", 1}, {"S", 1}, {"group", 2}},
+      {{"N", 2}, {"C", 8}, {"H", 11}, {"W", 10}, {"K", 12}, {"R", 3}, {"S", 3}, {"padding", 1}},
+  };
+  int built = 0;
+  for (nlohmann::json args : shapes) {
+    const int64_t groups = args.value("group", int64_t{1});
+    const int64_t ic = args["C"].get<int64_t>() / groups >= 4 ? 4 : 2;
+    for (const char* layout : {"NCHW", "NCHWc"}) {
+      args["layout"] = layout;
+      absl::StatusOr<ConvKernel> k =
+          InstantiateConv("conv2d_nchwc.x86", args,
+                          {{"tile_ic", "ot", ic},
+                           {"tile_oc", "ot", 4},
+                           {"tile_ow", "ot", 3},
+                           {"vec", "ot", 4},
+                           {"reduce", "ot", "icc_outer_shared_kh_kw_ic"}});
+      ASSERT_TRUE(k.ok()) << args.dump() << ": " << k.status();
+      BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
+      ASSERT_TRUE(result.ok()) << args.dump() << ": " << result.error_msg;
+      ++built;
+      EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, 20 + built))
+          << args.dump() << " " << k->config.ToString();
+      if (built == 1) {  // the pointwise one: its 8 output blocks in one group
+        EXPECT_NE(k->ir.find("for (ocs, 0, 8)"), std::string::npos) << k->ir;
+      }
+    }
+  }
+  EXPECT_EQ(built, 8);
+}
+
 // Winograd's F(2x2, 3x3) and F(4x4, 3x3) (the "winograd_f2"/"winograd_f4"
 // reduce values of 3x3 stride-1 convolutions): outputs the tiles do not
 // divide (13 x 11, 7 x 7, 5 x 6), asymmetric and no padding, two images,

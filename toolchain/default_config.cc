@@ -9,9 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "tuner_core/templates/conv2d_nchwc_x86.h"
 #include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/templates/register_fit.h"
-#include "tuner_core/templates/winograd.h"
 #include "tuner_core/workloads/conv_workload.h"
 
 namespace tunefleet {
@@ -87,9 +87,9 @@ double DefaultScore(const Config& config, int lanes, const ConvTileGoal& goal,
       if (name == "kernel" && (v == "dot") != dot) score -= 1000;
       if (name == "pack_b" && v != "once") score -= 1000;
       if (name == "fuse" && rows > 0 && v != task_order) score -= 1;
-      // Winograd where it pays (WinogradDefaultTile), else the first order.
-      if (name == "reduce" && conv != nullptr &&
-          WinogradTileOf(v) != WinogradDefaultTile(conv->conv_args())) {
+      // Winograd where it pays, a pointwise convolution's input shared by
+      // groups of output-channel blocks (Conv2dNchwcDefaultReduce).
+      if (name == "reduce" && conv != nullptr && v != Conv2dNchwcDefaultReduce(conv->conv_args())) {
         score -= 1;
       }
       continue;

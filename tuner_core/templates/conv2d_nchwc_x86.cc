@@ -37,23 +37,27 @@ int64_t RowsPerBand(int64_t rows, int64_t units) {
 // A "reduce" knob value: its loop order ("c_kh_kw_ic", "c_kh_ic_kw" or
 // "kh_kw_c_ic"), whether the input is read unpadded (the "_inline_pad"
 // suffix) and whether the input-channel blocks go outside the rows (the
-// "icc_outer_" prefix, whose order is the rest after "c_"; unpadded too).
+// "icc_outer_" prefix, whose order is the rest after "c_"; unpadded too;
+// "icc_outer_shared_": with OcShare's groups and IccChunk's chunks).
 // Or, "winograd_f<m>", Winograd's F(m x m, 3 x 3) (winograd.h) in place of
 // the direct reduction.
 struct ReduceChoice {
   std::string order;
   bool inline_pad = false;
   bool icc_outer = false;
+  bool shared = false;   // "icc_outer_shared_": OcShare and IccChunk
   int64_t winograd = 0;  // the output tile's side, or 0: direct
 };
 ReduceChoice ParseReduce(absl::string_view value) {
   constexpr absl::string_view kInlinePad = "_inline_pad";
   constexpr absl::string_view kIccOuter = "icc_outer_";
+  constexpr absl::string_view kShared = "shared_";
   ReduceChoice choice;
   choice.winograd = WinogradTileOf(value);
   if (choice.winograd > 0) return choice;
   if (absl::ConsumePrefix(&value, kIccOuter)) {
     choice.icc_outer = true;
+    choice.shared = absl::ConsumePrefix(&value, kShared);
     choice.inline_pad = true;
     choice.order = absl::StrCat("c_", value);
   } else {
@@ -72,9 +76,51 @@ struct Params : ConvArgs {
   std::string reduce;  // loop order, without the "_inline_pad" suffix
   bool inline_pad = false;
   bool icc_outer = false;  // input-channel blocks outside the rows
+  // With icc_outer: the output-channel blocks one work item computes and
+  // the input-channel blocks each of its passes over the rows reduces
+  // (OcShare, IccChunk; 1 and 1 unless the "icc_outer_shared_" orders ask).
+  int64_t oc_share = 1, icc_chunk = 1;
   // The workload's output rows (out_h is 1 where TiledConvShape joined them).
   int64_t image_rows = 1;
 };
+
+// What an "icc_outer_shared_" work item keeps in cache: the weights of one
+// output-channel block's input chunk in L1 (a quarter of the 32 KiB L1
+// data cache x86 cores have had since Haswell) and those of its group of
+// output-channel blocks in L2 (half of the 512 KiB of Zen 2-3's, the
+// smallest of the x86 cores served).
+constexpr int64_t kChunkWeightBytes = 8 * 1024;
+constexpr int64_t kShareWeightBytes = 256 * 1024;
+
+// The output-channel blocks of one "icc_outer_shared_" work item: the most
+// (a divisor of a convolution group's blocks) whose weights fit in
+// kShareWeightBytes, at least one. The item reduces each input chunk for
+// all of them while the chunk is in cache, so the input comes from memory
+// once per group rather than once per output-channel block: where it is
+// larger than the caches (DenseNet's and ResNet's 1x1 layers on 56x56 with
+// 256-512 channels: 3-6 MiB, read once per 16 output channels) that
+// traffic is what the kernel waits on.
+int64_t OcShare(const Params& p) {
+  const int64_t block_bytes = p.ICC * p.ic_bn * p.oc_bn * p.r * p.s * 4;
+  int64_t share = 1;
+  for (int64_t d = 1; d <= p.OCC_group; ++d) {
+    if (p.OCC_group % d == 0 && d * block_bytes <= kShareWeightBytes) share = d;
+  }
+  return share;
+}
+
+// The input-channel blocks one "icc_outer_shared_" pass over the rows
+// reduces: the most (a divisor of ICC) whose weights for one output-channel
+// block fit in kChunkWeightBytes, at least one; the partial sums then go
+// through the output once per chunk rather than once per block.
+int64_t IccChunk(const Params& p) {
+  const int64_t block_bytes = p.ic_bn * p.oc_bn * p.r * p.s * 4;
+  int64_t chunk = 1;
+  for (int64_t d = 1; d <= p.ICC; ++d) {
+    if (p.ICC % d == 0 && d * block_bytes <= kChunkWeightBytes) chunk = d;
+  }
+  return chunk;
+}
 
 // The input-channel block of the data that block `icc` of output-channel
 // block `occ`'s reduction reads: its group's first plus icc.
@@ -157,7 +203,7 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   auto acc_index = [&](Expr owi, Expr o) { return owi * p.oc_bn + o; };
 
   // One output row's tiles (with split.parts > 1 those of part `part`); with
-  // p.icc_outer only input-channel block icc_o of the reduction, added to
+  // p.icc_outer only the chunk icc_o of input-channel blocks, added to
   // what earlier blocks left in `out`.
   auto row_at = [&](const RowParts& split, Expr n, Expr occ, Expr oh, Expr part, Expr icc_o) {
     // The tile of `width` columns from output column `col0`.
@@ -204,14 +250,14 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
           });
         };
       };
-      // With p.icc_outer the reduction covers the one block icc_o.
+      // With p.icc_outer the reduction covers the chunk icc_o of blocks.
       Params rp = p;
-      if (p.icc_outer) rp.ICC = 1;
+      if (p.icc_outer) rp.ICC = p.icc_chunk;
       auto reduce_with = [&](bool guarded, const std::string& suffix) {
         auto inner = step(guarded, suffix);
         return std::function<Stmt(Expr, Expr, Expr, Expr)>(
             [&, inner](Expr icc, Expr icb, Expr kh, Expr kw) {
-              return inner(p.icc_outer ? icc_o : icc, icb, kh, kw);
+              return inner(p.icc_outer ? icc_o * p.icc_chunk + icc : icc, icb, kh, kw);
             });
       };
       Stmt reduction = Reduction(rp, p.reduce, tag, reduce_with(false, "_m" + tag));
@@ -232,45 +278,59 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   Expr t = Var::Make("blk");
   const int64_t units = p.n * p.OCC;
   if (p.icc_outer) {
-    // Parallel over (batch, output-channel block, band of rows); each thread
-    // walks the input-channel blocks outermost, so one block's weights stay
-    // in L1 across every row of its band. The rows are cut into bands only
-    // where there are fewer than kMinParallelUnits (batch, channel block)
+    // Parallel over (batch, group of p.oc_share output-channel blocks, band
+    // of rows); each thread walks the input-channel blocks outermost (in
+    // chunks of p.icc_chunk), so a chunk's weights stay in L1 across every
+    // row of its band, and a group's output-channel blocks reduce each
+    // chunk in turn while its input is in cache. The rows are cut into bands
+    // only where there are fewer than kMinParallelUnits (batch, group)
     // pairs, e.g. 24 output channels in one block: one band would leave
     // every core but one idle. Where bands of one row are still too few, or
     // fewer than the image's rows would give (a pointwise convolution's
     // joined row), each row's tiles are split into parts.
-    const int64_t rows_per_band = RowsPerBand(p.out_h, units);
+    const int64_t groups = p.OCC / p.oc_share;
+    const int64_t items = p.n * groups;
+    const int64_t rows_per_band = RowsPerBand(p.out_h, items);
     const int64_t bands = CeilDiv(p.out_h, rows_per_band);
-    const int64_t image_items = units * CeilDiv(p.image_rows, RowsPerBand(p.image_rows, units));
-    const RowParts split = rows_per_band == 1 ? SplitRows(p.tile, units * bands,
+    const int64_t image_items = items * CeilDiv(p.image_rows, RowsPerBand(p.image_rows, items));
+    const RowParts split = rows_per_band == 1 ? SplitRows(p.tile, items * bands,
                                                           std::max(kMinParallelUnits, image_items))
                                               : RowParts{1, p.tile.tiles + p.tile.narrow};
     const int64_t pieces = bands * split.parts;
-    Expr u = t / pieces, band = (t % pieces) / split.parts, part = t % split.parts;
-    Stmt rows = Loop("icco", p.ICC, ForKind::kSerial, [&](Expr icc_o) {
-      return Loop("oho", rows_per_band, ForKind::kSerial, [&](Expr r) {
-        if (bands == 1) return row_at(split, u / p.OCC, u % p.OCC, r, part, icc_o);
-        Expr oh = band * rows_per_band + r;
-        Stmt row = row_at(split, u / p.OCC, u % p.OCC, oh, part, icc_o);
-        return p.out_h % rows_per_band == 0 ? row : IfThenElse::Make(oh < p.out_h, row);
+    Expr g = t / pieces, band = (t % pieces) / split.parts, part = t % split.parts;
+    Expr n = g / groups, first_occ = (g % groups) * p.oc_share;
+    // body(occ) for each output-channel block of the group.
+    auto each_block = [&](const std::string& name, const std::function<Stmt(Expr)>& body) {
+      if (p.oc_share == 1) return body(first_occ);
+      return Loop(name, p.oc_share, ForKind::kSerial, [&](Expr j) { return body(first_occ + j); });
+    };
+    Stmt rows = Loop("icco", p.ICC / p.icc_chunk, ForKind::kSerial, [&](Expr icc_o) {
+      return each_block("ocs", [&](Expr occ) {
+        return Loop("oho", rows_per_band, ForKind::kSerial, [&](Expr r) {
+          if (bands == 1) return row_at(split, n, occ, r, part, icc_o);
+          Expr oh = band * rows_per_band + r;
+          Stmt row = row_at(split, n, occ, oh, part, icc_o);
+          return p.out_h % rows_per_band == 0 ? row : IfThenElse::Make(oh < p.out_h, row);
+        });
       });
     });
     // What the piece wrote is final once every input-channel block is added:
-    // its band's rows, or (rows cut into parts, bands of one row) its part.
-    Stmt ready;
-    if (split.parts == 1) {
-      Expr band_rows = p.out_h % rows_per_band == 0
-                           ? Expr(rows_per_band)
-                           : Min(Expr(rows_per_band), p.out_h - band * rows_per_band);
-      ready = OutputReady::Make(out, (u * p.out_h + band * rows_per_band) * p.out_w * p.oc_bn, 1,
-                                band_rows * (p.out_w * p.oc_bn), 0);
-    } else {
+    // in each block of its group, its band's rows, or (rows cut into parts,
+    // bands of one row) its part.
+    Stmt ready = each_block("ocr", [&](Expr occ) {
+      Expr u = n * p.OCC + occ;
+      if (split.parts == 1) {
+        Expr band_rows = p.out_h % rows_per_band == 0
+                             ? Expr(rows_per_band)
+                             : Min(Expr(rows_per_band), p.out_h - band * rows_per_band);
+        return OutputReady::Make(out, (u * p.out_h + band * rows_per_band) * p.out_w * p.oc_bn, 1,
+                                 band_rows * (p.out_w * p.oc_bn), 0);
+      }
       const PartColumns cols = RowPartColumns(p.tile, split, part);
-      ready = OutputReady::Make(out, ((u * p.out_h + band) * p.out_w + cols.first) * p.oc_bn, 1,
-                                cols.count * p.oc_bn, 0);
-    }
-    return For::Make("blk", 0, units * pieces, ForKind::kParallel, Block::Make({rows, ready}));
+      return OutputReady::Make(out, ((u * p.out_h + band) * p.out_w + cols.first) * p.oc_bn, 1,
+                               cols.count * p.oc_bn, 0);
+    });
+    return For::Make("blk", 0, items * pieces, ForKind::kParallel, Block::Make({rows, ready}));
   }
   // Parallel over (batch, output-channel block, row), and over parts of each
   // row's tiles where the rows are fewer than kMinParallelUnits or than the
@@ -314,6 +374,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   if (WinogradApplies(a)) {
     for (int64_t m : kWinogradTiles) orders.push_back(WinogradReduceValue(m));
   }
+  orders.push_back("icc_outer_shared_kh_kw_ic");
+  orders.push_back("icc_outer_shared_kh_ic_kw");
   TF_RETURN_IF_ERROR(space.DefineKnob("reduce", orders));
   // Orders that build one kernel: the taps' loops are empty for a 1x1
   // kernel (all orders alike) and kw's for one column (c_kh_ic_kw is
@@ -330,7 +392,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     int64_t loops = 0;  // c_kh_kw_ic
     if (r.order == "kh_kw_c_ic" && a.r * a.s > 1) loops = 2;
     if (r.order == "c_kh_ic_kw" && a.s > 1) loops = 1;
-    kernel_of.push_back((r.icc_outer ? 100 : 0) + (r.inline_pad && a.padded() ? 10 : 0) + loops);
+    kernel_of.push_back((r.icc_outer ? 100 : 0) + (r.shared ? 100 : 0) +
+                        (r.inline_pad && a.padded() ? 10 : 0) + loops);
   }
   TF_RETURN_IF_ERROR(space.DeclareSameKernelChoices("reduce", kernel_of));
   return space;
@@ -384,6 +447,10 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   p.ICC = p.c / p.group / p.ic_bn;
   p.OCC = p.k / p.oc_bn;
   p.OCC_group = p.k / p.group / p.oc_bn;
+  if (choice.shared) {
+    p.oc_share = OcShare(p);
+    p.icc_chunk = IccChunk(p);
+  }
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.oc_bn, vec));
 
   BlockedConvPlan plan = BlockedConvGeometry(conv->conv_args(), p.ic_bn, p.oc_bn);
@@ -416,6 +483,12 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   plan.compute = [&](const std::string& data, const std::string& kernel_vec,
                      const std::string& out) { return Compute(p, data, kernel_vec, out); };
   return AssembleBlockedConv(plan, Conv2dNchwcX86Template(), workload);
+}
+
+std::string Conv2dNchwcDefaultReduce(const ConvArgs& conv) {
+  if (const int64_t m = WinogradDefaultTile(conv); m > 0) return WinogradReduceValue(m);
+  if (PointwiseConv(conv)) return "icc_outer_shared_kh_kw_ic";
+  return "c_kh_kw_ic";
 }
 
 const Template& Conv2dNchwcX86Template() {

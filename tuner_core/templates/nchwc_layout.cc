@@ -119,15 +119,16 @@ Padding ConvInputPadding(const ConvArgs& a) {
   return p;
 }
 
+bool PointwiseConv(const ConvArgs& a) { return a.r == 1 && a.s == 1 && !a.padded(); }
+
 namespace {
 
-bool Pointwise(const ConvArgs& a) { return a.r == 1 && a.s == 1 && !a.padded(); }
 bool Strided(const ConvArgs& a) { return a.stride_h > 1 || a.stride_w > 1; }
 
 }  // namespace
 
 ConvArgs TiledConvShape(const ConvArgs& a) {
-  if (!Pointwise(a) || (a.h == 1 && !Strided(a))) return a;
+  if (!PointwiseConv(a) || (a.h == 1 && !Strided(a))) return a;
   ConvArgs joined = a;
   joined.w = a.out_h * a.out_w;  // a strided one's input as its pass gathers it
   joined.h = 1;
@@ -257,7 +258,7 @@ BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t
   plan.out = {a.n, a.k, a.out_h, a.out_w, out_block};
   plan.pad = ConvInputPadding(a);
   plan.layout_nchwc = a.layout_nchwc;
-  if (Pointwise(a) && Strided(a)) {  // TiledConvShape reads it gathered
+  if (PointwiseConv(a) && Strided(a)) {  // TiledConvShape reads it gathered
     plan.subsample_h = a.stride_h;
     plan.subsample_w = a.stride_w;
   }

@@ -59,6 +59,9 @@ ir::Stmt BlockedToNchw(const std::string& tag, const std::string& src, const std
 // every tap of every output column stays inside the buffer.
 Padding ConvInputPadding(const ConvArgs& conv);
 
+// Whether `a` is a pointwise convolution: 1x1, no padding (any stride).
+bool PointwiseConv(const ConvArgs& a);
+
 // The shape a blocked convolution template tiles for `a`: `a` itself, or
 // for a pointwise convolution (1x1, no padding), whose channel blocks hold
 // each image's pixels as one contiguous run, the image joined into one row
