@@ -56,6 +56,7 @@ import json
 import math
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -339,7 +340,7 @@ def tune_model(args, name, onnx_path, folder, shape_flags):
     n = args.tune_trials
     cmd = [args.tunefleet, "tune", "--model", onnx_path, "--tuner", "xgb", "--trials", str(n),
            "--selective", "top3", "--selective_followup", str(max(0, n - 3)), "--log", log
-           ] + shape_flags
+           ] + shape_flags + shlex.split(args.tune_flags)
     code, out, seconds = run(cmd, timeout=3 * 3600)
     tuning = {"seconds": round(seconds, 1), "trials_per_task": n, "command": " ".join(cmd)}
     if code != 0:
@@ -371,6 +372,8 @@ def main():
     parser.add_argument("--records", default="")
     parser.add_argument("--tune_trials", type=int, default=0,
                         help="tune each model first, at most this many trials per task")
+    parser.add_argument("--tune_flags", default="",
+                        help="more flags for each `tunefleet tune` (e.g. --pretuned=FILE)")
     parser.add_argument("--check_only", action="store_true",
                         help="compile and check against PyTorch only (no timing): --opset 13/17 sweeps")
     parser.add_argument("--tune_only", action="store_true",
