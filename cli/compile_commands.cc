@@ -111,12 +111,13 @@ void RunOperatorsCommand(std::ostream& out) {
   }
   for (FloatTensor& t : outputs) output_ptrs.push_back(t.data.data());
   std::vector<double> ms;
-  for (int i = 0; i <= std::max(1, options.repeat); ++i) {
+  const int warmup = std::max(1, options.warmup);
+  for (int i = 0; i < warmup + std::max(1, options.repeat); ++i) {
     const auto start = std::chrono::steady_clock::now();
     TF_RETURN_IF_ERROR(model->Run({x_data}, output_ptrs));
     const double elapsed =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (i > 0) ms.push_back(elapsed);  // the first run warms caches and pages
+    if (i >= warmup) ms.push_back(elapsed);  // the first runs warm caches and pages
   }
   const FloatTensor& y = outputs[0];
   if (!options.output.empty()) {

@@ -27,13 +27,17 @@ struct RunModelOptions {
   std::string input;   // .npy or raw floats; empty: zeros
   std::string output;  // .npy to write the first output to; empty: print a summary
   int threads = 1;
-  int repeat = 10;  // timed runs after one warm-up
+  int repeat = 10;  // timed runs, after `warmup` untimed ones
+  // Untimed runs first (at least one: the first touches the weights' pages),
+  // as many as bench/'s ONNX Runtime and PyTorch harnesses make (10), so a
+  // comparison with them times each side equally warm.
+  int warmup = 10;
   // Then `repeat` more runs timed per plan step, printed one line per step
   // (node, layouts, ms) and by kind (compiler/runtime/step_profile.h).
   bool profile = false;
 };
 
-// Runs the model repeat + 1 times (the first untimed); prints the output
+// Runs the model warmup + repeat times (the first `warmup` untimed); prints the output
 // (top-5 classes of a [1, C] output, or the first values; with --output it
 // writes the .npy instead), then
 //   latency: median X ms (min A, max B; mean M, std dev S over N runs, T threads)

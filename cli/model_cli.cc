@@ -76,6 +76,7 @@ namespace tunefleet {
   o.output = absl::GetFlag(FLAGS_output);
   o.threads = RunThreadsFromFlag();
   o.repeat = absl::GetFlag(FLAGS_runs);
+  o.warmup = absl::GetFlag(FLAGS_warmup);
   o.profile = absl::GetFlag(FLAGS_profile);
   return RunModelCommand(o, std::cout).status();
 }

@@ -85,7 +85,10 @@ ABSL_FLAG(int32_t, threads, 0, "kernel threads (0: every core)");
 ABSL_FLAG(int32_t, number, 4, "runs per repeat (AutoTVM number)");
 ABSL_FLAG(int32_t, repeat, 3, "repeats (AutoTVM repeat)");
 ABSL_FLAG(std::string, o, "", "compile: output directory (model.so)");
-ABSL_FLAG(int32_t, runs, 10, "run: timed runs (after one warm-up run)");
+ABSL_FLAG(int32_t, runs, 10, "run: timed runs (after --warmup untimed ones)");
+ABSL_FLAG(int32_t, warmup, 10,
+          "run: untimed runs first (at least 1), as many as bench/'s ONNX Runtime and PyTorch "
+          "harnesses make");
 ABSL_FLAG(absl::Duration, time_budget, absl::ZeroDuration(),
           "tune --model, submit --model, optimize: wall-clock budget of the search (10m, 90s, "
           "1h); the task scheduler spends it, then the winners are validated");

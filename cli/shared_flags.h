@@ -48,6 +48,7 @@ ABSL_DECLARE_FLAG(int32_t, number);
 ABSL_DECLARE_FLAG(int32_t, repeat);
 ABSL_DECLARE_FLAG(std::string, o);
 ABSL_DECLARE_FLAG(int32_t, runs);
+ABSL_DECLARE_FLAG(int32_t, warmup);
 ABSL_DECLARE_FLAG(absl::Duration, time_budget);
 ABSL_DECLARE_FLAG(int32_t, min_repeat_ms);
 ABSL_DECLARE_FLAG(double, cooldown);

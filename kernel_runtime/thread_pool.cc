@@ -219,6 +219,7 @@ void* ThreadPool::AllocWorkspace(int64_t bytes) {
   for (size_t i = 0; i < free_workspaces_.size(); ++i) {
     if (free_workspaces_[i].bytes == bytes) {
       Workspace block = free_workspaces_[i];
+      cached_workspace_bytes_ -= block.bytes;
       free_workspaces_.erase(free_workspaces_.begin() + i);
       used_workspaces_.push_back(block);
       return block.ptr;
@@ -231,14 +232,22 @@ void* ThreadPool::AllocWorkspace(int64_t bytes) {
   return ptr;
 }
 
+int64_t ThreadPool::CachedWorkspaceBytes() {
+  absl::MutexLock lock(&workspace_mu_);
+  return cached_workspace_bytes_;
+}
+
 void ThreadPool::FreeWorkspace(void* ptr) {
   if (ptr == nullptr) return;
   absl::MutexLock lock(&workspace_mu_);
   for (size_t i = 0; i < used_workspaces_.size(); ++i) {
     if (used_workspaces_[i].ptr != ptr) continue;
     free_workspaces_.push_back(used_workspaces_[i]);
+    cached_workspace_bytes_ += used_workspaces_[i].bytes;
     used_workspaces_.erase(used_workspaces_.begin() + i);
-    if (static_cast<int>(free_workspaces_.size()) > kMaxCachedWorkspaces) {
+    while (static_cast<int>(free_workspaces_.size()) > kMaxCachedWorkspaces ||
+           (cached_workspace_bytes_ > kMaxCachedWorkspaceBytes && free_workspaces_.size() > 1)) {
+      cached_workspace_bytes_ -= free_workspaces_.front().bytes;
       std::free(free_workspaces_.front().ptr);  // the least recently freed
       free_workspaces_.erase(free_workspaces_.begin());
     }

@@ -93,11 +93,19 @@ class ThreadPool {
   // for 0 bytes. Freed blocks are kept and handed out again to requests of
   // the same size (TVM's WorkspacePool does the same), so a kernel that
   // allocates its workspace on every call does not pay fresh pages (mmap,
-  // page faults, zeroing) on every call; at most kMaxCachedWorkspaces free
-  // blocks are kept, and all are released with the pool.
+  // page faults, zeroing) on every call. A compiled model's kernels cycle
+  // through all their sizes once per inference (padded inputs, Winograd's
+  // two buffers per shape, gathered strided inputs), and a least-recently-
+  // freed cache that holds fewer sizes than the cycle misses on every one,
+  // so free blocks are kept while there are at most kMaxCachedWorkspaces of
+  // them holding at most kMaxCachedWorkspaceBytes; the least recently freed
+  // go first, and all are released with the pool.
   void* AllocWorkspace(int64_t bytes);
   void FreeWorkspace(void* ptr);
-  static constexpr int kMaxCachedWorkspaces = 16;
+  // The bytes of the freed blocks kept for reuse.
+  int64_t CachedWorkspaceBytes();
+  static constexpr int kMaxCachedWorkspaces = 128;
+  static constexpr int64_t kMaxCachedWorkspaceBytes = int64_t{512} << 20;
 
  private:
   void WorkerLoop(int worker_index);
@@ -132,6 +140,7 @@ class ThreadPool {
   absl::Mutex workspace_mu_;
   std::vector<Workspace> free_workspaces_ ABSL_GUARDED_BY(workspace_mu_);
   std::vector<Workspace> used_workspaces_ ABSL_GUARDED_BY(workspace_mu_);
+  int64_t cached_workspace_bytes_ ABSL_GUARDED_BY(workspace_mu_) = 0;  // in free_workspaces_
 
   // The current job. Written by the dispatching thread (holding
   // dispatch_mu_) before it publishes a new generation with a release

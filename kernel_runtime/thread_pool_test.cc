@@ -264,6 +264,36 @@ TEST(ThreadPoolTest, FreedWorkspacesAreReusedForTheSameSize) {
   rt->free_workspace(rt->context, different_size);
 }
 
+// A compiled model's kernels cycle through their workspace sizes once per
+// inference: 40 sizes (more than the 16 blocks the cache once held) are all
+// kept after the first cycle and all served from the cache in the second;
+// past kMaxCachedWorkspaces the least recently freed go.
+TEST(ThreadPoolTest, ACycleOfManySizesIsServedFromTheCache) {
+  ThreadPool pool(1);
+  const TfRuntime* rt = pool.runtime();
+  auto size = [](int i) { return int64_t{4096} + 64 * i; };
+  int64_t all = 0;
+  for (int i = 0; i < 40; ++i) {
+    void* p = rt->alloc_workspace(rt->context, size(i));
+    ASSERT_NE(p, nullptr);
+    rt->free_workspace(rt->context, p);
+    all += size(i);
+  }
+  EXPECT_EQ(pool.CachedWorkspaceBytes(), all);
+  for (int i = 0; i < 40; ++i) {
+    void* p = rt->alloc_workspace(rt->context, size(i));
+    EXPECT_EQ(pool.CachedWorkspaceBytes(), all - size(i)) << i;  // taken from the cache
+    rt->free_workspace(rt->context, p);
+  }
+  const int more = ThreadPool::kMaxCachedWorkspaces + 2;
+  int64_t kept = 0;
+  for (int i = 0; i < more; ++i) {
+    rt->free_workspace(rt->context, rt->alloc_workspace(rt->context, size(1000 + i)));
+    if (i >= 2) kept += size(1000 + i);
+  }
+  EXPECT_EQ(pool.CachedWorkspaceBytes(), kept);  // the 40 and the first 2 of these went
+}
+
 TEST(ThreadPoolTest, PinningIsSkippedWhenOversubscribed) {
   const int more_than_cpus = static_cast<int>(std::thread::hardware_concurrency()) + 1;
   ThreadPool pool(
