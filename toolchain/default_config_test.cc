@@ -68,6 +68,26 @@ TEST(DefaultConfigTest, LargeThreeByThreeConvolutionsDefaultToWinograd) {
   }
 }
 
+// A 1x1 convolution, strided or not, shares each input chunk among groups
+// of output-channel blocks by default; others keep their order.
+TEST(DefaultConfigTest, PointwiseConvolutionsDefaultToTheSharedOrder) {
+  for (const char* target : {kAvx2, kAvx512}) {
+    nlohmann::json pointwise = Conv64();
+    pointwise["R"] = pointwise["S"] = 1;
+    pointwise["pad_top"] = pointwise["pad_left"] = pointwise["pad_bottom"] =
+        pointwise["pad_right"] = 0;
+    pointwise["C"] = 256;
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, pointwise)["reduce"], "icc_outer_shared_kh_kw_ic")
+        << target;
+    pointwise["stride_h"] = pointwise["stride_w"] = 2;
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, pointwise)["reduce"], "icc_outer_shared_kh_kw_ic")
+        << target;
+    nlohmann::json strided = Conv64();
+    strided["stride_h"] = strided["stride_w"] = 2;
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, strided)["reduce"], "c_kh_kw_ic") << target;
+  }
+}
+
 TEST(DefaultConfigTest, OneVectorOnSixteenRegistersIsTheNarrowBlock) {
   auto knobs = Knobs(kAvx2, DefaultTile::kOneVector);
   EXPECT_EQ(knobs["tile_oc"], 8);
