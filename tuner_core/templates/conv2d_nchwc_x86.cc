@@ -92,6 +92,16 @@ struct Params : ConvArgs {
 constexpr int64_t kChunkWeightBytes = 8 * 1024;
 constexpr int64_t kShareWeightBytes = 256 * 1024;
 
+// The most of `blocks` blocks of `block_bytes` each (a divisor of
+// `blocks`) that fit in `budget`, at least one.
+int64_t MostBlocksWithin(int64_t blocks, int64_t block_bytes, int64_t budget) {
+  int64_t most = 1;
+  for (int64_t d = 1; d <= blocks; ++d) {
+    if (blocks % d == 0 && d * block_bytes <= budget) most = d;
+  }
+  return most;
+}
+
 // The output-channel blocks of one "icc_outer_shared_" work item: the most
 // (a divisor of a convolution group's blocks) whose weights fit in
 // kShareWeightBytes, at least one. The item reduces each input chunk for
@@ -101,12 +111,8 @@ constexpr int64_t kShareWeightBytes = 256 * 1024;
 // 256-512 channels: 3-6 MiB, read once per 16 output channels) that
 // traffic is what the kernel waits on.
 int64_t OcShare(const Params& p) {
-  const int64_t block_bytes = p.ICC * p.ic_bn * p.oc_bn * p.r * p.s * 4;
-  int64_t share = 1;
-  for (int64_t d = 1; d <= p.OCC_group; ++d) {
-    if (p.OCC_group % d == 0 && d * block_bytes <= kShareWeightBytes) share = d;
-  }
-  return share;
+  return MostBlocksWithin(p.OCC_group, p.ICC * p.ic_bn * p.oc_bn * p.r * p.s * 4,
+                          kShareWeightBytes);
 }
 
 // The input-channel blocks one "icc_outer_shared_" pass over the rows
@@ -114,12 +120,7 @@ int64_t OcShare(const Params& p) {
 // block fit in kChunkWeightBytes, at least one; the partial sums then go
 // through the output once per chunk rather than once per block.
 int64_t IccChunk(const Params& p) {
-  const int64_t block_bytes = p.ic_bn * p.oc_bn * p.r * p.s * 4;
-  int64_t chunk = 1;
-  for (int64_t d = 1; d <= p.ICC; ++d) {
-    if (p.ICC % d == 0 && d * block_bytes <= kChunkWeightBytes) chunk = d;
-  }
-  return chunk;
+  return MostBlocksWithin(p.ICC, p.ic_bn * p.oc_bn * p.r * p.s * 4, kChunkWeightBytes);
 }
 
 // The input-channel block of the data that block `icc` of output-channel

@@ -29,6 +29,13 @@ Stmt ForEachBlockedRow(const std::string& tag, const ActivationShape& s, int64_t
   return For::Make(t_name, 0, s.n * blocks * rows, ForKind::kParallel, row_body(r));
 }
 
+// Where (row r's image and channel block, input row h, column w, lane b)
+// lies in `s`, NCHW when `nchw`, else NCHW[block]c.
+Expr SourceIndex(const ActivationShape& s, bool nchw, const RowIndex& r, Expr h, Expr w, Expr b) {
+  if (nchw) return ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w;
+  return (((r.n * (s.c / s.block) + r.cb) * s.h + h) * s.w + w) * s.block + b;
+}
+
 }  // namespace
 
 Stmt NchwToBlocked(const std::string& tag, const std::string& src, const std::string& dst,
@@ -61,9 +68,8 @@ Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nc
     Expr h = r.row - p.top;
     Stmt copy = Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
       return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
-        Expr src_index = src_is_nchw ? ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w
-                                     : (((r.n * CB + r.cb) * s.h + h) * s.w + w) * s.block + b;
-        return Store::Make(dst, Load::Make(src, src_index), dst_index(w + p.left, b));
+        return Store::Make(dst, Load::Make(src, SourceIndex(s, src_is_nchw, r, h, w, b)),
+                           dst_index(w + p.left, b));
       });
     });
     Stmt image_row =
@@ -84,9 +90,7 @@ Stmt SubsampleToBlocked(const std::string& tag, const std::string& src, bool src
   return ForEachBlockedRow(tag, s, out_h, [&](const RowIndex& r) {
     return Loop(tag + "_w", out_w, ForKind::kSerial, [&](Expr w) {
       return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
-        Expr h = r.row * stride_h, x = w * stride_w;
-        Expr src_index = src_is_nchw ? ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + x
-                                     : (((r.n * CB + r.cb) * s.h + h) * s.w + x) * s.block + b;
+        Expr src_index = SourceIndex(s, src_is_nchw, r, r.row * stride_h, w * stride_w, b);
         return Store::Make(dst, Load::Make(src, src_index),
                            (((r.n * CB + r.cb) * out_h + r.row) * out_w + w) * s.block + b);
       });
