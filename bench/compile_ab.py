@@ -11,6 +11,8 @@ median latency, and B's speed = A's time / B's time (above 1: B is faster).
       --models /tmp/zoo/resnet18.onnx,/tmp/zoo/regnet_y_400mf.onnx --threads 2
   # one binary, a compile flag on side B:
   /usr/bin/python3 bench/compile_ab.py --b_flags=--epilogues_in_kernels --models ...
+  # "{name}" in the flags is each model's name (its records, say):
+  ... --a_flags="--records /tmp/zoo/tuned/{name}.jsonl" ...
 
 Each model needs <name>_input.npy beside its .onnx (bench/zoo_bench.py
 writes both into its --work_dir).
@@ -49,6 +51,7 @@ def compare(sides, models, threads_list, rounds, runs, work_dir):
         dirs = {}
         for label, tunefleet, flags in sides:
             dirs[label] = os.path.join(work_dir, name + "_" + label)
+            flags = [f.replace("{name}", name) for f in flags]
             subprocess.run([tunefleet, "compile", "--model", onnx, "-o", dirs[label]] + flags,
                            capture_output=True, text=True, check=True)
         row = {"model": name}

@@ -20,6 +20,13 @@ ABSL_FLAG(std::string, epilogue_hook_min_mb, "",
           "compile: apply the epilogue from inside the kernels whose output holds at least "
           "this many MiB (empty: the host's last-level cache when compiling for the host; "
           "'none'; --epilogues_in_kernels: all)");
+ABSL_FLAG(bool, epilogues_in_stores, true,
+          "compile: compute the kernels' epilogues (bias, residual, ReLU, Clip, LeakyRelu, "
+          "HardSigmoid, HardSwish) in their final stores where their templates allow; false: "
+          "a pass after each kernel (or the hook, above)");
+ABSL_FLAG(bool, exp_epilogues_in_stores, false,
+          "compile: with --epilogues_in_stores, the exp activations (Sigmoid, SiLU, Tanh, GELU, "
+          "Elu) too (measured slower than the runtime's pass on Zen 3)");
 ABSL_FLAG(std::string, input, "", "run: input tensor (.npy float32, or raw floats); default zeros");
 ABSL_FLAG(std::string, output, "",
           "run: write the model's outputs here (.npy; a comma-separated list for several)");
@@ -52,6 +59,8 @@ namespace tunefleet {
   o.records = absl::GetFlag(FLAGS_records);
   o.target = absl::GetFlag(FLAGS_target);
   o.output_dir = absl::GetFlag(FLAGS_o);
+  o.epilogues_in_stores = absl::GetFlag(FLAGS_epilogues_in_stores);
+  o.exp_epilogues_in_stores = absl::GetFlag(FLAGS_exp_epilogues_in_stores);
   const std::string min_mb = absl::GetFlag(FLAGS_epilogue_hook_min_mb);
   double mb = 0;
   if (absl::GetFlag(FLAGS_epilogues_in_kernels)) {

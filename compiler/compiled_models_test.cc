@@ -90,21 +90,66 @@ TEST(CompiledModelsTest, ResNet18MatchesPyTorch) {
   absl::StatusOr<CompileReport> report = CompileModel(options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->default_layers, 21);
-  EXPECT_EQ(report->kernels, 12);  // one per distinct task
+  // One per distinct task (12), and 7 of them once more for a second
+  // epilogue their stores compute (a block's convolution with the residual
+  // beside one without).
+  EXPECT_EQ(report->kernels, 19);
   const double error = ErrorAgainstPyTorch(options.output_dir, "resnet18");
   std::cout << "resnet18 max relative error " << error << "\n";
   EXPECT_LE(error, 1e-4);
+  // Every epilogue (bias, residual, ReLU) is computed in its kernel's stores.
+  absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
+      CompiledModel::Open(options.output_dir + "/model.so");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  int epilogues = 0, in_stores = 0;
+  for (const PlanStep& step : (*compiled)->plan().steps) {
+    if (step.epilogue.empty()) continue;
+    ++epilogues;
+    in_stores += step.epilogue.in_stores;
+  }
+  EXPECT_GT(epilogues, 0);
+  EXPECT_EQ(in_stores, epilogues);
+}
+
+// With the exp activations in the stores too (opt-in): the squeeze-excite
+// network's sigmoids computed by ir::Exp (every activation against libm:
+// toolchain/epilogue_stores_test).
+TEST(CompiledModelsTest, ExpEpiloguesInStoresMatchPyTorch) {
+  for (const char* model : {"se_net"}) {
+    CompileOptions options{.model = std::string(kOnnxDir) + model + ".onnx",
+                           .target = HostTargetString(),
+                           .output_dir = OutDir(std::string(model) + "_exp_stores"),
+                           .exp_epilogues_in_stores = true};
+    absl::StatusOr<CompileReport> report = CompileModel(options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
+        CompiledModel::Open(options.output_dir + "/model.so");
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    int exp_in_stores = 0;
+    for (const PlanStep& step : (*compiled)->plan().steps) {
+      const PointwiseFunc f = step.epilogue.activation.func;
+      if (step.epilogue.in_stores && (f == PointwiseFunc::kSigmoid || f == PointwiseFunc::kSilu)) {
+        ++exp_in_stores;
+      }
+    }
+    EXPECT_GT(exp_in_stores, 0) << model;
+    const double error = ErrorAgainstPyTorch(options.output_dir, model);
+    std::cout << model << " (exp epilogues in stores) max relative error " << error << "\n";
+    EXPECT_LE(error, 1e-4) << model;
+  }
 }
 
 // The same models with every epilogue applied from inside its kernel
-// (CompileOptions::epilogue_hook_min_bytes 0): blocked and depthwise
+// through its hook (CompileOptions::epilogue_hook_min_bytes 0, none in the
+// stores): blocked and depthwise
 // convolutions with residuals and clips, dense layers with bias and ReLU.
 TEST(CompiledModelsTest, EpiloguesInsideKernelsMatchPyTorch) {
   for (const char* model : {"resnet18", "mobilenet_v2", "encoder"}) {
     CompileOptions options{.model = std::string(kOnnxDir) + model + ".onnx",
                            .target = HostTargetString(),
                            .output_dir = OutDir(std::string(model) + "_hooked"),
-                           .epilogue_hook_min_bytes = 0};
+                           .epilogue_hook_min_bytes = 0,
+                           .epilogues_in_stores = false};
     absl::StatusOr<CompileReport> report = CompileModel(options);
     ASSERT_TRUE(report.ok()) << report.status();
     absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
@@ -128,7 +173,8 @@ TEST(CompiledModelsTest, EpiloguesGoInsideTheKernelsWithLargeOutputsOnly) {
     CompileOptions options{.model = std::string(kOnnxDir) + "resnet18.onnx",
                            .target = HostTargetString(),
                            .output_dir = OutDir("resnet18_hook_threshold"),
-                           .epilogue_hook_min_bytes = min_bytes};
+                           .epilogue_hook_min_bytes = min_bytes,
+                           .epilogues_in_stores = false};
     absl::StatusOr<CompileReport> report = CompileModel(options);
     ASSERT_TRUE(report.ok()) << report.status();
     absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =

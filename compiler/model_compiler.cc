@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -68,6 +69,13 @@ bool MarksReady(const ir::Stmt& body, const std::string& buffer) {
   return finder.found;
 }
 
+// Where a step passes its output: its index among its staged buffers, or
+// -1 for its output tensor.
+int StepOutputAt(const PlanStep& step) {
+  const auto it = std::find(step.staged.begin(), step.staged.end(), step.outputs[0]);
+  return it == step.staged.end() ? -1 : static_cast<int>(it - step.staged.begin());
+}
+
 // Where the steps of kernel `symbol` that have an epilogue pass their
 // output: its index among their staged buffers, or -1 for the output
 // tensor; nullopt when none has an epilogue, they disagree, or one's
@@ -79,12 +87,122 @@ std::optional<int> HookOutput(const ModelPlan& plan, const std::string& symbol, 
     const int64_t bytes =
         plan.buffers[static_cast<size_t>(step.outputs[0])].elements * int64_t{sizeof(float)};
     if (bytes < min_bytes) return std::nullopt;  // its output stays in cache: the pass is faster
-    const auto it = std::find(step.staged.begin(), step.staged.end(), step.outputs[0]);
-    const int index = it == step.staged.end() ? -1 : static_cast<int>(it - step.staged.begin());
+    const int index = StepOutputAt(step);
     if (where.has_value() && *where != index) return std::nullopt;
     where = index;
   }
   return where;
+}
+
+// The activations a kernel's stores compute (toolchain/passes/
+// fuse_epilogue.h); `exp`: one made of exp, stored only on request.
+struct StoredActivation {
+  PointwiseFunc func;
+  StoreActivation stored;
+  bool exp;
+};
+constexpr StoredActivation kStoredActivations[] = {
+    {PointwiseFunc::kNone, StoreActivation::kNone, false},
+    {PointwiseFunc::kRelu, StoreActivation::kRelu, false},
+    {PointwiseFunc::kClip, StoreActivation::kClip, false},
+    {PointwiseFunc::kLeakyRelu, StoreActivation::kLeakyRelu, false},
+    {PointwiseFunc::kHardSigmoid, StoreActivation::kHardSigmoid, false},
+    {PointwiseFunc::kHardSwish, StoreActivation::kHardSwish, false},
+    {PointwiseFunc::kExp, StoreActivation::kExp, true},
+    {PointwiseFunc::kSigmoid, StoreActivation::kSigmoid, true},
+    {PointwiseFunc::kSilu, StoreActivation::kSilu, true},
+    {PointwiseFunc::kTanh, StoreActivation::kTanh, true},
+    {PointwiseFunc::kGelu, StoreActivation::kGelu, true},
+    {PointwiseFunc::kGeluTanh, StoreActivation::kGeluTanh, true},
+    {PointwiseFunc::kElu, StoreActivation::kElu, true},
+};
+
+// A plan's epilogue as a store computes it; nullopt where its activation is
+// not one a store computes, or is an exp one and not `exp_too`.
+std::optional<StoreEpilogue> StoreEpilogueOf(const PlanEpilogue& e, bool exp_too) {
+  for (const StoredActivation& a : kStoredActivations) {
+    if (a.func != e.activation.func) continue;
+    if (a.exp && !exp_too) return std::nullopt;
+    return StoreEpilogue{.bias = e.bias >= 0,
+                         .residual = e.residual >= 0,
+                         .activation = a.stored,
+                         .alpha = e.activation.alpha,
+                         .beta = e.activation.beta};
+  }
+  return std::nullopt;
+}
+
+// What the stores of a step's kernel compute of its epilogue, and where the
+// step passes its output (StepOutputAt); nullopt when it has none or its
+// activation is not a store's (the exp ones only with `exp_too`).
+std::optional<std::pair<int, StoreEpilogue>> StepStoreEpilogue(const PlanStep& step, bool exp_too) {
+  if (step.epilogue.empty()) return std::nullopt;
+  std::optional<StoreEpilogue> e = StoreEpilogueOf(step.epilogue, exp_too);
+  if (!e.has_value()) return std::nullopt;
+  return std::make_pair(StepOutputAt(step), *e);
+}
+
+// Whether two steps' stores compute the same epilogue (or both none).
+bool SameStoreEpilogue(const std::optional<std::pair<int, StoreEpilogue>>& a,
+                       const std::optional<std::pair<int, StoreEpilogue>>& b) {
+  if (!a.has_value() || !b.has_value()) return a.has_value() == b.has_value();
+  const StoreEpilogue &x = a->second, &y = b->second;
+  return a->first == b->first && x.bias == y.bias && x.residual == y.residual &&
+         x.activation == y.activation && x.alpha == y.alpha && x.beta == y.beta;
+}
+
+// A kernel to build under `symbol`, and the epilogue its stores compute
+// for every step it serves (StepStoreEpilogue; nullopt: none, the steps
+// run theirs after it).
+struct KernelBuild {
+  const KernelToBuild* kernel;
+  std::string symbol;
+  std::optional<std::pair<int, StoreEpilogue>> in_stores;
+};
+
+// One kernel per epilogue its steps' stores compute: a kernel serving steps
+// whose epilogues differ (ResNet's two 3x3 convolutions of a block, one
+// adding the residual) is built once more, under a new symbol, for each
+// further epilogue: the same config's code with other stores. Returns every
+// kernel to build, each under its own symbol first. Without
+// `in_stores`, every kernel once with none.
+std::vector<KernelBuild> KernelBuilds(BuiltPlan* built, bool in_stores, bool exp_too) {
+  std::vector<KernelBuild> builds;
+  for (const KernelToBuild& kernel : built->kernels) {
+    if (!in_stores) {
+      builds.push_back({&kernel, kernel.symbol, std::nullopt});
+      continue;
+    }
+    const size_t first = builds.size();  // this kernel's builds, first seen first
+    for (PlanStep& step : built->plan.steps) {
+      if (step.op != StepOp::kKernel || step.symbol != kernel.symbol) continue;
+      const std::optional<std::pair<int, StoreEpilogue>> e = StepStoreEpilogue(step, exp_too);
+      size_t index = 0;
+      while (first + index < builds.size() &&
+             !SameStoreEpilogue(builds[first + index].in_stores, e)) {
+        ++index;
+      }
+      if (first + index == builds.size()) {
+        builds.push_back(
+            {&kernel, index == 0 ? kernel.symbol : absl::StrCat(kernel.symbol, "_e", index), e});
+      }
+      step.symbol = builds[first + index].symbol;
+    }
+    if (builds.size() == first) builds.push_back({&kernel, kernel.symbol, std::nullopt});
+  }
+  return builds;
+}
+
+// The buffer of `func` a step's output is at `where` (an index among its
+// staged buffers, or -1: its output argument); "" when it has none.
+std::string OutputBufferAt(const ir::LoweredFunc& func, int where) {
+  if (where >= 0) {
+    return where < static_cast<int>(func.staged.size()) ? func.staged[where].name : "";
+  }
+  for (const ir::BufferArg& arg : func.args) {
+    if (arg.is_output) return arg.name;
+  }
+  return "";
 }
 
 // CompileOptions::epilogue_hook_min_bytes resolved: the host's last-level
@@ -99,44 +217,49 @@ int64_t EpilogueHookMinBytes(const CompileOptions& options) {
 }
 
 // One kernel as an object file, through the toolchain's one pipeline
-// (BuildKernelObject), renamed to `symbol` so many kernels share one
-// library. Appends the symbols it defines to `exported` (for the static
-// archive's table).
-// `hook_output`: where the steps the kernel serves pass their output, as
-// an index among its staged buffers (a blocked convolution's) or -1 for its
-// output tensor; nullopt: no step has an epilogue. Sets `*hooked` when the
-// kernel applies the epilogue itself through its hook (its template marks
-// that output's regions ready), false when the steps must run it after.
-[[nodiscard]] absl::StatusOr<std::string> CompileKernel(const KernelToBuild& kernel,
-                                                        const TargetSpec& target, int opt_level,
-                                                        std::optional<int> hook_output,
-                                                        bool* hooked,
-                                                        std::vector<ExportedSymbol>& exported) {
+// (BuildKernelObject), named `symbol` so many kernels share one library.
+// Appends the symbols it defines to `exported` (for the static archive's
+// table).
+// `in_stores`: the epilogue its final stores are to compute and where the
+// steps it serves pass their output (KernelBuilds); sets `*stored` when
+// they do (its template marks every store of that output).
+// `hook_output`: where the steps pass their output, as an index among its
+// staged buffers (a blocked convolution's) or -1 for its output tensor;
+// nullopt: no hook. Sets `*hooked` when the kernel applies the epilogue
+// through its hook (its template marks that output's regions ready).
+// Neither: the steps run it after the kernel.
+[[nodiscard]] absl::StatusOr<std::string> CompileKernel(
+    const KernelToBuild& kernel, const std::string& symbol, const TargetSpec& target, int opt_level,
+    std::optional<int> hook_output, const std::optional<std::pair<int, StoreEpilogue>>& in_stores,
+    bool* hooked, bool* stored, std::vector<ExportedSymbol>& exported) {
   const Task& task = *kernel.choice.task;
   KernelObjectOptions options;
   options.opt_level = opt_level;
-  options.symbol = kernel.symbol;
+  options.symbol = symbol;
+  if (in_stores.has_value()) {
+    options.store_epilogue = [&](const ir::LoweredFunc& func) -> std::optional<StoreEpilogue> {
+      StoreEpilogue e = in_stores->second;
+      e.buffer = OutputBufferAt(func, in_stores->first);
+      if (e.buffer.empty()) return std::nullopt;
+      return e;
+    };
+  }
   if (hook_output.has_value()) {
     options.epilogue_hook = [&](const ir::LoweredFunc& func) -> std::string {
-      std::string output;
-      if (*hook_output >= 0 && *hook_output < static_cast<int>(func.staged.size())) {
-        output = func.staged[*hook_output].name;
-      }
-      for (const ir::BufferArg& arg : func.args) {
-        if (*hook_output < 0 && arg.is_output && output.empty()) output = arg.name;
-      }
+      const std::string output = OutputBufferAt(func, *hook_output);
       return !output.empty() && MarksReady(func.body, output) ? output : "";
     };
   }
   KernelObject object =
       BuildKernelObject(task.tmpl(), task.workload(), kernel.choice.config, target, options);
   if (!object.ok()) {
-    return absl::Status(object.status().code(),
-                        absl::StrCat("kernel ", kernel.symbol, " (", task.name(), " for ",
-                                     task.workload().Describe(), ", config ",
-                                     kernel.choice.config.ToString(), "): ", object.error_msg));
+    return absl::Status(
+        object.status().code(),
+        absl::StrCat("kernel ", symbol, " (", task.name(), " for ", task.workload().Describe(),
+                     ", config ", kernel.choice.config.ToString(), "): ", object.error_msg));
   }
   *hooked = !object.epilogue_buffer.empty();
+  *stored = object.epilogue_in_stores;
   exported.insert(exported.end(), object.symbols.begin(), object.symbols.end());
   return std::move(object.object);
 }
@@ -235,18 +358,22 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   }
   std::vector<ArchiveMember> members;
   std::vector<ExportedSymbol> exported = {{kPlanSymbol, false}, {kWeightsSymbol, false}};
+  const std::vector<KernelBuild> builds =
+      KernelBuilds(&built, options.epilogues_in_stores, options.exp_epilogues_in_stores);
   const int64_t hook_min_bytes = EpilogueHookMinBytes(options);
-  for (const KernelToBuild& kernel : built.kernels) {
-    const std::optional<int> hook_output =
-        hook_min_bytes == kNoEpilogueHook ? std::nullopt
-                                          : HookOutput(built.plan, kernel.symbol, hook_min_bytes);
-    bool hooked = false;
-    TF_ASSIGN_OR_RETURN(std::string object, CompileKernel(kernel, target, options.opt_level,
-                                                          hook_output, &hooked, exported));
-    members.push_back({absl::StrCat(kernel.symbol, ".o"), std::move(object)});
+  for (const auto& [kernel, symbol, in_stores] : builds) {
+    const std::optional<int> hook_output = hook_min_bytes == kNoEpilogueHook
+                                               ? std::nullopt
+                                               : HookOutput(built.plan, symbol, hook_min_bytes);
+    bool hooked = false, stored = false;
+    TF_ASSIGN_OR_RETURN(std::string object,
+                        CompileKernel(*kernel, symbol, target, options.opt_level, hook_output,
+                                      in_stores, &hooked, &stored, exported));
+    members.push_back({absl::StrCat(symbol, ".o"), std::move(object)});
     for (PlanStep& step : built.plan.steps) {
-      if (step.op == StepOp::kKernel && step.symbol == kernel.symbol && !step.epilogue.empty()) {
+      if (step.op == StepOp::kKernel && step.symbol == symbol && !step.epilogue.empty()) {
         step.epilogue.in_kernel = hooked;
+        step.epilogue.in_stores = stored;
       }
     }
   }
@@ -273,7 +400,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   members.push_back({"tf_model_linked.o", std::move(table)});
   report.archive = absl::StrCat(options.output_dir, "/", kModelArchiveName);
   TF_RETURN_IF_ERROR(WriteStaticArchive(report.archive, members));
-  report.kernels = static_cast<int>(built.kernels.size());
+  report.kernels = static_cast<int>(builds.size());
   report.seconds = SecondsSince(start);
   return report;
 }

@@ -54,6 +54,19 @@ struct CompileOptions {
   // there the hook wins (batch 8 on Zen 1, 8 MiB: MobileNet-v2 1.09x,
   // ResNet-18 1.05x, bench/results/epilogue_hook_llc_ab.*).
   int64_t epilogue_hook_min_bytes = kEpilogueHookAboveHostCache;
+  // Compute a kernel's epilogue in its final stores, on the values still in
+  // registers, wherever its template marks every store of the output
+  // (tuner_core/ir/final_store.h) and the activation is one a store computes
+  // (bias, residual, ReLU, Clip, LeakyRelu, HardSigmoid, HardSwish; not the
+  // exp ones): no pass after the kernel and no hook. The others keep the
+  // pass (or the hook, above).
+  bool epilogues_in_stores = true;
+  // With epilogues_in_stores, the exp activations too (Sigmoid, SiLU, Tanh,
+  // GELU, Elu, Exp: ir::Exp, the code generator's). Off: on a Zen 3 they
+  // measured 3-6 % slower in the stores than in the runtime's pass
+  // (EfficientNet-B0 0.94x, BERT-tiny 0.97x, bench/results/
+  // epilogue_stores_zen3.log): a register tile's dozen exps at once spill.
+  bool exp_epilogues_in_stores = false;
 };
 
 struct CompileReport {

@@ -54,7 +54,12 @@ KernelObject BuildKernelObject(const Template& tmpl, const Workload& workload, c
                   absl::StrCat("template ", tmpl.name(), ": ", fits.message()));
   }
   if (!options.symbol.empty()) func->name = options.symbol;
-  if (options.epilogue_hook) {
+  if (options.store_epilogue) {
+    const std::optional<StoreEpilogue> epilogue = options.store_epilogue(*func);
+    result.epilogue_in_stores =
+        FuseEpilogueIntoStores(&*func, epilogue.has_value() ? &*epilogue : nullptr);
+  }
+  if (options.epilogue_hook && !result.epilogue_in_stores) {
     result.epilogue_buffer = options.epilogue_hook(*func);
     if (!result.epilogue_buffer.empty()) {
       func->epilogue_hook = true;

@@ -24,6 +24,7 @@
 #include "toolchain/codegen/target.h"
 #include "toolchain/gpu_kernel_info.h"
 #include "toolchain/linker.h"
+#include "toolchain/passes/fuse_epilogue.h"
 #include "tuner_core/measure/measure.h"
 #include "tuner_core/space/config_space.h"
 #include "tuner_core/templates/template.h"
@@ -35,12 +36,19 @@ namespace tunefleet {
 // an epilogue hook (ir::OutputReady marks), as a compiled model's kernel
 // with a fused epilogue does; "" for none.
 using EpilogueHookChooser = std::function<std::string(const ir::LoweredFunc& kernel)>;
+// Given the instantiated kernel, the epilogue its final stores compute
+// (passes/fuse_epilogue.h), as a compiled model's kernel does where its
+// template marks every store of the output; nullopt for none.
+using StoreEpilogueChooser =
+    std::function<std::optional<StoreEpilogue>(const ir::LoweredFunc& kernel)>;
 
 struct KernelObjectOptions {
   int opt_level = 2;
   std::string symbol;                 // non-empty: the entry's name (many kernels in one library)
   bool keep_llvm_ir = false;          // fill llvm_ir (debugging)
   EpilogueHookChooser epilogue_hook;  // unset: no hook
+  // Tried first: where the stores compute the epilogue, no hook is made.
+  StoreEpilogueChooser store_epilogue;  // unset: none
 };
 
 struct BuildOptions : KernelObjectOptions {
@@ -71,7 +79,8 @@ struct KernelObject {
   std::string error_msg;
   std::string object;
   std::string entry_name;
-  std::string epilogue_buffer;  // the buffer its hook is called on; "" none
+  std::string epilogue_buffer;      // the buffer its hook is called on; "" none
+  bool epilogue_in_stores = false;  // its final stores compute the epilogue
   std::optional<GpuKernelInfo> gpu;
   std::vector<ExportedSymbol> symbols;  // what `object` defines
   BuildTimings timings;

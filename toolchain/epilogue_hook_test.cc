@@ -2,8 +2,6 @@
 // regions of their output that cover it exactly once, each after the
 // region's last write: what a compiled model's fused epilogue relies on.
 // Random configs of every template whose regions a model's epilogue uses.
-#include <dlfcn.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -55,22 +53,8 @@ void Record(const TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols, 
   *built = false;
   absl::StatusOr<ir::LoweredFunc> func = tmpl.Instantiate(workload, config);
   if (!func.ok()) return ::testing::AssertionSuccess();  // refused configs are builder_test's
-  // The hooked buffer: a staged one named like an output, else the output.
-  std::string hooked;
-  int staged_index = -1;
-  for (size_t i = 0; i < func->staged.size(); ++i) {
-    if (func->staged[i].name.rfind("out", 0) == 0) {
-      hooked = func->staged[i].name;
-      staged_index = static_cast<int>(i);
-    }
-  }
-  int tensor_index = -1;
-  for (size_t i = 0; i < func->args.size() && hooked.empty(); ++i) {
-    if (func->args[i].is_output) {
-      hooked = func->args[i].name;
-      tensor_index = static_cast<int>(i);
-    }
-  }
+  const kernel_test::EpilogueOutput output = kernel_test::EpilogueOutputOf(*func);
+  const std::string& hooked = output.name;
   BuildOptions options;
   options.epilogue_hook = [&](const ir::LoweredFunc&) { return hooked; };
   auto target = ParseTarget("llvm -mcpu=native");
@@ -79,14 +63,6 @@ void Record(const TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols, 
   if (result.error_no == MeasureErrorNo::kInstantiationError) return ::testing::AssertionSuccess();
   if (!result.ok()) return ::testing::AssertionFailure() << result.error_msg;
   *built = true;
-
-  std::string load_error;
-  void* handle = kernel_test::LoadSharedObject(result.artifact.shared_object, &load_error);
-  if (handle == nullptr) return ::testing::AssertionFailure() << "cannot load: " << load_error;
-  const std::string& entry_name = result.artifact.entry_name;
-  auto entry = reinterpret_cast<TfKernelEntry>(dlsym(handle, entry_name.c_str()));
-  auto prepare = reinterpret_cast<TfKernelEntry>(
-      dlsym(handle, (entry_name + TF_KERNEL_PREPARE_SUFFIX).c_str()));
 
   std::mt19937_64 rng(seed);
   workload_test::ReferenceBuffers buffers = workload_test::MakeReferenceBuffers(workload, &rng);
@@ -97,20 +73,19 @@ void Record(const TfEpilogue* self, int64_t offset, int64_t rows, int64_t cols, 
   for (auto& b : staged) args.push_back(b.data());
   Recorder recorder;
   recorder.hook.apply = &Record;
-  if (staged_index >= 0) {
-    recorder.buffer = staged[staged_index].data();
-    recorder.elements = static_cast<int64_t>(staged[staged_index].size());
+  if (output.staged_index >= 0) {
+    recorder.buffer = staged[output.staged_index].data();
+    recorder.elements = static_cast<int64_t>(staged[output.staged_index].size());
   } else {
-    recorder.buffer = pointers[tensor_index];
-    recorder.elements = static_cast<int64_t>(buffers.kernel[tensor_index].size());
+    recorder.buffer = pointers[output.tensor_index];
+    recorder.elements = static_cast<int64_t>(buffers.kernel[output.tensor_index].size());
   }
   recorder.calls.assign(recorder.elements, 0);
   recorder.value_then.assign(recorder.elements, 0.0f);
   args.push_back(&recorder.hook);
-  int32_t rc = prepare != nullptr ? prepare(args.data(), &kernel_test::kSerialRuntime) : 0;
-  if (rc == 0) rc = entry(args.data(), &kernel_test::kSerialRuntime);
-  dlclose(handle);
-  if (rc != 0) return ::testing::AssertionFailure() << "kernel returned " << rc;
+  ::testing::AssertionResult ran = kernel_test::RunPrepareThenEntry(
+      result.artifact.shared_object, result.artifact.entry_name, args);
+  if (!ran) return ran;
   if (recorder.outside > 0) {
     return ::testing::AssertionFailure() << recorder.outside << " region elements past " << hooked;
   }
@@ -143,39 +118,12 @@ void CheckRandomConfigs(const std::string& template_name,
   std::printf("%s: %d hooked kernels checked\n", template_name.c_str(), built);
 }
 
-// Blocked (NCHWc) convolutions: the regions are rows, tiles of rows cut into
-// parts, and bands of rows finished after the last input-channel block.
-std::vector<nlohmann::json> BlockedConvShapes(bool with_k) {
-  std::vector<nlohmann::json> shapes = {
-      {{"N", 1}, {"C", 16}, {"H", 13}, {"W", 11}, {"K", 32}, {"R", 3}, {"S", 3}, {"padding", 1}},
-      {{"N", 2},
-       {"C", 8},
-       {"H", 15},
-       {"W", 17},
-       {"K", 24},
-       {"R", 3},
-       {"S", 3},
-       {"stride", 2},
-       {"padding", {1, 0, 2, 1}}},
-      {{"N", 1}, {"C", 48}, {"H", 7}, {"W", 7}, {"K", 40}, {"R", 1}, {"S", 1}},
-      {{"N", 1}, {"C", 64}, {"H", 2}, {"W", 3}, {"K", 16}, {"R", 1}, {"S", 1}},
-  };
-  for (nlohmann::json& shape : shapes) {
-    shape["layout"] = "NCHWc";
-    if (!with_k) {
-      shape["C"] = shape["K"];
-      shape.erase("K");
-    }
-  }
-  return shapes;
-}
-
 TEST(EpilogueHookTest, BlockedConvolutionsReportEveryOutputOnceWhenFinal) {
-  CheckRandomConfigs("conv2d_nchwc.x86", BlockedConvShapes(true), 12, 1);
+  CheckRandomConfigs("conv2d_nchwc.x86", kernel_test::BlockedConvShapes(true), 12, 1);
 }
 
 TEST(EpilogueHookTest, DepthwiseConvolutionsReportEveryOutputOnceWhenFinal) {
-  CheckRandomConfigs("depthwise_conv2d_nchwc.x86", BlockedConvShapes(false), 12, 2);
+  CheckRandomConfigs("depthwise_conv2d_nchwc.x86", kernel_test::BlockedConvShapes(false), 12, 2);
 }
 
 TEST(EpilogueHookTest, DenseKernelsReportEveryOutputOnceWhenFinal) {

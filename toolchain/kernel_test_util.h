@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/kernel_abi.h"
+#include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/space/config_space.h"
 #include "tuner_core/templates/template.h"
@@ -33,6 +34,30 @@ using ConfigCheck = std::function<void(const Template& tmpl, const Workload& wor
 void ForRandomConfigs(const std::string& template_name,
                       const std::vector<nlohmann::json>& workloads, int configs, uint64_t seed,
                       const ConfigCheck& check);
+
+// Loads the shared object `bytes`, runs its `entry_name` kernel's prepare
+// stage (where it has one), then its entry once, on `args` with
+// kSerialRuntime, and unloads it: success, or what failed (the load, the
+// entry's symbol, a non-zero return).
+::testing::AssertionResult RunPrepareThenEntry(const std::string& bytes,
+                                               const std::string& entry_name,
+                                               std::vector<void*>& args);
+
+// The buffer a compiled model's epilogue of `func` applies to: a staged one
+// named like an output (a blocked convolution's), else the output tensor;
+// its index among the staged buffers or the tensors (the other -1).
+struct EpilogueOutput {
+  std::string name;
+  int staged_index = -1, tensor_index = -1;
+};
+EpilogueOutput EpilogueOutputOf(const ir::LoweredFunc& func);
+
+// Blocked (NCHWc) convolution shapes whose kernels' outputs are written in
+// every way the templates have: rows, tiles of rows cut into parts, bands of
+// rows finished after the last input-channel block, chunks of input-channel
+// blocks (a wide pointwise one), stride and asymmetric padding. Without K:
+// the depthwise ones (C = the shape's K).
+std::vector<nlohmann::json> BlockedConvShapes(bool with_k);
 
 }  // namespace tunefleet::kernel_test
 

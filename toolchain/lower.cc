@@ -1,6 +1,7 @@
 #include "toolchain/lower.h"
 
 #include "common/status_macros.h"
+#include "toolchain/passes/fuse_epilogue.h"
 #include "toolchain/passes/unroll_loops.h"
 #include "toolchain/passes/vectorize_loops.h"
 
@@ -11,6 +12,8 @@ namespace tunefleet {
   // Vectorize first so unrolled copies substitute constants into ramp bases.
   for (ir::Stmt* stage : {&lowered.body, &lowered.prepare, &lowered.finish}) {
     if (!stage->defined()) continue;
+    // Final-store marks the builder did not fuse an epilogue into go first.
+    *stage = RemoveFinalStoreMarks(*stage);
     TF_ASSIGN_OR_RETURN(*stage, VectorizeLoops(*stage));
     TF_ASSIGN_OR_RETURN(*stage, UnrollLoops(*stage));
   }

@@ -14,10 +14,8 @@ namespace runtime_ops {
 #if defined(__x86_64__) && defined(__GNUC__)
 namespace {
 
-// exp's argument is clamped to [kExpLow, kExpHigh]: 2^n stays a normal
-// float (n in [-126, 127]), so neither exp nor 1 + exp is ever infinite and
+// exp's argument is clamped to [kExpLow, kExpHigh] (exp_polynomials.h), so
 // a reciprocal's Newton step never multiplies infinity by zero.
-constexpr float kExpLow = -87.3f, kExpHigh = 88.3f;
 // The same formulas for each vector width: V names the value (U registers
 // of Avx512 or Avx2 below) and its operations, each compiled for its ISA.
 #define TF_EXP_ACTIVATIONS_BODY                                                         \

@@ -16,28 +16,24 @@
 
 #include <cstdint>
 
+#include "common/exp_polynomials.h"
 #include "compiler/runtime/plan.h"
 
 namespace tunefleet {
 namespace runtime_ops {
 
 // The polynomials both exp and erf use here and in vector_math.h's VecExp
-// and VecErf (the portable versions), one definition:
-// ln 2 split in two for exp's range reduction, x - n ln2 = x - n kLn2Hi - n kLn2Lo;
-inline constexpr float kLog2e = 1.44269504088896341f;
-inline constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
-// e^r = 1 + r + r^2 p(r) for |r| <= ln2 / 2, p of degree 3 (highest power
-// first), fitted for e^r's relative error (Lawson's minimax iteration over
-// Chebyshev nodes): at most 1.7e-7 in float arithmetic, 2 multiply-adds
-// fewer than Cephes' degree-5 p (6.8e-8), which sigmoid and SiLU spent a
-// tenth of their time on;
-inline constexpr int kExpPolyTerms = 4;
-inline constexpr float kExpPoly[kExpPolyTerms] = {8.312862366e-3f, 4.188902676e-2f, 1.666711122e-1f,
-                                                  4.999924302e-1f};
-// Abramowitz & Stegun 7.1.26: erf(a) = 1 - poly(t) t e^(-a^2), t = 1 / (1 + kErfP a).
-inline constexpr float kErfP = 0.3275911f;
-inline constexpr float kErfPoly[5] = {1.061405429f, -1.453152027f, 1.421413741f, -0.284496736f,
-                                      0.254829592f};
+// and VecErf (the portable versions), and the code generator's exp
+// (common/exp_polynomials.h).
+using ::tunefleet::kErfP;
+using ::tunefleet::kErfPoly;
+using ::tunefleet::kExpHigh;
+using ::tunefleet::kExpLow;
+using ::tunefleet::kExpPoly;
+using ::tunefleet::kExpPolyTerms;
+using ::tunefleet::kLn2Hi;
+using ::tunefleet::kLn2Lo;
+using ::tunefleet::kLog2e;
 
 // Whether `func` is one of the functions ExpActivationRun computes.
 constexpr bool IsExpActivation(PointwiseFunc func) {

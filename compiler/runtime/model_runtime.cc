@@ -397,6 +397,13 @@ absl::Status CompiledModel::RunKernel(size_t i, bool with_epilogue_hook, const T
   // none); one built without ignores it.
   args.push_back(with_epilogue_hook && k.epilogue ? const_cast<TfEpilogue*>(&k.epilogue->hook)
                                                   : nullptr);
+  // One computing its epilogue in its stores then reads the bias and the
+  // residual it was built with (always: the epilogue is part of its code).
+  const PlanEpilogue& e = step.epilogue;
+  if (e.in_stores) {
+    if (e.bias >= 0) args.push_back(buffers_[e.bias]);
+    if (e.residual >= 0) args.push_back(buffers_[e.residual]);
+  }
   const bool plan_staged = !step.staged.empty();
   for (TfKernelEntry fn : {k.prepare, k.entry, k.finish}) {
     if (fn == nullptr || (plan_staged && fn != k.entry)) continue;
@@ -469,7 +476,7 @@ absl::StatusOr<std::vector<double>> CompiledModel::KernelSecondsAlone(int calls)
     if (step.op == StepOp::kKernel) {
       const KernelStep& k = kernels_[i];
       TF_RETURN_IF_ERROR(RunKernel(i, /*with_epilogue_hook=*/true, rt, args));
-      if (!step.epilogue.empty() && !k.epilogue) {
+      if (!step.epilogue.empty() && !step.epilogue.in_stores && !k.epilogue) {
         const auto epilogue_start =
             profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         const PlanEpilogue& e = step.epilogue;

@@ -273,7 +273,8 @@ nlohmann::json ModelPlan::ToJson() const {
                             {"channels", e.channels},
                             {"inner", e.inner},
                             {"block", e.block},
-                            {"in_kernel", e.in_kernel}}}});
+                            {"in_kernel", e.in_kernel},
+                            {"in_stores", e.in_stores}}}});
   }
   return j;
 }
@@ -394,6 +395,7 @@ nlohmann::json ModelPlan::ToJson() const {
       step.epilogue.inner = e.at("inner").get<int64_t>();
       step.epilogue.block = e.at("block").get<int64_t>();
       step.epilogue.in_kernel = e.value("in_kernel", false);
+      step.epilogue.in_stores = e.value("in_stores", false);
       if (step.epilogue.block < 1 || step.epilogue.inner < 1 ||
           step.epilogue.channels % step.epilogue.block != 0) {
         return absl::InvalidArgumentError(

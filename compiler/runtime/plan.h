@@ -190,6 +190,10 @@ struct PlanEpilogue {
   // The kernel applies it through its epilogue hook, region by region as
   // it finishes them (common/kernel_abi.h), instead of a pass after it.
   bool in_kernel = false;
+  // The kernel computes it in its final stores (toolchain/passes/
+  // fuse_epilogue.h), reading the bias and the residual from pointers after
+  // its hook's; no pass after it, no hook.
+  bool in_stores = false;
 
   bool empty() const { return bias < 0 && residual < 0 && activation.empty(); }
 };

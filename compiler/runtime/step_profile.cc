@@ -60,8 +60,10 @@ std::string FormatStepProfile(const ModelPlan& plan, const std::vector<double>& 
       const double epilogue_ms = epilogue_seconds[i] * 1e3 / std::max(runs, 1);
       epilogues += epilogue_ms;
       notes = absl::StrFormat(" (epilogue %.3f)", epilogue_ms);
-    } else if (step.epilogue.in_kernel && !step.epilogue.empty()) {
+    } else if (step.epilogue.in_stores && !step.epilogue.empty()) {
       notes = " (epilogue in its stores)";
+    } else if (step.epilogue.in_kernel && !step.epilogue.empty()) {
+      notes = " (epilogue through its hook)";
     }
     if (i < alone_seconds.size() && alone_seconds[i] > 0) {
       absl::StrAppendFormat(&notes, " (alone %.3f)", alone_seconds[i] * 1e3 / std::max(runs, 1));

@@ -69,6 +69,11 @@ class CodeGenCPU : public CodeGenLLVM {
       arg_names.push_back(kEpilogueHookArg);
       hook_buffer_ = func.epilogue_buffer;
     }
+    if (!func.epilogue_inputs.empty()) {
+      // The hook's pointer comes first, hook or not.
+      if (!func.epilogue_hook) arg_names.push_back(kUnusedHookArg);
+      for (const std::string& name : func.epilogue_inputs) arg_names.push_back(name);
+    }
     if (func.staged.empty() && (func.prepare.defined() || func.finish.defined())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "kernel ", func.name, " has a prepare or finish stage but no staged buffers"));
@@ -222,7 +227,7 @@ class CodeGenCPU : public CodeGenLLVM {
     for (size_t i = 0; i < arg_names.size(); ++i) {
       llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(ptr_, function->getArg(0), i);
       llvm::LoadInst* p = builder_.CreateLoad(ptr_, slot, arg_names[i]);
-      if (arg_names[i] != kEpilogueHookArg) {  // the hook may be NULL
+      if (arg_names[i] != kEpilogueHookArg && arg_names[i] != kUnusedHookArg) {  // may be NULL
         p->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx_, {}));
       }
       buffers_.Bind(arg_names[i], p);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/exp_polynomials.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
@@ -64,6 +65,8 @@ void CodeGenLLVM::AddAttributes(llvm::Function* fn) {
   fn->addFnAttr("target-cpu", target_.cpu);
   if (!target_.features.empty()) fn->addFnAttr("target-features", target_.features);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
+  // Only divisions flagged arcp take it (FloatDivide's 1 / b).
+  fn->addFnAttr("reciprocal-estimates", "divf:1,vec-divf:1");
 }
 
 llvm::Align CodeGenLLVM::VectorAlign(const Expr&, int) { return llvm::Align(4); }
@@ -133,6 +136,23 @@ CodeGenLLVM::Operands CodeGenLLVM::EmitOperands(const BinaryOp* op) {
   return {a, b, is_float};
 }
 
+// 1 / b (the sigmoids of an epilogue in a kernel's stores) may be the
+// target's reciprocal estimate refined by one Newton step (AddAttributes'
+// "reciprocal-estimates"; about 1e-7 relative, as the runtime's own
+// sigmoids): a vector division costs 3-5 times as much on x86.
+llvm::Value* CodeGenLLVM::FloatDivide(const BinaryOp* op, llvm::Value* a, llvm::Value* b) {
+  Expr numerator = op->a;
+  if (const Broadcast* splat = numerator.as<Broadcast>()) numerator = splat->value;
+  const FloatImm* one = numerator.as<FloatImm>();
+  if (one == nullptr || one->value != 1.0) return builder_.CreateFDiv(a, b);
+  llvm::FastMathFlags flags;
+  flags.setAllowReciprocal();
+  flags.setNoInfs();  // LLVM estimates only where no operand is infinite: exp is clamped
+  llvm::IRBuilder<>::FastMathFlagGuard guard(builder_);
+  builder_.setFastMathFlags(flags);
+  return builder_.CreateFDiv(a, b);
+}
+
 llvm::Value* CodeGenLLVM::Unsupported(const BinaryOp* op, llvm::Value* a) {
   Fail(absl::StrCat("unsupported operation on ", op->a.type().ToString()));
   return llvm::UndefValue::get(a->getType());
@@ -145,7 +165,7 @@ llvm::Value* CodeGenLLVM::Unsupported(const BinaryOp* op, llvm::Value* a) {
   X(Add, builder_.CreateNSWAdd(x.a, x.b), builder_.CreateFAdd(x.a, x.b))    \
   X(Sub, builder_.CreateNSWSub(x.a, x.b), builder_.CreateFSub(x.a, x.b))    \
   X(Mul, builder_.CreateNSWMul(x.a, x.b), builder_.CreateFMul(x.a, x.b))    \
-  X(Div, builder_.CreateSDiv(x.a, x.b), builder_.CreateFDiv(x.a, x.b))      \
+  X(Div, builder_.CreateSDiv(x.a, x.b), FloatDivide(op, x.a, x.b))          \
   X(Mod, builder_.CreateSRem(x.a, x.b), Unsupported(op, x.a))               \
   X(Min, builder_.CreateSelect(builder_.CreateICmpSLT(x.a, x.b), x.a, x.b), \
     builder_.CreateMinNum(x.a, x.b))                                        \
@@ -236,6 +256,42 @@ llvm::Value* CodeGenLLVM::VisitRamp(const Ramp* op) {
 llvm::Value* CodeGenLLVM::VisitBroadcast(const Broadcast* op) {
   CheckVectorWidth(op->type);
   return builder_.CreateVectorSplat(op->lanes, Emit(op->value));
+}
+
+// e^x as the compiled model runtime computes it (common/exp_polynomials.h):
+// x clamped to [kExpLow, kExpHigh], n = x log2 e rounded to the nearest,
+// r = x - n ln2 (in two parts), e^r = 1 + r + r^2 p(r), times 2^n made from
+// n's bits. Straight-line, so it vectorises with the value.
+llvm::Value* CodeGenLLVM::VisitExp(const Exp* op) {
+  CheckVectorWidth(op->type);
+  llvm::Value* x = Emit(op->value);
+  llvm::Type* type = x->getType();
+  const int lanes = op->type.lanes;
+  auto splat = [&](float v) -> llvm::Value* {
+    llvm::Constant* c = llvm::ConstantFP::get(f32_, v);
+    return lanes == 1 ? c : llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(lanes), c);
+  };
+  x = builder_.CreateMinNum(builder_.CreateMaxNum(x, splat(kExpLow)), splat(kExpHigh));
+  llvm::Value* n =
+      builder_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, builder_.CreateFMul(x, splat(kLog2e)));
+  llvm::Value* r = builder_.CreateFSub(x, builder_.CreateFMul(n, splat(kLn2Hi)));
+  r = builder_.CreateFSub(r, builder_.CreateFMul(n, splat(kLn2Lo)));
+  llvm::Value* p = splat(kExpPoly[0]);
+  for (int k = 1; k < kExpPolyTerms; ++k) {
+    p = builder_.CreateFAdd(builder_.CreateFMul(p, r), splat(kExpPoly[k]));
+  }
+  llvm::Value* e = builder_.CreateFAdd(builder_.CreateFMul(builder_.CreateFMul(p, r), r),
+                                       builder_.CreateFAdd(r, splat(1.0f)));
+  llvm::Type* i32 = builder_.getInt32Ty();
+  llvm::Type* int_type =
+      lanes == 1 ? i32 : llvm::FixedVectorType::get(i32, static_cast<unsigned>(lanes));
+  auto splat_i32 = [&](int v) -> llvm::Value* {
+    llvm::Constant* c = llvm::ConstantInt::get(i32, v);
+    return lanes == 1 ? c : llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(lanes), c);
+  };
+  llvm::Value* bits = builder_.CreateShl(
+      builder_.CreateAdd(builder_.CreateFPToSI(n, int_type), splat_i32(127)), splat_i32(23));
+  return builder_.CreateFMul(e, builder_.CreateBitCast(bits, type));
 }
 
 // ---- statements -------------------------------------------------------------

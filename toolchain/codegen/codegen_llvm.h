@@ -42,6 +42,8 @@ class ScopedTable {
 
 // The name the epilogue hook's pointer is bound to among the buffers.
 inline constexpr char kEpilogueHookArg[] = "__epilogue_hook";
+// Its slot in a kernel that takes epilogue inputs but no hook (read, unused).
+inline constexpr char kUnusedHookArg[] = "__unused_epilogue_hook";
 
 class CodeGenLLVM : public ir::ExprFunctor<llvm::Value*>, public ir::StmtFunctor<void> {
  public:
@@ -108,6 +110,7 @@ class CodeGenLLVM : public ir::ExprFunctor<llvm::Value*>, public ir::StmtFunctor
   llvm::Value* VisitLoad(const ir::Load* op) override;
   llvm::Value* VisitRamp(const ir::Ramp* op) override;
   llvm::Value* VisitBroadcast(const ir::Broadcast* op) override;
+  llvm::Value* VisitExp(const ir::Exp* op) override;
 
   // ---- statements -----------------------------------------------------------
   void VisitFor(const ir::For* op) override;
@@ -131,6 +134,7 @@ class CodeGenLLVM : public ir::ExprFunctor<llvm::Value*>, public ir::StmtFunctor
   Operands EmitOperands(const ir::BinaryOp* op);
   // An operator the IR allows but this type does not (e.g. fp32 Mod).
   llvm::Value* Unsupported(const ir::BinaryOp* op, llvm::Value* a);
+  llvm::Value* FloatDivide(const ir::BinaryOp* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* Undef(const ir::Type& t) { return llvm::UndefValue::get(LLVMType(t)); }
   llvm::Type* LLVMType(const ir::Type& t);
   void CheckVectorWidth(const ir::Type& t);

@@ -1,6 +1,8 @@
 #include "gtest/gtest.h"
+#include "toolchain/passes/fuse_epilogue.h"
 #include "toolchain/passes/unroll_loops.h"
 #include "toolchain/passes/vectorize_loops.h"
+#include "tuner_core/ir/final_store.h"
 #include "tuner_core/ir/ir_printer.h"
 
 namespace tunefleet {
@@ -84,6 +86,58 @@ TEST(UnrollLoopsTest, ExtentAboveLimitIsRejected) {
   auto u = UnrollLoops(s, 256);
   ASSERT_FALSE(u.ok());
   EXPECT_NE(u.status().message().find("above the limit"), std::string::npos);
+}
+
+// A kernel writing C[j] = A[j] for j < 4, its stores marked final for
+// channel j % 2 (on the last of two passes where `when`).
+LoweredFunc MarkedKernel(bool second_unmarked_store, bool with_when) {
+  Expr j = Var::Make("j"), pass = Var::Make("pass");
+  Stmt store = FinalStore("C", Load::Make("A", j), j, j % 2, with_when ? EQ(pass, 1) : Expr());
+  Stmt body = For::Make("j", 0, 4, ForKind::kSerial, store);
+  if (with_when) body = For::Make("pass", 0, 2, ForKind::kSerial, body);
+  if (second_unmarked_store) body = Block::Make({body, Store::Make("C", 0.0, 0)});
+  LoweredFunc func;
+  func.body = body;
+  return func;
+}
+
+TEST(FuseEpilogueTest, MarkedStoresComputeTheEpilogue) {
+  LoweredFunc func = MarkedKernel(false, false);
+  StoreEpilogue e{
+      .buffer = "C", .bias = true, .residual = true, .activation = StoreActivation::kRelu};
+  EXPECT_TRUE(FuseEpilogueIntoStores(&func, &e));
+  EXPECT_EQ(func.epilogue_inputs,
+            (std::vector<std::string>{kEpilogueBiasArg, kEpilogueResidualArg}));
+  const std::string text = ToString(func.body);
+  EXPECT_NE(text.find("epilogue_bias[(j % 2)]"), std::string::npos) << text;
+  EXPECT_NE(text.find("epilogue_residual[j]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("final_store"), std::string::npos) << text;
+}
+
+TEST(FuseEpilogueTest, AStoreFinalOnlyOnTheLastPassKeepsThePlainStoreBefore) {
+  LoweredFunc func = MarkedKernel(false, true);
+  StoreEpilogue e{.buffer = "C", .bias = true};
+  EXPECT_TRUE(FuseEpilogueIntoStores(&func, &e));
+  const std::string text = ToString(func.body);
+  EXPECT_NE(text.find("if ((pass == 1))"), std::string::npos) << text;
+  EXPECT_EQ(func.epilogue_inputs, std::vector<std::string>{kEpilogueBiasArg});
+}
+
+TEST(FuseEpilogueTest, AnUnmarkedStoreToTheOutputKeepsThePass) {
+  LoweredFunc func = MarkedKernel(true, false);
+  StoreEpilogue e{.buffer = "C", .bias = true};
+  EXPECT_FALSE(FuseEpilogueIntoStores(&func, &e));
+  EXPECT_TRUE(func.epilogue_inputs.empty());
+  const std::string text = ToString(func.body);
+  EXPECT_EQ(text.find("epilogue_bias"), std::string::npos) << text;
+  EXPECT_EQ(text.find("final_store"), std::string::npos) << text;
+}
+
+TEST(FuseEpilogueTest, MarksAreRemovedWithoutAnEpilogue) {
+  LoweredFunc func = MarkedKernel(false, true);
+  EXPECT_FALSE(FuseEpilogueIntoStores(&func, nullptr));
+  EXPECT_EQ(ToString(RemoveFinalStoreMarks(MarkedKernel(false, false).body)),
+            "serial for (j, 0, 4) {\n  C[j] = A[j]\n}\n");
 }
 
 }  // namespace

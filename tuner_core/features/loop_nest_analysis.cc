@@ -116,6 +116,7 @@ class LinearFormOf : public ir::ExprFunctor<Linear> {
   Linear VisitLoad(const ir::Load*) override { return Constant(0); }
   Linear VisitSelect(const ir::Select* op) override { return Of(op->true_value); }
   Linear VisitCast(const ir::Cast* op) override { return Of(op->value); }
+  Linear VisitExp(const ir::Exp*) override { return Constant(0); }
   Linear VisitRamp(const ir::Ramp* op) override { return Of(op->base); }
   Linear VisitBroadcast(const ir::Broadcast* op) override { return Of(op->value); }
 
@@ -200,6 +201,7 @@ class BoundOf : public ir::ExprFunctor<Interval> {
     return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
   }
   Interval VisitCast(const ir::Cast* op) override { return Of(op->value); }
+  Interval VisitExp(const ir::Exp*) override { return {}; }
   // Not integer index arithmetic.
   Interval VisitFloatImm(const ir::FloatImm*) override { return {}; }
   Interval VisitEQ(const ir::BinaryOp*) override { return {}; }

@@ -157,6 +157,7 @@ class Interpreter : public ExprFunctor<double>, public StmtFunctor<void> {
     if (op->type.is_float()) return static_cast<float>(v);
     return v != 0 ? 1 : 0;
   }
+  double VisitExp(const Exp* op) override { return std::exp(static_cast<float>(Eval(op->value))); }
   double VisitLoad(const Load* op) override {
     float* p = Address(op->buffer, Eval(op->index));
     return p == nullptr ? 0.0 : *p;

@@ -144,6 +144,11 @@ Expr Select::Make(Expr condition, Expr true_value, Expr false_value) {
                                        std::move(false_value)));
 }
 
+Expr Exp::Make(Expr value) {
+  TF_CHECK(value.type().is_float());
+  return Expr(std::make_shared<Exp>(std::move(value)));
+}
+
 Expr Cast::Make(Type type, Expr value) {
   TF_CHECK(type.lanes == value.type().lanes);
   if (type == value.type()) return value;

@@ -66,7 +66,7 @@ struct Type {
   X(IntImm, IntImm) X(FloatImm, FloatImm) X(Var, Var)                             \
   TUNEFLEET_IR_BINARY_OP_KINDS(X)                                                 \
   X(Not, Not) X(Select, Select) X(Cast, Cast) X(Load, Load) X(Ramp, Ramp)         \
-  X(Broadcast, Broadcast)
+  X(Broadcast, Broadcast) X(Exp, Exp)
 
 #define TUNEFLEET_IR_STMT_KINDS(X)                                                \
   X(For, For) X(Store, Store) X(Allocate, Allocate) X(Block, Block)               \
@@ -273,6 +273,17 @@ struct Broadcast : ExprNode {
   const int lanes;
 };
 
+// e^x of an fp32 value (or vector): the code generator's own (the
+// polynomial of common/exp_polynomials.h, no libm call, vectorised), what
+// the sigmoid, SiLU, tanh and GELU an epilogue computes in a kernel's
+// stores are made of (toolchain/passes/fuse_epilogue.h). CPU targets only.
+struct Exp : ExprNode {
+  static constexpr IRNodeKind kKind = IRNodeKind::kExp;
+  explicit Exp(Expr x) : ExprNode(kKind, x.type()), value(std::move(x)) {}
+  static Expr Make(Expr value);
+  const Expr value;
+};
+
 // ---------------------------------------------------------------------------
 // Statements.
 
@@ -449,6 +460,11 @@ struct LoweredFunc {
   // `epilogue_buffer` in its timed body (common/kernel_abi.h).
   bool epilogue_hook = false;
   std::string epilogue_buffer;
+  // Buffers an epilogue computed in the kernel's stores reads (its bias,
+  // its residual: toolchain/passes/fuse_epilogue.h), passed after the
+  // epilogue hook's pointer, which such a kernel takes (and ignores) even
+  // without a hook.
+  std::vector<std::string> epilogue_inputs;
 };
 
 // ---------------------------------------------------------------------------

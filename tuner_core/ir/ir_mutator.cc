@@ -45,6 +45,12 @@ Expr IRMutator::VisitCast(const Expr& e, const Cast* op) {
   return Cast::Make(type, std::move(v));
 }
 
+Expr IRMutator::VisitExp(const Expr& e, const Exp* op) {
+  Expr v = Mutate(op->value);
+  if (v.same_as(op->value)) return e;
+  return Exp::Make(std::move(v));
+}
+
 Expr IRMutator::VisitLoad(const Expr& e, const Load* op) {
   Expr index = Mutate(op->index);
   return index.same_as(op->index) ? e : Load::Make(op->buffer, std::move(index));

@@ -35,6 +35,7 @@ class IRMutator {
   virtual Expr VisitLoad(const Expr& e, const Load* op);
   virtual Expr VisitRamp(const Expr& e, const Ramp* op);
   virtual Expr VisitBroadcast(const Expr& e, const Broadcast* op);
+  virtual Expr VisitExp(const Expr& e, const Exp* op);
 
   virtual Stmt VisitFor(const Stmt& s, const For* op);
   virtual Stmt VisitStore(const Stmt& s, const Store* op);

@@ -56,6 +56,9 @@ class Printer : public ExprFunctor<std::string>, public StmtFunctor<void> {
   std::string VisitCast(const Cast* op) override {
     return absl::StrCat(op->type.ToString(), "(", Print(op->value), ")");
   }
+  std::string VisitExp(const Exp* op) override {
+    return absl::StrCat("exp(", Print(op->value), ")");
+  }
   std::string VisitLoad(const Load* op) override {
     return absl::StrCat(op->buffer, "[", Print(op->index), "]");
   }

@@ -13,6 +13,7 @@ void IRVisitor::VisitSelect(const Select* op) {
   Visit(op->false_value);
 }
 void IRVisitor::VisitCast(const Cast* op) { Visit(op->value); }
+void IRVisitor::VisitExp(const Exp* op) { Visit(op->value); }
 void IRVisitor::VisitLoad(const Load* op) { Visit(op->index); }
 void IRVisitor::VisitRamp(const Ramp* op) {
   Visit(op->base);

@@ -78,6 +78,7 @@ class IRVisitor : public ExprFunctor<void>, public StmtFunctor<void> {
   void VisitLoad(const Load* op) override;
   void VisitRamp(const Ramp* op) override;
   void VisitBroadcast(const Broadcast* op) override;
+  void VisitExp(const Exp* op) override;
 
   void VisitFor(const For* op) override;
   void VisitStore(const Store* op) override;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
+#include "tuner_core/ir/final_store.h"
 #include "tuner_core/templates/loop_builder.h"
 #include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/templates/winograd.h"
@@ -268,8 +269,12 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
         reduction = IfThenElse::Make(
             inside, reduction, Reduction(rp, p.reduce, "b" + tag, reduce_with(true, "_b" + tag)));
       }
+      // The output's last write (with p.icc_outer, in the last chunk's
+      // pass): where a compiled model's epilogue can be computed.
+      Expr last_pass = p.icc_outer ? Expr(icc_o >= p.ICC / p.icc_chunk - 1) : Expr();
       Stmt store = RegisterTileLoops("_s" + tag, width, p.oc_bn, p.tile.vec, [&](Expr owi, Expr o) {
-        return Store::Make(out, Load::Make("acc", acc_index(owi, o)), out_index(owi, o));
+        return FinalStore(out, Load::Make("acc", acc_index(owi, o)), out_index(owi, o),
+                          occ * p.oc_bn + o, last_pass);
       });
       return Allocate::Make("acc", width * p.oc_bn, MemoryScope::kStack,
                             Block::Make({init, reduction, store}));

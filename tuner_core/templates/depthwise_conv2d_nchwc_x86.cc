@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "tuner_core/ir/final_store.h"
 #include "tuner_core/templates/loop_builder.h"
 #include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/workloads/depthwise_conv2d.h"
@@ -93,8 +94,9 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
     });
     Expr inside = ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(width - 1, p.s - 1) < p.w;
     Stmt store = RegisterTileLoops("_s" + tag, width, p.c_bn, p.tile.vec, [&](Expr owi, Expr b) {
-      return Store::Make(out, Load::Make("acc", acc_index(owi, b)),
-                         (((n * p.CC + cc) * p.out_h + oh) * p.out_w + col0 + owi) * p.c_bn + b);
+      return FinalStore(out, Load::Make("acc", acc_index(owi, b)),
+                        (((n * p.CC + cc) * p.out_h + oh) * p.out_w + col0 + owi) * p.c_bn + b,
+                        cc * p.c_bn + b);
     });
     return Allocate::Make("acc", width * p.c_bn, MemoryScope::kStack,
                           Block::Make({init, IfThenElse::Make(inside, interior, border), store}));

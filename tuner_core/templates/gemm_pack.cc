@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "tuner_core/ir/final_store.h"
 #include "tuner_core/templates/loop_builder.h"
 
 namespace tunefleet {
@@ -109,9 +110,15 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
   Stmt load_full = TileLoops(p, "_l", [&](Expr i, Expr j) {
     return Store::Make("acc", Load::Make("C", c_index(i, j)), acc_index(i, j));
   });
-  Stmt store_full = TileLoops(p, "_s", [&](Expr i, Expr j) {
-    return Store::Make("C", Load::Make("acc", acc_index(i, j)), c_index(i, j));
-  });
+  // C's last write is the last K block's (where a compiled model's
+  // epilogue can be computed: its bias indexed by C's column).
+  const int64_t num_k_blocks = CeilDiv(p.K, p.KC);
+  Expr last_block = num_k_blocks > 1 ? Expr(EQ(kb, num_k_blocks - 1)) : Expr();
+  auto store_tile = [&](Expr i, Expr j) {
+    return FinalStore("C", Load::Make("acc", acc_index(i, j)), c_index(i, j), np * p.NR + j,
+                      last_block);
+  };
+  Stmt store_full = TileLoops(p, "_s", store_tile);
   // Edge tiles: scalar, guarded, never touching C outside [M) x [N).
   auto edge_loops = [&](const std::string& suffix, const std::function<Stmt(Expr, Expr)>& body) {
     return Loop("ie" + suffix, p.MR, ForKind::kSerial, [&](Expr i) {
@@ -123,15 +130,12 @@ Stmt MicroKernel(const Params& p, Expr bt, Expr mp, Expr np, Expr kb, Expr k0, E
   Stmt load_edge = edge_loops("_l", [&](Expr i, Expr j) {
     return Store::Make("acc", Load::Make("C", c_index(i, j)), acc_index(i, j));
   });
-  Stmt store_edge = edge_loops("_s", [&](Expr i, Expr j) {
-    return Store::Make("C", Load::Make("acc", acc_index(i, j)), c_index(i, j));
-  });
+  Stmt store_edge = edge_loops("_s", store_tile);
   const bool may_be_edge = p.M % p.MR != 0 || p.N % p.NR != 0;
   Expr full_tile = mp * p.MR + p.MR <= p.M && np * p.NR + p.NR <= p.N;
   Stmt load_c = may_be_edge ? IfThenElse::Make(full_tile, load_full, load_edge) : load_full;
   Stmt store_c = may_be_edge ? IfThenElse::Make(full_tile, store_full, store_edge) : store_full;
   // With one K block the first branch is the only one: skip the test.
-  const int64_t num_k_blocks = CeilDiv(p.K, p.KC);
   Stmt init = num_k_blocks == 1 ? zero : IfThenElse::Make(EQ(kb, 0), zero, load_c);
 
   // Prefetches: `lines` cache lines (16 floats each) of `buffer` from `index`.
@@ -277,7 +281,7 @@ Stmt DotKernel(const Params& p) {
           sum = sum + Load::Make("A", a_row(i) + k) * Load::Make("B", b_row(j) + k);
         }
         Expr m = mp * p.MR + i, n = np * rows_b + j;
-        Stmt store = Store::Make("C", sum, m * p.N + n);
+        Stmt store = FinalStore("C", sum, m * p.N + n, n);
         if (p.M % p.MR == 0 && p.N % rows_b == 0) return store;
         return IfThenElse::Make(m < p.M && n < p.N, store);
       });

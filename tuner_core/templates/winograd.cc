@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "tuner_core/ir/final_store.h"
 #include "tuner_core/templates/loop_builder.h"
 
 namespace tunefleet {
@@ -196,7 +197,7 @@ Stmt OutputTransform(const WinogradConv& w, const Geometry& g, const WinogradMat
         },
         [&](int64_t i, int64_t j, Expr l, Expr v) {
           Expr oh = th * m + i, ow = tw * m + j;
-          return Store::Make(out, v, (((n * g.kb + kb) * OH + oh) * OW + ow) * ob + l);
+          return FinalStore(out, v, (((n * g.kb + kb) * OH + oh) * OW + ow) * ob + l, kb * ob + l);
         },
         [&](int64_t i, int64_t j) {
           Expr inside;
