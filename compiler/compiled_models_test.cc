@@ -65,44 +65,49 @@ double ErrorAgainstPyTorch(const std::string& dir, const std::string& model) {
   return MaxRelativeError(y, expected->data);
 }
 
-// Compiles the exported `model` on its default configs, checks its answer
-// against PyTorch's (max relative error at most 1e-4) and opens it; null
-// (the test failed) when it does not compile or open.
-std::unique_ptr<CompiledModel> CompileMatchingPyTorch(const std::string& model) {
-  CompileOptions options{.model = std::string(kOnnxDir) + model + ".onnx",
-                         .target = HostTargetString(),
-                         .output_dir = OutDir(model)};
-  absl::StatusOr<CompileReport> report = CompileModel(options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  if (!report.ok()) return nullptr;
+// Compiles the exported `model` with `options`, checks its answer against
+// PyTorch's (max relative error at most 1e-4) and opens it; null (the test
+// failed) when it does not compile or open. `report`, when given, receives
+// the compile report.
+std::unique_ptr<CompiledModel> CompileMatchingPyTorch(const CompileOptions& options,
+                                                      const std::string& model,
+                                                      CompileReport* report = nullptr) {
+  absl::StatusOr<CompileReport> compiled = CompileModel(options);
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+  if (!compiled.ok()) return nullptr;
+  if (report != nullptr) *report = *compiled;
   const double error = ErrorAgainstPyTorch(options.output_dir, model);
-  std::cout << model << " max relative error " << error << "\n";
-  EXPECT_LE(error, 1e-4);
+  std::cout << model << " (" << options.output_dir << ") max relative error " << error << "\n";
+  EXPECT_LE(error, 1e-4) << model;
   absl::StatusOr<std::unique_ptr<CompiledModel>> opened = CompiledModel::Open(options.output_dir);
   EXPECT_TRUE(opened.ok()) << opened.status();
   return opened.ok() ? std::move(*opened) : nullptr;
 }
 
+// The same on its default configs.
+std::unique_ptr<CompiledModel> CompileMatchingPyTorch(const std::string& model) {
+  return CompileMatchingPyTorch({.model = std::string(kOnnxDir) + model + ".onnx",
+                                 .target = HostTargetString(),
+                                 .output_dir = OutDir(model)},
+                                model);
+}
+
 TEST(CompiledModelsTest, ResNet18MatchesPyTorch) {
-  CompileOptions options{.model = std::string(kOnnxDir) + "resnet18.onnx",
-                         .target = HostTargetString(),
-                         .output_dir = OutDir("resnet18")};
-  absl::StatusOr<CompileReport> report = CompileModel(options);
-  ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->default_layers, 21);
+  CompileReport report;
+  std::unique_ptr<CompiledModel> compiled =
+      CompileMatchingPyTorch({.model = std::string(kOnnxDir) + "resnet18.onnx",
+                              .target = HostTargetString(),
+                              .output_dir = OutDir("resnet18")},
+                             "resnet18", &report);
+  ASSERT_NE(compiled, nullptr);
+  EXPECT_EQ(report.default_layers, 21);
   // One per distinct task (12), and 7 of them once more for a second
   // epilogue their stores compute (a block's convolution with the residual
   // beside one without).
-  EXPECT_EQ(report->kernels, 19);
-  const double error = ErrorAgainstPyTorch(options.output_dir, "resnet18");
-  std::cout << "resnet18 max relative error " << error << "\n";
-  EXPECT_LE(error, 1e-4);
+  EXPECT_EQ(report.kernels, 19);
   // Every epilogue (bias, residual, ReLU) is computed in its kernel's stores.
-  absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
-      CompiledModel::Open(options.output_dir + "/model.so");
-  ASSERT_TRUE(compiled.ok()) << compiled.status();
   int epilogues = 0, in_stores = 0;
-  for (const PlanStep& step : (*compiled)->plan().steps) {
+  for (const PlanStep& step : compiled->plan().steps) {
     if (step.epilogue.empty()) continue;
     ++epilogues;
     in_stores += step.epilogue.in_stores;
@@ -116,26 +121,21 @@ TEST(CompiledModelsTest, ResNet18MatchesPyTorch) {
 // toolchain/epilogue_stores_test).
 TEST(CompiledModelsTest, ExpEpiloguesInStoresMatchPyTorch) {
   for (const char* model : {"se_net"}) {
-    CompileOptions options{.model = std::string(kOnnxDir) + model + ".onnx",
-                           .target = HostTargetString(),
-                           .output_dir = OutDir(std::string(model) + "_exp_stores"),
-                           .exp_epilogues_in_stores = true};
-    absl::StatusOr<CompileReport> report = CompileModel(options);
-    ASSERT_TRUE(report.ok()) << report.status();
-    absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
-        CompiledModel::Open(options.output_dir + "/model.so");
-    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    std::unique_ptr<CompiledModel> compiled =
+        CompileMatchingPyTorch({.model = std::string(kOnnxDir) + model + ".onnx",
+                                .target = HostTargetString(),
+                                .output_dir = OutDir(std::string(model) + "_exp_stores"),
+                                .exp_epilogues_in_stores = true},
+                               model);
+    ASSERT_NE(compiled, nullptr) << model;
     int exp_in_stores = 0;
-    for (const PlanStep& step : (*compiled)->plan().steps) {
+    for (const PlanStep& step : compiled->plan().steps) {
       const PointwiseFunc f = step.epilogue.activation.func;
       if (step.epilogue.in_stores && (f == PointwiseFunc::kSigmoid || f == PointwiseFunc::kSilu)) {
         ++exp_in_stores;
       }
     }
     EXPECT_GT(exp_in_stores, 0) << model;
-    const double error = ErrorAgainstPyTorch(options.output_dir, model);
-    std::cout << model << " (exp epilogues in stores) max relative error " << error << "\n";
-    EXPECT_LE(error, 1e-4) << model;
   }
 }
 
@@ -145,22 +145,17 @@ TEST(CompiledModelsTest, ExpEpiloguesInStoresMatchPyTorch) {
 // convolutions with residuals and clips, dense layers with bias and ReLU.
 TEST(CompiledModelsTest, EpiloguesInsideKernelsMatchPyTorch) {
   for (const char* model : {"resnet18", "mobilenet_v2", "encoder"}) {
-    CompileOptions options{.model = std::string(kOnnxDir) + model + ".onnx",
-                           .target = HostTargetString(),
-                           .output_dir = OutDir(std::string(model) + "_hooked"),
-                           .epilogue_hook_min_bytes = 0,
-                           .epilogues_in_stores = false};
-    absl::StatusOr<CompileReport> report = CompileModel(options);
-    ASSERT_TRUE(report.ok()) << report.status();
-    absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
-        CompiledModel::Open(options.output_dir + "/model.so");
-    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    std::unique_ptr<CompiledModel> compiled =
+        CompileMatchingPyTorch({.model = std::string(kOnnxDir) + model + ".onnx",
+                                .target = HostTargetString(),
+                                .output_dir = OutDir(std::string(model) + "_hooked"),
+                                .epilogue_hook_min_bytes = 0,
+                                .epilogues_in_stores = false},
+                               model);
+    ASSERT_NE(compiled, nullptr) << model;
     int in_kernel = 0;
-    for (const PlanStep& step : (*compiled)->plan().steps) in_kernel += step.epilogue.in_kernel;
+    for (const PlanStep& step : compiled->plan().steps) in_kernel += step.epilogue.in_kernel;
     EXPECT_GT(in_kernel, 0) << model;
-    const double error = ErrorAgainstPyTorch(options.output_dir, model);
-    std::cout << model << " (epilogues in kernels) max relative error " << error << "\n";
-    EXPECT_LE(error, 1e-4) << model;
   }
 }
 
@@ -170,17 +165,15 @@ TEST(CompiledModelsTest, EpiloguesInsideKernelsMatchPyTorch) {
 TEST(CompiledModelsTest, EpiloguesGoInsideTheKernelsWithLargeOutputsOnly) {
   for (const auto& [min_bytes, hooked_steps] :
        {std::pair<int64_t, int>{2 << 20, 1}, std::pair<int64_t, int>{int64_t{1} << 40, 0}}) {
-    CompileOptions options{.model = std::string(kOnnxDir) + "resnet18.onnx",
-                           .target = HostTargetString(),
-                           .output_dir = OutDir("resnet18_hook_threshold"),
-                           .epilogue_hook_min_bytes = min_bytes,
-                           .epilogues_in_stores = false};
-    absl::StatusOr<CompileReport> report = CompileModel(options);
-    ASSERT_TRUE(report.ok()) << report.status();
-    absl::StatusOr<std::unique_ptr<CompiledModel>> compiled =
-        CompiledModel::Open(options.output_dir + "/model.so");
-    ASSERT_TRUE(compiled.ok()) << compiled.status();
-    const ModelPlan& plan = (*compiled)->plan();
+    std::unique_ptr<CompiledModel> compiled =
+        CompileMatchingPyTorch({.model = std::string(kOnnxDir) + "resnet18.onnx",
+                                .target = HostTargetString(),
+                                .output_dir = OutDir("resnet18_hook_threshold"),
+                                .epilogue_hook_min_bytes = min_bytes,
+                                .epilogues_in_stores = false},
+                               "resnet18");
+    ASSERT_NE(compiled, nullptr) << min_bytes;
+    const ModelPlan& plan = compiled->plan();
     int in_kernel = 0;
     for (const PlanStep& step : plan.steps) {
       if (!step.epilogue.in_kernel) continue;
@@ -189,7 +182,6 @@ TEST(CompiledModelsTest, EpiloguesGoInsideTheKernelsWithLargeOutputsOnly) {
           << step.node;
     }
     EXPECT_EQ(in_kernel, hooked_steps) << min_bytes;
-    EXPECT_LE(ErrorAgainstPyTorch(options.output_dir, "resnet18"), 1e-4);
   }
 }
 
@@ -214,18 +206,17 @@ TEST(CompiledModelsTest, MobileNetV2WithARecordMatchesPyTorch) {
   const std::string records = OutDir("mobilenet_records.jsonl");
   std::ofstream(records) << record.ToLine() << "\n";
 
-  CompileOptions options{.model = std::string(kOnnxDir) + "mobilenet_v2.onnx",
-                         .records = records,
-                         .target = target,
-                         .output_dir = OutDir("mobilenet_v2")};
-  absl::StatusOr<CompileReport> report = CompileModel(options);
-  ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->tuned_layers, 1);
-  EXPECT_EQ(report->default_layers, 52);
-  EXPECT_THAT(report->layers[0], HasSubstr("mobilenet_records.jsonl:1"));
-  const double error = ErrorAgainstPyTorch(options.output_dir, "mobilenet_v2");
-  std::cout << "mobilenet_v2 max relative error " << error << "\n";
-  EXPECT_LE(error, 1e-4);
+  CompileReport report;
+  ASSERT_NE(CompileMatchingPyTorch({.model = std::string(kOnnxDir) + "mobilenet_v2.onnx",
+                                    .records = records,
+                                    .target = target,
+                                    .output_dir = OutDir("mobilenet_v2")},
+                                   "mobilenet_v2", &report),
+            nullptr);
+  EXPECT_EQ(report.tuned_layers, 1);
+  EXPECT_EQ(report.default_layers, 52);
+  ASSERT_FALSE(report.layers.empty());
+  EXPECT_THAT(report.layers[0], HasSubstr("mobilenet_records.jsonl:1"));
 }
 
 // One nn.TransformerEncoderLayer (d 768, 12 heads, ff 3072, sequence 128):
@@ -234,48 +225,45 @@ TEST(CompiledModelsTest, MobileNetV2WithARecordMatchesPyTorch) {
 // the rest (transposes, slices, softmax, the layer norms' decomposition) as
 // runtime tensor operators; the shape arithmetic folded away at compile time.
 TEST(CompiledModelsTest, EncoderLayerMatchesPyTorch) {
-  CompileOptions options{.model = std::string(kOnnxDir) + "encoder.onnx",
-                         .target = HostTargetString(),
-                         .output_dir = OutDir("encoder")};
-  absl::StatusOr<CompileReport> report = CompileModel(options);
-  ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->kernels, 6);  // 4 dense (qkv, out, ff1, ff2) + 2 batch_matmul
-  const double error = ErrorAgainstPyTorch(options.output_dir, "encoder");
-  std::cout << "encoder max relative error " << error << "\n";
-  EXPECT_LE(error, 1e-4);
+  CompileReport report;
+  std::unique_ptr<CompiledModel> model =
+      CompileMatchingPyTorch({.model = std::string(kOnnxDir) + "encoder.onnx",
+                              .target = HostTargetString(),
+                              .output_dir = OutDir("encoder")},
+                             "encoder", &report);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(report.kernels, 6);  // 4 dense (qkv, out, ff1, ff2) + 2 batch_matmul
   // Where the time goes, by step kind (printed, not asserted).
-  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::Open(options.output_dir);
-  ASSERT_TRUE(model.ok()) << model.status();
-  std::vector<float> x((*model)->plan().buffers[(*model)->inputs()[0].buffer].elements, 0.5f);
-  std::vector<float> y((*model)->plan().buffers[(*model)->outputs()[0].buffer].elements);
-  (*model)->SetProfiling(true);
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*model)->Run({x.data()}, {y.data()}).ok());
+  std::vector<float> x(model->plan().buffers[model->inputs()[0].buffer].elements, 0.5f);
+  std::vector<float> y(model->plan().buffers[model->outputs()[0].buffer].elements);
+  model->SetProfiling(true);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(model->Run({x.data()}, {y.data()}).ok());
   std::map<std::string, double> by_kind;
-  for (size_t i = 0; i < (*model)->plan().steps.size(); ++i) {
-    const PlanStep& step = (*model)->plan().steps[i];
+  for (size_t i = 0; i < model->plan().steps.size(); ++i) {
+    const PlanStep& step = model->plan().steps[i];
     std::string kind = StepOpName(step.op);
     if (step.op == StepOp::kPointwise)
       kind += std::string(":") + PointwiseFuncName(step.activation.func);
-    by_kind[kind] += (*model)->step_seconds()[i] / 3;
+    by_kind[kind] += model->step_seconds()[i] / 3;
   }
-  std::cout << "encoder: " << (*model)->plan().steps.size() << " steps; ms per run by kind:";
+  std::cout << "encoder: " << model->plan().steps.size() << " steps; ms per run by kind:";
   for (const auto& [kind, seconds] : by_kind) std::cout << " " << kind << " " << seconds * 1e3;
   std::cout << "\n";
   // The kernels' own times: every kernel step is timed and no other, and a
   // run after them gives the same answer (they overwrote activations only).
   const std::vector<float> before = y;
-  absl::StatusOr<std::vector<double>> alone = (*model)->KernelSecondsAlone(2);
+  absl::StatusOr<std::vector<double>> alone = model->KernelSecondsAlone(2);
   ASSERT_TRUE(alone.ok()) << alone.status();
-  ASSERT_EQ(alone->size(), (*model)->plan().steps.size());
+  ASSERT_EQ(alone->size(), model->plan().steps.size());
   for (size_t i = 0; i < alone->size(); ++i) {
-    const PlanStep& step = (*model)->plan().steps[i];
+    const PlanStep& step = model->plan().steps[i];
     if (step.op == StepOp::kKernel) {
       EXPECT_GT((*alone)[i], 0) << step.node;
     } else {
       EXPECT_EQ((*alone)[i], 0) << step.node;
     }
   }
-  ASSERT_TRUE((*model)->Run({x.data()}, {y.data()}).ok());
+  ASSERT_TRUE(model->Run({x.data()}, {y.data()}).ok());
   EXPECT_LE(MaxRelativeError(y, before), 1e-6);
 }
 
