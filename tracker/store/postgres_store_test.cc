@@ -199,7 +199,8 @@ TEST_F(PostgresStoreTest, ADamagedTrialRowIsDataLossNamingTheTrial) {
 TEST_F(PostgresStoreTest, AStoreReconnectsAfterTheServerRestarts) {
   std::unique_ptr<Store> store = Open();
   ASSERT_TRUE(store->PutJob(Job("before", 1)).ok());
-  ASSERT_TRUE(server_->KillAndRestart().ok());
+  absl::Status restarted = server_->KillAndRestart();
+  ASSERT_TRUE(restarted.ok()) << restarted;
   // The first call finds the connection lost and reconnects; a write that
   // fails on the way is not acknowledged, and a retry lands.
   absl::Status put = store->PutJob(Job("after", 2));

@@ -188,8 +188,17 @@ absl::Status PostgresTestServer::KillAndRestart() {
   server_.Kill(SIGKILL);
   server_.Wait(10);
   // The new postmaster finds the old one's lock file stale (its pid is
-  // gone) and starts on the same data, replaying what the log holds.
-  return Launch();
+  // gone) and starts on the same data, replaying what the log holds. The
+  // old postmaster's backends (each its own process group) exit only once
+  // they notice it died; until then the new one refuses the shared memory
+  // they still hold and exits at once, so try again for a while.
+  absl::Status launched;
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    launched = Launch();
+    if (launched.ok()) return launched;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return launched;
 }
 
 absl::Status PostgresTestServer::TerminateSessions(const std::string& application_name) {

@@ -11,9 +11,12 @@ namespace tunefleet {
 std::string NewLeaseKey() {
   static_assert(kLeaseKeyHexDigits % 2 == 0);
   unsigned char bytes[kLeaseKeyHexDigits / 2];
-  // sodium_init is idempotent and thread-safe; randombytes_buf works without
-  // it too, but this way the generator is the one libsodium chose.
-  (void)sodium_init();
+  // sodium_init is idempotent and thread-safe. randombytes_buf works without
+  // it too (on the system's generator), so a failure here costs nothing but
+  // the generator libsodium would have chosen; say so, once per key.
+  if (sodium_init() < 0) {
+    TF_LOG(WARNING) << "libsodium failed to initialise; lease key drawn anyway";
+  }
   randombytes_buf(bytes, sizeof(bytes));
   return absl::BytesToHexString(
       absl::string_view(reinterpret_cast<const char*>(bytes), sizeof(bytes)));
