@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "absl/strings/match.h"
 #include "compiler/kernel_choice.h"
 #include "compiler/lower_model.h"
 #include "compiler/model_compiler.h"
@@ -419,6 +420,30 @@ TEST(CompiledModelsTest, RunRefusesWrongShapesAndNullBuffers) {
   EXPECT_NE(tf_model_set_threads(m, 0), 0);
   EXPECT_EQ(tf_model_run(m, in, in_n, 1, out, out_n, 1), 0) << tf_model_last_error();
   tf_model_close(m);
+}
+
+// MaxViT's and Swin-V2's attention as exported (export_onnx.py's
+// window_attention): its Einsums become tuned batch_matmuls, its
+// F.normalize a ReduceSum of squares, the MLP over its constant table is
+// folded at load, its masked_fill is one select step, and its windows
+// reshaped back into an image feed a convolution.
+TEST(CompiledModelsTest, WindowAttentionCompilesAndMatchesPyTorch) {
+  CompileReport report;
+  std::unique_ptr<CompiledModel> model =
+      CompileMatchingPyTorch({.model = std::string(kOnnxDir) + "window_attention.onnx",
+                              .target = HostTargetString(),
+                              .output_dir = OutDir("window_attention")},
+                             "window_attention", &report);
+  ASSERT_NE(model, nullptr);
+  int selects = 0, einsum_kernels = 0;
+  for (const PlanStep& step : model->plan().steps) {
+    selects += step.op == StepOp::kBroadcast && step.binary == BinaryFunc::kSelect;
+    einsum_kernels += step.op == StepOp::kKernel && absl::StrContains(step.node, "Einsum");
+  }
+  EXPECT_EQ(selects, 1);
+  EXPECT_EQ(einsum_kernels, 2);
+  // The stem, qkv, projection, convolution, head and the two products.
+  EXPECT_EQ(report.default_layers, 7);
 }
 
 }  // namespace

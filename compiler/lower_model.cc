@@ -10,6 +10,7 @@
 #include "compiler/passes/fold_channel_scales.h"
 #include "compiler/passes/fuse_epilogues.h"
 #include "compiler/passes/fuse_patterns.h"
+#include "compiler/passes/lower_where.h"
 #include "tuner_core/graph/infer_shapes.h"
 
 namespace tunefleet {
@@ -43,6 +44,7 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const Graph& graph,
                                                    const LowerOptions& options) {
   TF_ASSIGN_OR_RETURN(Graph lowered, CompleteShapes(graph));
   TF_RETURN_IF_ERROR(FusePatterns(&lowered));
+  TF_RETURN_IF_ERROR(LowerConstantWheres(&lowered));
   TF_RETURN_IF_ERROR(FoldBatchNorm(&lowered));
   TF_ASSIGN_OR_RETURN(EpilogueFusion fusion,
                       FuseEpilogues(lowered, EpilogueKinds(lowered, layers)));

@@ -6,6 +6,8 @@
 //   complete shapes: fold constants and shape arithmetic, infer the
 //   shapes left unknown, in turn         (tuner_core/graph/infer_shapes.h)
 //   recognise GELU, SiLU, LayerNorm      (passes/fuse_patterns.h)
+//   masks (Where, constant condition) as select steps
+//                                        (passes/lower_where.h)
 //   fold BatchNorm into convolutions     (passes/fold_batch_norm.h)
 //   fuse epilogues into kernels          (passes/fuse_epilogues.h)
 //   emit the plan: kernels, runtime operators, relayouts, packed weights

@@ -83,6 +83,8 @@ std::vector<OperatorInfo> MakeTable() {
          {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape",
           "pads", "strides"},
          "2-D: a tuned Conv of its input spread by the strides (at model load)"),
+      Of("Einsum", OpLowering::kTunedKernel, {"equation"},
+         "a batched MatMul (one contracted index) or a permutation (at model load)"),
       TensorOp(kDilateOp, kLowerDilate, {"strides", "pads"}, "ConvTranspose's spread input"),
       TensorOp("Resize", kLowerResize,
                {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
@@ -90,6 +92,9 @@ std::vector<OperatorInfo> MakeTable() {
                 "keep_aspect_ratio_policy"},
                "nearest, linear and cubic; constant scales or sizes"),
       Pointwise(kSiluOp, PointwiseFunc::kSilu, {}, "fused from x * Sigmoid(x)"),
+      TensorOp(kSelectOp, kLowerBinary, {}, "Where's select step"),
+      Of("Where", OpLowering::kConstant, {},
+         "folded at compile time, or with a constant condition and one constant side"),
       TensorOp("Sub", kLowerBinary, {}, "broadcasting"),
       TensorOp("Mul", kLowerBinary, {}, "broadcasting"),
       TensorOp("Div", kLowerBinary, {}, "broadcasting"),
@@ -103,6 +108,10 @@ std::vector<OperatorInfo> MakeTable() {
       TensorOp("ReduceSum", kLowerReduce, reduce, "adjacent axes"),
       TensorOp("ReduceMax", kLowerReduce, reduce, "adjacent axes"),
       TensorOp("ReduceMin", kLowerReduce, reduce, "adjacent axes"),
+      TensorOp("ReduceL2", kLowerReduce, reduce,
+               "a ReduceSum of squares, then Sqrt (at model load)"),
+      TensorOp("ReduceSumSquare", kLowerReduce, reduce, "a ReduceSum of squares (at model load)"),
+      TensorOp("ReduceL1", kLowerReduce, reduce, "a ReduceSum of absolute values (at model load)"),
       TensorOp("Gather", kLowerGather, {"axis"}, "constant indices"),
       Of("Split", OpLowering::kSplit, {"axis", "split", "num_outputs"}),
       TensorOp("BatchNormalization", kLowerBatchNorm, {"epsilon", "momentum", "training_mode"},
@@ -117,7 +126,7 @@ std::vector<OperatorInfo> MakeTable() {
       Of("Cast", OpLowering::kAlias, {"to", "saturate"}, "float32 to float32"),
   };
   // Shape arithmetic and masks: folded away when their inputs are constants.
-  for (const char* op : {"Constant", "Shape", "ConstantOfShape", "Range", "Where", "Equal", "Less",
+  for (const char* op : {"Constant", "Shape", "ConstantOfShape", "Range", "Equal", "Less",
                          "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not"}) {
     table.push_back(Of(op, OpLowering::kConstant,
                        {"value", "start", "end", "to", "fmod", "value_float", "value_floats",

@@ -96,10 +96,10 @@ namespace {
                                        const TensorShape& in, const TensorShape& out,
                                        LoweredTensorOp& lowered) {
   static const std::map<std::string, BinaryFunc> kBinary = {
-      {"Add", BinaryFunc::kAdd}, {"Sub", BinaryFunc::kSub}, {"Mul", BinaryFunc::kMul},
-      {"Div", BinaryFunc::kDiv}, {"Pow", BinaryFunc::kPow}, {"PRelu", BinaryFunc::kPrelu},
-      {"Max", BinaryFunc::kMax}, {"Min", BinaryFunc::kMin}, {"Mod", BinaryFunc::kFloorMod},
-      {"Sum", BinaryFunc::kAdd}};
+      {"Add", BinaryFunc::kAdd}, {"Sub", BinaryFunc::kSub},       {"Mul", BinaryFunc::kMul},
+      {"Div", BinaryFunc::kDiv}, {"Pow", BinaryFunc::kPow},       {"PRelu", BinaryFunc::kPrelu},
+      {"Max", BinaryFunc::kMax}, {"Min", BinaryFunc::kMin},       {"Mod", BinaryFunc::kFloorMod},
+      {"Sum", BinaryFunc::kAdd}, {kSelectOp, BinaryFunc::kSelect}};
   auto func = kBinary.find(node.op_type);
   if (func == kBinary.end()) return NodeError(node, "not a binary operator");
   if (node.inputs.size() == 1 &&

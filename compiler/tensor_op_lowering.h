@@ -25,6 +25,11 @@
 
 namespace tunefleet {
 
+// A Where with a constant condition and one constant side, as the compiler
+// rewrites it (passes/lower_where.h): inputs the run-time operand and the
+// fill (BinaryFunc::kSelect).
+inline constexpr char kSelectOp[] = "tunefleet.Select";
+
 struct LoweredTensorOp {
   PlanStep step;                      // op, shapes, strides; no buffers yet
   std::vector<std::string> operands;  // the tensors it reads, in step.inputs order

@@ -207,15 +207,15 @@ class PlanEmitter {
     return built_.kernels[it->second].symbol;
   }
 
-  // `buffer` (holding 4-D `tensor`) as a 4-D buffer: itself, or a plain copy
-  // given the tensor's shape where a reshape aliased it from another rank
+  // `buffer` (holding 4-D `tensor`) as a 4-D buffer: itself, or a view of
+  // it with the tensor's shape where a reshape aliased it from another rank
   // (a channel shuffle's [N, g, C/g, H, W] read back as [N, C, H, W]).
   [[nodiscard]] absl::StatusOr<int> As4d(const GraphNode& node, const std::string& tensor,
                                          int buffer) {
     if (built_.plan.buffers[buffer].is_4d()) return buffer;
     TF_ASSIGN_OR_RETURN(TensorShape shape, graph_.ShapeOf(tensor, &node));
     if (shape.dims.size() != 4) return NodeError(node, absl::StrCat("'", tensor, "' is not 4-D"));
-    return buffers_.Reshaped(buffer, tensor, shape.dims, node.name);
+    return buffers_.NewView(tensor, buffer, shape.dims, 1, shape.dims[3], /*binds=*/false);
   }
 
   // A buffer holding `tensor`: its activation (NCHW) or, for a float
@@ -311,16 +311,9 @@ class PlanEmitter {
     TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
     TF_ASSIGN_OR_RETURN(PlanStep step, PoolStepOf(graph_, node));
     const std::vector<int64_t>&in = step.in_shape, &out = step.out_shape;
-    if (built_.plan.buffers[input].shape != in) {
-      // A reshaped alias or a 1-D tensor: give the floats their 4-D shape.
-      PlanStep copy;
-      copy.op = StepOp::kCopy;
-      copy.node = node.name;
+    if (built_.plan.buffers[input].shape != in) {  // a 1-D pooling's [N, C, W]: a 4-D view
       TF_ASSIGN_OR_RETURN(int plain, buffers_.Plain(input));
-      copy.inputs = {plain};
-      input = buffers_.NewActivation(node.inputs[0], in, 1, in[3], /*binds=*/false);
-      copy.outputs = {input};
-      built_.plan.steps.push_back(std::move(copy));
+      input = buffers_.NewView(node.inputs[0], plain, in, 1, in[3], /*binds=*/false);
     }
     step.inputs = {input};
     // Pooling keeps the channel block (rows exactly the output's width);
@@ -503,6 +496,11 @@ class PlanEmitter {
     }
     TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
     TF_ASSIGN_OR_RETURN(input, buffers_.Plain(input));
+    // Reshaped to 4-D (MaxViT's windows back to an image): a view, NCHW.
+    TF_ASSIGN_OR_RETURN(TensorShape out, graph_.ShapeOf(node.outputs[0], &node));
+    if (out.dims.size() == 4 && built_.plan.buffers[input].shape != out.dims) {
+      input = buffers_.NewView(node.outputs[0], input, out.dims, 1, out.dims[3]);
+    }
     buffers_.Bind(node.outputs[0], input);
     return absl::OkStatus();
   }

@@ -64,9 +64,17 @@ int PlanBuffers::NewActivation(const std::string& tensor, const std::vector<int6
 }
 
 int PlanBuffers::NewView(const std::string& tensor, int id, const std::vector<int64_t>& dims,
-                         int64_t block, int64_t row_width) {
+                         int64_t block, int64_t row_width, bool binds) {
   const PlanBuffer source = plan_->buffers[id];
+  const int bound = Find(tensor);
   const int view = NewBuffer(tensor, source.elements);
+  if (!binds) {
+    if (bound >= 0) {
+      tensors_[tensor] = bound;
+    } else {
+      tensors_.erase(tensor);
+    }
+  }
   PlanBuffer& buffer = plan_->buffers[view];
   buffer.shape = dims;
   buffer.block = block;
@@ -74,18 +82,6 @@ int PlanBuffers::NewView(const std::string& tensor, int id, const std::vector<in
   buffer.alias_of = source.alias_of >= 0 ? source.alias_of : id;
   buffer.alias_offset = source.alias_of >= 0 ? source.alias_offset : 0;
   return view;
-}
-
-int PlanBuffers::Reshaped(int id, const std::string& tensor, const std::vector<int64_t>& dims,
-                          const std::string& node) {
-  PlanStep copy;
-  copy.op = StepOp::kCopy;
-  copy.node = node;
-  copy.inputs = {id};
-  copy.outputs = {NewActivation(tensor, dims, 1, dims[3], /*binds=*/false)};
-  const int copied = copy.outputs[0];
-  plan_->steps.push_back(std::move(copy));
-  return copied;
 }
 
 int PlanBuffers::AddConstant(const std::string& name, const std::vector<float>& values) {

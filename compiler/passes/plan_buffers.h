@@ -41,13 +41,11 @@ class PlanBuffers {
 
   // A buffer for `tensor` of `dims` in NCHW[block]c, rows `row_width` wide
   // (block 1, row 0 for a plain tensor of any rank), holding the same
-  // floats as `id` with no copy (an alias of its root, PlanBuffer::alias_of).
+  // floats as `id` with no copy (an alias of its root, PlanBuffer::alias_of);
+  // `binds` as NewActivation's (a reshape's 4-D view binds its output; the
+  // 4-D shape one consumer gives the floats it reads does not).
   int NewView(const std::string& tensor, int id, const std::vector<int64_t>& dims, int64_t block,
-              int64_t row_width);
-  // `id`'s floats copied into a plain 4-D buffer of `dims` for `tensor`
-  // (a copy step; what a reshape to 4-D from another rank reads).
-  int Reshaped(int id, const std::string& tensor, const std::vector<int64_t>& dims,
-               const std::string& node);
+              int64_t row_width, bool binds = true);
 
   // A constant buffer holding `values`, appended to the weights.
   int AddConstant(const std::string& name, const std::vector<float>& values);

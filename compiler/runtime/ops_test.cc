@@ -529,5 +529,33 @@ TEST(OpsTest, ReductionsOverAnAxisMatchTheReference) {
   }
 }
 
+// Where's select (BinaryFunc::kSelect): the fill where it is not NaN, the
+// operand where it is, with the fill broadcast along rows wider than a
+// vector, and operands that are themselves infinite or NaN kept exactly.
+TEST(OpsTest, SelectKeepsTheOperandWhereTheFillIsNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t rows = 3, width = 37;
+  std::vector<float> a = Random(rows * width, 11);
+  a[5] = inf;
+  a[width + 6] = nan;
+  std::vector<float> fill(width);
+  for (int64_t x = 0; x < width; ++x) fill[x] = x % 3 == 0 ? -inf : x % 3 == 1 ? nan : 2.5f;
+  PlanStep step{.op = StepOp::kBroadcast};
+  step.binary = BinaryFunc::kSelect;
+  step.out_shape = {rows, width};
+  step.a_strides = {width, 1};
+  step.b_strides = {0, 1};
+  std::vector<float> out(rows * width);
+  RunTensorOp(step, {a.data(), fill.data()}, out.data(), rows * width, &kSerial);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t x = 0; x < width; ++x) {
+      const float want = std::isnan(fill[x]) ? a[r * width + x] : fill[x];
+      const float got = out[r * width + x];
+      ASSERT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << r << ", " << x;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tunefleet

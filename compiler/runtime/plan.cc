@@ -57,11 +57,12 @@ constexpr std::pair<PointwiseFunc, const char*> kPointwiseNames[] = {
 };
 
 constexpr std::pair<BinaryFunc, const char*> kBinaryNames[] = {
-    {BinaryFunc::kAdd, "add"}, {BinaryFunc::kSub, "sub"},
-    {BinaryFunc::kMul, "mul"}, {BinaryFunc::kDiv, "div"},
-    {BinaryFunc::kPow, "pow"}, {BinaryFunc::kPrelu, "prelu"},
-    {BinaryFunc::kMax, "max"}, {BinaryFunc::kMin, "min"},
-    {BinaryFunc::kMod, "mod"}, {BinaryFunc::kFloorMod, "floor_mod"},
+    {BinaryFunc::kAdd, "add"},       {BinaryFunc::kSub, "sub"},
+    {BinaryFunc::kMul, "mul"},       {BinaryFunc::kDiv, "div"},
+    {BinaryFunc::kPow, "pow"},       {BinaryFunc::kPrelu, "prelu"},
+    {BinaryFunc::kMax, "max"},       {BinaryFunc::kMin, "min"},
+    {BinaryFunc::kMod, "mod"},       {BinaryFunc::kFloorMod, "floor_mod"},
+    {BinaryFunc::kSelect, "select"},
 };
 
 constexpr std::pair<ReduceFunc, const char*> kReduceNames[] = {

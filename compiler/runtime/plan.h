@@ -113,8 +113,22 @@ struct Activation {
 };
 
 // f(a, b) of a "broadcast" step; kPrelu: a < 0 ? a * b : a; kMod: C's
-// fmod; kFloorMod: the remainder with the divisor's sign (ONNX Mod, fmod 0).
-enum class BinaryFunc { kAdd, kSub, kMul, kDiv, kPow, kPrelu, kMax, kMin, kMod, kFloorMod };
+// fmod; kFloorMod: the remainder with the divisor's sign (ONNX Mod, fmod 0);
+// kSelect: b unless it is NaN, else a (a Where with a constant condition:
+// passes/lower_where.h).
+enum class BinaryFunc {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kPow,
+  kPrelu,
+  kMax,
+  kMin,
+  kMod,
+  kFloorMod,
+  kSelect
+};
 
 // What a "reduce" step computes over its axis.
 enum class ReduceFunc { kMean, kSum, kMax, kMin };

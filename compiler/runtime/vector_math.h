@@ -107,6 +107,7 @@ inline float Binary(float x, float y) {
     const float r = std::fmod(x, y);
     return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
   }
+  if constexpr (kFunc == BinaryFunc::kSelect) return y != y ? x : y;  // NaN: keep x
   return x;
 }
 
@@ -135,6 +136,8 @@ auto ForBinary(BinaryFunc func) {
       return Pick<BinaryFunc::kMod>::fn;
     case BinaryFunc::kFloorMod:
       return Pick<BinaryFunc::kFloorMod>::fn;
+    case BinaryFunc::kSelect:
+      return Pick<BinaryFunc::kSelect>::fn;
   }
   return Pick<BinaryFunc::kAdd>::fn;
 }

@@ -1,9 +1,15 @@
 #include "tuner_core/graph/canonicalize.h"
 
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <numeric>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "tuner_core/graph/static_shapes.h"
 
@@ -103,6 +109,223 @@ namespace {
   return absl::OkStatus();
 }
 
+// A Transpose of `tensor` by `perm` named `name` (its output `name`_output),
+// or `tensor` itself when perm is the identity.
+std::string TransposeOf(const std::string& tensor, const std::vector<int64_t>& perm,
+                        const std::string& name, std::vector<GraphNode>* nodes) {
+  std::vector<int64_t> identity(perm.size());
+  std::iota(identity.begin(), identity.end(), 0);
+  if (perm == identity) return tensor;
+  GraphNode transpose{name, "Transpose", {tensor}, {name + "_output"}};
+  transpose.attributes["perm"] = perm;
+  nodes->push_back(std::move(transpose));
+  return name + "_output";
+}
+
+// The positions in `term` of `indices`, in their order.
+std::vector<int64_t> PositionsIn(const std::string& term, const std::string& indices) {
+  std::vector<int64_t> positions;
+  for (char c : indices) positions.push_back(static_cast<int64_t>(term.find(c)));
+  return positions;
+}
+
+// Einsum as the operators it stands for. An index of one operand that
+// neither the other operand nor the output has is summed first (ReduceSum).
+// One operand is then a permutation (Transpose). Of two, each index is a
+// batch index (both operands and the output), the one contracted index
+// (both operands only), or a free index of one operand and the output:
+// A is transposed to [batch, free of A, contracted] and B to [batch,
+// contracted, free of B] where they are not already, and multiplied
+// (MatMul: the tuned kernels; MaxViT's attention "BGHID,BGHJD->BGHIJ" is
+// one transpose of the keys and a batch_matmul). An operand with no free
+// index gets a unit one (Unsqueeze), squeezed off the product again. With
+// no batch index A may keep several free indices (MatMul's leading rows),
+// otherwise one. The product is transposed to the output's order where
+// that differs. Anything else (an ellipsis, a repeated index, two
+// contracted indices) is refused with the equation and why.
+class EinsumLowering {
+ public:
+  EinsumLowering(const GraphNode& node, std::vector<GraphNode>* nodes)
+      : node_(node), nodes_(nodes) {}
+
+  [[nodiscard]] absl::Status Lower() {
+    for (char c : StringAttribute(node_, "equation", "")) {
+      if (c != ' ') equation_ += c;
+    }
+    if (node_.outputs.size() != 1) return NodeError(node_, "needs one output");
+    if (equation_.find("...") != std::string::npos) return Refuse("an ellipsis is not supported");
+    const size_t arrow = equation_.find("->");
+    std::vector<std::string> terms = absl::StrSplit(equation_.substr(0, arrow), ',');
+    if (terms.size() != node_.inputs.size() || terms.size() > 2) {
+      return Refuse(absl::StrCat("one or two operands are supported, and the node has ",
+                                 node_.inputs.size(), " inputs"));
+    }
+    std::map<char, int> count;
+    for (const std::string& term : terms) {
+      for (char c : term) {
+        if (!std::isalpha(static_cast<unsigned char>(c))) {
+          return Refuse(absl::StrCat("'", std::string(1, c), "' is not an index letter"));
+        }
+        if (std::count(term.begin(), term.end(), c) > 1) {
+          return Refuse(absl::StrCat("index '", std::string(1, c),
+                                     "' repeats within an operand (a diagonal)"));
+        }
+        ++count[c];
+      }
+    }
+    std::string out;
+    if (arrow == std::string::npos) {  // implicit: the indices seen once, sorted
+      for (const auto& [c, n] : count) {
+        if (n == 1) out += c;
+      }
+    } else {
+      out = equation_.substr(arrow + 2);
+    }
+    for (char c : out) {
+      if (!count.count(c) || std::count(out.begin(), out.end(), c) > 1) {
+        return Refuse(
+            absl::StrCat("output index '", std::string(1, c), "' is repeated or in no operand"));
+      }
+    }
+    std::vector<std::string> tensors = node_.inputs;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      const std::string other = terms.size() == 2 ? terms[1 - i] : "";
+      SumOwnIndices(&terms[i], &tensors[i], out + other, absl::StrCat(".sum", i));
+    }
+    if (terms.size() == 1) {
+      Finish(tensors[0], terms[0], out);
+      return absl::OkStatus();
+    }
+    return Multiply(terms[0], tensors[0], terms[1], tensors[1], out);
+  }
+
+ private:
+  [[nodiscard]] absl::Status Refuse(const std::string& why) const {
+    return NodeError(node_, absl::StrCat("equation '", equation_, "': ", why));
+  }
+
+  // A new node `suffix` of `op` on `input`, its output returned.
+  std::string Add(const std::string& suffix, const std::string& op, const std::string& input,
+                  nlohmann::json attributes) {
+    GraphNode added{node_.name + suffix, op, {input}, {node_.name + suffix + "_output"}};
+    added.attributes = std::move(attributes);
+    nodes_->push_back(std::move(added));
+    return node_.name + suffix + "_output";
+  }
+
+  // Sums the indices of `term` that `kept` lacks, dropping them from it.
+  void SumOwnIndices(std::string* term, std::string* tensor, const std::string& kept,
+                     const std::string& suffix) {
+    std::vector<int64_t> axes;
+    std::string rest;
+    for (size_t d = 0; d < term->size(); ++d) {
+      if (kept.find((*term)[d]) == std::string::npos) {
+        axes.push_back(static_cast<int64_t>(d));
+      } else {
+        rest += (*term)[d];
+      }
+    }
+    if (axes.empty()) return;
+    *tensor = Add(suffix, "ReduceSum", *tensor, {{"axes", axes}, {"keepdims", 0}});
+    *term = rest;
+  }
+
+  // The node's output: `tensor` (indices `term`) in the order of `out`.
+  void Finish(const std::string& tensor, const std::string& term, const std::string& out) {
+    GraphNode last{node_.name, "Identity", {tensor}, node_.outputs};
+    if (term != out) {
+      last.op_type = "Transpose";
+      last.attributes["perm"] = PositionsIn(term, out);
+    }
+    nodes_->push_back(std::move(last));
+  }
+
+  [[nodiscard]] absl::Status Multiply(std::string a, std::string a_tensor, std::string b,
+                                      std::string b_tensor, const std::string& out) {
+    std::string batch, left, right, contracted;
+    for (char c : out) {
+      const bool in_a = a.find(c) != std::string::npos, in_b = b.find(c) != std::string::npos;
+      (in_a && in_b ? batch : in_a ? left : right) += c;
+    }
+    for (char c : a) {
+      if (out.find(c) == std::string::npos) contracted += c;
+    }
+    if (contracted.size() != 1 || right.size() > 1 || (!batch.empty() && left.size() > 1)) {
+      return Refuse(
+          "only a batched matrix product is supported (one contracted index, at most one "
+          "free index of each operand, or with no batch index several of the first)");
+    }
+    // A unit free index where an operand has none ('1' and '2' are no letter).
+    std::vector<int64_t> squeezed;
+    if (left.empty()) {  // before the contracted index, where MatMul wants it
+      const int64_t at = static_cast<int64_t>(a.find(contracted[0]));
+      a_tensor = Add(".A_unit", "Unsqueeze", a_tensor, {{"axes", std::vector<int64_t>{at}}});
+      a.insert(a.begin() + at, '1');
+      left = "1";
+      squeezed.push_back(static_cast<int64_t>(batch.size()));
+    }
+    if (right.empty()) {
+      b_tensor = Add(".B_unit", "Unsqueeze", b_tensor,
+                     {{"axes", std::vector<int64_t>{static_cast<int64_t>(b.size())}}});
+      b += '2';
+      right = "2";
+      squeezed.push_back(static_cast<int64_t>(batch.size() + left.size()));
+    }
+    const std::string a_order = batch + left + contracted, b_order = batch + contracted + right;
+    GraphNode matmul{node_.name + ".matmul",
+                     "MatMul",
+                     {TransposeOf(a_tensor, PositionsIn(a, a_order), node_.name + ".A_t", nodes_),
+                      TransposeOf(b_tensor, PositionsIn(b, b_order), node_.name + ".B_t", nodes_)},
+                     {node_.name + ".matmul_output"}};
+    std::string product = batch + left + right;
+    std::string result = matmul.outputs[0];
+    if (squeezed.empty() && product == out) {  // the MatMul is the node
+      matmul.name = node_.name;
+      matmul.outputs = node_.outputs;
+      nodes_->push_back(std::move(matmul));
+      return absl::OkStatus();
+    }
+    nodes_->push_back(std::move(matmul));
+    if (!squeezed.empty()) {
+      result = Add(".squeeze", "Squeeze", result, {{"axes", squeezed}});
+      product.erase(std::remove_if(product.begin(), product.end(),
+                                   [](char c) { return c == '1' || c == '2'; }),
+                    product.end());
+    }
+    Finish(result, product, out);
+    return absl::OkStatus();
+  }
+
+  const GraphNode& node_;
+  std::vector<GraphNode>* nodes_;
+  std::string equation_;
+};
+
+// ReduceL2, ReduceSumSquare and ReduceL1 as ReduceSum (same axes and
+// keepdims) of the squares or absolute values, then Sqrt for ReduceL2
+// (F.normalize in Swin-V2's cosine attention).
+void LowerNormReduction(const GraphNode& node, std::vector<GraphNode>* nodes) {
+  const std::string& op = node.op_type;
+  GraphNode terms{node.name + ".terms",
+                  op == "ReduceL1" ? "Abs" : "Mul",
+                  {node.inputs[0]},
+                  {node.name + ".terms_output"}};
+  if (op != "ReduceL1") terms.inputs.push_back(node.inputs[0]);
+  GraphNode sum = node;
+  sum.op_type = "ReduceSum";
+  sum.inputs[0] = terms.outputs[0];
+  nodes->push_back(std::move(terms));
+  if (op != "ReduceL2") {
+    nodes->push_back(std::move(sum));
+    return;
+  }
+  sum.name = node.name + ".sum";
+  sum.outputs = {node.name + ".sum_output"};
+  GraphNode root{node.name, "Sqrt", sum.outputs, node.outputs};
+  nodes->push_back(std::move(sum));
+  nodes->push_back(std::move(root));
+}
+
 }  // namespace
 
 [[nodiscard]] absl::Status Canonicalize(Graph* graph) {
@@ -133,6 +356,14 @@ namespace {
     }
     if (op == "ConvTranspose") {
       TF_RETURN_IF_ERROR(LowerConvTranspose(graph, node, &nodes));
+      continue;
+    }
+    if (op == "Einsum") {
+      TF_RETURN_IF_ERROR(EinsumLowering(node, &nodes).Lower());
+      continue;
+    }
+    if ((op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceL1") && !node.inputs.empty()) {
+      LowerNormReduction(node, &nodes);
       continue;
     }
     nodes.push_back(std::move(node));

@@ -8,7 +8,14 @@
 //   - a 2-D ConvTranspose with constant weights becomes a Conv (stride 1,
 //     the tuned conv2d) of its input spread by the strides with zeros and
 //     padded (kDilateOp), with the weights flipped and their channel axes
-//     swapped per group.
+//     swapped per group;
+//   - an Einsum of two operands that is a batched matrix product (MaxViT's
+//     attention) becomes a MatMul (the tuned kernels) of its operands
+//     transposed to [batch, M, K] and [batch, K, N], its product transposed
+//     to the output's order where that differs; an Einsum of one operand
+//     that only permutes becomes a Transpose;
+//   - ReduceL2, ReduceSumSquare and ReduceL1 become a ReduceSum of the
+//     squares or absolute values (and a Sqrt for ReduceL2).
 // New nodes and tensors are named after the node they came from
 // ("<node>.part1", "<node>.A_t").
 //
@@ -25,9 +32,10 @@ namespace tunefleet {
 // then padded by pads (top, left, bottom, right; negative: cropped).
 inline constexpr char kDilateOp[] = "tunefleet.Dilate";
 
-// InvalidArgument naming the node for a variadic node with no input, or a
+// InvalidArgument naming the node for a variadic node with no input, a
 // ConvTranspose that is not 2-D, has weights computed at run time, or
-// attributes that do not fit.
+// attributes that do not fit, or an Einsum of another kind (its equation
+// and why).
 [[nodiscard]] absl::Status Canonicalize(Graph* graph);
 
 }  // namespace tunefleet

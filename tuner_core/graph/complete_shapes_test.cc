@@ -2,6 +2,8 @@
 // hand: ScatterND folded at compile time (Swin's attention mask), a Pad
 // whose pads a Shape subgraph computes (found in a later round, not an
 // error), and errors that say where inference stopped.
+#include <cmath>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tuner_core/graph/canonicalize.h"
@@ -156,6 +158,42 @@ TEST(CompleteShapesTest, UnknownShapeSaysWhereInferenceStops) {
   EXPECT_THAT(shape.status().message(),
               HasSubstr("shape inference stops at node 'mystery' (NotAnOnnxOp, input shapes "
                         "[2, 3])"));
+}
+
+TEST(CompleteShapesTest, AnMlpOverAConstantTableFolds) {
+  // Swin-V2's position bias: MatMul, Relu, MatMul (its batch broadcast),
+  // Sigmoid, Clip with its min omitted, Exp; all at load.
+  Graph g;
+  g.constants["table"] = Floats({1, 2, 2}, {1, -2, 3, 4});
+  g.constants["w1"] = Floats({2, 2}, {1, 0, 0, 1});
+  g.constants["w2"] = Floats({2, 1}, {1, 1});
+  g.constants["hi"] = Floats({}, {0.5f});
+  g.nodes.push_back({"mm1", "MatMul", {"table", "w1"}, {"h"}});
+  g.nodes.push_back({"relu", "Relu", {"h"}, {"r"}});
+  g.nodes.push_back({"mm2", "MatMul", {"r", "w2"}, {"s"}});
+  g.nodes.push_back({"sig", "Sigmoid", {"s"}, {"p"}});
+  g.nodes.push_back({"clip", "Clip", {"p", "", "hi"}, {"c"}});
+  g.nodes.push_back({"exp", "Exp", {"s"}, {"e"}});
+  g.outputs = {"c", "e"};
+  absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_TRUE(done->nodes.empty());
+  EXPECT_THAT(done->constants.at("s").shape.dims, ElementsAre(1, 2, 1));
+  EXPECT_THAT(done->constants.at("s").f32, ElementsAre(1, 7));  // relu(1,-2)=1+0; 3+4
+  const std::vector<float>& c = done->constants.at("c").f32;
+  EXPECT_FLOAT_EQ(c[0], 0.5f);  // sigmoid(1) = 0.73, clipped
+  EXPECT_FLOAT_EQ(done->constants.at("e").f32[1], std::exp(7.0f));
+}
+
+TEST(CompleteShapesTest, MatMulOfConstantsThatDoNotMultiplyNamesTheNode) {
+  Graph g;
+  g.constants["a"] = Floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  g.constants["b"] = Floats({2, 2}, {1, 2, 3, 4});
+  g.nodes.push_back({"mm", "MatMul", {"a", "b"}, {"y"}});
+  absl::StatusOr<Graph> done = CompleteShapes(std::move(g));
+  ASSERT_FALSE(done.ok());
+  EXPECT_THAT(done.status().message(), HasSubstr("mm"));
+  EXPECT_THAT(done.status().message(), HasSubstr("do not multiply"));
 }
 
 }  // namespace

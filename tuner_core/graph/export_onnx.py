@@ -10,7 +10,11 @@ Models: resnet18 and mobilenet_v2 (torchvision, 1x3x224x224), encoder (one
 nn.TransformerEncoderLayer d_model=768, 12 heads, ff 3072, sequence 128,
 input 1x128x768), concat_net (a small DenseNet block, Inception block and
 CSP-style channel split, 1x3x64x64), se_net (two EfficientNet-style
-squeeze-excite blocks, 1x3x64x64). --dynamic_batch marks the batch dimension symbolic.
+squeeze-excite blocks, 1x3x64x64), window_attention (MaxViT/Swin-V2-style
+attention over 4x4 windows of a 1x3x16x16 image: Einsum products, cosine
+attention via F.normalize, a position bias from an MLP over a constant
+table, a masked_fill mask, windows reshaped back into an image for a
+convolution). --dynamic_batch marks the batch dimension symbolic.
 """
 import argparse
 import os
@@ -33,8 +37,10 @@ def build(name):
         return ConcatNet(), torch.randn(1, 3, 64, 64)
     if name == "se_net":
         return SqueezeExciteNet(), torch.randn(1, 3, 64, 64)
-    raise SystemExit(
-        f"unknown model {name!r} (resnet18, mobilenet_v2, encoder, concat_net, se_net)")
+    if name == "window_attention":
+        return WindowAttentionNet(), torch.randn(1, 3, 16, 16)
+    raise SystemExit(f"unknown model {name!r} (resnet18, mobilenet_v2, encoder, concat_net, "
+                     "se_net, window_attention)")
 
 
 def randomize_batch_norms(model):
@@ -123,10 +129,56 @@ class SqueezeExciteNet(torch.nn.Module):
         return self.head(x.mean([2, 3]))
 
 
+class WindowAttentionNet(torch.nn.Module):
+    """Attention within 4x4 windows of a 32-channel 8x8 map, as MaxViT and
+    Swin-V2 write it, between two convolutions."""
+
+    def __init__(self, channels=32, heads=2, window=4):
+        super().__init__()
+        self.heads, self.window = heads, window
+        self.stem = torch.nn.Conv2d(3, channels, 3, stride=2, padding=1)
+        self.qkv = torch.nn.Linear(channels, 3 * channels)
+        self.proj = torch.nn.Linear(channels, channels)
+        self.logit_scale = torch.nn.Parameter(torch.log(10 * torch.ones(heads, 1, 1)))
+        self.bias_mlp = torch.nn.Sequential(torch.nn.Linear(2, 64), torch.nn.ReLU(),
+                                            torch.nn.Linear(64, heads))
+        steps = torch.arange(window * window, dtype=torch.float32)
+        table = torch.stack([steps // window, steps % window], dim=-1) / window
+        self.register_buffer("table", table)  # [P, 2]
+        causal = torch.tril(torch.ones(window * window, window * window))
+        self.register_buffer("mask", causal.view(1, 1, window * window, window * window))
+        self.conv = torch.nn.Conv2d(channels, channels, 3, padding=1)
+        self.head = torch.nn.Linear(channels, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        b, c, h, w = x.shape
+        p = self.window
+        # [B, C, H, W] -> windows [B, G, P, C]
+        t = x.view(b, c, h // p, p, w // p, p).permute(0, 2, 4, 3, 5, 1)
+        t = t.reshape(b, (h // p) * (w // p), p * p, c)
+        q, k, v = self.qkv(t).chunk(3, dim=-1)
+        split = lambda u: u.reshape(b, -1, p * p, self.heads, c // self.heads).transpose(2, 3)
+        q, k, v = split(q), split(k), split(v)  # [B, G, H, P, D]
+        q = torch.nn.functional.normalize(q, dim=-1)
+        k = torch.nn.functional.normalize(k, dim=-1)
+        scores = torch.einsum("bghid,bghjd->bghij", q, k)
+        scores = scores * torch.clamp(self.logit_scale, max=4.6).exp()
+        bias = 16 * torch.sigmoid(self.bias_mlp(self.table))  # [P, heads]
+        scores = scores + bias.permute(1, 0).unsqueeze(-1)
+        scores = scores.masked_fill(self.mask == 0, float("-inf"))
+        out = torch.einsum("bghij,bghjd->bghid", scores.softmax(dim=-1), v)
+        out = self.proj(out.transpose(2, 3).reshape(b, -1, p * p, c))
+        # windows -> [B, C, H, W]
+        out = out.view(b, h // p, w // p, p, p, c).permute(0, 5, 1, 3, 2, 4).reshape(b, c, h, w)
+        x = torch.relu(self.conv(out + x))
+        return self.head(x.mean([2, 3]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
-    parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder,concat_net,se_net")
+    parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder,concat_net,se_net,window_attention")
     parser.add_argument("--dynamic_batch", action="store_true")
     parser.add_argument("--opset", type=int, default=13)
     args = parser.parse_args()

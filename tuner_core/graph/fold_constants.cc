@@ -107,8 +107,104 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
       {"Floor", [](double x) { return std::floor(x); }},
       {"Ceil", [](double x) { return std::ceil(x); }},
       {"Not", [](double x) { return x == 0 ? 1.0 : 0.0; }},
+      // Float functions of constants: Swin-V2's position-bias MLP and logit
+      // scale are computed from its buffers alone.
+      {"Relu", [](double x) { return std::max(x, 0.0); }},
+      {"Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }},
+      {"Exp", [](double x) { return std::exp(x); }},
+      {"Log", [](double x) { return std::log(x); }},
+      {"Tanh", [](double x) { return std::tanh(x); }},
+      {"Erf", [](double x) { return std::erf(x); }},
   };
   return *ops;
+}
+
+// MatMul of two constants of rank 2 or more (numpy's broadcasting of the
+// leading dimensions), in double.
+[[nodiscard]] absl::StatusOr<std::optional<ConstantTensor>> FoldMatMul(const GraphNode& node,
+                                                                       const ConstantTensor& a,
+                                                                       const ConstantTensor& b) {
+  const std::vector<int64_t>& ad = a.shape.dims;
+  const std::vector<int64_t>& bd = b.shape.dims;
+  if (ad.size() < 2 || bd.size() < 2 || a.shape.dtype != kOnnxFloat ||
+      b.shape.dtype != kOnnxFloat) {
+    return std::optional<ConstantTensor>();
+  }
+  const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
+  if (bd[bd.size() - 2] != k) return NodeError(node, "shapes do not multiply");
+  const std::vector<int64_t> a_batch(ad.begin(), ad.end() - 2), b_batch(bd.begin(), bd.end() - 2);
+  std::optional<std::vector<int64_t>> batch = BroadcastShapes(a_batch, b_batch);
+  if (!batch) return NodeError(node, "batch dimensions do not broadcast");
+  // Each operand's matrices indexed by the output's batch index.
+  auto indices = [&](const std::vector<int64_t>& own) {
+    int64_t count = 1;
+    for (int64_t d : own) count *= d;
+    std::vector<double> ids(count);
+    for (int64_t i = 0; i < count; ++i) ids[i] = static_cast<double>(i);
+    return BroadcastTo(ids, own, *batch);
+  };
+  const std::vector<double> which_a = indices(a_batch), which_b = indices(b_batch);
+  int64_t a_count = m * k, b_count = k * n;
+  for (int64_t d : a_batch) a_count *= d;
+  for (int64_t d : b_batch) b_count *= d;
+  if (static_cast<int64_t>(a.f32.size()) != a_count ||
+      static_cast<int64_t>(b.f32.size()) != b_count) {
+    return NodeError(node, "a constant holds fewer or more values than its shape");
+  }
+  // Beyond a second or so of compile time it stays a node (a tuned kernel).
+  if (static_cast<double>(which_a.size()) * m * n * k > 1e9) return std::optional<ConstantTensor>();
+  std::vector<int64_t> dims = *batch;
+  dims.push_back(m);
+  dims.push_back(n);
+  std::vector<double> values(which_a.size() * m * n, 0.0);
+  for (size_t t = 0; t < which_a.size(); ++t) {
+    const float* am = a.f32.data() + static_cast<int64_t>(which_a[t]) * m * k;
+    const float* bm = b.f32.data() + static_cast<int64_t>(which_b[t]) * k * n;
+    double* out = values.data() + t * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t p = 0; p < k; ++p) {
+        const double x = am[i * k + p];
+        for (int64_t j = 0; j < n; ++j) out[i * n + j] += x * bm[p * n + j];
+      }
+    }
+  }
+  return Make(kOnnxFloat, dims, values);
+}
+
+// Gemm of float constants: alpha * A' B' + beta * C (C broadcast to [M, N]).
+[[nodiscard]] absl::StatusOr<std::optional<ConstantTensor>> FoldGemm(const Graph& graph,
+                                                                     const GraphNode& node) {
+  const ConstantTensor& a = graph.constants.at(node.inputs[0]);
+  const ConstantTensor& b = graph.constants.at(node.inputs[1]);
+  const std::vector<int64_t>&ad = a.shape.dims, &bd = b.shape.dims;
+  if (ad.size() != 2 || bd.size() != 2 || a.shape.dtype != kOnnxFloat ||
+      b.shape.dtype != kOnnxFloat) {
+    return std::optional<ConstantTensor>();
+  }
+  const bool ta = IntAttribute(node, "transA", 0) != 0, tb = IntAttribute(node, "transB", 0) != 0;
+  const int64_t m = ta ? ad[1] : ad[0], k = ta ? ad[0] : ad[1], n = tb ? bd[0] : bd[1];
+  if ((tb ? bd[1] : bd[0]) != k) return NodeError(node, "shapes do not multiply");
+  if (static_cast<double>(m) * n * k > 1e9) return std::optional<ConstantTensor>();
+  const double alpha = node.attributes.value("alpha", 1.0),
+               beta = node.attributes.value("beta", 1.0);
+  std::vector<double> values(m * n, 0.0);
+  if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+    const ConstantTensor& c = graph.constants.at(node.inputs[2]);
+    if (!BroadcastShapes(c.shape.dims, {m, n})) return NodeError(node, "C does not broadcast");
+    values = BroadcastTo(Values(c), c.shape.dims, {m, n});
+    for (double& v : values) v *= beta;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        sum += static_cast<double>(a.f32[ta ? p * m + i : i * k + p]) *
+               b.f32[tb ? j * k + p : p * n + j];
+      }
+      values[i * n + j] += alpha * sum;
+    }
+  }
+  return Make(kOnnxFloat, {m, n}, values);
 }
 
 // The folded output of `node` (all of whose inputs are constants, except
@@ -316,6 +412,22 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
     }
     return Make(input(0).shape.dtype, step.out_shape, StridedGather(Values(input(0)), step));
   }
+  if (op == "MatMul" && node.inputs.size() == 2) return FoldMatMul(node, input(0), input(1));
+  if (op == "Gemm" && node.inputs.size() >= 2) return FoldGemm(graph, node);
+  if (op == "Clip" && input(0).shape.dtype == kOnnxFloat) {
+    // Bounds from the attributes (opset < 11) or the optional inputs.
+    double lo = node.attributes.value("min", -INFINITY),
+           hi = node.attributes.value("max", INFINITY);
+    for (size_t i = 1; i < std::min<size_t>(node.inputs.size(), 3); ++i) {
+      if (node.inputs[i].empty()) continue;
+      const std::vector<double> bound = Values(input(i));
+      if (bound.size() != 1) return NodeError(node, "a bound is not a scalar");
+      (i == 1 ? lo : hi) = bound[0];
+    }
+    std::vector<double> values = Values(input(0));
+    for (double& v : values) v = std::min(std::max(v, lo), hi);
+    return Make(kOnnxFloat, input(0).shape.dims, values);
+  }
   if (auto unary = UnaryOps().find(op); unary != UnaryOps().end() && node.inputs.size() == 1) {
     std::vector<double> values = Values(input(0));
     for (double& v : values) v = unary->second(v);
@@ -370,7 +482,9 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
       const bool shape_only = node.op_type == "Shape" && i == 0;
       // An omitted optional input (Slice's steps, Clip's max) folds as absent.
       if (node.inputs[i].empty()) {
-        if (node.op_type != "Slice") all_constant = false;
+        if (node.op_type != "Slice" && node.op_type != "Clip" && node.op_type != "Gemm") {
+          all_constant = false;
+        }
         continue;
       }
       if (!shape_only && !graph.IsConstant(node.inputs[i])) all_constant = false;

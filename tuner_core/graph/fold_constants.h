@@ -12,8 +12,10 @@
 // Folds Shape and, when every input is constant, Identity, Reshape,
 // (Un)Squeeze, Flatten, Dropout, Cast, ConstantOfShape, Range, Expand,
 // Where, Gather, Concat, Slice, Transpose, the comparisons and logic
-// operators, broadcasting arithmetic, Max/Min/Pow/Mod and unary math; any
-// other node is kept as it is.
+// operators, broadcasting arithmetic, Max/Min/Pow/Mod, unary math, the
+// float functions Relu, Sigmoid, Exp, Log, Tanh, Erf and Clip, and MatMul
+// (rank 2 or more) and Gemm of float constants (a position-bias MLP over a constant
+// table); any other node is kept as it is.
 #ifndef TUNEFLEET_TUNER_CORE_GRAPH_FOLD_CONSTANTS_H_
 #define TUNEFLEET_TUNER_CORE_GRAPH_FOLD_CONSTANTS_H_
 

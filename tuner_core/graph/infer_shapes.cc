@@ -273,8 +273,8 @@ std::optional<std::vector<int64_t>> ReshapedShape(const Graph& graph, const Grap
                                                "Cast",
                                                "LayerNormalization",
                                                "InstanceNormalization"};
-  static const std::set<std::string> kBroadcasting = {"Add",   "Sub", "Mul", "Div", "Pow",
-                                                      "PRelu", "Max", "Min", "Mod", "Sum"};
+  static const std::set<std::string> kBroadcasting = {"Add", "Sub", "Mul", "Div", "Pow",  "PRelu",
+                                                      "Max", "Min", "Mod", "Sum", "Where"};
   if (kUnary.count(op)) return in;
   if (!kBroadcasting.count(op)) return std::nullopt;
   std::optional<std::vector<int64_t>> out = in;
@@ -338,7 +338,10 @@ namespace {
       continue;
     }
     if (!*dims) continue;
-    graph->shapes[node.outputs[0]] = TensorShape{graph->shapes.at(node.inputs[0]).dtype, **dims};
+    // Where's values (not its condition) give its element type.
+    const std::string& typed = node.inputs[node.op_type == "Where" ? 1 : 0];
+    if (!graph->shapes.count(typed)) continue;
+    graph->shapes[node.outputs[0]] = TensorShape{graph->shapes.at(typed).dtype, **dims};
   }
   return absl::OkStatus();
 }

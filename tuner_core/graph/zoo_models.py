@@ -25,6 +25,13 @@ The zoo:
     (what bert_tiny_ids' token Gather produces), the position embedding table
     added as a constant: no Gather, for runtimes that take float32 inputs
     only.  bert_tiny(tok_emb[ids]) == bert_tiny_ids(ids).
+  * transformer encoders as other code writes them (family "encoder"), input
+    float32 token embeddings: gpt2_causal (GPT-2 blocks, 3 x d=192, 6 heads,
+    77 tokens, a causal masked_fill, tanh GELU), distilbert_masked
+    (DistilBERT-style: shapes from x.size(), a padding mask by masked_fill,
+    2 x d=256, 100 tokens), encoder_prenorm_relu (nn.TransformerEncoder,
+    norm_first, ReLU, 2 x d=384, 64 tokens) and encoder_causal_seqfirst
+    (sequence-first, an additive causal mask, 2 x d=128, 50 tokens).
 
 Usage:
   /usr/bin/python3 tuner_core/graph/zoo_models.py --list [--family vit,swin]
@@ -48,6 +55,7 @@ that fails to export is reported (exit status 1) and the others still are.
 """
 import argparse
 import fnmatch
+import math
 import os
 import shutil
 import sys
@@ -86,6 +94,9 @@ _FAMILIES = (
     ("swin_", "swin"),
     ("maxvit", "maxvit"),
     ("bert", "bert"),
+    ("gpt2_", "encoder"),
+    ("distilbert_", "encoder"),
+    ("encoder_", "encoder"),
 )
 
 # One or two small models per family, for benchmarks.
@@ -134,7 +145,7 @@ def classification_models() -> list[str]:
 
 
 def all_models() -> list[str]:
-    return classification_models() + ["bert_tiny", "bert_tiny_ids"]
+    return classification_models() + ["bert_tiny", "bert_tiny_ids"] + sorted(ENCODERS)
 
 
 class BertEncoder(torch.nn.Module):
@@ -174,6 +185,109 @@ class BertEncoder(torch.nn.Module):
         return self.encoder(self.norm(x))
 
 
+class Gpt2Block(torch.nn.Module):
+    """A GPT-2 block as nanoGPT writes it: one qkv Linear split three ways,
+    a causal mask applied by masked_fill, tanh-approximated GELU."""
+
+    def __init__(self, dim: int, heads: int, seq: int):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(dim), torch.nn.LayerNorm(dim)
+        self.qkv, self.proj = torch.nn.Linear(dim, 3 * dim), torch.nn.Linear(dim, dim)
+        self.fc, self.out = torch.nn.Linear(dim, 4 * dim), torch.nn.Linear(4 * dim, dim)
+        self.act = torch.nn.GELU(approximate="tanh")
+        self.register_buffer("bias", torch.tril(torch.ones(seq, seq)).view(1, 1, seq, seq))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, c = x.size()
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q, k, v = (u.view(b, t, self.heads, c // self.heads).transpose(1, 2) for u in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = torch.softmax(att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf")), dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(b, t, c))
+        return x + self.out(self.act(self.fc(self.ln2(x))))
+
+
+class DistilBertLayer(torch.nn.Module):
+    """DistilBERT's layer: head shapes from x.size(), the padding mask by
+    masked_fill with the dtype's minimum, post-norm, Erf GELU."""
+
+    def __init__(self, dim: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.q, self.k = torch.nn.Linear(dim, dim), torch.nn.Linear(dim, dim)
+        self.v, self.o = torch.nn.Linear(dim, dim), torch.nn.Linear(dim, dim)
+        self.ff1, self.ff2 = torch.nn.Linear(dim, 4 * dim), torch.nn.Linear(4 * dim, dim)
+        self.ln1 = torch.nn.LayerNorm(dim, eps=1e-12)
+        self.ln2 = torch.nn.LayerNorm(dim, eps=1e-12)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        bs, q_len, dim = x.size()
+        dh = dim // self.heads
+
+        def shape(t):
+            return t.view(bs, -1, self.heads, dh).transpose(1, 2)
+
+        q = shape(self.q(x)) / math.sqrt(dh)
+        scores = torch.matmul(q, shape(self.k(x)).transpose(2, 3))
+        scores = scores.masked_fill((mask == 0).view(bs, 1, 1, q_len),
+                                    torch.finfo(scores.dtype).min)
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), shape(self.v(x)))
+        x = self.ln1(x + self.o(ctx.transpose(1, 2).contiguous().view(bs, -1, self.heads * dh)))
+        return self.ln2(x + self.ff2(torch.nn.functional.gelu(self.ff1(x))))
+
+
+class EncoderStack(torch.nn.Module):
+    """Layers applied in turn, each given the constant mask when it takes one."""
+
+    def __init__(self, layers: list, mask: torch.Tensor | None = None):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(layers)
+        if mask is not None:
+            self.register_buffer("mask", mask)
+        self.has_mask = mask is not None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x, self.mask) if self.has_mask else layer(x)
+        return x
+
+
+def _distilbert() -> torch.nn.Module:
+    mask = torch.ones(1, 100)
+    mask[0, 87:] = 0  # the last 13 tokens are padding
+    return EncoderStack([DistilBertLayer(256, 8) for _ in range(2)], mask)
+
+
+def _prenorm_relu() -> torch.nn.Module:
+    layer = torch.nn.TransformerEncoderLayer(d_model=384, nhead=6, dim_feedforward=1536,
+                                             dropout=0.0, activation="relu", batch_first=True,
+                                             norm_first=True)
+    return torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+
+class CausalSeqFirst(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(d_model=128, nhead=4, dim_feedforward=512,
+                                                 dropout=0.0)
+        self.encoder = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.register_buffer("mask", torch.nn.Transformer.generate_square_subsequent_mask(50))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.encoder(x, mask=self.mask)
+
+
+# Encoders as other code writes them: builder and input shape.
+ENCODERS = {
+    "gpt2_causal": (lambda: torch.nn.Sequential(*[Gpt2Block(192, 6, 77) for _ in range(3)],
+                                                torch.nn.LayerNorm(192)), (77, 192)),
+    "distilbert_masked": (_distilbert, (100, 256)),
+    "encoder_prenorm_relu": (_prenorm_relu, (64, 384)),
+    "encoder_causal_seqfirst": (CausalSeqFirst, (50, 128)),
+}
+
+
 @dataclass
 class Built:
     model: torch.nn.Module
@@ -207,6 +321,12 @@ def build(name: str, batch: int = 1, seed: int = 0, image_size: str | None = Non
         else:
             example = torch.randn(batch, BERT_SEQ, BERT_DIM, generator=inputs)
         return Built(model.eval(), example)
+    if name in ENCODERS:
+        make, (seq, dim) = ENCODERS[name]
+        shape = (seq, batch, dim) if name == "encoder_causal_seqfirst" else (batch, seq, dim)
+        model = make()
+        draw_constant_init(model, seed)
+        return Built(model.eval(), torch.randn(*shape, generator=inputs))
     if name not in classification_models():
         raise KeyError(f"unknown model {name!r} (--list lists them)")
     kwargs: dict = {"weights": None}
@@ -332,6 +452,10 @@ def input_description(name: str, batch: int, image_size: str | None) -> str:
         return f"int64 {batch}x{BERT_SEQ}"
     if name == "bert_tiny":
         return f"float32 {batch}x{BERT_SEQ}x{BERT_DIM}"
+    if name in ENCODERS:
+        seq, dim = ENCODERS[name][1]
+        dims = (seq, batch, dim) if name == "encoder_causal_seqfirst" else (batch, seq, dim)
+        return "float32 " + "x".join(str(d) for d in dims)
     try:
         size = image_size_for(name, image_size)
     except (KeyError, ValueError, AttributeError):
