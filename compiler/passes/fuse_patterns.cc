@@ -81,6 +81,51 @@ struct Rewrite {
   std::map<std::string, ConstantTensor> constants;  // new ones the replacement reads
 };
 
+// GELU's last products from `p` = 1 + Erf(...) or 1 + Tanh(...): p times x
+// and 0.5 in either order, or times (x * 0.5) made beforehand. The nodes go
+// into `rewrite`; the GELU's output tensor, or nullopt.
+std::optional<std::string> MatchHalfXTimes(const Graph& graph, const Chains& chains,
+                                           const GraphNode& p, const std::string& x,
+                                           Rewrite* rewrite) {
+  std::optional<size_t> first = chains.SoleReader(p.outputs[0]);
+  if (!first || graph.nodes[*first].op_type != "Mul") return std::nullopt;
+  const GraphNode& m1 = graph.nodes[*first];
+  const std::string with = Other(m1, p.outputs[0]);
+  rewrite->removed.push_back(*first);
+  if (with == x || Near(chains.Scalar(with), 0.5)) {
+    std::optional<size_t> second = chains.SoleReader(m1.outputs[0]);
+    if (!second || graph.nodes[*second].op_type != "Mul") return std::nullopt;
+    const GraphNode& m2 = graph.nodes[*second];
+    const std::string last = Other(m2, m1.outputs[0]);
+    if (!(with == x ? Near(chains.Scalar(last), 0.5) : last == x)) return std::nullopt;
+    rewrite->removed.push_back(*second);
+    return m2.outputs[0];
+  }
+  // with = Mul(x, 0.5), read by nothing else.
+  std::optional<size_t> half = chains.Writer(with);
+  if (!half || !chains.SoleReader(with)) return std::nullopt;
+  const GraphNode& h = graph.nodes[*half];
+  if (h.op_type != "Mul" || h.inputs.size() != 2 ||
+      !((h.inputs[0] == x && Near(chains.Scalar(h.inputs[1]), 0.5)) ||
+        (h.inputs[1] == x && Near(chains.Scalar(h.inputs[0]), 0.5)))) {
+    return std::nullopt;
+  }
+  rewrite->removed.push_back(*half);
+  return m1.outputs[0];
+}
+
+// The node after `node` that alone reads its output: an Add of 1 (GELU's
+// 1 + Erf or 1 + Tanh), or nullopt.
+std::optional<size_t> OnePlus(const Graph& graph, const Chains& chains, const GraphNode& node) {
+  std::optional<size_t> plus = chains.SoleReader(node.outputs[0]);
+  if (!plus) return std::nullopt;
+  const GraphNode& p = graph.nodes[*plus];
+  if (p.op_type != "Add" || !Near(chains.Scalar(Other(p, node.outputs[0])), 1.0)) {
+    return std::nullopt;
+  }
+  return plus;
+}
+
 // x * 0.5 * (1 + Erf(x / sqrt 2)) from its Erf node.
 std::optional<Rewrite> MatchGelu(const Graph& graph, const Chains& chains, size_t erf) {
   const GraphNode& e = graph.nodes[erf];
@@ -92,41 +137,95 @@ std::optional<Rewrite> MatchGelu(const Graph& graph, const Chains& chains, size_
   const bool scaled = (s.op_type == "Div" && Near(chains.Scalar(s.inputs[1]), std::sqrt(2.0))) ||
                       (s.op_type == "Mul" && Near(chains.Scalar(s.inputs[1]), std::sqrt(0.5)));
   if (!scaled) return std::nullopt;
-  std::optional<size_t> plus = chains.SoleReader(e.outputs[0]);
+  std::optional<size_t> plus = OnePlus(graph, chains, e);
   if (!plus) return std::nullopt;
-  const GraphNode& p = graph.nodes[*plus];
-  if (p.op_type != "Add" || !Near(chains.Scalar(Other(p, e.outputs[0])), 1.0)) return std::nullopt;
-  // Then x and 0.5, in either order, or (x * 0.5) made beforehand.
-  std::optional<size_t> first = chains.SoleReader(p.outputs[0]);
-  if (!first || graph.nodes[*first].op_type != "Mul") return std::nullopt;
-  const GraphNode& m1 = graph.nodes[*first];
-  const std::string with = Other(m1, p.outputs[0]);
   Rewrite rewrite;
-  rewrite.removed = {*scale, erf, *plus, *first};
-  std::string output;
-  if (with == x || Near(chains.Scalar(with), 0.5)) {
-    std::optional<size_t> second = chains.SoleReader(m1.outputs[0]);
-    if (!second || graph.nodes[*second].op_type != "Mul") return std::nullopt;
-    const GraphNode& m2 = graph.nodes[*second];
-    const std::string last = Other(m2, m1.outputs[0]);
-    if (!(with == x ? Near(chains.Scalar(last), 0.5) : last == x)) return std::nullopt;
-    rewrite.removed.push_back(*second);
-    output = m2.outputs[0];
-  } else {
-    // with = Mul(x, 0.5), read by nothing else.
-    std::optional<size_t> half = chains.Writer(with);
-    if (!half || !chains.SoleReader(with)) return std::nullopt;
-    const GraphNode& h = graph.nodes[*half];
-    if (h.op_type != "Mul" || h.inputs.size() != 2 ||
-        !((h.inputs[0] == x && Near(chains.Scalar(h.inputs[1]), 0.5)) ||
-          (h.inputs[1] == x && Near(chains.Scalar(h.inputs[0]), 0.5)))) {
-      return std::nullopt;
-    }
-    rewrite.removed.push_back(*half);
-    output = m1.outputs[0];
-  }
-  rewrite.replacement = {absl::StrCat(e.name, ".gelu"), "Gelu", {x}, {output}};
+  rewrite.removed = {*scale, erf, *plus};
+  std::optional<std::string> output =
+      MatchHalfXTimes(graph, chains, graph.nodes[*plus], x, &rewrite);
+  if (!output) return std::nullopt;
+  rewrite.replacement = {absl::StrCat(e.name, ".gelu"), "Gelu", {x}, {*output}};
   return rewrite;
+}
+
+// The Mul by a scalar near `factor` (either operand order) that writes
+// `tensor` alone for its sole reader: the other operand, or nullopt.
+std::optional<std::string> ScaledBy(const Graph& graph, const Chains& chains,
+                                    const std::string& tensor, double factor,
+                                    std::vector<size_t>* removed) {
+  std::optional<size_t> writer = chains.Writer(tensor);
+  if (!writer || !chains.SoleReader(tensor)) return std::nullopt;
+  const GraphNode& m = graph.nodes[*writer];
+  if (m.op_type != "Mul" || m.inputs.size() != 2) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    if (Near(chains.Scalar(m.inputs[i]), factor)) {
+      removed->push_back(*writer);
+      return m.inputs[1 - i];
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether `tensor`, read only here, is x cubed: Pow(x, 3), or x * (x * x)
+// in either order (its nodes into `removed`).
+bool IsCubeOf(const Graph& graph, const Chains& chains, const std::string& tensor,
+              const std::string& x, std::vector<size_t>* removed) {
+  std::optional<size_t> writer = chains.Writer(tensor);
+  if (!writer || !chains.SoleReader(tensor)) return false;
+  const GraphNode& c = graph.nodes[*writer];
+  if (c.inputs.size() != 2) return false;
+  if (c.op_type == "Pow") {
+    if (c.inputs[0] != x || !Near(chains.Scalar(c.inputs[1]), 3.0)) return false;
+    removed->push_back(*writer);
+    return true;
+  }
+  if (c.op_type != "Mul" || (c.inputs[0] != x && c.inputs[1] != x)) return false;
+  const std::string square = Other(c, x);
+  std::optional<size_t> sq = chains.Writer(square);
+  if (!sq || !chains.SoleReader(square)) return false;
+  const GraphNode& q = graph.nodes[*sq];
+  if (q.op_type != "Mul" || q.inputs.size() != 2 || q.inputs[0] != x || q.inputs[1] != x) {
+    return false;
+  }
+  removed->push_back(*writer);
+  removed->push_back(*sq);
+  return true;
+}
+
+// GELU's tanh form (GPT-2's, HuggingFace's gelu_new) from its Tanh node:
+// x * 0.5 * (1 + Tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), x^3 as Pow or
+// two products, every product in either order.
+std::optional<Rewrite> MatchGeluTanh(const Graph& graph, const Chains& chains, size_t tanh) {
+  const GraphNode& t = graph.nodes[tanh];
+  Rewrite rewrite;
+  rewrite.removed = {tanh};
+  std::optional<std::string> sum =
+      ScaledBy(graph, chains, t.inputs[0], 0.7978845608028654, &rewrite.removed);  // sqrt(2 / pi)
+  if (!sum) return std::nullopt;
+  std::optional<size_t> add = chains.Writer(*sum);
+  if (!add || !chains.SoleReader(*sum) || graph.nodes[*add].op_type != "Add" ||
+      graph.nodes[*add].inputs.size() != 2) {
+    return std::nullopt;
+  }
+  const GraphNode& a = graph.nodes[*add];
+  rewrite.removed.push_back(*add);
+  for (int i = 0; i < 2; ++i) {
+    const std::string& x = a.inputs[i];
+    Rewrite attempt = rewrite;
+    std::optional<std::string> cube =
+        ScaledBy(graph, chains, a.inputs[1 - i], 0.044715, &attempt.removed);
+    if (!cube || !IsCubeOf(graph, chains, *cube, x, &attempt.removed)) continue;
+    std::optional<size_t> plus = OnePlus(graph, chains, t);
+    if (!plus) return std::nullopt;
+    attempt.removed.push_back(*plus);
+    std::optional<std::string> output =
+        MatchHalfXTimes(graph, chains, graph.nodes[*plus], x, &attempt);
+    if (!output) return std::nullopt;
+    attempt.replacement = {absl::StrCat(t.name, ".gelu"), "Gelu", {x}, {*output}};
+    attempt.replacement.attributes["approximate"] = "tanh";
+    return attempt;
+  }
+  return std::nullopt;
 }
 
 // x * Sigmoid(x) from its Sigmoid node.
@@ -327,6 +426,7 @@ std::optional<Rewrite> MatchChannelShuffle(const Graph& graph, const Chains& cha
       const std::string& op = graph->nodes[i].op_type;
       std::optional<Rewrite> rewrite;
       if (op == "Erf") rewrite = MatchGelu(*graph, chains, i);
+      if (op == "Tanh") rewrite = MatchGeluTanh(*graph, chains, i);
       if (op == "Sigmoid") rewrite = MatchSilu(*graph, chains, i);
       if (op == "ReduceMean") rewrite = MatchLayerNorm(*graph, chains, i);
       if (op == "Pad") rewrite = MatchPaddedAveragePool(*graph, chains, i);

@@ -2,6 +2,9 @@
 // has whole, and rewrites each into one node:
 //  - GELU, Erf form: x * 0.5 * (1 + Erf(x / sqrt(2))) (any order of the
 //    products, x / sqrt 2 or x * (1 / sqrt 2)) -> Gelu;
+//  - GELU, tanh form (GPT-2's): x * 0.5 * (1 + Tanh(sqrt(2 / pi) * (x +
+//    0.044715 * x^3))), x^3 as Pow or two products -> Gelu (approximate
+//    "tanh");
 //  - SiLU: x * Sigmoid(x) -> kSiluOp (operator_table.h);
 //  - LayerNorm as opset 13-16 exports it: ReduceMean over the last axis,
 //    Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then Mul by gamma and

@@ -1,7 +1,10 @@
 // The decompositions exporters write, rewritten into one node each: GELU
-// (both product orders), SiLU and LayerNorm with and without its affine
+// (both product orders; the Erf and the tanh forms), SiLU and LayerNorm with and without its affine
 // part; a chain whose inner tensor has another reader is left alone.
 #include "compiler/passes/fuse_patterns.h"
+
+#include <string>
+#include <utility>
 
 #include "compiler/operator_table.h"
 #include "gmock/gmock.h"
@@ -47,6 +50,62 @@ TEST(FusePatternsTest, GeluInEitherOrderBecomesOneNode) {
     EXPECT_THAT(g.nodes[0].inputs, ElementsAre("x"));
     EXPECT_THAT(g.nodes[0].outputs, ElementsAre("y"));
   }
+}
+
+// GELU's tanh form as PyTorch exports GELU(approximate="tanh"): x^3 as two
+// products (or Pow), each product's operands in the exporter's order or
+// swapped.
+Graph GeluTanh(bool pow, bool swapped) {
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.shapes["x"] = {kOnnxFloat, {2, 8}};
+  Scalar(g, "c", 0.044715f);
+  Scalar(g, "k", 0.7978846f);
+  Scalar(g, "one", 1.0f);
+  Scalar(g, "half", 0.5f);
+  Scalar(g, "three", 3.0f);
+  auto mul = [&](const char* name, std::string a, std::string b, const char* out) {
+    if (swapped) std::swap(a, b);
+    g.nodes.push_back({name, "Mul", {a, b}, {out}});
+  };
+  if (pow) {
+    g.nodes.push_back({"cube", "Pow", {"x", "three"}, {"x3"}});
+  } else {
+    mul("sq", "x", "x", "x2");
+    mul("cube", "x", "x2", "x3");
+  }
+  mul("scale", "c", "x3", "t");
+  g.nodes.push_back({"sum", "Add", {swapped ? "t" : "x", swapped ? "x" : "t"}, {"s"}});
+  mul("inner", "k", "s", "u");
+  g.nodes.push_back({"tanh", "Tanh", {"u"}, {"th"}});
+  g.nodes.push_back({"plus", "Add", {"one", "th"}, {"p"}});
+  mul("times_x", "x", "p", "m");
+  mul("times_half", "half", "m", "y");
+  return g;
+}
+
+TEST(FusePatternsTest, GeluTanhFormBecomesOneNode) {
+  for (bool pow : {false, true}) {
+    for (bool swapped : {false, true}) {
+      Graph g = GeluTanh(pow, swapped);
+      ASSERT_TRUE(FusePatterns(&g).ok());
+      ASSERT_EQ(g.nodes.size(), 1u) << pow << swapped;
+      EXPECT_EQ(g.nodes[0].op_type, "Gelu");
+      EXPECT_EQ(g.nodes[0].attributes.value("approximate", std::string()), "tanh");
+      EXPECT_THAT(g.nodes[0].inputs, ElementsAre("x"));
+      EXPECT_THAT(g.nodes[0].outputs, ElementsAre("y"));
+    }
+  }
+  // The cube read elsewhere, or another coefficient: left as it is.
+  Graph g = GeluTanh(false, false);
+  g.outputs.push_back("x3");
+  ASSERT_TRUE(FusePatterns(&g).ok());
+  EXPECT_EQ(g.nodes.size(), 9u);
+  g = GeluTanh(true, false);
+  Scalar(g, "c", 0.05f);
+  ASSERT_TRUE(FusePatterns(&g).ok());
+  EXPECT_EQ(g.nodes.size(), 8u);
 }
 
 TEST(FusePatternsTest, AChainWhoseInnerTensorIsReadElsewhereStays) {

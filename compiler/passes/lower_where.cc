@@ -14,27 +14,6 @@
 namespace tunefleet {
 namespace {
 
-// The flat index into a tensor of `dims` (broadcast to `out`) of each
-// position of `out`.
-std::vector<int64_t> BroadcastIndex(const std::vector<int64_t>& dims,
-                                    const std::vector<int64_t>& out) {
-  const std::vector<int64_t> strides = RowMajorStrides(dims);
-  const size_t shift = out.size() - dims.size();
-  int64_t total = 1;
-  for (int64_t d : out) total *= d;
-  std::vector<int64_t> index(total);
-  for (int64_t i = 0; i < total; ++i) {
-    int64_t rest = i, at = 0;
-    for (size_t d = out.size(); d-- > 0;) {
-      const int64_t coordinate = rest % out[d];
-      rest /= out[d];
-      if (d >= shift && dims[d - shift] != 1) at += coordinate * strides[d - shift];
-    }
-    index[i] = at;
-  }
-  return index;
-}
-
 double ValueAt(const ConstantTensor& t, int64_t i) {
   return IsIntegerDtype(t.shape.dtype) ? static_cast<double>(t.i64[i]) : t.f32[i];
 }
@@ -53,8 +32,8 @@ double ValueAt(const ConstantTensor& t, int64_t i) {
   std::optional<std::vector<int64_t>> dims =
       BroadcastShapes(cond->second.shape.dims, fill_from.shape.dims);
   if (!dims) return NodeError(*node, "the condition and the values do not broadcast");
-  const std::vector<int64_t> at_cond = BroadcastIndex(cond->second.shape.dims, *dims);
-  const std::vector<int64_t> at_value = BroadcastIndex(fill_from.shape.dims, *dims);
+  const std::vector<int64_t> at_cond = BroadcastIndices(cond->second.shape.dims, *dims);
+  const std::vector<int64_t> at_value = BroadcastIndices(fill_from.shape.dims, *dims);
   ConstantTensor fill;
   fill.shape = {kOnnxFloat, *dims};
   fill.f32.resize(at_cond.size());

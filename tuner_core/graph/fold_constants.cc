@@ -43,20 +43,9 @@ bool Foldable(const ConstantTensor& t) {
 // broadcasts to).
 std::vector<double> BroadcastTo(const std::vector<double>& values, const std::vector<int64_t>& dims,
                                 const std::vector<int64_t>& out) {
-  const std::vector<int64_t> own = RowMajorStrides(dims);
-  const size_t shift = out.size() - dims.size();
-  int64_t total = 1;
-  for (int64_t d : out) total *= d;
-  std::vector<double> result(total);
-  for (int64_t i = 0; i < total; ++i) {
-    int64_t rest = i, at = 0;
-    for (int64_t d = static_cast<int64_t>(out.size()) - 1; d >= 0; --d) {
-      const int64_t index = rest % out[d];
-      rest /= out[d];
-      if (d >= static_cast<int64_t>(shift) && dims[d - shift] != 1) at += index * own[d - shift];
-    }
-    result[i] = values[at];
-  }
+  const std::vector<int64_t> index = BroadcastIndices(dims, out);
+  std::vector<double> result(index.size());
+  for (size_t i = 0; i < index.size(); ++i) result[i] = values[index[i]];
   return result;
 }
 
@@ -135,15 +124,9 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
   const std::vector<int64_t> a_batch(ad.begin(), ad.end() - 2), b_batch(bd.begin(), bd.end() - 2);
   std::optional<std::vector<int64_t>> batch = BroadcastShapes(a_batch, b_batch);
   if (!batch) return NodeError(node, "batch dimensions do not broadcast");
-  // Each operand's matrices indexed by the output's batch index.
-  auto indices = [&](const std::vector<int64_t>& own) {
-    int64_t count = 1;
-    for (int64_t d : own) count *= d;
-    std::vector<double> ids(count);
-    for (int64_t i = 0; i < count; ++i) ids[i] = static_cast<double>(i);
-    return BroadcastTo(ids, own, *batch);
-  };
-  const std::vector<double> which_a = indices(a_batch), which_b = indices(b_batch);
+  // Each operand's matrix for each of the output's.
+  const std::vector<int64_t> which_a = BroadcastIndices(a_batch, *batch);
+  const std::vector<int64_t> which_b = BroadcastIndices(b_batch, *batch);
   int64_t a_count = m * k, b_count = k * n;
   for (int64_t d : a_batch) a_count *= d;
   for (int64_t d : b_batch) b_count *= d;
@@ -158,8 +141,8 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
   dims.push_back(n);
   std::vector<double> values(which_a.size() * m * n, 0.0);
   for (size_t t = 0; t < which_a.size(); ++t) {
-    const float* am = a.f32.data() + static_cast<int64_t>(which_a[t]) * m * k;
-    const float* bm = b.f32.data() + static_cast<int64_t>(which_b[t]) * k * n;
+    const float* am = a.f32.data() + which_a[t] * m * k;
+    const float* bm = b.f32.data() + which_b[t] * k * n;
     double* out = values.data() + t * m * n;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t p = 0; p < k; ++p) {

@@ -55,6 +55,25 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   return strides;
 }
 
+std::vector<int64_t> BroadcastIndices(const std::vector<int64_t>& dims,
+                                      const std::vector<int64_t>& out) {
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
+  const size_t shift = out.size() - dims.size();
+  int64_t total = 1;
+  for (int64_t d : out) total *= d;
+  std::vector<int64_t> index(total);
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t rest = i, at = 0;
+    for (size_t d = out.size(); d-- > 0;) {
+      const int64_t coordinate = rest % out[d];
+      rest /= out[d];
+      if (d >= shift && dims[d - shift] != 1) at += coordinate * strides[d - shift];
+    }
+    index[i] = at;
+  }
+  return index;
+}
+
 [[nodiscard]] absl::StatusOr<SliceWindow> SliceWindowOf(const Graph& graph, const GraphNode& node,
                                                         const std::vector<int64_t>& in) {
   std::vector<int64_t> starts = IntsAttribute(node, "starts", {});

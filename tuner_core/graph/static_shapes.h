@@ -35,6 +35,11 @@ std::optional<std::vector<int64_t>> BroadcastShapes(std::vector<int64_t> a, std:
 // Row-major strides of `dims`.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
 
+// For each position of a row-major tensor of dims `out`, the flat index it
+// reads in a tensor of dims `dims` that broadcasts to `out` (numpy's rule).
+std::vector<int64_t> BroadcastIndices(const std::vector<int64_t>& dims,
+                                      const std::vector<int64_t>& out);
+
 // A Slice (constant starts, ends, axes, steps) of a row-major tensor of
 // dims `in`: the output's dims, and where output index i reads the input:
 // offset + sum_d i_d * strides[d].
