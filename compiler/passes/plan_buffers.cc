@@ -17,17 +17,21 @@ int PlanBuffers::NewBuffer(const std::string& tensor, int64_t elements) {
   return id;
 }
 
+int PlanBuffers::NewUnbound(const std::string& tensor, int64_t elements, bool binds) {
+  const int bound = Find(tensor);
+  const int id = NewBuffer(tensor, elements);
+  if (binds) return id;
+  if (bound >= 0) {
+    tensors_[tensor] = bound;
+  } else {
+    tensors_.erase(tensor);
+  }
+  return id;
+}
+
 int PlanBuffers::NewActivation(const std::string& tensor, const std::vector<int64_t>& dims,
                                int64_t block, int64_t row_width, bool binds) {
-  const int bound = Find(tensor);
-  const int id = NewBuffer(tensor, dims[0] * dims[1] * dims[2] * row_width);
-  if (!binds) {
-    if (bound >= 0) {
-      tensors_[tensor] = bound;
-    } else {
-      tensors_.erase(tensor);
-    }
-  }
+  const int id = NewUnbound(tensor, dims[0] * dims[1] * dims[2] * row_width, binds);
   PlanBuffer& buffer = plan_->buffers[id];
   buffer.shape = dims;
   buffer.block = block;
@@ -66,15 +70,7 @@ int PlanBuffers::NewActivation(const std::string& tensor, const std::vector<int6
 int PlanBuffers::NewView(const std::string& tensor, int id, const std::vector<int64_t>& dims,
                          int64_t block, int64_t row_width, bool binds) {
   const PlanBuffer source = plan_->buffers[id];
-  const int bound = Find(tensor);
-  const int view = NewBuffer(tensor, source.elements);
-  if (!binds) {
-    if (bound >= 0) {
-      tensors_[tensor] = bound;
-    } else {
-      tensors_.erase(tensor);
-    }
-  }
+  const int view = NewUnbound(tensor, source.elements, binds);
   PlanBuffer& buffer = plan_->buffers[view];
   buffer.shape = dims;
   buffer.block = block;

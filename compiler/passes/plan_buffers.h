@@ -56,6 +56,10 @@ class PlanBuffers {
   void Bind(const std::string& tensor, int buffer) { tensors_[tensor] = buffer; }
 
  private:
+  // NewBuffer, then (unless `binds`) the readers of `tensor` find what they
+  // found before.
+  int NewUnbound(const std::string& tensor, int64_t elements, bool binds);
+
   ModelPlan* plan_;
   std::vector<float>* weights_;
   std::map<std::string, int> tensors_;                          // tensor -> buffer

@@ -129,12 +129,14 @@ TEST(ExpActivationsTest, FusedEpilogueOnEachIsaMatchesDouble) {
     EXPECT_EQ(FusedEpilogueOn(isa, PointwiseFunc::kElu, EpilogueBias::kNone, false, 0), nullptr);
     for (int64_t n :
          {int64_t{1}, lanes - 1, lanes, 3 * lanes + 5, 4 * lanes, 9 * lanes + 3, int64_t{1001}}) {
-      std::vector<float> x(n), bias(256), residual(n);
+      // A per-position bias has n values (one per element); a periodic one
+      // at most 64.
+      std::vector<float> x(n), bias(std::max<int64_t>(n, 64)), residual(n);
       for (int64_t i = 0; i < n; ++i) {
         x[i] = static_cast<float>((i * 7919) % 401 - 200) / 20;
         residual[i] = static_cast<float>((i * 104729) % 101 - 50) / 25;
       }
-      for (int64_t i = 0; i < 256; ++i) bias[i] = static_cast<float>(i % 13) / 4 - 1.5f;
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i % 13) / 4 - 1.5f;
       for (PointwiseFunc func : funcs) {
         for (EpilogueBias kind :
              {EpilogueBias::kNone, EpilogueBias::kPerPosition, EpilogueBias::kPeriodic}) {

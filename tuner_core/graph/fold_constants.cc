@@ -167,6 +167,9 @@ const std::map<std::string, std::function<double(double)>>& UnaryOps() {
   const bool ta = IntAttribute(node, "transA", 0) != 0, tb = IntAttribute(node, "transB", 0) != 0;
   const int64_t m = ta ? ad[1] : ad[0], k = ta ? ad[0] : ad[1], n = tb ? bd[0] : bd[1];
   if ((tb ? bd[1] : bd[0]) != k) return NodeError(node, "shapes do not multiply");
+  if (static_cast<int64_t>(a.f32.size()) != m * k || static_cast<int64_t>(b.f32.size()) != k * n) {
+    return NodeError(node, "a constant holds fewer or more values than its shape");
+  }
   if (static_cast<double>(m) * n * k > 1e9) return std::optional<ConstantTensor>();
   const double alpha = node.attributes.value("alpha", 1.0),
                beta = node.attributes.value("beta", 1.0);
