@@ -20,11 +20,17 @@ void Scalar(Graph& g, const std::string& name, float value) {
   g.constants[name].f32 = {value};
 }
 
-Graph Gelu(bool half_first) {
+// Input x [2, 8], output y: the graphs of the activation patterns.
+Graph XToY() {
   Graph g;
   g.inputs = {"x"};
   g.outputs = {"y"};
   g.shapes["x"] = {kOnnxFloat, {2, 8}};
+  return g;
+}
+
+Graph Gelu(bool half_first) {
+  Graph g = XToY();
   Scalar(g, "sqrt2", 1.4142135f);
   Scalar(g, "one", 1.0f);
   Scalar(g, "half", 0.5f);
@@ -56,10 +62,7 @@ TEST(FusePatternsTest, GeluInEitherOrderBecomesOneNode) {
 // products (or Pow), each product's operands in the exporter's order or
 // swapped.
 Graph GeluTanh(bool pow, bool swapped) {
-  Graph g;
-  g.inputs = {"x"};
-  g.outputs = {"y"};
-  g.shapes["x"] = {kOnnxFloat, {2, 8}};
+  Graph g = XToY();
   Scalar(g, "c", 0.044715f);
   Scalar(g, "k", 0.7978846f);
   Scalar(g, "one", 1.0f);
