@@ -557,5 +557,43 @@ TEST(OpsTest, SelectKeepsTheOperandWhereTheFillIsNaN) {
   }
 }
 
+// Transposes as strided copies, checked element by element: channels-last
+// windows back to NCHW (rows read at a stride, another axis contiguous:
+// copied in blocks), with channel counts 8 does and does not divide, an
+// offset, and a transpose whose rows are contiguous (copied row by row).
+TEST(OpsTest, TransposesCopyEveryElement) {
+  struct Case {
+    std::vector<int64_t> in;
+    std::vector<int64_t> perm;
+  };
+  for (const Case& c : std::vector<Case>{{{1, 2, 3, 7, 7, 16}, {0, 5, 1, 3, 2, 4}},
+                                         {{2, 5, 13}, {0, 2, 1}},
+                                         {{3, 4, 9, 8}, {3, 0, 2, 1}},
+                                         {{2, 6, 4}, {1, 0, 2}}}) {
+    const int64_t rank = static_cast<int64_t>(c.in.size());
+    std::vector<int64_t> in_strides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * c.in[d + 1];
+    int64_t total = 1;
+    for (int64_t d : c.in) total *= d;
+    const std::vector<float> x = Random(total + 3, 5);
+    PlanStep step{.op = StepOp::kStridedCopy};
+    step.a_offset = 3;  // the input starts 3 floats in
+    for (int64_t d : c.perm) {
+      step.out_shape.push_back(c.in[d]);
+      step.a_strides.push_back(in_strides[d]);
+    }
+    std::vector<float> out(total, -1.0f);
+    RunTensorOp(step, {x.data()}, out.data(), total, &kSerial);
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t rest = i, at = step.a_offset;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        at += (rest % step.out_shape[d]) * step.a_strides[d];
+        rest /= step.out_shape[d];
+      }
+      ASSERT_EQ(out[i], x[at]) << c.in.size() << "-D case, element " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tunefleet

@@ -93,6 +93,51 @@ std::vector<int64_t> RowMajorStridesOf(const std::vector<int64_t>& dims) {
   return strides;
 }
 
+// A strided copy whose rows gather (the last output axis reads the input
+// at a stride) while another output axis p reads it contiguously: a
+// channels-last -> NCHW transpose (MaxViT's and Swin's windows back to an
+// image, rows of 7 floats read C apart). Copied as [P x W] blocks, one per
+// index of the other axes: each group of 8 output rows reads 8 contiguous
+// floats per column and writes 8 rows, instead of stepping coordinates
+// per row of W. Returns false (nothing copied) when the step is not such.
+bool TransposeBlocks(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+  const std::vector<int64_t>& shape = step.out_shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank < 2 || step.a_strides.size() != shape.size()) return false;
+  const int64_t width = shape[rank - 1], s = step.a_strides[rank - 1];
+  int64_t p = -1;
+  for (int64_t d = rank - 2; d >= 0; --d) {
+    if (step.a_strides[d] == 1 && shape[d] >= 8) p = d;
+  }
+  if (s == 1 || p < 0 || width > 64) return false;
+  const std::vector<int64_t> out_strides = RowMajorStridesOf(shape);
+  const int64_t rows = shape[p], row_stride = out_strides[p];
+  int64_t blocks = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d) blocks *= d == p ? 1 : shape[d];
+  ParallelFor(rt, blocks, blocks * rows * width, [&](int64_t block) {
+    int64_t a = step.a_offset, o = 0, rest = block;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (d == p) continue;
+      const int64_t index = rest % shape[d];
+      rest /= shape[d];
+      a += index * step.a_strides[d];
+      o += index * out_strides[d];
+    }
+    int64_t r = 0;
+    for (; r + 8 <= rows; r += 8) {
+      for (int64_t x = 0; x < width; ++x) {
+        const float* from = in + a + r + x * s;
+        float* to = out + o + r * row_stride + x;
+        for (int64_t k = 0; k < 8; ++k) to[k * row_stride] = from[k];
+      }
+    }
+    for (; r < rows; ++r) {
+      for (int64_t x = 0; x < width; ++x) out[o + r * row_stride + x] = in[a + r + x * s];
+    }
+  });
+  return true;
+}
+
 // Reduces `axis` rows of `inner` values each (stride `inner`) into out[inner].
 template <ReduceFunc kFunc>
 TF_VECTOR_CLONES void ReduceRows(const float* __restrict in, float* __restrict out, int64_t axis,
@@ -379,6 +424,7 @@ void RunTensorOp(const PlanStep& step, const std::vector<const float*>& inputs, 
   if (step.op == StepOp::kStridedCopy) {
     const float* in = inputs[0];
     const int64_t s = LastStride(step.a_strides);
+    if (TransposeBlocks(step, in, out, rt)) return;
     ForEachRow(step, rt, [&](int64_t o, int64_t a, int64_t) {
       if (s == 1) {
         std::memcpy(out + o, in + a, width * sizeof(float));
