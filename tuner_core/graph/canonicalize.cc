@@ -347,12 +347,8 @@ void LowerNormReduction(const GraphNode& node, std::vector<GraphNode>* nodes) {
       if (node.inputs.size() > 2) node.inputs = {acc, node.inputs.back()};
     }
     if (op == "Gemm" && IntAttribute(node, "transA", 0) != 0 && !node.inputs.empty()) {
-      GraphNode transpose{
-          node.name + ".A_t", "Transpose", {node.inputs[0]}, {node.name + ".A_t_output"}};
-      transpose.attributes["perm"] = {1, 0};
-      node.inputs[0] = transpose.outputs[0];
+      node.inputs[0] = TransposeOf(node.inputs[0], {1, 0}, node.name + ".A_t", &nodes);
       node.attributes.erase("transA");
-      nodes.push_back(std::move(transpose));
     }
     if (op == "ConvTranspose") {
       TF_RETURN_IF_ERROR(LowerConvTranspose(graph, node, &nodes));

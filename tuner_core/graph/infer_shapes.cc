@@ -339,7 +339,9 @@ namespace {
     }
     if (!*dims) continue;
     // Where's values (not its condition) give its element type.
-    const std::string& typed = node.inputs[node.op_type == "Where" ? 1 : 0];
+    const size_t typed_input = node.op_type == "Where" ? 1 : 0;
+    if (typed_input >= node.inputs.size()) continue;
+    const std::string& typed = node.inputs[typed_input];
     if (!graph->shapes.count(typed)) continue;
     graph->shapes[node.outputs[0]] = TensorShape{graph->shapes.at(typed).dtype, **dims};
   }
