@@ -559,8 +559,10 @@ TEST(OpsTest, SelectKeepsTheOperandWhereTheFillIsNaN) {
 
 // Transposes as strided copies, checked element by element: channels-last
 // windows back to NCHW (rows read at a stride, another axis contiguous:
-// copied in blocks), with channel counts 8 does and does not divide, an
-// offset, and a transpose whose rows are contiguous (copied row by row).
+// copied in 8x8 tiles), with channel counts and widths 8 does and does not
+// divide (whole tiles, a tile's leftover columns, leftover rows), widths
+// above 64 (attention's transposed keys), a 2-D transpose, an offset, and
+// a transpose whose rows are contiguous (copied row by row).
 TEST(OpsTest, TransposesCopyEveryElement) {
   struct Case {
     std::vector<int64_t> in;
@@ -569,7 +571,11 @@ TEST(OpsTest, TransposesCopyEveryElement) {
   for (const Case& c : std::vector<Case>{{{1, 2, 3, 7, 7, 16}, {0, 5, 1, 3, 2, 4}},
                                          {{2, 5, 13}, {0, 2, 1}},
                                          {{3, 4, 9, 8}, {3, 0, 2, 1}},
-                                         {{2, 6, 4}, {1, 0, 2}}}) {
+                                         {{2, 6, 4}, {1, 0, 2}},
+                                         {{128, 1, 256}, {1, 2, 0}},
+                                         {{19, 2, 16}, {1, 2, 0}},
+                                         {{13, 21}, {1, 0}},
+                                         {{24, 1, 40}, {1, 2, 0}}}) {
     const int64_t rank = static_cast<int64_t>(c.in.size());
     std::vector<int64_t> in_strides(rank, 1);
     for (int64_t d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * c.in[d + 1];

@@ -93,13 +93,50 @@ std::vector<int64_t> RowMajorStridesOf(const std::vector<int64_t>& dims) {
   return strides;
 }
 
+// Lane indices for __builtin_shuffle on two Float8Lanes (0-7 the first
+// operand's lanes, 8-15 the second's).
+typedef int32_t Int8Lanes __attribute__((vector_size(8 * sizeof(int32_t))));
+typedef float Float8UnalignedStore
+    __attribute__((vector_size(8 * sizeof(float)), aligned(4), may_alias));
+
+// to[k * to_stride + x] = from[x * from_stride + k] for an 8x8 tile, in
+// registers: eight 8-float loads, three rounds of two-operand shuffles
+// (the unpack, shufps and vperm2f128 of the classic AVX transpose, which
+// GCC emits for these lane patterns) and eight 8-float stores.
+TF_VECTOR_CLONES void Transpose8x8(const float* __restrict from, int64_t from_stride,
+                                   float* __restrict to, int64_t to_stride) {
+  Float8Lanes r[8], t[8], u[8];
+  for (int x = 0; x < 8; ++x) r[x] = TF_LOAD8(from + x * from_stride);
+  const Int8Lanes lo = {0, 8, 1, 9, 4, 12, 5, 13}, hi = {2, 10, 3, 11, 6, 14, 7, 15};
+  const Int8Lanes pair_lo = {0, 1, 8, 9, 4, 5, 12, 13}, pair_hi = {2, 3, 10, 11, 6, 7, 14, 15};
+  const Int8Lanes half_lo = {0, 1, 2, 3, 8, 9, 10, 11}, half_hi = {4, 5, 6, 7, 12, 13, 14, 15};
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = __builtin_shuffle(r[i], r[i + 1], lo);
+    t[i + 1] = __builtin_shuffle(r[i], r[i + 1], hi);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = __builtin_shuffle(t[i], t[i + 2], pair_lo);
+    u[i + 1] = __builtin_shuffle(t[i], t[i + 2], pair_hi);
+    u[i + 2] = __builtin_shuffle(t[i + 1], t[i + 3], pair_lo);
+    u[i + 3] = __builtin_shuffle(t[i + 1], t[i + 3], pair_hi);
+  }
+  for (int k = 0; k < 4; ++k) {
+    *reinterpret_cast<Float8UnalignedStore*>(to + k * to_stride) =
+        __builtin_shuffle(u[k], u[k + 4], half_lo);
+    *reinterpret_cast<Float8UnalignedStore*>(to + (k + 4) * to_stride) =
+        __builtin_shuffle(u[k], u[k + 4], half_hi);
+  }
+}
+
 // A strided copy whose rows gather (the last output axis reads the input
 // at a stride) while another output axis p reads it contiguously: a
 // channels-last -> NCHW transpose (MaxViT's and Swin's windows back to an
-// image, rows of 7 floats read C apart). Copied as [P x W] blocks, one per
-// index of the other axes: each group of 8 output rows reads 8 contiguous
-// floats per column and writes 8 rows, instead of stepping coordinates
-// per row of W. Returns false (nothing copied) when the step is not such.
+// image, rows of 7 floats read C apart), attention's transposed keys (rows
+// of the sequence read a head's width apart). Copied as [P x W] blocks,
+// one per index of the other axes, in 8x8 tiles transposed in registers;
+// a task is a block's group of 8 output rows over the whole width, so a
+// single large transpose still spreads over the pool. Returns false
+// (nothing copied) when the step is not such.
 bool TransposeBlocks(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
   const std::vector<int64_t>& shape = step.out_shape;
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -109,13 +146,14 @@ bool TransposeBlocks(const PlanStep& step, const float* in, float* out, const Tf
   for (int64_t d = rank - 2; d >= 0; --d) {
     if (step.a_strides[d] == 1 && shape[d] >= 8) p = d;
   }
-  if (s == 1 || p < 0 || width > 64) return false;
+  if (s == 1 || s == 0 || p < 0) return false;
   const std::vector<int64_t> out_strides = RowMajorStridesOf(shape);
   const int64_t rows = shape[p], row_stride = out_strides[p];
+  const int64_t groups = (rows + 7) / 8;
   int64_t blocks = 1;
   for (int64_t d = 0; d + 1 < rank; ++d) blocks *= d == p ? 1 : shape[d];
-  ParallelFor(rt, blocks, blocks * rows * width, [&](int64_t block) {
-    int64_t a = step.a_offset, o = 0, rest = block;
+  ParallelFor(rt, blocks * groups, blocks * rows * width, [&](int64_t task) {
+    int64_t a = step.a_offset, o = 0, rest = task / groups;
     for (int64_t d = rank - 2; d >= 0; --d) {
       if (d == p) continue;
       const int64_t index = rest % shape[d];
@@ -123,16 +161,21 @@ bool TransposeBlocks(const PlanStep& step, const float* in, float* out, const Tf
       a += index * step.a_strides[d];
       o += index * out_strides[d];
     }
-    int64_t r = 0;
-    for (; r + 8 <= rows; r += 8) {
-      for (int64_t x = 0; x < width; ++x) {
+    const int64_t r = (task % groups) * 8;
+    if (r + 8 <= rows) {
+      int64_t x = 0;
+      for (; x + 8 <= width; x += 8) {
+        Transpose8x8(in + a + r + x * s, s, out + o + r * row_stride + x, row_stride);
+      }
+      for (; x < width; ++x) {
         const float* from = in + a + r + x * s;
         float* to = out + o + r * row_stride + x;
         for (int64_t k = 0; k < 8; ++k) to[k * row_stride] = from[k];
       }
-    }
-    for (; r < rows; ++r) {
-      for (int64_t x = 0; x < width; ++x) out[o + r * row_stride + x] = in[a + r + x * s];
+    } else {
+      for (int64_t k = r; k < rows; ++k) {
+        for (int64_t x = 0; x < width; ++x) out[o + k * row_stride + x] = in[a + k + x * s];
+      }
     }
   });
   return true;
