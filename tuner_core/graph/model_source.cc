@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "common/status_macros.h"
 #include "tuner_core/graph/canonicalize.h"
+#include "tuner_core/graph/dead_conv_taps.h"
 #include "tuner_core/graph/infer_shapes.h"
 
 namespace tunefleet {
@@ -23,6 +24,7 @@ bool IsModelFile(const std::string& model) {
     // Shapes ONNX's inference leaves unknown (a Slice whose bounds a Shape
     // subgraph computes) are known once the shape arithmetic is folded.
     TF_ASSIGN_OR_RETURN(Graph graph, CompleteShapes(std::move(imported)));
+    DropDeadConvTaps(&graph);
     TF_ASSIGN_OR_RETURN(GraphLayers layers, ExtractLayers(graph));
     loaded.layers = std::move(layers.layers);
     loaded.untuned = std::move(layers.untuned);
