@@ -127,7 +127,10 @@ if [[ "${KEEP_ICU_DATA:-0}" != 1 ]]; then
     [[ -e "$data" ]] || continue
     soname="$(basename "$data")"
     symbol="icudt${soname#libicudata.so.}_dat"
-    readelf -Ws --dyn-syms "$data" | grep -qw "$symbol" || die "$soname does not define $symbol"
+    # The symbol table read whole first: `readelf | grep -q` under pipefail
+    # fails with SIGPIPE when grep stops at its match while readelf writes.
+    dynsyms="$(readelf -Ws --dyn-syms "$data")"
+    grep -qw "$symbol" <<<"$dynsyms" || die "$soname does not define $symbol"
     log "replacing $soname ($(du -h "$data" | cut -f1)) with a stub defining $symbol"
     echo "const unsigned char $symbol[64] __attribute__((aligned(16))) = {0};" |
       cc -x c -shared -fPIC -Wl,-soname,"$soname" -o "$data" -

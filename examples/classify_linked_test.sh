@@ -9,11 +9,16 @@ set -euo pipefail
 linked=$(realpath "$1") classify=$2 model_dir=$(dirname "$3") input_npy=$4 expected_npy=$5
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 
-if readelf -d "$linked" | grep -q "model.so"; then
+# The tools' output is read whole before grep looks at it: `tool | grep -q`
+# under pipefail fails with SIGPIPE (141) when grep stops at its first match
+# while the tool is still writing (a larger binary, a longer symbol list).
+dynamic=$(readelf -d "$linked")
+if grep -q "model.so" <<<"$dynamic"; then
   echo "$linked depends on a model.so" >&2
   exit 1
 fi
-nm "$linked" | grep -q " T tf_model_open_linked$"
+symbols=$(nm "$linked")
+grep -q " T tf_model_open_linked$" <<<"$symbols"
 
 /usr/bin/python3 -c "import numpy, sys; numpy.load(sys.argv[1]).astype('<f4').tofile(sys.argv[2])" \
   "$input_npy" "$tmp/input.raw"
