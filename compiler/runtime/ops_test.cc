@@ -154,7 +154,7 @@ TEST(OpsTest, PoolingWithPaddingMatchesReference) {
   // Strides 2 and 1 (Inception's average pools): rows of 6 and 11 outputs,
   // whose inner ones the blocked layouts pool four at a time.
   for (int64_t st : {2, 1})
-    for (int64_t b : {16, 8, 24, 32, 4})  // vectors of 8 lanes, and any other block
+    for (int64_t b : {16, 8, 24, 32, 12, 4, 6})  // vectors of 8 lanes, of 4, and any block
       for (const char* op : {"max_pool", "avg_pool"}) {
         PlanBuffer in_layout{"x", c * h * w, -1, {1, c, h, w}, b, 0};
         for (bool include_pad : {false, true}) {

@@ -1,6 +1,6 @@
 // The runtime's pooling (max, average, global average) in every layout it
 // runs in: NCHW rows, and the blocked layout's blocks in vectors of 8
-// lanes.
+// lanes (of 4 where the block is not a multiple of 8).
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -115,14 +115,35 @@ TF_VECTOR_CLONES void PoolRow(const PoolWindow& g, const float* __restrict src,
   }
 }
 
-// PoolRow for a block whose lanes are a multiple of 8 (AVX2's NCHW8c,
-// AVX-512's NCHW16c, and the 24- or 32-lane blocks a model's channel
-// counts pick): the taps that fall inside the image are worked out per row
-// and per column, not tested per tap, and each part of 8 lanes is one
-// vector register over the whole window.
-template <bool kMax>
+// Vectors of kLanes floats (V) and the same read from any float address (U).
+typedef float Float4Lanes __attribute__((vector_size(4 * sizeof(float))));
+typedef float Float4Unaligned
+    __attribute__((vector_size(4 * sizeof(float)), aligned(4), may_alias));
+template <int kLanes>
+struct LanesOf;
+template <>
+struct LanesOf<8> {
+  using V = Float8Lanes;
+  using U = Float8Unaligned;
+};
+template <>
+struct LanesOf<4> {
+  using V = Float4Lanes;
+  using U = Float4Unaligned;
+};
+
+// PoolRow for a block whose lanes are a multiple of kLanes: 8 (AVX2's
+// NCHW8c, AVX-512's NCHW16c, and the 24- or 32-lane blocks a model's
+// channel counts pick) or 4 (the 12- and 20-lane blocks of 24 or 40
+// channels: ShuffleNet's stem pool): the taps that fall inside the image
+// are worked out per row and per column, not tested per tap, and each part
+// of kLanes lanes is one vector register over the whole window.
+template <bool kMax, int kLanes = 8>
 TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict src,
                                    float* __restrict dst, int64_t y) {
+  using V = typename LanesOf<kLanes>::V;
+  using U = typename LanesOf<kLanes>::U;
+#define TF_LOAD_PART(p) (*reinterpret_cast<const U*>(p))
   const int64_t b = g.b, y0 = y * g.sh - g.pt;
   auto first_inside = [](int64_t start, int64_t d) {
     return start >= 0 ? 0 : (-start + d - 1) / d;
@@ -132,7 +153,7 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
   };
   const int64_t r_lo = first_inside(y0, g.dh), r_hi = end_inside(y0, g.dh, g.kh, g.h);
   const int64_t row_taps = g.count_include_pad ? g.RowTaps(y0, true) : r_hi - r_lo;
-  const Float8Lanes init = Float8Lanes{} + (kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+  const V init = V{} + (kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
   // Where four outputs in a row have their whole window inside the image
   // (no padding to skip), they are pooled together: four independent chains
   // of adds or maxima, where one output's taps alone wait on each other.
@@ -151,14 +172,14 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
       // Named accumulators, not an array: GCC kept an array of vectors on
       // the stack.
       const int64_t next = g.sw * b;  // the next output's window
-      for (int64_t p = 0; p < b; p += 8) {
-        Float8Lanes a0 = init, a1 = init, a2 = init, a3 = init;
+      for (int64_t p = 0; p < b; p += kLanes) {
+        V a0 = init, a1 = init, a2 = init, a3 = init;
         for (int64_t r = r_lo; r < r_hi; ++r) {
           const float* __restrict row = src + ((y0 + r * g.dh) * g.in_w + x0) * b + p;
           for (int64_t s = 0; s < g.kw; ++s) {
             const float* __restrict v = row + s * g.dw * b;
-            const Float8Lanes v0 = TF_LOAD8(v), v1 = TF_LOAD8(v + next);
-            const Float8Lanes v2 = TF_LOAD8(v + 2 * next), v3 = TF_LOAD8(v + 3 * next);
+            const V v0 = TF_LOAD_PART(v), v1 = TF_LOAD_PART(v + next);
+            const V v2 = TF_LOAD_PART(v + 2 * next), v3 = TF_LOAD_PART(v + 3 * next);
             if constexpr (kMax) {
               a0 = a0 < v0 ? v0 : a0;
               a1 = a1 < v1 ? v1 : a1;
@@ -194,14 +215,14 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
                                                              : std::max<int64_t>(s_hi - s_lo, 0));
       scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
     }
-    for (int64_t p = 0; p < b; p += 8) {
+    for (int64_t p = 0; p < b; p += kLanes) {
       // A max as a compare and select on the vector: GCC does not vectorise
       // a float max written lane by lane (std::max is the same per lane).
-      Float8Lanes acc = init;
+      V acc = init;
       for (int64_t r = r_lo; r < r_hi; ++r) {
         const float* __restrict row = src + ((y0 + r * g.dh) * g.in_w + x0) * b + p;
         for (int64_t s = s_lo; s < s_hi; ++s) {
-          const Float8Lanes v = TF_LOAD8(row + s * g.dw * b);
+          const V v = TF_LOAD_PART(row + s * g.dw * b);
           if constexpr (kMax) {
             acc = acc < v ? v : acc;
           } else {
@@ -214,6 +235,7 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
     }
   }
 }
+#undef TF_LOAD_PART
 
 // The same for NCHW (one lane): taps outermost and the row's columns
 // innermost, so a stride-1 window vectorises across the output row.
@@ -276,6 +298,7 @@ void Pool(const PlanStep& step, const PlanBuffer& in_layout, const float* in,
   const bool max = step.op == StepOp::kMaxPool;
   const auto row = b == 1       ? (max ? &PoolRowPlain<true> : &PoolRowPlain<false>)
                    : b % 8 == 0 ? (max ? &PoolRowBlock<true> : &PoolRowBlock<false>)
+                   : b % 4 == 0 ? (max ? &PoolRowBlock<true, 4> : &PoolRowBlock<false, 4>)
                                 : (max ? &PoolRow<true> : &PoolRow<false>);
   // One output row (n, channel block, y) per task.
   ParallelFor(rt, n * blocks * oh, n * c * oh * ow * k[0] * k[1], [&](int64_t t) {
