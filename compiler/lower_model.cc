@@ -6,6 +6,7 @@
 #include "common/status_macros.h"
 #include "compiler/passes/alias_concats.h"
 #include "compiler/passes/alias_slices.h"
+#include "compiler/passes/compose_strided_copies.h"
 #include "compiler/passes/fold_batch_norm.h"
 #include "compiler/passes/fold_channel_scales.h"
 #include "compiler/passes/fuse_epilogues.h"
@@ -53,6 +54,7 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const Graph& graph,
     AliasConcatInputs(&built.plan);
     AliasChannelSlices(&built.plan);
   }
+  ComposeStridedCopies(&built.plan);
   FoldChannelScales(&built.plan);
   return built;
 }

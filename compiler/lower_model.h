@@ -14,6 +14,8 @@
 //                                        (passes/emit_plan.h)
 //   write concatenations' inputs in place (passes/alias_concats.h)
 //   read channel slices in place         (passes/alias_slices.h)
+//   a strided copy of a strided copy as one
+//                                        (passes/compose_strided_copies.h)
 //   fold squeeze-excite scales into the next convolution's weights
 //                                        (passes/fold_channel_scales.h)
 //

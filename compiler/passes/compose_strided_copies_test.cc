@@ -1,0 +1,116 @@
+// A strided copy reading another's output reads that copy's input instead
+// and computes the same floats: a slice of the fused q/k/v projection then
+// its transpose into heads, and a transpose of a transpose. Left as two
+// where the intermediate has another reader or is the model's output, or
+// where the second copy's axis would carry across the first's output axes.
+#include "compiler/passes/compose_strided_copies.h"
+
+#include <vector>
+
+#include "compiler/passes/plan_steps_testing.h"
+#include "compiler/runtime/ops.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+void SerialFor(void*, int64_t n, TfParallelBody body, void* closure) {
+  for (int64_t i = 0; i < n; ++i) body(i, closure);
+}
+const TfRuntime kSerial = {TF_KERNEL_ABI_VERSION, 1, nullptr, &SerialFor, nullptr, nullptr};
+
+PlanBuffer Plain(const char* name, std::vector<int64_t> shape) {
+  PlanBuffer b;
+  b.tensor = name;
+  b.shape = std::move(shape);
+  b.elements = 1;
+  for (int64_t d : b.shape) b.elements *= d;
+  return b;
+}
+
+PlanStep Copy(int in, int out, std::vector<int64_t> shape, std::vector<int64_t> strides,
+              int64_t offset = 0) {
+  PlanStep step = StepOf(StepOp::kStridedCopy, {in}, out);
+  step.out_shape = std::move(shape);
+  step.a_strides = std::move(strides);
+  step.a_offset = offset;
+  return step;
+}
+
+// qkv [S=6, 1, 3 * D] with D = 8 (2 heads of 4); k = qkv[:, :, 8:16]
+// ([6, 1, 8]); heads = k viewed as [6, 2, 4] transposed to [2, 6, 4].
+ModelPlan SliceThenHeads() {
+  ModelPlan plan;
+  plan.buffers = {Plain("qkv", {6, 1, 24}), Plain("k", {6, 1, 8}), Plain("heads", {2, 6, 4})};
+  plan.inputs = {{"qkv", 0, {6, 1, 24}}};
+  plan.outputs = {{"heads", 2, {2, 6, 4}}};
+  plan.steps = {Copy(0, 1, {6, 1, 8}, {24, 24, 1}, 8), Copy(1, 2, {2, 6, 4}, {4, 8, 1})};
+  return plan;
+}
+
+std::vector<float> RunPlan(const ModelPlan& plan, const std::vector<float>& input) {
+  std::vector<std::vector<float>> buffers;
+  for (const PlanBuffer& b : plan.buffers) buffers.emplace_back(b.elements, -1.0f);
+  buffers[0] = input;
+  for (const PlanStep& step : plan.steps) {
+    std::vector<const float*> in;
+    for (int id : step.inputs) in.push_back(buffers[id].data());
+    RunTensorOp(step, in, buffers[step.outputs[0]].data(),
+                static_cast<int64_t>(buffers[step.outputs[0]].size()), &kSerial);
+  }
+  return buffers[plan.outputs[0].buffer];
+}
+
+std::vector<float> Counting(int64_t n) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(i);
+  return v;
+}
+
+TEST(ComposeStridedCopiesTest, TheSecondCopyReadsTheFirstOnesInput) {
+  const ModelPlan before = SliceThenHeads();
+  ModelPlan after = before;
+  ASSERT_EQ(ComposeStridedCopies(&after), 1);
+  ASSERT_EQ(after.steps.size(), 1u);
+  EXPECT_EQ(after.steps[0].inputs, std::vector<int>{0});
+  EXPECT_EQ(after.steps[0].a_strides, (std::vector<int64_t>{4, 24, 1}));
+  EXPECT_EQ(after.steps[0].a_offset, 8);
+  const std::vector<float> x = Counting(6 * 24);
+  EXPECT_EQ(RunPlan(after, x), RunPlan(before, x));
+
+  // A transpose of a transpose ([3, 4, 5] -> [5, 3, 4] -> [4, 5, 3]).
+  ModelPlan twice;
+  twice.buffers = {Plain("x", {3, 4, 5}), Plain("t", {5, 3, 4}), Plain("y", {4, 5, 3})};
+  twice.inputs = {{"x", 0, {3, 4, 5}}};
+  twice.outputs = {{"y", 2, {4, 5, 3}}};
+  twice.steps = {Copy(0, 1, {5, 3, 4}, {1, 20, 5}), Copy(1, 2, {4, 5, 3}, {1, 12, 4})};
+  ModelPlan one = twice;
+  ASSERT_EQ(ComposeStridedCopies(&one), 1);
+  EXPECT_EQ(one.steps[0].a_strides, (std::vector<int64_t>{5, 1, 20}));
+  EXPECT_EQ(RunPlan(one, Counting(60)), RunPlan(twice, Counting(60)));
+}
+
+TEST(ComposeStridedCopiesTest, KeepsBothWhereTheIntermediateIsNeededOrAnAxisCarries) {
+  {  // k read by another step too
+    ModelPlan plan = SliceThenHeads();
+    plan.buffers.push_back(Plain("k2", {6, 1, 8}));
+    plan.steps.push_back(Copy(1, 3, {6, 1, 8}, {8, 8, 1}));
+    EXPECT_EQ(ComposeStridedCopies(&plan), 0);
+  }
+  {  // k is a model output
+    ModelPlan plan = SliceThenHeads();
+    plan.outputs.push_back({"k", 1, {6, 1, 8}});
+    EXPECT_EQ(ComposeStridedCopies(&plan), 0);
+  }
+  {  // a transpose [3, 4] -> [4, 3] read back flat: 12 steps of 1 carry
+    ModelPlan plan;
+    plan.buffers = {Plain("x", {3, 4}), Plain("t", {4, 3}), Plain("y", {12})};
+    plan.inputs = {{"x", 0, {3, 4}}};
+    plan.outputs = {{"y", 2, {12}}};
+    plan.steps = {Copy(0, 1, {4, 3}, {1, 4}), Copy(1, 2, {12}, {1})};
+    EXPECT_EQ(ComposeStridedCopies(&plan), 0);
+  }
+}
+
+}  // namespace
+}  // namespace tunefleet
