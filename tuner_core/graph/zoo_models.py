@@ -32,6 +32,10 @@ The zoo:
     2 x d=256, 100 tokens), encoder_prenorm_relu (nn.TransformerEncoder,
     norm_first, ReLU, 2 x d=384, 64 tokens) and encoder_causal_seqfirst
     (sequence-first, an additive causal mask, 2 x d=128, 50 tokens).
+  * torchvision's semantic segmentation models (family "segmentation":
+    deeplabv3_mobilenet_v3_large, deeplabv3_resnet50, fcn_resnet50,
+    lraspp_mobilenet_v3_large; weights=None, weights_backbone=None), their
+    "out" map [B, 21, H, W], input float32 Bx3x224x224.
 
 Usage:
   /usr/bin/python3 tuner_core/graph/zoo_models.py --list [--family vit,swin]
@@ -94,6 +98,9 @@ _FAMILIES = (
     ("swin_", "swin"),
     ("maxvit", "maxvit"),
     ("bert", "bert"),
+    ("deeplabv3_", "segmentation"),
+    ("fcn_", "segmentation"),
+    ("lraspp_", "segmentation"),
     ("gpt2_", "encoder"),
     ("distilbert_", "encoder"),
     ("encoder_", "encoder"),
@@ -144,8 +151,28 @@ def classification_models() -> list[str]:
     return sorted(names)
 
 
+# torchvision's semantic segmentation models (torchvision.models.segmentation,
+# family "segmentation"): atrous (dilated) backbones and pyramids, bilinear
+# upsampling back to the input's size; the output is their "out" map
+# [B, 21, H, W].
+SEGMENTATION = ("deeplabv3_mobilenet_v3_large", "deeplabv3_resnet50", "fcn_resnet50",
+                "lraspp_mobilenet_v3_large")
+
+
+class SegmentationOut(torch.nn.Module):
+    """A segmentation model's "out" map (its forward returns a dict)."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.model(x)["out"]
+
+
 def all_models() -> list[str]:
-    return classification_models() + ["bert_tiny", "bert_tiny_ids"] + sorted(ENCODERS)
+    return (classification_models() + ["bert_tiny", "bert_tiny_ids"] + sorted(ENCODERS) +
+            list(SEGMENTATION))
 
 
 class BertEncoder(torch.nn.Module):
@@ -327,6 +354,12 @@ def build(name: str, batch: int = 1, seed: int = 0, image_size: str | None = Non
         model = make()
         draw_constant_init(model, seed)
         return Built(model.eval(), torch.randn(*shape, generator=inputs))
+    if name in SEGMENTATION:
+        model = SegmentationOut(getattr(torchvision.models.segmentation, name)(
+            weights=None, weights_backbone=None))
+        draw_constant_init(model, seed)
+        size = image_size_for(name, image_size)
+        return Built(model.eval(), torch.randn(batch, 3, size, size, generator=inputs))
     if name not in classification_models():
         raise KeyError(f"unknown model {name!r} (--list lists them)")
     kwargs: dict = {"weights": None}
