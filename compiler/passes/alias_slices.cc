@@ -52,15 +52,11 @@ int64_t RunOffset(const PlanStep& step, const PlanBuffer& in, const PlanBuffer& 
 }  // namespace
 
 int AliasChannelSlices(ModelPlan* plan) {
-  const int num_buffers = static_cast<int>(plan->buffers.size());
   const BufferUse use = BufferUseOf(*plan);
   const std::vector<int>& writers = use.writers;
   const std::vector<bool>& pinned = use.pinned;
   // Buffers something already lies in (a root of views): they stay whole.
-  std::vector<bool> is_root(num_buffers, false);
-  for (const PlanBuffer& b : plan->buffers) {
-    if (b.alias_of >= 0) is_root[b.alias_of] = true;
-  }
+  std::vector<bool> is_root = use.view_root;
 
   std::vector<bool> drop(plan->steps.size(), false);
   int dropped = 0;

@@ -8,7 +8,11 @@ namespace tunefleet {
 BufferUse BufferUseOf(const ModelPlan& plan) {
   const size_t num_buffers = plan.buffers.size();
   BufferUse use{std::vector<int>(num_buffers, 0), std::vector<int>(num_buffers, 0),
-                std::vector<int>(num_buffers, -1), std::vector<bool>(num_buffers, false)};
+                std::vector<int>(num_buffers, -1), std::vector<bool>(num_buffers, false),
+                std::vector<bool>(num_buffers, false)};
+  for (const PlanBuffer& b : plan.buffers) {
+    if (b.alias_of >= 0) use.view_root[b.alias_of] = true;
+  }
   for (const PlanTensor& t : plan.inputs) use.pinned[t.buffer] = true;
   for (const PlanTensor& t : plan.outputs) use.pinned[t.buffer] = true;
   for (size_t i = 0; i < plan.steps.size(); ++i) {

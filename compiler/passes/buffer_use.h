@@ -3,7 +3,8 @@
 // of another or drop it: how many steps write each (a kernel writes its
 // outputs and the staged buffers it does not read), how many read each (as
 // an input, a staged buffer or an epilogue's bias or residual), and which
-// must stay where they are (the model's inputs and outputs).
+// must stay where they are (the model's inputs and outputs), and which
+// hold views of themselves.
 //
 //   const BufferUse use = BufferUseOf(*plan);
 //   if (!use.pinned[id] && use.writers[id] == 1) ...
@@ -26,6 +27,7 @@ struct BufferUse {
   std::vector<int> readers;      // per buffer: the steps that read it
   std::vector<int> last_reader;  // per buffer: the last step that reads it, or -1
   std::vector<bool> pinned;      // per buffer: a model input or output
+  std::vector<bool> view_root;   // per buffer: some view lies in it (alias_of)
 };
 
 BufferUse BufferUseOf(const ModelPlan& plan);

@@ -56,10 +56,6 @@ bool Compose(const PlanStep& first, PlanStep* second) {
 
 int ComposeStridedCopies(ModelPlan* plan) {
   const BufferUse use = BufferUseOf(*plan);
-  std::vector<bool> is_root(plan->buffers.size(), false);
-  for (const PlanBuffer& b : plan->buffers) {
-    if (b.alias_of >= 0) is_root[b.alias_of] = true;
-  }
   // The last step so far writing each buffer, a view's writes its root's.
   std::vector<int> writer(plan->buffers.size(), -1);
   auto root = [&](int id) {
@@ -74,7 +70,8 @@ int ComposeStridedCopies(ModelPlan* plan) {
       const PlanBuffer& buffer = plan->buffers[mid];
       const int i = writer[root(mid)];
       if (i >= 0 && !dropped[i] && !use.pinned[mid] && use.writers[mid] == 1 &&
-          use.readers[mid] == 1 && buffer.alias_of < 0 && !is_root[mid] && buffer.is_plain()) {
+          use.readers[mid] == 1 && buffer.alias_of < 0 && !use.view_root[mid] &&
+          buffer.is_plain()) {
         const PlanStep& first = plan->steps[i];
         const bool copy = first.op == StepOp::kStridedCopy && first.inputs.size() == 1 &&
                           first.outputs.size() == 1;

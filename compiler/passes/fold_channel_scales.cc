@@ -43,10 +43,6 @@ std::vector<int64_t> PackedGeometry(const ModelPlan& plan, const PlanStep& conv,
 
 int FoldChannelScales(ModelPlan* plan) {
   const BufferUse use = BufferUseOf(*plan);
-  std::vector<bool> is_root(plan->buffers.size(), false);
-  for (const PlanBuffer& b : plan->buffers) {
-    if (b.alias_of >= 0) is_root[b.alias_of] = true;
-  }
   int folded = 0;
   for (size_t i = 0; i < plan->steps.size(); ++i) {
     const PlanStep& mul = plan->steps[i];
@@ -61,10 +57,10 @@ int FoldChannelScales(ModelPlan* plan) {
     // s: one float per channel, in order (the runtime checks there are C).
     if (product == x || !plan->buffers[s].is_plain() || !in.is_4d() || in.shape[0] != 1 ||
         use.pinned[product] || use.writers[product] != 1 || use.readers[product] != 1 ||
-        out.alias_of >= 0 || is_root[product] || out.block != in.block ||
+        out.alias_of >= 0 || use.view_root[product] || out.block != in.block ||
         out.RowWidth() != in.RowWidth() ||
         // x is read later than before: nothing may write it meanwhile.
-        use.writers[x] != 1 || in.alias_of >= 0 || is_root[x]) {
+        use.writers[x] != 1 || in.alias_of >= 0 || use.view_root[x]) {
       continue;
     }
     const int j = use.last_reader[product];
