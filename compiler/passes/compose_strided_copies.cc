@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "compiler/passes/buffer_use.h"
+#include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
 namespace {
@@ -19,8 +20,7 @@ bool Compose(const PlanStep& first, PlanStep* second) {
       second->a_strides.size() != second->out_shape.size()) {
     return false;
   }
-  std::vector<int64_t> mid_strides(rank, 1);  // the intermediate's row-major strides
-  for (int64_t e = rank - 2; e >= 0; --e) mid_strides[e] = mid_strides[e + 1] * mid[e + 1];
+  const std::vector<int64_t> mid_strides = RowMajorStrides(mid);
   // Where the second copy starts, in the intermediate's coordinates.
   std::vector<int64_t> reach(rank, 0);
   int64_t rest = second->a_offset;

@@ -96,8 +96,6 @@ std::vector<int64_t> RowMajorStridesOf(const std::vector<int64_t>& dims) {
 // Lane indices for __builtin_shuffle on two Float8Lanes (0-7 the first
 // operand's lanes, 8-15 the second's).
 typedef int32_t Int8Lanes __attribute__((vector_size(8 * sizeof(int32_t))));
-typedef float Float8UnalignedStore
-    __attribute__((vector_size(8 * sizeof(float)), aligned(4), may_alias));
 
 // to[k * to_stride + x] = from[x * from_stride + k] for an 8x8 tile, in
 // registers: eight 8-float loads, three rounds of two-operand shuffles
@@ -121,9 +119,9 @@ TF_VECTOR_CLONES void Transpose8x8(const float* __restrict from, int64_t from_st
     u[i + 3] = __builtin_shuffle(t[i + 1], t[i + 3], pair_hi);
   }
   for (int k = 0; k < 4; ++k) {
-    *reinterpret_cast<Float8UnalignedStore*>(to + k * to_stride) =
+    *reinterpret_cast<Float8Unaligned*>(to + k * to_stride) =
         __builtin_shuffle(u[k], u[k + 4], half_lo);
-    *reinterpret_cast<Float8UnalignedStore*>(to + (k + 4) * to_stride) =
+    *reinterpret_cast<Float8Unaligned*>(to + (k + 4) * to_stride) =
         __builtin_shuffle(u[k], u[k + 4], half_hi);
   }
 }

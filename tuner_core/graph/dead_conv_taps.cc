@@ -36,8 +36,10 @@ bool Narrow(Graph* graph, GraphNode* node) {
   if (node->op_type != "Conv" || node->inputs.size() < 2) return false;
   auto w = graph->constants.find(node->inputs[1]);
   auto x = graph->shapes.find(node->inputs[0]);
+  auto y = node->outputs.empty() ? graph->shapes.end() : graph->shapes.find(node->outputs[0]);
   if (w == graph->constants.end() || w->second.shape.dtype != kOnnxFloat ||
       w->second.shape.dims.size() != 4 || x == graph->shapes.end() || x->second.dims.size() != 4 ||
+      y == graph->shapes.end() || y->second.dims.size() != 4 ||
       StringAttribute(*node, "auto_pad", "NOTSET") != "NOTSET") {
     return false;
   }
@@ -54,11 +56,10 @@ bool Narrow(Graph* graph, GraphNode* node) {
   LiveTaps live[2];
   bool narrower = false;
   for (int d = 0; d < 2; ++d) {
-    const int64_t in = x->second.dims[2 + d];
-    if (in <= 0 || strides[d] < 1 || dilations[d] < 1) return false;
-    const int64_t span = in + pads[d] + pads[2 + d] - dilations[d] * (kernel[d] - 1) - 1;
-    if (span < 0) return false;
-    const int64_t out = span / strides[d] + 1;
+    // The output size shape inference gave it, which the narrowed
+    // convolution keeps.
+    const int64_t in = x->second.dims[2 + d], out = y->second.dims[2 + d];
+    if (in <= 0 || out <= 0 || strides[d] < 1 || dilations[d] < 1) return false;
     live[d] = LiveTapsOf(in, kernel[d], strides[d], dilations[d], pads[d], out);
     if (live[d].first > live[d].last) return false;  // all padding: leave it be
     const int64_t before = pads[d] - live[d].first * dilations[d];

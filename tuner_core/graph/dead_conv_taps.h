@@ -8,11 +8,12 @@
 // to 86 x 86 and multiplies zeros.
 //
 // A Conv with constant float weights [K, C/g, R, S], a known 4-D input and
-// explicit pads (auto_pad NOTSET) whose live taps along an axis are a range
-// [r0, r1] narrower than the kernel gets the weights of that range (a new
-// constant "<node>.live_taps"), pads shrunk by the dropped taps' reach
-// (pads never go below zero: otherwise it stays) and, with one tap left per
-// axis, dilation 1. The output is the same floats.
+// output (shape inference's) and explicit pads (auto_pad NOTSET) whose
+// live taps along an axis are a range [r0, r1] narrower than the kernel
+// gets the weights of that range (a new constant "<node>.live_taps"), pads
+// shrunk by the dropped taps' reach (pads never go below zero: otherwise it
+// stays) and, with one tap left per axis, dilation 1. The output is the
+// same floats.
 //
 //   DropDeadConvTaps(&graph);
 #ifndef TUNEFLEET_TUNER_CORE_GRAPH_DEAD_CONV_TAPS_H_

@@ -31,6 +31,13 @@ Graph ConvGraph(const ConvCase& c) {
   }
   g.shapes["w"] = w.shape;
   g.constants["w"] = w;
+  std::vector<int64_t> y = {1, c.k, 0, 0};  // as shape inference gives it
+  for (int d = 0; d < 2; ++d) {
+    y[2 + d] = (c.x[2 + d] + c.pads[d] + c.pads[2 + d] - c.dilations[d] * (c.kernel[d] - 1) - 1) /
+                   c.strides[d] +
+               1;
+  }
+  g.shapes["y"] = {kOnnxFloat, y};
   GraphNode conv{"conv", "Conv", {"x", "w"}, {"y"}};
   conv.attributes["kernel_shape"] = c.kernel;
   conv.attributes["strides"] = c.strides;
