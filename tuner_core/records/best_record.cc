@@ -71,8 +71,12 @@ std::vector<TaskRecords> TopPerTask(const std::vector<Record>& records, int k,
     std::set<std::string> configs;
     for (const Record* r : group) {
       if (static_cast<int>(task.top.size()) >= k) break;
-      const std::string config =
-          r->config.contains("index") ? r->config["index"].dump() : r->config.dump();
+      // The index names the config; a record may leave it null (its entity
+      // then does: ConfigSpace::FromJson), so null is no name.
+      const auto index = r->config.find("index");
+      const std::string config = index != r->config.end() && index->is_number_integer()
+                                     ? index->dump()
+                                     : r->config.value("entity", nlohmann::json()).dump();
       if (configs.insert(config).second) task.top.push_back(*r);
     }
   }

@@ -141,5 +141,22 @@ TEST(TopPerTaskTest, TheKBestOfEachTaskOneRecordPerConfig) {
   }
 }
 
+// Records written by hand may leave the index null (the entity names the
+// config): two such configs are two, the same entity twice is one.
+TEST(TopPerTaskTest, ConfigsWithoutAnIndexAreToldApartByTheirEntity) {
+  auto by_entity = [](double cost, const std::string& reduce) {
+    Record record = MakeRecord("conv", 64, "llvm", 0, cost);
+    record.config = {
+        {"index", nullptr}, {"code_hash", nullptr}, {"entity", {{"reduce", "ot", reduce}}}};
+    return record;
+  };
+  std::vector<Record> records = {by_entity(0.1, "a"), by_entity(0.2, "a"), by_entity(0.3, "b")};
+  std::vector<TaskRecords> top = TopPerTask(records, 5);
+  ASSERT_EQ(top.size(), 1u);
+  ASSERT_EQ(top[0].top.size(), 2u);
+  EXPECT_EQ(top[0].top[0].result.costs[0], 0.1);
+  EXPECT_EQ(top[0].top[1].result.costs[0], 0.3);
+}
+
 }  // namespace
 }  // namespace tunefleet
