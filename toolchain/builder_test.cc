@@ -274,6 +274,71 @@ TEST(BuilderTest, Conv2dIccOuterRowBandsAreCorrect) {
   }
 }
 
+// Atrous convolutions whose taps read only the zero padding for most
+// pixels (DeepLabV3's rates past half its map; the unpadded orders test
+// each tap of a border tile once, Reduction's BorderTaps): rate 6 on a 9x11
+// map, rate 4 with stride 2, uneven padding and two images, and rate 9 on
+// a 7x7 map, where only the centre tap reads the image; every unpadded
+// order, tiles of 3 and 7 columns, both layouts, against the direct
+// reference.
+TEST(BuilderTest, Conv2dAtrousTapsInThePaddingAreSkippedCorrectly) {
+  const std::vector<nlohmann::json> shapes = {
+      {{"N", 1},
+       {"C", 8},
+       {"H", 9},
+       {"W", 11},
+       {"K", 8},
+       {"R", 3},
+       {"S", 3},
+       {"dilation", 6},
+       {"padding", 6}},
+      {{"N", 2},
+       {"C", 4},
+       {"H", 10},
+       {"W", 17},
+       {"K", 8},
+       {"R", 3},
+       {"S", 3},
+       {"dilation", 4},
+       {"padding", {4, 3, 4, 4}},
+       {"stride", 2}},
+      {{"N", 1},
+       {"C", 4},
+       {"H", 7},
+       {"W", 7},
+       {"K", 8},
+       {"R", 3},
+       {"S", 3},
+       {"dilation", 9},
+       {"padding", 9}},
+  };
+  int built = 0;
+  for (nlohmann::json args : shapes) {
+    for (const char* layout : {"NCHW", "NCHWc"}) {
+      args["layout"] = layout;
+      for (const char* reduce :
+           {"c_kh_kw_ic_inline_pad", "c_kh_ic_kw_inline_pad", "kh_kw_c_ic_inline_pad",
+            "icc_outer_kh_kw_ic", "icc_outer_shared_kh_ic_kw"}) {
+        for (int64_t tile_ow : {3, 7}) {
+          absl::StatusOr<ConvKernel> k = InstantiateConv("conv2d_nchwc.x86", args,
+                                                         {{"tile_ic", "ot", 4},
+                                                          {"tile_oc", "ot", 8},
+                                                          {"tile_ow", "ot", tile_ow},
+                                                          {"vec", "ot", 4},
+                                                          {"reduce", "ot", reduce}});
+          ASSERT_TRUE(k.ok()) << k.status();
+          BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
+          ASSERT_TRUE(result.ok()) << result.error_msg;
+          ++built;
+          EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, built))
+              << k->workload->Describe() << " config " << k->config.ToString();
+        }
+      }
+    }
+  }
+  EXPECT_EQ(built, 60);
+}
+
 // "icc_outer_shared_": groups of output-channel blocks reducing each input
 // chunk in turn (OcShare) over chunks of input-channel blocks (IccChunk),
 // on a pointwise convolution (its 8 blocks in one group, its 16 input

@@ -58,13 +58,45 @@ TEST(DefaultConfigTest, LargeThreeByThreeConvolutionsDefaultToWinograd) {
     EXPECT_EQ(Knobs(target, DefaultTile::kTarget)["reduce"], "winograd_f4") << target;
     nlohmann::json small = Conv64();
     small["H"] = small["W"] = 7;
-    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, small)["reduce"], "c_kh_kw_ic") << target;
+    EXPECT_NE(Knobs(target, DefaultTile::kTarget, small)["reduce"], "winograd_f4") << target;
     nlohmann::json strided = Conv64();
     strided["stride_h"] = strided["stride_w"] = 2;
     EXPECT_EQ(Knobs(target, DefaultTile::kTarget, strided)["reduce"], "c_kh_kw_ic") << target;
     nlohmann::json rgb = Conv64();
     rgb["C"] = 3;
     EXPECT_EQ(Knobs(target, DefaultTile::kTarget, rgb)["reduce"], "c_kh_kw_ic") << target;
+  }
+}
+
+// A stride-1 convolution where a tenth or more of the (pixel, tap) pairs
+// read the padding reads its input unpadded by default (no padded copy,
+// those taps skipped): atrous rates 4 and 24 on 28x28, a 3x3 on a 7x7 map;
+// rate 2 on 28x28 (9 % in the padding), a strided one and a grouped one
+// keep the padded order.
+TEST(DefaultConfigTest, ConvolutionsReadingMuchPaddingReadTheirInputUnpadded) {
+  auto atrous = [](int rate) {
+    nlohmann::json args = Conv64();
+    args["H"] = args["W"] = 28;
+    for (const char* key : {"pad_top", "pad_left", "pad_bottom", "pad_right", "dil_h", "dil_w"}) {
+      args[key] = rate;
+    }
+    return args;
+  };
+  nlohmann::json small = Conv64();
+  small["H"] = small["W"] = 7;
+  nlohmann::json strided = atrous(24);
+  strided["stride_h"] = strided["stride_w"] = 2;
+  nlohmann::json grouped = atrous(24);
+  grouped["group"] = 2;
+  for (const char* target : {kAvx2, kAvx512}) {
+    for (const nlohmann::json& args : {atrous(4), atrous(24), small}) {
+      EXPECT_EQ(Knobs(target, DefaultTile::kTarget, args)["reduce"], "icc_outer_kh_ic_kw")
+          << target << " " << args.dump();
+    }
+    for (const nlohmann::json& args : {atrous(2), strided, grouped}) {
+      EXPECT_EQ(Knobs(target, DefaultTile::kTarget, args)["reduce"], "c_kh_kw_ic")
+          << target << " " << args.dump();
+    }
   }
 }
 

@@ -151,41 +151,83 @@ Stmt PackKernel(const Params& p, const std::string& dst) {
   return For::Make("pk_t", 0, p.OCC * p.ICC, ForKind::kParallel, body);
 }
 
+// One FMA step of a register tile: input channel (icc, icb), tap (kh, kw).
+using StepFn = std::function<Stmt(Expr, Expr, Expr, Expr)>;
+
+// What a border tile (one some tap of which reads the zero padding) knows
+// of its taps: whether tap row kh lies inside the image, whether tap column
+// kw does for every column of the tile and whether for at least one (true
+// may also stand for "perhaps": the partial step checks each column), and
+// the step that checks each column.
+struct BorderTaps {
+  std::function<Expr(Expr)> row_inside;
+  std::function<Expr(Expr)> columns_inside;
+  std::function<Expr(Expr)> some_column_inside;
+  StepFn partial;
+};
+
 // The reduction of one register tile in loop order `reduce`; `step` builds
 // the FMAs for input channel (icc, icb) and tap (kh, kw). `tag` keeps loop
-// names unique when a kernel holds two copies (interior and border).
+// names unique when a kernel holds two copies (interior and border). With
+// `border`, each tap's loops run only where the tap reads inside the image
+// at all, with `step` where every column of the tile does and
+// border->partial where only some do: the test is made once per tap and
+// input-channel block (per tap, in "kh_kw_c_ic"), not in the inner loop,
+// so the taps of an atrous convolution that read the padding for most rows
+// (DeepLabV3's rates 12 and 24 on a 28x28 map) cost a branch, not a
+// reduction.
 Stmt Reduction(const Params& p, const std::string& reduce, const std::string& tag,
-               const std::function<Stmt(Expr, Expr, Expr, Expr)>& step) {
+               const StepFn& step, const BorderTaps* border = nullptr) {
   auto loop = [&](const std::string& name, int64_t extent, ForKind kind,
                   const std::function<Stmt(Expr)>& body) {
     return Loop(name + tag, extent, kind, body);
   };
-  if (reduce == "c_kh_kw_ic") {
+  // The loops under tap (kh, kw), `loops(step, name suffix)`, guarded.
+  auto tap = [&](Expr kh, Expr kw,
+                 const std::function<Stmt(const StepFn&, const std::string&)>& loops) {
+    if (border == nullptr) return loops(step, "");
+    Expr row = border->row_inside(kh);
+    return IfThenElse::Make(
+        row && border->columns_inside(kw), loops(step, ""),
+        IfThenElse::Make(row && border->some_column_inside(kw), loops(border->partial, "_p")));
+  };
+  // With one kernel column c_kh_ic_kw is c_kh_kw_ic (declared one kernel).
+  if (reduce == "c_kh_kw_ic" || (reduce == "c_kh_ic_kw" && p.s == 1)) {
     return loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
       return loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
         return loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
-          return loop("icb", p.ic_bn, ForKind::kSerial,
-                      [&](Expr icb) { return step(icc, icb, kh, kw); });
+          return tap(kh, kw, [&](const StepFn& f, const std::string& suffix) {
+            return loop("icb" + suffix, p.ic_bn, ForKind::kSerial,
+                        [&](Expr icb) { return f(icc, icb, kh, kw); });
+          });
         });
       });
     });
   }
   if (reduce == "c_kh_ic_kw") {
+    // kw is the inner (unrolled) loop: the row's test guards the input
+    // channels, the columns' each tap.
     return loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
       return loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
-        return loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) {
-          return loop("kw", p.s, ForKind::kUnrolled,
-                      [&](Expr kw) { return step(icc, icb, kh, kw); });
+        Stmt body = loop("icb", p.ic_bn, ForKind::kSerial, [&](Expr icb) {
+          return loop("kw", p.s, ForKind::kUnrolled, [&](Expr kw) {
+            if (border == nullptr) return step(icc, icb, kh, kw);
+            return IfThenElse::Make(border->columns_inside(kw), step(icc, icb, kh, kw),
+                                    border->partial(icc, icb, kh, kw));
+          });
         });
+        return border == nullptr ? body : IfThenElse::Make(border->row_inside(kh), body);
       });
     });
   }
   // kh_kw_c_ic
   return loop("kh", p.r, ForKind::kSerial, [&](Expr kh) {
     return loop("kw", p.s, ForKind::kSerial, [&](Expr kw) {
-      return loop("icc", p.ICC, ForKind::kSerial, [&](Expr icc) {
-        return loop("icb", p.ic_bn, ForKind::kSerial,
-                    [&](Expr icb) { return step(icc, icb, kh, kw); });
+      return tap(kh, kw, [&](const StepFn& f, const std::string& suffix) {
+        return loop("icc" + suffix, p.ICC, ForKind::kSerial, [&](Expr icc) {
+          return loop("icb" + suffix, p.ic_bn, ForKind::kSerial,
+                      [&](Expr icb) { return f(icc, icb, kh, kw); });
+        });
       });
     });
   });
@@ -266,8 +308,14 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
       if (p.inline_pad && p.padded()) {  // unpadded, no tile reaches past the image
         Expr inside =
             ih(0) >= 0 && ih(p.r - 1) < p.h && iw(0, 0) >= 0 && iw(width - 1, p.s - 1) < p.w;
+        // iw grows with the column: the tile's first and last bound it.
+        const BorderTaps border{[&](Expr kh) { return ih(kh) >= 0 && ih(kh) < p.h; },
+                                [&](Expr kw) { return iw(0, kw) >= 0 && iw(width - 1, kw) < p.w; },
+                                [&](Expr kw) { return iw(width - 1, kw) >= 0 && iw(0, kw) < p.w; },
+                                reduce_with(true, "_q" + tag)};
         reduction = IfThenElse::Make(
-            inside, reduction, Reduction(rp, p.reduce, "b" + tag, reduce_with(true, "_b" + tag)));
+            inside, reduction,
+            Reduction(rp, p.reduce, "b" + tag, reduce_with(false, "_b" + tag), &border));
       }
       // The output's last write (with p.icc_outer, in the last chunk's
       // pass): where a compiled model's epilogue can be computed.
@@ -494,6 +542,10 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
 std::string Conv2dNchwcDefaultReduce(const ConvArgs& conv) {
   if (const int64_t m = WinogradDefaultTile(conv); m > 0) return WinogradReduceValue(m);
   if (PointwiseConv(conv)) return "icc_outer_shared_kh_kw_ic";
+  if (conv.stride_h == 1 && conv.stride_w == 1 && conv.group == 1 &&
+      LiveTapShare(conv) < kUnpaddedBelowLiveTapShare) {
+    return "icc_outer_kh_ic_kw";
+  }
   return "c_kh_kw_ic";
 }
 

@@ -76,7 +76,16 @@ const Template& Conv2dNchwcX86Template();
 // channel blocks, each chunk of its weights kept in L1: on a Zen 3 at 2
 // threads at least as fast as the other orders on each of 11 1x1 layers
 // of ResNet-50, DenseNet-121 and ResNeXt-50 measured, 1.1-1.4x on those
-// whose input outgrows L2), else "c_kh_kw_ic".
+// whose input outgrows L2), "icc_outer_kh_ic_kw" for an ungrouped stride-1
+// convolution where at least a tenth of the (pixel, tap) pairs read the
+// zero padding (LiveTapShare below kUnpaddedBelowLiveTapShare: atrous
+// rates near the map's size, 3x3 kernels on 7x7 maps), which then reads
+// its input unpadded and skips the taps in the padding instead of copying
+// the input into a padded buffer and multiplying zeros (on a Zen 5 at 2
+// threads: DeepLabV3's 2048-channel 3x3 at rates 12 and 24 on 28x28 4x
+// and 16x faster, rate 4 and ResNet's 7x7 layers 1.06-1.23x, AVX-512 code
+// and AVX2 code alike), else "c_kh_kw_ic".
+inline constexpr double kUnpaddedBelowLiveTapShare = 0.9;
 std::string Conv2dNchwcDefaultReduce(const ConvArgs& conv);
 
 }  // namespace tunefleet

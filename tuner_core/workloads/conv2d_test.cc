@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tuner_core/workloads/conv_args.h"
 #include "tuner_core/workloads/workload_test_util.h"
 
 namespace tunefleet {
@@ -285,6 +286,68 @@ TEST(Conv2dWorkloadTest, OutputSizeOfAwkwardShapes) {
     EXPECT_EQ(h->tensors()[2].shape, (std::vector<int64_t>{1, 1, c.expected, 1}));
     EXPECT_EQ(h->flops(), 2.0 * c.expected * c.kernel);
   }
+}
+
+// LiveTapShare against a count of every (output pixel, tap) pair whose
+// tap reads inside the image: unpadded (1), ResNet's 3x3 (just under 1),
+// strided with asymmetric padding, DeepLabV3's rate 24 on 28x28 (0.18) and
+// a rate past the map (only the centre tap: 1/9).
+TEST(Conv2dWorkloadTest, LiveTapShareCountsTheTapsInsideTheImage) {
+  const json cases[] = {
+      {{"N", 1}, {"C", 1}, {"H", 8}, {"W", 8}, {"K", 1}, {"R", 3}, {"S", 3}},
+      {{"N", 1}, {"C", 1}, {"H", 56}, {"W", 56}, {"K", 1}, {"R", 3}, {"S", 3}, {"padding", 1}},
+      {{"N", 1},
+       {"C", 1},
+       {"H", 15},
+       {"W", 17},
+       {"K", 1},
+       {"R", 3},
+       {"S", 5},
+       {"stride", 2},
+       {"padding", {1, 0, 2, 3}}},
+      {{"N", 1},
+       {"C", 1},
+       {"H", 28},
+       {"W", 28},
+       {"K", 1},
+       {"R", 3},
+       {"S", 3},
+       {"dilation", 24},
+       {"padding", 24}},
+      {{"N", 1},
+       {"C", 1},
+       {"H", 7},
+       {"W", 7},
+       {"K", 1},
+       {"R", 3},
+       {"S", 3},
+       {"dilation", 9},
+       {"padding", 9}},
+  };
+  std::vector<double> shares;
+  for (const json& args : cases) {
+    absl::StatusOr<ConvArgs> a = ParseConvArgs("conv2d_nchw", args, ConvOutChannels::kFromK);
+    ASSERT_TRUE(a.ok()) << a.status();
+    int64_t live = 0;
+    for (int64_t oh = 0; oh < a->out_h; ++oh) {
+      for (int64_t ow = 0; ow < a->out_w; ++ow) {
+        for (int64_t r = 0; r < a->r; ++r) {
+          for (int64_t s = 0; s < a->s; ++s) {
+            const int64_t ih = oh * a->stride_h + r * a->dil_h - a->pad_top;
+            const int64_t iw = ow * a->stride_w + s * a->dil_w - a->pad_left;
+            live += ih >= 0 && ih < a->h && iw >= 0 && iw < a->w;
+          }
+        }
+      }
+    }
+    const double pairs = static_cast<double>(a->out_h * a->out_w * a->r * a->s);
+    EXPECT_DOUBLE_EQ(LiveTapShare(*a), live / pairs) << args.dump();
+    shares.push_back(LiveTapShare(*a));
+  }
+  EXPECT_EQ(shares[0], 1.0);
+  EXPECT_NEAR(shares[1], (166.0 / 168) * (166.0 / 168), 1e-12);
+  EXPECT_NEAR(shares[3], (36.0 / 84) * (36.0 / 84), 1e-12);
+  EXPECT_NEAR(shares[4], 1.0 / 9, 1e-12);
 }
 
 TEST(Conv2dWorkloadTest, ReferenceMatchesHandComputedValues) {

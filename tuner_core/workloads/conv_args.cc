@@ -189,14 +189,42 @@ nlohmann::json CanonicalConvArgs(const ConvArgs& a, ConvOutChannels out_channels
   return j;
 }
 
+namespace {
+
+// The outputs [begin, end) of an axis (`out` long) whose input index
+// o*stride + offset lies in [0, in); begin <= end.
+std::pair<int64_t, int64_t> InBoundsOutputs(int64_t in, int64_t out, int64_t stride,
+                                            int64_t offset) {
+  const int64_t begin = offset >= 0 ? 0 : CeilDiv(-offset, stride);
+  const int64_t last = in - 1 - offset;  // largest o*stride in bounds
+  const int64_t end = last < 0 ? 0 : std::min(out, last / stride + 1);
+  return {std::min(begin, end), end};
+}
+
+// Along one axis: the (output, tap) pairs whose tap reads inside the input,
+// over all out*taps pairs.
+double LiveAxisShare(int64_t in, int64_t out, int64_t taps, int64_t stride, int64_t dil,
+                     int64_t pad) {
+  int64_t live = 0;
+  for (int64_t t = 0; t < taps; ++t) {
+    const auto [begin, end] = InBoundsOutputs(in, out, stride, t * dil - pad);
+    live += end - begin;
+  }
+  return static_cast<double>(live) / static_cast<double>(out * taps);
+}
+
+}  // namespace
+
+double LiveTapShare(const ConvArgs& a) {
+  return LiveAxisShare(a.h, a.out_h, a.r, a.stride_h, a.dil_h, a.pad_top) *
+         LiveAxisShare(a.w, a.out_w, a.s, a.stride_w, a.dil_w, a.pad_left);
+}
+
 ConvRowAccumulator::ConvRowAccumulator(const ConvArgs& a) : a_(a) {
   for (int64_t s = 0; s < a.s; ++s) {
-    // iw = ow*stride_w + offset must lie in [0, W).
     const int64_t offset = s * a.dil_w - a.pad_left;
-    const int64_t begin = offset >= 0 ? 0 : CeilDiv(-offset, a.stride_w);
-    const int64_t last = a.w - 1 - offset;  // largest ow*stride_w in bounds
-    const int64_t end = last < 0 ? 0 : std::min(a.out_w, last / a.stride_w + 1);
-    ow_begin_.push_back(std::min(begin, end));
+    const auto [begin, end] = InBoundsOutputs(a.w, a.out_w, a.stride_w, offset);
+    ow_begin_.push_back(begin);
     ow_end_.push_back(end);
     iw_offset_.push_back(offset);
   }

@@ -69,6 +69,12 @@ enum class ConvOutChannels { kFromK, kSameAsC };
 // The canonical args object: every explicit key, no shorthands.
 nlohmann::json CanonicalConvArgs(const ConvArgs& a, ConvOutChannels out_channels);
 
+// The share of (output pixel, tap) pairs whose tap reads inside the input
+// rather than its zero padding: 1 unpadded, just under 1 for a 3x3 kernel
+// padded by 1 on a large image, 0.18 for DeepLabV3's 3x3 taps at rate 24 on
+// a 28x28 map (most of its taps read only padding for most pixels).
+double LiveTapShare(const ConvArgs& a);
+
 // Adds one input plane ([H, W]) convolved with one filter plane ([R, S])
 // into one output row. The in-bounds output columns of each kernel column
 // are worked out once here, so the innermost loop has no bounds checks and
