@@ -82,9 +82,10 @@ const Template& Conv2dNchwcX86Template();
 // rates near the map's size, 3x3 kernels on 7x7 maps), which then reads
 // its input unpadded and skips the taps in the padding instead of copying
 // the input into a padded buffer and multiplying zeros (on a Zen 5 at 2
-// threads: DeepLabV3's 2048-channel 3x3 at rates 12 and 24 on 28x28 4x
-// and 16x faster, rate 4 and ResNet's 7x7 layers 1.06-1.23x, AVX-512 code
-// and AVX2 code alike), else "c_kh_kw_ic".
+// threads, AVX-512 code / AVX2 code: DeepLabV3's 2048-channel 3x3 at rates
+// 12 and 24 on 28x28 3.8-4.4x / 3.1-3.3x and 13-17x / 12-17x faster, rate
+// 4 1.2x / 1.06x, ResNet's 7x7 layers 1.2x / 1.15-1.25x), else
+// "c_kh_kw_ic".
 inline constexpr double kUnpaddedBelowLiveTapShare = 0.9;
 std::string Conv2dNchwcDefaultReduce(const ConvArgs& conv);
 
