@@ -174,9 +174,9 @@ struct BorderTaps {
 // border->partial where only some do: the test is made once per tap and
 // input-channel block (per tap in "kh_kw_c_ic"; in "c_kh_ic_kw", whose
 // inner loop is the tap's column, the row's per block and the column's per
-// input channel), not for each column of the tile, so the taps of an atrous convolution that read
-// the padding for most rows (DeepLabV3's rates 12 and 24 on a 28x28 map) cost a branch, not a
-// reduction.
+// input channel), not for each column of the tile, so the taps of an
+// atrous convolution that read the padding for most rows (DeepLabV3's
+// rates 12 and 24 on a 28x28 map) cost a branch, not a reduction.
 Stmt Reduction(const Params& p, const std::string& reduce, const std::string& tag,
                const StepFn& step, const BorderTaps* border = nullptr) {
   auto loop = [&](const std::string& name, int64_t extent, ForKind kind,
