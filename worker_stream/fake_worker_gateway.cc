@@ -78,6 +78,7 @@ grpc::Status FakeWorkerGateway::Connect(
     for (const proto::TrackerMessage& out : outbox) stream->Write(out);
     if (drop) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "fake tracker drops the stream");
   }
+  while (mode_ == Mode::kKeepOpen && !context->IsCancelled()) absl::SleepFor(absl::Milliseconds(5));
   return grpc::Status::OK;
 }
 

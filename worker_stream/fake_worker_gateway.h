@@ -29,8 +29,11 @@ namespace tunefleet {
 
 class FakeWorkerGateway final : public proto::WorkerGateway::Service {
  public:
-  // How every Register is answered.
-  enum class Mode { kRegister, kRefuse, kSilent };
+  // How every Register is answered: kRegister; kRefuse (a fatal Error);
+  // kSilent (never); kKeepOpen, registered as kRegister, but a stream the
+  // worker half-closes is not ended until the worker cancels it (a tracker
+  // that hangs).
+  enum class Mode { kRegister, kRefuse, kSilent, kKeepOpen };
 
   explicit FakeWorkerGateway(Mode mode = Mode::kRegister);
   ~FakeWorkerGateway() override;

@@ -1,6 +1,7 @@
 #include "worker_stream/worker_connection.h"
 
 #include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -44,6 +45,16 @@ struct WorkerConnection::Session {
     absl::MutexLock lock(&write_mu);
     if (closed || stream == nullptr) return false;
     return stream->Write(message);
+  }
+
+  // Half-closes the stream (no write may follow): the tracker reads what
+  // was written before and then ends the call. May block as a write does;
+  // cancelling the context unblocks it. False if closed already.
+  bool HalfClose() {
+    absl::MutexLock lock(&write_mu);
+    if (closed || stream == nullptr) return false;
+    closed = true;
+    return stream->WritesDone();
   }
 
   // Ends the call and returns its status; waits for a write in progress
@@ -159,13 +170,37 @@ void WorkerConnection::Start() {
 }
 
 void WorkerConnection::Stop() {
+  std::shared_ptr<Session> registered;
   {
     absl::MutexLock lock(&mu_);
     if (!stopping_) {
       stopping_ = true;
-      if (session_ != nullptr) session_->context.TryCancel();
+      if (session_ != nullptr) {
+        // Its stream exists once registered_ is set (RunSession).
+        if (registered_) {
+          registered = session_;
+        } else {
+          session_->context.TryCancel();
+        }
+      }
       wake_.SignalAll();
     }
+  }
+  if (registered != nullptr) {
+    // Cancelling at once could drop what gRPC still holds for the wire (a
+    // result a draining worker just sent): half-close instead and let the
+    // tracker end the call once it has read everything.
+    std::thread half_close([&registered] { registered->HalfClose(); });
+    bool ended = false;
+    {
+      absl::MutexLock lock(&mu_);
+      const absl::Time deadline = absl::Now() + absl::Seconds(kStopGraceS);
+      while (session_ == registered && !wake_.WaitWithDeadline(&mu_, deadline)) {
+      }
+      ended = session_ != registered;
+    }
+    if (!ended) registered->context.TryCancel();
+    half_close.join();
   }
   absl::MutexLock join_lock(&join_mu_);
   if (reader_thread_.joinable()) reader_thread_.join();
@@ -434,6 +469,7 @@ WorkerConnection::SessionEnd WorkerConnection::RunSession() {
   }
   absl::MutexLock lock(&mu_);
   session_.reset();
+  wake_.SignalAll();  // a Stop() waiting for the session to end
   return end;
 }
 

@@ -77,6 +77,9 @@ inline constexpr int kMaxWorkerMessageBytes = 256 << 20;
 // Results kept for the next session (see WorkerConnection).
 inline constexpr double kResultResendWindowS = 10;
 inline constexpr int kMaxHeldResults = 64;
+// How long Stop() waits for the tracker to end a half-closed session (so it
+// has read every message written before Stop()) before cancelling the call.
+inline constexpr double kStopGraceS = 2;
 inline constexpr int64_t kMaxHeldResultBytes = int64_t{64} << 20;
 
 struct WorkerConnectionOptions {
@@ -122,9 +125,12 @@ class WorkerConnection {
 
   // Starts the reader and heartbeat threads. Call once.
   void Start();
-  // Closes the stream (cancels it, so a blocked Read returns), wakes a
-  // backoff wait and joins both threads; idempotent. Do not call it from
-  // inside a handler (it would join its own thread).
+  // Ends the session and joins both threads; idempotent. A registered
+  // session is half-closed, so that the tracker reads every message written
+  // before Stop() (a result sent just before it included) and then ends the
+  // call; it is cancelled only if the tracker has not within kStopGraceS. A
+  // session still dialling is cancelled at once, and a backoff wait woken.
+  // Do not call it from inside a handler (it would join its own thread).
   void Stop();
 
   // Sends on the current session's stream (thread-safe, serialised with a
@@ -180,7 +186,7 @@ class WorkerConnection {
   absl::BitGen jitter_;  // reader thread only
 
   mutable absl::Mutex mu_;
-  absl::CondVar wake_;  // Stop(), and new heartbeat intervals
+  absl::CondVar wake_;  // Stop(), new heartbeat intervals, a session's end
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // The session being dialled or read; its context is what Stop() cancels.

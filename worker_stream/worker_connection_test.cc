@@ -1,7 +1,8 @@
 // WorkerConnection against FakeWorkerGateway on loopback:
 // registration with the bearer token, heartbeats, delivery both ways,
 // reconnection after the tracker drops the stream, a refused registration,
-// and a prompt Stop() while the tracker is unreachable or silent.
+// a prompt Stop() while the tracker is unreachable or silent, and one that
+// lets the tracker read what was sent before it.
 #include "worker_stream/worker_connection.h"
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
@@ -207,6 +209,35 @@ TEST(WorkerConnectionTest, StopIsPromptWhileWaitingForRegistered) {
   EXPECT_FALSE(connection.connected());
   EXPECT_TRUE(StopsWithin(connection, std::chrono::seconds(10)));
   EXPECT_EQ(connection.sessions(), 0);
+}
+
+// Stop() right after a Send() (a draining worker's last answer) must not
+// cancel the message away: Stop() returns once the tracker has read it.
+TEST(WorkerConnectionTest, AResultSentJustBeforeStopReachesTheTracker) {
+  FakeWorkerGateway tracker(GatewayMode::kRegister);
+  for (int i = 0; i < 20; ++i) {
+    WorkerConnection connection(Options(tracker.address()), nullptr);
+    connection.Start();
+    ASSERT_TRUE(Eventually([&] { return connection.connected(); }));
+    proto::WorkerMessage result;
+    result.mutable_build_result()->set_lease_id(absl::StrCat("lease-", i));
+    ASSERT_TRUE(connection.Send(result));
+    connection.Stop();
+    const std::vector<proto::WorkerMessage> received = tracker.received();
+    ASSERT_EQ(received.size(), static_cast<size_t>(i + 1)) << "round " << i;
+    EXPECT_EQ(received.back().build_result().lease_id(), absl::StrCat("lease-", i));
+    EXPECT_FALSE(connection.connected());
+  }
+}
+
+// A tracker that does not end a half-closed stream: Stop() cancels it.
+TEST(WorkerConnectionTest, StopCancelsASessionTheTrackerDoesNotEnd) {
+  FakeWorkerGateway tracker(GatewayMode::kKeepOpen);
+  WorkerConnection connection(Options(tracker.address()), nullptr);
+  connection.Start();
+  ASSERT_TRUE(Eventually([&] { return connection.connected(); }));
+  EXPECT_TRUE(StopsWithin(connection, std::chrono::seconds(30)));
+  EXPECT_FALSE(connection.connected());
 }
 
 TEST(MakeTlsCredentialsTest, PlaintextOrClearErrors) {
