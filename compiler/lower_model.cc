@@ -9,6 +9,7 @@
 #include "compiler/passes/compose_strided_copies.h"
 #include "compiler/passes/fold_batch_norm.h"
 #include "compiler/passes/fold_channel_scales.h"
+#include "compiler/passes/fold_layer_scale.h"
 #include "compiler/passes/fuse_epilogues.h"
 #include "compiler/passes/fuse_patterns.h"
 #include "compiler/passes/lower_where.h"
@@ -47,6 +48,7 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const Graph& graph,
   TF_RETURN_IF_ERROR(FusePatterns(&lowered));
   TF_RETURN_IF_ERROR(LowerConstantWheres(&lowered));
   TF_RETURN_IF_ERROR(FoldBatchNorm(&lowered));
+  FoldLayerScale(&lowered);
   TF_ASSIGN_OR_RETURN(EpilogueFusion fusion,
                       FuseEpilogues(lowered, EpilogueKinds(lowered, layers)));
   TF_ASSIGN_OR_RETURN(BuiltPlan built, EmitPlan(lowered, layers, fusion, choose));

@@ -9,6 +9,7 @@
 //   masks (Where, constant condition) as select steps
 //                                        (passes/lower_where.h)
 //   fold BatchNorm into convolutions     (passes/fold_batch_norm.h)
+//   fold layer scales into MatMuls       (passes/fold_layer_scale.h)
 //   fuse epilogues into kernels          (passes/fuse_epilogues.h)
 //   emit the plan: kernels, runtime operators, relayouts, packed weights
 //                                        (passes/emit_plan.h)
