@@ -7,19 +7,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/passes/graph_rewrite.h"
 #include "tuner_core/graph/static_shapes.h"
 
 namespace tunefleet {
-namespace {
-
-// The float32 constant `tensor` names, or null.
-const ConstantTensor* FloatConstant(const Graph& graph, const std::string& tensor) {
-  auto it = graph.constants.find(tensor);
-  if (it == graph.constants.end() || it->second.shape.dtype != kOnnxFloat) return nullptr;
-  return &it->second;
-}
-
-}  // namespace
 
 [[nodiscard]] absl::Status FoldBatchNorm(Graph* graph) {
   std::map<std::string, int> readers;
@@ -77,23 +68,15 @@ const ConstantTensor* FloatConstant(const Graph& graph, const std::string& tenso
       const double b0 = bias != nullptr ? bias->f32[c] : 0.0;
       new_bias.f32[c] = static_cast<float>((b0 - mean[c]) * s + beta[c]);
     }
-    const std::string weight_name = absl::StrCat(conv.name, ".bn_folded_weight");
-    const std::string bias_name = absl::StrCat(conv.name, ".bn_folded_bias");
-    graph->shapes[weight_name] = new_weight.shape;
-    graph->shapes[bias_name] = new_bias.shape;
-    graph->constants[weight_name] = std::move(new_weight);
-    graph->constants[bias_name] = std::move(new_bias);
     conv.inputs.resize(3);
-    conv.inputs[1] = weight_name;
-    conv.inputs[2] = bias_name;
+    conv.inputs[1] =
+        AddConstant(graph, absl::StrCat(conv.name, ".bn_folded_weight"), std::move(new_weight));
+    conv.inputs[2] =
+        AddConstant(graph, absl::StrCat(conv.name, ".bn_folded_bias"), std::move(new_bias));
     conv.outputs[0] = bn.outputs[0];
     removed.insert(b);
   }
-  std::vector<GraphNode> kept;
-  for (size_t i = 0; i < graph->nodes.size(); ++i) {
-    if (!removed.count(i)) kept.push_back(std::move(graph->nodes[i]));
-  }
-  graph->nodes = std::move(kept);
+  EraseNodes(graph, removed);
   return absl::OkStatus();
 }
 

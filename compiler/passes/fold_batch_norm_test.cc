@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tuner_core/graph/constant_testing.h"
 
 namespace tunefleet {
 namespace {
@@ -12,13 +13,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::FloatEq;
 using ::testing::HasSubstr;
-
-ConstantTensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
-  ConstantTensor t;
-  t.shape = {kOnnxFloat, std::move(dims)};
-  t.f32 = std::move(values);
-  return t;
-}
 
 // x [1, 1, 1, 1] -> Conv (2 output channels, 1x1, weights 1 and 2, bias
 // 0.5 and -1) -> BatchNormalization -> y.

@@ -6,14 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/passes/graph_rewrite.h"
+
 namespace tunefleet {
 namespace {
-
-const ConstantTensor* FloatConstant(const Graph& graph, const std::string& tensor) {
-  auto it = graph.constants.find(tensor);
-  if (it == graph.constants.end() || it->second.shape.dtype != kOnnxFloat) return nullptr;
-  return &it->second;
-}
 
 // The axis of a rank-`rank` tensor that `gamma` (broadcast from the right)
 // scales: its one dimension above 1; `rank` - 1 when it holds one value;
@@ -103,28 +99,20 @@ int FoldLayerScale(Graph* graph) {
     for (int64_t i = 0; i < rows; ++i) {
       for (int64_t c = 0; c < n; ++c) new_weight.f32[i * n + c] *= scale_of(c);
     }
-    const std::string weight_name = matmul.name + ".layer_scaled_weight";
-    graph->shapes[weight_name] = new_weight.shape;
-    graph->constants[weight_name] = std::move(new_weight);
-    matmul.inputs[1] = weight_name;
+    matmul.inputs[1] =
+        AddConstant(graph, matmul.name + ".layer_scaled_weight", std::move(new_weight));
     if (add != nullptr) {
       ConstantTensor new_bias = *bias;
       for (int64_t c = 0; c < n; ++c) new_bias.f32[c] *= scale_of(c);
-      const std::string bias_name = add->name + ".layer_scaled_bias";
-      graph->shapes[bias_name] = new_bias.shape;
-      graph->constants[bias_name] = std::move(new_bias);
-      add->inputs[bias_input] = bias_name;
+      add->inputs[bias_input] =
+          AddConstant(graph, add->name + ".layer_scaled_bias", std::move(new_bias));
     }
     // The last node of the chain writes the Mul's output in its place.
     GraphNode& last = transpose != nullptr ? *transpose : add != nullptr ? *add : matmul;
     last.outputs[0] = mul.outputs[0];
     removed.insert(m);
   }
-  std::vector<GraphNode> kept;
-  for (size_t i = 0; i < graph->nodes.size(); ++i) {
-    if (!removed.count(i)) kept.push_back(std::move(graph->nodes[i]));
-  }
-  graph->nodes = std::move(kept);
+  EraseNodes(graph, removed);
   return static_cast<int>(removed.size());
 }
 

@@ -6,19 +6,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tuner_core/graph/constant_testing.h"
 
 namespace tunefleet {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::FloatEq;
-
-ConstantTensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
-  ConstantTensor t;
-  t.shape = {kOnnxFloat, std::move(dims)};
-  t.f32 = std::move(values);
-  return t;
-}
 
 // ConvNeXt's block end: x [1,1,1,2] -> MatMul (w [2,2]) -> Add (b [2]) ->
 // Transpose (0,3,1,2) -> Mul (gamma [2,1,1]) -> y [1,2,1,1].

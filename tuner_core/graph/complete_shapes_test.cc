@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tuner_core/graph/canonicalize.h"
+#include "tuner_core/graph/constant_testing.h"
 #include "tuner_core/graph/fold_constants.h"
 #include "tuner_core/graph/infer_shapes.h"
 
@@ -15,20 +16,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-ConstantTensor Ints(std::vector<int64_t> dims, std::vector<int64_t> values) {
-  ConstantTensor t;
-  t.shape = {kOnnxInt64, std::move(dims)};
-  t.i64 = std::move(values);
-  return t;
-}
-
-ConstantTensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
-  ConstantTensor t;
-  t.shape = {kOnnxFloat, std::move(dims)};
-  t.f32 = std::move(values);
-  return t;
-}
 
 TEST(CompleteShapesTest, ScatterNdFoldsRowsAndElements) {
   Graph g;
