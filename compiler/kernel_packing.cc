@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "tuner_core/templates/conv2d_nchwc_x86.h"
 #include "tuner_core/templates/winograd.h"
 
 namespace tunefleet {
@@ -35,12 +36,15 @@ namespace tunefleet {
   kernel.depthwise = depthwise;
   if (depthwise) {
     TF_ASSIGN_OR_RETURN(kernel.out_block, choice.config.GetInt("tile_c"));
-    kernel.in_block = kernel.out_block;
+    kernel.in_block = kernel.reduce_block = kernel.out_block;
   } else {
-    TF_ASSIGN_OR_RETURN(kernel.in_block, choice.config.GetInt("tile_ic"));
+    TF_ASSIGN_OR_RETURN(kernel.reduce_block, choice.config.GetInt("tile_ic"));
+    kernel.in_block = task.workload().args().value("in_block", kernel.reduce_block);
     TF_ASSIGN_OR_RETURN(kernel.out_block, choice.config.GetInt("tile_oc"));
     TF_ASSIGN_OR_RETURN(const std::string reduce, choice.config.GetString("reduce"));
     kernel.winograd_tile = WinogradTileOf(reduce);
+    TF_ASSIGN_OR_RETURN(kernel.copies_input, Conv2dNchwcCopiesInput(task.workload(), choice.config,
+                                                                    kernel.reduce_block));
   }
   kernel.data_elements = func->staged[0].num_elements;
   kernel.kernel_elements = func->staged[1].num_elements;
@@ -56,13 +60,60 @@ namespace tunefleet {
   return kernel;
 }
 
+RelatedBlockReads RelatedBlockReadsOf(const BlockedConvKernel& kernel) {
+  if (kernel.depthwise) return {};
+  // Winograd's input transform reads its own padded copy, made by its
+  // padding pass (if any).
+  return {kernel.winograd_tile == 0 || kernel.copies_input, kernel.copies_input};
+}
+
+bool ReadsBlockAtNoCost(const BlockedConvKernel& kernel, int64_t block) {
+  if (block == kernel.in_block) return true;
+  const RelatedBlockReads related = RelatedBlockReadsOf(kernel);
+  return block >= 1 && ((related.multiples && block % kernel.reduce_block == 0) ||
+                        (related.divisors && kernel.reduce_block % block == 0));
+}
+
+[[nodiscard]] absl::StatusOr<KernelChoice> WithInputBlock(const KernelChoice& choice,
+                                                          int64_t block) {
+  const Task& task = *choice.task;
+  nlohmann::json args = task.workload().args();
+  TF_ASSIGN_OR_RETURN(const int64_t tile_ic, choice.config.GetInt("tile_ic"));
+  if (block == tile_ic) {
+    args.erase("in_block");
+  } else {
+    args["in_block"] = block;
+  }
+  KernelChoice with;
+  TF_ASSIGN_OR_RETURN(with.task,
+                      Task::Make(task.tmpl().name(), task.workload().name(), args, task.target()));
+  TF_ASSIGN_OR_RETURN(with.config, with.task->space().FromJson(choice.config.ToJson()));
+  with.tuned = choice.tuned;
+  with.source = choice.source;
+  return with;
+}
+
+[[nodiscard]] absl::Status ReadInputInBlockWhereFree(int64_t block, bool exact_rows,
+                                                     KernelChoice* choice,
+                                                     BlockedConvKernel* blocked) {
+  if (!exact_rows || block == blocked->in_block || !ReadsBlockAtNoCost(*blocked, block)) {
+    return absl::OkStatus();
+  }
+  TF_ASSIGN_OR_RETURN(KernelChoice with, WithInputBlock(*choice, block));
+  TF_ASSIGN_OR_RETURN(std::optional<BlockedConvKernel> rebuilt, BlockedConvOf(with));
+  if (!rebuilt) return absl::InternalError("a blocked kernel rebuilt is not blocked");
+  *choice = std::move(with);
+  *blocked = *rebuilt;
+  return absl::OkStatus();
+}
+
 std::vector<float> PackBlockedWeights(const std::vector<float>& weights,
                                       const BlockedConvKernel& p) {
   if (p.winograd_tile > 0) {
     return WinogradTransformWeights(weights, p.k, p.c, p.winograd_tile, p.out_block);
   }
   // Depthwise is the dense case with one input channel per group.
-  const int64_t ib = p.depthwise ? 1 : p.in_block, ob = p.out_block;
+  const int64_t ib = p.depthwise ? 1 : p.reduce_block, ob = p.out_block;
   const int64_t icc_count = p.c / ib, occ_count = p.k / ob;
   std::vector<float> packed(weights.size());
   for (int64_t occ = 0; occ < occ_count; ++occ) {

@@ -26,9 +26,13 @@ namespace tunefleet {
 struct BlockedConvKernel {
   int64_t k = 0, c = 0, r = 0, s = 0;  // weights [K, C (per group), R, S]
   int64_t in_block = 1;                // data_nchwc's channel block
+  int64_t reduce_block = 1;            // the config's input-channel block (the packed weights')
   int64_t out_block = 1;               // out_nchwc's channel block
-  int64_t out_row_width = 0;           // out_nchwc's rows (>= the output width)
-  bool depthwise = false;              // weights [C, 1, R, S], one channel block
+  // It copies its input (a padding or subsampling pass) whatever block the
+  // input arrives in (conv2d_nchwc_x86.h Conv2dNchwcCopiesInput).
+  bool copies_input = false;
+  int64_t out_row_width = 0;  // out_nchwc's rows (>= the output width)
+  bool depthwise = false;     // weights [C, 1, R, S], one channel block
   // Winograd's output tile side (reduce "winograd_f<m>"), 0 for a direct
   // convolution: kernel_vec then holds the transformed weights
   // (tuner_core/templates/winograd.h), [(m+2)^2][K/ob][C][ob].
@@ -44,8 +48,40 @@ struct BlockedConvKernel {
 [[nodiscard]] absl::StatusOr<std::optional<BlockedConvKernel>> BlockedConvOf(
     const KernelChoice& choice);
 
+// The channel blocks besides its own that `kernel` reads its input in at
+// no more cost than in its own (none for depthwise kernels): multiples of
+// its reduce_block, which its direct reduction reads in place and its
+// padding, subsampling or Winograd pass copies from as cheaply; divisors
+// too, where it copies its input anyway (conv2d_nchwc_x86.h
+// Conv2dNchwcCopiesInput).
+struct RelatedBlockReads {
+  bool multiples = false;
+  bool divisors = false;
+};
+RelatedBlockReads RelatedBlockReadsOf(const BlockedConvKernel& kernel);
+
+// Whether `kernel` reads an input blocked by `block` channels (a divisor
+// of C: a producer's) at no more cost than one in its own in_block: its
+// own, or a related block (RelatedBlockReadsOf). Such a kernel is built
+// with the workload's in_block (WithInputBlock) where its producer's block
+// differs, in place of a relayout step.
+bool ReadsBlockAtNoCost(const BlockedConvKernel& kernel, int64_t block);
+
+// `choice` with its workload's in_block set to `block` (dropped where it is
+// the config's own): the same config, reading its input as it arrives.
+[[nodiscard]] absl::StatusOr<KernelChoice> WithInputBlock(const KernelChoice& choice,
+                                                          int64_t block);
+
+// `choice` and its kernel `blocked` rebuilt to read an input that arrives
+// in `block` where its rows are the image's (`exact_rows`) and `blocked`
+// reads that block at no extra cost (ReadsBlockAtNoCost); left as they are
+// otherwise.
+[[nodiscard]] absl::Status ReadInputInBlockWhereFree(int64_t block, bool exact_rows,
+                                                     KernelChoice* choice,
+                                                     BlockedConvKernel* blocked);
+
 // `weights` ([K][C][R][S], or [C][1][R][S] for depthwise) in the kernel's
-// kernel_vec layout: [K/ob][C/ib][R][S][ib][ob] (depthwise: [C/b][R][S][b];
+// kernel_vec layout: [K/ob][C/ib][R][S][ib][ob] (ib its reduce_block) (depthwise: [C/b][R][S][b];
 // Winograd: the transformed weights), what the template's prepare stage
 // writes.
 std::vector<float> PackBlockedWeights(const std::vector<float>& weights,

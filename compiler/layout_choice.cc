@@ -92,7 +92,13 @@ bool UsableCandidateCost(double cost, double best_cost) {
 double RelayoutSeconds(const LayoutEdge& edge, const LayoutOption& a, const LayoutOption& b) {
   const int64_t block = edge.residual ? b.write_block : b.read_block;
   const int64_t row = edge.residual ? b.write_row : b.read_row;
-  if (a.write_block == block && (edge.block_only || a.write_row == row)) return 0;
+  const bool rows_fit = edge.block_only || a.write_row == row;
+  if (a.write_block == block && rows_fit) return 0;
+  if (!edge.residual && rows_fit &&
+      ((b.related_reads.multiples && a.write_block % b.read_block == 0) ||
+       (b.related_reads.divisors && b.read_block % a.write_block == 0))) {
+    return 0;
+  }
   return 2.0 * sizeof(float) * static_cast<double>(edge.elements) / kRelayoutBytesPerSecond;
 }
 
@@ -209,6 +215,15 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
                                  : candidates[0].first.ReportedCost();
     options.push_back({OptionOfStep(plan, step, best_cost)});
     option_record.push_back({0});
+    // A blocked kernel's own block: the plan may have it read its
+    // producer's as it is (emit_plan.h), which the edges then price.
+    if (absl::StatusOr<KernelChoice> chosen = best(*layer->second); chosen.ok()) {
+      absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(*chosen);
+      if (blocked.ok() && blocked->has_value()) {
+        options.back()[0].read_block = (*blocked)->in_block;
+        options.back()[0].related_reads = RelatedBlockReadsOf(**blocked);
+      }
+    }
     // Only blocked convolutions have layouts to choose between (dense kernels
     // that pack B once stage weights too, but read and write plain rows).
     if (step.staged.empty() || layer->second->workload == "dense") continue;
@@ -220,8 +235,12 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
       absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(*narrow);
       if (!blocked.ok() || !blocked->has_value()) continue;
       const PlanBuffer& in = plan.buffers[step.inputs[0]];
-      const LayoutOption option{(*blocked)->in_block, in.shape.at(3), (*blocked)->out_block,
-                                (*blocked)->out_row_width, best_cost * kOneVectorDefaultSlowdown};
+      const LayoutOption option{(*blocked)->in_block,
+                                in.shape.at(3),
+                                (*blocked)->out_block,
+                                (*blocked)->out_row_width,
+                                best_cost * kOneVectorDefaultSlowdown,
+                                RelatedBlockReadsOf(**blocked)};
       const LayoutOption& wide = options.back()[0];
       if (option.read_block == wide.read_block && option.write_block == wide.write_block &&
           option.write_row == wide.write_row) {
@@ -243,7 +262,7 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
       if (!blocked.ok() || !blocked->has_value()) continue;
       const PlanBuffer& in = plan.buffers[step.inputs[0]];
       options.back().push_back({(*blocked)->in_block, in.shape.at(3), (*blocked)->out_block,
-                                (*blocked)->out_row_width, cost});
+                                (*blocked)->out_row_width, cost, RelatedBlockReadsOf(**blocked)});
       option_record.back().push_back(static_cast<int>(c));
     }
   }

@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/kernel_choice.h"
+#include "compiler/kernel_packing.h"
 #include "tuner_core/graph/graph.h"
 #include "tuner_core/models/model_zoo.h"
 
@@ -56,9 +57,14 @@ struct LayoutOption {
   int64_t read_block = 1, read_row = 0;    // its input's block and row width
   int64_t write_block = 1, write_row = 0;  // its output's
   double seconds = 0;
+  // Blocks related to read_block it also reads as they are (kernel_packing.h
+  // RelatedBlockReads); a compiled model's kernel then reads its
+  // producer's block with no relayout (emit_plan.h).
+  RelatedBlockReads related_reads;
 };
 
-// Layer `to` reads the output of layer `from` as its input, or (residual)
+// Layer `to` reads the output of layer `from` as its input (in its own
+// block, or a related one: related_reads), or (residual)
 // adds it to its own output, whose layout it must then have (as a
 // concatenation copies its later inputs into its first one's layout).
 struct LayoutEdge {

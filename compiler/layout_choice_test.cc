@@ -26,6 +26,28 @@ TEST(LayoutChoiceTest, NearBestRecordReadingTheProducersLayoutWinsOverARelayout)
   EXPECT_EQ(ChooseLayoutOptions(options, edges), (std::vector<int>{0, 1}));
 }
 
+// A kernel that reads related blocks as they are (kernel_packing.h
+// RelatedBlockReads): layer 1's best reads NCHW8c and takes layer 0's
+// NCHW48c in place (a multiple), its NCHW4c only where it copies its input
+// anyway (a divisor), NCHW12c never; a residual keeps its exact layout.
+TEST(LayoutChoiceTest, AKernelReadingRelatedBlocksNeedsNoRelayout) {
+  const LayoutEdge edge = {0, 1, false, kElements};
+  LayoutOption reader = Option(8, 8, 28, 1.0);
+  reader.related_reads.multiples = true;
+  EXPECT_EQ(RelayoutSeconds(edge, Option(48, 48, 28, 1.0), reader), 0);
+  EXPECT_GT(RelayoutSeconds(edge, Option(4, 4, 28, 1.0), reader), 0);
+  EXPECT_GT(RelayoutSeconds(edge, Option(48, 48, 30, 1.0), reader), 0);  // rows padded
+  reader.related_reads.divisors = true;
+  EXPECT_EQ(RelayoutSeconds(edge, Option(4, 4, 28, 1.0), reader), 0);
+  EXPECT_GT(RelayoutSeconds(edge, Option(12, 12, 28, 1.0), reader), 0);
+  const LayoutEdge residual = {0, 1, true, kElements};
+  EXPECT_GT(RelayoutSeconds(residual, Option(48, 48, 28, 1.0), reader), 0);
+  // The best record needs no other then.
+  const std::vector<std::vector<LayoutOption>> options = {{Option(48, 48, 28, 1.0)},
+                                                          {reader, Option(48, 8, 28, 1.02)}};
+  EXPECT_EQ(ChooseLayoutOptions(options, {edge}), (std::vector<int>{0, 0}));
+}
+
 TEST(LayoutChoiceTest, AChainThatMustChangeBlockTogetherDoes) {
   // A fixed producer in NCHW8c (node 0) feeds a layer (1) whose two
   // branches (2, 3) read it and are concatenated into its layout

@@ -339,6 +339,89 @@ TEST(BuilderTest, Conv2dAtrousTapsInThePaddingAreSkippedCorrectly) {
   EXPECT_EQ(built, 60);
 }
 
+// A compiled model's kernel reading its producer's channel blocks as they
+// are (the workload's in_block): through the pass that pads or subsamples
+// the input, in place where the block is a multiple of tile_ic, through a
+// copy into tile_ic's block where it is not, and through Winograd's padded
+// input. Grouped (RegNet's 8 channels per group read from 24-channel
+// blocks), pointwise, strided and Winograd shapes, checked against the
+// reference from NCHW tensors (the prepare stage blocks them by in_block).
+TEST(BuilderTest, Conv2dReadsItsInputInAnyChannelBlock) {
+  struct Case {
+    nlohmann::json args;
+    int64_t tile_ic, tile_oc;
+    std::vector<const char*> reduces;
+    std::vector<int64_t> in_blocks;
+  };
+  const std::vector<Case> cases = {
+      {{{"N", 1},
+        {"C", 24},
+        {"H", 9},
+        {"W", 10},
+        {"K", 24},
+        {"R", 3},
+        {"S", 3},
+        {"padding", 1},
+        {"group", 3}},
+       4,
+       8,
+       {"c_kh_kw_ic", "c_kh_kw_ic_inline_pad", "icc_outer_kh_ic_kw"},
+       {24, 12, 8, 3, 1}},
+      {{{"N", 2},
+        {"C", 12},
+        {"H", 9},
+        {"W", 9},
+        {"K", 8},
+        {"R", 3},
+        {"S", 3},
+        {"padding", 1},
+        {"stride", 2},
+        {"group", 2}},
+       2,
+       4,
+       {"c_kh_ic_kw", "kh_kw_c_ic_inline_pad"},
+       {12, 6, 4}},
+      {{{"N", 1}, {"C", 24}, {"H", 7}, {"W", 7}, {"K", 16}, {"R", 1}, {"S", 1}},
+       8,
+       8,
+       {"icc_outer_shared_kh_kw_ic", "c_kh_kw_ic"},
+       {24, 12, 4, 3}},
+      {{{"N", 1}, {"C", 16}, {"H", 9}, {"W", 9}, {"K", 8}, {"R", 1}, {"S", 1}, {"stride", 2}},
+       8,
+       8,
+       {"icc_outer_shared_kh_kw_ic"},
+       {16, 4}},
+      {{{"N", 1}, {"C", 16}, {"H", 8}, {"W", 8}, {"K", 16}, {"R", 3}, {"S", 3}, {"padding", 1}},
+       8,
+       8,
+       {"winograd_f2", "c_kh_kw_ic_inline_pad"},
+       {16, 4}},
+  };
+  int built = 0;
+  for (const Case& c : cases) {
+    for (const char* reduce : c.reduces) {
+      for (int64_t in_block : c.in_blocks) {
+        nlohmann::json args = c.args;
+        args["layout"] = "NCHWc";
+        args["in_block"] = in_block;
+        absl::StatusOr<ConvKernel> k = InstantiateConv("conv2d_nchwc.x86", args,
+                                                       {{"tile_ic", "ot", c.tile_ic},
+                                                        {"tile_oc", "ot", c.tile_oc},
+                                                        {"tile_ow", "ot", 3},
+                                                        {"vec", "ot", 4},
+                                                        {"reduce", "ot", reduce}});
+        ASSERT_TRUE(k.ok()) << k.status() << " " << args.dump() << " " << reduce;
+        BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
+        ASSERT_TRUE(result.ok()) << result.error_msg;
+        ++built;
+        EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, built))
+            << k->workload->Describe() << " config " << k->config.ToString();
+      }
+    }
+  }
+  EXPECT_EQ(built, 15 + 6 + 8 + 2 + 4);
+}
+
 // "icc_outer_shared_": groups of output-channel blocks reducing each input
 // chunk in turn (OcShare) over chunks of input-channel blocks (IccChunk),
 // on a pointwise convolution (its 8 blocks in one group, its 16 input

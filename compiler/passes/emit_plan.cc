@@ -124,10 +124,16 @@ class PlanEmitter {
     } else {
       TF_ASSIGN_OR_RETURN(dense, PackedDenseOf(choice));
     }
+    if (blocked) {  // its producer's block read as it is where that costs no more
+      TF_ASSIGN_OR_RETURN(input, As4d(node, node.inputs[0], input));
+      const PlanBuffer& in = built_.plan.buffers[input];
+      TF_RETURN_IF_ERROR(
+          ReadInputInBlockWhereFree(in.block, in.RowWidth() == in.shape.at(3), &choice, &*blocked));
+    }
     PlanStep step;
     step.op = StepOp::kKernel;
     step.node = node.name;
-    step.symbol = KernelSymbol(node, layer, std::move(choice));
+    step.symbol = KernelSymbol(node, std::move(choice));
     step.epilogue.channels = channels;
     std::string out = node.outputs[0];
     auto fused = fusion_.by_kernel.find(node.name);
@@ -139,8 +145,9 @@ class PlanEmitter {
         bias.resize(channels, 0.0f);
         for (int64_t c = 0; c < channels; ++c) bias[c] += values[c];
       }
-      if (!e.residual.empty() && IsConstant(e.residual)) {
-        TF_ASSIGN_OR_RETURN(step.epilogue.residual, ConstantResidual(node));
+      if (!e.residual.empty() && IsConstant(e.residual)) {  // a Gemm's C of the output's shape
+        TF_ASSIGN_OR_RETURN(std::vector<float> c, GemmMatrixBias(graph_, node));
+        step.epilogue.residual = buffers_.AddConstant(node.name + ".c", c);
       } else if (!e.residual.empty()) {
         TF_ASSIGN_OR_RETURN(step.epilogue.residual, Bound(node, e.residual));
       }
@@ -150,7 +157,6 @@ class PlanEmitter {
     TF_ASSIGN_OR_RETURN(TensorShape out_shape, graph_.ShapeOf(out, &node));
     int output = -1;
     if (blocked) {
-      TF_ASSIGN_OR_RETURN(input, As4d(node, node.inputs[0], input));
       const int64_t in_w = built_.plan.buffers[input].shape.at(3);
       TF_ASSIGN_OR_RETURN(input, buffers_.InLayout(input, blocked->in_block, in_w));
       const int packed =
@@ -161,8 +167,9 @@ class PlanEmitter {
       step.epilogue.inner = out_shape.dims[2] * blocked->out_row_width;
       step.inputs = {input, packed};
       step.staged = {input, packed, output};
-      // fold_channel_scales.h scales a direct kernel's taps (Winograd's U has none).
-      if (blocked->winograd_tile == 0) step.kernel_shape = {blocked->r, blocked->s};
+      if (blocked->winograd_tile == 0) {  // fold_channel_scales.h's taps (Winograd's U has none)
+        step.kernel_shape = {blocked->r, blocked->s, blocked->reduce_block};
+      }
     } else {
       TF_ASSIGN_OR_RETURN(input, buffers_.Plain(input));
       const int w = dense ? buffers_.AddConstant(node.name + ".weight_packed",
@@ -188,16 +195,11 @@ class PlanEmitter {
     return absl::OkStatus();
   }
 
-  // A Gemm's C of the output's shape as the epilogue's residual constant.
-  [[nodiscard]] absl::StatusOr<int> ConstantResidual(const GraphNode& node) {
-    TF_ASSIGN_OR_RETURN(std::vector<float> full, GemmMatrixBias(graph_, node));
-    return buffers_.AddConstant(node.name + ".c", full);
-  }
-
   // The symbol of the kernel for `choice`: one per (template, workload, config).
-  std::string KernelSymbol(const GraphNode& node, const ModelLayer& layer, KernelChoice choice) {
-    const std::string key = absl::StrCat(choice.task->name(), "|", layer.workload, "|",
-                                         layer.args.dump(), "|", choice.config.ToJson().dump());
+  std::string KernelSymbol(const GraphNode& node, KernelChoice choice) {
+    const std::string key =
+        absl::StrCat(choice.task->name(), "|", choice.task->workload().Describe(), "|",
+                     choice.config.ToJson().dump());
     auto [it, inserted] = kernel_by_key_.try_emplace(key, built_.kernels.size());
     if (inserted) {
       const std::string symbol = absl::StrCat("tf_kernel_", built_.kernels.size());
@@ -249,7 +251,7 @@ class PlanEmitter {
     PlanStep step;
     step.op = StepOp::kKernel;
     step.node = node.name;
-    step.symbol = KernelSymbol(node, layer, std::move(choice));
+    step.symbol = KernelSymbol(node, std::move(choice));
     for (size_t i = 0; i < 2; ++i) {
       TF_ASSIGN_OR_RETURN(int operand, Operand(node, node.inputs.at(i)));
       step.inputs.push_back(operand);

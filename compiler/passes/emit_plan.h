@@ -12,8 +12,11 @@
 // Blocked convolutions (kernel_packing.h) take and leave NCHW[x]c buffers
 // and read weights packed here into their kernel_vec layout, so only their
 // timed entry runs; relayout steps sit only where a consumer needs another
-// layout: the graph's input and outputs, a change of channel block, and
-// before operators that read NCHW (dense, tensor operators, reshapes).
+// layout: the graph's input and outputs, a change of channel block that the
+// consumer's kernel cannot read as it is at no extra cost (kernel_packing.h
+// ReadsBlockAtNoCost: it is then built to read it, the workload's
+// in_block), and before operators that read NCHW (dense, tensor operators,
+// reshapes).
 // Pooling, Add and pointwise functions run in whatever layout their input
 // has.
 //

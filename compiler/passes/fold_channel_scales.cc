@@ -11,13 +11,13 @@ namespace {
 
 // The scale_weights step's in_shape {K/ob, C/ib, R*S, ib, ob} for the
 // blocked kernel `conv` reading the channel Mul's product (`x`'s layout,
-// channels), or empty where it is not an ungrouped blocked convolution
-// whose weights are fewer floats than x.
+// channels; ib its weights' input-channel block), or empty where it is not an ungrouped blocked
+// convolution whose weights are fewer floats than x.
 std::vector<int64_t> PackedGeometry(const ModelPlan& plan, const PlanStep& conv, int product,
                                     int x) {
   if (conv.op != StepOp::kKernel || conv.staged.size() != 3 || conv.inputs.size() != 2 ||
       conv.inputs[0] != product || conv.staged[0] != product || conv.inputs[1] != conv.staged[1] ||
-      conv.kernel_shape.size() != 2 ||
+      conv.kernel_shape.size() != 3 ||
       // The product read again by the kernel's epilogue: it has to stay.
       conv.epilogue.residual == product || conv.epilogue.bias == product) {
     return {};
@@ -28,7 +28,9 @@ std::vector<int64_t> PackedGeometry(const ModelPlan& plan, const PlanStep& conv,
   if (!weights.is_constant() || !out.is_4d()) return {};
   const int64_t k = out.shape[1], c = in.shape[1];
   const int64_t taps = conv.kernel_shape[0] * conv.kernel_shape[1];
-  const int64_t ib = in.block, ob = out.block;
+  // The weights' input-channel block: x's, or one x's is a multiple of
+  // (a kernel reading its producer's blocks in place: kernel_packing.h).
+  const int64_t ib = conv.kernel_shape[2], ob = out.block;
   // Ungrouped: every output channel has a weight for every input channel
   // (a grouped or depthwise kernel has fewer).
   if (ib <= 0 || ob <= 0 || taps <= 0 || c % ib != 0 || k % ob != 0 ||

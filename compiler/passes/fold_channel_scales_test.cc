@@ -49,7 +49,7 @@ ModelPlan SqueezeExcitePlan() {
   mul.node = "mul";
   PlanStep conv = StepOf(StepOp::kKernel, {3, 4}, 5);
   conv.staged = {3, 4, 5};
-  conv.kernel_shape = {1, 1};
+  conv.kernel_shape = {1, 1, 8};
   plan.steps = {StepOf(StepOp::kKernel, {0}, 1), StepOf(StepOp::kPointwise, {0}, 2), mul, conv};
   return plan;
 }
@@ -79,6 +79,16 @@ TEST(FoldChannelScalesTest, TheConvolutionReadsXAndItsWeightsScaled) {
   EXPECT_GE(offsets[scaled], 0);
 }
 
+// A kernel reading x's 16-channel blocks in place with weights packed in
+// blocks of 8 (kernel_packing.h ReadsBlockAtNoCost): the weights are
+// scaled in their own blocks, not x's.
+TEST(FoldChannelScalesTest, TheWeightsAreScaledInTheirOwnInputChannelBlocks) {
+  ModelPlan plan = SqueezeExcitePlan();
+  for (int id : {0, 1, 3}) plan.buffers[id] = Blocked(plan.buffers[id].tensor.c_str(), 32, 16, 16);
+  EXPECT_EQ(FoldChannelScales(&plan), 1);
+  EXPECT_EQ(plan.steps[2].in_shape, (std::vector<int64_t>{1, 4, 1, 8, 16}));
+}
+
 TEST(FoldChannelScalesTest, WhatItCannotFoldStaysAChannelMul) {
   {  // the product has a second reader
     ModelPlan plan = SqueezeExcitePlan();
@@ -101,7 +111,7 @@ TEST(FoldChannelScalesTest, WhatItCannotFoldStaysAChannelMul) {
     for (int id : {0, 1, 3}) plan.buffers[id] = Blocked(plan.buffers[id].tensor.c_str(), 32, 2, 8);
     plan.buffers[4].elements = 16 * 32 * 9;
     plan.weight_floats = 16 * 32 * 9;
-    plan.steps[3].kernel_shape = {3, 3};
+    plan.steps[3].kernel_shape = {3, 3, 8};
     EXPECT_EQ(FoldChannelScales(&plan), 0);
   }
   {  // the product is the model's output too

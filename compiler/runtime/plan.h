@@ -223,7 +223,8 @@ struct PlanStep {
   // owns the staged buffers and runs prepare, entry and finish.
   std::vector<int> staged;
   std::vector<int64_t> in_shape, out_shape;  // NCHW for pooling; softmax: [outer, axis, inner]
-  // Pooling window (a blocked convolution kernel: its R, S in kernel_shape).
+  // Pooling window (a direct blocked convolution kernel: its R, S and its
+  // packed weights' input-channel block in kernel_shape).
   std::vector<int64_t> kernel_shape, strides, pads;  // pooling's pads: top, left, bottom, right
   std::vector<int64_t> dilations;                    // pooling: rows, columns (empty: 1, 1)
   bool count_include_pad = false;

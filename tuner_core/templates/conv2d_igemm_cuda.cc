@@ -19,6 +19,10 @@ using namespace ir;  // NOLINT
 [[nodiscard]] static absl::StatusOr<GpuGemmSpec> ConvGemm(const Workload& workload) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   const ConvArgs a = conv->conv_args();
+  if (a.in_block != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kTemplateName, " reads NCHW tensors: in_block=", a.in_block, " is for blocked templates"));
+  }
   if (a.group != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat(kTemplateName, " computes ungrouped convolutions only (group=", a.group, ")"));

@@ -58,17 +58,36 @@
 //            was compiled, the output stays blocked. Those three transforms
 //            move to the kernel's untimed prepare/finish stages
 //            (common/kernel_abi.h); zero padding of the input stays timed.
+//            The input arrives blocked by tile_ic channels, or by the
+//            workload's in_block where it gives one (conv_args.h: a
+//            compiled model's kernel reading what its producer wrote,
+//            blocked otherwise): the pass that pads or subsamples it
+//            converts it, and a reduction reading it unpadded reads any
+//            multiple of tile_ic in place (its values are broadcast one
+//            at a time); any other block is copied into tile_ic's first.
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_CONV2D_NCHWC_X86_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_CONV2D_NCHWC_X86_H_
 
+#include <cstdint>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "tuner_core/templates/template.h"
 #include "tuner_core/workloads/conv_args.h"
 
 namespace tunefleet {
 
 const Template& Conv2dNchwcX86Template();
+
+// Whether the kernel of `config` for `workload` (NCHWc) copies its input
+// before its reduction reads it, when the input arrives blocked by
+// `data_block` channels: a padding or subsampling pass (Winograd's
+// included), or a block its reduction cannot read in place (not a
+// multiple of tile_ic).
+// InvalidArgument for a config the template does not take or a block that
+// does not divide C.
+[[nodiscard]] absl::StatusOr<bool> Conv2dNchwcCopiesInput(const Workload& workload,
+                                                          const Config& config, int64_t data_block);
 
 // The "reduce" value a config of `conv` gets with no measurement to go by:
 // Winograd where it pays (WinogradDefaultTile), "icc_outer_shared_kh_kw_ic"

@@ -168,7 +168,8 @@ Stmt Compute(const Params& p, const std::string& data, const std::string& kernel
   plan.kernel_elems = p.c * p.r * p.s;
   plan.compute_reads_unpadded = true;
   plan.pack_kernel = [&](const std::string& kernel_vec) { return PackKernel(p, kernel_vec); };
-  plan.compute = [&](const std::string& data, const std::string& kernel_vec,
+  // data_block is c_bn: a depthwise workload has no in_block.
+  plan.compute = [&](const std::string& data, int64_t, const std::string& kernel_vec,
                      const std::string& out) { return Compute(p, data, kernel_vec, out); };
   return AssembleBlockedConv(plan, DepthwiseConv2dNchwcX86Template(), workload);
 }

@@ -30,10 +30,27 @@ Stmt ForEachBlockedRow(const std::string& tag, const ActivationShape& s, int64_t
 }
 
 // Where (row r's image and channel block, input row h, column w, lane b)
-// lies in `s`, NCHW when `nchw`, else NCHW[block]c.
-Expr SourceIndex(const ActivationShape& s, bool nchw, const RowIndex& r, Expr h, Expr w, Expr b) {
-  if (nchw) return ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w;
-  return (((r.n * (s.c / s.block) + r.cb) * s.h + h) * s.w + w) * s.block + b;
+// lies in `s` blocked by `src_block` channels (1: NCHW) rather than s.block.
+Expr SourceIndex(const ActivationShape& s, int64_t src_block, const RowIndex& r, Expr h, Expr w,
+                 Expr b) {
+  if (src_block == 1) return ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w;
+  Expr src_cb, lane;  // the channel's block and lane in src
+  if (src_block == s.block) {
+    src_cb = r.cb;
+    lane = b;
+  } else if (src_block % s.block == 0) {  // whole blocks of dst in one of src
+    const int64_t q = src_block / s.block;
+    src_cb = r.cb / q;
+    lane = (r.cb % q) * s.block + b;
+  } else if (s.block % src_block == 0) {  // whole blocks of src in one of dst
+    src_cb = r.cb * (s.block / src_block) + b / src_block;
+    lane = b % src_block;
+  } else {
+    Expr c = r.cb * s.block + b;
+    src_cb = c / src_block;
+    lane = c % src_block;
+  }
+  return (((r.n * (s.c / src_block) + src_cb) * s.h + h) * s.w + w) * src_block + lane;
 }
 
 }  // namespace
@@ -52,7 +69,7 @@ Stmt NchwToBlocked(const std::string& tag, const std::string& src, const std::st
   });
 }
 
-Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
+Stmt PadToBlocked(const std::string& tag, const std::string& src, int64_t src_block,
                   const std::string& dst, const ActivationShape& s, const Padding& p) {
   const int64_t CB = s.c / s.block;
   return ForEachBlockedRow(tag, s, p.padded_h, [&](const RowIndex& r) {
@@ -68,7 +85,7 @@ Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nc
     Expr h = r.row - p.top;
     Stmt copy = Loop(tag + "_w", s.w, ForKind::kSerial, [&](Expr w) {
       return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
-        return Store::Make(dst, Load::Make(src, SourceIndex(s, src_is_nchw, r, h, w, b)),
+        return Store::Make(dst, Load::Make(src, SourceIndex(s, src_block, r, h, w, b)),
                            dst_index(w + p.left, b));
       });
     });
@@ -83,14 +100,14 @@ Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nc
   });
 }
 
-Stmt SubsampleToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
+Stmt SubsampleToBlocked(const std::string& tag, const std::string& src, int64_t src_block,
                         const std::string& dst, const ActivationShape& s, int64_t stride_h,
                         int64_t stride_w, int64_t out_h, int64_t out_w) {
   const int64_t CB = s.c / s.block;
   return ForEachBlockedRow(tag, s, out_h, [&](const RowIndex& r) {
     return Loop(tag + "_w", out_w, ForKind::kSerial, [&](Expr w) {
       return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
-        Expr src_index = SourceIndex(s, src_is_nchw, r, r.row * stride_h, w * stride_w, b);
+        Expr src_index = SourceIndex(s, src_block, r, r.row * stride_h, w * stride_w, b);
         return Store::Make(dst, Load::Make(src, src_index),
                            (((r.n * CB + r.cb) * out_h + r.row) * out_w + w) * s.block + b);
       });
@@ -262,6 +279,7 @@ BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t
   plan.out = {a.n, a.k, a.out_h, a.out_w, out_block};
   plan.pad = ConvInputPadding(a);
   plan.layout_nchwc = a.layout_nchwc;
+  plan.data_block = a.in_block > 0 ? a.in_block : in_block;
   if (PointwiseConv(a) && Strided(a)) {  // TiledConvShape reads it gathered
     plan.subsample_h = a.stride_h;
     plan.subsample_w = a.stride_w;
@@ -269,48 +287,78 @@ BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t
   return plan;
 }
 
+namespace {
+
+bool Subsampled(const BlockedConvPlan& plan) {
+  return plan.subsample_h > 1 || plan.subsample_w > 1;
+}
+
+bool NeedsPadding(const BlockedConvPlan& plan) {
+  return !Subsampled(plan) && !plan.compute_reads_unpadded &&
+         (plan.pad.top > 0 || plan.pad.left > 0 || plan.pad.padded_h > plan.in.h ||
+          plan.pad.padded_w > plan.in.w);
+}
+
+// Whether `compute` reads an unpadded input blocked by `data_block` in place.
+bool ReadsInPlace(const BlockedConvPlan& plan, int64_t data_block) {
+  return data_block == plan.in.block ||
+         (plan.compute_reads_any_block && data_block % plan.in.block == 0);
+}
+
+}  // namespace
+
+bool BlockedConvCopiesInput(const BlockedConvPlan& plan, int64_t data_block) {
+  return Subsampled(plan) || NeedsPadding(plan) || !ReadsInPlace(plan, data_block);
+}
+
 LoweredFunc AssembleBlockedConv(const BlockedConvPlan& plan, const Template& tmpl,
                                 const Workload& workload) {
   LoweredFunc result = KernelFunc(tmpl, workload, Stmt());
   LoweredFunc* func = &result;
   const ActivationShape& in = plan.in;
-  const bool subsampled = plan.subsample_h > 1 || plan.subsample_w > 1;
-  const bool needs_padding = !subsampled && !plan.compute_reads_unpadded &&
-                             (plan.pad.top > 0 || plan.pad.left > 0 || plan.pad.padded_h > in.h ||
-                              plan.pad.padded_w > in.w);
+  const bool subsampled = Subsampled(plan);
+  const bool needs_padding = NeedsPadding(plan);
   const int64_t data_pad_elems = subsampled ? in.n * in.c * plan.out.h * plan.out.w
                                             : in.n * in.c * plan.pad.padded_h * plan.pad.padded_w;
   const int64_t out_elems = plan.out.n * plan.out.c * plan.out.h * plan.out.w;
-  // The input as the compute reads it, from `src` (NCHW or blocked) into
-  // "data_pad": every subsample-th pixel, or padded.
-  auto gather = [&](const std::string& src, bool src_is_nchw) {
+  // The input as the compute reads it, from `src` (blocked by src_block;
+  // 1: NCHW) into "data_pad": every subsample-th pixel, or padded.
+  auto gather = [&](const std::string& src, int64_t src_block) {
     if (subsampled) {
-      return SubsampleToBlocked("sub", src, src_is_nchw, "data_pad", in, plan.subsample_h,
+      return SubsampleToBlocked("sub", src, src_block, "data_pad", in, plan.subsample_h,
                                 plan.subsample_w, plan.out.h, plan.out.w);
     }
-    return PadToBlocked("pad", src, src_is_nchw, "data_pad", in, plan.pad);
+    return PadToBlocked("pad", src, src_block, "data_pad", in, plan.pad);
   };
   if (plan.layout_nchwc) {
+    const ActivationShape arrives = {in.n, in.c, in.h, in.w, plan.data_block};
     func->staged = {{"data_nchwc", in.n * in.c * in.h * in.w},
                     {"kernel_vec", plan.kernel_elems},
                     {"out_nchwc", out_elems}};
     func->prepare = Block::Make(
-        {NchwToBlocked("pd", "data", "data_nchwc", in), plan.pack_kernel("kernel_vec")});
+        {NchwToBlocked("pd", "data", "data_nchwc", arrives), plan.pack_kernel("kernel_vec")});
     if (needs_padding || subsampled) {
-      func->body =
-          Allocate::Make("data_pad", data_pad_elems, MemoryScope::kGlobal,
-                         Block::Make({gather("data_nchwc", false),
-                                      plan.compute("data_pad", "kernel_vec", "out_nchwc")}));
+      func->body = Allocate::Make(
+          "data_pad", data_pad_elems, MemoryScope::kGlobal,
+          Block::Make({gather("data_nchwc", plan.data_block),
+                       plan.compute("data_pad", in.block, "kernel_vec", "out_nchwc")}));
+    } else if (!ReadsInPlace(plan, plan.data_block)) {
+      // Into the compute's block, unpadded: a relayout inside the kernel.
+      const Padding none = {0, 0, in.h, in.w};
+      func->body = Allocate::Make(
+          "data_pad", in.n * in.c * in.h * in.w, MemoryScope::kGlobal,
+          Block::Make({PadToBlocked("blk", "data_nchwc", plan.data_block, "data_pad", in, none),
+                       plan.compute("data_pad", in.block, "kernel_vec", "out_nchwc")}));
     } else {
-      func->body = plan.compute("data_nchwc", "kernel_vec", "out_nchwc");
+      func->body = plan.compute("data_nchwc", plan.data_block, "kernel_vec", "out_nchwc");
     }
     func->finish = BlockedToNchw("uo", "out_nchwc", "output", plan.out);
     return result;
   }
   const bool unpadded = plan.compute_reads_unpadded && !subsampled;
-  Stmt to_blocked = unpadded ? NchwToBlocked("blk", "data", "data_pad", in) : gather("data", true);
+  Stmt to_blocked = unpadded ? NchwToBlocked("blk", "data", "data_pad", in) : gather("data", 1);
   Stmt body = Block::Make({plan.pack_kernel("kernel_vec"), to_blocked,
-                           plan.compute("data_pad", "kernel_vec", "out_vec"),
+                           plan.compute("data_pad", in.block, "kernel_vec", "out_vec"),
                            BlockedToNchw("uo", "out_vec", "output", plan.out)});
   body = Allocate::Make("out_vec", out_elems, MemoryScope::kGlobal, body);
   body = Allocate::Make("data_pad", unpadded ? in.n * in.c * in.h * in.w : data_pad_elems,

@@ -33,21 +33,25 @@ struct ActivationShape {
 ir::Stmt NchwToBlocked(const std::string& tag, const std::string& src, const std::string& dst,
                        const ActivationShape& shape);
 
+// The passes below read `src` blocked by `src_block` channels (a divisor of
+// shape.c; 1 is NCHW) and write dst blocked by shape.block: a pass that
+// copies its input anyway changes its channel block at no extra cost.
+
 // Where an activation sits inside a zero-padded blocked buffer.
 struct Padding {
   int64_t top = 0, left = 0;
   int64_t padded_h = 0, padded_w = 0;  // >= top + h and left + w
 };
 
-// src (NCHW when `src_is_nchw`, else NCHW[block]c) -> dst, blocked and
-// zero-padded to padded_h x padded_w with the image at (top, left).
-ir::Stmt PadToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
+// src -> dst, blocked and zero-padded to padded_h x padded_w with the image
+// at (top, left).
+ir::Stmt PadToBlocked(const std::string& tag, const std::string& src, int64_t src_block,
                       const std::string& dst, const ActivationShape& shape, const Padding& padding);
 
-// src (NCHW when `src_is_nchw`, else NCHW[block]c) of `shape` -> dst,
-// blocked, out_h x out_w: the pixel at every stride_h-th row and
-// stride_w-th column (what a strided pointwise convolution reads).
-ir::Stmt SubsampleToBlocked(const std::string& tag, const std::string& src, bool src_is_nchw,
+// src of `shape` -> dst, blocked, out_h x out_w: the pixel at every
+// stride_h-th row and stride_w-th column (what a strided pointwise
+// convolution reads).
+ir::Stmt SubsampleToBlocked(const std::string& tag, const std::string& src, int64_t src_block,
                             const std::string& dst, const ActivationShape& shape, int64_t stride_h,
                             int64_t stride_w, int64_t out_h, int64_t out_w);
 
@@ -177,6 +181,16 @@ struct BlockedConvPlan {
   Padding pad;
   int64_t kernel_elems = 0;  // packed weights
   bool layout_nchwc = false;
+  // With layout_nchwc, the channel block the input arrives in (data_nchwc):
+  // the workload's in_block where it gives one, else in.block, the block
+  // `compute` reduces over. Where they differ, the pass that pads or
+  // subsamples the input converts it; where none runs, `compute` reads it
+  // in place if compute_reads_any_block, else a pass copies it into
+  // in.block first (what a relayout before the kernel would cost).
+  int64_t data_block = 1;
+  // `compute` reads its unpadded input in any block that is a multiple of
+  // in.block (its `data_block` argument).
+  bool compute_reads_any_block = false;
   // Writes the packed weights into `kernel_vec` from the "kernel" argument.
   std::function<ir::Stmt(const std::string& kernel_vec)> pack_kernel;
   // A strided pointwise convolution (TiledConvShape): a pass gathers every
@@ -187,18 +201,24 @@ struct BlockedConvPlan {
   // When set, `compute` handles the borders itself and reads the blocked
   // input unpadded (in.h x in.w): no padding pass runs.
   bool compute_reads_unpadded = false;
-  // Reads blocked `data` (padded to pad.padded_h x pad.padded_w unless
+  // Reads `data` blocked by `data_block` channels (in.block unless
+  // compute_reads_any_block; padded to pad.padded_h x pad.padded_w unless
   // compute_reads_unpadded) and `kernel_vec`, writes blocked `out`.
-  std::function<ir::Stmt(const std::string& data, const std::string& kernel_vec,
+  std::function<ir::Stmt(const std::string& data, int64_t data_block, const std::string& kernel_vec,
                          const std::string& out)>
       compute;
 };
 
+// Whether the kernel of `plan` copies its input before `compute` reads it
+// (a padding or subsampling pass, or a change of channel block `compute`
+// cannot read in place) when the input arrives blocked by `data_block`.
+bool BlockedConvCopiesInput(const BlockedConvPlan& plan, int64_t data_block);
+
 // A plan's geometry for convolution `a` (a.k output channels: C for
 // depthwise), its input blocked by `in_block` channels and its output by
-// `out_block`: the shapes, the input's padding (ConvInputPadding) and the
-// layout. The caller adds kernel_elems, pack_kernel and compute (and
-// compute_reads_unpadded).
+// `out_block`: the shapes, the input's padding (ConvInputPadding), the
+// layout and the block the input arrives in (a.in_block, else in_block). The caller adds
+// kernel_elems, pack_kernel and compute (and compute_reads_unpadded).
 BlockedConvPlan BlockedConvGeometry(const ConvArgs& a, int64_t in_block, int64_t out_block);
 
 // The kernel of `tmpl` for `workload` (whose tensors are "data", "kernel"

@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/ir/ir_printer.h"
+#include "tuner_core/templates/conv2d_nchwc_x86.h"
 #include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/templates/task.h"
 #include "tuner_core/workloads/conv_workload.h"
@@ -506,6 +507,56 @@ TEST(TemplatesTest, Conv2dInlinePadReadsTheInputUnpadded) {
   EXPECT_EQ(outer_text.find("data_pad"), std::string::npos) << outer_text;
   EXPECT_NE(outer_text.find("icco"), std::string::npos) << outer_text;
   EXPECT_LT(inline_pad->index(), outer->index());
+}
+
+// Which channel blocks a kernel copies (in_block): every block where it
+// pads its input anyway; else those not a multiple of tile_ic, which its
+// reduction cannot read in place.
+TEST(TemplatesTest, Conv2dCopiesInputWherePaddedOrItsReductionCannotReadTheBlock) {
+  auto task = Task::Make("conv2d_nchwc.x86", "conv2d_nchw",
+                         {{"N", 1},
+                          {"C", 48},
+                          {"H", 14},
+                          {"W", 14},
+                          {"K", 48},
+                          {"R", 3},
+                          {"S", 3},
+                          {"padding", 1},
+                          {"group", 6},
+                          {"layout", "NCHWc"}},
+                         "llvm");
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto copies = [&](const std::string& reduce, int64_t block) {
+    auto config = (*task)->space().FromJson({{"entity",
+                                              {{"tile_ic", "ot", 4},
+                                               {"tile_oc", "ot", 8},
+                                               {"tile_ow", "ot", 7},
+                                               {"vec", "ot", 8},
+                                               {"reduce", "ot", reduce}}}});
+    EXPECT_TRUE(config.ok()) << config.status();
+    return Conv2dNchwcCopiesInput((*task)->workload(), *config, block);
+  };
+  for (int64_t block : {1, 4, 16, 48}) {
+    EXPECT_EQ(copies("c_kh_kw_ic", block).value_or(false), true) << block;
+  }
+  EXPECT_EQ(copies("c_kh_kw_ic_inline_pad", 4).value_or(true), false);
+  EXPECT_EQ(copies("c_kh_kw_ic_inline_pad", 48).value_or(true), false);
+  EXPECT_EQ(copies("icc_outer_kh_ic_kw", 16).value_or(true), false);
+  EXPECT_EQ(copies("c_kh_kw_ic_inline_pad", 2).value_or(false), true);
+  EXPECT_EQ(copies("c_kh_kw_ic_inline_pad", 3).value_or(false), true);
+  EXPECT_EQ(copies("c_kh_kw_ic_inline_pad", 6).value_or(false), true);
+  EXPECT_EQ(copies("c_kh_kw_ic_inline_pad", 5).status().code(), absl::StatusCode::kInvalidArgument);
+  // in_block is the blocked templates' alone, and only for NCHWc.
+  nlohmann::json nchw = (*task)->workload().args();
+  nchw["layout"] = "NCHW";
+  nchw["in_block"] = 16;
+  EXPECT_EQ(Task::Make("conv2d_nchwc.x86", "conv2d_nchw", nchw, "llvm").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  nlohmann::json cuda = (*task)->workload().args();
+  cuda.erase("group");
+  cuda["in_block"] = 16;
+  EXPECT_EQ(Task::Make("conv2d_direct.cuda", "conv2d_nchw", cuda, "cuda").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

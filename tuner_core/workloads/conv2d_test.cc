@@ -64,6 +64,11 @@ TEST(Conv2dWorkloadTest, DefaultsFillTheCanonicalArgs) {
   // Same tensors either way: the layout only says what gets timed.
   EXPECT_EQ(nchwc->tensors()[0].shape, w->tensors()[0].shape);
   EXPECT_EQ(nchwc->tensors()[1].shape, w->tensors()[1].shape);
+  EXPECT_FALSE(nchwc->args().contains("in_block"));  // tasks and records keep their keys
+  auto from_blocks = MakeOk(With(Base(), {{"layout", "NCHWc"}, {"in_block", 3}}));
+  ASSERT_NE(from_blocks, nullptr);
+  EXPECT_EQ(from_blocks->args()["in_block"], 3);
+  EXPECT_EQ(from_blocks->tensors()[0].shape, w->tensors()[0].shape);
 }
 
 TEST(Conv2dWorkloadTest, ExplicitKeysAreKeptAndCanonicalArgsRoundTrip) {
@@ -169,11 +174,16 @@ TEST(Conv2dWorkloadTest, BadArgumentsAreInvalidArgumentNamingTheKey) {
       {With(Base(), {{"layout", "NHWC"}}),
        "argument \"layout\" must be \"NCHW\" or \"NCHWc\", got \"NHWC\""},
       {With(Base(), {{"groups", 2}}),
-       "unknown argument \"groups\" (accepted: N, C, H, W, K, group, R, S, stride_h, stride_w, "
+       "unknown argument \"groups\" (accepted: N, C, H, W, K, group, in_block, R, S, stride_h, "
+       "stride_w, "
        "pad_top, "
        "pad_left, pad_bottom, pad_right, dil_h, dil_w, layout, stride, padding, dilation)"},
       {With(Base(), {{"group", 3}}), "group=3 does not divide C="},
       {With(Base(), {{"group", 0}}), "\"group\""},
+      {With(Base(), {{"in_block", 4}}),
+       "in_block is for the NCHWc layout, whose input arrives blocked"},
+      {With(Base(), {{"in_block", 5}, {"layout", "NCHWc"}}), "in_block=5 does not divide C="},
+      {With(Base(), {{"in_block", 0}, {"layout", "NCHWc"}}), "\"in_block\""},
       {With(Base(), {{"H", 2}}),
        "no output rows: padded input height 2 (H=2 + pad_top=0 + pad_bottom=0) is less than the "
        "dilated kernel height 3 (R=3, dil_h=1)"},

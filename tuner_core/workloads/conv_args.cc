@@ -126,6 +126,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }  // a >= 0, b 
   if (with_k) {
     accepted.push_back("K");
     accepted.push_back("group");
+    accepted.push_back("in_block");
   }
   for (const char* key :
        {"R", "S", "stride_h", "stride_w", "pad_top", "pad_left", "pad_bottom", "pad_right", "dil_h",
@@ -158,6 +159,17 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }  // a >= 0, b 
   TF_ASSIGN_OR_RETURN(std::string layout,
                       json_args::ReadChoice(op, args, "layout", "NCHW", {"NCHW", "NCHWc"}));
   a.layout_nchwc = layout == "NCHWc";
+  if (with_k && json_args::Has(args, "in_block")) {
+    TF_ASSIGN_OR_RETURN(a.in_block, json_args::ReadInt(op, args, "in_block", 1, kMaxDim));
+    if (!a.layout_nchwc) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(op, ": in_block is for the NCHWc layout, whose input arrives blocked"));
+    }
+    if (a.c % a.in_block != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(op, ": in_block=", a.in_block, " does not divide C=", a.c));
+    }
+  }
 
   const bool padding_shorthand = json_args::Has(args, "padding");
   TF_ASSIGN_OR_RETURN(a.out_h, OutputSize(op, kRows, a.h, a.r, a.stride_h, a.pad_top, a.pad_bottom,
@@ -186,6 +198,7 @@ nlohmann::json CanonicalConvArgs(const ConvArgs& a, ConvOutChannels out_channels
   if (out_channels == ConvOutChannels::kFromK) j["K"] = a.k;
   // Only where grouped, so every ungrouped workload keeps its key and records.
   if (a.group != 1) j["group"] = a.group;
+  if (a.in_block != 0) j["in_block"] = a.in_block;  // likewise
   return j;
 }
 

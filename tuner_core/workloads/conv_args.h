@@ -20,6 +20,13 @@
 //                       blocked end to end (weights packed at compile time),
 //                       so those transforms run untimed (see
 //                       templates/conv2d_nchwc_x86.h).
+//   in_block            conv2d with layout "NCHWc" only: the channel block
+//                       the input arrives in (a divisor of C), where it is
+//                       not the config's input-channel block: what a
+//                       compiled model's kernel reading its producer's
+//                       blocks as they are builds with. Absent: the
+//                       config's. Templates that do not block their input
+//                       refuse it.
 // Input-only shorthands, expanded into the keys above (and never given
 // together with them):
 //   stride: s | [h, w]    dilation: d | [h, w]
@@ -49,6 +56,7 @@ struct ConvArgs {
   int64_t dil_h = 1, dil_w = 1;
   int64_t group = 1;  // conv2d's groups (depthwise: 1, its own kind)
   bool layout_nchwc = false;
+  int64_t in_block = 0;  // 0: the config's input-channel block
   // Derived.
   int64_t out_h = 1, out_w = 1;
 
