@@ -64,14 +64,17 @@ RelatedBlockReads RelatedBlockReadsOf(const BlockedConvKernel& kernel) {
   if (kernel.depthwise) return {};
   // Winograd's input transform reads its own padded copy, made by its
   // padding pass (if any).
-  return {kernel.winograd_tile == 0 || kernel.copies_input, kernel.copies_input};
+  return {kernel.winograd_tile == 0 || kernel.copies_input, kernel.copies_input,
+          kernel.copies_input ? 0 : kernel.c};  // weights [K, C / group, R, S]
 }
 
 bool ReadsBlockAtNoCost(const BlockedConvKernel& kernel, int64_t block) {
   if (block == kernel.in_block) return true;
   const RelatedBlockReads related = RelatedBlockReadsOf(kernel);
-  return block >= 1 && ((related.multiples && block % kernel.reduce_block == 0) ||
-                        (related.divisors && kernel.reduce_block % block == 0));
+  return block >= 1 &&
+         ((related.multiples && block % kernel.reduce_block == 0 &&
+           (related.multiples_within == 0 || related.multiples_within % block == 0)) ||
+          (related.divisors && kernel.reduce_block % block == 0));
 }
 
 [[nodiscard]] absl::StatusOr<KernelChoice> WithInputBlock(const KernelChoice& choice,

@@ -95,7 +95,9 @@ double RelayoutSeconds(const LayoutEdge& edge, const LayoutOption& a, const Layo
   const bool rows_fit = edge.block_only || a.write_row == row;
   if (a.write_block == block && rows_fit) return 0;
   if (!edge.residual && rows_fit &&
-      ((b.related_reads.multiples && a.write_block % b.read_block == 0) ||
+      ((b.related_reads.multiples && a.write_block % b.read_block == 0 &&
+        (b.related_reads.multiples_within == 0 ||
+         b.related_reads.multiples_within % a.write_block == 0)) ||
        (b.related_reads.divisors && b.read_block % a.write_block == 0))) {
     return 0;
   }

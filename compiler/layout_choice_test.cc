@@ -40,11 +40,17 @@ TEST(LayoutChoiceTest, AKernelReadingRelatedBlocksNeedsNoRelayout) {
   reader.related_reads.divisors = true;
   EXPECT_EQ(RelayoutSeconds(edge, Option(4, 4, 28, 1.0), reader), 0);
   EXPECT_GT(RelayoutSeconds(edge, Option(12, 12, 28, 1.0), reader), 0);
+  // A grouped kernel reading in place: multiples within its groups' 16 only.
+  reader.related_reads = {true, false, 16};
+  EXPECT_EQ(RelayoutSeconds(edge, Option(16, 16, 28, 1.0), reader), 0);
+  EXPECT_GT(RelayoutSeconds(edge, Option(48, 48, 28, 1.0), reader), 0);
   const LayoutEdge residual = {0, 1, true, kElements};
   EXPECT_GT(RelayoutSeconds(residual, Option(48, 48, 28, 1.0), reader), 0);
   // The best record needs no other then.
+  LayoutOption in_place = Option(8, 8, 28, 1.0);
+  in_place.related_reads.multiples = true;
   const std::vector<std::vector<LayoutOption>> options = {{Option(48, 48, 28, 1.0)},
-                                                          {reader, Option(48, 8, 28, 1.02)}};
+                                                          {in_place, Option(48, 8, 28, 1.02)}};
   EXPECT_EQ(ChooseLayoutOptions(options, {edge}), (std::vector<int>{0, 0}));
 }
 

@@ -464,7 +464,7 @@ struct PlanParts {
   }
   p.pad = ConvInputPadding(p);
   parts.plan.compute_reads_unpadded = p.inline_pad;
-  parts.plan.compute_reads_any_block = true;
+  parts.plan.compute_reads_blocks_within = p.c / p.group;
   parts.plan.kernel_elems = p.k * (p.c / p.group) * p.r * p.s;
   return parts;
 }

@@ -63,8 +63,9 @@
 //            compiled model's kernel reading what its producer wrote,
 //            blocked otherwise): the pass that pads or subsamples it
 //            converts it, and a reduction reading it unpadded reads any
-//            multiple of tile_ic in place (its values are broadcast one
-//            at a time); any other block is copied into tile_ic's first.
+//            multiple of tile_ic within a group's channels in place (its
+//            values are broadcast one at a time); any other block is
+//            copied into tile_ic's first.
 #ifndef TUNEFLEET_TUNER_CORE_TEMPLATES_CONV2D_NCHWC_X86_H_
 #define TUNEFLEET_TUNER_CORE_TEMPLATES_CONV2D_NCHWC_X86_H_
 
@@ -83,7 +84,7 @@ const Template& Conv2dNchwcX86Template();
 // before its reduction reads it, when the input arrives blocked by
 // `data_block` channels: a padding or subsampling pass (Winograd's
 // included), or a block its reduction cannot read in place (not a
-// multiple of tile_ic).
+// multiple of tile_ic, or holding channels of several groups).
 // InvalidArgument for a config the template does not take or a block that
 // does not divide C.
 [[nodiscard]] absl::StatusOr<bool> Conv2dNchwcCopiesInput(const Workload& workload,

@@ -13,9 +13,12 @@ using namespace ir;  // NOLINT
 
 namespace {
 
-// Splits the parallel index of an (n, cb, row) loop.
+// Splits the parallel index of an (n, cb, row) loop. A pass walking a
+// source by its blocks (ForEachRowFrom) also sets the source's block and
+// the first lane of cb's channels in it.
 struct RowIndex {
   Expr n, cb, row;
+  Expr src_cb, src_lane;
 };
 
 // The parallel loop "<tag>_t" over (n, channel block, row) of `s` with
@@ -29,13 +32,36 @@ Stmt ForEachBlockedRow(const std::string& tag, const ActivationShape& s, int64_t
   return For::Make(t_name, 0, s.n * blocks * rows, ForKind::kParallel, row_body(r));
 }
 
+// The rows of `s` (n, channel block, row) that a pass from a source
+// blocked by `src_block` channels writes, in parallel. Where a source
+// block holds q > 1 of s's, by the source's blocks, each of its rows
+// writing its q rows of s in turn while it is in cache: walked by s's
+// blocks, each source row would come from memory q times (a 48-channel
+// block read for eight 8-channel ones).
+Stmt ForEachRowFrom(const std::string& tag, const ActivationShape& s, int64_t src_block,
+                    int64_t rows, const std::function<Stmt(const RowIndex& r)>& row_body) {
+  if (src_block <= s.block || src_block % s.block != 0) {
+    return ForEachBlockedRow(tag, s, rows, row_body);
+  }
+  const int64_t q = src_block / s.block;
+  const ActivationShape by_source = {s.n, s.c, s.h, s.w, src_block};
+  return ForEachBlockedRow(tag, by_source, rows, [&](const RowIndex& src) {
+    return Loop(tag + "_q", q, ForKind::kSerial, [&](Expr j) {
+      return row_body({src.n, src.cb * q + j, src.row, src.cb, j * s.block});
+    });
+  });
+}
+
 // Where (row r's image and channel block, input row h, column w, lane b)
 // lies in `s` blocked by `src_block` channels (1: NCHW) rather than s.block.
 Expr SourceIndex(const ActivationShape& s, int64_t src_block, const RowIndex& r, Expr h, Expr w,
                  Expr b) {
   if (src_block == 1) return ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w;
   Expr src_cb, lane;  // the channel's block and lane in src
-  if (src_block == s.block) {
+  if (r.src_cb.defined()) {
+    src_cb = r.src_cb;
+    lane = r.src_lane + b;
+  } else if (src_block == s.block) {
     src_cb = r.cb;
     lane = b;
   } else if (src_block % s.block == 0) {  // whole blocks of dst in one of src
@@ -72,7 +98,7 @@ Stmt NchwToBlocked(const std::string& tag, const std::string& src, const std::st
 Stmt PadToBlocked(const std::string& tag, const std::string& src, int64_t src_block,
                   const std::string& dst, const ActivationShape& s, const Padding& p) {
   const int64_t CB = s.c / s.block;
-  return ForEachBlockedRow(tag, s, p.padded_h, [&](const RowIndex& r) {
+  return ForEachRowFrom(tag, s, src_block, p.padded_h, [&](const RowIndex& r) {
     auto dst_index = [&](Expr wp, Expr b) {
       return (((r.n * CB + r.cb) * p.padded_h + r.row) * p.padded_w + wp) * s.block + b;
     };
@@ -104,7 +130,7 @@ Stmt SubsampleToBlocked(const std::string& tag, const std::string& src, int64_t 
                         const std::string& dst, const ActivationShape& s, int64_t stride_h,
                         int64_t stride_w, int64_t out_h, int64_t out_w) {
   const int64_t CB = s.c / s.block;
-  return ForEachBlockedRow(tag, s, out_h, [&](const RowIndex& r) {
+  return ForEachRowFrom(tag, s, src_block, out_h, [&](const RowIndex& r) {
     return Loop(tag + "_w", out_w, ForKind::kSerial, [&](Expr w) {
       return Loop(tag + "_b", s.block, ForKind::kSerial, [&](Expr b) {
         Expr src_index = SourceIndex(s, src_block, r, r.row * stride_h, w * stride_w, b);
@@ -302,7 +328,8 @@ bool NeedsPadding(const BlockedConvPlan& plan) {
 // Whether `compute` reads an unpadded input blocked by `data_block` in place.
 bool ReadsInPlace(const BlockedConvPlan& plan, int64_t data_block) {
   return data_block == plan.in.block ||
-         (plan.compute_reads_any_block && data_block % plan.in.block == 0);
+         (plan.compute_reads_blocks_within > 0 && data_block % plan.in.block == 0 &&
+          plan.compute_reads_blocks_within % data_block == 0);
 }
 
 }  // namespace

@@ -185,12 +185,14 @@ struct BlockedConvPlan {
   // the workload's in_block where it gives one, else in.block, the block
   // `compute` reduces over. Where they differ, the pass that pads or
   // subsamples the input converts it; where none runs, `compute` reads it
-  // in place if compute_reads_any_block, else a pass copies it into
-  // in.block first (what a relayout before the kernel would cost).
+  // in place if it can (compute_reads_blocks_within), else a pass copies
+  // it into in.block first (what a relayout before the kernel would cost).
   int64_t data_block = 1;
-  // `compute` reads its unpadded input in any block that is a multiple of
-  // in.block (its `data_block` argument).
-  bool compute_reads_any_block = false;
+  // Where > 0, `compute` reads its unpadded input in place in any block
+  // (its `data_block` argument) that is a multiple of in.block and divides
+  // this: a convolution group's channels (a block holding several groups'
+  // would be read once for each of them).
+  int64_t compute_reads_blocks_within = 0;
   // Writes the packed weights into `kernel_vec` from the "kernel" argument.
   std::function<ir::Stmt(const std::string& kernel_vec)> pack_kernel;
   // A strided pointwise convolution (TiledConvShape): a pass gathers every
@@ -202,7 +204,7 @@ struct BlockedConvPlan {
   // input unpadded (in.h x in.w): no padding pass runs.
   bool compute_reads_unpadded = false;
   // Reads `data` blocked by `data_block` channels (in.block unless
-  // compute_reads_any_block; padded to pad.padded_h x pad.padded_w unless
+  // compute_reads_blocks_within; padded to pad.padded_h x pad.padded_w unless
   // compute_reads_unpadded) and `kernel_vec`, writes blocked `out`.
   std::function<ir::Stmt(const std::string& data, int64_t data_block, const std::string& kernel_vec,
                          const std::string& out)>
