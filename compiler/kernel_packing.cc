@@ -69,12 +69,7 @@ RelatedBlockReads RelatedBlockReadsOf(const BlockedConvKernel& kernel) {
 }
 
 bool ReadsBlockAtNoCost(const BlockedConvKernel& kernel, int64_t block) {
-  if (block == kernel.in_block) return true;
-  const RelatedBlockReads related = RelatedBlockReadsOf(kernel);
-  return block >= 1 &&
-         ((related.multiples && block % kernel.reduce_block == 0 &&
-           (related.multiples_within == 0 || related.multiples_within % block == 0)) ||
-          (related.divisors && kernel.reduce_block % block == 0));
+  return block == kernel.in_block || RelatedBlockReadsOf(kernel).Takes(kernel.reduce_block, block);
 }
 
 [[nodiscard]] absl::StatusOr<KernelChoice> WithInputBlock(const KernelChoice& choice,

@@ -59,9 +59,16 @@ struct RelatedBlockReads {
   bool divisors = false;
   // Where > 0, only the multiples dividing it: the channels of one group,
   // where the reduction reads them in place (a block holding several
-  // groups' is read once per group: 1.4-1.6x slower on RegNet-Y's grouped
-  // layers reading 52-channel blocks).
+  // groups' is read once per group: RegNet-Y's grouped layers reading
+  // 48-52-channel blocks were 1.3-1.5x slower).
   int64_t multiples_within = 0;
+
+  // Whether a kernel reducing over blocks of `own` channels reads `block`.
+  bool Takes(int64_t own, int64_t block) const {
+    return block >= 1 && ((multiples && block % own == 0 &&
+                           (multiples_within == 0 || multiples_within % block == 0)) ||
+                          (divisors && own % block == 0));
+  }
 };
 RelatedBlockReads RelatedBlockReadsOf(const BlockedConvKernel& kernel);
 
@@ -86,9 +93,9 @@ bool ReadsBlockAtNoCost(const BlockedConvKernel& kernel, int64_t block);
                                                      BlockedConvKernel* blocked);
 
 // `weights` ([K][C][R][S], or [C][1][R][S] for depthwise) in the kernel's
-// kernel_vec layout: [K/ob][C/ib][R][S][ib][ob] (ib its reduce_block) (depthwise: [C/b][R][S][b];
-// Winograd: the transformed weights), what the template's prepare stage
-// writes.
+// kernel_vec layout: [K/ob][C/ib][R][S][ib][ob], ib its reduce_block
+// (depthwise: [C/b][R][S][b]; Winograd: the transformed weights), what the
+// template's prepare stage writes.
 std::vector<float> PackBlockedWeights(const std::vector<float>& weights,
                                       const BlockedConvKernel& kernel);
 

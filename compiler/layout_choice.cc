@@ -94,13 +94,7 @@ double RelayoutSeconds(const LayoutEdge& edge, const LayoutOption& a, const Layo
   const int64_t row = edge.residual ? b.write_row : b.read_row;
   const bool rows_fit = edge.block_only || a.write_row == row;
   if (a.write_block == block && rows_fit) return 0;
-  if (!edge.residual && rows_fit &&
-      ((b.related_reads.multiples && a.write_block % b.read_block == 0 &&
-        (b.related_reads.multiples_within == 0 ||
-         b.related_reads.multiples_within % a.write_block == 0)) ||
-       (b.related_reads.divisors && b.read_block % a.write_block == 0))) {
-    return 0;
-  }
+  if (!edge.residual && rows_fit && b.related_reads.Takes(b.read_block, a.write_block)) return 0;
   return 2.0 * sizeof(float) * static_cast<double>(edge.elements) / kRelayoutBytesPerSecond;
 }
 
