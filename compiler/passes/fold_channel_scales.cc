@@ -11,8 +11,8 @@ namespace {
 
 // The scale_weights step's in_shape {K/ob, C/ib, R*S, ib, ob} for the
 // blocked kernel `conv` reading the channel Mul's product (`x`'s layout,
-// channels; ib its weights' input-channel block), or empty where it is not an ungrouped blocked
-// convolution whose weights are fewer floats than x.
+// channels; ib its weights' input-channel block), or empty where it is not
+// an ungrouped blocked convolution whose weights are fewer floats than x.
 std::vector<int64_t> PackedGeometry(const ModelPlan& plan, const PlanStep& conv, int product,
                                     int x) {
   if (conv.op != StepOp::kKernel || conv.staged.size() != 3 || conv.inputs.size() != 2 ||
@@ -28,8 +28,8 @@ std::vector<int64_t> PackedGeometry(const ModelPlan& plan, const PlanStep& conv,
   if (!weights.is_constant() || !out.is_4d()) return {};
   const int64_t k = out.shape[1], c = in.shape[1];
   const int64_t taps = conv.kernel_shape[0] * conv.kernel_shape[1];
-  // The weights' input-channel block: x's, or one x's is a multiple of
-  // (a kernel reading its producer's blocks in place: kernel_packing.h).
+  // The weights' input-channel block, the kernel step's: x's may differ
+  // (kernel_packing.h ReadsBlockAtNoCost).
   const int64_t ib = conv.kernel_shape[2], ob = out.block;
   // Ungrouped: every output channel has a weight for every input channel
   // (a grouped or depthwise kernel has fewer).
