@@ -41,10 +41,6 @@ using namespace ir;  // NOLINT
                                                                      const Config& config) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   const ConvArgs& a = conv->conv_args();
-  if (a.in_block != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kTemplateName, " reads NCHW tensors: in_block=", a.in_block, " is for blocked templates"));
-  }
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_f, config.GetSplit("tile_f"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_y, config.GetSplit("tile_y"));
   TF_ASSIGN_OR_RETURN(std::vector<int64_t> tile_x, config.GetSplit("tile_x"));

@@ -57,17 +57,13 @@ Stmt ForEachRowFrom(const std::string& tag, const ActivationShape& s, int64_t sr
 Expr SourceIndex(const ActivationShape& s, int64_t src_block, const RowIndex& r, Expr h, Expr w,
                  Expr b) {
   if (src_block == 1) return ((r.n * s.c + r.cb * s.block + b) * s.h + h) * s.w + w;
-  Expr src_cb, lane;  // the channel's block and lane in src
-  if (r.src_cb.defined()) {
+  Expr src_cb, lane;         // the channel's block and lane in src
+  if (r.src_cb.defined()) {  // whole blocks of dst in one of src (ForEachRowFrom)
     src_cb = r.src_cb;
     lane = r.src_lane + b;
   } else if (src_block == s.block) {
     src_cb = r.cb;
     lane = b;
-  } else if (src_block % s.block == 0) {  // whole blocks of dst in one of src
-    const int64_t q = src_block / s.block;
-    src_cb = r.cb / q;
-    lane = (r.cb % q) * s.block + b;
   } else if (s.block % src_block == 0) {  // whole blocks of src in one of dst
     src_cb = r.cb * (s.block / src_block) + b / src_block;
     lane = b % src_block;
