@@ -3,16 +3,37 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
+#include "tuner_core/templates/group_conv2d_nchwc_x86.h"
 #include "tuner_core/templates/winograd.h"
 
 namespace tunefleet {
+namespace {
+
+// The input-channel block `choice`'s reduction reads, which its input
+// arrives in where the workload names no in_block: tile_ic, or the
+// channels of the whole groups of a group_conv2d_nchwc.x86 block.
+[[nodiscard]] absl::StatusOr<int64_t> ReduceBlockOf(const KernelChoice& choice) {
+  if (absl::StatusOr<int64_t> tile_ic = choice.config.GetInt("tile_ic"); tile_ic.ok()) {
+    return *tile_ic;
+  }
+  TF_ASSIGN_OR_RETURN(const int64_t tile_oc, choice.config.GetInt("tile_oc"));
+  const nlohmann::json& args = choice.task->workload().args();
+  const int64_t groups = args.value("group", int64_t{1}), k = args.value("K", int64_t{0});
+  if (groups < 1 || k < groups || tile_oc % (k / groups) != 0) {
+    return absl::InternalError(absl::StrCat("tile_oc ", tile_oc, " is no whole groups"));
+  }
+  return tile_oc / (k / groups) * (args.value("C", int64_t{0}) / groups);
+}
+
+}  // namespace
 
 [[nodiscard]] absl::StatusOr<std::optional<BlockedConvKernel>> BlockedConvOf(
     const KernelChoice& choice) {
   const Task& task = *choice.task;
   const std::string& name = task.tmpl().name();
   const bool depthwise = name == "depthwise_conv2d_nchwc.x86";
-  if (name != "conv2d_nchwc.x86" && !depthwise) return std::nullopt;
+  const bool lane_groups = name == "group_conv2d_nchwc.x86";
+  if (name != "conv2d_nchwc.x86" && !depthwise && !lane_groups) return std::nullopt;
   absl::StatusOr<ir::LoweredFunc> func = task.tmpl().Instantiate(task.workload(), choice.config);
   if (!func.ok()) {
     return absl::InvalidArgumentError(
@@ -37,6 +58,15 @@ namespace tunefleet {
   if (depthwise) {
     TF_ASSIGN_OR_RETURN(kernel.out_block, choice.config.GetInt("tile_c"));
     kernel.in_block = kernel.reduce_block = kernel.out_block;
+  } else if (lane_groups) {
+    // Whole groups per block: the input block holds the output block's groups.
+    TF_ASSIGN_OR_RETURN(kernel.out_block, choice.config.GetInt("tile_oc"));
+    TF_ASSIGN_OR_RETURN(kernel.reduce_block, ReduceBlockOf(choice));
+    kernel.lane_groups = kernel.reduce_block / kernel.c;
+    kernel.in_block = task.workload().args().value("in_block", kernel.reduce_block);
+    TF_ASSIGN_OR_RETURN(
+        kernel.copies_input,
+        GroupConv2dNchwcCopiesInput(task.workload(), choice.config, kernel.reduce_block));
   } else {
     TF_ASSIGN_OR_RETURN(kernel.reduce_block, choice.config.GetInt("tile_ic"));
     kernel.in_block = task.workload().args().value("in_block", kernel.reduce_block);
@@ -62,6 +92,8 @@ namespace tunefleet {
 
 RelatedBlockReads RelatedBlockReadsOf(const BlockedConvKernel& kernel) {
   if (kernel.depthwise) return {};
+  // Each lane finds its group's channels in any multiple of the block.
+  if (kernel.lane_groups > 1) return {true, kernel.copies_input, 0};
   // Winograd's input transform reads its own padded copy, made by its
   // padding pass (if any).
   return {kernel.winograd_tile == 0 || kernel.copies_input, kernel.copies_input,
@@ -76,8 +108,8 @@ bool ReadsBlockAtNoCost(const BlockedConvKernel& kernel, int64_t block) {
                                                           int64_t block) {
   const Task& task = *choice.task;
   nlohmann::json args = task.workload().args();
-  TF_ASSIGN_OR_RETURN(const int64_t tile_ic, choice.config.GetInt("tile_ic"));
-  if (block == tile_ic) {
+  TF_ASSIGN_OR_RETURN(const int64_t own, ReduceBlockOf(choice));
+  if (block == own) {
     args.erase("in_block");
   } else {
     args["in_block"] = block;
@@ -110,8 +142,10 @@ std::vector<float> PackBlockedWeights(const std::vector<float>& weights,
   if (p.winograd_tile > 0) {
     return WinogradTransformWeights(weights, p.k, p.c, p.winograd_tile, p.out_block);
   }
-  // Depthwise is the dense case with one input channel per group.
-  const int64_t ib = p.depthwise ? 1 : p.reduce_block, ob = p.out_block;
+  // Depthwise is the dense case with one input channel per group; with lane
+  // groups each lane reduces over its group's p.c channels.
+  const int64_t ib = p.depthwise ? 1 : p.lane_groups > 1 ? p.c : p.reduce_block;
+  const int64_t ob = p.out_block;
   const int64_t icc_count = p.c / ib, occ_count = p.k / ob;
   std::vector<float> packed(weights.size());
   for (int64_t occ = 0; occ < occ_count; ++occ) {

@@ -27,7 +27,11 @@ struct BlockedConvKernel {
   int64_t k = 0, c = 0, r = 0, s = 0;  // weights [K, C (per group), R, S]
   int64_t in_block = 1;                // data_nchwc's channel block
   int64_t reduce_block = 1;            // the config's input-channel block (the packed weights')
-  int64_t out_block = 1;               // out_nchwc's channel block
+  // group_conv2d_nchwc.x86: the whole groups in one block (its reduce_block
+  // holds their lane_groups * c input channels, the weights are packed by
+  // c); 1 otherwise.
+  int64_t lane_groups = 1;
+  int64_t out_block = 1;  // out_nchwc's channel block
   // It copies its input (a padding or subsampling pass) whatever block the
   // input arrives in (conv2d_nchwc_x86.h Conv2dNchwcCopiesInput).
   bool copies_input = false;

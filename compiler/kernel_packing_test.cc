@@ -45,19 +45,19 @@ std::vector<float> PreparedKernelVec(const KernelChoice& choice, const std::vect
   return storage[func->args.size() + staged_index];
 }
 
-void ExpectPackingMatchesTemplate(const std::string& workload, bool depthwise) {
+void ExpectPackingMatchesTemplate(const std::string& workload, const nlohmann::json& args,
+                                  const std::string& template_name) {
   absl::StatusOr<std::unique_ptr<Task>> task =
-      Task::Make("", workload, ConvArgsJson(depthwise, "NCHWc"), "llvm -mcpu=skylake-avx512");
+      Task::Make("", workload, args, "llvm -mcpu=skylake-avx512");
   ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ((*task)->tmpl().name(), template_name);
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1, 1);
   const int64_t size = (*task)->space().size();
   int checked = 0;
   for (int64_t i = 0; i < size && checked < 6; i += std::max<int64_t>(1, size / 11)) {
     KernelChoice choice;
-    choice.task =
-        Task::Make("", workload, ConvArgsJson(depthwise, "NCHWc"), "llvm -mcpu=skylake-avx512")
-            .value();
+    choice.task = Task::Make("", workload, args, "llvm -mcpu=skylake-avx512").value();
     choice.config = (*task)->space().Get(i).value();
     absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(choice);
     if (!blocked.ok()) continue;  // a config the template refuses (tile too large)
@@ -72,11 +72,38 @@ void ExpectPackingMatchesTemplate(const std::string& workload, bool depthwise) {
 }
 
 TEST(KernelPackingTest, Conv2dWeightsPackedAsThePrepareStagePacksThem) {
-  ExpectPackingMatchesTemplate("conv2d_nchw", /*depthwise=*/false);
+  ExpectPackingMatchesTemplate("conv2d_nchw", ConvArgsJson(false, "NCHWc"), "conv2d_nchwc.x86");
 }
 
 TEST(KernelPackingTest, DepthwiseWeightsPackedAsThePrepareStagePacksThem) {
-  ExpectPackingMatchesTemplate("depthwise_conv2d_nchw", /*depthwise=*/true);
+  ExpectPackingMatchesTemplate("depthwise_conv2d_nchw", ConvArgsJson(true, "NCHWc"),
+                               "depthwise_conv2d_nchwc.x86");
+}
+
+// Blocks of whole groups (3 input and 2 output channels per group): each
+// lane's weights over its own group's channels, and the block its input is
+// read in is its groups' input channels.
+TEST(KernelPackingTest, GroupConvWeightsPackedAsThePrepareStagePacksThem) {
+  nlohmann::json args = ConvArgsJson(false, "NCHWc");
+  args["group"] = 8;
+  ExpectPackingMatchesTemplate("conv2d_nchw", args, "group_conv2d_nchwc.x86");
+  KernelChoice choice;
+  choice.task = Task::Make("", "conv2d_nchw", args, "llvm -mcpu=skylake-avx512").value();
+  choice.config = choice.task->space()
+                      .FromJson({{"entity",
+                                  {{"tile_oc", "ot", 8},
+                                   {"tile_ow", "ot", 3},
+                                   {"vec", "ot", 8},
+                                   {"reduce", "ot", "kh_kw_ic_inline_pad"}}}})
+                      .value();
+  absl::StatusOr<std::optional<BlockedConvKernel>> blocked = BlockedConvOf(choice);
+  ASSERT_TRUE(blocked.ok() && blocked->has_value()) << blocked.status();
+  EXPECT_EQ((*blocked)->lane_groups, 4);
+  EXPECT_EQ((*blocked)->reduce_block, 12);
+  EXPECT_EQ((*blocked)->in_block, 12);
+  EXPECT_EQ((*blocked)->out_block, 8);
+  EXPECT_TRUE(ReadsBlockAtNoCost(**blocked, 24));  // a multiple, in place
+  EXPECT_FALSE(ReadsBlockAtNoCost(**blocked, 6));  // a divisor, copied
 }
 
 // Winograd's transformed weights U = G g G^T ([(m+2)^2][K/ob][C][ob]) as

@@ -422,6 +422,66 @@ TEST(BuilderTest, Conv2dReadsItsInputInAnyChannelBlock) {
   EXPECT_EQ(built, 15 + 6 + 8 + 2 + 4);
 }
 
+// group_conv2d_nchwc.x86: blocks of whole groups, each lane reducing over
+// its own group's input channels (ResNeXt's 4 per group, 4 input and 8
+// output channels per group at stride 2 with two images, a depthwise
+// convolution written as a grouped one), every order, blocks of one group
+// to all of them, in both layouts and reading inputs blocked by a multiple
+// (in place) or a divisor (copied) of its block; each against the direct
+// reference.
+TEST(BuilderTest, GroupConvBlocksOfWholeGroupsAreCorrect) {
+  struct Case {
+    nlohmann::json args;
+    std::vector<int64_t> tile_ocs;
+    std::vector<int64_t> in_blocks;  // 0: the NCHW layout
+  };
+  const std::vector<Case> cases = {
+      {{{"N", 1}, {"C", 32}, {"H", 9}, {"W", 10}, {"K", 32}, {"R", 3}, {"S", 3}, {"group", 8}},
+       {4, 16, 32},
+       {0, 32, 4}},
+      {{{"N", 2},
+        {"C", 16},
+        {"H", 9},
+        {"W", 9},
+        {"K", 32},
+        {"R", 3},
+        {"S", 3},
+        {"stride", 2},
+        {"group", 4}},
+       {8, 16},
+       {0, 16, 2}},
+      {{{"N", 1}, {"C", 16}, {"H", 7}, {"W", 8}, {"K", 16}, {"R", 3}, {"S", 3}, {"group", 16}},
+       {16},
+       {16}},
+  };
+  int built = 0;
+  for (const Case& c : cases) {
+    for (const char* reduce :
+         {"kh_kw_ic_inline_pad", "kh_ic_kw_inline_pad", "kh_kw_ic", "kh_ic_kw"}) {
+      for (int64_t tile_oc : c.tile_ocs) {
+        for (int64_t in_block : c.in_blocks) {
+          nlohmann::json args = c.args;
+          args["padding"] = 1;
+          args["layout"] = in_block == 0 ? "NCHW" : "NCHWc";
+          if (in_block > 0) args["in_block"] = in_block;
+          absl::StatusOr<ConvKernel> k = InstantiateConv("group_conv2d_nchwc.x86", args,
+                                                         {{"tile_oc", "ot", tile_oc},
+                                                          {"tile_ow", "ot", 3},
+                                                          {"vec", "ot", 8},
+                                                          {"reduce", "ot", reduce}});
+          ASSERT_TRUE(k.ok()) << k.status() << " " << args.dump() << " " << reduce;
+          BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
+          ASSERT_TRUE(result.ok()) << result.error_msg;
+          ++built;
+          EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, built))
+              << k->workload->Describe() << " config " << k->config.ToString();
+        }
+      }
+    }
+  }
+  EXPECT_EQ(built, 4 * (3 * 3 + 2 * 3 + 1));
+}
+
 // "icc_outer_shared_": groups of output-channel blocks reducing each input
 // chunk in turn (OcShare) over chunks of input-channel blocks (IccChunk),
 // on a pointwise convolution (its 8 blocks in one group, its 16 input

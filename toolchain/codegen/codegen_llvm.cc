@@ -1,5 +1,7 @@
 #include "toolchain/codegen/codegen_llvm.h"
 
+#include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -209,8 +211,105 @@ llvm::Value* CodeGenLLVM::VisitCast(const Cast* op) {
   return v;
 }
 
-// Scalar index: one element. Unit-stride ramp: one vector access. Any other
-// vector index: per-lane accesses (a gather).
+std::optional<CodeGenLLVM::LaneOffsets> CodeGenLLVM::SplitLaneOffsets(llvm::Value* index,
+                                                                      int lanes) {
+  if (auto* constant = llvm::dyn_cast<llvm::Constant>(index)) {
+    LaneOffsets split{nullptr, std::vector<int64_t>(lanes)};
+    for (int i = 0; i < lanes; ++i) {
+      auto* lane = llvm::dyn_cast_or_null<llvm::ConstantInt>(constant->getAggregateElement(i));
+      if (lane == nullptr) return std::nullopt;
+      split.offsets[i] = lane->getSExtValue();
+    }
+    return split;
+  }
+  if (llvm::Value* scalar = llvm::getSplatValue(index)) {
+    return LaneOffsets{scalar, std::vector<int64_t>(lanes, 0)};
+  }
+  auto* op = llvm::dyn_cast<llvm::BinaryOperator>(index);
+  if (op == nullptr) return std::nullopt;
+  std::optional<LaneOffsets> a = SplitLaneOffsets(op->getOperand(0), lanes);
+  if (!a) return std::nullopt;
+  std::optional<LaneOffsets> b = SplitLaneOffsets(op->getOperand(1), lanes);
+  if (!b) return std::nullopt;
+  switch (op->getOpcode()) {
+    case llvm::Instruction::Add:
+    case llvm::Instruction::Sub: {
+      const bool add = op->getOpcode() == llvm::Instruction::Add;
+      LaneOffsets split{a->scalar, a->offsets};
+      if (b->scalar != nullptr) {
+        split.scalar = a->scalar == nullptr ? (add ? b->scalar : builder_.CreateNeg(b->scalar))
+                                            : (add ? builder_.CreateAdd(a->scalar, b->scalar)
+                                                   : builder_.CreateSub(a->scalar, b->scalar));
+      }
+      for (int i = 0; i < lanes; ++i) split.offsets[i] += add ? b->offsets[i] : -b->offsets[i];
+      return split;
+    }
+    case llvm::Instruction::Mul: {
+      // One side a constant splat c: the other's scalar and offsets times c.
+      if (b->scalar != nullptr) std::swap(a, b);
+      if (b->scalar != nullptr || std::adjacent_find(b->offsets.begin(), b->offsets.end(),
+                                                     std::not_equal_to<>()) != b->offsets.end()) {
+        return std::nullopt;
+      }
+      const int64_t c = b->offsets[0];
+      LaneOffsets split{a->scalar == nullptr
+                            ? nullptr
+                            : builder_.CreateMul(a->scalar, llvm::ConstantInt::get(idx_, c)),
+                        a->offsets};
+      for (int64_t& offset : split.offsets) offset *= c;
+      return split;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+llvm::Value* CodeGenLLVM::LoadLaneWindow(llvm::Value* base, const LaneOffsets& split,
+                                         llvm::MDNode* tbaa) {
+  const int lanes = static_cast<int>(split.offsets.size());
+  const auto [lo_it, hi_it] = std::minmax_element(split.offsets.begin(), split.offsets.end());
+  const int64_t lo = *lo_it, span = *hi_it - lo + 1;
+  if (span > 2 * lanes) return nullptr;  // a sparse gather: per lane
+  llvm::Value* start = llvm::ConstantInt::get(idx_, lo);
+  if (split.scalar != nullptr) start = builder_.CreateAdd(split.scalar, start);
+  llvm::Value* addr = builder_.CreateInBoundsGEP(f32_, base, start);
+  if (span == 1) {
+    llvm::LoadInst* load = builder_.CreateAlignedLoad(f32_, addr, llvm::Align(4));
+    load->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa);
+    return builder_.CreateVectorSplat(lanes, load);
+  }
+  auto* vector = llvm::FixedVectorType::get(f32_, lanes);
+  // `count` (<= lanes) floats from `at`: a plain load for a whole vector,
+  // else a masked one, so nothing past the window's last element is read.
+  auto load_part = [&](llvm::Value* at, int64_t count) -> llvm::Value* {
+    llvm::Instruction* load = nullptr;
+    if (count == lanes) {
+      load = builder_.CreateAlignedLoad(vector, at, llvm::Align(4));
+    } else {
+      std::vector<llvm::Constant*> mask;
+      for (int i = 0; i < lanes; ++i) mask.push_back(builder_.getInt1(i < count));
+      load = builder_.CreateMaskedLoad(vector, at, llvm::Align(4), llvm::ConstantVector::get(mask),
+                                       llvm::PoisonValue::get(vector));
+    }
+    load->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa);
+    return load;
+  };
+  llvm::Value* first = load_part(addr, std::min<int64_t>(span, lanes));
+  llvm::Value* second =
+      span > lanes
+          ? load_part(builder_.CreateInBoundsGEP(f32_, addr, llvm::ConstantInt::get(idx_, lanes)),
+                      span - lanes)
+          : llvm::PoisonValue::get(vector);
+  std::vector<int> mask;
+  for (int64_t offset : split.offsets) mask.push_back(static_cast<int>(offset - lo));
+  return builder_.CreateShuffleVector(first, second, mask);
+}
+
+// Scalar index: one element. Unit-stride ramp: one vector access. An index
+// of constant lane offsets from one scalar (splat(s) + C, what a ramp
+// divided or multiplied by constants folds to) within two vectors' span:
+// a load of that window and a shuffle (LoadLaneWindow). Any other vector
+// index: per-lane accesses (a gather).
 llvm::Value* CodeGenLLVM::VisitLoad(const Load* op) {
   llvm::Value* base = BufferPointer(op->buffer);
   if (base == nullptr) return Undef(op->type);
@@ -234,6 +333,9 @@ llvm::Value* CodeGenLLVM::VisitLoad(const Load* op) {
     }
   }
   llvm::Value* index = Emit(op->index);
+  if (std::optional<LaneOffsets> split = SplitLaneOffsets(index, lanes)) {
+    if (llvm::Value* window = LoadLaneWindow(base, *split, tbaa)) return window;
+  }
   llvm::Value* result = Undef(op->type);
   for (int i = 0; i < lanes; ++i) {
     llvm::Value* lane_index = builder_.CreateExtractElement(index, uint64_t(i));

@@ -15,6 +15,7 @@
 #define TUNEFLEET_TOOLCHAIN_CODEGEN_CODEGEN_LLVM_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -141,6 +142,18 @@ class CodeGenLLVM : public ir::ExprFunctor<llvm::Value*>, public ir::StmtFunctor
   llvm::Value* BufferPointer(const std::string& name);
   llvm::MDNode* TbaaTag(const std::string& buffer);
   void EmitSerialFor(const ir::For* op);
+  // A vector index as a scalar plus constant per-lane offsets (nullptr: 0),
+  // through constants, splats and sums, differences and constant multiples
+  // of them; nullopt for any other index.
+  struct LaneOffsets {
+    llvm::Value* scalar = nullptr;
+    std::vector<int64_t> offsets;
+  };
+  std::optional<LaneOffsets> SplitLaneOffsets(llvm::Value* index, int lanes);
+  // The lanes base[scalar + offsets[i]], loaded as one window of the
+  // buffer spanning the offsets (at most two vectors, masked past the last
+  // offset) and shuffled into place; nullptr for a wider span.
+  llvm::Value* LoadLaneWindow(llvm::Value* base, const LaneOffsets& split, llvm::MDNode* tbaa);
   [[nodiscard]] absl::StatusOr<std::unique_ptr<llvm::Module>> Verified();
 
   llvm::MDBuilder mdb_;

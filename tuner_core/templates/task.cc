@@ -13,7 +13,7 @@ absl::StatusOr<std::unique_ptr<Task>> Task::Make(const std::string& template_nam
                       MakeWorkload(workload_name, workload_args));
   const Template* tmpl = nullptr;
   if (template_name.empty()) {
-    TF_ASSIGN_OR_RETURN(tmpl, DefaultTemplate(workload_name, target));
+    TF_ASSIGN_OR_RETURN(tmpl, DefaultTemplateFor(*workload, target));
   } else {
     TF_ASSIGN_OR_RETURN(tmpl, FindTemplate(template_name));
   }

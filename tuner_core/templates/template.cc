@@ -16,6 +16,7 @@
 #include "tuner_core/templates/dense_pack_x86.h"
 #include "tuner_core/templates/dense_tiled.h"
 #include "tuner_core/templates/depthwise_conv2d_nchwc_x86.h"
+#include "tuner_core/templates/group_conv2d_nchwc_x86.h"
 
 namespace tunefleet {
 namespace {
@@ -36,15 +37,11 @@ RegisteredTemplates& Registered() {
 // kernel (small M), so it is the dense default; conv2d_igemm.cuda beat
 // conv2d_direct.cuda on every ResNet-18 layer on an H200.
 std::vector<const Template*> BuiltInTemplates() {
-  return {&DenseGemmX86Template(),
-          &DensePackX86Template(),
-          &DenseTiledTemplate(),
-          &Conv2dNchwcX86Template(),
-          &DepthwiseConv2dNchwcX86Template(),
-          &BatchMatmulPackX86Template(),
-          &DenseGpuCudaTemplate(),
-          &Conv2dIgemmCudaTemplate(),
-          &Conv2dDirectCudaTemplate()};
+  return {&DenseGemmX86Template(),        &DensePackX86Template(),
+          &DenseTiledTemplate(),          &Conv2dNchwcX86Template(),
+          &GroupConv2dNchwcX86Template(), &DepthwiseConv2dNchwcX86Template(),
+          &BatchMatmulPackX86Template(),  &DenseGpuCudaTemplate(),
+          &Conv2dIgemmCudaTemplate(),     &Conv2dDirectCudaTemplate()};
 }
 
 }  // namespace
@@ -82,6 +79,21 @@ std::vector<const Template*> AllTemplates() {
   }
   return absl::NotFoundError(
       absl::StrCat("no ", gpu ? "CUDA" : "CPU", " template for workload \"", workload_name, "\""));
+}
+
+[[nodiscard]] absl::StatusOr<const Template*> DefaultTemplateFor(const Workload& workload,
+                                                                 const std::string& target) {
+  // Templates for part of a workload's shapes, each before its workload's
+  // default where its space takes the shape.
+  static const std::vector<const Template*> kSpecialised = {&GroupConv2dNchwcX86Template()};
+  const bool gpu = IsCudaTargetString(target);
+  for (const Template* t : kSpecialised) {
+    if (t->is_gpu() == gpu && t->workload_name() == workload.name() &&
+        t->DefineSpace(workload).ok()) {
+      return t;
+    }
+  }
+  return DefaultTemplate(workload.name(), target);
 }
 
 std::string KernelEntryName(const Template& tmpl) {

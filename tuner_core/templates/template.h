@@ -138,6 +138,12 @@ void RegisterTemplate(const Template* tmpl);
 // template for a `cuda ...` target, the first CPU template otherwise.
 [[nodiscard]] absl::StatusOr<const Template*> DefaultTemplate(const std::string& workload_name,
                                                               const std::string& target = "");
+// The template `tune` picks for `workload` when none is named: one made for
+// part of the workload's shapes where its space takes this one
+// (group_conv2d_nchwc.x86: grouped convolutions of few channels per group),
+// else DefaultTemplate of its name.
+[[nodiscard]] absl::StatusOr<const Template*> DefaultTemplateFor(const Workload& workload,
+                                                                 const std::string& target = "");
 // Whether a target names a CUDA GPU: IsCudaTargetString, target/target_string.h.
 
 // Entry symbol every kernel of a template exports.

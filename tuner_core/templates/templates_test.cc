@@ -67,6 +67,44 @@ TEST(TemplatesTest, EveryWorkloadHasADefaultTemplate) {
   EXPECT_EQ((*DefaultTemplate("batch_matmul"))->name(), "batch_matmul_pack.x86");
 }
 
+// Grouped convolutions of fewer than 16 output channels per group get the
+// template whose blocks hold whole groups; wider groups, ungrouped
+// convolutions and CUDA targets keep their workload's default, and the
+// template refuses what it does not take.
+TEST(TemplatesTest, FewChannelsPerGroupGetBlocksOfWholeGroups) {
+  auto conv = [](int64_t k, int64_t group) {
+    return MakeWorkload("conv2d_nchw", {{"N", 1},
+                                        {"C", k},
+                                        {"H", 14},
+                                        {"W", 14},
+                                        {"K", k},
+                                        {"R", 3},
+                                        {"S", 3},
+                                        {"padding", 1},
+                                        {"group", group},
+                                        {"layout", "NCHWc"}})
+        .value();
+  };
+  EXPECT_EQ((*DefaultTemplateFor(*conv(128, 32)))->name(),
+            "group_conv2d_nchwc.x86");                                                // 4 per group
+  EXPECT_EQ((*DefaultTemplateFor(*conv(96, 12)))->name(), "group_conv2d_nchwc.x86");  // 8
+  EXPECT_EQ((*DefaultTemplateFor(*conv(512, 32)))->name(), "conv2d_nchwc.x86");       // 16
+  EXPECT_EQ((*DefaultTemplateFor(*conv(64, 1)))->name(), "conv2d_nchwc.x86");
+  EXPECT_EQ((*DefaultTemplateFor(*conv(128, 32), "cuda -mcpu=sm_90"))->name(), "conv2d_igemm.cuda");
+  const Template& group = **FindTemplate("group_conv2d_nchwc.x86");
+  absl::StatusOr<ConfigSpace> ungrouped = group.DefineSpace(*conv(64, 1));
+  EXPECT_EQ(ungrouped.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(ungrouped.status().message().find("not 1 groups of 64"), std::string::npos);
+  // Blocks of 1, 2, 4, 8 and 16 groups of 4 channels (at most 64).
+  absl::StatusOr<ConfigSpace> space = group.DefineSpace(*conv(128, 32));
+  ASSERT_TRUE(space.ok()) << space.status();
+  EXPECT_EQ(space->knob_size(0), 5);
+  absl::StatusOr<std::unique_ptr<Task>> task =
+      Task::Make("", "conv2d_nchw", conv(128, 32)->args(), "llvm -mcpu=znver4");
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ((*task)->tmpl().name(), "group_conv2d_nchwc.x86");
+}
+
 // The conv2d space holds AutoTVM's style of good x86 config for a ResNet
 // layer (16-channel blocks, a row of output pixels in registers, 16-lane
 // vectors), and it instantiates to the blocked, staged kernel.
