@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "tuner_core/templates/conv2d_nchwc_x86.h"
+#include "tuner_core/templates/group_conv2d_nchwc_x86.h"
 #include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/templates/register_fit.h"
 #include "tuner_core/workloads/conv_workload.h"
@@ -32,6 +33,7 @@ constexpr int64_t kDotMaxRows = 4;
 struct ConvTileGoal {
   int oc_vectors = 1;
   int columns = 8;
+  std::string reduce;  // the "reduce" value, where the template has one
 };
 ConvTileGoal ConvTileGoalFor(int vector_registers, DefaultTile tile) {
   if (tile == DefaultTile::kTarget && vector_registers > 0 && vector_registers <= 16) {
@@ -87,11 +89,7 @@ double DefaultScore(const Config& config, int lanes, const ConvTileGoal& goal,
       if (name == "kernel" && (v == "dot") != dot) score -= 1000;
       if (name == "pack_b" && v != "once") score -= 1000;
       if (name == "fuse" && rows > 0 && v != task_order) score -= 1;
-      // Winograd where it pays, a pointwise convolution's input shared by
-      // groups of output-channel blocks (Conv2dNchwcDefaultReduce).
-      if (name == "reduce" && conv != nullptr && v != Conv2dNchwcDefaultReduce(conv->conv_args())) {
-        score -= 1;
-      }
+      if (name == "reduce" && v != goal.reduce) score -= 1;
       continue;
     }
     if (!knob[2].is_number_integer()) continue;
@@ -167,7 +165,17 @@ bool DefaultTilesDiffer(const TargetSpec& target) {
 [[nodiscard]] absl::StatusOr<Config> DefaultConfig(const Task& task, int lanes, DefaultTile tile) {
   const ConfigSpace& space = task.space();
   TF_ASSIGN_OR_RETURN(TargetSpec target, ParseTarget(task.target()));
-  const ConvTileGoal goal = ConvTileGoalFor(target.vector_registers, tile);
+  ConvTileGoal goal = ConvTileGoalFor(target.vector_registers, tile);
+  if (const auto* conv = dynamic_cast<const ConvWorkload*>(&task.workload())) {
+    // Winograd where it pays, a pointwise convolution's input shared by
+    // groups of output-channel blocks (Conv2dNchwcDefaultReduce); blocks of
+    // whole groups wider than a broadcast tile.
+    goal.reduce = Conv2dNchwcDefaultReduce(conv->conv_args());
+    if (&task.tmpl() == &GroupConv2dNchwcX86Template()) {
+      goal.reduce = kGroupConv2dNchwcDefaultReduce;
+      if (goal.oc_vectors == 1) goal.columns = kGroupConv2dNchwcDefaultColumns;
+    }
+  }
   TF_ASSIGN_OR_RETURN(Config best, BestPerKnob(space, lanes, goal, task.workload()));
   if (Buildable(task, best, target)) return best;
   const int64_t size = space.size();

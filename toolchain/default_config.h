@@ -2,7 +2,9 @@
 // config, chosen per target rather than fixed): vectors as wide as the
 // target's, channel blocks of one vector and register tiles of about 8
 // output columns (two vectors by about 6 where the target has 16 vector
-// registers); for dense, the dot kernel for a few rows (the weights read
+// registers; about 12 with one vector for group_conv2d_nchwc.x86, whose
+// columns share no broadcast); a convolution's "reduce" order by its
+// template and shape; for dense, the dot kernel for a few rows (the weights read
 // in place) or the weights packed once, the tasks in the order that rereads
 // less memory; every other knob its first choice;
 // and one the builder would build for the target (the template instantiates

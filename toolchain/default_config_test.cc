@@ -120,6 +120,28 @@ TEST(DefaultConfigTest, PointwiseConvolutionsDefaultToTheSharedOrder) {
   }
 }
 
+// ResNeXt's grouped 3x3 (32 groups of 4 channels) gets blocks of whole
+// groups: one vector of 16 channels by about 12 columns on AVX-512, two
+// vectors of 8 by about 6 on AVX2, the kernel-width loop innermost and the
+// input read unpadded.
+TEST(DefaultConfigTest, BlocksOfWholeGroupsGetTheirOwnTileAndOrder) {
+  nlohmann::json args = Conv64();
+  args["C"] = 128;
+  args["K"] = 128;
+  args["group"] = 32;
+  auto wide = Knobs(kAvx512, DefaultTile::kTarget, args);
+  EXPECT_EQ(wide["tile_oc"], 16);
+  EXPECT_EQ(wide["vec"], 16);
+  EXPECT_EQ(wide["reduce"], "kh_ic_kw_inline_pad");
+  EXPECT_GE(wide["tile_ow"].get<int>(), 10);
+  EXPECT_LE(wide["tile_ow"].get<int>(), 14);
+  auto avx2 = Knobs(kAvx2, DefaultTile::kTarget, args);
+  EXPECT_EQ(avx2["tile_oc"], 16);
+  EXPECT_EQ(avx2["vec"], 8);
+  EXPECT_EQ(avx2["reduce"], "kh_ic_kw_inline_pad");
+  EXPECT_LE(avx2["tile_ow"].get<int>(), 8);
+}
+
 TEST(DefaultConfigTest, OneVectorOnSixteenRegistersIsTheNarrowBlock) {
   auto knobs = Knobs(kAvx2, DefaultTile::kOneVector);
   EXPECT_EQ(knobs["tile_oc"], 8);

@@ -45,6 +45,16 @@ const Template& GroupConv2dNchwcX86Template();
 // from there).
 bool GroupConv2dNchwcApplies(const ConvArgs& conv);
 
+// What a config gets with no measurement to go by (toolchain/default_config):
+// the kernel-width loop innermost and unrolled, the input read unpadded
+// (each of the 10 grouped tasks of ResNeXt-50 and RegNet-Y-400MF, tuned
+// with 30 trials on a Zen 5, was fastest so), and with one vector of
+// output channels per column about 12 columns (10 of 10 tuned best at
+// 12-16 with 16-lane vectors and 14 with 8: each column needs its
+// accumulator and its input's shuffle, no broadcast register shared).
+inline constexpr const char* kGroupConv2dNchwcDefaultReduce = "kh_ic_kw_inline_pad";
+inline constexpr int kGroupConv2dNchwcDefaultColumns = 12;
+
 // Conv2dNchwcCopiesInput's question for this template's kernels: whether
 // `config`'s kernel copies its input (a padding or subsampling pass, or a
 // block that is no multiple of its input block) when it arrives blocked by
