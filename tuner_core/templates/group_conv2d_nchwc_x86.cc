@@ -7,6 +7,7 @@
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
 #include "tuner_core/templates/direct_conv.h"
+#include "tuner_core/templates/loop_builder.h"
 #include "tuner_core/templates/nchwc_layout.h"
 #include "tuner_core/workloads/conv2d.h"
 
@@ -25,7 +26,11 @@ constexpr int64_t kFullVectorGroup = 16;
 constexpr int64_t kMaxBlock = 64;
 
 bool GroupConv2dNchwcApplies(const ConvArgs& conv) {
-  return conv.group > 1 && conv.k / conv.group < kFullVectorGroup;
+  if (conv.group <= 1) return false;
+  const int64_t group_k = conv.k / conv.group, group_c = conv.c / conv.group;
+  // The input channels of a 16-channel block's groups within two vectors:
+  // the code generator's lane window (wider, each lane would be a load).
+  return group_k < kFullVectorGroup && CeilDiv(kFullVectorGroup, group_k) * group_c <= 32;
 }
 
 namespace {
@@ -78,7 +83,8 @@ struct PlanParts {
   if (!GroupConv2dNchwcApplies(a)) {
     return absl::InvalidArgumentError(
         absl::StrCat(kTemplateName, " takes grouped convolutions of fewer than ", kFullVectorGroup,
-                     " output channels per group, not ", a.group, " groups of ", a.k / a.group));
+                     " output channels per group whose input channels fit two vectors, not ",
+                     a.group, " groups of ", a.k / a.group, " (", a.c / a.group, " inputs each)"));
   }
   const int64_t group_k = a.k / a.group;
   std::vector<int64_t> blocks;

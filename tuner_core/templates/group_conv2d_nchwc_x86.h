@@ -42,7 +42,8 @@ const Template& GroupConv2dNchwcX86Template();
 
 // Whether the template takes `conv`: grouped, fewer than 16 output
 // channels per group (conv2d_nchwc.x86 fills a vector within one group
-// from there).
+// from there), and the input channels of the groups of 16 output channels
+// at most 32 (two vectors: the window one load covers).
 bool GroupConv2dNchwcApplies(const ConvArgs& conv);
 
 // What a config gets with no measurement to go by (toolchain/default_config):

@@ -72,9 +72,9 @@ TEST(TemplatesTest, EveryWorkloadHasADefaultTemplate) {
 // convolutions and CUDA targets keep their workload's default, and the
 // template refuses what it does not take.
 TEST(TemplatesTest, FewChannelsPerGroupGetBlocksOfWholeGroups) {
-  auto conv = [](int64_t k, int64_t group) {
+  auto conv = [](int64_t k, int64_t group, int64_t c = 0) {
     return MakeWorkload("conv2d_nchw", {{"N", 1},
-                                        {"C", k},
+                                        {"C", c > 0 ? c : k},
                                         {"H", 14},
                                         {"W", 14},
                                         {"K", k},
@@ -90,11 +90,14 @@ TEST(TemplatesTest, FewChannelsPerGroupGetBlocksOfWholeGroups) {
   EXPECT_EQ((*DefaultTemplateFor(*conv(96, 12)))->name(), "group_conv2d_nchwc.x86");  // 8
   EXPECT_EQ((*DefaultTemplateFor(*conv(512, 32)))->name(), "conv2d_nchwc.x86");       // 16
   EXPECT_EQ((*DefaultTemplateFor(*conv(64, 1)))->name(), "conv2d_nchwc.x86");
+  // 8 outputs but 64 inputs per group: two groups' inputs are 128 channels.
+  EXPECT_EQ((*DefaultTemplateFor(*conv(64, 8, 512)))->name(), "conv2d_nchwc.x86");
   EXPECT_EQ((*DefaultTemplateFor(*conv(128, 32), "cuda -mcpu=sm_90"))->name(), "conv2d_igemm.cuda");
   const Template& group = **FindTemplate("group_conv2d_nchwc.x86");
   absl::StatusOr<ConfigSpace> ungrouped = group.DefineSpace(*conv(64, 1));
   EXPECT_EQ(ungrouped.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(ungrouped.status().message().find("not 1 groups of 64"), std::string::npos);
+  EXPECT_NE(ungrouped.status().message().find("not 1 groups of 64 (64 inputs each)"),
+            std::string::npos);
   // Blocks of 1, 2, 4, 8 and 16 groups of 4 channels (at most 64).
   absl::StatusOr<ConfigSpace> space = group.DefineSpace(*conv(128, 32));
   ASSERT_TRUE(space.ok()) << space.status();
