@@ -425,7 +425,9 @@ TEST(BuilderTest, Conv2dReadsItsInputInAnyChannelBlock) {
 // group_conv2d_nchwc.x86: blocks of whole groups, each lane reducing over
 // its own group's input channels (ResNeXt's 4 per group, 4 input and 8
 // output channels per group at stride 2 with two images, a depthwise
-// convolution written as a grouped one), every order, blocks of one group
+// convolution written as a grouped one, a dilated one with asymmetric
+// padding and blocks of 3 groups, groups of 6 that vectors of 8 lanes
+// start inside), every order, blocks of one group
 // to all of them, in both layouts and reading inputs blocked by a multiple
 // (in place) or a divisor (copied) of its block; each against the direct
 // reference.
@@ -453,6 +455,23 @@ TEST(BuilderTest, GroupConvBlocksOfWholeGroupsAreCorrect) {
       {{{"N", 1}, {"C", 16}, {"H", 7}, {"W", 8}, {"K", 16}, {"R", 3}, {"S", 3}, {"group", 16}},
        {16},
        {16}},
+      // Dilated, asymmetric padding, 3 groups (12 channels) per block.
+      {{{"N", 1},
+        {"C", 24},
+        {"H", 11},
+        {"W", 10},
+        {"K", 24},
+        {"R", 3},
+        {"S", 3},
+        {"dilation", 2},
+        {"padding", {1, 2, 2, 1}},
+        {"group", 6}},
+       {12, 24},
+       {0, 24}},
+      // Groups of 6: vectors of 8 lanes start inside a group.
+      {{{"N", 1}, {"C", 24}, {"H", 6}, {"W", 7}, {"K", 24}, {"R", 3}, {"S", 3}, {"group", 4}},
+       {12, 24},
+       {24}},
   };
   int built = 0;
   for (const Case& c : cases) {
@@ -461,7 +480,7 @@ TEST(BuilderTest, GroupConvBlocksOfWholeGroupsAreCorrect) {
       for (int64_t tile_oc : c.tile_ocs) {
         for (int64_t in_block : c.in_blocks) {
           nlohmann::json args = c.args;
-          args["padding"] = 1;
+          if (!args.contains("padding")) args["padding"] = 1;
           args["layout"] = in_block == 0 ? "NCHW" : "NCHWc";
           if (in_block > 0) args["in_block"] = in_block;
           absl::StatusOr<ConvKernel> k = InstantiateConv("group_conv2d_nchwc.x86", args,
@@ -479,7 +498,7 @@ TEST(BuilderTest, GroupConvBlocksOfWholeGroupsAreCorrect) {
       }
     }
   }
-  EXPECT_EQ(built, 4 * (3 * 3 + 2 * 3 + 1));
+  EXPECT_EQ(built, 4 * (3 * 3 + 2 * 3 + 1 + 2 * 2 + 2));
 }
 
 // "icc_outer_shared_": groups of output-channel blocks reducing each input
