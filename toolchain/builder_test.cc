@@ -154,6 +154,22 @@ struct ConvKernel {
   return k;
 }
 
+// One config (its entity) of a conv template for `args`, built for this
+// host and run against the reference on inputs from `seed`.
+::testing::AssertionResult BuildsAndMatchesReference(const std::string& template_name,
+                                                     const nlohmann::json& args,
+                                                     const nlohmann::json& entity, uint64_t seed) {
+  absl::StatusOr<ConvKernel> k = InstantiateConv(template_name, args, entity);
+  if (!k.ok()) {
+    return ::testing::AssertionFailure()
+           << k.status() << " " << args.dump() << " " << entity.dump();
+  }
+  BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
+  if (!result.ok()) return ::testing::AssertionFailure() << result.error_msg;
+  return RunAndCheck(result.artifact, *k->workload, seed)
+         << k->workload->Describe() << " config " << k->config.ToString();
+}
+
 // Awkward convolution shapes: odd sizes, stride 2, padding that does not
 // divide, asymmetric padding, 1x1 and 7x7 kernels, dilation; each in both
 // layouts (NCHWc runs the staged prepare/finish path).
@@ -404,18 +420,13 @@ TEST(BuilderTest, Conv2dReadsItsInputInAnyChannelBlock) {
         nlohmann::json args = c.args;
         args["layout"] = "NCHWc";
         args["in_block"] = in_block;
-        absl::StatusOr<ConvKernel> k = InstantiateConv("conv2d_nchwc.x86", args,
-                                                       {{"tile_ic", "ot", c.tile_ic},
-                                                        {"tile_oc", "ot", c.tile_oc},
-                                                        {"tile_ow", "ot", 3},
-                                                        {"vec", "ot", 4},
-                                                        {"reduce", "ot", reduce}});
-        ASSERT_TRUE(k.ok()) << k.status() << " " << args.dump() << " " << reduce;
-        BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
-        ASSERT_TRUE(result.ok()) << result.error_msg;
-        ++built;
-        EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, built))
-            << k->workload->Describe() << " config " << k->config.ToString();
+        EXPECT_TRUE(BuildsAndMatchesReference("conv2d_nchwc.x86", args,
+                                              {{"tile_ic", "ot", c.tile_ic},
+                                               {"tile_oc", "ot", c.tile_oc},
+                                               {"tile_ow", "ot", 3},
+                                               {"vec", "ot", 4},
+                                               {"reduce", "ot", reduce}},
+                                              ++built));
       }
     }
   }
@@ -483,17 +494,12 @@ TEST(BuilderTest, GroupConvBlocksOfWholeGroupsAreCorrect) {
           if (!args.contains("padding")) args["padding"] = 1;
           args["layout"] = in_block == 0 ? "NCHW" : "NCHWc";
           if (in_block > 0) args["in_block"] = in_block;
-          absl::StatusOr<ConvKernel> k = InstantiateConv("group_conv2d_nchwc.x86", args,
-                                                         {{"tile_oc", "ot", tile_oc},
-                                                          {"tile_ow", "ot", 3},
-                                                          {"vec", "ot", 8},
-                                                          {"reduce", "ot", reduce}});
-          ASSERT_TRUE(k.ok()) << k.status() << " " << args.dump() << " " << reduce;
-          BuildResult result = BuildCandidate(*k->tmpl, *k->workload, k->config, HostTarget());
-          ASSERT_TRUE(result.ok()) << result.error_msg;
-          ++built;
-          EXPECT_TRUE(RunAndCheck(result.artifact, *k->workload, built))
-              << k->workload->Describe() << " config " << k->config.ToString();
+          EXPECT_TRUE(BuildsAndMatchesReference("group_conv2d_nchwc.x86", args,
+                                                {{"tile_oc", "ot", tile_oc},
+                                                 {"tile_ow", "ot", 3},
+                                                 {"vec", "ot", 8},
+                                                 {"reduce", "ot", reduce}},
+                                                ++built));
         }
       }
     }

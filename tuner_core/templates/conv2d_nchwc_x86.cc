@@ -209,17 +209,14 @@ struct PlanParts {
 [[nodiscard]] static absl::StatusOr<RegisterDemand> TemplateRegisterDemand(const Workload& workload,
                                                                            const Config& config) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
-  TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
-  TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
-  TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
   TF_ASSIGN_OR_RETURN(const std::string reduce, config.GetString("reduce"));
   // Winograd's products tile the tiles as the direct kernel tiles a row
   // (WinogradCompute: at most as many as there are).
-  int64_t width = ConvTileWidth(conv->conv_args(), tile_ow);
-  if (const int64_t m = WinogradTileOf(reduce); m > 0) {
-    width = std::min(width, WinogradTiles(conv->conv_args(), m));
-  }
-  RegisterDemand demand = RowTileDemand(width, tile_oc, vec);
+  const int64_t m = WinogradTileOf(reduce);
+  TF_ASSIGN_OR_RETURN(
+      RegisterDemand demand,
+      m > 0 ? ConvRowTileDemand(conv->conv_args(), config, WinogradTiles(conv->conv_args(), m))
+            : ConvRowTileDemand(conv->conv_args(), config));
   demand.broadcast_operands = 1;
   return demand;
 }
@@ -259,10 +256,6 @@ struct PlanParts {
                                                           int64_t data_block) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(const PlanParts parts, PlanOf(*conv, config));
-  if (data_block < 1 || parts.p.c % data_block != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("channel block ", data_block, " does not divide C=", parts.p.c));
-  }
   return BlockedConvCopiesInput(parts.plan, data_block);
 }
 

@@ -118,10 +118,7 @@ struct PlanParts {
 [[nodiscard]] static absl::StatusOr<RegisterDemand> TemplateRegisterDemand(const Workload& workload,
                                                                            const Config& config) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
-  TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
-  TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
-  TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
-  RegisterDemand demand = RowTileDemand(ConvTileWidth(conv->conv_args(), tile_ow), tile_oc, vec);
+  TF_ASSIGN_OR_RETURN(RegisterDemand demand, ConvRowTileDemand(conv->conv_args(), config));
   demand.vector_operands += 1;
   return demand;
 }
@@ -149,10 +146,6 @@ struct PlanParts {
                                                                int64_t data_block) {
   TF_ASSIGN_OR_RETURN(const Conv2dWorkload* conv, Conv2dWorkload::From(workload, kTemplateName));
   TF_ASSIGN_OR_RETURN(const PlanParts parts, PlanOf(*conv, config));
-  if (data_block < 1 || parts.p.c % data_block != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("channel block ", data_block, " does not divide C=", parts.p.c));
-  }
   return BlockedConvCopiesInput(parts.plan, data_block);
 }
 

@@ -189,6 +189,15 @@ RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec) {
   return demand;
 }
 
+[[nodiscard]] absl::StatusOr<RegisterDemand> ConvRowTileDemand(const ConvArgs& a,
+                                                               const Config& config,
+                                                               int64_t max_width) {
+  TF_ASSIGN_OR_RETURN(const int64_t tile_oc, config.GetInt("tile_oc"));
+  TF_ASSIGN_OR_RETURN(const int64_t tile_ow, config.GetInt("tile_ow"));
+  TF_ASSIGN_OR_RETURN(const int64_t vec, config.GetInt("vec"));
+  return RowTileDemand(std::min(ConvTileWidth(a, tile_ow), max_width), tile_oc, vec);
+}
+
 int64_t RowTileWidth(int64_t out_w, int64_t max_width) {
   return CeilDiv(out_w, CeilDiv(out_w, max_width));
 }
@@ -330,7 +339,12 @@ bool ReadsInPlace(const BlockedConvPlan& plan, int64_t data_block) {
 
 }  // namespace
 
-bool BlockedConvCopiesInput(const BlockedConvPlan& plan, int64_t data_block) {
+[[nodiscard]] absl::StatusOr<bool> BlockedConvCopiesInput(const BlockedConvPlan& plan,
+                                                          int64_t data_block) {
+  if (data_block < 1 || plan.in.c % data_block != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("channel block ", data_block, " does not divide C=", plan.in.c));
+  }
   return Subsampled(plan) || NeedsPadding(plan) || !ReadsInPlace(plan, data_block);
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,11 @@ int64_t ConvTileWidth(const ConvArgs& a, int64_t tile_ow);
 // weight vectors one step reads, each reused by every column. What else a step reads (a
 // broadcast input, an input vector) each template adds.
 RegisterDemand RowTileDemand(int64_t width, int64_t block, int64_t vec);
+// RowTileDemand of a convolution config's knobs "tile_oc", "tile_ow" and
+// "vec", its widest tile at most `max_width` columns.
+[[nodiscard]] absl::StatusOr<RegisterDemand> ConvRowTileDemand(
+    const ConvArgs& a, const Config& config,
+    int64_t max_width = std::numeric_limits<int64_t>::max());
 
 // The tiles of one output row under `tiling`: a serial loop `var` over the
 // full tiles, then one (`var` + "n") over the narrow ones. tile(col0, width,
@@ -213,8 +219,10 @@ struct BlockedConvPlan {
 
 // Whether the kernel of `plan` copies its input before `compute` reads it
 // (a padding or subsampling pass, or a change of channel block `compute`
-// cannot read in place) when the input arrives blocked by `data_block`.
-bool BlockedConvCopiesInput(const BlockedConvPlan& plan, int64_t data_block);
+// cannot read in place) when the input arrives blocked by `data_block`;
+// InvalidArgument for a block that does not divide the input's channels.
+[[nodiscard]] absl::StatusOr<bool> BlockedConvCopiesInput(const BlockedConvPlan& plan,
+                                                          int64_t data_block);
 
 // A plan's geometry for convolution `a` (a.k output channels: C for
 // depthwise), its input blocked by `in_block` channels and its output by
