@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/kernel_abi.h"
 #include "compiler/runtime/ops.h"
@@ -168,31 +169,36 @@ int Main() {
     }
   }
   // Inception's pooling in NCHW16c: its branches' 3x3 average pools of
-  // stride 1 (padding counted) and its 3x3 max pools of stride 2. memcpy:
-  // the input's bytes and the output's.
-  for (auto [channels, size, stride] : {std::tuple<int64_t, int64_t, int64_t>{288, 35, 1},
-                                        {768, 17, 1},
-                                        {64, 147, 2},
-                                        {288, 35, 2}}) {
+  // stride 1 (padding counted) and its 3x3 max pools of stride 2; and
+  // GoogLeNet's branch max pools (3x3/1, padded) in NCHW, where a plan
+  // runs them when their producers' blocks cannot meet. memcpy: the input's
+  // bytes and the output's.
+  for (auto [channels, size, stride, block] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{288, 35, 1, 16},
+        {768, 17, 1, 16},
+        {64, 147, 2, 16},
+        {288, 35, 2, 16},
+        {512, 14, 1, 1},
+        {192, 28, 1, 1}}) {
     const int64_t n = channels * size * size, out_size = (size - 1) / stride + 1;
     const int64_t out_n = channels * out_size * out_size;
     std::vector<float> in(n), out(out_n), dst(n + out_n);
     for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>((i * 7919) % 2001 - 1000) / 400;
     PlanStep pool;
-    pool.op = stride == 1 ? StepOp::kAvgPool : StepOp::kMaxPool;
+    pool.op = stride == 1 && block > 1 ? StepOp::kAvgPool : StepOp::kMaxPool;
     pool.kernel_shape = {3, 3};
     pool.strides = {stride, stride};
     pool.pads = stride == 1 ? std::vector<int64_t>{1, 1, 1, 1} : std::vector<int64_t>{0, 0, 0, 0};
     pool.count_include_pad = true;
     pool.in_shape = {1, channels, size, size};
     pool.out_shape = {1, channels, out_size, out_size};
-    const PlanBuffer from{"x", n, -1, {1, channels, size, size}, 16, 0};
-    const PlanBuffer to{"y", out_n, -1, {1, channels, out_size, out_size}, 16, 0};
+    const PlanBuffer from{"x", n, -1, {1, channels, size, size}, block, 0};
+    const PlanBuffer to{"y", out_n, -1, {1, channels, out_size, out_size}, block, 0};
     const double copy =
         Best([&] { std::memcpy(dst.data(), in.data(), (n + out_n) / 2 * sizeof(float)); });
     const double t = Best([&] { Pool(pool, from, in.data(), to, out.data(), &rt); });
-    Report(absl::StrFormat("%s 3x3/%d [%d,%d,%d] NCHW16c", StepOpName(pool.op), stride, channels,
-                           size, size),
+    Report(absl::StrFormat("%s 3x3/%d [%d,%d,%d] %s", StepOpName(pool.op), stride, channels, size,
+                           size, block > 1 ? absl::StrCat("NCHW", block, "c") : "NCHW"),
            out_n, t, copy);
   }
   // Attention's softmax over rows of 49 (Swin's windows) and 128 (BERT).

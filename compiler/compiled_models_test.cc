@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "compiler/kernel_choice.h"
@@ -298,6 +299,55 @@ TEST(CompiledModelsTest, ConcatenationsWrittenInPlaceMatchPyTorch) {
   }
   EXPECT_EQ(gathers, 1);
   EXPECT_EQ(global_pools, 1);
+}
+
+// The same network with the stem's record writing NCHW32c: the DenseNet
+// block's first concatenation joins it with a layer's 16 channels, which 32
+// does not divide, so the concat is in NCHW16c (tensor_op_lowering.h
+// ConcatBlock): the stem's output relaid into it once, not both through NCHW.
+TEST(CompiledModelsTest, AConcatOfMixedBlocksJoinsInACommonBlock) {
+  const std::string target = HostTargetString();
+  const std::string onnx = std::string(kOnnxDir) + "concat_net.onnx";
+  absl::StatusOr<LoadedModel> model = LoadModel(onnx, OnnxImportOptions{});
+  ASSERT_TRUE(model.ok()) << model.status();
+  const ModelLayer& stem = model->layers[0];
+  ASSERT_EQ(stem.args.value("K", 0), 32);
+  absl::StatusOr<std::unique_ptr<Task>> task = Task::Make("", stem.workload, stem.args, target);
+  ASSERT_TRUE(task.ok()) << task.status();
+  std::optional<Config> wide;
+  for (int64_t i = 0; i < (*task)->space().size() && !wide; ++i) {
+    absl::StatusOr<Config> config = (*task)->space().Get(i);
+    ASSERT_TRUE(config.ok()) << config.status();
+    if (config->GetInt("tile_oc").value_or(0) == 32) wide = *config;
+  }
+  ASSERT_TRUE(wide.has_value()) << (*task)->name();
+  Record record;
+  record.target = target;
+  record.task_name = (*task)->name();
+  record.workload_name = stem.workload;
+  record.workload_args = stem.args;
+  record.config = wide->ToJson();
+  record.result.costs = {1e-4};
+  const std::string records = OutDir("concat_net_records.jsonl");
+  std::ofstream(records) << record.ToLine() << "\n";
+  std::unique_ptr<CompiledModel> compiled = CompileMatchingPyTorch(
+      {.model = onnx, .records = records, .target = target, .output_dir = OutDir("concat_mixed")},
+      "concat_net");
+  ASSERT_NE(compiled, nullptr);
+  const ModelPlan& plan = compiled->plan();
+  int from_stem = 0;
+  for (const PlanStep& step : plan.steps) {
+    if (step.op == StepOp::kKernel && step.node == stem.name) {
+      EXPECT_EQ(plan.buffers[step.outputs[0]].block, 32);
+    }
+    if (step.op != StepOp::kRelayout) continue;
+    const PlanBuffer& in = plan.buffers[step.inputs[0]];
+    const PlanBuffer& out = plan.buffers[step.outputs[0]];
+    if (in.block != 32) continue;
+    EXPECT_EQ(out.block, 16) << step.node;
+    ++from_stem;
+  }
+  EXPECT_EQ(from_stem, 1);
 }
 
 // Two squeeze-excite blocks (passes/fold_channel_scales.h): the first one's

@@ -34,8 +34,8 @@ double LocalSeconds(int layer, int o, const std::vector<std::vector<LayoutOption
 // Steps whose output takes their (first) input's layout: relayouts (their
 // output has the layout the reader wants, so the source is what feeds
 // them), elementwise steps, batch norms, channel gathers, concatenations
-// (the first input's block; the others are copied into it) and, keeping
-// only the channel block, pooling.
+// (their anchor's block, ConcatAnchor) and, keeping only the channel
+// block, pooling.
 bool KeepsLayout(StepOp op) {
   return op == StepOp::kRelayout || op == StepOp::kAdd || op == StepOp::kPointwise ||
          op == StepOp::kChannelBinary || op == StepOp::kBatchNorm || op == StepOp::kChannelGather ||
@@ -53,6 +53,17 @@ struct LayoutSource {
   bool pooled = false;
 };
 
+// The input of a concat step whose producer wrote the concat's layout (the
+// others were relaid into it: tensor_op_lowering.h ConcatBlock), the
+// earliest such; -1 where every input was relaid.
+int ConcatAnchor(const ModelPlan& plan, const std::vector<int>& writer, const PlanStep& concat) {
+  for (size_t i = 0; i < concat.inputs.size(); ++i) {
+    const int w = writer[concat.inputs[i]];
+    if (w < 0 || plan.steps[w].op != StepOp::kRelayout) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 LayoutSource SourceOf(const ModelPlan& plan, const std::vector<int>& writer, int buffer) {
   LayoutSource source;
   for (int hops = 0; buffer >= 0 && hops < 64; ++hops) {
@@ -65,7 +76,9 @@ LayoutSource SourceOf(const ModelPlan& plan, const std::vector<int>& writer, int
     }
     if (!KeepsLayout(step.op) || step.inputs.empty()) break;
     source.pooled |= step.op == StepOp::kMaxPool || step.op == StepOp::kAvgPool;
-    buffer = step.inputs[0];
+    const int input = step.op == StepOp::kConcat ? ConcatAnchor(plan, writer, step) : 0;
+    if (input < 0) break;
+    buffer = step.inputs[input];
   }
   return source;
 }
@@ -293,11 +306,15 @@ std::vector<int> ChooseLayoutOptions(const std::vector<std::vector<LayoutOption>
   }
   for (const PlanStep& step : plan.steps) {
     if (step.op == StepOp::kConcat) {
-      // Each later input is copied into the first one's layout: as a
-      // residual is into its kernel's output layout.
-      const LayoutSource first = SourceOf(plan, writer, step.inputs[0]);
-      int to = -2;  // the first input's node, made once, when an edge needs it
-      for (size_t i = 1; i < step.inputs.size(); ++i) {
+      // Each other input is copied into the anchor's layout (the concat's
+      // own where every input was relaid): as a residual is into its
+      // kernel's output layout.
+      const int anchor = ConcatAnchor(plan, writer, step);
+      const LayoutSource first = anchor >= 0 ? SourceOf(plan, writer, step.inputs[anchor])
+                                             : LayoutSource{-1, step.outputs[0], false};
+      int to = -2;  // the anchor's node, made once, when an edge needs it
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        if (static_cast<int>(i) == anchor) continue;
         const LayoutSource source = SourceOf(plan, writer, step.inputs[i]);
         if (!node_of_step.count(source.step) && !node_of_step.count(first.step)) continue;
         if (to == -2) to = node_of(first);

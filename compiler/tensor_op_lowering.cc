@@ -454,28 +454,12 @@ std::optional<BinaryFunc> ChannelBinaryOf(const Graph& graph, const GraphNode& n
   return dense;
 }
 
-[[nodiscard]] absl::StatusOr<std::optional<LoweredTensorOp>> LowerBlockedConcat(
-    const Graph& graph, const GraphNode& node, int64_t block) {
-  TF_ASSIGN_OR_RETURN(TensorShape out, graph.ShapeOf(node.outputs[0], &node));
-  const int64_t axis = IntAttribute(node, "axis", 0);
-  if (block <= 1 || out.dims.size() != 4 || (axis != 1 && axis != -3)) return std::nullopt;
-  LoweredTensorOp lowered;
-  PlanStep& step = lowered.step;
-  step.op = StepOp::kConcat;
-  step.node = node.name;
-  step.out_shape = out.dims;
-  // [outer: N, inner: H * W * block, each input's channel blocks].
-  step.in_shape = {out.dims[0], out.dims[2] * out.dims[3] * block};
-  for (const std::string& input : node.inputs) {
-    TF_ASSIGN_OR_RETURN(TensorShape s, graph.ShapeOf(input, &node));
-    if (s.dims.size() != 4 || s.dtype != kOnnxFloat || s.dims[1] % block != 0 ||
-        s.dims[0] != out.dims[0] || s.dims[2] != out.dims[2] || s.dims[3] != out.dims[3]) {
-      return std::nullopt;
-    }
-    step.in_shape.push_back(s.dims[1] / block);
-    lowered.operands.push_back(input);
-  }
-  return std::optional<LoweredTensorOp>(std::move(lowered));
+bool IsNoOpPad(const Graph& graph, const GraphNode& node) {
+  if (node.op_type != "Pad" || node.inputs.empty()) return false;
+  const size_t rank = graph.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size();
+  const absl::StatusOr<std::vector<int64_t>> pads = PadsOf(graph, node, static_cast<int64_t>(rank));
+  return rank > 0 && pads.ok() &&
+         std::all_of(pads->begin(), pads->end(), [](int64_t p) { return p == 0; });
 }
 
 [[nodiscard]] absl::StatusOr<ElementType> InputElementType(const std::string& input, int dtype) {

@@ -94,6 +94,26 @@ struct DenseOperands {
                                                             const std::vector<float>& b, int64_t n,
                                                             int64_t k);
 
+// A Pad of all-zero pads: the same floats in the same order, so its output
+// may name its input's buffer.
+bool IsNoOpPad(const Graph& graph, const GraphNode& node);
+
+// One input of a channel Concat as its producer wrote it.
+struct ConcatPart {
+  int64_t channels = 0;
+  int64_t block = 1;  // its buffer's channel block (1: NCHW)
+  int64_t elements = 0;
+};
+// The channel block a blocked Concat of `parts` joins them in: of the
+// parts' own blocks, and those blocks' greatest common divisors with every
+// part's channels where that is a multiple of 4 (whole vectors for the
+// steps that read it), the one above 1 that divides every part's channels
+// and leaves the fewest elements to relayout into it (the larger block,
+// then the earlier part's, on a tie); 1 where there is none. GoogLeNet's
+// inception4a joins 192 + 208 + 48 + 64 channels from NCHW32c and NCHW16c
+// producers: NCHW16c, two parts relaid, not all four through NCHW.
+int64_t ConcatBlock(const std::vector<ConcatPart>& parts);
+
 // A channel Concat (axis 1) of 4-D tensors whose channels all divide by
 // `block` > 1: the concat step over their NCHW[block]c buffers (rows W
 // wide), which joins whole channel blocks; nullopt for any other Concat.

@@ -296,6 +296,30 @@ TEST(TensorOpLoweringTest, ChannelConcatOfBlockedBuffersJoinsWholeBlocks) {
   EXPECT_FALSE(lowered->has_value());
 }
 
+// The block a concatenation joins in: the one most of its inputs already
+// have that divides every input's channels, else their common divisor.
+TEST(TensorOpLoweringTest, ConcatBlockRelaysTheFewestElements) {
+  // GoogLeNet's inception4a: 32c, 16c, 16c, 32c producers of 192, 208, 48
+  // and 64 channels; 32 does not divide 208.
+  EXPECT_EQ(
+      ConcatBlock(
+          {{192, 32, 192 * 196}, {208, 16, 208 * 196}, {48, 16, 48 * 196}, {64, 32, 64 * 196}}),
+      16);
+  // Every part in 32c but one of 208 channels: their common 16.
+  EXPECT_EQ(ConcatBlock({{192, 32, 192}, {208, 32, 208}}), 16);
+  // The block that moves fewer elements wins, not the first input's.
+  EXPECT_EQ(ConcatBlock({{64, 16, 64}, {256, 32, 256}, {64, 32, 64}}), 32);
+  // A tie: the larger block.
+  EXPECT_EQ(ConcatBlock({{64, 16, 100}, {64, 32, 100}}), 32);
+  // An NCHW input among blocked ones is relaid into their block.
+  EXPECT_EQ(ConcatBlock({{3, 1, 3}, {16, 16, 16}}), 1);  // 3 channels: no block divides
+  EXPECT_EQ(ConcatBlock({{8, 1, 8}, {16, 16, 16}}), 8);
+  // Common divisors below a vector of 4 are not taken: NCHW.
+  EXPECT_EQ(ConcatBlock({{6, 16, 6}, {16, 16, 16}}), 1);
+  EXPECT_EQ(ConcatBlock({{12, 12, 12}, {16, 16, 16}}), 4);
+  EXPECT_EQ(ConcatBlock({}), 1);
+}
+
 // Slices and Gathers of a 4-D tensor's channels alone are channel gathers
 // (the input channel of each output channel); along any other axis, or
 // with indices computed at run time, they are not.

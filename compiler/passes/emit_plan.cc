@@ -432,12 +432,18 @@ class PlanEmitter {
     return absl::OkStatus();
   }
 
-  // A channel Concat whose inputs' producers write one channel block: the
-  // blocks joined as they are (LowerBlockedConcat), no relayout to NCHW.
+  // A channel Concat in the channel block ConcatBlock picks from its inputs'
+  // producers' blocks: the blocks joined as they are (LowerBlockedConcat),
+  // the inputs in another block relaid into it, none through NCHW.
   [[nodiscard]] absl::StatusOr<bool> AddBlockedConcat(const GraphNode& node) {
-    const int first = buffers_.Find(node.inputs.empty() ? "" : node.inputs[0]);
-    if (first < 0) return false;
-    const int64_t block = built_.plan.buffers[first].block;
+    std::vector<ConcatPart> parts;
+    for (const std::string& input : node.inputs) {
+      const int id = buffers_.Find(input);
+      if (id < 0 || !built_.plan.buffers[id].is_4d()) return false;
+      const PlanBuffer& buffer = built_.plan.buffers[id];
+      parts.push_back({buffer.shape[1], buffer.block, buffer.elements});
+    }
+    const int64_t block = ConcatBlock(parts);
     TF_ASSIGN_OR_RETURN(std::optional<LoweredTensorOp> lowered,
                         LowerBlockedConcat(graph_, node, block));
     if (!lowered) return false;
@@ -474,16 +480,6 @@ class PlanEmitter {
       TF_RETURN_IF_ERROR(AddTensorOp(node, std::move(lowered), output));
     }
     return absl::OkStatus();
-  }
-
-  // Same floats in the same order: the output names the input's buffer.
-  bool IsNoOpPad(const GraphNode& node) const {
-    if (node.op_type != "Pad" || node.inputs.empty()) return false;
-    const size_t rank = graph_.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims.size();
-    const absl::StatusOr<std::vector<int64_t>> pads =
-        PadsOf(graph_, node, static_cast<int64_t>(rank));
-    return rank > 0 && pads.ok() &&
-           std::all_of(pads->begin(), pads->end(), [](int64_t p) { return p == 0; });
   }
 
   [[nodiscard]] absl::Status AddAlias(const GraphNode& node) {
@@ -547,7 +543,7 @@ class PlanEmitter {
         return AddElementwise(node, *info);
       case OpLowering::kTensorOp: {
         if (IsSpatialMean(graph_, node)) return AddPool(node);
-        if (IsNoOpPad(node)) {  // DenseNet's before each AveragePool: its input, any layout
+        if (IsNoOpPad(graph_, node)) {  // DenseNet's before each AveragePool: its input, any layout
           TF_ASSIGN_OR_RETURN(int input, Input(node, 0));
           buffers_.Bind(node.outputs[0], input);
           return absl::OkStatus();

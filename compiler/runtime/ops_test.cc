@@ -152,9 +152,11 @@ TEST(OpsTest, PoolingWithPaddingMatchesReference) {
   const int64_t c = 96, h = 9, w = 11;
   const std::vector<float> in = Random(c * h * w, 4);
   // Strides 2 and 1 (Inception's average pools): rows of 6 and 11 outputs,
-  // whose inner ones the blocked layouts pool four at a time.
+  // whose inner ones the blocked layouts pool four at a time and NCHW (b 1)
+  // eight at a time at stride 1 (the 9 inside the row: two groups that
+  // overlap).
   for (int64_t st : {2, 1})
-    for (int64_t b : {16, 8, 24, 32, 12, 4, 6})  // vectors of 8 lanes, of 4, and any block
+    for (int64_t b : {16, 8, 24, 32, 12, 4, 6, 1})  // vectors of 8 lanes, of 4, any block, NCHW
       for (const char* op : {"max_pool", "avg_pool"}) {
         PlanBuffer in_layout{"x", c * h * w, -1, {1, c, h, w}, b, 0};
         for (bool include_pad : {false, true}) {

@@ -83,8 +83,6 @@ struct PoolWindow {
   }
 };
 
-int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-
 // Output row y of one channel block (`src` its input block, `dst` its
 // output row): lanes innermost, one call per row so the taps inline.
 template <bool kMax>
@@ -237,39 +235,72 @@ TF_VECTOR_CLONES void PoolRowBlock(const PoolWindow& g, const float* __restrict 
 }
 #undef TF_LOAD_PART
 
-// The same for NCHW (one lane): taps outermost and the row's columns
-// innermost, so a stride-1 window vectorises across the output row.
+// The same for NCHW (one lane): the columns whose whole window lies inside
+// the row (stride 1) pooled 8 at a time, one vector per tap (a last group
+// that would pass the end is moved back to end there: it recomputes the same
+// values); the others, and any stride, tap by tap.
 template <bool kMax>
 TF_VECTOR_CLONES void PoolRowPlain(const PoolWindow& g, const float* __restrict src,
                                    float* __restrict dst, int64_t y) {
+  using V = Float8Lanes;
+  using U = Float8Unaligned;
+  constexpr int64_t kLanes = 8;
   const int64_t y0 = y * g.sh - g.pt;
-  for (int64_t x = 0; x < g.ow; ++x) dst[x] = kMax ? -std::numeric_limits<float>::infinity() : 0;
-  for (int64_t r = 0; r < g.kh; ++r) {
-    const int64_t iy = y0 + r * g.dh;
-    if (iy < 0 || iy >= g.h) continue;
-    const float* __restrict row = src + iy * g.in_w;
-    for (int64_t s = 0; s < g.kw; ++s) {
-      const int64_t offset = s * g.dw - g.pl;  // ix = x * sw + offset
-      const int64_t lo = std::max<int64_t>(0, CeilDiv(-offset, g.sw));
-      const int64_t hi = std::min<int64_t>(g.ow, CeilDiv(g.w - offset, g.sw));
-      if (g.sw == 1) {
-        const float* __restrict v = row + offset;
-        for (int64_t x = lo; x < hi; ++x) dst[x] = kMax ? std::max(dst[x], v[x]) : dst[x] + v[x];
-      } else {
-        for (int64_t x = lo; x < hi; ++x) {
-          const float v = row[x * g.sw + offset];
-          dst[x] = kMax ? std::max(dst[x], v) : dst[x] + v;
+  const int64_t r_lo = y0 >= 0 ? 0 : (-y0 + g.dh - 1) / g.dh;
+  const int64_t r_hi = y0 >= g.h ? 0 : std::min(g.kh, (g.h - y0 + g.dh - 1) / g.dh);
+  const int64_t row_taps = g.count_include_pad ? g.RowTaps(y0, true) : r_hi - r_lo;
+  const float init = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  auto one = [&](int64_t x) {
+    const int64_t x0 = x * g.sw - g.pl;
+    const int64_t s_lo = x0 >= 0 ? 0 : (-x0 + g.dw - 1) / g.dw;
+    const int64_t s_hi = x0 >= g.w ? 0 : std::min(g.kw, (g.w - x0 + g.dw - 1) / g.dw);
+    float acc = init;
+    for (int64_t r = r_lo; r < r_hi; ++r) {
+      const float* __restrict row = src + (y0 + r * g.dh) * g.in_w + x0;
+      for (int64_t s = s_lo; s < s_hi; ++s) {
+        const float v = row[s * g.dw];
+        acc = kMax ? (acc < v ? v : acc) : acc + v;
+      }
+    }
+    if (!kMax) {
+      const int64_t window = row_taps * (g.count_include_pad ? g.ColTaps(x0, true)
+                                                             : std::max<int64_t>(s_hi - s_lo, 0));
+      acc = window > 0 ? acc / static_cast<float>(window) : 0.0f;
+    }
+    dst[x] = acc;
+  };
+  // Columns [x_lo, x_hi) have every tap inside the row.
+  const int64_t span = (g.kw - 1) * g.dw;
+  const int64_t x_lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
+  const int64_t last = g.w - 1 - span + g.pl;  // the last x0 + pl whose window fits
+  const int64_t x_hi = std::max(x_lo, last >= 0 ? std::min(g.ow, last / g.sw + 1) : 0);
+  for (int64_t x = 0; x < x_lo; ++x) one(x);
+  for (int64_t x = x_hi; x < g.ow; ++x) one(x);
+  if (g.sw != 1 || x_hi - x_lo < kLanes || r_hi <= r_lo) {
+    for (int64_t x = x_lo; x < x_hi; ++x) one(x);
+    return;
+  }
+  float scale = 0.0f;
+  if constexpr (!kMax) {
+    const int64_t window = row_taps * g.kw;  // every column tap inside, padded or not
+    scale = window > 0 ? 1.0f / static_cast<float>(window) : 0.0f;
+  }
+  for (int64_t next = x_lo; next < x_hi; next += kLanes) {
+    const int64_t x = std::min(next, x_hi - kLanes);
+    V acc = V{} + init;
+    for (int64_t r = r_lo; r < r_hi; ++r) {
+      const float* __restrict row = src + (y0 + r * g.dh) * g.in_w + x - g.pl;
+      for (int64_t s = 0; s < g.kw; ++s) {
+        const V v = *reinterpret_cast<const U*>(row + s * g.dw);
+        if constexpr (kMax) {
+          acc = acc < v ? v : acc;
+        } else {
+          acc += v;
         }
       }
     }
-  }
-  if (!kMax) {
-    const bool padded = g.count_include_pad;
-    const int64_t rows = g.RowTaps(y0, padded);
-    for (int64_t x = 0; x < g.ow; ++x) {
-      const int64_t window = rows * g.ColTaps(x * g.sw - g.pl, padded);
-      dst[x] = window > 0 ? dst[x] / window : 0.0f;
-    }
+    if constexpr (!kMax) acc *= scale;
+    std::memcpy(dst + x, &acc, sizeof(acc));
   }
 }
 
