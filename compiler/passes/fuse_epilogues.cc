@@ -6,6 +6,30 @@
 #include "compiler/operator_table.h"
 
 namespace tunefleet {
+namespace {
+
+// A node whose output is its input's floats in the same order: a Reshape,
+// Flatten, Squeeze, Unsqueeze or Identity, or a Transpose that moves only
+// dims of 1 (an encoder's [S, 1, D] -> [1, S, D] around its attention).
+bool KeepsElementOrder(const Graph& graph, const GraphNode& node) {
+  const OperatorInfo* info = FindOperator(node.op_type);
+  if (info == nullptr || node.inputs.empty() || node.outputs.empty()) return false;
+  if (info->lowering == OpLowering::kAlias) return node.op_type != "Cast";
+  if (node.op_type != "Transpose") return false;
+  const std::vector<int64_t> dims = graph.ShapeOf(node.inputs[0]).value_or(TensorShape()).dims;
+  const std::vector<int64_t> perm = IntsAttribute(node, "perm", {});
+  if (perm.size() != dims.size()) return false;
+  int64_t last = -1;
+  for (const int64_t axis : perm) {
+    if (axis < 0 || axis >= static_cast<int64_t>(dims.size())) return false;
+    if (dims[axis] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
+}  // namespace
 
 [[nodiscard]] absl::StatusOr<EpilogueFusion> FuseEpilogues(
     const Graph& graph, const std::map<std::string, EpilogueKind>& kinds) {
@@ -35,7 +59,7 @@ namespace tunefleet {
     if (kind == kinds.end() || kernel.outputs.empty()) continue;
     FusedEpilogue e;
     e.output = kernel.outputs[0];
-    const std::vector<int64_t> out_shape = shape_of(e.output);
+    std::vector<int64_t> out_shape = shape_of(e.output);
     const int64_t channels = out_shape.empty() ? 0 : out_shape.back();
     if (kernel.op_type == "Gemm" && kernel.inputs.size() > 2 && !kernel.inputs[2].empty()) {
       // A C that is not a row is added whole, as the epilogue's residual.
@@ -45,6 +69,34 @@ namespace tunefleet {
     }
     for (int next = sole_reader(e.output); kind->second != EpilogueKind::kNone && next >= 0;
          next = sole_reader(e.output)) {
+      // A dense kernel's rows seen through views that keep their order and
+      // their last dim, where a node to fuse follows them: the kernel
+      // writes the view's tensor (the residual Add of an encoder whose
+      // out-projection is reshaped and transposed back to [1, S, D]).
+      std::vector<size_t> views;
+      for (int v = next; kind->second == EpilogueKind::kRows && v >= 0 &&
+                         KeepsElementOrder(graph, graph.nodes[v]) &&
+                         !shape_of(graph.nodes[v].outputs[0]).empty() &&
+                         shape_of(graph.nodes[v].outputs[0]).back() == channels;
+           v = sole_reader(graph.nodes[v].outputs[0])) {
+        views.push_back(static_cast<size_t>(v));
+      }
+      if (!views.empty()) {
+        const std::string& viewed = graph.nodes[views.back()].outputs[0];
+        const int after = sole_reader(viewed);
+        const OperatorInfo* fusable =
+            after < 0 ? nullptr : FindOperator(graph.nodes[after].op_type);
+        if (fusable == nullptr || !fusable->fuses_into_epilogue ||
+            graph.nodes[after].outputs.empty() ||
+            shape_of(graph.nodes[after].outputs[0]) != shape_of(viewed)) {
+          break;
+        }
+        for (const size_t v : views) fusion.fused_nodes.insert(v);
+        e.output = viewed;
+        out_shape = shape_of(viewed);
+        ready_at[e.output] = i;
+        next = after;
+      }
       const GraphNode& node = graph.nodes[next];
       const OperatorInfo* info = FindOperator(node.op_type);
       if (info == nullptr || !info->fuses_into_epilogue || node.outputs.empty() ||

@@ -84,5 +84,53 @@ TEST(FuseEpiloguesTest, ADenseKernelFoldsItsConstantBiasRow) {
   EXPECT_THAT(fusion->fused_nodes, IsEmpty());
 }
 
+// An encoder's out-projection: Gemm [S, D] -> Reshape [S, 1, D] ->
+// Transpose (1, 0, 2) [1, S, D] -> Add(x, .): the two views keep the
+// rows' order, so the residual fuses into the dense kernel, which writes
+// the transposed tensor. A Transpose that reorders rows, or views with
+// nothing to fuse after them, stay as they are.
+Graph OutProjection(std::vector<int64_t> perm, bool add_after) {
+  Graph g;
+  g.inputs = {"x", "h"};
+  g.outputs = {add_after ? "y" : "t"};
+  g.shapes["h"] = {kOnnxFloat, {8, 16}};
+  g.shapes["p"] = {kOnnxFloat, {8, 16}};
+  g.shapes["r"] = {kOnnxFloat, {8, 1, 16}};
+  const bool moves_rows = perm != std::vector<int64_t>{1, 0, 2};
+  g.shapes["t"] = {kOnnxFloat,
+                   moves_rows ? std::vector<int64_t>{1, 16, 8} : std::vector<int64_t>{1, 8, 16}};
+  g.shapes["x"] = g.shapes["t"];
+  g.shapes["y"] = g.shapes["t"];
+  g.nodes.push_back({"gemm", "Gemm", {"h", "w"}, {"p"}});
+  g.nodes.push_back({"reshape", "Reshape", {"p", "shape"}, {"r"}});
+  GraphNode transpose{"transpose", "Transpose", {"r"}, {"t"}};
+  transpose.attributes["perm"] = perm;
+  g.nodes.push_back(transpose);
+  if (add_after) g.nodes.push_back({"add", "Add", {"x", "t"}, {"y"}});
+  return g;
+}
+
+TEST(FuseEpiloguesTest, AResidualFusesThroughViewsThatKeepTheRowsOrder) {
+  const std::map<std::string, EpilogueKind> dense = {{"gemm", EpilogueKind::kRows}};
+  absl::StatusOr<EpilogueFusion> fusion = FuseEpilogues(OutProjection({1, 0, 2}, true), dense);
+  ASSERT_TRUE(fusion.ok()) << fusion.status();
+  EXPECT_EQ(fusion->by_kernel.at("gemm").output, "y");
+  EXPECT_EQ(fusion->by_kernel.at("gemm").residual, "x");
+  EXPECT_THAT(fusion->fused_nodes, ElementsAre(1u, 2u, 3u));
+  // [8, 1, 16] -> [1, 16, 8]: rows transposed, not a view.
+  fusion = FuseEpilogues(OutProjection({1, 2, 0}, true), dense);
+  ASSERT_TRUE(fusion.ok());
+  EXPECT_THAT(fusion->fused_nodes, IsEmpty());
+  EXPECT_EQ(fusion->by_kernel.at("gemm").output, "p");
+  // Nothing to fuse after the views: the kernel keeps its own output.
+  fusion = FuseEpilogues(OutProjection({1, 0, 2}, false), dense);
+  ASSERT_TRUE(fusion.ok());
+  EXPECT_THAT(fusion->fused_nodes, IsEmpty());
+  // A convolution's output (channels, blocked) is never seen through views.
+  fusion = FuseEpilogues(OutProjection({1, 0, 2}, true), {{"gemm", EpilogueKind::kChannels}});
+  ASSERT_TRUE(fusion.ok());
+  EXPECT_THAT(fusion->fused_nodes, IsEmpty());
+}
+
 }  // namespace
 }  // namespace tunefleet
