@@ -187,6 +187,22 @@ TEST(CompiledModelsTest, EpiloguesGoInsideTheKernelsWithLargeOutputsOnly) {
   }
 }
 
+// A records file (under OutDir) of one record: `layer`'s task with `config`
+// measured at `seconds`; its path.
+std::string WriteRecord(const ModelLayer& layer, const Task& task, const Config& config,
+                        double seconds, const std::string& target, const std::string& file) {
+  Record record;
+  record.target = target;
+  record.task_name = task.name();
+  record.workload_name = layer.workload;
+  record.workload_args = layer.args;
+  record.config = config.ToJson();
+  record.result.costs = {seconds};
+  const std::string path = OutDir(file);
+  std::ofstream(path) << record.ToLine() << "\n";
+  return path;
+}
+
 TEST(CompiledModelsTest, MobileNetV2WithARecordMatchesPyTorch) {
   const std::string target = HostTargetString();
   absl::StatusOr<LoadedModel> model =
@@ -198,15 +214,8 @@ TEST(CompiledModelsTest, MobileNetV2WithARecordMatchesPyTorch) {
   ASSERT_TRUE(task.ok()) << task.status();
   absl::StatusOr<Config> config = (*task)->space().Get((*task)->space().size() / 3);
   ASSERT_TRUE(config.ok());
-  Record record;
-  record.target = target;
-  record.task_name = (*task)->name();
-  record.workload_name = first.workload;
-  record.workload_args = first.args;
-  record.config = config->ToJson();
-  record.result.costs = {1e-3};
-  const std::string records = OutDir("mobilenet_records.jsonl");
-  std::ofstream(records) << record.ToLine() << "\n";
+  const std::string records =
+      WriteRecord(first, **task, *config, 1e-3, target, "mobilenet_records.jsonl");
 
   CompileReport report;
   ASSERT_NE(CompileMatchingPyTorch({.model = std::string(kOnnxDir) + "mobilenet_v2.onnx",
@@ -321,15 +330,8 @@ TEST(CompiledModelsTest, AConcatOfMixedBlocksJoinsInACommonBlock) {
     if (config->GetInt("tile_oc").value_or(0) == 32) wide = *config;
   }
   ASSERT_TRUE(wide.has_value()) << (*task)->name();
-  Record record;
-  record.target = target;
-  record.task_name = (*task)->name();
-  record.workload_name = stem.workload;
-  record.workload_args = stem.args;
-  record.config = wide->ToJson();
-  record.result.costs = {1e-4};
-  const std::string records = OutDir("concat_net_records.jsonl");
-  std::ofstream(records) << record.ToLine() << "\n";
+  const std::string records =
+      WriteRecord(stem, **task, *wide, 1e-4, target, "concat_net_records.jsonl");
   std::unique_ptr<CompiledModel> compiled = CompileMatchingPyTorch(
       {.model = onnx, .records = records, .target = target, .output_dir = OutDir("concat_mixed")},
       "concat_net");
