@@ -134,20 +134,17 @@ struct PlanParts {
   }
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, parts.tile_ow, p.oc_bn, parts.vec));
 
-  parts.plan = BlockedConvGeometry(conv.conv_args(), p.ic_bn, p.oc_bn);
   if (parts.choice.winograd > 0) {
     if (!WinogradApplies(conv.conv_args())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "reduce \"", reduce, "\" needs a 3x3, stride-1, undilated, ungrouped convolution"));
     }
+    parts.plan = BlockedConvGeometry(conv.conv_args(), p.ic_bn, p.oc_bn);
     parts.plan.pad = WinogradInputPadding(conv.conv_args(), parts.choice.winograd);
     parts.plan.kernel_elems = WinogradKernelElements(conv.conv_args(), parts.choice.winograd);
     return parts;
   }
-  p.pad = ConvInputPadding(p);
-  parts.plan.compute_reads_unpadded = p.inline_pad;
-  parts.plan.compute_reads_blocks_within = p.c / p.group;
-  parts.plan.kernel_elems = p.k * (p.c / p.group) * p.r * p.s;
+  parts.plan = DirectConvPlan(conv.conv_args(), &p, /*reads_blocks_within=*/p.c / p.group);
   return parts;
 }
 

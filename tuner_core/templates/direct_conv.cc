@@ -10,6 +10,16 @@ namespace tunefleet {
 
 using namespace ir;  // NOLINT
 
+BlockedConvPlan DirectConvPlan(const ConvArgs& conv, DirectConvParams* p,
+                               int64_t reads_blocks_within) {
+  p->pad = ConvInputPadding(*p);
+  BlockedConvPlan plan = BlockedConvGeometry(conv, p->ic_bn, p->oc_bn);
+  plan.compute_reads_unpadded = p->inline_pad;
+  plan.compute_reads_blocks_within = reads_blocks_within;
+  plan.kernel_elems = p->k * (p->c / p->group) * p->r * p->s;
+  return plan;
+}
+
 int64_t ReduceLanes(const DirectConvParams& p) {
   return p.lane_groups > 1 ? p.c / p.group : p.ic_bn;
 }

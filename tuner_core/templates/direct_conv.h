@@ -50,6 +50,14 @@ struct DirectConvParams : ConvArgs {
 // lane groups one group's, C/group.
 int64_t ReduceLanes(const DirectConvParams& p);
 
+// The plan around a direct convolution of `p`'s blocks over the workload
+// `conv` (BlockedConvGeometry), p->pad set here (ConvInputPadding): the
+// input read unpadded where p->inline_pad, any multiple of its block read in
+// place within `reads_blocks_within` channels (a group's, or all of them
+// with lane groups), the packed weights' size.
+BlockedConvPlan DirectConvPlan(const ConvArgs& conv, DirectConvParams* p,
+                               int64_t reads_blocks_within);
+
 // kernel [K][C/group][R][S] -> `dst` [K/oc_bn][ICC][R][S][ReduceLanes][oc_bn].
 ir::Stmt DirectConvPackKernel(const DirectConvParams& p, const std::string& dst);
 

@@ -65,13 +65,8 @@ struct PlanParts {
   p.inline_pad = absl::ConsumeSuffix(&order, kInlinePad);
   p.reduce = absl::StrCat("c_", order);  // one input block per group: c's loop runs once
   TF_ASSIGN_OR_RETURN(p.tile, TileOutputRows(p.out_w, tile_ow, p.oc_bn, vec));
-  p.pad = ConvInputPadding(p);
-
-  parts.plan = BlockedConvGeometry(conv.conv_args(), p.ic_bn, p.oc_bn);
-  parts.plan.compute_reads_unpadded = p.inline_pad;
   // Each lane finds its group's channels in any multiple of the block.
-  parts.plan.compute_reads_blocks_within = p.c;
-  parts.plan.kernel_elems = p.k * group_c * p.r * p.s;
+  parts.plan = DirectConvPlan(conv.conv_args(), &p, /*reads_blocks_within=*/p.c);
   return parts;
 }
 
