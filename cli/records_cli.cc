@@ -55,14 +55,15 @@ namespace tunefleet {
     MeasureCommandOptions o;
     o.records = records;
     o.local.runner.num_threads = absl::GetFlag(FLAGS_threads);
-    o.local.measure = MeasureFromFlags();
+    TF_ASSIGN_OR_RETURN(o.local.measure, MeasureFromFlags(/*model_job=*/false));
     return RunMeasure(o, std::cerr, std::cout).status();
   }
   return WithFleetClient([&](FleetClient& client) {
     FleetMeasureOptions o;
     o.records = records;
     o.key = key;
-    o.measure = ToProto(MeasureFromFlags());
+    TF_ASSIGN_OR_RETURN(const MeasureOptions measure, MeasureFromFlags(/*model_job=*/false));
+    o.measure = ToProto(measure);
     return RunFleetMeasure(client, o, std::cerr, std::cout).status();
   });
 }

@@ -94,7 +94,10 @@ ABSL_FLAG(absl::Duration, time_budget, absl::ZeroDuration(),
           "1h); the task scheduler spends it, then the winners are validated");
 ABSL_FLAG(int32_t, min_repeat_ms, 0, "grow number until a repeat lasts this long");
 ABSL_FLAG(double, cooldown, 0.0, "seconds to sleep between repeats (AutoTVM default 0.1)");
-ABSL_FLAG(bool, cache_flush, false, "flush the inputs from the CPU caches before each repeat");
+ABSL_FLAG(std::string, cache_flush, "",
+          "true | false: flush the kernel's inputs (its weights too) from the CPU caches before "
+          "each repeat (empty: on for a --model job, where the compiled model finds each layer's "
+          "weights cold; off for one workload)");
 ABSL_FLAG(double, timeout, 10.0, "seconds one measurement may take before RUN_TIMEOUT");
 ABSL_FLAG(double, target_rel_ci, 0,
           "adaptive repeats: keep repeating (up to --max_repeat) until the 95 % confidence "
@@ -217,7 +220,8 @@ namespace {
   spec.set_seed(absl::GetFlag(FLAGS_seed));
   spec.set_early_stopping(absl::GetFlag(FLAGS_early_stopping));
   spec.set_plan_size(absl::GetFlag(FLAGS_plan_size));
-  *spec.mutable_measure() = ToProto(MeasureFromFlags());
+  TF_ASSIGN_OR_RETURN(const MeasureOptions measure, MeasureFromFlags(!model.empty()));
+  *spec.mutable_measure() = ToProto(measure);
   spec.set_validate_top_k(absl::GetFlag(FLAGS_validate_top_k));
   spec.set_validation_passes(absl::GetFlag(FLAGS_validation_passes));
   TF_ASSIGN_OR_RETURN(*spec.mutable_pretuned_family(),
@@ -238,13 +242,15 @@ LocalRunOptions LocalRunFromFlags() {
   return run;
 }
 
-MeasureOptions MeasureFromFlags() {
+[[nodiscard]] absl::StatusOr<MeasureOptions> MeasureFromFlags(bool model_job) {
   MeasureOptions m;
+  TF_ASSIGN_OR_RETURN(const std::optional<bool> flush,
+                      OptionalBool("cache_flush", absl::GetFlag(FLAGS_cache_flush)));
+  m.enable_cpu_cache_flush = flush.value_or(model_job);
   m.number = absl::GetFlag(FLAGS_number);
   m.repeat = absl::GetFlag(FLAGS_repeat);
   m.min_repeat_ms = absl::GetFlag(FLAGS_min_repeat_ms);
   m.cooldown_interval_s = absl::GetFlag(FLAGS_cooldown);
-  m.enable_cpu_cache_flush = absl::GetFlag(FLAGS_cache_flush);
   m.timeout_s = absl::GetFlag(FLAGS_timeout);
   m.max_repeat = absl::GetFlag(FLAGS_max_repeat);
   m.target_rel_ci = absl::GetFlag(FLAGS_target_rel_ci);

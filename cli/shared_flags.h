@@ -52,7 +52,7 @@ ABSL_DECLARE_FLAG(int32_t, warmup);
 ABSL_DECLARE_FLAG(absl::Duration, time_budget);
 ABSL_DECLARE_FLAG(int32_t, min_repeat_ms);
 ABSL_DECLARE_FLAG(double, cooldown);
-ABSL_DECLARE_FLAG(bool, cache_flush);
+ABSL_DECLARE_FLAG(std::string, cache_flush);
 ABSL_DECLARE_FLAG(double, timeout);
 ABSL_DECLARE_FLAG(double, target_rel_ci);
 ABSL_DECLARE_FLAG(int32_t, max_repeat);
@@ -64,8 +64,12 @@ ABSL_DECLARE_FLAG(std::string, key);
 namespace tunefleet {
 
 // The time evaluator settings of --number ... --timeout, for local tuning
-// and for jobs submitted to the fleet alike.
-MeasureOptions MeasureFromFlags();
+// and for jobs submitted to the fleet alike. --cache_flush unset flushes for
+// a `model_job`: its kernels run in the compiled model with their weights
+// cold, and a config timed with them hot wins by rereading them (ResNet-50
+// after 30 trials per task compiled 1.05-1.16x faster from cold timings;
+// bench/results/cache_flush_*). InvalidArgument for a bad --cache_flush.
+[[nodiscard]] absl::StatusOr<MeasureOptions> MeasureFromFlags(bool model_job);
 
 // measure: which records of --log it re-measures (--top and --passes are
 // measure's own flags: passed in).

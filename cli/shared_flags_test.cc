@@ -84,6 +84,25 @@ TEST(JobSpecFromFlagsTest, AModelJobTunesWithXgbAndAKernelJobWithRandomUnlessTol
   EXPECT_EQ(JobSpecFromFlags({.target = kZen4}).value().tuner(), "ga");
 }
 
+// A model job times its kernels with their inputs (weights too) flushed
+// from the caches, as the compiled model finds them; one workload keeps
+// them warm; --cache_flush decides either way.
+TEST(JobSpecFromFlagsTest, AModelJobFlushesTheCachesBeforeEachRepeatUnlessTold) {
+  absl::FlagSaver saver;
+  absl::SetFlag(&FLAGS_shape, "64,64,64");
+  EXPECT_FALSE(JobSpecFromFlags({.target = kZen4}).value().measure().enable_cpu_cache_flush());
+  absl::SetFlag(&FLAGS_cache_flush, "true");
+  EXPECT_TRUE(JobSpecFromFlags({.target = kZen4}).value().measure().enable_cpu_cache_flush());
+  absl::SetFlag(&FLAGS_cache_flush, "");
+  absl::SetFlag(&FLAGS_model, "resnet-18");
+  EXPECT_TRUE(JobSpecFromFlags({.target = kZen4}).value().measure().enable_cpu_cache_flush());
+  absl::SetFlag(&FLAGS_cache_flush, "false");
+  EXPECT_FALSE(JobSpecFromFlags({.target = kZen4}).value().measure().enable_cpu_cache_flush());
+  absl::SetFlag(&FLAGS_cache_flush, "yes");
+  EXPECT_THAT(JobSpecFromFlags({.target = kZen4}).status().message(),
+              HasSubstr("--cache_flush must be true or false, got \"yes\""));
+}
+
 TEST(JobSpecFromFlagsTest, AModelJobSpreadsItsTrialsByTheCommandsPolicy) {
   absl::FlagSaver saver;
   absl::SetFlag(&FLAGS_model, "resnet-18");
