@@ -10,7 +10,8 @@ namespace tunefleet {
 namespace {
 
 // `second` reading the output of `first` (row-major over first.out_shape)
-// rewritten to read first's input: its strides and offset, or false where
+// as its first operand rewritten to read first's input there: its strides
+// and offset, or false where
 // an axis of `second` does not move along one axis of first's output
 // without carrying.
 bool Compose(const PlanStep& first, PlanStep* second) {
@@ -48,7 +49,7 @@ bool Compose(const PlanStep& first, PlanStep* second) {
   }
   second->a_strides = std::move(strides);
   second->a_offset = offset;
-  second->inputs = first.inputs;
+  second->inputs[0] = first.inputs[0];
   return true;
 }
 
@@ -65,7 +66,12 @@ int ComposeStridedCopies(ModelPlan* plan) {
   int composed = 0;
   for (size_t j = 0; j < plan->steps.size(); ++j) {
     PlanStep& second = plan->steps[j];
-    if (second.op == StepOp::kStridedCopy && second.inputs.size() == 1) {
+    // A copy, or an element-wise step's first operand (the attention's
+    // q / sqrt(d) on q's heads), read through strides.
+    const bool reads_strided = (second.op == StepOp::kStridedCopy && second.inputs.size() == 1) ||
+                               (second.op == StepOp::kBroadcast && second.inputs.size() == 2 &&
+                                second.inputs[1] != second.inputs[0]);
+    if (reads_strided) {
       const int mid = second.inputs[0];
       const PlanBuffer& buffer = plan->buffers[mid];
       const int i = writer[root(mid)];

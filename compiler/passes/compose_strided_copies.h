@@ -4,7 +4,9 @@
 // input through the composed strides and the first copy goes. An encoder's
 // attention slices q, k and v out of the fused projection and then
 // transposes each into heads: three copies of [S, D] per layer that no one
-// needed (BERT-style encoders, GPT-2).
+// needed (BERT-style encoders, GPT-2). An element-wise step (kBroadcast)
+// reads its first operand the same way: q's heads scaled by 1 / sqrt(d)
+// straight from the projection, with no copy of q before it.
 //
 // Only where each axis of the second copy moves along one axis of the
 // first's output without carrying into the next (any reshape between them

@@ -3,6 +3,8 @@
 // its transpose into heads, and a transpose of a transpose. Left as two
 // where the intermediate has another reader or is the model's output, or
 // where the second copy's axis would carry across the first's output axes.
+// An element-wise step's first operand is read the same way (q's heads
+// divided by sqrt(d)).
 #include "compiler/passes/compose_strided_copies.h"
 
 #include <vector>
@@ -88,6 +90,52 @@ TEST(ComposeStridedCopiesTest, TheSecondCopyReadsTheFirstOnesInput) {
   ASSERT_EQ(ComposeStridedCopies(&one), 1);
   EXPECT_EQ(one.steps[0].a_strides, (std::vector<int64_t>{5, 1, 20}));
   EXPECT_EQ(RunPlan(one, Counting(60)), RunPlan(twice, Counting(60)));
+}
+
+// q = qkv[:, :, 0:8] in heads [2, 6, 4], then q / 2 (a scalar constant,
+// stride 0 on every axis): the division reads qkv through the composed
+// strides and the copy goes. Not where q has another reader.
+TEST(ComposeStridedCopiesTest, AnElementwiseStepReadsItsFirstOperandThroughTheCopy) {
+  ModelPlan before;
+  before.buffers = {Plain("qkv", {6, 1, 24}), Plain("q", {2, 6, 4}), Plain("two", {1}),
+                    Plain("scaled", {2, 6, 4})};
+  before.buffers[2].constant_offset = 0;
+  before.inputs = {{"qkv", 0, {6, 1, 24}}};
+  before.outputs = {{"scaled", 3, {2, 6, 4}}};
+  PlanStep divide = StepOf(StepOp::kBroadcast, {1, 2}, 3);
+  divide.binary = BinaryFunc::kDiv;
+  divide.out_shape = {2, 6, 4};
+  divide.a_strides = {24, 4, 1};
+  divide.b_strides = {0, 0, 0};
+  before.steps = {Copy(0, 1, {2, 6, 4}, {4, 24, 1}), divide};
+
+  auto run = [](const ModelPlan& plan) {
+    std::vector<std::vector<float>> buffers;
+    for (const PlanBuffer& b : plan.buffers) buffers.emplace_back(b.elements, -1.0f);
+    buffers[0] = Counting(6 * 24);
+    buffers[2] = {2.0f};
+    for (const PlanStep& step : plan.steps) {
+      std::vector<const float*> in;
+      for (int id : step.inputs) in.push_back(buffers[id].data());
+      RunTensorOp(step, in, buffers[step.outputs[0]].data(),
+                  static_cast<int64_t>(buffers[step.outputs[0]].size()), &kSerial);
+    }
+    return buffers[3];
+  };
+  ModelPlan after = before;
+  ASSERT_EQ(ComposeStridedCopies(&after), 1);
+  ASSERT_EQ(after.steps.size(), 1u);
+  EXPECT_EQ(after.steps[0].op, StepOp::kBroadcast);
+  EXPECT_EQ(after.steps[0].inputs, (std::vector<int>{0, 2}));
+  EXPECT_EQ(after.steps[0].a_strides, (std::vector<int64_t>{4, 24, 1}));
+  const std::vector<float> expected = run(before);
+  EXPECT_EQ(run(after), expected);
+  EXPECT_EQ(expected[5], (24.0f + 1.0f) / 2.0f);  // head 0, token 1, position 1
+
+  ModelPlan shared = before;  // q is read by another step too
+  shared.buffers.push_back(Plain("q2", {2, 6, 4}));
+  shared.steps.push_back(Copy(1, 4, {2, 6, 4}, {24, 4, 1}));
+  EXPECT_EQ(ComposeStridedCopies(&shared), 0);
 }
 
 TEST(ComposeStridedCopiesTest, KeepsBothWhereTheIntermediateIsNeededOrAnAxisCarries) {
