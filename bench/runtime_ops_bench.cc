@@ -210,7 +210,7 @@ int Main() {
     softmax.op = StepOp::kSoftmax;
     softmax.in_shape = {rows, width, 1};
     const double copy = Best([&] { std::memcpy(dst.data(), in.data(), n * sizeof(float)); });
-    const double t = Best([&] { Softmax(softmax, in.data(), out.data(), &rt); });
+    const double t = Best([&] { Softmax(softmax, in.data(), nullptr, out.data(), &rt); });
     Report(absl::StrFormat("softmax rows of %d [%d]", width, rows), n, t, copy);
   }
   return 0;

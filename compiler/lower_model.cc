@@ -12,6 +12,7 @@
 #include "compiler/passes/fold_layer_scale.h"
 #include "compiler/passes/fuse_epilogues.h"
 #include "compiler/passes/fuse_patterns.h"
+#include "compiler/passes/fuse_softmax_bias.h"
 #include "compiler/passes/lower_where.h"
 #include "tuner_core/graph/infer_shapes.h"
 
@@ -57,6 +58,7 @@ std::map<std::string, EpilogueKind> EpilogueKinds(const Graph& graph,
     AliasChannelSlices(&built.plan);
   }
   ComposeStridedCopies(&built.plan);
+  FuseSoftmaxBias(&built.plan);
   FoldChannelScales(&built.plan);
   return built;
 }

@@ -247,6 +247,28 @@ CompiledModel::~CompiledModel() {
             "model plan: step '", step.node, "' (channel_binary) has buffers that do not fit"));
       }
     }
+    if (step.op == StepOp::kSoftmax && step.inputs.size() > 1) {
+      // softmax(x + bias): a bias read through b_strides within its buffer,
+      // rows of out_shape's last axis covering x.
+      const int64_t rank = static_cast<int64_t>(step.out_shape.size());
+      bool fits = step.inputs.size() == 2 && step.outputs.size() == 1 && rank > 0 &&
+                  step.in_shape.size() == 3 && step.in_shape[2] == 1 &&
+                  step.b_strides.size() == step.out_shape.size() &&
+                  step.out_shape.back() == step.in_shape[1] &&
+                  SaturatingProduct(step.out_shape) == SaturatingProduct(step.in_shape) &&
+                  plan_.buffers[step.inputs[0]].elements >= SaturatingProduct(step.in_shape);
+      int64_t reach = 0;
+      for (int64_t d = 0; fits && d < rank; ++d) {
+        int64_t term = 0;
+        fits = step.out_shape[d] > 0 && step.b_strides[d] >= 0 &&
+               !__builtin_mul_overflow(step.out_shape[d] - 1, step.b_strides[d], &term) &&
+               !__builtin_add_overflow(reach, term, &reach);
+      }
+      if (!fits || reach >= plan_.buffers[step.inputs[1]].elements) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "model plan: step '", step.node, "' (softmax of a sum) has buffers that do not fit"));
+      }
+    }
     if (step.op == StepOp::kScaleWeights) {
       const int64_t floats = SaturatingProduct(step.in_shape);
       const bool fits = step.inputs.size() == 2 && step.outputs.size() == 1 &&
@@ -505,7 +527,7 @@ absl::StatusOr<std::vector<double>> CompiledModel::KernelSecondsAlone(int calls)
       for (int id : step.inputs) operands.push_back(buffers_[id]);
       BatchNorm(step, plan_.buffers[step.inputs[0]], operands, out, rt);
     } else if (step.op == StepOp::kSoftmax) {
-      Softmax(step, in(0), out, rt);
+      Softmax(step, in(0), step.inputs.size() > 1 ? in(1) : nullptr, out, rt);
     } else if (step.op == StepOp::kAdd || step.op == StepOp::kPointwise ||
                step.op == StepOp::kCopy) {
       Elementwise(step, in(0), step.inputs.size() > 1 ? in(1) : nullptr, out, out_elements, rt);

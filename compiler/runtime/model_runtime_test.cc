@@ -200,5 +200,52 @@ TEST(ModelRuntimeTest, ChannelMulScalesEachChannelAndABadOneIsRefused) {
   EXPECT_THAT(refused.status().message(), HasSubstr("'se_mul' (channel_binary)"));
 }
 
+// softmax(x + bias) in one step: x [2, 3] plus a bias of 3 (a constant,
+// the same for both rows); a bias whose strides reach past its buffer is
+// refused when the model opens, naming the step.
+TEST(ModelRuntimeTest, SoftmaxOfASumRunsAndABiasPastItsBufferIsRefused) {
+  alignas(64) static float bias[3] = {0.5f, -1.0f, 2.0f};
+  auto plan_with = [](std::vector<int64_t> b_strides) {
+    ModelPlan plan;
+    plan.buffers = {{"x", 6, -1}, {"bias", 3, 0}, {"p", 6, -1}};
+    plan.buffers[0].shape = plan.buffers[2].shape = {2, 3};
+    plan.buffers[1].shape = {3};
+    plan.inputs = {{"x", 0, {2, 3}}};
+    plan.outputs = {{"p", 2, {2, 3}}};
+    plan.weight_floats = 3;
+    PlanStep softmax{.op = StepOp::kSoftmax,
+                     .node = "attn_softmax",
+                     .inputs = {0, 1},
+                     .outputs = {2},
+                     .in_shape = {2, 3, 1},
+                     .out_shape = {2, 3}};
+    softmax.b_strides = std::move(b_strides);
+    plan.steps.push_back(softmax);
+    return plan.ToJson().dump();
+  };
+  const std::string good = plan_with({0, 1});
+  const LinkedSymbol symbols[] = {
+      {kPlanSymbol, good.c_str()}, {kWeightsSymbol, bias}, {nullptr, nullptr}};
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model = CompiledModel::OpenLinked(symbols);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<float> x = {1, 2, 3, -1, 0, 4};
+  std::vector<float> p(6);
+  ASSERT_TRUE((*model)->Run({x.data()}, {p.data()}).ok());
+  for (int r = 0; r < 2; ++r) {
+    double sum = 0;
+    for (int k = 0; k < 3; ++k) sum += std::exp(static_cast<double>(x[r * 3 + k]) + bias[k]);
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(p[r * 3 + k], std::exp(static_cast<double>(x[r * 3 + k]) + bias[k]) / sum, 1e-6);
+    }
+  }
+
+  const std::string bad = plan_with({3, 1});  // the second row's bias at 3..5 of 3 floats
+  const LinkedSymbol bad_symbols[] = {
+      {kPlanSymbol, bad.c_str()}, {kWeightsSymbol, bias}, {nullptr, nullptr}};
+  absl::StatusOr<std::unique_ptr<CompiledModel>> refused = CompiledModel::OpenLinked(bad_symbols);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("'attn_softmax' (softmax of a sum)"));
+}
+
 }  // namespace
 }  // namespace tunefleet

@@ -285,6 +285,25 @@ void SoftmaxRow(const float* __restrict in, float* __restrict out, int64_t n) {
   ScaleRun(out, 1.0f / ReduceContiguous(ReduceFunc::kSum, out, n), n);
 }
 
+// The same in place (a fused bias already added into `v`).
+void SoftmaxRowInPlace(float* v, int64_t n) {
+  const float max = ReduceContiguous(ReduceFunc::kMax, v, n);
+  for (int64_t i = 0; i < n; ++i) v[i] -= max;
+  PointwiseInPlace<PointwiseFunc::kExp>(v, n, 0.0f, 0.0f);
+  ScaleRun(v, 1.0f / ReduceContiguous(ReduceFunc::kSum, v, n), n);
+}
+
+// One row of the last-axis softmax with a bias added first: out = softmax(
+// in + bias[.. b_strides]), the row's bias from `b` on at stride `sb`.
+TF_VECTOR_CLONES void AddBiasRow(const float* __restrict in, const float* __restrict b, int64_t sb,
+                                 float* __restrict out, int64_t n) {
+  if (sb == 1) {
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i] + b[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i] + b[i * sb];
+  }
+}
+
 // Softmax over the middle axis of one [axis, inner] slice, `width` columns
 // of inner from `first` at a time: every loop runs along the contiguous
 // inner dimension.
@@ -526,8 +545,19 @@ void BatchNorm(const PlanStep& step, const PlanBuffer& layout,
   });
 }
 
-void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime* rt) {
+void Softmax(const PlanStep& step, const float* in, const float* bias, float* out,
+             const TfRuntime* rt) {
   const int64_t outer = step.in_shape[0], axis = step.in_shape[1], inner = step.in_shape[2];
+  if (bias != nullptr) {
+    // Attention's scores plus their bias or mask (inner is 1): each row of
+    // out_shape gets the sum into `out`, then its softmax there, in cache.
+    const int64_t sb = LastStride(step.b_strides);
+    ForEachRow(step, rt, [&](int64_t o, int64_t, int64_t b) {
+      AddBiasRow(in + o, bias + b, sb, out + o, axis);
+      if (!SoftmaxRowsRun(out + o, out + o, 1, axis)) SoftmaxRowInPlace(out + o, axis);
+    });
+    return;
+  }
   if (inner == 1) {
     // The last axis (attention's scores): one contiguous row per task.
     const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(axis, 1));

@@ -118,7 +118,11 @@ void BatchNorm(const PlanStep& step, const PlanBuffer& layout,
                const std::vector<const float*>& inputs, float* out, const TfRuntime* rt);
 
 // Softmax over the middle axis of [outer, axis, inner] (step.in_shape).
-void Softmax(const PlanStep& step, const float* in, float* out, const TfRuntime* rt);
+// With a `bias` (passes/fuse_softmax_bias.h; inner is 1): softmax(in + bias)
+// along the last axis of step.out_shape, the bias read through
+// step.b_strides (0 on its broadcast axes).
+void Softmax(const PlanStep& step, const float* in, const float* bias, float* out,
+             const TfRuntime* rt);
 
 // One contiguous run of n floats reduced to one value by `func`, in
 // vectors (kReduce's steps with nothing after the axis; the portable

@@ -481,7 +481,7 @@ TEST(OpsTest, SoftmaxOfRowsAndOfAMiddleAxis) {
     PlanStep step{.op = StepOp::kSoftmax};
     step.in_shape = shape;
     std::vector<float> out(x.size());
-    Softmax(step, x.data(), out.data(), &kSerial);
+    Softmax(step, x.data(), nullptr, out.data(), &kSerial);
     for (int64_t o = 0; o < shape[0]; ++o) {
       for (int64_t i = 0; i < shape[2]; ++i) {
         double sum = 0;
@@ -492,6 +492,32 @@ TEST(OpsTest, SoftmaxOfRowsAndOfAMiddleAxis) {
           ASSERT_NEAR(out[at], std::exp(static_cast<double>(x[at])) / sum, 1e-6)
               << shape[0] << "x" << shape[1] << "x" << shape[2] << " at " << at;
         }
+      }
+    }
+  }
+}
+
+// softmax(x + bias) along the last axis, the bias broadcast over the first
+// axis and read transposed (a stride of 3 along the row): the sum's
+// softmax, rows long enough for the vector code and a tail.
+TEST(OpsTest, SoftmaxOfASumReadsTheBiasThroughItsStrides) {
+  for (int64_t n : {5, 37}) {
+    const std::vector<float> x = Random(2 * 3 * n, 3), bias = Random(n * 3, 4);
+    PlanStep step{.op = StepOp::kSoftmax};
+    step.in_shape = {6, n, 1};
+    step.out_shape = {2, 3, n};
+    step.b_strides = {0, 1, 3};
+    std::vector<float> out(x.size());
+    Softmax(step, x.data(), bias.data(), out.data(), &kSerial);
+    for (int64_t r = 0; r < 6; ++r) {
+      std::vector<double> e(n);
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        e[k] = std::exp(static_cast<double>(x[r * n + k]) + bias[k * 3 + r % 3]);
+        sum += e[k];
+      }
+      for (int64_t k = 0; k < n; ++k) {
+        ASSERT_NEAR(out[r * n + k], e[k] / sum, 1e-6) << "n " << n << " row " << r << " at " << k;
       }
     }
   }

@@ -147,7 +147,9 @@ enum class StepOp {
   kGlobalAvgPool,  // any block in, [N, C] out
   kAdd,            // two buffers of one layout, element by element
   kPointwise,      // activation.func on every element, any layout
-  kSoftmax,        // the middle axis of [outer, axis, inner] (in_shape)
+  kSoftmax,        // the middle axis of [outer, axis, inner] (in_shape); with a second
+                   // input (inner 1): softmax(in + it) along out_shape's last axis, it
+                   // read through b_strides
   // Tensor operators on plain row-major buffers (ops.h RunTensorOp), all
   // iterating over out_shape:
   kStridedCopy,    // out[i] = in[a_offset + sum_d i_d * a_strides[d]] (Transpose, Slice)

@@ -14,50 +14,6 @@ namespace {
 
 using namespace runtime_ops;  // NOLINT: the operators' shared helpers
 
-// Calls fn(out_row, a_row_offset, b_row_offset) for each row (every index
-// but the last) of step.out_shape, rows split over the runtime's pool. A
-// task divides its first row's index into coordinates once, then steps
-// them row by row: a division per dimension per row cost more than
-// copying a row of a few dozen floats (Swin's window transposes).
-template <typename Fn>
-void ForEachRow(const PlanStep& step, const TfRuntime* rt, Fn fn) {
-  const std::vector<int64_t>& shape = step.out_shape;
-  const int64_t rank = static_cast<int64_t>(shape.size());
-  int64_t rows = 1;
-  for (int64_t d = 0; d + 1 < rank; ++d) rows *= shape[d];
-  const int64_t width = rank > 0 ? shape[rank - 1] : 1;
-  const bool has_a = !step.a_strides.empty(), has_b = !step.b_strides.empty();
-  // Enough rows per task that scheduling costs little against the copy.
-  const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(width, 1));
-  const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
-  ParallelFor(rt, tasks, rows * width, [&](int64_t task) {
-    const int64_t first = task * rows_per_task, end = std::min(rows, first + rows_per_task);
-    std::vector<int64_t> index(std::max<int64_t>(rank - 1, 0));
-    int64_t a = step.a_offset, b = 0, rest = first;
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      index[d] = rest % shape[d];
-      rest /= shape[d];
-      if (has_a) a += index[d] * step.a_strides[d];
-      if (has_b) b += index[d] * step.b_strides[d];
-    }
-    for (int64_t row = first; row < end; ++row) {
-      fn(row * width, a, b);
-      for (int64_t d = rank - 2; d >= 0; --d) {  // the next row's coordinates
-        if (has_a) a += step.a_strides[d];
-        if (has_b) b += step.b_strides[d];
-        if (++index[d] < shape[d]) break;
-        if (has_a) a -= shape[d] * step.a_strides[d];
-        if (has_b) b -= shape[d] * step.b_strides[d];
-        index[d] = 0;
-      }
-    }
-  });
-}
-
-int64_t LastStride(const std::vector<int64_t>& strides) {
-  return strides.empty() ? 1 : strides.back();
-}
-
 // o[x] = f(a[x * sa], b[x * sb]) for x < n; the strides of a row (1) and
 // of a broadcast value (0) as loops of their own, which vectorise.
 template <BinaryFunc kFunc>

@@ -1,6 +1,7 @@
 // What the runtime's operators share (internal to compiler/runtime): how
-// they split work over the model's thread pool, the multiversioning that
-// builds their hot loops for AVX2 and AVX-512 too, the 8-lane vector their
+// they split work over the model's thread pool (a strided step's rows
+// too), the multiversioning that builds their hot loops for AVX2 and
+// AVX-512 too, the 8-lane vector their
 // reductions and pooling are written in, exp/erf that GCC vectorises, and
 // the one definition of each BinaryFunc.
 #ifndef TUNEFLEET_COMPILER_RUNTIME_VECTOR_MATH_H_
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "common/kernel_abi.h"
 #include "compiler/runtime/exp_activations.h"
@@ -33,6 +35,51 @@ void ParallelFor(const TfRuntime* rt, int64_t n, int64_t work, Fn fn) {
   }
   auto body = [](int64_t i, void* closure) { (*static_cast<Fn*>(closure))(i); };
   rt->parallel_for(rt->context, n, body, &fn);
+}
+
+// Calls fn(out_row, a_row_offset, b_row_offset) for each row (every index
+// but the last) of step.out_shape, rows split over the runtime's pool. A
+// task divides its first row's index into coordinates once, then steps
+// them row by row: a division per dimension per row cost more than
+// copying a row of a few dozen floats (Swin's window transposes).
+template <typename Fn>
+void ForEachRow(const PlanStep& step, const TfRuntime* rt, Fn fn) {
+  const std::vector<int64_t>& shape = step.out_shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d) rows *= shape[d];
+  const int64_t width = rank > 0 ? shape[rank - 1] : 1;
+  const bool has_a = !step.a_strides.empty(), has_b = !step.b_strides.empty();
+  // Enough rows per task that scheduling costs little against the copy.
+  const int64_t rows_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(width, 1));
+  const int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
+  ParallelFor(rt, tasks, rows * width, [&](int64_t task) {
+    const int64_t first = task * rows_per_task, end = std::min(rows, first + rows_per_task);
+    std::vector<int64_t> index(std::max<int64_t>(rank - 1, 0));
+    int64_t a = step.a_offset, b = 0, rest = first;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+      if (has_a) a += index[d] * step.a_strides[d];
+      if (has_b) b += index[d] * step.b_strides[d];
+    }
+    for (int64_t row = first; row < end; ++row) {
+      fn(row * width, a, b);
+      for (int64_t d = rank - 2; d >= 0; --d) {  // the next row's coordinates
+        if (has_a) a += step.a_strides[d];
+        if (has_b) b += step.b_strides[d];
+        if (++index[d] < shape[d]) break;
+        if (has_a) a -= shape[d] * step.a_strides[d];
+        if (has_b) b -= shape[d] * step.b_strides[d];
+        index[d] = 0;
+      }
+    }
+  });
+}
+
+// A strided operand's stride along the last axis (1 when it has none).
+inline int64_t LastStride(const std::vector<int64_t>& strides) {
+  return strides.empty() ? 1 : strides.back();
 }
 
 // The runtime runs on any x86-64, so it is built for the baseline; its
