@@ -95,11 +95,7 @@ int AliasConcatInputs(ModelPlan* plan) {
     plan->buffers[id].alias_of = place[id].root;
     plan->buffers[id].alias_offset = place[id].root >= 0 ? place[id].offset : 0;
   }
-  std::vector<PlanStep> kept;
-  for (size_t s = 0; s < plan->steps.size(); ++s) {
-    if (!drop[s]) kept.push_back(std::move(plan->steps[s]));
-  }
-  plan->steps = std::move(kept);
+  EraseSteps(plan, drop);
   return dropped;
 }
 

@@ -85,11 +85,7 @@ int AliasChannelSlices(ModelPlan* plan) {
     drop[s] = true;
     ++dropped;
   }
-  std::vector<PlanStep> kept;
-  for (size_t s = 0; s < plan->steps.size(); ++s) {
-    if (!drop[s]) kept.push_back(std::move(plan->steps[s]));
-  }
-  plan->steps = std::move(kept);
+  EraseSteps(plan, drop);
   return dropped;
 }
 

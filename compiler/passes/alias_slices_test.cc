@@ -98,42 +98,23 @@ TEST(AliasSlicesTest, ASliceOfAViewLiesInTheViewsRoot) {
   EXPECT_EQ(plan.buffers[3].alias_offset, 256 + 128);
 }
 
-// A plain tensor of `shape`.
-PlanBuffer Plain(const char* name, std::vector<int64_t> shape) {
-  PlanBuffer b;
-  b.tensor = name;
-  b.elements = 1;
-  for (int64_t d : shape) b.elements *= d;
-  b.shape = std::move(shape);
-  return b;
-}
-
-// out = in[offset + sum_d i_d * strides[d]] over out_shape.
-PlanStep Copy(int in, int out, std::vector<int64_t> out_shape, std::vector<int64_t> strides,
-              int64_t offset) {
-  PlanStep step = StepOf(StepOp::kStridedCopy, {in}, out);
-  step.out_shape = std::move(out_shape);
-  step.a_strides = std::move(strides);
-  step.a_offset = offset;
-  return step;
-}
-
 // Attention's q, k and v taken from one [3, 4, 8] tensor by index (one run
 // of 32 floats each) become views of it; a transpose of one of them, and a
 // run at a place that is not 64-byte aligned, stay copies.
 TEST(AliasSlicesTest, ACopyOfOneRunOfItsInputBecomesAView) {
   ModelPlan plan;
-  plan.buffers = {Plain("input", {3, 4, 8}), Plain("qkv", {3, 4, 8}), Plain("q", {4, 8}),
-                  Plain("k", {4, 8}),        Plain("v", {4, 8}),      Plain("kt", {8, 4}),
-                  Plain("odd", {2, 3}),      Plain("out", {4, 8})};
+  plan.buffers = {PlainBuffer("input", {3, 4, 8}), PlainBuffer("qkv", {3, 4, 8}),
+                  PlainBuffer("q", {4, 8}),        PlainBuffer("k", {4, 8}),
+                  PlainBuffer("v", {4, 8}),        PlainBuffer("kt", {8, 4}),
+                  PlainBuffer("odd", {2, 3}),      PlainBuffer("out", {4, 8})};
   plan.inputs = {{"input", 0, {3, 4, 8}}};
   plan.outputs = {{"out", 7, {4, 8}}};
   plan.steps = {StepOf(StepOp::kKernel, {0}, 1),
-                Copy(1, 2, {4, 8}, {8, 1}, 0),
-                Copy(1, 3, {4, 8}, {8, 1}, 32),
-                Copy(1, 4, {1, 4, 8}, {96, 8, 1}, 64),  // a leading axis of 1: any stride
-                Copy(3, 5, {8, 4}, {1, 8}, 0),          // k transposed
-                Copy(1, 6, {2, 3}, {8, 1}, 3),          // one run, but at float 3
+                StridedCopyOf(1, 2, {4, 8}, {8, 1}, 0),
+                StridedCopyOf(1, 3, {4, 8}, {8, 1}, 32),
+                StridedCopyOf(1, 4, {1, 4, 8}, {96, 8, 1}, 64),  // a leading axis of 1: any stride
+                StridedCopyOf(3, 5, {8, 4}, {1, 8}, 0),          // k transposed
+                StridedCopyOf(1, 6, {2, 3}, {8, 1}, 3),          // one run, but at float 3
                 StepOf(StepOp::kKernel, {2, 4, 5, 6}, 7)};
   plan.buffers[4].shape = {1, 4, 8};
   EXPECT_EQ(AliasChannelSlices(&plan), 3);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace tunefleet {
 
@@ -33,6 +35,14 @@ BufferUse BufferUseOf(const ModelPlan& plan) {
     }
   }
   return use;
+}
+
+void EraseSteps(ModelPlan* plan, const std::vector<bool>& drop) {
+  std::vector<PlanStep> kept;
+  for (size_t s = 0; s < plan->steps.size(); ++s) {
+    if (s >= drop.size() || !drop[s]) kept.push_back(std::move(plan->steps[s]));
+  }
+  plan->steps = std::move(kept);
 }
 
 }  // namespace tunefleet

@@ -4,7 +4,8 @@
 // outputs and the staged buffers it does not read), how many read each (as
 // an input, a staged buffer or an epilogue's bias or residual), and which
 // must stay where they are (the model's inputs and outputs), and which
-// hold views of themselves.
+// hold views of themselves; and how they drop the steps they made
+// unnecessary.
 //
 //   const BufferUse use = BufferUseOf(*plan);
 //   if (!use.pinned[id] && use.writers[id] == 1) ...
@@ -31,6 +32,10 @@ struct BufferUse {
 };
 
 BufferUse BufferUseOf(const ModelPlan& plan);
+
+// Removes the steps a pass made unnecessary (`drop`: one flag per step),
+// the others kept in their order.
+void EraseSteps(ModelPlan* plan, const std::vector<bool>& drop);
 
 }  // namespace tunefleet
 

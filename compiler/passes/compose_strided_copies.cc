@@ -95,12 +95,7 @@ int ComposeStridedCopies(ModelPlan* plan) {
     for (int id : plan->steps[j].outputs) writer[root(id)] = static_cast<int>(j);
     for (int id : plan->steps[j].staged) writer[root(id)] = static_cast<int>(j);
   }
-  std::vector<PlanStep> kept;
-  kept.reserve(plan->steps.size() - composed);
-  for (size_t i = 0; i < plan->steps.size(); ++i) {
-    if (!dropped[i]) kept.push_back(std::move(plan->steps[i]));
-  }
-  plan->steps = std::move(kept);
+  EraseSteps(plan, dropped);
   return composed;
 }
 

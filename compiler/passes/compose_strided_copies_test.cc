@@ -16,37 +16,16 @@
 namespace tunefleet {
 namespace {
 
-void SerialFor(void*, int64_t n, TfParallelBody body, void* closure) {
-  for (int64_t i = 0; i < n; ++i) body(i, closure);
-}
-const TfRuntime kSerial = {TF_KERNEL_ABI_VERSION, 1, nullptr, &SerialFor, nullptr, nullptr};
-
-PlanBuffer Plain(const char* name, std::vector<int64_t> shape) {
-  PlanBuffer b;
-  b.tensor = name;
-  b.shape = std::move(shape);
-  b.elements = 1;
-  for (int64_t d : b.shape) b.elements *= d;
-  return b;
-}
-
-PlanStep Copy(int in, int out, std::vector<int64_t> shape, std::vector<int64_t> strides,
-              int64_t offset = 0) {
-  PlanStep step = StepOf(StepOp::kStridedCopy, {in}, out);
-  step.out_shape = std::move(shape);
-  step.a_strides = std::move(strides);
-  step.a_offset = offset;
-  return step;
-}
-
 // qkv [S=6, 1, 3 * D] with D = 8 (2 heads of 4); k = qkv[:, :, 8:16]
 // ([6, 1, 8]); heads = k viewed as [6, 2, 4] transposed to [2, 6, 4].
 ModelPlan SliceThenHeads() {
   ModelPlan plan;
-  plan.buffers = {Plain("qkv", {6, 1, 24}), Plain("k", {6, 1, 8}), Plain("heads", {2, 6, 4})};
+  plan.buffers = {PlainBuffer("qkv", {6, 1, 24}), PlainBuffer("k", {6, 1, 8}),
+                  PlainBuffer("heads", {2, 6, 4})};
   plan.inputs = {{"qkv", 0, {6, 1, 24}}};
   plan.outputs = {{"heads", 2, {2, 6, 4}}};
-  plan.steps = {Copy(0, 1, {6, 1, 8}, {24, 24, 1}, 8), Copy(1, 2, {2, 6, 4}, {4, 8, 1})};
+  plan.steps = {StridedCopyOf(0, 1, {6, 1, 8}, {24, 24, 1}, 8),
+                StridedCopyOf(1, 2, {2, 6, 4}, {4, 8, 1})};
   return plan;
 }
 
@@ -58,7 +37,7 @@ std::vector<float> RunPlan(const ModelPlan& plan, const std::vector<float>& inpu
     std::vector<const float*> in;
     for (int id : step.inputs) in.push_back(buffers[id].data());
     RunTensorOp(step, in, buffers[step.outputs[0]].data(),
-                static_cast<int64_t>(buffers[step.outputs[0]].size()), &kSerial);
+                static_cast<int64_t>(buffers[step.outputs[0]].size()), &kSerialRuntime);
   }
   return buffers[plan.outputs[0].buffer];
 }
@@ -82,10 +61,12 @@ TEST(ComposeStridedCopiesTest, TheSecondCopyReadsTheFirstOnesInput) {
 
   // A transpose of a transpose ([3, 4, 5] -> [5, 3, 4] -> [4, 5, 3]).
   ModelPlan twice;
-  twice.buffers = {Plain("x", {3, 4, 5}), Plain("t", {5, 3, 4}), Plain("y", {4, 5, 3})};
+  twice.buffers = {PlainBuffer("x", {3, 4, 5}), PlainBuffer("t", {5, 3, 4}),
+                   PlainBuffer("y", {4, 5, 3})};
   twice.inputs = {{"x", 0, {3, 4, 5}}};
   twice.outputs = {{"y", 2, {4, 5, 3}}};
-  twice.steps = {Copy(0, 1, {5, 3, 4}, {1, 20, 5}), Copy(1, 2, {4, 5, 3}, {1, 12, 4})};
+  twice.steps = {StridedCopyOf(0, 1, {5, 3, 4}, {1, 20, 5}),
+                 StridedCopyOf(1, 2, {4, 5, 3}, {1, 12, 4})};
   ModelPlan one = twice;
   ASSERT_EQ(ComposeStridedCopies(&one), 1);
   EXPECT_EQ(one.steps[0].a_strides, (std::vector<int64_t>{5, 1, 20}));
@@ -97,8 +78,8 @@ TEST(ComposeStridedCopiesTest, TheSecondCopyReadsTheFirstOnesInput) {
 // strides and the copy goes. Not where q has another reader.
 TEST(ComposeStridedCopiesTest, AnElementwiseStepReadsItsFirstOperandThroughTheCopy) {
   ModelPlan before;
-  before.buffers = {Plain("qkv", {6, 1, 24}), Plain("q", {2, 6, 4}), Plain("two", {1}),
-                    Plain("scaled", {2, 6, 4})};
+  before.buffers = {PlainBuffer("qkv", {6, 1, 24}), PlainBuffer("q", {2, 6, 4}),
+                    PlainBuffer("two", {1}), PlainBuffer("scaled", {2, 6, 4})};
   before.buffers[2].constant_offset = 0;
   before.inputs = {{"qkv", 0, {6, 1, 24}}};
   before.outputs = {{"scaled", 3, {2, 6, 4}}};
@@ -107,7 +88,7 @@ TEST(ComposeStridedCopiesTest, AnElementwiseStepReadsItsFirstOperandThroughTheCo
   divide.out_shape = {2, 6, 4};
   divide.a_strides = {24, 4, 1};
   divide.b_strides = {0, 0, 0};
-  before.steps = {Copy(0, 1, {2, 6, 4}, {4, 24, 1}), divide};
+  before.steps = {StridedCopyOf(0, 1, {2, 6, 4}, {4, 24, 1}), divide};
 
   auto run = [](const ModelPlan& plan) {
     std::vector<std::vector<float>> buffers;
@@ -118,7 +99,7 @@ TEST(ComposeStridedCopiesTest, AnElementwiseStepReadsItsFirstOperandThroughTheCo
       std::vector<const float*> in;
       for (int id : step.inputs) in.push_back(buffers[id].data());
       RunTensorOp(step, in, buffers[step.outputs[0]].data(),
-                  static_cast<int64_t>(buffers[step.outputs[0]].size()), &kSerial);
+                  static_cast<int64_t>(buffers[step.outputs[0]].size()), &kSerialRuntime);
     }
     return buffers[3];
   };
@@ -133,16 +114,16 @@ TEST(ComposeStridedCopiesTest, AnElementwiseStepReadsItsFirstOperandThroughTheCo
   EXPECT_EQ(expected[5], (24.0f + 1.0f) / 2.0f);  // head 0, token 1, position 1
 
   ModelPlan shared = before;  // q is read by another step too
-  shared.buffers.push_back(Plain("q2", {2, 6, 4}));
-  shared.steps.push_back(Copy(1, 4, {2, 6, 4}, {24, 4, 1}));
+  shared.buffers.push_back(PlainBuffer("q2", {2, 6, 4}));
+  shared.steps.push_back(StridedCopyOf(1, 4, {2, 6, 4}, {24, 4, 1}));
   EXPECT_EQ(ComposeStridedCopies(&shared), 0);
 }
 
 TEST(ComposeStridedCopiesTest, KeepsBothWhereTheIntermediateIsNeededOrAnAxisCarries) {
   {  // k read by another step too
     ModelPlan plan = SliceThenHeads();
-    plan.buffers.push_back(Plain("k2", {6, 1, 8}));
-    plan.steps.push_back(Copy(1, 3, {6, 1, 8}, {8, 8, 1}));
+    plan.buffers.push_back(PlainBuffer("k2", {6, 1, 8}));
+    plan.steps.push_back(StridedCopyOf(1, 3, {6, 1, 8}, {8, 8, 1}));
     EXPECT_EQ(ComposeStridedCopies(&plan), 0);
   }
   {  // k is a model output
@@ -152,10 +133,10 @@ TEST(ComposeStridedCopiesTest, KeepsBothWhereTheIntermediateIsNeededOrAnAxisCarr
   }
   {  // a transpose [3, 4] -> [4, 3] read back flat: 12 steps of 1 carry
     ModelPlan plan;
-    plan.buffers = {Plain("x", {3, 4}), Plain("t", {4, 3}), Plain("y", {12})};
+    plan.buffers = {PlainBuffer("x", {3, 4}), PlainBuffer("t", {4, 3}), PlainBuffer("y", {12})};
     plan.inputs = {{"x", 0, {3, 4}}};
     plan.outputs = {{"y", 2, {12}}};
-    plan.steps = {Copy(0, 1, {4, 3}, {1, 4}), Copy(1, 2, {12}, {1})};
+    plan.steps = {StridedCopyOf(0, 1, {4, 3}, {1, 4}), StridedCopyOf(1, 2, {12}, {1})};
     EXPECT_EQ(ComposeStridedCopies(&plan), 0);
   }
 }

@@ -15,26 +15,12 @@
 namespace tunefleet {
 namespace {
 
-void SerialFor(void*, int64_t n, TfParallelBody body, void* closure) {
-  for (int64_t i = 0; i < n; ++i) body(i, closure);
-}
-const TfRuntime kSerial = {TF_KERNEL_ABI_VERSION, 1, nullptr, &SerialFor, nullptr, nullptr};
-
-PlanBuffer Plain(const char* name, std::vector<int64_t> shape) {
-  PlanBuffer b;
-  b.tensor = name;
-  b.shape = std::move(shape);
-  b.elements = 1;
-  for (int64_t d : b.shape) b.elements *= d;
-  return b;
-}
-
 // scores [2 windows, 3 queries, 4 keys] + bias [3, 4] (the same for every
 // window) -> softmax over the keys.
 ModelPlan ScoresPlusBias(bool bias_first = false) {
   ModelPlan plan;
-  plan.buffers = {Plain("scores", {2, 3, 4}), Plain("bias", {3, 4}), Plain("sum", {2, 3, 4}),
-                  Plain("probs", {2, 3, 4})};
+  plan.buffers = {PlainBuffer("scores", {2, 3, 4}), PlainBuffer("bias", {3, 4}),
+                  PlainBuffer("sum", {2, 3, 4}), PlainBuffer("probs", {2, 3, 4})};
   plan.inputs = {{"scores", 0, {2, 3, 4}}, {"bias", 1, {3, 4}}};
   plan.outputs = {{"probs", 3, {2, 3, 4}}};
   PlanStep add =
@@ -61,12 +47,12 @@ std::vector<float> RunPlan(const ModelPlan& plan) {
   for (const PlanStep& step : plan.steps) {
     if (step.op == StepOp::kSoftmax) {
       Softmax(step, data(step.inputs[0]), step.inputs.size() > 1 ? data(step.inputs[1]) : nullptr,
-              data(step.outputs[0]), &kSerial);
+              data(step.outputs[0]), &kSerialRuntime);
     } else {
       std::vector<const float*> in;
       for (int id : step.inputs) in.push_back(data(id));
       RunTensorOp(step, in, data(step.outputs[0]), plan.buffers[step.outputs[0]].elements,
-                  &kSerial);
+                  &kSerialRuntime);
     }
   }
   return buffers[plan.outputs[0].buffer];
@@ -96,7 +82,7 @@ TEST(FuseSoftmaxBiasTest, TheSoftmaxAddsTheBiasItself) {
 
 TEST(FuseSoftmaxBiasTest, ThroughAReshapesView) {
   ModelPlan before = ScoresPlusBias();
-  PlanBuffer view = Plain("sum_2d", {6, 4});
+  PlanBuffer view = PlainBuffer("sum_2d", {6, 4});
   view.alias_of = 2;
   before.buffers.push_back(view);
   before.steps[1].inputs = {4};
@@ -108,11 +94,8 @@ TEST(FuseSoftmaxBiasTest, ThroughAReshapesView) {
 TEST(FuseSoftmaxBiasTest, KeepsBothWhereTheSumIsNeededOrTheAxisIsNotTheLast) {
   {  // the sum is read by another step too
     ModelPlan plan = ScoresPlusBias();
-    plan.buffers.push_back(Plain("copy", {2, 3, 4}));
-    PlanStep copy = StepOf(StepOp::kStridedCopy, {2}, 4);
-    copy.out_shape = {2, 3, 4};
-    copy.a_strides = {12, 4, 1};
-    plan.steps.push_back(copy);
+    plan.buffers.push_back(PlainBuffer("copy", {2, 3, 4}));
+    plan.steps.push_back(StridedCopyOf(2, 4, {2, 3, 4}, {12, 4, 1}));
     EXPECT_EQ(FuseSoftmaxBias(&plan), 0);
   }
   {  // the sum is a model output
@@ -127,10 +110,7 @@ TEST(FuseSoftmaxBiasTest, KeepsBothWhereTheSumIsNeededOrTheAxisIsNotTheLast) {
   }
   {  // the bias is overwritten between the Add and the Softmax
     ModelPlan plan = ScoresPlusBias();
-    PlanStep overwrite = StepOf(StepOp::kStridedCopy, {0}, 1);
-    overwrite.out_shape = {3, 4};
-    overwrite.a_strides = {4, 1};
-    plan.steps.insert(plan.steps.begin() + 1, overwrite);
+    plan.steps.insert(plan.steps.begin() + 1, StridedCopyOf(0, 1, {3, 4}, {4, 1}));
     EXPECT_EQ(FuseSoftmaxBias(&plan), 0);
   }
   {  // a product, not a sum
