@@ -37,6 +37,16 @@ BufferUse BufferUseOf(const ModelPlan& plan) {
   return use;
 }
 
+int RootOf(const ModelPlan& plan, int id) {
+  return plan.buffers[id].alias_of >= 0 ? plan.buffers[id].alias_of : id;
+}
+
+void LastWriters::Wrote(int j) {
+  const PlanStep& step = plan_.steps[j];
+  for (int id : step.outputs) writer_[RootOf(plan_, id)] = j;
+  for (int id : step.staged) writer_[RootOf(plan_, id)] = j;
+}
+
 void EraseSteps(ModelPlan* plan, const std::vector<bool>& drop) {
   std::vector<PlanStep> kept;
   for (size_t s = 0; s < plan->steps.size(); ++s) {

@@ -33,6 +33,23 @@ struct BufferUse {
 
 BufferUse BufferUseOf(const ModelPlan& plan);
 
+// The buffer `id` lies in: a view's root, else itself.
+int RootOf(const ModelPlan& plan, int id);
+
+// For a pass walking the steps in order: the last step so far that wrote
+// each buffer, a view's writes counted as its root's. Before step j, Of(id)
+// is the last writer of id's root before j (-1: none); Wrote(j) after it.
+class LastWriters {
+ public:
+  explicit LastWriters(const ModelPlan& plan) : plan_(plan), writer_(plan.buffers.size(), -1) {}
+  int Of(int id) const { return writer_[RootOf(plan_, id)]; }
+  void Wrote(int j);
+
+ private:
+  const ModelPlan& plan_;
+  std::vector<int> writer_;
+};
+
 // Removes the steps a pass made unnecessary (`drop`: one flag per step),
 // the others kept in their order.
 void EraseSteps(ModelPlan* plan, const std::vector<bool>& drop);

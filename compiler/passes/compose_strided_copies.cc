@@ -11,9 +11,8 @@ namespace {
 
 // `second` reading the output of `first` (row-major over first.out_shape)
 // as its first operand rewritten to read first's input there: its strides
-// and offset, or false where
-// an axis of `second` does not move along one axis of first's output
-// without carrying.
+// and offset, or false where an axis of `second` does not move along one
+// axis of first's output without carrying.
 bool Compose(const PlanStep& first, PlanStep* second) {
   const std::vector<int64_t>& mid = first.out_shape;
   const int64_t rank = static_cast<int64_t>(mid.size());
@@ -57,11 +56,7 @@ bool Compose(const PlanStep& first, PlanStep* second) {
 
 int ComposeStridedCopies(ModelPlan* plan) {
   const BufferUse use = BufferUseOf(*plan);
-  // The last step so far writing each buffer, a view's writes its root's.
-  std::vector<int> writer(plan->buffers.size(), -1);
-  auto root = [&](int id) {
-    return plan->buffers[id].alias_of >= 0 ? plan->buffers[id].alias_of : id;
-  };
+  LastWriters writer(*plan);
   std::vector<bool> dropped(plan->steps.size(), false);
   int composed = 0;
   for (size_t j = 0; j < plan->steps.size(); ++j) {
@@ -74,7 +69,7 @@ int ComposeStridedCopies(ModelPlan* plan) {
     if (reads_strided) {
       const int mid = second.inputs[0];
       const PlanBuffer& buffer = plan->buffers[mid];
-      const int i = writer[root(mid)];
+      const int i = writer.Of(mid);
       if (i >= 0 && !dropped[i] && !use.pinned[mid] && use.writers[mid] == 1 &&
           use.readers[mid] == 1 && buffer.alias_of < 0 && !use.view_root[mid] &&
           buffer.is_plain()) {
@@ -83,7 +78,7 @@ int ComposeStridedCopies(ModelPlan* plan) {
                           first.outputs.size() == 1;
         // first's input is read at step j now: nothing may write it (or
         // its root, through another view) in between.
-        const bool input_kept = copy && writer[root(first.inputs[0])] < i;
+        const bool input_kept = copy && writer.Of(first.inputs[0]) < i;
         int64_t elements = 1;
         for (int64_t d : first.out_shape) elements *= d;
         if (input_kept && elements == buffer.elements && Compose(first, &second)) {
@@ -92,8 +87,7 @@ int ComposeStridedCopies(ModelPlan* plan) {
         }
       }
     }
-    for (int id : plan->steps[j].outputs) writer[root(id)] = static_cast<int>(j);
-    for (int id : plan->steps[j].staged) writer[root(id)] = static_cast<int>(j);
+    writer.Wrote(static_cast<int>(j));
   }
   EraseSteps(plan, dropped);
   return composed;

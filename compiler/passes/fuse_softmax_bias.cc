@@ -31,29 +31,25 @@ int64_t Elements(const std::vector<int64_t>& shape) {
 
 int FuseSoftmaxBias(ModelPlan* plan) {
   const BufferUse use = BufferUseOf(*plan);
-  auto root = [&](int id) {
-    return plan->buffers[id].alias_of >= 0 ? plan->buffers[id].alias_of : id;
-  };
   std::vector<int> views(plan->buffers.size(), 0);  // per buffer: the views in it
   for (const PlanBuffer& b : plan->buffers) {
     if (b.alias_of >= 0) ++views[b.alias_of];
   }
-  // The last step so far writing each buffer, a view's writes its root's.
-  std::vector<int> writer(plan->buffers.size(), -1);
+  LastWriters writer(*plan);
   std::vector<bool> dropped(plan->steps.size(), false);
   int fused = 0;
   for (size_t j = 0; j < plan->steps.size(); ++j) {
     PlanStep& softmax = plan->steps[j];
     if (softmax.op == StepOp::kSoftmax && softmax.inputs.size() == 1 &&
         softmax.in_shape.size() == 3 && softmax.in_shape[2] == 1) {
-      const int in = softmax.inputs[0], sum = root(in);
+      const int in = softmax.inputs[0], sum = RootOf(*plan, in);
       const PlanBuffer& view = plan->buffers[in];
       // The sum read by the softmax alone: itself, or its one view of it all.
       const bool alone = in == sum ? use.readers[sum] == 1 && views[sum] == 0
                                    : use.readers[sum] == 0 && use.readers[in] == 1 &&
                                          views[sum] == 1 && view.alias_offset == 0 &&
                                          view.elements == plan->buffers[sum].elements;
-      const int i = writer[sum];
+      const int i = writer.Of(sum);
       if (alone && i >= 0 && !dropped[i] && !use.pinned[sum] && !use.pinned[in] &&
           use.writers[sum] == 1 && use.writers[in] <= 1) {
         const PlanStep& add = plan->steps[i];
@@ -74,8 +70,7 @@ int FuseSoftmaxBias(ModelPlan* plan) {
           x = add.inputs[1], bias = add.inputs[0], bias_strides = add.a_strides;
         }
         // Both are read at step j now: nothing may write them in between.
-        if (x >= 0 && x != bias && writer[root(x)] < static_cast<int>(i) &&
-            writer[root(bias)] < static_cast<int>(i)) {
+        if (x >= 0 && x != bias && writer.Of(x) < i && writer.Of(bias) < i) {
           softmax.inputs = {x, bias};
           softmax.out_shape = add.out_shape;
           softmax.b_strides = std::move(bias_strides);
@@ -84,8 +79,7 @@ int FuseSoftmaxBias(ModelPlan* plan) {
         }
       }
     }
-    for (int id : plan->steps[j].outputs) writer[root(id)] = static_cast<int>(j);
-    for (int id : plan->steps[j].staged) writer[root(id)] = static_cast<int>(j);
+    writer.Wrote(static_cast<int>(j));
   }
   EraseSteps(plan, dropped);
   return fused;
