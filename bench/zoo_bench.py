@@ -14,8 +14,8 @@ For each model it prints and writes (--out, JSON):
     rounds (the figure: the median over rounds of each process's median);
   - the ratio reference / ours against ONNX Runtime and against PyTorch
     (above 1: we are faster);
-  - from a profiled run, the share of time outside tuned kernels and the
-    time by kind (tuned kernels, layout changes, pooling, other ops).
+  - from a profiled run (each step's median over its runs), the share of
+    time outside tuned kernels and the time by kind (tuned kernels, layout changes, pooling, other ops).
 Then the geomean ratios over the models that compiled.
 
 With --fma_peak (bench/cpu_fma_peak, built by default beside the CLI) it
@@ -153,7 +153,7 @@ def profile(args, lib, input_path, threads):
     kinds = {}
     for line in out.splitlines():
         match = re.match(r"^(tuned kernels \(NCHW\)|tuned kernels|layout changes|pooling|"
-                         r"other ops|kernel epilogues|total)\s+([0-9.]+) ms", line)
+                         r"other ops|kernel epilogues|total|mean total)\s+([0-9.]+) ms", line)
         if match:
             kinds[match.group(1)] = float(match.group(2))
         alone = re.match(r"^kernels alone\s+([0-9.]+) ms .*the model in the same rounds "
@@ -168,6 +168,8 @@ def profile(args, lib, input_path, threads):
     tuned = kinds.get("tuned kernels", 0.0) + kinds.get("tuned kernels (NCHW)", 0.0)
     # Epilogues run inside kernel steps but are not the tuned kernel's own time.
     inside = tuned - kinds.get("kernel epilogues", 0.0)
+    # Each step's time is its median over the runs (run --profile); "mean
+    # total", the steps' means summed, stalls included, is kept beside.
     kinds["outside_tuned_share"] = (total - inside) / total if total > 0 else None
     return kinds
 

@@ -157,11 +157,30 @@ void RunOperatorsCommand(std::ostream& out) {
   out << absl::StrFormat("Mean inference time (std dev): %.3f ms (%.3f ms)\n", mean, std_dev);
   if (options.profile) {
     const int runs = std::max(1, options.repeat);
-    model->SetProfiling(true);
-    for (int i = 0; i < runs; ++i) TF_RETURN_IF_ERROR(model->Run({x_data}, output_ptrs));
-    const std::vector<double> step_seconds = model->step_seconds();
-    const std::vector<double> epilogue_seconds = model->epilogue_seconds();
+    // Each step's median over the runs, as the latency above is a median: on
+    // a shared machine a run now and then stalls for milliseconds (another
+    // tenant, a worker descheduled at a barrier), and a mean would charge
+    // that to whichever step was waiting, small steps most of all. The mean
+    // total is printed beside it.
+    std::vector<std::vector<double>> step_runs(model->plan().steps.size());
+    std::vector<std::vector<double>> epilogue_runs(model->plan().steps.size());
+    double mean_total_ms = 0;
+    for (int i = 0; i < runs; ++i) {
+      model->SetProfiling(true);  // restarts its sums: each run read alone
+      TF_RETURN_IF_ERROR(model->Run({x_data}, output_ptrs));
+      for (size_t s = 0; s < step_runs.size(); ++s) {
+        step_runs[s].push_back(model->step_seconds()[s]);
+        epilogue_runs[s].push_back(model->epilogue_seconds()[s]);
+        mean_total_ms += model->step_seconds()[s] * 1e3 / runs;
+      }
+    }
     model->SetProfiling(false);
+    // FormatStepProfile divides sums over `runs`: a median times runs.
+    std::vector<double> step_seconds, epilogue_seconds;
+    for (size_t s = 0; s < step_runs.size(); ++s) {
+      step_seconds.push_back(Median(step_runs[s]) * runs);
+      epilogue_seconds.push_back(Median(epilogue_runs[s]) * runs);
+    }
     // The kernels' own times beside the whole model's, in alternating rounds
     // so that both see the machine in the same state: the model's price
     // beyond its kernels is the ratio of the medians.
@@ -185,8 +204,10 @@ void RunOperatorsCommand(std::ostream& out) {
     }
     std::vector<double> alone_seconds;
     for (std::vector<double>& v : alone_by_step) alone_seconds.push_back(Median(v) * runs);
-    out << "profile (per step, mean of " << runs << " runs):\n"
-        << FormatStepProfile(model->plan(), step_seconds, runs, epilogue_seconds, alone_seconds);
+    out << "profile (per step, median of " << runs << " runs):\n"
+        << FormatStepProfile(model->plan(), step_seconds, runs, epilogue_seconds, alone_seconds)
+        << absl::StrFormat("%-22s %8.3f ms (the steps' means: stalls included)\n", "mean total",
+                           mean_total_ms);
     const double model_median = Median(model_ms), alone_median = Median(alone_ms);
     out << absl::StrFormat(
         "%-22s %8.3f ms (each kernel step called %d times back to back on its buffers, as the "

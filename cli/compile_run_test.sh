@@ -54,7 +54,8 @@ assert vs_torch <= 1e-4, vs_torch
 PY
 
 "$tunefleet" run --model "$tmp/out" --input "$input_npy" --runs 3 --profile >"$tmp/profile.txt"
-grep -q "^profile (per step, mean of 3 runs):$" "$tmp/profile.txt" || fail "no profile header"
+grep -q "^profile (per step, median of 3 runs):$" "$tmp/profile.txt" || fail "no profile header"
+grep -qE "^mean total +$number ms \(the steps. means: stalls included\)$" "$tmp/profile.txt" || fail "no mean total"
 grep -qE "^ +[0-9]+ [a-z_]+ .* ms  [a-z (NCHW)]+( \(epilogue $number\))?$" "$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "no step line"; }
 grep -qE "^total +$number ms over [0-9]+ steps$" "$tmp/profile.txt" || fail "no profile total"
 grep -qE "^ +[0-9]+ kernel .* \(alone $number\)$" "$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "no kernel's own time"; }
