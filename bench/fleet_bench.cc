@@ -136,11 +136,6 @@ std::vector<double> Timestamps(FleetLauncher& fleet, const std::string& job_id) 
   return t;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 // The grid tuner proposes configs in index order, so local mode and the
 // fleet measure exactly the same configs (a random tuner's batches differ in
 // size between the two, and so would the kernels timed).

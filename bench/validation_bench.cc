@@ -150,13 +150,6 @@ proto::MeasureOptions SearchMeasure() {
   return o;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 [[nodiscard]] absl::Status Main() {
   std::vector<Outcome> outcomes;
   const std::string target = "llvm -mcpu=native";

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/median.h"
 #include "common/status_macros.h"
 #include "kernel_runtime/time_evaluator.h"
 
@@ -44,12 +45,6 @@ __attribute__((noinline)) float CalibrationKernel(float seed) {
 }
 
 volatile float calibration_sink = 0;
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 }  // namespace
 

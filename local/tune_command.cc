@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/median.h"
 #include "common/status_macros.h"
 #include "local/validate_winners.h"
 #include "proto_convert/task_spec.h"
@@ -15,12 +16,6 @@
 
 namespace tunefleet {
 namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // "Tuning ...": what the job is, before anything is measured.
 [[nodiscard]] absl::Status PrintJob(const proto::JobSpec& spec, const LocalRunOptions& run,

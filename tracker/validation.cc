@@ -6,17 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/median.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/run_request.h"
 
 namespace tunefleet {
 namespace {
-
-double MedianOf(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 // The agent that measured (done) or is measuring validation trial `t`; ""
 // when neither.
@@ -129,7 +124,7 @@ Confirmation ConfirmationOf(const Job& job, int64_t searched) {
   c.tolerance = kMinConfirmationTolerance;
   double fastest = 0, slowest = 0;
   for (const auto& [agent, costs] : by_agent) {
-    const double median = MedianOf(costs);
+    const double median = Median(costs);
     c.agent_costs.emplace_back(agent, median);
     fastest = fastest == 0 ? median : std::min(fastest, median);
     slowest = std::max(slowest, median);
