@@ -33,7 +33,10 @@ tuned; on a host whose speed drifts, the profiled run's own comparison is
 the fair one (vs_kernels_alone, with or without records): `tunefleet run
 --profile` calls each kernel step back to back on its buffers, as the time
 evaluator does, in rounds alternating with whole runs of the model, and
-reports the model's median over the sum of its kernels' medians.
+reports the model's median over the sum of its kernels' medians; and the
+same with every kernel call timed after the weights it reads are flushed
+from the caches (vs_kernels_cold_weights, the column xcoldw), as the model
+meets them once its weights outgrow the caches.
 
 Without --records every layer runs its template's default config (untuned);
 --records FILE (JSON lines, `tunefleet tune --model ... --log FILE`) applies
@@ -156,6 +159,13 @@ def profile(args, lib, input_path, threads):
                          r"other ops|kernel epilogues|total|mean total)\s+([0-9.]+) ms", line)
         if match:
             kinds[match.group(1)] = float(match.group(2))
+        cold = re.match(r"^kernels, cold weights\s+([0-9.]+) ms .*the model in the same rounds "
+                        r"([0-9.]+) ms", line)
+        if cold:
+            kinds["kernels_cold_weights_ms"] = float(cold.group(1))
+            if kinds["kernels_cold_weights_ms"] > 0:
+                kinds["vs_kernels_cold_weights"] = (float(cold.group(2)) /
+                                                  kinds["kernels_cold_weights_ms"])
         alone = re.match(r"^kernels alone\s+([0-9.]+) ms .*the model in the same rounds "
                          r"([0-9.]+) ms", line)
         if alone:
@@ -423,6 +433,11 @@ def main():
         if alone:
             summary[f"max_vs_kernels_alone_{threads}t"] = max(alone)
             summary[f"geomean_vs_kernels_alone_{threads}t"] = geomean(alone)
+        cold = [r[key]["profile"]["vs_kernels_cold_weights"] for r in rows
+                if "vs_kernels_cold_weights" in r.get(key, {}).get("profile", {})]
+        if cold:
+            summary[f"max_vs_kernels_cold_weights_{threads}t"] = max(cold)
+            summary[f"geomean_vs_kernels_cold_weights_{threads}t"] = geomean(cold)
         if threads in args.peaks:
             summary[f"fma_peak_gflops_{threads}t"] = args.peaks[threads]
             summary[f"geomean_ceiling_vs_ort_{threads}t"] = geomean(
@@ -431,7 +446,7 @@ def main():
             (r[key]["profile"].get("outside_tuned_share") or 0 for r in rows if key in r),
             default=None)
     print("\n%-20s %8s %10s" % ("model", "relerr", "tune/compile") +
-          "".join(" | %dt: ours ms   ORT  torch  xORT xtorch outside xkernels ceiling" % t
+          "".join(" | %dt: ours ms   ORT  torch  xORT xtorch outside xkernels xcoldw ceiling" % t
                   for t in threads_list))
     for r in rows:
         if "error" in r:
@@ -448,7 +463,7 @@ def main():
         line = "%-20s %8.1e %9.1fs" % (r["model"], r["max_rel_error"], seconds)
         for t in threads_list:
             e = r.get(f"threads_{t}", {})
-            line += " | %10.2f %6s %6s %5s %5s %6s %8s %7s" % (
+            line += " | %10.2f %6s %6s %5s %5s %6s %8s %6s %7s" % (
                 e.get("ours_ms", float("nan")),
                 "%.2f" % e["ort_ms"] if "ort_ms" in e else "-",
                 "%.2f" % e["torch_ms"] if "torch_ms" in e else "-",
@@ -458,6 +473,8 @@ def main():
                 if e.get("profile", {}).get("outside_tuned_share") is not None else "-",
                 "%.2f" % e["profile"]["vs_kernels_alone"]
                 if "vs_kernels_alone" in e.get("profile", {}) else "-",
+                "%.2f" % e["profile"]["vs_kernels_cold_weights"]
+                if "vs_kernels_cold_weights" in e.get("profile", {}) else "-",
                 "%.2f" % e["ceiling_vs_ort"] if "ceiling_vs_ort" in e else "-")
         print(line)
     print(json.dumps(summary))

@@ -60,6 +60,7 @@ grep -qE "^ +[0-9]+ [a-z_]+ .* ms  [a-z (NCHW)]+( \(epilogue $number\))?$" "$tmp
 grep -qE "^total +$number ms over [0-9]+ steps$" "$tmp/profile.txt" || fail "no profile total"
 grep -qE "^ +[0-9]+ kernel .* \(alone $number\)$" "$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "no kernel's own time"; }
 grep -qE "^kernels alone +$number ms \(.*\); the model in the same rounds $number ms: ${number}x its kernels$" "$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "no kernels-alone line"; }
+grep -qE "^kernels, cold weights +$number ms \(.*\); the model in the same rounds $number ms: ${number}x its kernels$" "$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "no cold-weights line"; }
 
 "$tunefleet" run --model "$tmp/out" --input "$input_npy" --runs 3 >"$tmp/top.txt"
 grep -qE "^top-5:( [0-9]+ \(-?$number\)){5}$" "$tmp/top.txt" || { cat "$tmp/top.txt"; fail "no top-5 line"; }

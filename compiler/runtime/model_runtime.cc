@@ -437,7 +437,24 @@ absl::Status CompiledModel::RunKernel(size_t i, bool with_epilogue_hook, const T
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<double>> CompiledModel::KernelSecondsAlone(int calls) {
+void CompiledModel::FlushKernelWeights(size_t i) const {
+  const PlanStep& step = plan_.steps[i];
+  std::vector<CacheFlushRange> ranges;
+  auto add = [&](int id) {
+    const PlanBuffer& b = plan_.buffers[static_cast<size_t>(id)];
+    if (b.is_constant() && b.elements > 0) {
+      ranges.push_back({buffers_[id], static_cast<size_t>(b.elements) * sizeof(float)});
+    }
+  };
+  for (int id : step.inputs) add(id);
+  for (int id : step.staged) add(id);
+  if (step.epilogue.bias >= 0) add(step.epilogue.bias);
+  if (step.epilogue.residual >= 0) add(step.epilogue.residual);
+  FlushCacheLines(ranges);
+}
+
+absl::StatusOr<std::vector<double>> CompiledModel::KernelSecondsAlone(int calls,
+                                                                      bool cold_weights) {
   std::vector<double> seconds(plan_.steps.size(), 0.0);
   const TfRuntime* rt = pool_->runtime();
   std::vector<void*> args;
@@ -446,12 +463,19 @@ absl::StatusOr<std::vector<double>> CompiledModel::KernelSecondsAlone(int calls)
     // One call first, as the time evaluator's warm-up: the kernel's weights
     // and buffers in cache, its pages touched.
     TF_RETURN_IF_ERROR(RunKernel(i, /*with_epilogue_hook=*/false, rt, args));
-    const auto start = std::chrono::steady_clock::now();
-    for (int c = 0; c < std::max(calls, 1); ++c) {
-      TF_RETURN_IF_ERROR(RunKernel(i, /*with_epilogue_hook=*/false, rt, args));
+    // Cold weights: each call timed alone after the flush, which is not timed.
+    const int timed_calls = std::max(calls, 1);
+    const int rounds = cold_weights ? timed_calls : 1;
+    double total = 0;
+    for (int r = 0; r < rounds; ++r) {
+      if (cold_weights) FlushKernelWeights(i);
+      const auto start = std::chrono::steady_clock::now();
+      for (int c = 0; c < timed_calls / rounds; ++c) {
+        TF_RETURN_IF_ERROR(RunKernel(i, /*with_epilogue_hook=*/false, rt, args));
+      }
+      total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-                 std::max(calls, 1);
+    seconds[i] = total / timed_calls;
   }
   return seconds;
 }

@@ -83,7 +83,13 @@ class CompiledModel {
   // of running them as one model (epilogues, other steps, cold caches,
   // barriers). The kernels overwrite their outputs, so a Run must follow
   // before outputs are read again. Internal when a kernel fails.
-  [[nodiscard]] absl::StatusOr<std::vector<double>> KernelSecondsAlone(int calls);
+  // With `cold_weights`, every call is timed alone after the constants it
+  // reads (weights, bias, a packed layout's) are flushed from every cache
+  // level, its activations left as the warm-up call left them: in a model
+  // each layer's weights come from memory once the model's weights outgrow
+  // the caches, while its input is what the step before just wrote.
+  [[nodiscard]] absl::StatusOr<std::vector<double>> KernelSecondsAlone(int calls,
+                                                                       bool cold_weights = false);
   // Floats of the activation arena (for reports and tests).
   int64_t arena_floats() const { return arena_floats_; }
 
@@ -104,6 +110,9 @@ class CompiledModel {
   // with its epilogue hook or without; `args` is scratch.
   [[nodiscard]] absl::Status RunKernel(size_t i, bool with_epilogue_hook, const TfRuntime* rt,
                                        std::vector<void*>& args) const;
+  // Writes back and drops from every cache level the constants kernel step
+  // i reads.
+  void FlushKernelWeights(size_t i) const;
   // dlsym in model.so, or a lookup in the linked model's table.
   void* Symbol(const std::string& name) const;
 
