@@ -2,10 +2,10 @@
 // alone in one thread on the shapes the zoo runs them at (kernel epilogues
 // in channel blocks of 6 to 32, the exp activations and GELU, squeeze-
 // excite multiplies, layout changes, ShuffleNet's split and shuffle,
-// Inception's pooling, attention's softmax), each beside memcpy of the same bytes in the same
-// run: an operator that streams its data costs about what memcpy costs
-// (a ratio near 1); far above 1 it is compute-bound (the exp activations)
-// or has a slow inner loop.
+// Inception's pooling, attention's softmax, transformers' layer norm), each
+// beside memcpy of the same bytes in the same run: an operator that streams
+// its data costs about what memcpy costs (a ratio near 1); far above 1 it
+// is compute-bound (the exp activations) or has a slow inner loop.
 //
 //   bazel run -c opt //bench:runtime_ops_bench
 #include <algorithm>
@@ -212,6 +212,21 @@ int Main() {
     const double copy = Best([&] { std::memcpy(dst.data(), in.data(), n * sizeof(float)); });
     const double t = Best([&] { Softmax(softmax, in.data(), nullptr, out.data(), &rt); });
     Report(absl::StrFormat("softmax rows of %d [%d]", width, rows), n, t, copy);
+  }
+  // A transformer's layer norm over rows of 96 (Swin-T's first stage),
+  // 128 (BERT-tiny) and 768 (ViT-B), with its scale and bias.
+  for (auto [rows, width] : {std::pair<int64_t, int64_t>{56 * 56, 96}, {128, 128}, {197, 768}}) {
+    const int64_t n = rows * width;
+    std::vector<float> in(n), out(n), dst(n), scale(width, 1.5f), bias(width, 0.25f);
+    for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>((i * 7919) % 2001 - 1000) / 100;
+    PlanStep norm;
+    norm.op = StepOp::kLayerNorm;
+    norm.in_shape = {rows, width};
+    norm.alpha = 1e-5f;
+    const double copy = Best([&] { std::memcpy(dst.data(), in.data(), n * sizeof(float)); });
+    const double t = Best(
+        [&] { RunTensorOp(norm, {in.data(), scale.data(), bias.data()}, out.data(), n, &rt, {}); });
+    Report(absl::StrFormat("layer_norm rows of %d [%d]", width, rows), n, t, copy);
   }
   return 0;
 }
