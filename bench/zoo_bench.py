@@ -15,7 +15,8 @@ For each model it prints and writes (--out, JSON):
   - the ratio reference / ours against ONNX Runtime and against PyTorch
     (above 1: we are faster);
   - from a profiled run (each step's median over its runs), the share of
-    time outside tuned kernels and the time by kind (tuned kernels, layout changes, pooling, other ops).
+    time outside tuned kernels and the time by kind (tuned kernels, layout
+    changes, pooling, other ops).
 Then the geomean ratios over the models that compiled.
 
 With --fma_peak (bench/cpu_fma_peak, built by default beside the CLI) it

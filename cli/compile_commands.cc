@@ -211,20 +211,25 @@ void RunOperatorsCommand(std::ostream& out) {
         << FormatStepProfile(model->plan(), step_seconds, runs, epilogue_seconds, alone_seconds)
         << absl::StrFormat("%-22s %8.3f ms (the steps' means: stalls included)\n", "mean total",
                            mean_total_ms);
-    const double model_median = Median(model_ms), alone_median = Median(alone_ms);
-    out << absl::StrFormat(
-        "%-22s %8.3f ms (each kernel step called %d times back to back on its buffers, as the "
-        "time evaluator does; median of %d rounds); the model in the same rounds %.3f ms: %.2fx "
-        "its kernels\n",
-        "kernels alone", alone_median, per_round, kRounds, model_median,
-        alone_median > 0 ? model_median / alone_median : 0.0);
-    const double cold_median = Median(cold_ms);
-    out << absl::StrFormat(
-        "%-22s %8.3f ms (each kernel step called %d times, each after the weights it reads are "
-        "flushed from the caches, as the model meets them once they outgrow the caches; median "
-        "of %d rounds); the model in the same rounds %.3f ms: %.2fx its kernels\n",
-        "kernels, cold weights", cold_median, per_round, kRounds, model_median,
-        cold_median > 0 ? model_median / cold_median : 0.0);
+    // The model's median against a sum of its kernels' medians, and how
+    // that sum was timed.
+    const double model_median = Median(model_ms);
+    auto against = [&](const char* name, double kernels_ms, const std::string& how) {
+      out << absl::StrFormat(
+          "%-22s %8.3f ms (%s; median of %d rounds); the model in the same rounds %.3f ms: %.2fx "
+          "its kernels\n",
+          name, kernels_ms, how, kRounds, model_median,
+          kernels_ms > 0 ? model_median / kernels_ms : 0.0);
+    };
+    against("kernels alone", Median(alone_ms),
+            absl::StrFormat("each kernel step called %d times back to back on its buffers, as "
+                            "the time evaluator does",
+                            per_round));
+    against("kernels, cold weights", Median(cold_ms),
+            absl::StrFormat("each kernel step called %d times, each after the weights it reads "
+                            "are flushed from the caches, as the model meets them once they "
+                            "outgrow the caches",
+                            per_round));
   }
   return ModelRun{.median_ms = median, .mean_ms = mean, .input = std::move(x)};
 }
