@@ -265,9 +265,12 @@ struct Avx512 {
   TF_INLINE static V Scale(V e, V n) { TF_EACH(_mm512_scalef_ps(e.v[u], n.v[u])); }
   TF_INLINE static V ScaleAdd(V e, V n, V c) { return Add(Scale(e, n), c); }
   TF_INLINE static V Rcp(V d) { TF_EACH(_mm512_rcp14_ps(d.v[u])); }
-  // num / den as num times the reciprocal (rcp14 and a Newton step), as
-  // before AVX2 moved to the divide: not measured on an AVX-512 host yet.
-  TF_INLINE static V Over(V num, V den) { return Mul(num, Recip(den)); }
+  // num / den as a divide, as on AVX2: the divider runs beside the FMA
+  // ports that exp fills. On Zen 4, one thread (runtime_ops_bench, two
+  // alternating runs), against rcp14 and a Newton step: bias+SiLU 0.24 ->
+  // 0.20 ns per float on EfficientNet's blocked rows, bias+tanh-GELU 0.38
+  // -> 0.31 on dense rows; exact. Not measured on an Intel AVX-512 core.
+  TF_INLINE static V Over(V num, V den) { TF_EACH(_mm512_div_ps(num.v[u], den.v[u])); }
   TF_INLINE static V Abs(V x) { TF_EACH(_mm512_abs_ps(x.v[u])); }
   TF_INLINE static V CopySign(V magnitude, V sign) {
     const __m512i mask = _mm512_set1_epi32(0x80000000);

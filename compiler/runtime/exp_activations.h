@@ -1,13 +1,13 @@
 // exp and the activations built on it (sigmoid, SiLU, tanh, GELU in its
 // erf and tanh forms; softmax's exponentials) over a run of floats, in
 // explicit AVX-512 or AVX2 code (internal to compiler/runtime): exp as
-// VecExp (vector_math.h) computes it,
-// and each division as a reciprocal estimate refined by one Newton step
-// (relative error about 1e-7, as a division's). They are what EfficientNet's
-// SiLU and the transformers' GELU epilogues spend their time on: the
-// portable loops GCC vectorises divide, at about 0.4 ns per float on Zen 4
-// against 0.3 here. A kernel's whole epilogue (bias, residual and any of
-// these or the cheap activations) runs here too, in one pass
+// VecExp (vector_math.h) computes it; a quotient (sigmoid's, SiLU's,
+// tanh-GELU's) by the divide, and erf's and tanh's reciprocals as an
+// estimate refined by one Newton step (relative error about 1e-7). They are
+// what EfficientNet's SiLU and the transformers' GELU epilogues spend their
+// time on: the portable loops GCC vectorises run at about 0.4 ns per float
+// on Zen 4, against 0.2-0.3 here. A kernel's whole epilogue (bias, residual
+// and any of these or the cheap activations) runs here too, in one pass
 // (FusedEpilogue).
 //
 //   if (!ExpActivationRun(PointwiseFunc::kSilu, in, out, n)) { ...portable loop... }
