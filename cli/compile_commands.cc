@@ -18,6 +18,16 @@
 #include "toolchain/codegen/target.h"
 
 namespace tunefleet {
+namespace {
+
+// The median of each step's samples (by plan step index).
+std::vector<double> MedianEach(const std::vector<std::vector<double>>& samples) {
+  std::vector<double> medians;
+  for (const std::vector<double>& v : samples) medians.push_back(Median(v));
+  return medians;
+}
+
+}  // namespace
 
 void RunOperatorsCommand(std::ostream& out) {
   for (const OperatorInfo& info : OperatorTable()) {
@@ -175,19 +185,13 @@ void RunOperatorsCommand(std::ostream& out) {
       }
     }
     model->SetProfiling(false);
-    // FormatStepProfile divides sums over `runs`: a median times runs.
-    std::vector<double> step_seconds, epilogue_seconds;
-    for (size_t s = 0; s < step_runs.size(); ++s) {
-      step_seconds.push_back(Median(step_runs[s]) * runs);
-      epilogue_seconds.push_back(Median(epilogue_runs[s]) * runs);
-    }
     // The kernels' own times beside the whole model's, in alternating rounds
     // so that both see the machine in the same state: the model's price
     // beyond its kernels is the ratio of the medians.
     constexpr int kRounds = 5;
     const int per_round = std::max(2, runs / kRounds);
     std::vector<double> model_ms, alone_ms, cold_ms;
-    std::vector<std::vector<double>> alone_by_step(step_seconds.size());
+    std::vector<std::vector<double>> alone_by_step(step_runs.size());
     for (int round = 0; round < kRounds; ++round) {
       for (int i = 0; i < per_round; ++i) {
         const auto start = std::chrono::steady_clock::now();
@@ -205,10 +209,10 @@ void RunOperatorsCommand(std::ostream& out) {
         alone_by_step[i].push_back(alone[i]);
       }
     }
-    std::vector<double> alone_seconds;
-    for (std::vector<double>& v : alone_by_step) alone_seconds.push_back(Median(v) * runs);
+    // Every time below is one run's (a median), so FormatStepProfile's runs is 1.
     out << "profile (per step, median of " << runs << " runs):\n"
-        << FormatStepProfile(model->plan(), step_seconds, runs, epilogue_seconds, alone_seconds)
+        << FormatStepProfile(model->plan(), MedianEach(step_runs), /*runs=*/1,
+                             MedianEach(epilogue_runs), MedianEach(alone_by_step))
         << absl::StrFormat("%-22s %8.3f ms (the steps' means: stalls included)\n", "mean total",
                            mean_total_ms);
     // The model's median against a sum of its kernels' medians, and how
