@@ -14,6 +14,10 @@
 // with every vector width the host takes (what an x86 job's candidates cost).
 // The CPU time other processes took during the run is reported beside the
 // figures (builds are wall-timed; a busy neighbour inflates them).
+// Each host build is made twice, interleaved: lld in the builder's process
+// (the default) and ld.lld as a child process (LinkOptions::in_process
+// false, what every build did before), so the link's cost is reported
+// both ways from the same run.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -167,7 +171,9 @@ int Run() {
       }
     }
 
-    Samples same_host, same_arm, host_only;
+    BuildOptions child_link;
+    child_link.link.in_process = false;
+    Samples same_host, same_arm, host_only, host_child_link;
     int skipped = 0, failed = 0;
     const int wanted = absl::GetFlag(FLAGS_configs);
     for (int tries = 0; static_cast<int>(same_arm.timings.size()) < wanted && tries < wanted * 20;
@@ -177,8 +183,11 @@ int Run() {
       BuildResult on_host = BuildCandidate(**tmpl, **workload, *config, *host);
       BuildResult on_arm = BuildCandidate(**tmpl, **workload, *config, *arm);
       if (on_host.ok() && on_arm.ok()) {
+        BuildResult child = BuildCandidate(**tmpl, **workload, *config, *host, child_link);
+        if (!child.ok()) return Fail(absl::StrCat("child-process link: ", child.error_msg));
         same_host.timings.push_back(on_host.timings);
         same_arm.timings.push_back(on_arm.timings);
+        host_child_link.timings.push_back(child.timings);
         continue;
       }
       if (on_arm.error_no == MeasureErrorNo::kInstantiationError) ++same_arm.rejected;
@@ -205,6 +214,7 @@ int Run() {
 
     const nlohmann::json host_summary = same_host.Summary();
     const nlohmann::json arm_summary = same_arm.Summary();
+    const nlohmann::json child_summary = host_child_link.Summary();
     const double ratio =
         host_summary["mean_s"].get<double>() > 0
             ? arm_summary["mean_s"].get<double>() / host_summary["mean_s"].get<double>()
@@ -214,6 +224,7 @@ int Run() {
                                {"workload_args", c.args},
                                {"same_configs",
                                 {{"host", host_summary},
+                                 {"host_ld_lld_child_process", child_summary},
                                  {"aarch64", arm_summary},
                                  {"aarch64_over_host_mean", ratio},
                                  {"configs_skipped", skipped},
@@ -226,6 +237,12 @@ int Run() {
         host_summary["median_s"].get<double>() * 1e3, arm_summary["mean_s"].get<double>() * 1e3,
         arm_summary["median_s"].get<double>() * 1e3, ratio, skipped, same_arm.rejected,
         same_host.rejected);
+    std::printf(
+        "%-52s  host link: lld in process %5.1f ms mean, ld.lld child process %5.1f ms mean; "
+        "build %6.1f ms mean against %6.1f ms\n",
+        "", host_summary["stage_mean_s"]["link"].get<double>() * 1e3,
+        child_summary["stage_mean_s"]["link"].get<double>() * 1e3,
+        host_summary["mean_s"].get<double>() * 1e3, child_summary["mean_s"].get<double>() * 1e3);
     std::printf("%-52s  host, any vector width: %zu built, %6.1f ms mean, %6.1f ms median\n", "",
                 host_only.timings.size(), host_only.Summary()["mean_s"].get<double>() * 1e3,
                 host_only.Summary()["median_s"].get<double>() * 1e3);

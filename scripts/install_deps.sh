@@ -19,7 +19,7 @@ DEMO_PACKAGES=(
   build-essential
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev
-  llvm-19-dev lld-19
+  llvm-19-dev lld-19 liblld-19-dev
   # LLVM's own link dependencies
   zlib1g-dev libzstd-dev libcurl4-openssl-dev libedit-dev libxml2-dev libffi-dev
   libxgboost-dev

@@ -9,15 +9,66 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/file_util.h"
+#include "lld/Common/Driver.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/raw_ostream.h"
 
 extern char** environ;
 
+LLD_HAS_DRIVER(elf)
+
 namespace tunefleet {
 namespace {
+
+// lld's library entry point keeps its state in globals: one link at a time,
+// and none once a link has left that state unusable.
+ABSL_CONST_INIT absl::Mutex in_process_mutex(absl::kConstInit);
+bool in_process_usable ABSL_GUARDED_BY(in_process_mutex) = true;
+
+// The arguments of `lld -shared` over `objects` into `output` (without the
+// program name).
+std::vector<std::string> LldArguments(const std::vector<std::string>& objects,
+                                      const std::string& output) {
+  std::vector<std::string> args = {"-shared", "--hash-style=gnu", "-O1", "--as-needed", "-o",
+                                   output};
+  args.insert(args.end(), objects.begin(), objects.end());
+  return args;
+}
+
+// Runs lld's ELF driver in this process. nullopt: lld can no longer run in
+// this process (an earlier link corrupted its state), start ld.lld instead.
+[[nodiscard]] std::optional<absl::Status> LinkInProcess(const std::vector<std::string>& arguments) {
+  // lld's fatal errors return through a crash recovery context (lldMain's),
+  // which needs recovery enabled; otherwise they end the whole process.
+  static const bool recovery_enabled = [] {
+    llvm::CrashRecoveryContext::Enable();
+    return true;
+  }();
+  (void)recovery_enabled;
+  absl::MutexLock lock(&in_process_mutex);
+  if (!in_process_usable) return std::nullopt;
+  // The program name picks the ELF flavour; one thread: the builds around
+  // it already use every core.
+  std::vector<const char*> argv = {"ld.lld", "--threads=1"};
+  for (const std::string& a : arguments) argv.push_back(a.c_str());
+  std::string log;
+  llvm::raw_string_ostream log_stream(log);
+  const lld::Result result =
+      lld::lldMain(argv, log_stream, log_stream, {{lld::Gnu, &lld::elf::link}});
+  log_stream.flush();
+  if (!result.canRunAgain) in_process_usable = false;
+  if (result.retCode != 0) {
+    return absl::InternalError(absl::StrCat("linker (lld in process) failed: ", log));
+  }
+  return absl::OkStatus();
+}
 
 std::string FindLld(const LinkOptions& options) {
   if (!options.lld_path.empty()) return options.lld_path;
@@ -60,14 +111,19 @@ struct TempFiles {
   }
 };
 
-// Runs lld -shared over `objects` into `output`, its log in `log_path`.
+// Runs lld -shared over `objects` into `output`: in this process when
+// `options` ask for it and lld can still run here, else as a child process
+// with its log in `log_path`.
 [[nodiscard]] absl::Status RunLld(const std::vector<std::string>& objects,
                                   const std::string& output, const std::string& log_path,
                                   const LinkOptions& options) {
+  if (options.in_process) {
+    std::optional<absl::Status> linked = LinkInProcess(LldArguments(objects, output));
+    if (linked.has_value()) return *std::move(linked);
+  }
   const std::string lld = FindLld(options);
-  std::vector<std::string> args = {lld,  "-shared", "--hash-style=gnu", "-O1", "--as-needed",
-                                   "-o", output};
-  args.insert(args.end(), objects.begin(), objects.end());
+  std::vector<std::string> args = {lld};
+  for (std::string& a : LldArguments(objects, output)) args.push_back(std::move(a));
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -1,8 +1,15 @@
 // Links one relocatable object into a shared object with LLVM's lld
-// (`ld.lld-19 -shared`), run as a child process through posix_spawn so the
-// builder's large address space is never copied. The kernel needs no libc
-// at link time: any libc symbol LLVM introduced (memset, memcpy) is resolved
-// when the device agent dlopens the result.
+// (`ld.lld -shared`). By default lld runs in this process, as a library
+// (liblld-19-dev's ELF driver): starting ld.lld-19 costs about 25 ms per
+// link on its own (the loader maps and relocates libLLVM), a fifth of a
+// typical kernel's build, and every candidate of a search is linked once.
+// lld's library entry keeps its state in globals, so links are serialized
+// (a few milliseconds each); a link that leaves lld unable to run again
+// (lldMain's canRunAgain) makes every later link of the process use the
+// child process: ld.lld-19 through posix_spawn, so the builder's large
+// address space is never copied. The kernel needs no libc at link time:
+// any libc symbol LLVM introduced (memset, memcpy) is resolved when the
+// device agent dlopens the result.
 #ifndef TUNEFLEET_TOOLCHAIN_LINKER_H_
 #define TUNEFLEET_TOOLCHAIN_LINKER_H_
 
@@ -15,7 +22,11 @@
 namespace tunefleet {
 
 struct LinkOptions {
-  // Empty: the first of ld.lld-19, ld.lld found on PATH or in /usr/bin.
+  // false: always start ld.lld as a child process (the in-process linker's
+  // twin, for comparison and as the fallback).
+  bool in_process = true;
+  // The child process's program. Empty: the first of ld.lld-19, ld.lld
+  // found on PATH or in /usr/bin.
   std::string lld_path;
 };
 
