@@ -48,6 +48,10 @@ ABSL_FLAG(std::string, cost_model_prior, "",
 ABSL_FLAG(bool, share_runner_child, true,
           "tune --model, optimize: the model's tasks share one runner child (false: a new "
           "child, and a new reference output, at every switch of task)");
+ABSL_FLAG(bool, build_ahead, true,
+          "tune, optimize: build the next batch of candidates while the current one is measured, "
+          "on the CPUs --threads leaves free (none with --threads 0 or every CPU: each batch is "
+          "then built, then measured)");
 ABSL_FLAG(double, reject_slower_than, 0,
           "tune --model, optimize: a candidate whose first timed repeat is slower than this "
           "many times its task's best so far is timed no further (0: off)");
@@ -238,6 +242,7 @@ LocalRunOptions LocalRunFromFlags() {
   run.prior_file = absl::GetFlag(FLAGS_cost_model_prior);
   run.host.runner.num_threads = absl::GetFlag(FLAGS_threads);
   run.host.share_runner_child = absl::GetFlag(FLAGS_share_runner_child);
+  run.host.build_ahead = absl::GetFlag(FLAGS_build_ahead);
   run.host.reject_slower_than = absl::GetFlag(FLAGS_reject_slower_than);
   return run;
 }

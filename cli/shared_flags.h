@@ -29,6 +29,7 @@ ABSL_DECLARE_FLAG(std::string, tuner);
 ABSL_DECLARE_FLAG(int32_t, plan_size);
 ABSL_DECLARE_FLAG(std::string, pretuned);
 ABSL_DECLARE_FLAG(bool, share_runner_child);
+ABSL_DECLARE_FLAG(bool, build_ahead);
 ABSL_DECLARE_FLAG(double, reject_slower_than);
 ABSL_DECLARE_FLAG(int64_t, trials);
 ABSL_DECLARE_FLAG(int64_t, trials_per_task);
@@ -108,7 +109,7 @@ struct JobFlagDefaults {
 [[nodiscard]] absl::StatusOr<proto::JobSpec> JobSpecFromFlags(const JobFlagDefaults& defaults);
 
 // How this host runs a job (tune, optimize): --log, the --pretuned record
-// file, --threads, --share_runner_child, --reject_slower_than. (tune adds
+// file, --threads, --share_runner_child, --build_ahead, --reject_slower_than. (tune adds
 // --resume and --transfer_log.)
 LocalRunOptions LocalRunFromFlags();
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "common/status_macros.h"
 #include "job_driver/job_runner.h"
 #include "job_driver/trial_executor.h"
+#include "local/build_ahead.h"
 #include "local/validate_winners.h"
 #include "local/validation_log.h"
 #include "proto_convert/measure_result.h"
@@ -174,26 +177,40 @@ void ReportModel(const Tuner& tuner, LocalTaskOutcome& outcome) {
     outcome.model_warning = std::string(model->model_status().message());
 }
 
-// Local mode's fleet (a TrialExecutor that answers before it returns): the
-// configs the runner proposes are built in this process and measured one
-// by one in a runner child, each result appended to the log before the
-// runner hears of it. One runner child for the whole search: a measurer is
-// made for a task when its configs come and kept while the next batch is of
-// the same task; the next task's measurer takes over its child, which keeps
-// the workloads it prepared (inputs and reference outputs), so going back
-// to a task costs no new child and no second reference computation.
+// Local mode's fleet: the configs the runner proposes are built in this
+// process and measured one by one in a runner child, each result appended
+// to the log before the runner hears of it. One runner child for the whole
+// search: a measurer is made for a task when its configs come and kept
+// while the next batch is of the same task; the next task's measurer takes
+// over its child, which keeps the workloads it prepared (inputs and
+// reference outputs), so going back to a task costs no new child and no
+// second reference computation.
+//
+// Without free CPUs (`free_cpus` empty: the measurement's threads take them
+// all) Execute builds and measures each proposal before it returns. With
+// them, Execute only queues the proposed trials, and RunNextBatch measures
+// them a batch at a time while the batch after it is built on the free CPUs
+// (build_ahead.h); the runner's window then holds two batches.
 class LocalFleet final : public TrialExecutor {
  public:
   LocalFleet(std::vector<const Task*> tasks, const LocalMeasurerOptions& options,
-             RecordWriter* writer, int64_t next_trial_id, LocalJobSummary& summary,
-             std::vector<std::vector<TrialResult>>& results_per_task, std::ostream& progress)
+             std::vector<int> free_cpus, int batch, RecordWriter* writer, int64_t next_trial_id,
+             LocalJobSummary& summary, std::vector<std::vector<TrialResult>>& results_per_task,
+             std::ostream& progress)
       : tasks_(std::move(tasks)),
         options_(options),
+        free_cpus_(std::move(free_cpus)),
+        batch_(static_cast<size_t>(std::max(1, batch))),
         writer_(writer),
         next_trial_id_(next_trial_id),
         summary_(summary),
         results_per_task_(results_per_task),
-        progress_(progress) {}
+        progress_(progress) {
+    for (const Task* task : tasks_) targets_.push_back(ParseTarget(task->target()));
+  }
+
+  // Whether Execute only queues trials for RunNextBatch.
+  bool builds_ahead() const { return !free_cpus_.empty(); }
 
   [[nodiscard]] absl::StatusOr<bool> Execute(JobRunner& runner,
                                              const proto::ProposeTrials& proposals) override {
@@ -202,35 +219,44 @@ class LocalFleet final : public TrialExecutor {
     for (int i = 0; i < proposals.configs_size(); ++i) accepted.add_trial_ids(next_trial_id_++);
     runner.OnAccepted(accepted);
     if (proposals.configs_size() == 0) return true;  // `finished`
-    std::map<int, std::vector<Config>> by_task;
+    job_id_ = proposals.job_id();
     for (const proto::ProposedConfig& pc : proposals.configs()) {
       TF_ASSIGN_OR_RETURN(Config config,
                           tasks_[pc.task_index()]->space().FromJsonString(pc.config_json()));
-      by_task[pc.task_index()].push_back(std::move(config));
+      queued_.push_back({pc.task_index(), std::move(config)});
     }
-    for (const auto& [t, configs] : by_task) {
-      TF_ASSIGN_OR_RETURN(LocalMeasurer * measurer, MeasurerFor(t));
-      const double best = runner.best_cost_s(t);
-      measurer->set_reject_above_s(
-          options_.reject_slower_than > 0 && best > 0 ? options_.reject_slower_than * best : 0);
-      const std::vector<MeasureResult> results = measurer->Measure(configs);
-      for (size_t i = 0; i < configs.size(); ++i) {
-        if (writer_ != nullptr) {
-          TF_RETURN_IF_ERROR(writer_->Append(RecordOf(*tasks_[t], configs[i], results[i])));
-        }
-        proto::TrialUpdate update;
-        update.set_job_id(proposals.job_id());
-        update.set_task_index(t);
-        update.set_config_json(configs[i].ToJson().dump());
-        update.set_config_index(configs[i].index());
-        *update.mutable_result() = ToTrialResult(results[i]);
-        runner.OnTrialUpdate(update);
-        ++summary_.trials;
-        ++summary_.tasks[t].trials;
-        results_per_task_[t].push_back(TrialResult{configs[i], results[i]});
-      }
+    if (builds_ahead()) return false;  // RunNextBatch answers
+    std::vector<QueuedTrial> all(std::make_move_iterator(queued_.begin()),
+                                 std::make_move_iterator(queued_.end()));
+    queued_.clear();
+    TF_RETURN_IF_ERROR(MeasureBatch(runner, all, /*builds=*/nullptr));
+    return true;
+  }
+
+  // Measures the next batch of queued trials (built ahead when it could
+  // be), after starting the builds of the batch that follows it on the
+  // free CPUs. False when nothing was queued.
+  [[nodiscard]] absl::StatusOr<bool> RunNextBatch(JobRunner& runner) {
+    if (queued_.empty()) return false;
+    std::unique_ptr<BuildAhead> current = std::move(ahead_);
+    // What was built ahead is the queue's front: trials only join at the back.
+    const size_t n = current != nullptr ? ahead_count_ : std::min(batch_, queued_.size());
+    std::vector<QueuedTrial> batch(std::make_move_iterator(queued_.begin()),
+                                   std::make_move_iterator(queued_.begin() + n));
+    queued_.erase(queued_.begin(), queued_.begin() + n);
+    if (current == nullptr) current = StartBuilds(batch);
+    Stopwatch wait(MeasurerClock(options_));
+    std::vector<BuildResult> builds = current->Take();
+    const double waited = wait.ElapsedSeconds();
+    build_wall_seconds_ += waited;
+    build_ahead_seconds_ += std::max(0.0, current->wall_seconds() - waited);
+    current.reset();
+    if (!queued_.empty()) {
+      ahead_count_ = std::min(batch_, queued_.size());
+      ahead_ =
+          StartBuilds(std::vector<QueuedTrial>(queued_.begin(), queued_.begin() + ahead_count_));
     }
-    progress_ << runner.Progress() << "\n";
+    TF_RETURN_IF_ERROR(MeasureBatch(runner, batch, &builds));
     return true;
   }
 
@@ -253,14 +279,83 @@ class LocalFleet final : public TrialExecutor {
   // The last measurer's timings into the summary; its runner child ends.
   void Finish() {
     if (measurer_ != nullptr) summary_.timings.Add(measurer_->timings());
+    summary_.timings.build_wall_seconds += build_wall_seconds_;
+    summary_.timings.build_ahead_seconds += build_ahead_seconds_;
+    build_wall_seconds_ = build_ahead_seconds_ = 0;
     measurer_.reset();
     measurer_task_ = -1;
   }
 
  private:
+  struct QueuedTrial {
+    int task = 0;
+    Config config;
+  };
+
+  // Starts building `trials` on the free CPUs (a task whose target does not
+  // parse is built by its measurer, which reports the error).
+  std::unique_ptr<BuildAhead> StartBuilds(const std::vector<QueuedTrial>& trials) {
+    std::vector<BuildJob> jobs;
+    for (const QueuedTrial& q : trials) {
+      const absl::StatusOr<TargetSpec>& target = targets_[q.task];
+      jobs.push_back({tasks_[q.task], target.ok() ? &*target : nullptr, q.config});
+    }
+    return std::make_unique<BuildAhead>(std::move(jobs), options_.build, free_cpus_);
+  }
+
+  // Measures `batch`, task by task, with `builds` (one per trial, in order)
+  // or, when null, building each task's configs first; logs each result and
+  // hands it to the runner.
+  [[nodiscard]] absl::Status MeasureBatch(JobRunner& runner, const std::vector<QueuedTrial>& batch,
+                                          std::vector<BuildResult>* builds) {
+    std::map<int, std::vector<size_t>> by_task;
+    for (size_t i = 0; i < batch.size(); ++i) by_task[batch[i].task].push_back(i);
+    for (const auto& [t, indices] : by_task) {
+      TF_ASSIGN_OR_RETURN(LocalMeasurer * measurer, MeasurerFor(t));
+      const double best = runner.best_cost_s(t);
+      measurer->set_reject_above_s(
+          options_.reject_slower_than > 0 && best > 0 ? options_.reject_slower_than * best : 0);
+      std::vector<Config> configs;
+      std::vector<BuildResult> built;
+      for (size_t i : indices) {
+        configs.push_back(batch[i].config);
+        if (builds != nullptr) built.push_back(std::move((*builds)[i]));
+      }
+      const std::vector<MeasureResult> results = builds != nullptr && targets_[t].ok()
+                                                     ? measurer->MeasureBuilt(configs, built)
+                                                     : measurer->Measure(configs);
+      for (size_t i = 0; i < configs.size(); ++i) {
+        if (writer_ != nullptr) {
+          TF_RETURN_IF_ERROR(writer_->Append(RecordOf(*tasks_[t], configs[i], results[i])));
+        }
+        proto::TrialUpdate update;
+        update.set_job_id(job_id_);
+        update.set_task_index(t);
+        update.set_config_json(configs[i].ToJson().dump());
+        update.set_config_index(configs[i].index());
+        *update.mutable_result() = ToTrialResult(results[i]);
+        runner.OnTrialUpdate(update);
+        ++summary_.trials;
+        ++summary_.tasks[t].trials;
+        results_per_task_[t].push_back(TrialResult{configs[i], results[i]});
+      }
+    }
+    progress_ << runner.Progress() << "\n";
+    return absl::OkStatus();
+  }
+
   const std::vector<const Task*> tasks_;
   const LocalMeasurerOptions& options_;
-  RecordWriter* const writer_;  // null: no log
+  const std::vector<int> free_cpus_;
+  const size_t batch_;
+  std::vector<absl::StatusOr<TargetSpec>> targets_;  // each task's
+  std::string job_id_;
+  std::deque<QueuedTrial> queued_;     // accepted, not yet measured
+  std::unique_ptr<BuildAhead> ahead_;  // building queued_'s first ahead_count_
+  size_t ahead_count_ = 0;
+  double build_wall_seconds_ = 0;   // waited for builds
+  double build_ahead_seconds_ = 0;  // builds beside a measurement
+  RecordWriter* const writer_;      // null: no log
   int64_t next_trial_id_;
   LocalJobSummary& summary_;
   std::vector<std::vector<TrialResult>>& results_per_task_;
@@ -299,8 +394,12 @@ class LocalFleet final : public TrialExecutor {
   proto::JobAssignment assignment;
   assignment.set_job_id(setup.label);
   *assignment.mutable_spec() = spec;
-  // One build batch in flight: built in parallel, then measured.
-  assignment.set_suggested_window(spec.window() > 0 ? spec.window() : 8);
+  // One build batch in flight, built in parallel, then measured; two
+  // where the next is built beside the measurement.
+  const int batch = spec.window() > 0 ? spec.window() : 8;
+  std::vector<int> free_cpus =
+      options.build_ahead ? FreeCpus(options.runner.num_threads) : std::vector<int>();
+  assignment.set_suggested_window(free_cpus.empty() ? batch : 2 * batch);
   // Every result per task, resumed ones first: the validation's candidates.
   std::vector<std::vector<TrialResult>> results_per_task(spec.tasks_size());
   if (setup.resume && !log.empty()) {
@@ -345,9 +444,14 @@ class LocalFleet final : public TrialExecutor {
   for (const proto::KnownTrial& known : assignment.trials()) {
     ++summary.tasks[known.task_index()].resumed;
   }
-  LocalFleet fleet(tasks, options, writer.get(), assignment.trials_size(), summary,
-                   results_per_task, progress);
+  LocalFleet fleet(tasks, options, std::move(free_cpus), batch, writer.get(),
+                   assignment.trials_size(), summary, results_per_task, progress);
   TF_RETURN_IF_ERROR(Pump(*runner, fleet));
+  while (fleet.builds_ahead()) {
+    TF_ASSIGN_OR_RETURN(const bool measured, fleet.RunNextBatch(*runner));
+    if (!measured) break;
+    TF_RETURN_IF_ERROR(Pump(*runner, fleet));
+  }
   writer.reset();  // the log may be rewritten with the validations
 
   const size_t n = tasks.size();

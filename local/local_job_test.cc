@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "local/build_ahead.h"
 #include "local/local_mode_test_util.h"
 #include "toolchain/codegen/target.h"
 #include "tuner_core/pretuned/pretuned_records.h"
@@ -64,6 +65,38 @@ TEST_F(LocalJobTest, SequentialJobMeasuresEveryTaskAndRecordsIt) {
   for (const Record& r : records.records) ++per_m[r.workload_args.value("M", -1)];
   EXPECT_EQ(per_m[16], 4);
   EXPECT_EQ(per_m[24], 4);
+}
+
+// With a CPU free beside the measurement's one thread, each batch is built
+// while the one before it is measured; without (build_ahead off), each is
+// built, then measured. Either way every trial of the budget is measured
+// once, logged, and answered to the runner.
+TEST_F(LocalJobTest, BuildingAheadMeasuresTheSameTrialsAsBuildingThenMeasuring) {
+  for (const bool ahead : {false, true}) {
+    SCOPED_TRACE(ahead ? "build-ahead" : "build, then measure");
+    std::remove(log_.c_str());
+    options_.build_ahead = ahead;
+    proto::JobSpec spec = Spec({16, 24, 8}, 10);
+    spec.set_task_policy("round_robin");
+    spec.set_window(4);
+    std::ostringstream progress;
+    LocalJobSummary summary = RunLocalJob(spec, options_, log_, progress).value();
+    EXPECT_EQ(summary.trials, 30);
+    for (const LocalTaskOutcome& task : summary.tasks) EXPECT_EQ(task.trials, 10);
+    EXPECT_EQ(summary.timings.trials, 30);
+    ReadReport records = ReadRecords(log_).value();
+    ASSERT_EQ(records.records.size(), 30u);
+    std::set<std::pair<int, int64_t>> configs;  // (M, config): each measured once
+    for (const Record& r : records.records) {
+      configs.emplace(r.workload_args.value("M", -1), r.config.value("index", int64_t{-1}));
+    }
+    EXPECT_EQ(configs.size(), 30u);
+    if (ahead && !FreeCpus(options_.runner.num_threads).empty()) {
+      EXPECT_GT(summary.timings.build_ahead_seconds, 0) << "no build ran beside a measurement";
+    } else {
+      EXPECT_EQ(summary.timings.build_ahead_seconds, 0);
+    }
+  }
 }
 
 TEST_F(LocalJobTest, AWarmStartMeasuresThePretunedConfigsFirst) {

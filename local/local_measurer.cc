@@ -33,6 +33,7 @@ void LocalTimings::Add(const LocalTimings& other) {
   trials += other.trials;
   built += other.built;
   build_wall_seconds += other.build_wall_seconds;
+  build_ahead_seconds += other.build_ahead_seconds;
   build_cpu_seconds += other.build_cpu_seconds;
   run_seconds += other.run_seconds;
   check_seconds += other.check_seconds;
@@ -75,11 +76,15 @@ std::vector<BuildResult> LocalMeasurer::BuildAll(const std::vector<Config>& conf
 }
 
 std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& configs) {
-  double start = clock_->NowSeconds();
+  const double start = clock_->NowSeconds();
   std::vector<BuildResult> builds = BuildAll(configs);
   timings_.build_wall_seconds += clock_->NowSeconds() - start;
+  return MeasureBuilt(configs, builds);
+}
 
-  start = clock_->NowSeconds();
+std::vector<MeasureResult> LocalMeasurer::MeasureBuilt(const std::vector<Config>& configs,
+                                                       const std::vector<BuildResult>& builds) {
+  const double start = clock_->NowSeconds();
   MeasureOptions measure = options_.measure;
   measure.reject_above_s = reject_above_s_;
   std::vector<MeasureResult> results(configs.size());

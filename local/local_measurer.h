@@ -48,6 +48,11 @@ struct LocalMeasurerOptions {
   // A job's tasks share one runner child (local_job.h); false: a new
   // child each time the job switches tasks (the cost it saves, measured).
   bool share_runner_child = true;
+  // Local jobs build the next batch of candidates while the current one is
+  // measured, on the CPUs the measurement leaves free (build_ahead.h);
+  // false, or no free CPU (the runner's threads take them all): each
+  // batch is built, then measured.
+  bool build_ahead = true;
   // Early rejection in a model job: a candidate whose first repeat is
   // slower than this many times its task's best so far is timed no further
   // (MeasureOptions::reject_above_s). 0: off.
@@ -73,7 +78,8 @@ struct LocalValidationRun {
 struct LocalTimings {
   int64_t trials = 0;
   int64_t built = 0;
-  double build_wall_seconds = 0;           // wall time of the parallel build phases
+  double build_wall_seconds = 0;           // wall time of the build phases nothing overlapped
+  double build_ahead_seconds = 0;          // wall time of builds beside a measurement
   double build_cpu_seconds = 0;            // sum of per-candidate build times
   double run_seconds = 0;                  // time evaluator, incl. warm-up and cooldown
   double check_seconds = 0;                // correctness run and comparison
@@ -104,7 +110,12 @@ class LocalMeasurer final : public MeasurerInterface {
   // MeasureOptions::reject_above_s for the next Measure calls (0: off).
   void set_reject_above_s(double seconds) { reject_above_s_ = seconds; }
 
+  // Builds `configs` (in parallel), then measures them one by one.
   std::vector<MeasureResult> Measure(const std::vector<Config>& configs) override;
+  // Measures `configs` already built (`builds`: one per config, in order;
+  // a failed build is that config's result).
+  std::vector<MeasureResult> MeasureBuilt(const std::vector<Config>& configs,
+                                          const std::vector<BuildResult>& builds);
 
   // Builds `candidates` (again: artifacts are not kept from the search) and
   // measures each `passes` times, in ValidationOrder, each measurement in a

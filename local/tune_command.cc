@@ -17,6 +17,13 @@
 namespace tunefleet {
 namespace {
 
+// " + N s beside measuring" where builds ran ahead (the wall time before
+// it: builds nothing overlapped); "" otherwise.
+std::string BuiltAhead(const LocalTimings& t) {
+  if (t.build_ahead_seconds <= 0) return "";
+  return absl::StrFormat(" + %.1f s beside measuring", t.build_ahead_seconds);
+}
+
 // "Tuning ...": what the job is, before anything is measured.
 [[nodiscard]] absl::Status PrintJob(const proto::JobSpec& spec, const LocalRunOptions& run,
                                     std::ostream& out) {
@@ -115,12 +122,12 @@ void PrintKernelReport(const proto::JobSpec& spec, const LocalRunOptions& run,
   out << (t.best_config.is_null() ? std::string("No config succeeded.\n") : BestLine(t));
   const LocalTimings& time = s.timings;
   out << absl::StrFormat(
-      "Time: %.1f s for %d trials | build %.1f s wall (median %.1f ms per candidate) | "
+      "Time: %.1f s for %d trials | build %.1f s wall%s (median %.1f ms per candidate) | "
       "kernel runs %.1f s | checks %.1f s | reference %.1f s | overhead %.2f ms per trial | "
       "validation %.1f s\n",
-      s.wall_seconds, s.trials, time.build_wall_seconds, Median(time.build_seconds_each) * 1e3,
-      time.run_seconds, time.check_seconds, time.prepare_seconds,
-      time.OverheadPerTrialSeconds() * 1e3, time.validation_seconds);
+      s.wall_seconds, s.trials, time.build_wall_seconds, BuiltAhead(time),
+      Median(time.build_seconds_each) * 1e3, time.run_seconds, time.check_seconds,
+      time.prepare_seconds, time.OverheadPerTrialSeconds() * 1e3, time.validation_seconds);
   if (t.model.fits == 0 && t.history_records == 0) return;  // not a model-based tuner
   const ModelTimings& m = t.model;
   out << absl::StrFormat(
@@ -153,10 +160,10 @@ void PrintModelReport(const proto::JobSpec& spec, const LocalJobSummary& s, std:
   out << absl::StrFormat("\n%d trials in %.1f s\n", s.trials, s.wall_seconds);
   const LocalTimings& t = s.timings;
   out << absl::StrFormat(
-      "Time: build %.1f s (compiler %.1f s over %d builds) | measure %.1f s (workload "
+      "Time: build %.1f s%s (compiler %.1f s over %d builds) | measure %.1f s (workload "
       "preparation %.1f s, kernel runs %.1f s, correctness checks %.1f s) | validation %.1f s\n",
-      t.build_wall_seconds, t.build_cpu_seconds, t.built, t.measure_wall_seconds, t.prepare_seconds,
-      t.run_seconds, t.check_seconds, t.validation_seconds);
+      t.build_wall_seconds, BuiltAhead(t), t.build_cpu_seconds, t.built, t.measure_wall_seconds,
+      t.prepare_seconds, t.run_seconds, t.check_seconds, t.validation_seconds);
   ModelTimings m;
   for (const LocalTaskOutcome& task : s.tasks) {
     m.fit_seconds += task.model.fit_seconds;
