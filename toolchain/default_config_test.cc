@@ -51,14 +51,28 @@ TEST(DefaultConfigTest, SixteenRegistersGetTwoVectorBlocksAndAboutSixColumns) {
 }
 
 // Winograd's F(4x4, 3x3) where there are tiles and channels enough
-// (winograd.h: WinogradDefaultTile), the direct first order elsewhere: a
-// 7x7 output's 4 tiles, a strided convolution, 3 input channels.
+// (winograd.h: WinogradDefaultTile), F(2x2, 3x3) on a 7x7 or 8x8 output
+// with 128 or more input and output channels, the direct first order
+// elsewhere: a 7x7 output of 64 channels, or of 32 from 128, a strided
+// convolution, 3 input channels.
 TEST(DefaultConfigTest, LargeThreeByThreeConvolutionsDefaultToWinograd) {
   for (const char* target : {kAvx2, kAvx512}) {
     EXPECT_EQ(Knobs(target, DefaultTile::kTarget)["reduce"], "winograd_f4") << target;
     nlohmann::json small = Conv64();
     small["H"] = small["W"] = 7;
-    EXPECT_NE(Knobs(target, DefaultTile::kTarget, small)["reduce"], "winograd_f4") << target;
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, small)["reduce"], "icc_outer_kh_ic_kw") << target;
+    for (int side : {7, 8}) {
+      nlohmann::json deep = small;
+      deep["H"] = deep["W"] = side;
+      deep["C"] = deep["K"] = 256;
+      EXPECT_EQ(Knobs(target, DefaultTile::kTarget, deep)["reduce"], "winograd_f2")
+          << target << " " << side;
+    }
+    nlohmann::json narrow_out = small;
+    narrow_out["C"] = 128;
+    narrow_out["K"] = 32;
+    EXPECT_EQ(Knobs(target, DefaultTile::kTarget, narrow_out)["reduce"], "icc_outer_kh_ic_kw")
+        << target;
     nlohmann::json strided = Conv64();
     strided["stride_h"] = strided["stride_w"] = 2;
     EXPECT_EQ(Knobs(target, DefaultTile::kTarget, strided)["reduce"], "c_kh_kw_ic") << target;

@@ -229,8 +229,13 @@ bool WinogradApplies(const ConvArgs& a) {
 }
 
 int64_t WinogradDefaultTile(const ConvArgs& a) {
-  constexpr int64_t kMinTiles = 16, kMinChannels = 16, m = 4;
-  return WinogradApplies(a) && WinogradTiles(a, m) >= kMinTiles && a.c >= kMinChannels ? m : 0;
+  constexpr int64_t kMinTiles = 16, kMinChannels = 16, kMinDeepChannels = 128;
+  if (!WinogradApplies(a)) return 0;
+  if (WinogradTiles(a, 4) >= kMinTiles && a.c >= kMinChannels) return 4;
+  if (WinogradTiles(a, 2) >= kMinTiles && a.c >= kMinDeepChannels && a.k >= kMinDeepChannels) {
+    return 2;
+  }
+  return 0;
 }
 
 const WinogradMatrices& WinogradMatricesFor(int64_t m) {

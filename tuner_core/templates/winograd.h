@@ -41,9 +41,11 @@ inline constexpr int64_t kWinogradTiles[] = {2, 4};
 // where Winograd applies and there are enough tiles and channels for the
 // products to dominate the transforms (at least 16 output tiles and 16
 // input channels: ResNet-18's 56x56 to 14x14 layers, 1.8-2.7x faster than
-// direct on a Zen 3), else 0, direct (its 7x7 layers, whose transformed
-// weights, 4x the direct ones, are read for 4 tiles and cost more than
-// they save).
+// direct on a Zen 3); on smaller maps (7x7, 8x8), 2 (F(2x2, 3x3)) where it
+// has 16 tiles and at least 128 input and output channels: its
+// transformed weights are 16/9 of the direct ones, not F(4x4)'s 4x, and
+// deep channels pay for the transforms (ResNet's 512-channel 7x7 layers);
+// else 0, direct.
 int64_t WinogradDefaultTile(const ConvArgs& a);
 
 // The "reduce" knob value of F(m x m, 3 x 3), "winograd_f<m>", and back: the
