@@ -15,8 +15,8 @@ std::vector<int> FreeCpus(int measure_threads) {
 }
 
 BuildAhead::BuildAhead(std::vector<BuildJob> jobs, const BuildOptions& options,
-                       const std::vector<int>& cpus)
-    : jobs_(std::move(jobs)), options_(options), results_(jobs_.size()) {
+                       const std::vector<int>& cpus, ClockInterface& clock)
+    : jobs_(std::move(jobs)), options_(options), results_(jobs_.size()), watch_(clock) {
   const size_t threads = std::min(cpus.size(), jobs_.size());
   for (size_t t = 0; t < threads; ++t) {
     const int cpu = cpus[t];

@@ -44,8 +44,10 @@ class BuildAhead {
  public:
   // Starts building `jobs` with `options`, one thread per CPU of `cpus`
   // (each pinned to its CPU; at most one thread per job). With no CPUs,
-  // nothing is built until Take.
-  BuildAhead(std::vector<BuildJob> jobs, const BuildOptions& options, const std::vector<int>& cpus);
+  // nothing is built until Take. `clock` times the builds; it must outlive
+  // this.
+  BuildAhead(std::vector<BuildJob> jobs, const BuildOptions& options, const std::vector<int>& cpus,
+             ClockInterface& clock = SystemClock());
   // Waits for the builder threads.
   ~BuildAhead();
   BuildAhead(const BuildAhead&) = delete;

@@ -293,14 +293,15 @@ class LocalFleet final : public TrialExecutor {
   };
 
   // Starts building `trials` on the free CPUs (a task whose target does not
-  // parse is built by its measurer, which reports the error).
+  // parse fails to build; its measurer reports why).
   std::unique_ptr<BuildAhead> StartBuilds(const std::vector<QueuedTrial>& trials) {
     std::vector<BuildJob> jobs;
     for (const QueuedTrial& q : trials) {
       const absl::StatusOr<TargetSpec>& target = targets_[q.task];
       jobs.push_back({tasks_[q.task], target.ok() ? &*target : nullptr, q.config});
     }
-    return std::make_unique<BuildAhead>(std::move(jobs), options_.build, free_cpus_);
+    return std::make_unique<BuildAhead>(std::move(jobs), options_.build, free_cpus_,
+                                        MeasurerClock(options_));
   }
 
   // Measures `batch`, task by task, with `builds` (one per trial, in order)
@@ -321,9 +322,8 @@ class LocalFleet final : public TrialExecutor {
         configs.push_back(batch[i].config);
         if (builds != nullptr) built.push_back(std::move((*builds)[i]));
       }
-      const std::vector<MeasureResult> results = builds != nullptr && targets_[t].ok()
-                                                     ? measurer->MeasureBuilt(configs, built)
-                                                     : measurer->Measure(configs);
+      const std::vector<MeasureResult> results =
+          builds != nullptr ? measurer->MeasureBuilt(configs, built) : measurer->Measure(configs);
       for (size_t i = 0; i < configs.size(); ++i) {
         if (writer_ != nullptr) {
           TF_RETURN_IF_ERROR(writer_->Append(RecordOf(*tasks_[t], configs[i], results[i])));
