@@ -99,9 +99,9 @@ ABSL_FLAG(absl::Duration, time_budget, absl::ZeroDuration(),
 ABSL_FLAG(int32_t, min_repeat_ms, 0, "grow number until a repeat lasts this long");
 ABSL_FLAG(double, cooldown, 0.0, "seconds to sleep between repeats (AutoTVM default 0.1)");
 ABSL_FLAG(std::string, cache_flush, "",
-          "true | false: flush the kernel's inputs (its weights too) from the CPU caches before "
-          "each repeat (empty: on for a --model job, where the compiled model finds each layer's "
-          "weights cold; off for one workload)");
+          "true | false: flush the kernel's weights (every input but the first, the activation) "
+          "from the CPU caches before each repeat (empty: on for a --model job, where the "
+          "compiled model finds each layer's weights cold; off for one workload)");
 ABSL_FLAG(double, timeout, 10.0, "seconds one measurement may take before RUN_TIMEOUT");
 ABSL_FLAG(double, target_rel_ci, 0,
           "adaptive repeats: keep repeating (up to --max_repeat) until the 95 % confidence "

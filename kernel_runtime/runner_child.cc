@@ -202,7 +202,9 @@ proto::RunResult RunnerChild::Measure(const proto::RunRequest& request,
   const int64_t run_start = clock_->NowNanos();
   TimeEvaluatorOptions timing = TimingOptions(options);
   if (options.enable_cpu_cache_flush) {
-    std::vector<CacheFlushRange> ranges = workload.InputRanges();
+    // The weights: every input but the first, and the staged buffers
+    // (packed weights).
+    std::vector<CacheFlushRange> ranges = workload.FlushedInputRanges();
     for (const CacheFlushRange& range : kernel->StagedRanges()) ranges.push_back(range);
     timing.before_repeat = [ranges] { FlushCacheLines(ranges); };
   }

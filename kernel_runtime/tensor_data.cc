@@ -201,11 +201,14 @@ std::optional<std::string> PreparedWorkload::FindWrongAnswer() {
   return std::nullopt;
 }
 
-std::vector<CacheFlushRange> PreparedWorkload::InputRanges() const {
+std::vector<CacheFlushRange> PreparedWorkload::FlushedInputRanges() const {
   std::vector<CacheFlushRange> ranges;
   const std::vector<TensorArg>& tensors = workload_->tensors();
+  bool first = true;
   for (size_t t = 0; t < tensors.size(); ++t) {
-    if (!tensors[t].is_output) ranges.push_back({buffers_[t].get(), Bytes(tensors[t])});
+    if (tensors[t].is_output) continue;
+    if (!first) ranges.push_back({buffers_[t].get(), Bytes(tensors[t])});
+    first = false;
   }
   return ranges;
 }

@@ -107,8 +107,12 @@ class PreparedWorkload {
   // that the kernel wrote into an input; empty when correct.
   std::optional<std::string> FindWrongAnswer();
 
-  // The input buffers, for the cache flush before each timing repeat.
-  std::vector<CacheFlushRange> InputRanges() const;
+  // What the cache flush before each timing repeat evicts of the inputs:
+  // every input buffer but the first (AutoTVM's
+  // cache_flush_cpu_non_first_arg). In a model the first input is the
+  // activation the previous layer has just written, still in the caches,
+  // while the weights come from memory.
+  std::vector<CacheFlushRange> FlushedInputRanges() const;
   // What it holds: two buffers per tensor (the kernel's, and the pristine
   // input or the reference output).
   int64_t bytes() const { return BytesFor(*workload_); }
