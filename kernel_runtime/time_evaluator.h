@@ -12,7 +12,7 @@
 // The procedure:
 //   one warm-up call (not timed);
 //   for each repeat (at least `repeat`, see "adaptive repeats" below):
-//     before_repeat() if set (e.g. the CPU cache flush below);
+//     before_repeat() if set (e.g. the runner child's flush of the weights);
 //     duration_ms = 0
 //     do {
 //       if (duration_ms > 0)
