@@ -22,7 +22,7 @@ BuildAhead::BuildAhead(std::vector<BuildJob> jobs, const BuildOptions& options,
     const int cpu = cpus[t];
     threads_.emplace_back([this, cpu] {
       // Unpinned builds still build; they may only share a core.
-      (void)PinThisThreadTo(cpu);
+      if (cpu != kAnyCpu) (void)PinThisThreadTo(cpu);
       Work();
     });
   }

@@ -4,7 +4,9 @@
 // may run on; kernel_runtime/thread_pool.h), one builder thread per free
 // CPU, pinned there, so the compiler never shares a core with the kernel
 // being timed. When the measurement ends first, the calling thread builds
-// what no builder thread has started yet, then waits for the rest.
+// what no builder thread has started yet, then waits for the rest. It is
+// also how LocalMeasurer builds a batch at once (unpinned threads, Take
+// right away).
 //
 //   std::vector<int> cpus = FreeCpus(measure_threads);   // empty: no build-ahead
 //   BuildAhead next(std::move(jobs), build_options, cpus);  // starts building
@@ -42,10 +44,13 @@ struct BuildJob {
 
 class BuildAhead {
  public:
+  // A CPU entry of `cpus` for a builder thread left unpinned.
+  static constexpr int kAnyCpu = -1;
+
   // Starts building `jobs` with `options`, one thread per CPU of `cpus`
-  // (each pinned to its CPU; at most one thread per job). With no CPUs,
-  // nothing is built until Take. `clock` times the builds; it must outlive
-  // this.
+  // (each pinned to its CPU unless it is kAnyCpu; at most one thread per
+  // job). With no CPUs, nothing is built until Take. `clock` times the
+  // builds; it must outlive this.
   BuildAhead(std::vector<BuildJob> jobs, const BuildOptions& options, const std::vector<int>& cpus,
              ClockInterface& clock = SystemClock());
   // Waits for the builder threads.

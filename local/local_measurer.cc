@@ -1,10 +1,11 @@
 #include "local/local_measurer.h"
 
-#include <atomic>
+#include <algorithm>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "local/build_ahead.h"
 #include "proto_convert/measure_result.h"
 #include "proto_convert/run_request.h"
 
@@ -59,20 +60,14 @@ absl::StatusOr<std::unique_ptr<LocalMeasurer>> LocalMeasurer::Create(
 }
 
 std::vector<BuildResult> LocalMeasurer::BuildAll(const std::vector<Config>& configs) {
-  std::vector<BuildResult> results(configs.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < configs.size(); i = next.fetch_add(1)) {
-      results[i] =
-          BuildCandidate(task_.tmpl(), task_.workload(), configs[i], target_, options_.build);
-    }
-  };
-  const int threads = std::min<int>(options_.build_parallelism, static_cast<int>(configs.size()));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  return results;
+  std::vector<BuildJob> jobs;
+  for (const Config& config : configs) jobs.push_back({&task_, &target_, config});
+  // build_parallelism threads in all, this one among them, unpinned.
+  const int helpers =
+      std::min<int>(options_.build_parallelism, static_cast<int>(configs.size())) - 1;
+  return BuildAhead(std::move(jobs), options_.build,
+                    std::vector<int>(std::max(0, helpers), BuildAhead::kAnyCpu), *clock_)
+      .Take();
 }
 
 std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<Config>& configs) {
